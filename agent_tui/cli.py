@@ -1,0 +1,207 @@
+"""Entry points (TUI, print mode, ACP, sessions) and the wiring.
+
+This is the one place that knows every layer: it picks the provider, builds the
+tool registry and the permission policy, opens the session's journal, and hands
+them to the core; then it starts the chosen front end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_tui.core.events import Event
+from agent_tui.core.journal import Journal, JournalWriteError, SessionStarted
+from agent_tui.core.session import Session
+from agent_tui.core.store import SessionNotFound, SessionStore, describe
+from agent_tui.core.turn import AgentConfig, TurnDeps
+from agent_tui.paths import private_dir, state_home
+from agent_tui.providers.base import Provider
+
+PROVIDERS = ("anthropic", "scripted")
+MODES = ("ask", "accept-edits", "auto")
+
+
+class UsageError(Exception):
+    """Bad command-line input: reported in one line, exit code 1."""
+
+
+@dataclass
+class Options:
+    provider: str
+    model: str | None
+    cwd: Path
+    permission_mode: str
+    theme: str
+    resume: str | None
+    continue_: bool
+    script: Path | None
+    prompt: str | None
+    print_mode: bool
+    output_format: str
+    input_format: str
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="agent-tui",
+        description="A terminal coding agent whose stop button really stops.",
+        epilog="Commands: 'agent-tui acp [options]' (Agent Client Protocol over stdio), "
+        "'agent-tui sessions' (list saved sessions).",
+    )
+    p.add_argument("--provider", choices=PROVIDERS, help="default: anthropic when "
+                   "ANTHROPIC_API_KEY is set, else scripted (offline)")
+    p.add_argument("--model", help="model name")
+    p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
+    p.add_argument("--permission-mode", choices=MODES, default="ask")
+    p.add_argument("--theme", default="dark")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--resume", metavar="SESSION_ID")
+    group.add_argument("--continue", dest="continue_", action="store_true",
+                       help="continue the latest session of this workspace")
+    p.add_argument("--script", type=Path, help="script file for the scripted provider")
+    p.add_argument("-p", "--print", dest="print_mode", action="store_true",
+                   help="print mode: run without a screen")
+    p.add_argument("prompt", nargs="?", help="the prompt (print mode)")
+    p.add_argument("--output-format", choices=("text", "stream-json"), default="text")
+    p.add_argument("--input-format", choices=("text", "stream-json"), default="text")
+    return p
+
+
+def parse_options(argv: list[str]) -> Options:
+    args = _parser().parse_args(argv)
+    cwd = (args.cwd or Path.cwd()).expanduser()
+    if not cwd.is_dir():
+        raise UsageError(f"--cwd {cwd}: not a directory")
+    provider = args.provider or ("anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "scripted")
+    if args.print_mode and not args.prompt and args.input_format != "stream-json":
+        raise UsageError("-p needs a prompt (or --input-format stream-json)")
+    return Options(
+        provider=provider,
+        model=args.model,
+        cwd=cwd.resolve(),
+        permission_mode=args.permission_mode,
+        theme=args.theme,
+        resume=args.resume,
+        continue_=args.continue_,
+        script=args.script,
+        prompt=args.prompt,
+        print_mode=args.print_mode,
+        output_format=args.output_format,
+        input_format=args.input_format,
+    )
+
+
+def make_provider(opts: Options) -> Provider:
+    if opts.provider == "anthropic":
+        # Imported here: the SDK takes about a second to import.
+        from agent_tui.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider()
+    from agent_tui.providers.scripted import ScriptedProvider, ScriptError, load_script
+
+    try:
+        script = load_script(opts.script)
+    except ScriptError as exc:
+        raise UsageError(str(exc)) from None
+    return ScriptedProvider(script)
+
+
+def open_journal(opts: Options, store: SessionStore) -> tuple[str, Journal]:
+    if opts.resume or opts.continue_:
+        try:
+            info = store.find(opts.resume) if opts.resume else store.latest_for(opts.cwd)
+        except SessionNotFound as exc:
+            raise UsageError(str(exc)) from None
+        journal = Journal.load(info.path)
+        return info.id, journal
+    session_id = store.new_id()
+    path = store.journal_path(session_id)
+    private_dir(path.parent)
+    return session_id, Journal(path)
+
+
+class Wiring:
+    """Builds sessions for a front end: ``wiring.make_session(emit)``."""
+
+    def __init__(self, opts: Options, *, interactive: bool) -> None:
+        self.opts = opts
+        self.interactive = interactive
+        self.store = SessionStore(private_dir(state_home()))
+        self.session_id, self.journal = open_journal(opts, self.store)
+
+    def make_session(self, emit: Callable[[Event], None]) -> Session:
+        from agent_tui.tools.background import BackgroundJobs
+        from agent_tui.tools.permissions import policy_for_mode
+        from agent_tui.tools.registry import default_tools
+
+        opts = self.opts
+        provider = make_provider(opts)
+        jobs = BackgroundJobs()
+        tools = default_tools(opts.cwd, jobs=jobs)
+        policy = policy_for_mode(opts.permission_mode, workspace=opts.cwd,
+                                 non_interactive=not self.interactive)
+        config = AgentConfig(
+            workspace=opts.cwd,
+            model=opts.model or os.environ.get("AGENT_TUI_MODEL") or provider.default_model,
+            session_id=self.session_id,
+        )
+        deps = TurnDeps(config=config, provider=provider, tools=tools, policy=policy,
+                        journal=self.journal, emit=emit)
+        if not self.journal.records:
+            try:
+                self.journal.append(SessionStarted(
+                    session_id=self.session_id, workspace=str(opts.cwd),
+                    provider=provider.name, model=config.model,
+                ), durable=True)
+            except JournalWriteError as exc:
+                print(f"agent-tui: {exc}", file=sys.stderr)
+        return Session(deps, background=[jobs])
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv[:1] == ["sessions"]:
+            return _sessions()
+        if argv[:1] == ["acp"]:
+            opts = parse_options(argv[1:])
+            from agent_tui.acp.server import run_acp
+
+            return run_acp(Wiring(opts, interactive=True))
+        opts = parse_options(argv)
+        if opts.print_mode:
+            from agent_tui.headless import run_print
+            from agent_tui.tools.process import kill_all_runs
+
+            wiring = Wiring(opts, interactive=False)
+            return asyncio.run(run_print(
+                wiring.make_session, prompt=opts.prompt, output_format=opts.output_format,
+                input_format=opts.input_format, on_hard_exit=kill_all_runs,
+            ))
+        from agent_tui.ui.app import run_tui
+
+        wiring = Wiring(opts, interactive=True)
+        return run_tui(wiring.make_session, theme=opts.theme)
+    except UsageError as exc:
+        print(f"agent-tui: {exc}", file=sys.stderr)
+        return 1
+
+
+def _sessions() -> int:
+    store = SessionStore(private_dir(state_home()))
+    infos = store.list()
+    if not infos:
+        print("no saved sessions")
+    for info in infos:
+        print(describe(info))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+"""Ops in, Events out: the only language between the core and its front ends.
+
+Front ends (TUI, print mode, ACP, tests) put Ops into the session and render the
+Events it emits. Each Op's docstring names the Events that answer it. Every model
+here serialises to one JSON object with a ``type`` field: the stream-json output of
+print mode is exactly ``event.model_dump_json()``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+from agent_tui.core.permission import Decision
+from agent_tui.core.state import SideEffects, ToolState, TurnState
+
+# --------------------------------------------------------------------------- Ops
+
+
+class UserMessage(BaseModel):
+    """Starts a turn when idle; steers the running turn otherwise.
+
+    Answered by ``turn_started`` (idle) or ``steer_state`` queued -> applied | returned.
+    """
+
+    type: Literal["user_message"] = "user_message"
+    text: str
+
+
+class FollowUp(BaseModel):
+    """Runs as a new turn after the agent stops on its own.
+
+    Answered by ``steer_state`` (kind follow_up) queued -> applied | returned.
+    """
+
+    type: Literal["follow_up"] = "follow_up"
+    text: str
+
+
+class Interrupt(BaseModel):
+    """Esc: cancel the running turn. Answered by ``turn_state`` cancelling, then
+    ``turn_ended`` cancelled (or nothing when idle)."""
+
+    type: Literal["interrupt"] = "interrupt"
+
+
+class Decide(BaseModel):
+    """The user's answer to a ``permission_requested``. Answered by ``tool_state``."""
+
+    type: Literal["decide"] = "decide"
+    tool_use_id: str
+    decision: Decision
+    note: str = ""
+
+
+class Shutdown(BaseModel):
+    """Stop the session: interrupt what runs, end background work, then stop.
+    Answered by ``session_closed``."""
+
+    type: Literal["shutdown"] = "shutdown"
+
+
+Op = Annotated[
+    Union[UserMessage, FollowUp, Interrupt, Decide, Shutdown], Field(discriminator="type")
+]
+OP_ADAPTER: TypeAdapter[Op] = TypeAdapter(Op)
+
+
+# ------------------------------------------------------------------------ Events
+
+
+class TurnStarted(BaseModel):
+    type: Literal["turn_started"] = "turn_started"
+    turn_id: str
+    text: str
+
+
+class TurnStateChanged(BaseModel):
+    """The turn's state, with what is true now (e.g. "stopping: 1 tool running")."""
+
+    type: Literal["turn_state"] = "turn_state"
+    turn_id: str
+    state: TurnState
+    detail: str = ""
+
+
+class TextDelta(BaseModel):
+    type: Literal["text_delta"] = "text_delta"
+    turn_id: str
+    text: str
+    parent_tool_use_id: str | None = None
+
+
+class ToolStateChanged(BaseModel):
+    """Every transition of every tool call."""
+
+    type: Literal["tool_state"] = "tool_state"
+    turn_id: str
+    tool_use_id: str
+    name: str
+    state: ToolState
+    parent_tool_use_id: str | None = None
+    summary: str = ""
+    input: dict[str, Any] | None = None
+    detail: str = ""  # how it ended: exit code, signal, why denied, why unknown
+    result: str | None = None  # what the model is told, once the call has ended
+    side_effects: SideEffects | None = None
+    exit_code: int | None = None
+    signal: str | None = None
+    residue: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ToolOutput(BaseModel):
+    """Output a running tool produced (coalesced by the tool)."""
+
+    type: Literal["tool_output"] = "tool_output"
+    turn_id: str
+    tool_use_id: str
+    text: str
+    parent_tool_use_id: str | None = None
+
+
+class PermissionRequested(BaseModel):
+    type: Literal["permission_requested"] = "permission_requested"
+    turn_id: str
+    tool_use_id: str
+    name: str
+    summary: str
+    input: dict[str, Any]
+    reason: str = ""
+
+
+class SteerKind(StrEnum):
+    STEER = "steer"
+    FOLLOW_UP = "follow_up"
+
+
+class SteerStatus(StrEnum):
+    QUEUED = "queued"
+    APPLIED = "applied"
+    RETURNED = "returned"
+
+
+class SteerState(BaseModel):
+    type: Literal["steer_state"] = "steer_state"
+    id: str
+    state: SteerStatus
+    kind: SteerKind = SteerKind.STEER
+    text: str = ""
+
+
+class RetryScheduled(BaseModel):
+    """The model call failed and will be tried again after ``delay`` seconds."""
+
+    type: Literal["retry_scheduled"] = "retry_scheduled"
+    turn_id: str
+    attempt: int
+    delay: float
+    reason: str
+
+
+class NoticeLevel(StrEnum):
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+class Notice(BaseModel):
+    type: Literal["notice"] = "notice"
+    level: NoticeLevel
+    text: str
+
+
+class TurnEnded(BaseModel):
+    type: Literal["turn_ended"] = "turn_ended"
+    turn_id: str
+    status: Literal["completed", "cancelled", "failed"]
+    detail: str = ""
+
+
+class SessionClosed(BaseModel):
+    type: Literal["session_closed"] = "session_closed"
+
+
+Event = Union[
+    TurnStarted,
+    TurnStateChanged,
+    TextDelta,
+    ToolStateChanged,
+    ToolOutput,
+    PermissionRequested,
+    SteerState,
+    RetryScheduled,
+    Notice,
+    TurnEnded,
+    SessionClosed,
+]

@@ -1,0 +1,244 @@
+"""The model view: the conversation as the API must see it, derived from the journal.
+
+Rules (DESIGN.md, "Two views of history"):
+- every ``tool_use`` gets exactly one ``tool_result`` in the very next user message,
+  tool results first, worded from the call's real final state;
+- incomplete tool calls and empty text blocks are dropped;
+- the first user message after an interrupted turn carries a short note saying so;
+- steering text rides in the same user message, after the tool results.
+
+:func:`check_model_view` validates a message list against the API's rules; the
+core runs it before every request, so a violation is a bug report with the
+offending index, never a request the API rejects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from agent_tui.core.journal import (
+    AssistantMessageRecord,
+    SteerRecord,
+    ToolIntentRecord,
+    ToolResultRecord,
+    TurnEndedRecord,
+    UserMessageRecord,
+)
+from agent_tui.core.state import ToolState
+
+Message = dict[str, Any]
+
+
+def result_wording(record: ToolResultRecord) -> tuple[str, bool]:
+    """What the model is told about a finished call, and whether it is an error."""
+    state = record.state
+    if state is ToolState.SUCCEEDED:
+        return record.content, record.is_error
+    if state is ToolState.FAILED:
+        return record.content, True
+    if state is ToolState.DENIED:
+        text = "The user denied this tool call; it was not run."
+        if record.note:
+            text += f"\nThe user's note: {record.note}"
+        return text, True
+    if state is ToolState.CANCELLED_BEFORE_START:
+        return "Not run: the user interrupted the turn before this tool call started.", True
+    if state is ToolState.CANCELLED_WHILE_RUNNING:
+        ended = _how_it_ended(record)
+        text = (
+            "Interrupted by the user after it started; it may have partly run"
+            f"{' (' + ended + ')' if ended else ''}. Verify its effects before redoing it."
+        )
+        if record.content:
+            text += f"\nOutput so far:\n{record.content}"
+        return text, True
+    if state is ToolState.UNKNOWN:
+        text = "Result unknown: the outcome of this call could not be confirmed"
+        if record.content:
+            text += f" ({record.content})"
+        return text + ". Verify before retrying.", True
+    raise ValueError(f"not a final tool state: {state}")
+
+
+def _how_it_ended(record: ToolResultRecord) -> str:
+    facts = []
+    if record.signal:
+        facts.append(f"ended by {record.signal}")
+    if record.exit_code is not None:
+        facts.append(f"exit code {record.exit_code}")
+    if record.residue:
+        facts.append(f"{len(record.residue)} process(es) could not be ended")
+    return ", ".join(facts)
+
+
+def _unfinished_result(tool_use_id: str, name: str, started: bool) -> ToolResultRecord:
+    """The result of a call the journal shows no final record for."""
+    if started:
+        return ToolResultRecord(
+            turn_id="",
+            tool_use_id=tool_use_id,
+            name=name,
+            state=ToolState.UNKNOWN,
+            content="it started but no result was recorded (the agent stopped while it ran)",
+            is_error=True,
+        )
+    return ToolResultRecord(
+        turn_id="",
+        tool_use_id=tool_use_id,
+        name=name,
+        state=ToolState.CANCELLED_BEFORE_START,
+        content="",
+        is_error=True,
+    )
+
+
+def interrupted_note(calls: list[tuple[str, ToolState]]) -> str:
+    note = "[The user interrupted the previous turn. Work may be half done."
+    touched = [f"{name} ({state})" for name, state in calls if state is not ToolState.SUCCEEDED]
+    if touched:
+        note += " Tool calls that did not finish: " + ", ".join(touched) + "."
+    return note + " Verify the current state before redoing anything.]"
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self.open_calls: list[tuple[str, str]] = []  # (tool_use_id, name) awaiting results
+        self.results: dict[str, ToolResultRecord] = {}
+        self.started: set[str] = set()
+        self.pending_user: list[dict[str, Any]] = []
+        self.last_turn_calls: list[tuple[str, ToolState]] = []
+        self.note_due = False
+
+    def user_text(self, text: str) -> None:
+        if text.strip():
+            self.pending_user.append({"type": "text", "text": text})
+
+    def flush_user(self) -> None:
+        blocks: list[dict[str, Any]] = []
+        for tool_use_id, name in self.open_calls:
+            record = self.results.get(tool_use_id) or _unfinished_result(
+                tool_use_id, name, tool_use_id in self.started
+            )
+            text, is_error = result_wording(record)
+            block: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": tool_use_id,
+                "content": text or "(no output)",
+            }
+            if is_error:
+                block["is_error"] = True
+            blocks.append(block)
+        self.open_calls.clear()
+        blocks.extend(self.pending_user)
+        self.pending_user = []
+        if not blocks:
+            return
+        if self.messages and self.messages[-1]["role"] == "user":
+            self.messages[-1]["content"].extend(blocks)
+        else:
+            self.messages.append({"role": "user", "content": blocks})
+
+    def assistant(self, record: AssistantMessageRecord) -> None:
+        blocks = [b for b in record.blocks if _keep_block(b)]
+        if not blocks:
+            return
+        self.flush_user()
+        if not self.messages:
+            # The API needs a user message first; an assistant reply with no
+            # prompt before it cannot happen in a well-formed journal.
+            return
+        self.messages.append({"role": "assistant", "content": blocks})
+        self.open_calls = [(b["id"], b["name"]) for b in blocks if b["type"] == "tool_use"]
+
+
+def _keep_block(block: dict[str, Any]) -> bool:
+    if block.get("type") == "text":
+        return bool(block.get("text", "").strip())
+    return block.get("type") == "tool_use"
+
+
+def model_view(records: Iterable[Any]) -> list[Message]:
+    """Derive the API's message list from journal records."""
+    b = _Builder()
+    for record in records:
+        if isinstance(record, UserMessageRecord):
+            if b.note_due:
+                b.user_text(interrupted_note(b.last_turn_calls))
+                b.note_due = False
+                b.last_turn_calls = []
+            b.user_text(record.text)
+        elif isinstance(record, AssistantMessageRecord):
+            b.assistant(record)
+        elif isinstance(record, ToolIntentRecord):
+            b.started.add(record.tool_use_id)
+        elif isinstance(record, ToolResultRecord):
+            b.results[record.tool_use_id] = record
+            b.last_turn_calls.append((record.name, record.state))
+        elif isinstance(record, SteerRecord) and record.delivery == "injected":
+            b.user_text(record.text)
+        elif isinstance(record, TurnEndedRecord):
+            b.note_due = record.status == "cancelled"
+            if not b.note_due:
+                b.last_turn_calls = []
+    b.flush_user()
+    return b.messages
+
+
+class ModelViewError(AssertionError):
+    """The model view breaks an API rule: a bug in the core, never sent."""
+
+
+def check_model_view(messages: list[Message]) -> None:
+    """Raise :class:`ModelViewError` naming the offending message index."""
+    if not messages:
+        raise ModelViewError("messages: at least one message is required")
+    if messages[0]["role"] != "user":
+        raise ModelViewError("messages.0: the first message must use the user role")
+    seen_ids: set[str] = set()
+    for i, msg in enumerate(messages):
+        role, content = msg.get("role"), msg.get("content")
+        if role not in ("user", "assistant"):
+            raise ModelViewError(f"messages.{i}: unknown role {role!r}")
+        if i and messages[i - 1]["role"] == role:
+            raise ModelViewError(f"messages.{i}: roles must alternate")
+        if not isinstance(content, list) or not content:
+            raise ModelViewError(f"messages.{i}: content must be a non-empty list")
+        expected: list[str] = []
+        if i and messages[i - 1]["role"] == "assistant":
+            expected = [b["id"] for b in messages[i - 1]["content"] if b["type"] == "tool_use"]
+        got: list[str] = []
+        text_seen = False
+        for j, block in enumerate(content):
+            kind = block.get("type")
+            if kind == "text":
+                if not block.get("text", "").strip():
+                    raise ModelViewError(f"messages.{i}.content.{j}: empty text block")
+                text_seen = True
+            elif kind == "tool_use":
+                if role != "assistant":
+                    raise ModelViewError(f"messages.{i}.content.{j}: tool_use in a user message")
+                if block["id"] in seen_ids:
+                    raise ModelViewError(f"messages.{i}.content.{j}: duplicate tool_use id")
+                if not isinstance(block.get("input"), dict):
+                    raise ModelViewError(f"messages.{i}.content.{j}: input must be an object")
+                seen_ids.add(block["id"])
+            elif kind == "tool_result":
+                if role != "user":
+                    raise ModelViewError(f"messages.{i}.content.{j}: tool_result from assistant")
+                if text_seen:
+                    raise ModelViewError(f"messages.{i}.content.{j}: tool_result after text")
+                got.append(block["tool_use_id"])
+            else:
+                raise ModelViewError(f"messages.{i}.content.{j}: unknown block type {kind!r}")
+        if role == "user" and got != expected:
+            missing = [x for x in expected if x not in got]
+            extra = [x for x in got if x not in expected]
+            raise ModelViewError(
+                f"messages.{i}: tool results do not match the previous tool_use blocks "
+                f"(missing {missing}, unexpected {extra}, order {got})"
+            )
+    last = messages[-1]
+    if last["role"] == "assistant" and any(b["type"] == "tool_use" for b in last["content"]):
+        raise ModelViewError(f"messages.{len(messages) - 1}: tool_use without a tool_result")

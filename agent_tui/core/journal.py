@@ -1,0 +1,221 @@
+"""The journal: an append-only record of what happened in a session.
+
+One pydantic model per record kind, each stamped with the schema version, a
+monotonic sequence number and a timestamp. The journal lives in memory and, when
+given a path, in a JSONL file (0600) that is fsynced at the moments that matter:
+after a tool's intent, after its final record, and at turn end. A write that fails
+raises :class:`JournalWriteError`; the record is still kept in memory (the session
+goes on), and the caller says so to the user. The model view (``history.py``) is
+derived from these records and never edited by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+from agent_tui.core.state import SideEffects, ToolState
+
+SCHEMA_VERSION = 1
+
+
+class _Record(BaseModel):
+    v: int = SCHEMA_VERSION
+    seq: int = 0
+    ts: float = 0.0
+
+
+class SessionStarted(_Record):
+    kind: Literal["session_started"] = "session_started"
+    session_id: str
+    workspace: str
+    provider: str
+    model: str
+
+
+class UserMessageRecord(_Record):
+    kind: Literal["user_message"] = "user_message"
+    turn_id: str
+    text: str
+
+
+class AssistantMessageRecord(_Record):
+    """What the model said in one response: complete blocks only.
+
+    ``ended`` says why the stream stopped (the model's stop reason, or
+    ``cancelled`` / ``error``); ``incomplete_tool_uses`` lists calls whose
+    arguments never finished arriving (never run, never shown to the model).
+    """
+
+    kind: Literal["assistant_message"] = "assistant_message"
+    turn_id: str
+    blocks: list[dict[str, Any]]
+    ended: str
+    incomplete_tool_uses: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ToolIntentRecord(_Record):
+    kind: Literal["tool_intent"] = "tool_intent"
+    turn_id: str
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    operation_id: str
+
+
+class ToolStateRecord(_Record):
+    kind: Literal["tool_state"] = "tool_state"
+    turn_id: str
+    tool_use_id: str
+    state: ToolState
+
+
+class ToolResultRecord(_Record):
+    """A tool call's final state and the facts of how it ended."""
+
+    kind: Literal["tool_result"] = "tool_result"
+    turn_id: str
+    tool_use_id: str
+    name: str
+    state: ToolState
+    content: str
+    is_error: bool = False
+    side_effects: SideEffects = SideEffects.NONE
+    exit_code: int | None = None
+    signal: str | None = None
+    ended_by: str | None = None
+    residue: list[dict[str, Any]] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+    note: str = ""  # e.g. the user's note with a denial
+
+
+class SteerRecord(_Record):
+    kind: Literal["steer"] = "steer"
+    id: str
+    steer_kind: str
+    state: str
+    text: str
+    turn_id: str | None = None
+    # "injected": rides after a tool batch's results; "new_turn": starts a turn
+    # of its own (its text is that turn's user message).
+    delivery: Literal["injected", "new_turn"] | None = None
+
+
+class TurnEndedRecord(_Record):
+    kind: Literal["turn_ended"] = "turn_ended"
+    turn_id: str
+    status: str
+    detail: str = ""
+
+
+class NoticeRecord(_Record):
+    kind: Literal["notice"] = "notice"
+    level: str
+    text: str
+
+
+Record = Annotated[
+    Union[
+        SessionStarted,
+        UserMessageRecord,
+        AssistantMessageRecord,
+        ToolIntentRecord,
+        ToolStateRecord,
+        ToolResultRecord,
+        SteerRecord,
+        TurnEndedRecord,
+        NoticeRecord,
+    ],
+    Field(discriminator="kind"),
+]
+RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record)
+
+
+class JournalWriteError(OSError):
+    """The record could not be saved to disk (it is still kept in memory)."""
+
+
+class Journal:
+    """Append-only; thread-safe; optionally backed by a JSONL file."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._records: list[Any] = []
+        self._lock = threading.Lock()
+        self._seq = 0
+        self._fh: Any = None
+        self.set_aside: list[str] = []  # unreadable lines found when loading
+
+    @classmethod
+    def load(cls, path: Path) -> Journal:
+        """Read a journal back; a torn or unreadable line is set aside, not fatal."""
+        journal = cls(path)
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if not line.strip():
+                    continue
+                try:
+                    record = RECORD_ADAPTER.validate_python(json.loads(line))
+                except (ValueError, ValidationError):
+                    journal.set_aside.append(line.rstrip("\n"))
+                    continue
+                journal._records.append(record)
+                journal._seq = max(journal._seq, record.seq)
+        return journal
+
+    @property
+    def records(self) -> list[Any]:
+        with self._lock:
+            return list(self._records)
+
+    def append(self, record: Any, *, durable: bool = False) -> Any:
+        """Add a record; write it through to disk when the journal has a file.
+
+        Raises JournalWriteError when the disk write fails; the record stays in
+        memory so the conversation can go on.
+        """
+        with self._lock:
+            self._seq += 1
+            record.seq = self._seq
+            record.ts = time.time()
+            self._records.append(record)
+            if self.path is None:
+                return record
+            try:
+                fh = self._open()
+                fh.write(record.model_dump_json() + "\n")
+                fh.flush()
+                if durable:
+                    os.fsync(fh.fileno())
+            except OSError as exc:
+                self._close_quietly()
+                raise JournalWriteError(
+                    exc.errno or 0, f"journal not saved ({record.kind}): {exc.strerror or exc}"
+                ) from exc
+        return record
+
+    def _open(self) -> Any:
+        if self._fh is None:
+            assert self.path is not None
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            self._fh = os.fdopen(fd, "a", encoding="utf-8")
+        return self._fh
+
+    def _close_quietly(self) -> None:
+        fh, self._fh = self._fh, None
+        if fh is not None:
+            try:
+                fh.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        with self._lock:
+            self._close_quietly()

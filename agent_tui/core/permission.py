@@ -1,0 +1,50 @@
+"""The permission question the core asks before a call that writes or runs.
+
+The core only knows this interface; the rules (modes, patterns, settings files) live
+in ``tools/permissions.py``. ``ask`` makes the core emit a permission request and wait
+for the user's decision (a ``decide`` op) or for the turn's cancellation.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from agent_tui.core.tool import Tool
+
+
+class Verdict(StrEnum):
+    ALLOW = "allow"
+    DENY = "deny"
+    ASK = "ask"
+
+
+class Decision(StrEnum):
+    ALLOW_ONCE = "allow_once"
+    ALLOW_SESSION = "allow_session"
+    DENY = "deny"
+
+
+class Ruling(BaseModel):
+    verdict: Verdict
+    rule: str | None = None  # which rule or mode decided
+    reason: str = ""
+
+
+class PermissionPolicy(Protocol):
+    def check(self, tool: Tool, args: BaseModel) -> Ruling: ...
+
+    def remember(self, tool: Tool, args: BaseModel) -> None:
+        """The user chose "allow for this session" for a call like this one."""
+
+
+class AllowAll:
+    """A policy that allows everything (the ``auto`` mode, and tests)."""
+
+    def check(self, tool: Tool, args: BaseModel) -> Ruling:
+        return Ruling(verdict=Verdict.ALLOW, rule="mode:auto")
+
+    def remember(self, tool: Tool, args: BaseModel) -> None:
+        pass

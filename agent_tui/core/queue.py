@@ -1,0 +1,54 @@
+"""Steering and follow-up queues.
+
+A steer is a message typed while a turn runs: it is injected after the current
+batch of tool results, before the next model call. A follow-up waits until the
+agent stops on its own and then starts a new turn. On interrupt, everything still
+queued is returned to the user (never sent unseen).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+
+from pydantic import BaseModel
+
+from agent_tui.core.events import SteerKind
+
+
+class Queued(BaseModel):
+    id: str
+    kind: SteerKind
+    text: str
+
+
+class MessageQueue:
+    def __init__(self) -> None:
+        self._steers: deque[Queued] = deque()
+        self._follow_ups: deque[Queued] = deque()
+        self._ids = itertools.count(1)
+
+    def add(self, kind: SteerKind, text: str) -> Queued:
+        prefix = "s" if kind is SteerKind.STEER else "f"
+        item = Queued(id=f"{prefix}{next(self._ids)}", kind=kind, text=text)
+        (self._steers if kind is SteerKind.STEER else self._follow_ups).append(item)
+        return item
+
+    def take_steers(self) -> list[Queued]:
+        items = list(self._steers)
+        self._steers.clear()
+        return items
+
+    def take_follow_up(self) -> Queued | None:
+        return self._follow_ups.popleft() if self._follow_ups else None
+
+    def take_all(self) -> list[Queued]:
+        """Everything still queued, steers first (for returning on interrupt)."""
+        items = list(self._steers) + list(self._follow_ups)
+        self._steers.clear()
+        self._follow_ups.clear()
+        return items
+
+    @property
+    def has_steers(self) -> bool:
+        return bool(self._steers)

@@ -1,0 +1,248 @@
+"""A conversation: takes Ops, runs turns one at a time, emits Events.
+
+The session runs on its own asyncio loop (a thread of its own under the TUI; the
+main thread in print and ACP modes). ``submit`` is the one thread-safe way in.
+A user message while a turn runs becomes a steer; a follow-up waits for the agent
+to stop on its own; an interrupt cancels the turn's scope and returns whatever is
+still queued to the user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+from typing import Any, Protocol
+
+from agent_tui.cancel import CancelReason, CancelScope
+from agent_tui.core.events import (
+    Decide,
+    Event,
+    FollowUp,
+    Interrupt,
+    Notice,
+    NoticeLevel,
+    Op,
+    SessionClosed,
+    Shutdown,
+    SteerKind,
+    SteerState,
+    SteerStatus,
+    TurnEnded,
+    UserMessage,
+)
+from agent_tui.core.journal import (
+    JournalWriteError,
+    SteerRecord,
+    TurnEndedRecord,
+    UserMessageRecord,
+)
+from agent_tui.core.queue import Queued
+from agent_tui.core.turn import Turn, TurnDeps
+
+
+class BackgroundWork(Protocol):
+    async def shutdown(self) -> None: ...
+
+
+class Session:
+    def __init__(
+        self, deps: TurnDeps, *, background: list[BackgroundWork] | None = None
+    ) -> None:
+        self.deps = deps
+        self.root = CancelScope("session")
+        self.background = background or []
+        self._turn_ids = itertools.count(self._settle_journal() + 1)
+        self._turn: Turn | None = None
+        self._turn_task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ops: asyncio.Queue[Any] | None = None
+        self._early: list[Any] = []
+        self._lock = threading.Lock()
+        self._idle: asyncio.Event | None = None
+        self._unhandled = 0  # ops submitted and not yet handled
+        self.last_status: str | None = None
+
+    def _settle_journal(self) -> int:
+        """For a resumed journal: count its turns, and close a turn that never ended
+        (the agent was killed while it ran) so the model view says so."""
+        started: list[str] = []
+        ended: set[str] = set()
+        for record in self.deps.journal.records:
+            if isinstance(record, UserMessageRecord) and record.turn_id not in started:
+                started.append(record.turn_id)
+            elif isinstance(record, TurnEndedRecord):
+                ended.add(record.turn_id)
+        for turn_id in started:
+            if turn_id not in ended:
+                self._record(
+                    TurnEndedRecord(
+                        turn_id=turn_id,
+                        status="cancelled",
+                        detail="the agent stopped while this turn ran",
+                    )
+                )
+        return len(started)
+
+    # -- the way in (any thread) ---------------------------------------------------
+
+    def submit(self, op: Op) -> None:
+        with self._lock:
+            self._unhandled += 1
+            if self._loop is None or self._ops is None:
+                self._early.append(op)
+                return
+            loop, ops = self._loop, self._ops
+        try:
+            loop.call_soon_threadsafe(ops.put_nowait, op)
+        except RuntimeError:
+            pass  # the session has stopped
+
+    def interrupt_now(self) -> None:
+        """Cancel the running turn at once, from any thread (e.g. a signal handler)."""
+        turn = self._turn
+        if turn is not None:
+            turn.scope.cancel(CancelReason.USER_INTERRUPT)
+        self.submit(Interrupt())
+
+    @property
+    def busy(self) -> bool:
+        return self._turn is not None
+
+    # -- the loop ---------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Process ops until a Shutdown op arrives."""
+        ops: asyncio.Queue[Any] = asyncio.Queue()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        with self._lock:
+            self._loop = asyncio.get_running_loop()
+            self._ops = ops
+            early, self._early = self._early, []
+        for op in early:
+            ops.put_nowait(op)
+        while True:
+            op = await ops.get()
+            if isinstance(op, Shutdown):
+                await self._shutdown()
+                return
+            try:
+                self._handle(op)
+            finally:
+                with self._lock:
+                    self._unhandled -= 1
+
+    async def wait_idle(self) -> None:
+        """Wait until no turn runs and nothing is queued to start one."""
+        while True:
+            if self._idle is not None and self._idle.is_set():
+                with self._lock:
+                    if self._unhandled == 0:
+                        return
+            await asyncio.sleep(0.005)
+
+    def _emit(self, event: Event) -> None:
+        self.deps.emit(event)
+
+    def _record(self, record: Any) -> None:
+        try:
+            self.deps.journal.append(record)
+        except JournalWriteError as exc:
+            self._emit(Notice(level=NoticeLevel.ERROR, text=str(exc)))
+
+    def _handle(self, op: Any) -> None:
+        if isinstance(op, UserMessage):
+            if self._turn is None:
+                self._start_turn(op.text)
+            else:
+                self._enqueue(SteerKind.STEER, op.text)
+        elif isinstance(op, FollowUp):
+            if self._turn is None:
+                self._start_turn(op.text)
+            else:
+                self._enqueue(SteerKind.FOLLOW_UP, op.text)
+        elif isinstance(op, Interrupt):
+            if self._turn is not None:
+                self._turn.scope.cancel(CancelReason.USER_INTERRUPT)
+                self._return_queued()
+        elif isinstance(op, Decide):
+            if not self.deps.approvals.resolve(op):
+                self._emit(
+                    Notice(level=NoticeLevel.INFO, text="that permission request is no longer open")
+                )
+
+    def _enqueue(self, kind: SteerKind, text: str) -> None:
+        item = self.deps.queue.add(kind, text)
+        self._record(SteerRecord(id=item.id, steer_kind=kind, state="queued", text=text))
+        self._emit(SteerState(id=item.id, state=SteerStatus.QUEUED, kind=kind, text=text))
+
+    def _return_queued(self) -> None:
+        for item in self.deps.queue.take_all():
+            self._record(
+                SteerRecord(id=item.id, steer_kind=item.kind, state="returned", text=item.text)
+            )
+            self._emit(
+                SteerState(id=item.id, state=SteerStatus.RETURNED, kind=item.kind, text=item.text)
+            )
+
+    def _start_turn(self, text: str, applied: list[Queued] = ()) -> None:  # type: ignore[assignment]
+        turn_id = f"t{next(self._turn_ids)}"
+        for item in applied:
+            self._record(
+                SteerRecord(
+                    id=item.id, steer_kind=item.kind, state="applied", text=item.text,
+                    turn_id=turn_id, delivery="new_turn",
+                )
+            )
+            self._emit(
+                SteerState(id=item.id, state=SteerStatus.APPLIED, kind=item.kind, text=item.text)
+            )
+        turn = Turn(self.deps, turn_id, self.root.child(turn_id), text)
+        self._turn = turn
+        assert self._idle is not None
+        self._idle.clear()
+        self._turn_task = asyncio.get_running_loop().create_task(self._run_turn(turn))
+
+    async def _run_turn(self, turn: Turn) -> None:
+        try:
+            ended: TurnEnded = await turn.run()
+        finally:
+            turn.scope.detach()
+            self._turn = None
+            self._turn_task = None
+        self.last_status = ended.status
+        if ended.status == "completed":
+            steers = self.deps.queue.take_steers()
+            if steers:
+                self._start_turn("\n\n".join(s.text for s in steers), steers)
+                return
+            follow_up = self.deps.queue.take_follow_up()
+            if follow_up is not None:
+                self._start_turn(follow_up.text, [follow_up])
+                return
+        else:
+            self._return_queued()
+        assert self._idle is not None
+        self._idle.set()
+
+    async def _shutdown(self) -> None:
+        self.root.cancel(CancelReason.SHUTDOWN)
+        self._return_queued()
+        task = self._turn_task
+        if task is not None:
+            try:
+                await task
+            except Exception as exc:
+                self._emit(Notice(level=NoticeLevel.ERROR, text=f"turn ended badly: {exc!r}"))
+        for work in self.background:
+            try:
+                await work.shutdown()
+            except Exception as exc:
+                self._emit(Notice(level=NoticeLevel.ERROR, text=f"shutdown: {exc!r}"))
+        try:
+            await self.deps.provider.aclose()
+        except Exception:
+            pass
+        self.deps.journal.close()
+        self._emit(SessionClosed())

@@ -1,0 +1,92 @@
+"""Saved sessions: one folder per session under the state home, holding its journal.
+
+Lists sessions (time, workspace, first message, how the last turn ended), finds the
+latest one for a workspace (``--continue``) and opens one by id (``--resume``).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from agent_tui.core.journal import (
+    Journal,
+    SessionStarted,
+    TurnEndedRecord,
+    UserMessageRecord,
+)
+
+JOURNAL_NAME = "journal.jsonl"
+
+
+class SessionInfo(BaseModel):
+    id: str
+    path: Path
+    updated: float
+    workspace: str = ""
+    first_message: str = ""
+    last_status: str = ""
+
+
+class SessionNotFound(LookupError):
+    pass
+
+
+class SessionStore:
+    def __init__(self, home: Path) -> None:
+        self.root = home / "sessions"
+
+    def new_id(self) -> str:
+        return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+
+    def journal_path(self, session_id: str) -> Path:
+        return self.root / session_id / JOURNAL_NAME
+
+    def list(self) -> list[SessionInfo]:
+        infos = []
+        if not self.root.is_dir():
+            return []
+        for folder in self.root.iterdir():
+            path = folder / JOURNAL_NAME
+            if path.is_file():
+                infos.append(_summarise(folder.name, path))
+        return sorted(infos, key=lambda i: i.updated, reverse=True)
+
+    def latest_for(self, workspace: Path) -> SessionInfo:
+        want = str(workspace.resolve())
+        for info in self.list():
+            if info.workspace == want:
+                return info
+        raise SessionNotFound(f"no saved session for workspace {want}")
+
+    def find(self, session_id: str) -> SessionInfo:
+        path = self.journal_path(session_id)
+        if "/" in session_id or not path.is_file():
+            raise SessionNotFound(f"no saved session with id {session_id!r}")
+        return _summarise(session_id, path)
+
+
+def _summarise(session_id: str, path: Path) -> SessionInfo:
+    info = SessionInfo(id=session_id, path=path, updated=path.stat().st_mtime)
+    try:
+        journal = Journal.load(path)
+    except OSError:
+        return info
+    for record in journal.records:
+        if isinstance(record, SessionStarted) and not info.workspace:
+            info.workspace = record.workspace
+        elif isinstance(record, UserMessageRecord) and not info.first_message:
+            info.first_message = record.text
+        elif isinstance(record, TurnEndedRecord):
+            info.last_status = record.status
+    return info
+
+
+def describe(info: SessionInfo) -> str:
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated))
+    first = json.dumps(info.first_message[:60])
+    return f"{info.id}  {when}  {info.last_status or '-':9}  {info.workspace}  {first}"

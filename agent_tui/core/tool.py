@@ -1,0 +1,139 @@
+"""The Tool interface every tool implements, and the result it returns.
+
+The core knows tools only through this module: a name, a pydantic input model (its
+JSON schema is what the model sees), whether a call is read-only, and ``run``, which
+receives a cancel scope and an output sink. A tool never decides the turn's fate: on
+cancel it stops what it started, and returns a :class:`ToolResult` that says honestly
+how it ended.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from agent_tui.cancel import CancelReason, CancelScope
+from agent_tui.core.state import SideEffects, ToolState
+
+Outcome = Literal[
+    ToolState.SUCCEEDED, ToolState.FAILED, ToolState.CANCELLED_WHILE_RUNNING, ToolState.UNKNOWN
+]
+
+
+class Residue(BaseModel):
+    """A process of ours that could not be ended."""
+
+    pid: int
+    cmdline: str
+
+
+class ToolResult(BaseModel):
+    """How a tool call ended, in facts."""
+
+    outcome: Outcome
+    content: str
+    is_error: bool = False
+    side_effects: SideEffects = SideEffects.NONE
+    exit_code: int | None = None
+    signal: str | None = None
+    ended_by: CancelReason | None = None
+    residue: list[Residue] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def ok(cls, content: str, side_effects: SideEffects = SideEffects.NONE) -> ToolResult:
+        return cls(outcome=ToolState.SUCCEEDED, content=content, side_effects=side_effects)
+
+    @classmethod
+    def error(cls, content: str, side_effects: SideEffects = SideEffects.NONE) -> ToolResult:
+        return cls(
+            outcome=ToolState.FAILED, content=content, is_error=True, side_effects=side_effects
+        )
+
+
+@dataclass
+class ToolContext:
+    """What a running tool call may use: its scope, workspace and output sink."""
+
+    scope: CancelScope
+    workspace: Path
+    tool_use_id: str
+    operation_id: str
+    emit_output: Callable[[str], None] = lambda _text: None
+    env: dict[str, str] = field(default_factory=dict)
+
+
+class Tool(ABC):
+    """A capability the model can call."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Input: ClassVar[type[BaseModel]]
+    read_only: ClassVar[bool] = False
+
+    def input_schema(self) -> dict[str, Any]:
+        schema = self.Input.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        return schema
+
+    def parse(self, raw: dict[str, Any]) -> BaseModel:
+        """Validate the model's input; raises :class:`InvalidInput` with a readable text."""
+        try:
+            return self.Input.model_validate(raw)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}"
+                for err in exc.errors()
+            )
+            raise InvalidInput(f"invalid input for {self.name}: {problems}") from None
+
+    def is_read_only(self, args: BaseModel) -> bool:
+        return self.read_only
+
+    def summary(self, args: BaseModel) -> str:
+        """One line that tells a person what this call will do."""
+        return f"{self.name} {args.model_dump_json()}"
+
+    @abstractmethod
+    async def run(self, args: Any, ctx: ToolContext) -> ToolResult: ...
+
+    def spec(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema(),
+        }
+
+
+class InvalidInput(ValueError):
+    pass
+
+
+class ToolSet:
+    """The tools a session offers, by name, in a stable order."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"duplicate tool name: {tool.name}")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[dict[str, Any]]:
+        return [tool.spec() for tool in self._tools.values()]

@@ -1,0 +1,146 @@
+"""An offline, deterministic model that plays a script.
+
+A script is JSON::
+
+    {"rules": [{"match": "regex", "replies": [[block, ...], [block, ...]]}, ...],
+     "default": [[block, ...]]}
+
+where a block is ``{"text": "..."}`` or ``{"tool": "name", "input": {...}}``. The rule
+is chosen by the user's latest prompt (the last user message without tool results);
+the reply by how many answers the model has given since. A steer that rode in with
+tool results is acknowledged. Text and tool arguments stream in small chunks at a
+visible pace (``delay`` seconds per chunk; ``AGENT_TUI_SCRIPTED_DELAY`` overrides).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+from collections.abc import AsyncIterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from agent_tui.providers import base
+
+CHUNK = 4
+
+
+class Block(BaseModel):
+    text: str | None = None
+    tool: str | None = None
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
+class Rule(BaseModel):
+    match: str
+    replies: list[list[Block]]
+
+
+class Script(BaseModel):
+    rules: list[Rule] = Field(default_factory=list)
+    default: list[list[Block]] = Field(
+        default_factory=lambda: [[Block(text="(the script has no answer for this)")]]
+    )
+
+
+class ScriptError(ValueError):
+    pass
+
+
+def load_script(path: Path | None = None) -> Script:
+    """Load a script file, or the built-in demo. Errors name the file."""
+    if path is None:
+        raw = resources.files("agent_tui.providers").joinpath("demo_script.json").read_text()
+        where = "built-in demo script"
+    else:
+        where = str(path)
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ScriptError(f"cannot read script {where}: {exc.strerror or exc}") from None
+    try:
+        script = Script.model_validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise ScriptError(f"invalid script {where}: {loc}: {first['msg']}") from None
+    for rule in script.rules:
+        try:
+            re.compile(rule.match)
+        except re.error as exc:
+            raise ScriptError(f"invalid script {where}: bad match {rule.match!r}: {exc}") from None
+    return script
+
+
+class ScriptedProvider(base.Provider):
+    name = "scripted"
+    default_model = "scripted"
+
+    def __init__(self, script: Script | None = None, *, delay: float | None = None) -> None:
+        self.script = script or load_script()
+        env = os.environ.get("AGENT_TUI_SCRIPTED_DELAY")
+        self.delay = float(env) if env else (0.02 if delay is None else delay)
+
+    def choose(self, messages: list[dict[str, Any]]) -> tuple[list[Block], str | None]:
+        """The reply for this point of the conversation, and a steer to acknowledge."""
+        prompt_at = 0
+        for i, msg in enumerate(messages):
+            if msg["role"] == "user" and not any(
+                b.get("type") == "tool_result" for b in msg["content"]
+            ):
+                prompt_at = i
+        texts = [b["text"] for b in messages[prompt_at]["content"] if b.get("type") == "text"]
+        prompt = texts[-1] if texts else ""
+        step = sum(1 for m in messages[prompt_at:] if m["role"] == "assistant")
+        replies = self.script.default
+        for rule in self.script.rules:
+            if re.search(rule.match, prompt, re.IGNORECASE):
+                replies = rule.replies
+                break
+        steer = None
+        last = messages[-1]
+        if last is not messages[prompt_at]:
+            steer_texts = [b["text"] for b in last["content"] if b.get("type") == "text"]
+            steer = steer_texts[-1] if steer_texts else None
+        if step < len(replies):
+            return replies[step], steer
+        return [Block(text="Done.")], steer
+
+    async def stream(self, request: base.ModelRequest) -> AsyncIterator[base.StreamEvent]:  # type: ignore[override]
+        blocks, steer = self.choose(request.messages)
+        if steer:
+            blocks = [Block(text=f"Noted: \"{steer}\". ")] + list(blocks)
+        n_msg = len(request.messages)
+        has_tool = False
+        for index, block in enumerate(blocks):
+            if block.tool is not None:
+                has_tool = True
+                yield base.ToolUseStarted(
+                    index=index, id=f"toolu_s{n_msg:04d}_{index:02d}", name=block.tool
+                )
+                payload = json.dumps(block.input)
+                for piece in _chunks(payload, CHUNK * 4):
+                    await self._pause()
+                    yield base.ToolInputDelta(index=index, partial_json=piece)
+            else:
+                yield base.TextStarted(index=index)
+                for piece in _chunks(block.text or "", CHUNK):
+                    await self._pause()
+                    yield base.TextDelta(index=index, text=piece)
+            yield base.BlockStopped(index=index)
+        yield base.MessageEnded(stop_reason="tool_use" if has_tool else "end_turn")
+
+    async def _pause(self) -> None:
+        if self.delay > 0:
+            await asyncio.sleep(self.delay)
+        else:
+            await asyncio.sleep(0)
+
+
+def _chunks(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]

@@ -1,0 +1,389 @@
+"""The file tools the model sees: ``read_file``, ``write_file``, ``edit_file``.
+
+Every path goes through :class:`~agent_tui.tools.workspace.Workspace`, so nothing
+outside the workspace is read or written (symlinks included). Output is bounded:
+long files stop at a line or character budget and say how to read on, long lines
+are cut, binary files are summarised. Writes are atomic (temp file + rename), check
+the cancel scope right before the first byte, and hand the old content to an
+optional pre-image hook (the checkpoint layer) before replacing it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_tui.cancel import Cancelled
+from agent_tui.core.state import SideEffects
+from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.tools.workspace import BeforeWrite, FileTooLarge, Workspace, WorkspaceError
+
+OnBeforeWrite = Callable[[Path, "bytes | None"], None]
+
+DEFAULT_LINES = 2000  # lines shown when the call gives no limit
+MAX_LINE_CHARS = 2000  # a longer line is cut
+MAX_OUTPUT_CHARS = 100_000  # read_file output, all lines together
+MAX_SCAN_BYTES = 64 * 1024 * 1024  # bytes read looking for an offset or a line end
+MAX_EDIT_BYTES = 32 * 1024 * 1024  # edit_file loads the whole file
+_SNIFF_BYTES = 8192  # a NUL byte in here means binary
+_LINE_BYTES = MAX_LINE_CHARS * 4  # UTF-8: at most 4 bytes a character
+
+
+class FileChanged(WorkspaceError):
+    """The file changed between reading it and writing the edit."""
+
+
+class PreImageFailed(WorkspaceError):
+    """The pre-image hook (checkpoint) failed, so the write did not happen."""
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- read_file ----------------------------------------------------------------------
+
+
+class ReadFileTool(Tool):
+    name = "read_file"
+    description = (
+        "Read a text file in the workspace. Output has line numbers like `cat -n` "
+        f"(number, tab, text). Shows up to {DEFAULT_LINES} lines unless `limit` is given; "
+        "`offset` is the 1-based line to start at. Long lines are cut; binary files "
+        "are only described."
+    )
+    read_only = True
+
+    class Input(_Input):
+        path: str = Field(description="File path, relative to the workspace (or absolute inside it)")
+        offset: int | None = Field(default=None, ge=1, description="1-based line to start at")
+        limit: int | None = Field(default=None, ge=1, description="Number of lines to read")
+
+    def summary(self, args: ReadFileTool.Input) -> str:
+        text = f"read_file {_one_line(args.path)}"
+        if args.offset is not None or args.limit is not None:
+            start = args.offset or 1
+            end = f"{start + args.limit - 1}" if args.limit is not None else "end"
+            text += f" (lines {start}-{end})"
+        return text
+
+    async def run(self, args: ReadFileTool.Input, ctx: ToolContext) -> ToolResult:
+        ctx.scope.raise_if_cancelled()
+        ws = _workspace(ctx)
+        if isinstance(ws, ToolResult):
+            return ws
+        shown = ws.display(args.path)
+        try:
+            with ws.open_read(args.path) as fh:
+                return _read_lines(fh, shown, args.offset or 1, args.limit)
+        except (WorkspaceError, OSError) as exc:
+            return ToolResult.error(describe_error(exc, ws.display(args.path)))
+
+
+class _Lines:
+    """Lines of a file, each cut at ``_LINE_BYTES``, within a scan budget."""
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self.fh = fh
+        self.budget = MAX_SCAN_BYTES
+        self.exhausted = False
+
+    def next(self) -> tuple[bytes, int] | None:
+        """(the line's first bytes, how many bytes were cut), or None at the end."""
+        if self.budget <= 0:
+            self.exhausted = self.fh.read(1) != b""
+            return None
+        raw = self.fh.readline(min(_LINE_BYTES, self.budget))
+        if not raw:
+            return None
+        self.budget -= len(raw)
+        cut = 0
+        if not raw.endswith(b"\n"):  # longer than we show (or the last line): skip the rest
+            while self.budget > 0:
+                chunk = self.fh.readline(min(1 << 16, self.budget))
+                if not chunk:
+                    break
+                self.budget -= len(chunk)
+                if chunk.endswith(b"\n"):
+                    cut += len(chunk) - 1  # the newline is not content
+                    break
+                cut += len(chunk)
+        return raw, cut
+
+
+def _read_lines(fh: BinaryIO, shown: str, start: int, limit: int | None) -> ToolResult:
+    size = os.fstat(fh.fileno()).st_size
+    head = fh.read(_SNIFF_BYTES)
+    if b"\0" in head:
+        return ToolResult.ok(f"{shown}: binary file, {size} bytes (not shown)")
+    if not head:
+        return ToolResult.ok(f"{shown} is empty (0 bytes)")
+    fh.seek(0)
+    want = limit if limit is not None else DEFAULT_LINES
+    lines = _Lines(fh)
+    out: list[str] = []
+    chars = 0
+    lineno = 0
+    stopped: str | None = None  # why we stopped before the end of the file
+    while True:
+        item = lines.next()
+        if item is None:
+            if lines.exhausted:
+                stopped = f"stopped after scanning {MAX_SCAN_BYTES // (1024 * 1024)} MiB"
+            break
+        lineno += 1
+        if lineno < start:
+            continue
+        if len(out) >= want:
+            stopped = "line limit reached" if limit is None else "more lines follow"
+            lineno -= 1
+            break
+        raw, cut = item
+        text = raw.decode("utf-8", errors="replace").rstrip("\n").rstrip("\r")
+        if len(text) > MAX_LINE_CHARS or cut:
+            extra = len(text) - MAX_LINE_CHARS
+            more = f"{extra} more characters" if not cut else f"{cut + max(extra, 0)}+ more bytes"
+            text = f"{text[:MAX_LINE_CHARS]}… [line cut: {more}]"
+        entry = f"{lineno:>6}\t{text}"
+        if chars + len(entry) + 1 > MAX_OUTPUT_CHARS and out:
+            stopped = f"output limit of {MAX_OUTPUT_CHARS} characters reached"
+            lineno -= 1
+            break
+        out.append(entry)
+        chars += len(entry) + 1
+    if not out:
+        if stopped:
+            return ToolResult.ok(f"{shown}: {stopped} before line {start}; nothing shown")
+        return ToolResult.ok(
+            f"{shown} has {lineno} lines; offset {start} is past the end (nothing shown)"
+        )
+    text = "\n".join(out)
+    if stopped:
+        text += f"\n[{shown}: showed lines {start}-{lineno}; {stopped}; read on with offset={lineno + 1}]"
+    result = ToolResult.ok(text)
+    result.details = {"path": shown, "first_line": start, "last_line": lineno, "complete": not stopped}
+    return result
+
+
+# -- write_file / edit_file -----------------------------------------------------------
+
+
+class _WriteTool(Tool):
+    """What both write tools share: the pre-image hook and the guarded write."""
+
+    read_only = False
+
+    def __init__(self, on_before_write: OnBeforeWrite | None = None) -> None:
+        self.on_before_write = on_before_write
+
+    def _hook(self, ctx: ToolContext, expect: bytes | None = None) -> BeforeWrite:
+        def before_write(path: Path, old: bytes | None) -> None:
+            ctx.scope.raise_if_cancelled()  # the last cancel point before a side effect
+            if expect is not None and old != expect:
+                raise FileChanged(f"{path} changed while it was being edited; read it again")
+            if self.on_before_write is not None:
+                try:
+                    self.on_before_write(path, old)
+                except Cancelled:
+                    raise
+                except Exception as exc:  # the rewind promise needs the pre-image
+                    raise PreImageFailed(
+                        f"could not save the old content of {path} for rewind ({exc}); "
+                        "nothing was written"
+                    ) from exc
+
+        return before_write
+
+
+class WriteFileTool(_WriteTool):
+    name = "write_file"
+    description = (
+        "Write a file in the workspace, replacing it if it exists. Creates missing "
+        "parent directories. The write is atomic."
+    )
+
+    class Input(_Input):
+        path: str = Field(description="File path, relative to the workspace (or absolute inside it)")
+        content: str = Field(description="The complete new content of the file")
+
+    def summary(self, args: WriteFileTool.Input) -> str:
+        return f"write_file {_one_line(args.path)} ({_count_lines(args.content)} lines)"
+
+    async def run(self, args: WriteFileTool.Input, ctx: ToolContext) -> ToolResult:
+        data = _encode(args.content, "content")
+        if isinstance(data, ToolResult):
+            return data
+        ws = _workspace(ctx)
+        if isinstance(ws, ToolResult):
+            return ws
+        ctx.scope.raise_if_cancelled()
+        try:
+            report = ws.write_atomic(args.path, data, before_write=self._hook(ctx))
+        except (WorkspaceError, OSError) as exc:
+            return ToolResult.error(describe_error(exc, ws.display(args.path)))
+        shown = _shown(ws, args.path, report.relative)
+        lines = _count_lines(args.content)
+        if report.created:
+            text = f"Created {shown} ({lines} lines, {report.size} bytes)"
+        else:
+            text = f"Overwrote {shown} ({lines} lines, {report.size} bytes; was {report.old_size} bytes)"
+        result = ToolResult.ok(text, side_effects=SideEffects.VERIFIED)
+        result.details = {
+            "path": str(report.path),
+            "created": report.created,
+            "bytes": report.size,
+            "lines": lines,
+        }
+        return result
+
+
+class EditFileTool(_WriteTool):
+    name = "edit_file"
+    description = (
+        "Replace one exact occurrence of `old_string` with `new_string` in a file in the "
+        "workspace. `old_string` must match the file exactly (whitespace included) and "
+        "occur exactly once; add surrounding lines to make it unique."
+    )
+
+    class Input(_Input):
+        path: str = Field(description="File path, relative to the workspace (or absolute inside it)")
+        old_string: str = Field(description="The exact text to replace; must occur once")
+        new_string: str = Field(description="The text to put in its place")
+
+    def summary(self, args: EditFileTool.Input) -> str:
+        return (
+            f"edit_file {_one_line(args.path)} "
+            f"(-{_count_lines(args.old_string)} +{_count_lines(args.new_string)} lines)"
+        )
+
+    async def run(self, args: EditFileTool.Input, ctx: ToolContext) -> ToolResult:
+        if args.old_string == "":
+            return ToolResult.error(
+                "old_string is empty: give the exact text to replace (use write_file to create a file)"
+            )
+        if args.old_string == args.new_string:
+            return ToolResult.error("old_string and new_string are the same: nothing to change")
+        old_b = _encode(args.old_string, "old_string")
+        new_b = _encode(args.new_string, "new_string")
+        if isinstance(old_b, ToolResult):
+            return old_b
+        if isinstance(new_b, ToolResult):
+            return new_b
+        ctx.scope.raise_if_cancelled()
+        ws = _workspace(ctx)
+        if isinstance(ws, ToolResult):
+            return ws
+        shown = ws.display(args.path)
+        try:
+            data = ws.read_bytes(args.path, limit=MAX_EDIT_BYTES)
+        except FileNotFoundError:
+            return ToolResult.error(f"{shown} does not exist (use write_file to create it)")
+        except FileTooLarge:
+            return ToolResult.error(f"{shown} is larger than {MAX_EDIT_BYTES} bytes; too large to edit")
+        except (WorkspaceError, OSError) as exc:
+            return ToolResult.error(describe_error(exc, ws.display(args.path)))
+        found = _find_all(data, old_b)
+        if not found and b"\r\n" in data and b"\n" in old_b and b"\r" not in old_b:
+            # the model saw the lines without their CR: match the file's own endings
+            old_b, new_b = old_b.replace(b"\n", b"\r\n"), new_b.replace(b"\n", b"\r\n")
+            found = _find_all(data, old_b)
+        if len(found) != 1:
+            return ToolResult.error(_match_problem(data, found, shown))
+        pos = found[0]
+        new_data = data[:pos] + new_b + data[pos + len(old_b) :]
+        ctx.scope.raise_if_cancelled()
+        try:
+            report = ws.write_atomic(
+                args.path, new_data, make_parents=False, before_write=self._hook(ctx, expect=data)
+            )
+        except (WorkspaceError, OSError) as exc:
+            return ToolResult.error(describe_error(exc, ws.display(args.path)))
+        line = data.count(b"\n", 0, pos) + 1
+        old_n, new_n = _count_lines(args.old_string), _count_lines(args.new_string)
+        text = (
+            f"Edited {_shown(ws, args.path, report.relative)}: replaced {old_n} line(s) "
+            f"with {new_n} line(s) at line {line}"
+        )
+        result = ToolResult.ok(text, side_effects=SideEffects.VERIFIED)
+        result.details = {"path": str(report.path), "line": line, "bytes": report.size}
+        return result
+
+
+def _find_all(data: bytes, needle: bytes, cap: int = 1000) -> list[int]:
+    """Start offsets of ``needle`` in ``data``, overlapping ones included."""
+    found: list[int] = []
+    pos = data.find(needle)
+    while pos != -1 and len(found) < cap:
+        found.append(pos)
+        pos = data.find(needle, pos + 1)
+    return found
+
+
+def _match_problem(data: bytes, found: list[int], shown: str) -> str:
+    if not found:
+        return (
+            f"old_string not found in {shown} (0 matches); it must match the file exactly, "
+            "including whitespace and indentation: read the file and copy the text"
+        )
+    lines = [str(data.count(b"\n", 0, p) + 1) for p in found[:10]]
+    where = ", ".join(lines) + (", ..." if len(found) > 10 else "")
+    count = f"{len(found)}+" if len(found) >= 1000 else str(len(found))
+    return (
+        f"old_string occurs {count} times in {shown} (at lines {where}); include more "
+        "surrounding lines so that it matches exactly once"
+    )
+
+
+# -- helpers ---------------------------------------------------------------------------
+
+
+def describe_error(exc: BaseException, path: str) -> str:
+    """One sentence for the model about why a file operation failed."""
+    if isinstance(exc, WorkspaceError):
+        return str(exc)
+    where = getattr(exc, "filename", None) or path
+    if isinstance(exc, FileNotFoundError):
+        if where != path:
+            return f"{path} does not exist (no directory {where})"
+        return f"{where} does not exist"
+    if isinstance(exc, IsADirectoryError):
+        return f"{where} is a directory"
+    if isinstance(exc, NotADirectoryError):
+        return f"{where} is not a directory"
+    if isinstance(exc, PermissionError):
+        return f"permission denied: {where}"
+    if isinstance(exc, OSError):
+        return f"{where}: {exc.strerror or exc}"
+    return f"{path}: {exc}"
+
+
+def _workspace(ctx: ToolContext) -> Workspace | ToolResult:
+    try:
+        return Workspace(ctx.workspace)
+    except OSError as exc:
+        return ToolResult.error(f"the workspace {ctx.workspace} is not usable: {exc.strerror or exc}")
+
+
+def _encode(text: str, field: str) -> bytes | ToolResult:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return ToolResult.error(f"{field} is not valid Unicode (it holds an unpaired surrogate)")
+
+
+def _count_lines(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _one_line(text: str, width: int = 200) -> str:
+    flat = text.replace("\n", "\\n").replace("\r", "\\r")
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _shown(ws: Workspace, path: str, real: str) -> str:
+    shown = ws.display(path)
+    return shown if shown == real else f"{shown} (symlink to {real})"

@@ -1,0 +1,53 @@
+"""The default tool set a session offers: the file tools, ``bash``, and job tools.
+
+The CLI calls :func:`default_tools` once per session and hands the :class:`ToolSet` to
+the core. The file tools take their workspace from each call's ``ToolContext``; the
+workspace given here is checked up front so a bad ``--cwd`` fails at startup, not at
+the first tool call.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from typing import TYPE_CHECKING
+
+from agent_tui.core.tool import ToolSet
+from agent_tui.tools.files import EditFileTool, OnBeforeWrite, ReadFileTool, WriteFileTool
+
+if TYPE_CHECKING:
+    from agent_tui.tools.background import BackgroundJobs
+
+
+def default_tools(
+    workspace: str | os.PathLike[str],
+    *,
+    jobs: BackgroundJobs | None = None,
+    on_before_write: OnBeforeWrite | None = None,
+) -> ToolSet:
+    """read_file, write_file, edit_file and bash (plus the job tools when ``jobs`` is given).
+
+    ``on_before_write(path, old_bytes_or_None)`` is the checkpoint layer's pre-image
+    hook, called right before each file write.
+    """
+    if not os.path.isdir(workspace):
+        raise NotADirectoryError(errno.ENOTDIR, "workspace is not a directory", os.fspath(workspace))
+    tools = ToolSet(
+        [
+            ReadFileTool(),
+            WriteFileTool(on_before_write=on_before_write),
+            EditFileTool(on_before_write=on_before_write),
+        ]
+    )
+    # Imported here, not at the top: the process layer (process groups, signals,
+    # psutil) is only needed when a session is built, and importing the file tools
+    # alone (tests, the permission prompt) should not pull it in.
+    from agent_tui.tools.bash import BashTool
+
+    tools.add(BashTool(jobs=jobs))
+    if jobs is not None:
+        from agent_tui.tools.background import BashOutputTool, KillShellTool
+
+        tools.add(BashOutputTool(jobs))
+        tools.add(KillShellTool(jobs))
+    return tools

@@ -1,0 +1,63 @@
+"""Text from outside (model output, tool output, file names) made safe to show.
+
+Nothing a model or a process prints may drive the terminal or the renderer: escape
+sequences (CSI, OSC, DCS, ...), lone C0 controls other than newline and tab, DEL and
+C1 controls are removed, carriage returns become newlines, and the result is always
+wrapped in a :class:`rich.text.Text`, never parsed as Rich or Textual markup.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.style import Style
+from rich.text import Text
+
+# ESC-introduced sequences, most specific first:
+#   OSC/DCS/SOS/PM/APC strings ending in BEL or ST (ESC \\), CSI with parameters,
+#   and two-character escapes (ESC + one byte). An unterminated string is cut
+#   to the end of the text so its payload never shows as garbage.
+_ESCAPES = re.compile(
+    r"""
+    \x1b[\]PX^_] .*? (?:\x07|\x1b\\|\Z)     # OSC, DCS, SOS, PM, APC
+    | \x1b\[ [0-?]* [ -/]* [@-~]?           # CSI
+    | \x1b [ -/]* [0-~]?                     # other escapes (and a lone ESC)
+    | [\x9b] [0-?]* [ -/]* [@-~]?            # 8-bit CSI
+    | [\x9d\x90\x98\x9e\x9f] .*? (?:\x07|\x9c|\x1b\\|\Z)  # 8-bit OSC and friends
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+# C0 except \t and \n, DEL, and C1.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(text: str) -> str:
+    """``text`` without escape sequences or control characters (\\n and \\t kept)."""
+    if not text:
+        return ""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _ESCAPES.sub("", text)
+    return _CONTROLS.sub("", text)
+
+
+def safe_text(text: str, style: str | Style = "") -> Text:
+    """A Rich ``Text`` holding ``clean(text)`` literally (no markup is parsed)."""
+    return Text(clean(text), style=style)
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """The last non-empty line of ``text``, cleaned, tabs expanded, cut to ``limit``."""
+    lines = [line for line in clean(text).split("\n") if line.strip()]
+    if not lines:
+        return ""
+    line = lines[-1].expandtabs(4).rstrip()
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def first_line(text: str, limit: int = 200) -> str:
+    """The first non-empty line of ``text``, cleaned, cut to ``limit``."""
+    for line in clean(text).split("\n"):
+        if line.strip():
+            line = line.expandtabs(4).strip()
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return ""

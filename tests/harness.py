@@ -1,0 +1,182 @@
+"""Shared helpers for core tests: run a real Session and watch its Events."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from agent_tui.cancel import Cancelled
+from agent_tui.core.events import Event, Shutdown
+from agent_tui.core.history import check_model_view, model_view
+from agent_tui.core.journal import Journal
+from agent_tui.core.permission import AllowAll, PermissionPolicy
+from agent_tui.core.session import Session
+from agent_tui.core.tool import Tool, ToolContext, ToolResult, ToolSet
+from agent_tui.core.turn import AgentConfig, TurnDeps
+from agent_tui.providers.base import Provider
+
+
+class Recorder:
+    """Collects events (from any thread) and waits for conditions on them."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, event: Event) -> None:
+        with self._lock:
+            self.events.append(event)
+
+    def of(self, kind: str) -> list[Any]:
+        with self._lock:
+            return [e for e in self.events if e.type == kind]
+
+    def tool_states(self, tool_use_id: str | None = None, name: str | None = None) -> list[str]:
+        return [
+            e.state
+            for e in self.of("tool_state")
+            if (tool_use_id is None or e.tool_use_id == tool_use_id)
+            and (name is None or e.name == name)
+        ]
+
+    def final_tool(self, name: str) -> Any:
+        return [e for e in self.of("tool_state") if e.name == name][-1]
+
+    async def wait_for(self, pred: Callable[[], bool], timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not pred():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"condition not met in {timeout}s; events: {self.summary()}")
+            await asyncio.sleep(0.005)
+
+    async def wait_type(self, kind: str, count: int = 1, timeout: float = 10.0) -> None:
+        await self.wait_for(lambda: len(self.of(kind)) >= count, timeout)
+
+    def summary(self) -> list[str]:
+        with self._lock:
+            out = []
+            for e in self.events:
+                if e.type == "text_delta":
+                    continue
+                bits = [e.type] + [
+                    str(getattr(e, f)) for f in ("name", "state", "status", "text") if getattr(e, f, None)
+                ]
+                out.append(":".join(bits)[:120])
+            return out
+
+
+class Running:
+    """A session running on the test's loop."""
+
+    def __init__(self, session: Session, rec: Recorder, journal: Journal) -> None:
+        self.session = session
+        self.rec = rec
+        self.journal = journal
+        self.task = asyncio.create_task(session.run())
+
+    def submit(self, op: Any) -> None:
+        self.session.submit(op)
+
+    async def idle(self, timeout: float = 15.0) -> None:
+        await asyncio.wait_for(self.session.wait_idle(), timeout)
+
+    def model_view(self) -> list[dict[str, Any]]:
+        view = model_view(self.journal.records)
+        check_model_view(view)
+        return view
+
+    async def close(self) -> None:
+        self.session.submit(Shutdown())
+        await asyncio.wait_for(self.task, 15)
+
+
+def start_session(
+    provider: Provider,
+    tools: list[Tool],
+    workspace: Path,
+    *,
+    policy: PermissionPolicy | None = None,
+    **config: Any,
+) -> Running:
+    rec = Recorder()
+    journal = Journal()
+    deps = TurnDeps(
+        config=AgentConfig(workspace=workspace, model="claude-test", **config),
+        provider=provider,
+        tools=ToolSet(tools),
+        policy=policy or AllowAll(),
+        journal=journal,
+        emit=rec,
+    )
+    return Running(Session(deps), rec, journal)
+
+
+# ---------------------------------------------------------------- test tools
+
+
+class _Note(BaseModel):
+    note: str = ""
+
+
+class QuickTool(Tool):
+    """Read-only; answers at once."""
+
+    name = "quick"
+    description = "answers at once"
+    Input = _Note
+    read_only = True
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    async def run(self, args: _Note, ctx: ToolContext) -> ToolResult:
+        self.calls.append(args.note)
+        return ToolResult.ok(f"quick result {args.note}")
+
+
+class SlowTool(Tool):
+    """Side-effecting; runs until released or cancelled, and says which."""
+
+    name = "slow"
+    description = "runs until released"
+    Input = _Note
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+        self.calls: list[str] = []
+
+    async def run(self, args: _Note, ctx: ToolContext) -> ToolResult:
+        self.calls.append(args.note)
+        self.started.set()
+        ctx.emit_output("working...\n")
+        try:
+            async with ctx.scope.linked():
+                await self.release.wait()
+        except Cancelled as exc:
+            return ToolResult(
+                outcome="cancelled_while_running",
+                content="working...",
+                is_error=True,
+                ended_by=exc.reason,
+                side_effects="unverified",
+            )
+        return ToolResult.ok("slow finished")
+
+
+class StubbornTool(Tool):
+    """Ignores cancellation entirely: the core must not wait for it forever."""
+
+    name = "stubborn"
+    description = "never stops"
+    Input = _Note
+
+    async def run(self, args: _Note, ctx: ToolContext) -> ToolResult:
+        await asyncio.get_running_loop().run_in_executor(None, time.sleep, 3)
+        return ToolResult.ok("too late")
