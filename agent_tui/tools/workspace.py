@@ -196,6 +196,10 @@ class Workspace:
                         errno.ENOENT, "no such directory", _join(walk, name)
                     ) from None
                 self._hop(walk, path)
+                # below a missing directory there are no links: check the rest of the
+                # path lexically, so an escape creates no directory on its way out
+                if _climbs_out(len(walk.stack) - 1, [name, *pending]):
+                    raise OutsideWorkspace(f"{path} is outside the workspace ({self.root})")
                 try:
                     os.mkdir(name, 0o777, dir_fd=cur)
                 except FileExistsError:
@@ -273,13 +277,10 @@ class Workspace:
             walk.pop_to_root()
         else:
             parts = target.split("/")
-        depth = len(walk.stack) - 1
-        for part in parts:  # refuse early, with the link named, if the target climbs out
-            depth = depth - 1 if part == ".." else depth + (part not in ("", "."))
-            if depth < 0:
-                raise OutsideWorkspace(
-                    f"{path} is outside the workspace: {link} is a symlink to {target}"
-                )
+        if _climbs_out(len(walk.stack) - 1, parts):  # say which link leads out
+            raise OutsideWorkspace(
+                f"{path} is outside the workspace: {link} is a symlink to {target}"
+            )
         pending.extendleft(reversed(parts))
         return True
 
@@ -436,3 +437,15 @@ class Workspace:
 def _join(walk: _Walk, name: str) -> str:
     parts = [n for n, _ in walk.stack[1:]] + [name]
     return "/".join(parts)
+
+
+def _climbs_out(depth: int, parts: list[str]) -> bool:
+    """Whether ``parts``, taken lexically from ``depth`` below the root, go above it."""
+    for part in parts:
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif part not in ("", "."):
+            depth += 1
+    return False

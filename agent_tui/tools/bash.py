@@ -1,0 +1,285 @@
+"""The ``bash`` tool: one command line under ``bash -c`` in the workspace.
+
+The process work is the run unit's (:mod:`agent_tui.tools.process`); this module owns
+the tool's contract: its input, its environment (the agent's own credentials removed),
+the timeout, the three ways a running command stops (interrupt, timeout, sent to the
+background), and how each ending is worded for the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Mapping
+
+from pydantic import BaseModel, Field
+
+from agent_tui.cancel import CancelReason
+from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.tools.background import BackgroundJobs
+from agent_tui.tools.process import (
+    DEFAULT_GRACE_S,
+    Escalation,
+    ProcessRun,
+    RunLimits,
+    RunResult,
+)
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+#: The agent's own credentials: a command the model runs has no business with them.
+HIDDEN_ENV = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
+
+
+class BashInput(BaseModel):
+    command: str = Field(description="The command line, run with bash -c in the workspace")
+    timeout_ms: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_TIMEOUT_MS,
+        description=f"Stop the command after this many ms (default {DEFAULT_TIMEOUT_MS})",
+    )
+    run_in_background: bool = Field(
+        default=False,
+        description="Start it in the background and return at once with a shell id; "
+        "read its output with bash_output, stop it with kill_shell",
+    )
+
+
+def command_env(extra: Mapping[str, str] = {}) -> dict[str, str]:  # noqa: B006 - read only
+    """The environment a command gets: ours, minus the agent's credentials, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if k not in HIDDEN_ENV}
+    env.update(extra)
+    return env
+
+
+def bash_argv(command: str) -> list[str]:
+    return ["bash", "-c", command]
+
+
+class BashTool(Tool):
+    name = "bash"
+    description = (
+        "Run a shell command with bash -c in the workspace. stdout and stderr are merged; "
+        "long output keeps its beginning and end. A non-zero exit is reported as a failure "
+        "with its exit code. Use run_in_background for servers and watchers; processes a "
+        "foreground command leaves behind are ended when it finishes."
+    )
+    Input = BashInput
+    read_only = False
+
+    def __init__(
+        self,
+        jobs: BackgroundJobs | None = None,
+        grace: float = DEFAULT_GRACE_S,
+        *,
+        limits: RunLimits | None = None,
+        default_timeout_ms: int | None = DEFAULT_TIMEOUT_MS,
+    ) -> None:
+        self.jobs = jobs
+        self.limits = limits or RunLimits(grace_s=grace)
+        self.default_timeout_ms = default_timeout_ms
+
+    def summary(self, args: BashInput) -> str:  # type: ignore[override]
+        suffix = " (background)" if args.run_in_background else ""
+        return f"$ {args.command}{suffix}"
+
+    async def run(self, args: BashInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        timeout_ms = args.timeout_ms if args.timeout_ms is not None else self.default_timeout_ms
+        env = command_env(ctx.env)
+        if args.run_in_background:
+            return await self._start_background(args, ctx, env, timeout_ms)
+
+        # Cancel point: right before the command starts.
+        if ctx.scope.cancelled:
+            return ToolResult(
+                outcome=ToolState.CANCELLED_WHILE_RUNNING,
+                content="Not run: the call was cancelled before the command started.",
+                ended_by=ctx.scope.reason,
+            )
+        scope = ctx.scope.child("bash")  # our own: a timeout must not cancel the turn
+        if timeout_ms is not None:
+            scope.cancel_after(timeout_ms / 1000)
+        run = ProcessRun(
+            bash_argv(args.command),
+            cwd=ctx.workspace,
+            env=env,
+            limits=self.limits,
+            on_output=ctx.emit_output,
+        )
+        try:
+            try:
+                await run.start()
+            except OSError as exc:
+                return ToolResult.error(f"Could not start the command: {exc}")
+            reason = await run.wait(scope)  # cancel point: Esc, timeout, send-now
+            if reason is CancelReason.SEND_TO_BACKGROUND and self.jobs is not None:
+                moved = self._send_to_background(run, args.command)
+                if moved is not None:
+                    return moved
+            result = await (run.stop(reason) if reason is not None else run.finish())
+        except asyncio.CancelledError:
+            # The core stopped waiting for us: nothing we started may keep running.
+            run.kill_now()
+            raise
+        finally:
+            scope.detach()
+        return to_tool_result(result, timeout_ms=timeout_ms, grace_s=self.limits.grace_s)
+
+    async def _start_background(
+        self, args: BashInput, ctx: ToolContext, env: dict[str, str], timeout_ms: int | None
+    ) -> ToolResult:
+        if self.jobs is None:
+            return ToolResult.error("Background commands are not available in this session.")
+        # A background command outlives the turn, so only the explicit timeout applies.
+        timeout_s = args.timeout_ms / 1000 if args.timeout_ms is not None else None
+        try:
+            shell_id = await self.jobs.start(
+                bash_argv(args.command),
+                command=args.command,
+                cwd=ctx.workspace,
+                env=env,
+                timeout_s=timeout_s,
+            )
+        except (OSError, RuntimeError) as exc:
+            return ToolResult.error(f"Could not start the background command: {exc}")
+        return ToolResult(
+            outcome=ToolState.SUCCEEDED,
+            content=(
+                f"Started in the background as {shell_id}. Read its output with "
+                f"bash_output(shell_id={shell_id!r}); stop it with kill_shell."
+            ),
+            side_effects=SideEffects.UNVERIFIED,
+            details={"shell_id": shell_id},
+        )
+
+    def _send_to_background(self, run: ProcessRun, command: str) -> ToolResult | None:
+        """Hand the live process to the registry instead of killing it."""
+        if run.leader_exited or self.jobs is None:
+            return None  # it ended meanwhile: report the ending as it is
+        try:
+            run.set_output_sink(None)  # the tool call ends here: stop streaming into it
+            shell_id = self.jobs.adopt(run, command)
+        except RuntimeError:
+            return None  # registry shutting down: stop it like any interrupt
+        so_far = run.capture.text() or "(no output yet)"
+        return ToolResult(
+            outcome=ToolState.SUCCEEDED,
+            content=(
+                f"The command is still running, now in the background as {shell_id} "
+                f"(pid {run.pid}). Read its further output with bash_output(shell_id="
+                f"{shell_id!r}); stop it with kill_shell.\nOutput so far:\n{so_far}"
+            ),
+            ended_by=CancelReason.SEND_TO_BACKGROUND,
+            side_effects=SideEffects.UNVERIFIED,
+            details={"shell_id": shell_id, "pid": run.pid, "run_id": run.run_id},
+        )
+
+
+# ----------------------------------------------------------------------------- wording
+
+
+def _ending(result: RunResult) -> str:
+    if result.signal:
+        return f"signal {result.signal}"
+    if result.exit_code is not None:
+        return f"exit code {result.exit_code}"
+    return "exit status unknown"
+
+
+def _how_stopped(result: RunResult, grace_s: float) -> str:
+    cleanup = result.cleanup
+    if cleanup.escalation is Escalation.KILL:
+        how = f"it did not end within the {grace_s:g} s grace after SIGTERM, so SIGKILL was sent"
+    elif cleanup.escalation is Escalation.TERM:
+        how = f"it ended on SIGTERM within the {grace_s:g} s grace"
+    else:
+        how = "it had already ended"
+    return f"{how} ({_ending(result)})"
+
+
+def _notes(result: RunResult) -> list[str]:
+    cleanup = result.cleanup
+    notes = []
+    if result.dropped_bytes:
+        notes.append(
+            f"[output was {result.output_bytes} bytes; {result.dropped_bytes} bytes from the "
+            "middle are omitted]"
+        )
+    if cleanup.pipe_holders:
+        who = ", ".join(f"{h.pid} ({h.cmdline})" for h in cleanup.pipe_holders)
+        notes.append(
+            f"[a process kept the output open after the command ended: {who}; output may be "
+            "incomplete]"
+        )
+    leftovers = [r for r in cleanup.ended if result.ended_by is None]
+    if leftovers:
+        who = ", ".join(f"{r.pid} ({r.cmdline})" for r in leftovers)
+        notes.append(
+            f"[ended {len(leftovers)} process(es) the command left running: {who}. Use "
+            "run_in_background for servers and watchers]"
+        )
+    if result.residue:
+        who = ", ".join(f"{r.pid} ({r.cmdline})" for r in result.residue)
+        notes.append(f"[could not end: {who}]")
+    return notes
+
+
+def to_tool_result(result: RunResult, *, timeout_ms: int | None, grace_s: float) -> ToolResult:
+    """Word a run's ending for the model, and keep its facts in ``details``."""
+    output = result.output if result.output_bytes else "(no output)"
+    notes = "\n".join(_notes(result))
+    body = f"{output}\n{notes}" if notes else output
+    details = {
+        "run_id": result.run_id,
+        "pid": result.pid,
+        "duration_s": result.duration_s,
+        "output_bytes": result.output_bytes,
+        "dropped_bytes": result.dropped_bytes,
+        "cleanup": result.cleanup.model_dump(mode="json"),
+    }
+    common = dict(
+        exit_code=result.exit_code,
+        signal=result.signal,
+        ended_by=result.ended_by,
+        residue=result.residue,
+        details=details,
+    )
+    if result.ended_by is CancelReason.TIMEOUT:
+        return ToolResult(
+            outcome=ToolState.FAILED,
+            is_error=True,
+            side_effects=SideEffects.UNVERIFIED,
+            content=(
+                f"Timed out after {timeout_ms} ms: {_how_stopped(result, grace_s)}. It may "
+                f"have partly run.\nOutput so far:\n{body}"
+            ),
+            **common,
+        )
+    if result.ended_by is not None:
+        who = {
+            CancelReason.USER_INTERRUPT: "by the user",
+            CancelReason.SHUTDOWN: "because the agent is shutting down",
+        }.get(result.ended_by, f"({result.ended_by})")
+        return ToolResult(
+            outcome=ToolState.CANCELLED_WHILE_RUNNING,
+            is_error=True,
+            side_effects=SideEffects.UNVERIFIED,
+            content=(
+                f"Interrupted {who} after it started: {_how_stopped(result, grace_s)}. It may "
+                f"have partly run.\nOutput so far:\n{body}"
+            ),
+            **common,
+        )
+    # Ended by itself. Its effects are complete, unless we had to end leftovers.
+    effects = SideEffects.UNVERIFIED if result.cleanup.ended else SideEffects.VERIFIED
+    if result.exit_code == 0:
+        return ToolResult(outcome=ToolState.SUCCEEDED, content=body, side_effects=effects, **common)
+    return ToolResult(
+        outcome=ToolState.FAILED,
+        is_error=True,
+        side_effects=effects,
+        content=f"Command failed with {_ending(result)}.\n{body}",
+        **common,
+    )
