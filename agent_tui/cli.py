@@ -137,15 +137,15 @@ class Wiring:
 
     def make_session(self, emit: Callable[[Event], None]) -> Session:
         from agent_tui.tools.background import BackgroundJobs
-        from agent_tui.tools.permissions import policy_for_mode
+        from agent_tui.tools.permissions import Permissions
         from agent_tui.tools.registry import default_tools
 
         opts = self.opts
         provider = make_provider(opts)
         jobs = BackgroundJobs()
         tools = default_tools(opts.cwd, jobs=jobs)
-        policy = policy_for_mode(opts.permission_mode, workspace=opts.cwd,
-                                 non_interactive=not self.interactive)
+        policy = Permissions(opts.cwd, opts.permission_mode,
+                             non_interactive=not self.interactive)
         config = AgentConfig(
             workspace=opts.cwd,
             model=opts.model or os.environ.get("AGENT_TUI_MODEL") or provider.default_model,

@@ -38,6 +38,11 @@ def result_wording(record: ToolResultRecord) -> tuple[str, bool]:
     if state is ToolState.FAILED:
         return record.content, True
     if state is ToolState.DENIED:
+        if record.denied_by == "policy":
+            text = "Denied by the permission settings; it was not run."
+            if record.note:
+                text += f" ({record.note})"
+            return text, True
         text = "The user denied this tool call; it was not run."
         if record.note:
             text += f"\nThe user's note: {record.note}"

@@ -92,7 +92,8 @@ class ToolResultRecord(_Record):
     ended_by: str | None = None
     residue: list[dict[str, Any]] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
-    note: str = ""  # e.g. the user's note with a denial
+    note: str = ""  # the user's note with a denial, or the rule's reason
+    denied_by: Literal["user", "policy"] | None = None
 
 
 class SteerRecord(_Record):

@@ -418,7 +418,14 @@ class Turn:
             if call.state in (ToolState.QUEUED, ToolState.AWAITING_APPROVAL):
                 self._finish_unstarted(call, ToolState.CANCELLED_BEFORE_START)
 
-    def _finish_unstarted(self, call: ToolCall, state: ToolState, content: str = "", note: str = "") -> None:
+    def _finish_unstarted(
+        self,
+        call: ToolCall,
+        state: ToolState,
+        content: str = "",
+        note: str = "",
+        denied_by: str | None = None,
+    ) -> None:
         record = ToolResultRecord(
             turn_id=self.id,
             tool_use_id=call.id,
@@ -427,6 +434,7 @@ class Turn:
             content=content,
             is_error=True,
             note=note,
+            denied_by=denied_by,
         )
         self._record(record, durable=True)
         text, _ = result_wording(record)
@@ -439,7 +447,7 @@ class Turn:
         tool, args = call.tool, call.args
         ruling = self.deps.policy.check(tool, args)
         if ruling.verdict is Verdict.DENY:
-            self._finish_unstarted(call, ToolState.DENIED, note=ruling.reason)
+            self._finish_unstarted(call, ToolState.DENIED, note=ruling.reason, denied_by="policy")
             return
         if ruling.verdict is Verdict.ASK:
             self._set_tool_state(call, ToolState.AWAITING_APPROVAL)
@@ -459,7 +467,7 @@ class Turn:
                 self._finish_unstarted(call, ToolState.CANCELLED_BEFORE_START)
                 return
             if decision.decision is Decision.DENY:
-                self._finish_unstarted(call, ToolState.DENIED, note=decision.note)
+                self._finish_unstarted(call, ToolState.DENIED, note=decision.note, denied_by="user")
                 return
             if decision.decision is Decision.ALLOW_SESSION:
                 self.deps.policy.remember(tool, args)

@@ -104,6 +104,14 @@ class ScriptedProvider(base.Provider):
                 break
         steer = None
         last = messages[-1]
+        failed = [
+            b for b in last["content"] if b.get("type") == "tool_result" and b.get("is_error")
+        ]
+        if failed and last is not messages[prompt_at]:
+            # Say so rather than carry on with the script as if it had worked.
+            first_line = str(failed[0].get("content", "")).strip().splitlines()[:1]
+            why = first_line[0] if first_line else "no reason given"
+            return [Block(text=f"That tool call did not go through: {why}")], None
         if last is not messages[prompt_at]:
             steer_texts = [b["text"] for b in last["content"] if b.get("type") == "text"]
             steer = steer_texts[-1] if steer_texts else None

@@ -89,7 +89,7 @@ class BashTool(Tool):
         timeout_ms = args.timeout_ms if args.timeout_ms is not None else self.default_timeout_ms
         env = command_env(ctx.env)
         if args.run_in_background:
-            return await self._start_background(args, ctx, env, timeout_ms)
+            return await self._start_background(args, ctx, env)
 
         # Cancel point: right before the command starts.
         if ctx.scope.cancelled:
@@ -128,7 +128,7 @@ class BashTool(Tool):
         return to_tool_result(result, timeout_ms=timeout_ms, grace_s=self.limits.grace_s)
 
     async def _start_background(
-        self, args: BashInput, ctx: ToolContext, env: dict[str, str], timeout_ms: int | None
+        self, args: BashInput, ctx: ToolContext, env: dict[str, str]
     ) -> ToolResult:
         if self.jobs is None:
             return ToolResult.error("Background commands are not available in this session.")
@@ -213,7 +213,7 @@ def _notes(result: RunResult) -> list[str]:
             f"[a process kept the output open after the command ended: {who}; output may be "
             "incomplete]"
         )
-    leftovers = [r for r in cleanup.ended if result.ended_by is None]
+    leftovers = cleanup.ended if result.ended_by is None else []  # a cancel's are expected
     if leftovers:
         who = ", ".join(f"{r.pid} ({r.cmdline})" for r in leftovers)
         notes.append(

@@ -1,0 +1,432 @@
+"""The Textual app: hosts the core on a thread worker and renders its Events.
+
+``make_session(emit)`` builds the core's Session with the app's emit callback; the
+session runs in a thread worker (``asyncio.run(session.run())``) and its Events reach
+the UI through :mod:`agent_tui.ui.bridge`. UI and core share no mutable state: the UI
+only calls ``session.submit(op)`` and ``session.interrupt_now()``, both thread-safe.
+Quitting submits ``Shutdown`` and waits (bounded) for the core to end what runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult
+from textual.theme import Theme
+from textual.widgets import Footer
+from textual.worker import Worker, WorkerState
+
+from agent_tui.core.events import (
+    Event,
+    FollowUp,
+    Notice,
+    NoticeLevel,
+    Op,
+    PermissionRequested,
+    RetryScheduled,
+    SessionClosed,
+    Shutdown,
+    SteerState,
+    SteerStatus,
+    TextDelta,
+    ToolOutput,
+    ToolStateChanged,
+    TurnEnded,
+    TurnStarted,
+    TurnStateChanged,
+    UserMessage,
+)
+from agent_tui.core.state import ToolState, TurnState
+from agent_tui.ui.bridge import CoreEventsReady, EventInbox
+from agent_tui.ui.keys import APP_BINDINGS, CTRL_C_WINDOW, DOUBLE_ESC_WINDOW, DoublePress
+from agent_tui.ui.safe_text import clean
+from agent_tui.ui.screens.help import HelpScreen
+from agent_tui.ui.screens.permission import PermissionScreen
+from agent_tui.ui.states import TURN_LOOKS, role_style
+from agent_tui.ui.widgets.prompt_input import PromptInput
+from agent_tui.ui.widgets.queue_pane import QueuePane
+from agent_tui.ui.widgets.status_line import StatusLine
+from agent_tui.ui.widgets.tools_pane import ToolsPane
+from agent_tui.ui.widgets.transcript import Transcript
+
+FLUSH_INTERVAL = 0.05  # seconds between renders of streamed text and tool output
+SHUTDOWN_TIMEOUT = 15.0  # how long quitting waits for the core to end what runs
+
+WELCOME = (
+    "Type a request and press Enter. Esc stops the running turn; "
+    "Enter while it runs queues a steer; F1 lists every key."
+)
+
+
+class SessionLike(Protocol):
+    """What the UI needs of the core's Session."""
+
+    def submit(self, op: Op) -> None: ...
+    def interrupt_now(self) -> None: ...
+    async def run(self) -> None: ...
+
+
+def themes_dir() -> Path:
+    """``themes/`` at the repository root (the package is installed editable)."""
+    return Path(__file__).resolve().parents[2] / "themes"
+
+
+HIGH_CONTRAST = Theme(
+    name="agent-tui-high-contrast",
+    primary="#00D7FF",
+    secondary="#FFFFFF",
+    accent="#FFFF00",
+    warning="#FFD700",
+    error="#FF5F5F",
+    success="#5FFF5F",
+    foreground="#FFFFFF",
+    background="#000000",
+    surface="#000000",
+    panel="#1C1C1C",
+    dark=True,
+    text_alpha=1.0,
+    luminosity_spread=0.0,
+)
+
+# Our theme name -> the Textual theme that gives its colours.
+THEMES = {
+    "dark": "textual-dark",
+    "light": "textual-light",
+    "high-contrast": HIGH_CONTRAST.name,
+}
+
+
+class AgentApp(App[int]):
+    TITLE = "agent-tui"
+    BINDINGS = APP_BINDINGS
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(
+        self,
+        make_session: Callable[[Callable[[Event], None]], SessionLike],
+        *,
+        theme: str = "dark",
+        clock: Callable[[], float] = time.monotonic,
+        title: str = "agent-tui",
+        cursor_blink: bool = True,
+        welcome: bool = True,
+        shutdown_timeout: float = SHUTDOWN_TIMEOUT,
+    ) -> None:
+        bad_theme = None
+        if theme not in THEMES:
+            bad_theme, theme = theme, "dark"
+        css = themes_dir() / f"{theme}.tcss"
+        super().__init__(css_path=[css] if css.is_file() else None)
+        self.register_theme(HIGH_CONTRAST)
+        self.theme = THEMES[theme]
+        self.theme_name = theme
+        self.title = title
+        self.clock = clock
+        self._make_session = make_session
+        self._cursor_blink = cursor_blink
+        self._welcome = welcome
+        self._shutdown_timeout = shutdown_timeout
+        self._startup_notice = (
+            f"unknown theme {bad_theme!r}: using dark (choose dark, light or high-contrast)"
+            if bad_theme is not None
+            else ""
+        )
+        self.inbox = EventInbox(lambda: self.post_message(CoreEventsReady()))
+        self.session: SessionLike | None = None
+        self.core_worker: Worker[None] | None = None
+        self.turn_state: str = "idle"
+        self.turn_id: str | None = None
+        self.events_handled = 0  # events rendered so far (tests wait on this)
+        self.last_turn_status: str | None = None
+        self.session_closed = False
+        self._esc = DoublePress(DOUBLE_ESC_WINDOW, clock)
+        self._ctrl_c = DoublePress(CTRL_C_WINDOW, clock)
+        self._permission_queue: list[PermissionRequested] = []
+        self._permission_screen: PermissionScreen | None = None
+        self._shutting_down = False
+        self._core_error: str | None = None
+
+    # -- layout -------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Transcript(id="transcript")
+        yield ToolsPane(id="tools")
+        yield QueuePane(id="queue")
+        yield StatusLine(id="status")
+        yield PromptInput(id="prompt", cursor_blink=self._cursor_blink)
+        yield Footer()
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
+
+    @property
+    def tools_pane(self) -> ToolsPane:
+        return self.query_one(ToolsPane)
+
+    @property
+    def queue_pane(self) -> QueuePane:
+        return self.query_one(QueuePane)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    def on_mount(self) -> None:
+        if self._welcome:
+            self.transcript.add_welcome(WELCOME)
+        if self._startup_notice:
+            self.status.set_notice("warning", self._startup_notice)
+        self.prompt.focus()
+        self.set_interval(FLUSH_INTERVAL, self.flush)
+        self.session = self._make_session(self.inbox.emit)
+        self.core_worker = self._run_core()
+
+    # -- the core's thread ----------------------------------------------------------
+
+    @work(thread=True, exit_on_error=False, name="agent-core", group="core")
+    def _run_core(self) -> None:
+        assert self.session is not None
+        asyncio.run(self.session.run())
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is not self.core_worker:
+            return
+        if event.state is WorkerState.ERROR:
+            self._core_error = repr(event.worker.error)
+            self.status.set_notice("error", f"the agent core stopped: {self._core_error}")
+        elif event.state is WorkerState.SUCCESS and not self._shutting_down:
+            self.status.set_notice("error", "the agent core stopped")
+
+    def submit(self, op: Op) -> None:
+        if self.session is not None and not self._shutting_down:
+            self.session.submit(op)
+
+    # -- events from the core ---------------------------------------------------------
+
+    def on_core_events_ready(self, _message: CoreEventsReady) -> None:
+        for event in self.inbox.drain():
+            try:
+                self.handle_event(event)
+            finally:
+                self.events_handled += 1
+
+    def handle_event(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            if event.parent_tool_use_id is None:  # sub-agent text stays in its task
+                self.transcript.append_text(event.text)
+        elif isinstance(event, ToolOutput):
+            self.tools_pane.tool_output(event.tool_use_id, event.text)
+        elif isinstance(event, ToolStateChanged):
+            self._on_tool_state(event)
+        elif isinstance(event, TurnStarted):
+            self.turn_id = event.turn_id
+            self.turn_state = TurnState.RUNNING
+            self.tools_pane.clear()
+            self.transcript.add_user(event.text)
+            self.status.set_turn(TurnState.RUNNING)
+            self.status.clear_notice()
+        elif isinstance(event, TurnStateChanged):
+            self.turn_state = event.state
+            self.status.set_turn(event.state, event.detail)
+        elif isinstance(event, TurnEnded):
+            self._on_turn_ended(event)
+        elif isinstance(event, PermissionRequested):
+            self._permission_queue.append(event)
+            self._show_next_permission()
+        elif isinstance(event, SteerState):
+            self._on_steer(event)
+        elif isinstance(event, RetryScheduled):
+            self.status.set_notice(
+                "warning",
+                f"model request failed ({clean(event.reason)}); "
+                f"retry {event.attempt} in {event.delay:.0f} s",
+            )
+        elif isinstance(event, Notice):
+            self.status.set_notice(event.level, event.text)
+        elif isinstance(event, SessionClosed):
+            self.session_closed = True
+
+    def _on_tool_state(self, event: ToolStateChanged) -> None:
+        if event.state is ToolState.STREAMING:
+            summary = ""  # arguments still arriving: nothing honest to show yet
+        else:
+            summary = event.summary
+        detail = event.detail
+        if event.state in (ToolState.CANCELLED_WHILE_RUNNING, ToolState.FAILED, ToolState.UNKNOWN):
+            detail = detail or (event.result or "")
+        self.transcript.tool_state(event.tool_use_id, event.name, event.state, summary, detail)
+        self.tools_pane.tool_state(
+            event.tool_use_id,
+            event.name,
+            event.state,
+            summary=summary,
+            detail=detail,
+            exit_code=event.exit_code,
+            signal=event.signal,
+            residue=len(event.residue),
+            parent=event.parent_tool_use_id,
+        )
+        if event.state is not ToolState.AWAITING_APPROVAL:
+            self._withdraw_permission(event.tool_use_id)
+
+    def _on_turn_ended(self, event: TurnEnded) -> None:
+        self.last_turn_status = event.status
+        self.turn_state = event.status
+        detail = self.status.detail if self.status.state == event.status else ""
+        detail = event.detail or detail
+        self.status.set_turn(event.status, detail)
+        if event.status != "completed":
+            look = TURN_LOOKS[TurnState(event.status)]
+            line = Text()
+            line.append(f"{look.symbol} turn {look.word}", style=role_style(self.theme_variables, look.role, bold=True))
+            if detail:
+                line.append(": " + clean(detail).replace("_", " "))
+            self.transcript.add_turn_end(line)
+        self.flush()
+
+    def _on_steer(self, event: SteerState) -> None:
+        self.queue_pane.steer_state(event.id, event.kind, event.state, event.text)
+        if event.state is SteerStatus.APPLIED and self.turn_state in (TurnState.RUNNING, TurnState.CANCELLING):
+            # Injected into the running turn (a steer that starts a new turn shows
+            # as that turn's user message instead).
+            self.transcript.add_user(event.text, label="steer ›")
+        elif event.state is SteerStatus.RETURNED:
+            self.prompt.put_back(event.text)
+            self.status.set_notice("info", "the turn was interrupted: queued messages are back in the input")
+
+    # -- permission prompts -------------------------------------------------------------
+
+    def _show_next_permission(self) -> None:
+        if self._permission_screen is not None or not self._permission_queue:
+            return
+        request = self._permission_queue.pop(0)
+        screen = PermissionScreen(request, self.submit)
+        self._permission_screen = screen
+
+        def closed(_result: Any) -> None:
+            if self._permission_screen is screen:
+                self._permission_screen = None
+            self._show_next_permission()
+
+        self.push_screen(screen, closed)
+
+    def _withdraw_permission(self, tool_use_id: str) -> None:
+        """The call stopped waiting (decided, or the turn was interrupted)."""
+        self._permission_queue = [r for r in self._permission_queue if r.tool_use_id != tool_use_id]
+        screen = self._permission_screen
+        if screen is not None and screen.tool_use_id == tool_use_id and screen.decided is None:
+            self._permission_screen = None
+            screen.dismiss(None)
+
+    # -- rendering ------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Render what streamed in since the last flush (runs every FLUSH_INTERVAL)."""
+        self.transcript.flush()
+        self.tools_pane.flush()
+
+    # -- input ------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.turn_state in (TurnState.RUNNING, TurnState.CANCELLING)
+
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        if event.follow_up:
+            self.submit(FollowUp(text=event.text))
+        else:
+            self.submit(UserMessage(text=event.text))
+        if not self.running:
+            self.queue_pane.clear_settled()
+
+    def action_interrupt(self) -> None:
+        if self.running:
+            self._esc.reset()
+            if self.turn_state == TurnState.RUNNING:
+                self.status.set_turn(TurnState.CANCELLING, "stopping…")
+            if self.session is not None:
+                self.session.interrupt_now()
+            return
+        if self.prompt.text.strip():
+            self._esc.reset()
+            return
+        if self._esc.press():
+            self.status.set_notice("info", "rewind is not available yet")
+
+    def action_ctrl_c(self) -> None:
+        if self._ctrl_c.press():
+            self.status.set_hint("")
+            self.run_worker(self.action_quit(), exclusive=False)
+            return
+        self.status.set_hint("press Ctrl+C again to quit")
+        self.set_timer(CTRL_C_WINDOW, self._clear_ctrl_c_hint)
+
+    def _clear_ctrl_c_hint(self) -> None:
+        if not self._ctrl_c.armed:
+            self.status.set_hint("")
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    async def action_quit(self) -> None:
+        await self.shutdown_core()
+        self.exit(1 if self._core_error else 0)
+
+    async def shutdown_core(self) -> None:
+        """Ask the core to stop (ending what runs) and wait for it, bounded."""
+        if self._shutting_down:
+            return
+        self._shutting_down = True
+        self.status.set_hint("")
+        self.status.set_notice("info", "shutting down: stopping what runs…")
+        if self.session is not None:
+            self.session.submit(Shutdown())
+        worker = self.core_worker
+        if worker is None or worker.is_finished:
+            return
+        try:
+            await asyncio.wait_for(worker.wait(), self._shutdown_timeout)
+        except Exception:
+            pass  # timed out or the core failed: run_tui says so after the app exits
+
+    @property
+    def core_running(self) -> bool:
+        return self.core_worker is not None and not self.core_worker.is_finished
+
+    async def on_unmount(self) -> None:
+        # Any other way out (an exception, ctrl+q from a screen): still stop the core.
+        await self.shutdown_core()
+
+
+def run_tui(
+    make_session: Callable[[Callable[[Event], None]], Any],
+    *,
+    theme: str = "dark",
+    title: str = "agent-tui",
+) -> int:
+    """Run the TUI until the user quits; returns the process exit code."""
+    app = AgentApp(make_session, theme=theme, title=title)
+    code = app.run()
+    if app.core_running:
+        # The core did not stop in time: its thread would keep the process alive.
+        sys.stderr.write("agent-tui: the agent core did not stop in time; exiting anyway\n")
+        sys.stderr.flush()
+        sys.stdout.flush()
+        os._exit(1)
+    if app.return_code not in (None, 0):
+        return app.return_code
+    return code or 0

@@ -1,0 +1,73 @@
+"""Where every key goes: the bindings of the main screen and the double-press rules.
+
+Esc interrupts the running turn (``Interrupt``); at a permission prompt it denies that
+one call. Enter sends: a new turn when idle, a steer while a turn runs. The
+follow-up key queues a message for after the agent stops on its own. Esc Esc on an
+empty input while idle asks for rewind. Ctrl+C twice quits.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from textual.binding import Binding
+
+# How close two presses must be to count as a double press (seconds).
+DOUBLE_ESC_WINDOW = 0.6
+CTRL_C_WINDOW = 2.0
+
+APP_BINDINGS = [
+    Binding("escape", "interrupt", "interrupt", key_display="esc"),
+    Binding("ctrl+c", "ctrl_c", "quit (twice)", key_display="^c", priority=True),
+    Binding("ctrl+q", "quit", "quit", show=False, priority=True),
+    Binding("f1", "help", "help", key_display="f1"),
+    Binding("question_mark", "help", "help", show=False),
+]
+
+INPUT_BINDINGS = [
+    Binding("enter", "submit", "send", key_display="enter", priority=True),
+    Binding("ctrl+f,alt+enter", "follow_up", "follow-up", key_display="^f", priority=True),
+    Binding("ctrl+j,shift+enter", "newline", "newline", key_display="^j", show=False),
+]
+
+# What the help screen lists: (keys, what they do).
+HELP: list[tuple[str, str]] = [
+    ("Enter", "send the message; while a turn runs, queue it as a steer"),
+    ("Ctrl+F  (Alt+Enter)", "queue a follow-up: runs after the agent stops on its own"),
+    ("Ctrl+J  (Shift+Enter)", "new line in the input"),
+    ("Esc", "interrupt the running turn (running tools are stopped)"),
+    ("Esc Esc", "on an empty input while idle: rewind (not available yet)"),
+    ("y / Enter", "permission prompt: allow this call once"),
+    ("a", "permission prompt: allow calls like this for the session"),
+    ("n / Esc", "permission prompt: deny this call"),
+    ("d", "permission prompt: deny with a note for the model"),
+    ("Ctrl+C Ctrl+C", "quit (running tools are stopped first)"),
+    ("F1  (?)", "this help"),
+]
+
+
+class DoublePress:
+    """Detects a second press within ``window`` seconds of the first."""
+
+    def __init__(self, window: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.window = window
+        self.clock = clock
+        self._first: float | None = None
+
+    def press(self) -> bool:
+        """Register a press; True when it completes a double press (which resets)."""
+        now = self.clock()
+        if self._first is not None and now - self._first <= self.window:
+            self._first = None
+            return True
+        self._first = now
+        return False
+
+    def reset(self) -> None:
+        self._first = None
+
+    @property
+    def armed(self) -> bool:
+        """A first press happened and the window is still open."""
+        return self._first is not None and self.clock() - self._first <= self.window

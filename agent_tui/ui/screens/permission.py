@@ -1,0 +1,133 @@
+"""The permission prompt: one tool call waits for the user's word.
+
+y / Enter allow once, a allow for the session, n / Esc deny, d deny with a note
+(type it, Enter sends). The answer goes to the core as a ``Decide`` op. When the
+call stops waiting by itself (the turn was interrupted), the app dismisses the
+prompt without an answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from agent_tui.core.events import Decide, PermissionRequested
+from agent_tui.core.permission import Decision
+from agent_tui.ui.safe_text import clean
+from agent_tui.ui.states import role_style
+
+_INPUT_PREVIEW_LINES = 8
+
+
+class PermissionScreen(ModalScreen[Decide | None]):
+    DEFAULT_CSS = """
+    PermissionScreen { align: center middle; }
+    PermissionScreen > #dialog {
+        width: 90%;
+        max-width: 100;
+        height: auto;
+        max-height: 90%;
+        border: thick $warning;
+        background: $surface;
+        padding: 0 1;
+    }
+    PermissionScreen #title { text-style: bold; color: $warning; }
+    PermissionScreen #summary { margin: 1 0 0 0; }
+    PermissionScreen #input { color: $text-muted; max-height: 10; }
+    PermissionScreen #keys { margin: 1 0 0 0; }
+    PermissionScreen #note { display: none; }
+    PermissionScreen.-note #note { display: block; }
+    """
+
+    BINDINGS = [
+        Binding("y,enter", "allow_once", "allow once", show=False),
+        Binding("a", "allow_session", "allow for session", show=False),
+        Binding("n,escape", "deny", "deny", show=False),
+        Binding("d", "deny_with_note", "deny with note", show=False),
+    ]
+
+    def __init__(self, request: PermissionRequested, decide: Callable[[Decide], None]) -> None:
+        super().__init__()
+        self.request = request
+        self._decide = decide
+        self.decided: Decide | None = None
+
+    @property
+    def tool_use_id(self) -> str:
+        return self.request.tool_use_id
+
+    def compose(self) -> ComposeResult:
+        req = self.request
+        with Vertical(id="dialog"):
+            yield Static(Text(f"Allow {clean(req.name)}?"), id="title")
+            summary = Text(clean(req.summary) or clean(req.name))
+            yield Static(summary, id="summary")
+            if req.reason:
+                yield Static(Text("why asked: " + clean(req.reason)), id="reason")
+            preview = self._input_preview()
+            if preview:
+                yield Static(Text(preview), id="input")
+            yield Static(self._keys_text(), id="keys")
+            yield Input(placeholder="note for the model (Enter denies with it, Esc denies)", id="note")
+
+    def on_mount(self) -> None:
+        self.query_one("#dialog").border_title = "permission"
+
+    def _input_preview(self) -> str:
+        try:
+            text = json.dumps(self.request.input, indent=2, ensure_ascii=False)
+        except (TypeError, ValueError):
+            text = str(self.request.input)
+        lines = clean(text).split("\n")
+        if len(lines) <= 1 and not self.request.input:
+            return ""
+        if len(lines) > _INPUT_PREVIEW_LINES:
+            lines = lines[:_INPUT_PREVIEW_LINES] + [f"… {len(lines) - _INPUT_PREVIEW_LINES} more lines"]
+        return "\n".join(lines)
+
+    def _keys_text(self) -> Text:
+        variables = self.app.theme_variables
+        out = Text()
+        for key, what, role in (
+            ("y/enter", "allow once", "success"),
+            ("a", "allow for session", "success"),
+            ("n/esc", "deny", "error"),
+            ("d", "deny with note", "error"),
+        ):
+            if out:
+                out.append("   ")
+            out.append(f"[{key}]", style=role_style(variables, role, bold=True))
+            out.append(f" {what}")
+        return out
+
+    def _answer(self, decision: Decision, note: str = "") -> None:
+        if self.decided is not None:
+            return
+        self.decided = Decide(tool_use_id=self.tool_use_id, decision=decision, note=note)
+        self._decide(self.decided)
+        self.dismiss(self.decided)
+
+    def action_allow_once(self) -> None:
+        self._answer(Decision.ALLOW_ONCE)
+
+    def action_allow_session(self) -> None:
+        self._answer(Decision.ALLOW_SESSION)
+
+    def action_deny(self) -> None:
+        note = self.query_one("#note", Input).value if self.has_class("-note") else ""
+        self._answer(Decision.DENY, note.strip())
+
+    def action_deny_with_note(self) -> None:
+        self.add_class("-note")
+        self.query_one("#note", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._answer(Decision.DENY, event.value.strip())

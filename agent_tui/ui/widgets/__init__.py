@@ -1,0 +1,1 @@
+"""The widgets of the main screen, one per file."""

@@ -1,0 +1,72 @@
+"""The multi-line input: Enter sends, Ctrl+J adds a line, Ctrl+F sends a follow-up.
+
+Enter is a priority binding so the TextArea never turns it into a newline; Ctrl+J is
+the newline key every terminal sends (Shift+Enter too, where the terminal tells it
+apart).
+"""
+
+from __future__ import annotations
+
+from textual.message import Message
+from textual.widgets import TextArea
+
+from agent_tui.ui.keys import INPUT_BINDINGS
+
+
+class PromptInput(TextArea):
+    DEFAULT_CSS = """
+    PromptInput {
+        height: auto;
+        min-height: 3;
+        max-height: 10;
+        border: round $primary 50%;
+        padding: 0 1;
+    }
+    PromptInput:focus { border: round $primary; }
+    """
+
+    BINDINGS = INPUT_BINDINGS
+
+    class Submitted(Message):
+        """The user sent the input's text (``follow_up``: with the follow-up key)."""
+
+        def __init__(self, prompt: PromptInput, text: str, follow_up: bool) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.text = text
+            self.follow_up = follow_up
+
+    def __init__(self, *, id: str | None = None, cursor_blink: bool = True) -> None:
+        super().__init__(
+            "",
+            id=id,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            compact=False,
+            highlight_cursor_line=False,
+            placeholder="Type a message. Enter sends, Ctrl+J adds a line, F1 lists keys.",
+        )
+        self.cursor_blink = cursor_blink
+
+    def _send(self, follow_up: bool) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        self.clear()
+        self.post_message(self.Submitted(self, text.strip("\n"), follow_up))
+
+    def action_submit(self) -> None:
+        self._send(follow_up=False)
+
+    def action_follow_up(self) -> None:
+        self._send(follow_up=True)
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def put_back(self, text: str) -> None:
+        """Return ``text`` to the input, before whatever is being typed now."""
+        current = self.text
+        self.text = text if not current.strip() else f"{text}\n{current}"
+        self.move_cursor(self.document.end)

@@ -1,0 +1,165 @@
+"""The tools pane: every tool call of the current turn with its live state.
+
+One row per call: symbol and state word, tool name, summary; under it the last line
+of output and how it ended (exit code, signal, why denied). Calls of a sub-agent are
+indented under the ``task`` call they belong to. Hidden until the turn has a call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from agent_tui.core.state import TERMINAL_TOOL_STATES, ToolState
+from agent_tui.ui.safe_text import clean, first_line, one_line
+from agent_tui.ui.states import role_style, tool_look
+
+
+@dataclass
+class ToolRow:
+    tool_use_id: str
+    name: str
+    state: str = ToolState.QUEUED
+    summary: str = ""
+    detail: str = ""
+    last_line: str = ""
+    exit_code: int | None = None
+    signal: str | None = None
+    residue: int = 0
+    parent: str | None = None
+
+    def add_output(self, text: str) -> None:
+        line = one_line(text)
+        if line:
+            self.last_line = line
+
+    def ending(self) -> str:
+        bits: list[str] = []
+        if self.signal:
+            bits.append(f"signal {clean(self.signal)}")
+        if self.exit_code is not None:
+            bits.append(f"exit {self.exit_code}")
+        if self.residue:
+            bits.append(f"{self.residue} process(es) left running")
+        if self.detail and not bits:
+            bits.append(first_line(self.detail, 160))
+        return ", ".join(bits)
+
+
+class ToolsPane(VerticalScroll):
+    DEFAULT_CSS = """
+    ToolsPane {
+        height: auto;
+        max-height: 12;
+        padding: 0 1;
+        scrollbar-size-vertical: 1;
+    }
+    ToolsPane.-empty { display: none; }
+    ToolsPane > Static { width: 1fr; }
+    """
+
+    can_focus = False
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="-empty")
+        self.rows: dict[str, ToolRow] = {}
+        self._body = Static("")
+        self._dirty = False
+
+    def compose(self):
+        yield self._body
+
+    def on_mount(self) -> None:
+        self.border_title = "tool calls"
+        self.anchor()
+
+    def clear(self) -> None:
+        self.rows.clear()
+        self._dirty = True
+        self.add_class("-empty")
+
+    def tool_state(
+        self,
+        tool_use_id: str,
+        name: str,
+        state: str,
+        *,
+        summary: str = "",
+        detail: str = "",
+        exit_code: int | None = None,
+        signal: str | None = None,
+        residue: int = 0,
+        parent: str | None = None,
+    ) -> None:
+        row = self.rows.get(tool_use_id)
+        if row is None:
+            row = self.rows[tool_use_id] = ToolRow(tool_use_id, name, parent=parent)
+        row.state = state
+        row.summary = summary or row.summary
+        row.detail = detail or row.detail
+        if exit_code is not None:
+            row.exit_code = exit_code
+        if signal:
+            row.signal = signal
+        if residue:
+            row.residue = residue
+        self._dirty = True
+        self.remove_class("-empty")
+
+    def tool_output(self, tool_use_id: str, text: str) -> None:
+        row = self.rows.get(tool_use_id)
+        if row is not None:
+            row.add_output(text)
+            self._dirty = True
+
+    def flush(self) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
+        self._body.update(self.render_rows())
+        live = sum(1 for r in self.rows.values() if r.state not in TERMINAL_TOOL_STATES)
+        total = len(self.rows)
+        self.border_title = f"tool calls: {total}" + (f", {live} not finished" if live else "")
+
+    def render_rows(self) -> Text:
+        variables = self.app.theme_variables
+        muted = role_style(variables, "text-muted")
+        out = Text(no_wrap=True, overflow="ellipsis")
+        children: dict[str | None, list[ToolRow]] = {}
+        for row in self.rows.values():
+            parent = row.parent if row.parent in self.rows else None
+            children.setdefault(parent, []).append(row)
+        width = max((len(tool_look(r.state).word) for r in self.rows.values()), default=0)
+
+        def emit(row: ToolRow, depth: int) -> None:
+            look = tool_look(row.state)
+            indent = "  " * depth + ("↳ " if depth else "")
+            if out:
+                out.append("\n")
+            out.append(indent)
+            out.append(f"{look.symbol} {look.word:<{width}}", style=role_style(variables, look.role, bold=True))
+            out.append(" ")
+            out.append(clean(row.name), style="bold")
+            summary = first_line(row.summary, 300)
+            if summary:
+                out.append("  ")
+                out.append(summary)
+            tail = [t for t in (row.last_line, row.ending()) if t]
+            if tail:
+                out.append("\n")
+                out.append(indent + "    └ ", style=muted)
+                if row.last_line:
+                    out.append(row.last_line, style=muted)
+                if row.ending():
+                    if row.last_line:
+                        out.append("  · ", style=muted)
+                    out.append(row.ending(), style=role_style(variables, look.role))
+            for child in children.get(row.tool_use_id, []):
+                emit(child, depth + 1)
+
+        for row in children.get(None, []):
+            emit(row, 0)
+        return out

@@ -1,0 +1,178 @@
+"""Print mode end to end: the real ``agent-tui`` process, both providers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.fake_api import Reply
+
+AGENT = [sys.executable, "-m", "agent_tui.cli"]
+
+
+def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(AGENT_TUI_HOME=str(tmp_path / "home"), AGENT_TUI_SCRIPTED_DELAY="0")
+    env.update(extra)
+    return env
+
+
+def events_of(stdout: str) -> list[dict]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def marked(marker: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if any(marker in part for part in proc.info["cmdline"] or []):
+                found.append(proc)
+        except psutil.Error:
+            pass
+    return found
+
+
+def wait_until(pred, timeout: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_scripted_stream_json_events_and_exit_zero(tmp_path):
+    out = subprocess.run(
+        AGENT + ["-p", "list files", "--output-format", "stream-json", "--permission-mode", "auto",
+                 "--cwd", str(tmp_path)],
+        env=env_for(tmp_path), capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    events = events_of(out.stdout)
+    types = [e["type"] for e in events]
+    assert types[0] == "turn_started"
+    assert "text_delta" in types
+    bash_states = [e["state"] for e in events if e["type"] == "tool_state"]
+    assert bash_states == ["streaming", "queued", "running", "succeeded"]
+    assert events[-2] == {"type": "turn_ended", "turn_id": "t1", "status": "completed", "detail": ""}
+
+
+def test_anthropic_text_mode_against_the_fake_api(fake_api, tmp_path):
+    fake_api.enqueue(Reply.text("Hello from the fake API."))
+    out = subprocess.run(
+        AGENT + ["-p", "hi", "--cwd", str(tmp_path)],
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
+        capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "Hello from the fake API."
+    assert fake_api.requests[0]["messages"][0]["content"][0]["text"] == "hi"
+
+
+def test_ask_mode_in_print_mode_denies_and_says_so(fake_api, tmp_path):
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "touch should-not-exist"}), Reply.text("ok"))
+    out = subprocess.run(
+        AGENT + ["-p", "touch it", "--output-format", "stream-json", "--cwd", str(tmp_path)],
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
+        capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert not (tmp_path / "should-not-exist").exists()
+    states = [e for e in events_of(out.stdout) if e["type"] == "tool_state"]
+    assert states[-1]["state"] == "denied"
+    assert "print mode" in states[-1]["detail"]
+    result = fake_api.requests[1]["messages"][-1]["content"][0]
+    assert "not run" in result["content"] and "print mode" in result["content"]
+
+
+def test_failed_request_exits_one_with_a_clear_message(fake_api, tmp_path):
+    fake_api.enqueue(Reply.error(401, "authentication_error", "invalid x-api-key"))
+    out = subprocess.run(
+        AGENT + ["-p", "hi", "--cwd", str(tmp_path)],
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="bad", ANTHROPIC_BASE_URL=fake_api.url),
+        capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 1
+    assert "invalid x-api-key" in out.stderr
+
+
+def test_sigint_interrupts_a_process_tree_and_exits_130(fake_api, tmp_path):
+    marker = f"agent-tui-test-{uuid.uuid4().hex}"
+    command = f"bash -c 'sleep 300; : {marker}' & bash -c 'sleep 300; : {marker}'; wait"
+    fake_api.enqueue(Reply.tool_use("bash", {"command": command}, id="toolu_tree"))
+    proc = subprocess.Popen(
+        AGENT + ["-p", "run it", "--output-format", "stream-json", "--permission-mode", "auto",
+                 "--cwd", str(tmp_path)],
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert wait_until(lambda: len(marked(marker)) >= 2), "the tree never started"
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert wait_until(lambda: not marked(marker), timeout=5), "processes escaped"
+    events = events_of(stdout)
+    final = [e for e in events if e["type"] == "tool_state"][-1]
+    assert final["state"] == "cancelled_while_running"
+    assert final["side_effects"] == "unverified"
+    assert [e for e in events if e["type"] == "turn_ended"][-1]["status"] == "cancelled"
+
+
+def test_stream_json_input_steers_interrupts_and_ends_at_eof(fake_api, tmp_path):
+    marker = f"agent-tui-test-{uuid.uuid4().hex}"
+    fake_api.enqueue(
+        Reply.tool_use("bash", {"command": f"sleep 300; : {marker}"}, id="toolu_in"),
+    )
+    proc = subprocess.Popen(
+        AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
+                 "--permission-mode", "auto", "--cwd", str(tmp_path)],
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        proc.stdin.write(json.dumps({"type": "user_message", "text": "start"}) + "\n")
+        proc.stdin.flush()
+        assert wait_until(lambda: marked(marker)), "the command never started"
+        rest = (
+            json.dumps({"type": "user_message", "text": "steer"}) + "\n"
+            + "this is not json\n"
+            + json.dumps({"type": "interrupt"}) + "\n"
+        )
+        stdout, stderr = proc.communicate(input=rest, timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    events = events_of(stdout)
+    assert proc.returncode == 130, stderr
+    steer = [(e["text"], e["state"]) for e in events if e["type"] == "steer_state"]
+    assert steer == [("steer", "queued"), ("steer", "returned")]
+    assert any(e["type"] == "notice" and "line 3" in e["text"] for e in events)
+    assert not marked(marker)
+
+
+def test_bad_cwd_and_bad_script_get_a_clear_message(tmp_path):
+    out = subprocess.run(
+        AGENT + ["-p", "hi", "--cwd", str(tmp_path / "missing")],
+        env=env_for(tmp_path), capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 1 and "not a directory" in out.stderr
+    bad = tmp_path / "script.json"
+    bad.write_text("{not json")
+    out = subprocess.run(
+        AGENT + ["-p", "hi", "--provider", "scripted", "--script", str(bad), "--cwd", str(tmp_path)],
+        env=env_for(tmp_path), capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 1 and "invalid script" in out.stderr and str(bad) in out.stderr

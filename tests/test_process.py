@@ -1,0 +1,304 @@
+"""The run unit against real process trees: every tree is cancelled mid-run and must
+leave nothing behind, checked in the process table by a marker in each argv."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+
+import psutil
+import pytest
+
+from agent_tui.cancel import CancelReason, CancelScope
+from agent_tui.tools.process import (
+    Escalation,
+    OutputCapture,
+    ProcessRun,
+    RunLimits,
+    RunResult,
+    kill_all_runs,
+    strip_ansi,
+)
+from tests.trees.procs import marker, procs_with, rss, wait_for_procs  # noqa: F401
+
+LIMITS = RunLimits(grace_s=0.3, drain_s=0.3, kill_confirm_s=1.0)
+
+
+def tree(script: str, marker: str) -> list[str]:
+    """``bash -c SCRIPT MARKER``: the marker is $0, so it is in the leader's argv."""
+    return ["bash", "-c", script, marker]
+
+
+async def run_and_cancel(
+    argv: list[str],
+    *,
+    marker: str,
+    expect: int = 1,
+    from_thread: bool = False,
+    reason: CancelReason = CancelReason.USER_INTERRUPT,
+    tmp: str = "/tmp",
+) -> RunResult:
+    """Start, wait until ``expect`` marked processes exist, cancel the scope, stop."""
+    run = ProcessRun(argv, cwd=tmp, limits=LIMITS)
+    scope = CancelScope("test")
+    await run.start()
+    found = await asyncio.to_thread(wait_for_procs, marker, expect)
+    assert len(found) >= expect, f"tree did not start: {[p.cmdline() for p in found]}"
+    if from_thread:
+        threading.Thread(target=scope.cancel, args=(reason,)).start()
+    else:
+        scope.cancel(reason)
+    got = await run.wait(scope)
+    assert got is reason
+    return await run.stop(got)
+
+
+def assert_nothing_left(result: RunResult, marker: str) -> None:
+    assert result.residue == []
+    assert procs_with(marker) == []
+    assert result.cleanup.process_exited
+
+
+@pytest.mark.asyncio
+async def test_tree_that_exits_on_term_ends_within_grace(marker: str) -> None:
+    script = f"(exec -a {marker}-a sleep 1000) & (exec -a {marker}-b sleep 1000) & wait"
+    result = await run_and_cancel(tree(script, marker), marker=marker, expect=3)
+
+    assert_nothing_left(result, marker)
+    assert result.signal == "SIGTERM"
+    assert result.ended_by is CancelReason.USER_INTERRUPT
+    assert result.cleanup.escalation is Escalation.TERM
+    assert result.cleanup.grace_s == LIMITS.grace_s
+    assert result.cleanup.grace_used_s is not None and result.cleanup.grace_used_s < LIMITS.grace_s
+    assert result.cleanup.output_complete and result.cleanup.descriptors_released
+
+
+@pytest.mark.asyncio
+async def test_tree_ignoring_term_is_killed_after_grace_cancelled_from_another_thread(
+    marker: str,
+) -> None:
+    script = f"trap '' TERM; while :; do (exec -a {marker}-tick sleep 0.05); done"
+    t0 = time.monotonic()
+    result = await run_and_cancel(tree(script, marker), marker=marker, from_thread=True)
+
+    assert_nothing_left(result, marker)
+    assert result.signal == "SIGKILL"
+    assert result.cleanup.escalation is Escalation.KILL
+    assert result.cleanup.grace_used_s == LIMITS.grace_s
+    assert time.monotonic() - t0 < 5
+
+
+@pytest.mark.asyncio
+async def test_setsid_grandchild_outside_the_group_is_found_by_tag(marker: str) -> None:
+    script = f"setsid bash -c 'exec -a {marker}-gc sleep 1000' & wait"
+    run = ProcessRun(tree(script, marker), cwd="/tmp", limits=LIMITS)
+    scope = CancelScope("test")
+    await run.start()
+    found = await asyncio.to_thread(wait_for_procs, f"{marker}-gc", 1, exact=True)
+    assert found and os.getsid(found[0].pid) != run.pid  # really left the session
+    scope.cancel()
+    result = await run.stop(await run.wait(scope))
+
+    assert_nothing_left(result, marker)
+    assert any(f"{marker}-gc" in r.cmdline for r in result.cleanup.ended)
+
+
+@pytest.mark.asyncio
+async def test_double_forked_daemon_holding_stdout_is_named_and_ended(marker: str) -> None:
+    # The leader exits at once; its daemon (setsid, parent gone) keeps our pipe open.
+    script = f"(setsid bash -c 'exec -a {marker}-d sleep 1000' &); echo started"
+    run = ProcessRun(tree(script, marker), cwd="/tmp", limits=LIMITS)
+    t0 = time.monotonic()
+    await run.start()
+    assert await run.wait(CancelScope("test")) is None
+    result = await run.finish()
+
+    assert time.monotonic() - t0 < 5
+    assert result.exit_code == 0 and result.ended_by is None
+    assert "started" in result.output
+    cleanup = result.cleanup
+    assert cleanup.process_exited
+    assert not cleanup.output_complete  # the drain bound cut it off
+    assert [h.cmdline for h in cleanup.pipe_holders] == [f"{marker}-d 1000"]
+    assert cleanup.descriptors_released  # after the leftover was ended
+    assert any(r.cmdline == f"{marker}-d 1000" for r in cleanup.ended)
+    assert_nothing_left(result, marker)
+
+
+@pytest.mark.asyncio
+async def test_daemon_ignoring_term_that_holds_stdout_is_killed(marker: str) -> None:
+    script = f"(setsid bash -c \"trap '' TERM; exec -a {marker}-d sleep 1000\" &); echo started"
+    run = ProcessRun(tree(script, marker), cwd="/tmp", limits=LIMITS)
+    await run.start()
+    await run.wait()
+    result = await run.finish()
+
+    assert [h.cmdline for h in result.cleanup.pipe_holders] == [f"{marker}-d 1000"]
+    assert result.cleanup.escalation is Escalation.KILL
+    assert result.cleanup.descriptors_released
+    assert_nothing_left(result, marker)
+
+
+@pytest.mark.asyncio
+async def test_cancel_with_a_daemon_holding_stdout_ends_both(marker: str) -> None:
+    script = f"(setsid bash -c 'exec -a {marker}-d sleep 1000' &); exec -a {marker}-main sleep 1000"
+    result = await run_and_cancel(tree(script, marker), marker=marker, expect=2)
+
+    assert_nothing_left(result, marker)
+    assert result.signal == "SIGTERM"
+    assert result.cleanup.output_complete and result.cleanup.descriptors_released
+
+
+@pytest.mark.asyncio
+async def test_fifty_children_are_all_ended(marker: str) -> None:
+    script = f"for i in $(seq 50); do (exec -a {marker}-$i sleep 1000) & done; wait"
+    result = await run_and_cancel(tree(script, marker), marker=marker, expect=51)
+
+    assert_nothing_left(result, marker)
+    assert result.cleanup.escalation is Escalation.TERM
+
+
+@pytest.mark.asyncio
+async def test_a_gigabyte_of_output_keeps_memory_flat(marker: str) -> None:
+    script = "head -c 1G /dev/zero | tr '\\0' x"
+    before = rss()
+    peak = [before]
+    chunks = [0]
+
+    def sample(_data: bytes) -> None:
+        chunks[0] += 1
+        if chunks[0] % 16 == 0:
+            peak[0] = max(peak[0], rss())
+
+    emitted: list[str] = []
+    run = ProcessRun(tree(script, marker), cwd="/tmp", limits=LIMITS, on_output=emitted.append)
+    run.add_listener(sample)
+    await run.start()
+    await run.wait()
+    result = await run.finish()
+
+    assert result.exit_code == 0
+    assert result.output_bytes == 1 << 30
+    assert result.dropped_bytes == (1 << 30) - LIMITS.head_bytes - LIMITS.tail_bytes
+    assert "bytes of output omitted" in result.output
+    assert len(result.output) < LIMITS.head_bytes + LIMITS.tail_bytes + 200
+    assert peak[0] - before < 100 * 1024 * 1024
+    # The UI got coalesced, bounded events, not one per chunk.
+    assert all(len(text) <= LIMITS.emit_max_bytes + 100 for text in emitted)
+    assert len(emitted) < chunks[0]
+    assert_nothing_left(result, marker)
+
+
+@pytest.mark.asyncio
+async def test_endless_flood_is_cancelled_mid_run(marker: str) -> None:
+    before = rss()
+    run = ProcessRun(["bash", "-c", "exec -a \"$0\" yes", marker], cwd="/tmp", limits=LIMITS)
+    scope = CancelScope("test")
+    await run.start()
+    scope.cancel_after(0.5)
+    reason = await run.wait(scope)
+    assert reason is CancelReason.TIMEOUT
+    result = await run.stop(reason)
+
+    assert result.ended_by is CancelReason.TIMEOUT
+    assert result.signal == "SIGTERM"
+    assert result.output_bytes > 1024 * 1024
+    assert rss() - before < 100 * 1024 * 1024
+    assert_nothing_left(result, marker)
+
+
+@pytest.mark.asyncio
+async def test_exit_code_and_facts_of_a_command_that_ends_by_itself(marker: str) -> None:
+    run = ProcessRun(tree("echo out; echo err >&2; exit 3", marker), cwd="/tmp", limits=LIMITS)
+    await run.start()
+    assert await run.wait(CancelScope("test")) is None
+    result = await run.finish()
+
+    assert result.exit_code == 3 and result.signal is None and result.ended_by is None
+    assert result.output == "out\nerr\n"
+    c = result.cleanup
+    assert c.process_exited and c.output_complete and c.descriptors_released
+    assert c.escalation is Escalation.NONE and c.ended == [] and c.pipe_holders == []
+
+
+@pytest.mark.asyncio
+async def test_an_exit_that_wins_the_race_with_cancel_is_recorded_as_exit(marker: str) -> None:
+    run = ProcessRun(tree("exit 0", marker), cwd="/tmp", limits=LIMITS)
+    scope = CancelScope("test")
+    await run.start()
+    await run.wait()
+    scope.cancel()
+    assert await run.wait(scope) is None
+    result = await run.stop(CancelReason.USER_INTERRUPT)  # too late: it already ended
+    assert result.exit_code == 0 and result.ended_by is None
+
+
+@pytest.mark.asyncio
+async def test_output_streams_coalesced_and_ansi_is_stripped(marker: str) -> None:
+    emitted: list[str] = []
+    script = "printf '\\033[31mred\\033[0m\\n'; for i in $(seq 3000); do echo line $i; done"
+    run = ProcessRun(tree(script, marker), cwd="/tmp", limits=LIMITS, on_output=emitted.append)
+    await run.start()
+    await run.wait()
+    result = await run.finish()
+
+    assert result.output.startswith("red\nline 1\n")
+    assert "\x1b" not in "".join(emitted)
+    assert "".join(emitted).endswith("line 3000\n")
+    assert len(emitted) < 100
+
+
+@pytest.mark.asyncio
+async def test_asyncio_subprocess_exit_status_is_not_stolen(marker: str) -> None:
+    # Orphans reparent to us (subreaper) and get reaped; asyncio's own children must not.
+    other = await asyncio.create_subprocess_exec("sh", "-c", "sleep 0.6; exit 7")
+    script = f"(setsid bash -c 'exec -a {marker}-d sleep 1000' &); exec -a {marker}-m sleep 1000"
+    result = await run_and_cancel(tree(script, marker), marker=marker, expect=2)
+    assert_nothing_left(result, marker)
+    assert await other.wait() == 7
+
+
+@pytest.mark.asyncio
+async def test_kill_all_runs_ends_every_run_and_escapee(marker: str) -> None:
+    script = f"setsid bash -c 'exec -a {marker}-gc sleep 1000' & exec -a {marker}-m sleep 1000"
+    run = ProcessRun(tree(script, marker), cwd="/tmp", limits=LIMITS)
+    await run.start()
+    await asyncio.to_thread(wait_for_procs, marker, 2)
+
+    residue = await asyncio.to_thread(kill_all_runs, 0.2)
+
+    assert residue == []
+    assert procs_with(marker) == []
+    await run.wait()
+    result = await run.finish()
+    assert result.signal in {"SIGTERM", "SIGKILL"}
+
+
+@pytest.mark.asyncio
+async def test_spawn_failure_raises_and_leaves_nothing(tmp_path) -> None:
+    run = ProcessRun(["/nonexistent/agent-tui-binary"], cwd=tmp_path, limits=LIMITS)
+    with pytest.raises(OSError):
+        await run.start()
+
+
+def test_output_capture_keeps_head_and_tail_and_counts_the_middle() -> None:
+    cap = OutputCapture(head_bytes=4, tail_bytes=4)
+    for chunk in (b"abc", b"defgh", b"ijklmnop", b"qr"):
+        cap.feed(chunk)
+    assert cap.total_bytes == 18
+    assert cap.dropped_bytes == 10
+    assert cap.text() == "abcd\n[... 10 bytes of output omitted ...]\nopqr"
+
+
+def test_strip_ansi_removes_escapes_and_overwritten_progress() -> None:
+    assert strip_ansi("\x1b[1;32mok\x1b[0m \x1b]0;title\x07done") == "ok done"
+    assert strip_ansi("10%\r50%\r100%\nnext\r\n") == "100%\nnext\r\n"
+
+
+def test_no_zombie_or_process_of_ours_survives_the_module() -> None:
+    me = psutil.Process()
+    zombies = [k.pid for k in me.children() if k.status() == psutil.STATUS_ZOMBIE]
+    assert procs_with("atuitest-") == []
+    assert zombies == []

@@ -1,0 +1,1 @@
+"""Helpers for tests that run real process trees: markers, finding and waiting."""
