@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.events import Event
+from agent_tui.core.events import Event, Notice, NoticeLevel
 from agent_tui.core.journal import Journal, JournalWriteError, SessionStarted
 from agent_tui.core.session import Session
 from agent_tui.core.store import SessionNotFound, SessionStore, describe
@@ -112,56 +112,77 @@ def make_provider(opts: Options) -> Provider:
     return ScriptedProvider(script)
 
 
-def open_journal(opts: Options, store: SessionStore) -> tuple[str, Journal]:
-    if opts.resume or opts.continue_:
-        try:
-            info = store.find(opts.resume) if opts.resume else store.latest_for(opts.cwd)
-        except SessionNotFound as exc:
-            raise UsageError(str(exc)) from None
-        journal = Journal.load(info.path)
-        return info.id, journal
-    session_id = store.new_id()
-    path = store.journal_path(session_id)
-    private_dir(path.parent)
-    return session_id, Journal(path)
-
-
 class Wiring:
-    """Builds sessions for a front end: ``wiring.make_session(emit)``."""
+    """Builds sessions for a front end.
+
+    ``make_session(emit)`` opens the session the command line chose (new, or
+    ``--resume`` / ``--continue``); ``open_session(emit, ...)`` opens any other one
+    (ACP clients create and load several in one process).
+    """
 
     def __init__(self, opts: Options, *, interactive: bool) -> None:
         self.opts = opts
         self.interactive = interactive
         self.store = SessionStore(private_dir(state_home()))
-        self.session_id, self.journal = open_journal(opts, self.store)
+        self.chosen_id: str | None = None
+        if opts.resume or opts.continue_:
+            try:
+                info = self.store.find(opts.resume) if opts.resume else self.store.latest_for(opts.cwd)
+            except SessionNotFound as exc:
+                raise UsageError(str(exc)) from None
+            self.chosen_id = info.id
 
     def make_session(self, emit: Callable[[Event], None]) -> Session:
+        _, session = self.open_session(emit, session_id=self.chosen_id)
+        return session
+
+    def open_session(
+        self,
+        emit: Callable[[Event], None],
+        *,
+        session_id: str | None = None,
+        cwd: Path | None = None,
+    ) -> tuple[str, Session]:
+        """A new session (``session_id`` None) or a saved one; raises SessionNotFound."""
         from agent_tui.tools.background import BackgroundJobs
         from agent_tui.tools.permissions import Permissions
         from agent_tui.tools.registry import default_tools
 
         opts = self.opts
+        if session_id is None:
+            session_id = self.store.new_id()
+            path = self.store.journal_path(session_id)
+            private_dir(path.parent)
+            journal = Journal(path)
+            workspace = (cwd or opts.cwd).resolve()
+        else:
+            info = self.store.find(session_id)
+            journal = Journal.load(info.path)
+            workspace = Path(info.workspace) if info.workspace else (cwd or opts.cwd)
+        if journal.set_aside:
+            emit(Notice(level=NoticeLevel.WARNING, text=(
+                f"journal {journal.path}: {len(journal.set_aside)} unreadable line(s) set aside "
+                "(a write was cut short); the rest of the session is loaded")))
         provider = make_provider(opts)
         jobs = BackgroundJobs()
-        tools = default_tools(opts.cwd, jobs=jobs)
-        policy = Permissions(opts.cwd, opts.permission_mode,
-                             non_interactive=not self.interactive)
+        tools = default_tools(workspace, jobs=jobs)
+        policy = Permissions(workspace, opts.permission_mode, non_interactive=not self.interactive)
         config = AgentConfig(
-            workspace=opts.cwd,
+            workspace=workspace,
             model=opts.model or os.environ.get("AGENT_TUI_MODEL") or provider.default_model,
-            session_id=self.session_id,
+            session_id=session_id,
         )
         deps = TurnDeps(config=config, provider=provider, tools=tools, policy=policy,
-                        journal=self.journal, emit=emit)
-        if not self.journal.records:
+                        journal=journal, emit=emit)
+        if not journal.records:
             try:
-                self.journal.append(SessionStarted(
-                    session_id=self.session_id, workspace=str(opts.cwd),
+                journal.append(SessionStarted(
+                    session_id=session_id, workspace=str(workspace),
                     provider=provider.name, model=config.model,
                 ), durable=True)
             except JournalWriteError as exc:
-                print(f"agent-tui: {exc}", file=sys.stderr)
-        return Session(deps, background=[jobs])
+                emit(Notice(level=NoticeLevel.ERROR, text=str(exc)))
+        return session_id, Session(deps, background=[jobs])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,8 +219,11 @@ def _sessions() -> int:
     infos = store.list()
     if not infos:
         print("no saved sessions")
-    for info in infos:
-        print(describe(info))
+    try:
+        for info in infos:
+            print(describe(info))
+    except BrokenPipeError:  # e.g. piped into head
+        sys.stderr.close()
     return 0
 
 

@@ -239,7 +239,9 @@ def test_racing_directory_swaps_never_reach_outside(ws: Path, outside: Path) -> 
     path=st.one_of(
         st.text(max_size=40),
         st.lists(
-            st.sampled_from(["a", "..", ".", "", "link", "out", "sub", "f.txt", "x" * 300, "\0", "\udc80"]),
+            st.sampled_from(
+                ["a", "..", ".", "", "link", "out", "sub", "f.txt", "x" * 300, "\0", "\udc80"]
+            ),
             max_size=8,
         ).map("/".join),
         st.lists(st.sampled_from(["..", "out", "secret.txt", "ws"]), max_size=6).map(
@@ -381,7 +383,9 @@ async def test_write_file_creates_parents_and_says_created_then_overwritten(ws: 
 
 
 @pytest.mark.asyncio
-async def test_write_file_is_atomic_when_the_rename_fails(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_write_file_is_atomic_when_the_rename_fails(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (ws / "keep.txt").write_text("original\n")
 
     def broken_replace(*args, **kwargs):
@@ -431,9 +435,16 @@ async def test_failing_pre_image_hook_means_nothing_written(ws: Path) -> None:
 async def test_cancelled_scope_before_write_raises_and_writes_nothing(ws: Path) -> None:
     (ws / "f.txt").write_text("hello\n")
     hook_calls: list[Path] = []
+
+    def hook(path: Path, old: bytes | None) -> None:
+        hook_calls.append(path)
+
     for tool, raw in [
-        (WriteFileTool(on_before_write=lambda p, o: hook_calls.append(p)), {"path": "new/f.txt", "content": "x"}),
-        (EditFileTool(on_before_write=lambda p, o: hook_calls.append(p)), {"path": "f.txt", "old_string": "hello", "new_string": "bye"}),
+        (WriteFileTool(on_before_write=hook), {"path": "new/f.txt", "content": "x"}),
+        (
+            EditFileTool(on_before_write=hook),
+            {"path": "f.txt", "old_string": "hello", "new_string": "bye"},
+        ),
     ]:
         scope = CancelScope()
         scope.cancel()
@@ -445,7 +456,9 @@ async def test_cancelled_scope_before_write_raises_and_writes_nothing(ws: Path) 
 
 
 @pytest.mark.asyncio
-async def test_cancel_arriving_after_the_walk_still_stops_the_write(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_cancel_arriving_after_the_walk_still_stops_the_write(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     scope = CancelScope()
     real_existing = Workspace._existing
 
@@ -473,7 +486,9 @@ async def test_edit_file_replaces_one_unique_occurrence(ws: Path) -> None:
     (ws / "a.py").write_text("def f():\n    return 1\n\ndef g():\n    return 2\n")
     seen: list[bytes | None] = []
     tool = EditFileTool(on_before_write=lambda p, old: seen.append(old))
-    result = await call(tool, ws, path="a.py", old_string="    return 2\n", new_string="    return 3\n    # done\n")
+    result = await call(
+        tool, ws, path="a.py", old_string="    return 2\n", new_string="    return 3\n    # done\n"
+    )
     assert not result.is_error, result.content
     assert result.side_effects is SideEffects.VERIFIED
     assert "at line 5" in result.content
@@ -550,13 +565,15 @@ async def test_edit_file_refuses_when_the_file_changed_after_reading(
 
 def test_summaries_are_one_line() -> None:
     write = WriteFileTool()
-    assert write.summary(write.parse({"path": "src/a.py", "content": "x\n" * 120})) == "write_file src/a.py (120 lines)"
+    args = write.parse({"path": "src/a.py", "content": "x\n" * 120})
+    assert write.summary(args) == "write_file src/a.py (120 lines)"
     edit = EditFileTool()
     args = edit.parse({"path": "a.py", "old_string": "a\nb", "new_string": "c"})
     assert edit.summary(args) == "edit_file a.py (-2 +1 lines)"
     read = ReadFileTool()
     assert read.summary(read.parse({"path": "a.py"})) == "read_file a.py"
-    assert read.summary(read.parse({"path": "a.py", "offset": 10, "limit": 5})) == "read_file a.py (lines 10-14)"
+    args = read.parse({"path": "a.py", "offset": 10, "limit": 5})
+    assert read.summary(args) == "read_file a.py (lines 10-14)"
     assert "\n" not in write.summary(write.parse({"path": "a\nb", "content": ""}))
 
 
@@ -595,7 +612,9 @@ def test_fuzzed_inputs_parse_or_raise_invalid_input(raw: dict) -> None:
     text=st.text(max_size=30),
     offset=st.none() | st.integers(min_value=1, max_value=5),
 )
-def test_fuzzed_calls_return_results_not_exceptions(ws: Path, outside: Path, path: str, text: str, offset) -> None:
+def test_fuzzed_calls_return_results_not_exceptions(
+    ws: Path, outside: Path, path: str, text: str, offset
+) -> None:
     (ws / "f.txt").write_text("a\nb\n")
     calls = [
         (ReadFileTool(), {"path": path, "offset": offset}),

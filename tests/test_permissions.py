@@ -359,7 +359,9 @@ _rule_texts = st.sampled_from(
     subject=st.text(max_size=30),
     non_interactive=st.booleans(),
 )
-def test_fuzzed_checks_always_rule(ws: Path, mode, allow, deny, subject: str, non_interactive: bool) -> None:
+def test_fuzzed_checks_always_rule(
+    ws: Path, mode, allow, deny, subject: str, non_interactive: bool
+) -> None:
     p = Permissions(ws, mode, PermissionRules(allow=allow, deny=deny), non_interactive=non_interactive)
     for call in (bash(subject), write(subject), edit(subject), read(subject), mcp()):
         ruling = p.check(*call)

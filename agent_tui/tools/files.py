@@ -41,6 +41,9 @@ class PreImageFailed(WorkspaceError):
     """The pre-image hook (checkpoint) failed, so the write did not happen."""
 
 
+_PATH_HELP = "File path, relative to the workspace (or absolute inside it)"
+
+
 class _Input(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -59,7 +62,7 @@ class ReadFileTool(Tool):
     read_only = True
 
     class Input(_Input):
-        path: str = Field(description="File path, relative to the workspace (or absolute inside it)")
+        path: str = Field(description=_PATH_HELP)
         offset: int | None = Field(default=None, ge=1, description="1-based line to start at")
         limit: int | None = Field(default=None, ge=1, description="Number of lines to read")
 
@@ -163,9 +166,17 @@ def _read_lines(fh: BinaryIO, shown: str, start: int, limit: int | None) -> Tool
         )
     text = "\n".join(out)
     if stopped:
-        text += f"\n[{shown}: showed lines {start}-{lineno}; {stopped}; read on with offset={lineno + 1}]"
+        text += (
+            f"\n[{shown}: showed lines {start}-{lineno}; {stopped}; "
+            f"read on with offset={lineno + 1}]"
+        )
     result = ToolResult.ok(text)
-    result.details = {"path": shown, "first_line": start, "last_line": lineno, "complete": not stopped}
+    result.details = {
+        "path": shown,
+        "first_line": start,
+        "last_line": lineno,
+        "complete": not stopped,
+    }
     return result
 
 
@@ -207,7 +218,7 @@ class WriteFileTool(_WriteTool):
     )
 
     class Input(_Input):
-        path: str = Field(description="File path, relative to the workspace (or absolute inside it)")
+        path: str = Field(description=_PATH_HELP)
         content: str = Field(description="The complete new content of the file")
 
     def summary(self, args: WriteFileTool.Input) -> str:
@@ -230,7 +241,10 @@ class WriteFileTool(_WriteTool):
         if report.created:
             text = f"Created {shown} ({lines} lines, {report.size} bytes)"
         else:
-            text = f"Overwrote {shown} ({lines} lines, {report.size} bytes; was {report.old_size} bytes)"
+            text = (
+                f"Overwrote {shown} ({lines} lines, {report.size} bytes; "
+                f"was {report.old_size} bytes)"
+            )
         result = ToolResult.ok(text, side_effects=SideEffects.VERIFIED)
         result.details = {
             "path": str(report.path),
@@ -250,7 +264,7 @@ class EditFileTool(_WriteTool):
     )
 
     class Input(_Input):
-        path: str = Field(description="File path, relative to the workspace (or absolute inside it)")
+        path: str = Field(description=_PATH_HELP)
         old_string: str = Field(description="The exact text to replace; must occur once")
         new_string: str = Field(description="The text to put in its place")
 
@@ -263,7 +277,8 @@ class EditFileTool(_WriteTool):
     async def run(self, args: EditFileTool.Input, ctx: ToolContext) -> ToolResult:
         if args.old_string == "":
             return ToolResult.error(
-                "old_string is empty: give the exact text to replace (use write_file to create a file)"
+                "old_string is empty: give the exact text to replace "
+                "(use write_file to create a file)"
             )
         if args.old_string == args.new_string:
             return ToolResult.error("old_string and new_string are the same: nothing to change")
@@ -283,7 +298,9 @@ class EditFileTool(_WriteTool):
         except FileNotFoundError:
             return ToolResult.error(f"{shown} does not exist (use write_file to create it)")
         except FileTooLarge:
-            return ToolResult.error(f"{shown} is larger than {MAX_EDIT_BYTES} bytes; too large to edit")
+            return ToolResult.error(
+                f"{shown} is larger than {MAX_EDIT_BYTES} bytes; too large to edit"
+            )
         except (WorkspaceError, OSError) as exc:
             return ToolResult.error(describe_error(exc, ws.display(args.path)))
         found = _find_all(data, old_b)
@@ -348,7 +365,7 @@ def describe_error(exc: BaseException, path: str) -> str:
     where = getattr(exc, "filename", None) or path
     if isinstance(exc, FileNotFoundError):
         if where != path:
-            return f"{path} does not exist (no directory {where})"
+            return f"{path} does not exist ({where} is missing)"
         return f"{where} does not exist"
     if isinstance(exc, IsADirectoryError):
         return f"{where} is a directory"
@@ -365,7 +382,8 @@ def _workspace(ctx: ToolContext) -> Workspace | ToolResult:
     try:
         return Workspace(ctx.workspace)
     except OSError as exc:
-        return ToolResult.error(f"the workspace {ctx.workspace} is not usable: {exc.strerror or exc}")
+        reason = exc.strerror or exc
+        return ToolResult.error(f"the workspace {ctx.workspace} is not usable: {reason}")
 
 
 def _encode(text: str, field: str) -> bytes | ToolResult:

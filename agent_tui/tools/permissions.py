@@ -173,7 +173,8 @@ class Permissions:
     def check(self, tool: Tool, args: BaseModel) -> Ruling:
         ruling = self._decide(tool, args)
         if ruling.verdict is Verdict.ASK and self.non_interactive:
-            return Ruling(verdict=Verdict.DENY, rule=ruling.rule, reason=self._no_one_to_ask(tool, ruling))
+            reason = self._no_one_to_ask(tool, ruling)
+            return Ruling(verdict=Verdict.DENY, rule=ruling.rule, reason=reason)
         return ruling
 
     def remember(self, tool: Tool, args: BaseModel) -> None:
@@ -199,7 +200,11 @@ class Permissions:
         kind, subject = _subject(args)
         for rule in self.rules.deny:
             if self._matches(rule, tool.name, kind, subject, broad=True):
-                return Ruling(verdict=Verdict.DENY, rule=f"deny:{rule.text}", reason=f"denied by rule {rule.text}")
+                return Ruling(
+                    verdict=Verdict.DENY,
+                    rule=f"deny:{rule.text}",
+                    reason=f"denied by rule {rule.text}",
+                )
         for rule in self._session:
             if self._matches(rule, tool.name, kind, subject, broad=False):
                 return Ruling(
@@ -209,10 +214,14 @@ class Permissions:
                 )
         for rule in self.rules.ask:
             if self._matches(rule, tool.name, kind, subject, broad=True):
-                return Ruling(verdict=Verdict.ASK, rule=f"ask:{rule.text}", reason=f"rule {rule.text} asks")
+                return Ruling(
+                    verdict=Verdict.ASK, rule=f"ask:{rule.text}", reason=f"rule {rule.text} asks"
+                )
         allowed = self._allowed(tool.name, kind, subject)
         if allowed is not None:
-            return Ruling(verdict=Verdict.ALLOW, rule=f"allow:{allowed}", reason=f"allowed by rule {allowed}")
+            return Ruling(
+                verdict=Verdict.ALLOW, rule=f"allow:{allowed}", reason=f"allowed by rule {allowed}"
+            )
         return self._by_mode(tool, args, kind, subject)
 
     def _by_mode(self, tool: Tool, args: BaseModel, kind: SubjectKind, subject: str) -> Ruling:
@@ -228,7 +237,13 @@ class Permissions:
             and self._inside(subject)
         ):
             return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="file edit inside the workspace")
-        what = "writes outside the workspace" if kind is SubjectKind.PATH else "may write or run"
+        if kind is SubjectKind.PATH:
+            inside = self.mode is not PermissionMode.ACCEPT_EDITS or self._inside(subject)
+            what = "writes files" if inside else "writes outside the workspace"
+        elif kind is SubjectKind.COMMAND:
+            what = "runs a command"
+        else:
+            what = "may have side effects"
         return Ruling(verdict=Verdict.ASK, rule=rule, reason=f"{tool.name} {what}")
 
     def _no_one_to_ask(self, tool: Tool, ruling: Ruling) -> str:
@@ -257,7 +272,9 @@ class Permissions:
                     return rule.text
         return None
 
-    def _matches(self, rule: Rule, name: str, kind: SubjectKind, subject: str, *, broad: bool) -> bool:
+    def _matches(
+        self, rule: Rule, name: str, kind: SubjectKind, subject: str, *, broad: bool
+    ) -> bool:
         if not rule.matches_tool(name):
             return False
         if rule.specifier is None:

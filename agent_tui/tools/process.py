@@ -91,12 +91,26 @@ _ANSI = re.compile(
     r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI (colours, cursor moves)
     r"|\x1b[@-Z\\-_]"  # other two-byte escapes
 )
-_OVERWRITTEN = re.compile(r"[^\n]*\r(?!\n)")  # text a carriage return printed over
+
+
+def _collapse_overwrites(line: str) -> str:
+    r"""Keep what a carriage return left visible: "10%\r50%\r100%" reads "100%"."""
+    if "\r" not in line:
+        return line
+    ending = "\r" if line.endswith("\r") else ""  # the \r of a \r\n line ending
+    return line[: len(line) - len(ending)].rsplit("\r", 1)[-1] + ending
 
 
 def strip_ansi(text: str) -> str:
-    """Terminal escapes out, carriage-return overwrites collapsed: what a reader sees."""
-    return _OVERWRITTEN.sub("", _ANSI.sub("", text))
+    """Terminal escapes out, carriage-return overwrites collapsed: what a reader sees.
+
+    Linear in the text (no backtracking regex over long lines: floods are common here).
+    """
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "\r" in text:
+        text = "\n".join(_collapse_overwrites(line) for line in text.split("\n"))
+    return text
 
 
 def _decode(data: bytes) -> str:

@@ -31,7 +31,9 @@ def default_tools(
     hook, called right before each file write.
     """
     if not os.path.isdir(workspace):
-        raise NotADirectoryError(errno.ENOTDIR, "workspace is not a directory", os.fspath(workspace))
+        raise NotADirectoryError(
+            errno.ENOTDIR, "workspace is not a directory", os.fspath(workspace)
+        )
     tools = ToolSet(
         [
             ReadFileTool(),

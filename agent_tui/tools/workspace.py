@@ -361,7 +361,7 @@ class Workspace:
             if before_write is not None:
                 old = None if old_st is None else self._read_old(dir_fd, name, walk)
                 before_write(target, old)
-            tmp = f".{name[:200]}.{secrets.token_hex(4)}.agent-tui.tmp"
+            tmp = f".agent-tui.{secrets.token_hex(6)}.tmp"  # short: any valid name still fits
             mode = 0o666 if old_st is None else stat.S_IMODE(old_st.st_mode)
             fd = os.open(
                 tmp,

@@ -1,0 +1,172 @@
+"""Helpers for the UI tests: a fake session that plays fixed events, a real Session
+built on the scripted provider with tools that wait to be stopped, and waits that
+are bounded (``pilot.pause()`` does not wait for the core's thread)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from agent_tui.cancel import Cancelled
+from agent_tui.core.events import Event, Shutdown, SessionClosed
+from agent_tui.core.journal import Journal
+from agent_tui.core.permission import AllowAll, Ruling, Verdict
+from agent_tui.core.session import Session
+from agent_tui.core.state import ToolState
+from agent_tui.core.tool import Tool, ToolContext, ToolResult, ToolSet
+from agent_tui.core.turn import AgentConfig, TurnDeps
+from agent_tui.providers.scripted import Block, Rule, Script, ScriptedProvider
+
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+
+
+class FakeSession:
+    """Session-like: plays ``events`` when run, records the ops it is given."""
+
+    def __init__(self, emit: Callable[[Event], None], events: Iterable[Event] = ()) -> None:
+        self.emit = emit
+        self.events = list(events)
+        self.ops: list[Any] = []
+        self.interrupts = 0
+        self._stop = threading.Event()
+
+    def submit(self, op: Any) -> None:
+        self.ops.append(op)
+        if isinstance(op, Shutdown):
+            self._stop.set()
+
+    def interrupt_now(self) -> None:
+        self.interrupts += 1
+
+    async def run(self) -> None:
+        for event in self.events:
+            self.emit(event)
+        while not self._stop.is_set():
+            await asyncio.sleep(0.01)
+        self.emit(SessionClosed())
+
+
+def fake_factory(events: Iterable[Event]) -> tuple[Callable[[Callable[[Event], None]], FakeSession], list[FakeSession]]:
+    made: list[FakeSession] = []
+
+    def make(emit: Callable[[Event], None]) -> FakeSession:
+        session = FakeSession(emit, events)
+        made.append(session)
+        return session
+
+    return make, made
+
+
+# ----------------------------------------------------------------- a real Session
+
+
+class _SlowInput(BaseModel):
+    seconds: float = 30.0
+
+
+class SlowTool(Tool):
+    """Prints a line, then waits until stopped (or ``seconds`` pass)."""
+
+    name = "slow"
+    description = "waits"
+    Input = _SlowInput
+
+    def summary(self, args: _SlowInput) -> str:
+        return f"wait {args.seconds:g} s"
+
+    async def run(self, args: _SlowInput, ctx: ToolContext) -> ToolResult:
+        ctx.emit_output("step 1 of 3\n")
+        try:
+            async with ctx.scope.linked():
+                await asyncio.sleep(args.seconds)
+        except Cancelled as exc:
+            return ToolResult(
+                outcome=ToolState.CANCELLED_WHILE_RUNNING, content="stopped", is_error=True,
+                ended_by=exc.reason, signal="SIGTERM",
+            )
+        return ToolResult.ok("waited")
+
+
+class QuickTool(Tool):
+    name = "quick"
+    description = "returns at once"
+    Input = _SlowInput
+    read_only = True
+
+    async def run(self, args: _SlowInput, ctx: ToolContext) -> ToolResult:
+        return ToolResult.ok("done")
+
+
+class AskForSlow:
+    """Asks before ``slow``, allows the rest."""
+
+    def check(self, tool: Tool, args: BaseModel) -> Ruling:
+        if tool.name == "slow":
+            return Ruling(verdict=Verdict.ASK, reason="slow writes")
+        return Ruling(verdict=Verdict.ALLOW)
+
+    def remember(self, tool: Tool, args: BaseModel) -> None:
+        pass
+
+
+def demo_script(seconds: float = 30.0) -> Script:
+    return Script(
+        rules=[
+            Rule(
+                match="slow",
+                replies=[
+                    [Block(text="Starting the slow job."), Block(tool="slow", input={"seconds": seconds})],
+                    [Block(text="The slow job finished.")],
+                ],
+            ),
+            Rule(
+                match="quick",
+                replies=[
+                    [Block(text="Quick one."), Block(tool="quick", input={})],
+                    [Block(text="All done.")],
+                ],
+            ),
+        ],
+        default=[[Block(text="Hello from the script.")]],
+    )
+
+
+def real_factory(
+    *, seconds: float = 30.0, ask: bool = False, delay: float = 0.01, workspace: Path | None = None
+) -> Callable[[Callable[[Event], None]], Session]:
+    def make(emit: Callable[[Event], None]) -> Session:
+        deps = TurnDeps(
+            config=AgentConfig(workspace=workspace or Path.cwd(), model="scripted", cleanup_budget=2.0),
+            provider=ScriptedProvider(demo_script(seconds), delay=delay),
+            tools=ToolSet([SlowTool(), QuickTool()]),
+            policy=AskForSlow() if ask else AllowAll(),
+            journal=Journal(),
+            emit=emit,
+        )
+        return Session(deps)
+
+    return make
+
+
+async def wait_until(pilot: Any, condition: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:
+    """Let the app run until ``condition()`` holds; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or condition}")
+        await pilot.pause(0.02)
+
+
+async def settle(pilot: Any, app: Any, n_events: int) -> None:
+    """Wait until the app has rendered ``n_events`` events, then flush and paint."""
+    await wait_until(pilot, lambda: app.events_handled >= n_events, what=f"{n_events} events")
+    app.flush()
+    await pilot.pause()
+    await pilot.pause()
