@@ -193,8 +193,9 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:1] == ["acp"]:
             opts = parse_options(argv[1:])
             from agent_tui.acp.server import run_acp
+            from agent_tui.tools.process import kill_all_runs
 
-            return run_acp(Wiring(opts, interactive=True))
+            return run_acp(Wiring(opts, interactive=True), on_hard_exit=kill_all_runs)
         opts = parse_options(argv)
         if opts.print_mode:
             from agent_tui.headless import run_print

@@ -169,13 +169,15 @@ class BackgroundJobs:
 
     async def _supervise(self, job: _Job) -> None:
         try:
-            reason = await job.run.wait(job.scope)
+            reason = await job.run.wait(job.scope)  # cancel point: kill, timeout, shutdown
             if reason is None:
                 job.result = await job.run.finish()
             else:
                 job.result = await job.run.stop(reason)
-        except asyncio.CancelledError:
-            job.run.kill_now()  # the loop is going away: leave nothing running
+        except BaseException:
+            job.run.kill_now()  # the loop is going away, or cleanup broke: leave nothing running
+            job.state = JobState.KILLED
+            self._notify(job)
             raise
         finally:
             job.scope.detach()
@@ -219,6 +221,12 @@ class BackgroundJobs:
         return self._job(shell_id).run.capture.text()
 
     # -- ending -------------------------------------------------------------------
+
+    def request_kill(
+        self, shell_id: str, reason: CancelReason = CancelReason.USER_INTERRUPT
+    ) -> None:
+        """Ask a job to end, from any thread (the UI's); ``on_change`` tells when it has."""
+        self._job(shell_id).scope.cancel(reason)
 
     async def kill(
         self, shell_id: str, reason: CancelReason = CancelReason.USER_INTERRUPT

@@ -47,10 +47,10 @@ class BashInput(BaseModel):
     )
 
 
-def command_env(extra: Mapping[str, str] = {}) -> dict[str, str]:  # noqa: B006 - read only
+def command_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment a command gets: ours, minus the agent's credentials, plus ``extra``."""
     env = {k: v for k, v in os.environ.items() if k not in HIDDEN_ENV}
-    env.update(extra)
+    env.update(extra or {})
     return env
 
 
@@ -121,7 +121,10 @@ class BashTool(Tool):
             result = await (run.stop(reason) if reason is not None else run.finish())
         except asyncio.CancelledError:
             # The core stopped waiting for us: nothing we started may keep running.
+            # SIGKILL now; the full sweep and reaping finish on their own task.
             run.kill_now()
+            if run.pid is not None:
+                _finish_detached(run, scope.reason or CancelReason.USER_INTERRUPT)
             raise
         finally:
             scope.detach()
@@ -175,6 +178,15 @@ class BashTool(Tool):
             side_effects=SideEffects.UNVERIFIED,
             details={"shell_id": shell_id, "pid": run.pid, "run_id": run.run_id},
         )
+
+
+_DETACHED: set[asyncio.Future[RunResult]] = set()  # strong refs until they finish
+
+
+def _finish_detached(run: ProcessRun, reason: CancelReason) -> None:
+    task = asyncio.ensure_future(run.stop(reason))
+    _DETACHED.add(task)
+    task.add_done_callback(_DETACHED.discard)
 
 
 # ----------------------------------------------------------------------------- wording

@@ -358,16 +358,19 @@ def _scan(
     return [_Found(procs[pid], _cmdline(procs[pid])) for pid in sorted(ours) if pid in procs]
 
 
-def _gone(found: _Found) -> bool:
-    """True once the process no longer runs. Reaps it if it was reparented to us."""
+def _gone(found: _Found, *, reap: bool = True) -> bool:
+    """True once the process no longer runs. Reaps it if it was reparented to us.
+
+    ``reap=False`` for a run's leader: its status belongs to the run's own watcher.
+    """
     proc = found.proc
     try:
         if not proc.is_running():
             return True
         if proc.status() != psutil.STATUS_ZOMBIE:
             return False
-        if proc.ppid() != os.getpid():
-            return True  # not running; its own parent will reap it
+        if not reap or proc.ppid() != os.getpid():
+            return True  # not running; whoever owns its status collects it
     except psutil.NoSuchProcess:
         return True
     except psutil.Error:
@@ -456,6 +459,8 @@ class ProcessRun:
         self._ending: asyncio.Task[RunResult] | None = None
         self._started = 0.0
         self._leader_ended = 0.0
+        self._started_wall = 0.0
+        self._sessions: set[int] = set()  # the run's session and those its escapees made
 
     # -- output listeners ---------------------------------------------------------
 
@@ -527,6 +532,8 @@ class ProcessRun:
             os.close(write_fd)  # only the child's copies remain: EOF means they all closed
         self.pid = self._popen.pid
         self._started = time.monotonic()
+        self._started_wall = time.time() - 1.0  # create_time granularity is coarse
+        self._sessions.add(self.pid)
         self.phase = RunPhase.RUNNING
         with _LIVE_LOCK:
             _LIVE[self.run_id] = self
@@ -657,10 +664,10 @@ class ProcessRun:
         return await asyncio.shield(self._ending)
 
     async def _end(self, *, stopping: bool) -> RunResult:
-        assert self.pid is not None and self._exited is not None and self._eof is not None
-        limits = self.limits
+        """The cleanup: stop the tree (if asked), drain the pipe, sweep, record."""
+        assert self.pid is not None
         t0 = time.monotonic()
-        cleanup = Cleanup(grace_s=limits.grace_s, drain_s=limits.drain_s)
+        cleanup = Cleanup(grace_s=self.limits.grace_s, drain_s=self.limits.drain_s)
         terms: list[_Termination] = []
         try:
             if stopping:
@@ -668,20 +675,10 @@ class ProcessRun:
                 terms.append(await self._terminate())
             else:
                 self.phase = RunPhase.FINISHING
-            # Bounded drain: output still in flight gets drain_s to arrive.
-            drain_start = time.monotonic()
-            if not self._eof.done():
-                try:
-                    await asyncio.wait_for(asyncio.shield(self._eof), limits.drain_s)
-                except TimeoutError:
-                    assert self._pipe_inode is not None
-                    cleanup.pipe_holders = await asyncio.to_thread(
-                        _pipe_holders, self._pipe_inode
-                    )
-                    self._close_pipe(eof=False)
-            cleanup.drain_waited_s = round(time.monotonic() - drain_start, 3)
-            # Leftovers: whatever of the run still exists after the leader is gone.
+            await self._drain(cleanup)
+            # Leftovers: whatever of the run still exists now that the leader is gone.
             terms.append(await self._terminate())
+            terms[-1].residue += await self._sweep_late_orphans()
         except BaseException:
             self.kill_now()  # cleanup itself failed or was cut short: leave nothing running
             raise
@@ -689,21 +686,50 @@ class ProcessRun:
             self._close_pipe(eof=False)
             with _LIVE_LOCK:
                 _LIVE.pop(self.run_id, None)
-        residue = terms[-1].residue
+        self.phase = RunPhase.FINISHED
+        return self._record(cleanup, terms, t0)
+
+    async def _drain(self, cleanup: Cleanup) -> None:
+        """Give output in flight ``drain_s`` to arrive; then name who holds the pipe."""
+        assert self._eof is not None and self._pipe_inode is not None
+        start = time.monotonic()
+        if not self._eof.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(self._eof), self.limits.drain_s)
+            except TimeoutError:
+                cleanup.pipe_holders = await asyncio.to_thread(_pipe_holders, self._pipe_inode)
+                self._close_pipe(eof=False)
+        cleanup.drain_waited_s = round(time.monotonic() - start, 3)
+
+    async def _sweep_late_orphans(self) -> list[Residue]:
+        """Late forks that slipped past the last scan: reaped, or killed and reaped."""
+        deadline = time.monotonic() + self.limits.kill_confirm_s
+        late = self._reap_session_orphans()
+        while late and time.monotonic() < deadline:
+            await asyncio.sleep(_POLL_S)
+            late = self._reap_session_orphans()
+        return [f.residue() for f in late]
+
+    def _record(self, cleanup: Cleanup, terms: list[_Termination], t0: float) -> RunResult:
+        assert self.pid is not None
+        residue: list[Residue] = []
         for term in terms:
+            residue += [r for r in term.residue if r not in residue and _alive(r.pid)]
             if term.escalation is not Escalation.NONE:
                 if cleanup.escalation is not Escalation.KILL:
                     cleanup.escalation = term.escalation
                 if cleanup.grace_used_s is None:
                     cleanup.grace_used_s = term.grace_used_s
             cleanup.ended += [r for r in term.ended if r not in cleanup.ended]
+        if not self.leader_exited:
+            residue.insert(0, Residue(pid=self.pid, cmdline=" ".join(self.argv)))
         cleanup.process_exited = self.leader_exited and self._status is not None
         cleanup.output_complete = self._output_complete
+        inode = self._pipe_inode or 0
         cleanup.descriptors_released = self._output_complete or not any(
-            _holds(h.pid, self._pipe_inode or 0) for h in cleanup.pipe_holders
+            _holds(h.pid, inode) for h in cleanup.pipe_holders
         )
         cleanup.cleanup_s = round(time.monotonic() - t0, 3)
-        self.phase = RunPhase.FINISHED
         exit_code, sig = _decode_status(self._status)
         end = self._leader_ended or time.monotonic()
         return RunResult(
@@ -723,7 +749,7 @@ class ProcessRun:
     async def _scan(self) -> list[_Found]:
         assert self.pid is not None
         leader_alive = not self.leader_exited
-        return await asyncio.to_thread(
+        found = await asyncio.to_thread(
             _scan,
             RUN_ID_ENV,
             self.run_id,
@@ -732,22 +758,47 @@ class ProcessRun:
             # While the leader is unreaped its PID (= the group id) cannot be reused.
             group=self.pid if leader_alive else None,
         )
-
-    def _signal(self, targets: list[_Found], sig: int) -> None:
-        group_signalled = False
-        if not self.leader_exited:  # the leader is unreaped: the group id is still ours
+        for f in found:
             try:
-                os.killpg(self.pid, sig)  # type: ignore[arg-type]
-                if sig == signal.SIGTERM:
-                    os.killpg(self.pid, signal.SIGCONT)  # type: ignore[arg-type]
-                group_signalled = True
-            except ProcessLookupError:
+                self._sessions.add(os.getsid(f.pid))
+            except OSError:
                 pass
+        return found
+
+    def _reap_session_orphans(self) -> list[_Found]:
+        """Our children left in the run's sessions: reap the dead, SIGKILL the living.
+
+        Catches what forked between the last scan and the KILL and then reparented to
+        us. Runs on the loop thread, so no new run can register a reused PID meanwhile.
+        """
+        me = os.getpid()
+        others = {run.pid for run in live_runs() if run is not self}
+        living = []
+        try:
+            kids = psutil.Process(me).children()
+        except psutil.Error:
+            return []
+        for kid in kids:
+            try:
+                if kid.pid in others or kid.create_time() < self._started_wall:
+                    continue
+                if os.getsid(kid.pid) not in self._sessions:
+                    continue
+            except (OSError, psutil.Error):
+                continue
+            found = _Found(kid, _cmdline(kid))
+            if not _gone(found):  # _gone reaps a zombie child
+                _send(found, signal.SIGKILL)
+                living.append(found)
+        return living
+
+    def _signal(self, targets: list[_Found], sig: int, *, group_done: bool) -> None:
+        """Signal each target, skipping group members that already had it."""
         for found in targets:
-            if group_signalled:
+            if group_done:
                 try:
                     if os.getpgid(found.pid) == self.pid:
-                        continue  # already had it through the group
+                        continue
                 except OSError:
                     pass
             _send(found, sig)
@@ -765,11 +816,13 @@ class ProcessRun:
     async def _terminate(self) -> _Termination:
         """SIGTERM everything of the run, wait the grace, SIGKILL the rest, confirm."""
         term = _Termination()
-        targets = await self._scan()
-        if not targets and self.leader_exited:
-            return term
         t0 = time.monotonic()
-        self._signal(targets, signal.SIGTERM)
+        # The group first, before any scan: cancel is a signal, not a wait.
+        group_termed = self.signal_group(signal.SIGTERM)
+        targets = await self._scan()
+        if not targets and not group_termed:
+            return term  # nothing of the run was left
+        self._signal(targets, signal.SIGTERM, group_done=group_termed)
         term.escalation = Escalation.TERM
         alive = await self._wait_gone(targets, t0 + self.limits.grace_s)
         if not alive and self.leader_exited:
@@ -781,13 +834,12 @@ class ProcessRun:
         term.grace_used_s = self.limits.grace_s
         seen = {f.pid for f in targets}
         targets += [f for f in await self._scan() if f.pid not in seen]
-        self._signal(targets, signal.SIGKILL)
+        group_killed = self.signal_group(signal.SIGKILL)
+        self._signal(targets, signal.SIGKILL, group_done=group_killed)
         alive = await self._wait_gone(targets, time.monotonic() + self.limits.kill_confirm_s)
         alive_pids = {f.pid for f in alive}
         term.ended = [f.residue() for f in targets if f.pid not in alive_pids]
         term.residue = [f.residue() for f in alive]
-        if not self.leader_exited:
-            term.residue.insert(0, Residue(pid=self.pid or 0, cmdline=" ".join(self.argv)))
         return term
 
     # -- last resort --------------------------------------------------------------
@@ -796,13 +848,25 @@ class ProcessRun:
         """SIGKILL the run's group at once, from any thread (no waiting, no reaping)."""
         self.signal_group(signal.SIGKILL)
 
-    def signal_group(self, sig: int) -> None:
-        """Signal the run's process group, only while the leader is unreaped (so ours)."""
-        if self.pid is not None and not self.leader_exited:
-            try:
-                os.killpg(self.pid, sig)
-            except OSError:
-                pass
+    def signal_group(self, sig: int) -> bool:
+        """Signal the run's process group, only while the leader is unreaped (so the
+        group id is still ours). Thread-safe. True if the signal was sent."""
+        if self.pid is None or self.leader_exited:
+            return False
+        try:
+            os.killpg(self.pid, sig)
+            if sig == signal.SIGTERM:
+                os.killpg(self.pid, signal.SIGCONT)  # a stopped process cannot act on TERM
+        except OSError:
+            return False
+        return True
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 def _holds(pid: int, inode: int) -> bool:
@@ -858,9 +922,10 @@ def kill_all_runs(grace_s: float = 0.0) -> list[Residue]:
         return found
 
     def wait_gone(procs: list[_Found], seconds: float) -> list[_Found]:
+        leaders = {run.pid for run in live_runs()}  # their runs reap them, not us
         deadline = time.monotonic() + seconds
         while True:
-            procs = [f for f in procs if not _gone(f)]
+            procs = [f for f in procs if not _gone(f, reap=f.pid not in leaders)]
             if not procs or time.monotonic() >= deadline:
                 return procs
             time.sleep(_POLL_S)

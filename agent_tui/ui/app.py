@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -144,7 +145,7 @@ class AgentApp(App[int]):
         self.core_worker: Worker[None] | None = None
         self.turn_state: str = "idle"
         self.turn_id: str | None = None
-        self.events_handled = 0  # events rendered so far (tests wait on this)
+        self.events_handled = 0  # core events rendered so far, before merging (tests wait on this)
         self.last_turn_status: str | None = None
         self.session_closed = False
         self._esc = DoublePress(DOUBLE_ESC_WINDOW, clock)
@@ -153,36 +154,24 @@ class AgentApp(App[int]):
         self._permission_screen: PermissionScreen | None = None
         self._shutting_down = False
         self._core_error: str | None = None
+        self._core_done = threading.Event()
 
     # -- layout -------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Transcript(id="transcript")
-        yield ToolsPane(id="tools")
-        yield QueuePane(id="queue")
-        yield StatusLine(id="status")
-        yield PromptInput(id="prompt", cursor_blink=self._cursor_blink)
+        # Kept as attributes: app.query_one() searches the active screen, which is a
+        # modal while a permission prompt or the help is open.
+        self.transcript = Transcript(id="transcript")
+        self.tools_pane = ToolsPane(id="tools")
+        self.queue_pane = QueuePane(id="queue")
+        self.status = StatusLine(id="status")
+        self.prompt = PromptInput(id="prompt", cursor_blink=self._cursor_blink)
+        yield self.transcript
+        yield self.tools_pane
+        yield self.queue_pane
+        yield self.status
+        yield self.prompt
         yield Footer()
-
-    @property
-    def transcript(self) -> Transcript:
-        return self.query_one(Transcript)
-
-    @property
-    def tools_pane(self) -> ToolsPane:
-        return self.query_one(ToolsPane)
-
-    @property
-    def queue_pane(self) -> QueuePane:
-        return self.query_one(QueuePane)
-
-    @property
-    def status(self) -> StatusLine:
-        return self.query_one(StatusLine)
-
-    @property
-    def prompt(self) -> PromptInput:
-        return self.query_one(PromptInput)
 
     def on_mount(self) -> None:
         if self._welcome:
@@ -191,7 +180,12 @@ class AgentApp(App[int]):
             self.status.set_notice("warning", self._startup_notice)
         self.prompt.focus()
         self.set_interval(FLUSH_INTERVAL, self.flush)
-        self.session = self._make_session(self.inbox.emit)
+        try:
+            self.session = self._make_session(self.inbox.emit)
+        except Exception as exc:  # e.g. a session to resume that cannot be read
+            self._core_error = str(exc) or repr(exc)
+            self.status.set_notice("error", f"cannot start the session: {self._core_error}")
+            return
         self.core_worker = self._run_core()
 
     # -- the core's thread ----------------------------------------------------------
@@ -199,7 +193,10 @@ class AgentApp(App[int]):
     @work(thread=True, exit_on_error=False, name="agent-core", group="core")
     def _run_core(self) -> None:
         assert self.session is not None
-        asyncio.run(self.session.run())
+        try:
+            asyncio.run(self.session.run())
+        finally:
+            self._core_done.set()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self.core_worker:
@@ -217,11 +214,15 @@ class AgentApp(App[int]):
     # -- events from the core ---------------------------------------------------------
 
     def on_core_events_ready(self, _message: CoreEventsReady) -> None:
-        for event in self.inbox.drain():
-            try:
-                self.handle_event(event)
-            finally:
-                self.events_handled += 1
+        try:
+            for event in self.inbox.drain():
+                try:
+                    self.handle_event(event)
+                except Exception as exc:  # a display bug must not take the session down
+                    self.log.error(f"cannot show {event!r}: {exc!r}")
+                    self.status.set_notice("error", f"cannot show a {event.type} event: {exc!r}")
+        finally:
+            self.events_handled = self.inbox.drained
 
     def handle_event(self, event: Event) -> None:
         if isinstance(event, TextDelta):
@@ -335,6 +336,8 @@ class AgentApp(App[int]):
 
     def flush(self) -> None:
         """Render what streamed in since the last flush (runs every FLUSH_INTERVAL)."""
+        if not self.transcript.is_attached:
+            return  # shutting down
         self.transcript.flush()
         self.tools_pane.flush()
 
@@ -388,27 +391,27 @@ class AgentApp(App[int]):
 
     async def shutdown_core(self) -> None:
         """Ask the core to stop (ending what runs) and wait for it, bounded."""
-        if self._shutting_down:
+        if not self._shutting_down:
+            self._shutting_down = True
+            if self.session is not None:
+                self.session.submit(Shutdown())
+            try:
+                self.status.set_hint("")
+                self.status.set_notice("info", "shutting down: stopping what runs…")
+            except Exception:
+                pass  # the screen is already gone (called while unmounting)
+        if self.core_worker is None:
             return
-        self._shutting_down = True
-        self.status.set_hint("")
-        self.status.set_notice("info", "shutting down: stopping what runs…")
-        if self.session is not None:
-            self.session.submit(Shutdown())
-        worker = self.core_worker
-        if worker is None or worker.is_finished:
-            return
-        try:
-            await asyncio.wait_for(worker.wait(), self._shutdown_timeout)
-        except Exception:
-            pass  # timed out or the core failed: run_tui says so after the app exits
+        deadline = time.monotonic() + self._shutdown_timeout
+        while not self._core_done.is_set() and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
 
     @property
     def core_running(self) -> bool:
-        return self.core_worker is not None and not self.core_worker.is_finished
+        return self.core_worker is not None and not self._core_done.is_set()
 
     async def on_unmount(self) -> None:
-        # Any other way out (an exception, ctrl+q from a screen): still stop the core.
+        # Every way out (ctrl+q, an exception, a test leaving run_test) stops the core.
         await self.shutdown_core()
 
 

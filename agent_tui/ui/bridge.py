@@ -28,6 +28,7 @@ class EventInbox:
         self._events: list[Event] = []
         self._nudged = False
         self.received = 0  # events emitted so far (for tests and diagnostics)
+        self.drained = 0  # events handed to the UI so far, before merging
 
     def emit(self, event: Event) -> None:
         """Any thread: keep ``event`` and make sure the UI is told once."""
@@ -44,6 +45,7 @@ class EventInbox:
         with self._lock:
             events, self._events = self._events, []
             self._nudged = False
+            self.drained += len(events)
         return coalesce(events)
 
 

@@ -25,9 +25,17 @@ APP_BINDINGS = [
     Binding("question_mark", "help", "help", show=False),
 ]
 
+# Not priority bindings: a priority binding runs as soon as the key arrives, ahead of
+# the characters typed just before it that still wait in the input's queue (text and
+# Enter sent in one burst would send an empty message). PromptInput handles these keys
+# in its own key handler, in order; the bindings are here for the footer.
+SUBMIT_KEYS = ("enter",)
+FOLLOW_UP_KEYS = ("ctrl+f", "alt+enter")
+NEWLINE_KEYS = ("ctrl+j", "shift+enter")
+
 INPUT_BINDINGS = [
-    Binding("enter", "submit", "send", key_display="enter", priority=True),
-    Binding("ctrl+f,alt+enter", "follow_up", "follow-up", key_display="^f", priority=True),
+    Binding("enter", "submit", "send", key_display="enter"),
+    Binding("ctrl+f,alt+enter", "follow_up", "follow-up", key_display="^f"),
     Binding("ctrl+j,shift+enter", "newline", "newline", key_display="^j", show=False),
 ]
 

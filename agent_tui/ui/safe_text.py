@@ -61,3 +61,14 @@ def first_line(text: str, limit: int = 200) -> str:
             line = line.expandtabs(4).strip()
             return line if len(line) <= limit else line[: limit - 1] + "…"
     return ""
+
+
+def short_summary(name: str, summary: str, limit: int = 300) -> str:
+    """A call's one-line summary without the tool name it often starts with."""
+    line = first_line(summary, limit)
+    name = clean(name)
+    if line == name:
+        return ""
+    if line.startswith(name + " "):
+        return line[len(name) + 1 :].lstrip()
+    return line

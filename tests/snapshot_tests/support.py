@@ -72,11 +72,14 @@ class _SlowInput(BaseModel):
 
 
 class SlowTool(Tool):
-    """Prints a line, then waits until stopped (or ``seconds`` pass)."""
+    """Prints a line, then waits until stopped, ``seconds`` pass, or ``gate`` is set."""
 
     name = "slow"
     description = "waits"
     Input = _SlowInput
+
+    def __init__(self, gate: threading.Event | None = None) -> None:
+        self.gate = gate
 
     def summary(self, args: _SlowInput) -> str:
         return f"wait {args.seconds:g} s"
@@ -85,7 +88,9 @@ class SlowTool(Tool):
         ctx.emit_output("step 1 of 3\n")
         try:
             async with ctx.scope.linked():
-                await asyncio.sleep(args.seconds)
+                deadline = time.monotonic() + args.seconds
+                while time.monotonic() < deadline and not (self.gate and self.gate.is_set()):
+                    await asyncio.sleep(0.01)
         except Cancelled as exc:
             return ToolResult(
                 outcome=ToolState.CANCELLED_WHILE_RUNNING, content="stopped", is_error=True,
@@ -127,6 +132,10 @@ def demo_script(seconds: float = 30.0) -> Script:
                 ],
             ),
             Rule(
+                match="long",
+                replies=[[Block(text="This is a long answer that streams slowly. " * 20)]],
+            ),
+            Rule(
                 match="quick",
                 replies=[
                     [Block(text="Quick one."), Block(tool="quick", input={})],
@@ -139,13 +148,18 @@ def demo_script(seconds: float = 30.0) -> Script:
 
 
 def real_factory(
-    *, seconds: float = 30.0, ask: bool = False, delay: float = 0.01, workspace: Path | None = None
+    *,
+    seconds: float = 30.0,
+    ask: bool = False,
+    delay: float = 0.01,
+    workspace: Path | None = None,
+    gate: threading.Event | None = None,
 ) -> Callable[[Callable[[Event], None]], Session]:
     def make(emit: Callable[[Event], None]) -> Session:
         deps = TurnDeps(
             config=AgentConfig(workspace=workspace or Path.cwd(), model="scripted", cleanup_budget=2.0),
             provider=ScriptedProvider(demo_script(seconds), delay=delay),
-            tools=ToolSet([SlowTool(), QuickTool()]),
+            tools=ToolSet([SlowTool(gate), QuickTool()]),
             policy=AskForSlow() if ask else AllowAll(),
             journal=Journal(),
             emit=emit,

@@ -17,7 +17,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > #help {
-        width: auto;
+        width: 90;
         max-width: 96%;
         height: auto;
         max-height: 90%;

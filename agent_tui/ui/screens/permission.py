@@ -20,7 +20,7 @@ from textual.widgets import Input, Static
 
 from agent_tui.core.events import Decide, PermissionRequested
 from agent_tui.core.permission import Decision
-from agent_tui.ui.safe_text import clean
+from agent_tui.ui.safe_text import clean, short_summary
 from agent_tui.ui.states import role_style
 
 _INPUT_PREVIEW_LINES = 8
@@ -42,8 +42,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
     PermissionScreen #summary { margin: 1 0 0 0; }
     PermissionScreen #input { color: $text-muted; max-height: 10; }
     PermissionScreen #keys { margin: 1 0 0 0; }
-    PermissionScreen #note { display: none; }
-    PermissionScreen.-note #note { display: block; }
+    PermissionScreen #note { margin: 1 0 0 0; }
     """
 
     BINDINGS = [
@@ -52,6 +51,9 @@ class PermissionScreen(ModalScreen[Decide | None]):
         Binding("n,escape", "deny", "deny", show=False),
         Binding("d", "deny_with_note", "deny with note", show=False),
     ]
+
+    # The note field exists only after "d": a focused field would swallow y / a / n.
+    AUTO_FOCUS = None
 
     def __init__(self, request: PermissionRequested, decide: Callable[[Decide], None]) -> None:
         super().__init__()
@@ -67,7 +69,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         req = self.request
         with Vertical(id="dialog"):
             yield Static(Text(f"Allow {clean(req.name)}?"), id="title")
-            summary = Text(clean(req.summary) or clean(req.name))
+            summary = Text(short_summary(req.name, req.summary, 2000) or clean(req.name))
             yield Static(summary, id="summary")
             if req.reason:
                 yield Static(Text("why asked: " + clean(req.reason)), id="reason")
@@ -75,7 +77,6 @@ class PermissionScreen(ModalScreen[Decide | None]):
             if preview:
                 yield Static(Text(preview), id="input")
             yield Static(self._keys_text(), id="keys")
-            yield Input(placeholder="note for the model (Enter denies with it, Esc denies)", id="note")
 
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = "permission"
@@ -121,12 +122,16 @@ class PermissionScreen(ModalScreen[Decide | None]):
         self._answer(Decision.ALLOW_SESSION)
 
     def action_deny(self) -> None:
-        note = self.query_one("#note", Input).value if self.has_class("-note") else ""
-        self._answer(Decision.DENY, note.strip())
+        notes = self.query("#note").results(Input)
+        note = next(notes, None)
+        self._answer(Decision.DENY, note.value.strip() if note is not None else "")
 
-    def action_deny_with_note(self) -> None:
-        self.add_class("-note")
-        self.query_one("#note", Input).focus()
+    async def action_deny_with_note(self) -> None:
+        if self.query("#note"):
+            return
+        note = Input(placeholder="note for the model (Enter denies with it, Esc denies)", id="note")
+        await self.query_one("#dialog").mount(note)
+        note.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

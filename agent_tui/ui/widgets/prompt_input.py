@@ -1,16 +1,18 @@
 """The multi-line input: Enter sends, Ctrl+J adds a line, Ctrl+F sends a follow-up.
 
-Enter is a priority binding so the TextArea never turns it into a newline; Ctrl+J is
-the newline key every terminal sends (Shift+Enter too, where the terminal tells it
-apart).
+Enter is taken in the input's own key handler, before the TextArea would turn it
+into a newline, and in order with the characters typed before it (a priority binding
+would run ahead of them). Ctrl+J is the newline key every terminal sends (Shift+Enter
+too, where the terminal tells it apart).
 """
 
 from __future__ import annotations
 
+from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
-from agent_tui.ui.keys import INPUT_BINDINGS
+from agent_tui.ui.keys import FOLLOW_UP_KEYS, INPUT_BINDINGS, NEWLINE_KEYS, SUBMIT_KEYS
 
 
 class PromptInput(TextArea):
@@ -48,6 +50,21 @@ class PromptInput(TextArea):
             placeholder="Type a message. Enter sends, Ctrl+J adds a line, F1 lists keys.",
         )
         self.cursor_blink = cursor_blink
+
+    async def _on_key(self, event: events.Key) -> None:
+        action = None
+        if event.key in SUBMIT_KEYS:
+            action = self.action_submit
+        elif event.key in FOLLOW_UP_KEYS:
+            action = self.action_follow_up
+        elif event.key in NEWLINE_KEYS:
+            action = self.action_newline
+        if action is None:
+            await super()._on_key(event)
+            return
+        event.stop()
+        event.prevent_default()
+        action()
 
     def _send(self, follow_up: bool) -> None:
         text = self.text

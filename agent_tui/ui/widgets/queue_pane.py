@@ -26,7 +26,7 @@ class QueueItem:
 
 class QueuePane(Static):
     DEFAULT_CSS = """
-    QueuePane { height: auto; max-height: 8; padding: 0 1; }
+    QueuePane { height: auto; max-height: 8; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     QueuePane.-empty { display: none; }
     """
 
@@ -69,4 +69,5 @@ class QueuePane(Static):
             out.append("  ")
             out.append(first_line(item.text, 300))
         self.update(out)
-        self.border_title = f"queued messages: {self.queued} waiting"
+        waiting = self.queued
+        self.border_title = f"queued messages: {waiting} waiting" if waiting else "queued messages"

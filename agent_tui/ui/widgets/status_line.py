@@ -12,7 +12,7 @@ from agent_tui.ui.states import NOTICE_ROLES, TURN_LOOKS, role_style
 
 class StatusLine(Static):
     DEFAULT_CSS = """
-    StatusLine { height: 1; padding: 0 1; }
+    StatusLine { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -65,5 +65,5 @@ class StatusLine(Static):
         return out
 
     def _redraw(self) -> None:
-        if self.is_mounted:
+        if self.is_attached:
             self.update(self.render_line_text())

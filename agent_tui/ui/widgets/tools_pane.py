@@ -14,7 +14,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from agent_tui.core.state import TERMINAL_TOOL_STATES, ToolState
-from agent_tui.ui.safe_text import clean, first_line, one_line
+from agent_tui.ui.safe_text import clean, first_line, one_line, short_summary
 from agent_tui.ui.states import role_style, tool_look
 
 
@@ -58,7 +58,7 @@ class ToolsPane(VerticalScroll):
         scrollbar-size-vertical: 1;
     }
     ToolsPane.-empty { display: none; }
-    ToolsPane > Static { width: 1fr; }
+    ToolsPane > Static { width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     can_focus = False
@@ -143,7 +143,7 @@ class ToolsPane(VerticalScroll):
             out.append(f"{look.symbol} {look.word:<{width}}", style=role_style(variables, look.role, bold=True))
             out.append(" ")
             out.append(clean(row.name), style="bold")
-            summary = first_line(row.summary, 300)
+            summary = short_summary(row.name, row.summary)
             if summary:
                 out.append("  ")
                 out.append(summary)

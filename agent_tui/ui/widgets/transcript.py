@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from agent_tui.ui.safe_text import clean, first_line, safe_text
+from agent_tui.ui.safe_text import clean, first_line, safe_text, short_summary
 from agent_tui.ui.states import role_style, tool_look
 
 
@@ -68,7 +68,7 @@ class ToolEntry(Static):
     """One tool call as a compact line: state symbol and word, name, summary."""
 
     DEFAULT_CSS = """
-    ToolEntry { padding: 0 1 0 3; height: auto; }
+    ToolEntry { padding: 0 1 0 3; height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, tool_use_id: str, name: str) -> None:
@@ -92,8 +92,8 @@ class ToolEntry(Static):
         line.append(f"{look.symbol} {look.word}", style=role_style(variables, look.role, bold=True))
         line.append("  ")
         line.append(clean(self.tool_name), style="bold")
-        summary = first_line(self.summary, 300)
-        if summary and summary != self.tool_name:
+        summary = short_summary(self.tool_name, self.summary)
+        if summary:
             line.append("  ")
             line.append(summary)
         if self.detail:

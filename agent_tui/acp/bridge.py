@@ -1,0 +1,330 @@
+"""One ACP session: a core :class:`Session`, its run task, and the pump that turns its
+Events into ``session/update`` notifications in order.
+
+The core emits Events synchronously on the loop; the bridge queues them and one pump
+task sends them, so the client sees them in the order they happened. A prompt's
+response is sent only after the pump has sent every update of its turn (the pump
+resolves the prompt when it reaches the turn's ``turn_ended``).
+
+Permission: a ``permission_requested`` event becomes a ``session/request_permission``
+request sent by a task of its own (the pump never waits for the user). The answer
+becomes a ``decide`` op. When the turn is cancelled the request task is cancelled: a
+late answer is dropped, the core never gets an allow, and the call ends
+``cancelled_before_start``.
+
+Cancel: ``session/cancel`` interrupts the turn at once (``interrupt_now``). The prompt
+then waits, as always, for the turn to end: by then every tool call has reached a
+final state and its last update has been sent. A cancel with no prompt running does
+nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from acp import RequestError
+from acp.schema import PermissionOption, PromptResponse
+
+from agent_tui.acp.updates import UpdateMapper
+from agent_tui.core.events import (
+    Decide,
+    Event,
+    Notice,
+    NoticeLevel,
+    PermissionRequested,
+    RetryScheduled,
+    Shutdown,
+    TextDelta,
+    ToolOutput,
+    ToolStateChanged,
+    TurnEnded,
+    TurnStateChanged,
+    UserMessage,
+)
+from agent_tui.core.permission import Decision
+from agent_tui.core.session import Session
+from agent_tui.core.state import ToolState
+
+log = logging.getLogger("agent_tui.acp")
+
+# Option ids are ours; the kinds are ACP's. "Always" lasts for this session only.
+PERMISSION_OPTIONS = [
+    PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
+    PermissionOption(option_id="allow_always", name="Allow for this session", kind="allow_always"),
+    PermissionOption(option_id="reject_once", name="Deny", kind="reject_once"),
+]
+DECISIONS = {
+    "allow_once": Decision.ALLOW_ONCE,
+    "allow_always": Decision.ALLOW_SESSION,
+    "reject_once": Decision.DENY,
+}
+SHUTDOWN_BUDGET = 8.0  # seconds a session may take to stop its turn and tools
+
+
+class ClientConnection(Protocol):
+    """What the bridge needs from the SDK's agent-side connection."""
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None: ...
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[PermissionOption], **kwargs: Any
+    ) -> Any: ...
+
+
+class PromptBusy(RequestError):
+    def __init__(self) -> None:
+        super().__init__(
+            -32600,
+            "A prompt is already running in this session: wait for its response or send "
+            "session/cancel first",
+        )
+
+
+@dataclass
+class _ActivePrompt:
+    done: asyncio.Future[TurnEnded]
+    cancel_requested: bool = False
+
+
+class SessionBridge:
+    def __init__(self, session_id: str, conn: ClientConnection) -> None:
+        self.id = session_id
+        self.conn = conn
+        self.session: Session | None = None
+        self.mapper = UpdateMapper(Path.cwd())
+        self._events: deque[Event] = deque()
+        self._arrived = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: int | None = None
+        self._prompt: _ActivePrompt | None = None
+        self._asks: dict[str, asyncio.Task[None]] = {}
+        self._run_task: asyncio.Task[None] | None = None
+        self._pump_task: asyncio.Task[None] | None = None
+
+    # -- wiring ------------------------------------------------------------------------
+
+    def emit(self, event: Event) -> None:
+        """The core's emit callable: on this loop, or safely from any other thread."""
+        if self._thread is not None and threading.get_ident() != self._thread:
+            assert self._loop is not None
+            self._loop.call_soon_threadsafe(self._push, event)
+        else:
+            self._push(event)
+
+    def _push(self, event: Event) -> None:
+        self._events.append(event)
+        self._arrived.set()
+
+    def attach(self, session: Session) -> None:
+        self.session = session
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
+        self.mapper = UpdateMapper(session.deps.config.workspace, session.deps.tools)
+        self._run_task = asyncio.get_running_loop().create_task(
+            session.run(), name=f"acp-session-{self.id}"
+        )
+
+    async def replay(self) -> None:
+        """Send the saved conversation (session/load), before any live update."""
+        assert self.session is not None
+        for update in self.mapper.replay(self.session.deps.journal.records):
+            await self._send(update)
+
+    def start_pump(self) -> None:
+        self._pump_task = asyncio.get_running_loop().create_task(
+            self._pump(), name=f"acp-pump-{self.id}"
+        )
+
+    @property
+    def busy(self) -> bool:
+        return self._prompt is not None or (self.session is not None and self.session.busy)
+
+    # -- prompt and cancel ----------------------------------------------------------
+
+    async def prompt(self, text: str) -> PromptResponse:
+        session = self.session
+        assert session is not None
+        if self.busy:
+            raise PromptBusy()
+        active = _ActivePrompt(done=asyncio.get_running_loop().create_future())
+        self._prompt = active
+        try:
+            session.submit(UserMessage(text=text))
+            try:
+                ended = await self._turn_end(active)
+            except asyncio.CancelledError:
+                # The connection is closing under us: stop the turn, do not leave it running.
+                session.interrupt_now()
+                raise
+        finally:
+            self._prompt = None
+        if ended.status == "cancelled":
+            return PromptResponse(stop_reason="cancelled")
+        if ended.status == "failed":
+            raise RequestError(-32603, f"The turn failed: {ended.detail or 'see the agent log'}",
+                               {"agent_tui": {"status": "failed", "detail": ended.detail}})
+        return PromptResponse(stop_reason="end_turn")
+
+    async def _turn_end(self, active: _ActivePrompt) -> TurnEnded:
+        """The turn's end, once its last update is sent; an error if the session died."""
+        assert self._run_task is not None
+        waiters: set[asyncio.Future[Any]] = {active.done, self._run_task}
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        if active.done.done():
+            return active.done.result()
+        exc = None if self._run_task.cancelled() else self._run_task.exception()
+        detail = repr(exc) if exc is not None else "it was shut down"
+        log.error("session %s: the core stopped while a prompt ran: %s", self.id, detail)
+        raise RequestError(-32603, f"The session stopped unexpectedly: {detail}")
+
+    def cancel(self) -> None:
+        """session/cancel: stop the running turn; harmless when nothing runs."""
+        active = self._prompt
+        if active is None or self.session is None:
+            return
+        active.cancel_requested = True
+        # Cancel the scope first: an allow racing this cancel then finds the turn
+        # cancelled and the call never starts.
+        self.session.interrupt_now()
+        for task in list(self._asks.values()):
+            task.cancel()
+
+    # -- the pump ------------------------------------------------------------------------
+
+    async def _pump(self) -> None:
+        while True:
+            if not self._events:
+                self._arrived.clear()
+                await self._arrived.wait()
+                continue
+            event = self._events.popleft()
+            try:
+                await self._forward(event)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("session %s: could not forward %s", self.id, event.type)
+
+    async def _forward(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            if event.parent_tool_use_id is not None:
+                # A sub-agent's words belong to its task call, not to the conversation.
+                update = self.mapper.tool_output(
+                    ToolOutput(turn_id=event.turn_id, tool_use_id=event.parent_tool_use_id,
+                               text=event.text)
+                )
+                if update is not None:
+                    await self._send(update)
+                return
+            await self._send(self.mapper.text(event.text + self._more_text()))
+        elif isinstance(event, ToolStateChanged):
+            await self._send(self.mapper.tool_state(event))
+            if event.state is not ToolState.AWAITING_APPROVAL:
+                ask = self._asks.pop(event.tool_use_id, None)
+                if ask is not None:
+                    ask.cancel()
+        elif isinstance(event, ToolOutput):
+            update = self.mapper.tool_output(event)
+            if update is not None:
+                await self._send(update)
+        elif isinstance(event, PermissionRequested):
+            task = asyncio.get_running_loop().create_task(self._ask(event))
+            self._asks[event.tool_use_id] = task
+            task.add_done_callback(lambda t, k=event.tool_use_id: self._forget_ask(k, t))
+        elif isinstance(event, Notice):
+            await self._notice(event)
+        elif isinstance(event, RetryScheduled):
+            log.warning("session %s: model call failed (%s); retry %d in %.1f s",
+                        self.id, event.reason, event.attempt, event.delay)
+        elif isinstance(event, TurnStateChanged):
+            log.info("session %s: turn %s %s %s", self.id, event.turn_id, event.state, event.detail)
+        elif isinstance(event, TurnEnded):
+            active = self._prompt
+            if active is not None and not active.done.done():
+                active.done.set_result(event)
+
+    def _more_text(self) -> str:
+        """Coalesce text deltas already waiting in the queue into one chunk."""
+        parts: list[str] = []
+        while self._events:
+            nxt = self._events[0]
+            if not isinstance(nxt, TextDelta) or nxt.parent_tool_use_id is not None:
+                break
+            parts.append(nxt.text)
+            self._events.popleft()
+        return "".join(parts)
+
+    async def _notice(self, event: Notice) -> None:
+        log.log(
+            {NoticeLevel.INFO: logging.INFO, NoticeLevel.WARNING: logging.WARNING}.get(
+                event.level, logging.ERROR
+            ),
+            "session %s: %s", self.id, event.text,
+        )
+        if event.level is not NoticeLevel.INFO and self._prompt is not None:
+            # Warnings and errors matter to the user (e.g. processes that could not be
+            # ended): show them in the conversation, clearly marked as ours.
+            await self._send(self.mapper.text(f"\n\n> agent-tui {event.level}: {event.text}\n\n"))
+
+    async def _send(self, update: Any) -> None:
+        try:
+            await self.conn.session_update(session_id=self.id, update=update)
+        except ConnectionError:
+            log.info("session %s: client gone; update dropped", self.id)
+
+    # -- permission ------------------------------------------------------------------------
+
+    def _forget_ask(self, tool_use_id: str, task: asyncio.Task[None]) -> None:
+        if self._asks.get(tool_use_id) is task:
+            del self._asks[tool_use_id]
+
+    async def _ask(self, event: PermissionRequested) -> None:
+        session = self.session
+        assert session is not None
+        tool_call = self.mapper.permission_call(event.tool_use_id, event.name, event.summary,
+                                                event.input)
+        try:
+            response = await self.conn.request_permission(
+                session_id=self.id, tool_call=tool_call, options=PERMISSION_OPTIONS
+            )
+        except asyncio.CancelledError:
+            return  # the turn was cancelled: the core ends the call cancelled_before_start
+        except Exception as exc:
+            log.warning("session %s: permission request failed: %r", self.id, exc)
+            session.submit(Decide(tool_use_id=event.tool_use_id, decision=Decision.DENY,
+                                  note=f"the client could not be asked ({exc})"))
+            return
+        active = self._prompt
+        if active is not None and active.cancel_requested:
+            return  # answered after session/cancel: never an allow
+        outcome = response.outcome
+        if outcome.outcome == "cancelled":
+            # ACP's "cancelled" outcome means the prompt turn was cancelled.
+            self.cancel()
+            return
+        decision = DECISIONS.get(outcome.option_id)
+        note = "" if decision is not None else f"unknown option {outcome.option_id!r}"
+        session.submit(Decide(tool_use_id=event.tool_use_id, decision=decision or Decision.DENY,
+                              note=note))
+
+    # -- shutdown --------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Stop the session: interrupt what runs, end its tools, flush updates."""
+        session = self.session
+        for task in list(self._asks.values()):
+            task.cancel()
+        if session is not None and self._run_task is not None:
+            session.submit(Shutdown())
+            try:
+                await asyncio.wait_for(asyncio.shield(self._run_task), SHUTDOWN_BUDGET)
+            except (asyncio.TimeoutError, Exception) as exc:
+                log.warning("session %s: did not stop cleanly: %r", self.id, exc)
+        if self._pump_task is not None:
+            self._pump_task.cancel()

@@ -1,0 +1,278 @@
+"""``agent-tui acp``: an Agent Client Protocol agent over stdio (official SDK).
+
+Supported: ``initialize``, ``session/new``, ``session/load`` (replays the journal as
+updates, then continues), ``session/prompt``, ``session/cancel``; the agent sends
+``session/update`` (message chunks, tool calls, tool call updates) and
+``session/request_permission``. Anything else is answered ``-32601 Method not
+found``: :class:`AcpAgent` deliberately does not subclass the SDK's ``Agent``
+protocol, whose unwritten methods would become silent stubs.
+
+Choices the protocol leaves to us:
+
+- **A second prompt while one runs is rejected** with ``-32600`` ("a prompt is
+  already running"). The protocol pairs each turn with one ``session/prompt``
+  response; queueing it as a steer would leave that request without a turn of its
+  own. Clients queue on their side, or send ``session/cancel`` first.
+- **A failed turn** (the model request failed) answers the prompt with a JSON-RPC
+  error (``-32603``) carrying the reason; the session stays usable.
+- **Prompt content:** text; resource links are passed on as their URI; embedded text
+  resources as their text. Images and audio are refused (not advertised).
+- **MCP servers** offered by the client are not connected (logged, ignored).
+- Each session has its own core ``Session``, run task, cancel scope and journal;
+  sessions in one process are independent.
+
+Logs go to stderr (``AGENT_TUI_LOG`` sets the level; ``AGENT_TUI_LOG_FILE`` a file).
+At end of input (exit code 0) or on SIGTERM / SIGINT (exit code 130) every session is
+shut down: running turns are interrupted and their processes ended before the process
+exits. A second signal exits at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from acp import PROTOCOL_VERSION, RequestError, run_agent
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+)
+
+from agent_tui.acp.bridge import ClientConnection, SessionBridge
+from agent_tui.acp.transport import claim_stdout, open_stdio
+from agent_tui.core.events import Event
+from agent_tui.core.session import Session
+from agent_tui.core.store import SessionNotFound
+
+log = logging.getLogger("agent_tui.acp")
+
+
+class SessionOpener(Protocol):
+    """What the server needs from the CLI's wiring (``agent_tui.cli.Wiring``)."""
+
+    def open_session(
+        self,
+        emit: Callable[[Event], None],
+        *,
+        session_id: str | None = None,
+        cwd: Path | None = None,
+    ) -> tuple[str, Session]: ...
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("agent-tui")
+    except Exception:
+        return "0"
+
+
+def _workspace(cwd: str) -> Path:
+    path = Path(cwd)
+    if not path.is_absolute():
+        raise RequestError.invalid_params({"cwd": cwd, "details": "cwd must be an absolute path"})
+    if not path.is_dir():
+        raise RequestError.invalid_params({"cwd": cwd, "details": "cwd is not a directory"})
+    return path
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The user message a prompt's content blocks make (text only, see module doc)."""
+    parts: list[str] = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            parts.append(block.text)
+        elif kind == "resource_link":
+            parts.append(block.uri if not block.name else f"[{block.name}]({block.uri})")
+        elif kind == "resource" and hasattr(block.resource, "text"):
+            parts.append(f"{block.resource.uri}:\n{block.resource.text}")
+        else:
+            raise RequestError.invalid_params(
+                {"details": f"content of type {kind!r} is not supported (text only)"}
+            )
+    text = "\n\n".join(p for p in parts if p)
+    if not text.strip():
+        raise RequestError.invalid_params({"details": "the prompt is empty"})
+    return text
+
+
+class AcpAgent:
+    """The ACP agent: sessions by id, each a :class:`SessionBridge`."""
+
+    def __init__(self, wiring: SessionOpener) -> None:
+        self.wiring = wiring
+        self.conn: ClientConnection | None = None
+        self.sessions: dict[str, SessionBridge] = {}
+
+    def on_connect(self, conn: ClientConnection) -> None:
+        self.conn = conn
+
+    async def initialize(self, protocol_version: int, client_capabilities: Any = None,
+                         client_info: Any = None, **kwargs: Any) -> InitializeResponse:
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(
+                    image=False, audio=False, embedded_context=False
+                ),
+            ),
+            agent_info=Implementation(name="agent-tui", title="agent-tui", version=_version()),
+            auth_methods=[],
+        )
+
+    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None,
+                          **kwargs: Any) -> NewSessionResponse:
+        workspace = _workspace(cwd)
+        self._ignore_mcp(mcp_servers)
+        bridge = await self._open(None, workspace)
+        bridge.start_pump()
+        return NewSessionResponse(session_id=bridge.id)
+
+    async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
+                           **kwargs: Any) -> LoadSessionResponse:
+        workspace = _workspace(cwd)
+        self._ignore_mcp(mcp_servers)
+        bridge = self.sessions.get(session_id)
+        if bridge is not None:
+            # Already open in this process: replay what it holds, keep it running.
+            if bridge.busy:
+                raise RequestError.invalid_request(
+                    {"sessionId": session_id, "details": "a prompt is running in this session"}
+                )
+            await bridge.replay()
+            return LoadSessionResponse()
+        bridge = await self._open(session_id, workspace)
+        await bridge.replay()
+        bridge.start_pump()
+        return LoadSessionResponse()
+
+    async def _open(self, session_id: str | None, workspace: Path) -> SessionBridge:
+        assert self.conn is not None
+        # Events emitted while the session is built (e.g. a journal notice) wait here
+        # until the bridge exists; after that they go straight to it.
+        pending: list[Event] = []
+        target: list[SessionBridge] = []
+
+        def emit(event: Event) -> None:
+            if target:
+                target[0].emit(event)
+            else:
+                pending.append(event)
+
+        try:
+            # On a thread: building a session imports the provider's SDK (about a
+            # second), and other sessions' updates must keep flowing meanwhile.
+            new_id, session = await asyncio.to_thread(
+                self.wiring.open_session, emit, session_id=session_id, cwd=workspace
+            )
+        except SessionNotFound as exc:
+            raise RequestError.invalid_params(
+                {"sessionId": session_id, "details": f"no saved session: {exc}"}
+            ) from None
+        bridge = SessionBridge(new_id, self.conn)
+        target.append(bridge)
+        for event in pending:
+            bridge.emit(event)
+        bridge.attach(session)
+        self.sessions[new_id] = bridge
+        log.info("session %s opened in %s", new_id, session.deps.config.workspace)
+        return bridge
+
+    def _ignore_mcp(self, servers: list[Any] | None) -> None:
+        if servers:
+            log.warning("MCP servers from the client are not supported; ignoring %d", len(servers))
+
+    def _bridge(self, session_id: str) -> SessionBridge:
+        bridge = self.sessions.get(session_id)
+        if bridge is None:
+            raise RequestError.invalid_params(
+                {"sessionId": session_id, "details": "unknown session (session/new or session/load first)"}
+            )
+        return bridge
+
+    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
+        bridge = self._bridge(session_id)
+        return await bridge.prompt(prompt_text(prompt))
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        bridge = self.sessions.get(session_id)
+        if bridge is None:
+            log.info("cancel for unknown session %s ignored", session_id)
+            return
+        bridge.cancel()
+
+    async def close_all(self) -> None:
+        bridges = list(self.sessions.values())
+        self.sessions.clear()
+        log.info("closing %d session(s)", len(bridges))
+        await asyncio.gather(*(b.close() for b in bridges), return_exceptions=True)
+        log.info("sessions closed")
+
+
+def _setup_logging() -> None:
+    level = os.environ.get("AGENT_TUI_LOG", "WARNING").upper()
+    target = os.environ.get("AGENT_TUI_LOG_FILE")
+    handler: logging.Handler = (
+        logging.FileHandler(target) if target else logging.StreamHandler(sys.stderr)
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(getattr(logging, level, logging.WARNING))
+
+
+async def serve(
+    wiring: SessionOpener, proto_fd: int, on_hard_exit: Callable[[], None] = lambda: None
+) -> int:
+    agent = AcpAgent(wiring)
+    transport = await open_stdio(proto_fd)
+    loop = asyncio.get_running_loop()
+    signals = 0
+
+    serving = asyncio.ensure_future(run_agent(agent, transport))
+
+    def on_signal() -> None:
+        nonlocal signals
+        signals += 1
+        if signals == 1:
+            serving.cancel()  # stop listening; the sessions are shut down below
+        else:  # a second signal: exit now, ending what we can synchronously
+            on_hard_exit()
+            os._exit(130)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, on_signal)
+    try:
+        try:
+            await serving
+        except asyncio.CancelledError:
+            if not signals:
+                raise
+    finally:
+        await agent.close_all()
+    return 130 if signals else 0
+
+
+def run_acp(wiring: SessionOpener, *, on_hard_exit: Callable[[], None] = lambda: None) -> int:
+    """Serve ACP on stdin/stdout until end of input; the process's exit code.
+
+    ``on_hard_exit`` runs on a second SIGTERM/SIGINT, right before ``os._exit``
+    (the CLI passes the process layer's ``kill_all_runs``).
+    """
+    proto_fd = claim_stdout()
+    _setup_logging()
+    return asyncio.run(serve(wiring, proto_fd, on_hard_exit))

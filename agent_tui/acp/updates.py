@@ -1,0 +1,297 @@
+"""Events and journal records as ACP ``session/update`` payloads.
+
+Owns the mapping, nothing else: no I/O, no connection. :class:`UpdateMapper` turns
+the core's Events of one session into the updates a client renders (message chunks,
+tool calls and their status updates) and replays a saved journal the same way for
+``session/load``.
+
+Tool call states (DESIGN.md's table) are finer than ACP's four statuses; the ACP
+status says where the call is (``pending`` until it starts, ``in_progress`` while it
+runs, then ``completed`` or ``failed``) and our own state rides along in ``_meta``
+(every update) and ``rawOutput`` (final updates)::
+
+    {"agent_tui": {"state": "cancelled_while_running", "side_effects": "unverified",
+                   "exit_code": null, "signal": "SIGTERM", ...}}
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from acp import (
+    start_tool_call,
+    text_block,
+    tool_content,
+    tool_diff_content,
+    update_agent_message_text,
+    update_tool_call,
+    update_user_message_text,
+)
+from acp.schema import ToolCallLocation, ToolCallProgress, ToolCallStart, ToolCallUpdate
+
+from agent_tui.core.events import ToolOutput, ToolStateChanged
+from agent_tui.core.history import result_wording
+from agent_tui.core.journal import (
+    AssistantMessageRecord,
+    SteerRecord,
+    ToolIntentRecord,
+    ToolResultRecord,
+    TurnEndedRecord,
+    UserMessageRecord,
+)
+from agent_tui.core.state import ToolState
+from agent_tui.core.tool import ToolSet
+
+META_KEY = "agent_tui"
+OUTPUT_TAIL = 16_000  # characters of live output shown while a tool runs
+
+TOOL_KINDS: dict[str, str] = {
+    "bash": "execute",
+    "kill_shell": "execute",
+    "read_file": "read",
+    "bash_output": "read",
+    "write_file": "edit",
+    "edit_file": "edit",
+    "task": "think",
+}
+
+_S = ToolState
+ACP_STATUS: dict[ToolState, str] = {
+    _S.STREAMING: "pending",
+    _S.QUEUED: "pending",
+    _S.AWAITING_APPROVAL: "pending",
+    _S.RUNNING: "in_progress",
+    _S.SUCCEEDED: "completed",
+    _S.FAILED: "failed",
+    _S.DENIED: "failed",
+    _S.CANCELLED_BEFORE_START: "failed",
+    _S.CANCELLED_WHILE_RUNNING: "failed",
+    _S.UNKNOWN: "failed",
+}
+
+Update = Any  # one of the SDK's session update models
+
+
+def tool_kind(name: str) -> str:
+    return TOOL_KINDS.get(name, "other")
+
+
+def tool_locations(name: str, tool_input: dict[str, Any] | None, workspace: Path) -> list[ToolCallLocation]:
+    """The files a call touches, as absolute paths (ACP wants absolute ones)."""
+    if not tool_input or name not in ("read_file", "write_file", "edit_file"):
+        return []
+    path = tool_input.get("path")
+    if not isinstance(path, str) or not path:
+        return []
+    absolute = Path(path) if Path(path).is_absolute() else workspace / path
+    line = tool_input.get("offset") if name == "read_file" else None
+    if not isinstance(line, int) or line < 0:
+        line = None
+    return [ToolCallLocation(path=str(absolute), line=line)]
+
+
+def edit_content(name: str, tool_input: dict[str, Any] | None, workspace: Path) -> list[Any]:
+    """A diff for the file tools that write, so a client can show what will change."""
+    if not tool_input or name not in ("write_file", "edit_file"):
+        return []
+    locations = tool_locations(name, tool_input, workspace)
+    if not locations:
+        return []
+    if name == "write_file" and isinstance(tool_input.get("content"), str):
+        return [tool_diff_content(locations[0].path, tool_input["content"])]
+    old, new = tool_input.get("old_string"), tool_input.get("new_string")
+    if isinstance(old, str) and isinstance(new, str):
+        return [tool_diff_content(locations[0].path, new, old)]
+    return []
+
+
+def tool_title(tools: ToolSet | None, name: str, tool_input: dict[str, Any] | None) -> str:
+    """The tool's own one-line summary when the input parses, else its name."""
+    tool = tools.get(name) if tools is not None else None
+    if tool is None or tool_input is None:
+        return name
+    try:
+        return tool.summary(tool.parse(tool_input))
+    except Exception:  # a summary is cosmetic: never fail on it (InvalidInput included)
+        return name
+
+
+def _meta(state: ToolState, **facts: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"state": str(state)}
+    body.update({k: v for k, v in facts.items() if v not in (None, "", [])})
+    return {META_KEY: body}
+
+
+class UpdateMapper:
+    """Per session: remembers which tool calls the client has seen and their output."""
+
+    def __init__(self, workspace: Path, tools: ToolSet | None = None) -> None:
+        self.workspace = workspace
+        self.tools = tools
+        self._started: set[str] = set()
+        self._output: dict[str, str] = {}
+        self._inputs: dict[str, dict[str, Any] | None] = {}
+
+    # -- live events ---------------------------------------------------------------
+
+    def text(self, text: str) -> Update:
+        return update_agent_message_text(text)
+
+    def tool_state(self, event: ToolStateChanged) -> Update:
+        if event.input is not None:
+            self._inputs[event.tool_use_id] = event.input
+        tool_input = self._inputs.get(event.tool_use_id)
+        state = event.state
+        status = ACP_STATUS[state]
+        final = status in ("completed", "failed")
+        facts = dict(
+            side_effects=str(event.side_effects) if event.side_effects else None,
+            exit_code=event.exit_code,
+            signal=event.signal,
+            detail=event.detail,
+            residue=event.residue,
+            parent_tool_use_id=event.parent_tool_use_id,
+        )
+        meta = _meta(state, **facts)
+        title = event.summary or event.name
+        locations = tool_locations(event.name, tool_input, self.workspace) or None
+        content: list[Any] | None = None
+        raw_output: Any = None
+        if state in (_S.QUEUED, _S.AWAITING_APPROVAL):
+            content = edit_content(event.name, tool_input, self.workspace) or None
+        if final:
+            self._output.pop(event.tool_use_id, None)
+            content = []
+            if state is _S.SUCCEEDED:
+                content += edit_content(event.name, tool_input, self.workspace)
+            if event.result:
+                content.append(tool_content(text_block(event.result)))
+            raw_output = {**meta[META_KEY], "result": event.result}
+        if event.tool_use_id not in self._started:
+            self._started.add(event.tool_use_id)
+            update: Update = start_tool_call(
+                event.tool_use_id,
+                title,
+                kind=tool_kind(event.name),  # type: ignore[arg-type]
+                status=status,  # type: ignore[arg-type]
+                content=content,
+                locations=locations,
+                raw_input=tool_input,
+                raw_output=raw_output,
+            )
+        else:
+            update = update_tool_call(
+                event.tool_use_id,
+                title=title,
+                status=status,  # type: ignore[arg-type]
+                content=content,
+                locations=locations,
+                raw_input=tool_input if state is _S.QUEUED else None,
+                raw_output=raw_output,
+            )
+        update.field_meta = meta
+        return update
+
+    def tool_output(self, event: ToolOutput) -> Update | None:
+        """Live output of a running call: the content shows the latest tail."""
+        if event.tool_use_id not in self._started:
+            return None
+        tail = (self._output.get(event.tool_use_id, "") + event.text)[-OUTPUT_TAIL:]
+        self._output[event.tool_use_id] = tail
+        return update_tool_call(event.tool_use_id, content=[tool_content(text_block(tail))])
+
+    def permission_call(self, tool_use_id: str, name: str, summary: str, tool_input: dict[str, Any]) -> ToolCallUpdate:
+        """The tool call a permission request is about (the client already knows it)."""
+        return ToolCallUpdate(
+            tool_call_id=tool_use_id,
+            title=summary or name,
+            kind=tool_kind(name),  # type: ignore[arg-type]
+            status="pending",
+            raw_input=tool_input,
+            locations=tool_locations(name, tool_input, self.workspace) or None,
+            content=edit_content(name, tool_input, self.workspace) or None,
+        )
+
+    # -- replay (session/load) -------------------------------------------------------
+
+    def replay(self, records: list[Any]) -> list[Update]:
+        """The saved conversation as the updates a client would have seen."""
+        updates: list[Update] = []
+        open_calls: dict[str, tuple[str, dict[str, Any]]] = {}
+        started: set[str] = set()
+        for record in records:
+            if isinstance(record, UserMessageRecord):
+                updates.append(update_user_message_text(record.text))
+            elif isinstance(record, SteerRecord):
+                if record.state == "applied" and record.delivery == "injected":
+                    updates.append(update_user_message_text(record.text))
+            elif isinstance(record, AssistantMessageRecord):
+                for block in record.blocks:
+                    if block.get("type") == "text" and block.get("text"):
+                        updates.append(update_agent_message_text(block["text"]))
+                    elif block.get("type") == "tool_use":
+                        updates.append(self._replayed_start(block))
+                        open_calls[block["id"]] = (block["name"], block.get("input") or {})
+            elif isinstance(record, ToolIntentRecord):
+                started.add(record.tool_use_id)
+            elif isinstance(record, ToolResultRecord):
+                open_calls.pop(record.tool_use_id, None)
+                updates.append(self._replayed_result(record))
+            elif isinstance(record, TurnEndedRecord):
+                # A call with no result: the agent stopped while it ran (or before).
+                for tool_use_id, (name, tool_input) in open_calls.items():
+                    state = _S.UNKNOWN if tool_use_id in started else _S.CANCELLED_BEFORE_START
+                    updates.append(self._replayed_missing(tool_use_id, name, tool_input, state))
+                open_calls.clear()
+        return updates
+
+    def _replayed_start(self, block: dict[str, Any]) -> ToolCallStart:
+        name, tool_input = block["name"], block.get("input") or {}
+        self._started.add(block["id"])
+        update = start_tool_call(
+            block["id"],
+            tool_title(self.tools, name, tool_input),
+            kind=tool_kind(name),  # type: ignore[arg-type]
+            status="pending",
+            locations=tool_locations(name, tool_input, self.workspace) or None,
+            raw_input=tool_input,
+        )
+        update.field_meta = _meta(_S.QUEUED)
+        return update
+
+    def _replayed_result(self, record: ToolResultRecord) -> ToolCallProgress:
+        text, _ = result_wording(record)
+        meta = _meta(
+            record.state,
+            side_effects=str(record.side_effects),
+            exit_code=record.exit_code,
+            signal=record.signal,
+            residue=record.residue,
+        )
+        update = update_tool_call(
+            record.tool_use_id,
+            status=ACP_STATUS[record.state],  # type: ignore[arg-type]
+            content=[tool_content(text_block(text))] if text else [],
+            raw_output={**meta[META_KEY], "result": text},
+        )
+        update.field_meta = meta
+        return update
+
+    def _replayed_missing(
+        self, tool_use_id: str, name: str, tool_input: dict[str, Any], state: ToolState
+    ) -> ToolCallProgress:
+        text = (
+            "Result unknown: the agent stopped while this call ran."
+            if state is _S.UNKNOWN
+            else "Not run: the turn ended before this call started."
+        )
+        meta = _meta(state)
+        update = update_tool_call(
+            tool_use_id,
+            status="failed",
+            content=[tool_content(text_block(text))],
+            raw_output={**meta[META_KEY], "result": text},
+        )
+        update.field_meta = meta
+        return update

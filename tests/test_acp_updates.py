@@ -1,0 +1,82 @@
+"""ACP mapping without a process: tool states -> statuses and _meta, journal replay,
+and the transport's frame checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_tui.acp.transport import check_message
+from agent_tui.acp.updates import ACP_STATUS, UpdateMapper, tool_kind
+from agent_tui.core.events import ToolStateChanged
+from agent_tui.core.journal import (
+    AssistantMessageRecord,
+    ToolIntentRecord,
+    ToolResultRecord,
+    TurnEndedRecord,
+    UserMessageRecord,
+)
+from agent_tui.core.state import SideEffects, ToolState
+
+
+def test_every_tool_state_has_an_acp_status_and_only_running_is_in_progress():
+    assert set(ACP_STATUS) == set(ToolState)
+    assert [s for s, v in ACP_STATUS.items() if v == "in_progress"] == [ToolState.RUNNING]
+    assert ACP_STATUS[ToolState.SUCCEEDED] == "completed"
+    assert tool_kind("bash") == "execute" and tool_kind("read_file") == "read"
+    assert tool_kind("write_file") == tool_kind("edit_file") == "edit"
+    assert tool_kind("mcp__x__y") == "other"
+
+
+def test_tool_state_updates_carry_our_state_in_meta_and_paths_as_locations(tmp_path: Path):
+    mapper = UpdateMapper(tmp_path)
+    base = dict(turn_id="t1", tool_use_id="toolu_1", name="edit_file")
+    first = mapper.tool_state(ToolStateChanged(**base, state=ToolState.STREAMING))
+    assert first.session_update == "tool_call" and first.status == "pending"
+    tool_input = {"path": "a.txt", "old_string": "x", "new_string": "y"}
+    queued = mapper.tool_state(ToolStateChanged(**base, state=ToolState.QUEUED, input=tool_input,
+                                                summary="edit_file a.txt"))
+    assert queued.session_update == "tool_call_update"
+    assert queued.locations[0].path == str(tmp_path / "a.txt")
+    assert queued.content[0].type == "diff"
+    final = mapper.tool_state(ToolStateChanged(
+        **base, state=ToolState.CANCELLED_WHILE_RUNNING, result="Interrupted",
+        side_effects=SideEffects.UNVERIFIED, signal="SIGTERM"))
+    assert final.status == "failed"
+    assert final.field_meta == {"agent_tui": {"state": "cancelled_while_running",
+                                              "side_effects": "unverified", "signal": "SIGTERM"}}
+    assert final.raw_output["state"] == "cancelled_while_running"
+
+
+def test_replay_closes_a_call_the_agent_never_finished(tmp_path: Path):
+    records = [
+        UserMessageRecord(turn_id="t1", text="do it"),
+        AssistantMessageRecord(turn_id="t1", ended="tool_use", blocks=[
+            {"type": "text", "text": "Sure."},
+            {"type": "tool_use", "id": "toolu_a", "name": "bash", "input": {"command": "true"}},
+            {"type": "tool_use", "id": "toolu_b", "name": "bash", "input": {"command": "false"}},
+        ]),
+        ToolIntentRecord(turn_id="t1", tool_use_id="toolu_a", name="bash", input={}, operation_id="op"),
+        ToolResultRecord(turn_id="t1", tool_use_id="toolu_a", name="bash",
+                         state=ToolState.SUCCEEDED, content="ok", exit_code=0),
+        ToolIntentRecord(turn_id="t1", tool_use_id="toolu_b", name="bash", input={}, operation_id="op2"),
+        TurnEndedRecord(turn_id="t1", status="cancelled"),
+    ]
+    updates = UpdateMapper(tmp_path).replay(records)
+    kinds = [u.session_update for u in updates]
+    assert kinds == ["user_message_chunk", "agent_message_chunk", "tool_call", "tool_call",
+                     "tool_call_update", "tool_call_update"]
+    by_id = {u.tool_call_id: u for u in updates[-2:]}
+    assert by_id["toolu_a"].status == "completed"
+    assert by_id["toolu_b"].status == "failed"
+    assert by_id["toolu_b"].field_meta["agent_tui"]["state"] == "unknown"
+
+
+def test_frame_checks():
+    assert check_message({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}) is None
+    assert check_message({"jsonrpc": "2.0", "method": "session/cancel", "params": {}}) is None
+    assert check_message({"jsonrpc": "2.0", "id": 0, "result": {}}) is None
+    assert check_message([1])["error"]["code"] == -32600
+    assert check_message({"id": 3, "method": 1})["id"] == 3
+    assert check_message({"id": True, "method": "x"})["error"]["code"] == -32600
+    assert check_message({"jsonrpc": "2.0"})["error"]["code"] == -32600
+    assert check_message({"id": 1, "method": "x", "params": "nope"})["error"]["code"] == -32600
