@@ -552,8 +552,10 @@ def test_retention_prunes_the_oldest_with_a_notice(ws: Path, state: Path) -> Non
 
     # a rewind's own checkpoint never pushes out the checkpoint it rewinds to
     report = cp.restore(infos[2].id)
-    assert infos[2].id in {c.id for c in cp.list()}
-    assert report.notices and "message 3" not in [c.label for c in cp.list()][:1]
+    assert [c.label for c in cp.list()] == [
+        "message 2", "message 4", "before rewind to “message 2”",
+    ]
+    assert "Removed the oldest checkpoint (“message 3”)" in report.notices[0]
 
 
 def test_size_budget_prunes_the_oldest_with_a_notice(ws: Path, state: Path) -> None:
