@@ -163,9 +163,15 @@ class Wiring:
             emit(Notice(level=NoticeLevel.WARNING, text=(
                 f"journal {journal.path}: {len(journal.set_aside)} unreadable line(s) set aside "
                 "(a write was cut short); the rest of the session is loaded")))
+        from agent_tui.checkpoints import Checkpoints
+
         provider = make_provider(opts)
         jobs = BackgroundJobs()
-        tools = default_tools(workspace, jobs=jobs)
+        checkpoints = Checkpoints(self.store.root / session_id / "checkpoints", workspace)
+        tools = default_tools(
+            workspace, jobs=jobs, on_before_write=checkpoints.record_pre_image,
+            on_after_write=checkpoints.record_written,
+        )
         policy = Permissions(workspace, opts.permission_mode, non_interactive=not self.interactive)
         config = AgentConfig(
             workspace=workspace,
@@ -173,7 +179,7 @@ class Wiring:
             session_id=session_id,
         )
         deps = TurnDeps(config=config, provider=provider, tools=tools, policy=policy,
-                        journal=journal, emit=emit)
+                        journal=journal, emit=emit, checkpoints=checkpoints)
         if not journal.records:
             try:
                 journal.append(SessionStarted(

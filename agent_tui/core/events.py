@@ -55,6 +55,35 @@ class Decide(BaseModel):
     note: str = ""
 
 
+class RestoreWhat(StrEnum):
+    BOTH = "both"  # code and conversation
+    CONVERSATION = "conversation"
+    CODE = "code"
+
+
+class ListRewindPoints(BaseModel):
+    """Ask for the points a rewind can go back to. Answered by ``rewind_points``."""
+
+    type: Literal["list_rewind_points"] = "list_rewind_points"
+
+
+class PlanRewind(BaseModel):
+    """Preview a rewind (nothing changes). Answered by ``rewind_plan``."""
+
+    type: Literal["plan_rewind"] = "plan_rewind"
+    checkpoint_id: str
+
+
+class Rewind(BaseModel):
+    """Go back to a checkpoint (only while no turn runs). Answered by ``rewound``
+    (or a ``notice`` saying why not)."""
+
+    type: Literal["rewind"] = "rewind"
+    checkpoint_id: str
+    restore: RestoreWhat = RestoreWhat.BOTH
+    overwrite_conflicts: bool = False
+
+
 class Shutdown(BaseModel):
     """Stop the session: interrupt what runs, end background work, then stop.
     Answered by ``session_closed``."""
@@ -63,7 +92,10 @@ class Shutdown(BaseModel):
 
 
 Op = Annotated[
-    Union[UserMessage, FollowUp, Interrupt, Decide, Shutdown], Field(discriminator="type")
+    Union[
+        UserMessage, FollowUp, Interrupt, Decide, ListRewindPoints, PlanRewind, Rewind, Shutdown
+    ],
+    Field(discriminator="type"),
 ]
 OP_ADAPTER: TypeAdapter[Op] = TypeAdapter(Op)
 
@@ -180,6 +212,49 @@ class TurnEnded(BaseModel):
     detail: str = ""
 
 
+class RewindPoint(BaseModel):
+    checkpoint_id: str
+    label: str  # the user message (or what the checkpoint was taken before)
+    time: float
+    turn_id: str | None = None  # None for checkpoints taken before a rewind
+    warnings: list[str] = Field(default_factory=list)
+
+
+class RewindPoints(BaseModel):
+    type: Literal["rewind_points"] = "rewind_points"
+    points: list[RewindPoint]  # newest first
+    available: bool = True  # False when this session keeps no checkpoints
+
+
+class FileChangeInfo(BaseModel):
+    path: str
+    kind: str  # what the rewind does to the file: added | modified | deleted
+    lines_added: int | None = None
+    lines_removed: int | None = None
+    conflict: bool = False
+
+
+class RewindPlanned(BaseModel):
+    type: Literal["rewind_plan"] = "rewind_plan"
+    checkpoint_id: str
+    label: str
+    changes: list[FileChangeInfo]
+    not_undoable: list[str]
+    warnings: list[str] = Field(default_factory=list)
+
+
+class Rewound(BaseModel):
+    type: Literal["rewound"] = "rewound"
+    checkpoint_id: str
+    restore: RestoreWhat
+    text: str = ""  # the user message rewound to, for the input box
+    restored: list[FileChangeInfo] = Field(default_factory=list)
+    skipped_conflicts: list[FileChangeInfo] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)
+    not_undoable: list[str] = Field(default_factory=list)
+    undo_checkpoint_id: str | None = None
+
+
 class SessionClosed(BaseModel):
     type: Literal["session_closed"] = "session_closed"
 
@@ -195,5 +270,8 @@ Event = Union[
     RetryScheduled,
     Notice,
     TurnEnded,
+    RewindPoints,
+    RewindPlanned,
+    Rewound,
     SessionClosed,
 ]

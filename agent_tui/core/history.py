@@ -19,6 +19,7 @@ from typing import Any
 
 from agent_tui.core.journal import (
     AssistantMessageRecord,
+    RewindRecord,
     SteerRecord,
     ToolIntentRecord,
     ToolResultRecord,
@@ -164,10 +165,47 @@ def _keep_block(block: dict[str, Any]) -> bool:
     return block.get("type") == "tool_use"
 
 
+def effective_records(records: Iterable[Any]) -> list[Any]:
+    """The records the model view is built from: a rewind of the conversation cuts
+    back to just before its checkpoint's user message (the journal keeps the rest)."""
+    kept: list[Any] = []
+    for record in records:
+        if isinstance(record, RewindRecord) and record.restore in ("both", "conversation"):
+            for i in range(len(kept) - 1, -1, -1):
+                candidate = kept[i]
+                if (
+                    isinstance(candidate, UserMessageRecord)
+                    and candidate.turn_id == record.checkpoint_id
+                ):
+                    del kept[i:]
+                    break
+        kept.append(record)
+    return kept
+
+
+REWIND_NOTE = (
+    "[The user rewound to an earlier point; the workspace files may differ from what "
+    "this conversation shows. Read them again before editing.]"
+)
+
+
 def model_view(records: Iterable[Any]) -> list[Message]:
     """Derive the API's message list from journal records."""
     b = _Builder()
-    for record in records:
+    code_note_due = False
+    for record in effective_records(records):
+        if isinstance(record, RewindRecord):
+            # Code and conversation rewound together agree with each other; either
+            # alone leaves files the conversation does not describe.
+            code_note_due = (
+                record.restore == "conversation"
+                or (record.restore == "code" and bool(record.restored))
+                or bool(record.skipped_conflicts)
+            )
+            continue
+        if isinstance(record, UserMessageRecord) and code_note_due:
+            b.user_text(REWIND_NOTE)
+            code_note_due = False
         if isinstance(record, UserMessageRecord):
             if b.note_due:
                 b.user_text(interrupted_note(b.last_turn_calls))

@@ -115,6 +115,27 @@ class TurnEndedRecord(_Record):
     detail: str = ""
 
 
+class CheckpointRecord(_Record):
+    kind: Literal["checkpoint"] = "checkpoint"
+    checkpoint_id: str
+    turn_id: str | None = None
+    label: str = ""
+    scope: str = ""
+    warnings: list[str] = Field(default_factory=list)
+
+
+class RewindRecord(_Record):
+    """A rewind. With the conversation restored, the model view goes back to before
+    the checkpoint's user message; the records after it stay here (a branch)."""
+
+    kind: Literal["rewind"] = "rewind"
+    checkpoint_id: str
+    restore: str  # both | conversation | code
+    undo_checkpoint_id: str | None = None
+    restored: list[str] = Field(default_factory=list)
+    skipped_conflicts: list[str] = Field(default_factory=list)
+
+
 class NoticeRecord(_Record):
     kind: Literal["notice"] = "notice"
     level: str
@@ -131,6 +152,8 @@ Record = Annotated[
         ToolResultRecord,
         SteerRecord,
         TurnEndedRecord,
+        CheckpointRecord,
+        RewindRecord,
         NoticeRecord,
     ],
     Field(discriminator="kind"),

@@ -17,6 +17,9 @@ from typing import Any, Protocol
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.core.events import (
     Decide,
+    ListRewindPoints,
+    PlanRewind,
+    Rewind,
     Event,
     FollowUp,
     Interrupt,
@@ -38,6 +41,7 @@ from agent_tui.core.journal import (
     UserMessageRecord,
 )
 from agent_tui.core.queue import Queued
+from agent_tui.core.rewind import Rewinder
 from agent_tui.core.turn import Turn, TurnDeps
 
 
@@ -55,6 +59,8 @@ class Session:
         self._turn_ids = itertools.count(self._settle_journal() + 1)
         self._turn: Turn | None = None
         self._turn_task: asyncio.Task[None] | None = None
+        self._rewind_task: asyncio.Task[None] | None = None
+        self._held: list[Any] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ops: asyncio.Queue[Any] | None = None
         self._early: list[Any] = []
@@ -62,6 +68,8 @@ class Session:
         self._idle: asyncio.Event | None = None
         self._unhandled = 0  # ops submitted and not yet handled
         self.last_status: str | None = None
+        self.rewinder = Rewinder(deps)
+        self._side_tasks: set[asyncio.Task[None]] = set()
 
     def _settle_journal(self) -> int:
         """For a resumed journal: count its turns, and close a turn that never ended
@@ -152,6 +160,9 @@ class Session:
             self._emit(Notice(level=NoticeLevel.ERROR, text=str(exc)))
 
     def _handle(self, op: Any) -> None:
+        if isinstance(op, (UserMessage, FollowUp)) and self._rewind_task is not None:
+            self._held.append(op)  # starts once the rewind is done
+            return
         if isinstance(op, UserMessage):
             if self._turn is None:
                 self._start_turn(op.text)
@@ -171,6 +182,47 @@ class Session:
                 self._emit(
                     Notice(level=NoticeLevel.INFO, text="that permission request is no longer open")
                 )
+        elif isinstance(op, ListRewindPoints):
+            self._side(self._answer(self.rewinder.points()))
+        elif isinstance(op, PlanRewind):
+            self._side(self._answer(self.rewinder.plan(op)))
+        elif isinstance(op, Rewind):
+            if self._turn is not None:
+                self._emit(Notice(level=NoticeLevel.WARNING,
+                                  text="a turn is running: stop it (Esc) before rewinding"))
+            else:
+                self._rewinding(self._answer(self.rewinder.rewind(op)))
+
+    def _side(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+
+    def _rewinding(self, coro: Any) -> None:
+        """A rewind holds the session like a turn: nothing starts until it is done."""
+        assert self._idle is not None
+        self._idle.clear()
+        self._rewind_task = asyncio.get_running_loop().create_task(coro)
+
+        def done(_task: Any) -> None:
+            self._rewind_task = None
+            held, self._held = self._held, []
+            if self._turn is None:
+                assert self._idle is not None
+                self._idle.set()
+            for op in held:
+                self._handle(op)
+
+        self._rewind_task.add_done_callback(done)
+
+    async def _answer(self, coro: Any) -> None:
+        try:
+            event = await coro
+        except Exception as exc:
+            self._emit(Notice(level=NoticeLevel.ERROR, text=f"rewind failed: {exc!r}"))
+            return
+        if event is not None:
+            self._emit(event)
 
     def _enqueue(self, kind: SteerKind, text: str) -> None:
         item = self.deps.queue.add(kind, text)
@@ -198,7 +250,8 @@ class Session:
             self._emit(
                 SteerState(id=item.id, state=SteerStatus.APPLIED, kind=item.kind, text=item.text)
             )
-        turn = Turn(self.deps, turn_id, self.root.child(turn_id), text)
+        checkpoint = self.rewinder.start_checkpoint(turn_id, text)
+        turn = Turn(self.deps, turn_id, self.root.child(turn_id), text, checkpoint)
         self._turn = turn
         assert self._idle is not None
         self._idle.clear()
@@ -229,6 +282,9 @@ class Session:
     async def _shutdown(self) -> None:
         self.root.cancel(CancelReason.SHUTDOWN)
         self._return_queued()
+        if self._rewind_task is not None:
+            await asyncio.wait({self._rewind_task})
+        await self.rewinder.settle()
         task = self._turn_task
         if task is not None:
             try:

@@ -75,6 +75,9 @@ class Tool(ABC):
     description: ClassVar[str]
     Input: ClassVar[type[BaseModel]]
     read_only: ClassVar[bool] = False
+    # True when the tool reports each file it writes to the checkpoint layer itself;
+    # otherwise the core snapshots around each side-effecting call (shell commands).
+    reports_own_writes: ClassVar[bool] = False
 
     def input_schema(self) -> dict[str, Any]:
         schema = self.Input.model_json_schema()
@@ -100,6 +103,15 @@ class Tool(ABC):
     def summary(self, args: BaseModel) -> str:
         """One line that tells a person what this call will do."""
         return f"{self.name} {args.model_dump_json()}"
+
+    def rewind_caveat(self, raw_input: dict[str, Any]) -> str | None:
+        """What rewinding the workspace's files cannot undo of this call, if anything."""
+        if self.read_only:
+            return None
+        return (
+            f"{self.name}: effects beyond the workspace's files (processes, network, "
+            "other folders) are not undone"
+        )
 
     @abstractmethod
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult: ...

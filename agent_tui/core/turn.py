@@ -80,8 +80,9 @@ class AgentConfig:
     max_retries: int = 4
     retry_base: float = 1.0
     retry_cap: float = 30.0
-    # Phase 2 of a cancel: how long a running tool may take to stop and report.
-    cleanup_budget: float = 5.0
+    # Phase 2 of a cancel: how long a running tool may take to stop and report
+    # (a command that ignores SIGTERM needs its grace, the KILL and a pipe drain).
+    cleanup_budget: float = 6.0
 
 
 @dataclass
@@ -94,6 +95,8 @@ class TurnDeps:
     emit: Callable[[Event], None]
     queue: MessageQueue = field(default_factory=MessageQueue)
     approvals: Approvals = field(default_factory=Approvals)
+    # agent_tui.checkpoints.Checkpoints, or None for a session without rewind
+    checkpoints: Any = None
 
 
 class ToolCall(BaseModel):
@@ -136,11 +139,19 @@ def operation_id(session_id: str, turn_id: str, tool_use_id: str) -> str:
 
 
 class Turn:
-    def __init__(self, deps: TurnDeps, turn_id: str, scope: CancelScope, text: str) -> None:
+    def __init__(
+        self,
+        deps: TurnDeps,
+        turn_id: str,
+        scope: CancelScope,
+        text: str,
+        checkpoint: asyncio.Task[None] | None = None,
+    ) -> None:
         self.deps = deps
         self.id = turn_id
         self.scope = scope
         self.text = text
+        self.checkpoint = checkpoint
         self.state = TurnState.RUNNING
         self.calls: dict[str, ToolCall] = {}
         self._running: set[str] = set()
@@ -471,6 +482,13 @@ class Turn:
                 return
             if decision.decision is Decision.ALLOW_SESSION:
                 self.deps.policy.remember(tool, args)
+        if self.checkpoint is not None and not self._read_only(call):
+            try:
+                async with self.scope.linked():  # cancel point: waiting for the checkpoint
+                    await asyncio.shield(self.checkpoint)
+            except Cancelled:
+                self._finish_unstarted(call, ToolState.CANCELLED_BEFORE_START)
+                return
         if self.scope.cancelled:  # cancel point: right before the tool starts
             self._finish_unstarted(call, ToolState.CANCELLED_BEFORE_START)
             return
@@ -505,6 +523,7 @@ class Turn:
                 ToolOutput(turn_id=self.id, tool_use_id=call.id, text=text)
             ),
         )
+        watch = await self._watch_writes(tool, call)
         task = asyncio.create_task(tool.run(args, ctx))
         stop_asked = asyncio.create_task(tool_scope.wait())
         budget = self.deps.config.cleanup_budget
@@ -519,6 +538,8 @@ class Turn:
         finally:
             stop_asked.cancel()
             tool_scope.detach()
+            if watch is not None:
+                await self._writes_done(watch)
         if not task.done():
             task.cancel()
             return ToolResult(
@@ -543,6 +564,23 @@ class Turn:
                 side_effects=SideEffects.NONE if self._read_only(call) else SideEffects.UNVERIFIED,
             )
         return task.result()
+
+    async def _watch_writes(self, tool: Tool, call: ToolCall) -> str | None:
+        """Snapshot before a call that may change files without reporting them (a
+        shell command), so a later rewind knows those changes were the agent's."""
+        checkpoints = self.deps.checkpoints
+        if checkpoints is None or tool.reports_own_writes or self._read_only(call):
+            return None
+        try:
+            return await asyncio.to_thread(checkpoints.command_started)
+        except Exception:
+            return None  # without it a rewind asks before touching such files
+
+    async def _writes_done(self, token: str) -> None:
+        try:
+            await asyncio.shield(asyncio.to_thread(self.deps.checkpoints.command_finished, token))
+        except Exception:
+            pass
 
     def _finish(self, call: ToolCall, result: ToolResult) -> None:
         record = ToolResultRecord(

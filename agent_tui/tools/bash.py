@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -84,6 +85,14 @@ class BashTool(Tool):
     def summary(self, args: BashInput) -> str:  # type: ignore[override]
         suffix = " (background)" if args.run_in_background else ""
         return f"$ {args.command}{suffix}"
+
+    def rewind_caveat(self, raw_input: dict[str, Any]) -> str | None:
+        command = str(raw_input.get("command", ""))
+        short = command if len(command) <= 80 else command[:77] + "..."
+        return (
+            f"$ {short}: file changes inside the workspace are restored; anything else it "
+            "did (processes, network, files outside the workspace) is not undone"
+        )
 
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         timeout_ms = args.timeout_ms if args.timeout_ms is not None else self.default_timeout_ms

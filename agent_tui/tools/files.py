@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,6 +23,7 @@ from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.tools.workspace import BeforeWrite, FileTooLarge, Workspace, WorkspaceError
 
 OnBeforeWrite = Callable[[Path, "bytes | None"], None]
+OnAfterWrite = Callable[[Path, bytes], None]
 
 DEFAULT_LINES = 2000  # lines shown when the call gives no limit
 MAX_LINE_CHARS = 2000  # a longer line is cut
@@ -187,9 +188,27 @@ class _WriteTool(Tool):
     """What both write tools share: the pre-image hook and the guarded write."""
 
     read_only = False
+    reports_own_writes = True
 
-    def __init__(self, on_before_write: OnBeforeWrite | None = None) -> None:
+    def __init__(
+        self,
+        on_before_write: OnBeforeWrite | None = None,
+        on_after_write: OnAfterWrite | None = None,
+    ) -> None:
         self.on_before_write = on_before_write
+        self.on_after_write = on_after_write
+
+    def rewind_caveat(self, raw_input: dict[str, Any]) -> str | None:
+        return None  # a pre-image of every file it writes is kept: fully undoable
+
+    def _written(self, path: Path, data: bytes) -> None:
+        """Tell the checkpoint layer what we left in the file (for conflict checks)."""
+        if self.on_after_write is None:
+            return
+        try:
+            self.on_after_write(path, data)
+        except Exception:
+            pass  # the write happened; a missed note only makes a later rewind ask first
 
     def _hook(self, ctx: ToolContext, expect: bytes | None = None) -> BeforeWrite:
         def before_write(path: Path, old: bytes | None) -> None:
@@ -236,6 +255,7 @@ class WriteFileTool(_WriteTool):
             report = ws.write_atomic(args.path, data, before_write=self._hook(ctx))
         except (WorkspaceError, OSError) as exc:
             return ToolResult.error(describe_error(exc, ws.display(args.path)))
+        self._written(report.path, data)
         shown = _shown(ws, args.path, report.relative)
         lines = _count_lines(args.content)
         if report.created:
@@ -319,6 +339,7 @@ class EditFileTool(_WriteTool):
             )
         except (WorkspaceError, OSError) as exc:
             return ToolResult.error(describe_error(exc, ws.display(args.path)))
+        self._written(report.path, new_data)
         line = data.count(b"\n", 0, pos) + 1
         old_n, new_n = _count_lines(args.old_string), _count_lines(args.new_string)
         text = (

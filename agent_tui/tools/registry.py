@@ -13,7 +13,13 @@ import os
 from typing import TYPE_CHECKING
 
 from agent_tui.core.tool import ToolSet
-from agent_tui.tools.files import EditFileTool, OnBeforeWrite, ReadFileTool, WriteFileTool
+from agent_tui.tools.files import (
+    EditFileTool,
+    OnAfterWrite,
+    OnBeforeWrite,
+    ReadFileTool,
+    WriteFileTool,
+)
 
 if TYPE_CHECKING:
     from agent_tui.tools.background import BackgroundJobs
@@ -24,11 +30,13 @@ def default_tools(
     *,
     jobs: BackgroundJobs | None = None,
     on_before_write: OnBeforeWrite | None = None,
+    on_after_write: OnAfterWrite | None = None,
 ) -> ToolSet:
     """read_file, write_file, edit_file and bash (plus the job tools when ``jobs`` is given).
 
     ``on_before_write(path, old_bytes_or_None)`` is the checkpoint layer's pre-image
-    hook, called right before each file write.
+    hook, called right before each file write; ``on_after_write(path, new_bytes)``
+    notes what was written (so a rewind can tell when someone changed it since).
     """
     if not os.path.isdir(workspace):
         raise NotADirectoryError(
@@ -37,8 +45,8 @@ def default_tools(
     tools = ToolSet(
         [
             ReadFileTool(),
-            WriteFileTool(on_before_write=on_before_write),
-            EditFileTool(on_before_write=on_before_write),
+            WriteFileTool(on_before_write=on_before_write, on_after_write=on_after_write),
+            EditFileTool(on_before_write=on_before_write, on_after_write=on_after_write),
         ]
     )
     # Imported here, not at the top: the process layer (process groups, signals,

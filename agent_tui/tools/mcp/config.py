@@ -1,0 +1,228 @@
+"""MCP server configuration: the project's ``.mcp.json`` and the user's ``mcp.json``.
+
+Both files have the shape Claude Code uses::
+
+    {"mcpServers": {
+        "files": {"command": "npx", "args": ["-y", "some-server"], "env": {"KEY": "..."}},
+        "web":   {"type": "http", "url": "http://127.0.0.1:8123/mcp", "headers": {"X": "..."}}
+    }}
+
+The user file is ``$XDG_CONFIG_HOME/agent-tui/mcp.json`` (default
+``~/.config/agent-tui/mcp.json``); the project file is ``<workspace>/.mcp.json`` and
+wins over the user file for a server of the same name. ``${VAR}`` and
+``${VAR:-default}`` are expanded in commands, arguments, env values, URLs and headers.
+
+Loading never raises: every problem becomes a :class:`ConfigProblem` naming the file
+(and the line and column of a JSON syntax error), and the other servers still load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+PROJECT_FILE = ".mcp.json"
+USER_FILE = "mcp.json"
+
+#: Server names become part of tool names (``mcp__SERVER__TOOL``), which the model API
+#: restricts to these characters.
+_NAME_OK = re.compile(r"^[A-Za-z0-9_-]+$")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class Transport(StrEnum):
+    STDIO = "stdio"
+    HTTP = "http"
+
+
+class ServerConfig(BaseModel):
+    """One server, as configured (variables already expanded)."""
+
+    name: str
+    transport: Transport
+    source: Path  # the file it came from
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+
+    def describe(self) -> str:
+        if self.transport is Transport.STDIO:
+            return " ".join([self.command or "", *self.args])
+        return self.url or ""
+
+
+class ConfigProblem(BaseModel):
+    """Something wrong in a config file; ``server`` is None when the whole file failed."""
+
+    file: Path
+    message: str
+    server: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        where = str(self.file)
+        if self.line is not None:
+            where += f":{self.line}:{self.column}"
+        who = f" (server {self.server!r})" if self.server else ""
+        return f"{where}{who}: {self.message}"
+
+
+class McpConfig(BaseModel):
+    servers: list[ServerConfig] = Field(default_factory=list)
+    problems: list[ConfigProblem] = Field(default_factory=list)
+
+
+def user_config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CONFIG_HOME/agent-tui``, else ``~/.config/agent-tui``."""
+    env = os.environ if environ is None else environ
+    xdg = env.get("XDG_CONFIG_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
+    return base / "agent-tui"
+
+
+def load_config(
+    workspace: str | os.PathLike[str],
+    *,
+    user_config_dir: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    include_project: bool = True,
+) -> McpConfig:
+    """Read the user file, then the project file (which wins on a name clash)."""
+    env = os.environ if environ is None else environ
+    user_dir = Path(user_config_dir) if user_config_dir is not None else _default_dir(env)
+    files = [user_dir / USER_FILE]
+    if include_project:
+        files.append(Path(workspace) / PROJECT_FILE)
+    by_name: dict[str, ServerConfig] = {}
+    problems: list[ConfigProblem] = []
+    for path in files:
+        servers, file_problems = _load_file(path, env)
+        problems.extend(file_problems)
+        for server in servers:
+            by_name[server.name] = server  # later files (the project) win
+    return McpConfig(servers=list(by_name.values()), problems=problems)
+
+
+def _default_dir(env: Mapping[str, str]) -> Path:
+    return user_config_dir(env)
+
+
+def _load_file(path: Path, env: Mapping[str, str]) -> tuple[list[ServerConfig], list[ConfigProblem]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return [], []
+    except (OSError, UnicodeDecodeError) as exc:
+        return [], [ConfigProblem(file=path, message=f"cannot read: {exc}")]
+    if not text.strip():
+        return [], []
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return [], [ConfigProblem(
+            file=path, message=f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno
+        )]
+    if not isinstance(data, dict):
+        return [], [ConfigProblem(file=path, message="expected a JSON object at the top level")]
+    servers_raw = data.get("mcpServers")
+    if servers_raw is None:
+        return [], [ConfigProblem(file=path, message='no "mcpServers" object')]
+    if not isinstance(servers_raw, dict):
+        return [], [ConfigProblem(file=path, message='"mcpServers" must be an object')]
+    servers: list[ServerConfig] = []
+    problems: list[ConfigProblem] = []
+    for name, raw in servers_raw.items():
+        try:
+            servers.append(_parse_server(path, str(name), raw, env))
+        except _Bad as exc:
+            problems.append(ConfigProblem(file=path, server=str(name), message=str(exc)))
+    return servers, problems
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _parse_server(path: Path, name: str, raw: Any, env: Mapping[str, str]) -> ServerConfig:
+    if not _NAME_OK.match(name):
+        raise _Bad("server names may only use letters, digits, '_' and '-'")
+    if "__" in name:
+        raise _Bad("server names may not contain '__' (it separates server and tool in tool names)")
+    if not isinstance(raw, dict):
+        raise _Bad("expected an object")
+    kind = raw.get("type")
+    if kind is None:
+        kind = "http" if "url" in raw and "command" not in raw else "stdio"
+    if kind in ("http", "streamable-http", "streamable_http", "streamableHttp"):
+        url = _expand(_need_str(raw, "url"), env, "url")
+        if not url.startswith(("http://", "https://")):
+            raise _Bad(f"url must start with http:// or https://, got {url!r}")
+        headers = _str_map(raw.get("headers"), "headers", env)
+        return ServerConfig(name=name, transport=Transport.HTTP, source=path, url=url, headers=headers)
+    if kind == "stdio":
+        command = _expand(_need_str(raw, "command"), env, "command")
+        args_raw = raw.get("args", [])
+        if not isinstance(args_raw, list) or not all(isinstance(a, str) for a in args_raw):
+            raise _Bad('"args" must be a list of strings')
+        args = [_expand(a, env, "args") for a in args_raw]
+        server_env = _str_map(raw.get("env"), "env", env)
+        cwd = raw.get("cwd")
+        if cwd is not None and not isinstance(cwd, str):
+            raise _Bad('"cwd" must be a string')
+        return ServerConfig(
+            name=name, transport=Transport.STDIO, source=path, command=command, args=args,
+            env=server_env, cwd=_expand(cwd, env, "cwd") if cwd else None,
+        )
+    if kind == "sse":
+        raise _Bad('transport "sse" is not supported; use "http" (streamable HTTP)')
+    raise _Bad(f'unknown "type" {kind!r} (expected "stdio" or "http")')
+
+
+def _need_str(raw: dict[str, Any], key: str) -> str:
+    value = raw.get(key)
+    if not isinstance(value, str) or not value:
+        raise _Bad(f'"{key}" is required and must be a non-empty string')
+    return value
+
+
+def _str_map(value: Any, key: str, env: Mapping[str, str]) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise _Bad(f'"{key}" must be an object of strings')
+    return {str(k): _expand(v, env, key) for k, v in value.items()}
+
+
+def _expand(text: str, env: Mapping[str, str], field: str) -> str:
+    def sub(match: re.Match[str]) -> str:
+        var, default = match.group(1), match.group(2)
+        if var in env:
+            return env[var]
+        if default is not None:
+            return default
+        raise _Bad(f"{field}: environment variable {var} is not set (use ${{{var}:-default}})")
+
+    return _VAR.sub(sub, text)
+
+
+__all__ = [
+    "PROJECT_FILE",
+    "USER_FILE",
+    "ConfigProblem",
+    "McpConfig",
+    "ServerConfig",
+    "Transport",
+    "load_config",
+    "user_config_dir",
+]
