@@ -98,3 +98,43 @@ async def test_interrupt_returns_queued_steers_and_follow_ups_unsent(fake_api, t
     assert len(fake_api.requests) == 1  # nothing queued was sent
     assert len(run.rec.of("turn_started")) == 1
     await run.close()
+
+
+async def test_send_now_moves_the_running_command_to_the_background(fake_api, tmp_path):
+    import uuid
+
+    import psutil
+
+    from agent_tui.core.events import SendNow
+    from agent_tui.tools.background import BackgroundJobs
+    from agent_tui.tools.bash import BashTool
+
+    marker = f"agent-tui-test-{uuid.uuid4().hex}"
+    jobs = BackgroundJobs()
+    fake_api.enqueue(
+        Reply.tool_use("bash", {"command": f"echo started; sleep 300; : {marker}"}, id="toolu_bg"),
+        Reply.text("noted"),
+    )
+    run = start_session(provider_for(fake_api), [BashTool(jobs=jobs)], tmp_path)
+
+    def alive() -> bool:
+        return any(
+            marker in " ".join(p.info["cmdline"] or [])
+            for p in psutil.process_iter(["cmdline"])
+        )
+
+    run.submit(UserMessage(text="start the server"))
+    await run.rec.wait_for(lambda: alive() and run.rec.of("tool_output"), timeout=15)
+    run.submit(SendNow(text="while it runs, tell me about it"))
+    await run.idle()
+    final = run.rec.final_tool("bash")
+    assert final.state == "succeeded"
+    assert "background" in final.result
+    assert alive()  # it keeps running: send-now does not kill
+    sent = fake_api.requests[1]["messages"][-1]["content"]
+    assert sent[0]["tool_use_id"] == "toolu_bg" and "started" in sent[0]["content"]
+    assert sent[1] == {"type": "text", "text": "while it runs, tell me about it"}
+    assert [j.state for j in jobs.jobs()] == ["running"]
+    await jobs.shutdown()
+    assert not alive()
+    await run.close()

@@ -46,6 +46,15 @@ class Interrupt(BaseModel):
     type: Literal["interrupt"] = "interrupt"
 
 
+class SendNow(BaseModel):
+    """Deliver a message at once: running commands that can move to the background do
+    so (they keep running), and the message is applied right after. When idle, starts
+    a turn. Answered by ``steer_state`` queued -> applied and ``tool_state``."""
+
+    type: Literal["send_now"] = "send_now"
+    text: str
+
+
 class Decide(BaseModel):
     """The user's answer to a ``permission_requested``. Answered by ``tool_state``."""
 
@@ -93,7 +102,15 @@ class Shutdown(BaseModel):
 
 Op = Annotated[
     Union[
-        UserMessage, FollowUp, Interrupt, Decide, ListRewindPoints, PlanRewind, Rewind, Shutdown
+        UserMessage,
+        FollowUp,
+        SendNow,
+        Interrupt,
+        Decide,
+        ListRewindPoints,
+        PlanRewind,
+        Rewind,
+        Shutdown,
     ],
     Field(discriminator="type"),
 ]

@@ -20,6 +20,7 @@ from agent_tui.core.events import (
     ListRewindPoints,
     PlanRewind,
     Rewind,
+    SendNow,
     Event,
     FollowUp,
     Interrupt,
@@ -160,7 +161,7 @@ class Session:
             self._emit(Notice(level=NoticeLevel.ERROR, text=str(exc)))
 
     def _handle(self, op: Any) -> None:
-        if isinstance(op, (UserMessage, FollowUp)) and self._rewind_task is not None:
+        if isinstance(op, (UserMessage, FollowUp, SendNow)) and self._rewind_task is not None:
             self._held.append(op)  # starts once the rewind is done
             return
         if isinstance(op, UserMessage):
@@ -168,6 +169,12 @@ class Session:
                 self._start_turn(op.text)
             else:
                 self._enqueue(SteerKind.STEER, op.text)
+        elif isinstance(op, SendNow):
+            if self._turn is None:
+                self._start_turn(op.text)
+            else:
+                self._enqueue(SteerKind.STEER, op.text)
+                self._turn.send_to_background()
         elif isinstance(op, FollowUp):
             if self._turn is None:
                 self._start_turn(op.text)

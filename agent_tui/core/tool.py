@@ -78,6 +78,9 @@ class Tool(ABC):
     # True when the tool reports each file it writes to the checkpoint layer itself;
     # otherwise the core snapshots around each side-effecting call (shell commands).
     reports_own_writes: ClassVar[bool] = False
+    # True when cancelling with CancelReason.SEND_TO_BACKGROUND moves the running call
+    # to the background (it keeps running) instead of stopping it.
+    can_background: ClassVar[bool] = False
 
     def input_schema(self) -> dict[str, Any]:
         schema = self.Input.model_json_schema()

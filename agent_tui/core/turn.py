@@ -155,6 +155,7 @@ class Turn:
         self.state = TurnState.RUNNING
         self.calls: dict[str, ToolCall] = {}
         self._running: set[str] = set()
+        self._tool_scopes: dict[str, CancelScope] = {}
         self._ended_while_cancelling = 0
         self._running_at_cancel = 0
 
@@ -514,6 +515,7 @@ class Turn:
 
     async def _execute(self, call: ToolCall, tool: Tool, args: Any, op_id: str) -> ToolResult:
         tool_scope = self.scope.child(f"tool:{call.id}")
+        self._tool_scopes[call.id] = tool_scope
         ctx = ToolContext(
             scope=tool_scope,
             workspace=self.deps.config.workspace,
@@ -538,6 +540,7 @@ class Turn:
         finally:
             stop_asked.cancel()
             tool_scope.detach()
+            self._tool_scopes.pop(call.id, None)
             if watch is not None:
                 await self._writes_done(watch)
         if not task.done():
@@ -634,6 +637,16 @@ class Turn:
             )
 
     # -- steering ---------------------------------------------------------------------
+
+    def send_to_background(self) -> int:
+        """Move running calls that can keep running in the background there (send-now).
+        Returns how many were asked."""
+        asked = 0
+        for call_id, scope in list(self._tool_scopes.items()):
+            tool = self.calls[call_id].tool
+            if tool is not None and tool.can_background:
+                asked += scope.cancel(CancelReason.SEND_TO_BACKGROUND)
+        return asked
 
     def _apply_steers(self) -> None:
         """Steers ride after this batch's tool results, before the next model call."""

@@ -69,6 +69,7 @@ class BashTool(Tool):
     )
     Input = BashInput
     read_only = False
+    can_background = True
 
     def __init__(
         self,
