@@ -14,8 +14,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from agent_tui.core.events import Event, Notice, NoticeLevel
+from agent_tui.core.events import BackgroundJobChanged, Event, Notice, NoticeLevel
 from agent_tui.core.journal import Journal, JournalWriteError, SessionStarted
 from agent_tui.core.session import Session
 from agent_tui.core.store import SessionNotFound, SessionStore, describe
@@ -166,7 +167,7 @@ class Wiring:
         from agent_tui.checkpoints import Checkpoints
 
         provider = make_provider(opts)
-        jobs = BackgroundJobs()
+        jobs = BackgroundJobs(on_change=lambda info: emit(job_changed(info)))
         checkpoints = Checkpoints(self.store.root / session_id / "checkpoints", workspace)
         tools = default_tools(
             workspace, jobs=jobs, on_before_write=checkpoints.record_pre_image,
@@ -189,6 +190,20 @@ class Wiring:
             except JournalWriteError as exc:
                 emit(Notice(level=NoticeLevel.ERROR, text=str(exc)))
         return session_id, Session(deps, background=[jobs])
+
+
+def job_changed(info: Any) -> BackgroundJobChanged:
+    """A background command's news, as the core's event."""
+    if info.signal:
+        detail = f"{info.signal}" + (f" ({info.ended_by})" if info.ended_by else "")
+    elif info.exit_code is not None:
+        detail = f"exit {info.exit_code}"
+    else:
+        detail = f"pid {info.pid}" if info.pid else ""
+    return BackgroundJobChanged(
+        id=info.shell_id, kind="shell", description=info.command, state=str(info.state),
+        detail=detail,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

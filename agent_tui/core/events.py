@@ -93,6 +93,14 @@ class Rewind(BaseModel):
     overwrite_conflicts: bool = False
 
 
+class StopBackground(BaseModel):
+    """Stop one background job (a command or a sub-agent) by id. Answered by
+    ``background_job`` when it has ended, or a ``notice`` if there is no such job."""
+
+    type: Literal["stop_background"] = "stop_background"
+    id: str
+
+
 class Shutdown(BaseModel):
     """Stop the session: interrupt what runs, end background work, then stop.
     Answered by ``session_closed``."""
@@ -110,6 +118,7 @@ Op = Annotated[
         ListRewindPoints,
         PlanRewind,
         Rewind,
+        StopBackground,
         Shutdown,
     ],
     Field(discriminator="type"),
@@ -272,6 +281,17 @@ class Rewound(BaseModel):
     undo_checkpoint_id: str | None = None
 
 
+class BackgroundJobChanged(BaseModel):
+    """A background job (Esc does not stop these) started, changed or ended."""
+
+    type: Literal["background_job"] = "background_job"
+    id: str
+    kind: Literal["shell", "agent"]
+    description: str
+    state: str  # running | exited | killed | completed | failed | cancelled
+    detail: str = ""
+
+
 class SessionClosed(BaseModel):
     type: Literal["session_closed"] = "session_closed"
 
@@ -290,5 +310,6 @@ Event = Union[
     RewindPoints,
     RewindPlanned,
     Rewound,
+    BackgroundJobChanged,
     SessionClosed,
 ]

@@ -30,6 +30,7 @@ from agent_tui.core.events import (
     SessionClosed,
     Shutdown,
     SteerKind,
+    StopBackground,
     SteerState,
     SteerStatus,
     TurnEnded,
@@ -47,6 +48,11 @@ from agent_tui.core.turn import Turn, TurnDeps
 
 
 class BackgroundWork(Protocol):
+    """Work that outlives turns (background commands, background sub-agents)."""
+
+    def request_stop(self, job_id: str) -> bool:
+        """Ask job ``job_id`` to stop; False when it is not one of these."""
+
     async def shutdown(self) -> None: ...
 
 
@@ -189,6 +195,9 @@ class Session:
                 self._emit(
                     Notice(level=NoticeLevel.INFO, text="that permission request is no longer open")
                 )
+        elif isinstance(op, StopBackground):
+            if not any(work.request_stop(op.id) for work in self.background):
+                self._emit(Notice(level=NoticeLevel.WARNING, text=f"no background job {op.id!r}"))
         elif isinstance(op, ListRewindPoints):
             self._side(self._answer(self.rewinder.points()))
         elif isinstance(op, PlanRewind):

@@ -228,6 +228,13 @@ class BackgroundJobs:
         """Ask a job to end, from any thread (the UI's); ``on_change`` tells when it has."""
         self._job(shell_id).scope.cancel(reason)
 
+    def request_stop(self, job_id: str) -> bool:
+        """The session's way to stop a job by id (the UI's kill): False if not ours."""
+        if job_id not in self._jobs:
+            return False
+        self.request_kill(job_id, CancelReason.USER_INTERRUPT)
+        return True
+
     async def kill(
         self, shell_id: str, reason: CancelReason = CancelReason.USER_INTERRUPT
     ) -> JobInfo:
