@@ -93,6 +93,14 @@ class Rewind(BaseModel):
     overwrite_conflicts: bool = False
 
 
+class CancelTool(BaseModel):
+    """Stop one running tool call (or sub-agent) without ending the turn. Answered by
+    its ``tool_state``, or a ``notice`` when no such call runs."""
+
+    type: Literal["cancel_tool"] = "cancel_tool"
+    tool_use_id: str
+
+
 class StopBackground(BaseModel):
     """Stop one background job (a command or a sub-agent) by id. Answered by
     ``background_job`` when it has ended, or a ``notice`` if there is no such job."""
@@ -118,6 +126,7 @@ Op = Annotated[
         ListRewindPoints,
         PlanRewind,
         Rewind,
+        CancelTool,
         StopBackground,
         Shutdown,
     ],
@@ -188,6 +197,7 @@ class PermissionRequested(BaseModel):
     summary: str
     input: dict[str, Any]
     reason: str = ""
+    parent_tool_use_id: str | None = None
 
 
 class SteerKind(StrEnum):

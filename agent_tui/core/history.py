@@ -19,6 +19,7 @@ from typing import Any
 
 from agent_tui.core.journal import (
     AssistantMessageRecord,
+    BackgroundResultRecord,
     RewindRecord,
     SteerRecord,
     ToolIntentRecord,
@@ -219,6 +220,11 @@ def model_view(records: Iterable[Any]) -> list[Message]:
         elif isinstance(record, ToolResultRecord):
             b.results[record.tool_use_id] = record
             b.last_turn_calls.append((record.name, record.state))
+        elif isinstance(record, BackgroundResultRecord):
+            b.user_text(
+                f"[Background task {record.job_id} ({record.description}) {record.state}:\n"
+                f"{record.text}]"
+            )
         elif isinstance(record, SteerRecord) and record.delivery == "injected":
             b.user_text(record.text)
         elif isinstance(record, TurnEndedRecord):

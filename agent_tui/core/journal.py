@@ -136,6 +136,16 @@ class RewindRecord(_Record):
     skipped_conflicts: list[str] = Field(default_factory=list)
 
 
+class BackgroundResultRecord(_Record):
+    """A background job (sub-agent) ended: the model sees it on its next request."""
+
+    kind: Literal["background_result"] = "background_result"
+    job_id: str
+    description: str
+    state: str
+    text: str
+
+
 class NoticeRecord(_Record):
     kind: Literal["notice"] = "notice"
     level: str
@@ -154,6 +164,7 @@ Record = Annotated[
         TurnEndedRecord,
         CheckpointRecord,
         RewindRecord,
+        BackgroundResultRecord,
         NoticeRecord,
     ],
     Field(discriminator="kind"),

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.core.events import (
+    CancelTool,
     Decide,
     ListRewindPoints,
     PlanRewind,
@@ -44,6 +45,7 @@ from agent_tui.core.journal import (
 )
 from agent_tui.core.queue import Queued
 from agent_tui.core.rewind import Rewinder
+from agent_tui.core.subagent import SubAgents
 from agent_tui.core.turn import Turn, TurnDeps
 
 
@@ -62,7 +64,7 @@ class Session:
     ) -> None:
         self.deps = deps
         self.root = CancelScope("session")
-        self.background = background or []
+        self.background = list(background or [])
         self._turn_ids = itertools.count(self._settle_journal() + 1)
         self._turn: Turn | None = None
         self._turn_task: asyncio.Task[None] | None = None
@@ -76,6 +78,9 @@ class Session:
         self._unhandled = 0  # ops submitted and not yet handled
         self.last_status: str | None = None
         self.rewinder = Rewinder(deps)
+        self.subagents = SubAgents(deps)
+        deps.subagents = self.subagents
+        self.background.append(self.subagents)
         self._side_tasks: set[asyncio.Task[None]] = set()
 
     def _settle_journal(self) -> int:
@@ -195,6 +200,13 @@ class Session:
                 self._emit(
                     Notice(level=NoticeLevel.INFO, text="that permission request is no longer open")
                 )
+        elif isinstance(op, CancelTool):
+            turn = self._turn
+            if not (turn is not None and turn.cancel_call(op.tool_use_id)) and not (
+                self.subagents.cancel_call(op.tool_use_id)
+            ):
+                self._emit(Notice(level=NoticeLevel.WARNING,
+                                  text=f"no running tool call {op.tool_use_id!r}"))
         elif isinstance(op, StopBackground):
             if not any(work.request_stop(op.id) for work in self.background):
                 self._emit(Notice(level=NoticeLevel.WARNING, text=f"no background job {op.id!r}"))

@@ -66,6 +66,8 @@ class ToolContext:
     operation_id: str
     emit_output: Callable[[str], None] = lambda _text: None
     env: dict[str, str] = field(default_factory=dict)
+    # Sub-agents bound to this call (core/subagent.py: Spawner), for the task tool.
+    subagents: Any = None
 
 
 class Tool(ABC):
@@ -81,6 +83,9 @@ class Tool(ABC):
     # True when cancelling with CancelReason.SEND_TO_BACKGROUND moves the running call
     # to the background (it keeps running) instead of stopping it.
     can_background: ClassVar[bool] = False
+    # True when calls may run alongside other such calls even though they are not
+    # read-only (sub-agents: each works on its own).
+    concurrent: ClassVar[bool] = False
 
     def input_schema(self) -> dict[str, Any]:
         schema = self.Input.model_json_schema()
@@ -152,3 +157,6 @@ class ToolSet:
 
     def specs(self) -> list[dict[str, Any]]:
         return [tool.spec() for tool in self._tools.values()]
+
+    def tools(self) -> list[Tool]:
+        return list(self._tools.values())

@@ -83,6 +83,8 @@ class AgentConfig:
     # Phase 2 of a cancel: how long a running tool may take to stop and report
     # (a command that ignores SIGTERM needs its grace, the KILL and a pipe drain).
     cleanup_budget: float = 6.0
+    # How many levels of sub-agents may be started under the main agent.
+    max_subagent_depth: int = 1
 
 
 @dataclass
@@ -97,6 +99,9 @@ class TurnDeps:
     approvals: Approvals = field(default_factory=Approvals)
     # agent_tui.checkpoints.Checkpoints, or None for a session without rewind
     checkpoints: Any = None
+    # core.subagent.SubAgents of the session (set by the session), and this loop's depth
+    subagents: Any = None
+    depth: int = 0
 
 
 class ToolCall(BaseModel):
@@ -406,16 +411,21 @@ class Turn:
             and call.tool.is_read_only(call.args)
         )
 
+    def _concurrent(self, call: ToolCall) -> bool:
+        return self._read_only(call) or (
+            call.tool is not None and call.invalid is None and call.tool.concurrent
+        )
+
     async def _run_batch(self, calls: list[ToolCall]) -> None:
         """Side-effecting calls one at a time in the model's order; consecutive
-        read-only calls alongside each other."""
+        read-only (or otherwise concurrent) calls alongside each other."""
         i = 0
         while i < len(calls):
             if self.scope.cancelled:  # cancel point: before a tool is started
                 break
             group = [calls[i]]
-            if self._read_only(calls[i]):
-                while i + len(group) < len(calls) and self._read_only(calls[i + len(group)]):
+            if self._concurrent(calls[i]):
+                while i + len(group) < len(calls) and self._concurrent(calls[i + len(group)]):
                     group.append(calls[i + len(group)])
             i += len(group)
             if len(group) == 1:
@@ -523,6 +533,11 @@ class Turn:
             operation_id=op_id,
             emit_output=lambda text: self._emit(
                 ToolOutput(turn_id=self.id, tool_use_id=call.id, text=text)
+            ),
+            subagents=(
+                self.deps.subagents.for_call(self.deps, call.id, tool_scope)
+                if self.deps.subagents is not None
+                else None
             ),
         )
         watch = await self._watch_writes(tool, call)
@@ -637,6 +652,11 @@ class Turn:
             )
 
     # -- steering ---------------------------------------------------------------------
+
+    def cancel_call(self, tool_use_id: str) -> bool:
+        """Stop one running call, leaving the turn to go on."""
+        scope = self._tool_scopes.get(tool_use_id)
+        return scope is not None and scope.cancel(CancelReason.USER_INTERRUPT)
 
     def send_to_background(self) -> int:
         """Move running calls that can keep running in the background there (send-now).

@@ -9,8 +9,9 @@ the first of these that speaks:
 3. an **ask** rule that matches;
 4. an **allow** rule that matches;
 5. the **mode**: ``ask`` allows read-only calls and asks for the rest,
-   ``accept-edits`` also allows ``write_file``/``edit_file`` inside the workspace,
-   ``auto`` allows everything.
+   ``accept-edits`` also allows ``write_file``/``edit_file`` inside the workspace
+   (except the files that grant power: agent-tui's project settings, ``.mcp.json``
+   and ``.git/``, see :data:`PROTECTED_PATHS`), ``auto`` allows everything.
 
 In print mode (``non_interactive=True``) nobody can answer, so "ask" becomes "deny",
 with a reason that says how to allow it.
@@ -143,6 +144,13 @@ class PermissionRules(BaseModel):
         return _parse_rules(value)
 
 
+#: Workspace files whose edit grants more than an edit: the project's settings (its
+#: rules and mode apply to the next session), MCP servers (commands agent-tui starts)
+#: and git's folder (hooks, config aliases run code on the user's next git command).
+#: ``accept-edits`` asks before writing them, so a model cannot widen its own powers.
+PROTECTED_PATHS = (".agent-tui/**", ".mcp.json", ".git/**")
+
+
 class Permissions:
     """The permission policy of a session (implements ``core.permission.PermissionPolicy``)."""
 
@@ -236,7 +244,16 @@ class Permissions:
             and kind is SubjectKind.PATH
             and self._inside(subject)
         ):
-            return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="file edit inside the workspace")
+            protected = self._protected(subject)
+            if protected is None:
+                return Ruling(
+                    verdict=Verdict.ALLOW, rule=rule, reason="file edit inside the workspace"
+                )
+            return Ruling(
+                verdict=Verdict.ASK,
+                rule=rule,
+                reason=f"{tool.name} edits {protected}, which can widen what the agent may do",
+            )
         if kind is SubjectKind.PATH:
             inside = self.mode is not PermissionMode.ACCEPT_EDITS or self._inside(subject)
             what = "writes files" if inside else "writes outside the workspace"
@@ -301,6 +318,14 @@ class Permissions:
         except (OSError, ValueError):
             real = lexical
         return [(_rel(lexical, self._root), lexical), (_rel(real, self._real_root), real)]
+
+    def _protected(self, path: str) -> str | None:
+        """The protected pattern the path (as written or really) falls under, if any."""
+        for pattern in PROTECTED_PATHS:
+            regex = _glob_regex(pattern)
+            if any(rel is not None and regex.fullmatch(rel) for rel, _ in self._forms(path)):
+                return pattern.removesuffix("/**") + ("/" if pattern.endswith("/**") else "")
+        return None
 
     def _inside(self, path: str) -> bool:
         return all(rel is not None for rel, _ in self._forms(path))

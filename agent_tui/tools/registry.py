@@ -55,6 +55,9 @@ def default_tools(
     from agent_tui.tools.bash import BashTool
 
     tools.add(BashTool(jobs=jobs))
+    from agent_tui.tools.task import TaskTool
+
+    tools.add(TaskTool())
     if jobs is not None:
         from agent_tui.tools.background import BashOutputTool, KillShellTool
 

@@ -2,8 +2,10 @@
 
 Esc interrupts the running turn (``Interrupt``); at a permission prompt it denies that
 one call. Enter sends: a new turn when idle, a steer while a turn runs. The
-follow-up key queues a message for after the agent stops on its own. Esc Esc on an
-empty input while idle asks for rewind. Ctrl+C twice quits.
+follow-up key queues a message for after the agent stops on its own; the send-now key
+delivers at once (running commands move to the background). Esc Esc on an empty
+input while idle opens the rewind menu. Ctrl+B lists background jobs, Ctrl+O opens
+the output of the latest tool call, Ctrl+P the command palette. Ctrl+C twice quits.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ APP_BINDINGS = [
     Binding("escape", "interrupt", "interrupt", key_display="esc"),
     Binding("ctrl+c", "ctrl_c", "quit (twice)", key_display="^c", priority=True),
     Binding("ctrl+q", "quit", "quit", show=False, priority=True),
+    Binding("ctrl+b", "background_jobs", "jobs", key_display="^b"),
+    Binding("ctrl+o", "toggle_last_output", "output", key_display="^o"),
     Binding("f1", "help", "help", key_display="f1"),
     Binding("question_mark", "help", "help", show=False),
 ]
@@ -31,21 +35,31 @@ APP_BINDINGS = [
 # in its own key handler, in order; the bindings are here for the footer.
 SUBMIT_KEYS = ("enter",)
 FOLLOW_UP_KEYS = ("ctrl+f", "alt+enter")
+# Ctrl+Enter only arrives where the terminal speaks the kitty keyboard protocol;
+# Ctrl+G (BEL) is sent by every terminal and is used neither for flow control (as
+# Ctrl+S / Ctrl+Q are) nor by Textual.
+SEND_NOW_KEYS = ("ctrl+enter", "ctrl+g")
 NEWLINE_KEYS = ("ctrl+j", "shift+enter")
 
 INPUT_BINDINGS = [
     Binding("enter", "submit", "send", key_display="enter"),
     Binding("ctrl+f,alt+enter", "follow_up", "follow-up", key_display="^f"),
+    Binding("ctrl+g,ctrl+enter", "send_now", "send now", key_display="^g"),
     Binding("ctrl+j,shift+enter", "newline", "newline", key_display="^j", show=False),
 ]
 
 # What the help screen lists: (keys, what they do).
 HELP: list[tuple[str, str]] = [
     ("Enter", "send the message; while a turn runs, queue it as a steer"),
+    ("Ctrl+G  (Ctrl+Enter)", "send now: running commands move to the background, the message goes in at once"),
     ("Ctrl+F  (Alt+Enter)", "queue a follow-up: runs after the agent stops on its own"),
     ("Ctrl+J  (Shift+Enter)", "new line in the input"),
-    ("Esc", "interrupt the running turn (running tools are stopped)"),
-    ("Esc Esc", "on an empty input while idle: rewind (not available yet)"),
+    ("Esc", "interrupt the running turn (running tools are stopped; background jobs are not)"),
+    ("Esc Esc", "on an empty input while idle: rewind to an earlier message"),
+    ("Ctrl+B", "background jobs: k stops the selected one"),
+    ("Ctrl+O", "show or hide the output of the latest tool call"),
+    ("Tab, Enter", "focus a tool call in the transcript, show or hide its output (or click it)"),
+    ("Ctrl+P", "command palette: themes, jobs, rewind, help"),
     ("y / Enter", "permission prompt: allow this call once"),
     ("a", "permission prompt: allow calls like this for the session"),
     ("n / Esc", "permission prompt: deny this call"),

@@ -492,7 +492,13 @@ def _progress_sink(emit: Callable[[str], None] | None) -> Callable[[float, float
 
 
 def _short(exc: BaseException, limit: int = 300) -> str:
-    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, ValidationError):
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'result'}: {err['msg']}" for err in exc.errors()[:3]
+        )
+        text = f"invalid {exc.title}: {problems}"
+    else:
+        text = " ".join(f"{type(exc).__name__}: {exc}".split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -512,6 +518,8 @@ def _describe(exc: BaseException, config: ServerConfig) -> str:
         if exc.code == types.CONNECTION_CLOSED:
             return "the server closed the connection during startup"
         return f"startup failed: error {exc.code}: {exc.message}"
+    if config.transport is Transport.HTTP:
+        return f"cannot use {config.url}: {_short(exc)}"
     return f"startup failed: {_short(exc)}"
 
 

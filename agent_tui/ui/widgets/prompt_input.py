@@ -1,4 +1,5 @@
-"""The multi-line input: Enter sends, Ctrl+J adds a line, Ctrl+F sends a follow-up.
+"""The multi-line input: Enter sends, Ctrl+J adds a line, Ctrl+F sends a follow-up,
+Ctrl+G (Ctrl+Enter) sends now.
 
 Enter is taken in the input's own key handler, before the TextArea would turn it
 into a newline, and in order with the characters typed before it (a priority binding
@@ -12,7 +13,13 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
-from agent_tui.ui.keys import FOLLOW_UP_KEYS, INPUT_BINDINGS, NEWLINE_KEYS, SUBMIT_KEYS
+from agent_tui.ui.keys import (
+    FOLLOW_UP_KEYS,
+    INPUT_BINDINGS,
+    NEWLINE_KEYS,
+    SEND_NOW_KEYS,
+    SUBMIT_KEYS,
+)
 
 
 class PromptInput(TextArea):
@@ -30,13 +37,17 @@ class PromptInput(TextArea):
     BINDINGS = INPUT_BINDINGS
 
     class Submitted(Message):
-        """The user sent the input's text (``follow_up``: with the follow-up key)."""
+        """The user sent the input's text (``follow_up``: with the follow-up key;
+        ``send_now``: with the send-now key)."""
 
-        def __init__(self, prompt: PromptInput, text: str, follow_up: bool) -> None:
+        def __init__(
+            self, prompt: PromptInput, text: str, follow_up: bool = False, send_now: bool = False
+        ) -> None:
             super().__init__()
             self.prompt = prompt
             self.text = text
             self.follow_up = follow_up
+            self.send_now = send_now
 
     def __init__(self, *, id: str | None = None, cursor_blink: bool = True) -> None:
         super().__init__(
@@ -57,6 +68,8 @@ class PromptInput(TextArea):
             action = self.action_submit
         elif event.key in FOLLOW_UP_KEYS:
             action = self.action_follow_up
+        elif event.key in SEND_NOW_KEYS:
+            action = self.action_send_now
         elif event.key in NEWLINE_KEYS:
             action = self.action_newline
         if action is None:
@@ -66,18 +79,21 @@ class PromptInput(TextArea):
         event.prevent_default()
         action()
 
-    def _send(self, follow_up: bool) -> None:
+    def _send(self, *, follow_up: bool = False, send_now: bool = False) -> None:
         text = self.text
         if not text.strip():
             return
         self.clear()
-        self.post_message(self.Submitted(self, text.strip("\n"), follow_up))
+        self.post_message(self.Submitted(self, text.strip("\n"), follow_up, send_now))
 
     def action_submit(self) -> None:
-        self._send(follow_up=False)
+        self._send()
 
     def action_follow_up(self) -> None:
         self._send(follow_up=True)
+
+    def action_send_now(self) -> None:
+        self._send(send_now=True)
 
     def action_newline(self) -> None:
         self.insert("\n")

@@ -1,7 +1,12 @@
-"""The status line: the turn's state with the core's honest detail, and the latest
-notice or hint ("stopping: 1 tool call running", "press Ctrl+C again to quit")."""
+"""The status line: the turn's state with the core's honest detail, then what else is
+true now: a journal that could not be written (sticky until the session ends), a
+model request waiting to be retried (with a countdown), running background jobs, and
+the latest notice or hint ("stopping: 1 tool call running", "press Ctrl+C again to quit")."""
 
 from __future__ import annotations
+
+import math
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.widgets import Static
@@ -9,19 +14,27 @@ from textual.widgets import Static
 from agent_tui.ui.safe_text import first_line
 from agent_tui.ui.states import NOTICE_ROLES, TURN_LOOKS, role_style
 
+JOURNAL_ERROR_PREFIX = "journal not saved"
+
 
 class StatusLine(Static):
     DEFAULT_CSS = """
     StatusLine { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, clock: Callable[[], float] | None = None) -> None:
         super().__init__("", id=id)
         self.state = "idle"
         self.detail = ""
         self.notice_level = ""
         self.notice_text = ""
         self.hint = ""
+        self.journal_error = ""  # sticky: once a journal write failed, it stays shown
+        self.background_running = 0
+        self.retry_attempt = 0  # the number of the request that will be tried next
+        self.retry_at = 0.0  # clock time of that attempt
+        self.retry_reason = ""
+        self._clock = clock
 
     def on_mount(self) -> None:
         self._redraw()
@@ -31,38 +44,83 @@ class StatusLine(Static):
         self._redraw()
 
     def set_notice(self, level: str, text: str) -> None:
+        if level == "error" and text.startswith(JOURNAL_ERROR_PREFIX):
+            self.journal_error = first_line(text, 200)
         self.notice_level, self.notice_text = level, text
         self._redraw()
 
     def clear_notice(self) -> None:
-        self.set_notice("", "")
+        self.notice_level, self.notice_text = "", ""
+        self._redraw()
 
     def set_hint(self, text: str) -> None:
         """A transient instruction (shown before the notice, cleared by the app)."""
         self.hint = text
         self._redraw()
 
+    def set_background(self, running: int) -> None:
+        self.background_running = running
+        self._redraw()
+
+    def set_retry(self, attempt: int, delay: float, reason: str) -> None:
+        """The failed request ``attempt`` - 1 will be tried again in ``delay`` seconds."""
+        now = self._clock() if self._clock else 0.0
+        self.retry_attempt, self.retry_at, self.retry_reason = attempt, now + delay, reason
+        self._redraw()
+
+    def clear_retry(self) -> None:
+        if self.retry_attempt:
+            self.retry_attempt = 0
+            self._redraw()
+
+    def tick(self) -> None:
+        """Redraw the retry countdown (the app calls this about once a second)."""
+        if self.retry_attempt:
+            self._redraw()
+
     def plain(self) -> str:
         return self.render_line_text().plain
 
     def render_line_text(self) -> Text:
         variables = self.app.theme_variables
+        muted = role_style(variables, "text-muted")
         look = TURN_LOOKS.get(self.state) or TURN_LOOKS["idle"]
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(f"{look.symbol} {look.word}", style=role_style(variables, look.role, bold=True))
         if self.detail:
             out.append(": ")
             out.append(first_line(self.detail.replace("_", " "), 200))
+        if self.journal_error:
+            out.append("  │  ", style=muted)
+            out.append("✗ journal not saved", style=role_style(variables, "error", bold=True))
+            if self._notice_is_journal_error():
+                # The latest notice is the failure itself: show its detail here, once.
+                rest = first_line(self.notice_text, 300)[len(JOURNAL_ERROR_PREFIX):].lstrip()
+                out.append(" " + rest if rest.startswith("(") else ": " + rest, style=role_style(variables, "error"))
+        if self.retry_attempt:
+            now = self._clock() if self._clock else self.retry_at
+            left = max(0, math.ceil(self.retry_at - now))
+            out.append("  │  ", style=muted)
+            when = f"retrying in {left}s" if left else "retrying now"
+            out.append(f"↻ {when} (attempt {self.retry_attempt})", style=role_style(variables, "warning", bold=True))
+            if self.retry_reason:
+                out.append(": " + first_line(self.retry_reason, 120), style=role_style(variables, "warning"))
+        if self.background_running:
+            out.append("  │  ", style=muted)
+            out.append(f"⚙ {self.background_running} background", style=role_style(variables, "accent", bold=True))
         if self.hint:
-            out.append("  │  ", style=role_style(variables, "text-muted"))
+            out.append("  │  ", style=muted)
             out.append(self.hint, style=role_style(variables, "warning", bold=True))
-        if self.notice_text:
+        if self.notice_text and not self._notice_is_journal_error():
             role = NOTICE_ROLES.get(self.notice_level, "text")
-            out.append("  │  ", style=role_style(variables, "text-muted"))
+            out.append("  │  ", style=muted)
             if self.notice_level in ("warning", "error"):
                 out.append(f"{self.notice_level}: ", style=role_style(variables, role, bold=True))
             out.append(first_line(self.notice_text, 300), style=role_style(variables, role))
         return out
+
+    def _notice_is_journal_error(self) -> bool:
+        return self.notice_level == "error" and self.notice_text.startswith(JOURNAL_ERROR_PREFIX)
 
     def _redraw(self) -> None:
         if self.is_attached:

@@ -1,0 +1,251 @@
+"""Sub-agents: nested agent loops that a tool call (``task``) hands work to.
+
+A foreground sub-agent runs its own turn under the scope of the tool call that
+started it: Esc on the parent turn reaches it and everything it started, with the
+same two phases and honest states. A background sub-agent runs under a scope of
+its own (not under any turn): Esc does not stop it; it is listed as a background
+job, can be stopped by id, is stopped when the session shuts down, and its result
+reaches the parent conversation on the next request.
+
+Each sub-agent has its own id, journal branch and model view. Its events reach the
+front ends with ``parent_tool_use_id`` set to the ``task`` call they belong to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from dataclasses import replace
+from typing import Any
+
+from agent_tui.cancel import CancelReason, CancelScope
+from agent_tui.core.approvals import Approvals
+from agent_tui.core.events import BackgroundJobChanged, Event, Notice, NoticeLevel
+from agent_tui.core.journal import (
+    AssistantMessageRecord,
+    BackgroundResultRecord,
+    Journal,
+    JournalWriteError,
+)
+from agent_tui.core.queue import MessageQueue
+from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.core.state import tool_started
+from agent_tui.core.tool import ToolResult
+
+SUBAGENT_SYSTEM = (
+    "You are a sub-agent of agent-tui, given one task by the main agent. Work through "
+    "tools in the user's workspace, then answer with a concise report of what you did "
+    "and found: that answer is all the main agent will see."
+)
+
+
+class SubAgents:
+    """Runs sub-agents for one session; also the registry of background ones."""
+
+    def __init__(self, deps: Any) -> None:
+        self.deps = deps  # the session's TurnDeps
+        self.background_root = CancelScope("background-agents")
+        self._ids = itertools.count(1)
+        self._running: dict[str, asyncio.Task[ToolResult]] = {}
+        self._scopes: dict[str, CancelScope] = {}
+        self._descriptions: dict[str, str] = {}
+        self.turns: dict[str, Any] = {}  # tool_use_id -> running child Turn
+
+    # -- the child's wiring ---------------------------------------------------------
+
+    def _child_deps(self, parent: Any, parent_tool_use_id: str, journal: Journal) -> Any:
+        config = replace(parent.config, system=SUBAGENT_SYSTEM)
+
+        def emit(event: Event) -> None:
+            parent_emit = parent.emit
+            if getattr(event, "type", "") in ("turn_started", "turn_ended", "turn_state"):
+                return  # the task call's own tool_state tells the parent's story
+            if hasattr(event, "parent_tool_use_id") and event.parent_tool_use_id is None:
+                event = event.model_copy(update={"parent_tool_use_id": parent_tool_use_id})
+            parent_emit(event)
+
+        return replace(
+            parent,
+            config=config,
+            journal=journal,
+            emit=emit,
+            queue=MessageQueue(),
+            approvals=parent.approvals if isinstance(parent.approvals, Approvals) else Approvals(),
+            depth=parent.depth + 1,
+        )
+
+    def _journal_for(self, parent: Any, name: str) -> Journal:
+        base = parent.journal.path
+        if base is None:
+            return Journal()
+        return Journal(base.parent / "agents" / f"{name}.jsonl")
+
+    # -- running ----------------------------------------------------------------------
+
+    def for_call(self, parent: Any, tool_use_id: str, scope: CancelScope) -> Spawner:
+        return Spawner(self, parent, tool_use_id, scope)
+
+    @staticmethod
+    def too_deep(parent: Any) -> ToolResult | None:
+        limit = parent.config.max_subagent_depth
+        if parent.depth + 1 > limit:
+            return ToolResult.error(
+                f"sub-agent nesting limit reached (at most {limit} level"
+                f"{'s' if limit != 1 else ''} of sub-agents): do this work yourself"
+            )
+        return None
+
+    async def run(
+        self,
+        parent: Any,
+        parent_tool_use_id: str,
+        scope: CancelScope,
+        description: str,
+        prompt: str,
+    ) -> ToolResult:
+        """A foreground sub-agent: runs under ``scope`` (the task call's)."""
+        refused = self.too_deep(parent)
+        if refused is not None:
+            return refused
+        journal = self._journal_for(parent, parent_tool_use_id)
+        deps = self._child_deps(parent, parent_tool_use_id, journal)
+        return await self._run_turn(deps, parent_tool_use_id, scope, prompt)
+
+    async def _run_turn(self, deps: Any, key: str, scope: CancelScope, prompt: str) -> ToolResult:
+        from agent_tui.core.turn import Turn  # turn.py imports this module
+
+        turn = Turn(deps, f"agent:{key}", scope, prompt)
+        self.turns[key] = turn
+        try:
+            ended = await turn.run()
+        finally:
+            self.turns.pop(key, None)
+        answer = _final_answer(deps.journal)
+        side_effects = (
+            SideEffects.UNVERIFIED
+            if any(
+                tool_started(c.state) and c.tool is not None and not c.tool.read_only
+                for c in turn.calls.values()
+            )
+            else SideEffects.NONE
+        )
+        if ended.status == "completed":
+            return ToolResult.ok(answer or "(the sub-agent gave no answer)", side_effects)
+        if ended.status == "cancelled":
+            states = ", ".join(f"{c.name}: {c.state}" for c in turn.calls.values())
+            text = "The sub-agent was stopped before it finished."
+            if states:
+                text += f" Its tool calls: {states}."
+            if answer:
+                text += f"\nIts answer so far:\n{answer}"
+            return ToolResult(
+                outcome=ToolState.CANCELLED_WHILE_RUNNING,
+                content=text,
+                is_error=True,
+                ended_by=scope.reason,
+                side_effects=side_effects,
+            )
+        return ToolResult.error(f"the sub-agent failed: {ended.detail}", side_effects)
+
+    def start_background(self, parent: Any, description: str, prompt: str) -> str:
+        """A background sub-agent: its own scope, not under the turn. Returns its id."""
+        job_id = f"agent_{next(self._ids)}"
+        scope = self.background_root.child(job_id)
+        journal = self._journal_for(parent, job_id)
+        root_deps = self.deps
+        deps = self._child_deps(parent, job_id, journal)
+        self._scopes[job_id] = scope
+        self._descriptions[job_id] = description
+        self._changed(job_id, "running")
+        task = asyncio.get_running_loop().create_task(self._run_turn(deps, job_id, scope, prompt))
+        self._running[job_id] = task
+
+        def done(t: asyncio.Task[ToolResult]) -> None:
+            self._running.pop(job_id, None)
+            scope.detach()
+            if t.cancelled():
+                result = ToolResult(outcome=ToolState.UNKNOWN, content="it was torn down")
+            elif t.exception() is not None:
+                result = ToolResult.error(f"internal error: {t.exception()!r}")
+            else:
+                result = t.result()
+            state = {
+                ToolState.SUCCEEDED: "completed",
+                ToolState.CANCELLED_WHILE_RUNNING: "cancelled",
+            }.get(result.outcome, "failed")
+            try:
+                root_deps.journal.append(
+                    BackgroundResultRecord(
+                        job_id=job_id, description=description, state=state,
+                        text=result.content,
+                    ),
+                    durable=True,
+                )
+            except JournalWriteError as exc:
+                root_deps.emit(Notice(level=NoticeLevel.ERROR, text=str(exc)))
+            self._changed(job_id, state, detail=result.content.splitlines()[0][:200]
+                          if result.content else "")
+
+        task.add_done_callback(done)
+        return job_id
+
+    def _changed(self, job_id: str, state: str, detail: str = "") -> None:
+        self.deps.emit(
+            BackgroundJobChanged(
+                id=job_id, kind="agent", description=self._descriptions.get(job_id, ""),
+                state=state, detail=detail,
+            )
+        )
+
+    # -- stopping (BackgroundWork) ------------------------------------------------
+
+    def cancel_call(self, tool_use_id: str) -> bool:
+        """Stop one tool call running inside some sub-agent (not the whole turn)."""
+        return any(turn.cancel_call(tool_use_id) for turn in list(self.turns.values()))
+
+    def request_stop(self, job_id: str) -> bool:
+        scope = self._scopes.get(job_id)
+        if scope is None or job_id not in self._running:
+            return False
+        scope.cancel(CancelReason.USER_INTERRUPT)
+        return True
+
+    async def shutdown(self) -> None:
+        self.background_root.cancel(CancelReason.SHUTDOWN)
+        if self._running:
+            await asyncio.wait(set(self._running.values()), timeout=30)
+
+
+class Spawner:
+    """What a ``task`` call gets in its ToolContext: sub-agents bound to that call."""
+
+    def __init__(self, agents: SubAgents, parent: Any, tool_use_id: str, scope: CancelScope):
+        self._agents = agents
+        self._parent = parent
+        self._tool_use_id = tool_use_id
+        self._scope = scope
+
+    async def run(self, description: str, prompt: str) -> ToolResult:
+        return await self._agents.run(
+            self._parent, self._tool_use_id, self._scope, description, prompt
+        )
+
+    def start_background(self, description: str, prompt: str) -> ToolResult:
+        refused = self._agents.too_deep(self._parent)
+        if refused is not None:
+            return refused
+        job_id = self._agents.start_background(self._parent, description, prompt)
+        return ToolResult.ok(
+            f"Started background sub-agent {job_id}. Its result will be shown to you when "
+            "it finishes; the user can stop it.",
+            SideEffects.UNVERIFIED,
+        )
+
+
+def _final_answer(journal: Journal) -> str:
+    for record in reversed(journal.records):
+        if isinstance(record, AssistantMessageRecord):
+            texts = [b["text"] for b in record.blocks if b.get("type") == "text" and b["text"].strip()]
+            if texts:
+                return "\n".join(texts)
+    return ""

@@ -1,0 +1,465 @@
+"""Settings files: the user's and the project's ``settings.json``, read and merged.
+
+Two files, the shape Claude Code uses (every key optional)::
+
+    {
+      "permissions": {
+        "allow": ["bash(git status:*)", "read_file"],
+        "ask":   ["write_file(*.lock)"],
+        "deny":  ["bash(rm -rf:*)", "read_file(.env)"],
+        "defaultMode": "accept-edits"
+      },
+      "model": "claude-sonnet-4-5",
+      "theme": "dark",
+      "env": {"PYTHONDONTWRITEBYTECODE": "1"}
+    }
+
+- user: ``$XDG_CONFIG_HOME/agent-tui/settings.json`` (default ``~/.config/agent-tui/``);
+- project: ``<workspace>/.agent-tui/settings.json``.
+
+Merging: permission rules from both files add up (a deny in either wins, by the rule
+precedence of :mod:`agent_tui.tools.permissions`); ``defaultMode``, ``model``,
+``theme``: the project's value wins over the user's, and a command-line option over
+both (the CLI applies that last step); ``env``: one mapping, the project's value wins
+per variable. ``env`` is handed to the commands the agent runs (not to the agent
+itself); the agent's credentials and the process layer's ``AGENT_TUI_*`` tags cannot
+be set there.
+
+Loading never raises. A file that cannot be read, is not JSON, has an unknown key, a
+value of the wrong type or a rule that does not parse is skipped *as a whole* (never
+half-applied) and each of its problems is reported with the file, line and column;
+the other file still applies.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictStr,
+    ValidationError,
+)
+
+from agent_tui.tools.permissions import InvalidRule, PermissionMode, PermissionRules, Rule
+
+SETTINGS_FILE = "settings.json"
+PROJECT_DIR = ".agent-tui"
+#: Bigger than any sane settings file; a bound so a hostile workspace cannot make us
+#: read a huge file at startup.
+MAX_BYTES = 1 << 20
+
+#: Variables ``env`` may not set: the agent's own credentials (kept from commands on
+#: purpose, see ``tools/bash.py``) and the tags the process layer uses to find its runs.
+RESERVED_ENV = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
+RESERVED_ENV_PREFIX = "AGENT_TUI_"
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# Claude Code's mode names, so a copied file gets a helpful message.
+_MODE_HINTS = {
+    "default": "ask",
+    "acceptEdits": "accept-edits",
+    "bypassPermissions": "auto",
+    "plan": "ask",
+}
+
+
+# -- the file's shape ---------------------------------------------------------------
+
+
+def _check_rule(text: str) -> str:
+    try:
+        Rule.parse(text)
+    except InvalidRule as exc:
+        raise ValueError(str(exc)) from None
+    return text
+
+
+def _check_mode(value: str) -> str:
+    try:
+        return PermissionMode(value).value
+    except ValueError:
+        choices = ", ".join(m.value for m in PermissionMode)
+        hint = _MODE_HINTS.get(value)
+        more = f' (Claude Code\'s "{value}" is "{hint}" here)' if hint else ""
+        raise ValueError(f"unknown mode {value!r}: use one of {choices}{more}") from None
+
+
+def _check_non_empty(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+def _check_env_name(name: str) -> str:
+    if not _ENV_NAME.fullmatch(name):
+        raise ValueError(f"{name!r} is not a valid environment variable name")
+    if name in RESERVED_ENV:
+        raise ValueError(f"{name} cannot be set here: the agent's credentials never go to commands")
+    if name.startswith(RESERVED_ENV_PREFIX):
+        raise ValueError(f"{name} cannot be set here: AGENT_TUI_* variables are agent-tui's own")
+    return name
+
+
+def _check_env_value(value: str) -> str:
+    if "\0" in value:
+        raise ValueError("an environment value cannot hold a NUL character")
+    return value
+
+
+RuleText = Annotated[StrictStr, AfterValidator(_check_rule)]
+ModeName = Annotated[StrictStr, AfterValidator(_check_mode)]
+NonEmpty = Annotated[StrictStr, AfterValidator(_check_non_empty)]
+EnvName = Annotated[StrictStr, AfterValidator(_check_env_name)]
+EnvValue = Annotated[StrictStr, AfterValidator(_check_env_value)]
+
+
+class PermissionsSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    allow: list[RuleText] = Field(default_factory=list)
+    ask: list[RuleText] = Field(default_factory=list)
+    deny: list[RuleText] = Field(default_factory=list)
+    default_mode: ModeName | None = Field(default=None, alias="defaultMode")
+
+
+class SettingsFile(BaseModel):
+    """One settings file, as written (validated, not merged)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_url: StrictStr | None = Field(default=None, alias="$schema")  # for editors; unused
+    permissions: PermissionsSection = Field(default_factory=PermissionsSection)
+    model: NonEmpty | None = None
+    theme: NonEmpty | None = None
+    env: dict[EnvName, EnvValue] = Field(default_factory=dict)
+
+
+#: The keys a person may write, per object (for "did you mean" hints).
+_KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
+    (): ["$schema", "permissions", "model", "theme", "env"],
+    ("permissions",): ["allow", "ask", "deny", "defaultMode"],
+}
+
+
+# -- problems -----------------------------------------------------------------------
+
+
+class SettingsProblem(BaseModel):
+    """Something wrong in a settings file; the whole file is then ignored."""
+
+    file: Path
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        where = str(self.file)
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        return f"{where}: {self.message} (settings file ignored)"
+
+
+# -- the result ---------------------------------------------------------------------
+
+
+class LoadedSettings(BaseModel):
+    """The merged settings of the files that loaded, and what went wrong with the rest."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    allow: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+    default_mode: PermissionMode | None = None
+    model: str | None = None
+    theme: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    files: list[Path] = Field(default_factory=list)  # the files that were applied
+    details: list[SettingsProblem] = Field(default_factory=list)
+
+    @property
+    def problems(self) -> list[str]:
+        """Messages for the user, one per problem, each naming the file and line."""
+        return [str(p) for p in self.details]
+
+    def permissions_rules(self) -> PermissionRules:
+        # Every rule was parsed when its file was validated: this cannot fail.
+        return PermissionRules(allow=self.allow, ask=self.ask, deny=self.deny)
+
+    def apply(self, data: SettingsFile, path: Path) -> None:
+        """Merge one (valid) file over what is here: rules add up, scalars override."""
+        perms = data.permissions
+        for mine, theirs in ((self.allow, perms.allow), (self.ask, perms.ask), (self.deny, perms.deny)):
+            mine.extend(r for r in theirs if r not in mine)
+        if perms.default_mode is not None:
+            self.default_mode = PermissionMode(perms.default_mode)
+        if data.model is not None:
+            self.model = data.model
+        if data.theme is not None:
+            self.theme = data.theme
+        self.env.update(data.env)
+        self.files.append(path)
+
+
+def user_settings_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CONFIG_HOME/agent-tui``, else ``~/.config/agent-tui``."""
+    env = os.environ if environ is None else environ
+    xdg = env.get("XDG_CONFIG_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
+    return base / "agent-tui"
+
+
+def settings_paths(workspace: Path, *, user_dir: Path | None = None) -> list[Path]:
+    """The files read, in merge order: the user's, then the project's."""
+    user = (user_dir if user_dir is not None else user_settings_dir()) / SETTINGS_FILE
+    return [user, Path(workspace) / PROJECT_DIR / SETTINGS_FILE]
+
+
+def load_settings(workspace: Path, *, user_dir: Path | None = None) -> LoadedSettings:
+    """Read and merge the user's and the project's settings; never raises.
+
+    A missing file is no problem; a broken one is skipped whole and reported in
+    ``problems``.
+    """
+    loaded = LoadedSettings()
+    for path in settings_paths(workspace, user_dir=user_dir):
+        data, problems = read_settings_file(path)
+        loaded.details.extend(problems)
+        if data is not None:
+            loaded.apply(data, path)
+    return loaded
+
+
+def read_settings_file(path: Path) -> tuple[SettingsFile | None, list[SettingsProblem]]:
+    """One file: (its settings, []) when it is good or absent (``None`` when absent),
+    else (None, its problems)."""
+    try:
+        raw = _read_bytes(path)
+    except FileNotFoundError:
+        return None, []
+    except _Unreadable as exc:
+        return None, [SettingsProblem(file=path, message=str(exc))]
+    except OSError as exc:
+        return None, [SettingsProblem(file=path, message=f"cannot read: {exc.strerror or exc}")]
+    return parse_settings(raw, path)
+
+
+def parse_settings(raw: bytes | str, path: Path) -> tuple[SettingsFile | None, list[SettingsProblem]]:
+    """Validate a settings file's content; ``path`` is only used in messages."""
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line, column = _position(raw, exc.start, newline=b"\n")
+            return None, [SettingsProblem(
+                file=path, line=line, column=column, message="not valid UTF-8 text",
+            )]
+    else:
+        text = raw.removeprefix("\ufeff")
+    if not text.strip():
+        return SettingsFile(), []  # an empty file is an empty object
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, [SettingsProblem(
+            file=path, line=exc.lineno, column=exc.colno, message=f"invalid JSON: {exc.msg}",
+        )]
+    except RecursionError:
+        return None, [SettingsProblem(file=path, message="invalid JSON: nested too deeply")]
+    if not isinstance(value, dict):
+        return None, [SettingsProblem(
+            file=path, line=1, column=1,
+            message=f"the file must hold a JSON object {{...}}, not {_json_type(value)}",
+        )]
+    try:
+        return SettingsFile.model_validate(value), []
+    except ValidationError as exc:
+        positions = _positions(text)
+        problems = []
+        for err in exc.errors():
+            loc = tuple(err["loc"])
+            offset = _offset_of(positions, loc)
+            line, column = _position(text, offset) if offset is not None else (None, None)
+            problems.append(SettingsProblem(
+                file=path, line=line, column=column, message=_explain(err),
+            ))
+        problems.sort(key=lambda p: (p.line or 0, p.column or 0))
+        return None, problems
+
+
+# -- reading ------------------------------------------------------------------------
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _read_bytes(path: Path) -> bytes:
+    # O_NONBLOCK + fstat: a FIFO or device planted in a workspace must not hang startup.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise _Unreadable("is a directory, not a settings file")
+        if not stat.S_ISREG(st.st_mode):
+            raise _Unreadable("not a regular file")
+        if st.st_size > MAX_BYTES:
+            raise _Unreadable(f"too big for a settings file ({st.st_size} bytes)")
+        chunks, size = [], 0
+        while size <= MAX_BYTES:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_BYTES:
+            raise _Unreadable("too big for a settings file")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+# -- messages -----------------------------------------------------------------------
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part == "[key]":
+            out += " (name)"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "settings"
+
+
+def _explain(err: Mapping[str, Any]) -> str:
+    loc = tuple(err["loc"])
+    kind = err["type"]
+    value = err.get("input")
+    if kind == "extra_forbidden":
+        key = str(loc[-1])
+        known = _KNOWN_KEYS.get(tuple(str(p) for p in loc[:-1]), [])
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f' (did you mean "{close[0]}"?)' if close else ""
+        where = f" in {_dotted(loc[:-1])}" if loc[:-1] else ""
+        return f'unknown key "{key}"{where}{hint}; known keys: {", ".join(known)}'
+    what = _dotted(loc)
+    if kind == "string_type":
+        return f"{what}: expected a string, got {_json_type(value)}"
+    if kind == "list_type":
+        return f"{what}: expected a list of strings, got {_json_type(value)}"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return f"{what}: expected an object {{...}}, got {_json_type(value)}"
+    if kind == "value_error":
+        return f"{what}: {err.get('ctx', {}).get('error', err['msg'])}"
+    return f"{what}: {err['msg']}"
+
+
+# -- where a key is ----------------------------------------------------------------
+
+
+def _position(text: str | bytes, offset: int, *, newline: Any = "\n") -> tuple[int, int]:
+    """1-based (line, column) of ``offset``."""
+    line = text.count(newline, 0, offset) + 1
+    column = offset - (text.rfind(newline, 0, offset) + 1) + 1
+    return line, column
+
+
+def _positions(text: str) -> dict[tuple[Any, ...], int]:
+    """Offset of every member key and list element of a (valid) JSON document, by path.
+
+    For an object member the offset is its key's (the line a person looks for); a
+    repeated key maps to its last occurrence, the one ``json.loads`` keeps.
+    """
+    out: dict[tuple[Any, ...], int] = {}
+    decoder = json.JSONDecoder()
+    ws = re.compile(r"[ \t\n\r]*")
+
+    def skip(i: int) -> int:
+        m = ws.match(text, i)
+        return m.end() if m else i
+
+    def value(i: int, path: tuple[Any, ...]) -> int:
+        i = skip(i)
+        c = text[i]
+        if c == "{":
+            i = skip(i + 1)
+            if text[i] == "}":
+                return i + 1
+            while True:
+                i = skip(i)
+                start = i
+                key, i = json.decoder.scanstring(text, i + 1)
+                out[path + (key,)] = start
+                i = skip(i)  # at ':'
+                i = value(i + 1, path + (key,))
+                i = skip(i)
+                if text[i] == ",":
+                    i += 1
+                    continue
+                return i + 1
+        if c == "[":
+            i = skip(i + 1)
+            if text[i] == "]":
+                return i + 1
+            index = 0
+            while True:
+                i = skip(i)
+                out[path + (index,)] = i
+                i = value(i, path + (index,))
+                i = skip(i)
+                index += 1
+                if text[i] == ",":
+                    i += 1
+                    continue
+                return i + 1
+        _, end = decoder.raw_decode(text, i)
+        return end
+
+    try:
+        value(0, ())
+    except (ValueError, IndexError, RecursionError):
+        pass  # best effort: whatever was found before is still right
+    return out
+
+
+def _offset_of(positions: dict[tuple[Any, ...], int], loc: tuple[Any, ...]) -> int | None:
+    """The position of the longest prefix of ``loc`` found in the document."""
+    # pydantic uses the alias in locations, and "[key]" for a dict key's own error
+    path = tuple(p for p in loc if p != "[key]")
+    while path:
+        if path in positions:
+            return positions[path]
+        path = path[:-1]
+    return None

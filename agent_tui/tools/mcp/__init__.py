@@ -1,0 +1,31 @@
+"""MCP tools: servers from ``.mcp.json`` / the user's ``mcp.json``, as ``mcp__SERVER__TOOL``.
+
+- :mod:`.config`: reading and checking the config files;
+- :mod:`.client`: one connection per server, in one long-lived task, with our own
+  request ids so a cancel names the right request;
+- :mod:`.tool`: the Tool adapter and what the model is told when a call is cancelled;
+- :mod:`.manager`: the session's servers, their statuses, and shutdown;
+- :mod:`.procs`: finding and ending stdio server processes.
+
+See docs/mcp.md.
+"""
+
+from agent_tui.tools.mcp.client import ServerState, ServerStatus
+from agent_tui.tools.mcp.config import ConfigProblem, ServerConfig, load_config, user_config_dir
+from agent_tui.tools.mcp.manager import McpManager, load_mcp, load_mcp_tools
+from agent_tui.tools.mcp.tool import OPERATION_META_KEY, McpTool, tool_name
+
+__all__ = [
+    "OPERATION_META_KEY",
+    "ConfigProblem",
+    "McpManager",
+    "McpTool",
+    "ServerConfig",
+    "ServerState",
+    "ServerStatus",
+    "load_config",
+    "load_mcp",
+    "load_mcp_tools",
+    "tool_name",
+    "user_config_dir",
+]

@@ -1,0 +1,10 @@
+"""Benchmarks and chaos trials for agent-tui: ``make bench`` and ``make chaos``.
+
+- :mod:`bench.run`: the figures of ``make bench`` (one table, JSON under ``results/``).
+- :mod:`bench.chaos`: random scenarios x random interrupts against the strict fake API.
+- The measuring functions live one area per module (``interrupts``, ``startup``,
+  ``keys``, ``memory``) so the smoke test can call each once.
+
+Every figure is measured next to a reference taken in the same run: the machine is
+shared and noisy, so ratios and medians are reported, never a lone absolute time.
+"""

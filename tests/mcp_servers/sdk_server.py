@@ -1,0 +1,78 @@
+"""A real MCP server (official SDK) for tests/test_mcp.py.
+
+Usage: sdk_server.py RECORD_FILE [--http PORT] [--hang-start]
+
+Every tool appends JSON lines to RECORD_FILE: what it saw (request id, the caller's
+``_meta``) and how it ended (done, cancelled, ignored the cancel).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import ToolAnnotations
+
+RECORD = sys.argv[1]
+mcp = MCPServer("test-server")
+
+
+def record(event: str, ctx: Context, **extra: object) -> None:
+    meta = ctx.request_context.meta
+    meta_dict = meta if isinstance(meta, dict) else (meta.model_dump() if meta is not None else None)
+    line = {"event": event, "request_id": ctx.request_id, "meta": meta_dict, "pid": os.getpid(), **extra}
+    with open(RECORD, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(line, default=str) + "\n")
+
+
+@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
+async def echo(text: str, ctx: Context) -> str:
+    """Return the text."""
+    record("echo", ctx, text=text)
+    return f"echo: {text}"
+
+
+@mcp.tool()
+async def slow(seconds: float, ctx: Context) -> str:
+    """Sleep, observing cancellation."""
+    record("start", ctx)
+    try:
+        await anyio.sleep(seconds)
+    except anyio.get_cancelled_exc_class():
+        record("cancelled", ctx)
+        raise
+    record("done", ctx)
+    return f"slept {seconds}"
+
+
+@mcp.tool()
+async def stubborn(seconds: float, ctx: Context) -> str:
+    """Sleep and ignore cancellation (blocks in a thread)."""
+    record("start", ctx)
+    await anyio.to_thread.run_sync(time.sleep, seconds, abandon_on_cancel=False)
+    record("done", ctx)
+    return f"stubborn slept {seconds}"
+
+
+@mcp.tool()
+async def crash(ctx: Context) -> str:
+    """Exit the whole server mid-call."""
+    record("start", ctx)
+    await anyio.sleep(0.1)
+    print("crashing on purpose", file=sys.stderr, flush=True)
+    os._exit(3)
+
+
+if __name__ == "__main__":
+    if "--hang-start" in sys.argv:
+        print("hanging at start", file=sys.stderr, flush=True)
+        time.sleep(3600)
+    if "--http" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        mcp.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        mcp.run()

@@ -1,0 +1,448 @@
+"""MCP tools against real servers: tests/mcp_servers/sdk_server.py (the official SDK,
+over stdio and streamable HTTP) and raw_server.py (hand-written answers the SDK never
+gives: malformed results, a result after a cancel, a confirmed cancel over stdio)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+import pytest_asyncio
+
+from agent_tui.cancel import CancelReason, CancelScope
+from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.core.tool import InvalidInput, ToolContext, ToolResult, ToolSet
+from agent_tui.tools.mcp import McpManager, ServerConfig, ServerState, load_config, load_mcp, tool_name
+from agent_tui.tools.mcp.config import Transport
+
+SERVERS = Path(__file__).parent / "mcp_servers"
+SDK_SERVER = str(SERVERS / "sdk_server.py")
+RAW_SERVER = str(SERVERS / "raw_server.py")
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def stdio(name: str, *args: str) -> ServerConfig:
+    return ServerConfig(name=name, transport=Transport.STDIO, source=Path("test"),
+                        command=sys.executable, args=list(args))
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def ctx_for(scope: CancelScope, op: str = "op-1") -> ToolContext:
+    return ToolContext(scope=scope, workspace=Path("."), tool_use_id=f"tu-{op}", operation_id=op)
+
+
+async def call(tools: ToolSet, name: str, args: dict[str, Any], *, cancel_after: float | None = None,
+               cancel_on_start: Path | None = None, op: str = "op-1") -> tuple[ToolResult, float]:
+    """Run one call; cancel it after a delay, or once the server recorded its start.
+
+    The returned time runs from the cancel (or from the start, without one).
+    """
+    tool = tools.get(name)
+    assert tool is not None, f"{name} not in {tools.names()}"
+    scope = CancelScope()
+    cancelled_at: list[float] = []
+
+    def cancel() -> None:
+        cancelled_at.append(time.monotonic())
+        scope.cancel(CancelReason.USER_INTERRUPT)
+
+    async def cancel_when_started(record: Path) -> None:
+        await wait_for_record(record, "start")
+        cancel()
+
+    if cancel_after is not None:
+        asyncio.get_running_loop().call_later(cancel_after, cancel)
+    watcher = asyncio.create_task(cancel_when_started(cancel_on_start)) if cancel_on_start else None
+    t0 = time.monotonic()
+    try:
+        result = await tool.run(tool.parse(args), ctx_for(scope, op))
+    finally:
+        if watcher is not None:
+            watcher.cancel()
+    return result, time.monotonic() - (cancelled_at[0] if cancelled_at else t0)
+
+
+async def wait_for_record(path: Path, event: str, timeout: float = 5.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for rec in records(path):
+            if rec["event"] == event:
+                return rec
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"no {event!r} record in {records(path)}")
+
+
+@pytest_asyncio.fixture
+async def make_manager(tmp_path: Path) -> AsyncIterator[Any]:
+    made: list[McpManager] = []
+
+    async def make(*configs: ServerConfig, **options: Any) -> tuple[McpManager, ToolSet]:
+        options.setdefault("start_timeout_s", 15.0)
+        manager = McpManager(list(configs), workspace=tmp_path, log_dir=tmp_path / "logs", **options)
+        made.append(manager)
+        tools = ToolSet()
+        manager.attach(tools)
+        manager.start()
+        await manager.wait_started(15.0)
+        return manager, tools
+
+    yield make
+    for manager in made:
+        await manager.shutdown()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """The SDK server over streamable HTTP on a free port; yields (url, record file)."""
+    record = tmp_path / "http-record.jsonl"
+    port = _free_port()
+    with open(tmp_path / "http-server.log", "w") as log:
+        proc = subprocess.Popen([sys.executable, SDK_SERVER, str(record), "--http", str(port)],
+                                stdout=log, stderr=log)
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError((tmp_path / "http-server.log").read_text()) from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp", record
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+# ----------------------------------------------------------------------------- config
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_config_project_and_user_files_load_and_project_wins(tmp_path: Path) -> None:
+    ws, user = tmp_path / "ws", tmp_path / "cfg"
+    write(user / "mcp.json", json.dumps({"mcpServers": {
+        "shared": {"command": "user-cmd"},
+        "mine": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+    }}))
+    write(ws / ".mcp.json", json.dumps({"mcpServers": {
+        "shared": {"command": "proj-cmd", "args": ["--x", "${HOME_DIR:-/home}"], "env": {"K": "v"}},
+    }}))
+    cfg = load_config(ws, user_config_dir=user, environ={"TOKEN": "t0k"})
+    assert cfg.problems == []
+    by_name = {s.name: s for s in cfg.servers}
+    assert by_name["shared"].command == "proj-cmd"
+    assert by_name["shared"].args == ["--x", "/home"]
+    assert by_name["shared"].source == ws / ".mcp.json"
+    assert by_name["mine"].transport is Transport.HTTP
+    assert by_name["mine"].headers == {"Authorization": "Bearer t0k"}
+
+
+def test_config_json_error_names_file_line_and_column_and_others_still_load(tmp_path: Path) -> None:
+    ws, user = tmp_path / "ws", tmp_path / "cfg"
+    write(user / "mcp.json", json.dumps({"mcpServers": {"good": {"command": "ok"}}}))
+    bad = write(ws / ".mcp.json", '{"mcpServers": {\n  "x": {"command": "a",}\n}}')
+    cfg = load_config(ws, user_config_dir=user, environ={})
+    assert [s.name for s in cfg.servers] == ["good"]
+    [problem] = cfg.problems
+    assert problem.file == bad and problem.line == 2 and problem.column is not None
+    assert f"{bad}:2:" in str(problem)
+
+
+def test_config_bad_server_entries_are_reported_and_skipped(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    write(ws / ".mcp.json", json.dumps({"mcpServers": {
+        "ok": {"command": "fine"},
+        "nocmd": {"args": ["x"]},
+        "old": {"type": "sse", "url": "http://h/sse"},
+        "bad name": {"command": "x"},
+        "a__b": {"command": "x"},
+        "novar": {"command": "${MISSING_VAR}"},
+        "weird": {"type": "carrier-pigeon"},
+    }}))
+    cfg = load_config(ws, user_config_dir=tmp_path / "none", environ={})
+    assert [s.name for s in cfg.servers] == ["ok"]
+    problems = {p.server: p.message for p in cfg.problems}
+    assert set(problems) == {"nocmd", "old", "bad name", "a__b", "novar", "weird"}
+    assert "command" in problems["nocmd"] and "sse" in problems["old"]
+    assert "MISSING_VAR" in problems["novar"]
+
+
+def test_load_mcp_reads_user_dir_from_xdg_and_starts_nothing(tmp_path: Path) -> None:
+    write(tmp_path / "xdg" / "agent-tui" / "mcp.json", json.dumps({"mcpServers": {"u": {"command": "x"}}}))
+    manager = load_mcp(tmp_path, environ={"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "MCP_TOOL_TIMEOUT": "2500"},
+                       log_dir=tmp_path / "logs")
+    [status] = manager.status()
+    assert status.name == "u" and status.state is ServerState.NOT_STARTED
+    assert manager.call_timeout_s == 2.5
+
+
+def test_tool_names_are_safe_and_bounded() -> None:
+    assert tool_name("srv", "get-thing") == "mcp__srv__get-thing"
+    assert tool_name("srv", "a.b/c") == "mcp__srv__a_b_c"
+    long = tool_name("srv", "x" * 100)
+    assert len(long) == 64 and long.startswith("mcp__srv__")
+
+
+# ----------------------------------------------------------------------------- stdio
+
+
+@pytest.mark.asyncio
+async def test_stdio_tools_are_named_with_server_schema_and_read_only_hint(make_manager: Any, tmp_path: Path) -> None:
+    record = tmp_path / "rec.jsonl"
+    manager, tools = await make_manager(stdio("t", SDK_SERVER, str(record)))
+    assert set(tools.names()) == {"mcp__t__echo", "mcp__t__slow", "mcp__t__stubborn", "mcp__t__crash"}
+    echo, slow = tools.get("mcp__t__echo"), tools.get("mcp__t__slow")
+    assert echo.read_only and not slow.read_only
+    assert echo.input_schema()["required"] == ["text"]
+    assert echo.spec()["input_schema"]["properties"]["text"]["type"] == "string"
+    with pytest.raises(InvalidInput, match="text"):
+        echo.parse({})
+    with pytest.raises(InvalidInput, match="seconds"):
+        slow.parse({"seconds": "soon"})
+    [status] = manager.status()
+    assert status.state is ServerState.READY and status.pid and len(status.tools) == 4
+
+    result, _ = await call(tools, "mcp__t__echo", {"text": "hi"}, op="op-echo")
+    assert result.outcome is ToolState.SUCCEEDED and result.content == "echo: hi"
+    assert result.side_effects is SideEffects.NONE
+    [rec] = records(record)
+    assert rec["meta"]["agent_tui/operation_id"] == "op-echo"
+    assert rec["request_id"] == result.details["request_id"]
+
+
+@pytest.mark.asyncio
+async def test_stdio_cancel_reaches_the_right_request_and_silence_is_unknown(make_manager: Any, tmp_path: Path) -> None:
+    record = tmp_path / "rec.jsonl"
+    manager, tools = await make_manager(stdio("t", SDK_SERVER, str(record)), confirm_s=1.0)
+    pid = manager.status()[0].pid
+
+    result, took = await call(tools, "mcp__t__slow", {"seconds": 30}, cancel_on_start=record, op="op-slow")
+    # The SDK's stdio server stops the tool but, as the spec says, does not answer a
+    # cancelled request: nothing confirms it, so the outcome is unknown.
+    assert result.outcome is ToolState.UNKNOWN and result.is_error
+    assert "unknown" in result.content and "before retrying" in result.content
+    assert result.ended_by is CancelReason.USER_INTERRUPT
+    assert took < 2.0
+    cancelled = await wait_for_record(record, "cancelled")
+    assert cancelled["request_id"] == result.details["request_id"]
+    assert cancelled["meta"]["agent_tui/operation_id"] == "op-slow"
+
+    # Esc never kills the server, and the session is still usable.
+    assert psutil.pid_exists(pid) and manager.status()[0].state is ServerState.READY
+    again, _ = await call(tools, "mcp__t__slow", {"seconds": 0.05}, op="op-2")
+    assert again.outcome is ToolState.SUCCEEDED and again.content == "slept 0.05"
+
+
+@pytest.mark.asyncio
+async def test_stdio_server_that_ignores_cancel_is_unknown_within_bound(make_manager: Any, tmp_path: Path) -> None:
+    record = tmp_path / "rec.jsonl"
+    _, tools = await make_manager(stdio("t", SDK_SERVER, str(record)), confirm_s=0.5)
+    result, took = await call(tools, "mcp__t__stubborn", {"seconds": 3}, cancel_on_start=record)
+    assert result.outcome is ToolState.UNKNOWN
+    assert "did not confirm" in result.content
+    assert took < 0.5 + 0.5
+    assert [r["event"] for r in records(record)] == ["start"]  # still running remotely
+
+
+@pytest.mark.asyncio
+async def test_call_timeout_cancels_like_an_interrupt(make_manager: Any, tmp_path: Path) -> None:
+    record = tmp_path / "rec.jsonl"
+    _, tools = await make_manager(stdio("t", SDK_SERVER, str(record)), call_timeout_s=0.3, confirm_s=0.3)
+    result, took = await call(tools, "mcp__t__slow", {"seconds": 30})
+    assert result.outcome is ToolState.UNKNOWN and result.ended_by is CancelReason.TIMEOUT
+    assert result.content.startswith("Timed out")
+    await wait_for_record(record, "cancelled")
+    assert took < 1.5
+
+
+# ----------------------------------------------------------------------------- http
+
+
+@pytest.mark.asyncio
+async def test_http_cancel_is_confirmed_and_server_stays_usable(make_manager: Any, http_server: Any) -> None:
+    url, record = http_server
+    web = ServerConfig(name="web", transport=Transport.HTTP, source=Path("test"), url=url)
+    manager, tools = await make_manager(web)
+    assert manager.status()[0].state is ServerState.READY
+    assert tools.get("mcp__web__echo").read_only
+
+    result, took = await call(tools, "mcp__web__slow", {"seconds": 30}, cancel_on_start=record, op="op-web")
+    # Over streamable HTTP the SDK server ends a cancelled request with -32800:
+    # the server confirmed it stopped.
+    assert result.outcome is ToolState.CANCELLED_WHILE_RUNNING, result.content
+    assert result.details["confirmed"] is True
+    assert "confirmed it stopped" in result.content and "may have partly run" in result.content
+    assert took < 1.0  # confirmed: no need to wait out the confirm window
+    cancelled = await wait_for_record(record, "cancelled")
+    assert cancelled["request_id"] == result.details["request_id"]
+    assert cancelled["meta"]["agent_tui/operation_id"] == "op-web"
+
+    again, _ = await call(tools, "mcp__web__echo", {"text": "still here"}, op="op-web-2")
+    assert again.outcome is ToolState.SUCCEEDED and again.content == "echo: still here"
+    assert records(record)[-1]["meta"]["agent_tui/operation_id"] == "op-web-2"
+
+
+@pytest.mark.asyncio
+async def test_http_server_that_ignores_cancel_is_unknown(make_manager: Any, http_server: Any) -> None:
+    url, record = http_server
+    web = ServerConfig(name="web", transport=Transport.HTTP, source=Path("test"), url=url)
+    _, tools = await make_manager(web, confirm_s=0.5)
+    result, took = await call(tools, "mcp__web__stubborn", {"seconds": 2}, cancel_on_start=record)
+    assert result.outcome is ToolState.UNKNOWN
+    assert took < 1.0
+
+
+@pytest.mark.asyncio
+async def test_http_server_not_listening_fails_clearly(make_manager: Any) -> None:
+    url = f"http://127.0.0.1:{_free_port()}/mcp"
+    web = ServerConfig(name="web", transport=Transport.HTTP, source=Path("test"), url=url)
+    manager, _ = await make_manager(web)
+    [status] = manager.status()
+    assert status.state is ServerState.FAILED and url in (status.error or "")
+
+
+# ----------------------------------------------------------------------------- raw answers
+
+
+@pytest.mark.asyncio
+async def test_result_after_cancel_is_recorded_as_the_fact(make_manager: Any) -> None:
+    _, tools = await make_manager(stdio("late", RAW_SERVER, "late"))
+    result, _ = await call(tools, "mcp__late__work", {"n": 1}, cancel_after=0.2)
+    assert result.outcome is ToolState.SUCCEEDED and result.content == "finished anyway"
+    assert result.details["arrived_after_cancel"] is True
+
+
+@pytest.mark.asyncio
+async def test_error_answer_after_cancel_over_stdio_is_a_confirmed_cancel(make_manager: Any) -> None:
+    _, tools = await make_manager(stdio("conf", RAW_SERVER, "confirm"))
+    result, took = await call(tools, "mcp__conf__work", {"n": 1}, cancel_after=0.2)
+    assert result.outcome is ToolState.CANCELLED_WHILE_RUNNING and result.details["confirmed"]
+    assert took < 0.8
+
+
+@pytest.mark.asyncio
+async def test_malformed_result_is_a_clear_tool_error(make_manager: Any) -> None:
+    manager, tools = await make_manager(stdio("bad", RAW_SERVER, "malformed"))
+    result, _ = await call(tools, "mcp__bad__work", {"n": 1})
+    assert result.outcome is ToolState.FAILED and result.is_error
+    assert "malformed result" in result.content and "content" in result.content
+    assert manager.status()[0].state is ServerState.READY
+
+
+# ----------------------------------------------------------------------------- failures
+
+
+@pytest.mark.asyncio
+async def test_crash_mid_call_is_unknown_and_the_next_call_restarts(make_manager: Any, tmp_path: Path) -> None:
+    record = tmp_path / "rec.jsonl"
+    manager, tools = await make_manager(stdio("t", SDK_SERVER, str(record)))
+    first_pid = manager.status()[0].pid
+    result, took = await call(tools, "mcp__t__crash", {})
+    assert result.outcome is ToolState.UNKNOWN and result.is_error
+    assert "closed the connection" in result.content and "crashing on purpose" in result.content
+    assert took < 3.0
+    deadline = time.monotonic() + 5
+    while manager.status()[0].state is not ServerState.FAILED and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    status = manager.status()[0]
+    assert status.state is ServerState.FAILED and "crashing on purpose" in (status.error or "")
+
+    again, _ = await call(tools, "mcp__t__echo", {"text": "back"})
+    assert again.outcome is ToolState.SUCCEEDED
+    status = manager.status()[0]
+    assert status.restarts == 1 and status.pid != first_pid
+
+
+@pytest.mark.asyncio
+async def test_hang_at_start_fails_within_start_timeout_and_calls_fail_fast(make_manager: Any, tmp_path: Path) -> None:
+    hang = stdio("hang", SDK_SERVER, str(tmp_path / "rec.jsonl"), "--hang-start")
+    t0 = time.monotonic()
+    manager, tools = await make_manager(hang, start_timeout_s=1.0)
+    assert time.monotonic() - t0 < 3.0
+    [status] = manager.status()
+    assert status.state is ServerState.FAILED
+    assert "did not start within 1 s" in (status.error or "") and "hanging at start" in (status.error or "")
+    assert tools.names() == []  # never listed: the model never sees its tools
+
+
+@pytest.mark.asyncio
+async def test_cancel_while_waiting_for_a_starting_server(tmp_path: Path) -> None:
+    hang = stdio("hang", SDK_SERVER, str(tmp_path / "rec.jsonl"), "--hang-start")
+    manager = McpManager([hang], workspace=tmp_path, log_dir=tmp_path / "logs", start_timeout_s=10)
+    try:
+        conn = manager.connections["hang"]
+        from mcp_types import Tool as Spec
+
+        from agent_tui.tools.mcp.tool import McpTool
+
+        tool = McpTool(conn, Spec(name="x", input_schema={"type": "object"}))
+        scope = CancelScope()
+        asyncio.get_running_loop().call_later(0.3, scope.cancel)
+        t0 = time.monotonic()
+        result = await tool.run(tool.parse({}), ctx_for(scope))
+        assert time.monotonic() - t0 < 1.0
+        assert result.outcome is ToolState.CANCELLED_WHILE_RUNNING
+        assert result.side_effects is SideEffects.NONE and "was not called" in result.content
+    finally:
+        await manager.shutdown()
+
+
+@pytest.mark.asyncio
+async def test_command_not_found_is_a_clear_error(make_manager: Any) -> None:
+    missing = ServerConfig(name="nope", transport=Transport.STDIO, source=Path("test"), command="/no/such/server")
+    manager, _ = await make_manager(missing)
+    [status] = manager.status()
+    assert status.state is ServerState.FAILED and "command not found" in (status.error or "")
+
+
+# ----------------------------------------------------------------------------- shutdown
+
+
+@pytest.mark.asyncio
+async def test_shutdown_ends_the_stdio_server_process(tmp_path: Path) -> None:
+    manager = McpManager([stdio("t", SDK_SERVER, str(tmp_path / "rec.jsonl"))], workspace=tmp_path,
+                         log_dir=tmp_path / "logs")
+    seen: list[ServerState] = []
+    manager.on_status(lambda s: seen.append(s.state))
+    manager.start()
+    await manager.wait_started(15)
+    pid = manager.status()[0].pid
+    assert pid is not None and psutil.pid_exists(pid)
+    proc = psutil.Process(pid)
+    t0 = time.monotonic()
+    assert await manager.shutdown() == []
+    assert time.monotonic() - t0 < 5.0
+    assert not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE
+    assert manager.status()[0].state is ServerState.STOPPED
+    assert seen == [ServerState.STARTING, ServerState.READY, ServerState.STOPPED]
