@@ -202,7 +202,7 @@ class LoadedSettings(BaseModel):
     def apply(self, data: SettingsFile, path: Path) -> None:
         """Merge one (valid) file over what is here: rules add up, scalars override."""
         perms = data.permissions
-        for mine, theirs in ((self.allow, perms.allow), (self.ask, perms.ask), (self.deny, perms.deny)):
+        for mine, theirs in zip((self.allow, self.ask, self.deny), (perms.allow, perms.ask, perms.deny)):
             mine.extend(r for r in theirs if r not in mine)
         if perms.default_mode is not None:
             self.default_mode = PermissionMode(perms.default_mode)
@@ -351,6 +351,14 @@ def _json_type(value: Any) -> str:
     return type(value).__name__
 
 
+def _key(key: Any) -> str:
+    """A key as it can be shown on one line: bare when plain, else quoted JSON-style."""
+    key = str(key)
+    if re.fullmatch(r"[A-Za-z0-9_$\-]+", key):
+        return key
+    return json.dumps(key, ensure_ascii=False)  # escapes newlines and control characters
+
+
 def _dotted(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
@@ -359,7 +367,7 @@ def _dotted(loc: tuple[Any, ...]) -> str:
         elif part == "[key]":
             out += " (name)"
         else:
-            out += ("." if out else "") + str(part)
+            out += ("." if out else "") + _key(part)
     return out or "settings"
 
 
@@ -373,7 +381,8 @@ def _explain(err: Mapping[str, Any]) -> str:
         close = difflib.get_close_matches(key, known, n=1)
         hint = f' (did you mean "{close[0]}"?)' if close else ""
         where = f" in {_dotted(loc[:-1])}" if loc[:-1] else ""
-        return f'unknown key "{key}"{where}{hint}; known keys: {", ".join(known)}'
+        shown = json.dumps(key, ensure_ascii=False)
+        return f"unknown key {shown}{where}{hint}; known keys: {', '.join(known)}"
     what = _dotted(loc)
     if kind == "string_type":
         return f"{what}: expected a string, got {_json_type(value)}"

@@ -646,8 +646,9 @@ def test_default_tools_with_jobs_adds_the_job_tools(ws: Path) -> None:
     from agent_tui.tools.registry import default_tools
 
     tools = default_tools(ws, jobs=background.BackgroundJobs())
-    assert tools.names()[:4] == ["read_file", "write_file", "edit_file", "bash"]
-    assert len(tools.names()) == 6
+    assert tools.names() == [
+        "read_file", "write_file", "edit_file", "bash", "bash_output", "kill_shell", "task"
+    ]
 
 
 def test_default_tools_refuses_a_missing_workspace(tmp_path: Path) -> None:

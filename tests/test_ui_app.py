@@ -13,6 +13,7 @@ from agent_tui.core.events import (  # noqa: E402
     Decide,
     FollowUp,
     Interrupt,
+    SendNow,
     Shutdown,
     ToolStateChanged,
     TurnStarted,
@@ -239,17 +240,28 @@ async def test_quitting_while_a_tool_runs_stops_it() -> None:
     assert app.session_closed or not app.core_running
 
 
-async def test_esc_esc_on_empty_input_says_rewind_is_not_available() -> None:
+async def test_esc_esc_far_apart_does_not_open_the_rewind_menu() -> None:
     now = [0.0]
     make, made = fake_factory([])
     app = AgentApp(make, cursor_blink=False, clock=lambda: now[0])
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape")
-        now[0] = 0.2
+        now[0] = 5.0
         await pilot.press("escape")
         await pilot.pause()
-        assert "rewind is not available yet" in app.status.plain()
+        assert app._rewind_screen is None
         assert made[0].ops == []
+
+
+async def test_send_now_key_sends_send_now() -> None:
+    make, made = fake_factory([])
+    app = AgentApp(make, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, "stop waiting and read the log")
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert made[0].ops == [SendNow(text="stop waiting and read the log")]
+        assert app.prompt.text == ""
 
 
 async def test_f1_opens_help() -> None:

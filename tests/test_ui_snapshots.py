@@ -15,7 +15,7 @@ import pytest  # noqa: E402
 
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from tests.snapshot_tests import scenarios  # noqa: E402
-from tests.snapshot_tests.support import fake_factory, settle  # noqa: E402
+from tests.snapshot_tests.support import fake_factory, settle, utc_hhmm, wait_until  # noqa: E402
 
 WIDE = (110, 32)
 
@@ -85,3 +85,89 @@ def test_help_screen(snap_compare) -> None:
         await pilot.press("f1")
 
     assert snap_compare(_app([]), terminal_size=WIDE, run_before=_settled([], open_help))
+
+
+# ------------------------------------------------------------ issue 5: rewind, jobs, output, status
+
+def _app_with(events, replies=None) -> AgentApp:
+    make, _ = fake_factory(events, replies)
+    return AgentApp(make, cursor_blink=False, clock=lambda: 0.0, format_time=utc_hhmm)
+
+
+async def _open_rewind(pilot) -> None:
+    app = pilot.app
+    await pilot.press("escape", "escape")
+    await wait_until(
+        pilot, lambda: app._rewind_screen is not None and app._rewind_screen.step == "points",
+        what="rewind points",
+    )
+    await pilot.pause()
+
+
+class TestRewind:
+    def test_rewind_menu_lists_messages_and_undo_points(self, snap_compare) -> None:
+        events = scenarios.HISTORY
+        app = _app_with(events, scenarios.REWIND_REPLIES)
+        assert snap_compare(app, terminal_size=WIDE, run_before=_settled(events, _open_rewind))
+
+    def test_rewind_plan_with_a_conflict_and_what_cannot_be_undone(self, snap_compare) -> None:
+        events = scenarios.HISTORY
+
+        async def plan(pilot) -> None:
+            await _open_rewind(pilot)
+            await pilot.press("down", "down", "enter")
+            screen = pilot.app._rewind_screen
+            await wait_until(pilot, lambda: screen.step == "plan", what="plan")
+            await pilot.pause()
+
+        app = _app_with(events, scenarios.REWIND_REPLIES)
+        assert snap_compare(app, terminal_size=WIDE, run_before=_settled(events, plan))
+
+    def test_rewind_asks_before_overwriting_files_changed_since(self, snap_compare) -> None:
+        events = scenarios.HISTORY
+
+        async def confirm(pilot) -> None:
+            await _open_rewind(pilot)
+            await pilot.press("down", "down", "enter")
+            screen = pilot.app._rewind_screen
+            await wait_until(pilot, lambda: screen.step == "plan", what="plan")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: screen.step == "confirm", what="confirm")
+            await pilot.pause()
+
+        app = _app_with(events, scenarios.REWIND_REPLIES)
+        assert snap_compare(app, terminal_size=WIDE, run_before=_settled(events, confirm))
+
+    def test_rewound_text_is_back_in_the_input_below_a_divider(self, snap_compare) -> None:
+        events = [*scenarios.HISTORY, scenarios.REWOUND_T2]
+        assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))
+
+
+def test_background_jobs_screen(snap_compare) -> None:
+    events = scenarios.BACKGROUND
+
+    async def open_jobs(pilot) -> None:
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+
+    assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events, open_jobs))
+
+
+def test_expanded_tool_output_keeps_the_tail_and_shows_the_result(snap_compare) -> None:
+    events = scenarios.EXPANDED_OUTPUT
+
+    async def expand(pilot) -> None:
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+
+    assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events, expand))
+
+
+def test_journal_error_stays_in_the_status_line(snap_compare) -> None:
+    events = scenarios.JOURNAL_ERROR
+    assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))
+
+
+def test_retry_scheduled_shows_the_countdown(snap_compare) -> None:
+    events = scenarios.RETRY
+    assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))

@@ -1,4 +1,4 @@
-"""The default tool set a session offers: the file tools, ``bash``, and job tools.
+"""The default tool set a session offers: file tools, `bash`, job tools and `task`.
 
 The CLI calls :func:`default_tools` once per session and hands the :class:`ToolSet` to
 the core. The file tools take their workspace from each call's ``ToolContext``; the
@@ -32,7 +32,8 @@ def default_tools(
     on_before_write: OnBeforeWrite | None = None,
     on_after_write: OnAfterWrite | None = None,
 ) -> ToolSet:
-    """read_file, write_file, edit_file and bash (plus the job tools when ``jobs`` is given).
+    """read_file, write_file, edit_file, bash (plus the job tools when ``jobs`` is
+    given) and task (sub-agents).
 
     ``on_before_write(path, old_bytes_or_None)`` is the checkpoint layer's pre-image
     hook, called right before each file write; ``on_after_write(path, new_bytes)``
@@ -55,12 +56,12 @@ def default_tools(
     from agent_tui.tools.bash import BashTool
 
     tools.add(BashTool(jobs=jobs))
-    from agent_tui.tools.task import TaskTool
-
-    tools.add(TaskTool())
     if jobs is not None:
         from agent_tui.tools.background import BashOutputTool, KillShellTool
 
         tools.add(BashOutputTool(jobs))
         tools.add(KillShellTool(jobs))
+    from agent_tui.tools.task import TaskTool
+
+    tools.add(TaskTool())
     return tools

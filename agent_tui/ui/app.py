@@ -5,6 +5,10 @@ session runs in a thread worker (``asyncio.run(session.run())``) and its Events 
 the UI through :mod:`agent_tui.ui.bridge`. UI and core share no mutable state: the UI
 only calls ``session.submit(op)`` and ``session.interrupt_now()``, both thread-safe.
 Quitting submits ``Shutdown`` and waits (bounded) for the core to end what runs.
+
+Screens on top of the main one: the permission prompt, the rewind menu (Esc Esc),
+the background jobs (Ctrl+B), the help (F1) and the command palette (Ctrl+P), where
+the themes can be switched as well as with ``--theme``.
 """
 
 from __future__ import annotations
@@ -15,24 +19,32 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
 from rich.text import Text
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
+from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from agent_tui.core.events import (
+    BackgroundJobChanged,
     Event,
     FollowUp,
     Notice,
     NoticeLevel,
     Op,
     PermissionRequested,
+    RestoreWhat,
     RetryScheduled,
+    Rewound,
+    RewindPlanned,
+    RewindPoints,
+    SendNow,
     SessionClosed,
     Shutdown,
     SteerState,
@@ -48,9 +60,11 @@ from agent_tui.core.events import (
 from agent_tui.core.state import ToolState, TurnState
 from agent_tui.ui.bridge import CoreEventsReady, EventInbox
 from agent_tui.ui.keys import APP_BINDINGS, CTRL_C_WINDOW, DOUBLE_ESC_WINDOW, DoublePress
-from agent_tui.ui.safe_text import clean
+from agent_tui.ui.safe_text import clean, first_line
+from agent_tui.ui.screens.background import BackgroundScreen, Jobs
 from agent_tui.ui.screens.help import HelpScreen
 from agent_tui.ui.screens.permission import PermissionScreen
+from agent_tui.ui.screens.rewind import RewindScreen, default_format_time
 from agent_tui.ui.states import TURN_LOOKS, role_style
 from agent_tui.ui.widgets.prompt_input import PromptInput
 from agent_tui.ui.widgets.queue_pane import QueuePane
@@ -63,7 +77,7 @@ SHUTDOWN_TIMEOUT = 15.0  # how long quitting waits for the core to end what runs
 
 WELCOME = (
     "Type a request and press Enter. Esc stops the running turn; "
-    "Enter while it runs queues a steer; F1 lists every key."
+    "Enter while it runs queues a steer, Ctrl+G sends it at once; F1 lists every key."
 )
 
 
@@ -105,10 +119,23 @@ THEMES = {
 }
 
 
+THEME_HELP = {
+    "dark": "light text on a dark background",
+    "light": "dark text on a light background",
+    "high-contrast": "black and white, saturated state colours, heavy borders",
+}
+
+
+def theme_css_paths() -> list[Path]:
+    """Every theme's TCSS: each file scopes its rules to ``.-theme-NAME`` on the app,
+    so switching themes is switching one class (and the Textual theme)."""
+    return [p for p in (themes_dir() / f"{name}.tcss" for name in THEMES) if p.is_file()]
+
+
 class AgentApp(App[int]):
     TITLE = "agent-tui"
     BINDINGS = APP_BINDINGS
-    ENABLE_COMMAND_PALETTE = False
+    ENABLE_COMMAND_PALETTE = True
 
     def __init__(
         self,
@@ -116,6 +143,7 @@ class AgentApp(App[int]):
         *,
         theme: str = "dark",
         clock: Callable[[], float] = time.monotonic,
+        format_time: Callable[[float], str] = default_format_time,
         title: str = "agent-tui",
         cursor_blink: bool = True,
         welcome: bool = True,
@@ -124,13 +152,13 @@ class AgentApp(App[int]):
         bad_theme = None
         if theme not in THEMES:
             bad_theme, theme = theme, "dark"
-        css = themes_dir() / f"{theme}.tcss"
-        super().__init__(css_path=[css] if css.is_file() else None)
+        super().__init__(css_path=theme_css_paths() or None)
         self.register_theme(HIGH_CONTRAST)
-        self.theme = THEMES[theme]
-        self.theme_name = theme
+        self.theme_name = ""
+        self.set_theme_name(theme)
         self.title = title
         self.clock = clock
+        self.format_time = format_time
         self._make_session = make_session
         self._cursor_blink = cursor_blink
         self._welcome = welcome
@@ -152,6 +180,9 @@ class AgentApp(App[int]):
         self._ctrl_c = DoublePress(CTRL_C_WINDOW, clock)
         self._permission_queue: list[PermissionRequested] = []
         self._permission_screen: PermissionScreen | None = None
+        self._rewind_screen: RewindScreen | None = None
+        self._background_screen: BackgroundScreen | None = None
+        self.jobs = Jobs()
         self._shutting_down = False
         self._core_error: str | None = None
         self._core_done = threading.Event()
@@ -164,7 +195,7 @@ class AgentApp(App[int]):
         self.transcript = Transcript(id="transcript")
         self.tools_pane = ToolsPane(id="tools")
         self.queue_pane = QueuePane(id="queue")
-        self.status = StatusLine(id="status")
+        self.status = StatusLine(id="status", clock=self.clock)
         self.prompt = PromptInput(id="prompt", cursor_blink=self._cursor_blink)
         yield self.transcript
         yield self.tools_pane
@@ -180,6 +211,7 @@ class AgentApp(App[int]):
             self.status.set_notice("warning", self._startup_notice)
         self.prompt.focus()
         self.set_interval(FLUSH_INTERVAL, self.flush)
+        self.set_interval(1.0, self.status.tick)  # the retry countdown
         try:
             self.session = self._make_session(self.inbox.emit)
         except Exception as exc:  # e.g. a session to resume that cannot be read
@@ -226,18 +258,22 @@ class AgentApp(App[int]):
 
     def handle_event(self, event: Event) -> None:
         if isinstance(event, TextDelta):
+            self.status.clear_retry()
             if event.parent_tool_use_id is None:  # sub-agent text stays in its task
                 self.transcript.append_text(event.text)
         elif isinstance(event, ToolOutput):
             self.tools_pane.tool_output(event.tool_use_id, event.text)
+            self.transcript.tool_output(event.tool_use_id, event.text)
         elif isinstance(event, ToolStateChanged):
+            self.status.clear_retry()
             self._on_tool_state(event)
         elif isinstance(event, TurnStarted):
             self.turn_id = event.turn_id
             self.turn_state = TurnState.RUNNING
             self.tools_pane.clear()
-            self.transcript.add_user(event.text)
+            self.transcript.add_user(event.text, turn_id=event.turn_id)
             self.status.set_turn(TurnState.RUNNING)
+            self.status.clear_retry()
             self.status.clear_notice()
         elif isinstance(event, TurnStateChanged):
             self.turn_state = event.state
@@ -250,13 +286,23 @@ class AgentApp(App[int]):
         elif isinstance(event, SteerState):
             self._on_steer(event)
         elif isinstance(event, RetryScheduled):
-            self.status.set_notice(
-                "warning",
-                f"model request failed ({clean(event.reason)}); "
-                f"retry {event.attempt} in {event.delay:.0f} s",
-            )
+            # ``attempt`` counts retries; the request about to be tried is one more.
+            self.status.set_retry(event.attempt + 1, event.delay, clean(event.reason))
         elif isinstance(event, Notice):
             self.status.set_notice(event.level, event.text)
+        elif isinstance(event, RewindPoints):
+            if self._rewind_screen is not None:
+                self._rewind_screen.show_points(event)
+        elif isinstance(event, RewindPlanned):
+            if self._rewind_screen is not None:
+                self._rewind_screen.show_plan(event)
+        elif isinstance(event, Rewound):
+            self._on_rewound(event)
+        elif isinstance(event, BackgroundJobChanged):
+            self.jobs.update(event)
+            self.status.set_background(self.jobs.running)
+            if self._background_screen is not None:
+                self._background_screen.refresh_jobs()
         elif isinstance(event, SessionClosed):
             self.session_closed = True
 
@@ -268,7 +314,7 @@ class AgentApp(App[int]):
         detail = event.detail
         if event.state in (ToolState.CANCELLED_WHILE_RUNNING, ToolState.FAILED, ToolState.UNKNOWN):
             detail = detail or (event.result or "")
-        self.transcript.tool_state(event.tool_use_id, event.name, event.state, summary, detail)
+        self.transcript.tool_state(event.tool_use_id, event.name, event.state, summary, detail, event.result)
         self.tools_pane.tool_state(
             event.tool_use_id,
             event.name,
@@ -286,6 +332,7 @@ class AgentApp(App[int]):
     def _on_turn_ended(self, event: TurnEnded) -> None:
         self.last_turn_status = event.status
         self.turn_state = event.status
+        self.status.clear_retry()
         detail = self.status.detail if self.status.state == event.status else ""
         detail = event.detail or detail
         self.status.set_turn(event.status, detail)
@@ -307,6 +354,137 @@ class AgentApp(App[int]):
         elif event.state is SteerStatus.RETURNED:
             self.prompt.put_back(event.text)
             self.status.set_notice("info", "the turn was interrupted: queued messages are back in the input")
+
+    # -- rewind -------------------------------------------------------------------------
+
+    def open_rewind(self) -> None:
+        if self.running:
+            self.status.set_notice("info", "a turn is running: stop it (Esc) before rewinding")
+            return
+        if self._rewind_screen is not None or self.session is None:
+            return
+        screen = RewindScreen(self.submit, self.format_time)
+        self._rewind_screen = screen
+
+        def closed(op: Any) -> None:
+            if self._rewind_screen is screen:
+                self._rewind_screen = None
+            if op is not None:
+                self.status.set_notice("info", "rewinding…")
+
+        self.push_screen(screen, closed)
+
+    def _on_rewound(self, event: Rewound) -> None:
+        conversation = event.restore is not RestoreWhat.CODE
+        code = event.restore is not RestoreWhat.CONVERSATION
+        label = first_line(event.text, 80)
+        marked = conversation and self.transcript.mark_rewound(event.checkpoint_id)
+        if conversation:
+            self.tools_pane.clear()
+            self.tools_pane.flush()
+        variables = self.theme_variables
+        muted = role_style(variables, "text-muted")
+        what = {
+            RestoreWhat.BOTH: "code and conversation",
+            RestoreWhat.CONVERSATION: "conversation only (files unchanged)",
+            RestoreWhat.CODE: "code only (conversation unchanged)",
+        }[event.restore]
+        body = Text()
+        body.append("restored: ", style="bold")
+        body.append(what)
+        if conversation:
+            body.append("\n")
+            if marked:
+                body.append("the dimmed messages above are no longer in the conversation", style=muted)
+            else:
+                body.append("later messages are no longer in the conversation", style=muted)
+            if event.text:
+                body.append("; the message is back in the input", style=muted)
+        if code:
+            body.append(f"\n{len(event.restored)} file(s) restored", style="bold")
+            if event.restored:
+                body.append(": " + ", ".join(clean(c.path) for c in event.restored[:6]))
+                if len(event.restored) > 6:
+                    body.append(f" and {len(event.restored) - 6} more")
+        if event.skipped_conflicts:
+            body.append(f"\nskipped {len(event.skipped_conflicts)} file(s) changed since the checkpoint (kept as they are): ",
+                        style=role_style(variables, "warning", bold=True))
+            body.append(", ".join(clean(c.path) for c in event.skipped_conflicts[:6]))
+        for error in event.errors:
+            body.append("\nerror: " + first_line(error, 200), style=role_style(variables, "error"))
+        for item in event.not_undoable:
+            body.append("\nnot undone: " + first_line(item, 200), style=role_style(variables, "warning"))
+        if event.undo_checkpoint_id:
+            body.append("\nto undo this rewind: Esc Esc, then the undo point at the top", style=muted)
+        title = f"↶ rewound to “{label}”" if label else "↶ rewound"
+        self.transcript.add_rewind(title, body)
+        if conversation and event.text:
+            self.prompt.put_back(event.text)
+        self.prompt.focus()
+        problems = len(event.skipped_conflicts) + len(event.errors)
+        self.status.set_notice(
+            "warning" if problems else "info",
+            f"rewound ({what})" + (f": {problems} file(s) not restored" if problems else ""),
+        )
+
+    # -- background jobs --------------------------------------------------------------------
+
+    def action_background_jobs(self) -> None:
+        if self._background_screen is not None:
+            return
+        screen = BackgroundScreen(self.jobs, self.submit)
+        self._background_screen = screen
+
+        def closed(_result: Any) -> None:
+            if self._background_screen is screen:
+                self._background_screen = None
+
+        self.push_screen(screen, closed)
+
+    def action_toggle_last_output(self) -> None:
+        if self.transcript.toggle_last_tool() is None:
+            self.status.set_notice("info", "no tool call to show yet")
+
+    # -- themes and the command palette -------------------------------------------------------
+
+    def set_theme_name(self, name: str) -> None:
+        """Switch to one of our themes (``THEMES``): its Textual theme and its TCSS."""
+        if name not in THEMES:
+            raise ValueError(f"unknown theme {name!r}")
+        if self.theme_name:
+            self.remove_class(f"-theme-{self.theme_name}")
+        self.add_class(f"-theme-{name}")
+        self.theme = THEMES[name]
+        self.theme_name = name
+        if self.is_running:
+            self.refresh_css()
+            self._redraw_rich_text()
+
+    def _redraw_rich_text(self) -> None:
+        """Lines built as Rich text resolve theme colours when built: rebuild them."""
+        try:
+            self.status._redraw()
+            self.tools_pane._dirty = True
+            self.tools_pane.flush()
+            for entry in self.transcript.query("ToolEntry"):
+                entry.refresh_line()  # type: ignore[attr-defined]
+        except Exception:
+            pass  # not composed yet
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        for name in THEMES:
+            mark = " (current)" if name == self.theme_name else ""
+            yield SystemCommand(
+                f"Theme: {name}{mark}", THEME_HELP[name], lambda name=name: self.set_theme_name(name)
+            )
+        yield SystemCommand("Background jobs", "list background jobs; k stops one", self.action_background_jobs)
+        yield SystemCommand("Rewind", "go back to an earlier message (Esc Esc)", self.open_rewind)
+        yield SystemCommand("Show or hide the latest tool output", "Ctrl+O", self.action_toggle_last_output)
+        yield SystemCommand("Keys", "every key and what it does (F1)", self.action_help)
+        yield SystemCommand("Quit", "stop what runs, then quit", self._quit_from_palette)
+
+    def _quit_from_palette(self) -> None:
+        self.run_worker(self.action_quit(), exclusive=False)
 
     # -- permission prompts -------------------------------------------------------------
 
@@ -348,7 +526,9 @@ class AgentApp(App[int]):
         return self.turn_state in (TurnState.RUNNING, TurnState.CANCELLING)
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
-        if event.follow_up:
+        if event.send_now:
+            self.submit(SendNow(text=event.text))
+        elif event.follow_up:
             self.submit(FollowUp(text=event.text))
         else:
             self.submit(UserMessage(text=event.text))
@@ -367,7 +547,7 @@ class AgentApp(App[int]):
             self._esc.reset()
             return
         if self._esc.press():
-            self.status.set_notice("info", "rewind is not available yet")
+            self.open_rewind()
 
     def action_ctrl_c(self) -> None:
         if self._ctrl_c.press():

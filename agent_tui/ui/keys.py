@@ -42,7 +42,7 @@ SEND_NOW_KEYS = ("ctrl+enter", "ctrl+g")
 NEWLINE_KEYS = ("ctrl+j", "shift+enter")
 
 INPUT_BINDINGS = [
-    Binding("enter", "submit", "send", key_display="enter"),
+    Binding("enter", "submit", "send", key_display="enter", show=False),
     Binding("ctrl+f,alt+enter", "follow_up", "follow-up", key_display="^f"),
     Binding("ctrl+g,ctrl+enter", "send_now", "send now", key_display="^g"),
     Binding("ctrl+j,shift+enter", "newline", "newline", key_display="^j", show=False),

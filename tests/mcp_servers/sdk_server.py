@@ -13,6 +13,10 @@ import os
 import sys
 import time
 
+if "--hang-start" in sys.argv:  # before the slow imports: say so at once, then never answer
+    print("hanging at start", file=sys.stderr, flush=True)
+    time.sleep(3600)
+
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ToolAnnotations
@@ -68,9 +72,6 @@ async def crash(ctx: Context) -> str:
 
 
 if __name__ == "__main__":
-    if "--hang-start" in sys.argv:
-        print("hanging at start", file=sys.stderr, flush=True)
-        time.sleep(3600)
     if "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
         mcp.run("streamable-http", host="127.0.0.1", port=port)

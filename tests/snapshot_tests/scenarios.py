@@ -6,8 +6,19 @@ Ids and texts are fixed so that snapshots never move between runs.
 from __future__ import annotations
 
 from agent_tui.core.events import (
+    BackgroundJobChanged,
     Event,
+    FileChangeInfo,
+    ListRewindPoints,
+    Notice,
     PermissionRequested,
+    PlanRewind,
+    RestoreWhat,
+    RetryScheduled,
+    Rewound,
+    RewindPlanned,
+    RewindPoint,
+    RewindPoints,
     SteerState,
     SteerStatus,
     TextDelta,
@@ -113,4 +124,120 @@ RETURNED: list[Event] = [
     _tool("toolu_1", "bash", S.CANCELLED_WHILE_RUNNING, BUILD, signal="SIGTERM", exit_code=-15),
     TurnStateChanged(turn_id=TURN, state=T.CANCELLED, detail="1 cancelled_while_running"),
     TurnEnded(turn_id=TURN, status="cancelled"),
+]
+
+
+# ------------------------------------------------------------------ rewind
+
+T0 = 1_767_000_000.0  # a fixed moment, shown with a UTC formatter as 09:20
+
+
+def _turn(turn_id: str, text: str, events: list[Event]) -> list[Event]:
+    return [
+        TurnStarted(turn_id=turn_id, text=text),
+        TurnStateChanged(turn_id=turn_id, state=T.RUNNING),
+        *events,
+        TurnEnded(turn_id=turn_id, status="completed"),
+    ]
+
+
+def _t(turn_id: str, id: str, name: str, state: S, summary: str, **extra) -> ToolStateChanged:
+    return ToolStateChanged(turn_id=turn_id, tool_use_id=id, name=name, state=state, summary=summary, **extra)
+
+
+HISTORY: list[Event] = [
+    *_turn("t1", "add a --verbose flag to the cli", [
+        TextDelta(turn_id="t1", text="Adding the flag to `cli.py`."),
+        _t("t1", "toolu_e1", "edit_file", S.SUCCEEDED, "edit_file src/cli.py", result="edited src/cli.py"),
+        TextDelta(turn_id="t1", text="Done: `--verbose` prints each step."),
+    ]),
+    *_turn("t2", "write tests for the parser", [
+        TextDelta(turn_id="t2", text="Writing the tests, then running them."),
+        _t("t2", "toolu_w1", "write_file", S.SUCCEEDED, "write_file tests/test_parser.py"),
+        _t("t2", "toolu_b1", "bash", S.SUCCEEDED, "pip install -e . && pytest -q", exit_code=0, detail="exit 0"),
+        TextDelta(turn_id="t2", text="All 12 tests pass."),
+    ]),
+]
+
+POINTS = RewindPoints(points=[
+    RewindPoint(checkpoint_id="t2", label="write tests for the parser", time=T0, turn_id="t2"),
+    RewindPoint(
+        checkpoint_id="cp-undo-1", label="before rewind to “rename the module”", time=T0 - 300,
+    ),
+    RewindPoint(checkpoint_id="t1", label="add a --verbose flag to the cli", time=T0 - 540, turn_id="t1"),
+])
+
+PLAN_T1 = RewindPlanned(
+    checkpoint_id="t1",
+    label="add a --verbose flag to the cli",
+    changes=[
+        FileChangeInfo(path="src/cli.py", kind="modified", lines_added=2, lines_removed=9),
+        FileChangeInfo(path="src/parser.py", kind="modified", lines_added=4, lines_removed=1, conflict=True),
+        FileChangeInfo(path="tests/test_parser.py", kind="deleted", lines_added=0, lines_removed=58),
+        FileChangeInfo(path="docs/usage.md", kind="added", lines_added=12, lines_removed=0),
+    ],
+    not_undoable=[
+        "$ pip install -e . && pytest -q: file changes inside the workspace are restored; anything "
+        "else it did (processes, network, files outside the workspace) is not undone",
+    ],
+)
+
+REWOUND_T2 = Rewound(
+    checkpoint_id="t2",
+    restore=RestoreWhat.BOTH,
+    text="write tests for the parser",
+    restored=[
+        FileChangeInfo(path="tests/test_parser.py", kind="deleted", lines_added=0, lines_removed=58),
+    ],
+    skipped_conflicts=[FileChangeInfo(path="src/parser.py", kind="modified", conflict=True)],
+    not_undoable=[
+        "$ pip install -e . && pytest -q: file changes inside the workspace are restored; anything "
+        "else it did (processes, network, files outside the workspace) is not undone",
+    ],
+    undo_checkpoint_id="cp-undo-2",
+)
+
+REWIND_REPLIES = {
+    ListRewindPoints: [POINTS],
+    PlanRewind: lambda op: [PLAN_T1.model_copy(update={"checkpoint_id": op.checkpoint_id})],
+}
+
+
+# ------------------------------------------------------------ background, output, status
+
+BACKGROUND: list[Event] = [
+    *HISTORY[:6],
+    BackgroundJobChanged(id="bash_1", kind="shell", description="npm run dev", state="running", detail="pid 4242"),
+    BackgroundJobChanged(id="bash_2", kind="shell", description="pytest -q --looponfail", state="running", detail="pid 4250"),
+    BackgroundJobChanged(id="bash_3", kind="shell", description="make docs", state="exited", detail="exit 0"),
+    BackgroundJobChanged(id="agent_1", kind="agent", description="review the diff", state="completed"),
+    BackgroundJobChanged(id="bash_4", kind="shell", description="sleep 600", state="killed", detail="SIGTERM (user)"),
+]
+
+LOG = "".join(f"test_parser.py::test_case_{i:03d} PASSED\n" for i in range(1, 261))
+
+EXPANDED_OUTPUT: list[Event] = [
+    *_start("run the tests"),
+    *_text("Running the test suite."),
+    _tool("toolu_t", "bash", S.QUEUED, "pytest -v"),
+    _tool("toolu_t", "bash", S.RUNNING, "pytest -v"),
+    ToolOutput(turn_id=TURN, tool_use_id="toolu_t", text=LOG[: len(LOG) // 2]),
+    ToolOutput(turn_id=TURN, tool_use_id="toolu_t", text=LOG[len(LOG) // 2 :] + "\x1b[32m[bold]260 passed[/bold]\x1b[0m in 1.2s\n"),
+    _tool(
+        "toolu_t", "bash", S.SUCCEEDED, "pytest -v", exit_code=0, detail="exit 0",
+        result="exit code 0\n(260 lines of output, last lines:)\n260 passed in 1.2s",
+    ),
+    *_text("All 260 tests pass."),
+    TurnEnded(turn_id=TURN, status="completed"),
+]
+
+JOURNAL_ERROR: list[Event] = [
+    *TOOL_RUNNING,
+    Notice(level="error", text="journal not saved (tool_intent): No space left on device"),
+    Notice(level="info", text="checkpoint: 3 files recorded"),
+]
+
+RETRY: list[Event] = [
+    *_start("summarise the changes"),
+    RetryScheduled(turn_id=TURN, attempt=2, delay=8.0, reason="overloaded_error: Overloaded (529)"),
 ]

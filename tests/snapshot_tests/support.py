@@ -28,11 +28,18 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
 
 class FakeSession:
-    """Session-like: plays ``events`` when run, records the ops it is given."""
+    """Session-like: plays ``events`` when run, records the ops it is given and answers
+    those named in ``replies`` (op type -> events, or a function of the op)."""
 
-    def __init__(self, emit: Callable[[Event], None], events: Iterable[Event] = ()) -> None:
+    def __init__(
+        self,
+        emit: Callable[[Event], None],
+        events: Iterable[Event] = (),
+        replies: dict[type, Any] | None = None,
+    ) -> None:
         self.emit = emit
         self.events = list(events)
+        self.replies = dict(replies or {})
         self.ops: list[Any] = []
         self.interrupts = 0
         self._stop = threading.Event()
@@ -41,6 +48,10 @@ class FakeSession:
         self.ops.append(op)
         if isinstance(op, Shutdown):
             self._stop.set()
+        reply = self.replies.get(type(op))
+        if reply is not None:
+            for event in reply(op) if callable(reply) else reply:
+                self.emit(event)
 
     def interrupt_now(self) -> None:
         self.interrupts += 1
@@ -53,11 +64,13 @@ class FakeSession:
         self.emit(SessionClosed())
 
 
-def fake_factory(events: Iterable[Event]) -> tuple[Callable[[Callable[[Event], None]], FakeSession], list[FakeSession]]:
+def fake_factory(
+    events: Iterable[Event], replies: dict[type, Any] | None = None
+) -> tuple[Callable[[Callable[[Event], None]], FakeSession], list[FakeSession]]:
     made: list[FakeSession] = []
 
     def make(emit: Callable[[Event], None]) -> FakeSession:
-        session = FakeSession(emit, events)
+        session = FakeSession(emit, events, replies)
         made.append(session)
         return session
 
@@ -178,9 +191,53 @@ async def wait_until(pilot: Any, condition: Callable[[], bool], timeout: float =
         await pilot.pause(0.02)
 
 
+def utc_hhmm(epoch: float) -> str:
+    """A time formatter that does not depend on the machine's time zone."""
+    return time.strftime("%H:%M", time.gmtime(epoch))
+
+
 async def settle(pilot: Any, app: Any, n_events: int) -> None:
     """Wait until the app has rendered ``n_events`` events, then flush and paint."""
     await wait_until(pilot, lambda: app.events_handled >= n_events, what=f"{n_events} events")
     app.flush()
     await pilot.pause()
     await pilot.pause()
+
+
+def real_rewind_factory(workspace: Path, state: Path) -> Callable[[Callable[[Event], None]], Session]:
+    """A real Session with checkpoints and the real file tools: the message "write"
+    makes the model write ``notes.txt`` (so a rewind has a file to restore)."""
+    from agent_tui.checkpoints import Checkpoints
+    from agent_tui.tools.registry import default_tools
+
+    script = Script(
+        rules=[
+            Rule(
+                match="write",
+                replies=[
+                    [Block(text="Writing."), Block(tool="write_file", input={"path": "notes.txt", "content": "changed\n"})],
+                    [Block(text="Written.")],
+                ],
+            ),
+        ],
+        default=[[Block(text="Hello.")]],
+    )
+
+    def make(emit: Callable[[Event], None]) -> Session:
+        checkpoints = Checkpoints(state / "checkpoints", workspace)
+        tools = default_tools(
+            workspace, on_before_write=checkpoints.record_pre_image,
+            on_after_write=checkpoints.record_written,
+        )
+        deps = TurnDeps(
+            config=AgentConfig(workspace=workspace, model="scripted", cleanup_budget=2.0),
+            provider=ScriptedProvider(script, delay=0.0),
+            tools=tools,
+            policy=AllowAll(),
+            journal=Journal(),
+            emit=emit,
+            checkpoints=checkpoints,
+        )
+        return Session(deps)
+
+    return make

@@ -218,8 +218,12 @@ class McpConnection:
             tools=[t.name for t in self.tools],
             pid=self.pid,
             restarts=self.restarts,
-            log=str(self.log_path) if self.log_path and self.config.transport is Transport.STDIO else None,
+            log=str(self.log_path) if self.log_path and self._is_stdio else None,
         )
+
+    @property
+    def _is_stdio(self) -> bool:
+        return self.config.transport is Transport.STDIO
 
     @property
     def task(self) -> asyncio.Task[None] | None:
@@ -234,7 +238,9 @@ class McpConnection:
         self._started = loop.create_future()
         self.pid = None
         self._set_state(ServerState.STARTING, None)
-        self._task = loop.create_task(self._serve(self._inbox, self._started), name=f"mcp:{self.name}")
+        self._task = loop.create_task(
+            self._serve(self._inbox, self._started), name=f"mcp:{self.name}"
+        )
 
     async def wait_ready(self, scope: CancelScope) -> None:
         """Return once the server is ready; raise ServerUnavailable or Cancelled."""
@@ -366,7 +372,9 @@ class McpConnection:
             if self._life is not None:
                 self._life.cancel()
 
-    async def _connect(self, stack: AsyncExitStack, errlog: TextIO | None) -> tuple[ClientSession, _CallDispatcher]:
+    async def _connect(
+        self, stack: AsyncExitStack, errlog: TextIO | None
+    ) -> tuple[ClientSession, _CallDispatcher]:
         cfg = self.config
         if cfg.transport is Transport.STDIO:
             assert cfg.command is not None
@@ -383,14 +391,20 @@ class McpConnection:
                 read, write = await stack.enter_async_context(stdio_client(params))
         else:
             assert cfg.url is not None
-            http = await stack.enter_async_context(create_mcp_http_client(headers=cfg.headers or None))
-            read, write = await stack.enter_async_context(streamable_http_client(cfg.url, http_client=http))
+            http = await stack.enter_async_context(
+                create_mcp_http_client(headers=cfg.headers or None)
+            )
+            read, write = await stack.enter_async_context(
+                streamable_http_client(cfg.url, http_client=http)
+            )
         dispatcher = _CallDispatcher(read, write)
         session = ClientSession(dispatcher=dispatcher, client_info=CLIENT_INFO)
         await stack.enter_async_context(session)
         return session, dispatcher
 
-    async def _run_calls(self, session: ClientSession, dispatcher: _CallDispatcher, inbox: asyncio.Queue[Any]) -> bool:
+    async def _run_calls(
+        self, session: ClientSession, dispatcher: _CallDispatcher, inbox: asyncio.Queue[Any]
+    ) -> bool:
         """Serve calls until asked to stop (False) or the connection is lost (True)."""
         async with anyio.create_task_group() as calls:
             with anyio.CancelScope() as intake:
@@ -426,7 +440,8 @@ class McpConnection:
                         )
                         call.settle(Answer(AnswerKind.RESULT, result=result))
                     except MCPError as exc:
-                        kind = AnswerKind.CLOSED if exc.code == types.CONNECTION_CLOSED else AnswerKind.ERROR
+                        closed = exc.code == types.CONNECTION_CLOSED
+                        kind = AnswerKind.CLOSED if closed else AnswerKind.ERROR
                         call.settle(Answer(kind, code=exc.code, message=exc.message))
                     except (ValidationError, RuntimeError, ValueError, TypeError) as exc:
                         call.settle(Answer(AnswerKind.MALFORMED, message=_short(exc)))
@@ -480,7 +495,10 @@ async def _list_tools(session: ClientSession) -> list[types.Tool]:
     return tools
 
 
-def _progress_sink(emit: Callable[[str], None] | None) -> Callable[[float, float | None, str | None], Awaitable[None]] | None:
+ProgressSink = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+def _progress_sink(emit: Callable[[str], None] | None) -> ProgressSink | None:
     if emit is None:
         return None
 
@@ -494,7 +512,8 @@ def _progress_sink(emit: Callable[[str], None] | None) -> Callable[[float, float
 def _short(exc: BaseException, limit: int = 300) -> str:
     if isinstance(exc, ValidationError):
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'result'}: {err['msg']}" for err in exc.errors()[:3]
+            f"{'.'.join(str(p) for p in err['loc']) or 'result'}: {err['msg']}"
+            for err in exc.errors()[:3]
         )
         text = f"invalid {exc.title}: {problems}"
     else:

@@ -1,0 +1,203 @@
+"""``make bench``: every figure beside its reference, one table, JSON under results/.
+
+    python -m bench.run [--quick] [--runs N] [--only AREA[,AREA...]]
+
+Areas: interrupts, stream, startup, keys, memory. ``--quick`` takes 3 runs a figure.
+Progress goes to stderr; the table to stdout, last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+import traceback
+from collections.abc import Callable
+
+from bench.stats import (
+    Figure,
+    all_zero,
+    median_at_most,
+    ratio_at_most,
+    table,
+    worst_at_most,
+    write_json,
+)
+
+AREAS = ("interrupts", "stream", "startup", "keys", "memory")
+TREE_TITLES = {
+    "term_exits": "tree that exits on TERM",
+    "term_ignored": "tree that ignores TERM",
+    "setsid_escape": "tree with a setsid escapee",
+}
+
+
+def log(msg: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def interrupt_figures(runs: int) -> list[Figure]:
+    from bench.interrupts import BENCH_GRACE_S, TreeBench, tree_reference_ms, workspace
+    from bench.procs import TREES
+
+    ref = "killpg(SIGKILL)+reap"
+    gone: dict[str, Figure] = {}
+    ended: dict[str, Figure] = {}
+    for kind in TREES:
+        limit = 100.0 + (BENCH_GRACE_S * 1000 if kind == "term_ignored" else 0.0)
+        gone[kind] = Figure(
+            f"gone_{kind}", f"Esc -> all processes gone, {TREE_TITLES[kind]}", "ms",
+            ref_title=ref, target=f"median <= {limit:g} ms", check=median_at_most(limit),
+        )
+        ended[kind] = Figure(
+            f"ended_{kind}", f"Esc -> turn_ended, {TREE_TITLES[kind]}", "ms", ref_title=ref,
+        )
+    residue = Figure("residue", "residue after turn_ended (marked processes)", "count",
+                     target="0 in every run", check=all_zero)
+    gone["term_ignored"].notes.append(f"grace (SIGTERM -> SIGKILL) is {BENCH_GRACE_S} s here")
+    bench = TreeBench(workspace())
+    try:
+        for i in range(runs):
+            for kind in TREES:
+                result = bench.run(kind)
+                if result["gone_ms"] is not None:
+                    gone[kind].samples.append(result["gone_ms"])
+                else:
+                    gone[kind].notes.append(f"run {i}: processes still there after the wait")
+                if result["ended_ms"] is not None:
+                    ended[kind].samples.append(result["ended_ms"])
+                residue.samples.append(result["residue"])
+                reference = tree_reference_ms(kind)
+                gone[kind].ref_samples.append(reference)
+                ended[kind].ref_samples.append(reference)
+            log(f"interrupts: run {i + 1}/{runs}")
+    finally:
+        bench.close()
+    return [*gone.values(), *ended.values(), residue]
+
+
+def stream_figures(runs: int) -> list[Figure]:
+    from bench.interrupts import ApiBench, backoff_reference_ms, workspace
+
+    close = Figure("stream_close", "Esc in a stalled stream -> server sees the close", "ms",
+                   ref_title="raw client closes", target="median <= 100 ms",
+                   check=median_at_most(100.0))
+    stream_end = Figure("stream_ended", "Esc in a stalled stream -> turn_ended", "ms",
+                        ref_title="raw client closes")
+    backoff = Figure("backoff_ended", "Esc in a retry back-off (529, 30 s) -> turn_ended", "ms",
+                     ref_title="cancel a sleeping task", target="median <= 100 ms",
+                     check=median_at_most(100.0))
+    bench = ApiBench(workspace())
+    try:
+        for i in range(runs):
+            result = bench.stalled_stream()
+            if result["close_ms"] is not None:
+                close.samples.append(result["close_ms"])
+            stream_end.samples.append(result["ended_ms"])
+            reference = bench.stalled_stream_reference()
+            close.ref_samples.append(reference)
+            stream_end.ref_samples.append(reference)
+            backoff.samples.append(bench.backoff())
+            backoff.ref_samples.append(backoff_reference_ms())
+        log(f"stream and back-off: {runs} runs")
+    finally:
+        bench.close()
+    return [close, stream_end, backoff]
+
+
+def startup_figures(runs: int) -> list[Figure]:
+    from bench.startup import measure
+
+    agent, bare = measure(runs)
+    log(f"startup: {runs} runs of each")
+    return [Figure("first_frame", "time to first frame (pty)", "ms", agent,
+                   ref_title="bare Textual app", ref_samples=bare,
+                   target="<= 1.3x reference", check=ratio_at_most(1.3))]
+
+
+def key_figures(runs: int) -> list[Figure]:
+    from bench.interrupts import workspace
+    from bench.keys import keys_command_flood, keys_streaming
+
+    stream = asyncio.run(keys_streaming(runs, workspace()))
+    log(f"keys while streaming: {len(stream['loaded_ms'])} samples, "
+        f"{stream['rate']:.0f} deltas/s")
+    command = asyncio.run(keys_command_flood(runs, workspace()))
+    log(f"keys while a command prints 100 MB: {len(command['loaded_ms'])} samples")
+    f1 = Figure("key_streaming", "key -> screen, model streams 10k deltas/s", "ms",
+                stream["loaded_ms"], ref_title="idle", ref_samples=stream["idle_ms"],
+                target="<= 2x reference", check=ratio_at_most(2.0))
+    f1.notes.append(f"achieved {stream['rate']:.0f} deltas/s")
+    f2 = Figure("key_command", "key -> screen, command prints 100 MB", "ms",
+                command["loaded_ms"], ref_title="idle", ref_samples=command["idle_ms"],
+                target="<= 2x reference", check=ratio_at_most(2.0))
+    return [f1, f2]
+
+
+def memory_figures(runs: int, transcript_runs: int) -> list[Figure]:
+    from bench.memory import measure
+
+    flood = Figure("mem_flood", "peak memory growth, command prints 1 GB", "MB",
+                   ref_title="idle app", target="worst < 64 MB", check=worst_at_most(64.0))
+    transcript = Figure("mem_transcript", "peak memory growth, 5,000-message transcript",
+                        "MB", ref_title="idle app")
+    for i in range(runs):
+        idle = measure("idle")["growth_mb"]
+        flood.ref_samples.append(idle)
+        transcript.ref_samples.append(idle)
+        flood.samples.append(measure("flood")["growth_mb"])
+        log(f"memory: flood run {i + 1}/{runs}")
+    for i in range(transcript_runs):
+        result = measure("transcript")
+        transcript.samples.append(result["growth_mb"])
+        transcript.notes.append(f"run {i}: {result['seconds']} s to render every message")
+        log(f"memory: transcript run {i + 1}/{transcript_runs} ({result['seconds']} s)")
+    return [flood, transcript]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="3 runs a figure")
+    parser.add_argument("--runs", type=int, default=None, help="runs a figure (default 7)")
+    parser.add_argument("--only", default=",".join(AREAS), help="comma-separated areas")
+    args = parser.parse_args(argv)
+    runs = args.runs or (3 if args.quick else 7)
+    areas = [a.strip() for a in args.only.split(",") if a.strip()]
+    unknown = [a for a in areas if a not in AREAS]
+    if unknown:
+        parser.error(f"unknown area(s) {unknown}; choose from {AREAS}")
+    steps: dict[str, Callable[[], list[Figure]]] = {
+        "interrupts": lambda: interrupt_figures(runs),
+        "stream": lambda: stream_figures(runs),
+        "startup": lambda: startup_figures(runs),
+        "keys": lambda: key_figures(runs),
+        # The transcript takes over a minute a run (see docs/bench.md): once is enough.
+        "memory": lambda: memory_figures(min(runs, 3), 1),
+    }
+    figures: list[Figure] = []
+    failures: list[str] = []
+    started = time.monotonic()
+    for area in areas:
+        log(f"{area}...")
+        try:
+            figures += steps[area]()
+        except Exception:
+            failures.append(f"{area}: {traceback.format_exc()}")
+            log(f"{area} FAILED:\n{traceback.format_exc()}")
+    elapsed = time.monotonic() - started
+    path = write_json(figures, "bench", runs=runs, areas=areas, seconds=round(elapsed, 1),
+                      failures=failures)
+    for f in figures:
+        for note in f.notes:
+            print(f"note: {f.title}: {note}")
+    print(f"bench: {runs} runs a figure, {elapsed:.0f} s; results in {path}")
+    print(table(figures))
+    missed = [f.title for f in figures if f.verdict == "MISS"]
+    print(f"{len(figures) - len(missed)} of {len(figures)} figures without a miss"
+          + (f"; {len(failures)} area(s) failed to run" if failures else ""))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
