@@ -26,6 +26,8 @@ from agent_tui.providers.base import Provider
 
 PROVIDERS = ("anthropic", "scripted")
 MODES = ("ask", "accept-edits", "auto")
+# How long the first turn waits for MCP servers that are still starting.
+MCP_READY_WAIT_S = 15.0
 
 
 class UsageError(Exception):
@@ -173,6 +175,8 @@ class Wiring:
             workspace, jobs=jobs, on_before_write=checkpoints.record_pre_image,
             on_after_write=checkpoints.record_written,
         )
+        mcp = self._mcp(workspace, emit)
+        mcp.attach(tools)
         policy = Permissions(workspace, opts.permission_mode, non_interactive=not self.interactive)
         config = AgentConfig(
             workspace=workspace,
@@ -189,7 +193,38 @@ class Wiring:
                 ), durable=True)
             except JournalWriteError as exc:
                 emit(Notice(level=NoticeLevel.ERROR, text=str(exc)))
-        return session_id, Session(deps, background=[jobs])
+        return session_id, Session(
+            deps, background=[jobs, mcp], on_start=[mcp.start],
+            ready=[lambda: mcp.wait_started(MCP_READY_WAIT_S)],
+        )
+
+    def _mcp(self, workspace: Path, emit: Callable[[Event], None]) -> Any:
+        """MCP servers from the user's config, and the project's ``.mcp.json`` only when
+        the project is trusted to run commands (``--permission-mode auto``): a cloned
+        repository must not start programs just by being opened."""
+        from agent_tui.tools.mcp import load_mcp
+
+        trusted = self.opts.permission_mode == "auto"
+        mcp = load_mcp(workspace, include_project=trusted, log_dir=self.store.root.parent / "mcp-logs")
+        for problem in mcp.problems:
+            emit(Notice(level=NoticeLevel.WARNING, text=f"MCP config: {problem}"))
+        if not trusted:
+            listed = load_mcp(workspace, include_project=True)
+            skipped = sorted({s.name for s in listed.status()} - {s.name for s in mcp.status()})
+            if skipped:
+                emit(Notice(level=NoticeLevel.WARNING, text=(
+                    f"{workspace / '.mcp.json'} lists MCP servers {', '.join(skipped)}: not "
+                    "started, since that would run the project's commands. Use "
+                    "--permission-mode auto to trust this project, or add them to your "
+                    "user MCP config.")))
+
+        def on_status(status: Any) -> None:
+            if str(status.state) == "failed":
+                emit(Notice(level=NoticeLevel.ERROR,
+                            text=f"MCP server {status.name} failed: {status.error}"))
+
+        mcp.on_status(on_status)
+        return mcp
 
 
 def job_changed(info: Any) -> BackgroundJobChanged:

@@ -115,10 +115,17 @@ async def run_print(
             session.submit(UserMessage(text=prompt))
         if input_format == "stream-json":
             await _pump_ops(session, stdin or sys.stdin, printer)
-        await session.wait_idle()
+        idle = asyncio.create_task(session.wait_idle())
+        await asyncio.wait({idle, runner}, return_when=asyncio.FIRST_COMPLETED)
+        idle.cancel()
+        if runner.done():  # the core stopped on its own: a bug, said plainly
+            exc = runner.exception()
+            printer(Notice(level=NoticeLevel.ERROR, text=f"the agent stopped: {exc!r}"))
+            return EXIT_ERROR
     finally:
-        session.submit(Shutdown())
-        await runner
+        if not runner.done():
+            session.submit(Shutdown())
+            await runner
         loop.remove_signal_handler(signal.SIGINT)
     if sigints:
         return EXIT_INTERRUPTED

@@ -176,3 +176,52 @@ def test_bad_cwd_and_bad_script_get_a_clear_message(tmp_path):
         env=env_for(tmp_path), capture_output=True, text=True, timeout=60,
     )
     assert out.returncode == 1 and "invalid script" in out.stderr and str(bad) in out.stderr
+
+
+def _mcp_project(tmp_path: Path) -> Path:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    server = Path(__file__).parent / "mcp_servers" / "sdk_server.py"
+    config = {"mcpServers": {"demo": {
+        "command": sys.executable, "args": [str(server), str(tmp_path / "record.jsonl")],
+    }}}
+    (workspace / ".mcp.json").write_text(json.dumps(config))
+    return workspace
+
+
+def test_project_mcp_tools_reach_the_model_when_the_project_is_trusted(fake_api, tmp_path):
+    workspace = _mcp_project(tmp_path)
+    fake_api.enqueue(
+        Reply.tool_use("mcp__demo__echo", {"text": "hello mcp"}, id="toolu_mcp"),
+        Reply.text("echoed"),
+    )
+    env = env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
+                  XDG_CONFIG_HOME=str(tmp_path / "config"), MCP_TIMEOUT="20000")
+    out = subprocess.run(
+        AGENT + ["-p", "echo", "--output-format", "stream-json", "--permission-mode", "auto",
+                 "--cwd", str(workspace)],
+        env=env, capture_output=True, text=True, timeout=90,
+    )
+    assert out.returncode == 0, out.stderr
+    states = [e["state"] for e in events_of(out.stdout) if e.get("tool_use_id") == "toolu_mcp"
+              and e["type"] == "tool_state"]
+    assert states[-1] == "succeeded", out.stdout
+    result = fake_api.requests[1]["messages"][-1]["content"][0]
+    assert "hello mcp" in result["content"]
+
+
+def test_project_mcp_servers_do_not_start_in_an_untrusted_project(fake_api, tmp_path):
+    workspace = _mcp_project(tmp_path)
+    fake_api.enqueue(Reply.text("hi"))
+    env = env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
+                  XDG_CONFIG_HOME=str(tmp_path / "config"))
+    out = subprocess.run(
+        AGENT + ["-p", "hi", "--output-format", "stream-json", "--cwd", str(workspace)],
+        env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    notices = [e["text"] for e in events_of(out.stdout) if e["type"] == "notice"]
+    assert any("demo" in n and "not started" in n for n in notices), notices
+    assert not (tmp_path / "record.jsonl").exists()
+    tool_names = [t["name"] for t in fake_api.requests[0].get("tools", [])]
+    assert not any(n.startswith("mcp__") for n in tool_names)

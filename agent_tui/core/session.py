@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import threading
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from agent_tui.cancel import CancelReason, CancelScope
@@ -60,11 +61,21 @@ class BackgroundWork(Protocol):
 
 class Session:
     def __init__(
-        self, deps: TurnDeps, *, background: list[BackgroundWork] | None = None
+        self,
+        deps: TurnDeps,
+        *,
+        background: list[BackgroundWork] | None = None,
+        on_start: list[Callable[[], None]] | None = None,
+        ready: list[Callable[[], Awaitable[None]]] | None = None,
     ) -> None:
         self.deps = deps
         self.root = CancelScope("session")
         self.background = list(background or [])
+        self.on_start = list(on_start or [])
+        # Waited for (bounded by each) before the first model request: e.g. MCP
+        # servers starting, so their tools are offered from the first turn on.
+        self.ready = list(ready or [])
+        self._ready_task: asyncio.Task[Any] | None = None
         self._turn_ids = itertools.count(self._settle_journal() + 1)
         self._turn: Turn | None = None
         self._turn_task: asyncio.Task[None] | None = None
@@ -142,6 +153,15 @@ class Session:
             early, self._early = self._early, []
         for op in early:
             ops.put_nowait(op)
+        for begin in self.on_start:  # work that must begin on the core's loop
+            try:
+                begin()
+            except Exception as exc:
+                self._emit(Notice(level=NoticeLevel.ERROR, text=f"could not start: {exc!r}"))
+        if self.ready:
+            self._ready_task = asyncio.ensure_future(
+                asyncio.gather(*(wait() for wait in self.ready), return_exceptions=True)
+            )
         while True:
             op = await ops.get()
             if isinstance(op, Shutdown):
@@ -149,6 +169,8 @@ class Session:
                 return
             try:
                 self._handle(op)
+            except Exception as exc:  # a bug: say so, keep the session alive
+                self._emit(Notice(level=NoticeLevel.ERROR, text=f"internal error: {exc!r}"))
             finally:
                 with self._lock:
                     self._unhandled -= 1
@@ -279,7 +301,10 @@ class Session:
                 SteerState(id=item.id, state=SteerStatus.APPLIED, kind=item.kind, text=item.text)
             )
         checkpoint = self.rewinder.start_checkpoint(turn_id, text)
-        turn = Turn(self.deps, turn_id, self.root.child(turn_id), text, checkpoint)
+        turn = Turn(
+            self.deps, turn_id, self.root.child(turn_id), text, checkpoint,
+            ready=self._ready_task,
+        )
         self._turn = turn
         assert self._idle is not None
         self._idle.clear()

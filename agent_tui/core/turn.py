@@ -151,12 +151,14 @@ class Turn:
         scope: CancelScope,
         text: str,
         checkpoint: asyncio.Task[None] | None = None,
+        ready: asyncio.Future[Any] | None = None,
     ) -> None:
         self.deps = deps
         self.id = turn_id
         self.scope = scope
         self.text = text
         self.checkpoint = checkpoint
+        self.ready = ready
         self.state = TurnState.RUNNING
         self.calls: dict[str, ToolCall] = {}
         self._running: set[str] = set()
@@ -280,6 +282,9 @@ class Turn:
     async def _call_model(self) -> Reply:
         attempt = 0
         cfg = self.deps.config
+        if self.ready is not None and not self.ready.done():
+            async with self.scope.linked():  # cancel point: waiting for tools to be ready
+                await asyncio.shield(self.ready)
         while True:
             self.scope.raise_if_cancelled()  # cancel point: before each model request
             messages = model_view(self.deps.journal.records)

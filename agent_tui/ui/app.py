@@ -127,7 +127,8 @@ THEME_HELP = {
 
 
 def theme_css_paths() -> list[Path]:
-    """Every theme's TCSS: each file scopes its rules to ``.-theme-NAME`` on the app,
+    """Every theme's TCSS: each file scopes its rules to ``.-agent-theme-NAME`` on the app
+    (Textual itself sets ``-theme-<its theme>``),
     so switching themes is switching one class (and the Textual theme)."""
     return [p for p in (themes_dir() / f"{name}.tcss" for name in THEMES) if p.is_file()]
 
@@ -452,8 +453,8 @@ class AgentApp(App[int]):
         if name not in THEMES:
             raise ValueError(f"unknown theme {name!r}")
         if self.theme_name:
-            self.remove_class(f"-theme-{self.theme_name}")
-        self.add_class(f"-theme-{name}")
+            self.remove_class(f"-agent-theme-{self.theme_name}")
+        self.add_class(f"-agent-theme-{name}")
         self.theme = THEMES[name]
         self.theme_name = name
         if self.is_running:

@@ -1,0 +1,208 @@
+"""End to end in a real terminal: the ``agent-tui`` binary in tmux, talking to the fake
+Anthropic API over HTTP, driven with ``tmux send-keys`` and read with
+``tmux capture-pane``. Each test has its own tmux server (``tmux -L``) and kills it
+at the end. Every wait polls the screen with a generous timeout; no sleep is an
+assertion."""
+
+from __future__ import annotations
+
+import os
+import random
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.fake_api import FakeAnthropicServer, Reply
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+REPO = Path(__file__).resolve().parents[1]
+BINARY = Path(sys.executable).with_name("agent-tui")
+WAIT = 30.0  # seconds: generous, this machine has two cores and runs tests in parallel
+
+
+def agent_command(workspace: Path) -> list[str]:
+    base = [str(BINARY)] if BINARY.exists() else [sys.executable, "-m", "agent_tui.cli"]
+    return [*base, "--permission-mode", "auto", "--cwd", str(workspace)]
+
+
+class Tmux:
+    """One tmux server with one 120x40 session running the agent."""
+
+    def __init__(self, name: str) -> None:
+        self.socket = name
+        self.target = "e2e"
+
+    def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+            capture_output=True, text=True, timeout=15, check=check,
+        )
+
+    def start(self, command: list[str], env: dict[str, str], cwd: Path) -> None:
+        env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
+        self.tmux(
+            "new-session", "-d", "-s", self.target, "-x", "120", "-y", "40", "-c", str(cwd),
+            *env_args, shlex.join(command),
+            # Without a client tmux may fall back to its default size (80x24): pin it.
+            ";", "set-option", "-g", "default-size", "120x40",
+            ";", "set-option", "-g", "window-size", "manual",
+            ";", "set-option", "-t", self.target, "remain-on-exit", "on",
+        )
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", self.target, check=False).stdout
+
+    def display(self, fmt: str) -> str:
+        return self.tmux("display-message", "-p", "-t", self.target, fmt, check=False).stdout.strip()
+
+    def type(self, text: str) -> None:
+        self.tmux("send-keys", "-t", self.target, "-l", text)
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", self.target, *keys)
+
+    def wait_for(self, what: str | Callable[[str], bool], timeout: float = WAIT) -> str:
+        check = (lambda screen: what in screen) if isinstance(what, str) else what
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if check(screen):
+                return screen
+            if self.display("#{pane_dead}") == "1":
+                break
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {what!r}; the screen:\n{screen}")
+
+    def quit(self) -> None:
+        """Quit the agent (Ctrl+Q), bounded, then end the tmux server."""
+        try:
+            if self.display("#{pane_dead}") == "0":
+                self.keys("C-q")
+                deadline = time.monotonic() + 15
+                while time.monotonic() < deadline and self.display("#{pane_dead}") == "0":
+                    time.sleep(0.1)
+        finally:
+            self.tmux("kill-server", check=False)
+
+
+@pytest.fixture
+def agent(fake_api: FakeAnthropicServer, tmp_path: Path) -> Iterator[tuple[Tmux, Path]]:
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    home = tmp_path / "home"
+    home.mkdir()
+    tmux = Tmux(f"agent-tui-e2e-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    env = {
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": fake_api.url,
+        "AGENT_TUI_HOME": str(home),
+        "PYTHONPATH": str(REPO),
+    }
+    tmux.start(agent_command(workspace), env, workspace)
+    try:
+        tmux.wait_for("Type a message")  # the first frame, input placeholder shown
+        yield tmux, workspace
+    finally:
+        tmux.quit()
+
+
+def _processes_with(needle: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if any(needle in part for part in proc.info["cmdline"] or ()):
+                found.append(proc)
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            pass
+    return found
+
+
+def _wait_until(condition: Callable[[], bool], what: str, timeout: float = WAIT) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def test_a_single_esc_stops_a_real_process_tree(agent, fake_api: FakeAnthropicServer) -> None:
+    tmux, _ = agent
+    marker = f"E2E_MARK_{uuid.uuid4().hex[:10]}"
+    seconds = str(random.randint(100_000, 999_999))  # a sleep no other process runs
+    command = f"sleep {seconds} & sleep {seconds}; : {marker}"
+    fake_api.enqueue(Reply.tool_use("bash", {"command": command}, text_before="Running it."))
+    fake_api.enqueue(Reply.text("Stopped, as asked."))
+
+    tmux.type("start the long job")
+    tmux.keys("Enter")
+    tmux.wait_for("▶ running")
+    _wait_until(lambda: len(_processes_with(seconds)) >= 2, "both sleeps started")
+    assert _processes_with(marker), "the bash process carries the marker"
+
+    tmux.keys("Escape")  # one Esc, alone: it must not wait for more bytes
+    screen = tmux.wait_for("turn cancelled")
+    assert "cancelled while running" in screen
+    _wait_until(lambda: not _processes_with(marker) and not _processes_with(seconds),
+                "no process of the tree left", timeout=5)
+    assert len(fake_api.requests) == 1  # nothing was sent to the model after the interrupt
+
+
+def test_typing_while_a_tool_runs_is_queued_then_applied(agent, fake_api: FakeAnthropicServer) -> None:
+    tmux, workspace = agent
+    gate = workspace / "gate"
+    command = f"while [ ! -e {shlex.quote(str(gate))} ]; do sleep 0.05; done; echo gate open"
+    fake_api.enqueue(Reply.tool_use("bash", {"command": command}, text_before="Waiting for the gate."))
+    fake_api.enqueue(Reply.text("Noted: I will check the logs too."))
+
+    tmux.type("wait for the gate")
+    tmux.keys("Enter")
+    tmux.wait_for("▶ running")
+    tmux.type("also check the logs")
+    tmux.keys("Enter")
+    tmux.wait_for(lambda s: any("queued" in line and "also check the logs" in line for line in s.splitlines()))
+
+    gate.touch()  # the command ends by itself; the steer rides with its result
+    screen = tmux.wait_for(
+        lambda s: any("applied" in line and "also check the logs" in line for line in s.splitlines())
+    )
+    tmux.wait_for("Noted: I will check the logs too.")
+    assert fake_api.wait_for_requests(2, timeout=5)
+    second = str(fake_api.requests[1]["messages"][-1])
+    assert "gate open" in second and "also check the logs" in second
+    assert "queued messages" in screen
+
+
+def test_markup_and_escape_sequences_in_tool_output_stay_literal(agent, fake_api: FakeAnthropicServer) -> None:
+    tmux, _ = agent
+    title_before = tmux.display("#{pane_title}")
+    # What the output says differs from the command's text ($((40+2)) -> 42), so the
+    # screen shows the output itself, not the command line.
+    command = (
+        "printf '\\033]0;PWNED_TITLE\\007'; printf '\\033]2;PWNED_TITLE2\\033\\\\'; "
+        "printf '\\033[2J\\033[H'; printf '%s\\n' \"[bold red]x$((40+2))[/]\""
+    )
+    fake_api.enqueue(Reply.tool_use("bash", {"command": command}, text_before="Printing."))
+    fake_api.enqueue(Reply.text("Printed it."))
+
+    tmux.type("print something odd")
+    tmux.keys("Enter")
+    screen = tmux.wait_for("Printed it.")
+    screen = tmux.wait_for("[bold red]x42[/]")
+    assert "✓ succeeded" in screen
+    assert "PWNED" not in tmux.display("#{pane_title}")
+    assert tmux.display("#{pane_title}") == title_before
+    # The clear-screen did not wipe what the app drew: the welcome line is still there.
+    assert "Type a request and press Enter" in screen
+    # Ctrl+O opens the output: still literal there.
+    tmux.keys("C-o")
+    tmux.wait_for(lambda s: s.count("[bold red]x42[/]") >= 2)

@@ -1,0 +1,195 @@
+"""Background jobs (Ctrl+B, k stops one), expandable tool output (bounded), the
+status line's sticky journal failure and honest retry countdown, and themes from
+the command palette."""
+
+from __future__ import annotations
+
+import os
+
+os.environ["TEXTUAL_ANIMATIONS"] = "none"
+
+import pytest  # noqa: E402
+
+from agent_tui.core.events import (  # noqa: E402
+    BackgroundJobChanged,
+    Notice,
+    RetryScheduled,
+    StopBackground,
+    TextDelta,
+    TurnStarted,
+)
+from agent_tui.ui.app import AgentApp  # noqa: E402
+from agent_tui.ui.output_tail import OutputTail  # noqa: E402
+from agent_tui.ui.screens.background import BackgroundScreen  # noqa: E402
+from agent_tui.ui.widgets.transcript import ToolEntry  # noqa: E402
+from tests.snapshot_tests import scenarios  # noqa: E402
+from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
+
+SIZE = (110, 36)
+
+
+def _app(events, clock=lambda: 0.0):
+    make, made = fake_factory(events)
+    return AgentApp(make, cursor_blink=False, clock=clock), made
+
+
+# ------------------------------------------------------------ background jobs
+
+
+@pytest.mark.asyncio
+async def test_ctrl_b_lists_jobs_and_k_stops_the_selected_one() -> None:
+    events = scenarios.BACKGROUND
+    app, made = _app(events)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        assert "⚙ 2 background" in app.status.plain()
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: isinstance(app.screen, BackgroundScreen), what="jobs")
+        # Newest first: bash_4 (killed) is highlighted; k on an ended job does nothing.
+        await pilot.press("k")
+        assert not any(isinstance(op, StopBackground) for op in made[0].ops)
+        await pilot.press("down", "down", "down", "k")  # bash_2, running
+        await pilot.pause()
+        assert [op for op in made[0].ops if isinstance(op, StopBackground)] == [StopBackground(id="bash_2")]
+        assert "stopping…" in str(app.screen.query_one("#jobs").get_option("bash_2").prompt)
+        # The core reports it ended: the list and the count follow.
+        app.inbox.emit(BackgroundJobChanged(id="bash_2", kind="shell", description="pytest -q --looponfail",
+                                            state="killed", detail="SIGTERM (user)"))
+        await wait_until(pilot, lambda: app.jobs.running == 1, what="ended")
+        await pilot.pause()
+        assert "killed" in str(app.screen.query_one("#jobs").get_option("bash_2").prompt)
+        assert "⚙ 1 background" in app.status.plain()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, BackgroundScreen)
+
+
+# ------------------------------------------------------------ tool output
+
+
+def test_output_tail_keeps_the_last_lines_and_bytes() -> None:
+    tail = OutputTail(max_lines=200, max_chars=64 * 1024)
+    for i in range(1000):
+        tail.append(f"line {i}\n")
+    text, cut = tail.tail()
+    assert cut and text.split("\n")[0] == "line 800" and text.endswith("line 999")
+    big = OutputTail(max_lines=200, max_chars=1024)
+    big.append("x" * 10_000)
+    text, cut = big.tail()
+    assert cut and len(text) == 1024
+
+
+def test_output_tail_removes_an_escape_split_across_pieces() -> None:
+    tail = OutputTail()
+    tail.append("a\x1b]0;ti")
+    tail.append("tle\x07b\n")
+    assert tail.tail() == ("ab", False)
+
+
+@pytest.mark.asyncio
+async def test_ctrl_o_and_enter_expand_a_tool_call_with_its_output_and_result() -> None:
+    events = scenarios.EXPANDED_OUTPUT
+    app, _ = _app(events)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        entry = app.transcript.query_one(ToolEntry)
+        assert not entry.expanded
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert entry.expanded
+        body = entry.render_body().plain
+        assert "earlier output not shown" in body
+        assert "test_case_061" not in body and "test_case_062 PASSED" in body
+        assert "[bold]260 passed[/bold] in 1.2s" in body  # literal, not markup
+        assert "\x1b" not in body
+        assert "── result ──\nexit code 0" in body
+        # Tab focuses it from the input; Enter folds it.
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is entry
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not entry.expanded
+
+
+@pytest.mark.asyncio
+async def test_output_of_a_running_call_updates_while_expanded() -> None:
+    events = scenarios.TOOL_RUNNING
+    app, _ = _app(events)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        entry = app.transcript.query_one(ToolEntry)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert "build step 3 of 30" in entry.render_body().plain
+        app.inbox.emit(scenarios.ToolOutput(turn_id="t1", tool_use_id="toolu_1", text="build step 4 of 30\n"))
+        await wait_until(pilot, lambda: "build step 4" in str(entry._body.render()), what="new output")
+
+
+# ------------------------------------------------------------ status line
+
+
+@pytest.mark.asyncio
+async def test_journal_error_stays_until_the_session_ends() -> None:
+    events = [
+        *scenarios.TOOL_RUNNING,
+        Notice(level="error", text="journal not saved (tool_intent): No space left on device"),
+        Notice(level="info", text="something else"),
+        TurnStarted(turn_id="t2", text="next"),
+    ]
+    app, _ = _app(events)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        assert "✗ journal not saved" in app.status.plain()
+
+
+@pytest.mark.asyncio
+async def test_retry_counts_down_with_the_clock_and_clears_when_the_reply_comes() -> None:
+    now = [100.0]
+    events = [*scenarios.RETRY]
+    app, _ = _app(events, clock=lambda: now[0])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        assert "retrying in 8s (attempt 3)" in app.status.plain()
+        now[0] = 105.2
+        app.status.tick()
+        assert "retrying in 3s (attempt 3)" in app.status.plain()
+        now[0] = 109.0
+        app.status.tick()
+        assert "retrying now (attempt 3)" in app.status.plain()
+        app.inbox.emit(TextDelta(turn_id="t1", text="Here"))
+        await wait_until(pilot, lambda: "retrying" not in app.status.plain(), what="cleared")
+
+
+def test_retry_event_wording() -> None:
+    event = RetryScheduled(turn_id="t1", attempt=1, delay=2.0, reason="x")
+    assert event.attempt + 1 == 2  # the status line names the request about to be tried
+
+
+# ------------------------------------------------------------ themes
+
+
+@pytest.mark.asyncio
+async def test_theme_from_the_command_palette() -> None:
+    app, _ = _app([])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.has_class("-agent-theme-dark")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        for c in "theme light":
+            await pilot.press("space" if c == " " else c)
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.theme_name == "light", what="light theme")
+        assert app.theme == "textual-light"
+        assert app.has_class("-agent-theme-light") and not app.has_class("-agent-theme-dark")
+
+
+@pytest.mark.asyncio
+async def test_theme_option_still_chooses_at_start() -> None:
+    make, _ = fake_factory([])
+    app = AgentApp(make, theme="high-contrast", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.theme == "agent-tui-high-contrast" and app.has_class("-agent-theme-high-contrast")
