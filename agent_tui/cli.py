@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.events import BackgroundJobChanged, Event, Notice, NoticeLevel
-from agent_tui.core.journal import Journal, JournalWriteError, SessionStarted
+from agent_tui.core.journal import (
+    AgentProcessRecord,
+    Journal,
+    JournalWriteError,
+    SessionStarted,
+)
 from agent_tui.core.session import Session
 from agent_tui.core.store import SessionNotFound, SessionStore, describe
 from agent_tui.core.turn import AgentConfig, TurnDeps
@@ -148,6 +153,7 @@ class Wiring:
     ) -> tuple[str, Session]:
         """A new session (``session_id`` None) or a saved one; raises SessionNotFound."""
         from agent_tui.tools.background import BackgroundJobs
+        from agent_tui.tools.process import OWNER_ID
         from agent_tui.tools.permissions import Permissions
         from agent_tui.tools.registry import default_tools
 
@@ -185,18 +191,35 @@ class Wiring:
         )
         deps = TurnDeps(config=config, provider=provider, tools=tools, policy=policy,
                         journal=journal, emit=emit, checkpoints=checkpoints)
-        if not journal.records:
-            try:
+        leftovers = self._leftovers(journal, emit)
+        try:
+            if not journal.records:
                 journal.append(SessionStarted(
                     session_id=session_id, workspace=str(workspace),
                     provider=provider.name, model=config.model,
                 ), durable=True)
-            except JournalWriteError as exc:
-                emit(Notice(level=NoticeLevel.ERROR, text=str(exc)))
+            journal.append(AgentProcessRecord(owner=OWNER_ID, pid=os.getpid()), durable=True)
+        except JournalWriteError as exc:
+            emit(Notice(level=NoticeLevel.ERROR, text=str(exc)))
         return session_id, Session(
-            deps, background=[jobs, mcp], on_start=[mcp.start],
+            deps, background=[jobs, mcp, leftovers], on_start=[mcp.start, leftovers.announce],
             ready=[lambda: mcp.wait_started(MCP_READY_WAIT_S)],
         )
+
+    def _leftovers(self, journal: Journal, emit: Callable[[Event], None]) -> Any:
+        """What earlier agent processes of this session left running (resume)."""
+        from agent_tui.tools.leftovers import Leftovers, find_leftovers
+        from agent_tui.tools.process import OWNER_ID
+
+        owners = {r.owner for r in journal.records if isinstance(r, AgentProcessRecord)}
+        found = find_leftovers(owners - {OWNER_ID})
+        if found:
+            listing = "; ".join(f"{r.pid} {r.cmdline}" for r in found)
+            emit(Notice(level=NoticeLevel.WARNING, text=(
+                f"{len(found)} process(es) from an earlier run of this session are still "
+                f"running: {listing}. They are listed with the background jobs, where you "
+                "can stop them.")))
+        return Leftovers(found, emit)
 
     def _mcp(self, workspace: Path, emit: Callable[[Event], None]) -> Any:
         """MCP servers from the user's config, and the project's ``.mcp.json`` only when

@@ -39,6 +39,15 @@ class SessionStarted(_Record):
     model: str
 
 
+class AgentProcessRecord(_Record):
+    """An agent process opened this session; ``owner`` tags the processes it starts,
+    so a resumed session can find what a crashed one left running."""
+
+    kind: Literal["agent_process"] = "agent_process"
+    owner: str
+    pid: int
+
+
 class UserMessageRecord(_Record):
     kind: Literal["user_message"] = "user_message"
     turn_id: str
@@ -155,6 +164,7 @@ class NoticeRecord(_Record):
 Record = Annotated[
     Union[
         SessionStarted,
+        AgentProcessRecord,
         UserMessageRecord,
         AssistantMessageRecord,
         ToolIntentRecord,

@@ -900,6 +900,13 @@ def _decode_status(status: int | None) -> tuple[int | None, str | None]:
     return None, None
 
 
+def processes_of_owner(owner_id: str) -> list[Residue]:
+    """Processes tagged by another agent process (``owner_id``) and their descendants:
+    what an agent that crashed or was killed left running."""
+    return [f.residue() for f in _scan(OWNER_ENV, owner_id, leader=None, leader_alive=False,
+                                       group=None)]
+
+
 def live_runs() -> list[ProcessRun]:
     """Runs started and not yet cleaned up."""
     with _LIVE_LOCK:
@@ -946,6 +953,7 @@ def _install_atexit() -> None:
 
 
 __all__ = [
+    "processes_of_owner",
     "DEFAULT_DRAIN_S",
     "DEFAULT_GRACE_S",
     "OWNER_ENV",

@@ -187,6 +187,9 @@ class AgentApp(App[int]):
         self._shutting_down = False
         self._core_error: str | None = None
         self._core_done = threading.Event()
+        self._session_lock = threading.Lock()
+        self._pending_ops: list[Op] = []
+        self._start_failed = False
 
     # -- layout -------------------------------------------------------------------
 
@@ -213,26 +216,38 @@ class AgentApp(App[int]):
         self.prompt.focus()
         self.set_interval(FLUSH_INTERVAL, self.flush)
         self.set_interval(1.0, self.status.tick)  # the retry countdown
-        try:
-            self.session = self._make_session(self.inbox.emit)
-        except Exception as exc:  # e.g. a session to resume that cannot be read
-            self._core_error = str(exc) or repr(exc)
-            self.status.set_notice("error", f"cannot start the session: {self._core_error}")
-            return
+        # The session is built on the core's thread: building it may import the model
+        # SDK (about a second), and the first frame must not wait for that.
         self.core_worker = self._run_core()
 
     # -- the core's thread ----------------------------------------------------------
 
     @work(thread=True, exit_on_error=False, name="agent-core", group="core")
     def _run_core(self) -> None:
-        assert self.session is not None
         try:
-            asyncio.run(self.session.run())
+            try:
+                session = self._make_session(self.inbox.emit)
+            except Exception as exc:  # e.g. a session to resume that cannot be read
+                self._core_error = str(exc) or repr(exc)
+                self._start_failed = True
+                try:
+                    self.call_from_thread(
+                        self.status.set_notice, "error", f"cannot start the session: {self._core_error}"
+                    )
+                except Exception:
+                    pass  # the app is already closing
+                return
+            with self._session_lock:
+                self.session = session
+                pending, self._pending_ops = self._pending_ops, []
+            for op in pending:  # typed (or quit) before the session existed
+                session.submit(op)
+            asyncio.run(session.run())
         finally:
             self._core_done.set()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker is not self.core_worker:
+        if event.worker is not self.core_worker or self._start_failed:
             return
         if event.state is WorkerState.ERROR:
             self._core_error = repr(event.worker.error)
@@ -241,8 +256,18 @@ class AgentApp(App[int]):
             self.status.set_notice("error", "the agent core stopped")
 
     def submit(self, op: Op) -> None:
-        if self.session is not None and not self._shutting_down:
-            self.session.submit(op)
+        if not self._shutting_down:
+            self._send(op)
+
+    def _send(self, op: Op) -> None:
+        """To the session, or kept until it exists (it is built on the core's thread)."""
+        with self._session_lock:
+            session = self.session
+            if session is None:
+                if not self._start_failed:
+                    self._pending_ops.append(op)
+                return
+        session.submit(op)
 
     # -- events from the core ---------------------------------------------------------
 
@@ -362,7 +387,7 @@ class AgentApp(App[int]):
         if self.running:
             self.status.set_notice("info", "a turn is running: stop it (Esc) before rewinding")
             return
-        if self._rewind_screen is not None or self.session is None:
+        if self._rewind_screen is not None or self._start_failed:
             return
         screen = RewindScreen(self.submit, self.format_time)
         self._rewind_screen = screen
@@ -574,8 +599,7 @@ class AgentApp(App[int]):
         """Ask the core to stop (ending what runs) and wait for it, bounded."""
         if not self._shutting_down:
             self._shutting_down = True
-            if self.session is not None:
-                self.session.submit(Shutdown())
+            self._send(Shutdown())
             try:
                 self.status.set_hint("")
                 self.status.set_notice("info", "shutting down: stopping what runs…")

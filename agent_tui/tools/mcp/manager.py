@@ -99,6 +99,11 @@ class McpManager:
         """Call ``fn(status)`` on the loop whenever a server's state changes."""
         self._listeners.append(fn)
 
+    def request_stop(self, job_id: str) -> bool:
+        """Part of the session's background work: MCP servers are not jobs a user
+        stops one by one (they end when the session does)."""
+        return False
+
     async def shutdown(self) -> list[int]:
         """End every server: close sessions, then TERM -> grace -> KILL what is left.
 
