@@ -202,7 +202,8 @@ class LoadedSettings(BaseModel):
     def apply(self, data: SettingsFile, path: Path) -> None:
         """Merge one (valid) file over what is here: rules add up, scalars override."""
         perms = data.permissions
-        for mine, theirs in zip((self.allow, self.ask, self.deny), (perms.allow, perms.ask, perms.deny)):
+        lists = ((self.allow, perms.allow), (self.ask, perms.ask), (self.deny, perms.deny))
+        for mine, theirs in lists:
             mine.extend(r for r in theirs if r not in mine)
         if perms.default_mode is not None:
             self.default_mode = PermissionMode(perms.default_mode)
@@ -257,7 +258,9 @@ def read_settings_file(path: Path) -> tuple[SettingsFile | None, list[SettingsPr
     return parse_settings(raw, path)
 
 
-def parse_settings(raw: bytes | str, path: Path) -> tuple[SettingsFile | None, list[SettingsProblem]]:
+def parse_settings(
+    raw: bytes | str, path: Path
+) -> tuple[SettingsFile | None, list[SettingsProblem]]:
     """Validate a settings file's content; ``path`` is only used in messages."""
     if isinstance(raw, bytes):
         try:

@@ -26,6 +26,7 @@ from agent_tui.core.tool import InvalidInput
 from tests.fake_api import Reply
 
 AGENT = [sys.executable, "-m", "agent_tui.cli"]
+FIXTURE = HealthCheck.function_scoped_fixture  # tmp_path is shared by the examples: fine
 
 
 def secret_env(tmp_path: Path, secret: str, url: str) -> dict[str, str]:
@@ -195,7 +196,8 @@ def test_command_env_drops_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=3),
     max_leaves=8,
 )
 _KEYS = ["command", "timeout_ms", "run_in_background", "path", "offset", "limit", "content",
@@ -209,8 +211,9 @@ def _default_tools(tmp_path: Path):
     return list(default_tools(tmp_path, jobs=BackgroundJobs())._tools.values())
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(raw=st.dictionaries(st.sampled_from(_KEYS), _json | st.integers(-(2**70), 2**70), max_size=5))
+@settings(max_examples=200, deadline=None, suppress_health_check=[FIXTURE])
+@given(raw=st.dictionaries(st.sampled_from(_KEYS), _json | st.integers(-(2**70), 2**70),
+                           max_size=5))
 def test_fuzzed_input_to_every_default_tool_parses_or_is_refused_clearly(
     tmp_path: Path, raw: dict
 ) -> None:
@@ -249,7 +252,7 @@ def test_fuzzed_bash_input(command: str, timeout_ms, background) -> None:
     assert isinstance(args.run_in_background, bool)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[FIXTURE])
 @given(command=st.text(max_size=60))
 def test_fuzzed_commands_always_get_a_ruling(tmp_path: Path, command: str) -> None:
     from agent_tui.core.permission import Verdict
@@ -276,7 +279,7 @@ def _good_lines() -> list[str]:
     return [journal.append(r).model_dump_json() for r in records]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=200, deadline=None, suppress_health_check=[FIXTURE])
 @given(garbage=st.lists(st.binary(max_size=60) | _json.map(json.dumps).map(str.encode), max_size=5))
 def test_fuzzed_journal_lines_are_set_aside_not_fatal(tmp_path: Path, garbage: list[bytes]) -> None:
     good = _good_lines()
@@ -306,7 +309,8 @@ def test_torn_last_line_is_set_aside(tmp_path: Path) -> None:
 def test_deeply_nested_journal_line_is_set_aside_not_fatal(tmp_path: Path) -> None:
     good = _good_lines()
     path = tmp_path / "j.jsonl"
-    path.write_text(good[0] + "\n" + "[" * 100_000 + "\n" + '{"kind": ' * 50_000 + "\n" + good[1] + "\n")
+    nested = ["[" * 100_000, '{"kind": ' * 50_000]
+    path.write_text("\n".join([good[0], *nested, good[1]]) + "\n")
     journal = Journal.load(path)
     assert [r.kind for r in journal.records] == ["user_message", "notice"]
     assert len(journal.set_aside) == 2

@@ -184,7 +184,8 @@ def test_unknown_key_inside_permissions(ws: Path, user_dir: Path) -> None:
 def test_wrong_types_are_reported_at_their_lines(ws: Path, user_dir: Path) -> None:
     path = write_project(
         ws,
-        '{\n  "model": 5,\n  "permissions": {\n    "allow": "bash",\n    "deny": ["x", true]\n  },\n'
+        '{\n  "model": 5,\n  "permissions": {\n    "allow": "bash",\n'
+        '    "deny": ["x", true]\n  },\n'
         '  "env": {"A": 1}\n}',
     )
     loaded = load_settings(ws, user_dir=user_dir)
@@ -199,7 +200,9 @@ def test_wrong_types_are_reported_at_their_lines(ws: Path, user_dir: Path) -> No
 
 
 def test_bad_rule_is_reported_at_its_element(ws: Path, user_dir: Path) -> None:
-    path = write_project(ws, '{"permissions": {\n  "deny": [\n    "bash(ls)",\n    "bash(rm"\n  ]\n}}')
+    path = write_project(
+        ws, '{"permissions": {\n  "deny": [\n    "bash(ls)",\n    "bash(rm"\n  ]\n}}'
+    )
     loaded = load_settings(ws, user_dir=user_dir)
     [problem] = loaded.problems
     assert problem.startswith(f"{path}:4:5: permissions.deny[1]: invalid permission rule 'bash(rm'")
@@ -290,7 +293,8 @@ def test_accept_edits_asks_before_the_model_edits_settings_or_other_powerful_fil
         assert ruling.verdict is Verdict.ASK, path
         assert "can widen what the agent may do" in ruling.reason
     for path in ("src/a.py", ".github/workflows/ci.yml", ".gitignore", "agent-tui/x"):
-        assert policy.check(tool, tool.parse({"path": path, "content": ""})).verdict is Verdict.ALLOW
+        ruling = policy.check(tool, tool.parse({"path": path, "content": ""}))
+        assert ruling.verdict is Verdict.ALLOW, path
 
 
 def test_a_link_into_the_settings_folder_is_protected_too(ws: Path) -> None:
@@ -361,7 +365,7 @@ def test_fuzzed_json_settings_load_or_give_clear_problems(value, indent) -> None
     data, problems = parse_settings(text, PATH)
     _check_outcome(data, problems)
     if isinstance(value, dict) and problems:
-        assert all(p.line is not None for p in problems), "a valid JSON object's problems have lines"
+        assert all(p.line is not None for p in problems), "an object's problems have lines"
     if data is not None:  # what loaded is usable by the policy
         loaded = LoadedSettings()
         loaded.apply(data, PATH)
