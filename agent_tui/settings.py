@@ -40,7 +40,7 @@ import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
@@ -178,8 +178,6 @@ class SettingsProblem(BaseModel):
 class LoadedSettings(BaseModel):
     """The merged settings of the files that loaded, and what went wrong with the rest."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
     allow: list[str] = Field(default_factory=list)
     ask: list[str] = Field(default_factory=list)
     deny: list[str] = Field(default_factory=list)
@@ -188,12 +186,12 @@ class LoadedSettings(BaseModel):
     theme: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
     files: list[Path] = Field(default_factory=list)  # the files that were applied
-    details: list[SettingsProblem] = Field(default_factory=list)
+    problem_details: list[SettingsProblem] = Field(default_factory=list)
 
     @property
     def problems(self) -> list[str]:
         """Messages for the user, one per problem, each naming the file and line."""
-        return [str(p) for p in self.details]
+        return [str(p) for p in self.problem_details]
 
     def permissions_rules(self) -> PermissionRules:
         # Every rule was parsed when its file was validated: this cannot fail.
@@ -238,7 +236,7 @@ def load_settings(workspace: Path, *, user_dir: Path | None = None) -> LoadedSet
     loaded = LoadedSettings()
     for path in settings_paths(workspace, user_dir=user_dir):
         data, problems = read_settings_file(path)
-        loaded.details.extend(problems)
+        loaded.problem_details.extend(problems)
         if data is not None:
             loaded.apply(data, path)
     return loaded

@@ -262,8 +262,8 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
                     _, request = asked[0]
                     session.submit(Decide(tool_use_id=request.tool_use_id, decision=plan.decision))
         if not await _idle(session, 15):
-            failures.append(f"the session did not become idle within 15 s; events: "
-                            f"{_summary(events)}")
+            failures.append(f"the session did not become idle within 15 s; "
+                            f"{_diagnose(session, task)}; events: {_summary(events)}")
             return Outcome(seed, plan.describe(), failures, time.monotonic() - started)
 
         # The first turn: ended within its bound after Esc.
@@ -346,6 +346,18 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
         kill_marked(plan.bg)
     del req0
     return Outcome(seed, plan.describe(), failures, time.monotonic() - started)
+
+
+def _diagnose(session: Session, task: asyncio.Task[None]) -> str:
+    import threading
+
+    state = f"session task done={task.done()}"
+    if task.done() and not task.cancelled() and task.exception() is not None:
+        state += f" raised {task.exception()!r}"
+    turn = session._turn
+    return (f"{state}, turn={getattr(turn, 'id', None)} "
+            f"state={getattr(turn, 'state', None)}, unhandled={session._unhandled}, "
+            f"threads={threading.active_count()}")
 
 
 def _summary(events: Stamped) -> list[str]:

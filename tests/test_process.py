@@ -25,6 +25,22 @@ from agent_tui.tools.process import (
 )
 from tests.trees.procs import marker, procs_with, rss, wait_for_procs  # noqa: F401
 
+
+def _zombie_children() -> set[int]:
+    return {
+        k.pid for k in psutil.Process().children() if k.status() == psutil.STATUS_ZOMBIE
+    }
+
+
+# Zombies other test modules left (daemons they started were adopted by the test
+# process, a subreaper once a run has started): this module answers only for its own.
+_ZOMBIES_BEFORE: set[int] = set()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _zombies_before_this_module() -> None:
+    _ZOMBIES_BEFORE.update(_zombie_children())
+
 LIMITS = RunLimits(grace_s=0.3, drain_s=0.3, kill_confirm_s=1.0)
 
 
@@ -302,7 +318,7 @@ def test_strip_ansi_removes_escapes_and_overwritten_progress() -> None:
 def test_no_zombie_or_process_of_ours_survives_the_module() -> None:
     # By our owner tag, not by marker prefix: other test runs may share the machine.
     me = psutil.Process()
-    zombies = [k.pid for k in me.children() if k.status() == psutil.STATUS_ZOMBIE]
+    zombies = sorted(_zombie_children() - _ZOMBIES_BEFORE)
     ours = []
     for proc in psutil.process_iter():
         try:

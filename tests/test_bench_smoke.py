@@ -1,0 +1,68 @@
+"""The bench's measuring functions run (one run each, tiny sizes). No thresholds:
+wall-clock figures belong to ``make bench``, not to tests."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bench import interrupts, keys, memory, startup
+from bench.procs import TREES
+from bench.stats import Figure, median_at_most, table
+
+
+@pytest.mark.parametrize("kind", TREES)
+def test_a_tree_interrupt_is_measured_with_its_reference(kind, tmp_path) -> None:
+    bench = interrupts.TreeBench(tmp_path, grace=0.2)
+    try:
+        result = bench.run(kind)
+    finally:
+        bench.close()
+    assert result["gone_ms"] is not None and result["ended_ms"] is not None
+    assert result["residue"] == 0
+    assert interrupts.tree_reference_ms(kind) >= 0
+
+
+def test_stream_close_and_backoff_are_measured(tmp_path) -> None:
+    bench = interrupts.ApiBench(tmp_path)
+    try:
+        stalled = bench.stalled_stream()
+        assert stalled["close_ms"] is not None
+        assert bench.stalled_stream_reference() >= 0
+        assert bench.backoff() >= 0
+        assert bench.srv.rejections == []
+    finally:
+        bench.close()
+    assert interrupts.backoff_reference_ms() >= 0
+
+
+def test_first_frame_is_seen_for_both_apps() -> None:
+    assert startup.first_frame_s("bare") > 0
+    assert startup.first_frame_s("agent") > 0
+
+
+def test_keystrokes_are_timed_idle_and_under_load(tmp_path) -> None:
+    streaming = asyncio.run(keys.keys_streaming(1, tmp_path))
+    assert len(streaming["idle_ms"]) == 1
+    command = asyncio.run(keys.keys_command_flood(1, tmp_path, size=50_000_000))
+    assert len(command["idle_ms"]) == 1
+
+
+@pytest.mark.parametrize(
+    "scenario, kwargs",
+    [("idle", {"idle_s": 0.1}), ("flood", {"flood_bytes": 5_000_000}),
+     ("transcript", {"messages": 20})],
+)
+def test_memory_growth_is_measured_in_a_fresh_interpreter(scenario, kwargs) -> None:
+    result = memory.measure(scenario, **kwargs)
+    assert result["scenario"] == scenario
+    assert "growth_mb" in result
+
+
+def test_the_table_shows_each_figure_beside_its_reference() -> None:
+    figure = Figure("x", "a figure", "ms", [1.0, 3.0, 2.0], ref_title="ref",
+                    ref_samples=[1.0], target="median <= 2 ms", check=median_at_most(2.0))
+    text = table([figure])
+    assert "a figure" in text and "ref: 1.0 / 1.0 ms" in text and "PASS" in text
+    assert figure.ratio == 2.0
