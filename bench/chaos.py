@@ -185,6 +185,7 @@ class Outcome:
     plan: str
     failures: list[str]
     seconds: float
+    status: str = ""  # how the first turn ended: cancelled, or completed when Esc came late
 
 
 async def _until(pred: Any, timeout: float) -> bool:
@@ -233,6 +234,7 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
     session = Session(deps, background=[jobs])
     task = asyncio.create_task(session.run())
     closed = False
+    status = ""
     try:
         t_start = time.monotonic()
         session.submit(UserMessage(text="Please do the task."))
@@ -264,7 +266,7 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
         if not await _idle(session, 15):
             failures.append(f"the session did not become idle within 15 s; "
                             f"{_diagnose(session, task)}; events: {_summary(events)}")
-            return Outcome(seed, plan.describe(), failures, time.monotonic() - started)
+            return Outcome(seed, plan.describe(), failures, time.monotonic() - started, status)
 
         # The first turn: ended within its bound after Esc.
         ended = events.of("turn_ended")
@@ -272,6 +274,7 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
             failures.append("no turn_ended")
         else:
             t_end, first = ended[0]
+            status = first.status
             if first.status == "failed":
                 failures.append(f"turn failed: {first.detail}")
             if t_esc is not None and t_esc < t_end and t_end - t_esc > TURN_BOUND_S:
@@ -345,7 +348,7 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
         kill_marked(plan.fg)
         kill_marked(plan.bg)
     del req0
-    return Outcome(seed, plan.describe(), failures, time.monotonic() - started)
+    return Outcome(seed, plan.describe(), failures, time.monotonic() - started, status)
 
 
 def _diagnose(session: Session, task: asyncio.Task[None]) -> str:
@@ -472,8 +475,13 @@ def main(argv: list[str] | None = None) -> int:
     for o in outcomes:
         name = o.plan.split()[0].split("=")[1]
         counts[name] = counts.get(name, 0) + 1
+    ends: dict[str, int] = {}
+    for o in outcomes:
+        ends[o.status or "none"] = ends.get(o.status or "none", 0) + 1
     print(f"chaos: {time.monotonic() - started:.1f} s; scenarios: "
-          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), flush=True)
+          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+          + "; first turns: " + ", ".join(f"{v} {k}" for k, v in sorted(ends.items())),
+          flush=True)
     print(f"{len(outcomes) - failed} passed, {failed} failed", flush=True)
     return 1 if failed else 0
 

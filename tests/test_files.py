@@ -632,7 +632,6 @@ def test_fuzzed_calls_return_results_not_exceptions(
 
 
 def test_default_tools_offers_file_tools_and_bash(ws: Path) -> None:
-    pytest.importorskip("agent_tui.tools.bash")
     from agent_tui.tools.registry import default_tools
 
     tools = default_tools(ws)
@@ -642,7 +641,7 @@ def test_default_tools_offers_file_tools_and_bash(ws: Path) -> None:
 
 
 def test_default_tools_with_jobs_adds_the_job_tools(ws: Path) -> None:
-    background = pytest.importorskip("agent_tui.tools.background")
+    from agent_tui.tools import background
     from agent_tui.tools.registry import default_tools
 
     tools = default_tools(ws, jobs=background.BackgroundJobs())

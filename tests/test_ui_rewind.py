@@ -178,7 +178,6 @@ async def test_code_only_rewind_leaves_the_conversation_and_input_alone() -> Non
 
 async def test_rewind_through_the_real_session_restores_a_file(tmp_path) -> None:
     """End to end in process: a real Session with checkpoints, a tool that writes."""
-    pytest.importorskip("agent_tui.checkpoints")
     from tests.snapshot_tests.support import real_rewind_factory
 
     work = tmp_path / "work"
