@@ -242,9 +242,14 @@ class Wiring:
                     "user MCP config.")))
 
         def on_status(status: Any) -> None:
-            if str(status.state) == "failed":
+            state = str(status.state)
+            if state == "failed":
                 emit(Notice(level=NoticeLevel.ERROR,
                             text=f"MCP server {status.name} failed: {status.error}"))
+            elif state in ("starting", "ready"):
+                tools = f" ({len(status.tools)} tools)" if state == "ready" else ""
+                emit(Notice(level=NoticeLevel.INFO,
+                            text=f"MCP server {status.name}: {state}{tools}"))
 
         mcp.on_status(on_status)
         return mcp

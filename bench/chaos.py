@@ -216,7 +216,7 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
     for name, text in plan.files.items():
         (workspace / name).write_text(text)
     srv.clear_queue()
-    req0, rej0, err0 = len(srv.requests), len(srv.rejections), len(srv.errors)
+    rej0, err0 = len(srv.rejections), len(srv.errors)
     srv.enqueue(*plan.replies)
 
     events = Stamped()
@@ -347,7 +347,6 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
                 task.cancel()
         kill_marked(plan.fg)
         kill_marked(plan.bg)
-    del req0
     return Outcome(seed, plan.describe(), failures, time.monotonic() - started, status)
 
 

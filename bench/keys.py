@@ -6,7 +6,8 @@ terminal driver does, then wait until the prompt holds the character *and* the s
 has refreshed after that (``wait_for_refresh``). Headless, so nothing is written to a
 terminal, but the compositor renders every frame as it would on screen.
 
-Loads: the model streaming 10,000 text deltas a second (:class:`FloodProvider`), and a
+Loads: the model streaming 10,000 text deltas a second (:class:`FloodProvider`; keys
+from 1 s into the stream on), and a
 bash command printing 100 MB (``yes ... | head -c 100000000``). Only samples taken
 entirely while the load ran count (checked against the core's own event times). The
 command ends in a fraction of a second, so it is run again until enough samples are in.
@@ -41,6 +42,9 @@ from bench.providers import CommandProvider, FloodProvider  # noqa: E402
 SIZE = (120, 40)
 FLOOD_COMMAND = "yes 'the quick brown fox jumps over the lazy dog 0123456789' | head -c {size}"
 KEYS = "abcdefghijklmnopqrstuvwxyz"
+# Keys are sampled from this long into the stream on (10,000 deltas, about 60 KB of
+# text, by then): what a key costs depends on how long the answer already is.
+STREAM_WARM_S = 1.0
 
 
 class Watched:
@@ -134,7 +138,7 @@ async def keys_streaming(runs: int, workspace: Path, seed: int = 1) -> dict[str,
     """Keystroke ms while the model streams 10,000 deltas a second, and idle (same app)."""
     rng = random.Random(seed)
     watched = Watched()
-    provider = FloodProvider(rate=10_000, seconds=max(3.0, runs * 0.25 + 1.0))
+    provider = FloodProvider(rate=10_000, seconds=STREAM_WARM_S + runs * 0.6 + 2.0)
     app = AgentApp(watched.factory(provider, workspace), cursor_blink=False, welcome=False)
     async with app.run_test(size=SIZE):
         await _wait(lambda: app.core_running, 10, "the core")
@@ -143,7 +147,7 @@ async def keys_streaming(runs: int, workspace: Path, seed: int = 1) -> dict[str,
         app.submit(UserMessage(text="flood"))
         await _wait(lambda: watched.window(("text", ""), ("turn_ended", "completed"), mark)
                     is not None, 10, "the stream")
-        await asyncio.sleep(0.3)  # the flood is under way
+        await asyncio.sleep(STREAM_WARM_S)  # the answer is long by now: samples compare
         samples = await _sample_while(
             app, rng, lambda: watched.window(("text", ""), ("turn_ended", "completed"), mark)[1]
             != float("inf"), runs)
@@ -170,7 +174,6 @@ async def keys_command_flood(runs: int, workspace: Path, seed: int = 2,
             if len(loaded) >= runs:
                 break
             mark = time.monotonic()
-            ended = len(app.transcript.children)
             app.submit(UserMessage(text="print a lot"))
             await _wait(lambda: watched.window(("tool_state", "running"), ("tool_state", "succeeded"), mark)
                         is not None, 10, "the command")
@@ -182,5 +185,4 @@ async def keys_command_flood(runs: int, workspace: Path, seed: int = 2,
             window = watched.window(("tool_state", "running"), ("tool_state", "succeeded"), mark)
             loaded += [(t1 - t0) * 1000 for t0, t1 in samples if window[0] <= t0 and t1 <= window[1]]
             _clear(app)
-            del ended
     return {"loaded_ms": loaded[:runs], "idle_ms": idle}

@@ -2,7 +2,8 @@
 
     python -m bench.run [--quick] [--runs N] [--only AREA[,AREA...]]
 
-Areas: interrupts, stream, startup, keys, memory. ``--quick`` takes 3 runs a figure.
+Areas: interrupts, stream, startup, keys, memory. ``--quick`` takes 3 runs a figure
+and leaves out the 5,000-message transcript (about a minute on its own).
 Progress goes to stderr; the table to stdout, last.
 """
 
@@ -148,6 +149,8 @@ def memory_figures(runs: int, transcript_runs: int) -> list[Figure]:
         transcript.ref_samples.append(idle)
         flood.samples.append(measure("flood")["growth_mb"])
         log(f"memory: flood run {i + 1}/{runs}")
+    if not transcript_runs:
+        transcript.notes.append("not measured with --quick")
     for i in range(transcript_runs):
         result = measure("transcript")
         transcript.samples.append(result["growth_mb"])
@@ -172,8 +175,9 @@ def main(argv: list[str] | None = None) -> int:
         "stream": lambda: stream_figures(runs),
         "startup": lambda: startup_figures(runs),
         "keys": lambda: key_figures(runs),
-        # The transcript takes over a minute a run (see docs/bench.md): once is enough.
-        "memory": lambda: memory_figures(min(runs, 3), 1),
+        # The transcript takes about a minute a run (see docs/bench.md): once is
+        # enough, and --quick leaves it out.
+        "memory": lambda: memory_figures(min(runs, 3), 0 if args.quick else 1),
     }
     figures: list[Figure] = []
     failures: list[str] = []

@@ -206,6 +206,8 @@ def test_project_mcp_tools_reach_the_model_when_the_project_is_trusted(fake_api,
     states = [e["state"] for e in events_of(out.stdout) if e.get("tool_use_id") == "toolu_mcp"
               and e["type"] == "tool_state"]
     assert states[-1] == "succeeded", out.stdout
+    notices = [e["text"] for e in events_of(out.stdout) if e["type"] == "notice"]
+    assert "MCP server demo: ready (4 tools)" in notices
     result = fake_api.requests[1]["messages"][-1]["content"][0]
     assert "hello mcp" in result["content"]
 

@@ -171,3 +171,38 @@ def test_journal_error_stays_in_the_status_line(snap_compare) -> None:
 def test_retry_scheduled_shows_the_countdown(snap_compare) -> None:
     events = scenarios.RETRY
     assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))
+
+
+# ------------------------------------------------------------ issue 11: every tool state on screen
+
+TALL = (110, 40)
+
+
+class TestToolStates:
+    def test_queued_call_waits_behind_one_awaiting_approval(self, snap_compare) -> None:
+        events = scenarios.APPROVAL_AND_QUEUED
+        assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))
+
+    def test_cancelling_shows_cleanup_progress_while_one_call_still_runs(self, snap_compare) -> None:
+        # A background job is running too: Esc does not stop it, and the status line
+        # keeps counting it next to the cleanup progress.
+        events = scenarios.CANCELLING_PROGRESS
+        assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))
+
+    def test_all_six_end_states_side_by_side(self, snap_compare) -> None:
+        events = scenarios.ALL_END_STATES
+        assert snap_compare(_app_with(events), terminal_size=TALL, run_before=_settled(events))
+
+    def test_follow_up_queued_next_to_a_steer(self, snap_compare) -> None:
+        events = scenarios.STEER_AND_FOLLOW_UP
+        assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))
+
+
+class TestSubAgents:
+    def test_task_call_with_nested_calls_of_its_sub_agent(self, snap_compare) -> None:
+        events = scenarios.SUBAGENT_RUNNING
+        assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))
+
+    def test_interrupted_task_keeps_each_nested_calls_own_state(self, snap_compare) -> None:
+        events = scenarios.SUBAGENT_INTERRUPTED
+        assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))

@@ -54,6 +54,24 @@ class UserMessageRecord(_Record):
     text: str
 
 
+class ModelRequestRecord(_Record):
+    """A request is about to be sent: which attempt, how long the model view is."""
+
+    kind: Literal["model_request"] = "model_request"
+    turn_id: str
+    attempt: int
+    messages: int
+    model: str
+
+
+class RetryRecord(_Record):
+    kind: Literal["retry"] = "retry"
+    turn_id: str
+    attempt: int
+    delay: float
+    reason: str
+
+
 class AssistantMessageRecord(_Record):
     """What the model said in one response: complete blocks only.
 
@@ -166,6 +184,8 @@ Record = Annotated[
         SessionStarted,
         AgentProcessRecord,
         UserMessageRecord,
+        ModelRequestRecord,
+        RetryRecord,
         AssistantMessageRecord,
         ToolIntentRecord,
         ToolStateRecord,

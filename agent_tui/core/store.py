@@ -7,6 +7,7 @@ latest one for a workspace (``--continue``) and opens one by id (``--resume``).
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import time
 from pathlib import Path
@@ -30,6 +31,7 @@ class SessionInfo(BaseModel):
     workspace: str = ""
     first_message: str = ""
     last_status: str = ""
+    bytes_used: int = 0  # the session's folder: journal, branches, checkpoints
 
 
 class SessionNotFound(LookupError):
@@ -70,8 +72,30 @@ class SessionStore:
         return _summarise(session_id, path)
 
 
+def _folder_bytes(folder: Path) -> int:
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
 def _summarise(session_id: str, path: Path) -> SessionInfo:
-    info = SessionInfo(id=session_id, path=path, updated=path.stat().st_mtime)
+    info = SessionInfo(
+        id=session_id, path=path, updated=path.stat().st_mtime,
+        bytes_used=_folder_bytes(path.parent),
+    )
     try:
         journal = Journal.load(path)
     except OSError:
@@ -89,4 +113,7 @@ def _summarise(session_id: str, path: Path) -> SessionInfo:
 def describe(info: SessionInfo) -> str:
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated))
     first = json.dumps(info.first_message[:60])
-    return f"{info.id}  {when}  {info.last_status or '-':9}  {info.workspace}  {first}"
+    return (
+        f"{info.id}  {when}  {info.last_status or '-':9}  {_size(info.bytes_used):>9}  "
+        f"{info.workspace}  {first}"
+    )

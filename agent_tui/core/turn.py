@@ -44,6 +44,8 @@ from agent_tui.core.journal import (
     AssistantMessageRecord,
     Journal,
     JournalWriteError,
+    ModelRequestRecord,
+    RetryRecord,
     SteerRecord,
     ToolIntentRecord,
     ToolResultRecord,
@@ -296,6 +298,11 @@ class Turn:
                 tools=self.deps.tools.specs(),
                 max_tokens=cfg.max_tokens,
             )
+            self._record(
+                ModelRequestRecord(
+                    turn_id=self.id, attempt=attempt + 1, messages=len(messages), model=cfg.model
+                )
+            )
             reply = await self._stream_reply(request)
             error = reply.error
             if error is None:
@@ -306,6 +313,9 @@ class Turn:
                 raise error
             attempt += 1
             delay = min(cfg.retry_cap, error.retry_after or cfg.retry_base * 2 ** (attempt - 1))
+            self._record(
+                RetryRecord(turn_id=self.id, attempt=attempt, delay=delay, reason=str(error))
+            )
             self._emit(
                 RetryScheduled(turn_id=self.id, attempt=attempt, delay=delay, reason=str(error))
             )

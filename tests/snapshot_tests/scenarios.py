@@ -241,3 +241,138 @@ RETRY: list[Event] = [
     *_start("summarise the changes"),
     RetryScheduled(turn_id=TURN, attempt=2, delay=8.0, reason="overloaded_error: Overloaded (529)"),
 ]
+
+
+# ------------------------------------------------------------ issue 11: every tool state on screen
+
+# Result texts as the core words them (core/history.py), so the transcript reads as it would.
+INTERRUPTED = (
+    "Interrupted by the user after it started; it may have partly run (ended by SIGTERM, "
+    "exit code -15). Verify its effects before redoing it."
+)
+
+APPROVAL_AND_QUEUED: list[Event] = [
+    *_start("clean and rebuild"),
+    *_text("I'll remove the old output, then build again."),
+    _tool("toolu_r", "bash", S.QUEUED, "rm -rf build/"),
+    _tool("toolu_m", "bash", S.QUEUED, "make all"),
+    _tool("toolu_r", "bash", S.AWAITING_APPROVAL, "rm -rf build/"),
+    PermissionRequested(
+        turn_id=TURN, tool_use_id="toolu_r", name="bash", summary="rm -rf build/",
+        input={"command": "rm -rf build/"}, reason="ask mode: commands need approval",
+    ),
+]
+
+CANCELLING_PROGRESS: list[Event] = [
+    BackgroundJobChanged(id="bash_1", kind="shell", description="npm run dev", state="running", detail="pid 4242"),
+    *_start("test both packages"),
+    *_text("Running both test suites at once."),
+    _tool("toolu_u", "bash", S.QUEUED, "pytest packages/api"),
+    _tool("toolu_v", "bash", S.QUEUED, "pytest packages/web"),
+    _tool("toolu_u", "bash", S.RUNNING, "pytest packages/api"),
+    _tool("toolu_v", "bash", S.RUNNING, "pytest packages/web"),
+    ToolOutput(turn_id=TURN, tool_use_id="toolu_u", text="collected 412 items\n"),
+    ToolOutput(turn_id=TURN, tool_use_id="toolu_v", text="collected 96 items\n"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 2 tool calls running"),
+    _tool(
+        "toolu_v", "bash", S.CANCELLED_WHILE_RUNNING, "pytest packages/web",
+        detail="SIGTERM, exit -15", signal="SIGTERM", exit_code=-15, result=INTERRUPTED,
+    ),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 1 of 2 running tool calls ended"),
+]
+
+ALL_ENDS_DETAIL = (
+    "1 succeeded, 1 failed, 1 denied, 1 cancelled_while_running, 1 unknown, 1 cancelled_before_start"
+)
+
+ALL_END_STATES: list[Event] = [
+    *_start("check, fix and deploy"),
+    *_text("Checking the tree, then the linter, the fix, the build and the deploy."),
+    _tool("toolu_1", "bash", S.QUEUED, "git status --short"),
+    _tool("toolu_1", "bash", S.RUNNING, "git status --short"),
+    ToolOutput(turn_id=TURN, tool_use_id="toolu_1", text=" M src/app.py\n"),
+    _tool("toolu_1", "bash", S.SUCCEEDED, "git status --short", exit_code=0, detail="exit 0",
+          result="exit code 0\n M src/app.py"),
+    _tool("toolu_2", "bash", S.QUEUED, "ruff check src"),
+    _tool("toolu_2", "bash", S.RUNNING, "ruff check src"),
+    ToolOutput(turn_id=TURN, tool_use_id="toolu_2", text="src/app.py:3:1: F401 `os` imported but unused\nFound 1 error.\n"),
+    _tool("toolu_2", "bash", S.FAILED, "ruff check src", exit_code=2, detail="exit 2",
+          result="exit code 2\nFound 1 error."),
+    _tool("toolu_3", "edit_file", S.QUEUED, "edit_file src/app.py"),
+    _tool("toolu_3", "edit_file", S.AWAITING_APPROVAL, "edit_file src/app.py"),
+    _tool("toolu_3", "edit_file", S.DENIED, "edit_file src/app.py", detail="denied by the user: not this file"),
+    _tool("toolu_4", "bash", S.QUEUED, "make build"),
+    _tool("toolu_4", "bash", S.RUNNING, "make build"),
+    ToolOutput(turn_id=TURN, tool_use_id="toolu_4", text="cc -O2 -c main.c\n"),
+    _tool("toolu_5", "bash", S.QUEUED, "./scripts/sync-cache.sh"),
+    _tool("toolu_5", "bash", S.RUNNING, "./scripts/sync-cache.sh"),
+    ToolOutput(turn_id=TURN, tool_use_id="toolu_5", text="syncing 3 of 40\n"),
+    _tool("toolu_6", "bash", S.QUEUED, "make deploy"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 2 tool calls running"),
+    _tool("toolu_6", "bash", S.CANCELLED_BEFORE_START, "make deploy"),
+    _tool(
+        "toolu_4", "bash", S.CANCELLED_WHILE_RUNNING, "make build",
+        detail="SIGTERM, exit -15", signal="SIGTERM", exit_code=-15, result=INTERRUPTED,
+    ),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 1 of 2 running tool calls ended"),
+    _tool(
+        "toolu_5", "bash", S.UNKNOWN, "./scripts/sync-cache.sh",
+        result="Result unknown: the outcome of this call could not be confirmed "
+        "(bash did not confirm it stopped within 2 s). Verify before retrying.",
+    ),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 2 of 2 running tool calls ended"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLED, detail=ALL_ENDS_DETAIL),
+    TurnEnded(turn_id=TURN, status="cancelled"),
+]
+
+STEER_AND_FOLLOW_UP: list[Event] = [
+    *TOOL_RUNNING,
+    SteerState(id="q1", state=SteerStatus.QUEUED, text="skip the docs step"),
+    SteerState(id="q2", state=SteerStatus.QUEUED, kind="follow_up", text="then open a pull request"),
+]
+
+# A sub-agent's events carry its own turn id and the task call's id as parent.
+SUB = "t1.task_1"
+
+
+def _sub(id: str, name: str, state: S, summary: str = "", **extra) -> ToolStateChanged:
+    return ToolStateChanged(
+        turn_id=SUB, tool_use_id=id, name=name, state=state, summary=summary,
+        parent_tool_use_id="toolu_task", **extra,
+    )
+
+
+TASK = "task: review the parser for unsafe input handling"
+
+SUBAGENT_RUNNING: list[Event] = [
+    *_start("have a sub-agent review the parser"),
+    *_text("I'll hand the review to a sub-agent."),
+    _tool("toolu_task", "task", S.QUEUED, TASK),
+    _tool("toolu_task", "task", S.RUNNING, TASK),
+    TextDelta(turn_id=SUB, text="Reading the parser first.", parent_tool_use_id="toolu_task"),
+    _sub("toolu_s1", "read_file", S.QUEUED, "read_file src/parser.py"),
+    _sub("toolu_s1", "read_file", S.RUNNING, "read_file src/parser.py"),
+    _sub("toolu_s1", "read_file", S.SUCCEEDED, "read_file src/parser.py", result="(212 lines)"),
+    _sub("toolu_s2", "bash", S.QUEUED, "pytest tests/test_parser.py -q"),
+    _sub("toolu_s2", "bash", S.RUNNING, "pytest tests/test_parser.py -q"),
+    ToolOutput(turn_id=SUB, tool_use_id="toolu_s2", text="..........", parent_tool_use_id="toolu_task"),
+]
+
+SUBAGENT_INTERRUPTED: list[Event] = [
+    *SUBAGENT_RUNNING,
+    _sub("toolu_s3", "bash", S.QUEUED, "ruff check src/parser.py"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 1 tool call running"),
+    _sub("toolu_s3", "bash", S.CANCELLED_BEFORE_START, "ruff check src/parser.py"),
+    _sub(
+        "toolu_s2", "bash", S.CANCELLED_WHILE_RUNNING, "pytest tests/test_parser.py -q",
+        detail="SIGTERM, exit -15", signal="SIGTERM", exit_code=-15, result=INTERRUPTED,
+    ),
+    _tool(
+        "toolu_task", "task", S.CANCELLED_WHILE_RUNNING, TASK,
+        result="Interrupted by the user after it started; it may have partly run. "
+        "Verify its effects before redoing it.",
+    ),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 1 of 1 running tool calls ended"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLED, detail="1 cancelled_while_running"),
+    TurnEnded(turn_id=TURN, status="cancelled"),
+]

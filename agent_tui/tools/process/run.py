@@ -1,411 +1,48 @@
-"""The run unit for local commands: every local process starts, stops and is cleaned up here.
+"""The run unit: :class:`ProcessRun`, one local command and everything it spawns.
 
-A :class:`ProcessRun` owns one command and everything it spawns:
-
-- **Start.** The command runs in a new session (so its own process group, the agent
-  never in it), stdin from /dev/null, stdout and stderr merged into one pipe we read.
-  Every process of the run inherits a tag in its environment (``AGENT_TUI_RUN_ID``,
-  ``AGENT_TUI_OWNER``), and the agent is made a child subreaper (Linux), so a
-  descendant that leaves the group (setsid, double fork) still reparents to us and can
-  be found by its tag.
-- **Wait.** ``wait(scope)`` returns when the leader exits or the scope is cancelled.
-  The leader's exit is confirmed by reaping it (pidfd), never assumed from a signal.
-- **Stop.** ``stop(reason)``: SIGTERM to the group and to every tagged escapee, a
-  bounded grace, SIGKILL to what is left, reaping confirms each end; then the pipe is
-  drained for a bounded time (Go's ``WaitDelay``), a descendant still holding it is
-  named, our end is closed, and a last sweep ends leftovers. What cannot be ended is
-  *residue*, reported by PID and command line.
-- **Finish.** ``finish()`` after a natural exit: the same drain and leftover sweep.
-- **Output.** Bounded in memory whatever the command prints: head and tail are kept,
-  the middle is counted; listeners see every chunk as it comes.
-
-Reaping rule: we only ``waitpid`` PIDs we spawned (the leaders) or found tagged as
-ours (orphans reparented to us by the subreaper). Never ``waitpid(-1)``: asyncio's
-child watcher (3.11: ThreadedChildWatcher, which waits per PID) and anything else in
-the agent keep their children's exit statuses.
-
-``kill_all_runs()`` is the synchronous last resort for atexit and signal handlers.
+It starts the command in its own session, reads its output pipe, waits for the leader
+(reaped via pidfd), and ends the run: TERM, grace, KILL, bounded drain, leftover sweep.
+The lifecycle is described in the package docstring (:mod:`agent_tui.tools.process`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
-import ctypes
 import fcntl
 import os
-import re
 import signal
 import subprocess
 import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from enum import StrEnum
 from pathlib import Path
 
 import psutil
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.core.tool import Residue
-
-RUN_ID_ENV = "AGENT_TUI_RUN_ID"
-OWNER_ENV = "AGENT_TUI_OWNER"
-#: One value per agent process: every run of ours carries it, so ``kill_all_runs``
-#: finds them all, even those whose ProcessRun object is gone.
-OWNER_ID = uuid.uuid4().hex
-
-DEFAULT_GRACE_S = 2.0
-DEFAULT_DRAIN_S = 0.5
+from agent_tui.tools.process.discovery import (
+    _POLL_S,
+    _alive,
+    _cmdline,
+    _Found,
+    _gone,
+    _scan,
+    _send,
+)
+from agent_tui.tools.process.limits import RunLimits
+from agent_tui.tools.process.output import OutputCapture, OutputThrottle
+from agent_tui.tools.process.pipe_holders import _holds, _pipe_holders
+from agent_tui.tools.process.records import Cleanup, Escalation, RunPhase, RunResult
+from agent_tui.tools.process.registry import _LIVE, _LIVE_LOCK, _install_atexit, live_runs
+from agent_tui.tools.process.subreaper import enable_subreaper
+from agent_tui.tools.process.tags import OWNER_ENV, OWNER_ID, RUN_ID_ENV
 
 _READ_CHUNK = 1 << 20
 _PIPE_SIZE = 1 << 20  # a bigger pipe means fewer wake-ups under a flood
-_POLL_S = 0.02
 _F_SETPIPE_SZ = 1031
-_PR_SET_CHILD_SUBREAPER = 36
-
-
-# ----------------------------------------------------------------------------- limits
-
-
-class RunLimits(BaseModel):
-    """The bounds of one run. grace + kill_confirm + drain must fit the core's budget."""
-
-    model_config = ConfigDict(frozen=True)
-
-    grace_s: float = DEFAULT_GRACE_S  # SIGTERM -> SIGKILL
-    kill_confirm_s: float = 1.0  # after SIGKILL, how long before it is called residue
-    drain_s: float = DEFAULT_DRAIN_S  # after the leader is gone, how long the pipe may stay open
-    head_bytes: int = 32 * 1024
-    tail_bytes: int = 32 * 1024
-    emit_interval_s: float = 0.05  # at most one output event per interval
-    emit_max_bytes: int = 16 * 1024  # at most this much text per output event
-
-
-# ----------------------------------------------------------------------------- output
-
-
-_ANSI = re.compile(
-    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC ... BEL/ST (titles, hyperlinks)
-    r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI (colours, cursor moves)
-    r"|\x1b[@-Z\\-_]"  # other two-byte escapes
-)
-
-
-def _collapse_overwrites(line: str) -> str:
-    r"""Keep what a carriage return left visible: "10%\r50%\r100%" reads "100%"."""
-    if "\r" not in line:
-        return line
-    ending = "\r" if line.endswith("\r") else ""  # the \r of a \r\n line ending
-    return line[: len(line) - len(ending)].rsplit("\r", 1)[-1] + ending
-
-
-def strip_ansi(text: str) -> str:
-    """Terminal escapes out, carriage-return overwrites collapsed: what a reader sees.
-
-    Linear in the text (no backtracking regex over long lines: floods are common here).
-    """
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    if "\r" in text:
-        text = "\n".join(_collapse_overwrites(line) for line in text.split("\n"))
-    return text
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", errors="replace")
-
-
-class OutputCapture:
-    """Head and tail of a byte stream in bounded memory; the middle is only counted."""
-
-    def __init__(self, head_bytes: int, tail_bytes: int) -> None:
-        self._head_max = head_bytes
-        self._tail_max = tail_bytes
-        self._head = bytearray()
-        self._tail = bytearray()
-        self.total_bytes = 0
-
-    def feed(self, data: bytes) -> None:
-        self.total_bytes += len(data)
-        room = self._head_max - len(self._head)
-        if room > 0:
-            self._head += data[:room]
-            data = data[room:]
-        if not data:
-            return
-        if len(data) >= self._tail_max:
-            self._tail = bytearray(data[-self._tail_max :])
-        else:
-            self._tail += data
-            excess = len(self._tail) - self._tail_max
-            if excess > 0:
-                del self._tail[:excess]
-
-    @property
-    def dropped_bytes(self) -> int:
-        return self.total_bytes - len(self._head) - len(self._tail)
-
-    def text(self) -> str:
-        """The model view: ANSI stripped, the dropped middle marked with its size."""
-        head = strip_ansi(_decode(bytes(self._head)))
-        if not self._tail:
-            return head
-        tail = strip_ansi(_decode(bytes(self._tail)))
-        dropped = self.dropped_bytes
-        if dropped:
-            return f"{head}\n[... {dropped} bytes of output omitted ...]\n{tail}"
-        return head + tail
-
-
-class OutputThrottle:
-    """Coalesces output for the UI: one call per interval at most, each bounded.
-
-    Under a flood the UI sees the newest text of each interval and a note of how much
-    was skipped, so it can never be drowned.
-    """
-
-    def __init__(self, emit: Callable[[str], None], interval_s: float, max_bytes: int) -> None:
-        self._emit = emit
-        self._interval = interval_s
-        self._max = max_bytes
-        self._pending = bytearray()
-        self._skipped = 0
-        self._last = 0.0
-        self._timer: asyncio.TimerHandle | None = None
-
-    def feed(self, data: bytes) -> None:
-        self._pending += data
-        excess = len(self._pending) - self._max
-        if excess > 0:
-            del self._pending[:excess]
-            self._skipped += excess
-        wait = self._last + self._interval - time.monotonic()
-        if wait <= 0:
-            self.flush()
-        elif self._timer is None:
-            self._timer = asyncio.get_running_loop().call_later(wait, self.flush)
-
-    def flush(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if not self._pending and not self._skipped:
-            return
-        text = strip_ansi(_decode(bytes(self._pending)))
-        if self._skipped:
-            text = f"[... {self._skipped} bytes not shown ...]\n{text}"
-        self._pending.clear()
-        self._skipped = 0
-        self._last = time.monotonic()
-        try:
-            self._emit(text)
-        except Exception:  # noqa: BLE001 - a broken sink must not break the run
-            pass
-
-
-# ----------------------------------------------------------------------------- records
-
-
-class RunPhase(StrEnum):
-    CREATED = "created"
-    RUNNING = "running"
-    STOPPING = "stopping"  # we asked it to end (TERM/KILL), cleanup under way
-    FINISHING = "finishing"  # it ended by itself; draining and sweeping leftovers
-    FINISHED = "finished"
-
-
-class Escalation(StrEnum):
-    """What we had to send to end the run's processes."""
-
-    NONE = "none"  # nothing had to be signalled
-    TERM = "term"  # everything ended within the grace after SIGTERM
-    KILL = "kill"  # something outlived the grace and got SIGKILL
-
-
-class Cleanup(BaseModel):
-    """The facts of a run's cleanup. Exited, complete and released are separate facts."""
-
-    grace_s: float
-    grace_used_s: float | None = None  # SIGTERM until all ended, or until SIGKILL
-    escalation: Escalation = Escalation.NONE
-    process_exited: bool = False  # the leader was reaped: its exit status is known
-    output_complete: bool = False  # end of file was read: nothing was cut off
-    descriptors_released: bool = False  # no process still holds the output pipe
-    drain_s: float
-    drain_waited_s: float = 0.0
-    pipe_holders: list[Residue] = []  # who kept the pipe open after the leader ended
-    ended: list[Residue] = []  # processes besides the leader that we ended
-    cleanup_s: float = 0.0
-
-
-class RunResult(BaseModel):
-    """How a run ended, in facts."""
-
-    run_id: str
-    pid: int
-    exit_code: int | None = None
-    signal: str | None = None  # the signal that ended the leader, e.g. "SIGKILL"
-    ended_by: CancelReason | None = None  # who made us stop it; None: it ended by itself
-    duration_s: float
-    output: str  # model view: bounded, ANSI stripped
-    output_bytes: int
-    dropped_bytes: int
-    cleanup: Cleanup
-    residue: list[Residue] = []
-
-    @property
-    def killed(self) -> bool:
-        return self.ended_by is not None
-
-
-# ----------------------------------------------------------------------------- subreaper
-
-
-_subreaper_state: bool | None = None
-
-
-def enable_subreaper() -> bool:
-    """Make this process the reaper of its orphaned descendants (Linux). Idempotent."""
-    global _subreaper_state
-    if _subreaper_state is None:
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            _subreaper_state = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-        except (OSError, AttributeError):
-            _subreaper_state = False
-    return _subreaper_state
-
-
-# ----------------------------------------------------------------------------- discovery
-
-
-class _Found:
-    """A process of the run, with its command line captured while it was alive."""
-
-    __slots__ = ("proc", "cmdline")
-
-    def __init__(self, proc: psutil.Process, cmdline: str) -> None:
-        self.proc = proc
-        self.cmdline = cmdline
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    def residue(self) -> Residue:
-        return Residue(pid=self.proc.pid, cmdline=self.cmdline)
-
-
-def _cmdline(proc: psutil.Process) -> str:
-    try:
-        return " ".join(proc.cmdline()) or f"[{proc.name()}]"
-    except psutil.Error:
-        return "?"
-
-
-def _tag_matches(proc: psutil.Process, key: str, value: str) -> bool:
-    try:
-        return proc.environ().get(key) == value
-    except psutil.Error:
-        return False  # gone, a zombie, or not ours to read
-
-
-def _scan(
-    key: str, value: str, *, leader: int | None, leader_alive: bool, group: int | None
-) -> list[_Found]:
-    """Every process of a run: tagged, in its process group, or descended from either.
-
-    ``group`` is only given while the leader is unreaped: then the group id cannot
-    have been reused by someone else. The leader itself is never returned.
-    """
-    me = os.getpid()
-    procs: dict[int, psutil.Process] = {}
-    children: dict[int, list[int]] = {}
-    roots: set[int] = set()
-    for pid in psutil.pids():
-        if pid == me or pid == leader:
-            if pid == leader and leader_alive:
-                roots.add(pid)
-            continue
-        try:
-            proc = psutil.Process(pid)
-            ppid = proc.ppid()
-        except psutil.Error:
-            continue
-        procs[pid] = proc
-        children.setdefault(ppid, []).append(pid)
-        if _tag_matches(proc, key, value):
-            roots.add(pid)
-        elif group is not None:
-            try:
-                if os.getpgid(pid) == group:
-                    roots.add(pid)
-            except OSError:
-                pass
-    # Descendants that dropped the tag (env -i) still belong to whoever spawned them.
-    ours: set[int] = set()
-    todo = list(roots)
-    while todo:
-        pid = todo.pop()
-        if pid in ours:
-            continue
-        ours.add(pid)
-        todo.extend(children.get(pid, ()))
-    ours.discard(leader if leader is not None else -1)
-    ours.discard(me)
-    return [_Found(procs[pid], _cmdline(procs[pid])) for pid in sorted(ours) if pid in procs]
-
-
-def _gone(found: _Found, *, reap: bool = True) -> bool:
-    """True once the process no longer runs. Reaps it if it was reparented to us.
-
-    ``reap=False`` for a run's leader: its status belongs to the run's own watcher.
-    """
-    proc = found.proc
-    try:
-        if not proc.is_running():
-            return True
-        if proc.status() != psutil.STATUS_ZOMBIE:
-            return False
-        if not reap or proc.ppid() != os.getpid():
-            return True  # not running; whoever owns its status collects it
-    except psutil.NoSuchProcess:
-        return True
-    except psutil.Error:
-        return False
-    # A tagged orphan that reparented to us (subreaper): its status is ours to collect.
-    try:
-        os.waitpid(proc.pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
-    return True
-
-
-def _send(found: _Found, sig: int) -> None:
-    try:
-        found.proc.send_signal(sig)  # psutil checks the PID was not reused
-        if sig == signal.SIGTERM:
-            found.proc.send_signal(signal.SIGCONT)  # a stopped process cannot act on TERM
-    except psutil.Error:
-        pass
-
-
-def _pipe_holders(inode: int) -> list[Residue]:
-    """Processes (other than us) with a descriptor on the pipe ``inode``."""
-    me = os.getpid()
-    holders: list[Residue] = []
-    for pid in psutil.pids():
-        if pid != me and _holds(pid, inode):
-            try:
-                holders.append(Residue(pid=pid, cmdline=_cmdline(psutil.Process(pid))))
-            except psutil.Error:
-                pass
-    return holders
-
-
-# ----------------------------------------------------------------------------- the run
 
 
 class _Termination(BaseModel):
@@ -415,13 +52,8 @@ class _Termination(BaseModel):
     residue: list[Residue] = []
 
 
-_LIVE: dict[str, ProcessRun] = {}
-_LIVE_LOCK = threading.Lock()
-_atexit_installed = False
-
-
 class ProcessRun:
-    """One local command and everything it spawns. See the module docstring."""
+    """One local command and everything it spawns. See the package docstring."""
 
     def __init__(
         self,
@@ -862,30 +494,6 @@ class ProcessRun:
         return True
 
 
-def _alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
-
-
-def _holds(pid: int, inode: int) -> bool:
-    """Whether ``pid`` has a descriptor on the pipe ``inode``."""
-    target = f"pipe:[{inode}]"
-    fd_dir = f"/proc/{pid}/fd"
-    try:
-        fds = os.listdir(fd_dir)
-    except OSError:
-        return False
-    for fd in fds:
-        try:
-            if os.readlink(f"{fd_dir}/{fd}") == target:
-                return True
-        except OSError:
-            continue
-    return False
-
-
 def _decode_status(status: int | None) -> tuple[int | None, str | None]:
     if status is None:
         return None, None
@@ -898,76 +506,3 @@ def _decode_status(status: int | None) -> tuple[int | None, str | None]:
     if os.WIFEXITED(status):
         return os.WEXITSTATUS(status), None
     return None, None
-
-
-def processes_of_owner(owner_id: str) -> list[Residue]:
-    """Processes tagged by another agent process (``owner_id``) and their descendants:
-    what an agent that crashed or was killed left running."""
-    return [f.residue() for f in _scan(OWNER_ENV, owner_id, leader=None, leader_alive=False,
-                                       group=None)]
-
-
-def live_runs() -> list[ProcessRun]:
-    """Runs started and not yet cleaned up."""
-    with _LIVE_LOCK:
-        return list(_LIVE.values())
-
-
-def kill_all_runs(grace_s: float = 0.0) -> list[Residue]:
-    """End every process of ours now, synchronously: for atexit and signal handlers.
-
-    SIGTERM first when ``grace_s`` > 0, then SIGKILL. Runs are found by the owner tag,
-    so escapees of runs whose objects are gone are ended too. Returns the residue.
-    """
-
-    def sweep(sig: int) -> list[_Found]:
-        for run in live_runs():
-            run.signal_group(sig)
-        found = _scan(OWNER_ENV, OWNER_ID, leader=None, leader_alive=False, group=None)
-        for f in found:
-            _send(f, sig)
-        return found
-
-    def wait_gone(procs: list[_Found], seconds: float) -> list[_Found]:
-        leaders = {run.pid for run in live_runs()}  # their runs reap them, not us
-        deadline = time.monotonic() + seconds
-        while True:
-            procs = [f for f in procs if not _gone(f, reap=f.pid not in leaders)]
-            if not procs or time.monotonic() >= deadline:
-                return procs
-            time.sleep(_POLL_S)
-
-    alive: list[_Found] = []
-    if grace_s > 0:
-        alive = wait_gone(sweep(signal.SIGTERM), grace_s)
-    seen = {f.pid for f in alive}
-    alive += [f for f in sweep(signal.SIGKILL) if f.pid not in seen]  # a rescan: late forks too
-    return [f.residue() for f in wait_gone(alive, 1.0)]
-
-
-def _install_atexit() -> None:
-    global _atexit_installed
-    if not _atexit_installed:
-        _atexit_installed = True
-        atexit.register(kill_all_runs)
-
-
-__all__ = [
-    "processes_of_owner",
-    "DEFAULT_DRAIN_S",
-    "DEFAULT_GRACE_S",
-    "OWNER_ENV",
-    "RUN_ID_ENV",
-    "Cleanup",
-    "Escalation",
-    "OutputCapture",
-    "OutputThrottle",
-    "ProcessRun",
-    "RunLimits",
-    "RunPhase",
-    "RunResult",
-    "enable_subreaper",
-    "kill_all_runs",
-    "live_runs",
-    "strip_ansi",
-]

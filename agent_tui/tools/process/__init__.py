@@ -1,0 +1,71 @@
+"""The run unit for local commands: every local process starts, stops and is cleaned up here.
+
+A :class:`ProcessRun` owns one command and everything it spawns:
+
+- **Start.** The command runs in a new session (so its own process group, the agent
+  never in it), stdin from /dev/null, stdout and stderr merged into one pipe we read.
+  Every process of the run inherits a tag in its environment (``AGENT_TUI_RUN_ID``,
+  ``AGENT_TUI_OWNER``), and the agent is made a child subreaper (Linux), so a
+  descendant that leaves the group (setsid, double fork) still reparents to us and can
+  be found by its tag.
+- **Wait.** ``wait(scope)`` returns when the leader exits or the scope is cancelled.
+  The leader's exit is confirmed by reaping it (pidfd), never assumed from a signal.
+- **Stop.** ``stop(reason)``: SIGTERM to the group and to every tagged escapee, a
+  bounded grace, SIGKILL to what is left, reaping confirms each end; then the pipe is
+  drained for a bounded time (Go's ``WaitDelay``), a descendant still holding it is
+  named, our end is closed, and a last sweep ends leftovers. What cannot be ended is
+  *residue*, reported by PID and command line.
+- **Finish.** ``finish()`` after a natural exit: the same drain and leftover sweep.
+- **Output.** Bounded in memory whatever the command prints: head and tail are kept,
+  the middle is counted; listeners see every chunk as it comes.
+
+Reaping rule: we only ``waitpid`` PIDs we spawned (the leaders) or found tagged as
+ours (orphans reparented to us by the subreaper). Never ``waitpid(-1)``: asyncio's
+child watcher (3.11: ThreadedChildWatcher, which waits per PID) and anything else in
+the agent keep their children's exit statuses.
+
+``kill_all_runs()`` is the synchronous last resort for atexit and signal handlers.
+
+The package, one job a module:
+
+- :mod:`.tags`: the environment tags that mark a process as a run's and the agent's.
+- :mod:`.limits`: :class:`RunLimits`, the bounds of one run.
+- :mod:`.output`: bounded capture and throttled streaming of output, ``strip_ansi``.
+- :mod:`.records`: the facts a run ends with (:class:`RunResult`, :class:`Cleanup`).
+- :mod:`.subreaper`: making the agent the reaper of its orphaned descendants.
+- :mod:`.discovery`: finding a run's processes by tag, group and descent; signalling
+  and reaping what was found.
+- :mod:`.pipe_holders`: who still holds a run's output pipe.
+- :mod:`.run`: :class:`ProcessRun`, the run unit itself.
+- :mod:`.registry`: the live runs, and ``kill_all_runs`` for atexit and signal handlers.
+"""
+
+from agent_tui.tools.process.discovery import processes_of_owner
+from agent_tui.tools.process.limits import DEFAULT_DRAIN_S, DEFAULT_GRACE_S, RunLimits
+from agent_tui.tools.process.output import OutputCapture, OutputThrottle, strip_ansi
+from agent_tui.tools.process.records import Cleanup, Escalation, RunPhase, RunResult
+from agent_tui.tools.process.registry import kill_all_runs, live_runs
+from agent_tui.tools.process.run import ProcessRun
+from agent_tui.tools.process.subreaper import enable_subreaper
+from agent_tui.tools.process.tags import OWNER_ENV, OWNER_ID, RUN_ID_ENV
+
+__all__ = [
+    "processes_of_owner",
+    "DEFAULT_DRAIN_S",
+    "DEFAULT_GRACE_S",
+    "OWNER_ENV",
+    "OWNER_ID",
+    "RUN_ID_ENV",
+    "Cleanup",
+    "Escalation",
+    "OutputCapture",
+    "OutputThrottle",
+    "ProcessRun",
+    "RunLimits",
+    "RunPhase",
+    "RunResult",
+    "enable_subreaper",
+    "kill_all_runs",
+    "live_runs",
+    "strip_ansi",
+]
