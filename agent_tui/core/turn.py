@@ -264,13 +264,10 @@ class Turn:
     def _enter_cancelling(self) -> None:
         if self.state is not TurnState.RUNNING:
             return
-        self._running_at_cancel = len(self._running)
-        running = len(self._running)
+        running = self._running_at_cancel = len(self._running)
         self._set_turn_state(
             TurnState.CANCELLING,
-            f"stopping: {running} tool call{'s' if running != 1 else ''} running"
-            if running
-            else "stopping",
+            f"{running} tool call{'s' if running != 1 else ''} running" if running else "",
         )
 
     def _cancel_summary(self) -> str:
@@ -661,7 +658,7 @@ class Turn:
                 TurnStateChanged(
                     turn_id=self.id,
                     state=TurnState.CANCELLING,
-                    detail=f"stopping: {self._ended_while_cancelling} of "
+                    detail=f"{self._ended_while_cancelling} of "
                     f"{self._running_at_cancel} running tool calls ended",
                 )
             )

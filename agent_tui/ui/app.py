@@ -340,7 +340,10 @@ class AgentApp(App[int]):
         detail = event.detail
         if event.state in (ToolState.CANCELLED_WHILE_RUNNING, ToolState.FAILED, ToolState.UNKNOWN):
             detail = detail or (event.result or "")
-        self.transcript.tool_state(event.tool_use_id, event.name, event.state, summary, detail, event.result)
+        self.transcript.tool_state(
+            event.tool_use_id, event.name, event.state, summary, detail, event.result,
+            parent=event.parent_tool_use_id,
+        )
         self.tools_pane.tool_state(
             event.tool_use_id,
             event.name,

@@ -69,6 +69,7 @@ def short_summary(name: str, summary: str, limit: int = 300) -> str:
     name = clean(name)
     if line == name:
         return ""
-    if line.startswith(name + " "):
-        return line[len(name) + 1 :].lstrip()
+    for lead in (name + ": ", name + " "):
+        if line.startswith(lead):
+            return line[len(lead) :].lstrip()
     return line

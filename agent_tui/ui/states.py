@@ -43,7 +43,7 @@ TURN_LOOKS: dict[TurnState | str, Look] = {
 }
 
 STEER_LOOKS: dict[str, Look] = {
-    "queued": Look("⧗", "queued", "warning"),
+    "queued": Look("…", "queued", "warning"),
     "applied": Look("✓", "applied", "success"),
     "returned": Look("↩", "returned to input", "text-muted"),
 }

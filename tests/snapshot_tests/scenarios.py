@@ -83,13 +83,13 @@ CANCELLED_MIXED: list[Event] = [
     _tool("toolu_c", "bash", S.RUNNING, "make build"),
     ToolOutput(turn_id=TURN, tool_use_id="toolu_c", text="cc -O2 -c main.c\n"),
     _tool("toolu_d", "bash", S.QUEUED, "make upload"),
-    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 1 tool call running"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="1 tool call running"),
     _tool("toolu_d", "bash", S.CANCELLED_BEFORE_START, "make upload"),
     _tool(
         "toolu_c", "bash", S.CANCELLED_WHILE_RUNNING, "make build",
         detail="SIGTERM, exit -15", signal="SIGTERM", exit_code=-15,
     ),
-    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 1 of 1 running tool calls ended"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="1 of 1 running tool calls ended"),
     TurnStateChanged(turn_id=TURN, state=T.CANCELLED, detail=MIXED_DETAIL),
     TurnEnded(turn_id=TURN, status="cancelled"),
 ]
@@ -119,7 +119,7 @@ STEERS: list[Event] = [
 RETURNED: list[Event] = [
     *TOOL_RUNNING,
     SteerState(id="q1", state=SteerStatus.QUEUED, text="use the release profile"),
-    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 1 tool call running"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="1 tool call running"),
     SteerState(id="q1", state=SteerStatus.RETURNED, text="use the release profile"),
     _tool("toolu_1", "bash", S.CANCELLED_WHILE_RUNNING, BUILD, signal="SIGTERM", exit_code=-15),
     TurnStateChanged(turn_id=TURN, state=T.CANCELLED, detail="1 cancelled_while_running"),
@@ -273,12 +273,12 @@ CANCELLING_PROGRESS: list[Event] = [
     _tool("toolu_v", "bash", S.RUNNING, "pytest packages/web"),
     ToolOutput(turn_id=TURN, tool_use_id="toolu_u", text="collected 412 items\n"),
     ToolOutput(turn_id=TURN, tool_use_id="toolu_v", text="collected 96 items\n"),
-    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 2 tool calls running"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="2 tool calls running"),
     _tool(
         "toolu_v", "bash", S.CANCELLED_WHILE_RUNNING, "pytest packages/web",
         detail="SIGTERM, exit -15", signal="SIGTERM", exit_code=-15, result=INTERRUPTED,
     ),
-    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 1 of 2 running tool calls ended"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="1 of 2 running tool calls ended"),
 ]
 
 ALL_ENDS_DETAIL = (
@@ -308,19 +308,19 @@ ALL_END_STATES: list[Event] = [
     _tool("toolu_5", "bash", S.RUNNING, "./scripts/sync-cache.sh"),
     ToolOutput(turn_id=TURN, tool_use_id="toolu_5", text="syncing 3 of 40\n"),
     _tool("toolu_6", "bash", S.QUEUED, "make deploy"),
-    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 2 tool calls running"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="2 tool calls running"),
     _tool("toolu_6", "bash", S.CANCELLED_BEFORE_START, "make deploy"),
     _tool(
         "toolu_4", "bash", S.CANCELLED_WHILE_RUNNING, "make build",
         detail="SIGTERM, exit -15", signal="SIGTERM", exit_code=-15, result=INTERRUPTED,
     ),
-    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 1 of 2 running tool calls ended"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="1 of 2 running tool calls ended"),
     _tool(
         "toolu_5", "bash", S.UNKNOWN, "./scripts/sync-cache.sh",
         result="Result unknown: the outcome of this call could not be confirmed "
         "(bash did not confirm it stopped within 2 s). Verify before retrying.",
     ),
-    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 2 of 2 running tool calls ended"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="2 of 2 running tool calls ended"),
     TurnStateChanged(turn_id=TURN, state=T.CANCELLED, detail=ALL_ENDS_DETAIL),
     TurnEnded(turn_id=TURN, status="cancelled"),
 ]
@@ -361,7 +361,7 @@ SUBAGENT_RUNNING: list[Event] = [
 SUBAGENT_INTERRUPTED: list[Event] = [
     *SUBAGENT_RUNNING,
     _sub("toolu_s3", "bash", S.QUEUED, "ruff check src/parser.py"),
-    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 1 tool call running"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="1 tool call running"),
     _sub("toolu_s3", "bash", S.CANCELLED_BEFORE_START, "ruff check src/parser.py"),
     _sub(
         "toolu_s2", "bash", S.CANCELLED_WHILE_RUNNING, "pytest tests/test_parser.py -q",
@@ -372,7 +372,7 @@ SUBAGENT_INTERRUPTED: list[Event] = [
         result="Interrupted by the user after it started; it may have partly run. "
         "Verify its effects before redoing it.",
     ),
-    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="stopping: 1 of 1 running tool calls ended"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="1 of 1 running tool calls ended"),
     TurnStateChanged(turn_id=TURN, state=T.CANCELLED, detail="1 cancelled_while_running"),
     TurnEnded(turn_id=TURN, status="cancelled"),
 ]

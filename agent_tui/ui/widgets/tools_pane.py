@@ -150,7 +150,7 @@ class ToolsPane(VerticalScroll):
             tail = [t for t in (row.last_line, row.ending()) if t]
             if tail:
                 out.append("\n")
-                out.append(indent + "    └ ", style=muted)
+                out.append(" " * len(indent) + "    └ ", style=muted)
                 if row.last_line:
                     out.append(row.last_line, style=muted)
                 if row.ending():

@@ -94,10 +94,11 @@ class ToolEntry(Vertical):
     BINDINGS = [Binding("enter,space", "toggle", "show output", show=False)]
     can_focus = True
 
-    def __init__(self, tool_use_id: str, name: str) -> None:
+    def __init__(self, tool_use_id: str, name: str, depth: int = 0) -> None:
         super().__init__()
         self.tool_use_id = tool_use_id
         self.tool_name = name
+        self.depth = depth  # > 0: a call of a sub-agent, under its task call
         self.state = "queued"
         self.summary = ""
         self.detail = ""
@@ -130,6 +131,8 @@ class ToolEntry(Vertical):
         variables = self.app.theme_variables
         muted = role_style(variables, "text-muted")
         line = Text(no_wrap=True, overflow="ellipsis")
+        if self.depth:
+            line.append("  " * self.depth + "↳ ", style=muted)
         line.append("▾ " if self.expanded else "▸ ", style=muted)
         line.append(f"{look.symbol} {look.word}", style=role_style(variables, look.role, bold=True))
         line.append("  ")
@@ -245,11 +248,12 @@ class Transcript(VerticalScroll):
 
     def tool_state(
         self, tool_use_id: str, name: str, state: str, summary: str, detail: str,
-        result: str | None = None,
+        result: str | None = None, parent: str | None = None,
     ) -> None:
         entry = self._tools.get(tool_use_id)
         if entry is None:
-            entry = ToolEntry(tool_use_id, name)
+            above = self._tools.get(parent) if parent else None
+            entry = ToolEntry(tool_use_id, name, depth=above.depth + 1 if above else 0)
             self._tools[tool_use_id] = entry
             self._close_text()  # text after a tool call starts a new block
             self.mount(entry)
