@@ -227,3 +227,30 @@ def test_project_mcp_servers_do_not_start_in_an_untrusted_project(fake_api, tmp_
     assert not (tmp_path / "record.jsonl").exists()
     tool_names = [t["name"] for t in fake_api.requests[0].get("tools", [])]
     assert not any(n.startswith("mcp__") for n in tool_names)
+
+
+def test_second_sigint_exits_at_once_and_still_leaves_nothing_running(fake_api, tmp_path):
+    marker = f"agent-tui-test-{uuid.uuid4().hex}"
+    # Ignores TERM: the first SIGINT's cleanup would wait out the grace.
+    command = f"trap '' TERM; bash -c \"trap '' TERM; sleep 300; : {marker}\"; : {marker}"
+    fake_api.enqueue(Reply.tool_use("bash", {"command": command}, id="toolu_stubborn"))
+    proc = subprocess.Popen(
+        AGENT + ["-p", "run it", "--output-format", "stream-json", "--permission-mode", "auto",
+                 "--cwd", str(tmp_path)],
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert wait_until(lambda: len(marked(marker)) >= 2), "the tree never started"
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        stdout, _ = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    # It did not wait for the first interrupt's cleanup (the grace of a TERM-ignoring
+    # tree): the turn never got to end.
+    assert not [e for e in events_of(stdout) if e["type"] == "turn_ended"]
+    assert wait_until(lambda: not marked(marker), timeout=5), "processes escaped the hard exit"
