@@ -128,3 +128,19 @@ async def test_resumed_journal_with_a_started_tool_and_no_result_says_unknown(tm
 
     session.submit(Shutdown())
     await asyncio.wait_for(task, 10)
+
+
+@pytest.mark.asyncio
+async def test_a_bug_in_the_turn_loop_ends_the_turn_failed_instead_of_hanging(tmp_path, monkeypatch):
+    from agent_tui.core.turn import Turn
+
+    async def broken(self):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(Turn, "run", broken)
+    run = start_session(script([Block(text="never")]), [], tmp_path)
+    run.submit(UserMessage(text="go"))
+    await run.idle()
+    ended = run.rec.of("turn_ended")[-1]
+    assert ended.status == "failed" and "boom" in ended.detail
+    await run.close()

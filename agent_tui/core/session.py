@@ -312,13 +312,17 @@ class Session:
 
     async def _run_turn(self, turn: Turn) -> None:
         try:
-            ended: TurnEnded = await turn.run()
+            ended: TurnEnded | None = await turn.run()
+        except Exception as exc:  # a bug in the loop itself: say so, never hang
+            ended = None
+            self._emit(Notice(level=NoticeLevel.ERROR, text=f"internal error: {exc!r}"))
+            self._emit(TurnEnded(turn_id=turn.id, status="failed", detail=f"internal error: {exc!r}"))
         finally:
             turn.scope.detach()
             self._turn = None
             self._turn_task = None
-        self.last_status = ended.status
-        if ended.status == "completed":
+        self.last_status = ended.status if ended is not None else "failed"
+        if self.last_status == "completed":
             steers = self.deps.queue.take_steers()
             if steers:
                 self._start_turn("\n\n".join(s.text for s in steers), steers)
