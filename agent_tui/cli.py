@@ -14,20 +14,18 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_tui.core.events import BackgroundJobChanged, Event, Notice, NoticeLevel
-from agent_tui.core.journal import (
-    AgentProcessRecord,
-    Journal,
-    JournalWriteError,
-    SessionStarted,
-)
-from agent_tui.core.session import Session
-from agent_tui.core.store import SessionNotFound, SessionStore, describe
-from agent_tui.core.turn import AgentConfig, TurnDeps
 from agent_tui.paths import private_dir, state_home
-from agent_tui.providers.base import Provider
+
+# The core is imported where it is used, not here: the TUI's first frame must not wait
+# for pydantic and the core's models (the session is built on the core's thread).
+if TYPE_CHECKING:
+    from agent_tui.core.events import BackgroundJobChanged, Event
+    from agent_tui.core.journal import Journal
+    from agent_tui.core.session import Session
+    from agent_tui.core.store import SessionStore
+    from agent_tui.providers.base import Provider
 
 PROVIDERS = ("anthropic", "scripted")
 MODES = ("ask", "accept-edits", "auto")
@@ -131,14 +129,25 @@ class Wiring:
     def __init__(self, opts: Options, *, interactive: bool) -> None:
         self.opts = opts
         self.interactive = interactive
-        self.store = SessionStore(private_dir(state_home()))
+        self.home = private_dir(state_home())
+        self._store: SessionStore | None = None
         self.chosen_id: str | None = None
         if opts.resume or opts.continue_:
+            from agent_tui.core.store import SessionNotFound
+
             try:
                 info = self.store.find(opts.resume) if opts.resume else self.store.latest_for(opts.cwd)
             except SessionNotFound as exc:
                 raise UsageError(str(exc)) from None
             self.chosen_id = info.id
+
+    @property
+    def store(self) -> SessionStore:
+        if self._store is None:
+            from agent_tui.core.store import SessionStore
+
+            self._store = SessionStore(self.home)
+        return self._store
 
     def make_session(self, emit: Callable[[Event], None]) -> Session:
         _, session = self.open_session(emit, session_id=self.chosen_id)
@@ -152,6 +161,15 @@ class Wiring:
         cwd: Path | None = None,
     ) -> tuple[str, Session]:
         """A new session (``session_id`` None) or a saved one; raises SessionNotFound."""
+        from agent_tui.core.events import Notice, NoticeLevel
+        from agent_tui.core.journal import (
+            AgentProcessRecord,
+            Journal,
+            JournalWriteError,
+            SessionStarted,
+        )
+        from agent_tui.core.session import Session
+        from agent_tui.core.turn import AgentConfig, TurnDeps
         from agent_tui.tools.background import BackgroundJobs
         from agent_tui.tools.process import OWNER_ID
         from agent_tui.tools.permissions import Permissions
@@ -208,6 +226,8 @@ class Wiring:
 
     def _leftovers(self, journal: Journal, emit: Callable[[Event], None]) -> Any:
         """What earlier agent processes of this session left running (resume)."""
+        from agent_tui.core.events import Notice, NoticeLevel
+        from agent_tui.core.journal import AgentProcessRecord
         from agent_tui.tools.leftovers import Leftovers, find_leftovers
         from agent_tui.tools.process import OWNER_ID
 
@@ -225,6 +245,7 @@ class Wiring:
         """MCP servers from the user's config, and the project's ``.mcp.json`` only when
         the project is trusted to run commands (``--permission-mode auto``): a cloned
         repository must not start programs just by being opened."""
+        from agent_tui.core.events import Notice, NoticeLevel
         from agent_tui.tools.mcp import load_mcp
 
         trusted = self.opts.permission_mode == "auto"
@@ -257,6 +278,8 @@ class Wiring:
 
 def job_changed(info: Any) -> BackgroundJobChanged:
     """A background command's news, as the core's event."""
+    from agent_tui.core.events import BackgroundJobChanged
+
     if info.signal:
         detail = f"{info.signal}" + (f" ({info.ended_by})" if info.ended_by else "")
     elif info.exit_code is not None:
@@ -300,6 +323,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _sessions() -> int:
+    from agent_tui.core.store import SessionStore, describe
+
     store = SessionStore(private_dir(state_home()))
     infos = store.list()
     if not infos:
