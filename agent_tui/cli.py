@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from agent_tui.core.session import Session
     from agent_tui.core.store import SessionStore
     from agent_tui.providers.base import Provider
+    from agent_tui.settings import LoadedSettings
 
 PROVIDERS = ("anthropic", "scripted")
 MODES = ("ask", "accept-edits", "auto")
@@ -42,8 +43,8 @@ class Options:
     provider: str
     model: str | None
     cwd: Path
-    permission_mode: str
-    theme: str
+    permission_mode: str | None  # None: the settings' defaultMode, else "ask"
+    theme: str | None  # None: the settings' theme, else "dark"
     resume: str | None
     continue_: bool
     script: Path | None
@@ -64,8 +65,9 @@ def _parser() -> argparse.ArgumentParser:
                    "ANTHROPIC_API_KEY is set, else scripted (offline)")
     p.add_argument("--model", help="model name")
     p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
-    p.add_argument("--permission-mode", choices=MODES, default="ask")
-    p.add_argument("--theme", default="dark")
+    p.add_argument("--permission-mode", choices=MODES, default=None,
+                   help="default: the settings files' defaultMode, else ask")
+    p.add_argument("--theme", default=None, help="default: the settings files' theme, else dark")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--resume", metavar="SESSION_ID")
     group.add_argument("--continue", dest="continue_", action="store_true",
@@ -132,6 +134,8 @@ class Wiring:
         self.home = private_dir(state_home())
         self._store: SessionStore | None = None
         self.chosen_id: str | None = None
+        # Read once per workspace: the user's settings.json and the project's.
+        self._settings: dict[Path, LoadedSettings] = {}
         if opts.resume or opts.continue_:
             from agent_tui.core.store import SessionNotFound
 
@@ -140,6 +144,13 @@ class Wiring:
             except SessionNotFound as exc:
                 raise UsageError(str(exc)) from None
             self.chosen_id = info.id
+
+    def settings_for(self, workspace: Path) -> LoadedSettings:
+        if workspace not in self._settings:
+            from agent_tui.settings import load_settings
+
+            self._settings[workspace] = load_settings(workspace)
+        return self._settings[workspace]
 
     @property
     def store(self) -> SessionStore:
@@ -186,6 +197,9 @@ class Wiring:
             info = self.store.find(session_id)
             journal = Journal.load(info.path)
             workspace = Path(info.workspace) if info.workspace else (cwd or opts.cwd)
+        settings = self.settings_for(Path(workspace))
+        for problem in settings.problems:
+            emit(Notice(level=NoticeLevel.ERROR, text=problem))
         if journal.set_aside:
             emit(Notice(level=NoticeLevel.WARNING, text=(
                 f"journal {journal.path}: {len(journal.set_aside)} unreadable line(s) set aside "
@@ -199,13 +213,19 @@ class Wiring:
             workspace, jobs=jobs, on_before_write=checkpoints.record_pre_image,
             on_after_write=checkpoints.record_written,
         )
-        mcp = self._mcp(workspace, emit)
+        # Command line over settings files (project over user) over defaults.
+        mode = opts.permission_mode or settings.default_mode or "ask"
+        mcp = self._mcp(workspace, emit, trusted=mode == "auto")
         mcp.attach(tools)
-        policy = Permissions(workspace, opts.permission_mode, non_interactive=not self.interactive)
+        policy = Permissions(
+            workspace, mode, settings.permissions_rules(), non_interactive=not self.interactive,
+        )
         config = AgentConfig(
             workspace=workspace,
-            model=opts.model or os.environ.get("AGENT_TUI_MODEL") or provider.default_model,
+            model=opts.model or os.environ.get("AGENT_TUI_MODEL") or settings.model
+            or provider.default_model,
             session_id=session_id,
+            env=dict(settings.env),
         )
         deps = TurnDeps(config=config, provider=provider, tools=tools, policy=policy,
                         journal=journal, emit=emit, checkpoints=checkpoints)
@@ -241,14 +261,13 @@ class Wiring:
                 "can stop them.")))
         return Leftovers(found, emit)
 
-    def _mcp(self, workspace: Path, emit: Callable[[Event], None]) -> Any:
+    def _mcp(self, workspace: Path, emit: Callable[[Event], None], *, trusted: bool) -> Any:
         """MCP servers from the user's config, and the project's ``.mcp.json`` only when
-        the project is trusted to run commands (``--permission-mode auto``): a cloned
-        repository must not start programs just by being opened."""
+        the project is trusted to run commands (auto mode, which only the user can
+        choose): a cloned repository must not start programs just by being opened."""
         from agent_tui.core.events import Notice, NoticeLevel
         from agent_tui.tools.mcp import load_mcp
 
-        trusted = self.opts.permission_mode == "auto"
         mcp = load_mcp(workspace, include_project=trusted, log_dir=self.store.root.parent / "mcp-logs")
         for problem in mcp.problems:
             emit(Notice(level=NoticeLevel.WARNING, text=f"MCP config: {problem}"))
@@ -316,10 +335,29 @@ def main(argv: list[str] | None = None) -> int:
         from agent_tui.ui.app import run_tui
 
         wiring = Wiring(opts, interactive=True)
-        return run_tui(wiring.make_session, theme=opts.theme)
+        theme = opts.theme or _settings_theme(opts.cwd) or "dark"
+        return run_tui(wiring.make_session, theme=theme)
     except UsageError as exc:
         print(f"agent-tui: {exc}", file=sys.stderr)
         return 1
+
+
+def _settings_theme(workspace: Path) -> str | None:
+    """The settings files' theme, read before the first frame without the settings
+    loader (and pydantic): the full load on the core's thread reports any problem."""
+    import json
+
+    from agent_tui.paths import settings_files
+
+    theme = None
+    for path in settings_files(workspace):  # user, then project: the project wins
+        try:
+            value = json.loads(path.read_text(encoding="utf-8")).get("theme")
+        except (OSError, ValueError, AttributeError, RecursionError):
+            continue
+        if isinstance(value, str):
+            theme = value
+    return theme
 
 
 def _sessions() -> int:

@@ -147,7 +147,7 @@ async def _pump_ops(session: Session, stdin: IO[str], printer: Printer) -> None:
                     continue
                 try:
                     op: Any = OP_ADAPTER.validate_python(json.loads(line))
-                except (ValueError, ValidationError) as exc:
+                except (ValueError, ValidationError, RecursionError) as exc:
                     detail = str(exc).splitlines()[0]
                     loop.call_soon_threadsafe(bad_line, f"stdin line {number}: not an op ({detail})")
                     continue

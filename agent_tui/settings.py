@@ -51,10 +51,9 @@ from pydantic import (
     ValidationError,
 )
 
+from agent_tui.paths import settings_files, user_config_dir
 from agent_tui.tools.permissions import InvalidRule, PermissionMode, PermissionRules, Rule
 
-SETTINGS_FILE = "settings.json"
-PROJECT_DIR = ".agent-tui"
 #: Bigger than any sane settings file; a bound so a hostile workspace cannot make us
 #: read a huge file at startup.
 MAX_BYTES = 1 << 20
@@ -156,12 +155,14 @@ _KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
 
 
 class SettingsProblem(BaseModel):
-    """Something wrong in a settings file; the whole file is then ignored."""
+    """Something wrong in a settings file: the whole file is then ignored, unless
+    ``only_this`` (one setting refused, the rest of the file applied)."""
 
     file: Path
     message: str
     line: int | None = None
     column: int | None = None
+    only_this: bool = False
 
     def __str__(self) -> str:
         where = str(self.file)
@@ -169,7 +170,7 @@ class SettingsProblem(BaseModel):
             where += f":{self.line}"
             if self.column is not None:
                 where += f":{self.column}"
-        return f"{where}: {self.message} (settings file ignored)"
+        return f"{where}: {self.message}" + ("" if self.only_this else " (settings file ignored)")
 
 
 # -- the result ---------------------------------------------------------------------
@@ -197,34 +198,49 @@ class LoadedSettings(BaseModel):
         # Every rule was parsed when its file was validated: this cannot fail.
         return PermissionRules(allow=self.allow, ask=self.ask, deny=self.deny)
 
-    def apply(self, data: SettingsFile, path: Path) -> None:
-        """Merge one (valid) file over what is here: rules add up, scalars override."""
+    def apply(self, data: SettingsFile, path: Path, *, project: bool = False) -> None:
+        """Merge one (valid) file over what is here: rules add up, scalars override.
+
+        A project's file cannot grant itself ``auto`` mode, nor set variables that
+        make every approved command run code of its choosing (``BASH_ENV``,
+        ``PATH``...): a cloned repository is not trusted by being opened.
+        """
         perms = data.permissions
         lists = ((self.allow, perms.allow), (self.ask, perms.ask), (self.deny, perms.deny))
         for mine, theirs in lists:
             mine.extend(r for r in theirs if r not in mine)
         if perms.default_mode is not None:
-            self.default_mode = PermissionMode(perms.default_mode)
+            if project and perms.default_mode == PermissionMode.AUTO:
+                self.problem_details.append(SettingsProblem(file=path, message=(
+                    "defaultMode auto is only taken from your user settings or the command "
+                    "line: a project cannot grant itself auto mode (ignored)"), only_this=True))
+            else:
+                self.default_mode = PermissionMode(perms.default_mode)
         if data.model is not None:
             self.model = data.model
         if data.theme is not None:
             self.theme = data.theme
-        self.env.update(data.env)
+        for key, value in data.env.items():
+            if project and key in PROJECT_ENV_REFUSED:
+                self.problem_details.append(SettingsProblem(file=path, message=(
+                    f"env {key} is only taken from your user settings: in a project's file "
+                    "it could make every approved command run the project's code (ignored)"),
+                    only_this=True))
+                continue
+            self.env[key] = value
         self.files.append(path)
 
 
-def user_settings_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_CONFIG_HOME/agent-tui``, else ``~/.config/agent-tui``."""
-    env = os.environ if environ is None else environ
-    xdg = env.get("XDG_CONFIG_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
-    return base / "agent-tui"
+# Variables that decide what code a command runs: not from a project's file.
+PROJECT_ENV_REFUSED = frozenset({
+    "BASH_ENV", "ENV", "PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PROMPT_COMMAND",
+    "SHELLOPTS", "BASHOPTS", "PS4", "IFS", "PYTHONPATH", "PYTHONSTARTUP", "NODE_OPTIONS",
+    "PERL5OPT", "RUBYOPT", "GIT_SSH_COMMAND", "GIT_EXEC_PATH",
+})
 
 
-def settings_paths(workspace: Path, *, user_dir: Path | None = None) -> list[Path]:
-    """The files read, in merge order: the user's, then the project's."""
-    user = (user_dir if user_dir is not None else user_settings_dir()) / SETTINGS_FILE
-    return [user, Path(workspace) / PROJECT_DIR / SETTINGS_FILE]
+user_settings_dir = user_config_dir
+settings_paths = settings_files
 
 
 def load_settings(workspace: Path, *, user_dir: Path | None = None) -> LoadedSettings:
@@ -234,11 +250,12 @@ def load_settings(workspace: Path, *, user_dir: Path | None = None) -> LoadedSet
     ``problems``.
     """
     loaded = LoadedSettings()
-    for path in settings_paths(workspace, user_dir=user_dir):
+    user_file, project_file = settings_paths(workspace, user_dir=user_dir)
+    for path in (user_file, project_file):
         data, problems = read_settings_file(path)
         loaded.problem_details.extend(problems)
         if data is not None:
-            loaded.apply(data, path)
+            loaded.apply(data, path, project=path == project_file)
     return loaded
 
 
@@ -467,9 +484,10 @@ def _positions(text: str) -> dict[tuple[Any, ...], int]:
 def _offset_of(positions: dict[tuple[Any, ...], int], loc: tuple[Any, ...]) -> int | None:
     """The position of the longest prefix of ``loc`` found in the document."""
     # pydantic uses the alias in locations, and "[key]" for a dict key's own error
-    path = tuple(p for p in loc if p != "[key]")
-    while path:
-        if path in positions:
-            return positions[path]
-        path = path[:-1]
+    # (but a document may also have a key really named "[key]")
+    for path in (tuple(loc), tuple(p for p in loc if p != "[key]")):
+        while path:
+            if path in positions:
+                return positions[path]
+            path = path[:-1]
     return None

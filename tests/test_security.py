@@ -84,12 +84,6 @@ def test_api_key_reaches_no_file_no_command_and_no_output(secret_run) -> None:
     assert [p for p in files_under(ws) if secret.encode() in p.read_bytes()] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: paths.private_dir makes missing parents (sessions/) with the umask, and "
-    "checkpoints/shadow.py runs git with the umask (shadow.git 0755/0644/0444); patches in "
-    "the issue-10 report. Remove this marker once they are applied.",
-)
 def test_state_folders_are_0700_and_files_0600(secret_run) -> None:
     _, _, home, _, _ = secret_run
     loose = []
@@ -304,11 +298,6 @@ def test_torn_last_line_is_set_aside(tmp_path: Path) -> None:
     assert journal.set_aside == [good[1][: len(good[1]) // 2]]
 
 
-@pytest.mark.xfail(
-    strict=True, raises=RecursionError,
-    reason="known: Journal.load catches ValueError, not the RecursionError json.loads raises "
-    "on deep nesting; patch in the issue-10 report. Remove this marker once applied.",
-)
 def test_deeply_nested_journal_line_is_set_aside_not_fatal(tmp_path: Path) -> None:
     good = _good_lines()
     path = tmp_path / "j.jsonl"

@@ -101,7 +101,7 @@ class StdioTransport:
                 continue
             try:
                 message = json.loads(line)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:
                 log.warning("unparsable frame (%d bytes): %s", len(line), exc)
                 await self._answer(_error(None, PARSE_ERROR, "Parse error", {"details": str(exc)}))
                 continue

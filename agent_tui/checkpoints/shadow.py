@@ -28,6 +28,11 @@ from pathlib import Path
 from agent_tui.paths import private_dir
 
 GIT_TIMEOUT = 60.0
+# git has no business with the agent's credentials (same list as tools/bash.py).
+_HIDDEN_ENV = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
+# The shadow repository lives under $AGENT_TUI_HOME: folders 0700, files 0600 (0400
+# for git's read-only objects), whatever the user's umask.
+_UMASK = 0o077
 IDENTITY = ("agent-tui", "agent-tui@localhost")
 
 # Highest-precedence attributes: store bytes exactly as they are on disk.
@@ -93,7 +98,9 @@ def _split0(out: bytes) -> list[str]:
 
 def user_excludes_file(git: str, timeout: float = 10.0) -> str | None:
     """The user's own ``core.excludesFile`` (the shadow does not read global config)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("GIT_") and k not in _HIDDEN_ENV
+    }
     try:
         done = subprocess.run(
             [git, "config", "--global", "--path", "--get", "core.excludesFile"],
@@ -130,7 +137,10 @@ class ShadowRepo:
     # -- running git -----------------------------------------------------------------
 
     def _env(self, work_tree: Path | None = None, index: Path | None = None) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env = {
+            k: v for k, v in os.environ.items()
+            if not k.startswith("GIT_") and k not in _HIDDEN_ENV
+        }
         name, email = IDENTITY
         env.update(
             GIT_DIR=str(self.git_dir),
@@ -171,6 +181,7 @@ class ShadowRepo:
                 stdin=None if input is not None else subprocess.DEVNULL,
                 capture_output=True,
                 timeout=self.timeout,
+                umask=_UMASK,
             )
         except subprocess.TimeoutExpired:
             raise ShadowError(f"git {args[0]} took longer than {self.timeout:g} s") from None
@@ -207,6 +218,7 @@ class ShadowRepo:
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=self.timeout,
+                umask=_UMASK,
             )
         except (OSError, subprocess.SubprocessError) as exc:
             raise ShadowError(f"could not create the shadow repository: {exc}") from None

@@ -123,6 +123,24 @@ class ToolResultRecord(_Record):
     denied_by: Literal["user", "policy"] | None = None
 
 
+class PermissionRecord(_Record):
+    """A permission decision about one tool call: who decided, and by which rule.
+
+    The policy's ruling comes first (``decided_by`` ``rule``, ``mode``, ``session``
+    or ``policy``; ``verdict`` ``ask`` when it asked the user); the user's answer
+    follows as a second record (``decided_by`` ``user``).
+    """
+
+    kind: Literal["permission"] = "permission"
+    turn_id: str
+    tool_use_id: str
+    verdict: Literal["allow", "deny", "ask"]
+    decided_by: Literal["rule", "mode", "session", "policy", "user"]
+    rule: str | None = None  # e.g. "deny:bash(rm:*)", "mode:accept-edits", "session:bash(ls)"
+    reason: str = ""  # the policy's reason, or the note the user gave with a denial
+    decision: str | None = None  # the user's answer: allow_once | allow_session | deny
+
+
 class SteerRecord(_Record):
     kind: Literal["steer"] = "steer"
     id: str
@@ -190,6 +208,7 @@ Record = Annotated[
         ToolIntentRecord,
         ToolStateRecord,
         ToolResultRecord,
+        PermissionRecord,
         SteerRecord,
         TurnEndedRecord,
         CheckpointRecord,
@@ -227,7 +246,7 @@ class Journal:
                     continue
                 try:
                     record = RECORD_ADAPTER.validate_python(json.loads(line))
-                except (ValueError, ValidationError):
+                except (ValueError, ValidationError, RecursionError):  # nested too deep
                     journal.set_aside.append(line.rstrip("\n"))
                     continue
                 journal._records.append(record)

@@ -33,6 +33,16 @@ class Ruling(BaseModel):
     reason: str = ""
 
 
+def decided_by(rule: str | None) -> str:
+    """Who decided, read from a ruling's ``rule`` (``deny:bash(rm:*)`` -> ``rule``)."""
+    prefix = (rule or "").partition(":")[0]
+    if prefix in ("allow", "ask", "deny"):
+        return "rule"
+    if prefix in ("session", "mode"):
+        return prefix
+    return "policy"
+
+
 class PermissionPolicy(Protocol):
     def check(self, tool: Tool, args: BaseModel) -> Ruling: ...
 

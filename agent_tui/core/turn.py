@@ -45,6 +45,7 @@ from agent_tui.core.journal import (
     Journal,
     JournalWriteError,
     ModelRequestRecord,
+    PermissionRecord,
     RetryRecord,
     SteerRecord,
     ToolIntentRecord,
@@ -53,7 +54,7 @@ from agent_tui.core.journal import (
     TurnEndedRecord,
     UserMessageRecord,
 )
-from agent_tui.core.permission import Decision, PermissionPolicy, Verdict
+from agent_tui.core.permission import Decision, PermissionPolicy, Verdict, decided_by
 from agent_tui.core.queue import MessageQueue
 from agent_tui.core.state import (
     SideEffects,
@@ -85,6 +86,8 @@ class AgentConfig:
     # Phase 2 of a cancel: how long a running tool may take to stop and report
     # (a command that ignores SIGTERM needs its grace, the KILL and a pipe drain).
     cleanup_budget: float = 6.0
+    # Extra environment for the commands tools run (the settings files' ``env``).
+    env: dict[str, str] = field(default_factory=dict)
     # How many levels of sub-agents may be started under the main agent.
     max_subagent_depth: int = 1
 
@@ -361,7 +364,7 @@ class Turn:
         """All arguments have arrived: parse and validate them, then queue the call."""
         try:
             raw = json.loads(call.input_json) if call.input_json.strip() else {}
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return  # stays incomplete; _settle_calls drops it
         if not isinstance(raw, dict):
             return
@@ -480,6 +483,10 @@ class Turn:
             return
         tool, args = call.tool, call.args
         ruling = self.deps.policy.check(tool, args)
+        self._record(PermissionRecord(
+            turn_id=self.id, tool_use_id=call.id, verdict=ruling.verdict.value,
+            decided_by=decided_by(ruling.rule), rule=ruling.rule, reason=ruling.reason,
+        ))
         if ruling.verdict is Verdict.DENY:
             self._finish_unstarted(call, ToolState.DENIED, note=ruling.reason, denied_by="policy")
             return
@@ -500,6 +507,12 @@ class Turn:
             except Cancelled:
                 self._finish_unstarted(call, ToolState.CANCELLED_BEFORE_START)
                 return
+            self._record(PermissionRecord(
+                turn_id=self.id, tool_use_id=call.id,
+                verdict="deny" if decision.decision is Decision.DENY else "allow",
+                decided_by="user", rule=ruling.rule, reason=decision.note,
+                decision=decision.decision.value,
+            ))
             if decision.decision is Decision.DENY:
                 self._finish_unstarted(call, ToolState.DENIED, note=decision.note, denied_by="user")
                 return
@@ -543,6 +556,7 @@ class Turn:
             workspace=self.deps.config.workspace,
             tool_use_id=call.id,
             operation_id=op_id,
+            env=dict(self.deps.config.env),
             emit_output=lambda text: self._emit(
                 ToolOutput(turn_id=self.id, tool_use_id=call.id, text=text)
             ),

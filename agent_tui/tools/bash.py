@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from agent_tui.cancel import CancelReason
 from agent_tui.core.state import SideEffects, ToolState
@@ -46,6 +46,13 @@ class BashInput(BaseModel):
         description="Start it in the background and return at once with a shell id; "
         "read its output with bash_output, stop it with kill_shell",
     )
+
+    @field_validator("command")
+    @classmethod
+    def _no_nul(cls, value: str) -> str:
+        if "\0" in value:
+            raise ValueError("a command cannot contain a NUL character")
+        return value
 
 
 def command_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
