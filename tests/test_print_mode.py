@@ -175,7 +175,7 @@ def test_bad_cwd_and_bad_script_get_a_clear_message(tmp_path):
         AGENT + ["-p", "hi", "--provider", "scripted", "--script", str(bad), "--cwd", str(tmp_path)],
         env=env_for(tmp_path), capture_output=True, text=True, timeout=60,
     )
-    assert out.returncode == 1 and "invalid script" in out.stderr and str(bad) in out.stderr
+    assert out.returncode == 1 and f"invalid script {bad}:1:2" in out.stderr
 
 
 def _mcp_project(tmp_path: Path) -> Path:

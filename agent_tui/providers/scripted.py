@@ -64,7 +64,14 @@ def load_script(path: Path | None = None) -> Script:
         except OSError as exc:
             raise ScriptError(f"cannot read script {where}: {exc.strerror or exc}") from None
     try:
-        script = Script.model_validate_json(raw)
+        data = json.loads(raw)
+    except ValueError as exc:
+        line = f":{exc.lineno}:{exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise ScriptError(f"invalid script {where}{line}: {getattr(exc, 'msg', exc)}") from None
+    except RecursionError:
+        raise ScriptError(f"invalid script {where}: nested too deeply") from None
+    try:
+        script = Script.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"])
