@@ -197,22 +197,14 @@ class Session:
         if isinstance(op, (UserMessage, FollowUp, SendNow)) and self._rewind_task is not None:
             self._held.append(op)  # starts once the rewind is done
             return
-        if isinstance(op, UserMessage):
+        if isinstance(op, (UserMessage, SendNow, FollowUp)):
             if self._turn is None:
                 self._start_turn(op.text)
-            else:
-                self._enqueue(SteerKind.STEER, op.text)
-        elif isinstance(op, SendNow):
-            if self._turn is None:
-                self._start_turn(op.text)
-            else:
-                self._enqueue(SteerKind.STEER, op.text)
+                return
+            kind = SteerKind.FOLLOW_UP if isinstance(op, FollowUp) else SteerKind.STEER
+            self._enqueue(kind, op.text)
+            if isinstance(op, SendNow):
                 self._turn.send_to_background()
-        elif isinstance(op, FollowUp):
-            if self._turn is None:
-                self._start_turn(op.text)
-            else:
-                self._enqueue(SteerKind.FOLLOW_UP, op.text)
         elif isinstance(op, Interrupt):
             if self._turn is not None:
                 self._turn.scope.cancel(CancelReason.USER_INTERRUPT)
@@ -240,6 +232,8 @@ class Session:
             if self._turn is not None:
                 self._emit(Notice(level=NoticeLevel.WARNING,
                                   text="a turn is running: stop it (Esc) before rewinding"))
+            elif self._rewind_task is not None:
+                self._emit(Notice(level=NoticeLevel.WARNING, text="a rewind is already running"))
             else:
                 self._rewinding(self._answer(self.rewinder.rewind(op)))
 
