@@ -9,6 +9,10 @@ Quitting submits ``Shutdown`` and waits (bounded) for the core to end what runs.
 Screens on top of the main one: the permission prompt, the rewind menu (Esc Esc),
 the background jobs (Ctrl+B), the help (F1) and the command palette (Ctrl+P), where
 the themes can be switched as well as with ``--theme``.
+
+The first frame waits for none of the core's event models (pydantic), Markdown or the
+screens: events are told apart by their ``type`` tag, ops and screens are imported
+where they are made, and the rest is preloaded on a thread once the frame is drawn.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import time
 from collections.abc import Callable
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 from textual import work
@@ -31,48 +35,42 @@ from textual.theme import Theme
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
-from agent_tui.core.events import (
-    BackgroundJobChanged,
-    Event,
-    FollowUp,
-    Notice,
-    NoticeLevel,
-    Op,
-    PermissionRequested,
-    RestoreWhat,
-    RetryScheduled,
-    Rewound,
-    RewindPlanned,
-    RewindPoints,
-    SendNow,
-    SessionClosed,
-    Shutdown,
-    SteerState,
-    SteerStatus,
-    TextDelta,
-    ToolOutput,
-    ToolStateChanged,
-    TurnEnded,
-    TurnStarted,
-    TurnStateChanged,
-    UserMessage,
-)
 from agent_tui.core.state import ToolState, TurnState
 from agent_tui.ui.bridge import CoreEventsReady, EventInbox
+from agent_tui.ui.jobs import Jobs
 from agent_tui.ui.keys import APP_BINDINGS, CTRL_C_WINDOW, DOUBLE_ESC_WINDOW, DoublePress
 from agent_tui.ui.safe_text import clean, first_line
-from agent_tui.ui.screens.background import BackgroundScreen, Jobs
-from agent_tui.ui.screens.help import HelpScreen
-from agent_tui.ui.screens.permission import PermissionScreen
-from agent_tui.ui.screens.rewind import RewindScreen, default_format_time
 from agent_tui.ui.states import TURN_LOOKS, role_style
+from agent_tui.ui.times import default_format_time
 from agent_tui.ui.widgets.prompt_input import PromptInput
 from agent_tui.ui.widgets.queue_pane import QueuePane
 from agent_tui.ui.widgets.status_line import StatusLine
 from agent_tui.ui.widgets.tools_pane import ToolsPane
 from agent_tui.ui.widgets.transcript import Transcript
 
-FLUSH_INTERVAL = 0.05  # seconds between renders of streamed text and tool output
+if TYPE_CHECKING:
+    # Only for annotations: the first frame must not wait for the core's event models
+    # (pydantic); they are imported where ops are built, after the first frame.
+    from agent_tui.core.events import (
+        BackgroundJobChanged,
+        Event,
+        Op,
+        PermissionRequested,
+        Rewound,
+        SteerState,
+        ToolStateChanged,
+        TurnEnded,
+    )
+    from agent_tui.ui.screens.background import BackgroundScreen
+    from agent_tui.ui.screens.permission import PermissionScreen
+    from agent_tui.ui.screens.rewind import RewindScreen
+
+# Seconds between renders of streamed text and tool output. Textual draws at most 60
+# frames a second, so a keystroke that follows a frame within 1/60 s waits for the
+# next slot; a stream render costs one or two frames (a layout, then the follow-up
+# of the sizes it changed). At 10 renders a second most keystrokes find a free slot
+# (at 20, most did not: typing lagged 3-10x while a model streamed).
+FLUSH_INTERVAL = 0.1
 SHUTDOWN_TIMEOUT = 15.0  # how long quitting waits for the core to end what runs
 
 WELCOME = (
@@ -217,8 +215,15 @@ class AgentApp(App[int]):
         self.set_interval(FLUSH_INTERVAL, self.flush)
         self.set_interval(1.0, self.status.tick)  # the retry countdown
         # The session is built on the core's thread: building it may import the model
-        # SDK (about a second), and the first frame must not wait for that.
+        # SDK and MCP (about a second), and the first frame must not wait for that,
+        # nor share the interpreter with those imports while it is drawn.
+        self.call_after_refresh(self._start_core)
+
+    def _start_core(self) -> None:
         self.core_worker = self._run_core()
+        # What the first frame did without (Markdown, the screens) is imported off the
+        # UI's thread now, so that the first answer or prompt does not wait for it.
+        threading.Thread(target=_preload, name="agent-tui-preload", daemon=True).start()
 
     # -- the core's thread ----------------------------------------------------------
 
@@ -283,17 +288,20 @@ class AgentApp(App[int]):
             self.events_handled = self.inbox.drained
 
     def handle_event(self, event: Event) -> None:
-        if isinstance(event, TextDelta):
+        # Dispatched on the event's ``type`` tag, not its class: the UI then needs the
+        # core's event models only where it builds ops (see the module docstring).
+        kind = event.type
+        if kind == "text_delta":
             self.status.clear_retry()
             if event.parent_tool_use_id is None:  # sub-agent text stays in its task
                 self.transcript.append_text(event.text)
-        elif isinstance(event, ToolOutput):
+        elif kind == "tool_output":
             self.tools_pane.tool_output(event.tool_use_id, event.text)
             self.transcript.tool_output(event.tool_use_id, event.text)
-        elif isinstance(event, ToolStateChanged):
+        elif kind == "tool_state":
             self.status.clear_retry()
             self._on_tool_state(event)
-        elif isinstance(event, TurnStarted):
+        elif kind == "turn_started":
             self.turn_id = event.turn_id
             self.turn_state = TurnState.RUNNING
             self.tools_pane.clear()
@@ -301,35 +309,35 @@ class AgentApp(App[int]):
             self.status.set_turn(TurnState.RUNNING)
             self.status.clear_retry()
             self.status.clear_notice()
-        elif isinstance(event, TurnStateChanged):
+        elif kind == "turn_state":
             self.turn_state = event.state
             self.status.set_turn(event.state, event.detail)
-        elif isinstance(event, TurnEnded):
+        elif kind == "turn_ended":
             self._on_turn_ended(event)
-        elif isinstance(event, PermissionRequested):
+        elif kind == "permission_requested":
             self._permission_queue.append(event)
             self._show_next_permission()
-        elif isinstance(event, SteerState):
+        elif kind == "steer_state":
             self._on_steer(event)
-        elif isinstance(event, RetryScheduled):
+        elif kind == "retry_scheduled":
             # ``attempt`` counts retries; the request about to be tried is one more.
             self.status.set_retry(event.attempt + 1, event.delay, clean(event.reason))
-        elif isinstance(event, Notice):
+        elif kind == "notice":
             self.status.set_notice(event.level, event.text)
-        elif isinstance(event, RewindPoints):
+        elif kind == "rewind_points":
             if self._rewind_screen is not None:
                 self._rewind_screen.show_points(event)
-        elif isinstance(event, RewindPlanned):
+        elif kind == "rewind_plan":
             if self._rewind_screen is not None:
                 self._rewind_screen.show_plan(event)
-        elif isinstance(event, Rewound):
+        elif kind == "rewound":
             self._on_rewound(event)
-        elif isinstance(event, BackgroundJobChanged):
+        elif kind == "background_job":
             self.jobs.update(event)
             self.status.set_background(self.jobs.running)
             if self._background_screen is not None:
                 self._background_screen.refresh_jobs()
-        elif isinstance(event, SessionClosed):
+        elif kind == "session_closed":
             self.session_closed = True
 
     def _on_tool_state(self, event: ToolStateChanged) -> None:
@@ -365,6 +373,7 @@ class AgentApp(App[int]):
         detail = self.status.detail if self.status.state == event.status else ""
         detail = event.detail or detail
         self.status.set_turn(event.status, detail)
+        self.transcript.end_text()
         if event.status != "completed":
             look = TURN_LOOKS[TurnState(event.status)]
             line = Text()
@@ -376,11 +385,11 @@ class AgentApp(App[int]):
 
     def _on_steer(self, event: SteerState) -> None:
         self.queue_pane.steer_state(event.id, event.kind, event.state, event.text)
-        if event.state is SteerStatus.APPLIED and self.turn_state in (TurnState.RUNNING, TurnState.CANCELLING):
+        if event.state == "applied" and self.turn_state in (TurnState.RUNNING, TurnState.CANCELLING):
             # Injected into the running turn (a steer that starts a new turn shows
             # as that turn's user message instead).
             self.transcript.add_user(event.text, label="steer ›")
-        elif event.state is SteerStatus.RETURNED:
+        elif event.state == "returned":
             self.prompt.put_back(event.text)
             self.status.set_notice("info", "the turn was interrupted: queued messages are back in the input")
 
@@ -392,6 +401,8 @@ class AgentApp(App[int]):
             return
         if self._rewind_screen is not None or self._start_failed:
             return
+        from agent_tui.ui.screens.rewind import RewindScreen
+
         screen = RewindScreen(self.submit, self.format_time)
         self._rewind_screen = screen
 
@@ -404,8 +415,9 @@ class AgentApp(App[int]):
         self.push_screen(screen, closed)
 
     def _on_rewound(self, event: Rewound) -> None:
-        conversation = event.restore is not RestoreWhat.CODE
-        code = event.restore is not RestoreWhat.CONVERSATION
+        # RestoreWhat values (a StrEnum of the core's): both, conversation, code.
+        conversation = event.restore != "code"
+        code = event.restore != "conversation"
         label = first_line(event.text, 80)
         marked = conversation and self.transcript.mark_rewound(event.checkpoint_id)
         if conversation:
@@ -414,9 +426,9 @@ class AgentApp(App[int]):
         variables = self.theme_variables
         muted = role_style(variables, "text-muted")
         what = {
-            RestoreWhat.BOTH: "code and conversation",
-            RestoreWhat.CONVERSATION: "conversation only (files unchanged)",
-            RestoreWhat.CODE: "code only (conversation unchanged)",
+            "both": "code and conversation",
+            "conversation": "conversation only (files unchanged)",
+            "code": "code only (conversation unchanged)",
         }[event.restore]
         body = Text()
         body.append("restored: ", style="bold")
@@ -461,6 +473,8 @@ class AgentApp(App[int]):
     def action_background_jobs(self) -> None:
         if self._background_screen is not None:
             return
+        from agent_tui.ui.screens.background import BackgroundScreen
+
         screen = BackgroundScreen(self.jobs, self.submit)
         self._background_screen = screen
 
@@ -521,6 +535,8 @@ class AgentApp(App[int]):
         if self._permission_screen is not None or not self._permission_queue:
             return
         request = self._permission_queue.pop(0)
+        from agent_tui.ui.screens.permission import PermissionScreen
+
         screen = PermissionScreen(request, self.submit)
         self._permission_screen = screen
 
@@ -555,6 +571,8 @@ class AgentApp(App[int]):
         return self.turn_state in (TurnState.RUNNING, TurnState.CANCELLING)
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        from agent_tui.core.events import FollowUp, SendNow, UserMessage
+
         if event.send_now:
             self.submit(SendNow(text=event.text))
         elif event.follow_up:
@@ -591,6 +609,8 @@ class AgentApp(App[int]):
             self.status.set_hint("")
 
     def action_help(self) -> None:
+        from agent_tui.ui.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
@@ -601,6 +621,8 @@ class AgentApp(App[int]):
     async def shutdown_core(self) -> None:
         """Ask the core to stop (ending what runs) and wait for it, bounded."""
         if not self._shutting_down:
+            from agent_tui.core.events import Shutdown
+
             self._shutting_down = True
             self._send(Shutdown())
             try:
@@ -621,6 +643,18 @@ class AgentApp(App[int]):
     async def on_unmount(self) -> None:
         # Every way out (ctrl+q, an exception, a test leaving run_test) stops the core.
         await self.shutdown_core()
+
+
+def _preload() -> None:
+    try:
+        import rich.markdown  # noqa: F401
+
+        import agent_tui.ui.screens.background  # noqa: F401
+        import agent_tui.ui.screens.help  # noqa: F401
+        import agent_tui.ui.screens.permission  # noqa: F401
+        import agent_tui.ui.screens.rewind  # noqa: F401
+    except Exception:
+        pass  # imported again where needed, and any error is reported there
 
 
 def run_tui(

@@ -12,9 +12,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
-from agent_tui.core.events import Event, TextDelta, ToolOutput
+if TYPE_CHECKING:
+    from agent_tui.core.events import Event
 
 
 class CoreEventsReady(Message):
@@ -50,23 +53,34 @@ class EventInbox:
 
 
 def coalesce(events: list[Event]) -> list[Event]:
-    """Merge runs of text deltas (same turn and parent) and of tool output (same call)."""
+    """Merge runs of text deltas (same turn and parent) and of tool output (same call).
+
+    Events are told apart by their ``type`` tag (the UI does not import the core's
+    models before its first frame); a run's texts are joined once, at its end.
+    """
     out: list[Event] = []
+    run: list[str] = []  # the texts of the run that ends with out[-1]
+
+    def close_run() -> None:
+        if len(run) > 1:
+            out[-1] = out[-1].model_copy(update={"text": "".join(run)})
+        run.clear()
+
     for event in events:
         last = out[-1] if out else None
-        if (
-            isinstance(event, TextDelta)
-            and isinstance(last, TextDelta)
-            and last.turn_id == event.turn_id
-            and last.parent_tool_use_id == event.parent_tool_use_id
+        kind = event.type
+        if last is not None and kind == last.type and (
+            (kind == "text_delta" and last.turn_id == event.turn_id
+             and last.parent_tool_use_id == event.parent_tool_use_id)
+            or (kind == "tool_output" and last.tool_use_id == event.tool_use_id)
         ):
-            out[-1] = last.model_copy(update={"text": last.text + event.text})
-        elif (
-            isinstance(event, ToolOutput)
-            and isinstance(last, ToolOutput)
-            and last.tool_use_id == event.tool_use_id
-        ):
-            out[-1] = last.model_copy(update={"text": last.text + event.text})
-        else:
-            out.append(event)
+            run.append(event.text)
+            continue
+        if run:
+            close_run()
+        out.append(event)
+        if kind in ("text_delta", "tool_output"):
+            run.append(event.text)
+    if run:
+        close_run()
     return out

@@ -6,7 +6,6 @@ The app keeps the jobs (from ``background_job`` events) and refreshes this scree
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,6 +16,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_tui.core.events import BackgroundJobChanged, Op, StopBackground
+from agent_tui.ui.jobs import Jobs
 from agent_tui.ui.safe_text import clean, first_line
 from agent_tui.ui.states import Look, role_style
 
@@ -33,28 +33,6 @@ JOB_LOOKS: dict[str, Look] = {
 
 def job_look(state: str) -> Look:
     return JOB_LOOKS.get(state) or Look("·", clean(state), "text")
-
-
-@dataclass
-class Jobs:
-    """Every background job seen in this session, in the order they started."""
-
-    jobs: dict[str, BackgroundJobChanged] = field(default_factory=dict)
-    stopping: set[str] = field(default_factory=set)  # asked to stop, not ended yet
-
-    def update(self, event: BackgroundJobChanged) -> None:
-        self.jobs[event.id] = event
-        if event.state != "running":
-            self.stopping.discard(event.id)
-
-    @property
-    def running(self) -> int:
-        return sum(1 for job in self.jobs.values() if job.state == "running")
-
-    def state_of(self, job: BackgroundJobChanged) -> str:
-        if job.state == "running" and job.id in self.stopping:
-            return "stopping"
-        return job.state
 
 
 class BackgroundScreen(ModalScreen[None]):

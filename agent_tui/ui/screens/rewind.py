@@ -17,7 +17,6 @@ answers here and renders ``rewound`` itself.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from rich.text import Text
@@ -41,15 +40,7 @@ from agent_tui.core.events import (
 )
 from agent_tui.ui.safe_text import clean, first_line
 from agent_tui.ui.states import role_style
-
-
-def default_format_time(epoch: float) -> str:
-    """Local time: "14:03" today, "Mar 02 14:03" on another day."""
-    then = time.localtime(epoch)
-    now = time.localtime()
-    if then[:3] == now[:3]:
-        return time.strftime("%H:%M", then)
-    return time.strftime("%b %d %H:%M", then)
+from agent_tui.ui.times import default_format_time
 
 
 # What the rewind does to a file (FileChangeInfo.kind) in words.

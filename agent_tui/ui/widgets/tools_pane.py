@@ -18,6 +18,9 @@ from agent_tui.ui.safe_text import clean, first_line, one_line, short_summary
 from agent_tui.ui.states import role_style, tool_look
 
 
+OUTPUT_LOOKBACK = 4096  # characters of a batch of output searched for its last line
+
+
 @dataclass
 class ToolRow:
     tool_use_id: str
@@ -32,7 +35,9 @@ class ToolRow:
     parent: str | None = None
 
     def add_output(self, text: str) -> None:
-        line = one_line(text)
+        # Only the end can hold the last line: a flood of output arrives in batches of
+        # megabytes, and cleaning all of it on the UI thread would stall the screen.
+        line = one_line(text[-OUTPUT_LOOKBACK:])
         if line:
             self.last_line = line
 
@@ -68,6 +73,7 @@ class ToolsPane(VerticalScroll):
         self.rows: dict[str, ToolRow] = {}
         self._body = Static("")
         self._dirty = False
+        self._shown: Text | None = None
 
     def compose(self):
         yield self._body
@@ -119,10 +125,18 @@ class ToolsPane(VerticalScroll):
         if not self._dirty:
             return
         self._dirty = False
-        self._body.update(self.render_rows())
+        rows, shown = self.render_rows(), self._shown
+        if shown is None or rows.plain != shown.plain or rows.spans != shown.spans:
+            # Lines do not wrap: the same number of lines is the same height, and a
+            # repaint is enough (a layout costs this screen a frame or two more).
+            same_height = shown is not None and rows.plain.count("\n") == shown.plain.count("\n")
+            self._body.update(rows, layout=not same_height)
+            self._shown = rows
         live = sum(1 for r in self.rows.values() if r.state not in TERMINAL_TOOL_STATES)
         total = len(self.rows)
-        self.border_title = f"tool calls: {total}" + (f", {live} not finished" if live else "")
+        title = f"tool calls: {total}" + (f", {live} not finished" if live else "")
+        if title != self.border_title:
+            self.border_title = title
 
     def render_rows(self) -> Text:
         variables = self.app.theme_variables
