@@ -14,6 +14,8 @@ import uuid
 
 import psutil
 
+from tests.trees.procs import procs_with  # one definition of "our marked processes"
+
 TREES = ("term_exits", "term_ignored", "setsid_escape")
 
 
@@ -43,18 +45,6 @@ def tree_command(kind: str, marker: str) -> tuple[str, int]:
             3,
         )
     raise ValueError(kind)
-
-
-def procs_with(marker: str) -> list[psutil.Process]:
-    """Live (non-zombie) processes whose command line mentions ``marker``."""
-    found = []
-    for proc in psutil.process_iter(["cmdline", "status"]):
-        info = proc.info
-        if info["status"] == psutil.STATUS_ZOMBIE or not info["cmdline"]:
-            continue
-        if any(marker in part for part in info["cmdline"]):
-            found.append(proc)
-    return found
 
 
 def wait_for_procs(marker: str, count: int, timeout: float = 5.0) -> list[psutil.Process]:

@@ -50,6 +50,17 @@ def wait_until(pred, timeout: float = 15.0) -> bool:
     return False
 
 
+def run_command_in_print_mode(fake_api, tmp_path: Path, command: str) -> subprocess.Popen:
+    """The real agent in stream-json print mode, asked by the model to run ``command``."""
+    fake_api.enqueue(Reply.tool_use("bash", {"command": command}))
+    return subprocess.Popen(
+        AGENT + ["-p", "run it", "--output-format", "stream-json", "--permission-mode", "auto",
+                 "--cwd", str(tmp_path)],
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
 def test_scripted_stream_json_events_and_exit_zero(tmp_path):
     out = subprocess.run(
         AGENT + ["-p", "list files", "--output-format", "stream-json", "--permission-mode", "auto",
@@ -108,13 +119,7 @@ def test_failed_request_exits_one_with_a_clear_message(fake_api, tmp_path):
 def test_sigint_interrupts_a_process_tree_and_exits_130(fake_api, tmp_path):
     marker = f"agent-tui-test-{uuid.uuid4().hex}"
     command = f"bash -c 'sleep 300; : {marker}' & bash -c 'sleep 300; : {marker}'; wait"
-    fake_api.enqueue(Reply.tool_use("bash", {"command": command}, id="toolu_tree"))
-    proc = subprocess.Popen(
-        AGENT + ["-p", "run it", "--output-format", "stream-json", "--permission-mode", "auto",
-                 "--cwd", str(tmp_path)],
-        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    proc = run_command_in_print_mode(fake_api, tmp_path, command)
     try:
         assert wait_until(lambda: len(marked(marker)) >= 2), "the tree never started"
         proc.send_signal(signal.SIGINT)
@@ -233,13 +238,7 @@ def test_second_sigint_exits_at_once_and_still_leaves_nothing_running(fake_api, 
     marker = f"agent-tui-test-{uuid.uuid4().hex}"
     # Ignores TERM: the first SIGINT's cleanup would wait out the grace.
     command = f"trap '' TERM; bash -c \"trap '' TERM; sleep 300; : {marker}\"; : {marker}"
-    fake_api.enqueue(Reply.tool_use("bash", {"command": command}, id="toolu_stubborn"))
-    proc = subprocess.Popen(
-        AGENT + ["-p", "run it", "--output-format", "stream-json", "--permission-mode", "auto",
-                 "--cwd", str(tmp_path)],
-        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    proc = run_command_in_print_mode(fake_api, tmp_path, command)
     try:
         assert wait_until(lambda: len(marked(marker)) >= 2), "the tree never started"
         proc.send_signal(signal.SIGINT)
