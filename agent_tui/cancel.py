@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Awaitable, Callable
+from contextlib import asynccontextmanager
 from enum import StrEnum
 from typing import AsyncIterator, TypeVar
 
@@ -218,11 +218,3 @@ def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable[[], None]) -> None:
     except RuntimeError:
         pass  # the loop is closed: nobody is waiting any more
 
-
-@contextmanager
-def detached(scope: CancelScope) -> Iterator[CancelScope]:
-    """Use a scope for a block and detach it from its parent afterwards."""
-    try:
-        yield scope
-    finally:
-        scope.detach()

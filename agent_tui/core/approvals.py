@@ -32,7 +32,3 @@ class Approvals:
             return False
         fut.set_result(decision)
         return True
-
-    @property
-    def waiting(self) -> list[str]:
-        return list(self._pending)

@@ -48,7 +48,3 @@ class MessageQueue:
         self._steers.clear()
         self._follow_ups.clear()
         return items
-
-    @property
-    def has_steers(self) -> bool:
-        return bool(self._steers)

@@ -70,7 +70,6 @@ _TOOL: dict[ToolState, frozenset[ToolState]] = {
 }
 
 TERMINAL_TOOL_STATES = frozenset(s for s, nxt in _TOOL.items() if not nxt)
-TERMINAL_TURN_STATES = frozenset(s for s, nxt in _TURN.items() if not nxt)
 
 
 def advance_turn(current: TurnState, new: TurnState) -> TurnState:

@@ -157,6 +157,3 @@ class ToolSet:
 
     def specs(self) -> list[dict[str, Any]]:
         return [tool.spec() for tool in self._tools.values()]
-
-    def tools(self) -> list[Tool]:
-        return list(self._tools.values())
