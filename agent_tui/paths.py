@@ -36,6 +36,18 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+def folder_bytes(folder: Path) -> int:
+    """Bytes the files under ``folder`` take (links not followed; vanished files skipped)."""
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
 def user_config_dir(environ: Mapping[str, str] | None = None) -> Path:
     """``$XDG_CONFIG_HOME/agent-tui``, else ``~/.config/agent-tui``."""
     xdg = (os.environ if environ is None else environ).get("XDG_CONFIG_HOME")

@@ -53,7 +53,7 @@ from agent_tui.checkpoints.shadow import (
     user_excludes_file,
 )
 from agent_tui.checkpoints.store import BlobMissing, BlobStore
-from agent_tui.paths import private_dir
+from agent_tui.paths import folder_bytes, private_dir
 
 DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
 DEFAULT_MAX_FILES = 20_000
@@ -306,14 +306,7 @@ class Checkpoints:
 
     def usage_bytes(self) -> int:
         """Bytes the checkpoints take on disk (snapshots, pre-images, records)."""
-        total = 0
-        for folder, _dirs, files in os.walk(self.state_dir):
-            for name in files:
-                try:
-                    total += os.lstat(os.path.join(folder, name)).st_size
-                except OSError:
-                    pass
-        return total
+        return folder_bytes(self.state_dir)
 
     # -- taking ----------------------------------------------------------------------------
 

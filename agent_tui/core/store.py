@@ -7,7 +7,6 @@ latest one for a workspace (``--continue``) and opens one by id (``--resume``).
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import time
 from pathlib import Path
@@ -20,6 +19,7 @@ from agent_tui.core.journal import (
     TurnEndedRecord,
     UserMessageRecord,
 )
+from agent_tui.paths import folder_bytes
 
 JOURNAL_NAME = "journal.jsonl"
 
@@ -72,17 +72,6 @@ class SessionStore:
         return _summarise(session_id, path)
 
 
-def _folder_bytes(folder: Path) -> int:
-    total = 0
-    for root, _dirs, files in os.walk(folder):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(root, name)).st_size
-            except OSError:
-                pass
-    return total
-
-
 def _size(n: int) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
@@ -94,7 +83,7 @@ def _size(n: int) -> str:
 def _summarise(session_id: str, path: Path) -> SessionInfo:
     info = SessionInfo(
         id=session_id, path=path, updated=path.stat().st_mtime,
-        bytes_used=_folder_bytes(path.parent),
+        bytes_used=folder_bytes(path.parent),
     )
     try:
         journal = Journal.load(path)
