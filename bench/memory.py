@@ -155,7 +155,7 @@ async def measure_scenario(
                 while app.events_handled < total:
                     await asyncio.sleep(0.01)
                 app.flush()
-                info["transcript_widgets"] = len(app.transcript.children)
+                info["transcript_blocks"] = len(app.transcript.blocks)
             await _settle(app, 0.1)
         info["seconds"] = round(time.monotonic() - t0, 2)
         info["last_turn_status"] = app.last_turn_status

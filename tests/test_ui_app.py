@@ -24,7 +24,7 @@ from agent_tui.core.state import ToolState  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.screens.help import HelpScreen  # noqa: E402
 from agent_tui.ui.screens.permission import PermissionScreen  # noqa: E402
-from agent_tui.ui.widgets.transcript import UserEntry  # noqa: E402
+from agent_tui.ui.widgets.transcript_blocks import TextBlock, UserBlock  # noqa: E402
 from tests.snapshot_tests import scenarios  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, real_factory, settle, wait_until  # noqa: E402
 
@@ -67,12 +67,12 @@ async def test_esc_during_the_stream_cancels_the_turn() -> None:
         await _type(pilot, "long")
         await pilot.press("enter")
         await wait_until(
-            pilot, lambda: app.transcript._text is not None and app.transcript._text.text, what="text"
+            pilot, lambda: app.transcript.text_block is not None and app.transcript.text_block.text, what="text"
         )
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.last_turn_status == "cancelled", what="turn cancelled")
         app.flush()
-        streamed = app.transcript.query("AssistantEntry").last().text
+        streamed = list(app.transcript.blocks_of(TextBlock))[-1].text
         assert 0 < len(streamed) < len("This is a long answer that streams slowly. " * 20)
 
 
@@ -161,7 +161,7 @@ async def test_enter_while_running_queues_a_steer_that_is_then_applied() -> None
             what="applied",
         )
         await wait_until(pilot, lambda: app.last_turn_status == "completed", what="turn end")
-        steers = [e for e in app.transcript.query(UserEntry) if e.has_class("-steer")]
+        steers = [e for e in app.transcript.blocks_of(UserBlock) if e.is_steer]
         assert len(steers) == 1
 
 
@@ -311,7 +311,7 @@ async def test_a_flood_of_deltas_arrives_whole() -> None:
     app = AgentApp(make, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, len(events))
-        assert app.transcript.query("AssistantEntry").last().text == "x" * 20000
+        assert list(app.transcript.blocks_of(TextBlock))[-1].text == "x" * 20000
 
 
 async def test_a_session_that_cannot_start_is_reported_not_crashed() -> None:

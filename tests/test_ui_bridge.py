@@ -27,21 +27,26 @@ def test_neighbouring_deltas_merge_and_order_is_kept() -> None:
     assert out[0].text == "ab" and out[1].text == "1\n2\n" and out[4].text == "c"
 
 
-def test_a_flood_from_another_thread_nudges_once_per_batch() -> None:
+def test_deltas_wait_for_the_flush_and_other_events_nudge_once_per_batch() -> None:
     nudges: list[int] = []
     inbox = EventInbox(lambda: nudges.append(1))
 
     def flood() -> None:
         for i in range(5000):
             inbox.emit(TextDelta(turn_id="t1", text="x"))
+            inbox.emit(ToolOutput(turn_id="t1", tool_use_id="x", text="y"))
 
     thread = threading.Thread(target=flood)
     thread.start()
     thread.join()
-    assert len(nudges) == 1
+    assert nudges == []  # a stream does not wake the UI: the flush drains it
+    inbox.emit(Notice(level="info", text="state"))
+    inbox.emit(Notice(level="info", text="more"))
+    assert len(nudges) == 1  # one wake-up for the batch
     drained = inbox.drain()
-    assert len(drained) == 1 and len(drained[0].text) == 5000
-    assert inbox.drained == 5000
+    assert inbox.drained == 10002
+    assert [e.type for e in drained[-2:]] == ["notice", "notice"]
+    assert sum(len(e.text) for e in drained if e.type == "text_delta") == 5000
     inbox.emit(Notice(level="info", text="again"))
     assert len(nudges) == 2
 

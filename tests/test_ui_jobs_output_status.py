@@ -21,7 +21,6 @@ from agent_tui.core.events import (  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.output_tail import OutputTail  # noqa: E402
 from agent_tui.ui.screens.background import BackgroundScreen  # noqa: E402
-from agent_tui.ui.widgets.transcript import ToolEntry  # noqa: E402
 from tests.snapshot_tests import scenarios  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
 
@@ -92,7 +91,7 @@ async def test_ctrl_o_and_enter_expand_a_tool_call_with_its_output_and_result() 
     app, _ = _app(events)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, len(events))
-        entry = app.transcript.query_one(ToolEntry)
+        [entry] = app.transcript.tool_blocks()
         assert not entry.expanded
         await pilot.press("ctrl+o")
         await pilot.pause()
@@ -106,7 +105,7 @@ async def test_ctrl_o_and_enter_expand_a_tool_call_with_its_output_and_result() 
         # Tab focuses it from the input; Enter folds it.
         await pilot.press("tab")
         await pilot.pause()
-        assert app.focused is entry
+        assert app.focused is app.transcript and app.transcript.cursor is entry
         await pilot.press("enter")
         await pilot.pause()
         assert not entry.expanded
@@ -118,12 +117,12 @@ async def test_output_of_a_running_call_updates_while_expanded() -> None:
     app, _ = _app(events)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, len(events))
-        entry = app.transcript.query_one(ToolEntry)
+        [entry] = app.transcript.tool_blocks()
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert "build step 3 of 30" in entry.render_body().plain
         app.inbox.emit(scenarios.ToolOutput(turn_id="t1", tool_use_id="toolu_1", text="build step 4 of 30\n"))
-        await wait_until(pilot, lambda: "build step 4" in str(entry._body.render()), what="new output")
+        await wait_until(pilot, lambda: "build step 4 of 30" in app.transcript.plain_text(), what="new output")
 
 
 # ------------------------------------------------------------ status line

@@ -20,7 +20,7 @@ from agent_tui.core.events import (  # noqa: E402
 )
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.screens.rewind import RewindScreen  # noqa: E402
-from agent_tui.ui.widgets.transcript import RewindEntry, UserEntry  # noqa: E402
+from agent_tui.ui.widgets.transcript_blocks import RewindBlock, UserBlock  # noqa: E402
 from tests.snapshot_tests import scenarios  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, settle, utc_hhmm, wait_until  # noqa: E402
 
@@ -157,11 +157,11 @@ async def test_rewound_puts_the_message_back_and_dims_what_left_the_conversation
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, len(events))
         assert app.prompt.text == "write tests for the parser"
-        users = list(app.transcript.query(UserEntry))
-        assert [u.has_class("-rewound") for u in users] == [False, True]
-        divider = app.transcript.query_one(RewindEntry)
-        assert "rewound to “write tests for the parser”" in str(divider.border_title)
-        body = str(divider.render())
+        users = list(app.transcript.blocks_of(UserBlock))
+        assert [u.rewound for u in users] == [False, True]
+        [divider] = app.transcript.blocks_of(RewindBlock)
+        assert "rewound to “write tests for the parser”" in divider.title
+        body = divider.body.plain
         assert "skipped 1 file(s) changed since the checkpoint" in body
         assert "src/parser.py" in body
 
@@ -173,7 +173,7 @@ async def test_code_only_rewind_leaves_the_conversation_and_input_alone() -> Non
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, len(events))
         assert app.prompt.text == ""
-        assert not any(u.has_class("-rewound") for u in app.transcript.query(UserEntry))
+        assert not any(u.rewound for u in app.transcript.blocks_of(UserBlock))
 
 
 async def test_rewind_through_the_real_session_restores_a_file(tmp_path) -> None:
@@ -195,4 +195,4 @@ async def test_rewind_through_the_real_session_restores_a_file(tmp_path) -> None
         await pilot.press("enter")  # code and conversation
         await wait_until(pilot, lambda: app.prompt.text == "write", what="text back", timeout=10)
         assert (work / "notes.txt").read_text() == "original\n"
-        assert app.transcript.query_one(UserEntry).has_class("-rewound")
+        assert next(app.transcript.blocks_of(UserBlock)).rewound

@@ -206,3 +206,13 @@ class TestSubAgents:
     def test_interrupted_task_keeps_each_nested_calls_own_state(self, snap_compare) -> None:
         events = scenarios.SUBAGENT_INTERRUPTED
         assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))
+
+
+def test_docs_screenshots_match_the_snapshots() -> None:
+    """docs/ shows what the tests check (``python -m tests.snapshot_tests.screenshots``
+    copies them again after a deliberate snapshot update)."""
+    from tests.snapshot_tests.screenshots import DOCS, SNAPSHOTS, SOURCES
+
+    stale = [name for name, source in SOURCES.items()
+             if (DOCS / name).read_bytes() != (SNAPSHOTS / source).read_bytes()]
+    assert not stale, f"stale screenshots in docs/: {stale}"

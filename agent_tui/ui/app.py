@@ -18,6 +18,7 @@ where they are made, and the rest is preloaded on a thread once the frame is dra
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import sys
 import threading
@@ -220,6 +221,10 @@ class AgentApp(App[int]):
         self.call_after_refresh(self._start_core)
 
     def _start_core(self) -> None:
+        # What exists after the first frame (modules, classes, the widgets) lives as
+        # long as the app: out of the cycle collector's way, so that a full collection
+        # while the user types costs a few milliseconds, not tens.
+        gc.freeze()
         self.core_worker = self._run_core()
         # What the first frame did without (Markdown, the screens) is imported off the
         # UI's thread now, so that the first answer or prompt does not wait for it.
@@ -277,6 +282,10 @@ class AgentApp(App[int]):
     # -- events from the core ---------------------------------------------------------
 
     def on_core_events_ready(self, _message: CoreEventsReady) -> None:
+        self.handle_pending_events()
+
+    def handle_pending_events(self) -> None:
+        """Show every event the core emitted since the last drain, in order."""
         try:
             for event in self.inbox.drain():
                 try:
@@ -381,7 +390,7 @@ class AgentApp(App[int]):
             if detail:
                 line.append(": " + clean(detail).replace("_", " "))
             self.transcript.add_turn_end(line)
-        self.flush()
+        self.render_streamed()
 
     def _on_steer(self, event: SteerState) -> None:
         self.queue_pane.steer_state(event.id, event.kind, event.state, event.text)
@@ -509,8 +518,7 @@ class AgentApp(App[int]):
             self.status._redraw()
             self.tools_pane._dirty = True
             self.tools_pane.flush()
-            for entry in self.transcript.query("ToolEntry"):
-                entry.refresh_line()  # type: ignore[attr-defined]
+            self.transcript.restyle()
         except Exception:
             pass  # not composed yet
 
@@ -561,6 +569,11 @@ class AgentApp(App[int]):
         """Render what streamed in since the last flush (runs every FLUSH_INTERVAL)."""
         if not self.transcript.is_attached:
             return  # shutting down
+        self.handle_pending_events()  # deltas do not wake the UI: they wait for this
+        self.render_streamed()
+
+    def render_streamed(self) -> None:
+        """Render the text and output taken in so far (without draining the inbox)."""
         self.transcript.flush()
         self.tools_pane.flush()
 

@@ -2,9 +2,13 @@
 
 The core calls :meth:`EventInbox.emit` on its own thread. Events are kept in order in
 a locked list; the first event after a drain posts one :class:`CoreEventsReady`
-message to the app, so a flood of deltas costs the UI one message per batch and
-never queues up ahead of keystrokes. On the UI side :meth:`EventInbox.drain` takes
-the batch and merges neighbouring text and output deltas.
+message to the app, so a burst of events costs the UI one message and never queues
+up ahead of keystrokes. Text and output deltas post nothing: they are shown only when
+the app flushes (a few times a second), and the flush drains the inbox first, so a
+stream wakes the UI at that pace however fast it runs. Every other event (a state
+change, a prompt) wakes it at once, and drains the deltas before it, in order. On
+the UI side :meth:`EventInbox.drain` takes the batch and merges neighbouring text and
+output deltas.
 """
 
 from __future__ import annotations
@@ -24,6 +28,10 @@ class CoreEventsReady(Message):
     """Events from the core are waiting in the inbox (posted from the core's thread)."""
 
 
+# Events that wait for the app's next flush instead of waking the UI.
+QUIET = frozenset({"text_delta", "tool_output"})
+
+
 class EventInbox:
     def __init__(self, nudge: Callable[[], object]) -> None:
         self._nudge = nudge
@@ -38,7 +46,7 @@ class EventInbox:
         with self._lock:
             self._events.append(event)
             self.received += 1
-            if self._nudged:
+            if self._nudged or event.type in QUIET:
                 return
             self._nudged = True
         self._nudge()

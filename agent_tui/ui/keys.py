@@ -58,7 +58,7 @@ HELP: list[tuple[str, str]] = [
     ("Esc Esc", "on an empty input while idle: rewind to an earlier message"),
     ("Ctrl+B", "background jobs: k stops the selected one"),
     ("Ctrl+O", "show or hide the output of the latest tool call"),
-    ("Tab, Enter", "focus a tool call in the transcript, show or hide its output (or click it)"),
+    ("Tab, ↑ ↓, Enter", "focus the transcript, pick a tool call, show or hide its output (or click it)"),
     ("Ctrl+P", "command palette: themes, jobs, rewind, help"),
     ("y / Enter", "permission prompt: allow this call once"),
     ("a", "permission prompt: allow calls like this for the session"),

@@ -41,6 +41,14 @@ from agent_tui.tools.process.subreaper import enable_subreaper
 from agent_tui.tools.process.tags import OWNER_ENV, OWNER_ID, RUN_ID_ENV
 
 _READ_CHUNK = 1 << 20
+# After a wake-up the reader waits before reading again, so the pipe fills meanwhile:
+# a flood is read in a few large pieces, not thousands of 8 KB ones (each wake-up is
+# Python code competing with the UI for the interpreter). The wait is the time the
+# writer, at the rate just seen, takes to half-fill the pipe, at most _READ_PAUSE: a
+# fast writer is never blocked on a full pipe, and output shows at most that late.
+_READ_PAUSE = 0.005
+_MIN_PAUSE = 0.0002
+_F_GETPIPE_SZ = 1032
 _PIPE_SIZE = 1 << 20  # a bigger pipe means fewer wake-ups under a flood
 _F_SETPIPE_SZ = 1031
 
@@ -82,6 +90,9 @@ class ProcessRun:
         self._popen: subprocess.Popen[bytes] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._read_fd: int | None = None
+        self._read_resume: asyncio.TimerHandle | None = None
+        self._pipe_size = 1 << 16
+        self._last_wake = 0.0
         self._pipe_inode: int | None = None
         self._pidfd: int | None = None
         self._status: int | None = None  # raw wait status of the leader
@@ -173,6 +184,11 @@ class ProcessRun:
         self._eof = loop.create_future()
         self._read_fd = read_fd
         self._pipe_inode = os.fstat(read_fd).st_ino
+        try:
+            self._pipe_size = fcntl.fcntl(read_fd, _F_GETPIPE_SZ)
+        except OSError:
+            pass
+        self._last_wake = time.monotonic()
         os.set_blocking(read_fd, False)
         loop.add_reader(read_fd, self._on_readable)
         self._watch_exit(loop)
@@ -224,28 +240,46 @@ class ProcessRun:
     # -- reading ------------------------------------------------------------------
 
     def _on_readable(self) -> None:
-        assert self._read_fd is not None
+        fd = self._read_fd
+        assert fd is not None and self._loop is not None
+        got = 0
         for _ in range(4):  # a few reads per wake-up, then let others run
             try:
-                data = os.read(self._read_fd, _READ_CHUNK)
+                data = os.read(fd, _READ_CHUNK)
             except BlockingIOError:
-                return
+                break
             except OSError:
                 data = b""
             if not data:
                 self._close_pipe(eof=True)
                 return
+            got += len(data)
             self.capture.feed(data)
             for fn in list(self._listeners):
                 try:
                     fn(data)
                 except Exception:  # noqa: BLE001 - a listener must not stop the reading
                     pass
+        now = time.monotonic()
+        elapsed, self._last_wake = now - self._last_wake, now
+        pause = _READ_PAUSE if got * _READ_PAUSE <= elapsed * self._pipe_size / 2 \
+            else self._pipe_size / 2 * elapsed / got
+        if pause >= _MIN_PAUSE:
+            self._loop.remove_reader(fd)
+            self._read_resume = self._loop.call_later(pause, self._resume_reading)
+
+    def _resume_reading(self) -> None:
+        self._read_resume = None
+        if self._read_fd is not None and self._loop is not None:
+            self._loop.add_reader(self._read_fd, self._on_readable)
 
     def _close_pipe(self, *, eof: bool) -> None:
         fd, self._read_fd = self._read_fd, None
         if fd is None:
             return
+        if self._read_resume is not None:
+            self._read_resume.cancel()
+            self._read_resume = None
         assert self._loop is not None and self._eof is not None
         self._loop.remove_reader(fd)
         os.close(fd)
