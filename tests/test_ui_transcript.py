@@ -237,3 +237,33 @@ async def test_user_messages_are_shown_literally() -> None:
         [user] = app.transcript.blocks_of(UserBlock)
         assert "[bold]x[/bold]  done" in app.transcript.plain_text()
         assert "\x1b" not in app.transcript.plain_text() and user.text.startswith("[bold]")
+
+
+@pytest.mark.asyncio
+async def test_after_a_resize_blocks_out_of_view_are_measured_later_and_the_view_stays() -> None:
+    events = _conversation(300)
+    app, _ = _app(events)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        transcript = app.transcript
+        app.last_input = float("inf")  # hold the measurer back, as typing would
+        await pilot.resize_terminal(60, 30)
+        await pilot.pause()
+        painter = transcript._painter
+        assert painter is not None and painter.width == transcript.scrollable_content_region.width
+        measured = [b.measured(painter) for b in transcript.blocks]
+        assert measured[-1] and not measured[0]  # the end at once, the start later
+        assert "Answer number 300" in _screen_text(app)
+        app.last_input = 0.0
+        await wait_until(pilot, lambda: all(b.measured(painter) for b in transcript.blocks),
+                         what="every block measured", timeout=30)
+        await pilot.pause()
+        assert transcript.following and transcript.scroll_y == transcript.max_scroll_y
+        assert "Answer number 300" in _screen_text(app)
+        assert transcript.virtual_size.height == sum(b.height for b in transcript.blocks)
+        # Scrolled to the top, a resize keeps the first message at the top.
+        transcript.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert "question number 1" in _screen_text(app).splitlines()[1]

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.screen import Screen
 from textual.theme import Theme
@@ -189,13 +189,19 @@ class AgentApp(App[int]):
         self._session_lock = threading.Lock()
         self._pending_ops: list[Op] = []
         self._start_failed = False
+        self.last_input = 0.0  # monotonic time of the latest key or mouse event
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent) and not event.is_forwarded:
+            self.last_input = time.monotonic()  # background work waits for a pause
+        await super().on_event(event)
 
     # -- layout -------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         # Kept as attributes: app.query_one() searches the active screen, which is a
         # modal while a permission prompt or the help is open.
-        self.transcript = Transcript(id="transcript")
+        self.transcript = Transcript(id="transcript", last_input=lambda: self.last_input)
         self.tools_pane = ToolsPane(id="tools")
         self.queue_pane = QueuePane(id="queue")
         self.status = StatusLine(id="status", clock=self.clock)

@@ -19,9 +19,10 @@ rewind of the conversation, what is no longer in it is drawn faint.
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from rich.segment import Segment
 from rich.text import Text
@@ -30,6 +31,7 @@ from textual.binding import Binding
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 
 from agent_tui.ui.widgets.transcript_blocks import (
     Block,
@@ -44,6 +46,12 @@ from agent_tui.ui.widgets.transcript_blocks import (
 
 # Blocks whose rendered lines are kept (the rest keep their height only).
 KEEP_RENDERED = 400
+# After a resize or a theme change the blocks out of view are measured again a few at
+# a time: at most MEASURE_BUDGET seconds of work every MEASURE_EVERY seconds, and none
+# within MEASURE_AFTER_INPUT seconds of a key or a click.
+MEASURE_BUDGET = 0.008
+MEASURE_EVERY = 0.016
+MEASURE_AFTER_INPUT = 0.5
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -63,8 +71,9 @@ class Transcript(ScrollView, can_focus=True):
         Binding("down", "select(1)", "next call", show=False),
     ]
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, last_input: Callable[[], float] = lambda: 0.0) -> None:
         super().__init__(id=id)
+        self._last_input = last_input  # when the user last typed or clicked (monotonic)
         self.blocks: list[Block] = []
         self._tops: list[int] = []  # the first line of each block
         self._total = 0  # lines of all blocks
@@ -75,6 +84,8 @@ class Transcript(ScrollView, can_focus=True):
         self._kept: OrderedDict[int, Block] = OrderedDict()  # rendered, oldest first
         self._painter: Painter | None = None
         self._sync_pending = False
+        self._measurer: Timer | None = None
+        self._measured_from = 0  # the first block whose height the measurer changed
         self.cursor: ToolBlock | None = None  # the selected tool call (when focused)
         # Following the end: new lines scroll into view. Scrolling up stops it,
         # scrolling back to the end starts it again.
@@ -252,10 +263,10 @@ class Transcript(ScrollView, can_focus=True):
         self._sync()
 
     def restyle(self) -> None:
-        """The theme changed: render every block again."""
+        """The theme changed: render every block again (the ones in view at once)."""
         self._painter = None
         self._stale_from = 0
-        self._schedule_sync()
+        self._sync()
 
     # -- geometry ---------------------------------------------------------------------------
 
@@ -292,21 +303,82 @@ class Transcript(ScrollView, can_focus=True):
             self._stale_from = 0
         return self._painter
 
+    def _exact_from(self, painter: Painter) -> int:
+        """Blocks from this index on are measured at once when the painter changed (the
+        ones a view that follows the end shows); those above keep their old height
+        as an estimate until :meth:`_measure_some` gets to them."""
+        if not self.following:
+            return len(self.blocks)
+        want = 2 * max(self.scrollable_content_region.height, 1)
+        i = len(self.blocks)
+        while i > 0 and want > 0:
+            i -= 1
+            want -= self.blocks[i].height or 1
+        return i
+
     def _ensure_tops(self) -> None:
         painter = self._painter_now()
         if painter is None or self._stale_from >= len(self.blocks):
             return
         tops, blocks = self._tops, self.blocks
+        exact_from = self._exact_from(painter)
         top = tops[self._stale_from] if self._stale_from else 0
+        estimated = False
         for i in range(self._stale_from, len(blocks)):
             tops[i] = top
             block = blocks[i]
-            fresh = not block.rendered
-            top += block.height_for(painter)
-            if fresh and block.rendered:
+            if block.measured(painter):
+                top += block.height
+            elif i < exact_from and block.height:
+                top += block.height  # measured later, a few blocks at a time
+                estimated = True
+            else:
+                top += block.height_for(painter)
                 self._keep(block)
         self._total = top
         self._stale_from = len(blocks)
+        if estimated and self._measurer is None:
+            self._measured_from = len(blocks)
+            self._measurer = self.set_interval(MEASURE_EVERY, self._measure_some)
+
+    def _measure_some(self) -> None:
+        """Measure the blocks still estimated, the latest first, for at most
+        MEASURE_BUDGET seconds. The new heights are placed once all are measured (one
+        redraw, the view kept where it is), not after every step."""
+        painter = self._painter_now()
+        now = time.monotonic()
+        if painter is None or now - self._last_input() < MEASURE_AFTER_INPUT:
+            return  # the user is typing: no work that could delay a keystroke
+        deadline = now + MEASURE_BUDGET
+        i = len(self.blocks)
+        while i > 0 and time.monotonic() < deadline:
+            i -= 1
+            block = self.blocks[i]
+            if block.measured(painter):
+                continue
+            before = block.height
+            if block.height_for(painter) != before:
+                self._measured_from = min(self._measured_from, i)
+            if id(block) not in self._kept:
+                block.forget()  # measured, not shown: only its height is needed
+        if any(not b.measured(painter) for b in self.blocks[:i]):
+            return
+        if self._measurer is not None:
+            self._measurer.stop()
+            self._measurer = None
+        if self._measured_from < len(self.blocks):
+            self._stale_from = min(self._stale_from, self._measured_from)
+            self._measured_from = len(self.blocks)
+            self._sync()
+
+    def _anchor(self) -> tuple[int, int] | None:
+        """The block at the top of the view and how far into it the view starts (None
+        when following the end: then the end stays in view)."""
+        if self.following or not self.blocks:
+            return None
+        line = round(self.scroll_y)
+        i = max(0, bisect_right(self._tops, line) - 1)
+        return i, line - self._tops[i]
 
     def _keep(self, block: Block) -> None:
         """``block`` was rendered: keep its lines, and forget those of the block
@@ -323,11 +395,14 @@ class Transcript(ScrollView, can_focus=True):
                 old.forget()
 
     def _sync(self) -> None:
-        """Bring the scroll size in line with the blocks; follow the end if following."""
+        """Bring the scroll size in line with the blocks; follow the end if following,
+        else keep the block at the top of the view where it is (when blocks above it
+        change height: a resize, a call folded, an estimate measured)."""
         self._sync_pending = False
         if not self.is_attached:
             return
         following = self.following
+        keep = self._anchor()  # from the tops before they change
         self._ensure_tops()
         size = Size(self.scrollable_content_region.width, self._total)
         if size != self.virtual_size:
@@ -336,14 +411,25 @@ class Transcript(ScrollView, can_focus=True):
             # is updated here (showing it the first time does lay out, once).
             self.set_reactive(Transcript.virtual_size, size)
             self._scroll_update(size)
-        if following and self.scroll_y < self.max_scroll_y:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
-        self.following = following
+        if following:
+            if self.scroll_y < self.max_scroll_y:
+                self.scroll_end(animate=False, immediate=True, x_axis=False)
+            self.following = True
+        elif keep is not None and keep[0] < len(self.blocks):
+            block = self.blocks[keep[0]]
+            y = self._tops[keep[0]] + min(keep[1], max(block.height - 1, 0))
+            if y != round(self.scroll_y):
+                self.scroll_to(y=y, animate=False, immediate=True)
         self.refresh()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         self.following = new_value >= self.max_scroll_y
+
+    def _allotted(self, i: int) -> int:
+        """The lines block ``i`` has in the current tops."""
+        end = self._tops[i + 1] if i + 1 < len(self.blocks) else self._total
+        return end - self._tops[i]
 
     def on_resize(self, _event: events.Resize) -> None:
         self._stale_from = 0
@@ -356,14 +442,21 @@ class Transcript(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         if painter is None:
             return Strip.blank(width, self.rich_style)
-        self._ensure_tops()
+        # No _ensure_tops() here: every line of a frame must see the same tops. What
+        # changed since the last sync shows in its old place until the next one.
         line = self.scroll_offset.y + y
         i = bisect_right(self._tops, line) - 1
         if not (0 <= i < len(self.blocks)) or line >= self._total:
             return Strip.blank(width, self.rich_style)
         block = self.blocks[i]
+        guessed = not block.measured(painter)
         lines = block.lines(painter)
         self._keep(block)
+        if guessed and len(lines) != self._allotted(i):
+            # Shown before the measurer got to it, and its height was a guess: place
+            # the blocks below it again after this frame.
+            self._stale_from = min(self._stale_from, i)
+            self._schedule_sync()
         row = line - self._tops[i]
         strip = lines[row] if row < len(lines) else painter.blank()
         if block is self.cursor and self.has_focus and row == block.margin_top:

@@ -120,7 +120,9 @@ class Block:
 
     def __init__(self) -> None:
         self.rewound = False
-        self.height = 0  # lines at the painter of ``_key`` (kept when lines are forgotten)
+        # Lines at the painter of ``_key`` (kept when the lines are forgotten, and as an
+        # estimate when the painter changes); 0 when the content changed since.
+        self.height = 0
         self._key: tuple[Any, ...] | None = None
         self._lines: list[Strip] | None = None
 
@@ -134,8 +136,12 @@ class Block:
             self.height = len(self._lines)
         return self._lines
 
+    def measured(self, painter: Painter) -> bool:
+        """Rendered for ``painter`` since the content last changed (lines maybe forgotten)."""
+        return self._key == painter.key
+
     def height_for(self, painter: Painter) -> int:
-        if self._key == painter.key:  # rendered for it (maybe forgotten since)
+        if self._key == painter.key:
             return self.height
         return len(self.lines(painter))
 
@@ -143,6 +149,7 @@ class Block:
         """Render again when next shown or measured (the height may change too)."""
         self._lines = None
         self._key = None
+        self.height = 0
 
     def forget(self) -> None:
         """Drop the rendered lines (memory); their count stays valid for the painter."""
@@ -237,6 +244,7 @@ class TextBlock(Block):
         self._live_lines = None
         self._lines = None
         self._key = None  # the settled lines are kept: only the tail renders again
+        self.height = 0
         return True
 
     def forget(self) -> None:
