@@ -7,11 +7,12 @@ has refreshed after that (``wait_for_refresh``). Headless, so nothing is written
 terminal, but the compositor renders every frame as it would on screen.
 
 Loads: the model streaming 10,000 text deltas a second (:class:`FloodProvider`; keys
-from 1 s into the stream on), and a
-bash command printing 100 MB (``yes ... | head -c 100000000``). Only samples taken
+from 1 s into the stream on), the same stream at the end of a 5,000-message session,
+and a bash command printing 100 MB (``yes ... | head -c 100000000``). Only samples taken
 entirely while the load ran count (checked against the core's own event times). The
 command ends in a fraction of a second, so it is run again until enough samples are in.
-Reference: the same keystrokes in the same app while idle.
+Reference: the same keystrokes in the same app while idle (for the long session:
+while idle and empty, before the 5,000 messages arrive).
 """
 
 from __future__ import annotations
@@ -157,6 +158,56 @@ async def keys_streaming(runs: int, workspace: Path, seed: int = 1) -> dict[str,
             watched.window(("text", ""), ("turn_ended", "completed"), mark)
         loaded = [(t1 - t0) * 1000 for t0, t1 in samples if window and window[0] <= t0 and t1 <= window[1]]
     return {"loaded_ms": loaded, "idle_ms": idle, "rate": provider.achieved_rate}
+
+
+def conversation(messages: int) -> list[Event]:
+    """A session's worth of events: user messages and answers of ~300 characters."""
+    from agent_tui.core.events import TextDelta, TurnEnded, TurnStarted
+
+    answer = ("Here is what I found in the code: the function reads the file, "
+              "parses each line and returns the totals. ") * 3
+    out: list[Event] = []
+    for n in range(messages // 2):
+        turn = f"old{n + 1}"
+        out += [TurnStarted(turn_id=turn, text=f"question number {n + 1}: what does it do?"),
+                TextDelta(turn_id=turn, text=answer),
+                TurnEnded(turn_id=turn, status="completed")]
+    return out
+
+
+async def keys_long_session(runs: int, workspace: Path, seed: int = 3,
+                            messages: int = 5_000) -> dict[str, Any]:
+    """Keystroke ms while the model streams 10,000 deltas a second below ``messages``
+    earlier messages, and idle in the same app before they arrived."""
+    rng = random.Random(seed)
+    watched = Watched()
+    provider = FloodProvider(rate=10_000, seconds=STREAM_WARM_S + runs * 0.6 + 2.0)
+    app = AgentApp(watched.factory(provider, workspace), cursor_blink=False, welcome=False)
+    async with app.run_test(size=SIZE):
+        await _wait(lambda: app.core_running, 10, "the core")
+        idle = await _idle_samples(app, runs, rng)
+        history = conversation(messages)
+        target = app.inbox.received + len(history)
+        for event in history:  # as a resumed session's transcript would arrive
+            app.inbox.emit(event)
+        await _wait(lambda: app.events_handled >= target, 120, "the earlier messages")
+        app.flush()
+        await app.prompt.wait_for_refresh()
+        mark = time.monotonic()
+        app.submit(UserMessage(text="flood"))
+        await _wait(lambda: watched.window(("text", ""), ("turn_ended", "completed"), mark)
+                    is not None, 10, "the stream")
+        await asyncio.sleep(STREAM_WARM_S)
+        samples = await _sample_while(
+            app, rng, lambda: watched.window(("text", ""), ("turn_ended", "completed"), mark)[1]
+            != float("inf"), runs)
+        app.submit(Interrupt())
+        await _wait(lambda: app.last_turn_status is not None, 15, "the turn to end")
+        window = watched.window(("text", ""), ("turn_ended", "cancelled"), mark) or \
+            watched.window(("text", ""), ("turn_ended", "completed"), mark)
+        loaded = [(t1 - t0) * 1000 for t0, t1 in samples if window and window[0] <= t0 and t1 <= window[1]]
+        blocks = len(app.transcript.blocks)
+    return {"loaded_ms": loaded, "idle_ms": idle, "rate": provider.achieved_rate, "blocks": blocks}
 
 
 async def keys_command_flood(runs: int, workspace: Path, seed: int = 2,

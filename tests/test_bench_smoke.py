@@ -47,6 +47,8 @@ def test_keystrokes_are_timed_idle_and_under_load(tmp_path) -> None:
     assert len(streaming["idle_ms"]) == 1
     command = asyncio.run(keys.keys_command_flood(1, tmp_path, size=50_000_000))
     assert len(command["idle_ms"]) == 1
+    long = asyncio.run(keys.keys_long_session(1, tmp_path, messages=200))
+    assert len(long["idle_ms"]) == 1 and long["blocks"] >= 200
 
 
 @pytest.mark.parametrize(

@@ -80,6 +80,7 @@ class Transcript(ScrollView, can_focus=True):
         self._stale_from = 0  # tops from this block on need recomputing
         self._text: TextBlock | None = None
         self._tools: dict[str, ToolBlock] = {}
+        self._new_output: dict[str, ToolBlock] = {}  # calls with output since the last flush
         self._index: dict[int, int] = {}  # id(block) -> its index in blocks
         self._kept: OrderedDict[int, Block] = OrderedDict()  # rendered, oldest first
         self._painter: Painter | None = None
@@ -128,6 +129,7 @@ class Transcript(ScrollView, can_focus=True):
         block = self._tools.get(tool_use_id)
         if block is not None:
             block.add_output(text)
+            self._new_output[tool_use_id] = block
 
     def add_turn_end(self, text: Text) -> None:
         self._close_text()
@@ -257,9 +259,10 @@ class Transcript(ScrollView, can_focus=True):
         FLUSH_INTERVAL): the text's new pieces and live tail, expanded output."""
         if self._text is not None and self._text.advance():
             self._changed(self._text)
-        for block in self._tools.values():
+        for block in self._new_output.values():
             if block.advance():
                 self._changed(block)
+        self._new_output.clear()
         self._sync()
 
     def restyle(self) -> None:
