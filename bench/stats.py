@@ -28,6 +28,7 @@ class Figure:
     # Decides PASS / MISS from the figure; None: no target (the figure is informative).
     check: Callable[[Figure], bool] | None = field(default=None, repr=False, compare=False)
     notes: list[str] = field(default_factory=list)
+    skipped: bool = False  # left out on purpose (--quick): no samples is not a miss
 
     @property
     def runs(self) -> int:
@@ -62,7 +63,7 @@ class Figure:
         if self.check is None:
             return ""
         if not self.samples:
-            return "MISS"
+            return "not run" if self.skipped else "MISS"
         return "PASS" if self.check(self) else "MISS"
 
     def to_json(self) -> dict:

@@ -66,11 +66,10 @@ if TYPE_CHECKING:
     from agent_tui.ui.screens.permission import PermissionScreen
     from agent_tui.ui.screens.rewind import RewindScreen
 
-# Seconds between renders of streamed text and tool output. Textual draws at most 60
-# frames a second, so a keystroke that follows a frame within 1/60 s waits for the
-# next slot; a stream render costs one or two frames (a layout, then the follow-up
-# of the sizes it changed). At 10 renders a second most keystrokes find a free slot
-# (at 20, most did not: typing lagged 3-10x while a model streamed).
+# Seconds between renders of streamed text and tool output (and drains of the inbox:
+# deltas do not wake the UI). Textual draws at most 60 frames a second, so a keystroke
+# that follows a stream frame within 1/60 s waits for the next slot; at 10 renders a
+# second most keystrokes find a free slot, and streamed text still reads as smooth.
 FLUSH_INTERVAL = 0.1
 SHUTDOWN_TIMEOUT = 15.0  # how long quitting waits for the core to end what runs
 
