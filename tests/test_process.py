@@ -210,6 +210,30 @@ async def test_a_gigabyte_of_output_keeps_memory_flat(marker: str) -> None:
 
 
 @pytest.mark.asyncio
+async def test_a_flood_is_read_in_large_pieces_and_a_trickle_at_once(marker: str) -> None:
+    sizes: list[int] = []
+    run = ProcessRun(tree("head -c 50000000 /dev/zero", marker), cwd="/tmp", limits=LIMITS)
+    run.add_listener(lambda data: sizes.append(len(data)))
+    await run.start()
+    await run.wait()
+    result = await run.finish()
+    assert result.output_bytes == 50_000_000 == sum(sizes)
+    # 8 KB pieces would be 6,000 wake-ups; the reader waits for the pipe to fill.
+    assert len(sizes) < 1000, len(sizes)
+
+    seen: list[float] = []
+    run = ProcessRun(tree("for i in 1 2 3 4 5; do echo $i; sleep 0.2; done", marker),
+                     cwd="/tmp", limits=LIMITS)
+    run.add_listener(lambda data: seen.append(time.monotonic()))
+    started = time.monotonic()
+    await run.start()
+    await run.wait()
+    await run.finish()
+    # Each line shows as it is printed (the pause is milliseconds), not at the end.
+    assert len(seen) == 5 and seen[0] - started < 0.15 and seen[-1] - seen[0] > 0.6
+
+
+@pytest.mark.asyncio
 async def test_endless_flood_is_cancelled_mid_run(marker: str) -> None:
     before = rss()
     run = ProcessRun(["bash", "-c", "exec -a \"$0\" yes", marker], cwd="/tmp", limits=LIMITS)
