@@ -192,3 +192,37 @@ async def test_theme_option_still_chooses_at_start() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.theme == "agent-tui-high-contrast" and app.has_class("-agent-theme-high-contrast")
+
+
+# ------------------------------------------------------------ tool call times
+
+
+def test_durations_read_short() -> None:
+    from agent_tui.ui.times import format_duration
+
+    assert [format_duration(s) for s in (0.42, 9.96, 12.7, 65, 3725)] == [
+        "0.4s", "10.0s", "12s", "1m05s", "1h02m"]
+
+
+@pytest.mark.asyncio
+async def test_the_tools_pane_shows_how_long_each_call_runs_and_ran() -> None:
+    now = [100.0]
+    events = [TurnStarted(turn_id="t1", text="go"),
+              scenarios._tool("toolu_a", "bash", scenarios.S.RUNNING, "make build"),
+              scenarios._tool("toolu_b", "bash", scenarios.S.DENIED, "rm -rf build")]
+    app, _ = _app(events, clock=lambda: now[0])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        now[0] = 112.5
+        app.tools_pane.tick()
+        app.flush()
+        text = app.tools_pane.render_rows().plain
+        assert "12s  bash  make build" in text
+        denied = next(line for line in text.splitlines() if "rm -rf build" in line)
+        assert "s  bash" not in denied  # never ran: no time
+        app.inbox.emit(scenarios._tool("toolu_a", "bash", scenarios.S.SUCCEEDED, "make build"))
+        await settle(pilot, app, len(events) + 1)
+        now[0] = 500.0
+        app.tools_pane.tick()
+        app.flush()
+        assert "12s  bash  make build" in app.tools_pane.render_rows().plain  # stopped at the end

@@ -201,7 +201,7 @@ class AgentApp(App[int]):
         # Kept as attributes: app.query_one() searches the active screen, which is a
         # modal while a permission prompt or the help is open.
         self.transcript = Transcript(id="transcript", last_input=lambda: self.last_input)
-        self.tools_pane = ToolsPane(id="tools")
+        self.tools_pane = ToolsPane(id="tools", clock=self.clock)
         self.queue_pane = QueuePane(id="queue")
         self.status = StatusLine(id="status", clock=self.clock)
         self.prompt = PromptInput(id="prompt", cursor_blink=self._cursor_blink)
@@ -219,11 +219,15 @@ class AgentApp(App[int]):
             self.status.set_notice("warning", self._startup_notice)
         self.prompt.focus()
         self.set_interval(FLUSH_INTERVAL, self.flush)
-        self.set_interval(1.0, self.status.tick)  # the retry countdown
+        self.set_interval(1.0, self._tick)  # the retry countdown, running calls' times
         # The session is built on the core's thread: building it may import the model
         # SDK and MCP (about a second), and the first frame must not wait for that,
         # nor share the interpreter with those imports while it is drawn.
         self.call_after_refresh(self._start_core)
+
+    def _tick(self) -> None:
+        self.status.tick()
+        self.tools_pane.tick()
 
     def _start_core(self) -> None:
         # What exists after the first frame (modules, classes, the widgets) lives as

@@ -1,4 +1,4 @@
-"""How times are shown (the rewind menu's message times)."""
+"""How times are shown: the rewind menu's message times, a tool call's duration."""
 
 from __future__ import annotations
 
@@ -12,3 +12,16 @@ def default_format_time(epoch: float) -> str:
     if then[:3] == now[:3]:
         return time.strftime("%H:%M", then)
     return time.strftime("%b %d %H:%M", then)
+
+
+def format_duration(seconds: float) -> str:
+    """"0.4s", "12s", "3m05s", "1h02m": short, and as precise as is worth reading."""
+    if seconds < 10:
+        return f"{max(seconds, 0.0):.1f}s"
+    if seconds < 60:
+        return f"{int(seconds)}s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"

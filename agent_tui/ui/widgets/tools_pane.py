@@ -1,12 +1,16 @@
 """The tools pane: every tool call of the current turn with its live state.
 
-One row per call: symbol and state word, tool name, summary; under it the last line
-of output and how it ended (exit code, signal, why denied). Calls of a sub-agent are
-indented under the ``task`` call they belong to. Hidden until the turn has a call.
+One row per call: symbol and state word, how long it has run (or ran), tool name,
+summary; under it the last line of output and how it ended (exit code, signal, why
+denied). Calls of a sub-agent are indented under the ``task`` call they belong to.
+Hidden until the turn has a call. Times are the UI's clock from when the call was
+seen running to when it was seen ending; a call that never ran has none.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -16,6 +20,7 @@ from textual.widgets import Static
 from agent_tui.core.state import TERMINAL_TOOL_STATES, ToolState
 from agent_tui.ui.safe_text import clean, first_line, one_line, short_summary
 from agent_tui.ui.states import role_style, tool_look
+from agent_tui.ui.times import format_duration
 
 
 OUTPUT_LOOKBACK = 4096  # characters of a batch of output searched for its last line
@@ -33,6 +38,13 @@ class ToolRow:
     signal: str | None = None
     residue: int = 0
     parent: str | None = None
+    started: float | None = None  # when it was seen running (the pane's clock)
+    ended: float | None = None  # when it was seen ending, if it ran
+
+    def elapsed(self, now: float) -> str:
+        if self.started is None:
+            return ""
+        return format_duration((self.ended if self.ended is not None else now) - self.started)
 
     def add_output(self, text: str) -> None:
         # Only the end can hold the last line: a flood of output arrives in batches of
@@ -68,8 +80,9 @@ class ToolsPane(VerticalScroll):
 
     can_focus = False
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(id=id, classes="-empty")
+        self.clock = clock
         self.rows: dict[str, ToolRow] = {}
         self._body = Static("")
         self._dirty = False
@@ -103,6 +116,11 @@ class ToolsPane(VerticalScroll):
         row = self.rows.get(tool_use_id)
         if row is None:
             row = self.rows[tool_use_id] = ToolRow(tool_use_id, name, parent=parent)
+        now = self.clock()
+        if state == ToolState.RUNNING and row.started is None:
+            row.started = now
+        elif state in TERMINAL_TOOL_STATES and row.started is not None and row.ended is None:
+            row.ended = now
         row.state = state
         row.summary = summary or row.summary
         row.detail = detail or row.detail
@@ -119,6 +137,11 @@ class ToolsPane(VerticalScroll):
         row = self.rows.get(tool_use_id)
         if row is not None:
             row.add_output(text)
+            self._dirty = True
+
+    def tick(self) -> None:
+        """Running calls' times move on (the app calls this about once a second)."""
+        if any(r.started is not None and r.ended is None for r in self.rows.values()):
             self._dirty = True
 
     def flush(self) -> None:
@@ -147,6 +170,9 @@ class ToolsPane(VerticalScroll):
             parent = row.parent if row.parent in self.rows else None
             children.setdefault(parent, []).append(row)
         width = max((len(tool_look(r.state).word) for r in self.rows.values()), default=0)
+        now = self.clock()
+        times = {r.tool_use_id: r.elapsed(now) for r in self.rows.values()}
+        time_width = max((len(t) for t in times.values()), default=0)
 
         def emit(row: ToolRow, depth: int) -> None:
             look = tool_look(row.state)
@@ -156,6 +182,8 @@ class ToolsPane(VerticalScroll):
             out.append(indent)
             out.append(f"{look.symbol} {look.word:<{width}}", style=role_style(variables, look.role, bold=True))
             out.append(" ")
+            if time_width:
+                out.append(f"{times[row.tool_use_id]:>{time_width}}  ", style=muted)
             out.append(clean(row.name), style="bold")
             summary = short_summary(row.name, row.summary)
             if summary:
