@@ -225,6 +225,7 @@ async def test_a_click_on_a_call_opens_its_output() -> None:
         await pilot.click(offset=(region.x + 5, region.y + row))
         await pilot.pause()
         assert first.expanded
+        assert app.focused is app.prompt  # typing after a click still goes to the input
         assert "output of the first" in _screen_text(app)
 
 
@@ -267,3 +268,25 @@ async def test_after_a_resize_blocks_out_of_view_are_measured_later_and_the_view
         await pilot.resize_terminal(100, 30)
         await pilot.pause()
         assert "question number 1" in _screen_text(app).splitlines()[1]
+
+
+@pytest.mark.asyncio
+async def test_text_can_be_selected_with_the_mouse_and_copied() -> None:
+    events = _conversation(40)
+    app, _ = _app(events)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        await pilot.pause()
+        transcript = app.transcript
+        rows = [transcript.render_line(y).text for y in range(transcript.scrollable_content_region.height)]
+        row = next(y for y, text in enumerate(rows) if "Answer number 40:" in text)
+        region = transcript.content_region
+        col = rows[row].index("Answer")
+        await pilot.mouse_down(offset=(region.x + col, region.y + row))
+        await pilot.hover(offset=(region.x + col + len("Answer number 40") - 1, region.y + row))
+        await pilot.mouse_up(offset=(region.x + col + len("Answer number 40") - 1, region.y + row))
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "Answer number 40"
+        drawn = transcript.render_line(row)
+        selected = [seg for seg in drawn if seg.text.strip() and "Answer" in seg.text]
+        assert selected and selected[0].style.bgcolor != drawn._segments[0].style.bgcolor

@@ -24,12 +24,14 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Offset, Size
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 
@@ -64,6 +66,10 @@ class Transcript(ScrollView, can_focus=True):
         scrollbar-gutter: stable;
     }
     """
+
+    # A click (to open a call, or to select text) leaves the focus in the input, so
+    # typing after it goes where the user expects; Tab focuses the transcript.
+    FOCUS_ON_CLICK = False
 
     BINDINGS = [
         Binding("enter,space", "toggle", "show output", show=False),
@@ -464,4 +470,45 @@ class Transcript(ScrollView, can_focus=True):
         strip = lines[row] if row < len(lines) else painter.blank()
         if block is self.cursor and self.has_focus and row == block.margin_top:
             strip = Strip(Segment.apply_style(strip, post_style=painter.boost), strip.cell_length)
-        return strip
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(line)) is not None:
+            strip = self._select(strip, *span)
+        return strip.apply_offsets(0, line)  # where a mouse selection starts and ends
+
+    # -- text selection (the mouse) ------------------------------------------------------------
+
+    def _select(self, strip: Strip, start: int, end: int) -> Strip:
+        """``strip`` with characters ``start`` to ``end`` (-1: the end) drawn selected."""
+        text = strip.text
+        end = len(text) if end == -1 else min(end, len(text))
+        if start >= end:
+            return strip
+        cut_start, cut_end = cell_len(text[:start]), cell_len(text[:end])
+        before, chosen, after = strip.divide([cut_start, cut_end, strip.cell_length])
+        style = self.screen.get_component_rich_style("screen--selection")
+        chosen = Strip(Segment.apply_style(chosen, post_style=style), chosen.cell_length)
+        return Strip.join([before, chosen, after])
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text: only the lines it spans are rendered for it."""
+        painter = self._painter_now()
+        if painter is None or not self.blocks:
+            return None
+        self._ensure_tops()
+        first = selection.start.y if selection.start is not None else 0
+        last = selection.end.y if selection.end is not None else self._total - 1
+        first, last = max(first, 0), min(last, self._total - 1)
+        lines: list[str] = []
+        for line in range(first, last + 1):
+            i = bisect_right(self._tops, line) - 1
+            rendered = self.blocks[i].lines(painter)
+            row = line - self._tops[i]
+            lines.append(rendered[row].text.rstrip() if row < len(rendered) else "")
+        shifted = Selection(
+            Offset(selection.start.x, selection.start.y - first) if selection.start is not None else None,
+            Offset(selection.end.x, selection.end.y - first) if selection.end is not None else None,
+        )
+        return shifted.extract("\n".join(lines)), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
