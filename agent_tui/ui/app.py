@@ -256,6 +256,14 @@ class AgentApp(App[int]):
                 except Exception:
                     pass  # the app is already closing
                 return
+            past = getattr(session, "past_records", None)
+            if past is not None:
+                records = past()
+                if records:
+                    try:
+                        self.call_from_thread(self._show_past, records)
+                    except Exception:
+                        pass  # the app is already closing
             with self._session_lock:
                 self.session = session
                 pending, self._pending_ops = self._pending_ops, []
@@ -393,13 +401,29 @@ class AgentApp(App[int]):
         self.status.set_turn(event.status, detail)
         self.transcript.end_text()
         if event.status != "completed":
-            look = TURN_LOOKS[TurnState(event.status)]
-            line = Text()
-            line.append(f"{look.symbol} turn {look.word}", style=role_style(self.theme_variables, look.role, bold=True))
-            if detail:
-                line.append(": " + clean(detail).replace("_", " "))
-            self.transcript.add_turn_end(line)
+            self.transcript.add_turn_end(self._turn_end_line(event.status, detail))
         self.render_streamed()
+
+    def _turn_end_line(self, status: str, detail: str) -> Text:
+        """How a turn ended, for the transcript (when it did not simply complete)."""
+        try:
+            look = TURN_LOOKS[TurnState(status)]
+        except ValueError:
+            look = TURN_LOOKS[TurnState.FAILED]
+        line = Text()
+        line.append(f"{look.symbol} turn {look.word}", style=role_style(self.theme_variables, look.role, bold=True))
+        if detail:
+            line.append(": " + clean(detail).replace("_", " "))
+        return line
+
+    def _show_past(self, records: list[Any]) -> None:
+        """A resumed session: its conversation so far, in the transcript."""
+        from agent_tui.ui.replay import show_past
+
+        try:
+            show_past(self.transcript, records, self._turn_end_line, self.format_time)
+        except Exception as exc:  # a display problem must not stop the session
+            self.status.set_notice("warning", f"cannot show the earlier conversation: {exc!r}")
 
     def _on_steer(self, event: SteerState) -> None:
         self.queue_pane.steer_state(event.id, event.kind, event.state, event.text)

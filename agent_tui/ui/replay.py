@@ -1,0 +1,94 @@
+"""A resumed session's conversation, shown again in the transcript.
+
+``--continue`` / ``--resume`` open a saved journal; the transcript then shows what the
+conversation holds, as the model sees it (after a rewind of the conversation, what it
+cut is not shown): the user's messages and steers, the model's text, each tool call
+with the state it ended in, and how a turn ended when it did not complete. A divider
+says where the resumed session picks up. Nothing here reaches the model or the
+journal: it only reads the records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from rich.text import Text
+
+from agent_tui.core.history import effective_records
+from agent_tui.core.journal import (
+    AssistantMessageRecord,
+    BackgroundResultRecord,
+    RewindRecord,
+    SteerRecord,
+    ToolResultRecord,
+    TurnEndedRecord,
+    UserMessageRecord,
+)
+from agent_tui.ui.safe_text import first_line
+from agent_tui.ui.widgets.transcript import Transcript
+
+# Input fields that say what a call does, most telling first.
+_SUMMARY_FIELDS = ("command", "path", "file_path", "pattern", "description", "url", "prompt")
+
+
+def input_summary(name: str, args: dict[str, Any]) -> str:
+    """A one-line summary of a call from its input (the tool itself is not at hand)."""
+    if isinstance(args.get("command"), str):
+        return "$ " + first_line(args["command"], 200)
+    for field in _SUMMARY_FIELDS[1:]:
+        value = args.get(field)
+        if isinstance(value, str) and value.strip():
+            return first_line(value, 200)
+    return ""
+
+
+def show_past(
+    transcript: Transcript,
+    records: Iterable[Any],
+    turn_end_line: Callable[[str, str], Text],
+    format_time: Callable[[float], str],
+) -> int:
+    """Put the conversation ``records`` hold into ``transcript``; how many user
+    messages it showed (0: nothing was shown, not even the divider)."""
+    inputs: dict[str, tuple[str, dict[str, Any]]] = {}
+    shown = 0
+    last_ts = 0.0
+    for record in effective_records(records):
+        last_ts = max(last_ts, getattr(record, "ts", 0.0) or 0.0)
+        if isinstance(record, UserMessageRecord):
+            transcript.add_user(record.text, turn_id=record.turn_id)
+            shown += 1
+        elif isinstance(record, SteerRecord) and record.state == "applied" and record.delivery == "injected":
+            transcript.add_user(record.text, label="steer ›")
+        elif isinstance(record, AssistantMessageRecord):
+            for block in record.blocks:
+                if block.get("type") == "text" and block.get("text", "").strip():
+                    transcript.append_text(block["text"])
+                elif block.get("type") == "tool_use":
+                    inputs[block["id"]] = (block.get("name", "?"), block.get("input") or {})
+            transcript.end_text()
+        elif isinstance(record, ToolResultRecord):
+            name, args = inputs.get(record.tool_use_id, (record.name, {}))
+            detail = record.note or ""
+            transcript.tool_state(
+                record.tool_use_id, name, record.state, input_summary(name, args), detail,
+                record.content,
+            )
+        elif isinstance(record, TurnEndedRecord):
+            transcript.end_text()
+            if record.status != "completed":
+                transcript.add_turn_end(turn_end_line(record.status, record.detail))
+        elif isinstance(record, BackgroundResultRecord):
+            transcript.add_turn_end(Text(f"⚙ background job ended ({record.state}): "
+                                         f"{first_line(record.description, 120)}", style="dim"))
+        elif isinstance(record, RewindRecord):
+            what = {"both": "code and conversation", "conversation": "conversation",
+                    "code": "code"}.get(record.restore, record.restore)
+            transcript.add_turn_end(Text(f"↶ rewound ({what})", style="dim"))
+    if shown:
+        when = format_time(last_ts) if last_ts else "earlier"
+        line = Text(f"── resumed: the conversation above is from {when}; "
+                    "the model sees it as it was ──", style="dim")
+        transcript.add_turn_end(line)
+    return shown
