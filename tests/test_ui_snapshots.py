@@ -208,6 +208,23 @@ class TestSubAgents:
         assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))
 
 
+def test_a_resumed_session_shows_its_conversation(snap_compare) -> None:
+    make, _ = fake_factory([])
+
+    def resumed(emit):
+        session = make(emit)
+        session.past_records = scenarios.past_records  # what the journal held
+        return session
+
+    app = AgentApp(resumed, cursor_blink=False, clock=lambda: 0.0, format_time=utc_hhmm)
+
+    async def shown(pilot) -> None:
+        await wait_until(pilot, lambda: "resumed:" in app.transcript.plain_text(), what="replay")
+        await settle(pilot, app, 0)
+
+    assert snap_compare(app, terminal_size=WIDE, run_before=shown)
+
+
 def test_docs_screenshots_match_the_snapshots() -> None:
     """docs/ shows what the tests check (``python -m tests.snapshot_tests.screenshots``
     copies them again after a deliberate snapshot update)."""

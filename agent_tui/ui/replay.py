@@ -25,8 +25,12 @@ from agent_tui.core.journal import (
     TurnEndedRecord,
     UserMessageRecord,
 )
+from agent_tui.core.state import ToolState
 from agent_tui.ui.safe_text import first_line
 from agent_tui.ui.widgets.transcript import Transcript
+
+# Calls whose line says how they ended (as it did while the session ran).
+_ENDED_BADLY = (ToolState.CANCELLED_WHILE_RUNNING, ToolState.FAILED, ToolState.UNKNOWN)
 
 # Input fields that say what a call does, most telling first.
 _SUMMARY_FIELDS = ("command", "path", "file_path", "pattern", "description", "url", "prompt")
@@ -71,6 +75,11 @@ def show_past(
         elif isinstance(record, ToolResultRecord):
             name, args = inputs.get(record.tool_use_id, (record.name, {}))
             detail = record.note or ""
+            if not detail and record.state in _ENDED_BADLY:
+                bits = [f"signal {record.signal}"] if record.signal else []
+                if record.exit_code is not None:
+                    bits.append(f"exit {record.exit_code}")
+                detail = ", ".join(bits) or record.content
             transcript.tool_state(
                 record.tool_use_id, name, record.state, input_summary(name, args), detail,
                 record.content,

@@ -376,3 +376,39 @@ SUBAGENT_INTERRUPTED: list[Event] = [
     TurnStateChanged(turn_id=TURN, state=T.CANCELLED, detail="1 cancelled_while_running"),
     TurnEnded(turn_id=TURN, status="cancelled"),
 ]
+
+
+# ------------------------------------------------------------ a resumed session
+
+def past_records() -> list:
+    """Journal records of an earlier session: one turn cancelled mid-command, one
+    completed (what ``--continue`` reads)."""
+    from agent_tui.core.journal import (
+        AssistantMessageRecord,
+        ToolResultRecord,
+        TurnEndedRecord,
+        UserMessageRecord,
+    )
+
+    ts = 1_795_900_000.0  # fixed: the divider shows its time
+    return [
+        UserMessageRecord(turn_id="t1", text="run the test suite", ts=ts),
+        AssistantMessageRecord(turn_id="t1", ended="tool_use", ts=ts, blocks=[
+            {"type": "text", "text": "Running the tests."},
+            {"type": "tool_use", "id": "toolu_p1", "name": "bash", "input": {"command": "pytest -q"}},
+        ]),
+        ToolResultRecord(turn_id="t1", tool_use_id="toolu_p1", name="bash", ts=ts,
+                         state=S.CANCELLED_WHILE_RUNNING, content=INTERRUPTED, signal="SIGTERM"),
+        TurnEndedRecord(turn_id="t1", status="cancelled", detail="1 cancelled_while_running", ts=ts),
+        UserMessageRecord(turn_id="t2", text="only the parser tests, please", ts=ts + 60),
+        AssistantMessageRecord(turn_id="t2", ended="tool_use", ts=ts + 60, blocks=[
+            {"type": "tool_use", "id": "toolu_p2", "name": "bash",
+             "input": {"command": "pytest tests/test_parser.py -q"}},
+        ]),
+        ToolResultRecord(turn_id="t2", tool_use_id="toolu_p2", name="bash", ts=ts + 61,
+                         state=S.SUCCEEDED, content="12 passed", exit_code=0),
+        AssistantMessageRecord(turn_id="t2", ended="end_turn", ts=ts + 62, blocks=[
+            {"type": "text", "text": "All **12** parser tests pass."},
+        ]),
+        TurnEndedRecord(turn_id="t2", status="completed", ts=ts + 62),
+    ]

@@ -27,6 +27,7 @@ SOURCES = {
     "light.svg": "test_themes_cancelled_mixed[light].svg",
     "permission.svg": "test_permission_prompt.svg",
     "retry.svg": "test_retry_scheduled_shows_the_countdown.svg",
+    "resumed.svg": "test_a_resumed_session_shows_its_conversation.svg",
     "returned.svg": "test_returned_message_is_back_in_the_input.svg",
     "rewind-conflicts.svg": "TestRewind.test_rewind_asks_before_overwriting_files_changed_since.svg",
     "rewind-menu.svg": "TestRewind.test_rewind_menu_lists_messages_and_undo_points.svg",
