@@ -313,6 +313,9 @@ def job_changed(info: Any) -> BackgroundJobChanged:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    from agent_tui.process_guard import keep_environ_private
+
+    keep_environ_private()  # /proc/<agent>/environ holds the key: not for commands
     try:
         if argv[:1] == ["sessions"]:
             return _sessions()

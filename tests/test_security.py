@@ -306,3 +306,16 @@ def test_deeply_nested_journal_line_is_set_aside_not_fatal(tmp_path: Path) -> No
     journal = Journal.load(path)
     assert [r.kind for r in journal.records] == ["user_message", "notice"]
     assert len(journal.set_aside) == 2
+
+
+def test_the_agent_process_hides_its_environment_from_other_processes() -> None:
+    """Not dumpable: /proc/<agent>/environ (which holds the key) is closed to the
+    user's other processes, the commands the model runs among them."""
+    code = ("from agent_tui.process_guard import keep_environ_private, dumpable; "
+            "print(dumpable(), keep_environ_private(), dumpable())")
+    env = {k: v for k, v in os.environ.items() if k != "AGENT_TUI_DEBUGGABLE"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == ["True", "True", "False"]
+    env["AGENT_TUI_DEBUGGABLE"] = "1"  # opting out leaves it as it was
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == ["True", "False", "True"]
