@@ -86,6 +86,31 @@ async def test_esc_when_idle_sends_nothing() -> None:
         assert not any(isinstance(op, Interrupt) for op in made[0].ops)
 
 
+async def test_up_and_down_in_the_input_walk_the_messages_sent_before() -> None:
+    make, made = fake_factory([])
+    app = AgentApp(make, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        for text in ("first message", "second message"):
+            await _type(pilot, text)
+            await pilot.press("enter")
+        await _type(pilot, "draft")
+        await pilot.press("up")
+        assert app.prompt.text == "second message"
+        await pilot.press("up", "up")
+        assert app.prompt.text == "first message"  # the oldest stays
+        await pilot.press("down")
+        assert app.prompt.text == "second message"
+        await pilot.press("down")
+        assert app.prompt.text == "draft"  # what was being typed is back
+        # Inside a message of several lines, Up moves the cursor first.
+        app.prompt.text = "line one\nline two"
+        app.prompt.move_cursor((1, 3))
+        await pilot.press("up")
+        assert app.prompt.text == "line one\nline two" and app.prompt.cursor_location[0] == 0
+        sent = [op.text for op in made[0].ops if getattr(op, "type", "") == "user_message"]
+        assert sent == ["first message", "second message"]
+
+
 # ------------------------------------------------------------ permission prompt
 
 

@@ -66,6 +66,7 @@ async def test_a_resumed_session_shows_its_conversation(tmp_path) -> None:
         assert "■ cancelled while running  slow" in shown
         assert "turn cancelled" in shown
         assert shown.index("run slow") < shown.index("cancelled while running") < shown.index("resumed:")
+        assert resumed.prompt.sent == ["run slow"]  # Up recalls it
         # The session goes on from there: a new turn appears below the divider.
         await _type(pilot, "quick")
         await pilot.press("enter")

@@ -421,7 +421,8 @@ class AgentApp(App[int]):
         from agent_tui.ui.replay import show_past
 
         try:
-            show_past(self.transcript, records, self._turn_end_line, self.format_time)
+            show_past(self.transcript, records, self._turn_end_line, self.format_time,
+                      remember=self.prompt.remember)
         except Exception as exc:  # a display problem must not stop the session
             self.status.set_notice("warning", f"cannot show the earlier conversation: {exc!r}")
 

@@ -54,6 +54,7 @@ HELP: list[tuple[str, str]] = [
     ("Ctrl+G  (Ctrl+Enter)", "send now: running commands move to the background, the message goes in at once"),
     ("Ctrl+F  (Alt+Enter)", "queue a follow-up: runs after the agent stops on its own"),
     ("Ctrl+J  (Shift+Enter)", "new line in the input"),
+    ("↑ / ↓", "in the input: the messages sent before (on its first / last line)"),
     ("Esc", "interrupt the running turn (running tools are stopped; background jobs are not)"),
     ("Esc Esc", "on an empty input while idle: rewind to an earlier message"),
     ("Ctrl+B", "background jobs: k stops the selected one"),

@@ -52,9 +52,11 @@ def show_past(
     records: Iterable[Any],
     turn_end_line: Callable[[str, str], Text],
     format_time: Callable[[float], str],
+    remember: Callable[[str], None] = lambda text: None,
 ) -> int:
-    """Put the conversation ``records`` hold into ``transcript``; how many user
-    messages it showed (0: nothing was shown, not even the divider)."""
+    """Put the conversation ``records`` hold into ``transcript`` (and each user
+    message into ``remember``: the input's history); how many user messages it
+    showed (0: nothing was shown, not even the divider)."""
     inputs: dict[str, tuple[str, dict[str, Any]]] = {}
     shown = 0
     last_ts = 0.0
@@ -62,6 +64,7 @@ def show_past(
         last_ts = max(last_ts, getattr(record, "ts", 0.0) or 0.0)
         if isinstance(record, UserMessageRecord):
             transcript.add_user(record.text, turn_id=record.turn_id)
+            remember(record.text)
             shown += 1
         elif isinstance(record, SteerRecord) and record.state == "applied" and record.delivery == "injected":
             transcript.add_user(record.text, label="steer ›")

@@ -5,6 +5,9 @@ Enter is taken in the input's own key handler, before the TextArea would turn it
 into a newline, and in order with the characters typed before it (a priority binding
 would run ahead of them). Ctrl+J is the newline key every terminal sends (Shift+Enter
 too, where the terminal tells it apart).
+
+Up on the first line recalls the messages sent before, newest first; Down on the last
+line goes back towards what was being typed, which is kept meanwhile.
 """
 
 from __future__ import annotations
@@ -61,8 +64,47 @@ class PromptInput(TextArea):
             placeholder="Type a message. Enter sends, Ctrl+J adds a line, F1 lists keys.",
         )
         self.cursor_blink = cursor_blink
+        self.sent: list[str] = []  # messages sent (what Up recalls), oldest first
+        self._recalled: int | None = None  # the index shown, None: the draft
+        self._draft = ""
+
+    def remember(self, text: str) -> None:
+        """Add ``text`` to what Up recalls (a sent message, or one of a resumed session)."""
+        if text.strip() and (not self.sent or self.sent[-1] != text):
+            self.sent.append(text)
+        self._recalled = None
+
+    def _recall(self, step: int) -> bool:
+        """Show the message ``step`` away in the history; False if there is none."""
+        if not self.sent:
+            return False
+        if self._recalled is None:
+            if step > 0:
+                return False
+            self._draft = self.text
+            at = len(self.sent) - 1
+        else:
+            at = self._recalled + step
+        if at < 0:
+            return True  # the oldest is shown: stay
+        if at >= len(self.sent):
+            self._recalled = None
+            self.text = self._draft
+            self.move_cursor(self.document.end)
+            return True
+        self._recalled = at
+        self.text = self.sent[at]
+        self.move_cursor((0, 0) if step < 0 else self.document.end)
+        return True
 
     async def _on_key(self, event: events.Key) -> None:
+        row = self.cursor_location[0]
+        if (event.key == "up" and row == 0 and self._recall(-1)) or (
+            event.key == "down" and row == self.document.line_count - 1 and self._recall(1)
+        ):
+            event.stop()
+            event.prevent_default()
+            return
         action = None
         if event.key in SUBMIT_KEYS:
             action = self.action_submit
@@ -84,6 +126,7 @@ class PromptInput(TextArea):
         if not text.strip():
             return
         self.clear()
+        self.remember(text.strip("\n"))
         self.post_message(self.Submitted(self, text.strip("\n"), follow_up, send_now))
 
     def action_submit(self) -> None:
