@@ -27,6 +27,7 @@ from typing import Any
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
+import agent_tui.ui  # noqa: E402,F401  (before Textual: it sets the frame rate the app runs at)
 from textual import events  # noqa: E402
 
 from agent_tui.core.events import Event, Interrupt, UserMessage  # noqa: E402

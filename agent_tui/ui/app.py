@@ -67,9 +67,9 @@ if TYPE_CHECKING:
     from agent_tui.ui.screens.rewind import RewindScreen
 
 # Seconds between renders of streamed text and tool output (and drains of the inbox:
-# deltas do not wake the UI). Textual draws at most 60 frames a second, so a keystroke
-# that follows a stream frame within 1/60 s waits for the next slot; at 10 renders a
-# second most keystrokes find a free slot, and streamed text still reads as smooth.
+# deltas do not wake the UI). A keystroke that follows a stream frame within a frame
+# slot (1/120 s, see ui/__init__.py) waits for the next one; at 10 renders a second
+# most keystrokes find a free slot, and streamed text still reads as smooth.
 FLUSH_INTERVAL = 0.1
 SHUTDOWN_TIMEOUT = 15.0  # how long quitting waits for the core to end what runs
 
