@@ -339,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
 
         wiring = Wiring(opts, interactive=True)
         theme = opts.theme or _settings_theme(opts.cwd) or "dark"
-        return run_tui(wiring.make_session, theme=theme)
+        return run_tui(wiring.make_session, theme=theme, welcome=wiring.chosen_id is None)
     except UsageError as exc:
         print(f"agent-tui: {exc}", file=sys.stderr)
         return 1

@@ -216,7 +216,7 @@ def test_a_resumed_session_shows_its_conversation(snap_compare) -> None:
         session.past_records = scenarios.past_records  # what the journal held
         return session
 
-    app = AgentApp(resumed, cursor_blink=False, clock=lambda: 0.0, format_time=utc_hhmm)
+    app = AgentApp(resumed, cursor_blink=False, clock=lambda: 0.0, format_time=utc_hhmm, welcome=False)
 
     async def shown(pilot) -> None:
         await wait_until(pilot, lambda: "resumed:" in app.transcript.plain_text(), what="replay")

@@ -709,9 +709,11 @@ def run_tui(
     *,
     theme: str = "dark",
     title: str = "agent-tui",
+    welcome: bool = True,
 ) -> int:
-    """Run the TUI until the user quits; returns the process exit code."""
-    app = AgentApp(make_session, theme=theme, title=title)
+    """Run the TUI until the user quits; returns the process exit code (``welcome``:
+    the first-run hint above the transcript; a resumed session shows its own past)."""
+    app = AgentApp(make_session, theme=theme, title=title, welcome=welcome)
     code = app.run()
     if app.core_running:
         # The core did not stop in time: its thread would keep the process alive.

@@ -78,11 +78,13 @@ def show_past(
         elif isinstance(record, ToolResultRecord):
             name, args = inputs.get(record.tool_use_id, (record.name, {}))
             detail = record.note or ""
-            if not detail and record.state in _ENDED_BADLY:
+            if not detail:
                 bits = [f"signal {record.signal}"] if record.signal else []
                 if record.exit_code is not None:
                     bits.append(f"exit {record.exit_code}")
-                detail = ", ".join(bits) or record.content
+                detail = ", ".join(bits)
+                if not detail and record.state in _ENDED_BADLY:
+                    detail = record.content
             transcript.tool_state(
                 record.tool_use_id, name, record.state, input_summary(name, args), detail,
                 record.content,
