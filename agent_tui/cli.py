@@ -183,9 +183,13 @@ class Wiring:
         from agent_tui.core.turn import AgentConfig, TurnDeps
         from agent_tui.tools.background import BackgroundJobs
         from agent_tui.tools.process import OWNER_ID
+        from agent_tui.tools.process.orphans import start_orphan_reaper
         from agent_tui.tools.permissions import Permissions
         from agent_tui.tools.registry import default_tools
 
+        # This process is the subreaper of what its commands leave behind: reap the
+        # orphans no run waits for (a daemon an MCP server started, a detached git).
+        start_orphan_reaper()
         opts = self.opts
         if session_id is None:
             session_id = self.store.new_id()

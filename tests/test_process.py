@@ -352,3 +352,28 @@ def test_no_zombie_or_process_of_ours_survives_the_module() -> None:
             continue
     assert ours == []
     assert zombies == []
+
+
+def test_an_adopted_orphan_no_one_waits_for_is_reaped_on_the_second_scan() -> None:
+    import subprocess
+
+    from agent_tui.tools.process.orphans import OrphanReaper
+    from agent_tui.tools.process.subreaper import enable_subreaper
+
+    assert enable_subreaper()
+    # bash exits at once; its background sleep is orphaned and adopted by this process.
+    out = subprocess.run(["bash", "-c", "sleep 0.2 & echo $!"], capture_output=True, text=True)
+    orphan = int(out.stdout)
+    ours = subprocess.Popen(["sh", "-c", "exit 3"])  # a child someone waits for (a run's leader)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not all(
+            psutil.Process(p).status() == psutil.STATUS_ZOMBIE for p in (orphan, ours.pid)):
+        time.sleep(0.02)
+    assert psutil.Process(orphan).ppid() == os.getpid()
+
+    reaper = OrphanReaper(owned=lambda: {ours.pid})
+    assert reaper.scan() == []  # a first sighting is never reaped
+    assert psutil.Process(orphan).status() == psutil.STATUS_ZOMBIE
+    assert reaper.scan() == [orphan]
+    assert not psutil.pid_exists(orphan) or psutil.Process(orphan).ppid() != os.getpid()
+    assert ours.wait(timeout=5) == 3  # left to its waiter: its real status, not ECHILD's 0

@@ -22,7 +22,10 @@ A :class:`ProcessRun` owns one command and everything it spawns:
 Reaping rule: we only ``waitpid`` PIDs we spawned (the leaders) or found tagged as
 ours (orphans reparented to us by the subreaper). Never ``waitpid(-1)``: asyncio's
 child watcher (3.11: ThreadedChildWatcher, which waits per PID) and anything else in
-the agent keep their children's exit statuses.
+the agent keep their children's exit statuses. The one exception is the agent's
+:class:`~.orphans.OrphanReaper` (started by the front ends, not by a run): a zombie
+child that is no live run's leader and stayed a zombie for a whole scan (5 s) has no
+one waiting for it (an orphan some MCP server or detached git left), and it reaps that.
 
 ``kill_all_runs()`` is the synchronous last resort for atexit and signal handlers.
 
@@ -33,6 +36,7 @@ The package, one job a module:
 - :mod:`.output`: bounded capture and throttled streaming of output, ``strip_ansi``.
 - :mod:`.records`: the facts a run ends with (:class:`RunResult`, :class:`Cleanup`).
 - :mod:`.subreaper`: making the agent the reaper of its orphaned descendants.
+- :mod:`.orphans`: reaping adopted orphans nobody waits for.
 - :mod:`.discovery`: finding a run's processes by tag, group and descent; signalling
   and reaping what was found.
 - :mod:`.pipe_holders`: who still holds a run's output pipe.
