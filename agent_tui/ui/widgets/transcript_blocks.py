@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import RenderableType
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.color import Color
@@ -96,7 +98,7 @@ class Painter:
         head: list[Strip] = []
         if indent:
             head.append(Strip.blank(indent, self.base))
-        head.append(Strip([self._segment(left, (fill + left_style) if left_style else fill)], len(left)))
+        head.append(Strip([Segment(left, (fill + left_style) if left_style else fill)], cell_len(left)))
         tail = Strip.blank(right, fill) if right else None
         return [Strip.join([*head, line, tail]).adjust_cell_length(self.width, fill) for line in lines]
 
@@ -105,12 +107,6 @@ class Painter:
         theme = self.widget.app.ansi_theme
         return [Strip(TextOpacity.process_segments(line, REWOUND_OPACITY, theme), line.cell_length)
                 for line in lines]
-
-    @staticmethod
-    def _segment(text: str, style: Style) -> Any:
-        from rich.segment import Segment
-
-        return Segment(text, style)
 
 
 class Block:
