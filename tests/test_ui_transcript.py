@@ -161,6 +161,22 @@ async def test_the_view_follows_new_text_only_while_at_the_end() -> None:
 
 
 @pytest.mark.asyncio
+async def test_page_keys_scroll_the_transcript_while_typing() -> None:
+    events = _conversation(30)
+    app, _ = _app(events)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        transcript = app.transcript
+        await pilot.press("h", "i", "pageup")
+        await pilot.pause()
+        assert app.focused is app.prompt and app.prompt.text == "hi"
+        assert transcript.scroll_y < transcript.max_scroll_y and not transcript.following
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        assert transcript.scroll_y == transcript.max_scroll_y and transcript.following
+
+
+@pytest.mark.asyncio
 async def test_streamed_text_grows_in_place_and_ends_as_one_answer() -> None:
     events = [TurnStarted(turn_id="t1", text="go"), *scenarios._text("Hello **world**.\n\nSecond part.", 3)]
     app, _ = _app(events)

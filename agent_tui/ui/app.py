@@ -629,6 +629,12 @@ class AgentApp(App[int]):
         if not self.running:
             self.queue_pane.clear_settled()
 
+    def on_prompt_input_page(self, event: PromptInput.Page) -> None:
+        if event.step < 0:
+            self.transcript.scroll_page_up(animate=False)
+        else:
+            self.transcript.scroll_page_down(animate=False)
+
     def action_interrupt(self) -> None:
         if self.running:
             self._esc.reset()

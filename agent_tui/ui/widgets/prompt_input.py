@@ -7,7 +7,8 @@ would run ahead of them). Ctrl+J is the newline key every terminal sends (Shift+
 too, where the terminal tells it apart).
 
 Up on the first line recalls the messages sent before, newest first; Down on the last
-line goes back towards what was being typed, which is kept meanwhile.
+line goes back towards what was being typed, which is kept meanwhile. Page Up and Page
+Down are not the input's: they scroll the transcript (:class:`PromptInput.Page`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,13 @@ class PromptInput(TextArea):
             self.text = text
             self.follow_up = follow_up
             self.send_now = send_now
+
+    class Page(Message):
+        """Page Up (``step`` -1) or Page Down (1) while typing: for the transcript."""
+
+        def __init__(self, step: int) -> None:
+            super().__init__()
+            self.step = step
 
     def __init__(self, *, id: str | None = None, cursor_blink: bool = True) -> None:
         super().__init__(
@@ -98,6 +106,11 @@ class PromptInput(TextArea):
         return True
 
     async def _on_key(self, event: events.Key) -> None:
+        if event.key in ("pageup", "pagedown"):
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Page(-1 if event.key == "pageup" else 1))
+            return
         row = self.cursor_location[0]
         if (event.key == "up" and row == 0 and self._recall(-1)) or (
             event.key == "down" and row == self.document.line_count - 1 and self._recall(1)
