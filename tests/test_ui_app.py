@@ -301,6 +301,19 @@ async def test_f1_opens_help() -> None:
         assert not isinstance(app.screen, HelpScreen)
 
 
+async def test_help_scrolls_on_a_small_terminal() -> None:
+    make, _ = fake_factory([])
+    app = AgentApp(make, cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        box = app.screen.query_one("#help")
+        assert box.max_scroll_y > 0  # more keys than rows
+        await pilot.press("end")
+        await pilot.pause()
+        assert box.scroll_y == box.max_scroll_y
+
+
 async def test_unknown_theme_falls_back_to_dark_with_a_notice() -> None:
     make, _ = fake_factory([])
     app = AgentApp(make, theme="solarized-neon", cursor_blink=False)

@@ -1,4 +1,5 @@
-"""The help screen: every key and what it does (from ``ui.keys.HELP``)."""
+"""The help screen: every key and what it does (from ``ui.keys.HELP``); it scrolls
+(arrows, PgUp / PgDn, the wheel) where the terminal is too small to show it whole."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -35,7 +36,7 @@ class HelpScreen(ModalScreen[None]):
         table.add_column()
         for keys, what in HELP:
             table.add_row(Text(keys), Text(what))
-        with Vertical(id="help"):
+        with VerticalScroll(id="help"):
             yield Static(table)
             yield Static(Text("esc closes this help", style="dim"))
 
