@@ -161,7 +161,10 @@ class Block:
     def set_rewound(self, rewound: bool) -> None:
         if self.rewound != rewound:
             self.rewound = rewound
-            self.changed()
+            # Drawn faint, the same lines: the height stays valid as an estimate, so a
+            # rewind far back re-renders what is in view, the rest later.
+            self._lines = None
+            self._key = None
 
 
 class WelcomeBlock(Block):
