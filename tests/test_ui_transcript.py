@@ -306,3 +306,10 @@ async def test_text_can_be_selected_with_the_mouse_and_copied() -> None:
         drawn = transcript.render_line(row)
         selected = [seg for seg in drawn if seg.text.strip() and "Answer" in seg.text]
         assert selected and selected[0].style.bgcolor != drawn._segments[0].style.bgcolor
+        # From the question's first cell to the answer's: the bar and padding stay out.
+        start = next(y for y, text in enumerate(rows) if "question number 40" in text)
+        await pilot.mouse_down(offset=(region.x, region.y + start))
+        await pilot.hover(offset=(region.x + col + 5, region.y + row))
+        await pilot.mouse_up(offset=(region.x + col + 5, region.y + row))
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "question number 40\n\nAnswer"

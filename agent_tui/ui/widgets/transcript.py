@@ -499,16 +499,23 @@ class Transcript(ScrollView, can_focus=True):
         last = selection.end.y if selection.end is not None else self._total - 1
         first, last = max(first, 0), min(last, self._total - 1)
         lines: list[str] = []
+        frames: list[str] = []  # each line's frame (a bar, the padding): not copied
         for line in range(first, last + 1):
             i = bisect_right(self._tops, line) - 1
-            rendered = self.blocks[i].lines(painter)
+            block = self.blocks[i]
+            rendered = block.lines(painter)
             row = line - self._tops[i]
             lines.append(rendered[row].text.rstrip() if row < len(rendered) else "")
+            frames.append(block.frame_text(row))
         shifted = Selection(
             Offset(selection.start.x, selection.start.y - first) if selection.start is not None else None,
             Offset(selection.end.x, selection.end.y - first) if selection.end is not None else None,
         )
-        return shifted.extract("\n".join(lines)), "\n"
+        picked = shifted.extract("\n".join(lines)).split("\n")
+        # A line picked whole starts with its frame; one picked from its middle does not.
+        picked = [p.removeprefix(frames[k]) if lines[k].startswith(p) or k else p
+                  for k, p in enumerate(picked)]
+        return "\n".join(picked), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:
         self.refresh()

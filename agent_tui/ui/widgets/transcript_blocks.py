@@ -158,6 +158,11 @@ class Block:
     def render(self, painter: Painter) -> list[Strip]:
         raise NotImplementedError
 
+    def frame_text(self, row: int) -> str:
+        """What line ``row`` starts with that is framing, not content (left out when
+        the line is copied): the padding cell by default."""
+        return " "
+
     def set_rewound(self, rewound: bool) -> None:
         if self.rewound != rewound:
             self.rewound = rewound
@@ -189,6 +194,9 @@ class UserBlock(Block):
     @property
     def is_steer(self) -> bool:
         return bool(self.label)
+
+    def frame_text(self, row: int) -> str:
+        return "▌ "
 
     def render(self, painter: Painter) -> list[Strip]:
         body = Text()
@@ -321,6 +329,9 @@ class ToolBlock(Block):
         self.expanded = not self.expanded
         self.output_dirty = False
         self.changed()
+
+    def frame_text(self, row: int) -> str:
+        return " " if row == 0 else "     │ "  # the head line, then the output's bar
 
     def head(self, painter: Painter) -> Text:
         look = tool_look(self.state)
