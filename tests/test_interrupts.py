@@ -58,7 +58,9 @@ async def test_interrupt_during_stalled_stream_closes_the_connection(fake_api, t
     fake_api.enqueue(Reply.stall(after_text="Thinking about", seconds=60))
     run = start_session(provider_for(fake_api), [], tmp_path)
     run.submit(UserMessage(text="go"))
-    await run.rec.wait_for(lambda: run.rec.of("text_delta"))
+    # The text comes in 5-character pieces: interrupt once all of it is in (the stall).
+    await run.rec.wait_for(
+        lambda: "".join(e.text for e in run.rec.of("text_delta")) == "Thinking about")
     run.submit(Interrupt())
     assert await asyncio.to_thread(fake_api.wait_for_disconnect, 5), "no disconnect seen"
     await run.idle()
