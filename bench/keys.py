@@ -138,27 +138,14 @@ async def _idle_samples(app: AgentApp, runs: int, rng: random.Random) -> list[fl
 
 async def keys_streaming(runs: int, workspace: Path, seed: int = 1) -> dict[str, Any]:
     """Keystroke ms while the model streams 10,000 deltas a second, and idle (same app)."""
-    rng = random.Random(seed)
-    watched = Watched()
-    provider = FloodProvider(rate=10_000, seconds=STREAM_WARM_S + runs * 0.6 + 2.0)
-    app = AgentApp(watched.factory(provider, workspace), cursor_blink=False, welcome=False)
-    async with app.run_test(size=SIZE):
-        await _wait(lambda: app.core_running, 10, "the core")
-        idle = await _idle_samples(app, runs, rng)
-        mark = time.monotonic()
-        app.submit(UserMessage(text="flood"))
-        await _wait(lambda: watched.window(("text", ""), ("turn_ended", "completed"), mark)
-                    is not None, 10, "the stream")
-        await asyncio.sleep(STREAM_WARM_S)  # the answer is long by now: samples compare
-        samples = await _sample_while(
-            app, rng, lambda: watched.window(("text", ""), ("turn_ended", "completed"), mark)[1]
-            != float("inf"), runs)
-        app.submit(Interrupt())
-        await _wait(lambda: app.last_turn_status is not None, 15, "the turn to end")
-        window = watched.window(("text", ""), ("turn_ended", "cancelled"), mark) or \
-            watched.window(("text", ""), ("turn_ended", "completed"), mark)
-        loaded = [(t1 - t0) * 1000 for t0, t1 in samples if window and window[0] <= t0 and t1 <= window[1]]
-    return {"loaded_ms": loaded, "idle_ms": idle, "rate": provider.achieved_rate}
+    return await _keys_while_flooding(runs, workspace, seed)
+
+
+async def keys_long_session(runs: int, workspace: Path, seed: int = 3,
+                            messages: int = 5_000) -> dict[str, Any]:
+    """Keystroke ms while the model streams 10,000 deltas a second below ``messages``
+    earlier messages, and idle in the same app before they arrived."""
+    return await _keys_while_flooding(runs, workspace, seed, history=conversation(messages))
 
 
 def conversation(messages: int) -> list[Event]:
@@ -176,10 +163,10 @@ def conversation(messages: int) -> list[Event]:
     return out
 
 
-async def keys_long_session(runs: int, workspace: Path, seed: int = 3,
-                            messages: int = 5_000) -> dict[str, Any]:
-    """Keystroke ms while the model streams 10,000 deltas a second below ``messages``
-    earlier messages, and idle in the same app before they arrived."""
+async def _keys_while_flooding(runs: int, workspace: Path, seed: int,
+                               history: list[Event] | None = None) -> dict[str, Any]:
+    """Idle keys first; then ``history`` (if any) reaches the transcript, and keys are
+    sampled while the model streams 10,000 deltas a second below it."""
     rng = random.Random(seed)
     watched = Watched()
     provider = FloodProvider(rate=10_000, seconds=STREAM_WARM_S + runs * 0.6 + 2.0)
@@ -187,18 +174,18 @@ async def keys_long_session(runs: int, workspace: Path, seed: int = 3,
     async with app.run_test(size=SIZE):
         await _wait(lambda: app.core_running, 10, "the core")
         idle = await _idle_samples(app, runs, rng)
-        history = conversation(messages)
-        target = app.inbox.received + len(history)
-        for event in history:  # as a resumed session's transcript would arrive
-            app.inbox.emit(event)
-        await _wait(lambda: app.events_handled >= target, 120, "the earlier messages")
-        app.flush()
-        await app.prompt.wait_for_refresh()
+        if history:
+            target = app.inbox.received + len(history)
+            for event in history:  # as a resumed session's transcript would arrive
+                app.inbox.emit(event)
+            await _wait(lambda: app.events_handled >= target, 120, "the earlier messages")
+            app.flush()
+            await app.prompt.wait_for_refresh()
         mark = time.monotonic()
         app.submit(UserMessage(text="flood"))
         await _wait(lambda: watched.window(("text", ""), ("turn_ended", "completed"), mark)
                     is not None, 10, "the stream")
-        await asyncio.sleep(STREAM_WARM_S)
+        await asyncio.sleep(STREAM_WARM_S)  # the answer is long by now: samples compare
         samples = await _sample_while(
             app, rng, lambda: watched.window(("text", ""), ("turn_ended", "completed"), mark)[1]
             != float("inf"), runs)

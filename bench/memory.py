@@ -80,21 +80,17 @@ class TranscriptSession:
         pass
 
     async def run(self) -> None:
-        from agent_tui.core.events import SessionClosed, TextDelta, TurnEnded, TurnStarted
+        from agent_tui.core.events import SessionClosed
+        from bench.keys import conversation
 
         while not self.go.is_set() and not self._stop.is_set():
             await asyncio.sleep(0.01)
-        answer = ("Here is what I found in the code: the function reads the file, "
-                  "parses each line and returns the totals. ") * 3
-        for n in range(self.messages // 2):
+        for n, event in enumerate(conversation(self.messages)):
             if self._stop.is_set():
                 break
-            turn = f"t{n + 1}"
-            self.emit(TurnStarted(turn_id=turn, text=f"question number {n + 1}: what does it do?"))
-            self.emit(TextDelta(turn_id=turn, text=answer))
-            self.emit(TurnEnded(turn_id=turn, status="completed"))
-            self.emitted += 3
-            if n % 50 == 49:
+            self.emit(event)
+            self.emitted += 1
+            if n % 150 == 149:
                 await asyncio.sleep(0)  # as a real core would, between turns
         while not self._stop.is_set():
             await asyncio.sleep(0.01)
