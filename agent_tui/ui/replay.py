@@ -27,6 +27,7 @@ from agent_tui.core.journal import (
 )
 from agent_tui.core.state import ToolState
 from agent_tui.ui.safe_text import first_line
+from agent_tui.ui.states import exit_words
 from agent_tui.ui.widgets.transcript import Transcript
 
 # Calls whose line says how they ended (as it did while the session ran).
@@ -79,10 +80,7 @@ def show_past(
             name, args = inputs.get(record.tool_use_id, (record.name, {}))
             detail = record.note or ""
             if not detail:
-                bits = [f"signal {record.signal}"] if record.signal else []
-                if record.exit_code is not None:
-                    bits.append(f"exit {record.exit_code}")
-                detail = ", ".join(bits)
+                detail = ", ".join(exit_words(record.signal, record.exit_code))
                 if not detail and record.state in _ENDED_BADLY:
                     detail = record.content
             transcript.tool_state(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from rich.style import Style
 
 from agent_tui.core.state import ToolState, TurnState
+from agent_tui.ui.safe_text import clean
 
 
 @dataclass(frozen=True)
@@ -67,3 +68,11 @@ def role_style(variables: dict[str, str], role: str, *, bold: bool = False) -> S
         return Style(color=color, bold=bold) if color else Style(bold=bold)
     except Exception:  # a colour Rich cannot parse (e.g. with alpha): use no colour
         return Style(bold=bold)
+
+
+def exit_words(signal: str | None, exit_code: int | None) -> list[str]:
+    """How a process ended, in words: ["signal SIGTERM", "exit -15"] (what is known)."""
+    words = [f"signal {clean(signal)}"] if signal else []
+    if exit_code is not None:
+        words.append(f"exit {exit_code}")
+    return words

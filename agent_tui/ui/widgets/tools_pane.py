@@ -19,7 +19,7 @@ from textual.widgets import Static
 
 from agent_tui.core.state import TERMINAL_TOOL_STATES, ToolState
 from agent_tui.ui.safe_text import clean, first_line, one_line, short_summary
-from agent_tui.ui.states import role_style, tool_look
+from agent_tui.ui.states import exit_words, role_style, tool_look
 from agent_tui.ui.times import format_duration
 
 
@@ -54,11 +54,7 @@ class ToolRow:
             self.last_line = line
 
     def ending(self) -> str:
-        bits: list[str] = []
-        if self.signal:
-            bits.append(f"signal {clean(self.signal)}")
-        if self.exit_code is not None:
-            bits.append(f"exit {self.exit_code}")
+        bits = exit_words(self.signal, self.exit_code)
         if self.residue:
             bits.append(f"{self.residue} process(es) left running")
         if self.detail and not bits:
