@@ -13,7 +13,6 @@ Root can read it either way.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import sys
 
@@ -22,9 +21,10 @@ PR_GET_DUMPABLE = 3
 OPT_OUT_ENV = "AGENT_TUI_DEBUGGABLE"
 
 
-def _prctl(option: int, arg: int = 0) -> int:
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-    return int(libc.prctl(option, arg, 0, 0, 0))
+def prctl(option: int, arg: int = 0) -> int:
+    """Linux ``prctl(option, arg)`` through the C library already loaded; raises
+    OSError / AttributeError where there is none."""
+    return int(ctypes.CDLL(None, use_errno=True).prctl(option, arg, 0, 0, 0))
 
 
 def keep_environ_private() -> bool:
@@ -32,7 +32,7 @@ def keep_environ_private() -> bool:
     if not sys.platform.startswith("linux") or os.environ.get(OPT_OUT_ENV) == "1":
         return False
     try:
-        return _prctl(PR_SET_DUMPABLE, 0) == 0
+        return prctl(PR_SET_DUMPABLE, 0) == 0
     except (OSError, AttributeError):
         return False  # no libc prctl: nothing to do, nothing lost
 
@@ -42,6 +42,6 @@ def dumpable() -> bool | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        return _prctl(PR_GET_DUMPABLE) != 0
+        return prctl(PR_GET_DUMPABLE) != 0
     except (OSError, AttributeError):
         return None

@@ -6,7 +6,7 @@ its exit status is ours to collect.
 
 from __future__ import annotations
 
-import ctypes
+from agent_tui.process_guard import prctl
 
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -18,8 +18,7 @@ def enable_subreaper() -> bool:
     global _subreaper_state
     if _subreaper_state is None:
         try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            _subreaper_state = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+            _subreaper_state = prctl(_PR_SET_CHILD_SUBREAPER, 1) == 0
         except (OSError, AttributeError):
             _subreaper_state = False
     return _subreaper_state
