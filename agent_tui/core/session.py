@@ -77,7 +77,7 @@ class Session:
         self.ready = list(ready or [])
         self._ready_task: asyncio.Task[Any] | None = None
         self._turn_ids = itertools.count(self._settle_journal() + 1)
-        self._opened_with = deps.journal.records
+        self._opened_with = len(deps.journal.records)  # records, once settled
         self._turn: Turn | None = None
         self._turn_task: asyncio.Task[None] | None = None
         self._rewind_task: asyncio.Task[None] | None = None
@@ -98,7 +98,7 @@ class Session:
     def past_records(self) -> list[Any]:
         """What the journal held when the session opened (a resumed session's
         conversation so far; empty for a new one), for a front end to show."""
-        return self._opened_with
+        return self.deps.journal.records[: self._opened_with]
 
     def _settle_journal(self) -> int:
         """For a resumed journal: count its turns, and close a turn that never ended
