@@ -21,7 +21,7 @@ from agent_tui.paths import private_dir, state_home
 # The core is imported where it is used, not here: the TUI's first frame must not wait
 # for pydantic and the core's models (the session is built on the core's thread).
 if TYPE_CHECKING:
-    from agent_tui.core.events import BackgroundJobChanged, Event
+    from agent_tui.protocol import BackgroundJobChanged, Event
     from agent_tui.core.journal import Journal
     from agent_tui.core.session import Session
     from agent_tui.core.store import SessionStore
@@ -172,7 +172,7 @@ class Wiring:
         cwd: Path | None = None,
     ) -> tuple[str, Session]:
         """A new session (``session_id`` None) or a saved one; raises SessionNotFound."""
-        from agent_tui.core.events import Notice, NoticeLevel
+        from agent_tui.protocol import Notice, NoticeLevel
         from agent_tui.core.journal import (
             AgentProcessRecord,
             Journal,
@@ -180,7 +180,8 @@ class Wiring:
             SessionStarted,
         )
         from agent_tui.core.session import Session
-        from agent_tui.core.turn import AgentConfig, TurnDeps
+        from agent_tui.core.deps import AgentConfig, SessionDeps
+        from agent_tui.core.subagent import SubAgents
         from agent_tui.tools.background import BackgroundJobs
         from agent_tui.tools.process import OWNER_ID
         from agent_tui.tools.process.orphans import start_orphan_reaper
@@ -231,8 +232,9 @@ class Wiring:
             session_id=session_id,
             env=dict(settings.env),
         )
-        deps = TurnDeps(config=config, provider=provider, tools=tools, policy=policy,
-                        journal=journal, emit=emit, checkpoints=checkpoints)
+        deps = SessionDeps(config=config, provider=provider, tools=tools, policy=policy,
+                           journal=journal, emit=emit, checkpoints=checkpoints,
+                           subagents=SubAgents(journal, emit))
         leftovers = self._leftovers(journal, emit)
         try:
             if not journal.records:
@@ -242,7 +244,7 @@ class Wiring:
                 ), durable=True)
             journal.append(AgentProcessRecord(owner=OWNER_ID, pid=os.getpid()), durable=True)
         except JournalWriteError as exc:
-            emit(Notice(level=NoticeLevel.ERROR, text=str(exc)))
+            emit(exc.notice())
         return session_id, Session(
             deps, background=[jobs, mcp, leftovers], on_start=[mcp.start, leftovers.announce],
             ready=[lambda: mcp.wait_started(MCP_READY_WAIT_S)],
@@ -250,7 +252,7 @@ class Wiring:
 
     def _leftovers(self, journal: Journal, emit: Callable[[Event], None]) -> Any:
         """What earlier agent processes of this session left running (resume)."""
-        from agent_tui.core.events import Notice, NoticeLevel
+        from agent_tui.protocol import Notice, NoticeLevel
         from agent_tui.core.journal import AgentProcessRecord
         from agent_tui.tools.leftovers import Leftovers, find_leftovers
         from agent_tui.tools.process import OWNER_ID
@@ -269,7 +271,7 @@ class Wiring:
         """MCP servers from the user's config, and the project's ``.mcp.json`` only when
         the project is trusted to run commands (auto mode, which only the user can
         choose): a cloned repository must not start programs just by being opened."""
-        from agent_tui.core.events import Notice, NoticeLevel
+        from agent_tui.protocol import Notice, NoticeLevel
         from agent_tui.tools.mcp import load_mcp
 
         mcp = load_mcp(workspace, include_project=trusted, log_dir=self.store.root.parent / "mcp-logs")
@@ -301,7 +303,7 @@ class Wiring:
 
 def job_changed(info: Any) -> BackgroundJobChanged:
     """A background command's news, as the core's event."""
-    from agent_tui.core.events import BackgroundJobChanged
+    from agent_tui.protocol import BackgroundJobChanged
 
     if info.signal:
         detail = f"{info.signal}" + (f" ({info.ended_by})" if info.ended_by else "")

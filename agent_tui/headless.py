@@ -20,7 +20,7 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
-from agent_tui.core.events import (
+from agent_tui.protocol import (
     OP_ADAPTER,
     Event,
     Notice,
@@ -32,6 +32,7 @@ from agent_tui.core.events import (
     UserMessage,
 )
 from agent_tui.core.session import Session
+from agent_tui.protocol.states import TurnStatus
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -43,7 +44,7 @@ class Printer:
         self.fmt = fmt
         self.out = out
         self.err = err
-        self.statuses: list[str] = []
+        self.statuses: list[TurnStatus] = []
         self._midline = False
 
     def __call__(self, event: Event) -> None:
@@ -66,7 +67,7 @@ class Printer:
             self.err.write(f"{event.level}: {event.text}\n")
         elif isinstance(event, TurnEnded):
             self._newline()
-            if event.status != "completed":
+            if event.status is not TurnStatus.COMPLETED:
                 self.err.write(f"turn {event.status}{': ' + event.detail if event.detail else ''}\n")
         self.err.flush()
 
@@ -77,10 +78,10 @@ class Printer:
             self._midline = False
 
 
-def exit_code(statuses: list[str], interrupted: bool) -> int:
-    if interrupted or (statuses and statuses[-1] == "cancelled"):
+def exit_code(statuses: list[TurnStatus], interrupted: bool) -> int:
+    if interrupted or (statuses and statuses[-1] is TurnStatus.CANCELLED):
         return EXIT_INTERRUPTED
-    if not statuses or statuses[-1] == "failed":
+    if not statuses or statuses[-1] is TurnStatus.FAILED:
         return EXIT_ERROR
     return EXIT_OK
 

@@ -35,13 +35,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.events import Decide, Interrupt, Shutdown, UserMessage
+from agent_tui.protocol import Decide, Interrupt, Shutdown, UserMessage
 from agent_tui.core.history import check_model_view, model_view
 from agent_tui.core.journal import Journal, ToolIntentRecord, ToolResultRecord
 from agent_tui.core.permission import AllowAll, Decision, Ruling, Verdict
 from agent_tui.core.session import Session
 from agent_tui.core.tool import ToolSet
-from agent_tui.core.turn import AgentConfig, TurnDeps
+from agent_tui.core.deps import AgentConfig, SessionDeps
 from agent_tui.tools.background import BackgroundJobs
 from agent_tui.tools.bash import BashTool
 from agent_tui.tools.files import ReadFileTool
@@ -222,7 +222,7 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
     events = Stamped()
     journal = Journal()
     jobs = BackgroundJobs(limits=RunLimits(grace_s=GRACE_S))
-    deps = TurnDeps(
+    deps = SessionDeps(
         config=AgentConfig(workspace=workspace, model="claude-chaos",
                            cleanup_budget=CLEANUP_BUDGET_S, retry_base=0.05),
         provider=AnthropicProvider(api_key="chaos-key", base_url=srv.url),

@@ -13,12 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.events import Event, Shutdown
+from agent_tui.protocol import Event, Shutdown
 from agent_tui.core.journal import Journal
 from agent_tui.core.permission import AllowAll, PermissionPolicy
 from agent_tui.core.session import Session
 from agent_tui.core.tool import Tool, ToolSet
-from agent_tui.core.turn import AgentConfig, TurnDeps
+from agent_tui.core.deps import AgentConfig, SessionDeps
 from agent_tui.providers.base import Provider
 
 
@@ -67,7 +67,7 @@ class HostedSession:
     ) -> None:
         self.events = Stamped()
         self.journal = Journal()
-        deps = TurnDeps(
+        deps = SessionDeps(
             config=AgentConfig(workspace=workspace, model="claude-bench", **config),
             provider=provider,
             tools=ToolSet(tools),

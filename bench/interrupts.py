@@ -20,7 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-from agent_tui.core.events import UserMessage
+from agent_tui.protocol import UserMessage
 from agent_tui.tools.bash import BashTool
 from bench.host import HostedSession
 from bench.procs import (

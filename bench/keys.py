@@ -30,12 +30,12 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 import agent_tui.ui  # noqa: E402,F401  (before Textual: it sets the frame rate the app runs at)
 from textual import events  # noqa: E402
 
-from agent_tui.core.events import Event, Interrupt, UserMessage  # noqa: E402
+from agent_tui.protocol import Event, Interrupt, UserMessage  # noqa: E402
 from agent_tui.core.journal import Journal  # noqa: E402
 from agent_tui.core.permission import AllowAll  # noqa: E402
 from agent_tui.core.session import Session  # noqa: E402
 from agent_tui.core.tool import ToolSet  # noqa: E402
-from agent_tui.core.turn import AgentConfig, TurnDeps  # noqa: E402
+from agent_tui.core.deps import AgentConfig, SessionDeps  # noqa: E402
 from agent_tui.providers.base import Provider  # noqa: E402
 from agent_tui.tools.bash import BashTool  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
@@ -59,7 +59,7 @@ class Watched:
     def factory(self, provider: Provider, workspace: Path) -> Callable[[Callable[[Event], None]], Session]:
         def make(emit: Callable[[Event], None]) -> Session:
             self._emit = emit
-            deps = TurnDeps(
+            deps = SessionDeps(
                 config=AgentConfig(workspace=workspace, model="bench"),
                 provider=provider,
                 tools=ToolSet([BashTool()]),
@@ -150,7 +150,7 @@ async def keys_long_session(runs: int, workspace: Path, seed: int = 3,
 
 def conversation(messages: int) -> list[Event]:
     """A session's worth of events: user messages and answers of ~300 characters."""
-    from agent_tui.core.events import TextDelta, TurnEnded, TurnStarted
+    from agent_tui.protocol import TextDelta, TurnEnded, TurnStarted
 
     answer = ("Here is what I found in the code: the function reads the file, "
               "parses each line and returns the totals. ") * 3

@@ -79,8 +79,11 @@ class TranscriptSession:
     def interrupt_now(self) -> None:
         pass
 
+    def past_records(self) -> list[Any]:
+        return []
+
     async def run(self) -> None:
-        from agent_tui.core.events import SessionClosed
+        from agent_tui.protocol import SessionClosed
         from bench.keys import conversation
 
         while not self.go.is_set() and not self._stop.is_set():
@@ -107,7 +110,7 @@ async def measure_scenario(
     idle_s: float = IDLE_S,
 ) -> dict[str, Any]:
     """In this process: peak RSS growth (MB) for ``scenario``."""
-    from agent_tui.core.events import UserMessage
+    from agent_tui.protocol import UserMessage
     from agent_tui.ui.app import AgentApp
     from bench.keys import FLOOD_COMMAND, SIZE, Watched
     from bench.providers import CommandProvider

@@ -12,13 +12,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from agent_tui.cancel import Cancelled
-from agent_tui.core.events import Event, Shutdown
+from agent_tui.protocol import Event, Shutdown
 from agent_tui.core.history import check_model_view, model_view
 from agent_tui.core.journal import Journal
 from agent_tui.core.permission import AllowAll, PermissionPolicy
 from agent_tui.core.session import Session
 from agent_tui.core.tool import Tool, ToolContext, ToolResult, ToolSet
-from agent_tui.core.turn import AgentConfig, TurnDeps
+from agent_tui.core.deps import AgentConfig, SessionDeps
 from agent_tui.providers.base import Provider
 
 
@@ -106,7 +106,7 @@ def start_session(
 ) -> Running:
     rec = Recorder()
     journal = Journal()
-    deps = TurnDeps(
+    deps = SessionDeps(
         config=AgentConfig(workspace=workspace, model="claude-test", **config),
         provider=provider,
         tools=ToolSet(tools),

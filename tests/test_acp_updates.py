@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent_tui.acp.transport import check_message
 from agent_tui.acp.updates import ACP_STATUS, UpdateMapper, tool_kind
-from agent_tui.core.events import ToolStateChanged
+from agent_tui.protocol import ToolStateChanged
 from agent_tui.core.journal import (
     AssistantMessageRecord,
     ToolIntentRecord,

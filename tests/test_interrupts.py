@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from agent_tui.core.events import Decide, Interrupt, UserMessage
+from agent_tui.protocol import Decide, Interrupt, UserMessage
 from agent_tui.core.permission import Decision, Ruling, Verdict
 from agent_tui.providers.anthropic import AnthropicProvider
 from tests.fake_api import Reply

@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from agent_tui.core.events import UserMessage
+from agent_tui.protocol import UserMessage
 from agent_tui.core.journal import Journal, JournalWriteError, NoticeRecord, UserMessageRecord
 from agent_tui.providers.scripted import Block, Rule, Script, ScriptedProvider
 from tests.harness import QuickTool, Recorder, SlowTool, start_session
@@ -105,10 +105,10 @@ async def test_resumed_journal_with_a_started_tool_and_no_result_says_unknown(tm
     from agent_tui.core.permission import AllowAll
     from agent_tui.core.session import Session
     from agent_tui.core.tool import ToolSet
-    from agent_tui.core.turn import AgentConfig, TurnDeps
+    from agent_tui.core.deps import AgentConfig, SessionDeps
 
     resumed = Journal.load(path)
-    deps = TurnDeps(
+    deps = SessionDeps(
         config=AgentConfig(workspace=tmp_path, model="m"), provider=provider,
         tools=ToolSet([SlowTool()]), policy=AllowAll(), journal=resumed, emit=rec,
     )
@@ -124,7 +124,7 @@ async def test_resumed_journal_with_a_started_tool_and_no_result_says_unknown(tm
     note = view[2]["content"][1]["text"]
     assert "interrupted the previous turn" in note
     assert rec.of("turn_started")[0].turn_id == "t2"
-    from agent_tui.core.events import Shutdown
+    from agent_tui.protocol import Shutdown
 
     session.submit(Shutdown())
     await asyncio.wait_for(task, 10)

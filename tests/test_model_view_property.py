@@ -11,13 +11,13 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from agent_tui.cancel import Cancelled
-from agent_tui.core.events import Shutdown, UserMessage
+from agent_tui.protocol import Shutdown, UserMessage
 from agent_tui.core.history import check_model_view, model_view
 from agent_tui.core.journal import ToolIntentRecord, ToolResultRecord, UserMessageRecord
 from agent_tui.core.permission import AllowAll
 from agent_tui.core.session import Session
 from agent_tui.core.tool import Tool, ToolContext, ToolResult, ToolSet
-from agent_tui.core.turn import AgentConfig, TurnDeps
+from agent_tui.core.deps import AgentConfig, SessionDeps
 from agent_tui.core.journal import Journal
 from agent_tui.providers import base
 from tests.fake_api.validate import validate_messages
@@ -107,7 +107,7 @@ async def play(script: list[list[tuple[str, Any]]], interrupt_at: int, prompts: 
     model = RandomModel(script, interrupt_at)
     journal = Journal()
     rec = Recorder()
-    deps = TurnDeps(
+    deps = SessionDeps(
         config=AgentConfig(workspace=".", model="m", max_retries=0),  # type: ignore[arg-type]
         provider=model,
         tools=ToolSet([StepTool(read_only=False), StepTool(read_only=True)]),

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.checkpoints import Checkpoints
-from agent_tui.core.events import ListRewindPoints, PlanRewind, RestoreWhat, Rewind, UserMessage
+from agent_tui.protocol import ListRewindPoints, PlanRewind, RestoreWhat, Rewind, UserMessage
 from agent_tui.core.history import REWIND_NOTE, check_model_view, model_view
 from agent_tui.core.journal import Journal
 from agent_tui.core.permission import AllowAll
 from agent_tui.core.session import Session
-from agent_tui.core.turn import AgentConfig, TurnDeps
+from agent_tui.core.deps import AgentConfig, SessionDeps
 from agent_tui.providers.scripted import Block, Rule, Script, ScriptedProvider
 from agent_tui.tools.registry import default_tools
 from tests.harness import Recorder, Running
@@ -45,7 +45,7 @@ def start(tmp_path) -> tuple[Running, Checkpoints]:
     checkpoints = Checkpoints(tmp_path / "state" / "checkpoints", workspace)
     rec = Recorder()
     journal = Journal()
-    deps = TurnDeps(
+    deps = SessionDeps(
         config=AgentConfig(workspace=workspace, model="m"),
         provider=ScriptedProvider(SCRIPT, delay=0),
         tools=default_tools(

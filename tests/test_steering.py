@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from agent_tui.core.events import FollowUp, Interrupt, UserMessage
+from agent_tui.protocol import FollowUp, Interrupt, UserMessage
 from tests.fake_api import Reply
 from tests.harness import SlowTool, start_session
 from tests.test_interrupts import provider_for
@@ -105,7 +105,7 @@ async def test_send_now_moves_the_running_command_to_the_background(fake_api, tm
 
     import psutil
 
-    from agent_tui.core.events import SendNow
+    from agent_tui.protocol import SendNow
     from agent_tui.tools.background import BackgroundJobs
     from agent_tui.tools.bash import BashTool
 

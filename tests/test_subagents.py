@@ -7,7 +7,7 @@ import uuid
 import psutil
 import pytest
 
-from agent_tui.core.events import CancelTool, Interrupt, StopBackground, UserMessage
+from agent_tui.protocol import CancelTool, Interrupt, StopBackground, UserMessage
 from agent_tui.tools.bash import BashTool
 from agent_tui.tools.task import TaskTool
 from tests.fake_api import Reply

@@ -9,7 +9,7 @@ import threading
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
-from agent_tui.core.events import (  # noqa: E402
+from agent_tui.protocol import (  # noqa: E402
     Decide,
     FollowUp,
     Interrupt,

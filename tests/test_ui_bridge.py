@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from agent_tui.core.events import Notice, TextDelta, ToolOutput
+from agent_tui.protocol import Notice, TextDelta, ToolOutput
 from agent_tui.ui.bridge import EventInbox, coalesce
 from agent_tui.ui.keys import DoublePress
 

@@ -10,7 +10,7 @@ os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
 import pytest  # noqa: E402
 
-from agent_tui.core.events import (  # noqa: E402
+from agent_tui.protocol import (  # noqa: E402
     BackgroundJobChanged,
     Notice,
     RetryScheduled,
@@ -132,7 +132,8 @@ async def test_output_of_a_running_call_updates_while_expanded() -> None:
 async def test_journal_error_stays_until_the_session_ends() -> None:
     events = [
         *scenarios.TOOL_RUNNING,
-        Notice(level="error", text="journal not saved (tool_intent): No space left on device"),
+        Notice(level="error", text="journal not saved (tool_intent): No space left on device",
+           code="journal_write_failed"),
         Notice(level="info", text="something else"),
         TurnStarted(turn_id="t2", text="next"),
     ]

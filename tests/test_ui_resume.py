@@ -16,7 +16,7 @@ from agent_tui.core.journal import Journal  # noqa: E402
 from agent_tui.core.permission import AllowAll  # noqa: E402
 from agent_tui.core.session import Session  # noqa: E402
 from agent_tui.core.tool import ToolSet  # noqa: E402
-from agent_tui.core.turn import AgentConfig, TurnDeps  # noqa: E402
+from agent_tui.core.deps import AgentConfig, SessionDeps  # noqa: E402
 from agent_tui.providers.scripted import ScriptedProvider  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.replay import input_summary  # noqa: E402
@@ -28,7 +28,7 @@ SIZE = (100, 40)
 def _factory(path: Path, workspace: Path, *, resume: bool):
     def make(emit):
         journal = Journal.load(path) if resume else Journal(path)
-        deps = TurnDeps(
+        deps = SessionDeps(
             config=AgentConfig(workspace=workspace, model="scripted", cleanup_budget=2.0),
             provider=ScriptedProvider(demo_script(30.0), delay=0.01),
             tools=ToolSet([SlowTool(), QuickTool()]),

@@ -11,7 +11,7 @@ os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
 import pytest  # noqa: E402
 
-from agent_tui.core.events import (  # noqa: E402
+from agent_tui.protocol import (  # noqa: E402
     ListRewindPoints,
     PlanRewind,
     RestoreWhat,

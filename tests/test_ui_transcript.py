@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.markdown import Markdown  # noqa: E402
 
-from agent_tui.core.events import TextDelta, ToolOutput, TurnEnded, TurnStarted  # noqa: E402
+from agent_tui.protocol import TextDelta, ToolOutput, TurnEnded, TurnStarted  # noqa: E402
 from agent_tui.core.state import ToolState  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.widgets import transcript as transcript_module  # noqa: E402

@@ -32,7 +32,7 @@ from acp import RequestError
 from acp.schema import PermissionOption, PromptResponse
 
 from agent_tui.acp.updates import UpdateMapper
-from agent_tui.core.events import (
+from agent_tui.protocol import (
     Decide,
     Event,
     Notice,
@@ -50,6 +50,7 @@ from agent_tui.core.events import (
 from agent_tui.core.permission import Decision
 from agent_tui.core.session import Session
 from agent_tui.core.state import ToolState
+from agent_tui.protocol.states import TurnStatus
 
 log = logging.getLogger("agent_tui.acp")
 
@@ -125,7 +126,7 @@ class SessionBridge:
         self.session = session
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
-        self.mapper = UpdateMapper(session.deps.config.workspace, session.deps.tools)
+        self.mapper = UpdateMapper(session.workspace, session.tools)
         self._run_task = asyncio.get_running_loop().create_task(
             session.run(), name=f"acp-session-{self.id}"
         )
@@ -133,7 +134,7 @@ class SessionBridge:
     async def replay(self) -> None:
         """Send the saved conversation (session/load), before any live update."""
         assert self.session is not None
-        for update in self.mapper.replay(self.session.deps.journal.records):
+        for update in self.mapper.replay(self.session.records()):
             await self._send(update)
 
     def start_pump(self) -> None:
@@ -164,9 +165,9 @@ class SessionBridge:
                 raise
         finally:
             self._prompt = None
-        if ended.status == "cancelled":
+        if ended.status is TurnStatus.CANCELLED:
             return PromptResponse(stop_reason="cancelled")
-        if ended.status == "failed":
+        if ended.status is TurnStatus.FAILED:
             raise RequestError(-32603, f"The turn failed: {ended.detail or 'see the agent log'}",
                                {"agent_tui": {"status": "failed", "detail": ended.detail}})
         return PromptResponse(stop_reason="end_turn")

@@ -51,7 +51,7 @@ from acp.schema import (
 
 from agent_tui.acp.bridge import ClientConnection, SessionBridge
 from agent_tui.acp.transport import claim_stdout, open_stdio
-from agent_tui.core.events import Event
+from agent_tui.protocol import Event
 from agent_tui.core.session import Session
 from agent_tui.core.store import SessionNotFound
 
@@ -189,7 +189,7 @@ class AcpAgent:
             bridge.emit(event)
         bridge.attach(session)
         self.sessions[new_id] = bridge
-        log.info("session %s opened in %s", new_id, session.deps.config.workspace)
+        log.info("session %s opened in %s", new_id, session.workspace)
         return bridge
 
     def _ignore_mcp(self, servers: list[Any] | None) -> None:

@@ -30,7 +30,7 @@ from acp import (
 )
 from acp.schema import ToolCallLocation, ToolCallProgress, ToolCallStart, ToolCallUpdate
 
-from agent_tui.core.events import ToolOutput, ToolStateChanged
+from agent_tui.protocol import ToolOutput, ToolStateChanged
 from agent_tui.core.history import result_wording
 from agent_tui.core.journal import (
     AssistantMessageRecord,

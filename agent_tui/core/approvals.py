@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 
 from agent_tui.cancel import CancelScope
-from agent_tui.core.events import Decide
+from agent_tui.protocol import Decide
 
 
 class Approvals:

@@ -28,6 +28,7 @@ from agent_tui.core.journal import (
     UserMessageRecord,
 )
 from agent_tui.core.state import ToolState
+from agent_tui.protocol.states import RestoreWhat, TurnStatus
 
 Message = dict[str, Any]
 
@@ -171,7 +172,7 @@ def effective_records(records: Iterable[Any]) -> list[Any]:
     back to just before its checkpoint's user message (the journal keeps the rest)."""
     kept: list[Any] = []
     for record in records:
-        if isinstance(record, RewindRecord) and record.restore in ("both", "conversation"):
+        if isinstance(record, RewindRecord) and record.restore is not RestoreWhat.CODE:
             for i in range(len(kept) - 1, -1, -1):
                 candidate = kept[i]
                 if (
@@ -199,8 +200,8 @@ def model_view(records: Iterable[Any]) -> list[Message]:
             # Code and conversation rewound together agree with each other; either
             # alone leaves files the conversation does not describe.
             code_note_due = (
-                record.restore == "conversation"
-                or (record.restore == "code" and bool(record.restored))
+                record.restore is RestoreWhat.CONVERSATION
+                or (record.restore is RestoreWhat.CODE and bool(record.restored))
                 or bool(record.skipped_conflicts)
             )
             continue
@@ -228,7 +229,7 @@ def model_view(records: Iterable[Any]) -> list[Message]:
         elif isinstance(record, SteerRecord) and record.delivery == "injected":
             b.user_text(record.text)
         elif isinstance(record, TurnEndedRecord):
-            b.note_due = record.status == "cancelled"
+            b.note_due = record.status is TurnStatus.CANCELLED
             if not b.note_due:
                 b.last_turn_calls = []
     b.flush_user()

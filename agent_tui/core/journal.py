@@ -20,7 +20,21 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.protocol.events import Notice
+from agent_tui.protocol.states import (
+    BackgroundState,
+    Decision,
+    NoticeCode,
+    NoticeLevel,
+    RestoreWhat,
+    SideEffects,
+    SteerDelivery,
+    SteerKind,
+    SteerStatus,
+    ToolState,
+    TurnStatus,
+    Verdict,
+)
 
 SCHEMA_VERSION = 1
 
@@ -134,29 +148,29 @@ class PermissionRecord(_Record):
     kind: Literal["permission"] = "permission"
     turn_id: str
     tool_use_id: str
-    verdict: Literal["allow", "deny", "ask"]
+    verdict: Verdict
     decided_by: Literal["rule", "mode", "session", "policy", "user"]
     rule: str | None = None  # e.g. "deny:bash(rm:*)", "mode:accept-edits", "session:bash(ls)"
     reason: str = ""  # the policy's reason, or the note the user gave with a denial
-    decision: str | None = None  # the user's answer: allow_once | allow_session | deny
+    decision: Decision | None = None  # the user's answer
 
 
 class SteerRecord(_Record):
     kind: Literal["steer"] = "steer"
     id: str
-    steer_kind: str
-    state: str
+    steer_kind: SteerKind
+    state: SteerStatus
     text: str
     turn_id: str | None = None
-    # "injected": rides after a tool batch's results; "new_turn": starts a turn
-    # of its own (its text is that turn's user message).
-    delivery: Literal["injected", "new_turn"] | None = None
+    # injected: rides after a tool batch's results; new_turn: starts a turn of its
+    # own (its text is that turn's user message).
+    delivery: SteerDelivery | None = None
 
 
 class TurnEndedRecord(_Record):
     kind: Literal["turn_ended"] = "turn_ended"
     turn_id: str
-    status: str
+    status: TurnStatus
     detail: str = ""
 
 
@@ -175,7 +189,7 @@ class RewindRecord(_Record):
 
     kind: Literal["rewind"] = "rewind"
     checkpoint_id: str
-    restore: str  # both | conversation | code
+    restore: RestoreWhat
     undo_checkpoint_id: str | None = None
     restored: list[str] = Field(default_factory=list)
     skipped_conflicts: list[str] = Field(default_factory=list)
@@ -187,13 +201,13 @@ class BackgroundResultRecord(_Record):
     kind: Literal["background_result"] = "background_result"
     job_id: str
     description: str
-    state: str
+    state: BackgroundState
     text: str
 
 
 class NoticeRecord(_Record):
     kind: Literal["notice"] = "notice"
-    level: str
+    level: NoticeLevel
     text: str
 
 
@@ -223,6 +237,10 @@ RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record)
 
 class JournalWriteError(OSError):
     """The record could not be saved to disk (it is still kept in memory)."""
+
+    def notice(self) -> Notice:
+        """What the user is told (the status line keeps saying it)."""
+        return Notice(level=NoticeLevel.ERROR, text=str(self), code=NoticeCode.JOURNAL_WRITE_FAILED)
 
 
 class Journal:

@@ -7,24 +7,12 @@ for the user's decision (a ``decide`` op) or for the turn's cancellation.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Protocol
 
 from pydantic import BaseModel
 
 from agent_tui.core.tool import Tool
-
-
-class Verdict(StrEnum):
-    ALLOW = "allow"
-    DENY = "deny"
-    ASK = "ask"
-
-
-class Decision(StrEnum):
-    ALLOW_ONCE = "allow_once"
-    ALLOW_SESSION = "allow_session"
-    DENY = "deny"
+from agent_tui.protocol.states import Decision, Verdict
 
 
 class Ruling(BaseModel):

@@ -13,7 +13,7 @@ from collections import deque
 
 from pydantic import BaseModel
 
-from agent_tui.core.events import SteerKind
+from agent_tui.protocol import SteerKind
 
 
 class Queued(BaseModel):

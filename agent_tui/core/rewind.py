@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from agent_tui.core.events import (
+from agent_tui.protocol import (
     FileChangeInfo,
     Notice,
     NoticeLevel,
@@ -32,11 +32,11 @@ from agent_tui.core.journal import (
     ToolIntentRecord,
     UserMessageRecord,
 )
-from agent_tui.core.turn import TurnDeps
+from agent_tui.core.deps import SessionDeps
 
 
 class Rewinder:
-    def __init__(self, deps: TurnDeps) -> None:
+    def __init__(self, deps: SessionDeps) -> None:
         self.deps = deps
         self.checkpoints = deps.checkpoints
         self._last_warnings: list[str] = []
@@ -49,7 +49,7 @@ class Rewinder:
         try:
             self.deps.journal.append(record, durable=True)
         except JournalWriteError as exc:
-            self._notice(NoticeLevel.ERROR, str(exc))
+            self.deps.emit(exc.notice())
 
     # -- taking -----------------------------------------------------------------------
 

@@ -13,10 +13,12 @@ import asyncio
 import itertools
 import threading
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
 from typing import Any, Protocol
 
 from agent_tui.cancel import CancelReason, CancelScope
-from agent_tui.core.events import (
+from agent_tui.protocol import (
     CancelTool,
     Decide,
     ListRewindPoints,
@@ -31,11 +33,13 @@ from agent_tui.core.events import (
     Op,
     SessionClosed,
     Shutdown,
+    SteerDelivery,
     SteerKind,
     StopBackground,
     SteerState,
     SteerStatus,
     TurnEnded,
+    TurnStatus,
     UserMessage,
 )
 from agent_tui.core.journal import (
@@ -47,7 +51,9 @@ from agent_tui.core.journal import (
 from agent_tui.core.queue import Queued
 from agent_tui.core.rewind import Rewinder
 from agent_tui.core.subagent import SubAgents
-from agent_tui.core.turn import Turn, TurnDeps
+from agent_tui.core.deps import SessionDeps
+from agent_tui.core.tool import ToolSet
+from agent_tui.core.turn import Turn
 
 
 class BackgroundWork(Protocol):
@@ -62,7 +68,7 @@ class BackgroundWork(Protocol):
 class Session:
     def __init__(
         self,
-        deps: TurnDeps,
+        deps: SessionDeps,
         *,
         background: list[BackgroundWork] | None = None,
         on_start: list[Callable[[], None]] | None = None,
@@ -88,17 +94,32 @@ class Session:
         self._lock = threading.Lock()
         self._idle: asyncio.Event | None = None
         self._unhandled = 0  # ops submitted and not yet handled
-        self.last_status: str | None = None
+        self.last_status: TurnStatus | None = None
+        if deps.subagents is None:
+            deps = replace(deps, subagents=SubAgents(deps.journal, deps.emit))
+        self.deps = deps
+        self.subagents = deps.subagents
         self.rewinder = Rewinder(deps)
-        self.subagents = SubAgents(deps)
-        deps.subagents = self.subagents
-        self.background.append(self.subagents)
+        if isinstance(self.subagents, SubAgents):
+            self.background.append(self.subagents)
         self._side_tasks: set[asyncio.Task[None]] = set()
 
     def past_records(self) -> list[Any]:
         """What the journal held when the session opened (a resumed session's
         conversation so far; empty for a new one), for a front end to show."""
         return self.deps.journal.records[: self._opened_with]
+
+    def records(self) -> list[Any]:
+        """Every journal record so far (a copy), e.g. to replay a loaded session."""
+        return self.deps.journal.records
+
+    @property
+    def workspace(self) -> Path:
+        return self.deps.config.workspace
+
+    @property
+    def tools(self) -> ToolSet:
+        return self.deps.tools
 
     def _settle_journal(self) -> int:
         """For a resumed journal: count its turns, and close a turn that never ended
@@ -115,7 +136,7 @@ class Session:
                 self._record(
                     TurnEndedRecord(
                         turn_id=turn_id,
-                        status="cancelled",
+                        status=TurnStatus.CANCELLED,
                         detail="the agent stopped while this turn ran",
                     )
                 )
@@ -197,7 +218,7 @@ class Session:
         try:
             self.deps.journal.append(record)
         except JournalWriteError as exc:
-            self._emit(Notice(level=NoticeLevel.ERROR, text=str(exc)))
+            self._emit(exc.notice())
 
     def _handle(self, op: Any) -> None:
         if isinstance(op, (UserMessage, FollowUp, SendNow)) and self._rewind_task is not None:
@@ -276,13 +297,15 @@ class Session:
 
     def _enqueue(self, kind: SteerKind, text: str) -> None:
         item = self.deps.queue.add(kind, text)
-        self._record(SteerRecord(id=item.id, steer_kind=kind, state="queued", text=text))
+        self._record(SteerRecord(id=item.id, steer_kind=kind, state=SteerStatus.QUEUED, text=text))
         self._emit(SteerState(id=item.id, state=SteerStatus.QUEUED, kind=kind, text=text))
 
     def _return_queued(self) -> None:
         for item in self.deps.queue.take_all():
             self._record(
-                SteerRecord(id=item.id, steer_kind=item.kind, state="returned", text=item.text)
+                SteerRecord(
+                    id=item.id, steer_kind=item.kind, state=SteerStatus.RETURNED, text=item.text
+                )
             )
             self._emit(
                 SteerState(id=item.id, state=SteerStatus.RETURNED, kind=item.kind, text=item.text)
@@ -293,8 +316,8 @@ class Session:
         for item in applied:
             self._record(
                 SteerRecord(
-                    id=item.id, steer_kind=item.kind, state="applied", text=item.text,
-                    turn_id=turn_id, delivery="new_turn",
+                    id=item.id, steer_kind=item.kind, state=SteerStatus.APPLIED, text=item.text,
+                    turn_id=turn_id, delivery=SteerDelivery.NEW_TURN,
                 )
             )
             self._emit(
@@ -316,13 +339,15 @@ class Session:
         except Exception as exc:  # a bug in the loop itself: say so, never hang
             ended = None
             self._emit(Notice(level=NoticeLevel.ERROR, text=f"internal error: {exc!r}"))
-            self._emit(TurnEnded(turn_id=turn.id, status="failed", detail=f"internal error: {exc!r}"))
+            self._emit(TurnEnded(
+                turn_id=turn.id, status=TurnStatus.FAILED, detail=f"internal error: {exc!r}"
+            ))
         finally:
             turn.scope.detach()
             self._turn = None
             self._turn_task = None
-        self.last_status = ended.status if ended is not None else "failed"
-        if self.last_status == "completed":
+        self.last_status = ended.status if ended is not None else TurnStatus.FAILED
+        if self.last_status is TurnStatus.COMPLETED:
             steers = self.deps.queue.take_steers()
             if steers:
                 self._start_turn("\n\n".join(s.text for s in steers), steers)

@@ -6,34 +6,9 @@ reject a transition the design does not allow. States are named as in DESIGN.md.
 
 from __future__ import annotations
 
-from enum import StrEnum
+from agent_tui.protocol.states import SideEffects, ToolState, TurnState
 
-
-class TurnState(StrEnum):
-    RUNNING = "running"
-    CANCELLING = "cancelling"
-    CANCELLED = "cancelled"
-    COMPLETED = "completed"
-    FAILED = "failed"
-
-
-class ToolState(StrEnum):
-    STREAMING = "streaming"
-    QUEUED = "queued"
-    AWAITING_APPROVAL = "awaiting_approval"
-    DENIED = "denied"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    CANCELLED_BEFORE_START = "cancelled_before_start"
-    CANCELLED_WHILE_RUNNING = "cancelled_while_running"
-    UNKNOWN = "unknown"
-
-
-class SideEffects(StrEnum):
-    NONE = "none"
-    VERIFIED = "verified"
-    UNVERIFIED = "unverified"
+__all__ = ["SideEffects", "ToolState", "TurnState", "IllegalTransition", "advance_tool", "advance_turn"]
 
 
 class IllegalTransition(RuntimeError):

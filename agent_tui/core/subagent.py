@@ -16,11 +16,19 @@ from __future__ import annotations
 import asyncio
 import itertools
 from dataclasses import replace
-from typing import Any
+from collections.abc import Callable
+
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.core.approvals import Approvals
-from agent_tui.core.events import BackgroundJobChanged, Event, Notice, NoticeLevel
+from agent_tui.core.deps import SessionDeps
+from agent_tui.protocol import (
+    BackgroundJobChanged,
+    BackgroundKind,
+    BackgroundState,
+    Event,
+    TurnStatus,
+)
 from agent_tui.core.journal import (
     AssistantMessageRecord,
     BackgroundResultRecord,
@@ -31,6 +39,7 @@ from agent_tui.core.queue import MessageQueue
 from agent_tui.core.state import SideEffects, ToolState
 from agent_tui.core.state import tool_started
 from agent_tui.core.tool import ToolResult
+from agent_tui.core.turn import Turn
 
 SUBAGENT_SYSTEM = (
     "You are a sub-agent of agent-tui, given one task by the main agent. Work through "
@@ -42,18 +51,23 @@ SUBAGENT_SYSTEM = (
 class SubAgents:
     """Runs sub-agents for one session; also the registry of background ones."""
 
-    def __init__(self, deps: Any) -> None:
-        self.deps = deps  # the session's TurnDeps
+    def __init__(self, journal: Journal, emit: Callable[[Event], None]) -> None:
+        # The session's journal and emit: a background sub-agent's result and job
+        # state are told there, whichever loop started it.
+        self.journal = journal
+        self.emit = emit
         self.background_root = CancelScope("background-agents")
         self._ids = itertools.count(1)
         self._running: dict[str, asyncio.Task[ToolResult]] = {}
         self._scopes: dict[str, CancelScope] = {}
         self._descriptions: dict[str, str] = {}
-        self.turns: dict[str, Any] = {}  # tool_use_id -> running child Turn
+        self.turns: dict[str, Turn] = {}  # tool_use_id -> running child Turn
 
     # -- the child's wiring ---------------------------------------------------------
 
-    def _child_deps(self, parent: Any, parent_tool_use_id: str, journal: Journal) -> Any:
+    def _child_deps(
+        self, parent: SessionDeps, parent_tool_use_id: str, journal: Journal
+    ) -> SessionDeps:
         config = replace(parent.config, system=SUBAGENT_SYSTEM)
 
         def emit(event: Event) -> None:
@@ -74,7 +88,7 @@ class SubAgents:
             depth=parent.depth + 1,
         )
 
-    def _journal_for(self, parent: Any, name: str) -> Journal:
+    def _journal_for(self, parent: SessionDeps, name: str) -> Journal:
         base = parent.journal.path
         if base is None:
             return Journal()
@@ -82,11 +96,11 @@ class SubAgents:
 
     # -- running ----------------------------------------------------------------------
 
-    def for_call(self, parent: Any, tool_use_id: str, scope: CancelScope) -> Spawner:
+    def for_call(self, parent: SessionDeps, tool_use_id: str, scope: CancelScope) -> Spawner:
         return Spawner(self, parent, tool_use_id, scope)
 
     @staticmethod
-    def too_deep(parent: Any) -> ToolResult | None:
+    def too_deep(parent: SessionDeps) -> ToolResult | None:
         limit = parent.config.max_subagent_depth
         if parent.depth + 1 > limit:
             return ToolResult.error(
@@ -97,7 +111,7 @@ class SubAgents:
 
     async def run(
         self,
-        parent: Any,
+        parent: SessionDeps,
         parent_tool_use_id: str,
         scope: CancelScope,
         description: str,
@@ -111,9 +125,7 @@ class SubAgents:
         deps = self._child_deps(parent, parent_tool_use_id, journal)
         return await self._run_turn(deps, parent_tool_use_id, scope, prompt)
 
-    async def _run_turn(self, deps: Any, key: str, scope: CancelScope, prompt: str) -> ToolResult:
-        from agent_tui.core.turn import Turn  # turn.py imports this module
-
+    async def _run_turn(self, deps: SessionDeps, key: str, scope: CancelScope, prompt: str) -> ToolResult:
         turn = Turn(deps, f"agent:{key}", scope, prompt)
         self.turns[key] = turn
         try:
@@ -129,9 +141,9 @@ class SubAgents:
             )
             else SideEffects.NONE
         )
-        if ended.status == "completed":
+        if ended.status is TurnStatus.COMPLETED:
             return ToolResult.ok(answer or "(the sub-agent gave no answer)", side_effects)
-        if ended.status == "cancelled":
+        if ended.status is TurnStatus.CANCELLED:
             states = ", ".join(f"{c.name}: {c.state}" for c in turn.calls.values())
             text = "The sub-agent was stopped before it finished."
             if states:
@@ -147,16 +159,15 @@ class SubAgents:
             )
         return ToolResult.error(f"the sub-agent failed: {ended.detail}", side_effects)
 
-    def start_background(self, parent: Any, description: str, prompt: str) -> str:
+    def start_background(self, parent: SessionDeps, description: str, prompt: str) -> str:
         """A background sub-agent: its own scope, not under the turn. Returns its id."""
         job_id = f"agent_{next(self._ids)}"
         scope = self.background_root.child(job_id)
         journal = self._journal_for(parent, job_id)
-        root_deps = self.deps
         deps = self._child_deps(parent, job_id, journal)
         self._scopes[job_id] = scope
         self._descriptions[job_id] = description
-        self._changed(job_id, "running")
+        self._changed(job_id, BackgroundState.RUNNING)
         task = asyncio.get_running_loop().create_task(self._run_turn(deps, job_id, scope, prompt))
         self._running[job_id] = task
 
@@ -170,11 +181,11 @@ class SubAgents:
             else:
                 result = t.result()
             state = {
-                ToolState.SUCCEEDED: "completed",
-                ToolState.CANCELLED_WHILE_RUNNING: "cancelled",
-            }.get(result.outcome, "failed")
+                ToolState.SUCCEEDED: BackgroundState.COMPLETED,
+                ToolState.CANCELLED_WHILE_RUNNING: BackgroundState.CANCELLED,
+            }.get(result.outcome, BackgroundState.FAILED)
             try:
-                root_deps.journal.append(
+                self.journal.append(
                     BackgroundResultRecord(
                         job_id=job_id, description=description, state=state,
                         text=result.content,
@@ -182,17 +193,17 @@ class SubAgents:
                     durable=True,
                 )
             except JournalWriteError as exc:
-                root_deps.emit(Notice(level=NoticeLevel.ERROR, text=str(exc)))
+                self.emit(exc.notice())
             self._changed(job_id, state, detail=result.content.splitlines()[0][:200]
                           if result.content else "")
 
         task.add_done_callback(done)
         return job_id
 
-    def _changed(self, job_id: str, state: str, detail: str = "") -> None:
-        self.deps.emit(
+    def _changed(self, job_id: str, state: BackgroundState, detail: str = "") -> None:
+        self.emit(
             BackgroundJobChanged(
-                id=job_id, kind="agent", description=self._descriptions.get(job_id, ""),
+                id=job_id, kind=BackgroundKind.AGENT, description=self._descriptions.get(job_id, ""),
                 state=state, detail=detail,
             )
         )
@@ -219,7 +230,7 @@ class SubAgents:
 class Spawner:
     """What a ``task`` call gets in its ToolContext: sub-agents bound to that call."""
 
-    def __init__(self, agents: SubAgents, parent: Any, tool_use_id: str, scope: CancelScope):
+    def __init__(self, agents: SubAgents, parent: SessionDeps, tool_use_id: str, scope: CancelScope):
         self._agents = agents
         self._parent = parent
         self._tool_use_id = tool_use_id

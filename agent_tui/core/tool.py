@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -56,6 +56,16 @@ class ToolResult(BaseModel):
         )
 
 
+class SubAgentSpawner(Protocol):
+    """Sub-agents bound to one ``task`` call."""
+
+    async def run(self, description: str, prompt: str) -> ToolResult:
+        """A foreground sub-agent under the call's scope."""
+
+    def start_background(self, description: str, prompt: str) -> ToolResult:
+        """A background sub-agent; the result says its job id."""
+
+
 @dataclass
 class ToolContext:
     """What a running tool call may use: its scope, workspace and output sink."""
@@ -67,7 +77,7 @@ class ToolContext:
     emit_output: Callable[[str], None] = lambda _text: None
     env: dict[str, str] = field(default_factory=dict)
     # Sub-agents bound to this call (core/subagent.py: Spawner), for the task tool.
-    subagents: Any = None
+    subagents: SubAgentSpawner | None = None
 
 
 class Tool(ABC):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 
 import psutil
 
-from agent_tui.core.events import BackgroundJobChanged, Event
+from agent_tui.protocol import BackgroundJobChanged, Event
 from agent_tui.core.tool import Residue
 from agent_tui.tools.process import processes_of_owner
 

@@ -48,11 +48,12 @@ from agent_tui.ui.widgets.queue_pane import QueuePane
 from agent_tui.ui.widgets.status_line import StatusLine
 from agent_tui.ui.widgets.tools_pane import ToolsPane
 from agent_tui.ui.widgets.transcript import Transcript
+from agent_tui.protocol.states import TurnStatus
 
 if TYPE_CHECKING:
     # Only for annotations: the first frame must not wait for the core's event models
     # (pydantic); they are imported where ops are built, after the first frame.
-    from agent_tui.core.events import (
+    from agent_tui.protocol import (
         BackgroundJobChanged,
         Event,
         Op,
@@ -84,6 +85,7 @@ class SessionLike(Protocol):
 
     def submit(self, op: Op) -> None: ...
     def interrupt_now(self) -> None: ...
+    def past_records(self) -> list[Any]: ...
     async def run(self) -> None: ...
 
 
@@ -256,14 +258,12 @@ class AgentApp(App[int]):
                 except Exception:
                     pass  # the app is already closing
                 return
-            past = getattr(session, "past_records", None)
-            if past is not None:
-                records = past()
-                if records:
-                    try:
-                        self.call_from_thread(self._show_past, records)
-                    except Exception:
-                        pass  # the app is already closing
+            records = session.past_records()
+            if records:
+                try:
+                    self.call_from_thread(self._show_past, records)
+                except Exception:
+                    pass  # the app is already closing
             with self._session_lock:
                 self.session = session
                 pending, self._pending_ops = self._pending_ops, []
@@ -349,7 +349,7 @@ class AgentApp(App[int]):
             # ``attempt`` counts retries; the request about to be tried is one more.
             self.status.set_retry(event.attempt + 1, event.delay, clean(event.reason))
         elif kind == "notice":
-            self.status.set_notice(event.level, event.text)
+            self.status.set_notice(event.level, event.text, event.code)
         elif kind == "rewind_points":
             if self._rewind_screen is not None:
                 self._rewind_screen.show_points(event)
@@ -400,7 +400,7 @@ class AgentApp(App[int]):
         detail = event.detail or detail
         self.status.set_turn(event.status, detail)
         self.transcript.end_text()
-        if event.status != "completed":
+        if event.status is not TurnStatus.COMPLETED:
             self.transcript.add_turn_end(self._turn_end_line(event.status, detail))
         self.render_streamed()
 
@@ -618,7 +618,7 @@ class AgentApp(App[int]):
         return self.turn_state in (TurnState.RUNNING, TurnState.CANCELLING)
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
-        from agent_tui.core.events import FollowUp, SendNow, UserMessage
+        from agent_tui.protocol import FollowUp, SendNow, UserMessage
 
         if event.send_now:
             self.submit(SendNow(text=event.text))
@@ -674,7 +674,7 @@ class AgentApp(App[int]):
     async def shutdown_core(self) -> None:
         """Ask the core to stop (ending what runs) and wait for it, bounded."""
         if not self._shutting_down:
-            from agent_tui.core.events import Shutdown
+            from agent_tui.protocol import Shutdown
 
             self._shutting_down = True
             self._send(Shutdown())

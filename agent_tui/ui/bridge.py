@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from agent_tui.core.events import Event
+    from agent_tui.protocol import Event
 
 
 class CoreEventsReady(Message):

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from agent_tui.protocol.states import BackgroundState
+
 if TYPE_CHECKING:
-    from agent_tui.core.events import BackgroundJobChanged
+    from agent_tui.protocol import BackgroundJobChanged
 
 
 @dataclass
@@ -19,14 +21,14 @@ class Jobs:
 
     def update(self, event: BackgroundJobChanged) -> None:
         self.jobs[event.id] = event
-        if event.state != "running":
+        if event.state is not BackgroundState.RUNNING:
             self.stopping.discard(event.id)
 
     @property
     def running(self) -> int:
-        return sum(1 for job in self.jobs.values() if job.state == "running")
+        return sum(1 for job in self.jobs.values() if job.state is BackgroundState.RUNNING)
 
     def state_of(self, job: BackgroundJobChanged) -> str:
-        if job.state == "running" and job.id in self.stopping:
+        if job.state is BackgroundState.RUNNING and job.id in self.stopping:
             return "stopping"
         return job.state

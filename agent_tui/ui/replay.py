@@ -26,6 +26,7 @@ from agent_tui.core.journal import (
     UserMessageRecord,
 )
 from agent_tui.core.state import ToolState
+from agent_tui.protocol.states import TurnStatus
 from agent_tui.ui.safe_text import first_line
 from agent_tui.ui.states import exit_words
 from agent_tui.ui.widgets.transcript import Transcript
@@ -89,7 +90,7 @@ def show_past(
             )
         elif isinstance(record, TurnEndedRecord):
             transcript.end_text()
-            if record.status != "completed":
+            if record.status is not TurnStatus.COMPLETED:
                 transcript.add_turn_end(turn_end_line(record.status, record.detail))
         elif isinstance(record, BackgroundResultRecord):
             transcript.add_turn_end(Text(f"⚙ background job ended ({record.state}): "

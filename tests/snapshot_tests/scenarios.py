@@ -5,7 +5,7 @@ Ids and texts are fixed so that snapshots never move between runs.
 
 from __future__ import annotations
 
-from agent_tui.core.events import (
+from agent_tui.protocol import (
     BackgroundJobChanged,
     Event,
     FileChangeInfo,
@@ -233,7 +233,8 @@ EXPANDED_OUTPUT: list[Event] = [
 
 JOURNAL_ERROR: list[Event] = [
     *TOOL_RUNNING,
-    Notice(level="error", text="journal not saved (tool_intent): No space left on device"),
+    Notice(level="error", text="journal not saved (tool_intent): No space left on device",
+           code="journal_write_failed"),
     Notice(level="info", text="checkpoint: 3 files recorded"),
 ]
 

@@ -15,13 +15,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from agent_tui.cancel import Cancelled
-from agent_tui.core.events import Event, Shutdown, SessionClosed
+from agent_tui.protocol import Event, Shutdown, SessionClosed
 from agent_tui.core.journal import Journal
 from agent_tui.core.permission import AllowAll, Ruling, Verdict
 from agent_tui.core.session import Session
 from agent_tui.core.state import ToolState
 from agent_tui.core.tool import Tool, ToolContext, ToolResult, ToolSet
-from agent_tui.core.turn import AgentConfig, TurnDeps
+from agent_tui.core.deps import AgentConfig, SessionDeps
 from agent_tui.providers.scripted import Block, Rule, Script, ScriptedProvider
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
@@ -55,6 +55,9 @@ class FakeSession:
 
     def interrupt_now(self) -> None:
         self.interrupts += 1
+
+    def past_records(self) -> list[Any]:
+        return []
 
     async def run(self) -> None:
         for event in self.events:
@@ -169,7 +172,7 @@ def real_factory(
     gate: threading.Event | None = None,
 ) -> Callable[[Callable[[Event], None]], Session]:
     def make(emit: Callable[[Event], None]) -> Session:
-        deps = TurnDeps(
+        deps = SessionDeps(
             config=AgentConfig(workspace=workspace or Path.cwd(), model="scripted", cleanup_budget=2.0),
             provider=ScriptedProvider(demo_script(seconds), delay=delay),
             tools=ToolSet([SlowTool(gate), QuickTool()]),
@@ -229,7 +232,7 @@ def real_rewind_factory(workspace: Path, state: Path) -> Callable[[Callable[[Eve
             workspace, on_before_write=checkpoints.record_pre_image,
             on_after_write=checkpoints.record_written,
         )
-        deps = TurnDeps(
+        deps = SessionDeps(
             config=AgentConfig(workspace=workspace, model="scripted", cleanup_budget=2.0),
             provider=ScriptedProvider(script, delay=0.0),
             tools=tools,

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent_tui.core.events import BackgroundJobChanged, Op, StopBackground
+from agent_tui.protocol import BackgroundJobChanged, Op, StopBackground
 from agent_tui.ui.jobs import Jobs
 from agent_tui.ui.safe_text import clean, first_line
 from agent_tui.ui.states import Look, role_style

@@ -27,7 +27,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent_tui.core.events import (
+from agent_tui.protocol import (
     FileChangeInfo,
     ListRewindPoints,
     Op,

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from rich.text import Text
 from textual.widgets import Static
 
+from agent_tui.protocol.states import NoticeCode
 from agent_tui.ui.safe_text import first_line
 from agent_tui.ui.states import NOTICE_ROLES, TURN_LOOKS, role_style
 
@@ -28,6 +29,7 @@ class StatusLine(Static):
         self.detail = ""
         self.notice_level = ""
         self.notice_text = ""
+        self.notice_code = NoticeCode.GENERAL
         self.hint = ""
         self.journal_error = ""  # sticky: once a journal write failed, it stays shown
         self.background_running = 0
@@ -43,14 +45,14 @@ class StatusLine(Static):
         self.state, self.detail = state, detail
         self._redraw()
 
-    def set_notice(self, level: str, text: str) -> None:
-        if level == "error" and text.startswith(JOURNAL_ERROR_PREFIX):
+    def set_notice(self, level: str, text: str, code: NoticeCode = NoticeCode.GENERAL) -> None:
+        if code is NoticeCode.JOURNAL_WRITE_FAILED:
             self.journal_error = first_line(text, 200)
-        self.notice_level, self.notice_text = level, text
+        self.notice_level, self.notice_text, self.notice_code = level, text, code
         self._redraw()
 
     def clear_notice(self) -> None:
-        self.notice_level, self.notice_text = "", ""
+        self.notice_level, self.notice_text, self.notice_code = "", "", NoticeCode.GENERAL
         self._redraw()
 
     def set_hint(self, text: str) -> None:
@@ -120,7 +122,7 @@ class StatusLine(Static):
         return out
 
     def _notice_is_journal_error(self) -> bool:
-        return self.notice_level == "error" and self.notice_text.startswith(JOURNAL_ERROR_PREFIX)
+        return self.notice_code is NoticeCode.JOURNAL_WRITE_FAILED
 
     def _redraw(self) -> None:
         if self.is_attached:

@@ -1,141 +1,31 @@
-"""Ops in, Events out: the only language between the core and its front ends.
+"""Events: what the session tells its front ends.
 
-Front ends (TUI, print mode, ACP, tests) put Ops into the session and render the
-Events it emits. Each Op's docstring names the Events that answer it. Every model
-here serialises to one JSON object with a ``type`` field: the stream-json output of
-print mode is exactly ``event.model_dump_json()``.
+Print mode's stream-json output is exactly ``event.model_dump_json()``, one per line.
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated, Any, Literal, Union
+from typing import Any, Literal, Union
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, Field
 
-from agent_tui.core.permission import Decision
-from agent_tui.core.state import SideEffects, ToolState, TurnState
+from agent_tui.protocol.states import (
+    BackgroundKind,
+    BackgroundState,
+    CompactionState,
+    CompactionTrigger,
+    NoticeCode,
+    NoticeLevel,
+    RequestPurpose,
+    RestoreWhat,
+    SideEffects,
+    SteerKind,
+    SteerStatus,
+    ToolState,
+    TurnState,
+    TurnStatus,
+)
 
-# --------------------------------------------------------------------------- Ops
-
-
-class UserMessage(BaseModel):
-    """Starts a turn when idle; steers the running turn otherwise.
-
-    Answered by ``turn_started`` (idle) or ``steer_state`` queued -> applied | returned.
-    """
-
-    type: Literal["user_message"] = "user_message"
-    text: str
-
-
-class FollowUp(BaseModel):
-    """Runs as a new turn after the agent stops on its own.
-
-    Answered by ``steer_state`` (kind follow_up) queued -> applied | returned.
-    """
-
-    type: Literal["follow_up"] = "follow_up"
-    text: str
-
-
-class Interrupt(BaseModel):
-    """Esc: cancel the running turn. Answered by ``turn_state`` cancelling, then
-    ``turn_ended`` cancelled (or nothing when idle)."""
-
-    type: Literal["interrupt"] = "interrupt"
-
-
-class SendNow(BaseModel):
-    """Deliver a message at once: running commands that can move to the background do
-    so (they keep running), and the message is applied right after. When idle, starts
-    a turn. Answered by ``steer_state`` queued -> applied and ``tool_state``."""
-
-    type: Literal["send_now"] = "send_now"
-    text: str
-
-
-class Decide(BaseModel):
-    """The user's answer to a ``permission_requested``. Answered by ``tool_state``."""
-
-    type: Literal["decide"] = "decide"
-    tool_use_id: str
-    decision: Decision
-    note: str = ""
-
-
-class RestoreWhat(StrEnum):
-    BOTH = "both"  # code and conversation
-    CONVERSATION = "conversation"
-    CODE = "code"
-
-
-class ListRewindPoints(BaseModel):
-    """Ask for the points a rewind can go back to. Answered by ``rewind_points``."""
-
-    type: Literal["list_rewind_points"] = "list_rewind_points"
-
-
-class PlanRewind(BaseModel):
-    """Preview a rewind (nothing changes). Answered by ``rewind_plan``."""
-
-    type: Literal["plan_rewind"] = "plan_rewind"
-    checkpoint_id: str
-
-
-class Rewind(BaseModel):
-    """Go back to a checkpoint (only while no turn runs). Answered by ``rewound``
-    (or a ``notice`` saying why not)."""
-
-    type: Literal["rewind"] = "rewind"
-    checkpoint_id: str
-    restore: RestoreWhat = RestoreWhat.BOTH
-    overwrite_conflicts: bool = False
-
-
-class CancelTool(BaseModel):
-    """Stop one running tool call (or sub-agent) without ending the turn. Answered by
-    its ``tool_state``, or a ``notice`` when no such call runs."""
-
-    type: Literal["cancel_tool"] = "cancel_tool"
-    tool_use_id: str
-
-
-class StopBackground(BaseModel):
-    """Stop one background job (a command or a sub-agent) by id. Answered by
-    ``background_job`` when it has ended, or a ``notice`` if there is no such job."""
-
-    type: Literal["stop_background"] = "stop_background"
-    id: str
-
-
-class Shutdown(BaseModel):
-    """Stop the session: interrupt what runs, end background work, then stop.
-    Answered by ``session_closed``."""
-
-    type: Literal["shutdown"] = "shutdown"
-
-
-Op = Annotated[
-    Union[
-        UserMessage,
-        FollowUp,
-        SendNow,
-        Interrupt,
-        Decide,
-        ListRewindPoints,
-        PlanRewind,
-        Rewind,
-        CancelTool,
-        StopBackground,
-        Shutdown,
-    ],
-    Field(discriminator="type"),
-]
-OP_ADAPTER: TypeAdapter[Op] = TypeAdapter(Op)
-
-
-# ------------------------------------------------------------------------ Events
 
 
 class TurnStarted(BaseModel):
@@ -200,17 +90,6 @@ class PermissionRequested(BaseModel):
     parent_tool_use_id: str | None = None
 
 
-class SteerKind(StrEnum):
-    STEER = "steer"
-    FOLLOW_UP = "follow_up"
-
-
-class SteerStatus(StrEnum):
-    QUEUED = "queued"
-    APPLIED = "applied"
-    RETURNED = "returned"
-
-
 class SteerState(BaseModel):
     type: Literal["steer_state"] = "steer_state"
     id: str
@@ -229,22 +108,17 @@ class RetryScheduled(BaseModel):
     reason: str
 
 
-class NoticeLevel(StrEnum):
-    INFO = "info"
-    WARNING = "warning"
-    ERROR = "error"
-
-
 class Notice(BaseModel):
     type: Literal["notice"] = "notice"
     level: NoticeLevel
     text: str
+    code: NoticeCode = NoticeCode.GENERAL
 
 
 class TurnEnded(BaseModel):
     type: Literal["turn_ended"] = "turn_ended"
     turn_id: str
-    status: Literal["completed", "cancelled", "failed"]
+    status: TurnStatus
     detail: str = ""
 
 
@@ -296,14 +170,84 @@ class BackgroundJobChanged(BaseModel):
 
     type: Literal["background_job"] = "background_job"
     id: str
-    kind: Literal["shell", "agent"]
+    kind: BackgroundKind
     description: str
-    state: str  # running | exited | killed | completed | failed | cancelled
+    state: BackgroundState
     detail: str = ""
 
 
 class SessionClosed(BaseModel):
     type: Literal["session_closed"] = "session_closed"
+
+
+class ThinkingDelta(BaseModel):
+    """Thinking text as the model streams it (shown dim, folded by default)."""
+
+    type: Literal["thinking_delta"] = "thinking_delta"
+    turn_id: str
+    text: str
+    parent_tool_use_id: str | None = None
+
+
+class Usage(BaseModel):
+    """One model request's usage, exactly as the API reported it. An interrupted
+    request reports what ``message_start`` said and the output so far."""
+
+    type: Literal["usage"] = "usage"
+    turn_id: str
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    interrupted: bool = False
+    purpose: RequestPurpose = RequestPurpose.TURN
+    cost_usd: float | None = None  # None: the model's price is unknown
+    context_window: int | None = None
+    parent_tool_use_id: str | None = None
+
+
+class Compaction(BaseModel):
+    """A compaction of the model view started or ended."""
+
+    type: Literal["compaction"] = "compaction"
+    state: CompactionState
+    trigger: CompactionTrigger = CompactionTrigger.AUTO
+    tokens_before: int = 0
+    tokens_after: int = 0
+    detail: str = ""
+
+
+class ModelChanged(BaseModel):
+    """The model (or its thinking setting) requests now use."""
+
+    type: Literal["model_changed"] = "model_changed"
+    model: str
+    thinking: str = ""
+    context_window: int | None = None
+    max_output_tokens: int | None = None
+
+
+class ModelInfoItem(BaseModel):
+    id: str
+    display_name: str = ""
+    context_window: int | None = None
+    max_output_tokens: int | None = None
+
+
+class Models(BaseModel):
+    """The models the provider offers (answers ``list_models``)."""
+
+    type: Literal["models"] = "models"
+    models: list[ModelInfoItem]
+    current: str
+    error: str = ""
+
+
+class ConversationCleared(BaseModel):
+    """A new conversation started; what came before stays in the journal."""
+
+    type: Literal["conversation_cleared"] = "conversation_cleared"
 
 
 Event = Union[
@@ -322,4 +266,10 @@ Event = Union[
     Rewound,
     BackgroundJobChanged,
     SessionClosed,
+    ThinkingDelta,
+    Usage,
+    Compaction,
+    ModelChanged,
+    Models,
+    ConversationCleared,
 ]

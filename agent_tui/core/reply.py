@@ -1,0 +1,127 @@
+"""One model response as it streams in: text, tool calls, and how the stream ended.
+
+The reader folds the provider's stream events into a :class:`Reply`, tells each
+tool call's birth (``streaming``) and readiness (``queued``, once its arguments are
+complete and valid), and records the response in the journal. A call whose
+arguments never completed never runs and never reaches the model view.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+from agent_tui.cancel import CancelScope
+from agent_tui.core.journal import AssistantMessageRecord
+from agent_tui.core.state import ToolState
+from agent_tui.core.tool import InvalidInput
+from agent_tui.core.turn_log import ToolCall, TurnLog
+from agent_tui.protocol import TextDelta
+from agent_tui.providers import base as model
+
+
+class Reply(BaseModel):
+    """What one model response produced, complete or not."""
+
+    blocks: dict[int, dict[str, Any]] = {}
+    calls: dict[int, ToolCall] = {}
+    stop_reason: str | None = None
+    ended: str = "end_turn"
+    error: Any = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.calls and not any(b.get("text") for b in self.blocks.values())
+
+    def complete_calls(self) -> list[ToolCall]:
+        return [c for i, c in sorted(self.calls.items()) if c.input is not None]
+
+
+class ReplyReader:
+    """Folds stream events into a Reply, telling each call's state through the log."""
+
+    def __init__(self, log: TurnLog, scope: CancelScope) -> None:
+        self.log = log
+        self.scope = scope
+
+    def on_event(self, reply: Reply, event: model.StreamEvent) -> None:
+        if isinstance(event, model.TextStarted):
+            reply.blocks[event.index] = {"type": "text", "text": ""}
+        elif isinstance(event, model.TextDelta):
+            block = reply.blocks.setdefault(event.index, {"type": "text", "text": ""})
+            block["text"] += event.text
+            self.log.emit(TextDelta(turn_id=self.log.turn_id, text=event.text))
+        elif isinstance(event, model.ToolUseStarted):
+            call = ToolCall(id=event.id, name=event.name, index=event.index)
+            reply.calls[event.index] = call
+            self.log.calls[call.id] = call
+            self.log.set_tool_state(call, ToolState.STREAMING)
+        elif isinstance(event, model.ToolInputDelta):
+            reply.calls[event.index].input_json += event.partial_json
+        elif isinstance(event, model.BlockStopped):
+            call = reply.calls.get(event.index)
+            if call is not None:
+                self._complete_call(call)
+        elif isinstance(event, model.MessageEnded):
+            reply.stop_reason = event.stop_reason
+
+    def _complete_call(self, call: ToolCall) -> None:
+        """All arguments have arrived: parse and validate them, then queue the call."""
+        try:
+            raw = json.loads(call.input_json) if call.input_json.strip() else {}
+        except (json.JSONDecodeError, RecursionError):
+            return  # stays incomplete; settle() drops it
+        if not isinstance(raw, dict):
+            return
+        call.input = raw
+        tool = self.log.deps.tools.get(call.name)
+        if tool is None:
+            call.invalid = f"unknown tool {call.name!r}"
+        else:
+            call.tool = tool
+            try:
+                call.args = tool.parse(raw)
+            except InvalidInput as exc:
+                call.invalid = str(exc)
+        self.log.set_tool_state(call, ToolState.QUEUED)
+
+    def settle(self, reply: Reply) -> None:
+        """Calls whose arguments never completed never run and never reach the model."""
+        for call in reply.calls.values():
+            if call.state is ToolState.STREAMING:
+                if self.scope.cancelled:
+                    self.log.set_tool_state(
+                        call, ToolState.CANCELLED_BEFORE_START, detail="arguments incomplete"
+                    )
+                else:
+                    self.log.set_tool_state(
+                        call,
+                        ToolState.FAILED,
+                        detail=f"arguments incomplete (stream ended: {reply.ended})",
+                    )
+
+    def record(self, reply: Reply) -> None:
+        blocks: list[dict[str, Any]] = []
+        incomplete: list[dict[str, Any]] = []
+        for index in sorted(set(reply.blocks) | set(reply.calls)):
+            if index in reply.blocks:
+                blocks.append(dict(reply.blocks[index]))
+                continue
+            call = reply.calls[index]
+            if call.input is None:
+                incomplete.append({"id": call.id, "name": call.name, "partial": call.input_json})
+            else:
+                blocks.append(
+                    {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
+                )
+        self.log.record(
+            AssistantMessageRecord(
+                turn_id=self.log.turn_id,
+                blocks=blocks,
+                ended=reply.ended,
+                incomplete_tool_uses=incomplete,
+            ),
+            durable=reply.ended == "cancelled",
+        )

@@ -1,0 +1,186 @@
+"""Ops: what a front end asks of the session.
+
+Each Op's docstring names the Events that answer it (``protocol/events.py``). Every
+model serialises to one JSON object with a ``type`` field, which is also the
+stream-json input of print mode.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+from agent_tui.protocol.states import Decision, RestoreWhat
+
+
+class UserMessage(BaseModel):
+    """Starts a turn when idle; steers the running turn otherwise.
+
+    Answered by ``turn_started`` (idle) or ``steer_state`` queued -> applied | returned.
+    """
+
+    type: Literal["user_message"] = "user_message"
+    text: str
+
+
+class FollowUp(BaseModel):
+    """Runs as a new turn after the agent stops on its own.
+
+    Answered by ``steer_state`` (kind follow_up) queued -> applied | returned.
+    """
+
+    type: Literal["follow_up"] = "follow_up"
+    text: str
+
+
+class Interrupt(BaseModel):
+    """Esc: cancel the running turn. Answered by ``turn_state`` cancelling, then
+    ``turn_ended`` cancelled (or nothing when idle)."""
+
+    type: Literal["interrupt"] = "interrupt"
+
+
+class SendNow(BaseModel):
+    """Deliver a message at once: running commands that can move to the background do
+    so (they keep running), and the message is applied right after. When idle, starts
+    a turn. Answered by ``steer_state`` queued -> applied and ``tool_state``."""
+
+    type: Literal["send_now"] = "send_now"
+    text: str
+
+
+class Decide(BaseModel):
+    """The user's answer to a ``permission_requested``. Answered by ``tool_state``."""
+
+    type: Literal["decide"] = "decide"
+    tool_use_id: str
+    decision: Decision
+    note: str = ""
+
+
+class ListRewindPoints(BaseModel):
+    """Ask for the points a rewind can go back to. Answered by ``rewind_points``."""
+
+    type: Literal["list_rewind_points"] = "list_rewind_points"
+
+
+class PlanRewind(BaseModel):
+    """Preview a rewind (nothing changes). Answered by ``rewind_plan``."""
+
+    type: Literal["plan_rewind"] = "plan_rewind"
+    checkpoint_id: str
+
+
+class Rewind(BaseModel):
+    """Go back to a checkpoint (only while no turn runs). Answered by ``rewound``
+    (or a ``notice`` saying why not)."""
+
+    type: Literal["rewind"] = "rewind"
+    checkpoint_id: str
+    restore: RestoreWhat = RestoreWhat.BOTH
+    overwrite_conflicts: bool = False
+
+
+class CancelTool(BaseModel):
+    """Stop one running tool call (or sub-agent) without ending the turn. Answered by
+    its ``tool_state``, or a ``notice`` when no such call runs."""
+
+    type: Literal["cancel_tool"] = "cancel_tool"
+    tool_use_id: str
+
+
+class StopBackground(BaseModel):
+    """Stop one background job (a command or a sub-agent) by id. Answered by
+    ``background_job`` when it has ended, or a ``notice`` if there is no such job."""
+
+    type: Literal["stop_background"] = "stop_background"
+    id: str
+
+
+class Shutdown(BaseModel):
+    """Stop the session: interrupt what runs, end background work, then stop.
+    Answered by ``session_closed``."""
+
+    type: Literal["shutdown"] = "shutdown"
+
+
+class Compact(BaseModel):
+    """Compact the conversation now (``/compact [focus]``). Answered by ``compaction``
+    started -> completed | cancelled | failed; queued until a running turn ends."""
+
+    type: Literal["compact"] = "compact"
+    instructions: str = ""
+
+
+class SetModel(BaseModel):
+    """Use another model from the next request on. Answered by a ``model_changed``
+    (or a ``notice`` naming close matches when the model is unknown)."""
+
+    type: Literal["set_model"] = "set_model"
+    model: str
+
+
+class ListModels(BaseModel):
+    """Ask which models the provider offers. Answered by ``models``."""
+
+    type: Literal["list_models"] = "list_models"
+
+
+class SetThinking(BaseModel):
+    """``off``, ``adaptive`` or a budget in tokens, from the next request on.
+    Answered by ``model_changed`` (which carries the thinking setting)."""
+
+    type: Literal["set_thinking"] = "set_thinking"
+    thinking: str
+
+
+class ClearConversation(BaseModel):
+    """Start a new conversation (``/clear``); the old one stays in the journal.
+    Answered by ``conversation_cleared`` (or a ``notice`` while a turn runs)."""
+
+    type: Literal["clear_conversation"] = "clear_conversation"
+
+
+class EditQueued(BaseModel):
+    """Change a queued steer or follow-up before it is applied. Answered by
+    ``steer_state`` edited, or applied/returned when it was too late."""
+
+    type: Literal["edit_queued"] = "edit_queued"
+    id: str
+    text: str
+
+
+class RemoveQueued(BaseModel):
+    """Take a queued steer or follow-up back. Answered by ``steer_state`` removed."""
+
+    type: Literal["remove_queued"] = "remove_queued"
+    id: str
+
+
+Op = Annotated[
+    Union[
+        UserMessage,
+        FollowUp,
+        SendNow,
+        Interrupt,
+        Decide,
+        ListRewindPoints,
+        PlanRewind,
+        Rewind,
+        CancelTool,
+        StopBackground,
+        Shutdown,
+        Compact,
+        SetModel,
+        ListModels,
+        SetThinking,
+        ClearConversation,
+        EditQueued,
+        RemoveQueued,
+    ],
+    Field(discriminator="type"),
+]
+OP_ADAPTER: TypeAdapter[Op] = TypeAdapter(Op)
+
+
