@@ -18,7 +18,7 @@ Two files, the shape Claude Code uses (every key optional)::
 - project: ``<workspace>/.agent-tui/settings.json``.
 
 Merging: permission rules from both files add up (a deny in either wins, by the rule
-precedence of :mod:`agent_tui.tools.permissions`); ``defaultMode``, ``model``,
+precedence of :mod:`agent_tui.permissions`); ``defaultMode``, ``model``,
 ``theme``: the project's value wins over the user's, and a command-line option over
 both (the CLI applies that last step); ``env``: one mapping, the project's value wins
 per variable. ``env`` is handed to the commands the agent runs (not to the agent
@@ -52,7 +52,7 @@ from pydantic import (
 )
 
 from agent_tui.paths import settings_files, user_config_dir
-from agent_tui.tools.permissions import InvalidRule, PermissionMode, PermissionRules, Rule
+from agent_tui.permissions import InvalidRule, PermissionMode, PermissionRules, Rule
 
 #: Bigger than any sane settings file; a bound so a hostile workspace cannot make us
 #: read a huge file at startup.
