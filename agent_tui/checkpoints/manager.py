@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from agent_tui.atomic import TMP_PATTERN
 from agent_tui.checkpoints import disk, meta, wording
 from agent_tui.checkpoints.disk import ABSENT, DiskState, read_state
 from agent_tui.checkpoints.meta import Record, UnknownCheckpoint
@@ -69,8 +70,6 @@ DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
 DEFAULT_MAX_FILES = 20_000
 DEFAULT_MAX_CHECKPOINTS = 100
 DEFAULT_BUDGET_BYTES = 512 * 1024 * 1024
-
-_TMP_PATTERN = ".agent-tui.*.tmp"  # the file tools' and our own temporary files
 
 
 @dataclass
@@ -344,7 +343,7 @@ class Checkpoints:
                 lines += (user_git / "info" / "exclude").read_text(errors="replace").splitlines()
             except OSError:
                 pass
-        lines.append(_TMP_PATTERN)
+        lines.append(TMP_PATTERN)  # the file tools' and our own temporary files
         state = Path(os.path.realpath(self.state_dir))
         if state == self.workspace or self.workspace in state.parents:
             rel = state.relative_to(self.workspace).as_posix() if state != self.workspace else ""

@@ -13,13 +13,13 @@ aside (never overwritten) and the records start empty, with a warning that says 
 from __future__ import annotations
 
 import os
-import secrets
 import time
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from agent_tui.atomic import write_atomic
 from agent_tui.checkpoints.models import CheckpointInfo, SnapshotScope
 
 FILE_NAME = "checkpoints.json"
@@ -110,16 +110,4 @@ def load(path: Path) -> tuple[Meta, list[str]]:
 
 
 def save(path: Path, meta: Meta) -> None:
-    data = meta.model_dump_json().encode()
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    try:
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path.parent, path.name, meta.model_dump_json().encode())

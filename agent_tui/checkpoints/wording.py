@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agent_tui.units import format_bytes
+
 
 def some(paths: Sequence[str], limit: int = 5) -> str:
     """The first few paths, and how many more there are."""
@@ -16,13 +18,6 @@ def some(paths: Sequence[str], limit: int = 5) -> str:
 
 def count(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-def size(n: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}".replace(".0 ", " ")
-    return f"{n} bytes"
 
 
 # -- taking a snapshot -----------------------------------------------------------------
@@ -45,7 +40,7 @@ def too_many_files(files: int, cap: int) -> str:
 
 def skipped_large(paths: Sequence[str], max_file_bytes: int) -> str:
     return (
-        f"{count(len(paths), 'file')} over {size(max_file_bytes)} "
+        f"{count(len(paths), 'file')} over {format_bytes(max_file_bytes)} "
         f"not snapshotted ({some(paths)}): only file-tool edits to "
         "them can be rewound"
     )
@@ -141,12 +136,12 @@ def dropped_by_count(labels: Sequence[str], max_checkpoints: int) -> str:
 def dropped_by_size(labels: Sequence[str], budget_bytes: int) -> str:
     return (
         f"Removed {_oldest(labels)} to keep checkpoints within "
-        f"{size(budget_bytes)}: {_lost(labels)}"
+        f"{format_bytes(budget_bytes)}: {_lost(labels)}"
     )
 
 
 def over_budget(usage: int, budget_bytes: int) -> str:
     return (
-        f"Checkpoints take {size(usage)}, over their budget of "
-        f"{size(budget_bytes)}, even with only the newest kept."
+        f"Checkpoints take {format_bytes(usage)}, over their budget of "
+        f"{format_bytes(budget_bytes)}, even with only the newest kept."
     )
