@@ -20,6 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from agent_tui.atomic import write_atomic
+from agent_tui.checkpoints import wording
 from agent_tui.checkpoints.models import CheckpointInfo, SnapshotScope
 
 FILE_NAME = "checkpoints.json"
@@ -103,10 +104,7 @@ def load(path: Path) -> tuple[Meta, list[str]]:
     except ValueError:
         aside = path.with_name(f"{path.name}.damaged-{int(time.time())}")
         os.replace(path, aside)
-        return Meta(), [
-            f"the checkpoint records were damaged (kept as {aside.name}); earlier "
-            "checkpoints are lost"
-        ]
+        return Meta(), [wording.damaged_records(aside.name)]
 
 
 def save(path: Path, meta: Meta) -> None:

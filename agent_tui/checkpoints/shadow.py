@@ -98,7 +98,8 @@ def _split0(out: bytes) -> list[str]:
 def user_excludes_file(git: str, timeout: float = 10.0) -> str | None:
     """The user's own ``core.excludesFile`` (the shadow does not read global config)."""
     env = {
-        k: v for k, v in os.environ.items() if not k.startswith("GIT_") and k not in CREDENTIAL_VARS
+        k: v for k, v in os.environ.items()
+        if not k.startswith("GIT_") and k not in CREDENTIAL_VARS
     }
     try:
         done = subprocess.run(

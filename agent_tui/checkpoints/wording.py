@@ -20,6 +20,10 @@ def count(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+def damaged_records(aside: str) -> str:
+    return f"the checkpoint records were damaged (kept as {aside}); earlier checkpoints are lost"
+
+
 # -- taking a snapshot -----------------------------------------------------------------
 
 
