@@ -185,7 +185,7 @@ class Wiring:
         from agent_tui.tools.background import BackgroundJobs
         from agent_tui.tools.process import OWNER_ID
         from agent_tui.tools.process.orphans import start_orphan_reaper
-        from agent_tui.tools.permissions import Permissions
+        from agent_tui.permissions import Permissions
         from agent_tui.tools.registry import default_tools
 
         # This process is the subreaper of what its commands leave behind: reap the

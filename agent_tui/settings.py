@@ -18,7 +18,7 @@ Two files, the shape Claude Code uses (every key optional)::
 - project: ``<workspace>/.agent-tui/settings.json``.
 
 Merging: permission rules from both files add up (a deny in either wins, by the rule
-precedence of :mod:`agent_tui.tools.permissions`); ``defaultMode``, ``model``,
+precedence of :mod:`agent_tui.permissions`); ``defaultMode``, ``model``,
 ``theme``: the project's value wins over the user's, and a command-line option over
 both (the CLI applies that last step); ``env``: one mapping, the project's value wins
 per variable. ``env`` is handed to the commands the agent runs (not to the agent
@@ -51,16 +51,16 @@ from pydantic import (
     ValidationError,
 )
 
+from agent_tui.credentials import CREDENTIAL_VARS
 from agent_tui.paths import settings_files, user_config_dir
-from agent_tui.tools.permissions import InvalidRule, PermissionMode, PermissionRules, Rule
+from agent_tui.permissions import InvalidRule, PermissionMode, PermissionRules, Rule
 
 #: Bigger than any sane settings file; a bound so a hostile workspace cannot make us
 #: read a huge file at startup.
 MAX_BYTES = 1 << 20
 
-#: Variables ``env`` may not set: the agent's own credentials (kept from commands on
-#: purpose, see ``tools/bash.py``) and the tags the process layer uses to find its runs.
-RESERVED_ENV = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
+#: Variables ``env`` may not set: the agent's own credentials (``CREDENTIAL_VARS``, kept
+#: from commands on purpose) and the tags the process layer uses to find its runs.
 RESERVED_ENV_PREFIX = "AGENT_TUI_"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -103,7 +103,7 @@ def _check_non_empty(value: str) -> str:
 def _check_env_name(name: str) -> str:
     if not _ENV_NAME.fullmatch(name):
         raise ValueError(f"{name!r} is not a valid environment variable name")
-    if name in RESERVED_ENV:
+    if name in CREDENTIAL_VARS:
         raise ValueError(f"{name} cannot be set here: the agent's credentials never go to commands")
     if name.startswith(RESERVED_ENV_PREFIX):
         raise ValueError(f"{name} cannot be set here: AGENT_TUI_* variables are agent-tui's own")

@@ -586,6 +586,21 @@ def test_checkpoints_survive_a_new_instance(ws: Path, state: Path) -> None:
     assert files(ws) == {"a.txt": b"a\n"}
 
 
+def test_damaged_records_are_kept_aside_and_the_next_checkpoint_says_so(
+    ws: Path, state: Path
+) -> None:
+    make(state, ws).take("m1")
+    (state / "checkpoints.json").write_text('{"records": [{"id": ')
+
+    cp = make(state, ws)
+    info = cp.take("m2")
+
+    assert cp.list()[0].label == "m2" and len(cp.list()) == 1
+    assert any("checkpoint records were damaged" in w for w in info.warnings)
+    (aside,) = state.glob("checkpoints.json.damaged-*")
+    assert aside.read_text() == '{"records": [{"id": '
+
+
 def test_state_files_are_private(ws: Path, state: Path) -> None:
     (ws / "a.txt").write_text("a\n")
     cp = make(state, ws)

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from agent_tui.core.permission import PermissionPolicy, Verdict
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
-from agent_tui.tools.permissions import (
+from agent_tui.permissions import (
     InvalidRule,
     PermissionMode,
     PermissionRules,

@@ -251,7 +251,7 @@ def test_fuzzed_bash_input(command: str, timeout_ms, background) -> None:
 def test_fuzzed_commands_always_get_a_ruling(tmp_path: Path, command: str) -> None:
     from agent_tui.core.permission import Verdict
     from agent_tui.tools.bash import BashTool
-    from agent_tui.tools.permissions import PermissionRules, Permissions
+    from agent_tui.permissions import PermissionRules, Permissions
 
     rules = PermissionRules(allow=["bash(ls:*)", "bash(git status)"], deny=["bash(rm:*)"],
                             ask=["bash(git push:*)"])

@@ -20,7 +20,7 @@ from agent_tui.settings import (
     user_settings_dir,
 )
 from agent_tui.tools.files import WriteFileTool
-from agent_tui.tools.permissions import PermissionMode, Permissions
+from agent_tui.permissions import PermissionMode, Permissions
 
 
 @pytest.fixture

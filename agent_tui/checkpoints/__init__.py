@@ -1,7 +1,11 @@
 """Checkpoints and rewind: pre-images of edited files, workspace snapshots, rewind plans.
 
-A layer below the core: it imports only the standard library, pydantic and
-``agent_tui.paths``. ``Checkpoints`` (manager.py) is the one entry point.
+A layer below the core: it imports only the standard library, pydantic and the low
+helpers (``agent_tui.paths``). ``Checkpoints`` (manager.py) is the one entry point.
+Its rooms: ``meta`` (the records), ``shadow`` (snapshots in a shadow git repository),
+``store`` (pre-image blobs), ``disk`` (reading and restoring workspace files),
+``planner`` (what a rewind changes: pure, returns a plan), ``retention`` (pruning old
+checkpoints), ``wording`` (what the user is told), ``models`` (what callers get back).
 """
 
 from agent_tui.checkpoints.manager import (

@@ -1,9 +1,9 @@
 """Reading and restoring workspace files for a rewind, without ever leaving the workspace.
 
-A restore writes to a temporary file beside the target and renames it into place, so a
-file is either its old or its restored content, and a symlink at the target is replaced,
-never written through. A path whose parent folder resolves outside the workspace (a
-symlinked folder pointing elsewhere) is refused.
+A restore writes through ``agent_tui.atomic`` (a temporary file beside the target,
+renamed into place), so a file is either its old or its restored content, and a
+symlink at the target is replaced, never written through. A path whose parent folder
+resolves outside the workspace (a symlinked folder pointing elsewhere) is refused.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
-import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from agent_tui.atomic import link_atomic, write_atomic
 
 ABSENT = "absent"
 
@@ -119,41 +120,23 @@ def write_file(
     """Put ``data`` at ``rel`` (a symlink to ``data`` if ``link``), atomically."""
     parent = _safe_parent(workspace, rel, create=True)
     name = rel.rsplit("/", 1)[-1]
-    target = parent / name
     current = read_state(parent, name)
     if current.kind == "dir":
         raise IsADirectoryError(f"{rel} is a folder now")
-    tmp = parent / f".agent-tui.{secrets.token_hex(6)}.tmp"
-    try:
-        if link:
-            os.symlink(os.fsdecode(data), tmp)
-        else:
-            if current.kind == "file":
-                mode = stat.S_IMODE(current.mode)
-            else:
-                umask = os.umask(0)
-                os.umask(umask)
-                mode = 0o666 & ~umask
-            if executable is True:
-                mode |= (mode & 0o444) >> 2  # x where r
-            elif executable is False:
-                mode &= ~0o111
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fchmod(fd, mode)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    if link:
+        link_atomic(parent, name, os.fsdecode(data))
+        return
+    if current.kind == "file":
+        mode = stat.S_IMODE(current.mode)
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    if executable is True:
+        mode |= (mode & 0o444) >> 2  # x where r
+    elif executable is False:
+        mode &= ~0o111
+    write_atomic(parent, name, data, mode=mode, exact_mode=True)
 
 
 def delete_file(workspace: Path, rel: str) -> None:

@@ -25,11 +25,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_tui.credentials import CREDENTIAL_VARS  # git has no business with them
 from agent_tui.paths import private_dir
 
 GIT_TIMEOUT = 60.0
-# git has no business with the agent's credentials (same list as tools/bash.py).
-_HIDDEN_ENV = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
 # The shadow repository lives under $AGENT_TUI_HOME: folders 0700, files 0600 (0400
 # for git's read-only objects), whatever the user's umask.
 _UMASK = 0o077
@@ -99,7 +98,8 @@ def _split0(out: bytes) -> list[str]:
 def user_excludes_file(git: str, timeout: float = 10.0) -> str | None:
     """The user's own ``core.excludesFile`` (the shadow does not read global config)."""
     env = {
-        k: v for k, v in os.environ.items() if not k.startswith("GIT_") and k not in _HIDDEN_ENV
+        k: v for k, v in os.environ.items()
+        if not k.startswith("GIT_") and k not in CREDENTIAL_VARS
     }
     try:
         done = subprocess.run(
@@ -139,7 +139,7 @@ class ShadowRepo:
     def _env(self, work_tree: Path | None = None, index: Path | None = None) -> dict[str, str]:
         env = {
             k: v for k, v in os.environ.items()
-            if not k.startswith("GIT_") and k not in _HIDDEN_ENV
+            if not k.startswith("GIT_") and k not in CREDENTIAL_VARS
         }
         name, email = IDENTITY
         env.update(

@@ -1,19 +1,18 @@
 """A content-addressed blob store: sha256 -> bytes, one file per blob.
 
 Blobs live at ``<root>/<first two hex>/<rest>``; files are 0600 and folders 0700.
-A blob is written to a temporary name, fsynced and renamed, so a reader sees either
-nothing or the whole blob; ``get`` checks the hash, so a damaged blob is never
+A blob is written atomically (``agent_tui.atomic``), so a reader sees either nothing or
+the whole blob; ``get`` checks the hash, so a damaged blob is never
 restored as if it were the old content.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
+from agent_tui.atomic import write_atomic
 from agent_tui.paths import private_dir
 
 
@@ -40,22 +39,7 @@ class BlobStore:
         target = self._path(digest)
         if target.exists():
             return digest
-        folder = private_dir(target.parent)
-        tmp = folder / f".tmp.{secrets.token_hex(6)}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        _fsync_dir(folder)
+        write_atomic(private_dir(target.parent), target.name, data)
         return digest
 
     def get(self, digest: str) -> bytes:
@@ -86,15 +70,3 @@ class BlobStore:
             for f in folder.iterdir()
         )
 
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -1,7 +1,7 @@
 """The permission question the core asks before a call that writes or runs.
 
 The core only knows this interface; the rules (modes, patterns, settings files) live
-in ``tools/permissions.py``. ``ask`` makes the core emit a permission request and wait
+in ``agent_tui/permissions/``. ``ask`` makes the core emit a permission request and wait
 for the user's decision (a ``decide`` op) or for the turn's cancellation.
 """
 

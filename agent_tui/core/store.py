@@ -20,6 +20,7 @@ from agent_tui.core.journal import (
     UserMessageRecord,
 )
 from agent_tui.paths import folder_bytes
+from agent_tui.units import format_bytes
 
 JOURNAL_NAME = "journal.jsonl"
 
@@ -72,14 +73,6 @@ class SessionStore:
         return _summarise(session_id, path)
 
 
-def _size(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
-
-
 def _summarise(session_id: str, path: Path) -> SessionInfo:
     info = SessionInfo(
         id=session_id, path=path, updated=path.stat().st_mtime,
@@ -103,6 +96,6 @@ def describe(info: SessionInfo) -> str:
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated))
     first = json.dumps(info.first_message[:60])
     return (
-        f"{info.id}  {when}  {info.last_status or '-':9}  {_size(info.bytes_used):>9}  "
+        f"{info.id}  {when}  {info.last_status or '-':9}  {format_bytes(info.bytes_used):>9}  "
         f"{info.workspace}  {first}"
     )

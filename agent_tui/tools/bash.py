@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, field_validator
 from agent_tui.cancel import CancelReason
 from agent_tui.core.state import SideEffects, ToolState
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.credentials import CREDENTIAL_VARS as HIDDEN_ENV
 from agent_tui.tools.background import BackgroundJobs
 from agent_tui.tools.process import (
     DEFAULT_GRACE_S,
@@ -29,8 +30,6 @@ from agent_tui.tools.process import (
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
-#: The agent's own credentials: a command the model runs has no business with them.
-HIDDEN_ENV = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
 
 
 class BashInput(BaseModel):

@@ -21,6 +21,7 @@ from agent_tui.cancel import Cancelled
 from agent_tui.core.state import SideEffects
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.tools.workspace import BeforeWrite, FileTooLarge, Workspace, WorkspaceError
+from agent_tui.units import format_bytes
 
 OnBeforeWrite = Callable[[Path, "bytes | None"], None]
 OnAfterWrite = Callable[[Path, bytes], None]
@@ -137,7 +138,7 @@ def _read_lines(fh: BinaryIO, shown: str, start: int, limit: int | None) -> Tool
         item = lines.next()
         if item is None:
             if lines.exhausted:
-                stopped = f"stopped after scanning {MAX_SCAN_BYTES // (1024 * 1024)} MiB"
+                stopped = f"stopped after scanning {format_bytes(MAX_SCAN_BYTES)}"
             break
         lineno += 1
         if lineno < start:

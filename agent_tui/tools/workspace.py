@@ -6,9 +6,9 @@ hands a path string to ``open``: it opens the workspace root once, then walks th
 path one component at a time relative to the directory it holds open
 (``os.open(name, O_DIRECTORY | O_NOFOLLOW, dir_fd=...)``), opens the final
 component with ``O_NOFOLLOW``, and writes through a temporary file in the same
-directory followed by ``os.replace(..., src_dir_fd=, dst_dir_fd=)``. A symlink
-swapped in between a check and a use therefore cannot redirect an operation: no
-call ever follows a link on our behalf.
+directory followed by ``os.replace(..., src_dir_fd=, dst_dir_fd=)`` (``agent_tui.atomic``,
+handed the directory's descriptor). A symlink swapped in between a check and a use
+therefore cannot redirect an operation: no call ever follows a link on our behalf.
 
 Symlinks: a link *inside* the workspace whose target also lies inside is followed,
 by reading it (``readlink``) and continuing the walk through its target, component
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -37,6 +36,8 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from pydantic import BaseModel
+
+from agent_tui.atomic import write_atomic
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK: opening a FIFO for reading must not hang the call; regular files ignore it.
@@ -361,37 +362,10 @@ class Workspace:
             if before_write is not None:
                 old = None if old_st is None else self._read_old(dir_fd, name, walk)
                 before_write(target, old)
-            tmp = f".agent-tui.{secrets.token_hex(6)}.tmp"  # short: any valid name still fits
             mode = 0o666 if old_st is None else stat.S_IMODE(old_st.st_mode)
-            fd = os.open(
-                tmp,
-                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                mode,
-                dir_fd=dir_fd,
-            )
-            try:
-                try:
-                    if old_st is not None:
-                        os.fchmod(fd, mode)  # umask applied at creation; keep the old bits
-                    view = memoryview(data)
-                    while view:
-                        view = view[os.write(fd, view) :]
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-                # rename never follows a link at the destination: a symlink swapped in
-                # at ``name`` is replaced, never written through
-                os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-            except BaseException:
-                try:
-                    os.unlink(tmp, dir_fd=dir_fd)
-                except OSError:
-                    pass
-                raise
-            try:
-                os.fsync(dir_fd)  # make the rename durable; best effort
-            except OSError:
-                pass
+            # relative to the folder held open: a symlink swapped in at ``name`` is
+            # replaced, never written through; umask applies to a new file only
+            write_atomic(dir_fd, name, data, mode=mode, exact_mode=old_st is not None)
             return WriteReport(
                 path=target,
                 relative=walk.relative(),

@@ -1,0 +1,102 @@
+"""The one way agent-tui replaces a file: whole or not at all, and durably.
+
+The new content goes to a temporary file beside the target (``.agent-tui.<hex>.tmp``,
+created exclusively and never through a symlink), is written out and fsynced, and is
+renamed over the target; then the folder is fsynced so the rename survives a crash.
+A reader sees the old file or the new one, never a part. A symlink at the target is
+replaced, never written through: rename does not follow it.
+
+The folder may be given as an open directory descriptor: then every step is relative
+to it (``dir_fd``), so a folder swapped for a link while we work cannot redirect the
+write. This is how the file tools stay inside the workspace (``tools/workspace.py``).
+Given as a path, the folder is opened once and used the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+#: The temporary files, as an ignore pattern (snapshots leave them out).
+TMP_PATTERN = ".agent-tui.*.tmp"
+
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def write_atomic(
+    folder: Path | int,
+    name: str,
+    data: bytes,
+    *,
+    mode: int = 0o600,
+    exact_mode: bool = False,
+) -> None:
+    """Replace (or create) ``name`` in ``folder`` with ``data``.
+
+    The file is created with ``mode`` less the umask; with ``exact_mode`` it gets
+    ``mode`` itself (to keep the bits of the file it replaces).
+    """
+    with _folder(folder) as dir_fd:
+        tmp = _tmp_name()
+        fd = os.open(tmp, _CREATE, mode, dir_fd=dir_fd)
+        try:
+            try:
+                if exact_mode:
+                    os.fchmod(fd, mode)  # the umask applied at creation
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            _discard(tmp, dir_fd)
+            raise
+        _fsync_folder(dir_fd)
+
+
+def link_atomic(folder: Path | int, name: str, target: str) -> None:
+    """Replace (or create) ``name`` in ``folder`` with a symlink to ``target``."""
+    with _folder(folder) as dir_fd:
+        tmp = _tmp_name()
+        os.symlink(target, tmp, dir_fd=dir_fd)
+        try:
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            _discard(tmp, dir_fd)
+            raise
+        _fsync_folder(dir_fd)
+
+
+def _tmp_name() -> str:
+    return f".agent-tui.{secrets.token_hex(6)}.tmp"  # short: any valid name still fits
+
+
+@contextmanager
+def _folder(folder: Path | int) -> Iterator[int]:
+    if isinstance(folder, int):
+        yield folder
+        return
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _discard(tmp: str, dir_fd: int) -> None:
+    try:
+        os.unlink(tmp, dir_fd=dir_fd)
+    except OSError:
+        pass
+
+
+def _fsync_folder(dir_fd: int) -> None:
+    try:
+        os.fsync(dir_fd)  # make the rename durable; best effort (some file systems refuse)
+    except OSError:
+        pass

@@ -1,0 +1,26 @@
+"""Who may run what: permission modes, rules and the policy that applies them.
+
+A layer above the core (it implements ``core.permission.PermissionPolicy`` for the
+core's ``Tool`` interface) and below the tools, the settings and the front ends, which
+may all ask it. Its rooms: ``rules`` (the rule grammar), ``shell_words`` (splitting a
+command line into the commands it runs), ``globs`` (path patterns), ``policy`` (the
+mode, the rules and the session's memory, deciding each call).
+"""
+
+from agent_tui.permissions.policy import (
+    PROTECTED_PATHS,
+    PermissionMode,
+    Permissions,
+    SubjectKind,
+)
+from agent_tui.permissions.rules import InvalidRule, PermissionRules, Rule
+
+__all__ = [
+    "PROTECTED_PATHS",
+    "InvalidRule",
+    "PermissionMode",
+    "PermissionRules",
+    "Permissions",
+    "Rule",
+    "SubjectKind",
+]

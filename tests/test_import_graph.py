@@ -1,0 +1,323 @@
+"""The layers of docs/architecture.md, checked on the code.
+
+Every module of ``agent_tui`` is parsed with ``ast`` (nothing is imported or run), and
+every import in it counts, wherever it stands: at the top, inside a function (a lazy
+import) or under ``if TYPE_CHECKING``. From them the module graph is built, and the
+suite fails on
+
+- an import that points up the layers, or from one front end to the other;
+- an import cycle between modules;
+- a top-level module or package that no layer holds (a new one must be placed here,
+  and in docs/architecture.md);
+- Textual imported outside the TUI.
+
+The checker is tested on its own too, against a copy of the package with a bad import
+planted, so it is seen to fail.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+import agent_tui
+
+PACKAGE = Path(agent_tui.__file__).parent
+
+
+@dataclass(frozen=True)
+class Layer:
+    name: str
+    members: tuple[str, ...]  # top-level modules or packages under agent_tui
+    # members side by side that never import each other (the two front ends)
+    apart: bool = False
+
+
+#: Top to bottom: a module may import its own layer's modules and any layer below.
+LAYERS: tuple[Layer, ...] = (
+    Layer("entry point", ("cli", "__main__")),
+    Layer("print mode", ("headless",)),
+    Layer("front ends", ("ui", "acp"), apart=True),
+    Layer("tools", ("tools",)),
+    Layer("settings", ("settings",)),
+    Layer("permissions", ("permissions",)),
+    Layer("core", ("core",)),
+    # Ops and Events, cheap to import: the core and the front ends stand on them
+    Layer("protocol", ("protocol",)),
+    Layer("models and workspace", ("providers", "checkpoints"), apart=True),
+    Layer("cancel", ("cancel",)),
+    # below every layer; they import nothing of agent-tui's but each other
+    Layer(
+        "low helpers",
+        ("paths", "atomic", "credentials", "units", "process_guard", ""),
+    ),
+)
+
+#: Cycles that are known and being broken right now. Each entry must still be a cycle
+#: (the test says when one is gone, so the list only shrinks), and nothing else may be.
+KNOWN_CYCLES: tuple[frozenset[str], ...] = (
+    # tools/process: run.py uses the registry's private table and atexit hook, and the
+    # registry starts runs; one terminate module for every process ender breaks it
+    frozenset({"agent_tui.tools.process.registry", "agent_tui.tools.process.run"}),
+)
+
+#: Third-party packages only some layers may import.
+ONLY_IN: dict[str, tuple[str, ...]] = {"textual": ("ui",)}
+
+
+# -- the checker ---------------------------------------------------------------------------
+
+
+@dataclass
+class Graph:
+    root: Path
+    modules: dict[str, Path]
+    # module -> {imported agent_tui module: first line that imports it}
+    edges: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(dict))
+    # module -> {third-party top-level name: line}
+    external: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(dict))
+
+
+def module_name(root: Path, path: Path) -> str:
+    parts = [root.name, *path.relative_to(root).with_suffix("").parts]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def build_graph(root: Path) -> Graph:
+    """The import graph of the package at ``root``, from its source alone."""
+    modules = {module_name(root, p): p for p in sorted(root.rglob("*.py"))}
+    graph = Graph(root, modules)
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            for target in _targets(node, package, modules):
+                top = target.partition(".")[0]
+                if top == root.name:
+                    if target != name:
+                        graph.edges[name].setdefault(target, node.lineno)
+                else:
+                    graph.external[name].setdefault(top, node.lineno)
+    return graph
+
+
+def _targets(node: ast.AST, package: str, modules: dict[str, Path]) -> list[str]:
+    """The modules an import statement loads (the most specific one each name names)."""
+    if isinstance(node, ast.Import):
+        return [_known(alias.name, modules) for alias in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    if node.level:
+        base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+        source = ".".join(base + ([node.module] if node.module else []))
+    else:
+        source = node.module or ""
+    out = []
+    for alias in node.names:
+        candidate = f"{source}.{alias.name}"
+        out.append(candidate if candidate in modules else _known(source, modules))
+    return out
+
+
+def _known(name: str, modules: dict[str, Path]) -> str:
+    """``name``, or the nearest enclosing module that exists (``a.b.c`` -> ``a.b``)."""
+    while name not in modules and "." in name:
+        name = name.rpartition(".")[0]
+    return name
+
+
+def unit_of(module: str) -> str:
+    """The top-level module or package under agent_tui a module belongs to."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def layer_index(layers: tuple[Layer, ...]) -> dict[str, int]:
+    return {member: i for i, layer in enumerate(layers) for member in layer.members}
+
+
+def unplaced(graph: Graph, layers: tuple[Layer, ...]) -> list[str]:
+    index = layer_index(layers)
+    return sorted({unit_of(m) for m in graph.modules if unit_of(m) not in index})
+
+
+def bad_imports(graph: Graph, layers: tuple[Layer, ...]) -> list[str]:
+    """Imports that point up the layers, or across to a member kept apart."""
+    index = layer_index(layers)
+    found = []
+    for source, targets in sorted(graph.edges.items()):
+        for target, line in sorted(targets.items()):
+            a, b = unit_of(source), unit_of(target)
+            if a == b or a not in index or b not in index:
+                continue
+            ia, ib = index[a], index[b]
+            path = graph.modules[source].relative_to(graph.root)
+            where = f"{path}:{line}: {source} imports {target}"
+            if ia > ib:
+                found.append(f"{where} ({layers[ia].name} is below {layers[ib].name})")
+            elif ia == ib and layers[ia].apart:
+                found.append(f"{where} ({a} and {b} never import each other)")
+    return found
+
+
+def cycles(graph: Graph) -> list[frozenset[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[frozenset[str]] = []
+
+    def visit(start: str) -> None:
+        # iterative, so a deep chain of imports cannot hit the recursion limit
+        work = [(start, iter(sorted(graph.edges.get(start, {}))))]
+        order[start] = low[start] = len(order)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in order:
+                    order[child] = low[child] = len(order)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.edges.get(child, {})))))
+                elif child in on_stack:
+                    low[node] = min(low[node], order[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == order[node]:
+                group = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.add(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(frozenset(group))
+
+    for module in sorted(graph.modules):
+        if module not in order:
+            visit(module)
+    return found
+
+
+def misplaced_packages(graph: Graph, only_in: dict[str, tuple[str, ...]]) -> list[str]:
+    found = []
+    for source, names in sorted(graph.external.items()):
+        for name, line in sorted(names.items()):
+            if name in only_in and unit_of(source) not in only_in[name]:
+                found.append(f"{source}:{line} imports {name} (only {only_in[name]} may)")
+    return found
+
+
+# -- the package as it is ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def graph() -> Graph:
+    return build_graph(PACKAGE)
+
+
+def test_every_top_level_module_stands_in_a_layer(graph: Graph) -> None:
+    assert unplaced(graph, LAYERS) == [], "place it in LAYERS and in docs/architecture.md"
+
+
+def test_no_import_points_up_the_layers_or_across_the_front_ends(graph: Graph) -> None:
+    assert bad_imports(graph, LAYERS) == []
+
+
+def test_no_import_cycle_beyond_the_known_ones(graph: Graph) -> None:
+    assert [sorted(c) for c in cycles(graph) if c not in KNOWN_CYCLES] == []
+
+
+def test_every_known_cycle_is_still_there(graph: Graph) -> None:
+    gone = [sorted(c) for c in KNOWN_CYCLES if c not in cycles(graph)]
+    assert gone == [], "broken at last: remove it from KNOWN_CYCLES"
+
+
+def test_textual_is_imported_by_the_tui_alone(graph: Graph) -> None:
+    assert misplaced_packages(graph, ONLY_IN) == []
+
+
+def test_imports_inside_functions_are_in_the_graph(graph: Graph) -> None:
+    # cli.py imports everything but paths inside its functions
+    cli = graph.edges["agent_tui.cli"]
+    assert "agent_tui.headless" in cli and "agent_tui.settings" in cli
+
+
+# -- the checker, shown to fail ------------------------------------------------------------
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    root = tmp_path / "agent_tui"
+    shutil.copytree(PACKAGE, root, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def _plant(root: Path, rel: str, code: str) -> None:
+    path = root / rel
+    path.write_text(path.read_text() + "\n\n" + code + "\n")
+
+
+def test_checker_finds_a_lazy_import_that_points_up(copy: Path) -> None:
+    _plant(copy, "core/history.py", "def _peek():\n    from agent_tui.tools import bash\n")
+    graph = build_graph(copy)
+
+    (bad,) = bad_imports(graph, LAYERS)
+
+    assert bad.startswith("core/history.py:")
+    assert "agent_tui.core.history imports agent_tui.tools.bash (core is below tools)" in bad
+
+
+def test_checker_finds_a_relative_import_from_the_helpers_up(copy: Path) -> None:
+    _plant(copy, "paths.py", "from .checkpoints import models as _models")
+
+    (bad,) = bad_imports(build_graph(copy), LAYERS)
+
+    assert "agent_tui.paths imports agent_tui.checkpoints.models" in bad
+
+
+def test_checker_finds_one_front_end_importing_the_other(copy: Path) -> None:
+    _plant(copy, "acp/server.py", "if False:\n    import agent_tui.ui.app")
+
+    (bad,) = bad_imports(build_graph(copy), LAYERS)
+
+    assert "agent_tui.acp.server imports agent_tui.ui.app (acp and ui never import" in bad
+
+
+def test_checker_finds_a_new_cycle(copy: Path) -> None:
+    _plant(copy, "cancel.py", "def _late():\n    import agent_tui.paths")
+    _plant(copy, "paths.py", "def _late():\n    from agent_tui import cancel")
+    graph = build_graph(copy)
+
+    new = [c for c in cycles(graph) if c not in KNOWN_CYCLES]
+
+    assert new == [frozenset({"agent_tui.cancel", "agent_tui.paths"})]
+
+
+def test_checker_finds_a_module_no_layer_holds(copy: Path) -> None:
+    (copy / "plugins").mkdir()
+    (copy / "plugins" / "__init__.py").write_text("")
+
+    assert unplaced(build_graph(copy), LAYERS) == ["plugins"]
+
+
+def test_checker_finds_textual_outside_the_tui(copy: Path) -> None:
+    _plant(copy, "core/queue.py", "def _draw():\n    from textual.app import App")
+
+    (bad,) = misplaced_packages(build_graph(copy), ONLY_IN)
+
+    assert bad.startswith("agent_tui.core.queue:")
