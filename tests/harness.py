@@ -22,6 +22,15 @@ from agent_tui.core.deps import AgentConfig, SessionDeps
 from agent_tui.providers.base import Provider
 
 
+def plain(obj: Any) -> Any:
+    """A request body (or part) without its prompt-cache marks, for comparing content."""
+    if isinstance(obj, dict):
+        return {k: plain(v) for k, v in obj.items() if k != "cache_control"}
+    if isinstance(obj, list):
+        return [plain(v) for v in obj]
+    return obj
+
+
 class Recorder:
     """Collects events (from any thread) and waits for conditions on them."""
 

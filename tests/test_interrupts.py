@@ -15,7 +15,7 @@ from agent_tui.protocol import Decide, Interrupt, UserMessage
 from agent_tui.core.permission import Decision, Ruling, Verdict
 from agent_tui.providers.anthropic import AnthropicProvider
 from tests.fake_api import Reply
-from tests.harness import QuickTool, SlowTool, StubbornTool, start_session
+from tests.harness import plain, QuickTool, SlowTool, StubbornTool, start_session
 
 pytestmark = pytest.mark.asyncio
 
@@ -48,7 +48,7 @@ async def test_text_turn_streams_and_completes(fake_api, tmp_path):
     text = "".join(e.text for e in run.rec.of("text_delta"))
     assert text == "hello there, developer"
     assert run.rec.of("turn_ended")[-1].status == "completed"
-    assert fake_api.requests[0]["messages"] == [
+    assert plain(fake_api.requests[0]["messages"]) == [
         {"role": "user", "content": [{"type": "text", "text": "hi"}]}
     ]
     await run.close()
@@ -207,7 +207,7 @@ async def test_denied_call_is_reported_as_denied_with_the_note(fake_api, tmp_pat
     await run.idle()
     assert slow.calls == []
     assert run.rec.tool_states("toolu_deny")[-1] == "denied"
-    result = fake_api.requests[1]["messages"][2]["content"][0]
+    result = plain(fake_api.requests[1]["messages"])[2]["content"][0]
     assert result["is_error"] is True
     assert "denied" in result["content"] and "use git instead" in result["content"]
     assert fake_api.rejections == []

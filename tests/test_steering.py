@@ -8,7 +8,7 @@ import pytest
 
 from agent_tui.protocol import FollowUp, Interrupt, UserMessage
 from tests.fake_api import Reply
-from tests.harness import SlowTool, start_session
+from tests.harness import plain, SlowTool, start_session
 from tests.test_interrupts import provider_for
 
 pytestmark = pytest.mark.asyncio
@@ -30,7 +30,7 @@ async def test_steer_during_tool_batch_rides_after_the_tool_results(fake_api, tm
     assert [e.state for e in run.rec.of("steer_state")] == ["queued", "applied"]
     # One turn: the steer did not start a turn of its own.
     assert len(run.rec.of("turn_started")) == 1
-    second = fake_api.requests[1]["messages"][-1]["content"]
+    second = plain(fake_api.requests[1]["messages"])[-1]["content"]
     assert second[0] == {"type": "tool_result", "tool_use_id": "toolu_1", "content": "slow finished"}
     assert second[1] == {"type": "text", "text": "also run the linter"}
     # Applied after the tool's result and before the next model call.
@@ -54,7 +54,7 @@ async def test_steer_while_the_model_answers_without_tools_starts_the_next_turn(
     await run.idle()
     assert [e.state for e in run.rec.of("steer_state")] == ["queued", "applied"]
     assert [e.text for e in run.rec.of("turn_started")] == ["explain", "shorter please"]
-    last = fake_api.requests[1]["messages"][-1]
+    last = plain(fake_api.requests[1]["messages"])[-1]
     assert last == {"role": "user", "content": [{"type": "text", "text": "shorter please"}]}
     await run.close()
 
@@ -77,7 +77,7 @@ async def test_follow_up_waits_until_the_agent_stops_on_its_own(fake_api, tmp_pa
         ("follow_up", "applied"),
     ]
     # The follow-up was not injected into the first turn's tool results.
-    after_tool = fake_api.requests[1]["messages"][-1]["content"]
+    after_tool = plain(fake_api.requests[1]["messages"])[-1]["content"]
     assert [b["type"] for b in after_tool] == ["tool_result"]
     await run.close()
 
@@ -131,7 +131,7 @@ async def test_send_now_moves_the_running_command_to_the_background(fake_api, tm
     assert final.state == "succeeded"
     assert "background" in final.result
     assert alive()  # it keeps running: send-now does not kill
-    sent = fake_api.requests[1]["messages"][-1]["content"]
+    sent = plain(fake_api.requests[1]["messages"])[-1]["content"]
     assert sent[0]["tool_use_id"] == "toolu_bg" and "started" in sent[0]["content"]
     assert sent[1] == {"type": "text", "text": "while it runs, tell me about it"}
     assert [j.state for j in jobs.jobs()] == ["running"]

@@ -16,9 +16,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.core.approvals import Approvals
 from agent_tui.core.journal import Journal
+from agent_tui.core.limits import ModelLimits
 from agent_tui.core.permission import PermissionPolicy
 from agent_tui.core.queue import MessageQueue
+from agent_tui.core.thinking import ThinkingSetting
 from agent_tui.core.tool import SubAgentSpawner, ToolSet
+from agent_tui.core.usage import UsageMeter
 from agent_tui.protocol import Event
 from agent_tui.providers import base as model
 
@@ -26,19 +29,13 @@ if TYPE_CHECKING:
     from agent_tui.cancel import CancelScope
 
 
-DEFAULT_SYSTEM = (
-    "You are agent-tui, a coding agent working in the user's workspace through tools. "
-    "Be brief. When a tool result says a call was interrupted or its result is unknown, "
-    "check the current state before doing it again."
-)
-
-
 @dataclass
 class AgentConfig:
     workspace: Path
     model: str
     session_id: str = "session"
-    system: str = DEFAULT_SYSTEM
+    # Empty: the session builds the coding-agent prompt once (core/prompt.py).
+    system: str = ""
     max_tokens: int = 8192
     max_retries: int = 4
     retry_base: float = 1.0
@@ -50,6 +47,8 @@ class AgentConfig:
     env: dict[str, str] = field(default_factory=dict)
     # How many levels of sub-agents may be started under the main agent.
     max_subagent_depth: int = 1
+    thinking: ThinkingSetting = field(default_factory=ThinkingSetting)
+    effort: str | None = None  # output_config.effort, where the model offers it
 
 
 class CheckpointsPort(Protocol):
@@ -100,4 +99,6 @@ class SessionDeps:
     approvals: Approvals = field(default_factory=Approvals)
     checkpoints: CheckpointsPort | None = None  # None: a session without rewind
     subagents: SubAgentsPort | None = None
+    usage: UsageMeter = field(default_factory=UsageMeter)
+    limits: ModelLimits = field(default_factory=ModelLimits)
     depth: int = 0  # 0 for the main agent, 1 for its sub-agents, ...

@@ -20,6 +20,9 @@ from typing import Any
 from agent_tui.core.journal import (
     AssistantMessageRecord,
     BackgroundResultRecord,
+    CompactionRecord,
+    ConversationClearedRecord,
+    MemoryNoteRecord,
     RewindRecord,
     SteerRecord,
     ToolIntentRecord,
@@ -118,6 +121,9 @@ class _Builder:
         self.pending_user: list[dict[str, Any]] = []
         self.last_turn_calls: list[tuple[str, ToolState]] = []
         self.note_due = False
+        self.cut_note_due = False
+        self.stripped_thinking = False  # another model's thinking was left out
+        self.stripped_in_last = False  # ... from the newest assistant message
 
     def user_text(self, text: str) -> None:
         if text.strip():
@@ -148,8 +154,14 @@ class _Builder:
         else:
             self.messages.append({"role": "user", "content": blocks})
 
-    def assistant(self, record: AssistantMessageRecord) -> None:
-        blocks = [b for b in record.blocks if _keep_block(b)]
+    def assistant(self, record: AssistantMessageRecord, model: str | None) -> None:
+        foreign = model is not None and record.model is not None and record.model != model
+        blocks = [dict(b) for b in record.blocks if _keep_block(b, foreign)]
+        if foreign and any(b.get("type") in THINKING_TYPES for b in record.blocks):
+            self.stripped_thinking = True
+            self.stripped_in_last = True
+        else:
+            self.stripped_in_last = False
         if not blocks:
             return
         self.flush_user()
@@ -157,14 +169,28 @@ class _Builder:
             # The API needs a user message first; an assistant reply with no
             # prompt before it cannot happen in a well-formed journal.
             return
-        self.messages.append({"role": "assistant", "content": blocks})
+        if self.messages[-1]["role"] == "assistant":
+            # A paused turn (pause_turn) goes on in the same assistant message.
+            self.messages[-1]["content"].extend(blocks)
+        else:
+            self.messages.append({"role": "assistant", "content": blocks})
         self.open_calls = [(b["id"], b["name"]) for b in blocks if b["type"] == "tool_use"]
+        if record.ended == "max_tokens" and not self.open_calls:
+            self.cut_note_due = True
 
 
-def _keep_block(block: dict[str, Any]) -> bool:
-    if block.get("type") == "text":
+THINKING_TYPES = ("thinking", "redacted_thinking")
+
+
+def _keep_block(block: dict[str, Any], foreign: bool) -> bool:
+    kind = block.get("type")
+    if kind == "text":
         return bool(block.get("text", "").strip())
-    return block.get("type") == "tool_use"
+    if kind in THINKING_TYPES:
+        # Sent back verbatim, signature included; another model's signatures are
+        # rejected by the API, so its thinking stays in the journal only.
+        return not foreign
+    return kind == "tool_use"
 
 
 def effective_records(records: Iterable[Any]) -> list[Any]:
@@ -185,17 +211,69 @@ def effective_records(records: Iterable[Any]) -> list[Any]:
     return kept
 
 
+def model_records(records: Iterable[Any]) -> list[Any]:
+    """The records the model view is built from: the effective records after the
+    last ``/clear``, with the newest compaction's summary standing for what came
+    before the part it kept."""
+    kept = effective_records(records)
+    for i in range(len(kept) - 1, -1, -1):
+        if isinstance(kept[i], ConversationClearedRecord):
+            kept = kept[i + 1 :]
+            break
+    compaction = next(
+        (r for r in reversed(kept) if isinstance(r, CompactionRecord)), None
+    )
+    if compaction is None:
+        return kept
+    before = [r for r in kept if r.seq < compaction.kept_from_seq]
+    after = [r for r in kept if r.seq >= compaction.kept_from_seq and r is not compaction]
+    # What the kept part's first user message must still be told: how the turn
+    # before it ended (the interrupted note needs its results and its end).
+    last_user = max(
+        (i for i, r in enumerate(before) if isinstance(r, UserMessageRecord)), default=-1
+    )
+    carried = [
+        r for r in before[last_user + 1 :] if isinstance(r, (ToolResultRecord, TurnEndedRecord))
+    ]
+    return [compaction, *carried, *after]
+
+
+SUMMARY_HEADER = (
+    "[The conversation before this point was compacted to save context. Summary of it:]"
+)
+CUT_NOTE = (
+    "[Your previous answer was cut off at the output limit (max_tokens). Continue from "
+    "where it stopped if it is still needed.]"
+)
+
+
 REWIND_NOTE = (
     "[The user rewound to an earlier point; the workspace files may differ from what "
     "this conversation shows. Read them again before editing.]"
 )
 
 
-def model_view(records: Iterable[Any]) -> list[Message]:
+class View:
+    """A model view and what was left out of it to keep it valid."""
+
+    def __init__(self, messages: list[Message], stripped_thinking: bool, stripped_in_last: bool):
+        self.messages = messages
+        self.stripped_thinking = stripped_thinking
+        # The newest assistant message lost another model's thinking: with thinking
+        # on, the API wants a tool loop's assistant message to start with it.
+        self.stripped_in_last = stripped_in_last
+
+
+def model_view(records: Iterable[Any], model: str | None = None) -> list[Message]:
     """Derive the API's message list from journal records."""
+    return build_view(records, model).messages
+
+
+def build_view(records: Iterable[Any], model: str | None = None) -> View:
+    """The model view for ``model``: thinking written by another model is left out."""
     b = _Builder()
     code_note_due = False
-    for record in effective_records(records):
+    for record in model_records(records):
         if isinstance(record, RewindRecord):
             # Code and conversation rewound together agree with each other; either
             # alone leaves files the conversation does not describe.
@@ -208,6 +286,12 @@ def model_view(records: Iterable[Any]) -> list[Message]:
         if isinstance(record, UserMessageRecord) and code_note_due:
             b.user_text(REWIND_NOTE)
             code_note_due = False
+        if isinstance(record, CompactionRecord):
+            b.user_text(f"{SUMMARY_HEADER}\n{record.summary}")
+            continue
+        if isinstance(record, UserMessageRecord) and b.cut_note_due:
+            b.user_text(CUT_NOTE)
+            b.cut_note_due = False
         if isinstance(record, UserMessageRecord):
             if b.note_due:
                 b.user_text(interrupted_note(b.last_turn_calls))
@@ -215,7 +299,10 @@ def model_view(records: Iterable[Any]) -> list[Message]:
                 b.last_turn_calls = []
             b.user_text(record.text)
         elif isinstance(record, AssistantMessageRecord):
-            b.assistant(record)
+            b.assistant(record, model)
+        elif isinstance(record, MemoryNoteRecord):
+            b.user_text(f"[Instructions from {record.path}, which applies to work in its folder:]"
+                        f"\n{record.text}")
         elif isinstance(record, ToolIntentRecord):
             b.started.add(record.tool_use_id)
         elif isinstance(record, ToolResultRecord):
@@ -233,7 +320,7 @@ def model_view(records: Iterable[Any]) -> list[Message]:
             if not b.note_due:
                 b.last_turn_calls = []
     b.flush_user()
-    return b.messages
+    return View(b.messages, b.stripped_thinking, b.stripped_in_last)
 
 
 class ModelViewError(AssertionError):
@@ -274,6 +361,14 @@ def check_model_view(messages: list[Message]) -> None:
                 if not isinstance(block.get("input"), dict):
                     raise ModelViewError(f"messages.{i}.content.{j}: input must be an object")
                 seen_ids.add(block["id"])
+            elif kind in THINKING_TYPES:
+                if role != "assistant":
+                    raise ModelViewError(f"messages.{i}.content.{j}: {kind} in a user message")
+                if kind == "thinking" and not block.get("signature"):
+                    raise ModelViewError(f"messages.{i}.content.{j}: thinking without a signature")
+            elif kind == "image":
+                if role != "user":
+                    raise ModelViewError(f"messages.{i}.content.{j}: image from assistant")
             elif kind == "tool_result":
                 if role != "user":
                     raise ModelViewError(f"messages.{i}.content.{j}: tool_result from assistant")

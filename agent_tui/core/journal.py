@@ -23,9 +23,11 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from agent_tui.protocol.events import Notice
 from agent_tui.protocol.states import (
     BackgroundState,
+    CompactionTrigger,
     Decision,
     NoticeCode,
     NoticeLevel,
+    RequestPurpose,
     RestoreWhat,
     SideEffects,
     SteerDelivery,
@@ -99,6 +101,62 @@ class AssistantMessageRecord(_Record):
     blocks: list[dict[str, Any]]
     ended: str
     incomplete_tool_uses: list[dict[str, Any]] = Field(default_factory=list)
+    # Thinking cut off before its signature arrived: kept here, never sent back.
+    incomplete_thinking: list[dict[str, Any]] = Field(default_factory=list)
+    model: str | None = None  # which model wrote it (its thinking signatures are that model's)
+
+
+class UsageRecord(_Record):
+    """One model request's usage, exactly as the API reported it (an interrupted
+    request: what ``message_start`` said and the output so far)."""
+
+    kind: Literal["usage"] = "usage"
+    turn_id: str
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    interrupted: bool = False
+    purpose: RequestPurpose = RequestPurpose.TURN
+    cost_usd: float | None = None
+
+
+class CompactionRecord(_Record):
+    """The conversation before ``kept_from_seq`` is replaced, in the model view, by
+    ``summary``; the records themselves stay in the journal."""
+
+    kind: Literal["compaction"] = "compaction"
+    compaction_id: str
+    summary: str
+    kept_from_seq: int  # the first record kept verbatim
+    replaced_through_seq: int  # the last record the summary stands for
+    tokens_before: int = 0
+    tokens_after: int = 0
+    trigger: CompactionTrigger = CompactionTrigger.AUTO
+    focus: str = ""
+
+
+class MemoryNoteRecord(_Record):
+    """A subfolder's own memory file joined the conversation (as a note)."""
+
+    kind: Literal["memory_note"] = "memory_note"
+    path: str
+    text: str
+
+
+class ModelChangeRecord(_Record):
+    """From here on requests use this model and thinking setting."""
+
+    kind: Literal["model_change"] = "model_change"
+    model: str
+    thinking: str = ""
+
+
+class ConversationClearedRecord(_Record):
+    """``/clear``: the model view starts afresh here; what came before stays here."""
+
+    kind: Literal["conversation_cleared"] = "conversation_cleared"
 
 
 class ToolIntentRecord(_Record):
@@ -229,6 +287,11 @@ Record = Annotated[
         RewindRecord,
         BackgroundResultRecord,
         NoticeRecord,
+        UsageRecord,
+        CompactionRecord,
+        MemoryNoteRecord,
+        ModelChangeRecord,
+        ConversationClearedRecord,
     ],
     Field(discriminator="kind"),
 ]

@@ -48,3 +48,26 @@ class MessageQueue:
         self._steers.clear()
         self._follow_ups.clear()
         return items
+
+    def _find(self, item_id: str) -> tuple[deque[Queued], Queued] | None:
+        for items in (self._steers, self._follow_ups):
+            for item in items:
+                if item.id == item_id:
+                    return items, item
+        return None
+
+    def edit(self, item_id: str, text: str) -> Queued | None:
+        """Change a queued item's text; None when it is no longer queued (applied)."""
+        found = self._find(item_id)
+        if found is None:
+            return None
+        found[1].text = text
+        return found[1]
+
+    def remove(self, item_id: str) -> Queued | None:
+        found = self._find(item_id)
+        if found is None:
+            return None
+        items, item = found
+        items.remove(item)
+        return item

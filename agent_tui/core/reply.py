@@ -9,6 +9,7 @@ arguments never completed never runs and never reaches the model view.
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel
@@ -18,8 +19,20 @@ from agent_tui.core.journal import AssistantMessageRecord
 from agent_tui.core.state import ToolState
 from agent_tui.core.tool import InvalidInput
 from agent_tui.core.turn_log import ToolCall, TurnLog
-from agent_tui.protocol import TextDelta
+from agent_tui.protocol import TextDelta, ThinkingDelta
 from agent_tui.providers import base as model
+
+
+class StopReason(StrEnum):
+    """The API's stop reasons (``message_delta.delta.stop_reason``)."""
+
+    END_TURN = "end_turn"
+    TOOL_USE = "tool_use"
+    MAX_TOKENS = "max_tokens"
+    STOP_SEQUENCE = "stop_sequence"
+    PAUSE_TURN = "pause_turn"
+    REFUSAL = "refusal"
+    CONTEXT_WINDOW_EXCEEDED = "model_context_window_exceeded"
 
 
 class Reply(BaseModel):
@@ -30,10 +43,14 @@ class Reply(BaseModel):
     stop_reason: str | None = None
     ended: str = "end_turn"
     error: Any = None
+    usage: model.UsageCounts | None = None  # None until message_start arrived
 
     @property
     def empty(self) -> bool:
-        return not self.calls and not any(b.get("text") for b in self.blocks.values())
+        """Nothing was shown to the user (a retry cannot take shown text back)."""
+        return not self.calls and not any(
+            b.get("text") or b.get("thinking") or b.get("data") for b in self.blocks.values()
+        )
 
     def complete_calls(self) -> list[ToolCall]:
         return [c for i, c in sorted(self.calls.items()) if c.input is not None]
@@ -47,12 +64,28 @@ class ReplyReader:
         self.scope = scope
 
     def on_event(self, reply: Reply, event: model.StreamEvent) -> None:
-        if isinstance(event, model.TextStarted):
+        if isinstance(event, model.MessageStarted):
+            reply.usage = event.usage.model_copy()
+        elif isinstance(event, model.TextStarted):
             reply.blocks[event.index] = {"type": "text", "text": ""}
         elif isinstance(event, model.TextDelta):
             block = reply.blocks.setdefault(event.index, {"type": "text", "text": ""})
             block["text"] += event.text
             self.log.emit(TextDelta(turn_id=self.log.turn_id, text=event.text))
+        elif isinstance(event, model.ThinkingStarted):
+            reply.blocks[event.index] = {"type": "thinking", "thinking": "", "signature": ""}
+        elif isinstance(event, model.ThinkingDelta):
+            block = reply.blocks.setdefault(
+                event.index, {"type": "thinking", "thinking": "", "signature": ""}
+            )
+            block["thinking"] += event.text
+            self.log.emit(ThinkingDelta(turn_id=self.log.turn_id, text=event.text))
+        elif isinstance(event, model.SignatureDelta):
+            block = reply.blocks.get(event.index)
+            if block is not None and block.get("type") == "thinking":
+                block["signature"] += event.signature
+        elif isinstance(event, model.RedactedThinking):
+            reply.blocks[event.index] = {"type": "redacted_thinking", "data": event.data}
         elif isinstance(event, model.ToolUseStarted):
             call = ToolCall(id=event.id, name=event.name, index=event.index)
             reply.calls[event.index] = call
@@ -66,6 +99,11 @@ class ReplyReader:
                 self._complete_call(call)
         elif isinstance(event, model.MessageEnded):
             reply.stop_reason = event.stop_reason
+            usage = reply.usage or model.UsageCounts()
+            # message_delta's counts are cumulative; those it leaves out stand.
+            update = {k: v for k, v in event.model_dump().items()
+                      if k in model.UsageCounts.model_fields and v is not None}
+            reply.usage = usage.model_copy(update=update)
 
     def _complete_call(self, call: ToolCall) -> None:
         """All arguments have arrived: parse and validate them, then queue the call."""
@@ -102,12 +140,17 @@ class ReplyReader:
                         detail=f"arguments incomplete (stream ended: {reply.ended})",
                     )
 
-    def record(self, reply: Reply) -> None:
+    def record(self, reply: Reply, model_id: str | None = None) -> None:
         blocks: list[dict[str, Any]] = []
         incomplete: list[dict[str, Any]] = []
+        cut_thinking: list[dict[str, Any]] = []
         for index in sorted(set(reply.blocks) | set(reply.calls)):
             if index in reply.blocks:
-                blocks.append(dict(reply.blocks[index]))
+                block = dict(reply.blocks[index])
+                if block["type"] == "thinking" and not block.get("signature"):
+                    cut_thinking.append(block)  # never sent back: it has no signature
+                else:
+                    blocks.append(block)
                 continue
             call = reply.calls[index]
             if call.input is None:
@@ -122,6 +165,8 @@ class ReplyReader:
                 blocks=blocks,
                 ended=reply.ended,
                 incomplete_tool_uses=incomplete,
+                incomplete_thinking=cut_thinking,
+                model=model_id,
             ),
             durable=reply.ended == "cancelled",
         )

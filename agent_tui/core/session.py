@@ -20,6 +20,15 @@ from typing import Any, Protocol
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import (
     CancelTool,
+    ClearConversation,
+    Compact,
+    CompactionTrigger,
+    ConversationCleared,
+    EditQueued,
+    ListModels,
+    RemoveQueued,
+    SetModel,
+    SetThinking,
     Decide,
     ListRewindPoints,
     PlanRewind,
@@ -43,12 +52,19 @@ from agent_tui.protocol import (
     UserMessage,
 )
 from agent_tui.core.journal import (
+    ConversationClearedRecord,
     JournalWriteError,
     SteerRecord,
     TurnEndedRecord,
     UserMessageRecord,
 )
+from agent_tui.cancel import Cancelled
+from agent_tui.core.compaction import CompactionFailed, Compactor
+from agent_tui.core.memory import MemoryFile, load_memory
+from agent_tui.core.model_control import ModelControl
+from agent_tui.core.prompt import build_system_prompt
 from agent_tui.core.queue import Queued
+from agent_tui.core.request import thinking_params
 from agent_tui.core.rewind import Rewinder
 from agent_tui.core.subagent import SubAgents
 from agent_tui.core.deps import SessionDeps
@@ -97,7 +113,17 @@ class Session:
         self.last_status: TurnStatus | None = None
         if deps.subagents is None:
             deps = replace(deps, subagents=SubAgents(deps.journal, deps.emit))
+        self.memory_files: list[MemoryFile] = []
+        if not deps.config.system:
+            # Built once: byte-identical for every request of the session (the cache).
+            workspace = deps.config.workspace
+            self.memory_files = load_memory(workspace)
+            deps = replace(deps, config=replace(
+                deps.config, system=build_system_prompt(workspace, self.memory_files)))
         self.deps = deps
+        self.models = ModelControl(deps)
+        self.models.restore()
+        self._hold_scope: CancelScope | None = None
         self.subagents = deps.subagents
         self.rewinder = Rewinder(deps)
         if isinstance(self.subagents, SubAgents):
@@ -112,6 +138,10 @@ class Session:
     def records(self) -> list[Any]:
         """Every journal record so far (a copy), e.g. to replay a loaded session."""
         return self.deps.journal.records
+
+    def memory(self) -> list[MemoryFile]:
+        """The memory files in the system prompt (``/memory``)."""
+        return list(self.memory_files)
 
     @property
     def workspace(self) -> Path:
@@ -185,6 +215,8 @@ class Session:
                 begin()
             except Exception as exc:
                 self._emit(Notice(level=NoticeLevel.ERROR, text=f"could not start: {exc!r}"))
+        # The model's window and capabilities, in the background: no turn waits.
+        self.deps.limits.learn(self.deps.provider, self.deps.config.model)
         if self.ready:
             self._ready_task = asyncio.ensure_future(
                 asyncio.gather(*(wait() for wait in self.ready), return_exceptions=True)
@@ -221,8 +253,11 @@ class Session:
             self._emit(exc.notice())
 
     def _handle(self, op: Any) -> None:
-        if isinstance(op, (UserMessage, FollowUp, SendNow)) and self._rewind_task is not None:
-            self._held.append(op)  # starts once the rewind is done
+        held = (UserMessage, FollowUp, SendNow, Compact, ClearConversation)
+        if isinstance(op, held) and self._rewind_task is not None:
+            self._held.append(op)  # starts once the rewind (or compaction) is done
+            return
+        if self._handle_settings(op):
             return
         if isinstance(op, (UserMessage, SendNow, FollowUp)):
             if self._turn is None:
@@ -236,6 +271,8 @@ class Session:
             if self._turn is not None:
                 self._turn.scope.cancel(CancelReason.USER_INTERRUPT)
                 self._return_queued()
+            elif self._hold_scope is not None:
+                self._hold_scope.cancel(CancelReason.USER_INTERRUPT)  # a compaction
         elif isinstance(op, Decide):
             if not self.deps.approvals.resolve(op):
                 self._emit(
@@ -264,6 +301,72 @@ class Session:
             else:
                 self._rewinding(self._answer(self.rewinder.rewind(op)))
 
+    def _handle_settings(self, op: Any) -> bool:
+        """Ops about the conversation's settings and queue. True when handled."""
+        if isinstance(op, SetModel):
+            self._side(self.models.set_model(op.model))
+        elif isinstance(op, SetThinking):
+            self.models.set_thinking(op.thinking)
+        elif isinstance(op, ListModels):
+            self._side(self._answer(self.models.list_models(), what="listing models"))
+        elif isinstance(op, Compact):
+            if self._turn is not None:
+                self._turn.request_compaction(op.instructions)
+                self._emit(Notice(level=NoticeLevel.INFO,
+                                  text="compaction will run before the next model request"))
+            else:
+                self._rewinding(self._compact_idle(op.instructions))
+        elif isinstance(op, ClearConversation):
+            if self._turn is not None:
+                self._emit(Notice(level=NoticeLevel.WARNING,
+                                  text="a turn is running: stop it (Esc) before /clear"))
+            else:
+                self._record(ConversationClearedRecord())
+                self.deps.usage.forget()
+                self._emit(ConversationCleared())
+        elif isinstance(op, EditQueued):
+            item = self.deps.queue.edit(op.id, op.text)
+            if item is None:
+                self._emit(Notice(level=NoticeLevel.INFO,
+                                  text="that message is no longer queued (already applied)"))
+            else:
+                self._record(SteerRecord(id=item.id, steer_kind=item.kind,
+                                         state=SteerStatus.EDITED, text=item.text))
+                self._emit(SteerState(id=item.id, state=SteerStatus.EDITED, kind=item.kind,
+                                      text=item.text))
+        elif isinstance(op, RemoveQueued):
+            item = self.deps.queue.remove(op.id)
+            if item is None:
+                self._emit(Notice(level=NoticeLevel.INFO,
+                                  text="that message is no longer queued (already applied)"))
+            else:
+                self._record(SteerRecord(id=item.id, steer_kind=item.kind,
+                                         state=SteerStatus.REMOVED, text=item.text))
+                self._emit(SteerState(id=item.id, state=SteerStatus.REMOVED, kind=item.kind,
+                                      text=item.text))
+        else:
+            return False
+        return True
+
+    async def _compact_idle(self, focus: str) -> None:
+        """``/compact`` between turns: held like a rewind; Esc cancels it."""
+        cfg = self.deps.config
+        scope = self._hold_scope = self.root.child("compaction")
+        params = thinking_params(self.deps)
+        try:
+            await Compactor(self.deps, cfg.system, self.deps.limits.window(cfg.model)).compact(
+                turn_id="compaction", scope=scope, trigger=CompactionTrigger.MANUAL,
+                focus=focus, thinking=params.thinking, max_tokens=params.max_tokens,
+            )
+        except Cancelled:
+            pass  # said by the compactor: the conversation is unchanged
+        except CompactionFailed as exc:
+            self._emit(Notice(level=NoticeLevel.WARNING,
+                              text=f"compaction failed: {exc}. The conversation is unchanged."))
+        finally:
+            scope.detach()
+            self._hold_scope = None
+
     def _side(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._side_tasks.add(task)
@@ -286,11 +389,11 @@ class Session:
 
         self._rewind_task.add_done_callback(done)
 
-    async def _answer(self, coro: Any) -> None:
+    async def _answer(self, coro: Any, what: str = "rewind") -> None:
         try:
             event = await coro
         except Exception as exc:
-            self._emit(Notice(level=NoticeLevel.ERROR, text=f"rewind failed: {exc!r}"))
+            self._emit(Notice(level=NoticeLevel.ERROR, text=f"{what} failed: {exc!r}"))
             return
         if event is not None:
             self._emit(event)

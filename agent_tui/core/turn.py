@@ -17,7 +17,8 @@ from typing import Any
 
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.deps import SessionDeps
-from agent_tui.core.history import ModelViewError, check_model_view, model_view
+from agent_tui.core.compaction import CompactionFailed, Compactor, last_step_seq, turn_start_seq
+from agent_tui.core.history import ModelViewError, build_view, check_model_view
 from agent_tui.core.journal import (
     ModelRequestRecord,
     RetryRecord,
@@ -25,13 +26,16 @@ from agent_tui.core.journal import (
     TurnEndedRecord,
     UserMessageRecord,
 )
-from agent_tui.core.reply import Reply, ReplyReader
+from agent_tui.core.reply import Reply, ReplyReader, StopReason
+from agent_tui.core.request import build_request, thinking_params
 from agent_tui.core.state import TurnState
 from agent_tui.core.tool_runner import ToolRunner
 from agent_tui.core.turn_log import ToolCall, TurnLog
 from agent_tui.protocol import (
+    CompactionTrigger,
     Notice,
     NoticeLevel,
+    RequestPurpose,
     RetryScheduled,
     SteerDelivery,
     SteerState,
@@ -61,6 +65,8 @@ class Turn:
         self.log = TurnLog(deps, turn_id)
         self.reader = ReplyReader(self.log, scope)
         self.runner = ToolRunner(self.log, scope, checkpoint)
+        self._compaction_due: CompactionTrigger | None = None
+        self._compaction_focus = ""
 
     @property
     def state(self) -> TurnState:
@@ -82,17 +88,19 @@ class Turn:
         try:
             while True:
                 reply = await self._call_model()
-                self.reader.record(reply)
+                self.reader.record(reply, self.deps.config.model)
                 calls = reply.complete_calls()
                 if self.scope.cancelled:
                     self.runner.close_entrance(calls)
                     break
-                if not calls:
+                go_on = self._after_reply(reply, calls)
+                if not calls and not go_on:
                     break
-                await self.runner.run_batch(calls)
-                if self.scope.cancelled:
-                    break
-                self._apply_steers()
+                if calls:
+                    await self.runner.run_batch(calls)
+                    if self.scope.cancelled:
+                        break
+                    self._apply_steers()
         except Cancelled:
             pass
         except model.ProviderError as exc:
@@ -121,6 +129,28 @@ class Turn:
         log.emit(ended)
         return ended
 
+    def _after_reply(self, reply: Reply, calls: list[ToolCall]) -> bool:
+        """What the stop reason asks: True when the turn goes on without tool calls."""
+        stop = reply.stop_reason
+        if stop == StopReason.PAUSE_TURN:
+            return True  # send the paused content back: the model goes on
+        if stop == StopReason.CONTEXT_WINDOW_EXCEEDED:
+            self._compaction_due = CompactionTrigger.OVERFLOW
+            return True
+        if stop == StopReason.REFUSAL:
+            self.log.emit(Notice(level=NoticeLevel.WARNING, text=(
+                "the model declined to go on with this request (stop reason: refusal)")))
+        elif stop == StopReason.MAX_TOKENS and not calls:
+            self.log.emit(Notice(level=NoticeLevel.WARNING, text=(
+                "the answer was cut off at the output limit (max_tokens); the model is "
+                "told so with your next message and may go on")))
+        return False
+
+    def request_compaction(self, focus: str) -> None:
+        """``/compact`` while this turn runs: before its next model request."""
+        self._compaction_due = CompactionTrigger.MANUAL
+        self._compaction_focus = focus
+
     def _cancel_requested(self, reason: CancelReason) -> None:
         # Runs on the cancelling thread; move to the loop to touch state.
         try:
@@ -147,33 +177,36 @@ class Turn:
 
     async def _call_model(self) -> Reply:
         attempt = 0
+        overflows = 0
         cfg = self.deps.config
         if self.ready is not None and not self.ready.done():
             async with self.scope.linked():  # cancel point: waiting for tools to be ready
                 await asyncio.shield(self.ready)
         while True:
             self.scope.raise_if_cancelled()  # cancel point: before each model request
-            messages = model_view(self.deps.journal.records)
-            check_model_view(messages)
-            request = model.ModelRequest(
-                model=cfg.model,
-                system=cfg.system,
-                messages=messages,
-                tools=self.deps.tools.specs(),
-                max_tokens=cfg.max_tokens,
-            )
+            await self._compact_if_due(overflows)
+            view = build_view(self.deps.journal.records, cfg.model)
+            check_model_view(view.messages)
+            request = build_request(self.deps, view)
             self.log.record(
                 ModelRequestRecord(
-                    turn_id=self.id, attempt=attempt + 1, messages=len(messages), model=cfg.model
+                    turn_id=self.id, attempt=attempt + 1, messages=len(view.messages),
+                    model=cfg.model,
                 )
             )
             reply = await self._stream_reply(request)
+            self._report_usage(reply)
             error = reply.error
             if error is None:
                 return reply
+            if error.kind is model.ErrorKind.CONTEXT_OVERFLOW and reply.empty and overflows < 2:
+                # The API said the prompt is too long: compact, then try once more.
+                overflows += 1
+                self._compaction_due = CompactionTrigger.OVERFLOW
+                continue
             if not reply.empty or not error.retryable or attempt >= cfg.max_retries:
                 # Text already shown cannot be taken back by a retry: end the turn.
-                self.reader.record(reply)
+                self.reader.record(reply, cfg.model)
                 raise error
             attempt += 1
             delay = min(cfg.retry_cap, error.retry_after or cfg.retry_base * 2 ** (attempt - 1))
@@ -185,6 +218,43 @@ class Turn:
             )
             async with self.scope.linked():  # cancel point: during retry back-off
                 await asyncio.sleep(delay)
+
+    async def _compact_if_due(self, overflows: int) -> None:
+        cfg = self.deps.config
+        window = self.deps.limits.window(cfg.model)
+        trigger = self._compaction_due
+        if trigger is None and self.deps.usage.needs_compaction(window):
+            trigger = CompactionTrigger.AUTO
+        if trigger is None:
+            return
+        self._compaction_due = None
+        focus, self._compaction_focus = self._compaction_focus, ""
+        records = self.deps.journal.records
+        keep_from = turn_start_seq(records, self.id)
+        if overflows > 1:
+            # The turn itself no longer fits: keep only its newest step verbatim.
+            keep_from = last_step_seq(records, self.id) or keep_from
+        params = thinking_params(self.deps)
+        try:
+            await Compactor(self.deps, cfg.system, window).compact(
+                turn_id=self.id, scope=self.scope, trigger=trigger, focus=focus,
+                keep_from_seq=keep_from, thinking=params.thinking, max_tokens=params.max_tokens,
+            )  # cancel points inside: before and while the summary request streams
+        except CompactionFailed as exc:
+            self.log.emit(Notice(level=NoticeLevel.WARNING, text=(
+                f"compaction failed: {exc}. The conversation is unchanged.")))
+            return
+        self._apply_steers()  # steers queued while it ran ride with this request
+
+    def _report_usage(self, reply: Reply) -> None:
+        if reply.usage is None:
+            return  # message_start never arrived: nothing was processed
+        cfg = self.deps.config
+        self.deps.usage.report(
+            self.log.record, self.log.emit, turn_id=self.id, model=cfg.model,
+            counts=reply.usage, interrupted=reply.ended in ("cancelled", "error"),
+            purpose=RequestPurpose.TURN, window=self.deps.limits.window(cfg.model),
+        )
 
     async def _stream_reply(self, request: model.ModelRequest) -> Reply:
         reply = Reply()

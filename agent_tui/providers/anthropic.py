@@ -47,6 +47,10 @@ class AnthropicProvider(base.Provider):
             kwargs["system"] = request.system
         if request.tools:
             kwargs["tools"] = request.tools
+        if request.thinking is not None:
+            kwargs["thinking"] = request.thinking
+        if request.output_config is not None:
+            kwargs["output_config"] = request.output_config
         try:
             stream = await self._client.messages.create(**kwargs)
         except anthropic.APIError as exc:
@@ -60,22 +64,86 @@ class AnthropicProvider(base.Provider):
             raise _provider_error(exc) from exc
         except httpx2.TransportError as exc:
             # A connection lost while reading the stream is not wrapped by the SDK.
-            raise base.ProviderError(f"connection lost: {exc!r}", retryable=True) from exc
+            raise base.ProviderError(f"connection lost: {exc!r}", retryable=True,
+                                     kind=base.ErrorKind.CONNECTION) from exc
         finally:
             await stream.close()
+
+    async def model_info(self, model: str) -> base.ModelInfo | None:
+        try:
+            info = await self._client.models.retrieve(model)
+        except anthropic.APIError as exc:
+            raise _provider_error(exc) from exc
+        except httpx2.TransportError as exc:
+            raise base.ProviderError(f"connection lost: {exc!r}", retryable=True,
+                                     kind=base.ErrorKind.CONNECTION) from exc
+        return _model_info(info)
+
+    async def list_models(self) -> list[base.ModelInfo]:
+        found: list[base.ModelInfo] = []
+        try:
+            async for info in self._client.models.list(limit=100):
+                found.append(_model_info(info))
+        except anthropic.APIError as exc:
+            raise _provider_error(exc) from exc
+        except httpx2.TransportError as exc:
+            raise base.ProviderError(f"connection lost: {exc!r}", retryable=True,
+                                     kind=base.ErrorKind.CONNECTION) from exc
+        return found
 
     async def aclose(self) -> None:
         await self._client.close()
 
 
+def _supported(obj: Any, *path: str) -> bool:
+    for name in path:
+        obj = getattr(obj, name, None)
+        if obj is None:
+            return False
+    return bool(getattr(obj, "supported", False))
+
+
+def _model_info(info: Any) -> base.ModelInfo:
+    caps = getattr(info, "capabilities", None)
+    levels = [lvl for lvl in ("low", "medium", "high", "xhigh", "max")
+              if _supported(caps, "effort", lvl)] if _supported(caps, "effort") else []
+    return base.ModelInfo(
+        id=info.id,
+        display_name=getattr(info, "display_name", "") or "",
+        max_input_tokens=getattr(info, "max_input_tokens", None),
+        max_tokens=getattr(info, "max_tokens", None),
+        thinking_adaptive=_supported(caps, "thinking", "types", "adaptive"),
+        thinking_enabled=_supported(caps, "thinking", "types", "enabled"),
+        thinking_disabled=caps is None or _supported(caps, "thinking", "types", "disabled"),
+        effort_levels=levels,
+        image_input=_supported(caps, "image_input"),
+    )
+
+
+def _usage(raw: Any) -> base.UsageCounts:
+    return base.UsageCounts(
+        input_tokens=getattr(raw, "input_tokens", 0) or 0,
+        output_tokens=getattr(raw, "output_tokens", 0) or 0,
+        cache_read_input_tokens=getattr(raw, "cache_read_input_tokens", 0) or 0,
+        cache_creation_input_tokens=getattr(raw, "cache_creation_input_tokens", 0) or 0,
+    )
+
+
 def _convert(raw: Any) -> base.StreamEvent | None:
     kind = raw.type
+    if kind == "message_start":
+        message = raw.message
+        return base.MessageStarted(id=message.id, model=message.model, usage=_usage(message.usage))
     if kind == "content_block_start":
         block = raw.content_block
         if block.type == "text":
             return base.TextStarted(index=raw.index)
         if block.type == "tool_use":
             return base.ToolUseStarted(index=raw.index, id=block.id, name=block.name)
+        if block.type == "thinking":
+            return base.ThinkingStarted(index=raw.index)
+        if block.type == "redacted_thinking":
+            return base.RedactedThinking(index=raw.index, data=block.data)
         return None
     if kind == "content_block_delta":
         delta = raw.delta
@@ -83,25 +151,64 @@ def _convert(raw: Any) -> base.StreamEvent | None:
             return base.TextDelta(index=raw.index, text=delta.text)
         if delta.type == "input_json_delta":
             return base.ToolInputDelta(index=raw.index, partial_json=delta.partial_json)
+        if delta.type == "thinking_delta":
+            return base.ThinkingDelta(index=raw.index, text=delta.thinking)
+        if delta.type == "signature_delta":
+            return base.SignatureDelta(index=raw.index, signature=delta.signature)
         return None
     if kind == "content_block_stop":
         return base.BlockStopped(index=raw.index)
     if kind == "message_delta":
-        return base.MessageEnded(stop_reason=raw.delta.stop_reason)
+        usage = getattr(raw, "usage", None)
+        return base.MessageEnded(
+            stop_reason=raw.delta.stop_reason,
+            output_tokens=getattr(usage, "output_tokens", None),
+            input_tokens=getattr(usage, "input_tokens", None),
+            cache_read_input_tokens=getattr(usage, "cache_read_input_tokens", None),
+            cache_creation_input_tokens=getattr(usage, "cache_creation_input_tokens", None),
+        )
     return None
+
+
+# What to do, by status: one line a person can act on.
+_HINTS = {
+    401: "the API key was refused: check ANTHROPIC_API_KEY",
+    403: "the API key may not use this model or resource",
+    404: "not found: check the model name (/model lists the models)",
+    413: "the request is too large: remove large attachments or /compact",
+}
+_KINDS = {
+    401: base.ErrorKind.AUTHENTICATION,
+    403: base.ErrorKind.PERMISSION,
+    404: base.ErrorKind.NOT_FOUND,
+    413: base.ErrorKind.TOO_LARGE,
+    429: base.ErrorKind.RATE_LIMIT,
+    529: base.ErrorKind.OVERLOADED,
+}
 
 
 def _provider_error(exc: anthropic.APIError) -> base.ProviderError:
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
+        message = _message(exc)
+        error_type = _error_type(exc)
+        kind = _KINDS.get(status, base.ErrorKind.SERVER if status >= 500 else base.ErrorKind.OTHER)
+        if error_type == "overloaded_error":
+            kind = base.ErrorKind.OVERLOADED
+        elif status == 400:
+            kind = (base.ErrorKind.CONTEXT_OVERFLOW if "prompt is too long" in message
+                    else base.ErrorKind.INVALID)
+        hint = _HINTS.get(status)
         return base.ProviderError(
-            f"{status}: {_message(exc)}",
-            retryable=status in RETRYABLE_STATUS or _error_type(exc) in RETRYABLE_ERROR_TYPES,
+            f"{status}: {message}" + (f" ({hint})" if hint else ""),
+            retryable=status in RETRYABLE_STATUS or error_type in RETRYABLE_ERROR_TYPES,
             retry_after=_retry_after(exc.response.headers),
             status=status,
+            kind=kind,
         )
     if isinstance(exc, anthropic.APIConnectionError):
-        return base.ProviderError(f"connection error: {exc}", retryable=True)
+        return base.ProviderError(f"connection error: {exc}", retryable=True,
+                                  kind=base.ErrorKind.CONNECTION)
     return base.ProviderError(str(exc), retryable=False)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -20,10 +21,48 @@ from pydantic import BaseModel, Field
 
 class ModelRequest(BaseModel):
     model: str
-    system: str
+    # A plain string, or text blocks (which may carry ``cache_control``).
+    system: str | list[dict[str, Any]]
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] = Field(default_factory=list)
     max_tokens: int = 8192
+    thinking: dict[str, Any] | None = None  # the API's ``thinking`` parameter
+    output_config: dict[str, Any] | None = None  # e.g. {"effort": "high"}
+
+
+class UsageCounts(BaseModel):
+    """Token counts as the API reports them (``usage``)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+
+    @property
+    def context_tokens(self) -> int:
+        """Everything the request put in the context window."""
+        return self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
+
+
+class ModelInfo(BaseModel):
+    """What the Models API says of a model (``GET /v1/models/{id}``)."""
+
+    id: str
+    display_name: str = ""
+    max_input_tokens: int | None = None
+    max_tokens: int | None = None
+    thinking_adaptive: bool = False
+    thinking_enabled: bool = False  # extended thinking with a budget
+    thinking_disabled: bool = True  # accepts {"type": "disabled"}
+    effort_levels: list[str] = Field(default_factory=list)
+    image_input: bool = False
+
+
+class MessageStarted(BaseModel):
+    kind: Literal["message_started"] = "message_started"
+    id: str = ""
+    model: str = ""
+    usage: UsageCounts = Field(default_factory=UsageCounts)
 
 
 class TextStarted(BaseModel):
@@ -50,17 +89,77 @@ class ToolInputDelta(BaseModel):
     partial_json: str
 
 
+class ThinkingStarted(BaseModel):
+    kind: Literal["thinking_started"] = "thinking_started"
+    index: int
+
+
+class ThinkingDelta(BaseModel):
+    kind: Literal["thinking_delta"] = "thinking_delta"
+    index: int
+    text: str
+
+
+class SignatureDelta(BaseModel):
+    kind: Literal["signature_delta"] = "signature_delta"
+    index: int
+    signature: str
+
+
+class RedactedThinking(BaseModel):
+    """A ``redacted_thinking`` block: complete when it starts (its ``data`` is opaque)."""
+
+    kind: Literal["redacted_thinking"] = "redacted_thinking"
+    index: int
+    data: str
+
+
 class BlockStopped(BaseModel):
     kind: Literal["block_stopped"] = "block_stopped"
     index: int
 
 
 class MessageEnded(BaseModel):
+    """``message_delta``: the stop reason and the cumulative usage (fields the delta
+    does not carry are None: the ``message_start`` figures stand)."""
+
     kind: Literal["message_ended"] = "message_ended"
     stop_reason: str | None = None
+    output_tokens: int | None = None
+    input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
 
 
-StreamEvent = TextStarted | TextDelta | ToolUseStarted | ToolInputDelta | BlockStopped | MessageEnded
+StreamEvent = (
+    MessageStarted
+    | TextStarted
+    | TextDelta
+    | ThinkingStarted
+    | ThinkingDelta
+    | SignatureDelta
+    | RedactedThinking
+    | ToolUseStarted
+    | ToolInputDelta
+    | BlockStopped
+    | MessageEnded
+)
+
+
+class ErrorKind(StrEnum):
+    """What kind of failure a provider error is, for what to do next."""
+
+    CONTEXT_OVERFLOW = "context_overflow"  # "prompt is too long": compact, then retry
+    AUTHENTICATION = "authentication"  # 401: the key
+    PERMISSION = "permission"  # 403
+    NOT_FOUND = "not_found"  # 404: usually the model name
+    TOO_LARGE = "too_large"  # 413: the request's bytes
+    INVALID = "invalid"  # 400: anything else
+    RATE_LIMIT = "rate_limit"
+    OVERLOADED = "overloaded"
+    SERVER = "server"
+    CONNECTION = "connection"
+    OTHER = "other"
 
 
 class ProviderError(Exception):
@@ -73,11 +172,13 @@ class ProviderError(Exception):
         retryable: bool = False,
         retry_after: float | None = None,
         status: int | None = None,
+        kind: ErrorKind = ErrorKind.OTHER,
     ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.retry_after = retry_after
         self.status = status
+        self.kind = kind
 
 
 class Provider(ABC):
@@ -88,6 +189,15 @@ class Provider(ABC):
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """An async iterator of stream events. Closing it (``aclose``) or cancelling
         the task reading it must release the connection."""
+
+    async def model_info(self, model: str) -> ModelInfo | None:
+        """What the provider knows of ``model`` (None: nothing). Raises ProviderError
+        (kind NOT_FOUND for an unknown model)."""
+        return None
+
+    async def list_models(self) -> list[ModelInfo]:
+        """The models the provider offers (empty: it cannot say)."""
+        return []
 
     async def aclose(self) -> None:
         """Release clients and connections."""

@@ -1,0 +1,96 @@
+"""A model's context window and output limit, and what it can do.
+
+Learnt from the Models API (``GET /v1/models/{id}``) once per model, in the
+background: the lookup never delays the first frame, and a turn never waits for it
+(until it answers, the fallbacks apply). Fallbacks: the settings key
+``contextWindow``, then the built-in table below.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from agent_tui.providers import base as model
+
+LOOKUP_TIMEOUT_S = 5.0
+DEFAULT_WINDOW = 200_000
+# (prefix, context window, max output tokens), the longest matching prefix wins.
+BUILTIN: list[tuple[str, int, int]] = [
+    ("claude-fable-5", 1_000_000, 128_000),
+    ("claude-mythos-5", 1_000_000, 128_000),
+    ("claude-opus-5", 1_000_000, 128_000),
+    ("claude-sonnet-5", 1_000_000, 128_000),
+    ("claude-haiku-5", 1_000_000, 128_000),
+    ("claude-opus-4-8", 1_000_000, 128_000),
+    ("claude-opus-4-7", 1_000_000, 128_000),
+    ("claude-opus-4-6", 1_000_000, 128_000),
+    ("claude-sonnet-4-6", 1_000_000, 64_000),
+    ("claude-opus-4-5", 200_000, 64_000),
+    ("claude-sonnet-4-5", 200_000, 64_000),
+    ("claude-haiku-4-5", 200_000, 64_000),
+    ("claude-opus-4", 200_000, 32_000),
+    ("claude-sonnet-4", 200_000, 64_000),
+]
+
+
+def _table(model_id: str) -> tuple[int, int] | None:
+    best: tuple[str, int, int] | None = None
+    for prefix, window, out in BUILTIN:
+        if model_id.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
+            best = (prefix, window, out)
+    return (best[1], best[2]) if best else None
+
+
+class ModelLimits:
+    def __init__(self, settings_window: int | None = None) -> None:
+        self.settings_window = settings_window
+        self._info: dict[str, model.ModelInfo] = {}
+        self._errors: dict[str, model.ProviderError] = {}
+        self._lookups: dict[str, asyncio.Task[model.ModelInfo | None]] = {}
+
+    def info(self, model_id: str) -> model.ModelInfo | None:
+        return self._info.get(model_id)
+
+    def remember(self, info: model.ModelInfo) -> None:
+        self._info[info.id] = info
+
+    def error(self, model_id: str) -> model.ProviderError | None:
+        """Why the Models API could not be asked (or said no), if it could not."""
+        return self._errors.get(model_id)
+
+    def window(self, model_id: str) -> int:
+        info = self._info.get(model_id)
+        if info is not None and info.max_input_tokens:
+            return info.max_input_tokens
+        if self.settings_window:
+            return self.settings_window
+        known = _table(model_id)
+        return known[0] if known else DEFAULT_WINDOW
+
+    def max_output(self, model_id: str) -> int | None:
+        info = self._info.get(model_id)
+        if info is not None and info.max_tokens:
+            return info.max_tokens
+        known = _table(model_id)
+        return known[1] if known else None
+
+    def learn(self, provider: model.Provider, model_id: str) -> asyncio.Task[model.ModelInfo | None]:
+        """Start (once per model) asking the provider; the task's result is the info."""
+        task = self._lookups.get(model_id)
+        if task is None:
+            task = asyncio.get_running_loop().create_task(self._ask(provider, model_id))
+            self._lookups[model_id] = task
+        return task
+
+    async def _ask(self, provider: model.Provider, model_id: str) -> model.ModelInfo | None:
+        try:
+            info = await asyncio.wait_for(provider.model_info(model_id), LOOKUP_TIMEOUT_S)
+        except model.ProviderError as exc:
+            self._errors[model_id] = exc
+            return None
+        except (asyncio.TimeoutError, OSError) as exc:
+            self._errors[model_id] = model.ProviderError(f"no answer from the Models API: {exc!r}")
+            return None
+        if info is not None:
+            self._info[model_id] = info
+        return info
