@@ -8,30 +8,32 @@ are not ended on quit without being asked: the user has been told they exist.
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import time
 from collections.abc import Callable, Iterable
 
 import psutil
 
 from agent_tui.core.events import BackgroundJobChanged, Event
-from agent_tui.core.tool import Residue
-from agent_tui.tools.process import processes_of_owner
+from agent_tui.tools.process.discovery import Found, cmdline_of, is_gone, scan
+from agent_tui.tools.process.tags import OWNER_ENV
+from agent_tui.tools.process.terminate import Members, terminate_now
 
 GRACE_S = 2.0
 
 
-def find_leftovers(owners: Iterable[str]) -> list[Residue]:
-    """The topmost processes left running (each is ended with its descendants)."""
-    found: dict[int, Residue] = {}
+def find_leftovers(owners: Iterable[str]) -> list[Found]:
+    """The topmost processes left running (each is ended with its descendants).
+
+    Each is kept as found (a psutil handle that knows the process's start time), so
+    ending it later can never signal another process that got its PID meanwhile.
+    """
+    found: dict[int, Found] = {}
     for owner in owners:
-        for residue in processes_of_owner(owner):
-            found.setdefault(residue.pid, residue)
+        for f in scan(OWNER_ENV, owner, leader=None, leader_alive=False, group=None):
+            found.setdefault(f.pid, f)
     roots = []
     for pid in sorted(found):
         try:
-            parent = psutil.Process(pid).ppid()
+            parent = found[pid].proc.ppid()
         except psutil.Error:
             continue
         if parent not in found:
@@ -39,40 +41,26 @@ def find_leftovers(owners: Iterable[str]) -> list[Residue]:
     return roots
 
 
-def _gone(proc: psutil.Process) -> bool:
-    try:
-        return proc.status() == psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return True
-
-
-def _end(pid: int) -> bool:
+def _end(root: Found) -> bool:
     """TERM to the process and its descendants, a grace, then KILL; True when gone."""
-    try:
-        root = psutil.Process(pid)
-        procs = [root, *root.children(recursive=True)]
-    except psutil.Error:
-        return True
-    for sig, wait in ((signal.SIGTERM, GRACE_S), (signal.SIGKILL, 1.0)):
-        for proc in procs:
-            try:
-                os.kill(proc.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            procs = [p for p in procs if not _gone(p)]
-            if not procs:
-                return True
-            time.sleep(0.02)
-    return not procs
+
+    def tree() -> list[Found]:
+        if is_gone(root.proc, reap=False):
+            return []
+        try:
+            below = root.proc.children(recursive=True)
+        except psutil.Error:
+            below = []
+        return [root, *(Found(p, cmdline_of(p)) for p in below)]
+
+    return not terminate_now(Members(tree, reap=True), GRACE_S).residue
 
 
 class Leftovers:
     """A BackgroundWork over the processes found at resume."""
 
-    def __init__(self, found: list[Residue], emit: Callable[[Event], None]) -> None:
-        self.found = {f"left_{r.pid}": r for r in found}
+    def __init__(self, found: list[Found], emit: Callable[[Event], None]) -> None:
+        self.found = {f"left_{f.pid}": f for f in found}
         self.emit = emit
         self._stopping: set[asyncio.Task[None]] = set()
 
@@ -89,10 +77,11 @@ class Leftovers:
     def request_stop(self, job_id: str) -> bool:
         if job_id not in self.found:
             return False
-        pid = self.found[job_id].pid
+        root = self.found[job_id]
+        pid = root.pid
 
         async def stop() -> None:
-            gone = await asyncio.to_thread(_end, pid)
+            gone = await asyncio.to_thread(_end, root)
             self._changed(job_id, "killed" if gone else "running",
                           "" if gone else f"pid {pid} could not be ended")
 

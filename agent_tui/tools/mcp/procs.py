@@ -5,24 +5,22 @@ Each server process gets two tags in its environment: the process layer's owner 
 (``AGENT_TUI_MCP_SERVER``), by which we find its PID and anything it left behind.
 The SDK ends a server at session close (stdin closed, grace, SIGTERM to its process
 group, grace, SIGKILL); :func:`end_tagged` is our sweep after that, for descendants
-that left the group, with the same TERM -> grace -> KILL escalation.
+that left the group, through the process layer's one escalation. A quit without
+shutdown is the process layer's atexit hook's: it ends every owner-tagged process.
 """
 
 from __future__ import annotations
 
-import atexit
 import os
-import signal
-import time
 
 import psutil
 
 from agent_tui.tools.process import OWNER_ENV, OWNER_ID
+from agent_tui.tools.process.discovery import Found, scan
+from agent_tui.tools.process.registry import install_atexit
+from agent_tui.tools.process.terminate import Members, terminate_now
 
 SERVER_TAG_ENV = "AGENT_TUI_MCP_SERVER"
-
-_live_tags: set[str] = set()
-_atexit_installed = False
 
 
 def tag_env(tag: str) -> dict[str, str]:
@@ -30,35 +28,19 @@ def tag_env(tag: str) -> dict[str, str]:
 
 
 def remember(tag: str) -> None:
-    """Track a started server so that a quit without shutdown still ends it."""
-    global _atexit_installed
-    _live_tags.add(tag)
-    if not _atexit_installed:
-        _atexit_installed = True
-        atexit.register(_end_all_at_exit)
-
-
-def forget(tag: str) -> None:
-    _live_tags.discard(tag)
+    """Before a server starts: a quit without shutdown must still end it (the process
+    layer's atexit hook ends every process with our owner tag)."""
+    install_atexit()
 
 
 def find_tagged(tag: str, *, children_only: bool = False) -> list[psutil.Process]:
     """Processes whose environment carries ``tag`` (our children only, if asked)."""
-    me = os.getpid()
-    if children_only:
-        try:
-            candidates = psutil.Process(me).children(recursive=False)
-        except psutil.Error:
-            return []
-    else:
-        candidates = []
-        for pid in psutil.pids():
-            if pid == me:
-                continue
-            try:
-                candidates.append(psutil.Process(pid))
-            except psutil.Error:
-                continue
+    if not children_only:
+        return [f.proc for f in _tagged([tag])]
+    try:
+        candidates = psutil.Process(os.getpid()).children(recursive=False)
+    except psutil.Error:
+        return []
     found = []
     for proc in candidates:
         try:
@@ -70,46 +52,21 @@ def find_tagged(tag: str, *, children_only: bool = False) -> list[psutil.Process
 
 
 def end_tagged(tags: set[str] | list[str], grace_s: float = 1.0) -> list[int]:
-    """SIGTERM every live process carrying one of ``tags``, wait ``grace_s``, SIGKILL the rest.
+    """SIGTERM every live process carrying one of ``tags`` (and what descends from it),
+    wait ``grace_s``, SIGKILL the rest.
 
-    Synchronous (psutil); returns the PIDs that survived even SIGKILL (residue).
+    Synchronous; returns the PIDs that survived even SIGKILL (residue). Nothing is
+    reaped here: a server's exit status is the SDK's, which spawned it.
     """
-    procs = [p for tag in tags for p in find_tagged(tag)]
-    procs = [p for p in procs if _running(p)]
-    if not procs:
-        return []
-    for proc in procs:
-        _signal(proc, signal.SIGTERM)
-        _signal(proc, signal.SIGCONT)  # a stopped process cannot act on TERM
-    alive = _wait(procs, grace_s)
-    for proc in alive:
-        _signal(proc, signal.SIGKILL)
-    return [p.pid for p in _wait(alive, 1.0)]
+
+    target = Members(lambda: _tagged(tags), reap=False)
+    return [f.pid for f in terminate_now(target, grace_s).residue]
 
 
-def _running(proc: psutil.Process) -> bool:
-    try:
-        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
-
-
-def _signal(proc: psutil.Process, sig: int) -> None:
-    try:
-        proc.send_signal(sig)  # psutil checks the PID was not reused
-    except psutil.Error:
-        pass
-
-
-def _wait(procs: list[psutil.Process], seconds: float) -> list[psutil.Process]:
-    deadline = time.monotonic() + seconds
-    while True:
-        procs = [p for p in procs if _running(p)]
-        if not procs or time.monotonic() >= deadline:
-            return procs
-        time.sleep(0.02)
-
-
-def _end_all_at_exit() -> None:
-    if _live_tags:
-        end_tagged(set(_live_tags), grace_s=0.5)
+def _tagged(tags: set[str] | list[str]) -> list[Found]:
+    """Processes tagged with one of ``tags``, and their descendants (even env -i ones)."""
+    found: dict[int, Found] = {}
+    for tag in tags:
+        for f in scan(SERVER_TAG_ENV, tag, leader=None, leader_alive=False, group=None):
+            found.setdefault(f.pid, f)
+    return list(found.values())

@@ -38,10 +38,15 @@ The package, one job a module:
 - :mod:`.subreaper`: making the agent the reaper of its orphaned descendants.
 - :mod:`.orphans`: reaping adopted orphans nobody waits for.
 - :mod:`.discovery`: finding a run's processes by tag, group and descent; signalling
-  and reaping what was found.
+  them and the one "is it gone" test (``is_gone``), which reaps adopted orphans.
+- :mod:`.terminate`: the one TERM -> grace -> KILL -> confirm escalation, used by every
+  process ender (runs, the atexit hook, MCP servers, leftovers of a crash).
 - :mod:`.pipe_holders`: who still holds a run's output pipe.
+- :mod:`.pipe_reader`: reading the output pipe on the loop.
+- :mod:`.leader`: the spawned leader, watched (pidfd) until it is reaped.
 - :mod:`.run`: :class:`ProcessRun`, the run unit itself.
-- :mod:`.registry`: the live runs, and ``kill_all_runs`` for atexit and signal handlers.
+- :mod:`.registry`: the live runs, ``kill_all_runs`` for atexit and signal handlers,
+  and the one atexit hook.
 """
 
 from agent_tui.tools.process.discovery import processes_of_owner
