@@ -37,6 +37,9 @@ The package, one job a module:
 - :mod:`.records`: the facts a run ends with (:class:`RunResult`, :class:`Cleanup`).
 - :mod:`.subreaper`: making the agent the reaper of its orphaned descendants.
 - :mod:`.orphans`: reaping adopted orphans nobody waits for.
+- :mod:`.cgroup_tree`: where the agent may make cgroups, and which containment is in
+  force (:func:`containment`: a cgroup per command, or the sweep below).
+- :mod:`.cgroup`: one command's cgroup: entered before exec, ``cgroup.kill``, limits.
 - :mod:`.discovery`: finding a run's processes by tag, group and descent; signalling
   them and the one "is it gone" test (``is_gone``), which reaps adopted orphans.
 - :mod:`.terminate`: the one TERM -> grace -> KILL -> confirm escalation, used by every
@@ -52,7 +55,9 @@ The package, one job a module:
 from agent_tui.tools.process.discovery import processes_of_owner
 from agent_tui.tools.process.limits import DEFAULT_DRAIN_S, DEFAULT_GRACE_S, RunLimits
 from agent_tui.tools.process.output import OutputCapture, OutputThrottle, strip_ansi
-from agent_tui.tools.process.records import Cleanup, Escalation, RunPhase, RunResult
+from agent_tui.tools.process.cgroup_tree import Containment, ContainmentMode, containment
+from agent_tui.tools.process.limits import configure_limits
+from agent_tui.tools.process.records import Cleanup, Escalation, LimitHit, RunPhase, RunResult
 from agent_tui.tools.process.registry import kill_all_runs, live_runs
 from agent_tui.tools.process.run import ProcessRun
 from agent_tui.tools.process.subreaper import enable_subreaper
@@ -66,6 +71,11 @@ __all__ = [
     "OWNER_ID",
     "RUN_ID_ENV",
     "Cleanup",
+    "Containment",
+    "ContainmentMode",
+    "LimitHit",
+    "configure_limits",
+    "containment",
     "Escalation",
     "OutputCapture",
     "OutputThrottle",

@@ -10,11 +10,16 @@ MCP servers, are ended too. :func:`install_atexit` is the one atexit hook.
 from __future__ import annotations
 
 import atexit
+import signal
 import threading
 from typing import Protocol
 
+import psutil
+
 from agent_tui.core.tool import Residue
-from agent_tui.tools.process.discovery import Found, is_gone, scan
+from agent_tui.tools.process.cgroup import folder_pids, kill_folder, populated, remove_folder
+from agent_tui.tools.process.cgroup_tree import tree
+from agent_tui.tools.process.discovery import Found, cmdline_of, is_gone, scan
 from agent_tui.tools.process.tags import OWNER_ENV, OWNER_ID
 from agent_tui.tools.process.terminate import terminate_now
 
@@ -54,23 +59,39 @@ def live_runs() -> list[LiveRun]:
 
 
 class _Everything:
-    """Every process of this agent: the live runs' groups and all owner-tagged ones."""
+    """Every process of this agent: the live runs' groups, all owner-tagged ones, and
+    everything in the agent's cgroups."""
 
     def __init__(self) -> None:
         self._leaders = {run.pid for run in live_runs()}  # their runs reap them, not us
+        cgroups = tree()
+        self._folder = cgroups.v2 if cgroups is not None else None
 
     def members(self) -> list[Found]:
-        return scan(OWNER_ENV, OWNER_ID, leader=None, leader_alive=False, group=None)
+        found = scan(OWNER_ENV, OWNER_ID, leader=None, leader_alive=False, group=None)
+        if self._folder is not None:
+            seen = {f.pid for f in found}
+            for pid in folder_pids(self._folder):
+                try:
+                    proc = psutil.Process(pid)
+                except psutil.Error:
+                    continue
+                if pid not in seen:
+                    found.append(Found(proc, cmdline_of(proc)))
+        return found
 
     def signal_whole(self, sig: int) -> bool:
         sent = [run.signal_group(sig) for run in live_runs()]
+        if sig == signal.SIGKILL and self._folder is not None and folder_pids(self._folder):
+            kill_folder(self._folder)
+            sent.append(True)
         return any(sent)
 
     def covered(self, found: Found) -> bool:
         return False
 
     def whole_gone(self) -> bool:
-        return True
+        return self._folder is None or not populated(self._folder)
 
     def member_gone(self, found: Found) -> bool:
         return is_gone(found.proc, reap=found.pid not in self._leaders)
@@ -97,6 +118,10 @@ def kill_all_runs(grace_s: float = 0.0) -> list[Residue]:
 
 def _at_exit() -> None:
     kill_all_runs(AT_EXIT_GRACE_S)
+    cgroups = tree()
+    if cgroups is not None:
+        for folder in {cgroups.v2, *cgroups.limits.values()}:
+            remove_folder(folder)
 
 
 def install_atexit() -> None:

@@ -21,13 +21,21 @@ import psutil
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.core.tool import Residue
+from agent_tui.tools.process.cgroup_tree import tree as cgroup_tree
+from agent_tui.tools.process.cgroup import RunCgroup
 from agent_tui.tools.process.discovery import POLL_S, Found, cmdline_of, is_gone, scan, send
 from agent_tui.tools.process.leader import Leader
 from agent_tui.tools.process.limits import RunLimits
 from agent_tui.tools.process.output import OutputCapture, OutputThrottle
 from agent_tui.tools.process.pipe_holders import _holds, _pipe_holders
 from agent_tui.tools.process.pipe_reader import PipeReader, open_pipe
-from agent_tui.tools.process.records import Cleanup, Escalation, RunPhase, RunResult
+from agent_tui.tools.process.records import (
+    Cleanup,
+    Escalation,
+    LimitHit,
+    RunPhase,
+    RunResult,
+)
 from agent_tui.tools.process.registry import live_runs, register, unregister
 from agent_tui.tools.process.subreaper import enable_subreaper
 from agent_tui.tools.process.tags import OWNER_ENV, OWNER_ID, RUN_ID_ENV
@@ -63,6 +71,10 @@ class ProcessRun:
             self.set_output_sink(on_output)
         self._leader: Leader | None = None
         self._pipe: PipeReader | None = None
+        self._cgroup: RunCgroup | None = None
+        self._signalled: dict[int, Found] = {}  # members the last whole-run signal reached
+        self._in_cgroup_at_kill: int | None = None
+        self._limit_hits: list[LimitHit] = []
         self._ending: asyncio.Task[RunResult] | None = None
         self._started_wall = 0.0
         self._sessions: set[int] = set()  # the run's session and those its escapees made
@@ -113,20 +125,35 @@ class ProcessRun:
             raise RuntimeError("a ProcessRun starts once")
         loop = asyncio.get_running_loop()
         enable_subreaper()
+        argv, env = self.argv, self._env
+        tree = cgroup_tree()
+        if tree is not None:
+            # Its own cgroup, entered before its program runs: nothing it spawns is
+            # born outside. OSError (no cgroup could be made) fails the start.
+            self._cgroup = RunCgroup(tree, f"run-{self.run_id}", pids=self.limits.pids,
+                                     memory=self.limits.memory)
+            env = dict(env)
+            try:
+                argv = self._cgroup.wrap(argv, env, self.cwd)
+            except OSError:
+                self._cgroup.remove()
+                raise
         read_fd, write_fd = open_pipe()
         try:
             popen = subprocess.Popen(
-                self.argv,
+                argv,
                 stdin=subprocess.DEVNULL,
                 stdout=write_fd,
                 stderr=write_fd,
                 cwd=self.cwd,
-                env=self._env,
+                env=env,
                 start_new_session=True,  # its own session and group; the agent is never in it
                 close_fds=True,
             )
         except BaseException:
             os.close(read_fd)
+            if self._cgroup is not None:
+                self._cgroup.remove()
             raise
         finally:
             os.close(write_fd)  # only the child's copies remain: EOF means they all closed
@@ -213,6 +240,9 @@ class ProcessRun:
         finally:
             self._pipe.close(eof=False)
             unregister(self.run_id)
+            if self._cgroup is not None:
+                self._limit_hits = self._cgroup.limit_hits()
+                self._cgroup.remove()
         self.phase = RunPhase.FINISHED
         return self._record(cleanup, terms, t0)
 
@@ -262,6 +292,9 @@ class ProcessRun:
             _holds(h.pid, inode) for h in cleanup.pipe_holders
         )
         cleanup.cleanup_s = round(time.monotonic() - t0, 3)
+        if self._cgroup is not None:
+            cleanup.cgroup = str(self._cgroup.v2)
+            cleanup.in_cgroup_at_kill = self._in_cgroup_at_kill
         exit_code, sig = leader.decode()
         end = leader.ended or time.monotonic()
         return RunResult(
@@ -276,23 +309,32 @@ class ProcessRun:
             dropped_bytes=self.capture.dropped_bytes,
             cleanup=cleanup,
             residue=residue,
+            limit_hits=self._limit_hits,
         )
 
     # -- the run as a terminate.Target ------------------------------------------
 
     def members(self) -> list[Found]:
-        """Every process of the run besides the leader: tagged, in its group, or below.
-        Called in a worker thread by the escalation."""
+        """Every process of the run besides the leader: its cgroup's, or else those
+        tagged, in its group, or below. Called in a worker thread by the escalation."""
         assert self.pid is not None
-        leader_alive = not self.leader_exited
-        found = scan(
-            RUN_ID_ENV,
-            self.run_id,
-            leader=self.pid,
-            leader_alive=leader_alive,
-            # While the leader is unreaped its PID (= the group id) cannot be reused.
-            group=self.pid if leader_alive else None,
-        )
+        if self._cgroup is not None:
+            # Those the whole-run signal reached count too, though they may be gone.
+            found_by_pid = dict(self._signalled)
+            for pid in self._cgroup.pids():
+                if pid not in found_by_pid and (f := _found(pid)) is not None:
+                    found_by_pid[pid] = f
+            found = [f for pid, f in sorted(found_by_pid.items()) if pid != self.pid]
+        else:
+            leader_alive = not self.leader_exited
+            found = scan(
+                RUN_ID_ENV,
+                self.run_id,
+                leader=self.pid,
+                leader_alive=leader_alive,
+                # While the leader is unreaped its PID (= the group id) cannot be reused.
+                group=self.pid if leader_alive else None,
+            )
         for f in found:
             try:
                 self._sessions.add(os.getsid(f.pid))
@@ -301,24 +343,44 @@ class ProcessRun:
         return found
 
     def signal_whole(self, sig: int) -> bool:
-        return self.signal_group(sig)
+        """The group; and in a cgroup, every process in it (TERM) or ``cgroup.kill``."""
+        sent = self.signal_group(sig)
+        cell = self._cgroup
+        if cell is None:
+            return sent
+        found = [f for f in map(_found, cell.pids()) if f is not None]
+        self._signalled = {f.pid: f for f in found}
+        if sig == signal.SIGKILL:
+            if found:
+                self._in_cgroup_at_kill = len(found)
+                self._progress(f"[{len(found)} process(es) still in the command's cgroup: "
+                               "cgroup.kill]")
+            return cell.kill() or sent
+        for f in found:
+            send(f, sig)
+        return sent or bool(found)
 
     def covered(self, found: Found) -> bool:
-        """A member of the leader's group had the group signal (sent only while the
-        leader is unreaped, so the group is still the run's)."""
+        """A member the whole-run signal reached: in the cgroup's list when it was
+        sent, or in the leader's group (signalled only while the leader is unreaped,
+        so the group is still the run's)."""
+        if found.pid in self._signalled:
+            return True
         try:
             return os.getpgid(found.pid) == self.pid
         except OSError:
             return False
 
     def whole_gone(self) -> bool:
-        return self.leader_exited
+        """The leader reaped, and (in a cgroup) the kernel says nothing of it runs."""
+        return self.leader_exited and (self._cgroup is None or not self._cgroup.populated())
 
     def member_gone(self, found: Found) -> bool:
         return is_gone(found.proc)
 
     def _reap_session_orphans(self) -> list[Found]:
-        """Our children left in the run's sessions: reap the dead, SIGKILL the living.
+        """Our children left in the run's cgroup or sessions: reap the dead, SIGKILL
+        the living.
 
         Catches what forked between the last scan and the KILL and then reparented to
         us. Runs on the loop thread, so no new run can register a reused PID meanwhile.
@@ -334,7 +396,9 @@ class ProcessRun:
             try:
                 if kid.pid in others or kid.create_time() < self._started_wall:
                     continue
-                if os.getsid(kid.pid) not in self._sessions:
+                if self._cgroup is not None and self._cgroup.holds(kid.pid):
+                    pass
+                elif os.getsid(kid.pid) not in self._sessions:
                     continue
             except (OSError, psutil.Error):
                 continue
@@ -343,6 +407,11 @@ class ProcessRun:
                 send(found, signal.SIGKILL)
                 living.append(found)
         return living
+
+    def _progress(self, text: str) -> None:
+        """A line for whoever watches the output (not part of the captured output)."""
+        if self._throttle is not None:
+            self._throttle.note(text + "\n")
 
     # -- last resort --------------------------------------------------------------
 
@@ -354,3 +423,11 @@ class ProcessRun:
         """Signal the run's process group, only while the leader is unreaped (so the
         group id is still ours). Thread-safe. True if the signal was sent."""
         return self._leader is not None and self._leader.signal_group(sig)
+
+
+def _found(pid: int) -> Found | None:
+    try:
+        proc = psutil.Process(pid)
+    except psutil.Error:
+        return None
+    return Found(proc, cmdline_of(proc))
