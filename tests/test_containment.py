@@ -134,3 +134,71 @@ async def test_a_command_that_cannot_be_found_fails_to_start_and_leaves_no_cgrou
         await run.start()
     found = tree()
     assert found is not None and not (found.v2 / f"run-{run.run_id}").exists()
+
+
+@pytest.mark.asyncio
+async def test_leftovers_of_a_crashed_agent_are_listed_and_ended_by_their_cgroup(
+    marker: str,
+) -> None:
+    """An earlier agent (another owner) left a command's cgroup holding a process that
+    cleared its environment and detached: found by the cgroup, ended by it."""
+    import subprocess
+    import uuid
+
+    from agent_tui.tools.leftovers import Leftovers, find_leftovers
+    from agent_tui.tools.process.cgroup_tree import AGENT_PREFIX, tree
+
+    found_tree = tree()
+    assert found_tree is not None
+    owner = uuid.uuid4().hex
+    folder = found_tree.v2.parent / f"{AGENT_PREFIX}{owner}" / "run-earlier"
+    folder.mkdir(parents=True)
+    script = (f"echo $$ > {folder}/cgroup.procs; "
+              f"env -i /usr/bin/setsid -f /bin/bash -c \"trap '' TERM; "
+              f"exec -a {marker}-left sleep 1000\"")
+    subprocess.run(["/bin/sh", "-c", script], check=True)
+    assert await asyncio.to_thread(wait_for_procs, f"{marker}-left", 1, exact=True)
+
+    left = find_leftovers({owner})
+    assert [x.folder for x in left] == [folder]
+    assert f"{marker}-left" in left[0].cmdline
+    events: list = []
+    leftovers = Leftovers(left, events.append)
+    assert leftovers.request_stop(f"left_{left[0].pid}")
+    await leftovers.shutdown()
+
+    assert procs_with(marker) == []
+    assert events[-1].state == "killed"
+    assert not folder.parent.exists()  # the earlier agent's cgroups are removed
+
+
+@pytest.mark.asyncio
+async def test_an_mcp_stdio_server_launched_through_procs_runs_and_ends_in_its_cgroup(
+    tmp_path: Path,
+) -> None:
+    import sys
+    import uuid
+
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from agent_tui.tools.mcp import procs
+
+    server = Path(__file__).parent / "mcp_servers" / "sdk_server.py"
+    tag = uuid.uuid4().hex
+    command, args, env = procs.launch(tag, sys.executable, [str(server), str(tmp_path / "r")],
+                                      {}, str(tmp_path))
+    params = StdioServerParameters(command=command, args=args, env=env, cwd=str(tmp_path))
+    async with stdio_client(params):
+        for _ in range(200):
+            found = procs.find_tagged(tag, children_only=True)
+            if found and "sdk_server" in " ".join(found[0].cmdline()):
+                break
+            await asyncio.sleep(0.02)
+        assert found, "the server did not start"
+        assert f"/mcp-{tag}" in Path(f"/proc/{found[0].pid}/cgroup").read_text()
+        assert await asyncio.to_thread(procs.end_tagged, [tag], 0.5) == []
+        assert not found[0].is_running() or found[0].status() == "zombie"
+    from agent_tui.tools.process.cgroup_tree import tree
+
+    found_tree = tree()
+    assert found_tree is not None and not (found_tree.v2 / f"mcp-{tag}").exists()

@@ -7,18 +7,28 @@ The SDK ends a server at session close (stdin closed, grace, SIGTERM to its proc
 group, grace, SIGKILL); :func:`end_tagged` is our sweep after that, for descendants
 that left the group, through the process layer's one escalation. A quit without
 shutdown is the process layer's atexit hook's: it ends every owner-tagged process.
+
+Where commands run in cgroups, :func:`launch` gives the command line that starts a
+server in a cgroup of its own (``mcp-TAG``), entered before the server's program runs,
+as the runner does for commands; :func:`end_tagged` then also ends that cgroup
+(``cgroup.kill``, until the kernel says it is empty) and removes it.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+from pathlib import Path
 
 import psutil
 
 from agent_tui.tools.process import OWNER_ENV, OWNER_ID
-from agent_tui.tools.process.discovery import Found, scan
+from agent_tui.tools.process.cgroup import RunCgroup
+from agent_tui.tools.process.cgroup_tree import tree
+from agent_tui.tools.process.discovery import Found, found_pid, is_gone, scan
+from agent_tui.tools.process.limits import RunLimits
 from agent_tui.tools.process.registry import install_atexit
-from agent_tui.tools.process.terminate import Members, terminate_now
+from agent_tui.tools.process.terminate import terminate_now
 
 SERVER_TAG_ENV = "AGENT_TUI_MCP_SERVER"
 
@@ -51,16 +61,74 @@ def find_tagged(tag: str, *, children_only: bool = False) -> list[psutil.Process
     return found
 
 
+_cgroups: dict[str, RunCgroup] = {}
+
+
+def launch(
+    tag: str, command: str, args: list[str], env: dict[str, str], cwd: str,
+) -> tuple[str, list[str], dict[str, str]]:
+    """(command, args, env) that start the server ``tag`` tagged, and in a cgroup of
+    its own where commands run in cgroups. Raises OSError as a spawn would."""
+    env = {**env, **tag_env(tag)}
+    cgroups = tree()
+    if cgroups is None:
+        return command, list(args), env
+    limits = RunLimits()
+    cell = RunCgroup(cgroups, f"mcp-{tag}", pids=limits.pids, memory=limits.memory)
+    try:
+        argv = cell.wrap([command, *args], env, Path(cwd))
+    except OSError:
+        cell.remove()
+        raise
+    _cgroups[tag] = cell
+    return argv[0], argv[1:], env
+
+
+class _Servers:
+    """The servers ``tags`` as a terminate.Target: their tagged processes and their
+    cgroups' members; KILL is also ``cgroup.kill``. Nothing is reaped here: a
+    server's exit status is the SDK's, which spawned it."""
+
+    def __init__(self, tags: set[str] | list[str]) -> None:
+        self.tags = tags
+        self.cells = [_cgroups[t] for t in tags if t in _cgroups]
+
+    def members(self) -> list[Found]:
+        found = {f.pid: f for f in _tagged(self.tags)}
+        for cell in self.cells:
+            for pid in cell.pids():
+                if pid not in found and (f := found_pid(pid)) is not None:
+                    found[pid] = f
+        return list(found.values())
+
+    def signal_whole(self, sig: int) -> bool:
+        if sig != signal.SIGKILL:
+            return False
+        return any([cell.kill() for cell in self.cells if cell.populated()])
+
+    def covered(self, found: Found) -> bool:
+        return any(cell.holds(found.pid) for cell in self.cells)
+
+    def whole_gone(self) -> bool:
+        return not any(cell.populated() for cell in self.cells)
+
+    def member_gone(self, found: Found) -> bool:
+        return is_gone(found.proc, reap=False)
+
+
 def end_tagged(tags: set[str] | list[str], grace_s: float = 1.0) -> list[int]:
-    """SIGTERM every live process carrying one of ``tags`` (and what descends from it),
-    wait ``grace_s``, SIGKILL the rest.
+    """SIGTERM every live process of the servers ``tags`` (tagged, descended from one,
+    or in its cgroup), wait ``grace_s``, SIGKILL the rest; remove their cgroups.
 
-    Synchronous; returns the PIDs that survived even SIGKILL (residue). Nothing is
-    reaped here: a server's exit status is the SDK's, which spawned it.
+    Synchronous; returns the PIDs that survived even SIGKILL (residue).
     """
-
-    target = Members(lambda: _tagged(tags), reap=False)
-    return [f.pid for f in terminate_now(target, grace_s).residue]
+    target = _Servers(tags)
+    residue = [f.pid for f in terminate_now(target, grace_s).residue]
+    for tag in tags:
+        cell = _cgroups.pop(tag, None)
+        if cell is not None:
+            cell.remove(wait_s=0.5)
+    return residue
 
 
 def _tagged(tags: set[str] | list[str]) -> list[Found]:

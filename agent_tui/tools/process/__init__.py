@@ -4,14 +4,19 @@ A :class:`ProcessRun` owns one command and everything it spawns:
 
 - **Start.** The command runs in a new session (so its own process group, the agent
   never in it), stdin from /dev/null, stdout and stderr merged into one pipe we read.
+  Where the agent may make cgroups (:mod:`.cgroup_tree`), it runs in a cgroup v2 of
+  its own, entered before its program runs, with the limits of ``limits.pids`` and
+  ``limits.memory``: nothing it spawns is born outside, and ``cgroup.kill`` ends all.
   Every process of the run inherits a tag in its environment (``AGENT_TUI_RUN_ID``,
   ``AGENT_TUI_OWNER``), and the agent is made a child subreaper (Linux), so a
   descendant that leaves the group (setsid, double fork) still reparents to us and can
   be found by its tag.
 - **Wait.** ``wait(scope)`` returns when the leader exits or the scope is cancelled.
   The leader's exit is confirmed by reaping it (pidfd), never assumed from a signal.
-- **Stop.** ``stop(reason)``: SIGTERM to the group and to every tagged escapee, a
-  bounded grace, SIGKILL to what is left, reaping confirms each end; then the pipe is
+- **Stop.** ``stop(reason)``: SIGTERM to the group and to every process in the
+  cgroup (or, without one, every tagged escapee), a bounded grace, then
+  ``cgroup.kill`` (or SIGKILL to what is left); the kernel's ``populated 0`` and
+  reaping confirm each end; then the pipe is
   drained for a bounded time (Go's ``WaitDelay``), a descendant still holding it is
   named, our end is closed, and a last sweep ends leftovers. What cannot be ended is
   *residue*, reported by PID and command line.

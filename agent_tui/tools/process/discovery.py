@@ -39,6 +39,15 @@ class Found:
         return Residue(pid=self.proc.pid, cmdline=self.cmdline)
 
 
+def found_pid(pid: int) -> Found | None:
+    """The process ``pid`` as found now (None if it is gone)."""
+    try:
+        proc = psutil.Process(pid)
+    except psutil.Error:
+        return None
+    return Found(proc, cmdline_of(proc))
+
+
 def cmdline_of(proc: psutil.Process) -> str:
     try:
         return " ".join(proc.cmdline()) or f"[{proc.name()}]"

@@ -14,12 +14,11 @@ import signal
 import threading
 from typing import Protocol
 
-import psutil
 
 from agent_tui.core.tool import Residue
 from agent_tui.tools.process.cgroup import folder_pids, kill_folder, populated, remove_folder
 from agent_tui.tools.process.cgroup_tree import tree
-from agent_tui.tools.process.discovery import Found, cmdline_of, is_gone, scan
+from agent_tui.tools.process.discovery import Found, found_pid, is_gone, scan
 from agent_tui.tools.process.tags import OWNER_ENV, OWNER_ID
 from agent_tui.tools.process.terminate import terminate_now
 
@@ -72,12 +71,8 @@ class _Everything:
         if self._folder is not None:
             seen = {f.pid for f in found}
             for pid in folder_pids(self._folder):
-                try:
-                    proc = psutil.Process(pid)
-                except psutil.Error:
-                    continue
-                if pid not in seen:
-                    found.append(Found(proc, cmdline_of(proc)))
+                if pid not in seen and (f := found_pid(pid)) is not None:
+                    found.append(f)
         return found
 
     def signal_whole(self, sig: int) -> bool:

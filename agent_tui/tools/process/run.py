@@ -23,7 +23,15 @@ from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.core.tool import Residue
 from agent_tui.tools.process.cgroup_tree import tree as cgroup_tree
 from agent_tui.tools.process.cgroup import RunCgroup
-from agent_tui.tools.process.discovery import POLL_S, Found, cmdline_of, is_gone, scan, send
+from agent_tui.tools.process.discovery import (
+    POLL_S,
+    Found,
+    cmdline_of,
+    found_pid,
+    is_gone,
+    scan,
+    send,
+)
 from agent_tui.tools.process.leader import Leader
 from agent_tui.tools.process.limits import RunLimits
 from agent_tui.tools.process.output import OutputCapture, OutputThrottle
@@ -322,7 +330,7 @@ class ProcessRun:
             # Those the whole-run signal reached count too, though they may be gone.
             found_by_pid = dict(self._signalled)
             for pid in self._cgroup.pids():
-                if pid not in found_by_pid and (f := _found(pid)) is not None:
+                if pid not in found_by_pid and (f := found_pid(pid)) is not None:
                     found_by_pid[pid] = f
             found = [f for pid, f in sorted(found_by_pid.items()) if pid != self.pid]
         else:
@@ -348,7 +356,7 @@ class ProcessRun:
         cell = self._cgroup
         if cell is None:
             return sent
-        found = [f for f in map(_found, cell.pids()) if f is not None]
+        found = [f for f in map(found_pid, cell.pids()) if f is not None]
         self._signalled = {f.pid: f for f in found}
         if sig == signal.SIGKILL:
             if found:
@@ -424,10 +432,3 @@ class ProcessRun:
         group id is still ours). Thread-safe. True if the signal was sent."""
         return self._leader is not None and self._leader.signal_group(sig)
 
-
-def _found(pid: int) -> Found | None:
-    try:
-        proc = psutil.Process(pid)
-    except psutil.Error:
-        return None
-    return Found(proc, cmdline_of(proc))
