@@ -215,3 +215,30 @@ def test_limits_settings_are_read(tmp_path: Path) -> None:
     assert (loaded.limits.pids, loaded.limits.memory) == (64, 512 << 20)
     (user / "settings.json").write_text('{"limits": {"memory": "lots"}}')
     assert any("not a size" in p for p in load_settings(tmp_path, user_dir=user).problems)
+
+
+@needs_bwrap
+@pytest.mark.asyncio
+async def test_rewind_restores_what_a_sandboxed_command_changed(tmp_path: Path) -> None:
+    from agent_tui.core.events import PlanRewind, RestoreWhat, Rewind
+    from tests.test_rewind_flow import start, turn
+
+    run, _ = start(tmp_path)
+    ws = tmp_path / "ws"
+    bash = run.session.deps.tools.get("bash")
+    assert isinstance(bash, BashTool)
+    bash.sandbox = _policy(ws)
+    await turn(run, "write it")
+    await turn(run, "shell it")  # sed, a new file and an rm, all under bwrap
+    assert (ws / "a.txt").read_text() == "two\n" and not (ws / "keep.txt").exists()
+
+    run.submit(PlanRewind(checkpoint_id="t2"))
+    await run.rec.wait_type("rewind_plan")
+    kinds = {c.path: c.kind for c in run.rec.of("rewind_plan")[-1].changes}
+    assert kinds == {"a.txt": "modified", "b.txt": "deleted", "keep.txt": "added"}
+    run.submit(Rewind(checkpoint_id="t2", restore=RestoreWhat.CODE))
+    await run.rec.wait_type("rewound")
+    await run.idle()
+    assert (ws / "a.txt").read_text() == "one\n" and (ws / "keep.txt").exists()
+    assert not (ws / "b.txt").exists()
+    await run.close()
