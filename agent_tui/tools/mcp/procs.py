@@ -70,6 +70,7 @@ def launch(
     """(command, args, env) that start the server ``tag`` tagged, and in a cgroup of
     its own where commands run in cgroups. Raises OSError as a spawn would."""
     env = {**env, **tag_env(tag)}
+    install_atexit()
     cgroups = tree()
     if cgroups is None:
         return command, list(args), env

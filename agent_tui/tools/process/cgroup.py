@@ -64,7 +64,12 @@ class RunCgroup:
         self._path = "/" + str(self.v2.relative_to(tree.v2_mount))  # as /proc/PID/cgroup says
         self._dirs: list[Path] = []
         try:
-            self._make(self.v2)
+            tree.ensure()
+            try:
+                self._make(self.v2)
+            except FileNotFoundError:  # another agent tidied the folder away meanwhile
+                tree.ensure()
+                self._make(self.v2)
             self._pids = self._limit_dir(tree, "pids", name)
             self._memory = self._limit_dir(tree, "memory", name)
             if self._pids is not None and pids is not None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from enum import StrEnum
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from pydantic import BaseModel
 from agent_tui.tools.process.tags import OWNER_ID
 
 AGENT_PREFIX = "agent-tui-"
+_STALE_S = 60.0
 LIMIT_CONTROLLERS = ("pids", "memory")
 
 
@@ -51,11 +53,27 @@ class Containment(BaseModel):
 
 
 class Tree(BaseModel):
-    """The agent's folders: the v2 one, and one per limit controller (v2 or v1)."""
+    """The agent's folders: the v2 one, and one per limit controller (v2 or v1).
+
+    They exist while the agent has commands in them: :meth:`ensure` makes them before
+    a command's cgroup is made, the atexit hook removes them.
+    """
 
     v2: Path
     v2_mount: Path
     limits: dict[str, Path] = {}  # controller -> the agent's folder that enforces it
+
+    def folders(self) -> set[Path]:
+        return {self.v2, *self.limits.values()}
+
+    def ensure(self) -> None:
+        """Make the agent's folders (again) if need be. Raises OSError."""
+        for folder in self.folders():
+            folder.mkdir(exist_ok=True)
+        controllers = [name for name, folder in self.limits.items() if folder == self.v2]
+        if controllers:
+            (self.v2 / "cgroup.subtree_control").write_text(
+                " ".join(f"+{name}" for name in controllers))
 
 
 def _mounts() -> list[tuple[str, str, list[str]]]:
@@ -168,7 +186,32 @@ def _discover() -> tuple[Containment, Tree | None]:
     limits = _limit_folders(v2, mounts, own)
     mount = next(Path(m) for m, kind, _ in mounts if kind == "cgroup2")
     tree = Tree(v2=v2, v2_mount=mount, limits=limits)
+    # The folders were made to probe; they come back with the first command.
+    for folder in tree.folders():
+        _remove(folder)
+    _tidy(tree)
     return Containment(mode=ContainmentMode.CGROUP, detail=detail, limits=sorted(limits)), tree
+
+
+def _tidy(tree_: Tree) -> None:
+    """Remove the empty cgroups other agent processes left (a crash leaves them).
+
+    A cgroup with processes in it refuses rmdir, so what still runs stays for the
+    leftovers at resume. A command's cgroup is entered within milliseconds of being
+    made: only those older than ``_STALE_S`` are taken, never one a live agent is
+    about to use. An agent's own folder it makes again when it needs it.
+    """
+    stale = time.time() - _STALE_S
+    for folders in earlier_agents(tree_).values():
+        for folder in folders:
+            try:
+                for run in folder.iterdir():
+                    if run.is_dir() and run.stat().st_mtime < stale:
+                        _remove(run)
+                if not any(p.is_dir() for p in folder.iterdir()):
+                    folder.rmdir()
+            except OSError:
+                continue
 
 
 def containment() -> Containment:
@@ -203,7 +246,7 @@ def set_enabled(enabled: bool) -> None:
 def earlier_agents(tree_: Tree) -> dict[str, list[Path]]:
     """The folders other agent processes left under the same parents: owner -> folders."""
     out: dict[str, list[Path]] = {}
-    for folder in {tree_.v2, *tree_.limits.values()}:
+    for folder in tree_.folders():
         try:
             siblings = list(folder.parent.iterdir())
         except OSError:

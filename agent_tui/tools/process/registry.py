@@ -115,7 +115,7 @@ def _at_exit() -> None:
     kill_all_runs(AT_EXIT_GRACE_S)
     cgroups = tree()
     if cgroups is not None:
-        for folder in {cgroups.v2, *cgroups.limits.values()}:
+        for folder in cgroups.folders():
             remove_folder(folder)
 
 

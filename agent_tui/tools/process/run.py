@@ -21,8 +21,8 @@ import psutil
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.core.tool import Residue
-from agent_tui.tools.process.cgroup_tree import tree as cgroup_tree
 from agent_tui.tools.process.cgroup import RunCgroup
+from agent_tui.tools.process.cgroup_tree import tree as cgroup_tree
 from agent_tui.tools.process.discovery import (
     POLL_S,
     Found,
