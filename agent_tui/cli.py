@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.paths import private_dir, state_home
+from agent_tui.paths import private_dir, state_home, user_config_dir
 
 # The core is imported where it is used, not here: the TUI's first frame must not wait
 # for pydantic and the core's models (the session is built on the core's thread).
@@ -52,6 +52,7 @@ class Options:
     print_mode: bool
     output_format: str
     input_format: str
+    sandbox: bool | None = None  # None: the settings' sandbox.enabled
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -78,6 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("prompt", nargs="?", help="the prompt (print mode)")
     p.add_argument("--output-format", choices=("text", "stream-json"), default="text")
     p.add_argument("--input-format", choices=("text", "stream-json"), default="text")
+    p.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
+                   help="run commands under bubblewrap: writes only in the workspace, no "
+                   "network (default: the settings' sandbox.enabled)")
     return p
 
 
@@ -102,6 +106,7 @@ def parse_options(argv: list[str]) -> Options:
         print_mode=args.print_mode,
         output_format=args.output_format,
         input_format=args.input_format,
+        sandbox=args.sandbox,
     )
 
 
@@ -144,6 +149,21 @@ class Wiring:
             except SessionNotFound as exc:
                 raise UsageError(str(exc)) from None
             self.chosen_id = info.id
+
+    def containment_for(self, workspace: Path) -> Any:
+        """What the commands run in (tools/containment.py); raises UsageError when the
+        sandbox was asked for and cannot run: then nothing may run at all."""
+        from agent_tui.tools.containment import session_containment
+        from agent_tui.tools.sandbox import SandboxUnavailable
+
+        settings = self.settings_for(workspace)
+        try:
+            return session_containment(
+                workspace, sandbox_flag=self.opts.sandbox, limits=settings.limits,
+                sandbox=settings.sandbox, private=[self.home, user_config_dir()],
+            )
+        except SandboxUnavailable as exc:
+            raise UsageError(str(exc)) from None
 
     def settings_for(self, workspace: Path) -> LoadedSettings:
         if workspace not in self._settings:
@@ -218,6 +238,10 @@ class Wiring:
             workspace, jobs=jobs, on_before_write=checkpoints.record_pre_image,
             on_after_write=checkpoints.record_written,
         )
+        self.containment = self.containment_for(Path(workspace))
+        tools.get("bash").sandbox = self.containment.sandbox  # type: ignore[union-attr]
+        if self.containment.notice is not None:
+            emit(Notice(level=NoticeLevel.WARNING, text=self.containment.notice))
         # Command line over settings files (project over user) over defaults.
         mode = opts.permission_mode or settings.default_mode or "ask"
         mcp = self._mcp(workspace, emit, trusted=mode == "auto")
@@ -337,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
             from agent_tui.tools.process import kill_all_runs
 
             wiring = Wiring(opts, interactive=False)
+            wiring.containment_for(opts.cwd)  # a sandbox that cannot run stops us here
             return asyncio.run(run_print(
                 wiring.make_session, prompt=opts.prompt, output_format=opts.output_format,
                 input_format=opts.input_format, on_hard_exit=kill_all_runs,
@@ -344,6 +369,8 @@ def main(argv: list[str] | None = None) -> int:
         from agent_tui.ui.app import run_tui
 
         wiring = Wiring(opts, interactive=True)
+        if opts.sandbox:  # one asked for that cannot run stops us before the first frame
+            wiring.containment_for(opts.cwd)
         theme = opts.theme or _settings_theme(opts.cwd) or "dark"
         return run_tui(wiring.make_session, theme=theme, welcome=wiring.chosen_id is None)
     except UsageError as exc:

@@ -51,6 +51,7 @@ from pydantic import (
     ValidationError,
 )
 
+from agent_tui import containment_settings as cs
 from agent_tui.credentials import CREDENTIAL_VARS
 from agent_tui.paths import settings_files, user_config_dir
 from agent_tui.permissions import InvalidRule, PermissionMode, PermissionRules, Rule
@@ -142,12 +143,14 @@ class SettingsFile(BaseModel):
     model: NonEmpty | None = None
     theme: NonEmpty | None = None
     env: dict[EnvName, EnvValue] = Field(default_factory=dict)
+    limits: cs.LimitsSection = Field(default_factory=cs.LimitsSection)
+    sandbox: cs.SandboxSection = Field(default_factory=cs.SandboxSection)
 
 
 #: The keys a person may write, per object (for "did you mean" hints).
 _KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
-    (): ["$schema", "permissions", "model", "theme", "env"],
-    ("permissions",): ["allow", "ask", "deny", "defaultMode"],
+    (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox"],
+    ("permissions",): ["allow", "ask", "deny", "defaultMode"], **cs.KNOWN_KEYS,
 }
 
 
@@ -186,6 +189,8 @@ class LoadedSettings(BaseModel):
     model: str | None = None
     theme: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
+    limits: cs.Limits = Field(default_factory=cs.Limits)
+    sandbox: cs.Sandbox = Field(default_factory=cs.Sandbox)
     files: list[Path] = Field(default_factory=list)  # the files that were applied
     problem_details: list[SettingsProblem] = Field(default_factory=list)
 
@@ -228,6 +233,8 @@ class LoadedSettings(BaseModel):
                     only_this=True))
                 continue
             self.env[key] = value
+        for refused in cs.merge(self.limits, self.sandbox, data.limits, data.sandbox, project):
+            self.problem_details.append(SettingsProblem(file=path, message=refused, only_this=True))
         self.files.append(path)
 
 

@@ -39,21 +39,31 @@ def log(msg: str) -> None:
 
 
 def interrupt_figures(runs: int) -> list[Figure]:
+    from agent_tui.tools.process import ContainmentMode, containment
+    from agent_tui.tools.process.cgroup_tree import set_enabled
     from bench.interrupts import BENCH_GRACE_S, TreeBench, tree_reference_ms, workspace
     from bench.procs import TREES
 
     ref = "killpg(SIGKILL)+reap"
     gone: dict[str, Figure] = {}
+    sweep: dict[str, Figure] = {}
     ended: dict[str, Figure] = {}
+    contained = containment()
     for kind in TREES:
         limit = 100.0 + (BENCH_GRACE_S * 1000 if kind == "term_ignored" else 0.0)
         gone[kind] = Figure(
             f"gone_{kind}", f"Esc -> all processes gone, {TREE_TITLES[kind]}", "ms",
             ref_title=ref, target=f"median <= {limit:g} ms", check=median_at_most(limit),
         )
+        sweep[kind] = Figure(
+            f"gone_{kind}_no_cgroup", "  the same without cgroups (groups, tags, sweep)",
+            "ms", ref_title=ref, target=f"median <= {limit:g} ms", check=median_at_most(limit),
+        )
         ended[kind] = Figure(
             f"ended_{kind}", f"Esc -> turn_ended, {TREE_TITLES[kind]}", "ms", ref_title=ref,
         )
+        if contained.mode is not ContainmentMode.CGROUP:
+            gone[kind].notes.append(f"no cgroups here ({contained.detail}): both rows sweep")
     residue = Figure("residue", "residue after turn_ended (marked processes)", "count",
                      target="0 in every run", check=all_zero)
     gone["term_ignored"].notes.append(f"grace (SIGTERM -> SIGKILL) is {BENCH_GRACE_S} s here")
@@ -61,21 +71,25 @@ def interrupt_figures(runs: int) -> list[Figure]:
     try:
         for i in range(runs):
             for kind in TREES:
-                result = bench.run(kind)
-                if result["gone_ms"] is not None:
-                    gone[kind].samples.append(result["gone_ms"])
-                else:
-                    gone[kind].notes.append(f"run {i}: processes still there after the wait")
-                if result["ended_ms"] is not None:
-                    ended[kind].samples.append(result["ended_ms"])
-                residue.samples.append(result["residue"])
+                for figure, with_cgroups in ((gone[kind], True), (sweep[kind], False)):
+                    set_enabled(with_cgroups)
+                    result = bench.run(kind)
+                    if result["gone_ms"] is not None:
+                        figure.samples.append(result["gone_ms"])
+                    else:
+                        figure.notes.append(f"run {i}: processes still there after the wait")
+                    if with_cgroups and result["ended_ms"] is not None:
+                        ended[kind].samples.append(result["ended_ms"])
+                    residue.samples.append(result["residue"])
                 reference = tree_reference_ms(kind)
-                gone[kind].ref_samples.append(reference)
-                ended[kind].ref_samples.append(reference)
+                for figure in (gone[kind], sweep[kind], ended[kind]):
+                    figure.ref_samples.append(reference)
             log(f"interrupts: run {i + 1}/{runs}")
     finally:
+        set_enabled(True)
         bench.close()
-    return [*gone.values(), *ended.values(), residue]
+    figures = [f for kind in TREES for f in (gone[kind], sweep[kind])]
+    return [*figures, *ended.values(), residue]
 
 
 def stream_figures(runs: int) -> list[Figure]:

@@ -118,6 +118,10 @@ class Tool(ABC):
     def is_read_only(self, args: BaseModel) -> bool:
         return self.read_only
 
+    def runs_sandboxed(self, args: BaseModel) -> bool:
+        """Whether this call runs inside the OS sandbox (then it needs no approval)."""
+        return False
+
     def summary(self, args: BaseModel) -> str:
         """One line that tells a person what this call will do."""
         return f"{self.name} {args.model_dump_json()}"

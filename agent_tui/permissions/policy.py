@@ -156,6 +156,8 @@ class Permissions:
             return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="auto mode allows all")
         if tool.is_read_only(args):
             return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="read-only")
+        if tool.runs_sandboxed(args):  # deny and ask rules were checked before
+            return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="runs in the sandbox")
         if (
             self.mode is PermissionMode.ACCEPT_EDITS
             and tool.name in self.EDIT_TOOLS

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
@@ -20,9 +21,11 @@ from agent_tui.core.state import SideEffects, ToolState
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.credentials import CREDENTIAL_VARS as HIDDEN_ENV
 from agent_tui.tools.background import BackgroundJobs
+from agent_tui.tools.sandbox import SandboxPolicy, refusal_notes
 from agent_tui.tools.process import (
     DEFAULT_GRACE_S,
     Escalation,
+    LimitHit,
     ProcessRun,
     RunLimits,
     RunResult,
@@ -84,10 +87,22 @@ class BashTool(Tool):
         *,
         limits: RunLimits | None = None,
         default_timeout_ms: int | None = DEFAULT_TIMEOUT_MS,
+        sandbox: SandboxPolicy | None = None,
     ) -> None:
         self.jobs = jobs
         self.limits = limits or RunLimits(grace_s=grace)
         self.default_timeout_ms = default_timeout_ms
+        self.sandbox = sandbox  # every command runs under it (tools/sandbox.py)
+
+    def runs_sandboxed(self, args: BaseModel) -> bool:
+        """Sandboxed commands need no approval (deny and ask rules still apply)."""
+        return self.sandbox is not None
+
+    def _argv(self, command: str, cwd: str | os.PathLike[str]) -> list[str]:
+        argv = bash_argv(command)
+        if self.sandbox is None:
+            return argv
+        return self.sandbox.wrap(argv, Path(cwd))
 
     def summary(self, args: BashInput) -> str:  # type: ignore[override]
         suffix = " (background)" if args.run_in_background else ""
@@ -118,7 +133,7 @@ class BashTool(Tool):
         if timeout_ms is not None:
             scope.cancel_after(timeout_ms / 1000)
         run = ProcessRun(
-            bash_argv(args.command),
+            self._argv(args.command, ctx.workspace),
             cwd=ctx.workspace,
             env=env,
             limits=self.limits,
@@ -144,7 +159,8 @@ class BashTool(Tool):
             raise
         finally:
             scope.detach()
-        return to_tool_result(result, timeout_ms=timeout_ms, grace_s=self.limits.grace_s)
+        return to_tool_result(result, timeout_ms=timeout_ms, grace_s=self.limits.grace_s,
+                              sandbox=self.sandbox)
 
     async def _start_background(
         self, args: BashInput, ctx: ToolContext, env: dict[str, str]
@@ -155,7 +171,7 @@ class BashTool(Tool):
         timeout_s = args.timeout_ms / 1000 if args.timeout_ms is not None else None
         try:
             shell_id = await self.jobs.start(
-                bash_argv(args.command),
+                self._argv(args.command, ctx.workspace),
                 command=args.command,
                 cwd=ctx.workspace,
                 env=env,
@@ -251,13 +267,26 @@ def _notes(result: RunResult) -> list[str]:
     if result.residue:
         who = ", ".join(f"{r.pid} ({r.cmdline})" for r in result.residue)
         notes.append(f"[could not end: {who}]")
+    notes += [_LIMIT_WORDING[hit] for hit in result.limit_hits]
     return notes
 
 
-def to_tool_result(result: RunResult, *, timeout_ms: int | None, grace_s: float) -> ToolResult:
+_LIMIT_WORDING = {
+    LimitHit.PIDS: "[stopped by a limit: the command reached its limit of processes "
+                   "(settings limits.pids), so a fork failed]",
+    LimitHit.MEMORY: "[stopped by a limit: the command reached its memory limit (settings "
+                     "limits.memory), so the kernel killed a process of it]",
+}
+
+
+def to_tool_result(
+    result: RunResult, *, timeout_ms: int | None, grace_s: float,
+    sandbox: SandboxPolicy | None = None,
+) -> ToolResult:
     """Word a run's ending for the model, and keep its facts in ``details``."""
     output = result.output if result.output_bytes else "(no output)"
-    notes = "\n".join(_notes(result))
+    refused = refusal_notes(sandbox, result.output) if sandbox is not None else []
+    notes = "\n".join(_notes(result) + refused)
     body = f"{output}\n{notes}" if notes else output
     details = {
         "run_id": result.run_id,

@@ -129,8 +129,6 @@ class McpManager:
         tasks = [t for t in tasks if not t.done()]
         if tasks:
             await asyncio.wait(tasks, timeout=1.0)
-        for tag in tags:
-            procs.forget(tag)
         return residue
 
     # -- internals ------------------------------------------------------------

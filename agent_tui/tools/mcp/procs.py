@@ -5,24 +5,32 @@ Each server process gets two tags in its environment: the process layer's owner 
 (``AGENT_TUI_MCP_SERVER``), by which we find its PID and anything it left behind.
 The SDK ends a server at session close (stdin closed, grace, SIGTERM to its process
 group, grace, SIGKILL); :func:`end_tagged` is our sweep after that, for descendants
-that left the group, with the same TERM -> grace -> KILL escalation.
+that left the group, through the process layer's one escalation. A quit without
+shutdown is the process layer's atexit hook's: it ends every owner-tagged process.
+
+Where commands run in cgroups, :func:`launch` gives the command line that starts a
+server in a cgroup of its own (``mcp-TAG``), entered before the server's program runs,
+as the runner does for commands; :func:`end_tagged` then also ends that cgroup
+(``cgroup.kill``, until the kernel says it is empty) and removes it.
 """
 
 from __future__ import annotations
 
-import atexit
 import os
 import signal
-import time
+from pathlib import Path
 
 import psutil
 
 from agent_tui.tools.process import OWNER_ENV, OWNER_ID
+from agent_tui.tools.process.cgroup import RunCgroup
+from agent_tui.tools.process.cgroup_tree import tree
+from agent_tui.tools.process.discovery import Found, found_pid, is_gone, scan
+from agent_tui.tools.process.limits import RunLimits
+from agent_tui.tools.process.registry import install_atexit
+from agent_tui.tools.process.terminate import terminate_now
 
 SERVER_TAG_ENV = "AGENT_TUI_MCP_SERVER"
-
-_live_tags: set[str] = set()
-_atexit_installed = False
 
 
 def tag_env(tag: str) -> dict[str, str]:
@@ -30,35 +38,19 @@ def tag_env(tag: str) -> dict[str, str]:
 
 
 def remember(tag: str) -> None:
-    """Track a started server so that a quit without shutdown still ends it."""
-    global _atexit_installed
-    _live_tags.add(tag)
-    if not _atexit_installed:
-        _atexit_installed = True
-        atexit.register(_end_all_at_exit)
-
-
-def forget(tag: str) -> None:
-    _live_tags.discard(tag)
+    """Before a server starts: a quit without shutdown must still end it (the process
+    layer's atexit hook ends every process with our owner tag)."""
+    install_atexit()
 
 
 def find_tagged(tag: str, *, children_only: bool = False) -> list[psutil.Process]:
     """Processes whose environment carries ``tag`` (our children only, if asked)."""
-    me = os.getpid()
-    if children_only:
-        try:
-            candidates = psutil.Process(me).children(recursive=False)
-        except psutil.Error:
-            return []
-    else:
-        candidates = []
-        for pid in psutil.pids():
-            if pid == me:
-                continue
-            try:
-                candidates.append(psutil.Process(pid))
-            except psutil.Error:
-                continue
+    if not children_only:
+        return [f.proc for f in _tagged([tag])]
+    try:
+        candidates = psutil.Process(os.getpid()).children(recursive=False)
+    except psutil.Error:
+        return []
     found = []
     for proc in candidates:
         try:
@@ -69,47 +61,81 @@ def find_tagged(tag: str, *, children_only: bool = False) -> list[psutil.Process
     return found
 
 
+_cgroups: dict[str, RunCgroup] = {}
+
+
+def launch(
+    tag: str, command: str, args: list[str], env: dict[str, str], cwd: str,
+) -> tuple[str, list[str], dict[str, str]]:
+    """(command, args, env) that start the server ``tag`` tagged, and in a cgroup of
+    its own where commands run in cgroups. Raises OSError as a spawn would."""
+    env = {**env, **tag_env(tag)}
+    install_atexit()
+    cgroups = tree()
+    if cgroups is None:
+        return command, list(args), env
+    limits = RunLimits()
+    cell = RunCgroup(cgroups, f"mcp-{tag}", pids=limits.pids, memory=limits.memory)
+    try:
+        argv = cell.wrap([command, *args], env, Path(cwd))
+    except OSError:
+        cell.remove()
+        raise
+    _cgroups[tag] = cell
+    return argv[0], argv[1:], env
+
+
+class _Servers:
+    """The servers ``tags`` as a terminate.Target: their tagged processes and their
+    cgroups' members; KILL is also ``cgroup.kill``. Nothing is reaped here: a
+    server's exit status is the SDK's, which spawned it."""
+
+    def __init__(self, tags: set[str] | list[str]) -> None:
+        self.tags = tags
+        self.cells = [_cgroups[t] for t in tags if t in _cgroups]
+
+    def members(self) -> list[Found]:
+        found = {f.pid: f for f in _tagged(self.tags)}
+        for cell in self.cells:
+            for pid in cell.pids():
+                if pid not in found and (f := found_pid(pid)) is not None:
+                    found[pid] = f
+        return list(found.values())
+
+    def signal_whole(self, sig: int) -> bool:
+        if sig != signal.SIGKILL:
+            return False
+        return any([cell.kill() for cell in self.cells if cell.populated()])
+
+    def covered(self, found: Found) -> bool:
+        return any(cell.holds(found.pid) for cell in self.cells)
+
+    def whole_gone(self) -> bool:
+        return not any(cell.populated() for cell in self.cells)
+
+    def member_gone(self, found: Found) -> bool:
+        return is_gone(found.proc, reap=False)
+
+
 def end_tagged(tags: set[str] | list[str], grace_s: float = 1.0) -> list[int]:
-    """SIGTERM every live process carrying one of ``tags``, wait ``grace_s``, SIGKILL the rest.
+    """SIGTERM every live process of the servers ``tags`` (tagged, descended from one,
+    or in its cgroup), wait ``grace_s``, SIGKILL the rest; remove their cgroups.
 
-    Synchronous (psutil); returns the PIDs that survived even SIGKILL (residue).
+    Synchronous; returns the PIDs that survived even SIGKILL (residue).
     """
-    procs = [p for tag in tags for p in find_tagged(tag)]
-    procs = [p for p in procs if _running(p)]
-    if not procs:
-        return []
-    for proc in procs:
-        _signal(proc, signal.SIGTERM)
-        _signal(proc, signal.SIGCONT)  # a stopped process cannot act on TERM
-    alive = _wait(procs, grace_s)
-    for proc in alive:
-        _signal(proc, signal.SIGKILL)
-    return [p.pid for p in _wait(alive, 1.0)]
+    target = _Servers(tags)
+    residue = [f.pid for f in terminate_now(target, grace_s).residue]
+    for tag in tags:
+        cell = _cgroups.pop(tag, None)
+        if cell is not None:
+            cell.remove(wait_s=0.5)
+    return residue
 
 
-def _running(proc: psutil.Process) -> bool:
-    try:
-        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
-
-
-def _signal(proc: psutil.Process, sig: int) -> None:
-    try:
-        proc.send_signal(sig)  # psutil checks the PID was not reused
-    except psutil.Error:
-        pass
-
-
-def _wait(procs: list[psutil.Process], seconds: float) -> list[psutil.Process]:
-    deadline = time.monotonic() + seconds
-    while True:
-        procs = [p for p in procs if _running(p)]
-        if not procs or time.monotonic() >= deadline:
-            return procs
-        time.sleep(0.02)
-
-
-def _end_all_at_exit() -> None:
-    if _live_tags:
-        end_tagged(set(_live_tags), grace_s=0.5)
+def _tagged(tags: set[str] | list[str]) -> list[Found]:
+    """Processes tagged with one of ``tags``, and their descendants (even env -i ones)."""
+    found: dict[int, Found] = {}
+    for tag in tags:
+        for f in scan(SERVER_TAG_ENV, tag, leader=None, leader_alive=False, group=None):
+            found.setdefault(f.pid, f)
+    return list(found.values())

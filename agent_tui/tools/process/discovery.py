@@ -19,10 +19,10 @@ import psutil
 from agent_tui.core.tool import Residue
 from agent_tui.tools.process.tags import OWNER_ENV
 
-_POLL_S = 0.02
+POLL_S = 0.02
 
 
-class _Found:
+class Found:
     """A process of the run, with its command line captured while it was alive."""
 
     __slots__ = ("proc", "cmdline")
@@ -39,7 +39,16 @@ class _Found:
         return Residue(pid=self.proc.pid, cmdline=self.cmdline)
 
 
-def _cmdline(proc: psutil.Process) -> str:
+def found_pid(pid: int) -> Found | None:
+    """The process ``pid`` as found now (None if it is gone)."""
+    try:
+        proc = psutil.Process(pid)
+    except psutil.Error:
+        return None
+    return Found(proc, cmdline_of(proc))
+
+
+def cmdline_of(proc: psutil.Process) -> str:
     try:
         return " ".join(proc.cmdline()) or f"[{proc.name()}]"
     except psutil.Error:
@@ -53,9 +62,9 @@ def _tag_matches(proc: psutil.Process, key: str, value: str) -> bool:
         return False  # gone, a zombie, or not ours to read
 
 
-def _scan(
+def scan(
     key: str, value: str, *, leader: int | None, leader_alive: bool, group: int | None
-) -> list[_Found]:
+) -> list[Found]:
     """Every process of a run: tagged, in its process group, or descended from either.
 
     ``group`` is only given while the leader is unreaped: then the group id cannot
@@ -96,15 +105,17 @@ def _scan(
         todo.extend(children.get(pid, ()))
     ours.discard(leader if leader is not None else -1)
     ours.discard(me)
-    return [_Found(procs[pid], _cmdline(procs[pid])) for pid in sorted(ours) if pid in procs]
+    return [Found(procs[pid], cmdline_of(procs[pid])) for pid in sorted(ours) if pid in procs]
 
 
-def _gone(found: _Found, *, reap: bool = True) -> bool:
-    """True once the process no longer runs. Reaps it if it was reparented to us.
+def is_gone(proc: psutil.Process, *, reap: bool = True) -> bool:
+    """The one "is it gone" test: True once the process no longer runs (exited, a
+    zombie, or its PID now names another process). Reaps it if it is a zombie child of
+    ours (an orphan the subreaper adopted).
 
-    ``reap=False`` for a run's leader: its status belongs to the run's own watcher.
+    ``reap=False`` where the exit status belongs to someone else: a run's leader (its
+    own watcher) or a child another library spawned and waits for.
     """
-    proc = found.proc
     try:
         if not proc.is_running():
             return True
@@ -124,7 +135,8 @@ def _gone(found: _Found, *, reap: bool = True) -> bool:
     return True
 
 
-def _send(found: _Found, sig: int) -> None:
+def send(found: Found, sig: int) -> None:
+    """Signal a found process, never a reused PID (psutil checks its identity)."""
     try:
         found.proc.send_signal(sig)  # psutil checks the PID was not reused
         if sig == signal.SIGTERM:
@@ -133,15 +145,8 @@ def _send(found: _Found, sig: int) -> None:
         pass
 
 
-def _alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
-
-
 def processes_of_owner(owner_id: str) -> list[Residue]:
     """Processes tagged by another agent process (``owner_id``) and their descendants:
     what an agent that crashed or was killed left running."""
-    return [f.residue() for f in _scan(OWNER_ENV, owner_id, leader=None, leader_alive=False,
+    return [f.residue() for f in scan(OWNER_ENV, owner_id, leader=None, leader_alive=False,
                                        group=None)]

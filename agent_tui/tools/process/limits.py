@@ -1,11 +1,48 @@
-"""The bounds of one run: grace before SIGKILL, pipe drain, output kept and streamed."""
+"""The bounds of one run: grace before SIGKILL, pipe drain, output kept and streamed,
+and what its cgroup allows (processes, memory) where commands run in cgroups."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+import psutil
+from pydantic import BaseModel, ConfigDict, Field
 
 DEFAULT_GRACE_S = 2.0
 DEFAULT_DRAIN_S = 0.5
+#: Tasks (processes and threads) one command may have at once: a fork bomb stops
+#: there, far below the machine's PID space; a parallel build stays well under it.
+DEFAULT_PIDS = 4096
+
+
+def default_memory() -> int:
+    """Memory one command may use: three quarters of the machine's, so a runaway
+    command is killed in its cgroup before the machine (and the agent) run out."""
+    return psutil.virtual_memory().total * 3 // 4
+
+
+class _Configured:
+    """The per-command cgroup limits of this agent process (from settings ``limits``)."""
+
+    pids: int | None = DEFAULT_PIDS
+    memory: int | None = None  # None here: default_memory()
+    memory_unlimited = False
+
+
+def configure_limits(pids: int | str | None, memory: int | str | None) -> None:
+    """Set the defaults every new run takes: a number, ``"max"`` (no limit) or None
+    (the built-in default). Called once when a session is built from its settings."""
+    _Configured.pids = None if pids == "max" else int(pids) if pids is not None else DEFAULT_PIDS
+    _Configured.memory_unlimited = memory == "max"
+    _Configured.memory = int(memory) if isinstance(memory, int) else None
+
+
+def _pids() -> int | None:
+    return _Configured.pids
+
+
+def _memory() -> int | None:
+    if _Configured.memory_unlimited:
+        return None
+    return _Configured.memory or default_memory()
 
 
 class RunLimits(BaseModel):
@@ -20,3 +57,5 @@ class RunLimits(BaseModel):
     tail_bytes: int = 32 * 1024
     emit_interval_s: float = 0.05  # at most one output event per interval
     emit_max_bytes: int = 16 * 1024  # at most this much text per output event
+    pids: int | None = Field(default_factory=_pids)  # tasks in its cgroup; None: no limit
+    memory: int | None = Field(default_factory=_memory)  # bytes; None: no limit

@@ -21,6 +21,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from agent_tui.tools.process.registry import live_runs
+
 SCAN_EVERY = 5.0  # seconds between scans; a zombie is reaped on the second one
 
 
@@ -115,8 +117,6 @@ def start_orphan_reaper() -> OrphanReaper:
     open a session; a process that spawns children it waits for only later (a test
     suite) must not run it."""
     global _reaper
-    from agent_tui.tools.process.registry import live_runs
-
     with _reaper_lock:
         if _reaper is None:
             _reaper = OrphanReaper(lambda: {run.pid for run in live_runs() if run.pid is not None})

@@ -128,3 +128,11 @@ class OutputThrottle:
             self._emit(text)
         except Exception:  # noqa: BLE001 - a broken sink must not break the run
             pass
+
+    def note(self, text: str) -> None:
+        """Show ``text`` now, after what is pending (a progress line, not output)."""
+        self.flush()
+        try:
+            self._emit(text)
+        except Exception:  # noqa: BLE001 - a broken sink must not break the run
+            pass

@@ -7,7 +7,7 @@ import os
 import psutil
 
 from agent_tui.core.tool import Residue
-from agent_tui.tools.process.discovery import _cmdline
+from agent_tui.tools.process.discovery import cmdline_of
 
 
 def _pipe_holders(inode: int) -> list[Residue]:
@@ -17,7 +17,7 @@ def _pipe_holders(inode: int) -> list[Residue]:
     for pid in psutil.pids():
         if pid != me and _holds(pid, inode):
             try:
-                holders.append(Residue(pid=pid, cmdline=_cmdline(psutil.Process(pid))))
+                holders.append(Residue(pid=pid, cmdline=cmdline_of(psutil.Process(pid))))
             except psutil.Error:
                 pass
     return holders

@@ -26,6 +26,13 @@ class Escalation(StrEnum):
     KILL = "kill"  # something outlived the grace and got SIGKILL
 
 
+class LimitHit(StrEnum):
+    """A limit of the command's cgroup that stopped something."""
+
+    PIDS = "pids"  # a fork failed: the command had limits.pids tasks
+    MEMORY = "memory"  # the kernel's OOM killer ended a process at limits.memory
+
+
 class Cleanup(BaseModel):
     """The facts of a run's cleanup. Exited, complete and released are separate facts."""
 
@@ -40,6 +47,8 @@ class Cleanup(BaseModel):
     pipe_holders: list[Residue] = []  # who kept the pipe open after the leader ended
     ended: list[Residue] = []  # processes besides the leader that we ended
     cleanup_s: float = 0.0
+    cgroup: str | None = None  # the command's own cgroup, when commands run in cgroups
+    in_cgroup_at_kill: int | None = None  # processes still in it when cgroup.kill came
 
 
 class RunResult(BaseModel):
@@ -56,6 +65,7 @@ class RunResult(BaseModel):
     dropped_bytes: int
     cleanup: Cleanup
     residue: list[Residue] = []
+    limit_hits: list[LimitHit] = []  # limits of its cgroup that stopped something
 
     @property
     def killed(self) -> bool:

@@ -1,7 +1,10 @@
 """The live runs of this agent process, and the synchronous last resort that ends them.
 
-``kill_all_runs()`` is for atexit and signal handlers: it finds every process of ours
-by the owner tag, so escapees of runs whose objects are gone are ended too.
+A run registers itself when it starts and leaves when it is cleaned up. The registry
+knows runs only as :class:`LiveRun` (a PID and a group signal), so it imports nothing
+of the run unit. ``kill_all_runs()`` is for atexit and signal handlers: it finds every
+process of ours by the owner tag, so escapees of runs whose objects are gone, and stdio
+MCP servers, are ended too. :func:`install_atexit` is the one atexit hook.
 """
 
 from __future__ import annotations
@@ -9,61 +12,118 @@ from __future__ import annotations
 import atexit
 import signal
 import threading
-import time
-from typing import TYPE_CHECKING
+from typing import Protocol
+
 
 from agent_tui.core.tool import Residue
-from agent_tui.tools.process.discovery import _POLL_S, _Found, _gone, _scan, _send
+from agent_tui.tools.process.cgroup import folder_pids, kill_folder, populated, remove_folder
+from agent_tui.tools.process.cgroup_tree import tree
+from agent_tui.tools.process.discovery import Found, found_pid, is_gone, scan
 from agent_tui.tools.process.tags import OWNER_ENV, OWNER_ID
+from agent_tui.tools.process.terminate import terminate_now
 
-if TYPE_CHECKING:
-    from agent_tui.tools.process.run import ProcessRun
+#: The grace the atexit hook gives what is still running (MCP servers, escapees).
+AT_EXIT_GRACE_S = 0.5
 
-_LIVE: dict[str, ProcessRun] = {}
+
+class LiveRun(Protocol):
+    """What the registry needs of a run."""
+
+    @property
+    def pid(self) -> int | None: ...
+
+    def signal_group(self, sig: int) -> bool: ...
+
+
+_LIVE: dict[str, LiveRun] = {}
 _LIVE_LOCK = threading.Lock()
 _atexit_installed = False
 
 
-def live_runs() -> list[ProcessRun]:
+def register(run_id: str, run: LiveRun) -> None:
+    install_atexit()
+    with _LIVE_LOCK:
+        _LIVE[run_id] = run
+
+
+def unregister(run_id: str) -> None:
+    with _LIVE_LOCK:
+        _LIVE.pop(run_id, None)
+
+
+def live_runs() -> list[LiveRun]:
     """Runs started and not yet cleaned up."""
     with _LIVE_LOCK:
         return list(_LIVE.values())
 
 
+class _Everything:
+    """Every process of this agent: the live runs' groups, all owner-tagged ones, and
+    everything in the agent's cgroups."""
+
+    def __init__(self) -> None:
+        self._leaders = {run.pid for run in live_runs()}  # their runs reap them, not us
+        cgroups = tree()
+        self._folder = cgroups.v2 if cgroups is not None else None
+
+    def members(self) -> list[Found]:
+        found = scan(OWNER_ENV, OWNER_ID, leader=None, leader_alive=False, group=None)
+        if self._folder is not None:
+            seen = {f.pid for f in found}
+            for pid in folder_pids(self._folder):
+                if pid not in seen and (f := found_pid(pid)) is not None:
+                    found.append(f)
+        return found
+
+    def signal_whole(self, sig: int) -> bool:
+        sent = [run.signal_group(sig) for run in live_runs()]
+        if sig == signal.SIGKILL and self._folder is not None and folder_pids(self._folder):
+            kill_folder(self._folder)
+            sent.append(True)
+        return any(sent)
+
+    def covered(self, found: Found) -> bool:
+        return False
+
+    def whole_gone(self) -> bool:
+        return self._folder is None or not populated(self._folder)
+
+    def member_gone(self, found: Found) -> bool:
+        return is_gone(found.proc, reap=found.pid not in self._leaders)
+
+
 def kill_all_runs(grace_s: float = 0.0) -> list[Residue]:
     """End every process of ours now, synchronously: for atexit and signal handlers.
 
-    SIGTERM first when ``grace_s`` > 0, then SIGKILL. Runs are found by the owner tag,
-    so escapees of runs whose objects are gone are ended too. Returns the residue.
+    SIGTERM first when ``grace_s`` > 0, then a SIGKILL sweep (a rescan: late forks
+    too). Returns the residue.
     """
-
-    def sweep(sig: int) -> list[_Found]:
-        for run in live_runs():
-            run.signal_group(sig)
-        found = _scan(OWNER_ENV, OWNER_ID, leader=None, leader_alive=False, group=None)
-        for f in found:
-            _send(f, sig)
-        return found
-
-    def wait_gone(procs: list[_Found], seconds: float) -> list[_Found]:
-        leaders = {run.pid for run in live_runs()}  # their runs reap them, not us
-        deadline = time.monotonic() + seconds
-        while True:
-            procs = [f for f in procs if not _gone(f, reap=f.pid not in leaders)]
-            if not procs or time.monotonic() >= deadline:
-                return procs
-            time.sleep(_POLL_S)
-
-    alive: list[_Found] = []
-    if grace_s > 0:
-        alive = wait_gone(sweep(signal.SIGTERM), grace_s)
-    seen = {f.pid for f in alive}
-    alive += [f for f in sweep(signal.SIGKILL) if f.pid not in seen]  # a rescan: late forks too
-    return [f.residue() for f in wait_gone(alive, 1.0)]
+    target = _Everything()
+    first = terminate_now(target, grace_s) if grace_s > 0 else None
+    last = terminate_now(target, 0.0)
+    residue = last.residue + (first.residue if first else [])
+    seen: set[int] = set()
+    out = []
+    for f in residue:
+        if f.pid not in seen and not target.member_gone(f):
+            seen.add(f.pid)
+            out.append(f.residue())
+    return out
 
 
-def _install_atexit() -> None:
+def _at_exit() -> None:
+    kill_all_runs(AT_EXIT_GRACE_S)
+    cgroups = tree()
+    if cgroups is not None:
+        for folder in cgroups.folders():
+            remove_folder(folder)
+
+
+def install_atexit() -> None:
+    """The one atexit hook of the process layer: whatever of ours still runs is ended."""
     global _atexit_installed
-    if not _atexit_installed:
+    with _LIVE_LOCK:
+        if _atexit_installed:
+            return
         _atexit_installed = True
-        atexit.register(kill_all_runs)
+    atexit.register(_at_exit)

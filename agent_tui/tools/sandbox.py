@@ -1,0 +1,140 @@
+"""The sandbox: commands run under bubblewrap (``bwrap``), the kernel keeping them in.
+
+With ``--sandbox`` (or settings ``sandbox.enabled``) every command the bash tool runs,
+in the foreground or the background, starts as
+``bwrap [mounts] --unshare-pid [--unshare-net] --die-with-parent -- bash -c ...``:
+
+- the root file system is mounted read-only;
+- the workspace is writable, and so are the ``sandbox.allowWrite`` paths;
+- ``/tmp`` is a private, empty tmpfs (the workspace stays visible if it is under it);
+- secrets under ``$HOME`` are hidden behind empty read-only folders: ``~/.ssh``,
+  ``~/.aws``, ``~/.gnupg``, and the agent's own config and state (journals, keys);
+- there is no network unless ``sandbox.network`` is ``allow`` (a new network namespace
+  with only its own loopback: a listener of the host, even on 127.0.0.1, is out of
+  reach);
+- a PID namespace: when the command ends, the kernel ends everything it left there.
+
+What the sandbox refused shows in the command's output as the system's error
+("Read-only file system", "Connection refused", "Network is unreachable");
+:func:`refusal_notes` words it for the model. When ``bwrap`` is missing or cannot run
+(no user namespaces), :func:`probe` says why, and the session must not start:
+nothing runs unsandboxed when the sandbox was asked for.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from agent_tui.containment_settings import Network
+
+#: Under $HOME: folders of credentials no command needs to read.
+SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".docker", ".kube", ".config/gcloud", ".netrc")
+
+
+class SandboxUnavailable(Exception):
+    """The sandbox was asked for and cannot run here (the message says why)."""
+
+
+class SandboxPolicy(BaseModel):
+    """What a sandboxed command may do: write the workspace and ``allow_write``, reach
+    the network if ``network`` is allow. ``hidden`` are shown empty and read-only."""
+
+    model_config = ConfigDict(frozen=True)
+
+    workspace: Path
+    network: Network = Network.DENY
+    allow_write: tuple[Path, ...] = ()
+    hidden: tuple[Path, ...] = ()
+
+    def describe(self) -> str:
+        net = "network allowed" if self.network is Network.ALLOW else "no network"
+        extra = f", also writable: {', '.join(map(str, self.allow_write))}" if self.allow_write else ""
+        return f"sandbox on (bubblewrap): writes only in the workspace and a private /tmp{extra}; {net}"
+
+    def wrap(self, argv: list[str], cwd: Path) -> list[str]:
+        """``argv`` as bubblewrap runs it under this policy, in ``cwd``."""
+        bwrap = shutil.which("bwrap") or "bwrap"
+        out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+               "--tmpfs", "/tmp"]
+        # Writable paths after /tmp, so a workspace under /tmp is still the real one.
+        for path in (self.workspace, *self.allow_write):
+            if path.exists():
+                out += ["--bind", str(path), str(path)]
+        for path in self.hidden:
+            if path.is_dir():
+                out += ["--tmpfs", str(path), "--remount-ro", str(path)]
+            elif path.exists():
+                out += ["--ro-bind", "/dev/null", str(path)]
+        out += ["--unshare-pid", "--die-with-parent"]
+        if self.network is Network.DENY:
+            out.append("--unshare-net")
+        out += ["--chdir", str(cwd), "--", *argv]
+        return out
+
+
+def make_policy(
+    workspace: Path, *, network: Network, allow_write: list[str], private: list[Path],
+    home: Path | None = None,
+) -> SandboxPolicy:
+    """The policy for a session: ``private`` are the agent's own config and state
+    folders (hidden like the secrets). ``allow_write`` may start with ``~``."""
+    home = home or Path.home()
+    writable = tuple(Path(p).expanduser().resolve() for p in allow_write)
+    hidden = [home / d for d in SECRET_DIRS] + list(private)
+    workspace = workspace.resolve()
+    # Never hide the workspace or a path the user made writable.
+    keep = [h.resolve() for h in hidden
+            if not _contains(h.resolve(), workspace) and h.resolve() not in writable]
+    return SandboxPolicy(workspace=workspace, network=network, allow_write=writable,
+                         hidden=tuple(keep))
+
+
+def _contains(outer: Path, inner: Path) -> bool:
+    return inner == outer or outer in inner.parents
+
+
+def probe(policy: SandboxPolicy) -> None:
+    """Check that bubblewrap runs here with this policy; raises SandboxUnavailable."""
+    if shutil.which("bwrap") is None:
+        raise SandboxUnavailable(
+            "--sandbox needs bubblewrap (bwrap), which is not installed (Debian/Ubuntu: "
+            "apt-get install bubblewrap); nothing was run")
+    try:
+        done = subprocess.run(
+            policy.wrap(["true"], policy.workspace), stdin=subprocess.DEVNULL,
+            capture_output=True, timeout=10, check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SandboxUnavailable(f"--sandbox: bubblewrap cannot run ({exc}); nothing was run") \
+            from None
+    if done.returncode != 0:
+        why = done.stderr.decode(errors="replace").strip() or f"exit code {done.returncode}"
+        raise SandboxUnavailable(
+            f"--sandbox: bubblewrap cannot run here ({why}); user namespaces may be "
+            "disabled. Nothing was run")
+
+
+_WRITE_REFUSED = ("Read-only file system",)
+_NET_REFUSED = ("Network is unreachable", "Connection refused", "Could not resolve host",
+                "Temporary failure in name resolution", "Name or service not known",
+                "No address associated with hostname")
+
+
+def refusal_notes(policy: SandboxPolicy, output: str) -> list[str]:
+    """Notes for the model when the output shows the sandbox refused something."""
+    notes = []
+    if any(marker in output for marker in _WRITE_REFUSED):
+        notes.append(
+            "[sandbox: a write outside the workspace was refused (the file system is "
+            "read-only there). Writable: the workspace, a private /tmp"
+            + "".join(f", {p}" for p in policy.allow_write)
+            + "; more needs sandbox.allowWrite in the user's settings]")
+    if policy.network is Network.DENY and any(m in output for m in _NET_REFUSED):
+        notes.append(
+            "[sandbox: the command has no network (sandbox.network is deny), so a "
+            "connection failed; even 127.0.0.1 is the sandbox's own, not the host's]")
+    return notes

@@ -1,0 +1,204 @@
+"""A cgroup per command: escapees that leave every other trace still end with the run,
+a fork bomb stops at limits.pids, the cgroup is gone after. Real processes, real
+cgroups; skipped with the reason where this machine gives the agent no cgroup."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from agent_tui.cancel import CancelReason, CancelScope
+from agent_tui.tools.bash import to_tool_result
+from agent_tui.tools.process import (
+    ContainmentMode,
+    Escalation,
+    LimitHit,
+    ProcessRun,
+    RunLimits,
+    containment,
+)
+from tests.trees.procs import kill_marked, procs_with, wait_for_procs
+
+pytestmark = pytest.mark.skipif(
+    containment().mode is not ContainmentMode.CGROUP,
+    reason=f"no writable cgroup v2 for the agent here: {containment().detail}",
+)
+
+LIMITS = RunLimits(grace_s=0.3, drain_s=0.3, kill_confirm_s=1.0)
+
+
+@pytest.fixture
+def marker(request: pytest.FixtureRequest) -> str:
+    from tests.trees.procs import new_marker
+
+    value = new_marker()
+    request.addfinalizer(lambda: kill_marked(value))
+    return value
+
+
+def _escapee(marker: str, *, wait_first: float) -> str:
+    """A process that clears its environment (env -i), detaches at once (setsid, a
+    double fork), ignores TERM and closes its descriptors; started after
+    ``wait_first`` seconds."""
+    inner = (f"trap '' TERM; exec 0<&- 1>&- 2>&-; "
+             f"exec -a {marker}-esc sleep 1000")
+    return (f"sleep {wait_first}; "
+            f"env -i /usr/bin/setsid -f /bin/bash -c \"( {inner} ) &\" ; "
+            f"exec -a {marker}-lead sleep 1000")
+
+
+async def _cancelled(run: ProcessRun) -> object:
+    scope = CancelScope("test")
+    scope.cancel(CancelReason.USER_INTERRUPT)
+    reason = await run.wait(scope)
+    return await run.stop(reason or CancelReason.USER_INTERRUPT)
+
+
+@pytest.mark.asyncio
+async def test_escapee_cancelled_in_its_first_milliseconds_leaves_nothing(marker: str) -> None:
+    run = ProcessRun(["bash", "-c", _escapee(marker, wait_first=0)], cwd="/tmp", limits=LIMITS)
+    await run.start()
+    result = await _cancelled(run)  # at once: the escapee may be half born
+    await asyncio.sleep(0.3)  # a late birth would show by now
+
+    assert procs_with(marker) == []
+    assert result.residue == []
+    assert not Path(result.cleanup.cgroup or "/nonexistent").exists()
+
+
+@pytest.mark.asyncio
+async def test_escapee_one_second_in_that_ignores_term_is_ended_by_cgroup_kill(
+    marker: str,
+) -> None:
+    run = ProcessRun(["bash", "-c", _escapee(marker, wait_first=1.0)], cwd="/tmp", limits=LIMITS)
+    await run.start()
+    found = await asyncio.to_thread(wait_for_procs, f"{marker}-esc", 1, exact=True)
+    assert found and os.getsid(found[0].pid) != run.pid  # really detached
+    assert "AGENT_TUI_RUN_ID" not in found[0].environ()  # and carries no tag
+    result = await _cancelled(run)
+
+    assert procs_with(marker) == []  # 0 left, by the process table
+    assert result.residue == []
+    assert result.cleanup.escalation is Escalation.KILL  # it ignored TERM
+    assert result.cleanup.in_cgroup_at_kill and result.cleanup.in_cgroup_at_kill >= 1
+    assert not Path(result.cleanup.cgroup or "/nonexistent").exists()  # removed after
+
+
+@pytest.mark.asyncio
+async def test_natural_exit_with_a_detached_escapee_ends_it_and_removes_the_cgroup(
+    marker: str,
+) -> None:
+    script = (f"env -i /usr/bin/setsid -f /bin/bash -c "
+              f"\"trap '' TERM; exec -a {marker}-esc sleep 1000\"; echo started")
+    run = ProcessRun(["bash", "-c", script], cwd="/tmp", limits=LIMITS)
+    await run.start()
+    result = await run.finish()
+
+    assert result.exit_code == 0 and "started" in result.output
+    assert procs_with(marker) == []
+    assert any(f"{marker}-esc" in r.cmdline for r in result.cleanup.ended)
+    assert not Path(result.cleanup.cgroup or "/nonexistent").exists()
+
+
+@pytest.mark.asyncio
+async def test_fork_bomb_stops_at_limits_pids_and_says_so(tmp_path: Path) -> None:
+    limits = LIMITS.model_copy(update={"pids": 40})
+    if "pids" not in containment().limits:
+        pytest.skip("no pids controller for the agent's cgroups here")
+    # A bounded bomb: every process forks two more until forks fail; then all wait.
+    script = "b() { b & b & wait; }; b"
+    run = ProcessRun(["bash", "-c", script], cwd=tmp_path, limits=limits)
+    await run.start()
+    scope = CancelScope("test")
+    scope.cancel_after(1.5)
+    reason = await run.wait(scope)
+    result = await run.stop(reason or CancelReason.TIMEOUT)
+
+    assert LimitHit.PIDS in result.limit_hits
+    assert result.residue == []
+    tool_result = to_tool_result(result, timeout_ms=1500, grace_s=limits.grace_s)
+    assert "limits.pids" in tool_result.content
+
+
+@pytest.mark.asyncio
+async def test_a_command_that_cannot_be_found_fails_to_start_and_leaves_no_cgroup(
+    tmp_path: Path,
+) -> None:
+    from agent_tui.tools.process.cgroup_tree import tree
+
+    run = ProcessRun(["/nonexistent/agent-tui-binary"], cwd=tmp_path, limits=LIMITS)
+    with pytest.raises(FileNotFoundError):
+        await run.start()
+    found = tree()
+    assert found is not None and not (found.v2 / f"run-{run.run_id}").exists()
+
+
+@pytest.mark.asyncio
+async def test_leftovers_of_a_crashed_agent_are_listed_and_ended_by_their_cgroup(
+    marker: str,
+) -> None:
+    """An earlier agent (another owner) left a command's cgroup holding a process that
+    cleared its environment and detached: found by the cgroup, ended by it."""
+    import subprocess
+    import uuid
+
+    from agent_tui.tools.leftovers import Leftovers, find_leftovers
+    from agent_tui.tools.process.cgroup_tree import AGENT_PREFIX, tree
+
+    found_tree = tree()
+    assert found_tree is not None
+    owner = uuid.uuid4().hex
+    folder = found_tree.v2.parent / f"{AGENT_PREFIX}{owner}" / "run-earlier"
+    folder.mkdir(parents=True)
+    script = (f"echo $$ > {folder}/cgroup.procs; "
+              f"env -i /usr/bin/setsid -f /bin/bash -c \"trap '' TERM; "
+              f"exec -a {marker}-left sleep 1000\"")
+    subprocess.run(["/bin/sh", "-c", script], check=True)
+    assert await asyncio.to_thread(wait_for_procs, f"{marker}-left", 1, exact=True)
+
+    left = find_leftovers({owner})
+    assert [x.folder for x in left] == [folder]
+    assert f"{marker}-left" in left[0].cmdline
+    events: list = []
+    leftovers = Leftovers(left, events.append)
+    assert leftovers.request_stop(f"left_{left[0].pid}")
+    await leftovers.shutdown()
+
+    assert procs_with(marker) == []
+    assert events[-1].state == "killed"
+    assert not folder.parent.exists()  # the earlier agent's cgroups are removed
+
+
+@pytest.mark.asyncio
+async def test_an_mcp_stdio_server_launched_through_procs_runs_and_ends_in_its_cgroup(
+    tmp_path: Path,
+) -> None:
+    import sys
+    import uuid
+
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from agent_tui.tools.mcp import procs
+
+    server = Path(__file__).parent / "mcp_servers" / "sdk_server.py"
+    tag = uuid.uuid4().hex
+    command, args, env = procs.launch(tag, sys.executable, [str(server), str(tmp_path / "r")],
+                                      {}, str(tmp_path))
+    params = StdioServerParameters(command=command, args=args, env=env, cwd=str(tmp_path))
+    async with stdio_client(params):
+        for _ in range(200):
+            found = procs.find_tagged(tag, children_only=True)
+            if found and "sdk_server" in " ".join(found[0].cmdline()):
+                break
+            await asyncio.sleep(0.02)
+        assert found, "the server did not start"
+        assert f"/mcp-{tag}" in Path(f"/proc/{found[0].pid}/cgroup").read_text()
+        assert await asyncio.to_thread(procs.end_tagged, [tag], 0.5) == []
+        assert not found[0].is_running() or found[0].status() == "zombie"
+    from agent_tui.tools.process.cgroup_tree import tree
+
+    found_tree = tree()
+    assert found_tree is not None and not (found_tree.v2 / f"mcp-{tag}").exists()

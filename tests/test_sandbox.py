@@ -1,0 +1,244 @@
+"""The sandbox: bash commands under bubblewrap write only where allowed, reach no
+network, see no secrets, still build and test a project, and need no approval (deny
+rules still deny). Real bwrap, real processes; skipped with the reason where bwrap
+cannot run here."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from agent_tui.cancel import CancelScope
+from agent_tui.containment_settings import Network
+from agent_tui.core.permission import Verdict
+from agent_tui.core.state import ToolState
+from agent_tui.core.tool import ToolContext, ToolResult
+from agent_tui.settings import load_settings
+from agent_tui.tools.bash import BashTool
+from agent_tui.permissions import Permissions, PermissionRules
+from agent_tui.tools.process import RunLimits
+from agent_tui.tools.sandbox import SandboxPolicy, SandboxUnavailable, make_policy, probe
+
+
+def _bwrap_problem() -> str | None:
+    try:
+        probe(make_policy(Path("/"), network=Network.DENY, allow_write=[], private=[]))
+    except SandboxUnavailable as exc:
+        return str(exc)
+    return None
+
+
+_PROBLEM = _bwrap_problem()
+needs_bwrap = pytest.mark.skipif(_PROBLEM is not None, reason=f"bwrap cannot run: {_PROBLEM}")
+LIMITS = RunLimits(grace_s=0.3, drain_s=0.3, kill_confirm_s=1.0)
+
+
+def _ctx(workspace: Path) -> ToolContext:
+    return ToolContext(scope=CancelScope("tool"), workspace=workspace,
+                       tool_use_id="toolu_test", operation_id="op_test")
+
+
+def _policy(workspace: Path, **kw: object) -> SandboxPolicy:
+    kw.setdefault("network", Network.DENY)
+    kw.setdefault("allow_write", [])
+    kw.setdefault("private", [])
+    return make_policy(workspace, **kw)  # type: ignore[arg-type]
+
+
+async def _sandboxed(workspace: Path, command: str, policy: SandboxPolicy | None = None) -> ToolResult:
+    tool = BashTool(limits=LIMITS, sandbox=policy or _policy(workspace))
+    return await tool.run(tool.parse({"command": command}), _ctx(workspace))
+
+
+@needs_bwrap
+@pytest.mark.asyncio
+async def test_sandboxed_write_inside_the_workspace_lands(tmp_path: Path) -> None:
+    result = await _sandboxed(tmp_path, "echo made > inside.txt && cat inside.txt")
+
+    assert result.outcome is ToolState.SUCCEEDED, result.content
+    assert (tmp_path / "inside.txt").read_text() == "made\n"
+
+
+@needs_bwrap
+@pytest.mark.asyncio
+async def test_sandboxed_writes_outside_the_workspace_home_and_etc_are_refused(
+    tmp_path: Path,
+) -> None:
+    name = f"atui-sandbox-{uuid.uuid4().hex[:8]}"
+    # Outside the workspace, and not under /tmp (the sandbox's /tmp is its own).
+    workspace, outside = tmp_path / "ws", Path("/var/tmp") / name
+    workspace.mkdir()
+    outside.mkdir()
+    home = Path.home() / name
+    etc = Path("/etc") / name
+    try:
+        for target in (outside / "x", home, etc):
+            result = await _sandboxed(workspace, f"echo no > {target}")
+            assert result.outcome is ToolState.FAILED, (target, result.content)
+            assert "Read-only file system" in result.content
+            assert "[sandbox: a write outside the workspace was refused" in result.content
+            assert not target.exists()
+    finally:
+        for leftover in (home, etc, outside / "x"):
+            leftover.unlink(missing_ok=True)
+        outside.rmdir()
+
+
+@needs_bwrap
+@pytest.mark.asyncio
+async def test_sandbox_tmp_is_private_and_allow_write_opens_a_path(tmp_path: Path) -> None:
+    extra = tmp_path / "cache"
+    extra.mkdir()
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    name = f"atui-private-{uuid.uuid4().hex[:8]}"
+    policy = _policy(workspace, allow_write=[str(extra)])
+    result = await _sandboxed(workspace, f"echo t > /tmp/{name} && echo c > {extra}/f", policy)
+
+    assert result.outcome is ToolState.SUCCEEDED, result.content
+    assert not (Path("/tmp") / name).exists()  # its /tmp was its own
+    assert (extra / "f").read_text() == "c\n"
+
+
+@needs_bwrap
+@pytest.mark.asyncio
+async def test_secrets_under_home_are_hidden(tmp_path: Path) -> None:
+    home, workspace, state = tmp_path / "home", tmp_path / "ws", tmp_path / "state"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("SECRET-KEY")
+    state.mkdir()
+    (state / "journal.jsonl").write_text("SECRET-JOURNAL")
+    workspace.mkdir()
+    policy = make_policy(workspace, network=Network.DENY, allow_write=[], private=[state],
+                         home=home)
+    result = await _sandboxed(
+        workspace, f"cat {home}/.ssh/id_ed25519 {state}/journal.jsonl; ls -A {home}/.ssh",
+        policy)
+
+    assert "SECRET" not in result.content
+    assert (home / ".ssh" / "id_ed25519").read_text() == "SECRET-KEY"  # untouched outside
+
+
+@needs_bwrap
+@pytest.mark.asyncio
+async def test_sandboxed_connection_to_a_host_listener_is_refused(tmp_path: Path) -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.5)
+    port = listener.getsockname()[1]
+    try:
+        result = await _sandboxed(tmp_path, f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected")
+        with pytest.raises(TimeoutError):
+            listener.accept()  # nothing arrived
+    finally:
+        listener.close()
+
+    assert result.outcome is ToolState.FAILED
+    assert "connected" not in result.content
+    assert "[sandbox: the command has no network" in result.content
+
+
+@needs_bwrap
+@pytest.mark.asyncio
+async def test_an_ordinary_build_and_test_run_work_in_the_sandbox(tmp_path: Path) -> None:
+    (tmp_path / "Makefile").write_text("out.txt: in.txt\n\tcp in.txt out.txt\n")
+    (tmp_path / "in.txt").write_text("data\n")
+    (tmp_path / "test_tiny.py").write_text("def test_ok():\n    assert 1 + 1 == 2\n")
+    python = sys.executable
+    result = await _sandboxed(
+        tmp_path, f"make && {python} -m pytest -q -p no:cacheprovider test_tiny.py")
+
+    assert result.outcome is ToolState.SUCCEEDED, result.content
+    assert (tmp_path / "out.txt").read_text() == "data\n"
+    assert "1 passed" in result.content
+
+
+@pytest.mark.asyncio
+async def test_sandboxed_bash_needs_no_approval_but_deny_rules_still_deny(tmp_path: Path) -> None:
+    tool = BashTool(limits=LIMITS, sandbox=_policy(tmp_path))
+    plain = BashTool(limits=LIMITS)
+    policy = Permissions(tmp_path, "ask", PermissionRules(deny=["bash(rm:*)"]))
+
+    assert policy.check(tool, tool.parse({"command": "make"})).verdict is Verdict.ALLOW
+    assert policy.check(plain, plain.parse({"command": "make"})).verdict is Verdict.ASK
+    assert policy.check(tool, tool.parse({"command": "rm -rf x"})).verdict is Verdict.DENY
+
+
+def test_a_project_can_turn_the_sandbox_on_never_off(tmp_path: Path) -> None:
+    user, workspace = tmp_path / "user", tmp_path / "ws"
+    (workspace / ".agent-tui").mkdir(parents=True)
+    user.mkdir()
+    (user / "settings.json").write_text('{"sandbox": {"enabled": true}}')
+    (workspace / ".agent-tui" / "settings.json").write_text(
+        '{"sandbox": {"enabled": false, "network": "allow", "allowWrite": ["/"]}}')
+    loaded = load_settings(workspace, user_dir=user)
+    assert loaded.sandbox.enabled is True
+    assert loaded.sandbox.network is Network.DENY
+    assert loaded.sandbox.allow_write == []
+    assert any("never off" in p for p in loaded.problems)
+
+    (user / "settings.json").write_text("{}")
+    (workspace / ".agent-tui" / "settings.json").write_text('{"sandbox": {"enabled": true}}')
+    assert load_settings(workspace, user_dir=user).sandbox.enabled is True
+
+
+def test_sandbox_without_bwrap_fails_at_start_and_runs_nothing(tmp_path: Path) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(AGENT_TUI_HOME=str(tmp_path / "home"), PATH=str(empty))
+    marker = tmp_path / "ran"
+    out = subprocess.run(
+        [sys.executable, "-m", "agent_tui.cli", "-p", f"touch {marker}", "--sandbox",
+         "--permission-mode", "auto", "--cwd", str(tmp_path)],
+        env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 1
+    assert "bubblewrap" in out.stderr and "nothing was run" in out.stderr
+    assert not marker.exists()
+    assert not (tmp_path / "home" / "sessions").exists() or not any(
+        (tmp_path / "home" / "sessions").iterdir())
+
+
+def test_limits_settings_are_read(tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "settings.json").write_text('{"limits": {"pids": 64, "memory": "512M"}}')
+    loaded = load_settings(tmp_path, user_dir=user)
+    assert (loaded.limits.pids, loaded.limits.memory) == (64, 512 << 20)
+    (user / "settings.json").write_text('{"limits": {"memory": "lots"}}')
+    assert any("not a size" in p for p in load_settings(tmp_path, user_dir=user).problems)
+
+
+@needs_bwrap
+@pytest.mark.asyncio
+async def test_rewind_restores_what_a_sandboxed_command_changed(tmp_path: Path) -> None:
+    from agent_tui.protocol import PlanRewind, RestoreWhat, Rewind
+    from tests.test_rewind_flow import start, turn
+
+    run, _ = start(tmp_path)
+    ws = tmp_path / "ws"
+    bash = run.session.tools.get("bash")
+    assert isinstance(bash, BashTool)
+    bash.sandbox = _policy(ws)
+    await turn(run, "write it")
+    await turn(run, "shell it")  # sed, a new file and an rm, all under bwrap
+    assert (ws / "a.txt").read_text() == "two\n" and not (ws / "keep.txt").exists()
+
+    run.submit(PlanRewind(checkpoint_id="t2"))
+    await run.rec.wait_type("rewind_plan")
+    kinds = {c.path: c.kind for c in run.rec.of("rewind_plan")[-1].changes}
+    assert kinds == {"a.txt": "modified", "b.txt": "deleted", "keep.txt": "added"}
+    run.submit(Rewind(checkpoint_id="t2", restore=RestoreWhat.CODE))
+    await run.rec.wait_type("rewound")
+    await run.idle()
+    assert (ws / "a.txt").read_text() == "one\n" and (ws / "keep.txt").exists()
+    assert not (ws / "b.txt").exists()
+    await run.close()
