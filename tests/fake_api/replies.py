@@ -75,7 +75,7 @@ class Reply(StopReplies):
     headers: dict[str, str] = field(default_factory=dict)
     model: str | None = None  # default: echo the request's model
     output_tokens: int | None = None
-    stop_sequence: str | None = None
+    matched_stop_sequence: str | None = None  # sent as stop_sequence (Reply.stop_sequence)
     stop_details: dict | None = None
     thinking_tokens: int | None = None
 

@@ -138,7 +138,7 @@ class StopReplies:
     def stop_sequence(cls, text: str, sequence: str, *, chunk: int = 5) -> Any:
         """Text that stopped at one of the request's ``stop_sequences`` (not included)."""
         return cls(blocks=[{"type": "text", "text": text}] if text else [],
-                   stop_reason="stop_sequence", stop_sequence=sequence, chunk=chunk)
+                   stop_reason="stop_sequence", matched_stop_sequence=sequence, chunk=chunk)
 
     @classmethod
     def pause_turn(cls, text: str | None = None, *, tool: str = "web_search",

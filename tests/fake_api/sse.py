@@ -105,7 +105,7 @@ def materialize(reply: Reply, *, model: str, signed_for: str, display: str,
         msg_id=rand_id("msg_"), model=model,
         blocks=[_sign(b, signed_for, display, signer) for b in reply.blocks],
         partial=partial, finish_partial=finish, stop_reason=reply.stop_reason,
-        stop_sequence=reply.stop_sequence, stop_details=reply.stop_details, cache=cache,
+        stop_sequence=reply.matched_stop_sequence, stop_details=reply.stop_details, cache=cache,
         output_tokens=out_tokens, thinking_tokens=thinking_tokens, display=display)
 
 

@@ -74,6 +74,9 @@ def _check_text_block(block: dict, where: str, scope: str = "messages") -> str |
     text = block.get("text")
     if not isinstance(text, str):
         return f"{where}.text: Input should be a valid string"
+    if "cache_control" in block and not text.strip():  # this error wins over the next two
+        tag = ".text" if scope == "messages" else ""
+        return f"{where}{tag}: cache_control cannot be set for empty text blocks"
     if text == "":
         return f"{scope}: text content blocks must be non-empty"
     if not text.strip():
