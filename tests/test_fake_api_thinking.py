@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import copy
 
 import pytest
 
 from tests.fake_api import FakeAnthropicServer, ModelSpec, Reply
 from tests.fake_api.fixtures import fake_api, sdk_aclient, sdk_client  # noqa: F401
+from tests.fake_api.fixtures import stream_then_cancel
 
 anthropic = pytest.importorskip("anthropic")
 
@@ -181,25 +181,8 @@ def test_redacted_thinking_round_trips_and_must_not_be_dropped(fake_api, sdk_cli
 @pytest.mark.asyncio
 async def test_cut_in_the_middle_of_thinking_then_a_valid_next_request(fake_api, sdk_aclient):
     fake_api.enqueue(Reply.half_thinking("I was thinking about", seconds=30))
-    got = asyncio.Event()
-    seen = []
-
-    async def consume():
-        stream = await sdk_aclient.messages.create(model=MODEL, max_tokens=2000, thinking=ON,
-                                                   messages=[{"role": "user", "content": "q"}],
-                                                   stream=True)
-        async for ev in stream:
-            if ev.type == "content_block_delta":
-                seen.append(ev.delta.type)
-                if len(seen) >= 4:
-                    got.set()
-
-    task = asyncio.create_task(consume())
-    await asyncio.wait_for(got.wait(), 5)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert await asyncio.to_thread(fake_api.wait_for_disconnect, 5)
+    seen = await stream_then_cancel(sdk_aclient, fake_api, deltas=4, model=MODEL, max_tokens=2000,
+                                    thinking=ON, messages=[{"role": "user", "content": "q"}])
     assert "signature_delta" not in seen
     # the unsigned half block is not sent back; the next request is valid
     fake_api.enqueue(Reply.text("ok"))
@@ -326,3 +309,15 @@ async def test_async_stream_of_a_tool_loop_with_thinking(fake_api, sdk_aclient):
     async with sdk_aclient.messages.stream(model=MODEL, max_tokens=2000, thinking=ON, tools=TOOLS,
                                            messages=messages) as s:
         assert await s.get_final_text() == "done"
+
+
+def test_thinking_blocks_belong_to_assistant_messages(fake_api, sdk_client):
+    from tests.fake_api import validate_messages
+
+    body = {"model": MODEL, "max_tokens": 10, "messages": [{"role": "user", "content": [
+        {"type": "thinking", "thinking": "x", "signature": "s"}, {"type": "text", "text": "q"}]}]}
+    assert validate_messages(body) == (
+        "messages.0.content.0: `thinking` blocks can only be in `assistant` messages")
+    body["messages"][0]["content"][0] = {"type": "redacted_thinking"}
+    assert validate_messages(body) == (
+        "messages.0.content.0: `redacted_thinking` blocks can only be in `assistant` messages")

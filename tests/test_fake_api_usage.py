@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from tests.fake_api import Reply, UsageRecord
 from tests.fake_api.fixtures import fake_api, sdk_aclient, sdk_client  # noqa: F401
+from tests.fake_api.fixtures import stream_then_cancel
 from tests.fake_api.tokens import canonical, output_tokens, prompt_units, text_tokens
 
 MODEL = "claude-test"
@@ -131,20 +130,7 @@ def test_rejected_requests_and_scripted_errors_have_no_usage_record(fake_api, sd
 @pytest.mark.asyncio
 async def test_interrupted_stream_is_recorded_with_what_message_start_said(fake_api, sdk_aclient):
     fake_api.enqueue(Reply.stall(after_text="partial text", seconds=30))
-    got = asyncio.Event()
-
-    async def consume():
-        stream = await sdk_aclient.messages.create(**_body(), stream=True)
-        async for ev in stream:
-            if ev.type == "content_block_delta":
-                got.set()
-
-    task = asyncio.create_task(consume())
-    await asyncio.wait_for(got.wait(), 5)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert await asyncio.to_thread(fake_api.wait_for_disconnect, 5)
+    await stream_then_cancel(sdk_aclient, fake_api, **_body())
     [record] = fake_api.usage
     assert record.interrupted and not record.completed
     assert record.output_tokens == 1  # only message_start's figure reached the client
@@ -159,3 +145,21 @@ async def test_async_non_stream_usage_and_wait_for_usage(fake_api, sdk_aclient):
     msg = await sdk_aclient.messages.create(**_body())
     assert fake_api.wait_for_usage(1)
     assert msg.usage.output_tokens == fake_api.usage[0].output_tokens == 3
+
+
+def test_models_that_strip_earlier_thinking_do_not_count_it(fake_api, sdk_client):
+    fake_api.enqueue(Reply.thinking("t" * 400, "first answer"))
+    on = {"type": "enabled", "budget_tokens": 1024}
+    first = sdk_client.messages.create(model="claude-haiku-4-5", max_tokens=2000, thinking=on,
+                                       messages=HI)
+    later = HI + [{"role": "assistant", "content": [b.model_dump(exclude_none=True)
+                                                    for b in first.content]},
+                  {"role": "user", "content": "next"}]
+    without = HI + [{"role": "assistant", "content": "first answer"},
+                    {"role": "user", "content": "next"}]
+    haiku = {"model": "claude-haiku-4-5", "messages": later}
+    assert fake_api.count_tokens(haiku) == fake_api.count_tokens({**haiku, "messages": without})
+    assert fake_api.count_tokens({**haiku, "model": MODEL}) > fake_api.count_tokens(haiku)
+    msg = sdk_client.messages.create(model="claude-haiku-4-5", max_tokens=2000, thinking=on,
+                                     messages=later)
+    assert msg.usage.input_tokens == fake_api.count_tokens(haiku)

@@ -6,10 +6,14 @@
 * ``sdk_client`` / ``sdk_aclient``: the real ``anthropic`` SDK (sync / async) pointed at
   ``fake_api`` (``max_retries=0``); each asserts at teardown that the server's handler
   threads raised nothing.
+
+:func:`stream_then_cancel` streams a request with an async client and cancels it after
+some content deltas, the way an Esc does, then waits until the server saw the close.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, AsyncIterator, Iterator
 
 import pytest
@@ -59,3 +63,30 @@ async def sdk_aclient(fake_api: FakeAnthropicServer) -> AsyncIterator[Any]:
                                         timeout=10) as c:
         yield c
     assert fake_api.errors == []
+
+
+async def stream_then_cancel(aclient: Any, srv: FakeAnthropicServer, *, deltas: int = 1,
+                             **body: Any) -> list[str]:
+    """Stream ``body``, cancel the consumer after ``deltas`` content deltas; return the
+    delta types seen. Raises ``AssertionError`` when the server saw no disconnect."""
+    seen: list[str] = []
+    enough = asyncio.Event()
+
+    async def consume() -> None:
+        stream = await aclient.messages.create(**body, stream=True)
+        async for ev in stream:
+            if ev.type == "content_block_delta":
+                seen.append(ev.delta.type)
+                if len(seen) >= deltas:
+                    enough.set()
+
+    before = len(srv.disconnects)
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(enough.wait(), 5)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    assert await asyncio.to_thread(srv.wait_for_disconnect, 5, before + 1)
+    return seen

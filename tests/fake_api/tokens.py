@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 __all__ = ["PromptUnit", "canonical", "text_tokens", "unit_tokens", "prompt_units",
-           "count_prompt_tokens", "output_tokens"]
+           "count_prompt_tokens", "output_tokens", "content_blocks", "current_turn_start"]
 
 CHARS_PER_TOKEN = 4
 _UNCACHEABLE = {"thinking", "redacted_thinking"}
@@ -89,20 +89,22 @@ class PromptUnit:
         return True
 
 
-def _as_blocks(content: Any) -> list:
+def content_blocks(content: Any) -> list:
+    """A message's ``content`` as a list of blocks (a string is one text block)."""
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     return list(content) if isinstance(content, list) else []
 
 
-def _current_turn_start(messages: list) -> int:
-    """Index after the last user message that carries no tool_result (a real prompt)."""
+def current_turn_start(messages: list) -> int:
+    """Index after the last user message that carries no tool_result (a real prompt):
+    the current turn is that message's answer, tool loop included."""
     for i in range(len(messages) - 1, -1, -1):
         msg = messages[i]
         if not isinstance(msg, dict) or msg.get("role") != "user":
             continue
         if not any(isinstance(b, dict) and b.get("type") == "tool_result"
-                   for b in _as_blocks(msg.get("content"))):
+                   for b in content_blocks(msg.get("content"))):
             return i + 1
     return 0
 
@@ -113,15 +115,15 @@ def _raw_units(body: dict, keeps_prior_thinking: bool) -> Iterable[tuple[str, st
     for i, tool in enumerate(tools if isinstance(tools, list) else []):
         yield f"tools.{i}", "tools", tool
     system = body.get("system")
-    for i, block in enumerate(_as_blocks(system) if system is not None else []):
+    for i, block in enumerate(content_blocks(system) if system is not None else []):
         yield f"system.{i}", "system", block
     messages = body.get("messages")
     messages = messages if isinstance(messages, list) else []
-    turn_start = _current_turn_start(messages)
+    turn_start = current_turn_start(messages)
     for i, msg in enumerate(messages):
         if not isinstance(msg, dict):
             continue
-        for j, block in enumerate(_as_blocks(msg.get("content"))):
+        for j, block in enumerate(content_blocks(msg.get("content"))):
             if (not keeps_prior_thinking and i < turn_start and msg.get("role") == "assistant"
                     and isinstance(block, dict) and block.get("type") in _UNCACHEABLE):
                 continue  # the API strips earlier turns' thinking on these models

@@ -22,9 +22,15 @@ It is *stricter* than the real API in a few places, on purpose:
 
 * consecutive messages with the same role are an error (the real API merges them);
 * by default the last message must be a ``user`` message (assistant prefill is not
-  supported by the fake server).  Pass ``allow_assistant_last=True`` to allow it;
+  supported by the fake server, and the newest models refuse it too). Pass
+  ``allow_assistant_last=True`` to allow it; the server also allows it for a
+  ``pause_turn`` continuation (the final message is exactly the paused content);
 * a request whose messages contain ``tool_use`` / ``tool_result`` blocks must
   define ``tools`` (the real API does this too).
+
+``max_tokens: 0`` is accepted (cache pre-warming) except with ``stream: true``, forced
+tool use or ``output_config.format``, which the docs say are rejected (the wording of
+those three messages is the fake's own).
 """
 
 from __future__ import annotations

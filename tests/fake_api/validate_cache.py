@@ -15,7 +15,8 @@ are known):
   ``A maximum of 4 blocks with cache_control may be provided. Found 5.``
 * A 1-hour breakpoint may not follow a 5-minute one in the order tools, system,
   messages: ``...cache_control.ttl: a ttl='1h' cache_control block must not come after a
-  ttl='5m' cache_control block. ...``.
+  ttl='5m' cache_control block. ...`` (the first sentence as the API sends it; the
+  sentence after it, on the order of blocks, paraphrases the API's).
 * Automatic caching puts its breakpoint on the last cacheable block (walking back over
   thinking blocks and empty text; none found: no automatic breakpoint). When that block
   already has an explicit ``cache_control`` with the same TTL, automatic caching is a

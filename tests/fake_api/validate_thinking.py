@@ -38,6 +38,12 @@ History rules (thinking blocks in assistant messages):
   must carry the very thinking blocks its reply had, in order (else "cannot be
   modified"). Thinking blocks of earlier turns may be left out. With thinking off they
   are accepted and ignored, as documented.
+
+The docs also describe a "graceful degradation" when thinking is toggled inside a tool
+loop: that is what happens here when the reply that started the loop had no thinking
+(nothing is required of it). Messages the docs and observed API errors do not give
+(``between_tools`` unsupported, a thinking block in a user message) are the fake's own,
+in the API's style.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from typing import Any
 
 from .models import EFFORT_LEVELS, ModelSpec
 from .thinking import EmittedTurns, SignatureCheck, ThinkingSigner, block_identity
+from .tokens import content_blocks, current_turn_start
 
 __all__ = ["ThinkingMode", "thinking_mode", "config_error", "history_error",
            "EXPECTED_THINKING_MSG", "MODIFIED_MSG"]
@@ -167,30 +174,15 @@ def config_error(body: dict, spec: ModelSpec) -> str | None:
     return None
 
 
-def _blocks(msg: dict) -> list:
-    content = msg.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}] if content else []
-    return content if isinstance(content, list) else []
-
-
-def _turn_start(messages: list) -> int:
-    for i in range(len(messages) - 1, -1, -1):
-        if messages[i].get("role") == "user" and not any(
-                b.get("type") == "tool_result" for b in _blocks(messages[i])):
-            return i + 1
-    return 0
-
-
 def history_error(body: dict, spec: ModelSpec, signer: ThinkingSigner,
                   emitted: EmittedTurns) -> str | None:
     """The 400 message for the thinking blocks the request sends back, or None."""
     messages = body["messages"]
-    turn = _turn_start(messages)
+    turn = current_turn_start(messages)
     for i, msg in enumerate(messages):
         if msg.get("role") != "assistant":
             continue
-        blocks = _blocks(msg)
+        blocks = content_blocks(msg.get("content"))
         for j, block in enumerate(blocks):
             if block.get("type") not in _THINKING:
                 continue
@@ -207,7 +199,7 @@ def history_error(body: dict, spec: ModelSpec, signer: ThinkingSigner,
     mode = thinking_mode(body, spec)
     last = messages[-1]
     in_tool_loop = last.get("role") == "user" and any(
-        b.get("type") == "tool_result" for b in _blocks(last))
+        b.get("type") == "tool_result" for b in content_blocks(last.get("content")))
     if mode is ThinkingMode.OFF or not in_tool_loop:
         return None
     first = True
@@ -215,7 +207,7 @@ def history_error(body: dict, spec: ModelSpec, signer: ThinkingSigner,
         msg = messages[i]
         if msg.get("role") != "assistant":
             continue
-        blocks = _blocks(msg)
+        blocks = content_blocks(msg.get("content"))
         tool_ids = [b.get("id") for b in blocks if b.get("type") == "tool_use"]
         record = emitted.for_tools(tool_ids)
         # What the reply had decides; a history the server never sent needs thinking
