@@ -139,7 +139,7 @@ def prepare_messages(fake: ServerState, idx: int, body: Any) -> Rejection | Prep
         cache_creation_input_tokens=usage.cache_creation_input_tokens,
         cache_read_input_tokens=usage.cache_read_input_tokens,
         cache_creation_5m=usage.cache_creation_5m, cache_creation_1h=usage.cache_creation_1h,
-        output_tokens=START_OUTPUT_TOKENS if body.get("stream") else em.output_tokens,
+        output_tokens=START_OUTPUT_TOKENS if body.get("stream") else 0,  # nothing sent yet
         planned_output_tokens=em.output_tokens, thinking_tokens=em.thinking_tokens,
         stop_reason=em.stop_reason)
     return Prepared(reply, em, fake._record_usage(record))

@@ -284,7 +284,8 @@ class Handler(BaseHTTPRequestHandler):
                             headers)
             return
         self._send_json(200, message_json(em), headers)
-        self.server.fake._update_usage(prepared.usage_index, completed=True)
+        self.server.fake._update_usage(prepared.usage_index, completed=True,
+                                       output_tokens=em.output_tokens)
 
     def _stream_reply(self, prepared: endpoints.Prepared, headers: dict[str, str]) -> None:
         fake = self.server.fake

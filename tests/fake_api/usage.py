@@ -17,7 +17,8 @@ prompt (:mod:`tests.fake_api.tokens`), split by :mod:`tests.fake_api.cache`.
 ``/v1/messages`` request answered with a message (not the 4xx rejections nor scripted HTTP
 errors), what the server told the client. ``output_tokens`` is the last figure the client
 was sent: 1 from ``message_start`` while the stream has not reached ``message_delta``
-(a cut, stalled or failed stream), the final count after it. ``completed`` is True once
+(a cut, stalled or failed stream), the final count after it (a non-streaming request: 0
+until its body went out). ``completed`` is True once
 ``message_stop`` (or the JSON body) went out; ``interrupted`` is its opposite for a
 response that had started. ``planned_output_tokens`` is what the full reply would report;
 ``streamed_output_tokens`` estimates (``ceil(chars / 4)``) the deltas actually written.
