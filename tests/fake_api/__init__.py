@@ -2,11 +2,28 @@
 
     from tests.fake_api import FakeAnthropicServer, Reply, validate_messages
 
-See ``server.py`` for the scripting API and ``validate.py`` for request validation.
+Where to look:
+
+* ``server.py``: :class:`FakeAnthropicServer`, its options and what it records;
+* ``replies.py`` and ``reply_stops.py``: every :class:`Reply` factory (text, tools,
+  stalls, errors, thinking, each stop reason, ``pause_turn`` continuation);
+* ``tokens.py``: the token estimator behind ``usage`` and ``count_tokens``;
+* ``cache.py`` and ``validate_cache.py``: prompt caching by breakpoints and prefixes;
+* ``models.py``: the model catalogue, context windows and the Models API;
+* ``thinking.py`` and ``validate_thinking.py``: signatures and the thinking rules;
+* ``validate.py``: the order of validation and the message-shape rules;
+* ``usage.py``: the usage shapes and ``srv.usage`` records.
+
 The pytest fixture ``fake_api`` lives in ``tests.fake_api.fixtures``.
 """
 
-from .server import FakeAnthropicServer, Reply, new_tool_use_id
+from .cache import FakeClock
+from .ids import new_tool_use_id
+from .models import DEFAULT_MODELS, ModelSpec
+from .replies import Reply
+from .server import FakeAnthropicServer
+from .usage import UsageRecord
 from .validate import validate_messages
 
-__all__ = ["FakeAnthropicServer", "Reply", "new_tool_use_id", "validate_messages"]
+__all__ = ["FakeAnthropicServer", "Reply", "ModelSpec", "DEFAULT_MODELS", "FakeClock",
+           "UsageRecord", "new_tool_use_id", "validate_messages"]

@@ -1,5 +1,19 @@
 """Strict validation of Messages API request bodies, modelled on the real API.
 
+This is the one entry point for request validation; the rules of caching and thinking
+live beside it in :mod:`tests.fake_api.validate_cache` and
+:mod:`tests.fake_api.validate_thinking`. The server applies, in order:
+
+1. :func:`validate_messages` (stateless: the body's shape, roles, tool_use/tool_result
+   pairing, thinking block fields, ``cache_control`` rules) -> 400;
+2. the model lookup -> 404 ``not_found_error`` ``model: NAME``
+   (:func:`unknown_model_message`);
+3. :func:`model_rules_error` (``max_tokens`` against the model's ceiling, ``thinking`` /
+   ``effort`` / ``tool_choice`` for this model, thinking blocks sent back: signatures and
+   the tool-loop rule) -> 400;
+4. :func:`window_error` (the prompt against the model's context window) -> 400
+   ``prompt is too long: N tokens > M maximum``.
+
 ``validate_messages(body)`` returns ``None`` when the body is acceptable, or the
 message the real API would put in a 400 ``invalid_request_error`` (wording copied
 from, or written in the style of, the real API).
@@ -8,9 +22,15 @@ It is *stricter* than the real API in a few places, on purpose:
 
 * consecutive messages with the same role are an error (the real API merges them);
 * by default the last message must be a ``user`` message (assistant prefill is not
-  supported by the fake server).  Pass ``allow_assistant_last=True`` to allow it;
+  supported by the fake server, and the newest models refuse it too). Pass
+  ``allow_assistant_last=True`` to allow it; the server also allows it for a
+  ``pause_turn`` continuation (the final message is exactly the paused content);
 * a request whose messages contain ``tool_use`` / ``tool_result`` blocks must
   define ``tools`` (the real API does this too).
+
+``max_tokens: 0`` is accepted (cache pre-warming) except with ``stream: true``, forced
+tool use or ``output_config.format``, which the docs say are rejected (the wording of
+those three messages is the fake's own).
 """
 
 from __future__ import annotations
@@ -18,7 +38,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["validate_messages"]
+from .models import ModelSpec
+from .thinking import EmittedTurns, ThinkingSigner
+from .validate_cache import cache_control_error
+from .validate_thinking import config_error, history_error
+
+__all__ = ["validate_messages", "model_rules_error", "window_error", "unknown_model_message"]
 
 _TOOL_ID_RE = re.compile(r"^[a-zA-Z0-9_-]+$")
 _TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
@@ -55,6 +80,9 @@ def _check_text_block(block: dict, where: str, scope: str = "messages") -> str |
     text = block.get("text")
     if not isinstance(text, str):
         return f"{where}.text: Input should be a valid string"
+    if "cache_control" in block and not text.strip():  # this error wins over the next two
+        tag = ".text" if scope == "messages" else ""
+        return f"{where}{tag}: cache_control cannot be set for empty text blocks"
     if text == "":
         return f"{scope}: text content blocks must be non-empty"
     if not text.strip():
@@ -119,23 +147,71 @@ def _check_tool_result_content(content: Any, where: str) -> str | None:
     return None
 
 
-def validate_messages(body: Any, *, allow_assistant_last: bool = False) -> str | None:
-    """Return the real-API-style 400 error message for ``body``, or ``None`` if valid."""
+def _check_max_tokens(body: dict) -> str | None:
+    max_tokens = body["max_tokens"]
+    if not _is_int(max_tokens):
+        return "max_tokens: Input should be a valid integer"
+    if max_tokens < 0:
+        return "max_tokens: Input should be greater than or equal to 0"
+    if max_tokens == 0:  # cache pre-warming: no output, so nothing that implies output
+        choice = body.get("tool_choice")
+        if body.get("stream"):
+            return "max_tokens: 0 (cache pre-warming) cannot be combined with `stream: true`"
+        if isinstance(choice, dict) and choice.get("type") in ("any", "tool"):
+            return "max_tokens: 0 (cache pre-warming) cannot be combined with forced tool use"
+        if isinstance(body.get("output_config"), dict) and body["output_config"].get("format"):
+            return "max_tokens: 0 (cache pre-warming) cannot be combined with `output_config.format`"
+    return None
+
+
+def _check_tool_choice(choice: Any, tools: Any) -> str | None:
+    if choice is None:
+        return None
+    if not isinstance(choice, dict) or choice.get("type") not in ("auto", "any", "tool", "none"):
+        return ("tool_choice: Input tag found using 'type' does not match any of the expected "
+                "tags: 'auto', 'any', 'tool', 'none'")
+    if choice["type"] == "tool":
+        names = {t.get("name") for t in tools or [] if isinstance(t, dict)}
+        if not isinstance(choice.get("name"), str):
+            return "tool_choice.tool.name: Field required"
+        if choice["name"] not in names:
+            return f"Tool '{choice['name']}' not found in the provided tools"
+    return None
+
+
+def _check_thinking_block(block: dict, role: str, where: str) -> str | None:
+    kind = block["type"]
+    if role != "assistant":
+        return f"{where}: `{kind}` blocks can only be in `assistant` messages"
+    fields = ("thinking", "signature") if kind == "thinking" else ("data",)
+    for name in fields:
+        if name not in block:
+            return f"{where}.{kind}.{name}: Field required"
+        if not isinstance(block[name], str):
+            return f"{where}.{kind}.{name}: Input should be a valid string"
+    return None
+
+
+def validate_messages(body: Any, *, allow_assistant_last: bool = False,
+                      require_max_tokens: bool = True) -> str | None:
+    """Return the real-API-style 400 error message for ``body``, or ``None`` if valid.
+
+    ``require_max_tokens=False`` is for ``/v1/messages/count_tokens``, whose body has none.
+    """
     if not isinstance(body, dict):
         return "Request body must be a JSON object"
 
     # --- required top-level fields -------------------------------------------------
     for field in ("max_tokens", "messages", "model"):
-        if field not in body:
+        if field not in body and (field != "max_tokens" or require_max_tokens):
             return f"{field}: Field required"
     model = body["model"]
     if not isinstance(model, str) or not model:
         return "model: Input should be a valid string"
-    max_tokens = body["max_tokens"]
-    if not _is_int(max_tokens):
-        return "max_tokens: Input should be a valid integer"
-    if max_tokens < 1:
-        return "max_tokens: Input should be greater than or equal to 1"
+    if "max_tokens" in body:
+        err = _check_max_tokens(body)
+        if err:
+            return err
     if "stream" in body and not isinstance(body["stream"], bool):
         return "stream: Input should be a valid boolean"
 
@@ -243,6 +319,10 @@ def validate_messages(body: Any, *, allow_assistant_last: bool = False) -> str |
                             f"{where}: Requests which include `tool_use` or `tool_result` blocks "
                             "must define tools."
                         )
+                elif btype in ("thinking", "redacted_thinking"):
+                    err = _check_thinking_block(block, role, where)
+                    if err:
+                        return err
                 blocks.append(block)
         else:
             return f"messages.{i}.content: Input should be a valid string or a valid list"
@@ -310,4 +390,34 @@ def validate_messages(body: Any, *, allow_assistant_last: bool = False) -> str |
             'messages: the final message must use the "user" role '
             "(this fake server does not support assistant prefill)"
         )
+    err = _check_tool_choice(body.get("tool_choice"), body.get("tools"))
+    if err:
+        return err
+    return cache_control_error(body)
+
+
+def unknown_model_message(model: str) -> str:
+    """The 404 ``not_found_error`` message for a model the catalogue does not have."""
+    return f"model: {model}"
+
+
+def model_rules_error(body: dict, spec: ModelSpec, signer: ThinkingSigner,
+                      emitted: EmittedTurns) -> str | None:
+    """The 400 message for what this model does not accept in a valid body, or None."""
+    max_tokens = body.get("max_tokens")
+    if _is_int(max_tokens) and max_tokens > spec.max_tokens:
+        return (f"max_tokens: {max_tokens} > {spec.max_tokens}, which is the maximum allowed "
+                f"number of output tokens for {spec.id}")
+    return config_error(body, spec) or history_error(body, spec, signer, emitted)
+
+
+def window_error(body: dict, spec: ModelSpec, input_tokens: int) -> str | None:
+    """The 400 message when the prompt does not fit the model's context window, or None."""
+    window = spec.max_input_tokens
+    if input_tokens > window:
+        return f"prompt is too long: {input_tokens} tokens > {window} maximum"
+    max_tokens = body.get("max_tokens") or 0
+    if spec.overflow_is_error and input_tokens + max_tokens > window:
+        return (f"input length and `max_tokens` exceed context limit: {input_tokens} + "
+                f"{max_tokens} > {window}, decrease input length or `max_tokens` and try again")
     return None
