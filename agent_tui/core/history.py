@@ -121,7 +121,7 @@ class _Builder:
         self.pending_user: list[dict[str, Any]] = []
         self.last_turn_calls: list[tuple[str, ToolState]] = []
         self.note_due = False
-        self.cut_note_due = False
+        self.cut_note_due = ""  # the note owed after an answer cut off
         self.stripped_thinking = False  # another model's thinking was left out
         self.stripped_in_last = False  # ... from the newest assistant message
 
@@ -175,11 +175,15 @@ class _Builder:
         else:
             self.messages.append({"role": "assistant", "content": blocks})
         self.open_calls = [(b["id"], b["name"]) for b in blocks if b["type"] == "tool_use"]
-        if record.ended == "max_tokens" and not self.open_calls:
-            self.cut_note_due = True
+        if record.ended in CUT_NOTES and not self.open_calls:
+            self.cut_note_due = CUT_NOTES[record.ended]
 
 
 THINKING_TYPES = ("thinking", "redacted_thinking")
+# Server tools' blocks: run by the API, sent back verbatim (a paused turn needs them).
+SERVER_TYPES = ("server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
+                "code_execution_tool_result", "bash_code_execution_tool_result",
+                "text_editor_code_execution_tool_result", "tool_search_tool_result")
 
 
 def _keep_block(block: dict[str, Any], foreign: bool) -> bool:
@@ -190,7 +194,7 @@ def _keep_block(block: dict[str, Any], foreign: bool) -> bool:
         # Sent back verbatim, signature included; another model's signatures are
         # rejected by the API, so its thinking stays in the journal only.
         return not foreign
-    return kind == "tool_use"
+    return kind == "tool_use" or kind in SERVER_TYPES
 
 
 def effective_records(records: Iterable[Any]) -> list[Any]:
@@ -241,10 +245,16 @@ def model_records(records: Iterable[Any]) -> list[Any]:
 SUMMARY_HEADER = (
     "[The conversation before this point was compacted to save context. Summary of it:]"
 )
-CUT_NOTE = (
-    "[Your previous answer was cut off at the output limit (max_tokens). Continue from "
-    "where it stopped if it is still needed.]"
-)
+CUT_NOTES = {
+    "max_tokens": (
+        "[Your previous answer was cut off at the output limit (max_tokens). Continue "
+        "from where it stopped if it is still needed.]"
+    ),
+    "model_context_window_exceeded": (
+        "[Your previous answer was cut off: the context window was full. The conversation "
+        "has been compacted; continue from where you stopped.]"
+    ),
+}
 
 
 REWIND_NOTE = (
@@ -290,8 +300,8 @@ def build_view(records: Iterable[Any], model: str | None = None) -> View:
             b.user_text(f"{SUMMARY_HEADER}\n{record.summary}")
             continue
         if isinstance(record, UserMessageRecord) and b.cut_note_due:
-            b.user_text(CUT_NOTE)
-            b.cut_note_due = False
+            b.user_text(b.cut_note_due)
+            b.cut_note_due = ""
         if isinstance(record, UserMessageRecord):
             if b.note_due:
                 b.user_text(interrupted_note(b.last_turn_calls))
@@ -319,6 +329,8 @@ def build_view(records: Iterable[Any], model: str | None = None) -> View:
             b.note_due = record.status is TurnStatus.CANCELLED
             if not b.note_due:
                 b.last_turn_calls = []
+    if b.cut_note_due and b.messages and b.messages[-1]["role"] == "assistant":
+        b.user_text(b.cut_note_due)  # the turn goes on after the cut: say so first
     b.flush_user()
     return View(b.messages, b.stripped_thinking, b.stripped_in_last)
 
@@ -366,6 +378,9 @@ def check_model_view(messages: list[Message]) -> None:
                     raise ModelViewError(f"messages.{i}.content.{j}: {kind} in a user message")
                 if kind == "thinking" and not block.get("signature"):
                     raise ModelViewError(f"messages.{i}.content.{j}: thinking without a signature")
+            elif kind in SERVER_TYPES:
+                if role != "assistant":
+                    raise ModelViewError(f"messages.{i}.content.{j}: {kind} in a user message")
             elif kind == "image":
                 if role != "user":
                     raise ModelViewError(f"messages.{i}.content.{j}: image from assistant")

@@ -56,6 +56,15 @@ class Reply(BaseModel):
         return [c for i, c in sorted(self.calls.items()) if c.input is not None]
 
 
+def _complete_other(block: dict[str, Any]) -> None:
+    partial = block.pop("_partial")
+    if partial.strip():
+        try:
+            block["input"] = json.loads(partial)
+        except (json.JSONDecodeError, RecursionError):
+            block["_incomplete"] = partial
+
+
 class ReplyReader:
     """Folds stream events into a Reply, telling each call's state through the log."""
 
@@ -86,17 +95,25 @@ class ReplyReader:
                 block["signature"] += event.signature
         elif isinstance(event, model.RedactedThinking):
             reply.blocks[event.index] = {"type": "redacted_thinking", "data": event.data}
+        elif isinstance(event, model.OtherBlockStarted):
+            reply.blocks[event.index] = dict(event.block, _partial="")
         elif isinstance(event, model.ToolUseStarted):
             call = ToolCall(id=event.id, name=event.name, index=event.index)
             reply.calls[event.index] = call
             self.log.calls[call.id] = call
             self.log.set_tool_state(call, ToolState.STREAMING)
         elif isinstance(event, model.ToolInputDelta):
-            reply.calls[event.index].input_json += event.partial_json
+            if event.index in reply.calls:
+                reply.calls[event.index].input_json += event.partial_json
+            elif "_partial" in reply.blocks.get(event.index, {}):
+                reply.blocks[event.index]["_partial"] += event.partial_json
         elif isinstance(event, model.BlockStopped):
             call = reply.calls.get(event.index)
             if call is not None:
                 self._complete_call(call)
+            other = reply.blocks.get(event.index)
+            if other is not None and "_partial" in other:
+                _complete_other(other)
         elif isinstance(event, model.MessageEnded):
             reply.stop_reason = event.stop_reason
             usage = reply.usage or model.UsageCounts()
@@ -149,6 +166,9 @@ class ReplyReader:
                 block = dict(reply.blocks[index])
                 if block["type"] == "thinking" and not block.get("signature"):
                     cut_thinking.append(block)  # never sent back: it has no signature
+                elif "_partial" in block or "_incomplete" in block:
+                    incomplete.append({"type": block["type"], "partial": block.get("_partial")
+                                       or block.get("_incomplete")})
                 else:
                     blocks.append(block)
                 continue

@@ -18,6 +18,8 @@ from pydantic import BaseModel
 from agent_tui.providers.base import ModelInfo
 
 MIN_BUDGET = 1024
+# Some models omit thinking text unless asked: the user should see what it thinks.
+DISPLAY = "summarized"
 
 
 class ThinkingMode(StrEnum):
@@ -72,7 +74,8 @@ def request_params(
     mode = setting.mode
     if mode is ThinkingMode.AUTO:
         if info is not None and info.thinking_adaptive:
-            return ThinkingParams(thinking={"type": "adaptive"}, max_tokens=max_tokens)
+            return ThinkingParams(thinking={"type": "adaptive", "display": DISPLAY},
+                                  max_tokens=max_tokens)
         return ThinkingParams(max_tokens=max_tokens)  # the model's own default
     if mode is ThinkingMode.OFF:
         if info is not None and not info.thinking_disabled:
@@ -83,7 +86,8 @@ def request_params(
         if info is not None and not info.thinking_adaptive:
             return ThinkingParams(max_tokens=max_tokens,
                                   problem="this model does not offer adaptive thinking")
-        return ThinkingParams(thinking={"type": "adaptive"}, max_tokens=max_tokens)
+        return ThinkingParams(thinking={"type": "adaptive", "display": DISPLAY},
+                              max_tokens=max_tokens)
     budget = setting.budget
     if info is not None and not info.thinking_enabled:
         return ThinkingParams(max_tokens=max_tokens,
@@ -93,9 +97,10 @@ def request_params(
         if model_max is not None and needed > model_max:
             budget = max(MIN_BUDGET, model_max - max(1024, model_max // 4))
             return ThinkingParams(
-                thinking={"type": "enabled", "budget_tokens": budget}, max_tokens=model_max,
+                thinking={"type": "enabled", "budget_tokens": budget, "display": DISPLAY},
+                max_tokens=model_max,
                 problem=f"thinking budget lowered to {budget} to stay below max_tokens",
             )
         max_tokens = needed
-    return ThinkingParams(thinking={"type": "enabled", "budget_tokens": budget},
+    return ThinkingParams(thinking={"type": "enabled", "budget_tokens": budget, "display": DISPLAY},
                           max_tokens=max_tokens)

@@ -144,7 +144,7 @@ def _convert(raw: Any) -> base.StreamEvent | None:
             return base.ThinkingStarted(index=raw.index)
         if block.type == "redacted_thinking":
             return base.RedactedThinking(index=raw.index, data=block.data)
-        return None
+        return base.OtherBlockStarted(index=raw.index, block=block.to_dict())
     if kind == "content_block_delta":
         delta = raw.delta
         if delta.type == "text_delta":

@@ -114,6 +114,15 @@ class RedactedThinking(BaseModel):
     data: str
 
 
+class OtherBlockStarted(BaseModel):
+    """A block the agent does not act on (``server_tool_use``, a server tool's
+    result, ...), kept verbatim: a paused turn must be sent back exactly."""
+
+    kind: Literal["other_block_started"] = "other_block_started"
+    index: int
+    block: dict[str, Any]
+
+
 class BlockStopped(BaseModel):
     kind: Literal["block_stopped"] = "block_stopped"
     index: int
@@ -139,6 +148,7 @@ StreamEvent = (
     | ThinkingDelta
     | SignatureDelta
     | RedactedThinking
+    | OtherBlockStarted
     | ToolUseStarted
     | ToolInputDelta
     | BlockStopped
