@@ -53,6 +53,8 @@ class Options:
     output_format: str
     input_format: str
     sandbox: bool | None = None  # None: the settings' sandbox.enabled
+    thinking: str | None = None  # None: the settings' thinking, else auto
+    effort: str | None = None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -82,6 +84,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
                    help="run commands under bubblewrap: writes only in the workspace, no "
                    "network (default: the settings' sandbox.enabled)")
+    p.add_argument("--thinking", metavar="off|adaptive|BUDGET", default=None,
+                   help="extended thinking: off, adaptive, or a budget in tokens (default: "
+                   "the settings' thinking, else what the model offers)")
+    p.add_argument("--effort", choices=("low", "medium", "high", "xhigh", "max"), default=None,
+                   help="output effort, where the model supports it")
     return p
 
 
@@ -107,7 +114,21 @@ def parse_options(argv: list[str]) -> Options:
         output_format=args.output_format,
         input_format=args.input_format,
         sandbox=args.sandbox,
+        thinking=_checked_thinking(args.thinking),
+        effort=args.effort,
     )
+
+
+def _checked_thinking(value: str | None) -> str | None:
+    if value is None:
+        return None
+    from agent_tui.core.thinking import ThinkingError, parse_thinking
+
+    try:
+        parse_thinking(value)
+    except ThinkingError as exc:
+        raise UsageError(f"--{exc}") from None
+    return value
 
 
 def make_provider(opts: Options) -> Provider:
@@ -201,7 +222,11 @@ class Wiring:
         )
         from agent_tui.core.session import Session
         from agent_tui.core.deps import AgentConfig, SessionDeps
+        from agent_tui.core.limits import ModelLimits
+        from agent_tui.core.pricing import PriceTable
         from agent_tui.core.subagent import SubAgents
+        from agent_tui.core.thinking import ThinkingError, parse_thinking
+        from agent_tui.core.usage import UsageMeter
         from agent_tui.tools.background import BackgroundJobs
         from agent_tui.tools.process import OWNER_ID
         from agent_tui.tools.process.orphans import start_orphan_reaper
@@ -255,10 +280,19 @@ class Wiring:
             or provider.default_model,
             session_id=session_id,
             env=dict(settings.env),
+            effort=opts.effort or settings.effort,
         )
+        try:
+            config.thinking = parse_thinking(opts.thinking or settings.thinking)
+        except ThinkingError as exc:  # a settings file's value: say so, think by default
+            emit(Notice(level=NoticeLevel.ERROR, text=f"settings: {exc}"))
+        prices = PriceTable(settings.prices)
+        for problem in prices.problems:
+            emit(Notice(level=NoticeLevel.ERROR, text=f"settings: {problem}"))
         deps = SessionDeps(config=config, provider=provider, tools=tools, policy=policy,
                            journal=journal, emit=emit, checkpoints=checkpoints,
-                           subagents=SubAgents(journal, emit))
+                           subagents=SubAgents(journal, emit), usage=UsageMeter(prices),
+                           limits=ModelLimits(settings.context_window))
         leftovers = self._leftovers(journal, emit)
         try:
             if not journal.records:

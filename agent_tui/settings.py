@@ -40,19 +40,21 @@ import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    StrictInt,
     StrictStr,
     ValidationError,
 )
 
 from agent_tui import containment_settings as cs
 from agent_tui.credentials import CREDENTIAL_VARS
+from agent_tui.json_positions import offset_of, position_at, positions_of
 from agent_tui.paths import settings_files, user_config_dir
 from agent_tui.permissions import InvalidRule, PermissionMode, PermissionRules, Rule
 
@@ -133,6 +135,17 @@ class PermissionsSection(BaseModel):
     default_mode: ModeName | None = Field(default=None, alias="defaultMode")
 
 
+class PriceEntry(BaseModel):
+    """A model's price in USD per million tokens (core/pricing.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_write: float = Field(ge=0)
+    cache_read: float = Field(ge=0)
+
+
 class SettingsFile(BaseModel):
     """One settings file, as written (validated, not merged)."""
 
@@ -145,11 +158,17 @@ class SettingsFile(BaseModel):
     env: dict[EnvName, EnvValue] = Field(default_factory=dict)
     limits: cs.LimitsSection = Field(default_factory=cs.LimitsSection)
     sandbox: cs.SandboxSection = Field(default_factory=cs.SandboxSection)
+    # The model's window when the Models API cannot say (core/limits.py).
+    context_window: StrictInt | None = Field(default=None, alias="contextWindow", ge=1024)
+    thinking: StrictStr | StrictInt | None = None  # off | adaptive | auto | a budget
+    effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
+    prices: dict[NonEmpty, PriceEntry] = Field(default_factory=dict)  # USD per MTok
 
 
 #: The keys a person may write, per object (for "did you mean" hints).
 _KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
-    (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox"],
+    (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
+         "contextWindow", "thinking", "effort", "prices"],
     ("permissions",): ["allow", "ask", "deny", "defaultMode"], **cs.KNOWN_KEYS,
 }
 
@@ -191,6 +210,10 @@ class LoadedSettings(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     limits: cs.Limits = Field(default_factory=cs.Limits)
     sandbox: cs.Sandbox = Field(default_factory=cs.Sandbox)
+    context_window: int | None = None
+    thinking: str | None = None
+    effort: str | None = None
+    prices: dict[str, dict[str, float]] = Field(default_factory=dict)
     files: list[Path] = Field(default_factory=list)  # the files that were applied
     problem_details: list[SettingsProblem] = Field(default_factory=list)
 
@@ -225,6 +248,12 @@ class LoadedSettings(BaseModel):
             self.model = data.model
         if data.theme is not None:
             self.theme = data.theme
+        for key in ("context_window", "effort"):
+            if getattr(data, key) is not None:
+                setattr(self, key, getattr(data, key))
+        if data.thinking is not None:
+            self.thinking = str(data.thinking)
+        self.prices.update({name: p.model_dump() for name, p in data.prices.items()})
         for key, value in data.env.items():
             if project and key in PROJECT_ENV_REFUSED:
                 self.problem_details.append(SettingsProblem(file=path, message=(
@@ -288,7 +317,7 @@ def parse_settings(
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            line, column = _position(raw, exc.start, newline=b"\n")
+            line, column = position_at(raw, exc.start, newline=b"\n")
             return None, [SettingsProblem(
                 file=path, line=line, column=column, message="not valid UTF-8 text",
             )]
@@ -312,12 +341,12 @@ def parse_settings(
     try:
         return SettingsFile.model_validate(value), []
     except ValidationError as exc:
-        positions = _positions(text)
+        positions = positions_of(text)
         problems = []
         for err in exc.errors():
             loc = tuple(err["loc"])
-            offset = _offset_of(positions, loc)
-            line, column = _position(text, offset) if offset is not None else (None, None)
+            offset = offset_of(positions, loc)
+            line, column = position_at(text, offset) if offset is not None else (None, None)
             problems.append(SettingsProblem(
                 file=path, line=line, column=column, message=_explain(err),
             ))
@@ -418,83 +447,3 @@ def _explain(err: Mapping[str, Any]) -> str:
     if kind == "value_error":
         return f"{what}: {err.get('ctx', {}).get('error', err['msg'])}"
     return f"{what}: {err['msg']}"
-
-
-# -- where a key is ----------------------------------------------------------------
-
-
-def _position(text: str | bytes, offset: int, *, newline: Any = "\n") -> tuple[int, int]:
-    """1-based (line, column) of ``offset``."""
-    line = text.count(newline, 0, offset) + 1
-    column = offset - (text.rfind(newline, 0, offset) + 1) + 1
-    return line, column
-
-
-def _positions(text: str) -> dict[tuple[Any, ...], int]:
-    """Offset of every member key and list element of a (valid) JSON document, by path.
-
-    For an object member the offset is its key's (the line a person looks for); a
-    repeated key maps to its last occurrence, the one ``json.loads`` keeps.
-    """
-    out: dict[tuple[Any, ...], int] = {}
-    decoder = json.JSONDecoder()
-    ws = re.compile(r"[ \t\n\r]*")
-
-    def skip(i: int) -> int:
-        m = ws.match(text, i)
-        return m.end() if m else i
-
-    def value(i: int, path: tuple[Any, ...]) -> int:
-        i = skip(i)
-        c = text[i]
-        if c == "{":
-            i = skip(i + 1)
-            if text[i] == "}":
-                return i + 1
-            while True:
-                i = skip(i)
-                start = i
-                key, i = json.decoder.scanstring(text, i + 1)
-                out[path + (key,)] = start
-                i = skip(i)  # at ':'
-                i = value(i + 1, path + (key,))
-                i = skip(i)
-                if text[i] == ",":
-                    i += 1
-                    continue
-                return i + 1
-        if c == "[":
-            i = skip(i + 1)
-            if text[i] == "]":
-                return i + 1
-            index = 0
-            while True:
-                i = skip(i)
-                out[path + (index,)] = i
-                i = value(i, path + (index,))
-                i = skip(i)
-                index += 1
-                if text[i] == ",":
-                    i += 1
-                    continue
-                return i + 1
-        _, end = decoder.raw_decode(text, i)
-        return end
-
-    try:
-        value(0, ())
-    except (ValueError, IndexError, RecursionError):
-        pass  # best effort: whatever was found before is still right
-    return out
-
-
-def _offset_of(positions: dict[tuple[Any, ...], int], loc: tuple[Any, ...]) -> int | None:
-    """The position of the longest prefix of ``loc`` found in the document."""
-    # pydantic uses the alias in locations, and "[key]" for a dict key's own error
-    # (but a document may also have a key really named "[key]")
-    for path in (tuple(loc), tuple(p for p in loc if p != "[key]")):
-        while path:
-            if path in positions:
-                return positions[path]
-            path = path[:-1]
-    return None

@@ -12,7 +12,8 @@ import time
 import pytest
 
 from agent_tui.protocol import Decide, Interrupt, UserMessage
-from agent_tui.core.permission import Decision, Ruling, Verdict
+from agent_tui.core.permission import Ruling
+from agent_tui.protocol import Decision, Verdict
 from agent_tui.providers.anthropic import AnthropicProvider
 from tests.fake_api import Reply
 from tests.harness import plain, QuickTool, SlowTool, StubbornTool, start_session

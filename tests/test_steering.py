@@ -138,3 +138,32 @@ async def test_send_now_moves_the_running_command_to_the_background(fake_api, tm
     await jobs.shutdown()
     assert not alive()
     await run.close()
+
+
+async def test_a_queued_steer_can_be_edited_or_taken_back_before_it_is_applied(fake_api, tmp_path):
+    from agent_tui.protocol import EditQueued, RemoveQueued
+
+    slow = SlowTool()
+    fake_api.enqueue(Reply.tool_use("slow", {"note": "x"}, id="toolu_q"), Reply.text("ok"))
+    run = start_session(provider_for(fake_api), [slow], tmp_path)
+    run.submit(UserMessage(text="build it"))
+    await asyncio.wait_for(slow.started.wait(), 10)
+    run.submit(UserMessage(text="first draft"))
+    run.submit(UserMessage(text="to be dropped"))
+    await run.rec.wait_type("steer_state", 2)
+    first, second = (e.id for e in run.rec.of("steer_state")[:2])
+    run.submit(EditQueued(id=first, text="edited steer"))
+    run.submit(RemoveQueued(id=second))
+    await run.rec.wait_type("steer_state", 4)
+    slow.release.set()
+    await run.idle()
+    await run.close()
+    states = [(e.id, e.state) for e in run.rec.of("steer_state")]
+    assert (first, "edited") in states and (second, "removed") in states
+    assert (first, "applied") in states and (second, "applied") not in states
+    sent = plain(fake_api.requests[1]["messages"][-1]["content"])
+    assert {"type": "text", "text": "edited steer"} in sent
+    assert "to be dropped" not in str(sent)
+    # Too late: an applied item can no longer be edited.
+    run2_notice = [e for e in run.rec.of("notice") if "no longer queued" in e.text]
+    assert run2_notice == []

@@ -19,7 +19,7 @@ from agent_tui.protocol import (  # noqa: E402
     TurnStarted,
     UserMessage,
 )
-from agent_tui.core.permission import Decision  # noqa: E402
+from agent_tui.protocol import Decision  # noqa: E402
 from agent_tui.core.state import ToolState  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.screens.help import HelpScreen  # noqa: E402

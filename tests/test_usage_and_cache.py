@@ -135,3 +135,45 @@ async def test_an_unknown_price_reports_none_not_a_guess(tmp_path):
     (event,) = run.rec.of("usage")
     assert event.cost_usd is None
     await asyncio.sleep(0)
+
+
+async def test_stream_json_carries_one_usage_event_per_request_and_takes_compact(fake_api,
+                                                                               tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from tests.test_print_mode import env_for, events_of
+
+    def answer(body):
+        blocks = body["messages"][-1]["content"]
+        if any("Write a summary of this conversation" in b.get("text", "") for b in blocks):
+            return Reply.text("the summary")
+        return Reply.text("an answer")
+
+    for _ in range(4):
+        fake_api.enqueue(answer)
+    ops = "\n".join(json.dumps(op) for op in (
+        {"type": "user_message", "text": "first"},
+        {"type": "compact", "instructions": "keep names"},
+        {"type": "user_message", "text": "second"},
+    )) + "\n"
+    out = subprocess.run(
+        [sys.executable, "-m", "agent_tui.cli", "-p", "--input-format", "stream-json",
+         "--output-format", "stream-json", "--model", "claude-test", "--cwd", str(tmp_path)],
+        input=ops, capture_output=True, text=True, timeout=60,
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
+    )
+    assert out.returncode == 0, out.stderr
+    events = events_of(out.stdout)
+    usage = [e for e in events if e["type"] == "usage"]
+    assert [u["purpose"] for u in usage] == ["turn", "compaction", "turn"]
+    for u in usage:
+        assert set(u) >= {"turn_id", "model", "input_tokens", "output_tokens",
+                          "cache_read_input_tokens", "cache_creation_input_tokens",
+                          "interrupted", "purpose"}
+    states = [e["state"] for e in events if e["type"] == "compaction"]
+    assert states == ["started", "completed"]
+    done = next(e for e in events if e["type"] == "compaction" and e["state"] == "completed")
+    assert done["tokens_before"] > 0 and done["tokens_after"] > 0
+    assert len(fake_api.requests) == 3 and fake_api.rejections == []

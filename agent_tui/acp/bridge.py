@@ -47,7 +47,7 @@ from agent_tui.protocol import (
     TurnStateChanged,
     UserMessage,
 )
-from agent_tui.core.permission import Decision
+from agent_tui.protocol import Decision
 from agent_tui.core.session import Session
 from agent_tui.core.state import ToolState
 from agent_tui.protocol.states import TurnStatus

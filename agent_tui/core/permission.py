@@ -12,7 +12,7 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from agent_tui.core.tool import Tool
-from agent_tui.protocol.states import Decision, Verdict
+from agent_tui.protocol.states import Verdict
 
 
 class Ruling(BaseModel):

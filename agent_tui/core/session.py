@@ -22,13 +22,6 @@ from agent_tui.protocol import (
     CancelTool,
     ClearConversation,
     Compact,
-    CompactionTrigger,
-    ConversationCleared,
-    EditQueued,
-    ListModels,
-    RemoveQueued,
-    SetModel,
-    SetThinking,
     Decide,
     ListRewindPoints,
     PlanRewind,
@@ -52,20 +45,17 @@ from agent_tui.protocol import (
     UserMessage,
 )
 from agent_tui.core.journal import (
-    ConversationClearedRecord,
     JournalWriteError,
     SteerRecord,
     TurnEndedRecord,
     UserMessageRecord,
 )
-from agent_tui.cancel import Cancelled
-from agent_tui.core.compaction import CompactionFailed, Compactor
 from agent_tui.core.memory import MemoryFile, load_memory
 from agent_tui.core.model_control import ModelControl
 from agent_tui.core.prompt import build_system_prompt
 from agent_tui.core.queue import Queued
-from agent_tui.core.request import thinking_params
 from agent_tui.core.rewind import Rewinder
+from agent_tui.core.session_controls import SessionControls
 from agent_tui.core.subagent import SubAgents
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.tool import ToolSet
@@ -81,7 +71,7 @@ class BackgroundWork(Protocol):
     async def shutdown(self) -> None: ...
 
 
-class Session:
+class Session(SessionControls):
     def __init__(
         self,
         deps: SessionDeps,
@@ -124,6 +114,7 @@ class Session:
         self.models = ModelControl(deps)
         self.models.restore()
         self._hold_scope: CancelScope | None = None
+        self._compact_pending: str | None = None  # /compact asked while a turn ran
         self.subagents = deps.subagents
         self.rewinder = Rewinder(deps)
         if isinstance(self.subagents, SubAgents):
@@ -216,7 +207,7 @@ class Session:
             except Exception as exc:
                 self._emit(Notice(level=NoticeLevel.ERROR, text=f"could not start: {exc!r}"))
         # The model's window and capabilities, in the background: no turn waits.
-        self.deps.limits.learn(self.deps.provider, self.deps.config.model)
+        self._side(self._check_model())
         if self.ready:
             self._ready_task = asyncio.ensure_future(
                 asyncio.gather(*(wait() for wait in self.ready), return_exceptions=True)
@@ -301,85 +292,22 @@ class Session:
             else:
                 self._rewinding(self._answer(self.rewinder.rewind(op)))
 
-    def _handle_settings(self, op: Any) -> bool:
-        """Ops about the conversation's settings and queue. True when handled."""
-        if isinstance(op, SetModel):
-            self._side(self.models.set_model(op.model))
-        elif isinstance(op, SetThinking):
-            self.models.set_thinking(op.thinking)
-        elif isinstance(op, ListModels):
-            self._side(self._answer(self.models.list_models(), what="listing models"))
-        elif isinstance(op, Compact):
-            if self._turn is not None:
-                self._turn.request_compaction(op.instructions)
-                self._emit(Notice(level=NoticeLevel.INFO,
-                                  text="compaction will run before the next model request"))
-            else:
-                self._rewinding(self._compact_idle(op.instructions))
-        elif isinstance(op, ClearConversation):
-            if self._turn is not None:
-                self._emit(Notice(level=NoticeLevel.WARNING,
-                                  text="a turn is running: stop it (Esc) before /clear"))
-            else:
-                self._record(ConversationClearedRecord())
-                self.deps.usage.forget()
-                self._emit(ConversationCleared())
-        elif isinstance(op, EditQueued):
-            item = self.deps.queue.edit(op.id, op.text)
-            if item is None:
-                self._emit(Notice(level=NoticeLevel.INFO,
-                                  text="that message is no longer queued (already applied)"))
-            else:
-                self._record(SteerRecord(id=item.id, steer_kind=item.kind,
-                                         state=SteerStatus.EDITED, text=item.text))
-                self._emit(SteerState(id=item.id, state=SteerStatus.EDITED, kind=item.kind,
-                                      text=item.text))
-        elif isinstance(op, RemoveQueued):
-            item = self.deps.queue.remove(op.id)
-            if item is None:
-                self._emit(Notice(level=NoticeLevel.INFO,
-                                  text="that message is no longer queued (already applied)"))
-            else:
-                self._record(SteerRecord(id=item.id, steer_kind=item.kind,
-                                         state=SteerStatus.REMOVED, text=item.text))
-                self._emit(SteerState(id=item.id, state=SteerStatus.REMOVED, kind=item.kind,
-                                      text=item.text))
-        else:
-            return False
-        return True
-
-    async def _compact_idle(self, focus: str) -> None:
-        """``/compact`` between turns: held like a rewind; Esc cancels it."""
-        cfg = self.deps.config
-        scope = self._hold_scope = self.root.child("compaction")
-        params = thinking_params(self.deps)
-        try:
-            await Compactor(self.deps, cfg.system, self.deps.limits.window(cfg.model)).compact(
-                turn_id="compaction", scope=scope, trigger=CompactionTrigger.MANUAL,
-                focus=focus, thinking=params.thinking, max_tokens=params.max_tokens,
-            )
-        except Cancelled:
-            pass  # said by the compactor: the conversation is unchanged
-        except CompactionFailed as exc:
-            self._emit(Notice(level=NoticeLevel.WARNING,
-                              text=f"compaction failed: {exc}. The conversation is unchanged."))
-        finally:
-            scope.detach()
-            self._hold_scope = None
-
     def _side(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._side_tasks.add(task)
         task.add_done_callback(self._side_tasks.discard)
 
-    def _rewinding(self, coro: Any) -> None:
-        """A rewind holds the session like a turn: nothing starts until it is done."""
+    def _rewinding(self, coro: Any, then: Callable[[], None] | None = None) -> None:
+        """A rewind (or a compaction) holds the session like a turn: nothing starts
+        until it is done; then ``then``, then the ops it held."""
         assert self._idle is not None
         self._idle.clear()
         self._rewind_task = asyncio.get_running_loop().create_task(coro)
 
         def done(_task: Any) -> None:
             self._rewind_task = None
+            if then is not None:
+                then()
             held, self._held = self._held, []
             if self._turn is None:
                 assert self._idle is not None
@@ -450,6 +378,15 @@ class Session:
             self._turn = None
             self._turn_task = None
         self.last_status = ended.status if ended is not None else TurnStatus.FAILED
+        if self._compact_pending is not None:
+            # /compact asked while the turn ran: now, before what was queued starts.
+            focus, self._compact_pending = self._compact_pending, None
+            self._rewinding(self._compact_idle(focus), then=self._next_turn)
+            return
+        self._next_turn()
+
+    def _next_turn(self) -> None:
+        """After a turn: queued steers start the next one, then follow-ups."""
         if self.last_status is TurnStatus.COMPLETED:
             steers = self.deps.queue.take_steers()
             if steers:
@@ -461,8 +398,9 @@ class Session:
                 return
         else:
             self._return_queued()
-        assert self._idle is not None
-        self._idle.set()
+        if self._turn is None and self._rewind_task is None:
+            assert self._idle is not None
+            self._idle.set()
 
     async def _shutdown(self) -> None:
         self.root.cancel(CancelReason.SHUTDOWN)

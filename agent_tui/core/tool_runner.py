@@ -18,16 +18,18 @@ from typing import Any
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.history import result_wording
 from agent_tui.core.journal import PermissionRecord, ToolIntentRecord, ToolResultRecord
-from agent_tui.core.permission import Decision, Verdict, decided_by
+from agent_tui.core.permission import decided_by
 from agent_tui.core.state import SideEffects, ToolState, TurnState
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.core.turn_log import ToolCall, TurnLog
 from agent_tui.protocol import (
+    Decision,
     Notice,
     NoticeLevel,
     PermissionRequested,
     ToolOutput,
     TurnStateChanged,
+    Verdict,
 )
 
 

@@ -66,7 +66,6 @@ class Turn:
         self.reader = ReplyReader(self.log, scope)
         self.runner = ToolRunner(self.log, scope, checkpoint)
         self._compaction_due: CompactionTrigger | None = None
-        self._compaction_focus = ""
 
     @property
     def state(self) -> TurnState:
@@ -146,11 +145,6 @@ class Turn:
                 "told so with your next message and may go on")))
         return False
 
-    def request_compaction(self, focus: str) -> None:
-        """``/compact`` while this turn runs: before its next model request."""
-        self._compaction_due = CompactionTrigger.MANUAL
-        self._compaction_focus = focus
-
     def _cancel_requested(self, reason: CancelReason) -> None:
         # Runs on the cancelling thread; move to the loop to touch state.
         try:
@@ -228,7 +222,6 @@ class Turn:
         if trigger is None:
             return
         self._compaction_due = None
-        focus, self._compaction_focus = self._compaction_focus, ""
         records = self.deps.journal.records
         keep_from = turn_start_seq(records, self.id)
         if overflows > 1:
@@ -237,7 +230,7 @@ class Turn:
         params = thinking_params(self.deps)
         try:
             await Compactor(self.deps, cfg.system, window).compact(
-                turn_id=self.id, scope=self.scope, trigger=trigger, focus=focus,
+                turn_id=self.id, scope=self.scope, trigger=trigger,
                 keep_from_seq=keep_from, thinking=params.thinking, max_tokens=params.max_tokens,
             )  # cancel points inside: before and while the summary request streams
         except CompactionFailed as exc:

@@ -131,6 +131,10 @@ class ScriptedProvider(base.Provider):
         if steer:
             blocks = [Block(text=f"Noted: \"{steer}\". ")] + list(blocks)
         n_msg = len(request.messages)
+        # Usage as the API would report it, estimated (about 4 characters a token).
+        size = len(json.dumps(request.messages)) + len(json.dumps(request.system))
+        yield base.MessageStarted(model=request.model, usage=base.UsageCounts(
+            input_tokens=max(1, size // 4), output_tokens=1))
         has_tool = False
         for index, block in enumerate(blocks):
             if block.tool is not None:
@@ -148,7 +152,17 @@ class ScriptedProvider(base.Provider):
                     await self._pause()
                     yield base.TextDelta(index=index, text=piece)
             yield base.BlockStopped(index=index)
-        yield base.MessageEnded(stop_reason="tool_use" if has_tool else "end_turn")
+        out = sum(len(b.text or "") + len(json.dumps(b.input)) for b in blocks)
+        yield base.MessageEnded(stop_reason="tool_use" if has_tool else "end_turn",
+                                output_tokens=max(1, out // 4))
+
+    async def model_info(self, model: str) -> base.ModelInfo | None:
+        return base.ModelInfo(id=model, display_name="offline demo model",
+                              max_input_tokens=200_000, max_tokens=8192)
+
+    async def list_models(self) -> list[base.ModelInfo]:
+        return [base.ModelInfo(id=self.default_model, display_name="offline demo model",
+                               max_input_tokens=200_000, max_tokens=8192)]
 
     async def _pause(self) -> None:
         if self.delay > 0:

@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from agent_tui.protocol import Decide, PermissionRequested
-from agent_tui.core.permission import Decision
+from agent_tui.protocol import Decision
 from agent_tui.ui.safe_text import clean, short_summary
 from agent_tui.ui.states import role_style
 
