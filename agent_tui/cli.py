@@ -303,10 +303,12 @@ class Wiring:
             journal.append(AgentProcessRecord(owner=OWNER_ID, pid=os.getpid()), durable=True)
         except JournalWriteError as exc:
             emit(exc.notice())
-        return session_id, Session(
+        session = Session(
             deps, background=[jobs, mcp, leftovers], on_start=[mcp.start, leftovers.announce],
             ready=[lambda: mcp.wait_started(MCP_READY_WAIT_S)],
         )
+        session.context_notes = self.containment.describe().splitlines()
+        return session_id, session
 
     def _leftovers(self, journal: Journal, emit: Callable[[Event], None]) -> Any:
         """What earlier agent processes of this session left running (resume)."""

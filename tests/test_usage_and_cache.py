@@ -177,3 +177,57 @@ async def test_stream_json_carries_one_usage_event_per_request_and_takes_compact
     done = next(e for e in events if e["type"] == "compaction" and e["state"] == "completed")
     assert done["tokens_before"] > 0 and done["tokens_after"] > 0
     assert len(fake_api.requests) == 3 and fake_api.rejections == []
+
+
+async def test_memory_is_in_the_prompt_and_a_subfolders_joins_once_it_is_worked_in(fake_api,
+                                                                                  tmp_path):
+    import os
+
+    ws = tmp_path / "ws"
+    (ws / "pkg" / "deep").mkdir(parents=True)
+    (ws / "AGENTS.md").write_text("Always run make check.")
+    (ws / "pkg" / "AGENTS.md").write_text("pkg: use tabs.")
+    user = tmp_path / "xdg" / "agent-tui"
+    user.mkdir(parents=True)
+    (user / "CLAUDE.md").write_text("The user prefers short answers.")
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
+    try:
+        fake_api.enqueue(Reply.tool_use("quick", {"note": "x", "path": "pkg/deep/file.py"}),
+                         Reply.text("ok"), Reply.text("again"))
+        run = start_session(provider_for(fake_api), [QuickTool()], ws)
+        run.submit(UserMessage(text="edit pkg/deep/file.py"))
+        await run.idle()
+        run.submit(UserMessage(text="more"))
+        await run.idle()
+        await run.close()
+    finally:
+        del os.environ["XDG_CONFIG_HOME"]
+    system = fake_api.requests[0]["system"][0]["text"]
+    assert "Always run make check." in system and "short answers" in system
+    assert "pkg: use tabs." not in system  # not loaded at start
+    second = str(fake_api.requests[1]["messages"])
+    assert "pkg: use tabs." in second
+    assert str(fake_api.requests[2]["messages"]).count("pkg: use tabs.") == 1
+    assert fake_api.requests[2]["system"] == fake_api.requests[0]["system"]
+    assert [m.scope for m in run.session.memory()] == ["user", "project"]
+
+
+async def test_context_report_says_what_fills_the_window(fake_api, tmp_path):
+    from agent_tui.protocol import ShowContext
+
+    fake_api.enqueue(Reply.tool_use("quick", {"note": "q" * 2000}), Reply.text("done"))
+    run = start_session(provider_for(fake_api), [QuickTool()], tmp_path)
+    run.submit(ShowContext())
+    await run.rec.wait_type("context_report")
+    before = run.rec.of("context_report")[0]
+    assert not before.measured
+    run.submit(UserMessage(text="go"))
+    await run.idle()
+    run.submit(ShowContext())
+    await run.rec.wait_type("context_report", 2)
+    await run.close()
+    report = run.rec.of("context_report")[1]
+    parts = {i.label: i.tokens for i in report.items}
+    assert report.measured and report.window == 200_000
+    assert report.used == fake_api.usage[-1].total_input_tokens
+    assert parts["tool output"] > 400 and parts["system prompt"] > 200 and parts["tools"] > 0

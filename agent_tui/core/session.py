@@ -115,6 +115,8 @@ class Session(SessionControls):
         self.models.restore()
         self._hold_scope: CancelScope | None = None
         self._compact_pending: str | None = None  # /compact asked while a turn ran
+        # Facts for /context the wiring knows (how commands are contained, ...).
+        self.context_notes: list[str] = []
         self.subagents = deps.subagents
         self.rewinder = Rewinder(deps)
         if isinstance(self.subagents, SubAgents):

@@ -11,6 +11,7 @@ from typing import Any
 
 from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.core.compaction import CompactionFailed, Compactor
+from agent_tui.core.context_report import context_report
 from agent_tui.core.journal import ConversationClearedRecord, SteerRecord
 from agent_tui.core.model_control import validate_model
 from agent_tui.core.queue import Queued
@@ -26,6 +27,7 @@ from agent_tui.protocol import (
     NoticeLevel,
     RemoveQueued,
     SetModel,
+    ShowContext,
     SetThinking,
     SteerState,
     SteerStatus,
@@ -44,6 +46,8 @@ class SessionControls:
     _turn: Any
     _compact_pending: str | None
     _hold_scope: CancelScope | None
+    memory_files: list[Any]
+    context_notes: list[str]
 
     def _handle_settings(self, op: Any) -> bool:
         """Ops about the conversation's settings and queue. True when handled."""
@@ -68,6 +72,8 @@ class SessionControls:
                 self._record(ConversationClearedRecord())
                 self.deps.usage.forget()
                 self._emit(ConversationCleared())
+        elif isinstance(op, ShowContext):
+            self._emit(context_report(self.deps, self.memory_files, self.context_notes))
         elif isinstance(op, EditQueued):
             self._queue_changed(self.deps.queue.edit(op.id, op.text), SteerStatus.EDITED)
         elif isinstance(op, RemoveQueued):

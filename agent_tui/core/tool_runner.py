@@ -13,11 +13,18 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from pathlib import Path
 from typing import Any
 
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.history import result_wording
-from agent_tui.core.journal import PermissionRecord, ToolIntentRecord, ToolResultRecord
+from agent_tui.core.journal import (
+    MemoryNoteRecord,
+    PermissionRecord,
+    ToolIntentRecord,
+    ToolResultRecord,
+)
+from agent_tui.core.memory import subfolder_memory
 from agent_tui.core.permission import decided_by
 from agent_tui.core.state import SideEffects, ToolState, TurnState
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
@@ -279,6 +286,7 @@ class ToolRunner:
             details=result.details,
         )
         self.log.record(record, durable=True)
+        self._folder_memory(call)
         text, _ = result_wording(record)
         detail_bits = []
         if result.signal:
@@ -313,6 +321,17 @@ class ToolRunner:
                     f"{self.running_at_cancel} running tool calls ended",
                 )
             )
+
+    def _folder_memory(self, call: ToolCall) -> None:
+        """A call that worked on a file in a subfolder brings that folder's own
+        AGENTS.md into the conversation, as a note after the results (once)."""
+        path = (call.input or {}).get("path")
+        if not isinstance(path, str) or not path:
+            return
+        records = self.deps.journal.records
+        loaded = {r.path for r in records if isinstance(r, MemoryNoteRecord)}
+        for item in subfolder_memory(self.deps.config.workspace, Path(path), loaded):
+            self.log.record(MemoryNoteRecord(path=item.path, text=item.text), durable=True)
 
     # -- one call, or the running ones, from outside the batch ---------------------
 

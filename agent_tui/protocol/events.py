@@ -244,6 +244,23 @@ class Models(BaseModel):
     error: str = ""
 
 
+class ContextItem(BaseModel):
+    label: str  # system prompt, tools, memory, messages, tool output, summary
+    tokens: int
+
+
+class ContextReport(BaseModel):
+    """What fills the window: estimated parts, and what the last request really used."""
+
+    type: Literal["context_report"] = "context_report"
+    model: str
+    window: int
+    used: int  # the last request's input (cached or not), or the estimate before one
+    measured: bool  # ``used`` is the API's own count
+    items: list[ContextItem]
+    notes: list[str] = Field(default_factory=list)  # e.g. how commands are contained
+
+
 class ConversationCleared(BaseModel):
     """A new conversation started; what came before stays in the journal."""
 
@@ -272,4 +289,5 @@ Event = Union[
     ModelChanged,
     Models,
     ConversationCleared,
+    ContextReport,
 ]

@@ -135,6 +135,12 @@ class SetThinking(BaseModel):
     thinking: str
 
 
+class ShowContext(BaseModel):
+    """What fills the context window (``/context``). Answered by ``context_report``."""
+
+    type: Literal["show_context"] = "show_context"
+
+
 class ClearConversation(BaseModel):
     """Start a new conversation (``/clear``); the old one stays in the journal.
     Answered by ``conversation_cleared`` (or a ``notice`` while a turn runs)."""
@@ -176,6 +182,7 @@ Op = Annotated[
         ListModels,
         SetThinking,
         ClearConversation,
+        ShowContext,
         EditQueued,
         RemoveQueued,
     ],
