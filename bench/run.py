@@ -2,7 +2,7 @@
 
     python -m bench.run [--quick] [--runs N] [--only AREA[,AREA...]]
 
-Areas: interrupts, stream, startup, keys, memory. ``--quick`` takes 3 runs a figure
+Areas: interrupts, stream, startup, keys, memory, cache. ``--quick`` takes 3 runs a figure
 and leaves out the 5,000-message transcript (about a minute on its own).
 Progress goes to stderr; the table to stdout, last.
 """
@@ -26,7 +26,7 @@ from bench.stats import (
     write_json,
 )
 
-AREAS = ("interrupts", "stream", "startup", "keys", "memory")
+AREAS = ("interrupts", "stream", "startup", "keys", "memory", "cache")
 TREE_TITLES = {
     "term_exits": "tree that exits on TERM",
     "term_ignored": "tree that ignores TERM",
@@ -184,6 +184,30 @@ def memory_figures(runs: int, transcript_runs: int) -> list[Figure]:
     return [flood, transcript]
 
 
+def cache_figures(runs: int) -> list[Figure]:
+    from bench.cache import TURNS, measure
+
+    share = Figure("cache_read_share", f"input read from the prompt cache, {TURNS}-turn session",
+                   "%", ref_title="the same session uncached", target="median >= 85 %",
+                   check=lambda f: f.median is not None and f.median >= 85)
+    per_turn = Figure("input_per_turn", "  input tokens per turn (cached or not)", "tokens",
+                      ref_title="uncached")
+    compact = Figure("compaction_ms", "  compaction of that session (the API answers at once)",
+                     "ms", ref_title="uncached")
+    for _ in range(max(1, min(runs, 3))):
+        cached, plain = measure(True), measure(False)
+        share.samples.append(round(cached["share"] * 100, 1))
+        share.ref_samples.append(round(plain["share"] * 100, 1))
+        per_turn.samples.append(round(cached["per_turn"]))
+        per_turn.ref_samples.append(round(plain["per_turn"]))
+        compact.samples.append(round(cached["compaction_ms"], 1))
+        compact.ref_samples.append(round(plain["compaction_ms"], 1))
+        if cached["rejections"] or plain["rejections"]:
+            share.notes.append("the fake API rejected a request")
+    share.notes.append("one turn interrupted mid-stream; the fake caches as the API documents")
+    return [share, per_turn, compact]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="3 runs a figure")
@@ -203,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         # The transcript takes about a minute a run (see docs/bench.md): once is
         # enough, and --quick leaves it out.
         "memory": lambda: memory_figures(min(runs, 3), 0 if args.quick else 1),
+        "cache": lambda: cache_figures(runs),
     }
     figures: list[Figure] = []
     failures: list[str] = []

@@ -68,3 +68,12 @@ def test_the_table_shows_each_figure_beside_its_reference() -> None:
     text = table([figure])
     assert "a figure" in text and "ref: 1.0 / 1.0 ms" in text and "PASS" in text
     assert figure.ratio == 2.0
+
+
+def test_cache_share_is_measured_side_by_side_with_the_uncached_session() -> None:
+    from bench import cache
+
+    cached, plain = cache.measure(True, turns=6), cache.measure(False, turns=6)
+    assert cached["rejections"] == plain["rejections"] == 0
+    assert cached["share"] > 0.5 and plain["share"] == 0.0
+    assert cached["compaction_ms"] > 0

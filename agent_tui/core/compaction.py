@@ -197,10 +197,11 @@ class Compactor:
         max_tokens: int,
     ) -> str:
         cfg = self.deps.config
+        cached = cfg.prompt_cache
         request = model.ModelRequest(
             model=cfg.model,
-            system=system_blocks(self.system),
-            messages=mark_messages(messages),
+            system=system_blocks(self.system) if cached else self.system,
+            messages=mark_messages(messages) if cached else messages,
             tools=self.deps.tools.specs(),
             max_tokens=max_tokens,
             thinking=thinking,

@@ -49,6 +49,8 @@ class AgentConfig:
     max_subagent_depth: int = 1
     thinking: ThinkingSetting = field(default_factory=ThinkingSetting)
     effort: str | None = None  # output_config.effort, where the model offers it
+    # Mark prompt-cache breakpoints (core/cache.py); off for an endpoint without caching.
+    prompt_cache: bool = True
 
 
 class CheckpointsPort(Protocol):

@@ -40,10 +40,11 @@ def build_request(deps: SessionDeps, view: View) -> model.ModelRequest:
     info = deps.limits.info(cfg.model)
     if cfg.effort and info is not None and cfg.effort in info.effort_levels:
         output_config = {"effort": cfg.effort}
+    cached = cfg.prompt_cache
     return model.ModelRequest(
         model=cfg.model,
-        system=system_blocks(cfg.system),
-        messages=mark_messages(view.messages),
+        system=system_blocks(cfg.system) if cached else cfg.system,
+        messages=mark_messages(view.messages) if cached else view.messages,
         tools=deps.tools.specs(),
         max_tokens=params.max_tokens,
         thinking=thinking,
