@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.core.approvals import Approvals
+from agent_tui.core.hooks import HooksPort
 from agent_tui.core.journal import Journal
 from agent_tui.core.permission import PermissionPolicy
 from agent_tui.core.queue import MessageQueue
@@ -100,4 +101,5 @@ class SessionDeps:
     approvals: Approvals = field(default_factory=Approvals)
     checkpoints: CheckpointsPort | None = None  # None: a session without rewind
     subagents: SubAgentsPort | None = None
+    hooks: HooksPort | None = None  # None: no hooks configured
     depth: int = 0  # 0 for the main agent, 1 for its sub-agents, ...

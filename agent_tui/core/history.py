@@ -20,6 +20,7 @@ from typing import Any
 from agent_tui.core.journal import (
     AssistantMessageRecord,
     BackgroundResultRecord,
+    HookRecord,
     RewindRecord,
     SteerRecord,
     ToolIntentRecord,
@@ -28,7 +29,7 @@ from agent_tui.core.journal import (
     UserMessageRecord,
 )
 from agent_tui.core.state import ToolState
-from agent_tui.protocol.states import RestoreWhat, TurnStatus
+from agent_tui.protocol.states import HookDecision, HookEvent, RestoreWhat, TurnStatus
 
 Message = dict[str, Any]
 
@@ -41,6 +42,8 @@ def result_wording(record: ToolResultRecord) -> tuple[str, bool]:
     if state is ToolState.FAILED:
         return record.content, True
     if state is ToolState.DENIED:
+        if record.denied_by == "hook":
+            return f"Blocked by a PreToolUse hook; it was not run. The hook says: {record.note}", True
         if record.denied_by == "policy":
             text = "Denied by the permission settings; it was not run."
             if record.note:
@@ -195,7 +198,14 @@ def model_view(records: Iterable[Any]) -> list[Message]:
     """Derive the API's message list from journal records."""
     b = _Builder()
     code_note_due = False
-    for record in effective_records(records):
+    kept = effective_records(records)
+    blocked = {  # prompts a UserPromptSubmit hook blocked never reach the model
+        r.turn_id for r in kept if isinstance(r, HookRecord)
+        and r.event is HookEvent.USER_PROMPT_SUBMIT and r.decision is HookDecision.BLOCK
+    }
+    for record in kept:
+        if isinstance(record, UserMessageRecord) and record.turn_id in blocked:
+            continue
         if isinstance(record, RewindRecord):
             # Code and conversation rewound together agree with each other; either
             # alone leaves files the conversation does not describe.
@@ -228,6 +238,8 @@ def model_view(records: Iterable[Any]) -> list[Message]:
             )
         elif isinstance(record, SteerRecord) and record.delivery == "injected":
             b.user_text(record.text)
+        elif isinstance(record, HookRecord) and record.context:
+            b.user_text(record.context)
         elif isinstance(record, TurnEndedRecord):
             b.note_due = record.status is TurnStatus.CANCELLED
             if not b.note_due:

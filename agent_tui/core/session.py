@@ -48,6 +48,8 @@ from agent_tui.core.journal import (
     TurnEndedRecord,
     UserMessageRecord,
 )
+from agent_tui.core.hook_points import HookPoints
+from agent_tui.core.hooks import HookRow
 from agent_tui.core.queue import Queued
 from agent_tui.core.rewind import Rewinder
 from agent_tui.core.subagent import SubAgents
@@ -103,6 +105,10 @@ class Session:
         if isinstance(self.subagents, SubAgents):
             self.background.append(self.subagents)
         self._side_tasks: set[asyncio.Task[None]] = set()
+        if deps.hooks is not None:  # SessionStart: its context is in the first request
+            resumed = any(isinstance(r, UserMessageRecord) for r in deps.journal.records)
+            start = HookPoints(deps, self.root, self._record).session_start
+            self.ready.append(lambda: start("resume" if resumed else "startup"))
 
     def past_records(self) -> list[Any]:
         """What the journal held when the session opened (a resumed session's
@@ -120,6 +126,10 @@ class Session:
     @property
     def tools(self) -> ToolSet:
         return self.deps.tools
+
+    def hooks(self) -> list[HookRow]:
+        """The hooks in force and where each came from (``/hooks``)."""
+        return self.deps.hooks.rows() if self.deps.hooks is not None else []
 
     def _settle_journal(self) -> int:
         """For a resumed journal: count its turns, and close a turn that never ended

@@ -18,6 +18,7 @@ from typing import Any
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.history import ModelViewError, check_model_view, model_view
+from agent_tui.core.hook_points import PromptBlocked
 from agent_tui.core.journal import (
     ModelRequestRecord,
     RetryRecord,
@@ -79,7 +80,9 @@ class Turn:
         log.record(UserMessageRecord(turn_id=self.id, text=self.text), durable=True)
         watch = self.scope.on_cancel(self._cancel_requested)
         status, detail = TurnStatus.COMPLETED, ""
+        hooks = self.runner.hooks
         try:
+            await hooks.prompt(self.text)  # UserPromptSubmit: may block the prompt
             while True:
                 reply = await self._call_model()
                 self.reader.record(reply)
@@ -88,13 +91,17 @@ class Turn:
                     self.runner.close_entrance(calls)
                     break
                 if not calls:
+                    if await hooks.stop_goes_on():  # Stop: a hook may ask it to go on
+                        continue
                     break
                 await self.runner.run_batch(calls)
-                if self.scope.cancelled:
+                if self.scope.cancelled or hooks.stop_reason is not None:
                     break
                 self._apply_steers()
         except Cancelled:
             pass
+        except PromptBlocked as exc:
+            status, detail = TurnStatus.FAILED, str(exc)
         except model.ProviderError as exc:
             status, detail = TurnStatus.FAILED, f"model request failed: {exc}"
         except ModelViewError as exc:
