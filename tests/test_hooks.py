@@ -6,6 +6,9 @@ agent to go on; UserPromptSubmit and SessionStart."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
+from pathlib import Path
 
 import psutil
 import pytest
@@ -366,3 +369,33 @@ def _alive(pid: int) -> bool:
     except psutil.NoSuchProcess:
         return False
 
+
+
+def _doc_blocks(kind: str) -> list[str]:
+    text = (Path(__file__).parent.parent / "docs" / "hooks.md").read_text()
+    return re.findall(rf"```{kind}\n(.*?)```", text, flags=re.S)
+
+
+async def test_the_documented_examples_load_and_the_guard_blocks_a_push_to_main(
+    fake_api, tmp_path,
+):
+    examples = [json.loads(block) for block in _doc_blocks("json") if '"hooks"' in block]
+    assert len(examples) >= 6
+    for example in examples:  # every example is well formed here
+        command_hooks(tmp_path, tmp_path / "ws", example["hooks"])
+    if shutil.which("jq") is None:
+        pytest.skip("jq is not installed (the documented scripts use it)")
+    guard = tmp_path / "ws" / "scripts" / "hooks" / "guard.sh"
+    guard.parent.mkdir(parents=True)
+    guard.write_text(next(b for b in _doc_blocks("bash") if "rm -rf" in b))
+    guard.chmod(0o755)
+    config = next(e for e in examples if "guard.sh" in json.dumps(e))
+    run, ws = start(fake_api, tmp_path, command_hooks(tmp_path, tmp_path / "ws", config["hooks"]))
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "git push origin main && touch ran"}),
+                     Reply.text("ok"))
+    run.submit(UserMessage(text="ship it"))
+    await run.idle()
+    assert not (ws / "ran").exists()
+    assert "Blocked: 'git push origin main && touch ran' is not allowed here" in (
+        tool_results(fake_api.requests[1])[0]["content"])
+    await run.close()
