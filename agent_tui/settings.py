@@ -45,9 +45,8 @@ import json
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Annotated, Any
 
 from pydantic import (

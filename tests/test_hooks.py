@@ -13,6 +13,12 @@ from pathlib import Path
 import psutil
 import pytest
 
+from agent_tui.cancel import CancelScope
+from agent_tui.core.deps import AgentConfig, SessionDeps
+from agent_tui.core.hook_points import HookPoints
+from agent_tui.core.journal import Journal
+from agent_tui.core.permission import AllowAll
+from agent_tui.core.tool import ToolSet
 from agent_tui.permissions import Permissions
 from agent_tui.protocol import (
     Decide,
@@ -27,7 +33,9 @@ from agent_tui.protocol import (
     UserMessage,
 )
 from tests.fake_api import Reply
+from tests.harness import Recorder
 from tests.hooks_support import command_hooks, hook_records, hook_script, start, texts, tool_results
+from tests.test_subagents import route
 
 pytestmark = pytest.mark.asyncio
 
@@ -399,3 +407,68 @@ async def test_the_documented_examples_load_and_the_guard_blocks_a_push_to_main(
     assert "Blocked: 'git push origin main && touch ran' is not allowed here" in (
         tool_results(fake_api.requests[1])[0]["content"])
     await run.close()
+
+
+async def test_a_sub_agents_tool_calls_pass_through_the_same_hooks(fake_api, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOOK_LOG", str(tmp_path / "hook.log"))
+    guard = hook_script(tmp_path / "hooks", "guard", GUARD)
+    hooks = command_hooks(tmp_path, tmp_path / "ws", pre_tool(f"{guard} exit2"))
+    run, ws = start(fake_api, tmp_path, hooks)
+    fake_api.enqueue(*[route({
+        ("go", 0): Reply.tool_use("task", {"description": "clean", "prompt": "clean up"},
+                                  id="toolu_task"),
+        ("clean up", 0): Reply.tool_use("bash", {"command": "rm -rf x; touch ran"},
+                                        id="toolu_child"),
+    }) for _ in range(4)])
+    run.submit(UserMessage(text="go"))
+    await run.idle()
+    assert not (ws / "ran").exists()
+    child = [e for e in run.rec.of("tool_state") if e.tool_use_id == "toolu_child"]
+    assert child[-1].state == "denied"
+    [checked] = [e for e in run.rec.of("hook") if e.state == "ended"]
+    assert checked.tool_use_id == "toolu_child" and checked.parent_tool_use_id == "toolu_task"
+    await run.close()
+
+
+async def test_hook_records_are_durable_journal_records(fake_api, tmp_path):
+    lint = hook_script(tmp_path / "hooks", "lint", """
+        print("looks fine", file=sys.stderr)
+        sys.exit(1)
+    """)
+    hooks = command_hooks(tmp_path, tmp_path / "ws", {"PostToolUse": [
+        {"hooks": [{"type": "command", "command": lint}]}]})
+    run, _ = start(fake_api, tmp_path, hooks)
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "true"}), Reply.text("ok"))
+    run.submit(UserMessage(text="go"))
+    await run.idle()
+    await run.close()
+    [record] = [r for r in Journal.load(run.journal.path).records if r.kind == "hook"]
+    assert record.event is HookEvent.POST_TOOL_USE and record.exit_code == 1
+    assert record.decision is HookDecision.NONE and record.context == ""  # a failed hook: no note
+    assert record.source.startswith(str(tmp_path / "hook-settings.json") + ":")
+    assert any("failed (exit code 1): looks fine" in n.text for n in run.rec.of("notice"))
+
+
+async def test_pre_compact_hooks_answer_the_compaction(tmp_path):
+    refuse = hook_script(tmp_path / "hooks", "refuse", f"""
+        given = json.load(sys.stdin)
+        with open({str(tmp_path / "seen")!r}, "w") as fh:
+            json.dump(given, fh)
+        print("keep the full history during the release", file=sys.stderr)
+        sys.exit(2)
+    """)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    hooks = command_hooks(tmp_path, ws, {"PreCompact": [
+        {"matcher": "auto", "hooks": [{"type": "command", "command": refuse}]}]})
+    rec, journal = Recorder(), Journal()
+    deps = SessionDeps(config=AgentConfig(workspace=ws, model="m"), provider=None,  # type: ignore[arg-type]
+                       tools=ToolSet(), policy=AllowAll(), journal=journal, emit=rec, hooks=hooks)
+    points = HookPoints(deps, CancelScope(), journal.append)
+    assert (await points.pre_compact("manual")).decision is HookDecision.NONE  # no match
+    answer = await points.pre_compact("auto", "keep the API notes")
+    assert answer.decision is HookDecision.BLOCK
+    assert answer.reason == "keep the full history during the release"
+    seen = json.loads((tmp_path / "seen").read_text())
+    assert (seen["trigger"], seen["custom_instructions"]) == ("auto", "keep the API notes")
+    assert [r.event for r in journal.records if r.kind == "hook"] == [HookEvent.PRE_COMPACT]

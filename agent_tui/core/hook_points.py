@@ -29,7 +29,7 @@ from typing import Any
 
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.deps import SessionDeps
-from agent_tui.core.hooks import HookAnswer, HookBase, HookRun
+from agent_tui.core.hooks import HookAnswer, HookBase, HookRun, HooksPort
 from agent_tui.core.journal import HookRecord
 from agent_tui.core.permission import Ruling, Verdict, decided_by
 from agent_tui.core.tool import ToolResult
@@ -90,25 +90,28 @@ class HookPoints:
             cwd=str(self.deps.config.workspace),
         )
 
-    def _wanted(self, event: HookEvent, subject: str | None = None) -> list[str]:
+    def _wanted(self, event: HookEvent, subject: str | None = None) -> bool:
         hooks = self.deps.hooks
-        if hooks is None:
-            return []
-        return [row.command for row in hooks.matching(event, subject)]
+        return hooks is not None and bool(hooks.matching(event, subject))
 
     async def _dispatch(
         self,
         event: HookEvent,
-        commands: list[str],
-        ask: Callable[[], Awaitable[HookAnswer]],
+        subject: str | None,
+        ask: Callable[[HooksPort, HookBase], Awaitable[HookAnswer]],
         *,
         to_model: Callable[[HookAnswer, HookRun], str] = lambda _answer, _run: "",
         tool_use_id: str | None = None,
-    ) -> HookAnswer:
+    ) -> HookAnswer | None:
+        """Run the event's hooks (None: there are none), tell and journal each run."""
+        hooks = self.deps.hooks
+        commands = [row.command for row in hooks.matching(event, subject)] if hooks else []
+        if hooks is None or not commands:
+            return None
         emit = self.deps.emit
         emit(HookStateChanged(event=event, state=HookRunState.RUNNING, commands=commands,
                               turn_id=self.turn_id, tool_use_id=tool_use_id))
-        answer = await ask()
+        answer = await ask(hooks, self._base())
         for run in answer.runs:
             text = to_model(answer, run)
             self._record(HookRecord(
@@ -134,17 +137,14 @@ class HookPoints:
 
     async def pre_tool(self, tool_use_id: str, name: str, tool_input: dict[str, Any]) -> HookAnswer:
         """``PreToolUse``; raises Cancelled when the turn was cancelled meanwhile."""
-        commands = self._wanted(E.PRE_TOOL_USE, name)
-        if not commands:
-            return HookAnswer()
-        assert self.deps.hooks is not None
-        hooks, base = self.deps.hooks, self._base()
         answer = await self._dispatch(
-            E.PRE_TOOL_USE, commands,
-            lambda: hooks.pre_tool_use(base, self.scope, tool_name=name, tool_input=tool_input,
-                                       tool_use_id=tool_use_id),
+            E.PRE_TOOL_USE, name,
+            lambda hooks, base: hooks.pre_tool_use(
+                base, self.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id),
             to_model=lambda _answer, run: run.context, tool_use_id=tool_use_id,
         )
+        if answer is None:
+            return HookAnswer()
         if answer.cancelled or self.scope.cancelled:  # cancel point: while a hook gates a call
             raise Cancelled(self.scope.reason or CancelReason.USER_INTERRUPT)
         return answer
@@ -153,18 +153,13 @@ class HookPoints:
         return (
             result.outcome is ToolState.SUCCEEDED
             and not self.scope.cancelled  # cancel point: no more hooks once Esc was pressed
-            and bool(self._wanted(E.POST_TOOL_USE, name))
+            and self._wanted(E.POST_TOOL_USE, name)
         )
 
     async def post_tool(
         self, tool_use_id: str, name: str, tool_input: dict[str, Any], result: ToolResult
     ) -> None:
         """``PostToolUse``: a block's reason and any context reach the model as a note."""
-        commands = self._wanted(E.POST_TOOL_USE, name)
-        if not commands:
-            return
-        assert self.deps.hooks is not None
-        hooks, base = self.deps.hooks, self._base()
         response = {"content": result.content, "is_error": result.is_error,
                     "exit_code": result.exit_code}
 
@@ -173,9 +168,10 @@ class HookPoints:
             return "\n".join(t for t in (said, run.context) if t.strip())
 
         await self._dispatch(
-            E.POST_TOOL_USE, commands,
-            lambda: hooks.post_tool_use(base, self.scope, tool_name=name, tool_input=tool_input,
-                                        tool_use_id=tool_use_id, tool_response=response),
+            E.POST_TOOL_USE, name,
+            lambda hooks, base: hooks.post_tool_use(
+                base, self.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id,
+                tool_response=response),
             to_model=to_model, tool_use_id=tool_use_id,
         )
 
@@ -183,21 +179,19 @@ class HookPoints:
 
     async def prompt(self, text: str) -> None:
         """``UserPromptSubmit``; raises PromptBlocked (or Cancelled)."""
-        commands = [] if self.deps.depth else self._wanted(E.USER_PROMPT_SUBMIT)
-        if not commands:
+        if self.deps.depth:
             return
-        assert self.deps.hooks is not None
-        hooks, base = self.deps.hooks, self._base()
 
         def to_model(answer: HookAnswer, run: HookRun) -> str:
             return "" if answer.decision is HookDecision.BLOCK else run.context
 
         answer = await self._dispatch(
-            E.USER_PROMPT_SUBMIT, commands,
-            lambda: hooks.user_prompt_submit(base, self.scope, prompt=text), to_model=to_model,
+            E.USER_PROMPT_SUBMIT, None,
+            lambda hooks, base: hooks.user_prompt_submit(base, self.scope, prompt=text),
+            to_model=to_model,
         )
         self.scope.raise_if_cancelled()  # cancel point: while a hook checks the prompt
-        if answer.decision is HookDecision.BLOCK:
+        if answer is not None and answer.decision is HookDecision.BLOCK:
             raise PromptBlocked(
                 "a UserPromptSubmit hook blocked this prompt"
                 + (f": {answer.reason}" if answer.reason else "")
@@ -208,12 +202,9 @@ class HookPoints:
         on (its reason is then the model's next message), at most
         ``max_stop_continues`` times in a row."""
         hooks = self.deps.hooks
-        commands = [] if self.deps.depth or self.stop_reason is not None else self._wanted(E.STOP)
-        if not commands or self.scope.cancelled:
+        if hooks is None or self.deps.depth or self.stop_reason is not None:
             return False
-        assert hooks is not None
-        base, limit = self._base(), hooks.max_stop_continues
-        active = self._continues > 0
+        limit, active = hooks.max_stop_continues, self._continues > 0
 
         def goes_on(answer: HookAnswer) -> bool:
             return (answer.decision is HookDecision.BLOCK and answer.stop is None
@@ -223,9 +214,12 @@ class HookPoints:
             return run.reason if goes_on(answer) and run.decision is HookDecision.BLOCK else ""
 
         answer = await self._dispatch(
-            E.STOP, commands, lambda: hooks.stop(base, self.scope, stop_hook_active=active),
+            E.STOP, None,
+            lambda hooks, base: hooks.stop(base, self.scope, stop_hook_active=active),
             to_model=to_model,
         )
+        if answer is None:
+            return False
         if goes_on(answer) and not self.scope.cancelled:
             self._continues += 1
             return True
@@ -239,14 +233,9 @@ class HookPoints:
 
     async def session_start(self, source: str) -> None:
         """``SessionStart`` (``source``: startup or resume): context for the model."""
-        commands = self._wanted(E.SESSION_START, source)
-        if not commands:
-            return
-        assert self.deps.hooks is not None
-        hooks, base = self.deps.hooks, self._base()
         await self._dispatch(
-            E.SESSION_START, commands,
-            lambda: hooks.session_start(base, self.scope, source=source),
+            E.SESSION_START, source,
+            lambda hooks, base: hooks.session_start(base, self.scope, source=source),
             to_model=lambda _answer, run: run.context,
         )
 
@@ -254,13 +243,9 @@ class HookPoints:
         """``PreCompact`` (``trigger``: manual or auto), for the compaction to call
         before it starts: a ``block`` decision means do not compact (``reason`` says
         why); ``context`` holds what the hooks want the summary to keep."""
-        commands = self._wanted(E.PRE_COMPACT, trigger)
-        if not commands:
-            return HookAnswer()
-        assert self.deps.hooks is not None
-        hooks, base = self.deps.hooks, self._base()
-        return await self._dispatch(
-            E.PRE_COMPACT, commands,
-            lambda: hooks.pre_compact(base, self.scope, trigger=trigger,
-                                      custom_instructions=instructions),
+        answer = await self._dispatch(
+            E.PRE_COMPACT, trigger,
+            lambda hooks, base: hooks.pre_compact(
+                base, self.scope, trigger=trigger, custom_instructions=instructions),
         )
+        return answer if answer is not None else HookAnswer()

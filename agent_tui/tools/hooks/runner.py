@@ -56,6 +56,8 @@ async def run_command(
 ) -> CommandRun:
     """Run ``command`` with ``stdin`` as its input; always returns (never raises for
     the command's own failures)."""
+    if scope.cancelled:  # cancel point: what it would gate is already cancelled
+        return CommandRun(ending=HookEnding.CANCELLED)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="agent-tui-hook-") as folder:
         given, errors = Path(folder) / "input.json", Path(folder) / "stderr"
