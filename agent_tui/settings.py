@@ -60,6 +60,7 @@ from pydantic import (
 )
 
 from agent_tui.credentials import CREDENTIAL_VARS
+from agent_tui.json_places import offset_of, position, positions
 from agent_tui.paths import settings_files, user_config_dir
 from agent_tui.permissions import InvalidRule, PermissionMode, PermissionRules, Rule
 
@@ -311,7 +312,7 @@ def parse_settings(
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            line, column = _position(raw, exc.start, newline=b"\n")
+            line, column = position(raw, exc.start, newline=b"\n")
             return None, [SettingsProblem(
                 file=path, line=line, column=column, message="not valid UTF-8 text",
             )]
@@ -335,12 +336,12 @@ def parse_settings(
     try:
         data = SettingsFile.model_validate(value)
     except ValidationError as exc:
-        positions = _positions(text)
+        places = positions(text)
         problems = []
         for err in exc.errors():
             loc = tuple(err["loc"])
-            offset = _offset_of(positions, loc)
-            line, column = _position(text, offset) if offset is not None else (None, None)
+            offset = offset_of(places, loc)
+            line, column = position(text, offset) if offset is not None else (None, None)
             problems.append(SettingsProblem(
                 file=path, line=line, column=column, message=_explain(err),
             ))
@@ -348,8 +349,8 @@ def parse_settings(
         return None, problems
     if data.hooks is not None:
         data._hooks_where = {
-            loc[1:]: _position(text, offset)
-            for loc, offset in _positions(text).items() if loc[:1] == ("hooks",)
+            loc[1:]: position(text, offset)
+            for loc, offset in positions(text).items() if loc[:1] == ("hooks",)
         }
     return data, []
 
@@ -448,83 +449,3 @@ def _explain(err: Mapping[str, Any]) -> str:
     if kind == "value_error":
         return f"{what}: {err.get('ctx', {}).get('error', err['msg'])}"
     return f"{what}: {err['msg']}"
-
-
-# -- where a key is ----------------------------------------------------------------
-
-
-def _position(text: str | bytes, offset: int, *, newline: Any = "\n") -> tuple[int, int]:
-    """1-based (line, column) of ``offset``."""
-    line = text.count(newline, 0, offset) + 1
-    column = offset - (text.rfind(newline, 0, offset) + 1) + 1
-    return line, column
-
-
-def _positions(text: str) -> dict[tuple[Any, ...], int]:
-    """Offset of every member key and list element of a (valid) JSON document, by path.
-
-    For an object member the offset is its key's (the line a person looks for); a
-    repeated key maps to its last occurrence, the one ``json.loads`` keeps.
-    """
-    out: dict[tuple[Any, ...], int] = {}
-    decoder = json.JSONDecoder()
-    ws = re.compile(r"[ \t\n\r]*")
-
-    def skip(i: int) -> int:
-        m = ws.match(text, i)
-        return m.end() if m else i
-
-    def value(i: int, path: tuple[Any, ...]) -> int:
-        i = skip(i)
-        c = text[i]
-        if c == "{":
-            i = skip(i + 1)
-            if text[i] == "}":
-                return i + 1
-            while True:
-                i = skip(i)
-                start = i
-                key, i = json.decoder.scanstring(text, i + 1)
-                out[path + (key,)] = start
-                i = skip(i)  # at ':'
-                i = value(i + 1, path + (key,))
-                i = skip(i)
-                if text[i] == ",":
-                    i += 1
-                    continue
-                return i + 1
-        if c == "[":
-            i = skip(i + 1)
-            if text[i] == "]":
-                return i + 1
-            index = 0
-            while True:
-                i = skip(i)
-                out[path + (index,)] = i
-                i = value(i, path + (index,))
-                i = skip(i)
-                index += 1
-                if text[i] == ",":
-                    i += 1
-                    continue
-                return i + 1
-        _, end = decoder.raw_decode(text, i)
-        return end
-
-    try:
-        value(0, ())
-    except (ValueError, IndexError, RecursionError):
-        pass  # best effort: whatever was found before is still right
-    return out
-
-
-def _offset_of(positions: dict[tuple[Any, ...], int], loc: tuple[Any, ...]) -> int | None:
-    """The position of the longest prefix of ``loc`` found in the document."""
-    # pydantic uses the alias in locations, and "[key]" for a dict key's own error
-    # (but a document may also have a key really named "[key]")
-    for path in (tuple(loc), tuple(p for p in loc if p != "[key]")):
-        while path:
-            if path in positions:
-                return positions[path]
-            path = path[:-1]
-    return None
