@@ -59,7 +59,7 @@ async def run_command(
     if scope.cancelled:  # cancel point: what it would gate is already cancelled
         return CommandRun(ending=HookEnding.CANCELLED)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="agent-tui-hook-") as folder:
+    with tempfile.TemporaryDirectory(prefix="agent-tui-hook-", ignore_cleanup_errors=True) as folder:
         given, errors = Path(folder) / "input.json", Path(folder) / "stderr"
         fd = os.open(given, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
