@@ -60,7 +60,7 @@ from pydantic import (
 )
 
 from agent_tui.credentials import CREDENTIAL_VARS
-from agent_tui.json_places import offset_of, position, positions
+from agent_tui.json_positions import offset_of, position_at, positions_of
 from agent_tui.paths import settings_files, user_config_dir
 from agent_tui.permissions import InvalidRule, PermissionMode, PermissionRules, Rule
 
@@ -312,7 +312,7 @@ def parse_settings(
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            line, column = position(raw, exc.start, newline=b"\n")
+            line, column = position_at(raw, exc.start, newline=b"\n")
             return None, [SettingsProblem(
                 file=path, line=line, column=column, message="not valid UTF-8 text",
             )]
@@ -336,12 +336,12 @@ def parse_settings(
     try:
         data = SettingsFile.model_validate(value)
     except ValidationError as exc:
-        places = positions(text)
+        positions = positions_of(text)
         problems = []
         for err in exc.errors():
             loc = tuple(err["loc"])
-            offset = offset_of(places, loc)
-            line, column = position(text, offset) if offset is not None else (None, None)
+            offset = offset_of(positions, loc)
+            line, column = position_at(text, offset) if offset is not None else (None, None)
             problems.append(SettingsProblem(
                 file=path, line=line, column=column, message=_explain(err),
             ))
@@ -349,8 +349,8 @@ def parse_settings(
         return None, problems
     if data.hooks is not None:
         data._hooks_where = {
-            loc[1:]: position(text, offset)
-            for loc, offset in positions(text).items() if loc[:1] == ("hooks",)
+            loc[1:]: position_at(text, offset)
+            for loc, offset in positions_of(text).items() if loc[:1] == ("hooks",)
         }
     return data, []
 

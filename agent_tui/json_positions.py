@@ -1,6 +1,9 @@
-"""Where things are in a JSON text: the line and column of an offset, and the offset of
-every object key and list element by its path, so a message can point at the place
-a person must look (settings files, their hooks)."""
+"""Where a value stands in a JSON text, to name a setting's file:line:col.
+
+``positions_of`` maps each member key and list element of a (valid) document to its
+offset, by path; ``offset_of`` finds the longest known prefix of a validation
+error's location; ``position_at`` turns an offset into a 1-based line and column.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +12,14 @@ import re
 from typing import Any
 
 
-def position(text: str | bytes, offset: int, *, newline: Any = "\n") -> tuple[int, int]:
+def position_at(text: str | bytes, offset: int, *, newline: Any = "\n") -> tuple[int, int]:
     """1-based (line, column) of ``offset``."""
     line = text.count(newline, 0, offset) + 1
     column = offset - (text.rfind(newline, 0, offset) + 1) + 1
     return line, column
 
 
-def positions(text: str) -> dict[tuple[Any, ...], int]:
+def positions_of(text: str) -> dict[tuple[Any, ...], int]:
     """Offset of every member key and list element of a (valid) JSON document, by path.
 
     For an object member the offset is its key's (the line a person looks for); a
