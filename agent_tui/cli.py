@@ -55,6 +55,7 @@ class Options:
     sandbox: bool | None = None  # None: the settings' sandbox.enabled
     thinking: str | None = None  # None: the settings' thinking, else auto
     effort: str | None = None
+    settings: Path | None = None  # --settings FILE: applied after the user's and project's
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -71,6 +72,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--permission-mode", choices=MODES, default=None,
                    help="default: the settings files' defaultMode, else ask")
     p.add_argument("--theme", default=None, help="default: the settings files' theme, else dark")
+    p.add_argument("--settings", type=Path, default=None, metavar="FILE",
+                   help="a settings file applied after the user's and the project's "
+                   "(trusted like your own: its hooks run)")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--resume", metavar="SESSION_ID")
     group.add_argument("--continue", dest="continue_", action="store_true",
@@ -116,6 +120,7 @@ def parse_options(argv: list[str]) -> Options:
         sandbox=args.sandbox,
         thinking=_checked_thinking(args.thinking),
         effort=args.effort,
+        settings=args.settings.expanduser().resolve() if args.settings else None,
     )
 
 
@@ -190,7 +195,8 @@ class Wiring:
         if workspace not in self._settings:
             from agent_tui.settings import load_settings
 
-            self._settings[workspace] = load_settings(workspace)
+            extra = [self.opts.settings] if self.opts.settings is not None else []
+            self._settings[workspace] = load_settings(workspace, extra=extra)
         return self._settings[workspace]
 
     @property
@@ -274,6 +280,7 @@ class Wiring:
         policy = Permissions(
             workspace, mode, settings.permissions_rules(), non_interactive=not self.interactive,
         )
+        hooks = self._hooks(workspace, settings, emit, mode=mode)
         config = AgentConfig(
             workspace=workspace,
             model=opts.model or os.environ.get("AGENT_TUI_MODEL") or settings.model
@@ -292,7 +299,7 @@ class Wiring:
         deps = SessionDeps(config=config, provider=provider, tools=tools, policy=policy,
                            journal=journal, emit=emit, checkpoints=checkpoints,
                            subagents=SubAgents(journal, emit), usage=UsageMeter(prices),
-                           limits=ModelLimits(settings.context_window))
+                           limits=ModelLimits(settings.context_window), hooks=hooks)
         leftovers = self._leftovers(journal, emit)
         try:
             if not journal.records:
@@ -326,6 +333,32 @@ class Wiring:
                 f"running: {listing}. They are listed with the background jobs, where you "
                 "can stop them.")))
         return Leftovers(found, emit)
+
+    def _hooks(
+        self, workspace: Path, settings: LoadedSettings, emit: Callable[[Event], None], *,
+        mode: str,
+    ) -> Any:
+        """Hooks from the user's settings and ``--settings``, and the project's only
+        when the project is trusted to run commands, as for ``.mcp.json`` (auto mode,
+        which only the user can choose)."""
+        from agent_tui.protocol import Notice, NoticeLevel
+        from agent_tui.tools.hooks import CommandHooks, load_hooks
+
+        config = load_hooks(settings, trusted=mode == "auto")
+        for problem in config.problems:
+            emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
+        if config.untrusted:
+            files = ", ".join(sorted({str(h.file) for h in config.untrusted}))
+            emit(Notice(level=NoticeLevel.WARNING, text=(
+                f"{files} lists {len(config.untrusted)} hook(s): not run, since that would run "
+                "the project's commands. Use --permission-mode auto to trust this project, "
+                "or add them to your user settings.")))
+        if not config.commands:
+            return None
+        return CommandHooks(
+            config.commands, workspace=workspace, env=settings.env, permission_mode=mode,
+            interactive=self.interactive,
+        )
 
     def _mcp(self, workspace: Path, emit: Callable[[Event], None], *, trusted: bool) -> Any:
         """MCP servers from the user's config, and the project's ``.mcp.json`` only when
@@ -407,14 +440,14 @@ def main(argv: list[str] | None = None) -> int:
         wiring = Wiring(opts, interactive=True)
         if opts.sandbox:  # one asked for that cannot run stops us before the first frame
             wiring.containment_for(opts.cwd)
-        theme = opts.theme or _settings_theme(opts.cwd) or "dark"
+        theme = opts.theme or _settings_theme(opts.cwd, opts.settings) or "dark"
         return run_tui(wiring.make_session, theme=theme, welcome=wiring.chosen_id is None)
     except UsageError as exc:
         print(f"agent-tui: {exc}", file=sys.stderr)
         return 1
 
 
-def _settings_theme(workspace: Path) -> str | None:
+def _settings_theme(workspace: Path, extra: Path | None = None) -> str | None:
     """The settings files' theme, read before the first frame without the settings
     loader (and pydantic): the full load on the core's thread reports any problem."""
     import json
@@ -422,7 +455,8 @@ def _settings_theme(workspace: Path) -> str | None:
     from agent_tui.paths import settings_files
 
     theme = None
-    for path in settings_files(workspace):  # user, then project: the project wins
+    # user, then project, then --settings: the last one wins
+    for path in [*settings_files(workspace), *([extra] if extra else [])]:
         try:
             value = json.loads(path.read_text(encoding="utf-8")).get("theme")
         except (OSError, ValueError, AttributeError, RecursionError):

@@ -11,11 +11,13 @@ Two files, the shape Claude Code uses (every key optional)::
       },
       "model": "claude-sonnet-4-5",
       "theme": "dark",
-      "env": {"PYTHONDONTWRITEBYTECODE": "1"}
+      "env": {"PYTHONDONTWRITEBYTECODE": "1"},
+      "hooks": {"PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": "..."}]}]}
     }
 
 - user: ``$XDG_CONFIG_HOME/agent-tui/settings.json`` (default ``~/.config/agent-tui/``);
-- project: ``<workspace>/.agent-tui/settings.json``.
+- project: ``<workspace>/.agent-tui/settings.json``;
+- ``--settings FILE``: applied last, trusted like the user's own file.
 
 Merging: permission rules from both files add up (a deny in either wins, by the rule
 precedence of :mod:`agent_tui.permissions`); ``defaultMode``, ``model``,
@@ -24,6 +26,11 @@ both (the CLI applies that last step); ``env``: one mapping, the project's value
 per variable. ``env`` is handed to the commands the agent runs (not to the agent
 itself); the agent's credentials and the process layer's ``AGENT_TUI_*`` tags cannot
 be set there.
+
+``hooks`` is kept as written, with where each part of it is in its file, for
+``tools/hooks/`` to parse: a malformed hook is skipped alone, never the whole file.
+Each file's hooks are kept apart with the file's name; a project's run only once the
+user trusts the project (the CLI decides).
 
 Loading never raises. A file that cannot be read, is not JSON, has an unknown key, a
 value of the wrong type or a rule that does not parse is skipped *as a whole* (never
@@ -38,7 +45,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -48,6 +55,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictInt,
+    PrivateAttr,
     StrictStr,
     ValidationError,
 )
@@ -163,12 +171,24 @@ class SettingsFile(BaseModel):
     thinking: StrictStr | StrictInt | None = None  # off | adaptive | auto | a budget
     effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
     prices: dict[NonEmpty, PriceEntry] = Field(default_factory=dict)  # USD per MTok
+    hooks: Any = None  # parsed by tools/hooks, entry by entry
+    # (line, column) of each part of ``hooks``, by its path below the ``hooks`` key
+    _hooks_where: dict[tuple[Any, ...], tuple[int, int]] = PrivateAttr(default_factory=dict)
+
+
+class HooksSource(BaseModel):
+    """One file's ``hooks`` value, as written, and where each part of it is."""
+
+    file: Path
+    project: bool  # from the project's file: runs only once the project is trusted
+    value: Any
+    where: dict[tuple[Any, ...], tuple[int, int]] = Field(default_factory=dict)
 
 
 #: The keys a person may write, per object (for "did you mean" hints).
 _KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
     (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
-         "contextWindow", "thinking", "effort", "prices"],
+         "contextWindow", "thinking", "effort", "prices", "hooks"],
     ("permissions",): ["allow", "ask", "deny", "defaultMode"], **cs.KNOWN_KEYS,
 }
 
@@ -214,6 +234,7 @@ class LoadedSettings(BaseModel):
     thinking: str | None = None
     effort: str | None = None
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
+    hooks: list[HooksSource] = Field(default_factory=list)  # each file's, in load order
     files: list[Path] = Field(default_factory=list)  # the files that were applied
     problem_details: list[SettingsProblem] = Field(default_factory=list)
 
@@ -264,6 +285,10 @@ class LoadedSettings(BaseModel):
             self.env[key] = value
         for refused in cs.merge(self.limits, self.sandbox, data.limits, data.sandbox, project):
             self.problem_details.append(SettingsProblem(file=path, message=refused, only_this=True))
+        if data.hooks is not None:
+            self.hooks.append(HooksSource(
+                file=path, project=project, value=data.hooks, where=data._hooks_where,
+            ))
         self.files.append(path)
 
 
@@ -279,16 +304,21 @@ user_settings_dir = user_config_dir
 settings_paths = settings_files
 
 
-def load_settings(workspace: Path, *, user_dir: Path | None = None) -> LoadedSettings:
-    """Read and merge the user's and the project's settings; never raises.
+def load_settings(
+    workspace: Path, *, user_dir: Path | None = None, extra: Sequence[Path] = ()
+) -> LoadedSettings:
+    """Read and merge the user's and the project's settings, then the ``extra`` files
+    (``--settings``); never raises.
 
-    A missing file is no problem; a broken one is skipped whole and reported in
-    ``problems``.
+    A missing user or project file is no problem (a missing extra file is); a broken
+    one is skipped whole and reported in ``problems``.
     """
     loaded = LoadedSettings()
     user_file, project_file = settings_paths(workspace, user_dir=user_dir)
-    for path in (user_file, project_file):
+    for path in (user_file, project_file, *extra):
         data, problems = read_settings_file(path)
+        if data is None and not problems and path in extra:
+            problems = [SettingsProblem(file=path, message="no such file")]
         loaded.problem_details.extend(problems)
         if data is not None:
             loaded.apply(data, path, project=path == project_file)
@@ -336,10 +366,10 @@ def parse_settings(
     if not isinstance(value, dict):
         return None, [SettingsProblem(
             file=path, line=1, column=1,
-            message=f"the file must hold a JSON object {{...}}, not {_json_type(value)}",
+            message=f"the file must hold a JSON object {{...}}, not {json_type(value)}",
         )]
     try:
-        return SettingsFile.model_validate(value), []
+        data = SettingsFile.model_validate(value)
     except ValidationError as exc:
         positions = positions_of(text)
         problems = []
@@ -352,6 +382,12 @@ def parse_settings(
             ))
         problems.sort(key=lambda p: (p.line or 0, p.column or 0))
         return None, problems
+    if data.hooks is not None:
+        data._hooks_where = {
+            loc[1:]: position_at(text, offset)
+            for loc, offset in positions_of(text).items() if loc[:1] == ("hooks",)
+        }
+    return data, []
 
 
 # -- reading ------------------------------------------------------------------------
@@ -389,7 +425,8 @@ def _read_bytes(path: Path) -> bytes:
 # -- messages -----------------------------------------------------------------------
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """A JSON value's kind, for messages ("a string", "null"...)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -439,11 +476,11 @@ def _explain(err: Mapping[str, Any]) -> str:
         return f"unknown key {shown}{where}{hint}; known keys: {', '.join(known)}"
     what = _dotted(loc)
     if kind == "string_type":
-        return f"{what}: expected a string, got {_json_type(value)}"
+        return f"{what}: expected a string, got {json_type(value)}"
     if kind == "list_type":
-        return f"{what}: expected a list of strings, got {_json_type(value)}"
+        return f"{what}: expected a list of strings, got {json_type(value)}"
     if kind in ("dict_type", "model_type", "model_attributes_type"):
-        return f"{what}: expected an object {{...}}, got {_json_type(value)}"
+        return f"{what}: expected an object {{...}}, got {json_type(value)}"
     if kind == "value_error":
         return f"{what}: {err.get('ctx', {}).get('error', err['msg'])}"
     return f"{what}: {err['msg']}"

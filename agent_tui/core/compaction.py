@@ -24,6 +24,7 @@ from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.core.cache import mark_messages, system_blocks
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.history import build_view, check_model_view
+from agent_tui.core.hook_points import HookPoints
 from agent_tui.core.journal import (
     AssistantMessageRecord,
     CompactionRecord,
@@ -34,6 +35,7 @@ from agent_tui.protocol import (
     Compaction,
     CompactionState,
     CompactionTrigger,
+    HookDecision,
     Notice,
     NoticeLevel,
     RequestPurpose,
@@ -117,6 +119,7 @@ class Compactor:
         view = build_view(records, cfg.model)
         last = self.deps.usage.last
         before = last.context_tokens if last is not None else estimate_tokens(view.messages)
+        focus = await self._pre_compact(turn_id, scope, trigger, focus)
         self._emit(Compaction(state=CompactionState.STARTED, trigger=trigger, tokens_before=before))
         try:
             summary = await self._summarize(view.messages, turn_id, scope, focus, thinking,
@@ -159,6 +162,19 @@ class Compactor:
         self._emit(Compaction(state=CompactionState.COMPLETED, trigger=trigger,
                               tokens_before=before, tokens_after=record.tokens_after))
         return record
+
+    async def _pre_compact(
+        self, turn_id: str, scope: CancelScope, trigger: CompactionTrigger, focus: str
+    ) -> str:
+        """PreCompact hooks: a block stops the compaction; context joins the focus."""
+        if self.deps.hooks is None:
+            return focus
+        kind = "manual" if trigger is CompactionTrigger.MANUAL else "auto"
+        answer = await HookPoints(self.deps, scope, self._record, turn_id).pre_compact(kind, focus)
+        scope.raise_if_cancelled()  # cancel point: a hook ended by Esc
+        if answer.decision is HookDecision.BLOCK:
+            raise CompactionFailed(f"a PreCompact hook blocked it: {answer.reason or 'no reason'}")
+        return "\n".join([focus, *answer.context]).strip()
 
     async def _summarize(
         self,

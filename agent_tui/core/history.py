@@ -23,6 +23,7 @@ from agent_tui.core.journal import (
     CompactionRecord,
     ConversationClearedRecord,
     MemoryNoteRecord,
+    HookRecord,
     RewindRecord,
     SteerRecord,
     ToolIntentRecord,
@@ -31,7 +32,7 @@ from agent_tui.core.journal import (
     UserMessageRecord,
 )
 from agent_tui.core.state import ToolState
-from agent_tui.protocol.states import RestoreWhat, TurnStatus
+from agent_tui.protocol.states import HookDecision, HookEvent, RestoreWhat, TurnStatus
 
 Message = dict[str, Any]
 
@@ -44,6 +45,8 @@ def result_wording(record: ToolResultRecord) -> tuple[str, bool]:
     if state is ToolState.FAILED:
         return record.content, True
     if state is ToolState.DENIED:
+        if record.denied_by == "hook":
+            return f"Blocked by a PreToolUse hook; it was not run. The hook says: {record.note}", True
         if record.denied_by == "policy":
             text = "Denied by the permission settings; it was not run."
             if record.note:
@@ -283,7 +286,14 @@ def build_view(records: Iterable[Any], model: str | None = None) -> View:
     """The model view for ``model``: thinking written by another model is left out."""
     b = _Builder()
     code_note_due = False
-    for record in model_records(records):
+    kept = model_records(records)
+    blocked = {  # prompts a UserPromptSubmit hook blocked never reach the model
+        r.turn_id for r in kept if isinstance(r, HookRecord)
+        and r.event is HookEvent.USER_PROMPT_SUBMIT and r.decision is HookDecision.BLOCK
+    }
+    for record in kept:
+        if isinstance(record, UserMessageRecord) and record.turn_id in blocked:
+            continue
         if isinstance(record, RewindRecord):
             # Code and conversation rewound together agree with each other; either
             # alone leaves files the conversation does not describe.
@@ -325,6 +335,8 @@ def build_view(records: Iterable[Any], model: str | None = None) -> View:
             )
         elif isinstance(record, SteerRecord) and record.delivery == "injected":
             b.user_text(record.text)
+        elif isinstance(record, HookRecord) and record.context:
+            b.user_text(record.context)
         elif isinstance(record, TurnEndedRecord):
             b.note_due = record.status is TurnStatus.CANCELLED
             if not b.note_due:

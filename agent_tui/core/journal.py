@@ -25,6 +25,9 @@ from agent_tui.protocol.states import (
     BackgroundState,
     CompactionTrigger,
     Decision,
+    HookDecision,
+    HookEnding,
+    HookEvent,
     NoticeCode,
     NoticeLevel,
     RequestPurpose,
@@ -192,7 +195,7 @@ class ToolResultRecord(_Record):
     residue: list[dict[str, Any]] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
     note: str = ""  # the user's note with a denial, or the rule's reason
-    denied_by: Literal["user", "policy"] | None = None
+    denied_by: Literal["user", "policy", "hook"] | None = None
 
 
 class PermissionRecord(_Record):
@@ -207,7 +210,7 @@ class PermissionRecord(_Record):
     turn_id: str
     tool_use_id: str
     verdict: Verdict
-    decided_by: Literal["rule", "mode", "session", "policy", "user"]
+    decided_by: Literal["rule", "mode", "session", "policy", "user", "hook"]
     rule: str | None = None  # e.g. "deny:bash(rm:*)", "mode:accept-edits", "session:bash(ls)"
     reason: str = ""  # the policy's reason, or the note the user gave with a denial
     decision: Decision | None = None  # the user's answer
@@ -263,6 +266,25 @@ class BackgroundResultRecord(_Record):
     text: str
 
 
+class HookRecord(_Record):
+    """One hook command's run: what ran (``command``, configured at ``source``), how it
+    ended, what it decided; ``context`` is what the model is told because of it."""
+
+    kind: Literal["hook"] = "hook"
+    event: HookEvent
+    command: str
+    source: str
+    ending: HookEnding
+    decision: HookDecision = HookDecision.NONE
+    turn_id: str | None = None
+    tool_use_id: str | None = None
+    exit_code: int | None = None
+    signal: str | None = None
+    duration_s: float = 0.0
+    reason: str = ""
+    context: str = ""
+
+
 class NoticeRecord(_Record):
     kind: Literal["notice"] = "notice"
     level: NoticeLevel
@@ -286,6 +308,7 @@ Record = Annotated[
         CheckpointRecord,
         RewindRecord,
         BackgroundResultRecord,
+        HookRecord,
         NoticeRecord,
         UsageRecord,
         CompactionRecord,

@@ -26,7 +26,7 @@ def decided_by(rule: str | None) -> str:
     prefix = (rule or "").partition(":")[0]
     if prefix in ("allow", "ask", "deny"):
         return "rule"
-    if prefix in ("session", "mode"):
+    if prefix in ("session", "mode", "hook"):
         return prefix
     return "policy"
 

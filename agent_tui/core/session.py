@@ -53,6 +53,8 @@ from agent_tui.core.journal import (
 from agent_tui.core.memory import MemoryFile, load_memory
 from agent_tui.core.model_control import ModelControl
 from agent_tui.core.prompt import build_system_prompt
+from agent_tui.core.hook_points import HookPoints
+from agent_tui.core.hooks import HookRow
 from agent_tui.core.queue import Queued
 from agent_tui.core.rewind import Rewinder
 from agent_tui.core.session_controls import SessionControls
@@ -122,6 +124,10 @@ class Session(SessionControls):
         if isinstance(self.subagents, SubAgents):
             self.background.append(self.subagents)
         self._side_tasks: set[asyncio.Task[None]] = set()
+        if deps.hooks is not None:  # SessionStart: its context is in the first request
+            resumed = any(isinstance(r, UserMessageRecord) for r in deps.journal.records)
+            start = HookPoints(deps, self.root, self._record).session_start
+            self.ready.append(lambda: start("resume" if resumed else "startup"))
 
     def past_records(self) -> list[Any]:
         """What the journal held when the session opened (a resumed session's
@@ -143,6 +149,10 @@ class Session(SessionControls):
     @property
     def tools(self) -> ToolSet:
         return self.deps.tools
+
+    def hooks(self) -> list[HookRow]:
+        """The hooks in force and where each came from (``/hooks``)."""
+        return self.deps.hooks.rows() if self.deps.hooks is not None else []
 
     def _settle_journal(self) -> int:
         """For a resumed journal: count its turns, and close a turn that never ended

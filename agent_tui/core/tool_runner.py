@@ -2,9 +2,10 @@
 
 Calls that may have side effects run one at a time in the model's order;
 consecutive read-only (or otherwise concurrent) calls run alongside each other.
-Cancel points, each marked ``# cancel point``: before a tool is started, during a
-permission wait (``core/approvals.py``), while waiting for the turn's checkpoint,
-and right before the tool starts. Phase 2 of a cancel: a running tool is told to
+Cancel points, each marked ``# cancel point``: before a tool is started, while a
+``PreToolUse`` hook gates it (``core/hook_points.py``), during a permission wait
+(``core/approvals.py``), while waiting for the turn's checkpoint, and right before
+the tool starts. Phase 2 of a cancel: a running tool is told to
 stop through its own scope and has ``cleanup_budget`` seconds to report how it
 ended; one that does not becomes ``unknown``.
 """
@@ -14,10 +15,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.history import result_wording
+from agent_tui.core.hook_points import HookPoints, gated
+from agent_tui.core.hooks import HookAnswer
 from agent_tui.core.journal import (
     MemoryNoteRecord,
     PermissionRecord,
@@ -58,6 +61,7 @@ class ToolRunner:
         self._tool_scopes: dict[str, CancelScope] = {}
         self._ended_while_cancelling = 0
         self.running_at_cancel = 0
+        self.hooks = HookPoints(log.deps, scope, log.record, log.turn_id)
 
     def _concurrent(self, call: ToolCall) -> bool:
         return self.log.read_only(call) or (
@@ -92,7 +96,7 @@ class ToolRunner:
         state: ToolState,
         content: str = "",
         note: str = "",
-        denied_by: str | None = None,
+        denied_by: Literal["user", "policy", "hook"] | None = None,
     ) -> None:
         record = ToolResultRecord(
             turn_id=self.log.turn_id,
@@ -108,16 +112,19 @@ class ToolRunner:
         text, _ = result_wording(record)
         self.log.set_tool_state(call, state, detail=content or note, result=text)
 
-    async def _permitted(self, call: ToolCall, tool: Tool, args: Any) -> bool:
-        """Ask the policy, and the user when it says ask. False: the call has ended."""
+    async def _permitted(self, call: ToolCall, tool: Tool, args: Any, hooked: HookAnswer) -> bool:
+        """Ask the policy (after the hooks), and the user when it says ask. False: the
+        call has ended."""
         turn_id = self.log.turn_id
-        ruling = self.deps.policy.check(tool, args)
+        ruling = gated(self.deps.policy.check(tool, args), hooked)
+        by = decided_by(ruling.rule)
         self.log.record(PermissionRecord(
             turn_id=turn_id, tool_use_id=call.id, verdict=ruling.verdict,
-            decided_by=decided_by(ruling.rule), rule=ruling.rule, reason=ruling.reason,
+            decided_by=by, rule=ruling.rule, reason=ruling.reason,
         ))
         if ruling.verdict is Verdict.DENY:
-            self._finish_unstarted(call, ToolState.DENIED, note=ruling.reason, denied_by="policy")
+            self._finish_unstarted(call, ToolState.DENIED, note=ruling.reason,
+                                   denied_by="hook" if by == "hook" else "policy")
             return False
         if ruling.verdict is not Verdict.ASK:
             return True
@@ -157,7 +164,12 @@ class ToolRunner:
             self._finish_unstarted(call, ToolState.FAILED, content=call.invalid or "invalid call")
             return
         tool, args = call.tool, call.args
-        if not await self._permitted(call, tool, args):
+        try:
+            hooked = await self.hooks.pre_tool(call.id, call.name, call.input or {})
+        except Cancelled:  # cancel point: Esc ended the hook; the call never starts
+            self._finish_unstarted(call, ToolState.CANCELLED_BEFORE_START)
+            return
+        if not await self._permitted(call, tool, args, hooked):
             return
         if self.checkpoint is not None and not self.log.read_only(call):
             try:
@@ -188,6 +200,18 @@ class ToolRunner:
         finally:
             self.running.discard(call.id)
         self._finish(call, result)
+        if self.hooks.wants_post_tool(call.name, result):
+            await self._post_tool_hooks(call, result)
+
+    async def _post_tool_hooks(self, call: ToolCall, result: ToolResult) -> None:
+        """A hook may change files (a formatter): snapshot around it, so what it
+        changed counts as the agent's and a rewind restores it without a conflict."""
+        watch = await self._snapshot_before()
+        try:
+            await self.hooks.post_tool(call.id, call.name, call.input or {}, result)
+        finally:
+            if watch is not None:
+                await self._writes_done(watch)
 
     async def _execute(self, call: ToolCall, tool: Tool, args: Any, op_id: str) -> ToolResult:
         tool_scope = self.scope.child(f"tool:{call.id}")
@@ -253,8 +277,13 @@ class ToolRunner:
     async def _watch_writes(self, tool: Tool, call: ToolCall) -> str | None:
         """Snapshot before a call that may change files without reporting them (a
         shell command), so a later rewind knows those changes were the agent's."""
+        if tool.reports_own_writes or self.log.read_only(call):
+            return None
+        return await self._snapshot_before()
+
+    async def _snapshot_before(self) -> str | None:
         checkpoints = self.deps.checkpoints
-        if checkpoints is None or tool.reports_own_writes or self.log.read_only(call):
+        if checkpoints is None:
             return None
         try:
             return await asyncio.to_thread(checkpoints.command_started)

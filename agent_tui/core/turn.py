@@ -19,6 +19,7 @@ from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.compaction import CompactionFailed, Compactor, last_step_seq, turn_start_seq
 from agent_tui.core.history import ModelViewError, build_view, check_model_view
+from agent_tui.core.hook_points import PromptBlocked
 from agent_tui.core.journal import (
     ModelRequestRecord,
     RetryRecord,
@@ -84,7 +85,9 @@ class Turn:
         log.record(UserMessageRecord(turn_id=self.id, text=self.text), durable=True)
         watch = self.scope.on_cancel(self._cancel_requested)
         status, detail = TurnStatus.COMPLETED, ""
+        hooks = self.runner.hooks
         try:
+            await hooks.prompt(self.text)  # UserPromptSubmit: may block the prompt
             while True:
                 reply = await self._call_model()
                 self.reader.record(reply, self.deps.config.model)
@@ -94,14 +97,18 @@ class Turn:
                     break
                 go_on = self._after_reply(reply, calls)
                 if not calls and not go_on:
+                    if await hooks.stop_goes_on():  # Stop: a hook may ask it to go on
+                        continue
                     break
                 if calls:
                     await self.runner.run_batch(calls)
-                    if self.scope.cancelled:
+                    if self.scope.cancelled or hooks.stop_reason is not None:
                         break
                     self._apply_steers()
         except Cancelled:
             pass
+        except PromptBlocked as exc:
+            status, detail = TurnStatus.FAILED, str(exc)
         except model.ProviderError as exc:
             status, detail = TurnStatus.FAILED, f"model request failed: {exc}"
         except ModelViewError as exc:

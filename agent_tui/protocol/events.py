@@ -14,6 +14,9 @@ from agent_tui.protocol.states import (
     BackgroundState,
     CompactionState,
     CompactionTrigger,
+    HookDecision,
+    HookEvent,
+    HookRunState,
     NoticeCode,
     NoticeLevel,
     RequestPurpose,
@@ -113,6 +116,21 @@ class Notice(BaseModel):
     level: NoticeLevel
     text: str
     code: NoticeCode = NoticeCode.GENERAL
+
+
+class HookStateChanged(BaseModel):
+    """The hooks of one event started or ended. While a ``PreToolUse`` hook runs, its
+    tool call shows as "checked by hook"."""
+
+    type: Literal["hook"] = "hook"
+    event: HookEvent
+    state: HookRunState
+    commands: list[str]
+    turn_id: str | None = None
+    tool_use_id: str | None = None
+    parent_tool_use_id: str | None = None
+    decision: HookDecision = HookDecision.NONE  # once ended
+    detail: str = ""  # once ended: the reason, or what went wrong
 
 
 class TurnEnded(BaseModel):
@@ -277,6 +295,7 @@ Event = Union[
     SteerState,
     RetryScheduled,
     Notice,
+    HookStateChanged,
     TurnEnded,
     RewindPoints,
     RewindPlanned,

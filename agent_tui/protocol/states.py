@@ -134,3 +134,38 @@ class RequestPurpose(StrEnum):
 
     TURN = "turn"
     COMPACTION = "compaction"
+
+
+class HookEvent(StrEnum):
+    """When a hook runs (Claude Code's event names, as written in settings files)."""
+
+    PRE_TOOL_USE = "PreToolUse"
+    POST_TOOL_USE = "PostToolUse"
+    USER_PROMPT_SUBMIT = "UserPromptSubmit"
+    STOP = "Stop"
+    SESSION_START = "SessionStart"
+    PRE_COMPACT = "PreCompact"
+
+
+class HookDecision(StrEnum):
+    """What a hook decided. ``block`` means: deny the call, block the prompt or the
+    compaction, or (for ``Stop``) do not stop yet."""
+
+    NONE = "none"  # no opinion: things go on as without the hook
+    ALLOW = "allow"  # PreToolUse: no need to ask the user
+    ASK = "ask"  # PreToolUse: ask the user even where the settings allow
+    BLOCK = "block"
+
+
+class HookEnding(StrEnum):
+    """How one hook command ended."""
+
+    EXITED = "exited"  # it ended by itself (its exit code says how)
+    TIMED_OUT = "timed_out"  # killed at its timeout
+    CANCELLED = "cancelled"  # killed because what it gated was cancelled (Esc, shutdown)
+    NOT_STARTED = "not_started"  # it could not be started
+
+
+class HookRunState(StrEnum):
+    RUNNING = "running"
+    ENDED = "ended"

@@ -48,7 +48,7 @@ from agent_tui.ui.widgets.queue_pane import QueuePane
 from agent_tui.ui.widgets.status_line import StatusLine
 from agent_tui.ui.widgets.tools_pane import ToolsPane
 from agent_tui.ui.widgets.transcript import Transcript
-from agent_tui.protocol.states import TurnStatus
+from agent_tui.protocol.states import HookRunState, TurnStatus
 
 if TYPE_CHECKING:
     # Only for annotations: the first frame must not wait for the core's event models
@@ -327,6 +327,9 @@ class AgentApp(App[int]):
         elif kind == "tool_state":
             self.status.clear_retry()
             self._on_tool_state(event)
+        elif kind == "hook":
+            if event.tool_use_id is not None:
+                self.tools_pane.hook_check(event.tool_use_id, running=event.state is HookRunState.RUNNING)
         elif kind == "turn_started":
             self.turn_id = event.turn_id
             self.turn_state = TurnState.RUNNING

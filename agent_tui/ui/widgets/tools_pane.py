@@ -2,9 +2,10 @@
 
 One row per call: symbol and state word, how long it has run (or ran), tool name,
 summary; under it the last line of output and how it ended (exit code, signal, why
-denied). Calls of a sub-agent are indented under the ``task`` call they belong to.
-Hidden until the turn has a call. Times are the UI's clock from when the call was
-seen running to when it was seen ending; a call that never ran has none.
+denied), or "checked by hook" while a hook decides about it. Calls of a sub-agent are
+indented under the ``task`` call they belong to. Hidden until the turn has a call.
+Times are the UI's clock from when the call was seen running to when it was seen
+ending; a call that never ran has none.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class ToolRow:
     parent: str | None = None
     started: float | None = None  # when it was seen running (the pane's clock)
     ended: float | None = None  # when it was seen ending, if it ran
+    checking: bool = False  # a PreToolUse hook is deciding about it
 
     def elapsed(self, now: float) -> str:
         if self.started is None:
@@ -54,6 +56,8 @@ class ToolRow:
             self.last_line = line
 
     def ending(self) -> str:
+        if self.checking:
+            return "checked by hook"
         bits = exit_words(self.signal, self.exit_code)
         if self.residue:
             bits.append(f"{self.residue} process(es) left running")
@@ -128,6 +132,13 @@ class ToolsPane(VerticalScroll):
             row.residue = residue
         self._dirty = True
         self.remove_class("-empty")
+
+    def hook_check(self, tool_use_id: str, *, running: bool) -> None:
+        """A hook started (or ended) deciding about a call."""
+        row = self.rows.get(tool_use_id)
+        if row is not None and row.checking != running:
+            row.checking = running
+            self._dirty = True
 
     def tool_output(self, tool_use_id: str, text: str) -> None:
         row = self.rows.get(tool_use_id)

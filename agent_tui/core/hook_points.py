@@ -1,0 +1,251 @@
+"""Where the core runs the user's hooks, and what it makes of their answers.
+
+:class:`HookPoints` serves one turn (or the session, for ``SessionStart`` and
+``PreCompact``): it asks the :class:`~agent_tui.core.hooks.HooksPort` under the scope
+of what the hooks gate, tells the front ends while they run (``hook`` events: the
+tools pane shows "checked by hook"), journals each command's run (``HookRecord``,
+whose ``context`` is what the model is told because of it) and turns the answer into
+what the caller needs: a gate for a tool call, a blocked prompt, whether to go on.
+
+- ``PreToolUse``: before the permission check. Esc while it runs ends the hooks and
+  raises :class:`~agent_tui.cancel.Cancelled`: the call never starts.
+- ``PostToolUse``: after a call succeeded; its feedback reaches the model as a note.
+- ``UserPromptSubmit``: when a turn starts; a block raises :class:`PromptBlocked`
+  (the prompt never reaches the model), context rides with the prompt.
+- ``Stop``: when the model stops on its own; a block asks it to go on, at most
+  ``max_stop_continues`` times in a row.
+- ``SessionStart``: context for the first request. ``PreCompact``: the answer, for
+  the compaction to honour.
+
+A hook answering ``"continue": false`` ends the turn after the current tool batch
+(``stop_reason``). Sub-agents run tool hooks, never prompt or stop hooks (they have
+no user prompt, and their stop is the ``task`` call's result).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from agent_tui.cancel import Cancelled, CancelReason, CancelScope
+from agent_tui.core.deps import SessionDeps
+from agent_tui.core.hooks import HookAnswer, HookBase, HookRun, HooksPort
+from agent_tui.core.journal import HookRecord
+from agent_tui.core.permission import Ruling, Verdict, decided_by
+from agent_tui.core.tool import ToolResult
+from agent_tui.protocol import HookStateChanged, Notice, NoticeLevel
+from agent_tui.protocol.states import HookDecision, HookEvent, HookRunState, ToolState
+
+E = HookEvent
+
+
+class PromptBlocked(Exception):
+    """A ``UserPromptSubmit`` hook blocked the prompt: the turn ends, the model never sees it."""
+
+
+def model_note(event: HookEvent, text: str) -> str:
+    """How a hook's words are put to the model."""
+    return f"[{event} hook] {text.strip()}"
+
+
+def gated(ruling: Ruling, answer: HookAnswer) -> Ruling:
+    """The permission ruling once ``PreToolUse`` hooks had their say: a block denies;
+    ask asks even where the settings allow; allow skips the ask of the permission
+    mode (never a deny or ask rule: those are the user's own words)."""
+    rule, reason = f"hook:{E.PRE_TOOL_USE}", answer.reason
+    if answer.decision is HookDecision.BLOCK:
+        return Ruling(verdict=Verdict.DENY, rule=rule, reason=reason or "blocked by a hook")
+    if answer.decision is HookDecision.ASK and ruling.verdict is Verdict.ALLOW:
+        return Ruling(verdict=Verdict.ASK, rule=rule, reason=reason or "a hook asks")
+    if answer.decision is HookDecision.ALLOW and decided_by(ruling.rule) == "mode":
+        return Ruling(verdict=Verdict.ALLOW, rule=rule, reason=reason or "allowed by a hook")
+    return ruling
+
+
+def _short(command: str) -> str:
+    line = command.strip().splitlines()[0] if command.strip() else command
+    return line if len(line) <= 60 else line[:57] + "..."
+
+
+class HookPoints:
+    def __init__(
+        self,
+        deps: SessionDeps,
+        scope: CancelScope,
+        record: Callable[[Any], object],
+        turn_id: str | None = None,
+    ) -> None:
+        self.deps = deps
+        self.scope = scope
+        self._record = record
+        self.turn_id = turn_id
+        self.stop_reason: str | None = None  # a hook asked to end the turn
+        self._continues = 0
+
+    def _base(self) -> HookBase:
+        path = self.deps.journal.path
+        return HookBase(
+            session_id=self.deps.config.session_id,
+            transcript_path=str(path) if path is not None else "",
+            cwd=str(self.deps.config.workspace),
+        )
+
+    def _wanted(self, event: HookEvent, subject: str | None = None) -> bool:
+        hooks = self.deps.hooks
+        return hooks is not None and bool(hooks.matching(event, subject))
+
+    async def _dispatch(
+        self,
+        event: HookEvent,
+        subject: str | None,
+        ask: Callable[[HooksPort, HookBase], Awaitable[HookAnswer]],
+        *,
+        to_model: Callable[[HookAnswer, HookRun], str] = lambda _answer, _run: "",
+        tool_use_id: str | None = None,
+    ) -> HookAnswer | None:
+        """Run the event's hooks (None: there are none), tell and journal each run."""
+        hooks = self.deps.hooks
+        commands = [row.command for row in hooks.matching(event, subject)] if hooks else []
+        if hooks is None or not commands:
+            return None
+        emit = self.deps.emit
+        emit(HookStateChanged(event=event, state=HookRunState.RUNNING, commands=commands,
+                              turn_id=self.turn_id, tool_use_id=tool_use_id))
+        answer = await ask(hooks, self._base())
+        for run in answer.runs:
+            text = to_model(answer, run)
+            self._record(HookRecord(
+                event=event, command=run.command, source=run.source, ending=run.ending,
+                decision=run.decision, turn_id=self.turn_id, tool_use_id=tool_use_id,
+                exit_code=run.exit_code, signal=run.signal, duration_s=run.duration_s,
+                reason=run.reason, context=model_note(event, text) if text.strip() else "",
+            ))
+            if run.message:
+                emit(Notice(level=NoticeLevel.WARNING,
+                            text=f"{event} hook `{_short(run.command)}`: {run.message}"))
+        emit(HookStateChanged(event=event, state=HookRunState.ENDED, commands=commands,
+                              turn_id=self.turn_id, tool_use_id=tool_use_id,
+                              decision=answer.decision, detail=answer.reason))
+        ends_turn = event in (E.PRE_TOOL_USE, E.POST_TOOL_USE)  # the others decide themselves
+        if answer.stop is not None and ends_turn and self.stop_reason is None:
+            self.stop_reason = answer.stop
+            emit(Notice(level=NoticeLevel.INFO, text=(
+                f"a {event} hook ended the turn" + (f": {answer.stop}" if answer.stop else ""))))
+        return answer
+
+    # -- tool calls -------------------------------------------------------------------
+
+    async def pre_tool(self, tool_use_id: str, name: str, tool_input: dict[str, Any]) -> HookAnswer:
+        """``PreToolUse``; raises Cancelled when the turn was cancelled meanwhile."""
+        answer = await self._dispatch(
+            E.PRE_TOOL_USE, name,
+            lambda hooks, base: hooks.pre_tool_use(
+                base, self.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id),
+            to_model=lambda _answer, run: run.context, tool_use_id=tool_use_id,
+        )
+        if answer is None:
+            return HookAnswer()
+        if answer.cancelled or self.scope.cancelled:  # cancel point: while a hook gates a call
+            raise Cancelled(self.scope.reason or CancelReason.USER_INTERRUPT)
+        return answer
+
+    def wants_post_tool(self, name: str, result: ToolResult) -> bool:
+        return (
+            result.outcome is ToolState.SUCCEEDED
+            and not self.scope.cancelled  # cancel point: no more hooks once Esc was pressed
+            and self._wanted(E.POST_TOOL_USE, name)
+        )
+
+    async def post_tool(
+        self, tool_use_id: str, name: str, tool_input: dict[str, Any], result: ToolResult
+    ) -> None:
+        """``PostToolUse``: a block's reason and any context reach the model as a note."""
+        response = {"content": result.content, "is_error": result.is_error,
+                    "exit_code": result.exit_code}
+
+        def to_model(_answer: HookAnswer, run: HookRun) -> str:
+            said = run.reason if run.decision is HookDecision.BLOCK else ""
+            return "\n".join(t for t in (said, run.context) if t.strip())
+
+        await self._dispatch(
+            E.POST_TOOL_USE, name,
+            lambda hooks, base: hooks.post_tool_use(
+                base, self.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id,
+                tool_response=response),
+            to_model=to_model, tool_use_id=tool_use_id,
+        )
+
+    # -- the turn -----------------------------------------------------------------------
+
+    async def prompt(self, text: str) -> None:
+        """``UserPromptSubmit``; raises PromptBlocked (or Cancelled)."""
+        if self.deps.depth:
+            return
+
+        def to_model(answer: HookAnswer, run: HookRun) -> str:
+            return "" if answer.decision is HookDecision.BLOCK else run.context
+
+        answer = await self._dispatch(
+            E.USER_PROMPT_SUBMIT, None,
+            lambda hooks, base: hooks.user_prompt_submit(base, self.scope, prompt=text),
+            to_model=to_model,
+        )
+        self.scope.raise_if_cancelled()  # cancel point: while a hook checks the prompt
+        if answer is not None and answer.decision is HookDecision.BLOCK:
+            raise PromptBlocked(
+                "a UserPromptSubmit hook blocked this prompt"
+                + (f": {answer.reason}" if answer.reason else "")
+            )
+
+    async def stop_goes_on(self) -> bool:
+        """``Stop``, when the model stopped on its own: True when a hook asks it to go
+        on (its reason is then the model's next message), at most
+        ``max_stop_continues`` times in a row."""
+        hooks = self.deps.hooks
+        if hooks is None or self.deps.depth or self.stop_reason is not None:
+            return False
+        limit, active = hooks.max_stop_continues, self._continues > 0
+
+        def goes_on(answer: HookAnswer) -> bool:
+            return (answer.decision is HookDecision.BLOCK and answer.stop is None
+                    and not answer.cancelled and self._continues < limit)
+
+        def to_model(answer: HookAnswer, run: HookRun) -> str:
+            return run.reason if goes_on(answer) and run.decision is HookDecision.BLOCK else ""
+
+        answer = await self._dispatch(
+            E.STOP, None,
+            lambda hooks, base: hooks.stop(base, self.scope, stop_hook_active=active),
+            to_model=to_model,
+        )
+        if answer is None:
+            return False
+        if goes_on(answer) and not self.scope.cancelled:
+            self._continues += 1
+            return True
+        if answer.decision is HookDecision.BLOCK and self._continues >= limit:
+            self.deps.emit(Notice(level=NoticeLevel.WARNING, text=(
+                f"Stop hooks asked the agent to go on {limit} time(s) in a row; it stops "
+                f"now ({answer.reason})")))
+        return False
+
+    # -- the session --------------------------------------------------------------------
+
+    async def session_start(self, source: str) -> None:
+        """``SessionStart`` (``source``: startup or resume): context for the model."""
+        await self._dispatch(
+            E.SESSION_START, source,
+            lambda hooks, base: hooks.session_start(base, self.scope, source=source),
+            to_model=lambda _answer, run: run.context,
+        )
+
+    async def pre_compact(self, trigger: str, instructions: str = "") -> HookAnswer:
+        """``PreCompact`` (``trigger``: manual or auto), for the compaction to call
+        before it starts: a ``block`` decision means do not compact (``reason`` says
+        why); ``context`` holds what the hooks want the summary to keep."""
+        answer = await self._dispatch(
+            E.PRE_COMPACT, trigger,
+            lambda hooks, base: hooks.pre_compact(
+                base, self.scope, trigger=trigger, custom_instructions=instructions),
+        )
+        return answer if answer is not None else HookAnswer()

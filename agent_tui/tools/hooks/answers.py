@@ -1,0 +1,150 @@
+"""What a hook's ending means, in Claude Code's terms, and what several hooks decide.
+
+One command's ending (:func:`decide`):
+
+- exit 0: no opinion, unless stdout is a JSON object: ``decision`` (``block``, or
+  ``approve`` for ``PreToolUse``) with ``reason``; ``hookSpecificOutput``
+  ``permissionDecision`` (``allow`` | ``deny`` | ``ask`` | ``defer``) with
+  ``permissionDecisionReason``, and ``additionalContext``; ``continue: false`` with
+  ``stopReason``; ``systemMessage`` for the user. Plain stdout is context for the
+  model after ``UserPromptSubmit`` and ``SessionStart``.
+- exit 2: a block, with stderr as the reason (for ``SessionStart``, which gates
+  nothing, stderr is shown to the user).
+- any other exit: a failed hook, shown to the user; things go on.
+- timed out or could not start: shown to the user, and treated as ``onFailure``
+  says; unset, an event that gates something (a tool call, a prompt, a compaction)
+  is blocked, with the reason saying so.
+
+Several commands of one event (:func:`combine`): the strongest decision wins (block
+over ask over allow); in print mode, where no one can answer, ``ask`` blocks.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent_tui.core.hooks import HookAnswer, HookRun
+from agent_tui.protocol.states import HookDecision, HookEnding, HookEvent
+from agent_tui.tools.hooks.config import HookCommand, OnFailure
+from agent_tui.tools.hooks.runner import CommandRun
+
+E = HookEvent
+D = HookDecision
+
+#: Events whose hooks gate something: a failed hook of these may block.
+GATES = frozenset({E.PRE_TOOL_USE, E.USER_PROMPT_SUBMIT, E.PRE_COMPACT})
+#: Events whose plain stdout (exit 0, not JSON) is context for the model.
+STDOUT_IS_CONTEXT = frozenset({E.USER_PROMPT_SUBMIT, E.SESSION_START})
+_RANK = {D.NONE: 0, D.ALLOW: 1, D.ASK: 2, D.BLOCK: 3}
+_PERMISSION = {"allow": D.ALLOW, "deny": D.BLOCK, "ask": D.ASK, "defer": D.NONE}
+
+
+class _Output(BaseModel):
+    """A hook's JSON answer (unknown fields are ignored, as Claude Code does)."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    continue_: bool = Field(default=True, alias="continue")
+    stop_reason: str | None = Field(default=None, alias="stopReason")
+    system_message: str | None = Field(default=None, alias="systemMessage")
+    decision: str | None = None
+    reason: str | None = None
+    specific: dict[str, Any] | None = Field(default=None, alias="hookSpecificOutput")
+
+
+def decide(event: HookEvent, hook: HookCommand, ran: CommandRun) -> HookRun:
+    run = HookRun(
+        command=hook.command, source=hook.source, ending=ran.ending, exit_code=ran.exit_code,
+        signal=ran.signal, duration_s=ran.duration_s,
+    )
+    if ran.ending is HookEnding.CANCELLED:
+        return run
+    if ran.ending is HookEnding.TIMED_OUT:
+        return _failed(run, event, hook, f"timed out after {hook.timeout_s:g} s and was killed",
+                       default_block=True)
+    if ran.ending is HookEnding.NOT_STARTED:
+        return _failed(run, event, hook, f"could not be started: {ran.error}", default_block=True)
+    stderr = ran.stderr.strip()
+    if ran.exit_code == 2:
+        if event is E.SESSION_START:
+            run.message = stderr
+        else:
+            run.decision = D.BLOCK
+            run.reason = stderr or "a hook blocked this (exit code 2, no message)"
+        return run
+    if ran.exit_code != 0:
+        how = f"exit code {ran.exit_code}" if ran.exit_code is not None else f"signal {ran.signal}"
+        return _failed(run, event, hook, f"failed ({how})" + (f": {stderr}" if stderr else ""),
+                       default_block=False)
+    return _read_stdout(run, event, ran.stdout)
+
+
+def _failed(
+    run: HookRun, event: HookEvent, hook: HookCommand, what: str, *, default_block: bool
+) -> HookRun:
+    run.message = what
+    blocks = hook.on_failure is OnFailure.BLOCK or (hook.on_failure is None and default_block)
+    if blocks and event in GATES:
+        run.decision = D.BLOCK
+        run.reason = f"the {event} hook `{hook.command}` {what}; treated as a block"
+    return run
+
+
+def _read_stdout(run: HookRun, event: HookEvent, stdout: str) -> HookRun:
+    text = stdout.strip()
+    answer: _Output | None = None
+    if text.startswith("{"):
+        try:
+            answer = _Output.model_validate(json.loads(text))
+        except (ValueError, ValidationError, RecursionError):
+            run.message = "printed JSON that could not be read; taken as plain text"
+    if answer is None:
+        if event in STDOUT_IS_CONTEXT:
+            run.context = text
+        return run
+    if answer.system_message:
+        run.message = answer.system_message
+    if answer.decision == "block" and event is not E.SESSION_START:
+        run.decision, run.reason = D.BLOCK, answer.reason or ""
+    elif answer.decision == "approve" and event is E.PRE_TOOL_USE:
+        run.decision, run.reason = D.ALLOW, answer.reason or ""
+    specific = answer.specific or {}
+    context = specific.get("additionalContext")
+    if isinstance(context, str):
+        run.context = context
+    permission = specific.get("permissionDecision")
+    if event is E.PRE_TOOL_USE and permission in _PERMISSION:
+        run.decision = _PERMISSION[permission]
+        reason = specific.get("permissionDecisionReason")
+        run.reason = reason if isinstance(reason, str) else ""
+    if not answer.continue_:
+        run.stop = answer.stop_reason or ""
+        if event is E.STOP:
+            run.decision = D.NONE  # stop means stop
+        elif event in GATES:
+            run.decision = D.BLOCK
+            run.reason = answer.stop_reason or run.reason or f"a {event} hook stopped the agent"
+    if run.decision is D.BLOCK and not run.reason and event is E.STOP:
+        run.reason = "a Stop hook asked you to go on"
+    return run
+
+
+def combine(runs: list[HookRun], *, can_ask: bool) -> HookAnswer:
+    """What the runs of one event decide together."""
+    answer = HookAnswer(runs=runs)
+    for run in runs:
+        decision = run.decision
+        if decision is D.ASK and not can_ask:
+            decision = D.BLOCK
+            run.reason = ("a hook asks to confirm this, and there is no one to ask in print "
+                          "mode" + (f" ({run.reason})" if run.reason else ""))
+            run.decision = decision
+        if _RANK[decision] > _RANK[answer.decision]:
+            answer.decision = decision
+    answer.reason = "\n".join(r.reason for r in runs if r.decision is answer.decision and r.reason)
+    answer.context = [r.context for r in runs if r.context.strip()]
+    answer.stop = next((r.stop for r in runs if r.stop is not None), None)
+    return answer

@@ -1,0 +1,149 @@
+"""The settings files' ``hooks`` key: entries parsed one by one (a malformed one is
+reported with file, line and column and skipped alone), matchers as Claude Code reads
+them, and where each hook came from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent_tui.protocol import HookEvent
+from agent_tui.settings import load_settings
+from agent_tui.tools.hooks import CommandHooks, load_hooks
+from agent_tui.tools.hooks.matchers import Matcher
+
+BROKEN = """{
+  "model": "claude-from-file",
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "bash", "hooks": [{"type": "command", "command": "echo good"}]},
+      {"matcher": "(", "hooks": [{"type": "command", "command": "echo bad-regex"}]},
+      {"matcher": "Edit", "hooks": [
+        {"type": "prompt", "prompt": "is this fine?"},
+        {"type": "command", "comand": "typo"},
+        {"type": "command", "command": "echo slow", "timeout": -1},
+        {"type": "command", "command": "echo kept", "timeout": 5, "onFailure": "continue"}
+      ]}
+    ],
+    "Notification": [{"hooks": []}],
+    "PreTooluse": [],
+    "Stop": {"hooks": []}
+  }
+}
+"""
+
+
+def where(text: str, needle: str, nth: int = 0) -> str:
+    """line:column of the nth occurrence of ``needle``."""
+    offset = -1
+    for _ in range(nth + 1):
+        offset = text.index(needle, offset + 1)
+    line = text.count("\n", 0, offset) + 1
+    return f"{line}:{offset - text.rfind(chr(10), 0, offset)}"
+
+
+def test_a_malformed_entry_is_reported_with_file_line_column_and_the_rest_apply(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(BROKEN)
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
+    assert loaded.problems == [] and loaded.model == "claude-from-file"  # the file applies
+    config = load_hooks(loaded, trusted=False)
+    assert [h.command for h in config.commands] == ["echo good", "echo kept"]
+    kept = config.commands[1]
+    assert kept.timeout_s == 5 and kept.on_failure == "continue" and kept.matcher.text == "Edit"
+    problems = [str(p) for p in config.problems]
+    expected = [
+        (where(BROKEN, '"matcher": "("'), "hooks.PreToolUse[1].matcher: matcher '(' is not a "
+         "valid regular expression"),
+        (where(BROKEN, '"type": "prompt"'), 'hooks.PreToolUse[2].hooks[0].type: type is "prompt": '
+         'agent-tui runs "command" hooks only (skipped)'),
+        (where(BROKEN, '"comand"'), 'hooks.PreToolUse[2].hooks[1].comand: unknown key "comand" '
+         '(did you mean "command"?)'),
+        (where(BROKEN, '"timeout": -1'), "hooks.PreToolUse[2].hooks[2].timeout: timeout must be a "
+         "number of seconds above 0 (skipped)"),
+        (where(BROKEN, '"Notification"'), "hooks.Notification: agent-tui does not run Notification "
+         "hooks (skipped)"),
+        (where(BROKEN, '"PreTooluse"'), 'hooks.PreTooluse: unknown hook event (did you mean '
+         '"PreToolUse"?)'),
+        (where(BROKEN, '"Stop"'), "hooks.Stop: expected a list of matcher groups, got an object"),
+    ]
+    assert len(problems) == len(expected), problems
+    for problem, (position, text) in zip(problems, expected):
+        assert problem.startswith(f"{path}:{position}: "), (problem, position)
+        assert text in problem, problem
+        assert problem.endswith("(skipped)")
+
+
+def test_hooks_that_are_not_an_object_are_skipped_and_the_file_still_applies(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"theme": "light", "hooks": ["echo hi"]}))
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
+    assert loaded.theme == "light"
+    [problem] = load_hooks(loaded, trusted=True).problems
+    assert str(problem) == (f"{path}:1:20: hooks: expected an object of events {{...}}, "
+                            "got a list (skipped)")
+
+
+def test_a_missing_settings_file_given_on_the_command_line_is_reported(tmp_path):
+    missing = tmp_path / "nope.json"
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[missing])
+    assert loaded.problems == [f"{missing}: no such file (settings file ignored)"]
+
+
+@pytest.mark.parametrize(("matcher", "name", "hit"), [
+    ("", "bash", True),
+    ("*", "mcp__files__read", True),
+    ("bash", "bash", True),
+    ("bash", "bash_output", False),  # plain names match exactly
+    ("Bash", "bash", True),  # Claude Code's name for the same tool
+    ("Edit|Write", "write_file", True),
+    ("Edit|Write", "read_file", False),
+    ("mcp__github__.*", "mcp__github__create_issue", True),
+    ("mcp__github__.*", "mcp__gitlab__create_issue", False),
+    ("mcp__github", "mcp__github__create_issue", False),
+    ("Notebook.*", "NotebookEdit", True),
+    ("^(bash|grep)$", "grep", True),
+])
+def test_matchers_read_tool_names_as_claude_code_does(matcher, name, hit):
+    assert Matcher.parse(matcher).matches(name) is hit
+
+
+def test_the_hooks_in_force_say_where_each_came_from(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(BROKEN)
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
+    hooks = CommandHooks(load_hooks(loaded, trusted=False).commands, workspace=tmp_path)
+    rows = hooks.rows()
+    assert [(r.event, r.matcher, r.command, r.source) for r in rows] == [
+        (HookEvent.PRE_TOOL_USE, "bash", "echo good", f"{path}:{where(BROKEN, 'echo good').split(':')[0]}"),
+        (HookEvent.PRE_TOOL_USE, "Edit", "echo kept", f"{path}:{where(BROKEN, 'echo kept').split(':')[0]}"),
+    ]
+    assert [r.command for r in hooks.matching(HookEvent.PRE_TOOL_USE, "edit_file")] == ["echo kept"]
+    assert hooks.matching(HookEvent.POST_TOOL_USE, "bash") == []
+
+
+def test_a_project_file_hooks_wait_for_trust(tmp_path):
+    ws = tmp_path / "ws"
+    (ws / ".agent-tui").mkdir(parents=True)
+    (ws / ".agent-tui" / "settings.json").write_text(json.dumps({"hooks": {"Stop": [
+        {"hooks": [{"type": "command", "command": "echo project"}]}]}}))
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "settings.json").write_text(json.dumps({"hooks": {"Stop": [
+        {"hooks": [{"type": "command", "command": "echo user"}]}]}}))
+    loaded = load_settings(ws, user_dir=user)
+    untrusted = load_hooks(loaded, trusted=False)
+    assert [h.command for h in untrusted.commands] == ["echo user"]
+    assert [h.command for h in untrusted.untrusted] == ["echo project"]
+    trusted = load_hooks(loaded, trusted=True)
+    assert [h.command for h in trusted.commands] == ["echo user", "echo project"]
+
+
+def test_the_hook_row_points_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text('{"hooks": {"Stop": [\n  {"hooks": [\n    {"type": "command", "command": "x"}]}]}}')
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
+    [row] = CommandHooks(load_hooks(loaded, trusted=True).commands, workspace=tmp_path).rows()
+    assert row.source == f"{path}:3"
