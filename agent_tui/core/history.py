@@ -27,6 +27,7 @@ from agent_tui.core.journal import (
     TurnEndedRecord,
     UserMessageRecord,
 )
+from agent_tui.core.plan import cut_off_wording
 from agent_tui.core.state import ToolState
 from agent_tui.protocol.states import RestoreWhat, TurnStatus
 
@@ -101,11 +102,12 @@ def _unfinished_result(tool_use_id: str, name: str, started: bool) -> ToolResult
     )
 
 
-def interrupted_note(calls: list[tuple[str, ToolState]]) -> str:
+def interrupted_note(calls: list[tuple[str, ToolState]], earlier: Iterable[Any] = ()) -> str:
     note = "[The user interrupted the previous turn. Work may be half done."
     touched = [f"{name} ({state})" for name, state in calls if state is not ToolState.SUCCEEDED]
     if touched:
         note += " Tool calls that did not finish: " + ", ".join(touched) + "."
+    note += cut_off_wording(earlier)  # the plan item it cut off, from the records before
     return note + " Verify the current state before redoing anything.]"
 
 
@@ -195,7 +197,8 @@ def model_view(records: Iterable[Any]) -> list[Message]:
     """Derive the API's message list from journal records."""
     b = _Builder()
     code_note_due = False
-    for record in effective_records(records):
+    kept = effective_records(records)
+    for i, record in enumerate(kept):
         if isinstance(record, RewindRecord):
             # Code and conversation rewound together agree with each other; either
             # alone leaves files the conversation does not describe.
@@ -210,7 +213,7 @@ def model_view(records: Iterable[Any]) -> list[Message]:
             code_note_due = False
         if isinstance(record, UserMessageRecord):
             if b.note_due:
-                b.user_text(interrupted_note(b.last_turn_calls))
+                b.user_text(interrupted_note(b.last_turn_calls, kept[:i]))
                 b.note_due = False
                 b.last_turn_calls = []
             b.user_text(record.text)
