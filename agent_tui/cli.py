@@ -217,6 +217,7 @@ class Wiring:
         tools = default_tools(
             workspace, jobs=jobs, on_before_write=checkpoints.record_pre_image,
             on_after_write=checkpoints.record_written,
+            allow_private_fetch=settings.web_fetch_allow_private,
         )
         # Command line over settings files (project over user) over defaults.
         mode = opts.permission_mode or settings.default_mode or "ask"

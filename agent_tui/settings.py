@@ -11,7 +11,8 @@ Two files, the shape Claude Code uses (every key optional)::
       },
       "model": "claude-sonnet-4-5",
       "theme": "dark",
-      "env": {"PYTHONDONTWRITEBYTECODE": "1"}
+      "env": {"PYTHONDONTWRITEBYTECODE": "1"},
+      "webFetch": {"allowPrivate": false}
     }
 
 - user: ``$XDG_CONFIG_HOME/agent-tui/settings.json`` (default ``~/.config/agent-tui/``);
@@ -21,7 +22,8 @@ Merging: permission rules from both files add up (a deny in either wins, by the 
 precedence of :mod:`agent_tui.permissions`); ``defaultMode``, ``model``,
 ``theme``: the project's value wins over the user's, and a command-line option over
 both (the CLI applies that last step); ``env``: one mapping, the project's value wins
-per variable. ``env`` is handed to the commands the agent runs (not to the agent
+per variable; ``webFetch.allowPrivate`` (web_fetch may open loopback and private
+addresses) is only taken from the user's file. ``env`` is handed to the commands the agent runs (not to the agent
 itself); the agent's credentials and the process layer's ``AGENT_TUI_*`` tags cannot
 be set there.
 
@@ -47,11 +49,13 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictStr,
     ValidationError,
 )
 
 from agent_tui.credentials import CREDENTIAL_VARS
+from agent_tui.json_positions import key_positions, offset_of, position
 from agent_tui.paths import settings_files, user_config_dir
 from agent_tui.permissions import InvalidRule, PermissionMode, PermissionRules, Rule
 
@@ -132,6 +136,12 @@ class PermissionsSection(BaseModel):
     default_mode: ModeName | None = Field(default=None, alias="defaultMode")
 
 
+class WebFetchSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    allow_private: StrictBool = Field(default=False, alias="allowPrivate")
+
+
 class SettingsFile(BaseModel):
     """One settings file, as written (validated, not merged)."""
 
@@ -142,12 +152,14 @@ class SettingsFile(BaseModel):
     model: NonEmpty | None = None
     theme: NonEmpty | None = None
     env: dict[EnvName, EnvValue] = Field(default_factory=dict)
+    web_fetch: WebFetchSection | None = Field(default=None, alias="webFetch")
 
 
 #: The keys a person may write, per object (for "did you mean" hints).
 _KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
-    (): ["$schema", "permissions", "model", "theme", "env"],
+    (): ["$schema", "permissions", "model", "theme", "env", "webFetch"],
     ("permissions",): ["allow", "ask", "deny", "defaultMode"],
+    ("webFetch",): ["allowPrivate"],
 }
 
 
@@ -186,6 +198,7 @@ class LoadedSettings(BaseModel):
     model: str | None = None
     theme: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
+    web_fetch_allow_private: bool = False
     files: list[Path] = Field(default_factory=list)  # the files that were applied
     problem_details: list[SettingsProblem] = Field(default_factory=list)
 
@@ -228,6 +241,13 @@ class LoadedSettings(BaseModel):
                     only_this=True))
                 continue
             self.env[key] = value
+        if data.web_fetch is not None:
+            if project and data.web_fetch.allow_private:
+                self.problem_details.append(SettingsProblem(file=path, message=(
+                    "webFetch.allowPrivate is only taken from your user settings: a project "
+                    "could point web_fetch at your local network (ignored)"), only_this=True))
+            else:
+                self.web_fetch_allow_private = data.web_fetch.allow_private
         self.files.append(path)
 
 
@@ -281,7 +301,7 @@ def parse_settings(
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            line, column = _position(raw, exc.start, newline=b"\n")
+            line, column = position(raw, exc.start, newline=b"\n")
             return None, [SettingsProblem(
                 file=path, line=line, column=column, message="not valid UTF-8 text",
             )]
@@ -305,12 +325,12 @@ def parse_settings(
     try:
         return SettingsFile.model_validate(value), []
     except ValidationError as exc:
-        positions = _positions(text)
+        positions = key_positions(text)
         problems = []
         for err in exc.errors():
             loc = tuple(err["loc"])
-            offset = _offset_of(positions, loc)
-            line, column = _position(text, offset) if offset is not None else (None, None)
+            offset = offset_of(positions, loc)
+            line, column = position(text, offset) if offset is not None else (None, None)
             problems.append(SettingsProblem(
                 file=path, line=line, column=column, message=_explain(err),
             ))
@@ -411,83 +431,3 @@ def _explain(err: Mapping[str, Any]) -> str:
     if kind == "value_error":
         return f"{what}: {err.get('ctx', {}).get('error', err['msg'])}"
     return f"{what}: {err['msg']}"
-
-
-# -- where a key is ----------------------------------------------------------------
-
-
-def _position(text: str | bytes, offset: int, *, newline: Any = "\n") -> tuple[int, int]:
-    """1-based (line, column) of ``offset``."""
-    line = text.count(newline, 0, offset) + 1
-    column = offset - (text.rfind(newline, 0, offset) + 1) + 1
-    return line, column
-
-
-def _positions(text: str) -> dict[tuple[Any, ...], int]:
-    """Offset of every member key and list element of a (valid) JSON document, by path.
-
-    For an object member the offset is its key's (the line a person looks for); a
-    repeated key maps to its last occurrence, the one ``json.loads`` keeps.
-    """
-    out: dict[tuple[Any, ...], int] = {}
-    decoder = json.JSONDecoder()
-    ws = re.compile(r"[ \t\n\r]*")
-
-    def skip(i: int) -> int:
-        m = ws.match(text, i)
-        return m.end() if m else i
-
-    def value(i: int, path: tuple[Any, ...]) -> int:
-        i = skip(i)
-        c = text[i]
-        if c == "{":
-            i = skip(i + 1)
-            if text[i] == "}":
-                return i + 1
-            while True:
-                i = skip(i)
-                start = i
-                key, i = json.decoder.scanstring(text, i + 1)
-                out[path + (key,)] = start
-                i = skip(i)  # at ':'
-                i = value(i + 1, path + (key,))
-                i = skip(i)
-                if text[i] == ",":
-                    i += 1
-                    continue
-                return i + 1
-        if c == "[":
-            i = skip(i + 1)
-            if text[i] == "]":
-                return i + 1
-            index = 0
-            while True:
-                i = skip(i)
-                out[path + (index,)] = i
-                i = value(i, path + (index,))
-                i = skip(i)
-                index += 1
-                if text[i] == ",":
-                    i += 1
-                    continue
-                return i + 1
-        _, end = decoder.raw_decode(text, i)
-        return end
-
-    try:
-        value(0, ())
-    except (ValueError, IndexError, RecursionError):
-        pass  # best effort: whatever was found before is still right
-    return out
-
-
-def _offset_of(positions: dict[tuple[Any, ...], int], loc: tuple[Any, ...]) -> int | None:
-    """The position of the longest prefix of ``loc`` found in the document."""
-    # pydantic uses the alias in locations, and "[key]" for a dict key's own error
-    # (but a document may also have a key really named "[key]")
-    for path in (tuple(loc), tuple(p for p in loc if p != "[key]")):
-        while path:
-            if path in positions:
-                return positions[path]
-            path = path[:-1]
-    return None

@@ -16,6 +16,8 @@ import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from agent_tui.permissions.policy import url_host
+
 
 class RefusedURL(ValueError):
     """A URL web_fetch will not open; the message says why, for the model."""
@@ -28,15 +30,6 @@ class Target:
     host: str  # lower case, no brackets
     port: int
     address: str  # the checked address to connect to
-
-
-def url_host(url: str) -> str | None:
-    """The host a URL names (lower case), or None when it has none."""
-    try:
-        host = urlsplit(url.strip()).hostname
-    except ValueError:
-        return None
-    return host.lower().rstrip(".") if host else None
 
 
 def check_url(url: str) -> tuple[str, str, int]:

@@ -18,7 +18,8 @@ from urllib.parse import urljoin
 
 import httpx2
 
-from agent_tui.tools.web.addresses import RefusedURL, check_url, resolve, url_host
+from agent_tui.permissions.policy import url_host
+from agent_tui.tools.web.addresses import RefusedURL, check_url, resolve
 
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 USER_AGENT = "agent-tui/0.1 (web_fetch)"
