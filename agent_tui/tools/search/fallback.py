@@ -10,8 +10,8 @@ of ripgrep's rules:
   matching rules; a later, deeper file overrides an earlier one);
 - ``.git`` is never walked; hidden files are; symbolic links are not followed;
 - binary files (a NUL byte anywhere) are skipped;
-- ``--glob`` filters: a file must match one include glob when any is given; an
-  exclude (``!glob``) drops files and whole folders;
+- globs (:class:`~.query.GlobFilter`): an exclude drops files and whole folders, an
+  include keeps only the files it matches (never an ignored one);
 - exit status 0 when something matched, 1 when nothing did, 2 on a bad pattern.
 
 Matching is Python's ``re``, line by line, on text decoded as UTF-8 (bytes that are
@@ -29,8 +29,7 @@ from typing import BinaryIO
 
 import pathspec
 
-from agent_tui.permissions.globs import glob_regex
-from agent_tui.tools.search.query import Query, SearchMode, expand_braces
+from agent_tui.tools.search.query import GlobFilter, Query, SearchMode
 from agent_tui.tools.search.wire import json_record
 
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")  # later ones win, as in ripgrep
@@ -78,19 +77,6 @@ def _read_lines(path: Path) -> list[str]:
         return []
 
 
-class _Globs:
-    def __init__(self, globs: tuple[str, ...]) -> None:
-        self.include = [glob_regex(p) for g in globs if not g.startswith("!")
-                        for p in expand_braces(g)]
-        self.exclude = [glob_regex(p) for g in globs if g.startswith("!")
-                        for p in expand_braces(g[1:])]
-
-    def wants(self, rel: str, is_dir: bool) -> bool:
-        if any(r.fullmatch(rel) for r in self.exclude):
-            return False
-        return is_dir or not self.include or any(r.fullmatch(rel) for r in self.include)
-
-
 def _parents_ignores(start: Path, levels_up: int) -> _Ignores:
     """The ignore files of the folders above the start, inside the workspace."""
     ignores = _Ignores()
@@ -101,7 +87,7 @@ def _parents_ignores(start: Path, levels_up: int) -> _Ignores:
 
 def walk(query: Query, cwd: Path) -> Iterator[str]:
     """The files the query looks at, relative to ``cwd``, in a stable order."""
-    globs = _Globs(query.globs)
+    globs = GlobFilter(query.globs)
     target = query.target
     start = cwd / target
     if not start.is_dir() or start.is_symlink():
@@ -122,11 +108,11 @@ def walk(query: Query, cwd: Path) -> Iterator[str]:
             if entry.name == ".git" or entry.is_symlink():
                 continue
             is_dir = entry.is_dir(follow_symlinks=False)
-            if ignores.ignored(path, is_dir) or not globs.wants(path, is_dir):
+            if ignores.ignored(path, is_dir) or globs.excludes(path):
                 continue
             if is_dir:
                 stack.append((Path(entry.path), path, ignores.below(Path(entry.path), path)))
-            elif entry.is_file(follow_symlinks=False):
+            elif entry.is_file(follow_symlinks=False) and globs.wants(path):
                 yield path
 
 

@@ -1,9 +1,12 @@
-"""What one search asks for, in a form both back ends read.
+"""What one search asks for, in a form both back ends read, and its glob filter.
 
 A :class:`Query` is built by the grep and glob tools and handed either to ripgrep
 (as its command line, :mod:`.ripgrep`) or, as JSON, to the Python fallback running in
-a child process (:mod:`.fallback`). It imports nothing heavy: the fallback's start
-must stay quick.
+a child process (:mod:`.fallback`).
+
+Globs (:class:`GlobFilter`) are matched by us, the same way for both back ends
+(``permissions/globs.py``'s rules, brace lists expanded): ripgrep's own ``--glob``
+would let an include glob override ``.gitignore``.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from enum import StrEnum
+
+from agent_tui.permissions.globs import glob_regex
 
 
 class SearchMode(StrEnum):
@@ -83,3 +88,26 @@ def expand_braces(pattern: str) -> list[str]:
     for option in options:
         out.extend(expand_braces(pattern[:start] + option + pattern[end + 1 :]))
     return out
+
+
+class GlobFilter:
+    """Include and exclude (``!``) globs, matched against paths relative to the cwd.
+
+    A file is wanted when no exclude glob matches it or one of its folders, and some
+    include glob matches it (or none was given).
+    """
+
+    def __init__(self, globs: tuple[str, ...]) -> None:
+        self.include = [glob_regex(p) for g in globs if not g.startswith("!")
+                        for p in expand_braces(g)]
+        self.exclude = [glob_regex(p) for g in globs if g.startswith("!")
+                        for p in expand_braces(g[1:])]
+
+    def excludes(self, rel: str) -> bool:
+        return any(r.fullmatch(rel) for r in self.exclude)
+
+    def wants(self, rel: str) -> bool:
+        parts = rel.split("/")
+        if any(self.excludes("/".join(parts[:i])) for i in range(1, len(parts) + 1)):
+            return False
+        return not self.include or any(r.fullmatch(rel) for r in self.include)

@@ -29,6 +29,7 @@ _BASE = (
     "--glob",
     "!.git",
 )
+_TYPE = "agentglob"
 
 
 def find_rg() -> str | None:
@@ -38,8 +39,16 @@ def find_rg() -> str | None:
 
 def rg_argv(rg: str, query: Query) -> list[str]:
     argv = [rg, *_BASE]
+    includes = []
     for glob in query.globs:
-        argv += ["--glob", glob]
+        if glob.startswith("!"):
+            argv += ["--glob", glob]  # excluding more never overrides an ignore file
+        else:
+            includes.append(glob)
+    if includes and all("/" not in g for g in includes):
+        # Only the files' names matter: a file type narrows the search and, unlike an
+        # include --glob, keeps the ignore files in force. (Paths are filtered after.)
+        argv += [*(a for g in includes for a in ("--type-add", f"{_TYPE}:{g}")), "--type", _TYPE]
     if query.mode is SearchMode.FILES:
         return [*argv, "--files", "--null", "--", query.target]
     if query.ignore_case:

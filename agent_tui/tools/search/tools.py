@@ -23,7 +23,7 @@ from agent_tui.cancel import CancelReason
 from agent_tui.core.state import SideEffects, ToolState
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.tools.files import describe_error
-from agent_tui.tools.search.query import Query, SearchMode
+from agent_tui.tools.search.query import GlobFilter, Query, SearchMode
 from agent_tui.tools.search.results import Caps, word_findings
 from agent_tui.tools.search.ripgrep import find_rg, search_argv
 from agent_tui.tools.search.runner import Finished, run_search
@@ -167,7 +167,8 @@ class _SearchTool(Tool):
         if done.exit_code == 2 and not parsed.files and done.ended_by is None:
             why = done.messages.strip() or "\n".join(parsed.messages) or "exit status 2"
             return ToolResult.error(f"The search failed: {why}")
-        return done, parsed.files
+        wanted = GlobFilter(query.globs)
+        return done, [hits for hits in parsed.files if wanted.wants(hits.path)]
 
     def _ended(self, done: Finished, text: str) -> ToolResult:
         """The result, honest about a stop: interrupted, timed out or cut short."""

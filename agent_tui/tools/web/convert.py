@@ -64,4 +64,4 @@ def html_to_markdown(html: str, base_url: str) -> str:
                 node[attr] = urljoin(base_url, value)
     text = MarkdownConverter(heading_style="ATX", bullets="-").convert_soup(soup)
     text = re.sub(r"\n{3,}", "\n\n", text).strip()
-    return f"# {title}\n\n{text}" if title and not text.startswith("# ") else text
+    return f"# {title}\n\n{text}" if title and not text.startswith(f"# {title}") else text
