@@ -184,3 +184,29 @@ def test_plan_model_round_trips_with_the_models_own_field_names() -> None:
                                     "activeForm": "Running"})
     assert item.active_form == "Running" and item.status is TodoStatus.IN_PROGRESS
     assert Plan(items=(item,), interrupted=True).cut_off() == [item]
+
+
+@pytest.mark.asyncio
+async def test_acp_client_gets_plan_updates_live_and_after_a_cancel(tmp_path, fake_api) -> None:
+    from acp import text_block
+
+    from tests.test_acp import RecordingClient, spawn, start
+
+    fake_api.enqueue(Reply.tool_uses([("todo_write", PLAN_A, "toolu_plan"),
+                                      ("bash", {"command": "sleep 30"}, "toolu_sleep")]))
+    client = RecordingClient()
+    async with spawn(client, tmp_path, fake_api, "--permission-mode", "auto") as (conn, _):
+        sid = await start(conn, tmp_path)
+        prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("plan")]))
+        await client.wait_for(lambda: client.last_status("toolu_sleep") == "in_progress")
+        live = client.of("plan", sid)
+        assert [(e.content, e.status) for e in live[-1].entries] == [
+            ("Read the parser", "completed"), ("Write the tests", "in_progress"),
+            ("Update the docs", "pending")]
+        await conn.cancel(session_id=sid)
+        response = await asyncio.wait_for(prompt, 15)
+        assert response.stop_reason == "cancelled"
+        after = client.of("plan", sid)[-1]  # sent before the prompt's answer
+        assert after.entries[1].status == "pending"
+        assert after.entries[1].field_meta == {"agent_tui": {"state": "interrupted"}}
+        assert after.field_meta == {"agent_tui": {"interrupted": True}}
