@@ -10,7 +10,7 @@ runs under the call's cancel scope with a time cap (:mod:`.fetch` for the caps,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -19,8 +19,10 @@ from agent_tui.core.state import SideEffects, ToolState
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.tools.web.addresses import RefusedURL, check_url
 from agent_tui.tools.web.convert import BodyKind, body_kind, decode, html_to_markdown
-from agent_tui.tools.web.fetch import FetchError, Fetched, Progress, fetch
 from agent_tui.units import format_bytes
+
+if TYPE_CHECKING:
+    from agent_tui.tools.web.fetch import Fetched, Progress
 
 MAX_BYTES = 5 * 1024 * 1024  # downloaded, after decompression
 MAX_CHARS = 50_000  # of text given to the model
@@ -85,6 +87,9 @@ class WebFetchTool(Tool):
         return None  # a GET changes nothing here; nothing to undo
 
     async def run(self, args: WebFetchInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        # httpx is loaded on the first fetch, not when the tool set is built
+        from agent_tui.tools.web.fetch import FetchError, Progress, fetch
+
         progress = Progress(url=args.url)
         own = ctx.scope.child("web_fetch")  # the time cap must not cancel the turn
         own.cancel_after(self.timeout_s)
