@@ -346,3 +346,17 @@ async def test_the_time_cap_stops_a_search_and_says_so(big_tree, monkeypatch) ->
     assert not scope.cancelled  # the cap is the call's own, the turn goes on
     assert scope.reason is not CancelReason.TIMEOUT
     assert live_runs() == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("rg", BACKENDS)
+async def test_a_search_that_prints_too_much_is_cut_short_and_says_so(big_tree, rg, monkeypatch) -> None:
+    from agent_tui.tools.search import tools as search_tools
+
+    monkeypatch.setattr(search_tools, "MAX_OUTPUT_BYTES", 4096)
+    result = await grep(rg, big_tree, pattern="álpha", output_mode="count")
+    assert result.outcome == "succeeded"
+    assert result.content.startswith("Found at least ")
+    assert result.content.endswith("[The search printed more than 4 KiB and was stopped there: "
+                                   "counts are at least those shown. Narrow it.]")
+    assert live_runs() == []

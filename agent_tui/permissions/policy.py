@@ -300,7 +300,6 @@ def _subject(args: BaseModel) -> tuple[SubjectKind, str]:
     return SubjectKind.NONE, ""
 
 
-
 def url_host(url: str) -> str | None:
     """The host a URL names, lower case, or None when it names none."""
     try:
@@ -308,7 +307,6 @@ def url_host(url: str) -> str | None:
     except ValueError:
         return None
     return host.lower().rstrip(".") if host else None
-
 
 
 def _allowed_command(rules: list[Rule], command: str) -> str | None:

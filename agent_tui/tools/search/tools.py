@@ -29,6 +29,7 @@ from agent_tui.tools.search.ripgrep import find_rg, search_argv
 from agent_tui.tools.search.runner import Finished, run_search
 from agent_tui.tools.search.wire import FileHits, parse
 from agent_tui.tools.workspace import Workspace, WorkspaceError
+from agent_tui.units import format_bytes
 
 DEFAULT_HEAD_LIMIT = 250  # files or count lines shown
 DEFAULT_CONTENT_LINES = 200  # content lines shown
@@ -193,7 +194,7 @@ class _SearchTool(Tool):
 
 def _notes(done: Finished) -> list[str]:
     if done.overflowed:
-        return [f"[The search printed more than {MAX_OUTPUT_BYTES // (1024 * 1024)} MB and was "
+        return [f"[The search printed more than {format_bytes(MAX_OUTPUT_BYTES)} and was "
                 "stopped there: counts are at least those shown. Narrow it.]"]
     return []
 
