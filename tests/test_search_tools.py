@@ -360,3 +360,18 @@ async def test_a_search_that_prints_too_much_is_cut_short_and_says_so(big_tree, 
     assert result.content.endswith("[The search printed more than 4 KiB and was stopped there: "
                                    "counts are at least those shown. Narrow it.]")
     assert live_runs() == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("rg", BACKENDS)
+async def test_a_parent_folders_gitignore_applies_to_a_search_below_it(tmp_path, rg) -> None:
+    root = tmp_path / "ws"
+    write(root, ".gitignore", "src/generated/\n*.tmp\n")
+    write(root, "src/generated/gen.py", f"{NEEDLE}\n")
+    write(root, "src/lib/scratch.tmp", f"{NEEDLE}\n")
+    write(root, "src/lib/real.py", f"{NEEDLE}\n")
+    for path in ("src", "src/lib"):
+        result = await grep(rg, root, pattern=NEEDLE, path=path)
+        assert result.content.splitlines() == ["Found 1 file", "src/lib/real.py"], path
+    listed = await glob(rg, root, pattern="**/*", path="src")
+    assert listed.content.splitlines() == ["Found 1 file", "src/lib/real.py"]
