@@ -268,6 +268,7 @@ class Wiring:
         tools = default_tools(
             workspace, jobs=jobs, on_before_write=checkpoints.record_pre_image,
             on_after_write=checkpoints.record_written,
+            allow_private_fetch=settings.web_fetch_allow_private,
         )
         self.containment = self.containment_for(Path(workspace))
         tools.get("bash").sandbox = self.containment.sandbox  # type: ignore[union-attr]

@@ -12,7 +12,8 @@ Two files, the shape Claude Code uses (every key optional)::
       "model": "claude-sonnet-4-5",
       "theme": "dark",
       "env": {"PYTHONDONTWRITEBYTECODE": "1"},
-      "hooks": {"PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": "..."}]}]}
+      "hooks": {"PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": "..."}]}]},
+      "webFetch": {"allowPrivate": false}
     }
 
 - user: ``$XDG_CONFIG_HOME/agent-tui/settings.json`` (default ``~/.config/agent-tui/``);
@@ -23,7 +24,8 @@ Merging: permission rules from both files add up (a deny in either wins, by the 
 precedence of :mod:`agent_tui.permissions`); ``defaultMode``, ``model``,
 ``theme``: the project's value wins over the user's, and a command-line option over
 both (the CLI applies that last step); ``env``: one mapping, the project's value wins
-per variable. ``env`` is handed to the commands the agent runs (not to the agent
+per variable; ``webFetch.allowPrivate`` (web_fetch may open loopback and private
+addresses) is only taken from the user's file. ``env`` is handed to the commands the agent runs (not to the agent
 itself); the agent's credentials and the process layer's ``AGENT_TUI_*`` tags cannot
 be set there.
 
@@ -54,6 +56,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictInt,
     PrivateAttr,
     StrictStr,
@@ -154,6 +157,12 @@ class PriceEntry(BaseModel):
     cache_read: float = Field(ge=0)
 
 
+class WebFetchSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    allow_private: StrictBool = Field(default=False, alias="allowPrivate")
+
+
 class SettingsFile(BaseModel):
     """One settings file, as written (validated, not merged)."""
 
@@ -174,6 +183,7 @@ class SettingsFile(BaseModel):
     hooks: Any = None  # parsed by tools/hooks, entry by entry
     # (line, column) of each part of ``hooks``, by its path below the ``hooks`` key
     _hooks_where: dict[tuple[Any, ...], tuple[int, int]] = PrivateAttr(default_factory=dict)
+    web_fetch: WebFetchSection | None = Field(default=None, alias="webFetch")
 
 
 class HooksSource(BaseModel):
@@ -188,8 +198,9 @@ class HooksSource(BaseModel):
 #: The keys a person may write, per object (for "did you mean" hints).
 _KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
     (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
-         "contextWindow", "thinking", "effort", "prices", "hooks"],
+         "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch"],
     ("permissions",): ["allow", "ask", "deny", "defaultMode"], **cs.KNOWN_KEYS,
+    ("webFetch",): ["allowPrivate"],
 }
 
 
@@ -235,6 +246,7 @@ class LoadedSettings(BaseModel):
     effort: str | None = None
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
     hooks: list[HooksSource] = Field(default_factory=list)  # each file's, in load order
+    web_fetch_allow_private: bool = False
     files: list[Path] = Field(default_factory=list)  # the files that were applied
     problem_details: list[SettingsProblem] = Field(default_factory=list)
 
@@ -289,6 +301,13 @@ class LoadedSettings(BaseModel):
             self.hooks.append(HooksSource(
                 file=path, project=project, value=data.hooks, where=data._hooks_where,
             ))
+        if data.web_fetch is not None:
+            if project and data.web_fetch.allow_private:
+                self.problem_details.append(SettingsProblem(file=path, message=(
+                    "webFetch.allowPrivate is only taken from your user settings: a project "
+                    "could point web_fetch at your local network (ignored)"), only_this=True))
+            else:
+                self.web_fetch_allow_private = data.web_fetch.allow_private
         self.files.append(path)
 
 

@@ -646,7 +646,8 @@ def test_default_tools_with_jobs_adds_the_job_tools(ws: Path) -> None:
 
     tools = default_tools(ws, jobs=background.BackgroundJobs())
     assert tools.names() == [
-        "read_file", "write_file", "edit_file", "bash", "bash_output", "kill_shell", "task"
+        "read_file", "write_file", "edit_file", "glob", "grep", "bash", "bash_output",
+        "kill_shell", "task", "todo_write", "web_fetch",
     ]
 
 

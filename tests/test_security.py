@@ -195,7 +195,8 @@ _json = st.recursive(
     max_leaves=8,
 )
 _KEYS = ["command", "timeout_ms", "run_in_background", "path", "offset", "limit", "content",
-         "old_string", "new_string", "shell_id", "description", "prompt", "junk"]
+         "old_string", "new_string", "shell_id", "description", "prompt", "junk",
+         "pattern", "glob", "output_mode", "-i", "head_limit", "todos", "url"]
 
 
 def _default_tools(tmp_path: Path):

@@ -31,7 +31,8 @@ from typing import Any, Protocol
 from acp import RequestError
 from acp.schema import PermissionOption, PromptResponse
 
-from agent_tui.acp.updates import UpdateMapper
+from agent_tui.acp.updates import UpdateMapper, plan_update
+from agent_tui.core.plan import TODO_TOOL
 from agent_tui.protocol import (
     Decide,
     Event,
@@ -226,6 +227,9 @@ class SessionBridge:
             await self._send(self.mapper.text(event.text + self._more_text()))
         elif isinstance(event, ToolStateChanged):
             await self._send(self.mapper.tool_state(event))
+            if event.name == TODO_TOOL and event.state is ToolState.SUCCEEDED \
+                    and event.parent_tool_use_id is None:
+                await self._send_plan()
             if event.state is not ToolState.AWAITING_APPROVAL:
                 ask = self._asks.pop(event.tool_use_id, None)
                 if ask is not None:
@@ -246,9 +250,16 @@ class SessionBridge:
         elif isinstance(event, TurnStateChanged):
             log.info("session %s: turn %s %s %s", self.id, event.turn_id, event.state, event.detail)
         elif isinstance(event, TurnEnded):
+            if event.status is TurnStatus.CANCELLED:
+                await self._send_plan()  # its in-progress item is interrupted now
             active = self._prompt
             if active is not None and not active.done.done():
                 active.done.set_result(event)
+
+    async def _send_plan(self) -> None:
+        update = plan_update(self.session.records()) if self.session is not None else None
+        if update is not None:
+            await self._send(update)
 
     def _more_text(self) -> str:
         """Coalesce text deltas already waiting in the queue into one chunk."""

@@ -3,7 +3,9 @@
 Owns the mapping, nothing else: no I/O, no connection. :class:`UpdateMapper` turns
 the core's Events of one session into the updates a client renders (message chunks,
 tool calls and their status updates) and replays a saved journal the same way for
-``session/load``.
+``session/load``. :func:`plan_update` is the model's plan (``todo_write``) as a
+``plan`` update: ACP's entries with priority and status; an item cut off by an
+interrupt is ``pending`` again, with ``interrupted`` in its ``_meta``.
 
 Tool call states (DESIGN.md's table) are finer than ACP's four statuses; the ACP
 status says where the call is (``pending`` until it starts, ``in_progress`` while it
@@ -20,18 +22,26 @@ from pathlib import Path
 from typing import Any
 
 from acp import (
+    plan_entry,
     start_tool_call,
     text_block,
     tool_content,
     tool_diff_content,
     update_agent_message_text,
+    update_plan,
     update_tool_call,
     update_user_message_text,
 )
-from acp.schema import ToolCallLocation, ToolCallProgress, ToolCallStart, ToolCallUpdate
+from acp.schema import (
+    AgentPlanUpdate,
+    ToolCallLocation,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallUpdate,
+)
 
 from agent_tui.protocol import ToolOutput, ToolStateChanged
-from agent_tui.core.history import result_wording
+from agent_tui.core.history import effective_records, result_wording
 from agent_tui.core.journal import (
     AssistantMessageRecord,
     SteerRecord,
@@ -40,8 +50,10 @@ from agent_tui.core.journal import (
     TurnEndedRecord,
     UserMessageRecord,
 )
+from agent_tui.core.plan import plan_of
 from agent_tui.core.state import ToolState
 from agent_tui.core.tool import ToolSet
+from agent_tui.protocol.states import PlanItemState
 
 META_KEY = "agent_tui"
 OUTPUT_TAIL = 16_000  # characters of live output shown while a tool runs
@@ -54,6 +66,10 @@ TOOL_KINDS: dict[str, str] = {
     "write_file": "edit",
     "edit_file": "edit",
     "task": "think",
+    "grep": "search",
+    "glob": "search",
+    "web_fetch": "fetch",
+    "todo_write": "think",
 }
 
 _S = ToolState
@@ -115,6 +131,24 @@ def tool_title(tools: ToolSet | None, name: str, tool_input: dict[str, Any] | No
         return tool.summary(tool.parse(tool_input))
     except Exception:  # a summary is cosmetic: never fail on it (InvalidInput included)
         return name
+
+
+def plan_update(records: list[Any]) -> AgentPlanUpdate | None:
+    """The plan in force after ``records`` as a ``plan`` update; None without a plan."""
+    plan = plan_of(effective_records(records))
+    if plan is None:
+        return None
+    entries = []
+    for item in plan.items:
+        state = plan.state_of(item)
+        status = "pending" if state is PlanItemState.INTERRUPTED else state.value
+        priority = item.priority.value if item.priority else "medium"
+        entry = plan_entry(item.content, priority=priority, status=status)  # type: ignore[arg-type]
+        entry.field_meta = {META_KEY: {"state": state.value}}
+        entries.append(entry)
+    update = update_plan(entries)
+    update.field_meta = {META_KEY: {"interrupted": plan.interrupted}}
+    return update
 
 
 def _meta(state: ToolState, **facts: Any) -> dict[str, Any]:
@@ -244,7 +278,8 @@ class UpdateMapper:
                     state = _S.UNKNOWN if tool_use_id in started else _S.CANCELLED_BEFORE_START
                     updates.append(self._replayed_missing(tool_use_id, name, tool_input, state))
                 open_calls.clear()
-        return updates
+        plan = plan_update(records)
+        return updates + ([plan] if plan is not None else [])
 
     def _replayed_start(self, block: dict[str, Any]) -> ToolCallStart:
         name, tool_input = block["name"], block.get("input") or {}

@@ -31,6 +31,7 @@ from agent_tui.core.journal import (
     TurnEndedRecord,
     UserMessageRecord,
 )
+from agent_tui.core.plan import cut_off_wording
 from agent_tui.core.state import ToolState
 from agent_tui.protocol.states import HookDecision, HookEvent, RestoreWhat, TurnStatus
 
@@ -107,11 +108,12 @@ def _unfinished_result(tool_use_id: str, name: str, started: bool) -> ToolResult
     )
 
 
-def interrupted_note(calls: list[tuple[str, ToolState]]) -> str:
+def interrupted_note(calls: list[tuple[str, ToolState]], earlier: Iterable[Any] = ()) -> str:
     note = "[The user interrupted the previous turn. Work may be half done."
     touched = [f"{name} ({state})" for name, state in calls if state is not ToolState.SUCCEEDED]
     if touched:
         note += " Tool calls that did not finish: " + ", ".join(touched) + "."
+    note += cut_off_wording(earlier)  # the plan item it cut off, from the records before
     return note + " Verify the current state before redoing anything.]"
 
 
@@ -291,7 +293,7 @@ def build_view(records: Iterable[Any], model: str | None = None) -> View:
         r.turn_id for r in kept if isinstance(r, HookRecord)
         and r.event is HookEvent.USER_PROMPT_SUBMIT and r.decision is HookDecision.BLOCK
     }
-    for record in kept:
+    for i, record in enumerate(kept):
         if isinstance(record, UserMessageRecord) and record.turn_id in blocked:
             continue
         if isinstance(record, RewindRecord):
@@ -314,7 +316,7 @@ def build_view(records: Iterable[Any], model: str | None = None) -> View:
             b.cut_note_due = ""
         if isinstance(record, UserMessageRecord):
             if b.note_due:
-                b.user_text(interrupted_note(b.last_turn_calls))
+                b.user_text(interrupted_note(b.last_turn_calls, kept[:i]))
                 b.note_due = False
                 b.last_turn_calls = []
             b.user_text(record.text)

@@ -33,6 +33,9 @@ subject:
   starting with ``/`` is matched against the absolute path. Both the path as written
   and its real location (symlinks resolved) are considered: *allow* needs both to
   match, *deny*/*ask* either.
+- a domain (tools with a ``url`` argument, i.e. ``web_fetch``): ``domain:example.com``
+  matches that host, ``domain:*.example.com`` its subdomains (a glob on the host).
+  "Allow for this session" remembers the host.
 - other tools have no subject: a rule with a specifier never matches them.
 """
 
@@ -40,13 +43,20 @@ from __future__ import annotations
 
 import os
 from enum import StrEnum
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
 from agent_tui.core.permission import Ruling, Verdict
 from agent_tui.core.tool import Tool
 from agent_tui.permissions.globs import glob_regex, relative
-from agent_tui.permissions.rules import PermissionRules, Rule, command_matches
+from agent_tui.permissions.rules import (
+    DOMAIN_PREFIX,
+    PermissionRules,
+    Rule,
+    command_matches,
+    domain_matches,
+)
 from agent_tui.permissions.shell_words import split_command
 
 
@@ -59,6 +69,7 @@ class PermissionMode(StrEnum):
 class SubjectKind(StrEnum):
     COMMAND = "command"
     PATH = "path"
+    DOMAIN = "domain"
     NONE = "none"
 
 
@@ -111,6 +122,9 @@ class Permissions:
         elif kind is SubjectKind.PATH:
             real = self._forms(subject)[-1][1]
             rule = Rule(text=f"{name}({real})", tool=name, specifier=real, exact=True)
+        elif kind is SubjectKind.DOMAIN:
+            spec = f"{DOMAIN_PREFIX}{subject}"
+            rule = Rule(text=f"{name}({spec})", tool=name, specifier=spec, exact=True)
         else:
             rule = Rule(text=name, tool=name, exact=True)
         if rule not in self._session:
@@ -179,6 +193,8 @@ class Permissions:
             what = "writes files" if inside else "writes outside the workspace"
         elif kind is SubjectKind.COMMAND:
             what = "runs a command"
+        elif kind is SubjectKind.DOMAIN:
+            what = f"fetches from {subject}"
         else:
             what = "may have side effects"
         return Ruling(verdict=Verdict.ASK, rule=rule, reason=f"{tool.name} {what}")
@@ -207,6 +223,10 @@ class Permissions:
             for rule in rules:
                 if self._path_matches(rule, subject, broad=False):
                     return rule.text
+        if kind is SubjectKind.DOMAIN:
+            for rule in rules:
+                if domain_matches(rule.specifier or "", subject):
+                    return rule.text
         return None
 
     def _matches(
@@ -223,6 +243,8 @@ class Permissions:
             return any(command_matches(rule.specifier, part) for part in parts)
         if kind is SubjectKind.PATH:
             return self._path_matches(rule, subject, broad=broad)
+        if kind is SubjectKind.DOMAIN:
+            return domain_matches(rule.specifier, subject)
         return False
 
     # -- paths ------------------------------------------------------------------
@@ -274,7 +296,19 @@ def _subject(args: BaseModel) -> tuple[SubjectKind, str]:
     path = getattr(args, "path", None)
     if isinstance(path, str):
         return SubjectKind.PATH, path
+    url = getattr(args, "url", None)
+    if isinstance(url, str):
+        return SubjectKind.DOMAIN, url_host(url) or ""
     return SubjectKind.NONE, ""
+
+
+def url_host(url: str) -> str | None:
+    """The host a URL names, lower case, or None when it names none."""
+    try:
+        host = urlsplit(url.strip()).hostname
+    except ValueError:
+        return None
+    return host.lower().rstrip(".") if host else None
 
 
 def _allowed_command(rules: list[Rule], command: str) -> str | None:

@@ -6,7 +6,8 @@ matched against the call's subject (see ``policy.py`` for which subject a call h
 - a command: ``git status:*`` is a prefix match on whole words (``git status``,
   ``git status -s``, not ``git statusx``); without ``:*`` the command must be exactly
   that (:func:`command_matches`);
-- a path: a glob (``globs.py``).
+- a path: a glob (``globs.py``);
+- a domain: ``domain:example.com``, a glob on the host (:func:`domain_matches`).
 
 A rule that does not parse raises :class:`InvalidRule` with a message that says what
 is wrong, worded for the person who wrote it.
@@ -82,6 +83,16 @@ def command_matches(spec: str, command: str) -> bool:
             return True
         return command == prefix or (command.startswith(prefix) and command[len(prefix)].isspace())
     return command == spec.strip()
+
+
+DOMAIN_PREFIX = "domain:"
+
+
+def domain_matches(spec: str, host: str) -> bool:
+    """Whether ``domain:PATTERN`` matches ``host`` (a glob on the host, any case)."""
+    if not spec.startswith(DOMAIN_PREFIX) or not host:
+        return False
+    return fnmatchcase(host, spec[len(DOMAIN_PREFIX) :].strip().lower().rstrip("."))
 
 
 def _parse_rules(value: Any) -> list[Rule]:

@@ -86,6 +86,30 @@ class RestoreWhat(StrEnum):
     CODE = "code"
 
 
+class TodoStatus(StrEnum):
+    """A plan item's status, as the model writes it (``todo_write``)."""
+
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    COMPLETED = "completed"
+
+
+class TodoPriority(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class PlanItemState(StrEnum):
+    """How a plan item is shown: its status, or ``interrupted`` when it was in
+    progress as a turn was interrupted (it is not done, and nobody works on it)."""
+
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    COMPLETED = "completed"
+    INTERRUPTED = "interrupted"
+
+
 class NoticeLevel(StrEnum):
     INFO = "info"
     WARNING = "warning"

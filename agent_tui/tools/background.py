@@ -284,8 +284,10 @@ class ShellIdInput(BaseModel):
 class BashOutputTool(Tool):
     name = "bash_output"
     description = (
-        "Read the new output of a background bash command since the last read, and its "
-        "state (running, exited, killed)."
+        "Read what a background bash command (run_in_background) printed since the last "
+        "read, and its state: running, exited (with its exit code) or killed. Each "
+        "read returns only new output; long output keeps its beginning and end. Check "
+        "a server's startup output here before you rely on it."
     )
     Input = ShellIdInput
     read_only = True
@@ -313,7 +315,11 @@ class BashOutputTool(Tool):
 
 class KillShellTool(Tool):
     name = "kill_shell"
-    description = "Stop a background bash command by its shell id (SIGTERM, then SIGKILL)."
+    description = (
+        "Stop a background bash command by its shell id: SIGTERM to it and everything it "
+        "started, then SIGKILL after a short grace. Stop servers and watchers you "
+        "started once you no longer need them."
+    )
     Input = ShellIdInput
     read_only = False
 

@@ -71,10 +71,23 @@ def bash_argv(command: str) -> list[str]:
 class BashTool(Tool):
     name = "bash"
     description = (
-        "Run a shell command with bash -c in the workspace. stdout and stderr are merged; "
-        "long output keeps its beginning and end. A non-zero exit is reported as a failure "
-        "with its exit code. Use run_in_background for servers and watchers; processes a "
-        "foreground command leaves behind are ended when it finishes."
+        "Run a shell command with `bash -c` in the workspace: builds, tests, git, package "
+        "managers, scripts. Each call is a fresh shell (no state carries over: `cd` and "
+        "variables are gone next time), started in the workspace root.\n"
+        "- Do not use it to read, find or search files: read_file, glob and grep do that "
+        "better, need no approval, and run alongside each other. Use edit_file or "
+        "write_file to change files, not sed, echo or heredocs.\n"
+        "- stdout and stderr come back merged; long output keeps its beginning and end, "
+        "and says how much of the middle is left out. A non-zero exit is reported as a "
+        "failure with its exit code.\n"
+        f"- It is stopped after timeout_ms (default {DEFAULT_TIMEOUT_MS // 1000} s, at most "
+        f"{MAX_TIMEOUT_MS // 60_000} min); when the user interrupts, the command and "
+        "everything it started are ended.\n"
+        "- Servers, watchers and anything that does not end by itself: use "
+        "run_in_background, then bash_output to read it and kill_shell to stop it. "
+        "Processes a foreground command leaves behind are ended when it finishes.\n"
+        "- Chain dependent steps with `&&`; quote paths with spaces. Avoid interactive "
+        "commands (stdin is empty): pass `-y`, `--no-edit`, `--yes` and the like."
     )
     Input = BashInput
     read_only = False

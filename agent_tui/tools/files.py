@@ -56,10 +56,16 @@ class _Input(BaseModel):
 class ReadFileTool(Tool):
     name = "read_file"
     description = (
-        "Read a text file in the workspace. Output has line numbers like `cat -n` "
-        f"(number, tab, text). Shows up to {DEFAULT_LINES} lines unless `limit` is given; "
-        "`offset` is the 1-based line to start at. Long lines are cut; binary files "
-        "are only described."
+        "Read a text file in the workspace. Read a file before you edit it; when you "
+        "need several files, read them in one message (the reads run at once).\n"
+        "- Lines come numbered like `cat -n` (number, tab, text): the number is not part "
+        "of the file, so leave it out of edit_file's old_string.\n"
+        f"- Shows up to {DEFAULT_LINES} lines from the start unless `limit` is given; "
+        "`offset` is the 1-based line to start at. A cut-off read says where to go on.\n"
+        f"- Lines longer than {MAX_LINE_CHARS} characters are cut; binary files are "
+        "only described. Paths are relative to the workspace (absolute ones must lie "
+        "inside it).\n"
+        "- To find files use glob; to search their contents use grep."
     )
     read_only = True
 
@@ -233,8 +239,12 @@ class _WriteTool(Tool):
 class WriteFileTool(_WriteTool):
     name = "write_file"
     description = (
-        "Write a file in the workspace, replacing it if it exists. Creates missing "
-        "parent directories. The write is atomic."
+        "Create a file in the workspace, or replace one entirely. Missing parent folders "
+        "are created; the write is atomic and can be rewound.\n"
+        "- To change part of an existing file, use edit_file: it sends only the change "
+        "and cannot lose the rest. Read a file before you overwrite it.\n"
+        "- Do not create files the task does not need (notes, summaries, READMEs) unless "
+        "the user asks for them."
     )
 
     class Input(_Input):
@@ -279,9 +289,15 @@ class WriteFileTool(_WriteTool):
 class EditFileTool(_WriteTool):
     name = "edit_file"
     description = (
-        "Replace one exact occurrence of `old_string` with `new_string` in a file in the "
-        "workspace. `old_string` must match the file exactly (whitespace included) and "
-        "occur exactly once; add surrounding lines to make it unique."
+        "Change a file in the workspace: replace one exact occurrence of `old_string` "
+        "with `new_string`. Read the file first.\n"
+        "- `old_string` must match the file exactly, indentation and whitespace "
+        "included, as read_file showed it without the line-number prefix, and occur "
+        "exactly once: add surrounding lines to make it unique. The result says where "
+        "it matched, or why it did not.\n"
+        "- Keep the change small: several edit_file calls are better than one huge "
+        "old_string. To create a file, use write_file.\n"
+        "- The edit is atomic and can be rewound."
     )
 
     class Input(_Input):

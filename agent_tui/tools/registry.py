@@ -1,7 +1,10 @@
-"""The default tool set a session offers: file tools, `bash`, job tools and `task`.
+"""The default tool set a session offers: file tools, searches, `bash`, job tools,
+`task`, the plan and `web_fetch`.
 
 The CLI calls :func:`default_tools` once per session and hands the :class:`ToolSet` to
-the core. The file tools take their workspace from each call's ``ToolContext``; the
+the core. The order is fixed (it is the order the model sees them in, and the prompt
+cache keys on it): read_file, write_file, edit_file, glob, grep, bash, bash_output,
+kill_shell, task, todo_write, web_fetch; MCP tools come after. The file tools take their workspace from each call's ``ToolContext``; the
 workspace given here is checked up front so a bad ``--cwd`` fails at startup, not at
 the first tool call.
 """
@@ -31,13 +34,15 @@ def default_tools(
     jobs: BackgroundJobs | None = None,
     on_before_write: OnBeforeWrite | None = None,
     on_after_write: OnAfterWrite | None = None,
+    allow_private_fetch: bool = False,
 ) -> ToolSet:
-    """read_file, write_file, edit_file, bash (plus the job tools when ``jobs`` is
-    given) and task (sub-agents).
+    """The tools above (the job tools only when ``jobs`` is given).
 
     ``on_before_write(path, old_bytes_or_None)`` is the checkpoint layer's pre-image
     hook, called right before each file write; ``on_after_write(path, new_bytes)``
     notes what was written (so a rewind can tell when someone changed it since).
+    ``allow_private_fetch`` lets web_fetch open loopback and private addresses
+    (settings ``webFetch.allowPrivate``).
     """
     if not os.path.isdir(workspace):
         raise NotADirectoryError(
@@ -54,7 +59,10 @@ def default_tools(
     # psutil) is only needed when a session is built, and importing the file tools
     # alone (tests, the permission prompt) should not pull it in.
     from agent_tui.tools.bash import BashTool
+    from agent_tui.tools.search.tools import GlobTool, GrepTool
 
+    tools.add(GlobTool())
+    tools.add(GrepTool())
     tools.add(BashTool(jobs=jobs))
     if jobs is not None:
         from agent_tui.tools.background import BashOutputTool, KillShellTool
@@ -64,4 +72,9 @@ def default_tools(
     from agent_tui.tools.task import TaskTool
 
     tools.add(TaskTool())
+    from agent_tui.tools.todo import TodoWriteTool
+    from agent_tui.tools.web.tool import WebFetchTool
+
+    tools.add(TodoWriteTool())
+    tools.add(WebFetchTool(allow_private=allow_private_fetch))
     return tools

@@ -25,9 +25,16 @@ class TaskInput(BaseModel):
 class TaskTool(Tool):
     name = "task"
     description = (
-        "Start a sub-agent for a self-contained piece of work (searching, a focused "
-        "change). It has the same tools and returns one final report. Several tasks in "
-        "one message run at the same time."
+        "Hand a self-contained piece of work to a sub-agent: an open-ended search across "
+        "the codebase, a question that needs many reads, a focused change. It has the "
+        "same tools, starts with none of this conversation, and returns one final "
+        "report: only that report comes back to you.\n"
+        "- Write `prompt` as a complete brief: the goal, what you already know, where to "
+        "look, and what the report must contain (and whether it may change files).\n"
+        "- Several task calls in one message run at the same time. With "
+        "run_in_background it runs on its own and its report arrives later.\n"
+        "- For a known file use read_file; for one pattern use grep: a sub-agent is "
+        "slower than a direct call."
     )
     Input = TaskInput
     read_only = False

@@ -43,6 +43,7 @@ from agent_tui.ui.keys import APP_BINDINGS, CTRL_C_WINDOW, DOUBLE_ESC_WINDOW, Do
 from agent_tui.ui.safe_text import clean, first_line
 from agent_tui.ui.states import TURN_LOOKS, role_style
 from agent_tui.ui.times import default_format_time
+from agent_tui.ui.widgets.plan_pane import PlanPane
 from agent_tui.ui.widgets.prompt_input import PromptInput
 from agent_tui.ui.widgets.queue_pane import QueuePane
 from agent_tui.ui.widgets.status_line import StatusLine
@@ -203,11 +204,13 @@ class AgentApp(App[int]):
         # Kept as attributes: app.query_one() searches the active screen, which is a
         # modal while a permission prompt or the help is open.
         self.transcript = Transcript(id="transcript", last_input=lambda: self.last_input)
+        self.plan_pane = PlanPane(id="todo-plan")
         self.tools_pane = ToolsPane(id="tools", clock=self.clock)
         self.queue_pane = QueuePane(id="queue")
         self.status = StatusLine(id="status", clock=self.clock)
         self.prompt = PromptInput(id="prompt", cursor_blink=self._cursor_blink)
         yield self.transcript
+        yield self.plan_pane
         yield self.tools_pane
         yield self.queue_pane
         yield self.status
@@ -317,6 +320,7 @@ class AgentApp(App[int]):
         # Dispatched on the event's ``type`` tag, not its class: the UI then needs the
         # core's event models only where it builds ops (see the module docstring).
         kind = event.type
+        self.plan_pane.on_core_event(event)
         if kind == "text_delta":
             self.status.clear_retry()
             if event.parent_tool_use_id is None:  # sub-agent text stays in its task
@@ -391,6 +395,7 @@ class AgentApp(App[int]):
             signal=event.signal,
             residue=len(event.residue),
             parent=event.parent_tool_use_id,
+            result=event.result,
         )
         if event.state is not ToolState.AWAITING_APPROVAL:
             self._withdraw_permission(event.tool_use_id)
@@ -426,6 +431,7 @@ class AgentApp(App[int]):
         try:
             show_past(self.transcript, records, self._turn_end_line, self.format_time,
                       remember=self.prompt.remember)
+            self.plan_pane.show_records(records)
         except Exception as exc:  # a display problem must not stop the session
             self.status.set_notice("warning", f"cannot show the earlier conversation: {exc!r}")
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from rich.style import Style
 
 from agent_tui.core.state import ToolState, TurnState
+from agent_tui.protocol.states import PlanItemState
 from agent_tui.ui.safe_text import clean
 
 
@@ -48,6 +49,17 @@ STEER_LOOKS: dict[str, Look] = {
     "applied": Look("✓", "applied", "success"),
     "returned": Look("↩", "returned to input", "text-muted"),
 }
+
+PLAN_LOOKS: dict[PlanItemState, Look] = {
+    PlanItemState.PENDING: Look("○", "pending", "text-muted"),
+    PlanItemState.IN_PROGRESS: Look("▶", "in progress", "primary"),
+    PlanItemState.COMPLETED: Look("✓", "done", "success"),
+    PlanItemState.INTERRUPTED: Look("■", "interrupted", "warning"),
+}
+
+#: Tools whose result's first line is their outcome in the tools pane (a headline
+#: such as "Found 12 matching lines in 3 files"), where other tools show an exit code.
+HEADLINE_TOOLS = frozenset({"grep", "glob", "web_fetch"})
 
 NOTICE_ROLES = {"info": "text-muted", "warning": "warning", "error": "error"}
 

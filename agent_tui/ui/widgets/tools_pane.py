@@ -2,7 +2,8 @@
 
 One row per call: symbol and state word, how long it has run (or ran), tool name,
 summary; under it the last line of output and how it ended (exit code, signal, why
-denied), or "checked by hook" while a hook decides about it. Calls of a sub-agent are
+denied, "checked by hook" while a hook decides about it, or for searches and fetches
+the result's headline: "Found 12 matching lines in 3 files"). Calls of a sub-agent are
 indented under the ``task`` call they belong to. Hidden until the turn has a call.
 Times are the UI's clock from when the call was seen running to when it was seen
 ending; a call that never ran has none.
@@ -20,7 +21,7 @@ from textual.widgets import Static
 
 from agent_tui.core.state import TERMINAL_TOOL_STATES, ToolState
 from agent_tui.ui.safe_text import clean, first_line, one_line, short_summary
-from agent_tui.ui.states import exit_words, role_style, tool_look
+from agent_tui.ui.states import HEADLINE_TOOLS, exit_words, role_style, tool_look
 from agent_tui.ui.times import format_duration
 
 
@@ -38,6 +39,7 @@ class ToolRow:
     exit_code: int | None = None
     signal: str | None = None
     residue: int = 0
+    headline: str = ""  # the result's first line, for HEADLINE_TOOLS
     parent: str | None = None
     started: float | None = None  # when it was seen running (the pane's clock)
     ended: float | None = None  # when it was seen ending, if it ran
@@ -63,6 +65,8 @@ class ToolRow:
             bits.append(f"{self.residue} process(es) left running")
         if self.detail and not bits:
             bits.append(first_line(self.detail, 160))
+        if self.headline and not bits:
+            bits.append(self.headline)
         return ", ".join(bits)
 
 
@@ -112,6 +116,7 @@ class ToolsPane(VerticalScroll):
         signal: str | None = None,
         residue: int = 0,
         parent: str | None = None,
+        result: str | None = None,
     ) -> None:
         row = self.rows.get(tool_use_id)
         if row is None:
@@ -130,6 +135,8 @@ class ToolsPane(VerticalScroll):
             row.signal = signal
         if residue:
             row.residue = residue
+        if result and name in HEADLINE_TOOLS and state == ToolState.SUCCEEDED:
+            row.headline = first_line(result, 160)
         self._dirty = True
         self.remove_class("-empty")
 
