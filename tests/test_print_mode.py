@@ -253,3 +253,90 @@ def test_second_sigint_exits_at_once_and_still_leaves_nothing_running(fake_api, 
     # tree): the turn never got to end.
     assert not [e for e in events_of(stdout) if e["type"] == "turn_ended"]
     assert wait_until(lambda: not marked(marker), timeout=5), "processes escaped the hard exit"
+
+
+def test_a_closed_stdout_interrupts_the_turn_ends_its_tree_and_exits(fake_api, tmp_path):
+    # `agent-tui -p ... | head`: the reader goes away while a command streams output.
+    marker = f"agent-tui-test-{uuid.uuid4().hex}"
+    command = f"bash -c 'while :; do echo tick; sleep 0.1; done; : {marker}'"
+    proc = run_command_in_print_mode(fake_api, tmp_path, command)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if '"tool_output"' in line:
+                break
+        assert marked(marker), "the command never started"
+        proc.stdout.close()  # like head, once it has read enough
+        code = proc.wait(timeout=20)
+        stderr = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert code == 130, stderr
+    assert "BrokenPipe" not in stderr and "Traceback" not in stderr
+    assert wait_until(lambda: not marked(marker), timeout=5), "the tree outlived the turn"
+
+
+def test_text_mode_under_head_exits_promptly(tmp_path):
+    proc = subprocess.Popen(
+        AGENT + ["--provider", "scripted", "-p", "hello", "--cwd", str(tmp_path)],
+        env=env_for(tmp_path, AGENT_TUI_SCRIPTED_DELAY="0.01"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        assert proc.stdout is not None
+        assert len(proc.stdout.read(20)) == 20
+        proc.stdout.close()
+        code = proc.wait(timeout=20)
+        stderr = proc.stderr.read().decode()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert code == 130, stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr
+
+
+def _stream_json_agent(tmp_path: Path, fake_api) -> subprocess.Popen:
+    return subprocess.Popen(
+        AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
+                 "--permission-mode", "auto", "--cwd", str(tmp_path)],
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def test_stream_json_input_sigint_while_idle_exits_zero(fake_api, tmp_path):
+    fake_api.enqueue(Reply.text("first answer"))
+    proc = _stream_json_agent(tmp_path, fake_api)
+    try:
+        proc.stdin.write(json.dumps({"type": "user_message", "text": "hi"}) + "\n")
+        proc.stdin.flush()
+        seen: list[dict] = []
+        for line in proc.stdout:
+            seen.append(json.loads(line))
+            if seen[-1]["type"] == "turn_ended":
+                break
+        proc.send_signal(signal.SIGINT)  # idle now, stdin still open
+        code = proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert seen[-1]["status"] == "completed"
+    assert code == 0, proc.stderr.read()
+
+
+def test_stream_json_input_sigint_during_a_turn_exits_130_without_end_of_input(fake_api, tmp_path):
+    marker = f"agent-tui-test-{uuid.uuid4().hex}"
+    fake_api.enqueue(Reply.tool_use("bash", {"command": f"sleep 300; : {marker}"}))
+    proc = _stream_json_agent(tmp_path, fake_api)
+    try:
+        proc.stdin.write(json.dumps({"type": "user_message", "text": "start"}) + "\n")
+        proc.stdin.flush()
+        assert wait_until(lambda: marked(marker)), "the command never started"
+        proc.send_signal(signal.SIGINT)  # stdin stays open: the signal alone ends it
+        code = proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert code == 130, proc.stderr.read()
+    assert wait_until(lambda: not marked(marker), timeout=5)
