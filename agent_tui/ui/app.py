@@ -323,7 +323,7 @@ class AgentApp(App[int]):
                 self.transcript.append_text(event.text)
         elif kind == "tool_output":
             self.tools_pane.tool_output(event.tool_use_id, event.text)
-            self.transcript.tool_output(event.tool_use_id, event.text)
+            self.transcript.tool_output(event.tool_use_id, event.text, turn_id=event.turn_id)
         elif kind == "tool_state":
             self.status.clear_retry()
             self._on_tool_state(event)
@@ -376,7 +376,7 @@ class AgentApp(App[int]):
             detail = detail or (event.result or "")
         self.transcript.tool_state(
             event.tool_use_id, event.name, event.state, summary, detail, event.result,
-            parent=event.parent_tool_use_id,
+            parent=event.parent_tool_use_id, turn_id=event.turn_id,
         )
         self.tools_pane.tool_state(
             event.tool_use_id,
