@@ -579,7 +579,8 @@ class AgentApp(App[int]):
         request = self._permission_queue.pop(0)
         from agent_tui.ui.screens.permission import PermissionScreen
 
-        screen = PermissionScreen(request, self.submit)
+        screen = PermissionScreen(request, self.submit, type_ahead=self.prompt.insert,
+                                  typed_at=self.last_input)
         self._permission_screen = screen
 
         def closed(_result: Any) -> None:
