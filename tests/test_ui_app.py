@@ -332,6 +332,30 @@ async def test_f1_opens_help() -> None:
         assert not isinstance(app.screen, HelpScreen)
 
 
+async def test_help_lists_every_key_of_the_main_screen() -> None:
+    from agent_tui.ui.keys import APP_BINDINGS, HELP
+
+    listed = " ".join(keys for keys, _what in HELP)
+    for binding in APP_BINDINGS:
+        for key in binding.key.split(","):
+            shown = {"escape": "Esc", "question_mark": "?"}.get(key) or "+".join(
+                part.capitalize() if len(part) > 1 else part.upper() for part in key.split("+"))
+            assert shown in listed, f"{key} ({binding.action}) is not in the help"
+    make, _ = fake_factory([])
+    app = AgentApp(make, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        import io
+
+        from rich.console import Console
+
+        console = Console(width=90, file=io.StringIO(), record=True)
+        for static in app.screen.query("#help Static"):
+            console.print(static.content)
+        assert "Ctrl+Q" in console.export_text()
+
+
 async def test_help_scrolls_on_a_small_terminal() -> None:
     make, _ = fake_factory([])
     app = AgentApp(make, cursor_blink=False)

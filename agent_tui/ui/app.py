@@ -182,6 +182,7 @@ class AgentApp(App[int]):
         self._permission_queue: list[PermissionRequested] = []
         self._permission_screen: PermissionScreen | None = None
         self._rewind_screen: RewindScreen | None = None
+        self._rewound_text: str | None = None  # the input as the latest rewind left it
         self._background_screen: BackgroundScreen | None = None
         self.jobs = Jobs()
         self._shutting_down = False
@@ -504,6 +505,7 @@ class AgentApp(App[int]):
         self.transcript.add_rewind(title, body)
         if conversation and event.text:
             self.prompt.put_back(event.text)
+            self._rewound_text = self.prompt.text  # Esc Esc still rewinds (undo) over it
         self.prompt.focus()
         problems = len(event.skipped_conflicts) + len(event.errors)
         self.status.set_notice(
@@ -644,7 +646,7 @@ class AgentApp(App[int]):
             if self.session is not None:
                 self.session.interrupt_now()
             return
-        if self.prompt.text.strip():
+        if self.prompt.text.strip() and self.prompt.text != self._rewound_text:
             self._esc.reset()
             return
         if self._esc.press():
