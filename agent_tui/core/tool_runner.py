@@ -283,6 +283,8 @@ class ToolRunner:
             detail_bits.append(result.signal)
         if result.exit_code is not None:
             detail_bits.append(f"exit {result.exit_code}")
+        if result.ended_by is CancelReason.SEND_TO_BACKGROUND:
+            detail_bits.append(f"moved to the background as {result.details.get('shell_id', '?')}")
         self.log.set_tool_state(
             call,
             result.outcome,
@@ -292,6 +294,7 @@ class ToolRunner:
             exit_code=result.exit_code,
             signal=result.signal,
             residue=record.residue,
+            ended_by=result.ended_by,
         )
         if result.residue:
             listing = ", ".join(f"{r.pid} ({r.cmdline})" for r in result.residue)

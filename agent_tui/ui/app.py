@@ -389,6 +389,7 @@ class AgentApp(App[int]):
             signal=event.signal,
             residue=len(event.residue),
             parent=event.parent_tool_use_id,
+            ended_by=event.ended_by,
         )
         if event.state is not ToolState.AWAITING_APPROVAL:
             self._withdraw_permission(event.tool_use_id)

@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from agent_tui.cancel import CancelReason
 from agent_tui.core.state import TERMINAL_TOOL_STATES, ToolState
 from agent_tui.ui.safe_text import clean, first_line, one_line, short_summary
 from agent_tui.ui.states import exit_words, role_style, tool_look
@@ -108,6 +109,7 @@ class ToolsPane(VerticalScroll):
         signal: str | None = None,
         residue: int = 0,
         parent: str | None = None,
+        ended_by: CancelReason | None = None,
     ) -> None:
         row = self.rows.get(tool_use_id)
         if row is None:
@@ -126,6 +128,8 @@ class ToolsPane(VerticalScroll):
             row.signal = signal
         if residue:
             row.residue = residue
+        if ended_by is CancelReason.SEND_TO_BACKGROUND:
+            row.last_line = ""  # its output goes on in the job: a frozen line would mislead
         self._dirty = True
         self.remove_class("-empty")
 
