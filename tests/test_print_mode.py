@@ -212,7 +212,7 @@ def test_project_mcp_tools_reach_the_model_when_the_project_is_trusted(fake_api,
               and e["type"] == "tool_state"]
     assert states[-1] == "succeeded", out.stdout
     notices = [e["text"] for e in events_of(out.stdout) if e["type"] == "notice"]
-    assert "MCP server demo: ready (4 tools)" in notices
+    assert "MCP server demo: ready (7 tools)" in notices
     result = fake_api.requests[1]["messages"][-1]["content"][0]
     assert "hello mcp" in result["content"]
 
@@ -340,3 +340,21 @@ def test_stream_json_input_sigint_during_a_turn_exits_130_without_end_of_input(f
             proc.kill()
     assert code == 130, proc.stderr.read()
     assert wait_until(lambda: not marked(marker), timeout=5)
+
+
+def test_an_mcp_image_reaches_the_model_inside_the_tool_result(fake_api, tmp_path):
+    workspace = _mcp_project(tmp_path)
+    fake_api.enqueue(Reply.tool_use("mcp__demo__picture", {}, id="toolu_pic"), Reply.text("seen"))
+    env = env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
+                  XDG_CONFIG_HOME=str(tmp_path / "config"), MCP_TIMEOUT="20000")
+    out = subprocess.run(
+        AGENT + ["-p", "show it", "--output-format", "stream-json", "--permission-mode", "auto",
+                 "--cwd", str(workspace)],
+        env=env, capture_output=True, text=True, timeout=90,
+    )
+    assert out.returncode == 0, out.stderr
+    assert fake_api.rejections == []
+    [result] = [b for b in fake_api.requests[1]["messages"][-1]["content"] if b["type"] == "tool_result"]
+    text, image = result["content"]
+    assert text["type"] == "text" and text["text"].startswith("a picture:")
+    assert image["type"] == "image" and image["source"]["media_type"] == "image/png"

@@ -275,6 +275,7 @@ class ToolRunner:
             ended_by=result.ended_by,
             residue=[r.model_dump() for r in result.residue],
             details=result.details,
+            blocks=result.blocks,
         )
         self.log.record(record, durable=True)
         text, _ = result_wording(record)
