@@ -322,14 +322,14 @@ class Wiring:
 
 
 def _observed_by(emit: Callable[[Event], None], observe: Callable[[Any], None]) -> Callable[[Event], None]:
-    """``emit``, with each event shown to ``observe`` first (which must not raise)."""
+    """``emit``, with each event then shown to ``observe`` (what it says follows it)."""
 
     def both(event: Event) -> None:
+        emit(event)
         try:
             observe(event)
         except Exception:
-            pass  # an observer's bug must not cost the front end its events
-        emit(event)
+            pass  # an observer's bug must not break the core's emit
 
     return both
 

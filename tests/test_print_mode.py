@@ -358,3 +358,38 @@ def test_an_mcp_image_reaches_the_model_inside_the_tool_result(fake_api, tmp_pat
     text, image = result["content"]
     assert text["type"] == "text" and text["text"].startswith("a picture:")
     assert image["type"] == "image" and image["source"]["media_type"] == "image/png"
+
+
+def test_a_changed_mcp_tool_list_reaches_the_model_at_the_next_turn_with_a_notice(fake_api, tmp_path):
+    workspace = _mcp_project(tmp_path)
+    fake_api.enqueue(Reply.tool_use("mcp__demo__add_tool", {"name": "extra"}), Reply.text("added"),
+                     Reply.text("second turn"))
+    env = env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
+                  XDG_CONFIG_HOME=str(tmp_path / "config"), MCP_TIMEOUT="20000")
+    proc = subprocess.Popen(
+        AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
+                 "--permission-mode", "auto", "--cwd", str(workspace)],
+        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    events: list[dict] = []
+    try:
+        for text in ("add a tool", "and now?"):
+            proc.stdin.write(json.dumps({"type": "user_message", "text": text}) + "\n")
+            proc.stdin.flush()
+            for line in proc.stdout:
+                events.append(json.loads(line))
+                if events[-1]["type"] == "turn_ended":
+                    break
+        stdout, stderr = proc.communicate(timeout=60)
+        events += events_of(stdout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, stderr
+    names = [[t["name"] for t in r.get("tools", [])] for r in fake_api.requests]
+    assert "mcp__demo__extra" not in names[0] and "mcp__demo__extra" not in names[1]  # not mid-turn
+    assert "mcp__demo__extra" in names[2]
+    [notice] = [e for e in events if e["type"] == "notice" and e.get("code") == "tools_changed"]
+    assert "+mcp__demo__extra" in notice["text"] and "prompt cache" in notice["text"]
+    ended = [i for i, e in enumerate(events) if e["type"] == "turn_ended"]
+    assert ended[0] < events.index(notice) < ended[1]  # told between the turns
