@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -114,31 +115,39 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture
-def http_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """The SDK server over streamable HTTP on a free port; yields (url, record file)."""
-    record = tmp_path / "http-record.jsonl"
-    port = _free_port()
-    with open(tmp_path / "http-server.log", "w") as log:
-        proc = subprocess.Popen([sys.executable, SDK_SERVER, str(record), "--http", str(port)],
-                                stdout=log, stderr=log)
+@contextmanager
+def listening(argv: list[str], port: int, log_path: Path, env: dict[str, str] | None = None,
+              timeout: float = 20.0) -> Iterator[str]:
+    """Run an HTTP MCP server until it listens on ``port``; yields its /mcp URL."""
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(argv, stdout=log, stderr=log, env=env)
     try:
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + timeout
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), 0.2).close()
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError((tmp_path / "http-server.log").read_text()) from None
+                    raise RuntimeError(log_path.read_text()) from None
                 time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp", record
+        yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()
         try:
             proc.wait(5)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """The SDK server over streamable HTTP on a free port; yields (url, record file)."""
+    record = tmp_path / "http-record.jsonl"
+    port = _free_port()
+    argv = [sys.executable, SDK_SERVER, str(record), "--http", str(port)]
+    with listening(argv, port, tmp_path / "http-server.log") as url:
+        yield url, record
 
 
 # ----------------------------------------------------------------------------- config

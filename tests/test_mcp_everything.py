@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +20,7 @@ from agent_tui.core.state import SideEffects, ToolState
 from agent_tui.tools.mcp import ServerConfig, ServerState
 from agent_tui.tools.mcp.config import Transport
 from tests.harness import told
-from tests.test_mcp import _free_port, call, make_manager  # noqa: F401 - a fixture
+from tests.test_mcp import _free_port, call, listening, make_manager  # noqa: F401 - a fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 EVERYTHING = ROOT / ".ci" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
@@ -101,26 +99,9 @@ async def test_stdio_cancel_reaches_the_typescript_server_and_it_stays_up(make_m
 def everything_http(tmp_path: Path) -> Iterator[str]:
     assert NODE is not None
     port = _free_port()
-    with open(tmp_path / "everything-http.log", "w") as log:
-        proc = subprocess.Popen([NODE, str(EVERYTHING), "streamableHttp"], stdout=log, stderr=log,
-                                env={**os.environ, "PORT": str(port)})
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError((tmp_path / "everything-http.log").read_text()) from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    argv = [NODE, str(EVERYTHING), "streamableHttp"]
+    with listening(argv, port, tmp_path / "everything-http.log", {**os.environ, "PORT": str(port)}) as url:
+        yield url
 
 
 @pytest.mark.asyncio

@@ -61,6 +61,15 @@ def run_command_in_print_mode(fake_api, tmp_path: Path, command: str) -> subproc
     )
 
 
+def _stream_json_agent(workspace: Path, env: dict[str, str]) -> subprocess.Popen:
+    """The agent reading ops from stdin and writing events to stdout (auto mode)."""
+    return subprocess.Popen(
+        AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
+                 "--permission-mode", "auto", "--cwd", str(workspace)],
+        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
 def test_scripted_stream_json_events_and_exit_zero(tmp_path):
     out = subprocess.run(
         AGENT + ["-p", "list files", "--output-format", "stream-json", "--permission-mode", "auto",
@@ -141,12 +150,8 @@ def test_stream_json_input_steers_interrupts_and_ends_at_eof(fake_api, tmp_path)
     fake_api.enqueue(
         Reply.tool_use("bash", {"command": f"sleep 300; : {marker}"}, id="toolu_in"),
     )
-    proc = subprocess.Popen(
-        AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
-                 "--permission-mode", "auto", "--cwd", str(tmp_path)],
-        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    proc = _stream_json_agent(tmp_path, env_for(tmp_path, ANTHROPIC_API_KEY="test-key",
+                                                ANTHROPIC_BASE_URL=fake_api.url))
     try:
         proc.stdin.write(json.dumps({"type": "user_message", "text": "start"}) + "\n")
         proc.stdin.flush()
@@ -194,19 +199,27 @@ def _mcp_project(tmp_path: Path) -> Path:
     return workspace
 
 
-def test_project_mcp_tools_reach_the_model_when_the_project_is_trusted(fake_api, tmp_path):
+def _mcp_env(tmp_path: Path, fake_api) -> dict[str, str]:
+    return env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
+                   XDG_CONFIG_HOME=str(tmp_path / "config"), MCP_TIMEOUT="20000")
+
+
+def _run_in_mcp_project(fake_api, tmp_path: Path, prompt: str) -> subprocess.CompletedProcess:
+    """Print mode in a trusted project whose .mcp.json starts the SDK test server."""
     workspace = _mcp_project(tmp_path)
+    return subprocess.run(
+        AGENT + ["-p", prompt, "--output-format", "stream-json", "--permission-mode", "auto",
+                 "--cwd", str(workspace)],
+        env=_mcp_env(tmp_path, fake_api), capture_output=True, text=True, timeout=90,
+    )
+
+
+def test_project_mcp_tools_reach_the_model_when_the_project_is_trusted(fake_api, tmp_path):
     fake_api.enqueue(
         Reply.tool_use("mcp__demo__echo", {"text": "hello mcp"}, id="toolu_mcp"),
         Reply.text("echoed"),
     )
-    env = env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
-                  XDG_CONFIG_HOME=str(tmp_path / "config"), MCP_TIMEOUT="20000")
-    out = subprocess.run(
-        AGENT + ["-p", "echo", "--output-format", "stream-json", "--permission-mode", "auto",
-                 "--cwd", str(workspace)],
-        env=env, capture_output=True, text=True, timeout=90,
-    )
+    out = _run_in_mcp_project(fake_api, tmp_path, "echo")
     assert out.returncode == 0, out.stderr
     states = [e["state"] for e in events_of(out.stdout) if e.get("tool_use_id") == "toolu_mcp"
               and e["type"] == "tool_state"]
@@ -296,18 +309,10 @@ def test_text_mode_under_head_exits_promptly(tmp_path):
     assert "Traceback" not in stderr and "Exception ignored" not in stderr
 
 
-def _stream_json_agent(tmp_path: Path, fake_api) -> subprocess.Popen:
-    return subprocess.Popen(
-        AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
-                 "--permission-mode", "auto", "--cwd", str(tmp_path)],
-        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-
-
 def test_stream_json_input_sigint_while_idle_exits_zero(fake_api, tmp_path):
     fake_api.enqueue(Reply.text("first answer"))
-    proc = _stream_json_agent(tmp_path, fake_api)
+    proc = _stream_json_agent(tmp_path, env_for(tmp_path, ANTHROPIC_API_KEY="test-key",
+                                                ANTHROPIC_BASE_URL=fake_api.url))
     try:
         proc.stdin.write(json.dumps({"type": "user_message", "text": "hi"}) + "\n")
         proc.stdin.flush()
@@ -328,7 +333,8 @@ def test_stream_json_input_sigint_while_idle_exits_zero(fake_api, tmp_path):
 def test_stream_json_input_sigint_during_a_turn_exits_130_without_end_of_input(fake_api, tmp_path):
     marker = f"agent-tui-test-{uuid.uuid4().hex}"
     fake_api.enqueue(Reply.tool_use("bash", {"command": f"sleep 300; : {marker}"}))
-    proc = _stream_json_agent(tmp_path, fake_api)
+    proc = _stream_json_agent(tmp_path, env_for(tmp_path, ANTHROPIC_API_KEY="test-key",
+                                                ANTHROPIC_BASE_URL=fake_api.url))
     try:
         proc.stdin.write(json.dumps({"type": "user_message", "text": "start"}) + "\n")
         proc.stdin.flush()
@@ -343,15 +349,8 @@ def test_stream_json_input_sigint_during_a_turn_exits_130_without_end_of_input(f
 
 
 def test_an_mcp_image_reaches_the_model_inside_the_tool_result(fake_api, tmp_path):
-    workspace = _mcp_project(tmp_path)
     fake_api.enqueue(Reply.tool_use("mcp__demo__picture", {}, id="toolu_pic"), Reply.text("seen"))
-    env = env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
-                  XDG_CONFIG_HOME=str(tmp_path / "config"), MCP_TIMEOUT="20000")
-    out = subprocess.run(
-        AGENT + ["-p", "show it", "--output-format", "stream-json", "--permission-mode", "auto",
-                 "--cwd", str(workspace)],
-        env=env, capture_output=True, text=True, timeout=90,
-    )
+    out = _run_in_mcp_project(fake_api, tmp_path, "show it")
     assert out.returncode == 0, out.stderr
     assert fake_api.rejections == []
     [result] = [b for b in fake_api.requests[1]["messages"][-1]["content"] if b["type"] == "tool_result"]
@@ -364,13 +363,7 @@ def test_a_changed_mcp_tool_list_reaches_the_model_at_the_next_turn_with_a_notic
     workspace = _mcp_project(tmp_path)
     fake_api.enqueue(Reply.tool_use("mcp__demo__add_tool", {"name": "extra"}), Reply.text("added"),
                      Reply.text("second turn"))
-    env = env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
-                  XDG_CONFIG_HOME=str(tmp_path / "config"), MCP_TIMEOUT="20000")
-    proc = subprocess.Popen(
-        AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
-                 "--permission-mode", "auto", "--cwd", str(workspace)],
-        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    proc = _stream_json_agent(workspace, _mcp_env(tmp_path, fake_api))
     events: list[dict] = []
     try:
         for text in ("add a tool", "and now?"):
