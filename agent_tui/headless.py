@@ -134,9 +134,15 @@ async def run_print(
     on_hard_exit: Callable[[], None] = lambda: None,
 ) -> int:
     loop = asyncio.get_running_loop()
-    stop_input = loop.create_future()  # the first SIGINT: read no more ops
+    stop_input: asyncio.Future[None] = loop.create_future()  # read no more ops
+
+    def stop(interrupt: Callable[[], None]) -> None:
+        interrupt()
+        if not stop_input.done():
+            stop_input.set_result(None)
+
     printer = Printer(output_format, sys.stdout, sys.stderr,
-                      on_closed=lambda: session.interrupt_now())
+                      on_closed=lambda: stop(session.interrupt_now))
     session = make_session(printer)
     runner = asyncio.create_task(session.run())
     sigints = 0
@@ -147,9 +153,7 @@ async def run_print(
         sigints += 1
         if sigints == 1:
             interrupted_turn = session.busy
-            session.interrupt_now()
-            if not stop_input.done():
-                stop_input.set_result(None)
+            stop(session.interrupt_now)
         else:
             on_hard_exit()
             os._exit(EXIT_INTERRUPTED)

@@ -5,8 +5,9 @@ one call. Enter sends: a new turn when idle, a steer while a turn runs. The
 follow-up key queues a message for after the agent stops on its own; the send-now key
 delivers at once (running commands move to the background). Esc Esc on an empty
 input while idle opens the rewind menu (also while the input holds just the message
-a rewind put back, so that the rewind can be undone). Ctrl+B lists background jobs, Ctrl+O opens
-the output of the latest tool call, Ctrl+P the command palette. Ctrl+C twice quits.
+a rewind put back, so that the rewind can be undone). Ctrl+B lists background jobs,
+Ctrl+O opens the output of the latest tool call, Ctrl+P the command palette. Ctrl+C
+twice quits, Ctrl+Q at once.
 """
 
 from __future__ import annotations
