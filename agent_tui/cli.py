@@ -217,8 +217,12 @@ class Wiring:
         *,
         session_id: str | None = None,
         cwd: Path | None = None,
+        mcp_servers: list[Any] | None = None,
     ) -> tuple[str, Session]:
-        """A new session (``session_id`` None) or a saved one; raises SessionNotFound."""
+        """A new session (``session_id`` None) or a saved one; raises SessionNotFound.
+
+        ``mcp_servers`` (``ServerConfig``s, e.g. those an ACP client sent) join the MCP
+        config files' servers."""
         from agent_tui.protocol import Notice, NoticeLevel
         from agent_tui.core.journal import (
             AgentProcessRecord,
@@ -276,8 +280,9 @@ class Wiring:
             emit(Notice(level=NoticeLevel.WARNING, text=self.containment.notice))
         # Command line over settings files (project over user) over defaults.
         mode = opts.permission_mode or settings.default_mode or "ask"
-        mcp = self._mcp(workspace, emit, trusted=mode == "auto")
+        mcp = self._mcp(workspace, emit, trusted=mode == "auto", extra=mcp_servers or [])
         mcp.attach(tools)
+        emit = _observed_by(emit, mcp.observe)  # the manager applies tool lists between turns
         policy = Permissions(
             workspace, mode, settings.permissions_rules(), non_interactive=not self.interactive,
         )
@@ -361,14 +366,18 @@ class Wiring:
             interactive=self.interactive,
         )
 
-    def _mcp(self, workspace: Path, emit: Callable[[Event], None], *, trusted: bool) -> Any:
+    def _mcp(
+        self, workspace: Path, emit: Callable[[Event], None], *, trusted: bool, extra: list[Any]
+    ) -> Any:
         """MCP servers from the user's config, and the project's ``.mcp.json`` only when
         the project is trusted to run commands (auto mode, which only the user can
-        choose): a cloned repository must not start programs just by being opened."""
-        from agent_tui.protocol import Notice, NoticeLevel
+        choose): a cloned repository must not start programs just by being opened.
+        ``extra`` servers come from the user's client (ACP) and always start."""
+        from agent_tui.protocol import Notice, NoticeCode, NoticeLevel
         from agent_tui.tools.mcp import load_mcp
 
-        mcp = load_mcp(workspace, include_project=trusted, log_dir=self.store.root.parent / "mcp-logs")
+        mcp = load_mcp(workspace, include_project=trusted, extra=extra,
+                       log_dir=self.store.root.parent / "mcp-logs")
         for problem in mcp.problems:
             emit(Notice(level=NoticeLevel.WARNING, text=f"MCP config: {problem}"))
         if not trusted:
@@ -390,9 +399,33 @@ class Wiring:
                 tools = f" ({len(status.tools)} tools)" if state == "ready" else ""
                 emit(Notice(level=NoticeLevel.INFO,
                             text=f"MCP server {status.name}: {state}{tools}"))
+            if state == "ready" and status.left_out:
+                listing = "; ".join(f"{name} ({why})" for name, why in status.left_out.items())
+                emit(Notice(level=NoticeLevel.WARNING,
+                            text=f"MCP server {status.name}: not offered to the model: {listing}"))
+
+        def on_tools_changed(change: Any) -> None:
+            emit(Notice(level=NoticeLevel.INFO, code=NoticeCode.TOOLS_CHANGED, text=(
+                f"MCP server {change.server} changed its tools ({change.describe()}): the "
+                "model sees the new list from the next request on, so the prompt cache is "
+                "rebuilt once (that request costs more)")))
 
         mcp.on_status(on_status)
+        mcp.on_tools_changed(on_tools_changed)
         return mcp
+
+
+def _observed_by(emit: Callable[[Event], None], observe: Callable[[Any], None]) -> Callable[[Event], None]:
+    """``emit``, with each event then shown to ``observe`` (what it says follows it)."""
+
+    def both(event: Event) -> None:
+        emit(event)
+        try:
+            observe(event)
+        except Exception:
+            pass  # an observer's bug must not break the core's emit
+
+    return both
 
 
 def job_changed(info: Any) -> BackgroundJobChanged:

@@ -4,7 +4,12 @@ Output ``text`` writes the model's text to stdout (notices and tool states to
 stderr); ``stream-json`` writes every Event as one JSON line. With input
 ``stream-json``, stdin carries ops (user_message, follow_up, interrupt), one per
 line; at end of input the agent finishes what runs and exits. The first SIGINT
-interrupts the turn (exit 130 after cleanup); a second exits at once.
+stops reading input and interrupts the turn (exit 130 after cleanup; 0 when no turn
+was running); a second exits at once.
+
+A reader that goes away (``agent-tui -p ... | head``) is an interrupt too: the
+turn ends as interrupted, what it started is ended, and the process exits 130
+instead of writing into a closed pipe forever.
 """
 
 from __future__ import annotations
@@ -38,44 +43,77 @@ EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
 
 
 class Printer:
-    """Renders Events for print mode."""
+    """Renders Events for print mode; never raises into the core.
 
-    def __init__(self, fmt: str, out: IO[str], err: IO[str]) -> None:
+    When stdout's reader goes away, ``on_closed`` runs once (the session is
+    interrupted) and nothing more is written there; a closed stderr is silenced.
+    """
+
+    def __init__(
+        self, fmt: str, out: IO[str], err: IO[str], on_closed: Callable[[], None] = lambda: None
+    ) -> None:
         self.fmt = fmt
         self.out = out
         self.err = err
+        self.on_closed = on_closed
         self.statuses: list[TurnStatus] = []
+        self.closed = False  # stdout's reader went away
+        self._err_closed = False
         self._midline = False
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, TurnEnded):
             self.statuses.append(event.status)
         if self.fmt == "stream-json":
-            self.out.write(event.model_dump_json(exclude_none=True) + "\n")
-            self.out.flush()
+            self._write(self.out, event.model_dump_json(exclude_none=True) + "\n")
             return
         if isinstance(event, TextDelta):
-            self.out.write(event.text)
-            self.out.flush()
+            self._write(self.out, event.text)
             self._midline = not event.text.endswith("\n")
         elif isinstance(event, ToolStateChanged) and event.state != "streaming":
             self._newline()
             detail = f" ({event.detail})" if event.detail else ""
-            self.err.write(f"[{event.name} {event.tool_use_id[-6:]}] {event.state}{detail}\n")
+            self._write(self.err, f"[{event.name} {event.tool_use_id[-6:]}] {event.state}{detail}\n")
         elif isinstance(event, Notice):
             self._newline()
-            self.err.write(f"{event.level}: {event.text}\n")
+            self._write(self.err, f"{event.level}: {event.text}\n")
         elif isinstance(event, TurnEnded):
             self._newline()
             if event.status is not TurnStatus.COMPLETED:
-                self.err.write(f"turn {event.status}{': ' + event.detail if event.detail else ''}\n")
-        self.err.flush()
+                self._write(self.err, f"turn {event.status}{': ' + event.detail if event.detail else ''}\n")
 
     def _newline(self) -> None:
         if self._midline:
-            self.out.write("\n")
-            self.out.flush()
+            self._write(self.out, "\n")
             self._midline = False
+
+    def _write(self, stream: IO[str], text: str) -> None:
+        if (self.closed if stream is self.out else self._err_closed):
+            return
+        try:
+            stream.write(text)
+            stream.flush()
+        except BrokenPipeError:
+            _silence(stream)
+            if stream is self.out:
+                self.closed = True
+                self.on_closed()
+            else:
+                self._err_closed = True
+
+
+def _silence(stream: IO[str]) -> None:
+    """Point a stream whose reader left at /dev/null, so that what is still buffered
+    (flushed again at exit) goes nowhere instead of raising."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):
+        return  # not a file (a test's buffer)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
 
 
 def exit_code(statuses: list[TurnStatus], interrupted: bool) -> int:
@@ -95,17 +133,27 @@ async def run_print(
     stdin: IO[str] | None = None,
     on_hard_exit: Callable[[], None] = lambda: None,
 ) -> int:
-    printer = Printer(output_format, sys.stdout, sys.stderr)
+    loop = asyncio.get_running_loop()
+    stop_input: asyncio.Future[None] = loop.create_future()  # read no more ops
+
+    def stop(interrupt: Callable[[], None]) -> None:
+        interrupt()
+        if not stop_input.done():
+            stop_input.set_result(None)
+
+    printer = Printer(output_format, sys.stdout, sys.stderr,
+                      on_closed=lambda: stop(session.interrupt_now))
     session = make_session(printer)
     runner = asyncio.create_task(session.run())
-    loop = asyncio.get_running_loop()
     sigints = 0
+    interrupted_turn = False
 
     def on_sigint() -> None:
-        nonlocal sigints
+        nonlocal sigints, interrupted_turn
         sigints += 1
         if sigints == 1:
-            session.interrupt_now()
+            interrupted_turn = session.busy
+            stop(session.interrupt_now)
         else:
             on_hard_exit()
             os._exit(EXIT_INTERRUPTED)
@@ -115,7 +163,7 @@ async def run_print(
         if prompt:
             session.submit(UserMessage(text=prompt))
         if input_format == "stream-json":
-            await _pump_ops(session, stdin or sys.stdin, printer)
+            await _pump_ops(session, stdin or sys.stdin, printer, stop_input)
         idle = asyncio.create_task(session.wait_idle())
         await asyncio.wait({idle, runner}, return_when=asyncio.FIRST_COMPLETED)
         idle.cancel()
@@ -128,22 +176,29 @@ async def run_print(
             session.submit(Shutdown())
             await runner
         loop.remove_signal_handler(signal.SIGINT)
-    if sigints:
-        return EXIT_INTERRUPTED
-    return exit_code(printer.statuses, interrupted=False)
+    if sigints and not interrupted_turn and not printer.statuses:
+        return EXIT_OK  # a SIGINT while idle, before any turn: nothing went wrong
+    return exit_code(printer.statuses, interrupted=interrupted_turn)
 
 
-async def _pump_ops(session: Session, stdin: IO[str], printer: Printer) -> None:
-    """Read ops from stdin (on a thread: stdin may block) until end of input."""
+async def _pump_ops(
+    session: Session, stdin: IO[str], printer: Printer, stop: asyncio.Future[None]
+) -> None:
+    """Read ops from stdin (on a thread: stdin may block) until end of input or ``stop``."""
     loop = asyncio.get_running_loop()
     done = loop.create_future()
 
     def bad_line(text: str) -> None:
         printer(Notice(level=NoticeLevel.ERROR, text=text))
 
+    halted = threading.Event()
+    stop.add_done_callback(lambda _f: halted.set())
+
     def reader() -> None:
         try:
             for number, line in enumerate(stdin, 1):
+                if halted.is_set():
+                    return
                 if not line.strip():
                     continue
                 try:
@@ -154,7 +209,12 @@ async def _pump_ops(session: Session, stdin: IO[str], printer: Printer) -> None:
                     continue
                 session.submit(op)
         finally:
-            loop.call_soon_threadsafe(lambda: done.done() or done.set_result(None))
+            try:
+                loop.call_soon_threadsafe(lambda: done.done() or done.set_result(None))
+            except RuntimeError:
+                pass  # the loop has ended (input stopped being read at a SIGINT)
 
     threading.Thread(target=reader, name="stdin-ops", daemon=True).start()
-    await done
+    # The thread may stay blocked on stdin after a stop: it is a daemon, and what
+    # it reads from then on is never submitted.
+    await asyncio.wait({done, stop}, return_when=asyncio.FIRST_COMPLETED)

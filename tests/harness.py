@@ -13,8 +13,8 @@ from pydantic import BaseModel
 
 from agent_tui.cancel import Cancelled
 from agent_tui.protocol import Event, Shutdown
-from agent_tui.core.history import check_model_view, model_view
-from agent_tui.core.journal import Journal
+from agent_tui.core.history import check_model_view, model_view, result_wording
+from agent_tui.core.journal import Journal, ToolResultRecord
 from agent_tui.core.permission import AllowAll, PermissionPolicy
 from agent_tui.core.session import Session
 from agent_tui.core.tool import Tool, ToolContext, ToolResult, ToolSet
@@ -78,6 +78,17 @@ class Recorder:
                 ]
                 out.append(":".join(bits)[:120])
             return out
+
+
+def told(result: ToolResult, name: str = "tool") -> str:
+    """What the model is told about a tool's ``result`` (recorded as the core does)."""
+    record = ToolResultRecord(
+        turn_id="t1", tool_use_id="toolu_told", name=name, state=result.outcome,
+        content=result.content, is_error=result.is_error, side_effects=result.side_effects,
+        exit_code=result.exit_code, signal=result.signal, ended_by=result.ended_by,
+        residue=[r.model_dump() for r in result.residue], details=result.details,
+    )
+    return result_wording(record)[0]
 
 
 class Running:

@@ -357,3 +357,93 @@ async def test_malformed_messages_get_json_rpc_errors_not_a_crash(tmp_path, fake
         proc.stdin.close()
         code = await asyncio.wait_for(proc.wait(), 10)
     assert code == 0
+
+
+# ------------------------------------------------------------------ MCP servers from the client
+
+SDK_SERVER = str(Path(__file__).parent / "mcp_servers" / "sdk_server.py")
+
+
+def sdk_stdio(name: str, record: Path) -> Any:
+    from acp.schema import McpServerStdio
+
+    return McpServerStdio(name=name, command=sys.executable, args=[SDK_SERVER, str(record)], env=[])
+
+
+@pytest.mark.asyncio
+async def test_mcp_servers_sent_with_session_new_are_connected_and_cancelled_like_the_configs(tmp_path, fake_api):
+    record = tmp_path / "mcp-record.jsonl"
+    fake_api.enqueue(
+        Reply.tool_use("mcp__demo__echo", {"text": "from the client"}, id="toolu_acp_mcp_1"),
+        Reply.text("echoed"),
+        Reply.tool_use("mcp__demo__slow", {"seconds": 30}, id="toolu_acp_mcp_2"),
+    )
+    client = RecordingClient()
+    async with spawn(client, tmp_path, fake_api, "--permission-mode", "auto") as (conn, _):
+        init = await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        assert init.agent_capabilities.mcp_capabilities.http is True
+        assert not init.agent_capabilities.mcp_capabilities.sse
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[sdk_stdio("demo", record)])).session_id
+        response = await conn.prompt(session_id=sid, prompt=[text_block("echo it")])
+        assert response.stop_reason == "end_turn"
+        assert client.last_state("toolu_acp_mcp_1") == "succeeded"
+        tools = [t["name"] for t in fake_api.requests[0]["tools"]]
+        assert "mcp__demo__echo" in tools  # offered from the first request
+        seen = [json.loads(line) for line in record.read_text().splitlines()]
+        assert seen[0]["event"] == "echo" and seen[0]["text"] == "from the client"
+        server_pid = seen[0]["pid"]
+
+        # Esc (session/cancel) reaches the remote call, never the server.
+        prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("slow")]))
+        await client.wait_for(lambda: '"start"' in record.read_text())
+        await conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(prompt, 10)).stop_reason == "cancelled"
+        assert client.last_state("toolu_acp_mcp_2") == "unknown"
+        assert psutil.pid_exists(server_pid)
+    # The session's end ends the server.
+    deadline = time.monotonic() + 5
+    while psutil.pid_exists(server_pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not psutil.pid_exists(server_pid) or psutil.Process(server_pid).status() == psutil.STATUS_ZOMBIE
+
+
+@pytest.mark.asyncio
+async def test_mcp_servers_that_cannot_be_served_are_refused_by_name(tmp_path, fake_api):
+    from acp.schema import HttpHeader, McpServerStdio, SseMcpServer
+
+    client = RecordingClient()
+    async with spawn(client, tmp_path, fake_api) as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        sse = SseMcpServer(type="sse", name="old-events", url="http://127.0.0.1:9/sse",
+                           headers=[HttpHeader(name="X", value="y")])
+        with pytest.raises(RequestError) as refused:
+            await conn.new_session(cwd=str(tmp_path), mcp_servers=[sse])
+        assert refused.value.code == -32602
+        assert "old-events" in str(refused.value) and "SSE" in str(refused.value)
+        missing = McpServerStdio(name="ghost", command="/no/such/server", args=[], env=[])
+        with pytest.raises(RequestError) as refused:
+            await conn.new_session(cwd=str(tmp_path), mcp_servers=[missing])
+        assert "ghost" in str(refused.value) and "/no/such/server" in str(refused.value)
+        twice = [sdk_stdio("same", tmp_path / "r1"), sdk_stdio("same", tmp_path / "r2")]
+        with pytest.raises(RequestError) as refused:
+            await conn.new_session(cwd=str(tmp_path), mcp_servers=twice)
+        assert "same" in str(refused.value)
+
+
+@pytest.mark.asyncio
+async def test_an_mcp_server_that_fails_to_start_is_told_to_the_client(tmp_path, fake_api):
+    from acp.schema import McpServerStdio
+
+    fake_api.enqueue(Reply.text("no tools today"))
+    broken = McpServerStdio(name="broken", command=sys.executable,
+                            args=["-c", "import sys; print('no config here', file=sys.stderr); sys.exit(3)"],
+                            env=[])
+    client = RecordingClient()
+    async with spawn(client, tmp_path, fake_api) as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[broken])).session_id
+        response = await conn.prompt(session_id=sid, prompt=[text_block("hi")])
+        assert response.stop_reason == "end_turn"
+        text = client.text(sid)
+        assert "MCP server broken failed" in text and "no config here" in text
+        assert text.endswith("no tools today")

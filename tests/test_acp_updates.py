@@ -28,6 +28,7 @@ def test_every_tool_state_has_an_acp_status_and_only_running_is_in_progress():
 
 
 def test_tool_state_updates_carry_our_state_in_meta_and_paths_as_locations(tmp_path: Path):
+    (tmp_path / "a.txt").write_text("x\n")
     mapper = UpdateMapper(tmp_path)
     base = dict(turn_id="t1", tool_use_id="toolu_1", name="edit_file")
     first = mapper.tool_state(ToolStateChanged(**base, state=ToolState.STREAMING))
@@ -80,3 +81,46 @@ def test_frame_checks():
     assert check_message({"id": True, "method": "x"})["error"]["code"] == -32600
     assert check_message({"jsonrpc": "2.0"})["error"]["code"] == -32600
     assert check_message({"id": 1, "method": "x", "params": "nope"})["error"]["code"] == -32600
+
+
+def _diff(update):
+    [diff] = [c for c in update.content if c.type == "diff"]
+    return diff
+
+
+def test_edit_diffs_carry_the_whole_file_so_line_numbers_are_right(tmp_path: Path):
+    lines = [f"line {n}\n" for n in range(1, 11)]
+    target = tmp_path / "notes.txt"
+    target.write_text("".join(lines))
+    mapper = UpdateMapper(tmp_path)
+    base = dict(turn_id="t1", tool_use_id="toolu_edit", name="edit_file")
+    tool_input = {"path": "notes.txt", "old_string": "line 7\n", "new_string": "line seven\n"}
+    mapper.tool_state(ToolStateChanged(**base, state=ToolState.STREAMING))
+    queued = mapper.tool_state(ToolStateChanged(**base, state=ToolState.QUEUED, input=tool_input))
+    diff = _diff(queued)
+    assert diff.path == str(target)
+    assert diff.old_text == "".join(lines)
+    assert diff.new_text == "".join(lines).replace("line 7\n", "line seven\n")
+    asked = mapper.permission_call("toolu_edit", "edit_file", "edit notes.txt", tool_input)
+    assert _diff(asked).old_text == diff.old_text
+    # Once done the file on disk has changed: the diff is still the one of the edit.
+    target.write_text(diff.new_text)
+    done = mapper.tool_state(ToolStateChanged(**base, state=ToolState.SUCCEEDED, result="ok"))
+    assert (_diff(done).old_text, _diff(done).new_text) == (diff.old_text, diff.new_text)
+
+
+def test_a_write_over_an_existing_file_diffs_against_it_and_outside_files_are_not_read(tmp_path: Path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a.txt").write_text("old contents\n")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("do not send\n")
+    mapper = UpdateMapper(workspace)
+    write = mapper.tool_state(ToolStateChanged(
+        turn_id="t1", tool_use_id="toolu_w", name="write_file", state=ToolState.QUEUED,
+        input={"path": "a.txt", "content": "new contents\n"}))
+    assert (_diff(write).old_text, _diff(write).new_text) == ("old contents\n", "new contents\n")
+    outside = mapper.tool_state(ToolStateChanged(
+        turn_id="t1", tool_use_id="toolu_x", name="edit_file", state=ToolState.QUEUED,
+        input={"path": str(secret), "old_string": "do not", "new_string": "please"}))
+    assert not [c for c in (outside.content or []) if c.type == "diff"]

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from agent_tui.core.state import SideEffects, ToolState
 from agent_tui.core.tool import InvalidInput, ToolContext, ToolResult, ToolSet
 from agent_tui.tools.mcp import McpManager, ServerConfig, ServerState, load_config, load_mcp, tool_name
 from agent_tui.tools.mcp.config import Transport
+from tests.harness import told
 
 SERVERS = Path(__file__).parent / "mcp_servers"
 SDK_SERVER = str(SERVERS / "sdk_server.py")
@@ -113,31 +115,39 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture
-def http_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """The SDK server over streamable HTTP on a free port; yields (url, record file)."""
-    record = tmp_path / "http-record.jsonl"
-    port = _free_port()
-    with open(tmp_path / "http-server.log", "w") as log:
-        proc = subprocess.Popen([sys.executable, SDK_SERVER, str(record), "--http", str(port)],
-                                stdout=log, stderr=log)
+@contextmanager
+def listening(argv: list[str], port: int, log_path: Path, env: dict[str, str] | None = None,
+              timeout: float = 20.0) -> Iterator[str]:
+    """Run an HTTP MCP server until it listens on ``port``; yields its /mcp URL."""
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(argv, stdout=log, stderr=log, env=env)
     try:
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + timeout
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), 0.2).close()
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError((tmp_path / "http-server.log").read_text()) from None
+                    raise RuntimeError(log_path.read_text()) from None
                 time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp", record
+        yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()
         try:
             proc.wait(5)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """The SDK server over streamable HTTP on a free port; yields (url, record file)."""
+    record = tmp_path / "http-record.jsonl"
+    port = _free_port()
+    argv = [sys.executable, SDK_SERVER, str(record), "--http", str(port)]
+    with listening(argv, port, tmp_path / "http-server.log") as url:
+        yield url, record
 
 
 # ----------------------------------------------------------------------------- config
@@ -221,7 +231,8 @@ def test_tool_names_are_safe_and_bounded() -> None:
 async def test_stdio_tools_are_named_with_server_schema_and_read_only_hint(make_manager: Any, tmp_path: Path) -> None:
     record = tmp_path / "rec.jsonl"
     manager, tools = await make_manager(stdio("t", SDK_SERVER, str(record)))
-    assert set(tools.names()) == {"mcp__t__echo", "mcp__t__slow", "mcp__t__stubborn", "mcp__t__crash"}
+    assert set(tools.names()) == {"mcp__t__echo", "mcp__t__slow", "mcp__t__stubborn", "mcp__t__peek",
+                                  "mcp__t__crash", "mcp__t__picture", "mcp__t__add_tool"}
     echo, slow = tools.get("mcp__t__echo"), tools.get("mcp__t__slow")
     assert echo.read_only and not slow.read_only
     assert echo.input_schema()["required"] == ["text"]
@@ -231,7 +242,7 @@ async def test_stdio_tools_are_named_with_server_schema_and_read_only_hint(make_
     with pytest.raises(InvalidInput, match="seconds"):
         slow.parse({"seconds": "soon"})
     [status] = manager.status()
-    assert status.state is ServerState.READY and status.pid and len(status.tools) == 4
+    assert status.state is ServerState.READY and status.pid and len(status.tools) == 7
 
     result, _ = await call(tools, "mcp__t__echo", {"text": "hi"}, op="op-echo")
     assert result.outcome is ToolState.SUCCEEDED and result.content == "echo: hi"
@@ -251,7 +262,9 @@ async def test_stdio_cancel_reaches_the_right_request_and_silence_is_unknown(mak
     # The SDK's stdio server stops the tool but, as the spec says, does not answer a
     # cancelled request: nothing confirms it, so the outcome is unknown.
     assert result.outcome is ToolState.UNKNOWN and result.is_error
-    assert "unknown" in result.content and "before retrying" in result.content
+    text = told(result)
+    assert text.startswith("Result unknown") and text.endswith("Verify before retrying.")
+    assert text.count("before retrying") == 1 and ".)" not in text, text
     assert result.ended_by is CancelReason.USER_INTERRUPT
     assert took < 2.0
     cancelled = await wait_for_record(record, "cancelled")
@@ -262,6 +275,21 @@ async def test_stdio_cancel_reaches_the_right_request_and_silence_is_unknown(mak
     assert psutil.pid_exists(pid) and manager.status()[0].state is ServerState.READY
     again, _ = await call(tools, "mcp__t__slow", {"seconds": 0.05}, op="op-2")
     assert again.outcome is ToolState.SUCCEEDED and again.content == "slept 0.05"
+
+
+@pytest.mark.asyncio
+async def test_an_unconfirmed_read_only_call_is_worded_once_without_a_retry_warning(
+    make_manager: Any, tmp_path: Path,
+) -> None:
+    record = tmp_path / "rec.jsonl"
+    _, tools = await make_manager(stdio("t", SDK_SERVER, str(record)), confirm_s=0.5)
+    result, _ = await call(tools, "mcp__t__peek", {"seconds": 30}, cancel_on_start=record)
+    assert result.outcome is ToolState.UNKNOWN and result.side_effects is SideEffects.NONE
+    assert told(result) == (
+        "Result unknown: the outcome of this call could not be confirmed (Interrupted by the "
+        "user: asked MCP server 't' to cancel peek, but the server did not confirm within 0.5 s; "
+        "no result). It changed nothing (read-only): call it again if the result is needed."
+    )
 
 
 @pytest.mark.asyncio
@@ -302,7 +330,9 @@ async def test_http_cancel_is_confirmed_and_server_stays_usable(make_manager: An
     # the server confirmed it stopped.
     assert result.outcome is ToolState.CANCELLED_WHILE_RUNNING, result.content
     assert result.details["confirmed"] is True
-    assert "confirmed it stopped" in result.content and "may have partly run" in result.content
+    text = told(result)
+    assert "confirmed it stopped" in text and "may have partly run" in text
+    assert text.count("Interrupted") == 1, text
     assert took < 2.5  # confirmed: it did not wait out the 5 s confirm window
     cancelled = await wait_for_record(record, "cancelled")
     assert cancelled["request_id"] == result.details["request_id"]
@@ -446,3 +476,92 @@ async def test_shutdown_ends_the_stdio_server_process(tmp_path: Path) -> None:
     assert not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE
     assert manager.status()[0].state is ServerState.STOPPED
     assert seen == [ServerState.STARTING, ServerState.READY, ServerState.STOPPED]
+
+
+# ----------------------------------------------------------------------------- content
+
+
+@pytest.mark.asyncio
+async def test_images_reach_the_model_as_image_blocks_and_resources_as_text(make_manager: Any, tmp_path: Path) -> None:
+    from agent_tui.core.history import check_model_view, model_view
+    from agent_tui.core.journal import AssistantMessageRecord, ToolResultRecord, UserMessageRecord
+
+    _, tools = await make_manager(stdio("t", SDK_SERVER, str(tmp_path / "rec.jsonl")))
+    result, _ = await call(tools, "mcp__t__picture", {})
+    assert result.outcome is ToolState.SUCCEEDED
+    [image] = result.blocks
+    assert image["type"] == "image" and image["source"]["type"] == "base64"
+    assert image["source"]["media_type"] == "image/png" and image["source"]["data"].startswith("iVBOR")
+    lines = result.content.splitlines()
+    assert lines[0] == "a picture:"
+    assert lines[1].startswith("[image image/png, ") and "attached" in lines[1]
+    assert lines[2] == "embedded notes"  # a text resource's text
+    assert lines[3] == "[resource file:///data.bin: application/octet-stream, 300 bytes]"
+
+    # The image rides inside the tool_result, after the text.
+    records = [
+        UserMessageRecord(turn_id="t1", text="show me"),
+        AssistantMessageRecord(turn_id="t1", ended="tool_use", blocks=[
+            {"type": "tool_use", "id": "toolu_p", "name": "mcp__t__picture", "input": {}}]),
+        ToolResultRecord(turn_id="t1", tool_use_id="toolu_p", name="mcp__t__picture",
+                         state=result.outcome, content=result.content, blocks=result.blocks),
+    ]
+    view = model_view(records)
+    check_model_view(view)
+    [block] = view[-1]["content"]
+    assert block["content"] == [{"type": "text", "text": result.content}, image]
+
+
+@pytest.mark.asyncio
+async def test_an_image_over_the_size_cap_is_named_not_sent(make_manager: Any, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tui.tools.mcp import content
+
+    monkeypatch.setattr(content, "MAX_IMAGE_BYTES", 10)
+    _, tools = await make_manager(stdio("t", SDK_SERVER, str(tmp_path / "rec.jsonl")))
+    result, _ = await call(tools, "mcp__t__picture", {})
+    assert not result.blocks
+    assert "[image image/png, " in result.content and "too large to pass on" in result.content
+
+
+# ----------------------------------------------------------------------------- tool lists
+
+
+@pytest.mark.asyncio
+async def test_a_tool_that_needs_mcp_tasks_is_left_out_and_the_status_says_why(make_manager: Any) -> None:
+    manager, tools = await make_manager(stdio("tk", RAW_SERVER, "tasks"))
+    assert set(tools.names()) == {"mcp__tk__work", "mcp__tk__either"}
+    [status] = manager.status()
+    assert status.tools == ["work", "either"]
+    assert status.left_out == {"research": "needs MCP tasks (taskSupport: required), which agent-tui does not support"}
+
+
+@pytest.mark.asyncio
+async def test_a_changed_tool_list_is_applied_at_the_turn_boundary_and_told(make_manager: Any, tmp_path: Path) -> None:
+    from agent_tui.protocol import TurnEnded, TurnStarted
+
+    manager, tools = await make_manager(stdio("t", SDK_SERVER, str(tmp_path / "rec.jsonl")))
+    changes: list[Any] = []
+    manager.on_tools_changed(changes.append)
+    manager.observe(TurnStarted(turn_id="t1", text="add one"))
+    result, _ = await call(tools, "mcp__t__add_tool", {"name": "extra"})
+    assert result.content == "added extra"
+    conn = manager.connections["t"]
+    deadline = time.monotonic() + 5
+    while "extra" not in [t.name for t in conn.tools] and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    assert "extra" in [t.name for t in conn.tools]  # listed again at once...
+    assert tools.get("mcp__t__extra") is None and changes == []  # ...offered at the turn's end
+    manager.observe(TurnEnded(turn_id="t1", status="completed"))
+    assert tools.get("mcp__t__extra") is not None
+    [change] = changes
+    assert change.server == "t" and change.added == ["mcp__t__extra"] and not change.removed
+    again, _ = await call(tools, "mcp__t__extra", {"text": "hi"})
+    assert again.outcome is ToolState.SUCCEEDED and again.content == "extra: hi"
+
+    # While idle, a change is applied at once.
+    await call(tools, "mcp__t__add_tool", {"name": "more"})
+    deadline = time.monotonic() + 5
+    while tools.get("mcp__t__more") is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    assert tools.get("mcp__t__more") is not None

@@ -61,6 +61,15 @@ def run_command_in_print_mode(fake_api, tmp_path: Path, command: str) -> subproc
     )
 
 
+def _stream_json_agent(workspace: Path, env: dict[str, str]) -> subprocess.Popen:
+    """The agent reading ops from stdin and writing events to stdout (auto mode)."""
+    return subprocess.Popen(
+        AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
+                 "--permission-mode", "auto", "--cwd", str(workspace)],
+        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
 def test_scripted_stream_json_events_and_exit_zero(tmp_path):
     out = subprocess.run(
         AGENT + ["-p", "list files", "--output-format", "stream-json", "--permission-mode", "auto",
@@ -141,12 +150,8 @@ def test_stream_json_input_steers_interrupts_and_ends_at_eof(fake_api, tmp_path)
     fake_api.enqueue(
         Reply.tool_use("bash", {"command": f"sleep 300; : {marker}"}, id="toolu_in"),
     )
-    proc = subprocess.Popen(
-        AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
-                 "--permission-mode", "auto", "--cwd", str(tmp_path)],
-        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    proc = _stream_json_agent(tmp_path, env_for(tmp_path, ANTHROPIC_API_KEY="test-key",
+                                                ANTHROPIC_BASE_URL=fake_api.url))
     try:
         proc.stdin.write(json.dumps({"type": "user_message", "text": "start"}) + "\n")
         proc.stdin.flush()
@@ -194,25 +199,33 @@ def _mcp_project(tmp_path: Path) -> Path:
     return workspace
 
 
-def test_project_mcp_tools_reach_the_model_when_the_project_is_trusted(fake_api, tmp_path):
+def _mcp_env(tmp_path: Path, fake_api) -> dict[str, str]:
+    return env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
+                   XDG_CONFIG_HOME=str(tmp_path / "config"), MCP_TIMEOUT="20000")
+
+
+def _run_in_mcp_project(fake_api, tmp_path: Path, prompt: str) -> subprocess.CompletedProcess:
+    """Print mode in a trusted project whose .mcp.json starts the SDK test server."""
     workspace = _mcp_project(tmp_path)
+    return subprocess.run(
+        AGENT + ["-p", prompt, "--output-format", "stream-json", "--permission-mode", "auto",
+                 "--cwd", str(workspace)],
+        env=_mcp_env(tmp_path, fake_api), capture_output=True, text=True, timeout=90,
+    )
+
+
+def test_project_mcp_tools_reach_the_model_when_the_project_is_trusted(fake_api, tmp_path):
     fake_api.enqueue(
         Reply.tool_use("mcp__demo__echo", {"text": "hello mcp"}, id="toolu_mcp"),
         Reply.text("echoed"),
     )
-    env = env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
-                  XDG_CONFIG_HOME=str(tmp_path / "config"), MCP_TIMEOUT="20000")
-    out = subprocess.run(
-        AGENT + ["-p", "echo", "--output-format", "stream-json", "--permission-mode", "auto",
-                 "--cwd", str(workspace)],
-        env=env, capture_output=True, text=True, timeout=90,
-    )
+    out = _run_in_mcp_project(fake_api, tmp_path, "echo")
     assert out.returncode == 0, out.stderr
     states = [e["state"] for e in events_of(out.stdout) if e.get("tool_use_id") == "toolu_mcp"
               and e["type"] == "tool_state"]
     assert states[-1] == "succeeded", out.stdout
     notices = [e["text"] for e in events_of(out.stdout) if e["type"] == "notice"]
-    assert "MCP server demo: ready (4 tools)" in notices
+    assert "MCP server demo: ready (7 tools)" in notices
     result = fake_api.requests[1]["messages"][-1]["content"][0]
     assert "hello mcp" in result["content"]
 
@@ -253,3 +266,123 @@ def test_second_sigint_exits_at_once_and_still_leaves_nothing_running(fake_api, 
     # tree): the turn never got to end.
     assert not [e for e in events_of(stdout) if e["type"] == "turn_ended"]
     assert wait_until(lambda: not marked(marker), timeout=5), "processes escaped the hard exit"
+
+
+def test_a_closed_stdout_interrupts_the_turn_ends_its_tree_and_exits(fake_api, tmp_path):
+    # `agent-tui -p ... | head`: the reader goes away while a command streams output.
+    marker = f"agent-tui-test-{uuid.uuid4().hex}"
+    command = f"bash -c 'while :; do echo tick; sleep 0.1; done; : {marker}'"
+    proc = run_command_in_print_mode(fake_api, tmp_path, command)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if '"tool_output"' in line:
+                break
+        assert marked(marker), "the command never started"
+        proc.stdout.close()  # like head, once it has read enough
+        code = proc.wait(timeout=20)
+        stderr = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert code == 130, stderr
+    assert "BrokenPipe" not in stderr and "Traceback" not in stderr
+    assert wait_until(lambda: not marked(marker), timeout=5), "the tree outlived the turn"
+
+
+def test_text_mode_under_head_exits_promptly(tmp_path):
+    proc = subprocess.Popen(
+        AGENT + ["--provider", "scripted", "-p", "hello", "--cwd", str(tmp_path)],
+        env=env_for(tmp_path, AGENT_TUI_SCRIPTED_DELAY="0.01"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        assert proc.stdout is not None
+        assert len(proc.stdout.read(20)) == 20
+        proc.stdout.close()
+        code = proc.wait(timeout=20)
+        stderr = proc.stderr.read().decode()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert code == 130, stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr
+
+
+def test_stream_json_input_sigint_while_idle_exits_zero(fake_api, tmp_path):
+    fake_api.enqueue(Reply.text("first answer"))
+    proc = _stream_json_agent(tmp_path, env_for(tmp_path, ANTHROPIC_API_KEY="test-key",
+                                                ANTHROPIC_BASE_URL=fake_api.url))
+    try:
+        proc.stdin.write(json.dumps({"type": "user_message", "text": "hi"}) + "\n")
+        proc.stdin.flush()
+        seen: list[dict] = []
+        for line in proc.stdout:
+            seen.append(json.loads(line))
+            if seen[-1]["type"] == "turn_ended":
+                break
+        proc.send_signal(signal.SIGINT)  # idle now, stdin still open
+        code = proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert seen[-1]["status"] == "completed"
+    assert code == 0, proc.stderr.read()
+
+
+def test_stream_json_input_sigint_during_a_turn_exits_130_without_end_of_input(fake_api, tmp_path):
+    marker = f"agent-tui-test-{uuid.uuid4().hex}"
+    fake_api.enqueue(Reply.tool_use("bash", {"command": f"sleep 300; : {marker}"}))
+    proc = _stream_json_agent(tmp_path, env_for(tmp_path, ANTHROPIC_API_KEY="test-key",
+                                                ANTHROPIC_BASE_URL=fake_api.url))
+    try:
+        proc.stdin.write(json.dumps({"type": "user_message", "text": "start"}) + "\n")
+        proc.stdin.flush()
+        assert wait_until(lambda: marked(marker)), "the command never started"
+        proc.send_signal(signal.SIGINT)  # stdin stays open: the signal alone ends it
+        code = proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert code == 130, proc.stderr.read()
+    assert wait_until(lambda: not marked(marker), timeout=5)
+
+
+def test_an_mcp_image_reaches_the_model_inside_the_tool_result(fake_api, tmp_path):
+    fake_api.enqueue(Reply.tool_use("mcp__demo__picture", {}, id="toolu_pic"), Reply.text("seen"))
+    out = _run_in_mcp_project(fake_api, tmp_path, "show it")
+    assert out.returncode == 0, out.stderr
+    assert fake_api.rejections == []
+    [result] = [b for b in fake_api.requests[1]["messages"][-1]["content"] if b["type"] == "tool_result"]
+    text, image = result["content"]
+    assert text["type"] == "text" and text["text"].startswith("a picture:")
+    assert image["type"] == "image" and image["source"]["media_type"] == "image/png"
+
+
+def test_a_changed_mcp_tool_list_reaches_the_model_at_the_next_turn_with_a_notice(fake_api, tmp_path):
+    workspace = _mcp_project(tmp_path)
+    fake_api.enqueue(Reply.tool_use("mcp__demo__add_tool", {"name": "extra"}), Reply.text("added"),
+                     Reply.text("second turn"))
+    proc = _stream_json_agent(workspace, _mcp_env(tmp_path, fake_api))
+    events: list[dict] = []
+    try:
+        for text in ("add a tool", "and now?"):
+            proc.stdin.write(json.dumps({"type": "user_message", "text": text}) + "\n")
+            proc.stdin.flush()
+            for line in proc.stdout:
+                events.append(json.loads(line))
+                if events[-1]["type"] == "turn_ended":
+                    break
+        stdout, stderr = proc.communicate(timeout=60)
+        events += events_of(stdout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, stderr
+    names = [[t["name"] for t in r.get("tools", [])] for r in fake_api.requests]
+    assert "mcp__demo__extra" not in names[0] and "mcp__demo__extra" not in names[1]  # not mid-turn
+    assert "mcp__demo__extra" in names[2]
+    [notice] = [e for e in events if e["type"] == "notice" and e.get("code") == "tools_changed"]
+    assert "+mcp__demo__extra" in notice["text"] and "prompt cache" in notice["text"]
+    ended = [i for i, e in enumerate(events) if e["type"] == "turn_ended"]
+    assert ended[0] < events.index(notice) < ended[1]  # told between the turns

@@ -130,6 +130,9 @@ async def test_send_now_moves_the_running_command_to_the_background(fake_api, tm
     final = run.rec.final_tool("bash")
     assert final.state == "succeeded"
     assert "background" in final.result
+    # Front ends are told the call moved rather than ended (its output goes on elsewhere).
+    assert final.ended_by == "send_to_background"
+    assert final.detail == "moved to the background as shell_1"
     assert alive()  # it keeps running: send-now does not kill
     sent = plain(fake_api.requests[1]["messages"])[-1]["content"]
     assert sent[0]["tool_use_id"] == "toolu_bg" and "started" in sent[0]["content"]

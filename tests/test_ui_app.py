@@ -133,9 +133,39 @@ async def test_y_at_the_permission_prompt_allows_once() -> None:
         await _type(pilot, "run slow")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen), what="prompt")
+        await wait_until(pilot, lambda: app.screen.armed, what="the prompt takes answers")
         await pilot.press("y")
         await wait_until(pilot, lambda: app.last_turn_status == "completed", what="turn end")
         assert _states(app) == ["succeeded"]
+
+
+async def test_typing_when_the_permission_prompt_opens_goes_to_the_input_not_to_an_answer(
+    monkeypatch,
+) -> None:
+    from agent_tui.ui.screens import permission
+
+    # However slowly the keys arrive on a loaded machine, they count as typing...
+    monkeypatch.setattr(permission, "ARM_DELAY", 60.0)
+    app = AgentApp(real_factory(ask=True), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, "run slow")
+        await pilot.press("enter")
+        # The user goes on typing the next message while the prompt opens.
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen), what="prompt")
+        await _type(pilot, "edit a file")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PermissionScreen)
+        assert _states(app) == ["awaiting_approval"]  # "a" granted nothing, Enter allowed nothing
+        assert app.prompt.text == "edit a file"  # nothing typed was lost
+        assert "typing" in str(app.screen.query_one("#typing").render())
+        # ... and once the user has stopped typing for the delay, the keys answer.
+        assert not app.screen.armed
+        monkeypatch.setattr(permission, "ARM_DELAY", 0.2)
+        await wait_until(pilot, lambda: app.screen.armed, what="the prompt takes answers")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: _states(app) == ["denied"], what="denied")
+        assert app.prompt.text == "edit a file"
 
 
 async def test_deny_with_a_note_sends_the_note() -> None:
@@ -144,6 +174,7 @@ async def test_deny_with_a_note_sends_the_note() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, len(scenarios.PERMISSION))
         assert isinstance(app.screen, PermissionScreen)
+        await wait_until(pilot, lambda: app.screen.armed, what="the prompt takes answers")
         await pilot.press("d")
         await _type(pilot, "use make clean")
         await pilot.press("enter")
@@ -299,6 +330,30 @@ async def test_f1_opens_help() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_help_lists_every_key_of_the_main_screen() -> None:
+    from agent_tui.ui.keys import APP_BINDINGS, HELP
+
+    listed = " ".join(keys for keys, _what in HELP)
+    for binding in APP_BINDINGS:
+        for key in binding.key.split(","):
+            shown = {"escape": "Esc", "question_mark": "?"}.get(key) or "+".join(
+                part.capitalize() if len(part) > 1 else part.upper() for part in key.split("+"))
+            assert shown in listed, f"{key} ({binding.action}) is not in the help"
+    make, _ = fake_factory([])
+    app = AgentApp(make, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        import io
+
+        from rich.console import Console
+
+        console = Console(width=90, file=io.StringIO(), record=True)
+        for static in app.screen.query("#help Static"):
+            console.print(static.content)
+        assert "Ctrl+Q" in console.export_text()
 
 
 async def test_help_scrolls_on_a_small_terminal() -> None:

@@ -227,3 +227,25 @@ async def test_the_tools_pane_shows_how_long_each_call_runs_and_ran() -> None:
         app.tools_pane.tick()
         app.flush()
         assert "12s  bash  make build" in app.tools_pane.render_rows().plain  # stopped at the end
+
+
+@pytest.mark.asyncio
+async def test_a_call_moved_to_the_background_drops_its_old_last_line_in_the_tools_pane() -> None:
+    from agent_tui.core.state import ToolState
+    from agent_tui.protocol import ToolOutput
+
+    events = [
+        *scenarios._start("run a slow build"),
+        scenarios._tool("toolu_b", "bash", ToolState.RUNNING, "$ ./build.sh"),
+        ToolOutput(turn_id=scenarios.TURN, tool_use_id="toolu_b", text="build step 5 of 30\n"),
+        scenarios._tool("toolu_b", "bash", ToolState.SUCCEEDED, "$ ./build.sh",
+                        ended_by="send_to_background", detail="moved to the background as shell_1",
+                        result="The command is still running, now in the background as shell_1"),
+    ]
+    app, _ = _app(events)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        row = app.tools_pane.rows["toolu_b"]
+        assert row.last_line == ""  # "build step 5 of 30" would look like a stuck build
+        shown = app.tools_pane.render_rows().plain
+        assert "build step 5" not in shown and "moved to the background as shell_1" in shown

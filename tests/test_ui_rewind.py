@@ -196,3 +196,23 @@ async def test_rewind_through_the_real_session_restores_a_file(tmp_path) -> None
         await wait_until(pilot, lambda: app.prompt.text == "write", what="text back", timeout=10)
         assert (work / "notes.txt").read_text() == "original\n"
         assert next(app.transcript.blocks_of(UserBlock)).rewound
+
+
+async def test_esc_esc_after_a_rewind_opens_the_menu_while_the_input_holds_the_rewound_text() -> None:
+    events = [*scenarios.HISTORY, scenarios.REWOUND_T2]
+    app, made = _app(events)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        assert app.prompt.text == "write tests for the parser"
+        [divider] = app.transcript.blocks_of(RewindBlock)
+        assert "to undo this rewind: Esc Esc" in divider.body.plain
+        screen = await _open(pilot, app)  # the hint is true: the menu opens
+        assert made[0].ops[-1] == ListRewindPoints()
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app._rewind_screen is None, what="closed")
+        assert screen is not None and app.prompt.text == "write tests for the parser"
+        # Once the text is edited, Esc Esc is the input's again (nothing opens).
+        await pilot.press("end", "!")
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert app._rewind_screen is None

@@ -313,3 +313,63 @@ async def test_text_can_be_selected_with_the_mouse_and_copied() -> None:
         await pilot.mouse_up(offset=(region.x + col + 5, region.y + row))
         await pilot.pause()
         assert app.screen.get_selected_text() == "question number 40\n\nAnswer"
+
+
+# ------------------------------------------------------------ rows by journal position
+
+
+def _same_id_in_two_turns() -> list:
+    from agent_tui.protocol import ToolStateChanged
+
+    def state(turn: str, state: ToolState, summary: str, **extra) -> ToolStateChanged:
+        return ToolStateChanged(turn_id=turn, tool_use_id="toolu_same", name="bash", state=state,
+                                summary=summary, **extra)
+
+    return [
+        TurnStarted(turn_id="t1", text="edit a file"),
+        state("t1", ToolState.RUNNING, "$ echo one"),
+        state("t1", ToolState.SUCCEEDED, "$ echo one", result="one"),
+        TurnEnded(turn_id="t1", status="completed"),
+        # After a rewind a provider may hand out the same id again.
+        TurnStarted(turn_id="t2", text="run a slow build"),
+        state("t2", ToolState.RUNNING, "$ echo two"),
+        ToolOutput(turn_id="t2", tool_use_id="toolu_same", text="output of two\n"),
+    ]
+
+
+@pytest.mark.asyncio
+async def test_a_tool_id_used_again_in_a_later_turn_gets_a_row_of_its_own() -> None:
+    events = _same_id_in_two_turns()
+    app, _ = _app(events)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        first, second = app.transcript.tool_blocks()
+        assert (first.state, first.summary) == ("succeeded", "$ echo one")
+        assert (second.state, second.summary) == ("running", "$ echo two")
+        assert "output of two" in second.output.tail()[0]
+        assert not first.output
+        text = app.transcript.plain_text()
+        assert "echo one" in text and "echo two" in text
+
+
+@pytest.mark.asyncio
+async def test_a_resumed_journal_with_a_repeated_tool_id_shows_both_calls() -> None:
+    from agent_tui.core.journal import AssistantMessageRecord, ToolResultRecord, UserMessageRecord
+    from agent_tui.ui.replay import show_past
+
+    def turn(turn_id: str, command: str) -> list:
+        return [
+            UserMessageRecord(turn_id=turn_id, text=f"run {command}"),
+            AssistantMessageRecord(turn_id=turn_id, ended="tool_use", blocks=[
+                {"type": "tool_use", "id": "toolu_same", "name": "bash", "input": {"command": command}}]),
+            ToolResultRecord(turn_id=turn_id, tool_use_id="toolu_same", name="bash",
+                             state=ToolState.SUCCEEDED, content=command, exit_code=0),
+        ]
+
+    app, _ = _app([])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        show_past(app.transcript, turn("t1", "echo one") + turn("t2", "echo two"),
+                  app._turn_end_line, lambda _ts: "then")
+        await pilot.pause()
+        assert [b.summary for b in app.transcript.tool_blocks()] == ["$ echo one", "$ echo two"]

@@ -12,6 +12,10 @@ becomes a ``decide`` op. When the turn is cancelled the request task is cancelle
 late answer is dropped, the core never gets an allow, and the call ends
 ``cancelled_before_start``.
 
+Warnings and errors become agent text, marked as ours; those told while no prompt
+runs (an MCP server that failed as the session started) are sent at the start of the
+next prompt.
+
 Cancel: ``session/cancel`` interrupts the turn at once (``interrupt_now``). The prompt
 then waits, as always, for the turn to end: by then every tool call has reached a
 final state and its last update has been sent. A cancel with no prompt running does
@@ -108,6 +112,7 @@ class SessionBridge:
         self._asks: dict[str, asyncio.Task[None]] = {}
         self._run_task: asyncio.Task[None] | None = None
         self._pump_task: asyncio.Task[None] | None = None
+        self._held: list[str] = []  # warnings told while no prompt ran (e.g. a server failed)
 
     # -- wiring ------------------------------------------------------------------------
 
@@ -157,6 +162,9 @@ class SessionBridge:
         active = _ActivePrompt(done=asyncio.get_running_loop().create_future())
         self._prompt = active
         try:
+            held, self._held = self._held, []
+            for notice in held:  # what went wrong meanwhile, before this turn's updates
+                await self._send(self.mapper.text(notice))
             session.submit(UserMessage(text=text))
             try:
                 ended = await self._turn_end(active)
@@ -279,10 +287,16 @@ class SessionBridge:
             ),
             "session %s: %s", self.id, event.text,
         )
-        if event.level is not NoticeLevel.INFO and self._prompt is not None:
-            # Warnings and errors matter to the user (e.g. processes that could not be
-            # ended): show them in the conversation, clearly marked as ours.
-            await self._send(self.mapper.text(f"\n\n> agent-tui {event.level}: {event.text}\n\n"))
+        if event.level is NoticeLevel.INFO:
+            return
+        # Warnings and errors matter to the user (e.g. processes that could not be
+        # ended, an MCP server that failed): show them in the conversation, clearly
+        # marked as ours; told while no prompt runs, at the start of the next one.
+        text = f"\n\n> agent-tui {event.level}: {event.text}\n\n"
+        if self._prompt is not None:
+            await self._send(self.mapper.text(text))
+        else:
+            self._held.append(text)
 
     async def _send(self, update: Any) -> None:
         try:

@@ -17,7 +17,9 @@ Choices the protocol leaves to us:
   error (``-32603``) carrying the reason; the session stays usable.
 - **Prompt content:** text; resource links are passed on as their URI; embedded text
   resources as their text. Images and audio are refused (not advertised).
-- **MCP servers** offered by the client are not connected (logged, ignored).
+- **MCP servers** sent with ``session/new`` / ``session/load`` are connected like the
+  MCP config files' servers (stdio and streamable HTTP, see :mod:`.mcp_servers`);
+  what cannot be served is refused with an error naming the server.
 - Each session has its own core ``Session``, run task, cancel scope and journal;
   sessions in one process are independent.
 
@@ -44,12 +46,14 @@ from acp.schema import (
     Implementation,
     InitializeResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
 )
 
 from agent_tui.acp.bridge import ClientConnection, SessionBridge
+from agent_tui.acp.mcp_servers import server_configs
 from agent_tui.acp.transport import claim_stdout, open_stdio
 from agent_tui.protocol import Event
 from agent_tui.core.session import Session
@@ -67,6 +71,7 @@ class SessionOpener(Protocol):
         *,
         session_id: str | None = None,
         cwd: Path | None = None,
+        mcp_servers: list[Any] | None = None,
     ) -> tuple[str, Session]: ...
 
 
@@ -129,6 +134,7 @@ class AcpAgent:
                 prompt_capabilities=PromptCapabilities(
                     image=False, audio=False, embedded_context=False
                 ),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
             ),
             agent_info=Implementation(name="agent-tui", title="agent-tui", version=_version()),
             auth_methods=[],
@@ -137,30 +143,33 @@ class AcpAgent:
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None,
                           **kwargs: Any) -> NewSessionResponse:
         workspace = _workspace(cwd)
-        self._ignore_mcp(mcp_servers)
-        bridge = await self._open(None, workspace)
+        servers = server_configs(mcp_servers)
+        bridge = await self._open(None, workspace, servers)
         bridge.start_pump()
         return NewSessionResponse(session_id=bridge.id)
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
         workspace = _workspace(cwd)
-        self._ignore_mcp(mcp_servers)
+        servers = server_configs(mcp_servers)
         bridge = self.sessions.get(session_id)
         if bridge is not None:
-            # Already open in this process: replay what it holds, keep it running.
+            # Already open in this process: replay what it holds, keep it running (and
+            # the MCP servers it was opened with).
             if bridge.busy:
                 raise RequestError.invalid_request(
                     {"sessionId": session_id, "details": "a prompt is running in this session"}
                 )
             await bridge.replay()
             return LoadSessionResponse()
-        bridge = await self._open(session_id, workspace)
+        bridge = await self._open(session_id, workspace, servers)
         await bridge.replay()
         bridge.start_pump()
         return LoadSessionResponse()
 
-    async def _open(self, session_id: str | None, workspace: Path) -> SessionBridge:
+    async def _open(
+        self, session_id: str | None, workspace: Path, mcp_servers: list[Any]
+    ) -> SessionBridge:
         assert self.conn is not None
         # Events emitted while the session is built (e.g. a journal notice) wait here
         # until the bridge exists; after that they go straight to it.
@@ -177,7 +186,8 @@ class AcpAgent:
             # On a thread: building a session imports the provider's SDK (about a
             # second), and other sessions' updates must keep flowing meanwhile.
             new_id, session = await asyncio.to_thread(
-                self.wiring.open_session, emit, session_id=session_id, cwd=workspace
+                self.wiring.open_session, emit, session_id=session_id, cwd=workspace,
+                mcp_servers=mcp_servers,
             )
         except SessionNotFound as exc:
             raise RequestError.invalid_params(
@@ -191,10 +201,6 @@ class AcpAgent:
         self.sessions[new_id] = bridge
         log.info("session %s opened in %s", new_id, session.workspace)
         return bridge
-
-    def _ignore_mcp(self, servers: list[Any] | None) -> None:
-        if servers:
-            log.warning("MCP servers from the client are not supported; ignoring %d", len(servers))
 
     def _bridge(self, session_id: str) -> SessionBridge:
         bridge = self.sessions.get(session_id)

@@ -40,6 +40,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+from agent_tui.acp.diffs import FileDiff, file_diff
 from agent_tui.protocol import ToolOutput, ToolStateChanged
 from agent_tui.core.history import effective_records, result_wording
 from agent_tui.core.journal import (
@@ -107,21 +108,6 @@ def tool_locations(name: str, tool_input: dict[str, Any] | None, workspace: Path
     return [ToolCallLocation(path=str(absolute), line=line)]
 
 
-def edit_content(name: str, tool_input: dict[str, Any] | None, workspace: Path) -> list[Any]:
-    """A diff for the file tools that write, so a client can show what will change."""
-    if not tool_input or name not in ("write_file", "edit_file"):
-        return []
-    locations = tool_locations(name, tool_input, workspace)
-    if not locations:
-        return []
-    if name == "write_file" and isinstance(tool_input.get("content"), str):
-        return [tool_diff_content(locations[0].path, tool_input["content"])]
-    old, new = tool_input.get("old_string"), tool_input.get("new_string")
-    if isinstance(old, str) and isinstance(new, str):
-        return [tool_diff_content(locations[0].path, new, old)]
-    return []
-
-
 def tool_title(tools: ToolSet | None, name: str, tool_input: dict[str, Any] | None) -> str:
     """The tool's own one-line summary when the input parses, else its name."""
     tool = tools.get(name) if tools is not None else None
@@ -166,6 +152,18 @@ class UpdateMapper:
         self._started: set[str] = set()
         self._output: dict[str, str] = {}
         self._inputs: dict[str, dict[str, Any] | None] = {}
+        self._diffs: dict[str, FileDiff | None] = {}  # made once, before the file changes
+
+    def edit_content(self, tool_use_id: str, name: str, tool_input: dict[str, Any] | None) -> list[Any]:
+        """A whole-file diff for the file tools that write (:mod:`.diffs`), so a client
+        can show what will change where; computed when first asked for, while the
+        file is still as the call found it."""
+        if tool_use_id not in self._diffs:
+            if tool_input is None:
+                return []
+            self._diffs[tool_use_id] = file_diff(name, tool_input, self.workspace)
+        diff = self._diffs[tool_use_id]
+        return [tool_diff_content(diff.path, diff.new, diff.old)] if diff is not None else []
 
     # -- live events ---------------------------------------------------------------
 
@@ -193,12 +191,13 @@ class UpdateMapper:
         content: list[Any] | None = None
         raw_output: Any = None
         if state in (_S.QUEUED, _S.AWAITING_APPROVAL):
-            content = edit_content(event.name, tool_input, self.workspace) or None
+            content = self.edit_content(event.tool_use_id, event.name, tool_input) or None
         if final:
             self._output.pop(event.tool_use_id, None)
             content = []
             if state is _S.SUCCEEDED:
-                content += edit_content(event.name, tool_input, self.workspace)
+                content += self.edit_content(event.tool_use_id, event.name, tool_input)
+            self._diffs.pop(event.tool_use_id, None)
             if event.result:
                 content.append(tool_content(text_block(event.result)))
             raw_output = {**meta[META_KEY], "result": event.result}
@@ -244,7 +243,7 @@ class UpdateMapper:
             status="pending",
             raw_input=tool_input,
             locations=tool_locations(name, tool_input, self.workspace) or None,
-            content=edit_content(name, tool_input, self.workspace) or None,
+            content=self.edit_content(tool_use_id, name, tool_input) or None,
         )
 
     # -- replay (session/load) -------------------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from agent_tui.cancel import CancelReason
 from agent_tui.core.journal import (
     AssistantMessageRecord,
     BackgroundResultRecord,
@@ -32,7 +33,7 @@ from agent_tui.core.journal import (
     UserMessageRecord,
 )
 from agent_tui.core.plan import cut_off_wording
-from agent_tui.core.state import ToolState
+from agent_tui.core.state import SideEffects, ToolState
 from agent_tui.protocol.states import HookDecision, HookEvent, RestoreWhat, TurnStatus
 
 Message = dict[str, Any]
@@ -61,8 +62,12 @@ def result_wording(record: ToolResultRecord) -> tuple[str, bool]:
         return "Not run: the user interrupted the turn before this tool call started.", True
     if state is ToolState.CANCELLED_WHILE_RUNNING:
         ended = _how_it_ended(record)
+        who = _STOPPED_BY.get(record.ended_by or "", "Interrupted by the user")
+        if record.side_effects is SideEffects.NONE:  # read-only, or it never got going
+            text = f"{who} after it started{' (' + ended + ')' if ended else ''}; it changed nothing."
+            return text + (f"\n{record.content}" if record.content else ""), True
         text = (
-            "Interrupted by the user after it started; it may have partly run"
+            f"{who} after it started; it may have partly run"
             f"{' (' + ended + ')' if ended else ''}. Verify its effects before redoing it."
         )
         if record.content:
@@ -71,9 +76,15 @@ def result_wording(record: ToolResultRecord) -> tuple[str, bool]:
     if state is ToolState.UNKNOWN:
         text = "Result unknown: the outcome of this call could not be confirmed"
         if record.content:
-            text += f" ({record.content})"
+            text += f" ({record.content.rstrip('.')})"
+        if record.side_effects is SideEffects.NONE:
+            return text + ". It changed nothing (read-only): call it again if the result is needed.", True
         return text + ". Verify before retrying.", True
     raise ValueError(f"not a final tool state: {state}")
+
+
+# Who stopped a call that had started (ToolResultRecord.ended_by, a CancelReason).
+_STOPPED_BY = {CancelReason.TIMEOUT: "Timed out", CancelReason.SHUTDOWN: "Stopped at shutdown"}
 
 
 def _how_it_ended(record: ToolResultRecord) -> str:
@@ -146,6 +157,8 @@ class _Builder:
                 "tool_use_id": tool_use_id,
                 "content": text or "(no output)",
             }
+            if record.blocks:  # images the tool returned, after its text
+                block["content"] = [{"type": "text", "text": block["content"]}, *record.blocks]
             if is_error:
                 block["is_error"] = True
             blocks.append(block)

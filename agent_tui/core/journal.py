@@ -196,6 +196,7 @@ class ToolResultRecord(_Record):
     details: dict[str, Any] = Field(default_factory=dict)
     note: str = ""  # the user's note with a denial, or the rule's reason
     denied_by: Literal["user", "policy", "hook"] | None = None
+    blocks: list[dict[str, Any]] | None = None  # images after the text (ToolResult.blocks)
 
 
 class PermissionRecord(_Record):

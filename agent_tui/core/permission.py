@@ -12,7 +12,9 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from agent_tui.core.tool import Tool
-from agent_tui.protocol.states import Verdict
+from agent_tui.protocol.states import Decision, Verdict
+
+__all__ = ["AllowAll", "Decision", "PermissionPolicy", "Ruling", "Verdict", "decided_by"]
 
 
 class Ruling(BaseModel):

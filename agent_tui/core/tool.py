@@ -44,6 +44,9 @@ class ToolResult(BaseModel):
     ended_by: CancelReason | None = None
     residue: list[Residue] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
+    # Content blocks beyond the text (images), passed to the model after it inside
+    # the tool_result, in the Messages API's shape.
+    blocks: list[dict[str, Any]] | None = None
 
     @classmethod
     def ok(cls, content: str, side_effects: SideEffects = SideEffects.NONE) -> ToolResult:
@@ -162,6 +165,10 @@ class ToolSet:
         if tool.name in self._tools:
             raise ValueError(f"duplicate tool name: {tool.name}")
         self._tools[tool.name] = tool
+
+    def remove(self, name: str) -> None:
+        """Offer this tool no more (a server's tool list changed); no-op if absent."""
+        self._tools.pop(name, None)
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)

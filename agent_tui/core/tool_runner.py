@@ -313,6 +313,7 @@ class ToolRunner:
             ended_by=result.ended_by,
             residue=[r.model_dump() for r in result.residue],
             details=result.details,
+            blocks=result.blocks,
         )
         self.log.record(record, durable=True)
         self._folder_memory(call)
@@ -322,6 +323,8 @@ class ToolRunner:
             detail_bits.append(result.signal)
         if result.exit_code is not None:
             detail_bits.append(f"exit {result.exit_code}")
+        if result.ended_by is CancelReason.SEND_TO_BACKGROUND:
+            detail_bits.append(f"moved to the background as {result.details.get('shell_id', '?')}")
         self.log.set_tool_state(
             call,
             result.outcome,
@@ -331,6 +334,7 @@ class ToolRunner:
             exit_code=result.exit_code,
             signal=result.signal,
             residue=record.residue,
+            ended_by=result.ended_by,
         )
         if result.residue:
             listing = ", ".join(f"{r.pid} ({r.cmdline})" for r in result.residue)

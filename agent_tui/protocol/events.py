@@ -9,6 +9,7 @@ from typing import Any, Literal, Union
 
 from pydantic import BaseModel, Field
 
+from agent_tui.cancel import CancelReason
 from agent_tui.protocol.states import (
     BackgroundKind,
     BackgroundState,
@@ -70,6 +71,9 @@ class ToolStateChanged(BaseModel):
     exit_code: int | None = None
     signal: str | None = None
     residue: list[dict[str, Any]] = Field(default_factory=list)
+    # What stopped a running call, if something did (send_to_background: it moved to
+    # the background and runs on; its output from then on is the job's).
+    ended_by: CancelReason | None = None
 
 
 class ToolOutput(BaseModel):

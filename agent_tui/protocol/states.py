@@ -124,6 +124,7 @@ class NoticeCode(StrEnum):
     JOURNAL_WRITE_RECOVERED = "journal_write_recovered"
     MODEL_SWITCHED = "model_switched"
     CONTAINMENT = "containment"
+    TOOLS_CHANGED = "tools_changed"  # an MCP server's tools changed (the prompt cache rebuilds)
 
 
 class BackgroundKind(StrEnum):

@@ -5,19 +5,26 @@ A script is JSON::
     {"rules": [{"match": "regex", "replies": [[block, ...], [block, ...]]}, ...],
      "default": [[block, ...]]}
 
-where a block is ``{"text": "..."}`` or ``{"tool": "name", "input": {...}}``. The rule
-is chosen by the user's latest prompt (the last user message without tool results);
-the reply by how many answers the model has given since. A steer that rode in with
-tool results is acknowledged. Text and tool arguments stream in small chunks at a
-visible pace (``delay`` seconds per chunk; ``AGENT_TUI_SCRIPTED_DELAY`` overrides).
+where a block is ``{"text": "..."}`` or ``{"tool": "name", "input": {...}}``; a block
+with ``"if_result": "regex"`` (or ``"unless_result"``) is played only when the tool
+results just received match (or do not match) it. The rule is chosen by the user's
+latest prompt: the last user message without tool results, or the one that follows an
+interrupted turn (the core's note says so; the interrupted calls' results ride in it).
+The reply is chosen by how many answers the model has given since. A steer that rode
+in with tool results is acknowledged. Text and tool arguments stream in small chunks
+at a visible pace (``delay`` seconds per chunk; ``AGENT_TUI_SCRIPTED_DELAY``
+overrides). Tool ids are unique per provider (so per session, resumes and rewinds
+included): a random tag of this provider and a counter.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import re
+import secrets
 from collections.abc import AsyncIterator
 from importlib import resources
 from pathlib import Path
@@ -28,12 +35,22 @@ from pydantic import BaseModel, Field, ValidationError
 from agent_tui.providers import base
 
 CHUNK = 4
+# How the core opens its note on the prompt after an interrupted turn
+# (core/history.py ``interrupted_note``): that message starts a new turn.
+INTERRUPTED_NOTE = "[The user interrupted the previous turn"
 
 
 class Block(BaseModel):
     text: str | None = None
     tool: str | None = None
     input: dict[str, Any] = Field(default_factory=dict)
+    if_result: str | None = None  # play only when the tool results match this regex
+    unless_result: str | None = None  # play only when they do not
+
+    def wanted(self, results: str) -> bool:
+        if self.if_result is not None and not re.search(self.if_result, results):
+            return False
+        return self.unless_result is None or not re.search(self.unless_result, results)
 
 
 class Rule(BaseModel):
@@ -76,12 +93,34 @@ def load_script(path: Path | None = None) -> Script:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"])
         raise ScriptError(f"invalid script {where}: {loc}: {first['msg']}") from None
-    for rule in script.rules:
+    patterns = [rule.match for rule in script.rules] + [
+        p for reply in [*script.default, *(r for rule in script.rules for r in rule.replies)]
+        for block in reply for p in (block.if_result, block.unless_result) if p is not None
+    ]
+    for pattern in patterns:
         try:
-            re.compile(rule.match)
+            re.compile(pattern)
         except re.error as exc:
-            raise ScriptError(f"invalid script {where}: bad match {rule.match!r}: {exc}") from None
+            raise ScriptError(f"invalid script {where}: bad pattern {pattern!r}: {exc}") from None
     return script
+
+
+def _texts(content: Any) -> list[str]:
+    """The text of a block's content (a string, or a list of blocks)."""
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    return []
+
+
+def _starts_turn(msg: dict[str, Any]) -> bool:
+    if msg["role"] != "user":
+        return False
+    blocks = msg["content"]
+    if not any(b.get("type") == "tool_result" for b in blocks):
+        return True
+    return any(b.get("type") == "text" and b["text"].startswith(INTERRUPTED_NOTE) for b in blocks)
 
 
 class ScriptedProvider(base.Provider):
@@ -92,14 +131,14 @@ class ScriptedProvider(base.Provider):
         self.script = script or load_script()
         env = os.environ.get("AGENT_TUI_SCRIPTED_DELAY")
         self.delay = float(env) if env else (0.02 if delay is None else delay)
+        self._tag = secrets.token_hex(3)
+        self._ids = itertools.count(1)
 
     def choose(self, messages: list[dict[str, Any]]) -> tuple[list[Block], str | None]:
         """The reply for this point of the conversation, and a steer to acknowledge."""
         prompt_at = 0
         for i, msg in enumerate(messages):
-            if msg["role"] == "user" and not any(
-                b.get("type") == "tool_result" for b in msg["content"]
-            ):
+            if _starts_turn(msg):
                 prompt_at = i
         texts = [b["text"] for b in messages[prompt_at]["content"] if b.get("type") == "text"]
         prompt = texts[-1] if texts else ""
@@ -116,21 +155,24 @@ class ScriptedProvider(base.Provider):
         ]
         if failed and last is not messages[prompt_at]:
             # Say so rather than carry on with the script as if it had worked.
-            first_line = str(failed[0].get("content", "")).strip().splitlines()[:1]
+            first_line = "\n".join(_texts(failed[0].get("content"))).strip().splitlines()[:1]
             why = first_line[0] if first_line else "no reason given"
             return [Block(text=f"That tool call did not go through: {why}")], None
         if last is not messages[prompt_at]:
             steer_texts = [b["text"] for b in last["content"] if b.get("type") == "text"]
             steer = steer_texts[-1] if steer_texts else None
-        if step < len(replies):
-            return replies[step], steer
-        return [Block(text="Done.")], steer
+        if step >= len(replies):
+            return [Block(text="Done.")], steer
+        results = "\n".join(
+            text for b in last["content"] if b.get("type") == "tool_result"
+            for text in _texts(b.get("content"))
+        )
+        return [b for b in replies[step] if b.wanted(results)], steer
 
     async def stream(self, request: base.ModelRequest) -> AsyncIterator[base.StreamEvent]:  # type: ignore[override]
         blocks, steer = self.choose(request.messages)
         if steer:
             blocks = [Block(text=f"Noted: \"{steer}\". ")] + list(blocks)
-        n_msg = len(request.messages)
         # Usage as the API would report it, estimated (about 4 characters a token).
         size = len(json.dumps(request.messages)) + len(json.dumps(request.system))
         yield base.MessageStarted(model=request.model, usage=base.UsageCounts(
@@ -140,7 +182,7 @@ class ScriptedProvider(base.Provider):
             if block.tool is not None:
                 has_tool = True
                 yield base.ToolUseStarted(
-                    index=index, id=f"toolu_s{n_msg:04d}_{index:02d}", name=block.tool
+                    index=index, id=f"toolu_s{self._tag}_{next(self._ids):04d}", name=block.tool
                 )
                 payload = json.dumps(block.input)
                 for piece in _chunks(payload, CHUNK * 4):

@@ -328,18 +328,13 @@ def to_tool_result(
             **common,
         )
     if result.ended_by is not None:
-        who = {
-            CancelReason.USER_INTERRUPT: "by the user",
-            CancelReason.SHUTDOWN: "because the agent is shutting down",
-        }.get(result.ended_by, f"({result.ended_by})")
+        # The core words the interruption (history.result_wording, from the signal and
+        # exit code); the content is what the command printed.
         return ToolResult(
             outcome=ToolState.CANCELLED_WHILE_RUNNING,
             is_error=True,
             side_effects=SideEffects.UNVERIFIED,
-            content=(
-                f"Interrupted {who} after it started: {_how_stopped(result, grace_s)}. It may "
-                f"have partly run.\nOutput so far:\n{body}"
-            ),
+            content=body,
             **common,
         )
     # Ended by itself. Its effects are complete, unless we had to end leftovers.

@@ -183,6 +183,7 @@ class AgentApp(App[int]):
         self._permission_queue: list[PermissionRequested] = []
         self._permission_screen: PermissionScreen | None = None
         self._rewind_screen: RewindScreen | None = None
+        self._rewound_text: str | None = None  # the input as the latest rewind left it
         self._background_screen: BackgroundScreen | None = None
         self.jobs = Jobs()
         self._shutting_down = False
@@ -327,7 +328,7 @@ class AgentApp(App[int]):
                 self.transcript.append_text(event.text)
         elif kind == "tool_output":
             self.tools_pane.tool_output(event.tool_use_id, event.text)
-            self.transcript.tool_output(event.tool_use_id, event.text)
+            self.transcript.tool_output(event.tool_use_id, event.text, turn_id=event.turn_id)
         elif kind == "tool_state":
             self.status.clear_retry()
             self._on_tool_state(event)
@@ -383,7 +384,7 @@ class AgentApp(App[int]):
             detail = detail or (event.result or "")
         self.transcript.tool_state(
             event.tool_use_id, event.name, event.state, summary, detail, event.result,
-            parent=event.parent_tool_use_id,
+            parent=event.parent_tool_use_id, turn_id=event.turn_id,
         )
         self.tools_pane.tool_state(
             event.tool_use_id,
@@ -396,6 +397,7 @@ class AgentApp(App[int]):
             residue=len(event.residue),
             parent=event.parent_tool_use_id,
             result=event.result,
+            ended_by=event.ended_by,
         )
         if event.state is not ToolState.AWAITING_APPROVAL:
             self._withdraw_permission(event.tool_use_id)
@@ -513,6 +515,7 @@ class AgentApp(App[int]):
         self.transcript.add_rewind(title, body)
         if conversation and event.text:
             self.prompt.put_back(event.text)
+            self._rewound_text = self.prompt.text  # Esc Esc still rewinds (undo) over it
         self.prompt.focus()
         problems = len(event.skipped_conflicts) + len(event.errors)
         self.status.set_notice(
@@ -588,7 +591,8 @@ class AgentApp(App[int]):
         request = self._permission_queue.pop(0)
         from agent_tui.ui.screens.permission import PermissionScreen
 
-        screen = PermissionScreen(request, self.submit)
+        screen = PermissionScreen(request, self.submit, type_ahead=self.prompt.insert,
+                                  typed_at=self.last_input)
         self._permission_screen = screen
 
         def closed(_result: Any) -> None:
@@ -652,7 +656,7 @@ class AgentApp(App[int]):
             if self.session is not None:
                 self.session.interrupt_now()
             return
-        if self.prompt.text.strip():
+        if self.prompt.text.strip() and self.prompt.text != self._rewound_text:
             self._esc.reset()
             return
         if self._esc.press():

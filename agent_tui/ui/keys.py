@@ -4,8 +4,10 @@ Esc interrupts the running turn (``Interrupt``); at a permission prompt it denie
 one call. Enter sends: a new turn when idle, a steer while a turn runs. The
 follow-up key queues a message for after the agent stops on its own; the send-now key
 delivers at once (running commands move to the background). Esc Esc on an empty
-input while idle opens the rewind menu. Ctrl+B lists background jobs, Ctrl+O opens
-the output of the latest tool call, Ctrl+P the command palette. Ctrl+C twice quits.
+input while idle opens the rewind menu (also while the input holds just the message
+a rewind put back, so that the rewind can be undone). Ctrl+B lists background jobs,
+Ctrl+O opens the output of the latest tool call, Ctrl+P the command palette. Ctrl+C
+twice quits, Ctrl+Q at once.
 """
 
 from __future__ import annotations
@@ -57,7 +59,8 @@ HELP: list[tuple[str, str]] = [
     ("↑ / ↓", "in the input: the messages sent before (on its first / last line)"),
     ("PgUp / PgDn", "scroll the transcript (at the end it follows new text again)"),
     ("Esc", "interrupt the running turn (running tools are stopped; background jobs are not)"),
-    ("Esc Esc", "on an empty input while idle: rewind to an earlier message"),
+    ("Esc Esc", "on an empty input while idle (or one holding just the message a rewind put back): "
+                "rewind to an earlier message, or undo a rewind"),
     ("Ctrl+B", "background jobs: k stops the selected one"),
     ("Ctrl+O", "show or hide the output of the latest tool call"),
     ("Tab, ↑ ↓, Enter", "focus the transcript, pick a tool call, show or hide its output (or click it)"),
@@ -67,6 +70,7 @@ HELP: list[tuple[str, str]] = [
     ("n / Esc", "permission prompt: deny this call"),
     ("d", "permission prompt: deny with a note for the model"),
     ("Ctrl+C Ctrl+C", "quit (running tools are stopped first)"),
+    ("Ctrl+Q", "quit at once, the same way (running tools are stopped first)"),
     ("F1  (?)", "this help"),
 ]
 

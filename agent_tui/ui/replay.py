@@ -59,7 +59,7 @@ def show_past(
     """Put the conversation ``records`` hold into ``transcript`` (and each user
     message into ``remember``: the input's history); how many user messages it
     showed (0: nothing was shown, not even the divider)."""
-    inputs: dict[str, tuple[str, dict[str, Any]]] = {}
+    inputs: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}  # (turn, tool id)
     shown = 0
     last_ts = 0.0
     for record in effective_records(records):
@@ -75,10 +75,11 @@ def show_past(
                 if block.get("type") == "text" and block.get("text", "").strip():
                     transcript.append_text(block["text"])
                 elif block.get("type") == "tool_use":
-                    inputs[block["id"]] = (block.get("name", "?"), block.get("input") or {})
+                    inputs[(record.turn_id, block["id"])] = (
+                        block.get("name", "?"), block.get("input") or {})
             transcript.end_text()
         elif isinstance(record, ToolResultRecord):
-            name, args = inputs.get(record.tool_use_id, (record.name, {}))
+            name, args = inputs.get((record.turn_id, record.tool_use_id), (record.name, {}))
             detail = record.note or ""
             if not detail:
                 detail = ", ".join(exit_words(record.signal, record.exit_code))
@@ -86,7 +87,7 @@ def show_past(
                     detail = record.content
             transcript.tool_state(
                 record.tool_use_id, name, record.state, input_summary(name, args), detail,
-                record.content,
+                record.content, turn_id=record.turn_id,
             )
         elif isinstance(record, TurnEndedRecord):
             transcript.end_text()

@@ -140,11 +140,39 @@ def _check_tool_result_content(content: Any, where: str) -> str | None:
     for k, sub in enumerate(content):
         if not isinstance(sub, dict):
             return f"{where}.content.{k}: Input should be a valid dictionary"
-        if sub.get("type") == "text":
+        kind = sub.get("type")
+        if kind == "text":
             err = _check_text_block(sub, f"{where}.content.{k}")
             if err:
                 return err
+        elif kind == "image":
+            err = _check_image_block(sub, f"{where}.content.{k}")
+            if err:
+                return err
+        elif kind not in ("search_result", "document"):
+            return f"{where}.content.{k}.type: Input should be 'text', 'image', 'search_result' or 'document'"
     return None
+
+
+_IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+
+
+def _check_image_block(block: dict, where: str) -> str | None:
+    source = block.get("source")
+    if not isinstance(source, dict):
+        return f"{where}.source: Field required"
+    if source.get("type") == "base64":
+        if source.get("media_type") not in _IMAGE_TYPES:
+            return f"{where}.source.base64.media_type: Input should be " + ", ".join(
+                f"'{t}'" for t in _IMAGE_TYPES)
+        if not isinstance(source.get("data"), str) or not source["data"]:
+            return f"{where}.source.base64.data: Field required"
+        if len(source["data"]) > 5 * 1024 * 1024:
+            return f"{where}.source.base64: image exceeds 5 MB maximum"
+        return None
+    if source.get("type") == "url":
+        return None if isinstance(source.get("url"), str) else f"{where}.source.url.url: Field required"
+    return f"{where}.source.type: Input tag '{source.get('type')}' is not one of 'base64', 'url'"
 
 
 def _check_max_tokens(body: dict) -> str | None:

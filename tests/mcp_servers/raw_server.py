@@ -4,6 +4,7 @@ Usage: raw_server.py MODE
   malformed   tools/call is answered with a result that is not a CallToolResult
   late        a call waits; on notifications/cancelled it answers with a real result
   confirm     a call waits; on notifications/cancelled it answers with error -32800
+  tasks       also lists a tool that can only run as an MCP task (taskSupport: required)
 """
 
 from __future__ import annotations
@@ -35,7 +36,11 @@ for line in sys.stdin:
             "serverInfo": {"name": "raw", "version": "0"},
         }})
     elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [TOOL]}})
+        tools = [TOOL]
+        if MODE == "tasks":
+            tools.append({**TOOL, "name": "research", "execution": {"taskSupport": "required"}})
+            tools.append({**TOOL, "name": "either", "execution": {"taskSupport": "optional"}})
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": tools}})
     elif method == "tools/call":
         if MODE == "malformed":
             send({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": "not a list"}})

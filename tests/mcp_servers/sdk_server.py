@@ -17,9 +17,23 @@ if "--hang-start" in sys.argv:  # before the slow imports: say so at once, then 
     print("hanging at start", file=sys.stderr, flush=True)
     time.sleep(3600)
 
+import base64
+
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import ToolAnnotations
+from mcp_types import (
+    BlobResourceContents,
+    EmbeddedResource,
+    ImageContent,
+    TextContent,
+    TextResourceContents,
+    ToolAnnotations,
+)
+
+# A 1x1 PNG.
+PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 
 RECORD = sys.argv[1]
 mcp = MCPServer("test-server")
@@ -53,6 +67,14 @@ async def slow(seconds: float, ctx: Context) -> str:
     return f"slept {seconds}"
 
 
+@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
+async def peek(seconds: float, ctx: Context) -> str:
+    """Look at something slowly (read-only), observing cancellation."""
+    record("start", ctx)
+    await anyio.sleep(seconds)
+    return f"peeked {seconds}"
+
+
 @mcp.tool()
 async def stubborn(seconds: float, ctx: Context) -> str:
     """Sleep and ignore cancellation (blocks in a thread)."""
@@ -60,6 +82,33 @@ async def stubborn(seconds: float, ctx: Context) -> str:
     await anyio.to_thread.run_sync(time.sleep, seconds, abandon_on_cancel=False)
     record("done", ctx)
     return f"stubborn slept {seconds}"
+
+
+@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
+async def picture(ctx: Context) -> list:
+    """An image, an embedded text resource and an embedded binary one."""
+    record("picture", ctx)
+    return [
+        TextContent(type="text", text="a picture:"),
+        ImageContent(type="image", data=PIXEL, mime_type="image/png"),
+        EmbeddedResource(type="resource", resource=TextResourceContents(
+            uri="file:///notes.txt", mime_type="text/plain", text="embedded notes")),
+        EmbeddedResource(type="resource", resource=BlobResourceContents(
+            uri="file:///data.bin", mime_type="application/octet-stream",
+            blob=base64.b64encode(bytes(300)).decode())),
+    ]
+
+
+@mcp.tool()
+async def add_tool(name: str, ctx: Context) -> str:
+    """Offer one more tool from now on, and tell the client (tools/list_changed)."""
+
+    async def extra(text: str) -> str:
+        return f"{name}: {text}"
+
+    mcp.add_tool(extra, name=name, description="a tool added at run time")
+    await ctx.request_context.session.send_tool_list_changed()
+    return f"added {name}"
 
 
 @mcp.tool()

@@ -8,6 +8,16 @@ was ready is restarted at its next call (at most ``MAX_RESTARTS`` times); one th
 never started is not retried. Only :meth:`McpManager.shutdown` ends servers; a
 cancelled tool call never does.
 
+**Tool lists change only at a turn boundary.** The tools are part of every request's
+prompt, and the provider's prompt cache is keyed on them: changing them mid-turn
+would rebuild the cache between two requests of one turn (and show the model tools
+that vanish). So a new list (``notifications/tools/list_changed``, a restart, a server
+ready late) is applied at once while no turn runs, or before the first request of the
+first turn (while that turn waits for servers to start), and otherwise when the turn
+ends. The manager learns turn boundaries from the session's events
+(:meth:`McpManager.observe`). Each change applied after requests were made is told to
+``on_tools_changed`` listeners, saying the prompt cache will be rebuilt.
+
 All methods run on one event loop (the core's); make one manager per loop.
 """
 
@@ -15,14 +25,17 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
 
 from agent_tui.core.tool import ToolSet
 from agent_tui.tools.mcp import procs
-from agent_tui.tools.mcp.client import McpConnection, ServerState, ServerStatus
 from agent_tui.tools.mcp.config import ConfigProblem, ServerConfig, Transport, load_config
-from agent_tui.tools.mcp.tool import McpTool
+from agent_tui.tools.mcp.connection import McpConnection, ServerState, ServerStatus
+from agent_tui.tools.mcp.tool import McpTool, tool_name
 
 DEFAULT_START_TIMEOUT_S = 30.0
 DEFAULT_CONFIRM_S = 1.0
@@ -30,6 +43,20 @@ DEFAULT_CONFIRM_S = 1.0
 #: send SIGTERM, and how long after SIGTERM before SIGKILL.
 SHUTDOWN_GRACE_S = 1.0
 KILL_GRACE_S = 1.0
+
+
+class ToolsChange(BaseModel):
+    """A server's tool list changed, and the change is now offered to the model."""
+
+    server: str
+    added: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    changed: list[str] = Field(default_factory=list)  # same name, new schema or description
+
+    def describe(self) -> str:
+        parts = [f"+{n}" for n in self.added] + [f"-{n}" for n in self.removed]
+        parts += [f"~{n}" for n in self.changed]
+        return ", ".join(parts)
 
 
 class McpManager:
@@ -51,15 +78,22 @@ class McpManager:
         self.confirm_s = confirm_s
         self.call_timeout_s = call_timeout_s
         self._listeners: list[Callable[[ServerStatus], None]] = []
+        self._change_listeners: list[Callable[[ToolsChange], None]] = []
         self._toolsets: list[ToolSet] = []
         self._tools: dict[str, McpTool] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shut = False
+        # Turn boundaries, from the session's events (observe): while a turn runs and
+        # its requests have begun, new tool lists wait for its end.
+        self._in_turn = False
+        self._waiting_for_start = False  # the first turn waits for servers: no request yet
+        self._requested = False  # a request has offered the current tools
+        self._pending: set[str] = set()
         logs = Path(log_dir) if log_dir is not None else _default_log_dir()
         self.connections: dict[str, McpConnection] = {
             cfg.name: McpConnection(
                 cfg, workspace=self.workspace, start_timeout_s=start_timeout_s,
-                log_dir=logs, on_change=self._changed,
+                log_dir=logs, on_change=self._changed, on_tools=self._listed,
             )
             for cfg in servers
         }
@@ -76,10 +110,16 @@ class McpManager:
     async def wait_started(self, timeout: float) -> None:
         """Wait (at most ``timeout``) until no server is starting."""
         self._check_loop()
-        tasks = [c._started for c in self.connections.values() if c.state is ServerState.STARTING]
-        pending = [asyncio.shield(t) for t in tasks if t is not None and not t.done()]
+        starting = [c.started for c in self.connections.values() if c.state is ServerState.STARTING]
+        pending = [asyncio.shield(t) for t in starting if t is not None and not t.done()]
         if pending:
-            await asyncio.wait(pending, timeout=timeout)
+            self._waiting_for_start = True
+            try:
+                await asyncio.wait(pending, timeout=timeout)
+            finally:
+                self._waiting_for_start = False
+        if self._in_turn:
+            self._requested = True  # the turn's first request follows now
 
     def attach(self, toolset: ToolSet) -> None:
         """Add each ready server's tools to ``toolset``, now and as servers become ready."""
@@ -89,7 +129,7 @@ class McpManager:
                 toolset.add(tool)
 
     def tools(self) -> list[McpTool]:
-        """The tools of every server that has been ready, in a stable order."""
+        """The tools offered now, in a stable order."""
         return list(self._tools.values())
 
     def status(self) -> list[ServerStatus]:
@@ -98,6 +138,24 @@ class McpManager:
     def on_status(self, fn: Callable[[ServerStatus], None]) -> None:
         """Call ``fn(status)`` on the loop whenever a server's state changes."""
         self._listeners.append(fn)
+
+    def on_tools_changed(self, fn: Callable[[ToolsChange], None]) -> None:
+        """Call ``fn(change)`` when a changed tool list is applied after requests were
+        made with the old one (the prompt cache is rebuilt on the next request)."""
+        self._change_listeners.append(fn)
+
+    def observe(self, event: Any) -> None:
+        """The session's events, for turn boundaries (``turn_started`` / ``turn_ended``)."""
+        kind = getattr(event, "type", "")
+        if kind == "turn_started":
+            self._in_turn = True
+            if not self._waiting_for_start:
+                self._requested = True
+        elif kind == "turn_ended":
+            self._in_turn = False
+            for name in sorted(self._pending):
+                self._apply(self.connections[name])
+            self._pending.clear()
 
     def request_stop(self, job_id: str) -> bool:
         """Part of the session's background work: MCP servers are not jobs a user
@@ -142,21 +200,49 @@ class McpManager:
 
     def _changed(self, conn: McpConnection) -> None:
         if conn.state is ServerState.READY:
-            for spec in conn.tools:
-                tool = McpTool(conn, spec, confirm_s=self.confirm_s, call_timeout_s=self.call_timeout_s)
-                if tool.name in self._tools:
-                    # a restart: the existing tool object already talks to this connection
-                    continue
-                self._tools[tool.name] = tool
-                for toolset in self._toolsets:
-                    if toolset.get(tool.name) is None:
-                        toolset.add(tool)
+            self._listed(conn)
         status = conn.status()
         for fn in list(self._listeners):
             try:
                 fn(status)
             except Exception:
                 pass  # a listener must not break a server's lifecycle
+
+    def _listed(self, conn: McpConnection) -> None:
+        """``conn`` has a tool list (again): offer it now, or at the turn's end."""
+        if self._in_turn and not self._waiting_for_start:
+            self._pending.add(conn.name)
+        else:
+            self._apply(conn)
+
+    def _apply(self, conn: McpConnection) -> None:
+        wanted = {tool_name(conn.name, spec.name): spec for spec in conn.tools}
+        offered = {name: t for name, t in self._tools.items() if t.server == conn.name}
+        change = ToolsChange(server=conn.name)
+        for name, tool in offered.items():
+            if name not in wanted:
+                change.removed.append(name)
+            elif tool.spec_source != wanted[name]:
+                change.changed.append(name)
+        change.added = [name for name in wanted if name not in offered]
+        for name in change.removed + change.changed:
+            del self._tools[name]
+            for toolset in self._toolsets:
+                toolset.remove(name)
+        for name in change.added + change.changed:
+            tool = McpTool(conn, wanted[name], confirm_s=self.confirm_s,
+                           call_timeout_s=self.call_timeout_s)
+            self._tools[name] = tool
+            for toolset in self._toolsets:
+                if toolset.get(name) is None:
+                    toolset.add(tool)
+        if (change.added or change.removed or change.changed) and self._requested:
+            self._requested = self._in_turn  # the next request sends the new list
+            for fn in list(self._change_listeners):
+                try:
+                    fn(change)
+                except Exception:
+                    pass  # a listener must not stop the change
 
 
 def _default_log_dir() -> Path:
@@ -171,13 +257,16 @@ def load_mcp(
     user_config_dir: str | os.PathLike[str] | None = None,
     environ: Mapping[str, str] | None = None,
     include_project: bool = True,
+    extra: Iterable[ServerConfig] = (),
     **options: float | str | os.PathLike[str] | None,
 ) -> McpManager:
     """Read the config files and build a manager; no process is started yet.
 
-    ``options`` go to :class:`McpManager` (``start_timeout_s``, ``call_timeout_s``,
-    ``confirm_s``, ``log_dir``). ``MCP_TIMEOUT`` / ``MCP_TOOL_TIMEOUT`` (milliseconds,
-    as in Claude Code) set the start and call timeouts when not given.
+    ``extra`` servers (e.g. those an ACP client sends) join the files' and win over a
+    server of the same name. ``options`` go to :class:`McpManager` (``start_timeout_s``,
+    ``call_timeout_s``, ``confirm_s``, ``log_dir``). ``MCP_TIMEOUT`` /
+    ``MCP_TOOL_TIMEOUT`` (milliseconds, as in Claude Code) set the start and call
+    timeouts when not given.
     """
     env = os.environ if environ is None else environ
     config = load_config(workspace, user_config_dir=user_config_dir, environ=env,
@@ -185,7 +274,9 @@ def load_mcp(
     for var, key in (("MCP_TIMEOUT", "start_timeout_s"), ("MCP_TOOL_TIMEOUT", "call_timeout_s")):
         if key not in options and env.get(var, "").isdigit() and int(env[var]) > 0:
             options[key] = int(env[var]) / 1000
-    return McpManager(config.servers, workspace=workspace, problems=config.problems,
+    servers = {s.name: s for s in config.servers}
+    servers.update({s.name: s for s in extra})
+    return McpManager(list(servers.values()), workspace=workspace, problems=config.problems,
                       **options)  # type: ignore[arg-type]
 
 

@@ -1,7 +1,8 @@
 """The Tool adapter: one MCP server tool as ``mcp__SERVER__TOOL``.
 
 The input schema is the server's; input is checked against it (JSON Schema) before
-the call. ``read_only`` follows the tool's ``readOnlyHint`` annotation.
+the call. ``read_only`` follows the tool's ``readOnlyHint`` annotation. The result's
+content is turned into text and image blocks by :mod:`.content`.
 
 How a call ends, and what the model is told:
 
@@ -11,7 +12,9 @@ How a call ends, and what the model is told:
   for the request and wait ``confirm_s`` (1 s) for the server's answer. An error answer
   is the server confirming it stopped: ``cancelled_while_running``. A result is the
   fact: ``succeeded``, even though we asked to cancel. Silence: ``unknown``, and the
-  model is told the remote result is unknown and to check before retrying;
+  model is told the remote result is unknown and to check before retrying (for a
+  read-only tool: that nothing changed). The framing of these words is the core's
+  (``history.result_wording``); the content here says only what the server did;
 - the connection was lost mid-call (the server crashed): ``unknown`` for a tool that
   may have side effects, ``failed`` for a read-only one.
 
@@ -33,12 +36,14 @@ from pydantic import BaseModel, ConfigDict
 from agent_tui.cancel import CancelReason, Cancelled
 from agent_tui.core.state import SideEffects, ToolState
 from agent_tui.core.tool import InvalidInput, Tool, ToolContext, ToolResult
-from agent_tui.tools.mcp.client import Answer, AnswerKind, McpConnection, ServerUnavailable
+from agent_tui.tools.mcp.call import Answer, AnswerKind
+from agent_tui.tools.mcp.connection import McpConnection
+from agent_tui.tools.mcp.content import render_content
+from agent_tui.tools.mcp.errors import ServerUnavailable
 
 OPERATION_META_KEY = "agent_tui/operation_id"
 #: The model API limits tool names to 64 characters of [A-Za-z0-9_-].
 MAX_TOOL_NAME = 64
-MAX_CONTENT_CHARS = 100_000
 _BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 REQUEST_CANCELLED = -32800  # the SDK's HTTP transport answers a cancelled request so
 
@@ -71,6 +76,7 @@ class McpTool(Tool):
     ) -> None:
         self.conn = conn
         self.server = conn.name
+        self.spec_source = spec  # as the server listed it (a new listing is compared to it)
         self.remote_name = spec.name
         self.name = tool_name(conn.name, spec.name)  # type: ignore[misc]  # per instance
         self.description = (  # type: ignore[misc]
@@ -124,8 +130,7 @@ class McpTool(Tool):
         except Cancelled as exc:
             return self._result(
                 ToolState.CANCELLED_WHILE_RUNNING,
-                f"Cancelled while waiting for MCP server '{self.server}' to start; "
-                f"{self.remote_name} was not called.",
+                f"MCP server '{self.server}' was still starting: {self.remote_name} was not called.",
                 ended_by=exc.reason, side_effects=SideEffects.NONE, is_error=True,
             )
         except ServerUnavailable as exc:
@@ -173,11 +178,12 @@ class McpTool(Tool):
         where = f"MCP server '{self.server}'"
         if answer.kind is AnswerKind.RESULT:
             assert answer.result is not None
-            text = render_content(answer.result)
+            text, images = render_content(answer.result)
             if answer.result.is_error:
                 return self._result(ToolState.FAILED, text or f"{self.remote_name} reported an error",
-                                    request_id=request_id, is_error=True)
-            return self._result(ToolState.SUCCEEDED, text, request_id=request_id)
+                                    request_id=request_id, is_error=True, blocks=images or None)
+            return self._result(ToolState.SUCCEEDED, text, request_id=request_id,
+                                blocks=images or None)
         if answer.kind is AnswerKind.ERROR:
             return self._result(
                 ToolState.FAILED, f"{where} answered with error {answer.code}: {answer.message}",
@@ -197,20 +203,20 @@ class McpTool(Tool):
         if self.read_only or request_id is None:
             return self._result(ToolState.FAILED, cause + ".", request_id=request_id, is_error=True,
                                 side_effects=SideEffects.NONE if request_id is None else self._effects())
+        # The core words an unknown result around this cause (history.result_wording).
         return self._result(
-            ToolState.UNKNOWN,
-            cause + ". The remote result is unknown: the call may or may not have taken effect. "
-            "Check the remote state before retrying.",
+            ToolState.UNKNOWN, cause + "; the call may or may not have taken effect on the server",
             request_id=request_id, is_error=True,
         )
 
+    # After a cancel, the core's wording says who stopped the call and what that means
+    # (history.result_wording); the content says what the server did about it.
+
     def _after_cancel(self, answer: Answer, reason: CancelReason, request_id: str | None) -> ToolResult:
-        why = _reason_text(reason)
         if answer.kind is AnswerKind.NOT_SENT:
             return self._result(
                 ToolState.CANCELLED_WHILE_RUNNING,
-                f"{why}: cancelled before the request reached MCP server '{self.server}'; "
-                f"{self.remote_name} did not run.",
+                f"The request never reached MCP server '{self.server}': {self.remote_name} did not run.",
                 request_id=None, is_error=True, ended_by=reason, side_effects=SideEffects.NONE,
             )
         if answer.kind is AnswerKind.RESULT:
@@ -220,9 +226,8 @@ class McpTool(Tool):
         if answer.kind is AnswerKind.ERROR:
             return self._result(
                 ToolState.CANCELLED_WHILE_RUNNING,
-                f"{why}: MCP server '{self.server}' confirmed it stopped {self.remote_name} "
-                f"(error {answer.code}: {answer.message}). It was interrupted after it started "
-                "and may have partly run.",
+                f"MCP server '{self.server}' confirmed it stopped {self.remote_name} "
+                f"(error {answer.code}: {answer.message}).",
                 request_id=request_id, is_error=True, ended_by=reason,
                 details_confirmed=True,
             )
@@ -234,14 +239,9 @@ class McpTool(Tool):
         lost = answer is not None and answer.kind in (AnswerKind.CLOSED, AnswerKind.MALFORMED)
         how = ("the connection to the server ended" if lost
                else f"the server did not confirm within {self.confirm_s:g} s")
-        text = (
-            f"{why}: asked MCP server '{self.server}' to cancel {self.remote_name}, but {how}. "
-            "The remote result is unknown: the call may have completed, partly run, or not run. "
-            "Check the remote state before retrying."
-        )
-        if self.read_only:
-            text = (f"{why}: asked MCP server '{self.server}' to cancel {self.remote_name} "
-                    f"(read-only), but {how}; no result.")
+        text = f"{why}: asked MCP server '{self.server}' to cancel {self.remote_name}, but {how}"
+        text += "; no result" if self.read_only else (
+            "; the call may have completed, partly run, or not run on the server")
         return self._result(ToolState.UNKNOWN, text, request_id=request_id, is_error=True, ended_by=reason)
 
 
@@ -251,33 +251,6 @@ def _reason_text(reason: CancelReason) -> str:
         CancelReason.TIMEOUT: "Timed out",
         CancelReason.SHUTDOWN: "Stopped at shutdown",
     }.get(reason, f"Cancelled ({reason})")
-
-
-def render_content(result: types.CallToolResult) -> str:
-    """The result's content blocks as text for the model (bounded)."""
-    parts: list[str] = []
-    for block in result.content or []:
-        if isinstance(block, types.TextContent):
-            parts.append(block.text)
-        elif isinstance(block, types.ImageContent):
-            parts.append(f"[image {block.mime_type}, {len(block.data) * 3 // 4} bytes]")
-        elif isinstance(block, types.AudioContent):
-            parts.append(f"[audio {block.mime_type}, {len(block.data) * 3 // 4} bytes]")
-        elif isinstance(block, types.ResourceLink):
-            parts.append(f"[resource link {block.uri}]")
-        elif isinstance(block, types.EmbeddedResource):
-            res = block.resource
-            text = getattr(res, "text", None)
-            parts.append(text if isinstance(text, str) else f"[resource {res.uri}]")
-        else:
-            parts.append(f"[{getattr(block, 'type', 'content')}]")
-    if not parts and result.structured_content is not None:
-        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
-    text = "\n".join(parts)
-    if len(text) > MAX_CONTENT_CHARS:
-        cut = len(text) - MAX_CONTENT_CHARS
-        text = text[:MAX_CONTENT_CHARS] + f"\n[... {cut} more characters cut]"
-    return text
 
 
 def _validator(schema: dict[str, Any]) -> Any:

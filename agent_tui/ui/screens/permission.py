@@ -4,14 +4,21 @@ y / Enter allow once, a allow for the session, n / Esc deny, d deny with a note
 (type it, Enter sends). The answer goes to the core as a ``Decide`` op. When the
 call stops waiting by itself (the turn was interrupted), the app dismisses the
 prompt without an answer.
+
+An answer never comes from type-ahead: the prompt takes answer keys only once it has
+been on screen for ``ARM_DELAY`` seconds with no key pressed (before or after it
+opened). Until then letters typed go on into the message input underneath, and
+other keys are ignored; Esc (deny, never a grant) always works.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -24,6 +31,8 @@ from agent_tui.ui.safe_text import clean, short_summary
 from agent_tui.ui.states import role_style
 
 _INPUT_PREVIEW_LINES = 8
+#: Seconds the prompt must be shown, with no key pressed, before a key answers it.
+ARM_DELAY = 0.5
 
 
 class PermissionScreen(ModalScreen[Decide | None]):
@@ -55,11 +64,26 @@ class PermissionScreen(ModalScreen[Decide | None]):
     # The note field exists only after "d": a focused field would swallow y / a / n.
     AUTO_FOCUS = None
 
-    def __init__(self, request: PermissionRequested, decide: Callable[[Decide], None]) -> None:
+    def __init__(
+        self,
+        request: PermissionRequested,
+        decide: Callable[[Decide], None],
+        *,
+        type_ahead: Callable[[str], None] = lambda _text: None,
+        typed_at: float = float("-inf"),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """``type_ahead`` takes the letters typed before the prompt may answer (the app
+        puts them in its input); ``typed_at`` is when the latest key before it was
+        pressed (``clock``'s time)."""
         super().__init__()
         self.request = request
         self._decide = decide
         self.decided: Decide | None = None
+        self._type_ahead = type_ahead
+        self._clock = clock
+        self._last_key = typed_at
+        self._shown_at: float | None = None
 
     @property
     def tool_use_id(self) -> str:
@@ -80,6 +104,27 @@ class PermissionScreen(ModalScreen[Decide | None]):
 
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = "permission"
+        self._shown_at = self._clock()
+
+    @property
+    def armed(self) -> bool:
+        """Whether a key now answers: shown, and no key for ARM_DELAY seconds."""
+        if self._shown_at is None:
+            return False
+        return self._clock() - max(self._shown_at, self._last_key) >= ARM_DELAY
+
+    async def on_key(self, event: events.Key) -> None:
+        if event.key == "escape" or self.query("#note") or self.armed:
+            return  # the bindings answer
+        self._last_key = self._clock()  # still typing: the wait starts again
+        event.stop()
+        event.prevent_default()
+        if event.is_printable and event.character:
+            self._type_ahead(event.character)
+        if not self.query("#typing"):
+            await self.query_one("#dialog").mount(Static(Text(
+                "you were typing: that went to the input. Answer once you have read this.",
+                style="italic"), id="typing"))
 
     def _input_preview(self) -> str:
         try:

@@ -19,6 +19,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from agent_tui.cancel import CancelReason
 from agent_tui.core.state import TERMINAL_TOOL_STATES, ToolState
 from agent_tui.ui.safe_text import clean, first_line, one_line, short_summary
 from agent_tui.ui.states import HEADLINE_TOOLS, exit_words, role_style, tool_look
@@ -117,6 +118,7 @@ class ToolsPane(VerticalScroll):
         residue: int = 0,
         parent: str | None = None,
         result: str | None = None,
+        ended_by: CancelReason | None = None,
     ) -> None:
         row = self.rows.get(tool_use_id)
         if row is None:
@@ -137,6 +139,8 @@ class ToolsPane(VerticalScroll):
             row.residue = residue
         if result and name in HEADLINE_TOOLS and state == ToolState.SUCCEEDED:
             row.headline = first_line(result, 160)
+        if ended_by is CancelReason.SEND_TO_BACKGROUND:
+            row.last_line = ""  # its output goes on in the job: a frozen line would mislead
         self._dirty = True
         self.remove_class("-empty")
 

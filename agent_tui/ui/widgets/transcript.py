@@ -15,6 +15,10 @@ is rendered again (see :mod:`markdown_stream`), so a flush costs the same howeve
 the answer grows. A tool call's line expands (Enter or Space on it, a click, Ctrl+O for
 the latest) to the tail of its output so far and, once it ended, its result. After a
 rewind of the conversation, what is no longer in it is drawn faint.
+
+A tool call's row is keyed by its place in the journal (its turn and its id), not by
+the id alone: a provider may hand out an id again (after a rewind, or in a sub-agent),
+and a new call must never overwrite an old row.
 """
 
 from __future__ import annotations
@@ -85,8 +89,9 @@ class Transcript(ScrollView, can_focus=True):
         self._total = 0  # lines of all blocks
         self._stale_from = 0  # tops from this block on need recomputing
         self._text: TextBlock | None = None
-        self._tools: dict[str, ToolBlock] = {}
-        self._new_output: dict[str, ToolBlock] = {}  # calls with output since the last flush
+        self._tools: dict[tuple[str, str], ToolBlock] = {}  # (turn id, tool id) -> its row
+        self._latest: dict[str, ToolBlock] = {}  # tool id -> the latest row with it
+        self._new_output: dict[int, ToolBlock] = {}  # calls with output since the last flush
         self._index: dict[int, int] = {}  # id(block) -> its index in blocks
         self._kept: OrderedDict[int, Block] = OrderedDict()  # rendered, oldest first
         self._painter: Painter | None = None
@@ -119,23 +124,24 @@ class Transcript(ScrollView, can_focus=True):
 
     def tool_state(
         self, tool_use_id: str, name: str, state: str, summary: str, detail: str,
-        result: str | None = None, parent: str | None = None,
+        result: str | None = None, parent: str | None = None, *, turn_id: str = "",
     ) -> None:
-        block = self._tools.get(tool_use_id)
+        block = self._tools.get((turn_id, tool_use_id))
         if block is None:
-            above = self._tools.get(parent) if parent else None
+            above = self._latest.get(parent) if parent else None  # the task call runs now
             block = ToolBlock(tool_use_id, name, depth=above.depth + 1 if above else 0)
-            self._tools[tool_use_id] = block
+            self._tools[(turn_id, tool_use_id)] = block
+            self._latest[tool_use_id] = block
             self._close_text()  # text after a tool call starts a new block
             self._add(block)
         block.set_state(state, summary, detail, result)
         self._changed(block)
 
-    def tool_output(self, tool_use_id: str, text: str) -> None:
-        block = self._tools.get(tool_use_id)
+    def tool_output(self, tool_use_id: str, text: str, *, turn_id: str = "") -> None:
+        block = self._tools.get((turn_id, tool_use_id))
         if block is not None:
             block.add_output(text)
-            self._new_output[tool_use_id] = block
+            self._new_output[id(block)] = block
 
     def add_turn_end(self, text: Text) -> None:
         self._close_text()

@@ -1,0 +1,51 @@
+"""How MCP failures are told: the error a call meets, and startup failures in a line."""
+
+from __future__ import annotations
+
+import mcp_types as types
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
+
+from agent_tui.tools.mcp.config import ServerConfig, Transport
+
+
+class ServerUnavailable(Exception):
+    """The server is not running and will not be started for this call."""
+
+
+def short(exc: BaseException, limit: int = 300) -> str:
+    """An exception in one bounded line (a validation error as its first problems)."""
+    if isinstance(exc, ValidationError):
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'result'}: {err['msg']}"
+            for err in exc.errors()[:3]
+        )
+        text = f"invalid {exc.title}: {problems}"
+    else:
+        text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def describe_startup(exc: BaseException, config: ServerConfig) -> str:
+    """Why a server could not start, for its status and the user."""
+    exc = _leaf(exc)
+    if isinstance(exc, FileNotFoundError):
+        return f"cannot start {config.command!r}: command not found"
+    if isinstance(exc, PermissionError):
+        return f"cannot start {config.command!r}: permission denied"
+    if isinstance(exc, MCPError):
+        if exc.code == types.CONNECTION_CLOSED:
+            return "the server closed the connection during startup"
+        return f"startup failed: error {exc.code}: {exc.message}"
+    if config.transport is Transport.HTTP:
+        return f"cannot use {config.url}: {short(exc)}"
+    return f"startup failed: {short(exc)}"
+
+
+__all__ = ["ServerUnavailable", "describe_startup", "short"]
