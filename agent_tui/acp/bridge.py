@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from acp import RequestError
+from acp.helpers import update_agent_thought_text
 from acp.schema import PermissionOption, PromptResponse
 
 from agent_tui.acp.updates import UpdateMapper, plan_update
@@ -46,6 +47,7 @@ from agent_tui.protocol import (
     RetryScheduled,
     Shutdown,
     TextDelta,
+    ThinkingDelta,
     ToolOutput,
     ToolStateChanged,
     TurnEnded,
@@ -233,6 +235,9 @@ class SessionBridge:
                     await self._send(update)
                 return
             await self._send(self.mapper.text(event.text + self._more_text()))
+        elif isinstance(event, ThinkingDelta):
+            if event.parent_tool_use_id is None:  # a sub-agent's thinking stays its own
+                await self._send(update_agent_thought_text(event.text))
         elif isinstance(event, ToolStateChanged):
             await self._send(self.mapper.tool_state(event))
             if event.name == TODO_TOOL and event.state is ToolState.SUCCEEDED \

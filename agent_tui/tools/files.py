@@ -18,8 +18,9 @@ from typing import Any, BinaryIO
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.cancel import Cancelled
-from agent_tui.core.state import SideEffects
+from agent_tui.core.state import SideEffects, ToolState
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.tools.images import read_image, sniff_image
 from agent_tui.tools.workspace import BeforeWrite, FileTooLarge, Workspace, WorkspaceError
 from agent_tui.units import format_bytes
 
@@ -62,7 +63,8 @@ class ReadFileTool(Tool):
         "of the file, so leave it out of edit_file's old_string.\n"
         f"- Shows up to {DEFAULT_LINES} lines from the start unless `limit` is given; "
         "`offset` is the 1-based line to start at. A cut-off read says where to go on.\n"
-        f"- Lines longer than {MAX_LINE_CHARS} characters are cut; binary files are "
+        f"- Lines longer than {MAX_LINE_CHARS} characters are cut; PNG, JPEG, GIF and "
+        "WebP images are shown to you as images (screenshots); other binary files are "
         "only described. Paths are relative to the workspace (absolute ones must lie "
         "inside it).\n"
         "- To find files use glob; to search their contents use grep."
@@ -129,6 +131,10 @@ class _Lines:
 def _read_lines(fh: BinaryIO, shown: str, start: int, limit: int | None) -> ToolResult:
     size = os.fstat(fh.fileno()).st_size
     head = fh.read(_SNIFF_BYTES)
+    media = sniff_image(head)
+    if media is not None:  # a screenshot: the model looks at it
+        text, blocks = read_image(fh, size, media)
+        return ToolResult(outcome=ToolState.SUCCEEDED, content=f"{shown}: {text}", blocks=blocks)
     if b"\0" in head:
         return ToolResult.ok(f"{shown}: binary file, {size} bytes (not shown)")
     if not head:
