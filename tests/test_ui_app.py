@@ -274,7 +274,7 @@ async def test_esc_esc_far_apart_does_not_open_the_rewind_menu() -> None:
         now[0] = 5.0
         await pilot.press("escape")
         await pilot.pause()
-        assert app._rewind_screen is None
+        assert app.rewind_slot.screen is None
         assert made[0].ops == []
 
 
@@ -363,3 +363,22 @@ async def test_a_session_that_cannot_start_is_reported_not_crashed() -> None:
         await pilot.press("ctrl+q")
         await wait_until(pilot, lambda: not app.is_running, what="app exit")
     assert app.return_value == 1
+
+
+async def test_every_event_type_has_a_case_in_the_dispatch() -> None:
+    """The dispatch's ``match`` names every member of the protocol's Event union (a new
+    event without a case would fall to ``assert_never``)."""
+    import ast
+    import inspect
+    import typing
+
+    from agent_tui.protocol import Event
+    from agent_tui.ui import event_dispatch
+
+    tree = ast.parse(inspect.getsource(event_dispatch.EventDispatch._builtin).strip().replace("\n    ", "\n"))
+    named = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.MatchClass) and isinstance(node.cls, ast.Name):
+            named.add(node.cls.id)
+    members = {cls.__name__ for cls in typing.get_args(Event)}
+    assert members - named == set()

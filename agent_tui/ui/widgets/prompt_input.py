@@ -13,6 +13,8 @@ Down are not the input's: they scroll the transcript (:class:`PromptInput.Page`)
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
@@ -24,6 +26,14 @@ from agent_tui.ui.keys import (
     SEND_NOW_KEYS,
     SUBMIT_KEYS,
 )
+
+
+class SendMode(StrEnum):
+    """How a message is sent (the key that sent it)."""
+
+    MESSAGE = "message"  # Enter: a new turn when idle, a steer while one runs
+    FOLLOW_UP = "follow_up"  # after the agent stops on its own
+    SEND_NOW = "send_now"  # at once: running commands move to the background
 
 
 class PromptInput(TextArea):
@@ -41,17 +51,13 @@ class PromptInput(TextArea):
     BINDINGS = INPUT_BINDINGS
 
     class Submitted(Message):
-        """The user sent the input's text (``follow_up``: with the follow-up key;
-        ``send_now``: with the send-now key)."""
+        """The user sent the input's text, the way ``mode`` says."""
 
-        def __init__(
-            self, prompt: PromptInput, text: str, follow_up: bool = False, send_now: bool = False
-        ) -> None:
+        def __init__(self, prompt: PromptInput, text: str, mode: SendMode = SendMode.MESSAGE) -> None:
             super().__init__()
             self.prompt = prompt
             self.text = text
-            self.follow_up = follow_up
-            self.send_now = send_now
+            self.mode = mode
 
     class Page(Message):
         """Page Up (``step`` -1) or Page Down (1) while typing: for the transcript."""
@@ -134,22 +140,22 @@ class PromptInput(TextArea):
         event.prevent_default()
         action()
 
-    def _send(self, *, follow_up: bool = False, send_now: bool = False) -> None:
+    def _send(self, mode: SendMode) -> None:
         text = self.text
         if not text.strip():
             return
         self.clear()
         self.remember(text.strip("\n"))
-        self.post_message(self.Submitted(self, text.strip("\n"), follow_up, send_now))
+        self.post_message(self.Submitted(self, text.strip("\n"), mode))
 
     def action_submit(self) -> None:
-        self._send()
+        self._send(SendMode.MESSAGE)
 
     def action_follow_up(self) -> None:
-        self._send(follow_up=True)
+        self._send(SendMode.FOLLOW_UP)
 
     def action_send_now(self) -> None:
-        self._send(send_now=True)
+        self._send(SendMode.SEND_NOW)
 
     def action_newline(self) -> None:
         self.insert("\n")
