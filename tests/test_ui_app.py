@@ -375,7 +375,7 @@ async def test_every_event_type_has_a_case_in_the_dispatch() -> None:
     from agent_tui.protocol import Event
     from agent_tui.ui import event_dispatch
 
-    tree = ast.parse(inspect.getsource(event_dispatch.EventDispatch._builtin).strip().replace("\n    ", "\n"))
+    tree = ast.parse(inspect.getsource(event_dispatch.EventDispatch.handle).strip().replace("\n    ", "\n"))
     named = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.MatchClass) and isinstance(node.cls, ast.Name):

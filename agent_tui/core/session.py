@@ -52,6 +52,7 @@ from agent_tui.core.queue import Queued
 from agent_tui.core.rewind import Rewinder
 from agent_tui.core.subagent import SubAgents
 from agent_tui.core.deps import SessionDeps
+from agent_tui.core.permission import PermissionPolicy
 from agent_tui.core.tool import ToolSet
 from agent_tui.core.turn import Turn
 
@@ -120,6 +121,11 @@ class Session:
     @property
     def tools(self) -> ToolSet:
         return self.deps.tools
+
+    @property
+    def policy(self) -> PermissionPolicy:
+        """Who may run what (front ends list its rules)."""
+        return self.deps.policy
 
     def _settle_journal(self) -> int:
         """For a resumed journal: count its turns, and close a turn that never ended

@@ -20,30 +20,36 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, work
-from textual.app import App, ComposeResult, SystemCommand
-from textual.screen import Screen
+from textual.app import App, ComposeResult
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from agent_tui.protocol.states import TurnState
+from agent_tui.ui.app_commands import CommandsMixin
 from agent_tui.ui.bridge import CoreEventsReady
-from agent_tui.ui.core_host import CoreHost, CoreState, MakeSession, SessionLike
+from agent_tui.ui.commands.menu import CommandSource
+from agent_tui.ui.completion import Completion, MenuKind
+from agent_tui.ui.core_host import CoreHost, CoreState, MakeSession, SessionDirectory, SessionLike
 from agent_tui.ui.event_dispatch import EventDispatch
 from agent_tui.ui.jobs import Jobs
 from agent_tui.ui.keys import APP_BINDINGS, CTRL_C_WINDOW, DOUBLE_ESC_WINDOW, DoublePress
 from agent_tui.ui.safe_text import clean
 from agent_tui.ui.screen_slots import ScreenSlot
+from agent_tui.ui.session_view import SessionView
 from agent_tui.ui.states import TURN_LOOKS, role_style
-from agent_tui.ui.themes import HIGH_CONTRAST, THEME_HELP, THEMES, theme_class, theme_css_paths
+from agent_tui.ui.themes import HIGH_CONTRAST, THEMES, theme_class, theme_css_paths
 from agent_tui.ui.times import default_format_time
-from agent_tui.ui.widgets.prompt_input import PromptInput, SendMode
+from agent_tui.ui.usage import UsageTally
+from agent_tui.ui.widgets.prompt_input import PromptInput
 from agent_tui.ui.widgets.queue_pane import QueuePane
 from agent_tui.ui.widgets.status_line import StatusLine
+from agent_tui.ui.widgets.suggestions import SuggestionList
 from agent_tui.ui.widgets.tools_pane import ToolsPane
 from agent_tui.ui.widgets.transcript import Transcript
 
@@ -68,7 +74,7 @@ WELCOME = (
 )
 
 
-class AgentApp(App[int]):
+class AgentApp(CommandsMixin, SessionView, App[int]):
     TITLE = "agent-tui"
     BINDINGS = APP_BINDINGS
     ENABLE_COMMAND_PALETTE = True
@@ -84,6 +90,8 @@ class AgentApp(App[int]):
         cursor_blink: bool = True,
         welcome: bool = True,
         shutdown_timeout: float = SHUTDOWN_TIMEOUT,
+        sessions: SessionDirectory | None = None,
+        workspace: Path | None = None,
     ) -> None:
         bad_theme = None
         if theme not in THEMES:
@@ -115,7 +123,14 @@ class AgentApp(App[int]):
         self.permission_slot: ScreenSlot[PermissionScreen] = ScreenSlot(self)
         self.rewind_slot: ScreenSlot[RewindScreen] = ScreenSlot(self)
         self.background_slot: ScreenSlot[BackgroundScreen] = ScreenSlot(self)
+        self.info_slot: ScreenSlot[Any] = ScreenSlot(self)
+        self.picker_slot: ScreenSlot[Any] = ScreenSlot(self)
+        self.model_slot: ScreenSlot[Any] = ScreenSlot(self)
         self.jobs = Jobs()
+        self.usage = UsageTally()
+        self.current_model = ""
+        self.sessions = sessions  # where /resume finds saved sessions
+        self.workspace_default = (workspace or Path.cwd()).resolve()  # until the session says
         self.dispatch = EventDispatch(self)
         self.last_input = 0.0  # monotonic time of the latest key or mouse event
 
@@ -152,10 +167,15 @@ class AgentApp(App[int]):
         self.queue_pane = QueuePane(id="queue")
         self.status = StatusLine(id="status", clock=self.clock)
         self.prompt = PromptInput(id="prompt", cursor_blink=self._cursor_blink)
+        self.suggestions = SuggestionList(id="suggestions")
+        self.prompt.completer = Completion(self.prompt, self.suggestions, {
+            MenuKind.COMMAND: CommandSource(self.commands),
+        })
         yield self.transcript
         yield self.tools_pane
         yield self.queue_pane
         yield self.status
+        yield self.suggestions
         yield self.prompt
         yield Footer()
 
@@ -251,11 +271,34 @@ class AgentApp(App[int]):
         """A resumed session: its conversation so far, in the transcript."""
         from agent_tui.ui.replay import show_past
 
+        if self.usage.add_records(records):
+            self.status.set_usage(self.usage)
         try:
             show_past(self.transcript, records, self.turn_end_line, self.format_time,
                       remember=self.prompt.remember)
         except Exception as exc:  # a display problem must not stop the session
             self.status.set_notice("warning", f"cannot show the earlier conversation: {exc!r}")
+
+    def switch_session(self, make: MakeSession) -> None:
+        """Stop this session and open another (``/resume``): a new core host."""
+        self.run_worker(self._switch_session(make), exclusive=True, group="switch")
+
+    async def _switch_session(self, make: MakeSession) -> None:
+        self.status.set_notice("info", "closing this session…")
+        await self.shutdown_core()
+        self.flush()
+        self.host = CoreHost(make, lambda: self.post_message(CoreEventsReady()))
+        self.events_handled = 0
+        self.turn_state, self.turn_id, self.last_turn_status = "idle", None, None
+        self.usage = UsageTally()
+        self.jobs = Jobs()
+        self.transcript.clear()
+        self.tools_pane.clear()
+        self.tools_pane.flush()
+        self.queue_pane.clear_all()
+        self.status.reset()
+        self.status.set_notice("info", "opening the saved session…")
+        self.core_worker = self._run_core()
 
     # -- rewind -------------------------------------------------------------------------
 
@@ -286,7 +329,7 @@ class AgentApp(App[int]):
         if self.transcript.toggle_last_tool() is None:
             self.status.set_notice("info", "no tool call to show yet")
 
-    # -- themes and the command palette -------------------------------------------------------
+    # -- themes -------------------------------------------------------
 
     def set_theme_name(self, name: str) -> None:
         """Switch to one of our themes (``THEMES``): its Textual theme and its TCSS."""
@@ -310,21 +353,6 @@ class AgentApp(App[int]):
             self.transcript.restyle()
         except Exception:
             pass  # not composed yet
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        for name in THEMES:
-            mark = " (current)" if name == self.theme_name else ""
-            yield SystemCommand(
-                f"Theme: {name}{mark}", THEME_HELP[name], lambda name=name: self.set_theme_name(name)
-            )
-        yield SystemCommand("Background jobs", "list background jobs; k stops one", self.action_background_jobs)
-        yield SystemCommand("Rewind", "go back to an earlier message (Esc Esc)", self.open_rewind)
-        yield SystemCommand("Show or hide the latest tool output", "Ctrl+O", self.action_toggle_last_output)
-        yield SystemCommand("Keys", "every key and what it does (F1)", self.action_help)
-        yield SystemCommand("Quit", "stop what runs, then quit", self._quit_from_palette)
-
-    def _quit_from_palette(self) -> None:
-        self.run_worker(self.action_quit(), exclusive=False)
 
     # -- permission prompts -------------------------------------------------------------
 
@@ -368,19 +396,6 @@ class AgentApp(App[int]):
     def running(self) -> bool:
         return self.turn_state in (TurnState.RUNNING, TurnState.CANCELLING)
 
-    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
-        from agent_tui.protocol import FollowUp, SendNow, UserMessage
-
-        match event.mode:
-            case SendMode.SEND_NOW:
-                self.submit(SendNow(text=event.text))
-            case SendMode.FOLLOW_UP:
-                self.submit(FollowUp(text=event.text))
-            case SendMode.MESSAGE:
-                self.submit(UserMessage(text=event.text))
-        if not self.running:
-            self.queue_pane.clear_settled()
-
     def on_prompt_input_page(self, event: PromptInput.Page) -> None:
         if event.step < 0:
             self.transcript.scroll_page_up(animate=False)
@@ -416,7 +431,7 @@ class AgentApp(App[int]):
         from agent_tui.ui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen([(c.usage, c.description) for c in self.commands().all()]))
 
     async def action_quit(self) -> None:
         await self.shutdown_core()
@@ -457,10 +472,14 @@ def run_tui(
     theme: str = "dark",
     title: str = "agent-tui",
     welcome: bool = True,
+    sessions: SessionDirectory | None = None,
+    workspace: Path | None = None,
 ) -> int:
     """Run the TUI until the user quits; returns the process exit code (``welcome``:
-    the first-run hint above the transcript; a resumed session shows its own past)."""
-    app = AgentApp(make_session, theme=theme, title=title, welcome=welcome)
+    the first-run hint above the transcript; a resumed session shows its own past;
+    ``sessions``: where ``/resume`` finds saved sessions)."""
+    app = AgentApp(make_session, theme=theme, title=title, welcome=welcome, sessions=sessions,
+                   workspace=workspace)
     code = app.run()
     if app.core_running:
         # The core did not stop in time: its thread would keep the process alive.

@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.ui.bridge import EventInbox
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
 class SessionLike(Protocol):
     """What the UI needs of the core's Session."""
 
+    workspace: Path
+    policy: Any  # lists its rules when it is agent_tui.permissions.Permissions
+    background: list[Any]  # background work, the MCP manager among it
+
     def submit(self, op: Op) -> None: ...
     def interrupt_now(self) -> None: ...
     def past_records(self) -> list[Any]: ...
@@ -37,6 +42,23 @@ class SessionLike(Protocol):
 
 
 MakeSession = Callable[[Callable[["Event"], None]], SessionLike]
+
+
+class SavedSession(Protocol):
+    """A saved session as the session store lists it."""
+
+    id: str
+    updated: float
+    workspace: str
+    first_message: str
+    last_status: str
+
+
+class SessionDirectory(Protocol):
+    """Where ``/resume`` finds saved sessions and how it opens one (the wiring's)."""
+
+    def saved_sessions(self) -> list[SavedSession]: ...
+    def session_maker(self, session_id: str) -> MakeSession: ...
 
 
 class CoreState(StrEnum):

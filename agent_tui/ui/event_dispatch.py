@@ -7,7 +7,6 @@ the ``Event`` union is dispatched there) and, for a type checker, ``assert_never
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from agent_tui.protocol import (
@@ -75,25 +74,21 @@ class Screen(Protocol):
     def withdraw_permission(self, tool_use_id: str) -> None: ...
     def session_closed_event(self) -> None: ...
     def render_streamed(self) -> None: ...
+    # The working session (usage, compaction, models): see ui/session_view.py.
+    def usage_event(self, event: Usage) -> None: ...
+    def compaction_event(self, event: Compaction) -> None: ...
+    def model_changed(self, event: ModelChanged) -> None: ...
+    def models_listed(self, event: Models) -> None: ...
+    def conversation_cleared(self, event: ConversationCleared) -> None: ...
 
 
 class EventDispatch:
-    """Shows each event on ``screen``; ``extra`` maps event types to handlers added
-    by other parts of the UI (they run after the built-in case)."""
+    """Shows each event on ``screen``."""
 
     def __init__(self, screen: Screen) -> None:
         self.screen = screen
-        self.extra: dict[type, list[Callable[[Any], None]]] = {}
-
-    def on(self, kind: type, handler: Callable[[Any], None]) -> None:
-        self.extra.setdefault(kind, []).append(handler)
 
     def handle(self, event: Event) -> None:
-        self._builtin(event)
-        for handler in self.extra.get(type(event), ()):
-            handler(event)
-
-    def _builtin(self, event: Event) -> None:
         s = self.screen
         match event:
             case TextDelta():
@@ -143,8 +138,18 @@ class EventDispatch:
                     s.background_slot.screen.refresh_jobs()
             case SessionClosed():
                 s.session_closed_event()
-            case ThinkingDelta() | Usage() | Compaction() | ModelChanged() | Models() | ConversationCleared():
-                pass  # shown by the handlers registered with ``on``
+            case ThinkingDelta():
+                pass  # not shown yet
+            case Usage():
+                s.usage_event(event)
+            case Compaction():
+                s.compaction_event(event)
+            case ModelChanged():
+                s.model_changed(event)
+            case Models():
+                s.models_listed(event)
+            case ConversationCleared():
+                s.conversation_cleared(event)
             case _:
                 assert_never(event)
 

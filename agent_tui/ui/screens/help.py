@@ -1,5 +1,6 @@
-"""The help screen: every key and what it does (from ``ui.keys.HELP``); it scrolls
-(arrows, PgUp / PgDn, the wheel) where the terminal is too small to show it whole."""
+"""The help screen: every key and what it does (from ``ui.keys.HELP``), then every
+slash command; it scrolls (arrows, PgUp / PgDn, the wheel) where the terminal is too
+small to show it whole."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q,f1,question_mark", "close", "close")]
 
+    def __init__(self, commands: list[tuple[str, str]] = ()) -> None:  # type: ignore[assignment]
+        super().__init__()
+        self.commands = list(commands)  # (usage, what it does)
+
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold", no_wrap=True)
@@ -38,6 +43,14 @@ class HelpScreen(ModalScreen[None]):
             table.add_row(Text(keys), Text(what))
         with VerticalScroll(id="help"):
             yield Static(table)
+            if self.commands:
+                commands = Table.grid(padding=(0, 2))
+                commands.add_column(style="bold", no_wrap=True)
+                commands.add_column()
+                for usage, what in self.commands:
+                    commands.add_row(Text(usage), Text(what))
+                yield Static(Text("\ncommands (type / in the input, or Ctrl+P)", style="bold"))
+                yield Static(commands)
             yield Static(Text("esc closes this help", style="dim"))
 
     def on_mount(self) -> None:

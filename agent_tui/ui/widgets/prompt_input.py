@@ -14,6 +14,7 @@ Down are not the input's: they scroll the transcript (:class:`PromptInput.Page`)
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Protocol
 
 from textual import events
 from textual.message import Message
@@ -34,6 +35,16 @@ class SendMode(StrEnum):
     MESSAGE = "message"  # Enter: a new turn when idle, a steer while one runs
     FOLLOW_UP = "follow_up"  # after the agent stops on its own
     SEND_NOW = "send_now"  # at once: running commands move to the background
+
+
+class Completer(Protocol):
+    """A menu that follows the input (``ui/completion.py``)."""
+
+    def update(self) -> None:
+        """The text or the cursor moved."""
+
+    def key(self, key: str) -> bool:
+        """True when the open menu took ``key``."""
 
 
 class PromptInput(TextArea):
@@ -78,6 +89,7 @@ class PromptInput(TextArea):
             placeholder="Type a message. Enter sends, Ctrl+J adds a line, F1 lists keys.",
         )
         self.cursor_blink = cursor_blink
+        self.completer: Completer | None = None
         self.sent: list[str] = []  # messages sent (what Up recalls), oldest first
         self._recalled: int | None = None  # the index shown, None: the draft
         self._draft = ""
@@ -111,7 +123,19 @@ class PromptInput(TextArea):
         self.move_cursor((0, 0) if step < 0 else self.document.end)
         return True
 
+    def on_text_area_changed(self, _event: TextArea.Changed) -> None:
+        if self.completer is not None:
+            self.completer.update()
+
+    def on_text_area_selection_changed(self, _event: TextArea.SelectionChanged) -> None:
+        if self.completer is not None:
+            self.completer.update()
+
     async def _on_key(self, event: events.Key) -> None:
+        if self.completer is not None and self.completer.key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key in ("pageup", "pagedown"):
             event.stop()
             event.prevent_default()

@@ -50,6 +50,10 @@ class QueuePane(Static):
         self.items = {k: v for k, v in self.items.items() if v.state == "queued"}
         self._render_items()
 
+    def clear_all(self) -> None:
+        self.items = {}
+        self._render_items()
+
     @property
     def queued(self) -> int:
         return sum(1 for item in self.items.values() if item.state == "queued")

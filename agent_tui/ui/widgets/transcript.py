@@ -158,6 +158,15 @@ class Transcript(ScrollView, can_focus=True):
         self._changed(self.blocks[start])
         return True
 
+    def clear(self) -> None:
+        """Show nothing (another session is opened in its place)."""
+        self.blocks, self._tops, self._total, self._stale_from = [], [], 0, 0
+        self._text, self.cursor = None, None
+        self._tools, self._new_output, self._index = {}, {}, {}
+        self._kept.clear()
+        self.following = True
+        self._schedule_sync()
+
     def tool_blocks(self) -> list[ToolBlock]:
         return list(self._tools.values())
 

@@ -1,0 +1,125 @@
+"""Snapshots of the daily-use states: the command menu (all, filtered, no match),
+the model picker, the /cost page, a compaction and a new conversation in the
+transcript, and the status line's context meter, tokens and cost.
+
+Review changes in snapshot_report.html, then ``pytest --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+os.environ["TEXTUAL_ANIMATIONS"] = "none"
+
+import pytest  # noqa: E402
+
+from agent_tui.protocol import (  # noqa: E402
+    Compaction,
+    ConversationCleared,
+    ListModels,
+    ModelChanged,
+    ModelInfoItem,
+    Models,
+    TextDelta,
+    TurnEnded,
+    TurnStarted,
+    TurnStateChanged,
+    Usage,
+)
+from agent_tui.protocol.states import CompactionState, CompactionTrigger, TurnState  # noqa: E402
+from agent_tui.ui.app import AgentApp  # noqa: E402
+from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
+
+WIDE = (110, 32)
+
+
+@pytest.fixture(autouse=True)
+def quiet_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+
+
+def _app(events, replies=None, workspace: Path | None = None) -> AgentApp:
+    make, _ = fake_factory(events, replies, workspace=workspace)
+    return AgentApp(make, cursor_blink=False, clock=lambda: 0.0)
+
+
+def _typed(events, keys: list[str]):
+    async def run_before(pilot) -> None:
+        await settle(pilot, pilot.app, len(events))
+        await pilot.press(*keys)
+        await pilot.pause()
+        await settle(pilot, pilot.app, len(events))
+
+    return run_before
+
+
+def _turn(turn_id: str, text: str, answer: str) -> list:
+    return [TurnStarted(turn_id=turn_id, text=text), TurnStateChanged(turn_id=turn_id, state=TurnState.RUNNING),
+            TextDelta(turn_id=turn_id, text=answer), TurnEnded(turn_id=turn_id, status="completed")]
+
+
+class TestCommandMenu:
+    def test_slash_lists_every_command(self, snap_compare, tmp_path: Path) -> None:
+        assert snap_compare(_app([], workspace=tmp_path), terminal_size=WIDE, run_before=_typed([], ["slash"]))
+
+    def test_typing_filters_the_menu(self, snap_compare, tmp_path: Path) -> None:
+        (tmp_path / ".agent-tui" / "commands").mkdir(parents=True)
+        (tmp_path / ".agent-tui" / "commands" / "commit.md").write_text(
+            "---\ndescription: Write the commit message for the staged change\n---\nWrite it.")
+        assert snap_compare(_app([], workspace=tmp_path), terminal_size=WIDE,
+                            run_before=_typed([], ["slash", "c", "o"]))
+
+    def test_no_command_matches(self, snap_compare, tmp_path: Path) -> None:
+        assert snap_compare(_app([], workspace=tmp_path), terminal_size=WIDE,
+                            run_before=_typed([], ["slash", "x", "y", "z"]))
+
+
+MODELS = Models(current="claude-sonnet-4-5", models=[
+    ModelInfoItem(id="claude-sonnet-4-5", display_name="Claude Sonnet 4.5", context_window=200_000),
+    ModelInfoItem(id="claude-opus-4-5", display_name="Claude Opus 4.5", context_window=200_000),
+    ModelInfoItem(id="claude-haiku-4-5", display_name="Claude Haiku 4.5", context_window=200_000),
+])
+
+
+def test_model_picker(snap_compare, tmp_path: Path) -> None:
+    app = _app([], {ListModels: [MODELS]}, workspace=tmp_path)
+
+    async def run_before(pilot) -> None:
+        await settle(pilot, app, 0)
+        await pilot.press("slash", "m", "o", "d", "e", "l", "enter")
+        await wait_until(pilot, lambda: app.model_slot.is_open, what="picker")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
+
+
+USAGE = [
+    *_turn("t1", "read the parser", "The parser reads tokens one at a time."),
+    Usage(turn_id="t1", model="claude-sonnet-4-5", input_tokens=18_200, output_tokens=640,
+          cache_read_input_tokens=12_000, cost_usd=0.0712, context_window=200_000),
+    *_turn("t2", "now fix the bug", "Fixed."),
+    Usage(turn_id="t2", model="claude-sonnet-4-5", input_tokens=3_100, output_tokens=210,
+          cache_read_input_tokens=30_100, interrupted=True, cost_usd=0.0214, context_window=200_000),
+    ModelChanged(model="claude-sonnet-4-5", thinking="adaptive", context_window=200_000),
+]
+
+
+def test_cost_page_per_turn_with_interrupted_apart(snap_compare, tmp_path: Path) -> None:
+    assert snap_compare(_app(USAGE, workspace=tmp_path), terminal_size=WIDE,
+                        run_before=_typed(USAGE, ["slash", "c", "o", "s", "t", "enter"]))
+
+
+COMPACTED = [
+    *USAGE,
+    Compaction(state=CompactionState.STARTED, trigger=CompactionTrigger.AUTO),
+    Compaction(state=CompactionState.COMPLETED, trigger=CompactionTrigger.AUTO,
+               tokens_before=186_000, tokens_after=14_200),
+    Compaction(state=CompactionState.STARTED, trigger=CompactionTrigger.MANUAL),
+    Compaction(state=CompactionState.CANCELLED, trigger=CompactionTrigger.MANUAL, detail="interrupted"),
+    ConversationCleared(),
+]
+
+
+def test_compaction_dividers_and_a_new_conversation(snap_compare, tmp_path: Path) -> None:
+    assert snap_compare(_app(COMPACTED, workspace=tmp_path), terminal_size=WIDE, run_before=_typed(COMPACTED, []))
