@@ -123,3 +123,44 @@ COMPACTED = [
 
 def test_compaction_dividers_and_a_new_conversation(snap_compare, tmp_path: Path) -> None:
     assert snap_compare(_app(COMPACTED, workspace=tmp_path), terminal_size=WIDE, run_before=_typed(COMPACTED, []))
+
+
+def _files(root: Path) -> Path:
+    (root / "src" / "ui").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("def main():\n    return 42\n")
+    (root / "src" / "ui" / "widgets.py").write_text("class Button: ...\n")
+    (root / "src" / "apply.py").write_text("")
+    (root / "docs").mkdir()
+    (root / "docs" / "api.md").write_text("")
+    return root
+
+
+class TestFilePicker:
+    def test_at_filters_the_workspace_files(self, snap_compare, tmp_path: Path) -> None:
+        ws = _files(tmp_path / "ws")
+        app = _app([], workspace=ws)
+
+        async def run_before(pilot) -> None:
+            await settle(pilot, app, 0)
+            await pilot.press("e", "x", "p", "l", "a", "i", "n", "space", "@", "a", "p")
+            await wait_until(pilot, lambda: app.files.index.complete and [i.value for i in app.suggestions.items]
+                             == ["src/app.py", "docs/api.md", "src/apply.py"], what="results")
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
+
+    def test_a_chosen_file_is_a_chip_and_folds_in_the_transcript(self, snap_compare, tmp_path: Path) -> None:
+        ws = _files(tmp_path / "ws")
+        sent = [TurnStarted(turn_id="t1", text='explain @src/app.py\n\n<file path="src/app.py">\n'
+                                                'def main():\n    return 42\n</file>')]
+        app = _app(sent, workspace=ws)
+
+        async def run_before(pilot) -> None:
+            await settle(pilot, app, len(sent))
+            await pilot.press("@", "w", "i", "d", "g")
+            await wait_until(pilot, lambda: [i.value for i in app.suggestions.items][:1] == ["src/ui/widgets.py"],
+                             what="results")
+            await pilot.press("enter")
+            await settle(pilot, app, len(sent))
+
+        assert snap_compare(app, terminal_size=WIDE, run_before=run_before)

@@ -37,6 +37,7 @@ from agent_tui.ui.commands.menu import CommandSource
 from agent_tui.ui.completion import Completion, MenuKind
 from agent_tui.ui.core_host import CoreHost, CoreState, MakeSession, SessionDirectory, SessionLike
 from agent_tui.ui.event_dispatch import EventDispatch
+from agent_tui.ui.file_source import FileSource
 from agent_tui.ui.jobs import Jobs
 from agent_tui.ui.keys import APP_BINDINGS, CTRL_C_WINDOW, DOUBLE_ESC_WINDOW, DoublePress
 from agent_tui.ui.safe_text import clean
@@ -49,6 +50,7 @@ from agent_tui.ui.usage import UsageTally
 from agent_tui.ui.widgets.prompt_input import PromptInput
 from agent_tui.ui.widgets.queue_pane import QueuePane
 from agent_tui.ui.widgets.status_line import StatusLine
+from agent_tui.ui.widgets.attachment_bar import AttachmentBar
 from agent_tui.ui.widgets.suggestions import SuggestionList
 from agent_tui.ui.widgets.tools_pane import ToolsPane
 from agent_tui.ui.widgets.transcript import Transcript
@@ -168,14 +170,19 @@ class AgentApp(CommandsMixin, SessionView, App[int]):
         self.status = StatusLine(id="status", clock=self.clock)
         self.prompt = PromptInput(id="prompt", cursor_blink=self._cursor_blink)
         self.suggestions = SuggestionList(id="suggestions")
+        self.attachment_bar = AttachmentBar(id="attachments")
+        self.files = FileSource(self.workspace, self._from_core(lambda fn: fn()), self.attachment_bar.add,
+                                lambda why: self.status.set_notice("warning", why))
         self.prompt.completer = Completion(self.prompt, self.suggestions, {
             MenuKind.COMMAND: CommandSource(self.commands),
+            MenuKind.FILE: self.files,
         })
         yield self.transcript
         yield self.tools_pane
         yield self.queue_pane
         yield self.status
         yield self.suggestions
+        yield self.attachment_bar
         yield self.prompt
         yield Footer()
 
@@ -211,7 +218,7 @@ class AgentApp(CommandsMixin, SessionView, App[int]):
         self.host.run(self._from_core(self._show_past), self._from_core(self._start_failed))
 
     def _from_core(self, fn: Callable[..., None]) -> Callable[..., None]:
-        """``fn`` run on the UI's thread, called from the core's."""
+        """``fn`` run on the UI's thread, called from another (the core's)."""
         def call(*args: Any) -> None:
             try:
                 self.call_from_thread(fn, *args)

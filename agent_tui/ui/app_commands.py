@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.app import SystemCommand
 from textual.screen import Screen
 
+from agent_tui.ui.attachments import AttachmentRefused, expand
 from agent_tui.ui.commands.builtin import BUILTIN, prompt_op, run_command
 from agent_tui.ui.commands.custom import load_custom
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandLine, Commands, parse_command_line
@@ -24,6 +25,8 @@ from agent_tui.ui.widgets.prompt_input import PromptInput, SendMode
 if TYPE_CHECKING:
     from agent_tui.protocol import Op
     from agent_tui.ui.core_host import CoreHost, MakeSession, SessionDirectory
+    from agent_tui.ui.file_source import FileSource
+    from agent_tui.ui.widgets.attachment_bar import AttachmentBar
     from agent_tui.ui.screen_slots import ScreenSlot
     from agent_tui.ui.widgets.queue_pane import QueuePane
     from agent_tui.ui.widgets.status_line import StatusLine
@@ -36,6 +39,8 @@ class CommandsMixin:
     status: StatusLine
     prompt: PromptInput
     queue_pane: QueuePane
+    attachment_bar: AttachmentBar
+    files: FileSource
     info_slot: ScreenSlot[Any]
     picker_slot: ScreenSlot[Any]
     sessions: SessionDirectory | None
@@ -57,9 +62,22 @@ class CommandsMixin:
             if not run_command(self, self.commands(), line, event.mode):  # type: ignore[arg-type]
                 self.prompt.put_back(event.text)  # an unknown command stays to be fixed
         else:
-            self.submit(prompt_op(event.text, event.mode))
+            text = event.text
+            try:
+                if self.attachment_bar.items:
+                    text = expand(text, self.attachment_bar.items, self.workspace(), self.files.listing)
+            except AttachmentRefused as exc:
+                self.notice("warning", f"not sent: {exc}")
+                self.prompt.put_back(event.text)  # nothing is lost: fix it and send again
+                return
+            self.attachment_bar.clear()
+            self.submit(prompt_op(text, event.mode))
         if not self.running:
             self.queue_pane.clear_settled()
+
+    def on_text_area_changed(self, event: Any) -> None:
+        if event.text_area is self.prompt:
+            self.attachment_bar.prune(self.prompt.text)
 
     def commands(self) -> Commands:
         custom, problems = load_custom(self.workspace())

@@ -94,6 +94,7 @@ class Completion:
         self.menu = menu
         self.sources = sources
         self.span: Span | None = None
+        self.shown_query: str | None = None  # the query the menu shows items for
         self._dismissed: str | None = None  # the text Esc closed the menu on
 
     # -- following the input --------------------------------------------------------
@@ -111,7 +112,7 @@ class Completion:
             return
         if self.span is not None and self.span.kind is not span.kind:
             self.sources[self.span.kind].cancel()
-        same = self.span == span and self.menu.is_open
+        same = self.span == span  # (a cursor move after the text changed: asked already)
         self.span = span
         if not same:
             source.search(span.query, self._show)
@@ -121,11 +122,13 @@ class Completion:
         if span is None or span.query != query:
             return  # an answer for text that has changed since
         self.menu.show(items, title=self.sources[span.kind].title, empty=empty)
+        self.shown_query = query
 
     def close(self) -> None:
         if self.span is not None:
             self.sources[self.span.kind].cancel()
         self.span = None
+        self.shown_query = None
         if self.menu.is_open:
             self.menu.close()
 

@@ -62,6 +62,7 @@ HELP: list[tuple[str, str]] = [
     ("Ctrl+O", "show or hide the output of the latest tool call"),
     ("Tab, ↑ ↓, Enter", "focus the transcript, pick a tool call, show or hide its output (or click it)"),
     ("/", "at the start of the input: the command menu (Tab or Enter completes, Esc closes)"),
+    ("@", "at the start of a word: pick a file or folder to attach (@src/ lists a folder)"),
     ("Ctrl+P", "command palette: the commands, themes, jobs, help"),
     ("y / Enter", "permission prompt: allow this call once"),
     ("a", "permission prompt: allow calls like this for the session"),

@@ -45,6 +45,8 @@ SOURCES = {
     "command-menu-no-match.svg": "test_ui_snapshots_daily/TestCommandMenu.test_no_command_matches.svg",
     "model-picker.svg": "test_ui_snapshots_daily/test_model_picker.svg",
     "cost.svg": "test_ui_snapshots_daily/test_cost_page_per_turn_with_interrupted_apart.svg",
+    "file-picker.svg": "test_ui_snapshots_daily/TestFilePicker.test_at_filters_the_workspace_files.svg",
+    "attachment-chip.svg": "test_ui_snapshots_daily/TestFilePicker.test_a_chosen_file_is_a_chip_and_folds_in_the_transcript.svg",
     "compaction.svg": "test_ui_snapshots_daily/test_compaction_dividers_and_a_new_conversation.svg",
 }
 

@@ -168,9 +168,11 @@ class PromptInput(TextArea):
         text = self.text
         if not text.strip():
             return
+        # Submitted goes before the clearing's Changed: what hangs on the text (the
+        # attachments) is read with the message before the empty input drops it.
+        self.post_message(self.Submitted(self, text.strip("\n"), mode))
         self.clear()
         self.remember(text.strip("\n"))
-        self.post_message(self.Submitted(self, text.strip("\n"), mode))
 
     def action_submit(self) -> None:
         self._send(SendMode.MESSAGE)

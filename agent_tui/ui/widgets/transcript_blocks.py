@@ -27,6 +27,7 @@ from textual.style import Style as VisualStyle
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 
+from agent_tui.ui.attachments import AttachmentKind, split_for_display
 from agent_tui.ui.output_tail import OutputTail
 from agent_tui.ui.safe_text import clean, first_line, safe_text, short_summary
 from agent_tui.ui.states import role_style, tool_look
@@ -202,7 +203,12 @@ class UserBlock(Block):
         body = Text()
         if self.label:
             body.append(self.label + " ", style="bold")
-        body.append_text(safe_text(self.text))
+        message, attached = split_for_display(self.text)
+        body.append_text(safe_text(message))
+        for item in attached:  # folded: the model got the content, the transcript a line
+            mark = "▣" if item.kind is AttachmentKind.FOLDER else "▤"
+            body.append(f"\n{mark} {clean(item.path)}", style="bold")
+            body.append(f"  ({item.lines} line{'s' if item.lines != 1 else ''} attached)", style="dim")
         bar_role = "panel" if self.rewound else ("warning" if self.label else "primary")
         lines = painter.render(body, painter.width - 3, painter.boost)
         return painter.frame([Strip.join([Strip.blank(1, painter.boosted), line]) for line in lines],
