@@ -21,13 +21,16 @@ from agent_tui.protocol import (  # noqa: E402
     ModelChanged,
     ModelInfoItem,
     Models,
+    PermissionRequested,
     TextDelta,
+    ToolStateChanged,
     TurnEnded,
     TurnStarted,
     TurnStateChanged,
     Usage,
 )
 from agent_tui.protocol.states import CompactionState, CompactionTrigger, TurnState  # noqa: E402
+from agent_tui.protocol.states import ToolState as S  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
 
@@ -164,3 +167,47 @@ class TestFilePicker:
             await settle(pilot, app, len(sent))
 
         assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
+
+
+# ------------------------------------------------------------ diffs
+
+OLD_SRC = "".join(f"    step_{i}()\n" for i in range(1, 25))
+NEW_SRC = OLD_SRC.replace("    step_4()\n", "    step_4(verbose=True)\n").replace(
+    "    step_18()\n", "    step_18()\n    log('done')\n")
+
+
+def _edit_events(state: S) -> list:
+    edit = {"path": "src/app.py", "old_string": "def run():\n" + OLD_SRC, "new_string": "def run():\n" + NEW_SRC}
+
+    def call(st: S, **extra) -> ToolStateChanged:
+        return ToolStateChanged(turn_id="t1", tool_use_id="toolu_e", name="edit_file", state=st,
+                                summary="edit_file src/app.py", input=edit, **extra)
+
+    events = [*_turn("t1", "make step 4 verbose and log the end", "Editing.")[:3],
+              call(S.QUEUED), call(S.RUNNING)]
+    if state is S.SUCCEEDED:
+        events.append(call(S.SUCCEEDED, result="Edited src/app.py: replaced 25 line(s) with 26 line(s) at line 1"))
+    return events
+
+
+class TestDiffs:
+    def test_a_long_diff_folds_to_its_summary(self, snap_compare, tmp_path: Path) -> None:
+        events = _edit_events(S.SUCCEEDED)
+        assert snap_compare(_app(events, workspace=tmp_path), terminal_size=WIDE, run_before=_typed(events, []))
+
+    def test_unfolded_every_line_has_its_symbol(self, snap_compare, tmp_path: Path) -> None:
+        events = _edit_events(S.SUCCEEDED)
+        assert snap_compare(_app(events, workspace=tmp_path), terminal_size=(110, 44),
+                            run_before=_typed(events, ["ctrl+o"]))
+
+    def test_the_permission_prompt_shows_the_diff(self, snap_compare, tmp_path: Path) -> None:
+        (tmp_path / "config.toml").write_text('[server]\nport = 80\ndebug = false\nworkers = 2\n')
+        content = '[server]\nport = 8080\ndebug = false\nworkers = 4\n'
+        ask = {"path": "config.toml", "content": content}
+        events = [*_turn("t1", "use port 8080 and 4 workers", "Updating the config.")[:3],
+                  ToolStateChanged(turn_id="t1", tool_use_id="toolu_w", name="write_file", state=S.AWAITING_APPROVAL,
+                                   summary="write_file config.toml (4 lines)", input=ask),
+                  PermissionRequested(turn_id="t1", tool_use_id="toolu_w", name="write_file",
+                                      summary="write_file config.toml (4 lines)", input=ask,
+                                      reason="ask mode: file writes need approval")]
+        assert snap_compare(_app(events, workspace=tmp_path), terminal_size=WIDE, run_before=_typed(events, []))

@@ -32,9 +32,11 @@ from textual.worker import Worker, WorkerState
 
 from agent_tui.protocol.states import TurnState
 from agent_tui.ui.app_commands import CommandsMixin
+from agent_tui.ui.app_screens import ScreensMixin
 from agent_tui.ui.bridge import CoreEventsReady
 from agent_tui.ui.commands.menu import CommandSource
 from agent_tui.ui.completion import Completion, MenuKind
+from agent_tui.ui.diffs import FileDiff
 from agent_tui.ui.core_host import CoreHost, CoreState, MakeSession, SessionDirectory, SessionLike
 from agent_tui.ui.event_dispatch import EventDispatch
 from agent_tui.ui.file_source import FileSource
@@ -76,7 +78,7 @@ WELCOME = (
 )
 
 
-class AgentApp(CommandsMixin, SessionView, App[int]):
+class AgentApp(CommandsMixin, ScreensMixin, SessionView, App[int]):
     TITLE = "agent-tui"
     BINDINGS = APP_BINDINGS
     ENABLE_COMMAND_PALETTE = True
@@ -129,6 +131,7 @@ class AgentApp(CommandsMixin, SessionView, App[int]):
         self.picker_slot: ScreenSlot[Any] = ScreenSlot(self)
         self.model_slot: ScreenSlot[Any] = ScreenSlot(self)
         self.jobs = Jobs()
+        self.prompt_diffs: dict[str, FileDiff] = {}
         self.usage = UsageTally()
         self.current_model = ""
         self.sessions = sessions  # where /resume finds saved sessions
@@ -307,35 +310,6 @@ class AgentApp(CommandsMixin, SessionView, App[int]):
         self.status.set_notice("info", "opening the saved session…")
         self.core_worker = self._run_core()
 
-    # -- rewind -------------------------------------------------------------------------
-
-    def open_rewind(self) -> None:
-        if self.running:
-            self.status.set_notice("info", "a turn is running: stop it (Esc) before rewinding")
-            return
-        if self.rewind_slot.is_open or self.host.state is CoreState.START_FAILED:
-            return
-        from agent_tui.ui.screens.rewind import RewindScreen
-
-        def closed(op: Any) -> None:
-            if op is not None:
-                self.status.set_notice("info", "rewinding…")
-
-        self.rewind_slot.open(RewindScreen(self.submit, self.format_time), closed)
-
-    # -- background jobs --------------------------------------------------------------------
-
-    def action_background_jobs(self) -> None:
-        if self.background_slot.is_open:
-            return
-        from agent_tui.ui.screens.background import BackgroundScreen
-
-        self.background_slot.open(BackgroundScreen(self.jobs, self.submit))
-
-    def action_toggle_last_output(self) -> None:
-        if self.transcript.toggle_last_tool() is None:
-            self.status.set_notice("info", "no tool call to show yet")
-
     # -- themes -------------------------------------------------------
 
     def set_theme_name(self, name: str) -> None:
@@ -360,28 +334,6 @@ class AgentApp(CommandsMixin, SessionView, App[int]):
             self.transcript.restyle()
         except Exception:
             pass  # not composed yet
-
-    # -- permission prompts -------------------------------------------------------------
-
-    def ask_permission(self, event: PermissionRequested) -> None:
-        self._permission_queue.append(event)
-        self._show_next_permission()
-
-    def _show_next_permission(self) -> None:
-        if self.permission_slot.is_open or not self._permission_queue:
-            return
-        request = self._permission_queue.pop(0)
-        from agent_tui.ui.screens.permission import PermissionScreen
-
-        self.permission_slot.open(PermissionScreen(request, self.submit),
-                                  lambda _result: self._show_next_permission())
-
-    def withdraw_permission(self, tool_use_id: str) -> None:
-        """The call stopped waiting (decided, or the turn was interrupted)."""
-        self._permission_queue = [r for r in self._permission_queue if r.tool_use_id != tool_use_id]
-        screen = self.permission_slot.screen
-        if screen is not None and screen.tool_use_id == tool_use_id and screen.decided is None:
-            self.permission_slot.dismiss(None)
 
     # -- rendering ------------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ from agent_tui.protocol import (
     Usage,
 )
 from agent_tui.protocol.states import SteerStatus, ToolState, TurnState, TurnStatus
+from agent_tui.ui.diffs import DIFF_TOOLS, FileDiff, diff_for_call
 from agent_tui.ui.rewind_report import restores_conversation, rewind_report
 from agent_tui.ui.safe_text import clean
 
@@ -66,6 +67,7 @@ class Screen(Protocol):
     turn_state: str
     turn_id: str | None
     last_turn_status: str | None
+    prompt_diffs: dict[str, FileDiff]  # read by the permission prompt, before the call ran
 
     @property
     def theme_variables(self) -> dict[str, str]: ...
@@ -87,6 +89,7 @@ class EventDispatch:
 
     def __init__(self, screen: Screen) -> None:
         self.screen = screen
+        self.diffs: dict[str, FileDiff] = {}  # tool_use_id -> the change shown for it
 
     def handle(self, event: Event) -> None:
         s = self.screen
@@ -164,6 +167,8 @@ class EventDispatch:
             event.tool_use_id, event.name, event.state, summary, detail, event.result,
             parent=event.parent_tool_use_id,
         )
+        if event.name in DIFF_TOOLS and event.state is not ToolState.STREAMING:
+            self._diff(event)
         s.tools_pane.tool_state(
             event.tool_use_id,
             event.name,
@@ -177,6 +182,18 @@ class EventDispatch:
         )
         if event.state is not ToolState.AWAITING_APPROVAL:
             s.withdraw_permission(event.tool_use_id)
+
+    def _diff(self, event: ToolStateChanged) -> None:
+        """An edit's change, once its input is complete (the permission prompt's, read
+        from the file while the call waited, is the better one for a write)."""
+        known = self.diffs.get(event.tool_use_id)
+        if known is not None and not known.content_only:
+            return
+        better = self.screen.prompt_diffs.get(event.tool_use_id)
+        diff = better or known or diff_for_call(event.name, event.input)
+        if diff is not None and diff is not known:
+            self.diffs[event.tool_use_id] = diff
+            self.screen.transcript.tool_diff(event.tool_use_id, diff)
 
     def _turn_ended(self, event: TurnEnded) -> None:
         s = self.screen

@@ -35,6 +35,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 
+from agent_tui.ui.diffs import FileDiff
 from agent_tui.ui.widgets.transcript_blocks import (
     Block,
     NoteBlock,
@@ -130,6 +131,13 @@ class Transcript(ScrollView, can_focus=True):
             self._add(block)
         block.set_state(state, summary, detail, result)
         self._changed(block)
+
+    def tool_diff(self, tool_use_id: str, diff: FileDiff) -> None:
+        """The change an edit makes (shown under its call, folded when long)."""
+        block = self._tools.get(tool_use_id)
+        if block is not None:
+            block.set_diff(diff)
+            self._changed(block)
 
     def tool_output(self, tool_use_id: str, text: str) -> None:
         block = self._tools.get(tool_use_id)
