@@ -22,6 +22,7 @@ from agent_tui.protocol import (  # noqa: E402
     ModelInfoItem,
     Models,
     PermissionRequested,
+    SteerState,
     TextDelta,
     ToolStateChanged,
     TurnEnded,
@@ -29,7 +30,7 @@ from agent_tui.protocol import (  # noqa: E402
     TurnStateChanged,
     Usage,
 )
-from agent_tui.protocol.states import CompactionState, CompactionTrigger, TurnState  # noqa: E402
+from agent_tui.protocol.states import CompactionState, CompactionTrigger, SteerStatus, TurnState  # noqa: E402
 from agent_tui.protocol.states import ToolState as S  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
@@ -211,3 +212,24 @@ class TestDiffs:
                                       summary="write_file config.toml (4 lines)", input=ask,
                                       reason="ask mode: file writes need approval")]
         assert snap_compare(_app(events, workspace=tmp_path), terminal_size=WIDE, run_before=_typed(events, []))
+
+
+# ------------------------------------------------------------ queue editing
+
+QUEUE = [
+    *_turn("t1", "run the build", "Building.")[:3],
+    SteerState(id="q1", state=SteerStatus.QUEUED, text="also run the linter"),
+    SteerState(id="q2", state=SteerStatus.QUEUED, kind="follow_up", text="then write a summary"),
+    SteerState(id="q3", state=SteerStatus.QUEUED, text="and keep the logs"),
+    SteerState(id="q3", state=SteerStatus.APPLIED, text="and keep the logs"),
+]
+
+
+class TestQueueEditing:
+    def test_a_queued_item_selected(self, snap_compare, tmp_path: Path) -> None:
+        assert snap_compare(_app(QUEUE, workspace=tmp_path), terminal_size=WIDE,
+                            run_before=_typed(QUEUE, ["shift+tab", "up"]))
+
+    def test_editing_a_queued_item(self, snap_compare, tmp_path: Path) -> None:
+        assert snap_compare(_app(QUEUE, workspace=tmp_path), terminal_size=WIDE,
+                            run_before=_typed(QUEUE, ["shift+tab", "up", "e", "space", "t", "o", "o"]))

@@ -32,6 +32,7 @@ from textual.worker import Worker, WorkerState
 
 from agent_tui.protocol.states import TurnState
 from agent_tui.ui.app_commands import CommandsMixin
+from agent_tui.ui.app_queue import QueueMixin
 from agent_tui.ui.app_screens import ScreensMixin
 from agent_tui.ui.bridge import CoreEventsReady
 from agent_tui.ui.commands.menu import CommandSource
@@ -78,7 +79,7 @@ WELCOME = (
 )
 
 
-class AgentApp(CommandsMixin, ScreensMixin, SessionView, App[int]):
+class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
     TITLE = "agent-tui"
     BINDINGS = APP_BINDINGS
     ENABLE_COMMAND_PALETTE = True
@@ -130,6 +131,9 @@ class AgentApp(CommandsMixin, ScreensMixin, SessionView, App[int]):
         self.info_slot: ScreenSlot[Any] = ScreenSlot(self)
         self.picker_slot: ScreenSlot[Any] = ScreenSlot(self)
         self.model_slot: ScreenSlot[Any] = ScreenSlot(self)
+        self.queue_edit_slot: ScreenSlot[Any] = ScreenSlot(self)
+        self.queue_edits: dict[str, str] = {}
+        self.pulled_back: set[str] = set()
         self.jobs = Jobs()
         self.prompt_diffs: dict[str, FileDiff] = {}
         self.usage = UsageTally()
@@ -172,6 +176,7 @@ class AgentApp(CommandsMixin, ScreensMixin, SessionView, App[int]):
         self.queue_pane = QueuePane(id="queue")
         self.status = StatusLine(id="status", clock=self.clock)
         self.prompt = PromptInput(id="prompt", cursor_blink=self._cursor_blink)
+        self.prompt.on_up_when_empty = self.pull_back_newest
         self.suggestions = SuggestionList(id="suggestions")
         self.attachment_bar = AttachmentBar(id="attachments")
         self.files = FileSource(self.workspace, self._from_core(lambda fn: fn()), self.attachment_bar.add,

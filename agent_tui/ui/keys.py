@@ -55,6 +55,8 @@ HELP: list[tuple[str, str]] = [
     ("Ctrl+F  (Alt+Enter)", "queue a follow-up: runs after the agent stops on its own"),
     ("Ctrl+J  (Shift+Enter)", "new line in the input"),
     ("↑ / ↓", "in the input: the messages sent before (on its first / last line)"),
+    ("↑ on an empty input", "while messages are queued: the newest one back into the input"),
+    ("Shift+Tab", "the queued messages: ↑ ↓ pick, e / Enter edit, d / Del remove, Esc back"),
     ("PgUp / PgDn", "scroll the transcript (at the end it follows new text again)"),
     ("Esc", "interrupt the running turn (running tools are stopped; background jobs are not)"),
     ("Esc Esc", "on an empty input while idle: rewind to an earlier message"),

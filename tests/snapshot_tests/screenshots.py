@@ -50,6 +50,8 @@ SOURCES = {
     "diff-folded.svg": "test_ui_snapshots_daily/TestDiffs.test_a_long_diff_folds_to_its_summary.svg",
     "diff-unfolded.svg": "test_ui_snapshots_daily/TestDiffs.test_unfolded_every_line_has_its_symbol.svg",
     "permission-diff.svg": "test_ui_snapshots_daily/TestDiffs.test_the_permission_prompt_shows_the_diff.svg",
+    "queue-selected.svg": "test_ui_snapshots_daily/TestQueueEditing.test_a_queued_item_selected.svg",
+    "queue-edit.svg": "test_ui_snapshots_daily/TestQueueEditing.test_editing_a_queued_item.svg",
     "compaction.svg": "test_ui_snapshots_daily/test_compaction_dividers_and_a_new_conversation.svg",
 }
 

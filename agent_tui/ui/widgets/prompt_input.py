@@ -6,13 +6,15 @@ into a newline, and in order with the characters typed before it (a priority bin
 would run ahead of them). Ctrl+J is the newline key every terminal sends (Shift+Enter
 too, where the terminal tells it apart).
 
-Up on the first line recalls the messages sent before, newest first; Down on the last
-line goes back towards what was being typed, which is kept meanwhile. Page Up and Page
+Up on the first line recalls the messages sent before, newest first (on an empty
+input while messages are queued, the newest queued one comes back first); Down on the
+last line goes back towards what was being typed, which is kept meanwhile. Page Up and Page
 Down are not the input's: they scroll the transcript (:class:`PromptInput.Page`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Protocol
 
@@ -90,6 +92,9 @@ class PromptInput(TextArea):
         )
         self.cursor_blink = cursor_blink
         self.completer: Completer | None = None
+        # Up on an empty input: the app's first (the newest queued message back);
+        # True when it took the key.
+        self.on_up_when_empty: Callable[[], bool] | None = None
         self.sent: list[str] = []  # messages sent (what Up recalls), oldest first
         self._recalled: int | None = None  # the index shown, None: the draft
         self._draft = ""
@@ -140,6 +145,10 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.post_message(self.Page(-1 if event.key == "pageup" else 1))
+            return
+        if event.key == "up" and not self.text and self.on_up_when_empty is not None and self.on_up_when_empty():
+            event.stop()
+            event.prevent_default()
             return
         row = self.cursor_location[0]
         if (event.key == "up" and row == 0 and self._recall(-1)) or (
