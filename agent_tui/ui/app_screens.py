@@ -1,6 +1,6 @@
 """The screens the app opens over the main one (a mixin of ``ui/app.py``): permission
-prompts, one at a time in the order asked (an edit's with its diff), the rewind menu
-and the background jobs."""
+prompts, one at a time in the order asked (an edit's with its diff), the rewind menu,
+the background jobs, and the user's own editor for the draft (the app suspends)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from agent_tui.protocol import Op, PermissionRequested
     from agent_tui.ui.jobs import Jobs
     from agent_tui.ui.screen_slots import ScreenSlot
+    from agent_tui.ui.widgets.prompt_input import PromptInput
     from agent_tui.ui.widgets.status_line import StatusLine
     from agent_tui.ui.widgets.transcript import Transcript
 
@@ -25,6 +26,7 @@ class ScreensMixin:
     host: CoreHost
     status: StatusLine
     transcript: Transcript
+    prompt: PromptInput
     jobs: Jobs
     format_time: Any
     prompt_diffs: dict[str, FileDiff]
@@ -93,3 +95,24 @@ class ScreensMixin:
         screen = self.permission_slot.screen
         if screen is not None and screen.tool_use_id == tool_use_id and screen.decided is None:
             self.permission_slot.dismiss(None)
+
+    # -- the draft in the user's editor (Ctrl+X Ctrl+E) ------------------------------------
+
+    def on_prompt_input_editor_requested(self, _event: PromptInput.EditorRequested) -> None:
+        from textual.app import SuspendNotSupported
+
+        from agent_tui.ui.external_editor import edit
+
+        draft = self.prompt.text
+        try:
+            with self.suspend():  # type: ignore[attr-defined]
+                result = edit(draft)
+        except SuspendNotSupported:  # no terminal to hand over (a test, a web driver)
+            result = edit(draft, attached=False)
+        if result.text is None:
+            self.status.set_notice("warning", result.problem)
+        else:
+            self.prompt.text = result.text
+            self.prompt.move_cursor(self.prompt.document.end)
+            self.status.set_notice("info", "the draft is back from the editor")
+        self.prompt.focus()

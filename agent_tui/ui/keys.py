@@ -54,6 +54,7 @@ HELP: list[tuple[str, str]] = [
     ("Ctrl+G  (Ctrl+Enter)", "send now: running commands move to the background, the message goes in at once"),
     ("Ctrl+F  (Alt+Enter)", "queue a follow-up: runs after the agent stops on its own"),
     ("Ctrl+J  (Shift+Enter)", "new line in the input"),
+    ("Ctrl+X Ctrl+E", "write the message in $VISUAL / $EDITOR (the screen comes back with it)"),
     ("↑ / ↓", "in the input: the messages sent before (on its first / last line)"),
     ("↑ on an empty input", "while messages are queued: the newest one back into the input"),
     ("Shift+Tab", "the queued messages: ↑ ↓ pick, e / Enter edit, d / Del remove, Esc back"),

@@ -1,5 +1,5 @@
 """The multi-line input: Enter sends, Ctrl+J adds a line, Ctrl+F sends a follow-up,
-Ctrl+G (Ctrl+Enter) sends now.
+Ctrl+G (Ctrl+Enter) sends now, Ctrl+X Ctrl+E opens the draft in the user's editor.
 
 Enter is taken in the input's own key handler, before the TextArea would turn it
 into a newline, and in order with the characters typed before it (a priority binding
@@ -72,6 +72,9 @@ class PromptInput(TextArea):
             self.text = text
             self.mode = mode
 
+    class EditorRequested(Message):
+        """Ctrl+X Ctrl+E: the draft in the user's editor."""
+
     class Page(Message):
         """Page Up (``step`` -1) or Page Down (1) while typing: for the transcript."""
 
@@ -91,6 +94,7 @@ class PromptInput(TextArea):
             placeholder="Type a message. Enter sends, Ctrl+J adds a line, F1 lists keys.",
         )
         self.cursor_blink = cursor_blink
+        self._chord = False  # Ctrl+X was pressed: Ctrl+E opens the editor
         self.completer: Completer | None = None
         # Up on an empty input: the app's first (the newest queued message back);
         # True when it took the key.
@@ -137,6 +141,18 @@ class PromptInput(TextArea):
             self.completer.update()
 
     async def _on_key(self, event: events.Key) -> None:
+        if self._chord:
+            self._chord = False
+            if event.key == "ctrl+e":
+                event.stop()
+                event.prevent_default()
+                self.post_message(self.EditorRequested())
+                return
+        elif event.key == "ctrl+x" and self.selection.is_empty:  # with a selection: cut
+            self._chord = True
+            event.stop()
+            event.prevent_default()
+            return
         if self.completer is not None and self.completer.key(event.key):
             event.stop()
             event.prevent_default()
