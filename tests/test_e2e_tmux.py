@@ -107,6 +107,7 @@ def agent(fake_api: FakeAnthropicServer, tmp_path: Path) -> Iterator[tuple[Tmux,
         "ANTHROPIC_BASE_URL": fake_api.url,
         "AGENT_TUI_HOME": str(home),
         "PYTHONPATH": str(REPO),
+        "AGENT_TUI_NOTIFY": "off",  # no bell from the tests
     }
     tmux.start(agent_command(workspace), env, workspace)
     try:

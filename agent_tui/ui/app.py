@@ -42,6 +42,7 @@ from agent_tui.ui.core_host import CoreHost, CoreState, MakeSession, SessionDire
 from agent_tui.ui.event_dispatch import EventDispatch
 from agent_tui.ui.file_source import FileSource
 from agent_tui.ui.jobs import Jobs
+from agent_tui.ui.notify import Notifier, NotifySettings
 from agent_tui.ui.keys import APP_BINDINGS, CTRL_C_WINDOW, DOUBLE_ESC_WINDOW, DoublePress
 from agent_tui.ui.safe_text import clean
 from agent_tui.ui.screen_slots import ScreenSlot
@@ -97,6 +98,7 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
         shutdown_timeout: float = SHUTDOWN_TIMEOUT,
         sessions: SessionDirectory | None = None,
         workspace: Path | None = None,
+        notify: NotifySettings = NotifySettings(),
     ) -> None:
         bad_theme = None
         if theme not in THEMES:
@@ -140,6 +142,7 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
         self.current_model = ""
         self.sessions = sessions  # where /resume finds saved sessions
         self.workspace_default = (workspace or Path.cwd()).resolve()  # until the session says
+        self.notifier = Notifier(notify)  # off unless asked (run_tui reads the environment)
         self.dispatch = EventDispatch(self)
         self.last_input = 0.0  # monotonic time of the latest key or mouse event
 
@@ -266,6 +269,12 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
                     self.status.set_notice("error", f"cannot show a {event.type} event: {exc!r}")
         finally:
             self.events_handled = inbox.drained
+
+    def alert(self, sequence: str) -> None:
+        """Write a notification (``ui/notify.py``) to the terminal, between frames."""
+        if sequence and self._driver is not None:
+            self._driver.write(sequence)
+            self._driver.flush()
 
     def session_closed_event(self) -> None:
         self.host.closed()
@@ -442,8 +451,11 @@ def run_tui(
     """Run the TUI until the user quits; returns the process exit code (``welcome``:
     the first-run hint above the transcript; a resumed session shows its own past;
     ``sessions``: where ``/resume`` finds saved sessions)."""
+    notify, problem = NotifySettings.from_environ(os.environ)
     app = AgentApp(make_session, theme=theme, title=title, welcome=welcome, sessions=sessions,
-                   workspace=workspace)
+                   workspace=workspace, notify=notify)
+    if problem:
+        app._startup_notice = app._startup_notice or problem
     code = app.run()
     if app.core_running:
         # The core did not stop in time: its thread would keep the process alive.

@@ -7,6 +7,7 @@ the ``Event`` union is dispatched there) and, for a type checker, ``assert_never
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from agent_tui.protocol import (
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from agent_tui.ui.jobs import Jobs
+    from agent_tui.ui.notify import Notifier
     from agent_tui.ui.screen_slots import ScreenSlot
     from agent_tui.ui.widgets.prompt_input import PromptInput
     from agent_tui.ui.widgets.queue_pane import QueuePane
@@ -68,11 +70,15 @@ class Screen(Protocol):
     turn_id: str | None
     last_turn_status: str | None
     prompt_diffs: dict[str, FileDiff]  # read by the permission prompt, before the call ran
+    notifier: Notifier
+    app_focus: bool  # the terminal's focus reports (Textual's)
+    clock: Callable[[], float]
 
     @property
     def theme_variables(self) -> dict[str, str]: ...
     def turn_end_line(self, status: str, detail: str) -> Text: ...
     def ask_permission(self, event: PermissionRequested) -> None: ...
+    def alert(self, sequence: str) -> None: ...
     def queue_answered(self, event: SteerState) -> None: ...
     def withdraw_permission(self, tool_use_id: str) -> None: ...
     def session_closed_event(self) -> None: ...
@@ -106,6 +112,7 @@ class EventDispatch:
                 s.status.clear_retry()
                 self._tool_state(event)
             case TurnStarted():
+                s.notifier.turn_started(s.clock())
                 s.turn_id = event.turn_id
                 s.turn_state = TurnState.RUNNING
                 s.tools_pane.clear()
@@ -120,6 +127,7 @@ class EventDispatch:
                 self._turn_ended(event)
             case PermissionRequested():
                 s.ask_permission(event)
+                s.alert(s.notifier.approval_waiting(s.app_focus))
             case SteerState():
                 self._steer(event)
             case RetryScheduled():
@@ -208,6 +216,7 @@ class EventDispatch:
         if event.status is not TurnStatus.COMPLETED:
             s.transcript.add_turn_end(s.turn_end_line(event.status, detail))
         s.render_streamed()
+        s.alert(s.notifier.turn_ended(s.clock(), event.status, s.app_focus))
 
     def _steer(self, event: SteerState) -> None:
         s = self.screen
