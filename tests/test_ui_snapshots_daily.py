@@ -24,6 +24,7 @@ from agent_tui.protocol import (  # noqa: E402
     PermissionRequested,
     SteerState,
     TextDelta,
+    ThinkingDelta,
     ToolStateChanged,
     TurnEnded,
     TurnStarted,
@@ -233,3 +234,24 @@ class TestQueueEditing:
     def test_editing_a_queued_item(self, snap_compare, tmp_path: Path) -> None:
         assert snap_compare(_app(QUEUE, workspace=tmp_path), terminal_size=WIDE,
                             run_before=_typed(QUEUE, ["shift+tab", "up", "e", "space", "t", "o", "o"]))
+
+
+# ------------------------------------------------------------ thinking
+
+THOUGHT = ("The user wants the flaky test fixed.\nIt times out on a loaded machine: the wait is "
+           "fixed at 2 s.\nBetter: wait on the event, with a generous bound.\nRead tests/test_sync.py first.")
+THINKING = [
+    TurnStarted(turn_id="t1", text="fix the flaky sync test"),
+    TurnStateChanged(turn_id="t1", state=TurnState.RUNNING),
+    *[ThinkingDelta(turn_id="t1", text=THOUGHT[i:i + 11]) for i in range(0, len(THOUGHT), 11)],
+    TextDelta(turn_id="t1", text="I'll make the test wait on the event instead of a fixed sleep."),
+]
+
+
+class TestThinking:
+    def test_thinking_is_folded_to_one_dim_line(self, snap_compare, tmp_path: Path) -> None:
+        assert snap_compare(_app(THINKING, workspace=tmp_path), terminal_size=WIDE, run_before=_typed(THINKING, []))
+
+    def test_ctrl_o_unfolds_the_thinking(self, snap_compare, tmp_path: Path) -> None:
+        assert snap_compare(_app(THINKING, workspace=tmp_path), terminal_size=WIDE,
+                            run_before=_typed(THINKING, ["ctrl+o"]))

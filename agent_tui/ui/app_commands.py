@@ -133,7 +133,7 @@ class CommandsMixin:
                 f"Theme: {name}{mark}", THEME_HELP[name], lambda name=name: self.set_theme_name(name)
             )
         yield SystemCommand("Background jobs", "list background jobs; k stops one", self.action_background_jobs)  # type: ignore[attr-defined]
-        yield SystemCommand("Show or hide the latest tool output", "Ctrl+O", self.action_toggle_last_output)  # type: ignore[attr-defined]
+        yield SystemCommand("Show or hide the latest tool output or thinking", "Ctrl+O", self.action_toggle_last_output)  # type: ignore[attr-defined]
         yield SystemCommand("Keys", "every key and what it does (F1)", self.action_help)  # type: ignore[attr-defined]
         # The slash commands, the same as the menu ``/`` opens.
         for command in self.commands().all():

@@ -151,7 +151,9 @@ class EventDispatch:
             case SessionClosed():
                 s.session_closed_event()
             case ThinkingDelta():
-                pass  # not shown yet
+                s.status.clear_retry()
+                if event.parent_tool_use_id is None:  # a sub-agent's stays in its task
+                    s.transcript.append_thinking(event.text)
             case Usage():
                 s.usage_event(event)
             case Compaction():

@@ -5,7 +5,8 @@ one call. Enter sends: a new turn when idle, a steer while a turn runs. The
 follow-up key queues a message for after the agent stops on its own; the send-now key
 delivers at once (running commands move to the background). Esc Esc on an empty
 input while idle opens the rewind menu. Ctrl+B lists background jobs, Ctrl+O opens
-the output of the latest tool call, Ctrl+P the command palette. Ctrl+C twice quits.
+the latest tool call's output or the model's thinking, Ctrl+P the command palette.
+Ctrl+C twice quits.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ HELP: list[tuple[str, str]] = [
     ("Esc", "interrupt the running turn (running tools are stopped; background jobs are not)"),
     ("Esc Esc", "on an empty input while idle: rewind to an earlier message"),
     ("Ctrl+B", "background jobs: k stops the selected one"),
-    ("Ctrl+O", "show or hide the output of the latest tool call"),
+    ("Ctrl+O", "show or hide the latest tool call's output (an edit's diff) or the model's thinking"),
     ("Tab, ↑ ↓, Enter", "focus the transcript, pick a tool call, show or hide its output (or click it)"),
     ("/", "at the start of the input: the command menu (Tab or Enter completes, Esc closes)"),
     ("@", "at the start of a word: pick a file or folder to attach (@src/ lists a folder)"),

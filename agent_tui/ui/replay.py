@@ -73,7 +73,9 @@ def show_past(
             transcript.add_user(record.text, label="steer ›")
         elif isinstance(record, AssistantMessageRecord):
             for block in record.blocks:
-                if block.get("type") == "text" and block.get("text", "").strip():
+                if block.get("type") == "thinking" and str(block.get("thinking", "")).strip():
+                    transcript.append_thinking(str(block["thinking"]))
+                elif block.get("type") == "text" and block.get("text", "").strip():
                     transcript.append_text(block["text"])
                 elif block.get("type") == "tool_use":
                     inputs[block["id"]] = (block.get("name", "?"), block.get("input") or {})

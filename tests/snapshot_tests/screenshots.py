@@ -52,6 +52,8 @@ SOURCES = {
     "permission-diff.svg": "test_ui_snapshots_daily/TestDiffs.test_the_permission_prompt_shows_the_diff.svg",
     "queue-selected.svg": "test_ui_snapshots_daily/TestQueueEditing.test_a_queued_item_selected.svg",
     "queue-edit.svg": "test_ui_snapshots_daily/TestQueueEditing.test_editing_a_queued_item.svg",
+    "thinking-folded.svg": "test_ui_snapshots_daily/TestThinking.test_thinking_is_folded_to_one_dim_line.svg",
+    "thinking-unfolded.svg": "test_ui_snapshots_daily/TestThinking.test_ctrl_o_unfolds_the_thinking.svg",
     "compaction.svg": "test_ui_snapshots_daily/test_compaction_dividers_and_a_new_conversation.svg",
 }
 

@@ -42,6 +42,7 @@ from agent_tui.ui.widgets.transcript_blocks import (
     Painter,
     RewindBlock,
     TextBlock,
+    ThinkingBlock,
     ToolBlock,
     UserBlock,
     WelcomeBlock,
@@ -86,6 +87,7 @@ class Transcript(ScrollView, can_focus=True):
         self._total = 0  # lines of all blocks
         self._stale_from = 0  # tops from this block on need recomputing
         self._text: TextBlock | None = None
+        self._thinking: ThinkingBlock | None = None
         self._tools: dict[str, ToolBlock] = {}
         self._new_output: dict[str, ToolBlock] = {}  # calls with output since the last flush
         self._index: dict[int, int] = {}  # id(block) -> its index in blocks
@@ -112,7 +114,16 @@ class Transcript(ScrollView, can_focus=True):
         self._close_text()
         self._add(UserBlock(text, label=label, turn_id=turn_id))
 
+    def append_thinking(self, text: str) -> None:
+        """The model's thinking, streamed: a block of its own, folded."""
+        if self._thinking is None:
+            self._close_text()
+            self._thinking = ThinkingBlock()
+            self._add(self._thinking)
+        self._thinking.append(text)
+
     def append_text(self, text: str) -> None:
+        self._close_thinking()
         if self._text is None:
             self._text = TextBlock()
             self._add(self._text)
@@ -169,7 +180,7 @@ class Transcript(ScrollView, can_focus=True):
     def clear(self) -> None:
         """Show nothing (another session is opened in its place)."""
         self.blocks, self._tops, self._total, self._stale_from = [], [], 0, 0
-        self._text, self.cursor = None, None
+        self._text, self._thinking, self.cursor = None, None, None
         self._tools, self._new_output, self._index = {}, {}, {}
         self._kept.clear()
         self.following = True
@@ -196,15 +207,15 @@ class Transcript(ScrollView, can_focus=True):
 
     # -- tool output -------------------------------------------------------------------
 
-    def toggle_last_tool(self) -> ToolBlock | None:
-        """Expand or fold the latest tool call (Ctrl+O); None when there is none."""
-        if not self._tools:
+    def toggle_last_tool(self) -> Block | None:
+        """Expand or fold the latest tool call or thinking (Ctrl+O); None when there is none."""
+        block = next((b for b in reversed(self.blocks) if isinstance(b, (ToolBlock, ThinkingBlock))), None)
+        if block is None:
             return None
-        block = next(reversed(self._tools.values()))
         self.toggle(block)
         return block
 
-    def toggle(self, block: ToolBlock) -> None:
+    def toggle(self, block: ToolBlock | ThinkingBlock) -> None:
         block.toggle()
         self._changed(block)
         if block.expanded:
@@ -266,6 +277,9 @@ class Transcript(ScrollView, can_focus=True):
             event.stop()
             self.cursor = block
             self.toggle(block)
+        elif isinstance(block, ThinkingBlock):
+            event.stop()
+            self.toggle(block)
 
     def block_at(self, line: int) -> Block | None:
         """The block that line ``line`` of the whole transcript belongs to."""
@@ -282,6 +296,8 @@ class Transcript(ScrollView, can_focus=True):
         FLUSH_INTERVAL): the text's new pieces and live tail, expanded output."""
         if self._text is not None and self._text.advance():
             self._changed(self._text)
+        if self._thinking is not None and self._thinking.advance():
+            self._changed(self._thinking)
         for block in self._new_output.values():
             if block.advance():
                 self._changed(block)
@@ -296,7 +312,14 @@ class Transcript(ScrollView, can_focus=True):
 
     # -- geometry ---------------------------------------------------------------------------
 
+    def _close_thinking(self) -> None:
+        if self._thinking is not None:
+            self._thinking.close()
+            self._changed(self._thinking)
+            self._thinking = None
+
     def _close_text(self) -> None:
+        self._close_thinking()
         if self._text is not None:
             if self._text.close():
                 self._changed(self._text)
