@@ -424,3 +424,24 @@ async def test_resume_picks_a_saved_session_and_the_app_switches_to_it() -> None
         await pilot.press("enter")
         await wait_until(pilot, lambda: directory.made[0].ops, what="op to the new session")
         assert directory.made[0].ops == [UserMessage(text="go on")]
+
+
+def test_a_resumed_sessions_usage_records_count_in_the_totals() -> None:
+    from types import SimpleNamespace
+
+    from agent_tui.ui.usage import UsageTally, money
+
+    records = [
+        SimpleNamespace(kind="usage", turn_id="t1", model="m", input_tokens=1000, output_tokens=10,
+                        cache_read_input_tokens=0, cache_creation_input_tokens=0, interrupted=False,
+                        purpose="turn", cost_usd=0.25, context_window=200_000, parent_tool_use_id=None),
+        SimpleNamespace(kind="user_message", turn_id="t2", text="hello"),
+        SimpleNamespace(kind="usage", turn_id="t2", model="m", input_tokens=3000, output_tokens=20,
+                        cache_read_input_tokens=0, cache_creation_input_tokens=0, interrupted=True,
+                        purpose="turn", cost_usd=0.5, context_window=200_000, parent_tool_use_id=None),
+    ]
+    tally = UsageTally()
+    assert tally.add_records(records) == 2
+    assert tally.total().requests == 2 and money(tally.total()) == "$0.75"
+    assert tally.interrupted().requests == 1
+    assert tally.context is not None and tally.context.used == 3000

@@ -318,7 +318,7 @@ async def test_text_can_be_selected_with_the_mouse_and_copied() -> None:
 @pytest.mark.asyncio
 async def test_thinking_is_dim_folded_to_one_line_and_ctrl_o_unfolds_it() -> None:
     from agent_tui.protocol import ThinkingDelta
-    from agent_tui.ui.widgets.transcript_blocks import ThinkingBlock
+    from agent_tui.ui.widgets.thinking_block import ThinkingBlock
 
     thought = "The user wants the parser fixed.\nFirst read parser.py.\nThen run the tests."
     events = [TurnStarted(turn_id="t1", text="fix it"),

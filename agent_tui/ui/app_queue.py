@@ -34,7 +34,8 @@ class QueueMixin:
     queue_edits: dict[str, str]  # id -> the text an edit asked for, until answered
     pulled_back: set[str]  # ids whose removal puts the text into the input
 
-    def submit(self, op: Op) -> None: ...
+    if TYPE_CHECKING:  # the app's own, for the type checker (never shadowing it)
+        def submit(self, op: Op) -> None: ...
 
     def on_queue_pane_edit_requested(self, event: QueuePane.EditRequested) -> None:
         from agent_tui.ui.screens.queue_edit import QueueEditScreen

@@ -66,7 +66,8 @@ class SessionView:
     current_model: str
     theme_variables: dict[str, str]
 
-    def submit(self, op: Op) -> None: ...
+    if TYPE_CHECKING:  # the app's own, for the type checker (never shadowing it)
+        def submit(self, op: Op) -> None: ...
 
     def usage_event(self, event: Usage) -> None:
         self.usage.add(event)
