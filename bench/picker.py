@@ -15,11 +15,12 @@ import asyncio
 import os
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from bench.keys import _wait  # polls every 5 ms: the figures' resolution
 
 FILES = 100_000
 SIZE = (110, 32)
@@ -39,40 +40,15 @@ def make_tree(root: Path, files: int = FILES) -> Path:
     return root
 
 
-class IdleSession:
-    """Session-like: nothing happens until it is shut down."""
+def idle_session(emit: Callable[[Any], None], tree: Path) -> Any:
+    """A session that does nothing until it is shut down, on ``tree``."""
+    from bench.memory import TranscriptSession
 
-    def __init__(self, emit: Callable[[Any], None], workspace: Path) -> None:
-        self.emit = emit
-        self.workspace = workspace
-        self.policy = None
-        self.background: list[Any] = []
-        self._stop = threading.Event()
-
-    def submit(self, op: Any) -> None:
-        if getattr(op, "type", "") == "shutdown":
-            self._stop.set()
-
-    def interrupt_now(self) -> None:
-        pass
-
-    def past_records(self) -> list[Any]:
-        return []
-
-    async def run(self) -> None:
-        from agent_tui.protocol import SessionClosed
-
-        while not self._stop.is_set():
-            await asyncio.sleep(0.01)
-        self.emit(SessionClosed())
-
-
-async def _until(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.001)
+    session = TranscriptSession(emit, messages=0)  # no messages: it only waits
+    session.workspace = tree
+    session.policy = None
+    session.background = []
+    return session
 
 
 async def picker_ms(tree: Path, query: str = "m3f7") -> dict[str, float]:
@@ -80,24 +56,24 @@ async def picker_ms(tree: Path, query: str = "m3f7") -> dict[str, float]:
     once the list is complete) to its ranked results."""
     from agent_tui.ui.app import AgentApp
 
-    app = AgentApp(lambda emit: IdleSession(emit, tree), cursor_blink=False, welcome=False, workspace=tree)
+    app = AgentApp(lambda emit: idle_session(emit, tree), cursor_blink=False, welcome=False, workspace=tree)
     async with app.run_test(size=SIZE) as pilot:
-        await _until(lambda: app.session is not None, 10, "the session")
+        await _wait(lambda: app.session is not None, 10, "the session")
         await asyncio.sleep(1.0)  # what follows the first frame (imports on a thread) is done
         # Typed into the input as a key would be (the pilot's press also waits for
         # the app to be idle, which the listing keeps it from being for a while).
         t0 = time.monotonic()
         app.prompt.insert("@")
-        await _until(lambda: bool(app.suggestions.items), 10, "first results")
+        await _wait(lambda: bool(app.suggestions.items), 10, "first results")
         await app.suggestions.wait_for_refresh()
         open_ms = (time.monotonic() - t0) * 1000
         index = app.files.index
         assert index is not None
-        await _until(lambda: index.complete, 30, "the whole list")
+        await _wait(lambda: index.complete, 30, "the whole list")
         t1 = time.monotonic()
         app.prompt.insert(query)
         completion = app.prompt.completer
-        await _until(lambda: completion.shown_query == query, 10, "ranked results")
+        await _wait(lambda: completion.shown_query == query, 10, "ranked results")
         await app.suggestions.wait_for_refresh()
         query_ms = (time.monotonic() - t1) * 1000
         listed = len(index.paths())

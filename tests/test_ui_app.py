@@ -307,7 +307,7 @@ async def test_help_scrolls_on_a_small_terminal() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f1")
         await pilot.pause()
-        box = app.screen.query_one("#help")
+        box = app.screen.query_one("#info")
         assert box.max_scroll_y > 0  # more keys than rows
         await pilot.press("end")
         await pilot.pause()

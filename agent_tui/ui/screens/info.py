@@ -1,4 +1,5 @@
-"""A page of facts to read (/cost, /permissions, /mcp): it scrolls, Esc closes it."""
+"""A page to read (/cost, /permissions, /mcp, the help): it scrolls (arrows, PgUp /
+PgDn, the wheel), Esc closes it."""
 
 from __future__ import annotations
 
