@@ -236,7 +236,7 @@ def test_slash_opens_the_menu_a_command_is_picked_and_the_next_request_carries_i
 
     tmux.type("/cost")  # a built-in command: shown here, never sent to the model
     tmux.keys("Enter")
-    tmux.wait_for("per turn")
+    tmux.wait_for("esc closes this page")  # the /cost page
     tmux.keys("Escape")
-    tmux.wait_for(lambda s: "per turn" not in s)
+    tmux.wait_for(lambda s: "esc closes this page" not in s)
     assert len(fake_api.requests) == 1

@@ -45,6 +45,7 @@ class CommandsMixin:
     picker_slot: ScreenSlot[Any]
     sessions: SessionDirectory | None
     workspace_default: Path
+    _command_problems: list[str] = []  # the custom commands' problems last told
     theme_name: str
     format_time: Any
 
@@ -83,7 +84,8 @@ class CommandsMixin:
     def commands(self) -> Commands:
         custom, problems = load_custom(self.workspace())
         commands = Commands(BUILTIN, custom, problems)
-        if commands.problems:
+        if commands.problems and commands.problems != self._command_problems:
+            self._command_problems = commands.problems  # said once, not at every "/"
             self.status.set_notice("warning", f"custom commands: {commands.problems[0]}"
                                    + (f" (and {len(commands.problems) - 1} more)" if len(commands.problems) > 1 else ""))
         return commands
