@@ -211,6 +211,14 @@ class Wiring:
         _, session = self.open_session(emit, session_id=self.chosen_id)
         return session
 
+    # The TUI's /resume (ui.core_host.SessionDirectory).
+
+    def saved_sessions(self) -> list[Any]:
+        return self.store.list()
+
+    def session_maker(self, session_id: str) -> Callable[[Callable[[Event], None]], Session]:
+        return lambda emit: self.open_session(emit, session_id=session_id)[1]
+
     def open_session(
         self,
         emit: Callable[[Event], None],
@@ -475,7 +483,8 @@ def main(argv: list[str] | None = None) -> int:
         if opts.sandbox:  # one asked for that cannot run stops us before the first frame
             wiring.containment_for(opts.cwd)
         theme = opts.theme or _settings_theme(opts.cwd, opts.settings) or "dark"
-        return run_tui(wiring.make_session, theme=theme, welcome=wiring.chosen_id is None)
+        return run_tui(wiring.make_session, theme=theme, welcome=wiring.chosen_id is None,
+                       sessions=wiring, workspace=opts.cwd)
     except UsageError as exc:
         print(f"agent-tui: {exc}", file=sys.stderr)
         return 1

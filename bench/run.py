@@ -2,7 +2,7 @@
 
     python -m bench.run [--quick] [--runs N] [--only AREA[,AREA...]]
 
-Areas: interrupts, stream, startup, keys, memory, cache. ``--quick`` takes 3 runs a figure
+Areas: interrupts, stream, startup, keys, memory, cache, picker. ``--quick`` takes 3 runs a figure
 and leaves out the 5,000-message transcript (about a minute on its own).
 Progress goes to stderr; the table to stdout, last.
 """
@@ -26,7 +26,7 @@ from bench.stats import (
     write_json,
 )
 
-AREAS = ("interrupts", "stream", "startup", "keys", "memory", "cache")
+AREAS = ("interrupts", "stream", "startup", "keys", "memory", "cache", "picker")
 TREE_TITLES = {
     "term_exits": "tree that exits on TERM",
     "term_ignored": "tree that ignores TERM",
@@ -208,6 +208,19 @@ def cache_figures(runs: int) -> list[Figure]:
     return [share, per_turn, compact]
 
 
+def picker_figures(runs: int) -> list[Figure]:
+    from bench.picker import FILES, measure
+
+    result = measure(runs)
+    log(f"picker: {runs} runs on {result['listed']} files")
+    opened = Figure("picker_open", f"@ -> first results, {FILES:,} files", "ms", result["open_ms"],
+                    ref_title="rg --files, 50 paths", ref_samples=result["ref_ms"],
+                    target="median <= 100 ms", check=median_at_most(100.0))
+    query = Figure("picker_query", f"query typed -> ranked results, {FILES:,} files listed", "ms",
+                   result["query_ms"])
+    return [opened, query]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="3 runs a figure")
@@ -228,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         # enough, and --quick leaves it out.
         "memory": lambda: memory_figures(min(runs, 3), 0 if args.quick else 1),
         "cache": lambda: cache_figures(runs),
+        "picker": lambda: picker_figures(runs),
     }
     figures: list[Figure] = []
     failures: list[str] = []

@@ -107,6 +107,7 @@ def agent(fake_api: FakeAnthropicServer, tmp_path: Path) -> Iterator[tuple[Tmux,
         "ANTHROPIC_BASE_URL": fake_api.url,
         "AGENT_TUI_HOME": str(home),
         "PYTHONPATH": str(REPO),
+        "AGENT_TUI_NOTIFY": "off",  # no bell from the tests
     }
     tmux.start(agent_command(workspace), env, workspace)
     try:
@@ -206,3 +207,36 @@ def test_markup_and_escape_sequences_in_tool_output_stay_literal(agent, fake_api
     # Ctrl+O opens the output: still literal there.
     tmux.keys("C-o")
     tmux.wait_for(lambda s: s.count("[bold red]x42[/]") >= 2)
+
+
+def test_slash_opens_the_menu_a_command_is_picked_and_the_next_request_carries_its_prompt(
+    agent, fake_api: FakeAnthropicServer,
+) -> None:
+    tmux, workspace = agent
+    commands = workspace / ".agent-tui" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text(
+        "---\ndescription: Review a file and list its bugs\n---\nReview $ARGUMENTS and list the bugs.\n")
+    fake_api.enqueue(Reply.text("Two bugs found."))
+
+    tmux.type("/")
+    tmux.wait_for("/compact")  # the menu
+    tmux.type("rev")
+    # Filtered: the custom command, with its description, and no other.
+    tmux.wait_for(lambda s: "Review a file and list its bugs" in s and "/compact" not in s)
+    tmux.keys("Enter")  # completes: the command takes arguments
+    tmux.wait_for(lambda s: any(line.strip("│ ").startswith("/review") for line in s.splitlines()))
+    tmux.type("parser.py")
+    tmux.keys("Enter")
+    tmux.wait_for("Two bugs found.")
+    assert fake_api.wait_for_requests(1, timeout=5)
+    sent = str(fake_api.requests[0]["messages"][-1])
+    assert "Review parser.py and list the bugs." in sent
+    assert "/review" not in sent
+
+    tmux.type("/cost")  # a built-in command: shown here, never sent to the model
+    tmux.keys("Enter")
+    tmux.wait_for("esc closes this page")  # the /cost page
+    tmux.keys("Escape")
+    tmux.wait_for(lambda s: "esc closes this page" not in s)
+    assert len(fake_api.requests) == 1

@@ -305,7 +305,7 @@ async def test_esc_esc_far_apart_does_not_open_the_rewind_menu() -> None:
         now[0] = 5.0
         await pilot.press("escape")
         await pilot.pause()
-        assert app._rewind_screen is None
+        assert app.rewind_slot.screen is None
         assert made[0].ops == []
 
 
@@ -351,7 +351,7 @@ async def test_help_lists_every_key_of_the_main_screen() -> None:
         from rich.console import Console
 
         console = Console(width=90, file=io.StringIO(), record=True)
-        for static in app.screen.query("#help Static"):
+        for static in app.screen.query("Static"):
             console.print(static.content)
         assert "Ctrl+Q" in console.export_text()
 
@@ -362,7 +362,7 @@ async def test_help_scrolls_on_a_small_terminal() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f1")
         await pilot.pause()
-        box = app.screen.query_one("#help")
+        box = app.screen.query_one("#info")
         assert box.max_scroll_y > 0  # more keys than rows
         await pilot.press("end")
         await pilot.pause()
@@ -418,3 +418,22 @@ async def test_a_session_that_cannot_start_is_reported_not_crashed() -> None:
         await pilot.press("ctrl+q")
         await wait_until(pilot, lambda: not app.is_running, what="app exit")
     assert app.return_value == 1
+
+
+async def test_every_event_type_has_a_case_in_the_dispatch() -> None:
+    """The dispatch's ``match`` names every member of the protocol's Event union (a new
+    event without a case would fall to ``assert_never``)."""
+    import ast
+    import inspect
+    import typing
+
+    from agent_tui.protocol import Event
+    from agent_tui.ui import event_dispatch
+
+    tree = ast.parse(inspect.getsource(event_dispatch.EventDispatch.handle).strip().replace("\n    ", "\n"))
+    named = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.MatchClass) and isinstance(node.cls, ast.Name):
+            named.add(node.cls.id)
+    members = {cls.__name__ for cls in typing.get_args(Event)}
+    assert members - named == set()

@@ -36,9 +36,9 @@ def _app(events=scenarios.HISTORY, replies=scenarios.REWIND_REPLIES):
 
 async def _open(pilot, app) -> RewindScreen:
     await pilot.press("escape", "escape")
-    await wait_until(pilot, lambda: app._rewind_screen is not None and app._rewind_screen.step == "points",
+    await wait_until(pilot, lambda: app.rewind_slot.screen is not None and app.rewind_slot.screen.step == "points",
                      what="points")
-    return app._rewind_screen
+    return app.rewind_slot.screen
 
 
 async def _plan(pilot, screen: RewindScreen, downs: int) -> None:
@@ -87,7 +87,7 @@ async def test_conflicts_need_an_explicit_overwrite() -> None:
         await wait_until(pilot, lambda: screen.step == "confirm", what="confirm")
         assert _rewinds(made) == []
         await pilot.press("down", "enter")  # overwrite files changed since
-        await wait_until(pilot, lambda: app._rewind_screen is None, what="closed")
+        await wait_until(pilot, lambda: app.rewind_slot.screen is None, what="closed")
         assert _rewinds(made) == [Rewind(checkpoint_id="t1", restore=RestoreWhat.BOTH, overwrite_conflicts=True)]
 
 
@@ -100,7 +100,7 @@ async def test_keeping_conflicting_files_rewinds_without_overwrite() -> None:
         await pilot.press("down", "down", "enter")  # code only
         await wait_until(pilot, lambda: screen.step == "confirm", what="confirm")
         await pilot.press("enter")  # keep them
-        await wait_until(pilot, lambda: app._rewind_screen is None, what="closed")
+        await wait_until(pilot, lambda: app.rewind_slot.screen is None, what="closed")
         assert _rewinds(made) == [Rewind(checkpoint_id="t1", restore=RestoreWhat.CODE)]
 
 
@@ -111,7 +111,7 @@ async def test_conversation_only_does_not_ask_about_files() -> None:
         screen = await _open(pilot, app)
         await _plan(pilot, screen, downs=2)
         await pilot.press("down", "enter")
-        await wait_until(pilot, lambda: app._rewind_screen is None, what="closed")
+        await wait_until(pilot, lambda: app.rewind_slot.screen is None, what="closed")
         assert _rewinds(made) == [Rewind(checkpoint_id="t1", restore=RestoreWhat.CONVERSATION)]
 
 
@@ -136,7 +136,7 @@ async def test_esc_steps_back_then_closes() -> None:
         await pilot.pause()
         assert screen.step == "points"
         await pilot.press("escape")
-        await wait_until(pilot, lambda: app._rewind_screen is None, what="closed")
+        await wait_until(pilot, lambda: app.rewind_slot.screen is None, what="closed")
         assert _rewinds(made) == []
 
 
@@ -147,7 +147,7 @@ async def test_no_checkpoints_says_rewind_is_off() -> None:
         await pilot.press("escape", "escape")
         await wait_until(pilot, lambda: app.events_handled > len(scenarios.HISTORY), what="answer")
         await pilot.pause()
-        options = app._rewind_screen.query_one("#points").options
+        options = app.rewind_slot.screen.query_one("#points").options
         assert "rewind is off" in str(options[0].prompt)
 
 
@@ -209,10 +209,10 @@ async def test_esc_esc_after_a_rewind_opens_the_menu_while_the_input_holds_the_r
         screen = await _open(pilot, app)  # the hint is true: the menu opens
         assert made[0].ops[-1] == ListRewindPoints()
         await pilot.press("escape")
-        await wait_until(pilot, lambda: app._rewind_screen is None, what="closed")
+        await wait_until(pilot, lambda: app.rewind_slot.screen is None, what="closed")
         assert screen is not None and app.prompt.text == "write tests for the parser"
         # Once the text is edited, Esc Esc is the input's again (nothing opens).
         await pilot.press("end", "!")
         await pilot.press("escape", "escape")
         await pilot.pause()
-        assert app._rewind_screen is None
+        assert app.rewind_slot.screen is None

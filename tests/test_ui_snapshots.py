@@ -98,7 +98,7 @@ async def _open_rewind(pilot) -> None:
     app = pilot.app
     await pilot.press("escape", "escape")
     await wait_until(
-        pilot, lambda: app._rewind_screen is not None and app._rewind_screen.step == "points",
+        pilot, lambda: app.rewind_slot.screen is not None and app.rewind_slot.screen.step == "points",
         what="rewind points",
     )
     await pilot.pause()
@@ -116,7 +116,7 @@ class TestRewind:
         async def plan(pilot) -> None:
             await _open_rewind(pilot)
             await pilot.press("down", "down", "enter")
-            screen = pilot.app._rewind_screen
+            screen = pilot.app.rewind_slot.screen
             await wait_until(pilot, lambda: screen.step == "plan", what="plan")
             await pilot.pause()
 
@@ -129,7 +129,7 @@ class TestRewind:
         async def confirm(pilot) -> None:
             await _open_rewind(pilot)
             await pilot.press("down", "down", "enter")
-            screen = pilot.app._rewind_screen
+            screen = pilot.app.rewind_slot.screen
             await wait_until(pilot, lambda: screen.step == "plan", what="plan")
             await pilot.press("enter")
             await wait_until(pilot, lambda: screen.step == "confirm", what="confirm")

@@ -370,6 +370,34 @@ async def test_a_resumed_journal_with_a_repeated_tool_id_shows_both_calls() -> N
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         show_past(app.transcript, turn("t1", "echo one") + turn("t2", "echo two"),
-                  app._turn_end_line, lambda _ts: "then")
+                  app.turn_end_line, lambda _ts: "then")
         await pilot.pause()
         assert [b.summary for b in app.transcript.tool_blocks()] == ["$ echo one", "$ echo two"]
+
+
+@pytest.mark.asyncio
+async def test_thinking_is_dim_folded_to_one_line_and_ctrl_o_unfolds_it() -> None:
+    from agent_tui.protocol import ThinkingDelta
+    from agent_tui.ui.widgets.thinking_block import ThinkingBlock
+
+    thought = "The user wants the parser fixed.\nFirst read parser.py.\nThen run the tests."
+    events = [TurnStarted(turn_id="t1", text="fix it"),
+              *[ThinkingDelta(turn_id="t1", text=thought[i:i + 9]) for i in range(0, len(thought), 9)],
+              ThinkingDelta(turn_id="t1", text="sub-agent musing", parent_tool_use_id="toolu_task"),
+              TextDelta(turn_id="t1", text="I will read parser.py."),
+              TurnEnded(turn_id="t1", status="completed")]
+    make, _ = fake_factory(events)
+    app = AgentApp(make, cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app, len(events))
+        (block,) = list(app.transcript.blocks_of(ThinkingBlock))
+        assert block.text == thought and block.done
+        text = app.transcript.plain_text()
+        assert "▸ ✻ thought · 3 lines: Then run the tests." in text
+        assert "First read parser.py." not in text and "sub-agent musing" not in text
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert "First read parser.py." in app.transcript.plain_text()
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert "First read parser.py." not in app.transcript.plain_text()

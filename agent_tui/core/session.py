@@ -60,6 +60,7 @@ from agent_tui.core.rewind import Rewinder
 from agent_tui.core.session_controls import SessionControls
 from agent_tui.core.subagent import SubAgents
 from agent_tui.core.deps import SessionDeps
+from agent_tui.core.permission import PermissionPolicy
 from agent_tui.core.tool import ToolSet
 from agent_tui.core.turn import Turn
 
@@ -153,6 +154,11 @@ class Session(SessionControls):
     def hooks(self) -> list[HookRow]:
         """The hooks in force and where each came from (``/hooks``)."""
         return self.deps.hooks.rows() if self.deps.hooks is not None else []
+
+    @property
+    def policy(self) -> PermissionPolicy:
+        """Who may run what (front ends list its rules)."""
+        return self.deps.policy
 
     def _settle_journal(self) -> int:
         """For a resumed journal: count its turns, and close a turn that never ended

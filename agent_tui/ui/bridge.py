@@ -29,7 +29,7 @@ class CoreEventsReady(Message):
 
 
 # Events that wait for the app's next flush instead of waking the UI.
-QUIET = frozenset({"text_delta", "tool_output"})
+QUIET = frozenset({"text_delta", "thinking_delta", "tool_output"})
 
 
 class EventInbox:
@@ -61,7 +61,8 @@ class EventInbox:
 
 
 def coalesce(events: list[Event]) -> list[Event]:
-    """Merge runs of text deltas (same turn and parent) and of tool output (same call).
+    """Merge runs of text or thinking deltas (same turn and parent) and of tool output
+    (same call).
 
     Events are told apart by their ``type`` tag (the UI does not import the core's
     models before its first frame); a run's texts are joined once, at its end.
@@ -78,7 +79,7 @@ def coalesce(events: list[Event]) -> list[Event]:
         last = out[-1] if out else None
         kind = event.type
         if last is not None and kind == last.type and (
-            (kind == "text_delta" and last.turn_id == event.turn_id
+            (kind in ("text_delta", "thinking_delta") and last.turn_id == event.turn_id
              and last.parent_tool_use_id == event.parent_tool_use_id)
             or (kind == "tool_output" and last.tool_use_id == event.tool_use_id)
         ):
@@ -87,7 +88,7 @@ def coalesce(events: list[Event]) -> list[Event]:
         if run:
             close_run()
         out.append(event)
-        if kind in ("text_delta", "tool_output"):
+        if kind in ("text_delta", "thinking_delta", "tool_output"):
             run.append(event.text)
     if run:
         close_run()

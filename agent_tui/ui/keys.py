@@ -6,8 +6,8 @@ follow-up key queues a message for after the agent stops on its own; the send-no
 delivers at once (running commands move to the background). Esc Esc on an empty
 input while idle opens the rewind menu (also while the input holds just the message
 a rewind put back, so that the rewind can be undone). Ctrl+B lists background jobs,
-Ctrl+O opens the output of the latest tool call, Ctrl+P the command palette. Ctrl+C
-twice quits, Ctrl+Q at once.
+Ctrl+O opens the latest tool call's output or the model's thinking, Ctrl+P the
+command palette. Ctrl+C twice quits, Ctrl+Q at once.
 """
 
 from __future__ import annotations
@@ -56,15 +56,20 @@ HELP: list[tuple[str, str]] = [
     ("Ctrl+G  (Ctrl+Enter)", "send now: running commands move to the background, the message goes in at once"),
     ("Ctrl+F  (Alt+Enter)", "queue a follow-up: runs after the agent stops on its own"),
     ("Ctrl+J  (Shift+Enter)", "new line in the input"),
+    ("Ctrl+X Ctrl+E", "write the message in $VISUAL / $EDITOR (the screen comes back with it)"),
     ("↑ / ↓", "in the input: the messages sent before (on its first / last line)"),
+    ("↑ on an empty input", "while messages are queued: the newest one back into the input"),
+    ("Shift+Tab", "the queued messages: ↑ ↓ pick, e / Enter edit, d / Del remove, Esc back"),
     ("PgUp / PgDn", "scroll the transcript (at the end it follows new text again)"),
     ("Esc", "interrupt the running turn (running tools are stopped; background jobs are not)"),
     ("Esc Esc", "on an empty input while idle (or one holding just the message a rewind put back): "
                 "rewind to an earlier message, or undo a rewind"),
     ("Ctrl+B", "background jobs: k stops the selected one"),
-    ("Ctrl+O", "show or hide the output of the latest tool call"),
+    ("Ctrl+O", "show or hide the latest tool call's output (an edit's diff) or the model's thinking"),
     ("Tab, ↑ ↓, Enter", "focus the transcript, pick a tool call, show or hide its output (or click it)"),
-    ("Ctrl+P", "command palette: themes, jobs, rewind, help"),
+    ("/", "at the start of the input: the command menu (Tab or Enter completes, Esc closes)"),
+    ("@", "at the start of a word: pick a file or folder to attach (@src/ lists a folder)"),
+    ("Ctrl+P", "command palette: the commands, themes, jobs, help"),
     ("y / Enter", "permission prompt: allow this call once"),
     ("a", "permission prompt: allow calls like this for the session"),
     ("n / Esc", "permission prompt: deny this call"),

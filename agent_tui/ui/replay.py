@@ -27,6 +27,7 @@ from agent_tui.core.journal import (
 )
 from agent_tui.core.state import ToolState
 from agent_tui.protocol.states import TurnStatus
+from agent_tui.ui.diffs import diff_for_call
 from agent_tui.ui.safe_text import first_line
 from agent_tui.ui.states import exit_words
 from agent_tui.ui.widgets.transcript import Transcript
@@ -72,7 +73,9 @@ def show_past(
             transcript.add_user(record.text, label="steer ›")
         elif isinstance(record, AssistantMessageRecord):
             for block in record.blocks:
-                if block.get("type") == "text" and block.get("text", "").strip():
+                if block.get("type") == "thinking" and str(block.get("thinking", "")).strip():
+                    transcript.append_thinking(str(block["thinking"]))
+                elif block.get("type") == "text" and block.get("text", "").strip():
                     transcript.append_text(block["text"])
                 elif block.get("type") == "tool_use":
                     inputs[(record.turn_id, block["id"])] = (
@@ -89,6 +92,9 @@ def show_past(
                 record.tool_use_id, name, record.state, input_summary(name, args), detail,
                 record.content, turn_id=record.turn_id,
             )
+            diff = diff_for_call(name, args)
+            if diff is not None:
+                transcript.tool_diff(record.tool_use_id, diff)
         elif isinstance(record, TurnEndedRecord):
             transcript.end_text()
             if record.status is not TurnStatus.COMPLETED:

@@ -46,8 +46,13 @@ TURN_LOOKS: dict[TurnState | str, Look] = {
 
 STEER_LOOKS: dict[str, Look] = {
     "queued": Look("…", "queued", "warning"),
+    "edited": Look("…", "queued (edited)", "warning"),
     "applied": Look("✓", "applied", "success"),
     "returned": Look("↩", "returned to input", "text-muted"),
+    "removed": Look("✗", "removed", "text-muted"),
+    # asked of the core, not answered yet
+    "editing": Look("✎", "editing…", "accent"),
+    "removing": Look("✗", "removing…", "accent"),
 }
 
 PLAN_LOOKS: dict[PlanItemState, Look] = {

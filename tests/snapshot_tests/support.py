@@ -43,6 +43,9 @@ class FakeSession:
         self.ops: list[Any] = []
         self.interrupts = 0
         self._stop = threading.Event()
+        self.workspace = Path.cwd()
+        self.policy: Any = AllowAll()
+        self.background: list[Any] = []
 
     def submit(self, op: Any) -> None:
         self.ops.append(op)
@@ -68,12 +71,19 @@ class FakeSession:
 
 
 def fake_factory(
-    events: Iterable[Event], replies: dict[type, Any] | None = None
+    events: Iterable[Event], replies: dict[type, Any] | None = None, *,
+    workspace: Path | None = None, policy: Any = None, background: list[Any] | None = None,
 ) -> tuple[Callable[[Callable[[Event], None]], FakeSession], list[FakeSession]]:
     made: list[FakeSession] = []
 
     def make(emit: Callable[[Event], None]) -> FakeSession:
         session = FakeSession(emit, events, replies)
+        if workspace is not None:
+            session.workspace = workspace
+        if policy is not None:
+            session.policy = policy
+        if background is not None:
+            session.background = background
         made.append(session)
         return session
 

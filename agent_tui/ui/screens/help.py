@@ -1,47 +1,32 @@
-"""The help screen: every key and what it does (from ``ui.keys.HELP``); it scrolls
-(arrows, PgUp / PgDn, the wheel) where the terminal is too small to show it whole."""
+"""The help screen: every key and what it does (from ``ui.keys.HELP``), then every
+slash command; a page like the others (``info.py``), so it scrolls where the terminal
+is too small to show it whole."""
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Static
 
 from agent_tui.ui.keys import HELP
+from agent_tui.ui.screens.info import InfoScreen
 
 
-class HelpScreen(ModalScreen[None]):
-    DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > #help {
-        width: 90;
-        max-width: 96%;
-        height: auto;
-        max-height: 90%;
-        border: round $primary;
-        background: $surface;
-        padding: 0 1;
-    }
-    """
+def _table(rows: list[tuple[str, str]]) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for left, right in rows:
+        table.add_row(Text(left), Text(right))
+    return table
 
+
+class HelpScreen(InfoScreen):
     BINDINGS = [Binding("escape,q,f1,question_mark", "close", "close")]
 
-    def compose(self) -> ComposeResult:
-        table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold", no_wrap=True)
-        table.add_column()
-        for keys, what in HELP:
-            table.add_row(Text(keys), Text(what))
-        with VerticalScroll(id="help"):
-            yield Static(table)
-            yield Static(Text("esc closes this help", style="dim"))
-
-    def on_mount(self) -> None:
-        self.query_one("#help").border_title = "keys"
-
-    def action_close(self) -> None:
-        self.dismiss(None)
+    def __init__(self, commands: list[tuple[str, str]] = ()) -> None:  # type: ignore[assignment]
+        parts: list = [_table(HELP)]
+        if commands:  # (usage, what it does)
+            parts += [Text("\ncommands (type / in the input, or Ctrl+P)", style="bold"), _table(list(commands))]
+        super().__init__("keys", Group(*parts))

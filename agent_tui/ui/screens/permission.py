@@ -1,7 +1,8 @@
 """The permission prompt: one tool call waits for the user's word.
 
 y / Enter allow once, a allow for the session, n / Esc deny, d deny with a note
-(type it, Enter sends). The answer goes to the core as a ``Decide`` op. When the
+(type it, Enter sends). An edit shows its diff (``ui/diffs.py``) before the user
+decides. The answer goes to the core as a ``Decide`` op. When the
 call stops waiting by itself (the turn was interrupted), the app dismisses the
 prompt without an answer.
 
@@ -21,12 +22,15 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from agent_tui.protocol import Decide, PermissionRequested
 from agent_tui.protocol import Decision
+from agent_tui.ui.diffs import FileDiff
+from agent_tui.ui.diffs import render as render_diff
+from agent_tui.ui.diffs import summary as diff_summary
 from agent_tui.ui.safe_text import clean, short_summary
 from agent_tui.ui.states import role_style
 
@@ -50,6 +54,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
     PermissionScreen #title { text-style: bold; color: $warning; }
     PermissionScreen #summary { margin: 1 0 0 0; }
     PermissionScreen #input { color: $text-muted; max-height: 10; }
+    PermissionScreen #diff { height: auto; max-height: 20; margin: 1 0 0 0; }
     PermissionScreen #keys { margin: 1 0 0 0; }
     PermissionScreen #note { margin: 1 0 0 0; }
     """
@@ -68,6 +73,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         self,
         request: PermissionRequested,
         decide: Callable[[Decide], None],
+        diff: FileDiff | None = None,
         *,
         type_ahead: Callable[[str], None] = lambda _text: None,
         typed_at: float = float("-inf"),
@@ -78,6 +84,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         pressed (``clock``'s time)."""
         super().__init__()
         self.request = request
+        self.diff = diff  # an edit's change, shown instead of its raw input
         self._decide = decide
         self.decided: Decide | None = None
         self._type_ahead = type_ahead
@@ -97,9 +104,14 @@ class PermissionScreen(ModalScreen[Decide | None]):
             yield Static(summary, id="summary")
             if req.reason:
                 yield Static(Text("why asked: " + clean(req.reason)), id="reason")
-            preview = self._input_preview()
-            if preview:
-                yield Static(Text(preview), id="input")
+            if self.diff is not None:
+                with VerticalScroll(id="diff"):
+                    yield Static(Text(diff_summary(self.diff), style="bold"), id="diff-summary")
+                    yield Static(render_diff(self.diff, self.app.theme_variables), id="diff-lines")
+            else:
+                preview = self._input_preview()
+                if preview:
+                    yield Static(Text(preview), id="input")
             yield Static(self._keys_text(), id="keys")
 
     def on_mount(self) -> None:

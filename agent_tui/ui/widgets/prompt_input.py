@@ -1,17 +1,22 @@
 """The multi-line input: Enter sends, Ctrl+J adds a line, Ctrl+F sends a follow-up,
-Ctrl+G (Ctrl+Enter) sends now.
+Ctrl+G (Ctrl+Enter) sends now, Ctrl+X Ctrl+E opens the draft in the user's editor.
 
 Enter is taken in the input's own key handler, before the TextArea would turn it
 into a newline, and in order with the characters typed before it (a priority binding
 would run ahead of them). Ctrl+J is the newline key every terminal sends (Shift+Enter
 too, where the terminal tells it apart).
 
-Up on the first line recalls the messages sent before, newest first; Down on the last
-line goes back towards what was being typed, which is kept meanwhile. Page Up and Page
+Up on the first line recalls the messages sent before, newest first (on an empty
+input while messages are queued, the newest queued one comes back first); Down on the
+last line goes back towards what was being typed, which is kept meanwhile. Page Up and Page
 Down are not the input's: they scroll the transcript (:class:`PromptInput.Page`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Protocol
 
 from textual import events
 from textual.message import Message
@@ -24,6 +29,24 @@ from agent_tui.ui.keys import (
     SEND_NOW_KEYS,
     SUBMIT_KEYS,
 )
+
+
+class SendMode(StrEnum):
+    """How a message is sent (the key that sent it)."""
+
+    MESSAGE = "message"  # Enter: a new turn when idle, a steer while one runs
+    FOLLOW_UP = "follow_up"  # after the agent stops on its own
+    SEND_NOW = "send_now"  # at once: running commands move to the background
+
+
+class Completer(Protocol):
+    """A menu that follows the input (``ui/completion.py``)."""
+
+    def update(self) -> None:
+        """The text or the cursor moved."""
+
+    def key(self, key: str) -> bool:
+        """True when the open menu took ``key``."""
 
 
 class PromptInput(TextArea):
@@ -41,17 +64,16 @@ class PromptInput(TextArea):
     BINDINGS = INPUT_BINDINGS
 
     class Submitted(Message):
-        """The user sent the input's text (``follow_up``: with the follow-up key;
-        ``send_now``: with the send-now key)."""
+        """The user sent the input's text, the way ``mode`` says."""
 
-        def __init__(
-            self, prompt: PromptInput, text: str, follow_up: bool = False, send_now: bool = False
-        ) -> None:
+        def __init__(self, prompt: PromptInput, text: str, mode: SendMode = SendMode.MESSAGE) -> None:
             super().__init__()
             self.prompt = prompt
             self.text = text
-            self.follow_up = follow_up
-            self.send_now = send_now
+            self.mode = mode
+
+    class EditorRequested(Message):
+        """Ctrl+X Ctrl+E: the draft in the user's editor."""
 
     class Page(Message):
         """Page Up (``step`` -1) or Page Down (1) while typing: for the transcript."""
@@ -72,6 +94,11 @@ class PromptInput(TextArea):
             placeholder="Type a message. Enter sends, Ctrl+J adds a line, F1 lists keys.",
         )
         self.cursor_blink = cursor_blink
+        self._chord = False  # Ctrl+X was pressed: Ctrl+E opens the editor
+        self.completer: Completer | None = None
+        # Up on an empty input: the app's first (the newest queued message back);
+        # True when it took the key.
+        self.on_up_when_empty: Callable[[], bool] | None = None
         self.sent: list[str] = []  # messages sent (what Up recalls), oldest first
         self._recalled: int | None = None  # the index shown, None: the draft
         self._draft = ""
@@ -105,11 +132,39 @@ class PromptInput(TextArea):
         self.move_cursor((0, 0) if step < 0 else self.document.end)
         return True
 
+    def on_text_area_changed(self, _event: TextArea.Changed) -> None:
+        if self.completer is not None:
+            self.completer.update()
+
+    def on_text_area_selection_changed(self, _event: TextArea.SelectionChanged) -> None:
+        if self.completer is not None:
+            self.completer.update()
+
     async def _on_key(self, event: events.Key) -> None:
+        if self._chord:
+            self._chord = False
+            if event.key == "ctrl+e":
+                event.stop()
+                event.prevent_default()
+                self.post_message(self.EditorRequested())
+                return
+        elif event.key == "ctrl+x" and self.selection.is_empty:  # with a selection: cut
+            self._chord = True
+            event.stop()
+            event.prevent_default()
+            return
+        if self.completer is not None and self.completer.key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key in ("pageup", "pagedown"):
             event.stop()
             event.prevent_default()
             self.post_message(self.Page(-1 if event.key == "pageup" else 1))
+            return
+        if event.key == "up" and not self.text and self.on_up_when_empty is not None and self.on_up_when_empty():
+            event.stop()
+            event.prevent_default()
             return
         row = self.cursor_location[0]
         if (event.key == "up" and row == 0 and self._recall(-1)) or (
@@ -134,22 +189,24 @@ class PromptInput(TextArea):
         event.prevent_default()
         action()
 
-    def _send(self, *, follow_up: bool = False, send_now: bool = False) -> None:
+    def _send(self, mode: SendMode) -> None:
         text = self.text
         if not text.strip():
             return
+        # Submitted goes before the clearing's Changed: what hangs on the text (the
+        # attachments) is read with the message before the empty input drops it.
+        self.post_message(self.Submitted(self, text.strip("\n"), mode))
         self.clear()
         self.remember(text.strip("\n"))
-        self.post_message(self.Submitted(self, text.strip("\n"), follow_up, send_now))
 
     def action_submit(self) -> None:
-        self._send()
+        self._send(SendMode.MESSAGE)
 
     def action_follow_up(self) -> None:
-        self._send(follow_up=True)
+        self._send(SendMode.FOLLOW_UP)
 
     def action_send_now(self) -> None:
-        self._send(send_now=True)
+        self._send(SendMode.SEND_NOW)
 
     def action_newline(self) -> None:
         self.insert("\n")

@@ -1,7 +1,8 @@
 """The status line: the turn's state with the core's honest detail, then what else is
 true now: a journal that could not be written (sticky until the session ends), a
-model request waiting to be retried (with a countdown), running background jobs, and
-the latest notice or hint ("stopping: 1 tool call running", "press Ctrl+C again to quit")."""
+model request waiting to be retried (with a countdown), running background jobs, the
+model, the context in use and the session's tokens and cost, and the latest notice or
+hint ("stopping: 1 tool call running", "press Ctrl+C again to quit")."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from textual.widgets import Static
 from agent_tui.protocol.states import NoticeCode
 from agent_tui.ui.safe_text import first_line
 from agent_tui.ui.states import NOTICE_ROLES, TURN_LOOKS, role_style
+from agent_tui.ui.usage import UsageTally, money, tokens_short
 
 JOURNAL_ERROR_PREFIX = "journal not saved"
 
@@ -25,6 +27,10 @@ class StatusLine(Static):
 
     def __init__(self, *, id: str | None = None, clock: Callable[[], float] | None = None) -> None:
         super().__init__("", id=id)
+        self._clock = clock
+        self._fresh()
+
+    def _fresh(self) -> None:
         self.state = "idle"
         self.detail = ""
         self.notice_level = ""
@@ -36,9 +42,16 @@ class StatusLine(Static):
         self.retry_attempt = 0  # the number of the request that will be tried next
         self.retry_at = 0.0  # clock time of that attempt
         self.retry_reason = ""
-        self._clock = clock
+        self.model = ""
+        self.thinking = ""
+        self.usage_text = ""  # "context 45k/200k 23% · 120k tokens · $0.42"
 
     def on_mount(self) -> None:
+        self._redraw()
+
+    def reset(self) -> None:
+        """Another session: nothing of this one's stays (not even a journal failure)."""
+        self._fresh()
         self._redraw()
 
     def set_turn(self, state: str, detail: str = "") -> None:
@@ -62,6 +75,26 @@ class StatusLine(Static):
 
     def set_background(self, running: int) -> None:
         self.background_running = running
+        self._redraw()
+
+    def set_model(self, model: str, thinking: str = "") -> None:
+        self.model, self.thinking = model, thinking
+        self._redraw()
+
+    def set_usage(self, tally: UsageTally) -> None:
+        parts = []
+        context = tally.context
+        if context is not None:
+            if context.window:
+                share = round(100 * context.used / context.window)
+                parts.append(f"context {tokens_short(context.used)}/{tokens_short(context.window)} {share}%")
+            else:
+                parts.append(f"context {tokens_short(context.used)}")
+        total = tally.total()
+        if total.requests:
+            parts.append(f"{tokens_short(total.tokens)} tokens")
+            parts.append(money(total))
+        self.usage_text = " · ".join(parts)
         self._redraw()
 
     def set_retry(self, attempt: int, delay: float, reason: str) -> None:
@@ -110,6 +143,15 @@ class StatusLine(Static):
         if self.background_running:
             out.append("  │  ", style=muted)
             out.append(f"⚙ {self.background_running} background", style=role_style(variables, "accent", bold=True))
+        if self.model or self.usage_text:
+            out.append("  │  ", style=muted)
+            if self.model:
+                out.append(first_line(self.model, 60), style=muted)
+                if self.thinking:
+                    out.append(f" (thinking {first_line(self.thinking, 20)})", style=muted)
+                if self.usage_text:
+                    out.append(" · ", style=muted)
+            out.append(self.usage_text, style=muted)
         if self.hint:
             out.append("  │  ", style=muted)
             out.append(self.hint, style=role_style(variables, "warning", bold=True))

@@ -28,17 +28,18 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Offset, Size
+from textual.geometry import Size
 from textual.scroll_view import ScrollView
-from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 
+from agent_tui.ui.diffs import FileDiff
+from agent_tui.ui.widgets.thinking_block import ThinkingBlock
+from agent_tui.ui.widgets.transcript_input import TranscriptInput
 from agent_tui.ui.widgets.transcript_blocks import (
     Block,
     NoteBlock,
@@ -60,7 +61,7 @@ MEASURE_EVERY = 0.016
 MEASURE_AFTER_INPUT = 0.5
 
 
-class Transcript(ScrollView, can_focus=True):
+class Transcript(TranscriptInput, ScrollView, can_focus=True):
     DEFAULT_CSS = """
     Transcript {
         height: 1fr;
@@ -89,6 +90,7 @@ class Transcript(ScrollView, can_focus=True):
         self._total = 0  # lines of all blocks
         self._stale_from = 0  # tops from this block on need recomputing
         self._text: TextBlock | None = None
+        self._thinking: ThinkingBlock | None = None
         self._tools: dict[tuple[str, str], ToolBlock] = {}  # (turn id, tool id) -> its row
         self._latest: dict[str, ToolBlock] = {}  # tool id -> the latest row with it
         self._new_output: dict[int, ToolBlock] = {}  # calls with output since the last flush
@@ -116,7 +118,16 @@ class Transcript(ScrollView, can_focus=True):
         self._close_text()
         self._add(UserBlock(text, label=label, turn_id=turn_id))
 
+    def append_thinking(self, text: str) -> None:
+        """The model's thinking, streamed: a block of its own, folded."""
+        if self._thinking is None:
+            self._close_text()
+            self._thinking = ThinkingBlock()
+            self._add(self._thinking)
+        self._thinking.append(text)
+
     def append_text(self, text: str) -> None:
+        self._close_thinking()
         if self._text is None:
             self._text = TextBlock()
             self._add(self._text)
@@ -136,6 +147,13 @@ class Transcript(ScrollView, can_focus=True):
             self._add(block)
         block.set_state(state, summary, detail, result)
         self._changed(block)
+
+    def tool_diff(self, tool_use_id: str, diff: FileDiff) -> None:
+        """The change an edit makes (shown under its call, folded when long)."""
+        block = self._latest.get(tool_use_id)
+        if block is not None:
+            block.set_diff(diff)
+            self._changed(block)
 
     def tool_output(self, tool_use_id: str, text: str, *, turn_id: str = "") -> None:
         block = self._tools.get((turn_id, tool_use_id))
@@ -164,6 +182,15 @@ class Transcript(ScrollView, can_focus=True):
         self._changed(self.blocks[start])
         return True
 
+    def clear(self) -> None:
+        """Show nothing (another session is opened in its place)."""
+        self.blocks, self._tops, self._total, self._stale_from = [], [], 0, 0
+        self._text, self._thinking, self.cursor = None, None, None
+        self._tools, self._new_output, self._index = {}, {}, {}
+        self._kept.clear()
+        self.following = True
+        self._schedule_sync()
+
     def tool_blocks(self) -> list[ToolBlock]:
         return list(self._tools.values())
 
@@ -185,15 +212,15 @@ class Transcript(ScrollView, can_focus=True):
 
     # -- tool output -------------------------------------------------------------------
 
-    def toggle_last_tool(self) -> ToolBlock | None:
-        """Expand or fold the latest tool call (Ctrl+O); None when there is none."""
-        if not self._tools:
+    def toggle_last_tool(self) -> Block | None:
+        """Expand or fold the latest tool call or thinking (Ctrl+O); None when there is none."""
+        block = next((b for b in reversed(self.blocks) if isinstance(b, (ToolBlock, ThinkingBlock))), None)
+        if block is None:
             return None
-        block = next(reversed(self._tools.values()))
         self.toggle(block)
         return block
 
-    def toggle(self, block: ToolBlock) -> None:
+    def toggle(self, block: ToolBlock | ThinkingBlock) -> None:
         block.toggle()
         self._changed(block)
         if block.expanded:
@@ -219,51 +246,6 @@ class Transcript(ScrollView, can_focus=True):
         elif top >= self.scroll_y + height:
             self.scroll_to(y=top - height + 1, animate=False, immediate=True)
 
-    # -- keys and the mouse ------------------------------------------------------------------
-
-    def on_focus(self) -> None:
-        if self.cursor is None and self._tools:
-            self.cursor = next(reversed(self._tools.values()))
-            self._show_block(self.cursor)
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
-
-    def action_toggle(self) -> None:
-        if self.cursor is not None:
-            self.toggle(self.cursor)
-
-    def action_select(self, step: int) -> None:
-        tools = self.tool_blocks()
-        if not tools:
-            return
-        if self.cursor is None:
-            self.cursor = tools[-1]
-        else:
-            at = tools.index(self.cursor) + step
-            self.cursor = tools[max(0, min(len(tools) - 1, at))]
-        self._show_block(self.cursor)
-        self.refresh()
-
-    def on_click(self, event: events.Click) -> None:
-        offset = event.get_content_offset(self)
-        if offset is None:
-            return
-        block = self.block_at(self.scroll_offset.y + offset.y)
-        if isinstance(block, ToolBlock):
-            event.stop()
-            self.cursor = block
-            self.toggle(block)
-
-    def block_at(self, line: int) -> Block | None:
-        """The block that line ``line`` of the whole transcript belongs to."""
-        self._ensure_tops()
-        i = bisect_right(self._tops, line) - 1
-        if 0 <= i < len(self.blocks) and line < self._total:
-            return self.blocks[i]
-        return None
-
     # -- streaming -------------------------------------------------------------------------
 
     def flush(self) -> None:
@@ -271,6 +253,8 @@ class Transcript(ScrollView, can_focus=True):
         FLUSH_INTERVAL): the text's new pieces and live tail, expanded output."""
         if self._text is not None and self._text.advance():
             self._changed(self._text)
+        if self._thinking is not None and self._thinking.advance():
+            self._changed(self._thinking)
         for block in self._new_output.values():
             if block.advance():
                 self._changed(block)
@@ -285,7 +269,14 @@ class Transcript(ScrollView, can_focus=True):
 
     # -- geometry ---------------------------------------------------------------------------
 
+    def _close_thinking(self) -> None:
+        if self._thinking is not None:
+            self._thinking.close()
+            self._changed(self._thinking)
+            self._thinking = None
+
     def _close_text(self) -> None:
+        self._close_thinking()
         if self._text is not None:
             if self._text.close():
                 self._changed(self._text)
@@ -480,48 +471,3 @@ class Transcript(ScrollView, can_focus=True):
         if selection is not None and (span := selection.get_span(line)) is not None:
             strip = self._select(strip, *span)
         return strip.apply_offsets(0, line)  # where a mouse selection starts and ends
-
-    # -- text selection (the mouse) ------------------------------------------------------------
-
-    def _select(self, strip: Strip, start: int, end: int) -> Strip:
-        """``strip`` with characters ``start`` to ``end`` (-1: the end) drawn selected."""
-        text = strip.text
-        end = len(text) if end == -1 else min(end, len(text))
-        if start >= end:
-            return strip
-        cut_start, cut_end = cell_len(text[:start]), cell_len(text[:end])
-        before, chosen, after = strip.divide([cut_start, cut_end, strip.cell_length])
-        style = self.screen.get_component_rich_style("screen--selection")
-        chosen = Strip(Segment.apply_style(chosen, post_style=style), chosen.cell_length)
-        return Strip.join([before, chosen, after])
-
-    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        """The selected text: only the lines it spans are rendered for it."""
-        painter = self._painter_now()
-        if painter is None or not self.blocks:
-            return None
-        self._ensure_tops()
-        first = selection.start.y if selection.start is not None else 0
-        last = selection.end.y if selection.end is not None else self._total - 1
-        first, last = max(first, 0), min(last, self._total - 1)
-        lines: list[str] = []
-        frames: list[str] = []  # each line's frame (a bar, the padding): not copied
-        for line in range(first, last + 1):
-            i = bisect_right(self._tops, line) - 1
-            block = self.blocks[i]
-            rendered = block.lines(painter)
-            row = line - self._tops[i]
-            lines.append(rendered[row].text.rstrip() if row < len(rendered) else "")
-            frames.append(block.frame_text(row))
-        shifted = Selection(
-            Offset(selection.start.x, selection.start.y - first) if selection.start is not None else None,
-            Offset(selection.end.x, selection.end.y - first) if selection.end is not None else None,
-        )
-        picked = shifted.extract("\n".join(lines)).split("\n")
-        # A line picked whole starts with its frame; one picked from its middle does not.
-        picked = [p.removeprefix(frames[k]) if lines[k].startswith(p) or k else p
-                  for k, p in enumerate(picked)]
-        return "\n".join(picked), "\n"
-
-    def selection_updated(self, selection: Selection | None) -> None:
-        self.refresh()

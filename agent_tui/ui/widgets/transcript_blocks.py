@@ -27,6 +27,10 @@ from textual.style import Style as VisualStyle
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 
+from agent_tui.ui.attachments import AttachmentKind, split_for_display
+from agent_tui.ui.diffs import FileDiff
+from agent_tui.ui.diffs import render as render_diff
+from agent_tui.ui.diffs import summary as diff_summary
 from agent_tui.ui.output_tail import OutputTail
 from agent_tui.ui.safe_text import clean, first_line, safe_text, short_summary
 from agent_tui.ui.states import role_style, tool_look
@@ -202,7 +206,12 @@ class UserBlock(Block):
         body = Text()
         if self.label:
             body.append(self.label + " ", style="bold")
-        body.append_text(safe_text(self.text))
+        message, attached = split_for_display(self.text)
+        body.append_text(safe_text(message))
+        for item in attached:  # folded: the model got the content, the transcript a line
+            mark = "▣" if item.kind is AttachmentKind.FOLDER else "▤"
+            body.append(f"\n{mark} {clean(item.path)}", style="bold")
+            body.append(f"  ({item.lines} line{'s' if item.lines != 1 else ''} attached)", style="dim")
         bar_role = "panel" if self.rewound else ("warning" if self.label else "primary")
         lines = painter.render(body, painter.width - 3, painter.boost)
         return painter.frame([Strip.join([Strip.blank(1, painter.boosted), line]) for line in lines],
@@ -302,6 +311,14 @@ class ToolBlock(Block):
         self.result = OutputTail()
         self.expanded = False
         self.output_dirty = False
+        self.diff: FileDiff | None = None  # an edit's change (ui/diffs.py)
+
+    def set_diff(self, diff: FileDiff) -> None:
+        """The change this call makes: folded to its summary unless it is short."""
+        if self.diff is None and diff.short:
+            self.expanded = True
+        self.diff = diff
+        self.changed()
 
     def set_state(self, state: str, summary: str, detail: str, result: str | None = None) -> None:
         self.state = state
@@ -331,7 +348,9 @@ class ToolBlock(Block):
         self.changed()
 
     def frame_text(self, row: int) -> str:
-        return " " if row == 0 else "     │ "  # the head line, then the output's bar
+        if row == 0:
+            return " "  # the head line, then the output's bar (or a fold's indent)
+        return "      " if self.diff is not None and not self.expanded else "     │ "
 
     def head(self, painter: Painter) -> Text:
         look = tool_look(self.state)
@@ -376,7 +395,21 @@ class ToolBlock(Block):
         head = self.head(painter)
         head.truncate(painter.width - 2, overflow="ellipsis")
         lines = painter.frame(painter.render(head, painter.width - 2)[:1])
-        if self.expanded:
+        if self.diff is not None and not self.expanded:
+            fold = Text(no_wrap=True, overflow="ellipsis")
+            fold.append(diff_summary(self.diff), style="bold")
+            fold.append("  (Enter or a click unfolds it; Ctrl+O the latest)", style=painter.role("text-muted"))
+            lines += painter.frame(painter.render(fold, painter.width - 9)[:1], indent=5)
+        elif self.diff is not None:
+            body = render_diff(self.diff, painter.variables)
+            if self.result:
+                result, _cut = self.result.tail()
+                body.append("\n── result ──\n", style=painter.role("text-muted"))
+                body.append(result)
+            inner = painter.width - 2 - 4 - 1 - 2
+            padded = [Strip.join([Strip.blank(1, painter.base), line]) for line in painter.render(body, inner)]
+            lines += painter.frame(padded, left="│", left_style=painter.color("primary", 0.5), indent=5, right=2)
+        elif self.expanded:
             body = self.render_body(painter.role("text-muted"))
             inner = painter.width - 2 - 4 - 1 - 2
             padded = [Strip.join([Strip.blank(1, painter.base), line]) for line in painter.render(body, inner)]

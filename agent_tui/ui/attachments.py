@@ -1,0 +1,123 @@
+"""Files and folders attached to a message with ``@``.
+
+A chosen file shows as a chip above the input while its ``@path`` mention stays in
+the text (delete the mention and the chip goes). When the message is sent, each one
+still mentioned is read again (inside the workspace only, symlinks checked) and
+added after the message, so the model sees the file as it is then::
+
+    look at @src/app.py
+
+    <file path="src/app.py">
+    ...
+    </file>
+
+A folder (``@src/``) adds its listing. Refused, with the reason: a file larger than
+``MAX_FILE_BYTES``, a binary file (a NUL byte, or not UTF-8), an image (the core sends
+text only for now), anything outside the workspace. The transcript shows the message
+with its attachments folded to one line each (:func:`split_for_display`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from agent_tui.tools.workspace import FileTooLarge, Workspace, WorkspaceError
+from agent_tui.units import format_bytes
+
+MAX_FILE_BYTES = 256 * 1024
+MAX_FOLDER_ENTRIES = 500
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tiff", ".ico"})
+_MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
+_BLOCK = re.compile(r'\n\n<(file|folder) path="([^"\n]*)">\n(.*?)\n</\1>(?=\n\n<(?:file|folder) |\Z)', re.DOTALL)
+
+
+class AttachmentKind(StrEnum):
+    FILE = "file"
+    FOLDER = "folder"
+
+
+@dataclass(frozen=True)
+class Attachment:
+    kind: AttachmentKind
+    path: str  # as mentioned: relative to the workspace, a folder ends with "/"
+    size: str  # "2.1 KB", "12 entries"
+
+
+class AttachmentRefused(Exception):
+    """The file cannot be attached; the message says why, for the user."""
+
+
+def mentions(text: str) -> set[str]:
+    return {m[1] for m in _MENTION.finditer(text)}
+
+
+def _read_text(workspace: Workspace, path: str) -> str:
+    if Path(path).suffix.lower() in IMAGE_SUFFIXES:
+        raise AttachmentRefused(f"{path}: an image; images cannot be attached yet (text only)")
+    try:
+        data = workspace.read_bytes(path, limit=MAX_FILE_BYTES)
+    except FileTooLarge:
+        raise AttachmentRefused(f"{path}: larger than {format_bytes(MAX_FILE_BYTES)} (not attached)") from None
+    except WorkspaceError as exc:
+        raise AttachmentRefused(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise AttachmentRefused(f"{path}: {exc.strerror or exc}") from None
+    if b"\0" in data[:8192]:
+        raise AttachmentRefused(f"{path}: a binary file (not attached)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise AttachmentRefused(f"{path}: a binary file (not UTF-8 text; not attached)") from None
+
+
+def check(root: Path, path: str, listing: Callable[[str], list[str]]) -> Attachment:
+    """Whether ``path`` can be attached now (raises :class:`AttachmentRefused`)."""
+    workspace = Workspace(root)
+    if path.endswith("/"):
+        entries = listing(path)
+        return Attachment(AttachmentKind.FOLDER, path, f"{len(entries)} entries")
+    text = _read_text(workspace, path)
+    return Attachment(AttachmentKind.FILE, path, format_bytes(len(text.encode("utf-8"))))
+
+
+def expand(text: str, attached: list[Attachment], root: Path, listing: Callable[[str], list[str]]) -> str:
+    """``text`` with every attachment it still mentions added after it, read now."""
+    named = mentions(text)
+    workspace = Workspace(root)
+    blocks = []
+    for item in attached:
+        if item.path not in named:
+            continue
+        if item.kind is AttachmentKind.FOLDER:
+            entries = listing(item.path)
+            body = "\n".join(e.removeprefix(item.path) for e in entries[:MAX_FOLDER_ENTRIES])
+            if len(entries) > MAX_FOLDER_ENTRIES:
+                body += f"\n… and {len(entries) - MAX_FOLDER_ENTRIES} more"
+            blocks.append(f'<folder path="{item.path}">\n{body}\n</folder>')
+        else:
+            content = _read_text(workspace, item.path)
+            blocks.append(f'<file path="{item.path}">\n{content.rstrip(chr(10))}\n</file>')
+    if not blocks:
+        return text
+    return text.rstrip() + "\n\n" + "\n\n".join(blocks)
+
+
+@dataclass(frozen=True)
+class Shown:
+    kind: AttachmentKind
+    path: str
+    lines: int
+
+
+def split_for_display(text: str) -> tuple[str, list[Shown]]:
+    """A sent message: what the user wrote, and the attachments added after it."""
+    first = _BLOCK.search(text)
+    if first is None:
+        return text, []
+    shown = [Shown(AttachmentKind(m[1]), m[2], m[3].count("\n") + 1)
+             for m in _BLOCK.finditer(text, first.start())]
+    return text[: first.start()], shown

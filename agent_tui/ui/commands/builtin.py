@@ -1,0 +1,228 @@
+"""The commands the TUI runs itself, and what running a command line does.
+
+A command line never reaches the model as a message: a built-in command runs here, a
+custom one is sent as the prompt it stands for (the way the keys said: a message, a
+follow-up or send-now), and an unknown one is reported with the nearest names and
+stays in the input to be fixed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from rich.console import RenderableType
+
+from agent_tui.protocol import (
+    ClearConversation,
+    Compact,
+    FollowUp,
+    ListModels,
+    Op,
+    SendNow,
+    SetModel,
+    SetThinking,
+    ShowContext,
+    UserMessage,
+)
+from agent_tui.core.prompt import INIT_PROMPT
+from agent_tui.ui.commands import reports
+from agent_tui.ui.commands.custom import expand
+from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind, CommandLine, Commands
+from agent_tui.ui.session_facts import mcp_statuses, permission_facts
+from agent_tui.ui.themes import THEMES
+from agent_tui.ui.usage import UsageTally
+from agent_tui.ui.widgets.prompt_input import SendMode
+
+MIN_THINKING_BUDGET = 1024  # the API's least budget_tokens
+
+BUILTIN: list[Command] = [
+    Command("help", "every key and every command"),
+    Command("clear", "start a new conversation (the old one stays listed by `sessions`)"),
+    Command("compact", "summarize the conversation so far, to free context", "[focus]", ArgsNeed.OPTIONAL),
+    Command("model", "use another model (no name: choose from a list)", "[NAME]", ArgsNeed.OPTIONAL),
+    Command("thinking", "thinking from the next request on", "off|adaptive|BUDGET", ArgsNeed.REQUIRED),
+    Command("cost", "tokens and cost of this session, per turn"),
+    Command("context", "what fills the model's context window"),
+    Command("memory", "the AGENTS.md / CLAUDE.md files the agent follows"),
+    Command("init", "ask the model to draft an AGENTS.md for this project (you review the write)"),
+    Command("hooks", "the hooks in force and where each came from"),
+    Command("resume", "open a saved session"),
+    Command("rewind", "go back to an earlier message (Esc Esc)"),
+    Command("theme", "switch the theme", "[" + "|".join(THEMES) + "]", ArgsNeed.OPTIONAL),
+    Command("permissions", "the permission rules in force and where each came from"),
+    Command("mcp", "MCP servers: their state and their tools"),
+    Command("quit", "stop what runs, then quit"),
+]
+
+
+class CommandHost(Protocol):
+    """What the commands need of the app."""
+
+    usage: UsageTally
+
+    @property
+    def running(self) -> bool: ...
+    def submit(self, op: Op) -> None: ...
+    def notice(self, level: str, text: str) -> None: ...
+    def show_page(self, title: str, body: RenderableType) -> None: ...
+    def action_help(self) -> None: ...
+    def open_rewind(self) -> None: ...
+    def open_resume(self) -> None: ...
+    def open_theme_picker(self) -> None: ...
+    def set_theme_name(self, name: str) -> None: ...
+    def quit_app(self) -> None: ...
+    def session_parts(self) -> tuple[Any, list[Any], Path] | None:
+        """The session's policy, background work and workspace (None before it exists)."""
+
+    def current_session(self) -> Any:
+        """The session (its ``memory()`` and ``hooks()``), None before it exists."""
+
+
+def _help(host: CommandHost, args: str) -> None:
+    host.action_help()
+
+
+def _clear(host: CommandHost, args: str) -> None:
+    if host.running:
+        host.notice("info", "a turn is running: stop it (Esc) before /clear")
+        return
+    host.submit(ClearConversation())
+
+
+def _compact(host: CommandHost, args: str) -> None:
+    host.submit(Compact(instructions=args))
+    host.notice("info", "compacting after the running turn…" if host.running else "compacting…")
+
+
+def _model(host: CommandHost, args: str) -> None:
+    if args:
+        host.submit(SetModel(model=args))
+    else:
+        host.submit(ListModels())
+        host.notice("info", "asking which models there are…")
+
+
+def thinking_setting(args: str) -> str | None:
+    """``off``, ``adaptive`` or a budget of at least MIN_THINKING_BUDGET; None if bad."""
+    word = args.strip().lower()
+    if word in ("off", "adaptive"):
+        return word
+    if word.isdigit() and int(word) >= MIN_THINKING_BUDGET:
+        return str(int(word))
+    return None
+
+
+def _thinking(host: CommandHost, args: str) -> None:
+    setting = thinking_setting(args)
+    if setting is None:
+        host.notice("warning", f"/thinking takes off, adaptive or a budget of at least "
+                               f"{MIN_THINKING_BUDGET} tokens, not {args!r}")
+        return
+    host.submit(SetThinking(thinking=setting))
+
+
+def _cost(host: CommandHost, args: str) -> None:
+    host.show_page("cost", reports.cost_report(host.usage))
+
+
+def _context(host: CommandHost, args: str) -> None:
+    host.submit(ShowContext())
+
+
+def _session_or_say(host: CommandHost) -> Any:
+    session = host.current_session()
+    if session is None:
+        host.notice("info", "the session is still starting")
+    return session
+
+
+def _memory(host: CommandHost, args: str) -> None:
+    session = _session_or_say(host)
+    if session is not None:
+        host.show_page("memory", reports.memory_report(session.memory()))
+
+
+def _init(host: CommandHost, args: str) -> None:
+    host.submit(UserMessage(text=INIT_PROMPT))
+
+
+def _hooks(host: CommandHost, args: str) -> None:
+    session = _session_or_say(host)
+    if session is not None:
+        host.show_page("hooks", reports.hooks_report(session.hooks()))
+
+
+def _resume(host: CommandHost, args: str) -> None:
+    host.open_resume()
+
+
+def _rewind(host: CommandHost, args: str) -> None:
+    host.open_rewind()
+
+
+def _theme(host: CommandHost, args: str) -> None:
+    if not args:
+        host.open_theme_picker()
+    elif args in THEMES:
+        host.set_theme_name(args)
+    else:
+        host.notice("warning", f"unknown theme {args!r}: choose {', '.join(THEMES)}")
+
+
+def _permissions(host: CommandHost, args: str) -> None:
+    parts = host.session_parts()
+    if parts is None:
+        host.notice("info", "the session is still starting")
+        return
+    policy, _background, workspace = parts
+    host.show_page("permissions", reports.permissions_report(permission_facts(policy, workspace)))
+
+
+def _mcp(host: CommandHost, args: str) -> None:
+    parts = host.session_parts()
+    if parts is None:
+        host.notice("info", "the session is still starting")
+        return
+    host.show_page("MCP servers", reports.mcp_report(mcp_statuses(parts[1])))
+
+
+def _quit(host: CommandHost, args: str) -> None:
+    host.quit_app()
+
+
+HANDLERS: dict[str, Callable[[CommandHost, str], None]] = {
+    "help": _help, "clear": _clear, "compact": _compact, "model": _model, "thinking": _thinking,
+    "cost": _cost, "context": _context, "memory": _memory, "init": _init, "hooks": _hooks,
+    "resume": _resume, "rewind": _rewind, "theme": _theme,
+    "permissions": _permissions, "mcp": _mcp, "quit": _quit,
+}
+
+
+def prompt_op(text: str, mode: SendMode) -> Op:
+    match mode:
+        case SendMode.SEND_NOW:
+            return SendNow(text=text)
+        case SendMode.FOLLOW_UP:
+            return FollowUp(text=text)
+        case SendMode.MESSAGE:
+            return UserMessage(text=text)
+
+
+def run_command(host: CommandHost, commands: Commands, line: CommandLine, mode: SendMode) -> bool:
+    """Run ``line``; False when it names no command (the text should stay in the input)."""
+    command = commands.get(line.name)
+    if command is None:
+        near = commands.nearest(line.name)
+        hint = f": did you mean {', '.join('/' + n for n in near)}?" if near else ": /help lists them"
+        host.notice("warning", f"unknown command /{line.name}{hint}")
+        return False
+    if command.need is ArgsNeed.REQUIRED and not line.args and command.kind is CommandKind.BUILTIN:
+        host.notice("info", f"usage: {command.usage}  ({command.description})")
+        return False
+    if command.kind is CommandKind.CUSTOM:
+        host.submit(prompt_op(expand(command, line.args), mode))
+        return True
+    HANDLERS[command.name](host, line.args)
+    return True

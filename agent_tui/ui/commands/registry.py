@@ -1,0 +1,109 @@
+"""What a slash command is, how a line names one, and how the menu finds them.
+
+A line is a command when it starts with ``/`` followed by a name (letters, digits,
+``-``, ``_``, ``:`` and ``.``) and then a space or the end: ``/model opus`` is one,
+``/etc/hosts is odd`` is not (a path, sent as a message).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+_COMMAND_LINE = re.compile(r"/([A-Za-z0-9_.:-]+)(?:[ \t\n]+(.*))?", re.DOTALL)
+_NAME = re.compile(r"[A-Za-z0-9_.:-]+")
+
+
+class CommandKind(StrEnum):
+    BUILTIN = "builtin"  # run by the TUI
+    CUSTOM = "custom"  # a Markdown file: a prompt sent to the model
+
+
+class ArgsNeed(StrEnum):
+    NONE = "none"
+    OPTIONAL = "optional"
+    REQUIRED = "required"
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    description: str
+    args: str = ""  # how the arguments are written, for the menu ("[focus]", "NAME")
+    need: ArgsNeed = ArgsNeed.NONE
+    kind: CommandKind = CommandKind.BUILTIN
+    source: str = ""  # a custom command's file
+    scope: str = ""  # a custom command's origin: "project", "user", "claude"
+    template: str = ""  # a custom command's prompt
+
+    @property
+    def usage(self) -> str:
+        return f"/{self.name}" + (f" {self.args}" if self.args else "")
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    name: str
+    args: str
+
+
+def parse_command_line(text: str) -> CommandLine | None:
+    """The command a line names, or None when it is a message."""
+    match = _COMMAND_LINE.fullmatch(text.strip())
+    if match is None:
+        return None
+    return CommandLine(match[1], (match[2] or "").strip())
+
+
+def is_command_name(text: str) -> bool:
+    return bool(_NAME.fullmatch(text))
+
+
+class Commands:
+    """The commands in force: the built-in ones, then custom ones whose name is free."""
+
+    def __init__(self, builtin: list[Command], custom: list[Command] = (), problems: list[str] = ()) -> None:  # type: ignore[assignment]
+        self._by_name: dict[str, Command] = {}
+        self.problems = list(problems)
+        for command in builtin:
+            self._by_name[command.name] = command
+        for command in custom:
+            if command.name in self._by_name:
+                taken = self._by_name[command.name]
+                where = "a built-in command" if taken.kind is CommandKind.BUILTIN else taken.source
+                self.problems.append(f"{command.source}: /{command.name} is already {where} (ignored)")
+                continue
+            self._by_name[command.name] = command
+
+    def all(self) -> list[Command]:
+        return list(self._by_name.values())
+
+    def get(self, name: str) -> Command | None:
+        return self._by_name.get(name)
+
+    def matching(self, query: str) -> list[Command]:
+        """For the menu: names starting with ``query`` first, then names holding it,
+        then descriptions holding it (each in the order the commands are listed)."""
+        q = query.lower()
+        if not q:
+            return self.all()
+        starts, inside, described = [], [], []
+        for command in self._by_name.values():
+            name = command.name.lower()
+            if name.startswith(q):
+                starts.append(command)
+            elif q in name:
+                inside.append(command)
+            elif q in command.description.lower():
+                described.append(command)
+        return starts + inside + described
+
+    def nearest(self, name: str) -> list[str]:
+        """Names close to ``name`` (a typo), the closest first."""
+        names = list(self._by_name)
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+        if not close:
+            close = [n for n in names if n.startswith(name[:2])][:3] if len(name) >= 2 else []
+        return close

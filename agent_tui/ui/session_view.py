@@ -1,0 +1,143 @@
+"""The working session on screen: usage (the status line's context meter, tokens and
+cost), compaction (a divider with the tokens before and after, and honest started /
+cancelled / failed states), the model in use, the model picker, and a new
+conversation after ``/clear``. A mixin of the app (``ui/app.py``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+
+from agent_tui.protocol import (
+    ContextReport,
+    Compaction,
+    ConversationCleared,
+    ModelChanged,
+    Models,
+    SetModel,
+    Usage,
+)
+from agent_tui.protocol.states import CompactionState
+from agent_tui.ui.safe_text import clean, first_line
+from agent_tui.ui.states import role_style
+from agent_tui.ui.usage import UsageTally, tokens_short
+
+if TYPE_CHECKING:
+    from agent_tui.protocol import Op
+    from agent_tui.ui.screen_slots import ScreenSlot
+    from agent_tui.ui.widgets.queue_pane import QueuePane
+    from agent_tui.ui.widgets.tools_pane import ToolsPane
+    from agent_tui.ui.widgets.status_line import StatusLine
+    from agent_tui.ui.widgets.transcript import Transcript
+
+
+def compaction_line(event: Compaction, variables: dict[str, str]) -> Text:
+    trigger = {"auto": "the context was nearly full", "overflow": "the request was too long",
+               "manual": "/compact"}.get(event.trigger, clean(event.trigger))
+    line = Text()
+    match event.state:
+        case CompactionState.STARTED:
+            line.append("⟳ compacting the conversation", style=role_style(variables, "accent", bold=True))
+            line.append(f" ({trigger})…", style=role_style(variables, "text-muted"))
+        case CompactionState.COMPLETED:
+            line.append("── compacted", style=role_style(variables, "accent", bold=True))
+            line.append(f": {tokens_short(event.tokens_before)} → {tokens_short(event.tokens_after)} tokens "
+                        f"({trigger}); the model now sees a summary of what came before ──")
+        case CompactionState.CANCELLED:
+            line.append("■ compaction cancelled", style=role_style(variables, "warning", bold=True))
+            line.append(": the conversation is as it was")
+        case CompactionState.FAILED:
+            line.append("✗ compaction failed", style=role_style(variables, "error", bold=True))
+            line.append(": the conversation is as it was")
+    if event.detail and event.state is not CompactionState.COMPLETED:
+        line.append(" · " + first_line(event.detail, 200), style=role_style(variables, "text-muted"))
+    return line
+
+
+class SessionView:
+    """Mixin of the app: what it needs of it is declared here."""
+
+    transcript: Transcript
+    tools_pane: ToolsPane
+    queue_pane: QueuePane
+    status: StatusLine
+    usage: UsageTally
+    model_slot: ScreenSlot[Any]
+    current_model: str
+    theme_variables: dict[str, str]
+
+    if TYPE_CHECKING:  # the app's own, for the type checker (never shadowing it)
+        def submit(self, op: Op) -> None: ...
+
+    def usage_event(self, event: Usage) -> None:
+        self.usage.add(event)
+        self.status.set_usage(self.usage)
+
+    def compaction_event(self, event: Compaction) -> None:
+        if event.state is CompactionState.COMPLETED:
+            self.usage.compacted(event.tokens_after)
+            self.status.set_usage(self.usage)
+        self.transcript.add_turn_end(compaction_line(event, self.theme_variables))
+
+    def model_changed(self, event: ModelChanged) -> None:
+        self.current_model = event.model
+        self.usage.set_window(event.context_window)
+        self.status.set_model(event.model, event.thinking)
+        self.status.set_usage(self.usage)
+        thinking = f", thinking {event.thinking}" if event.thinking else ""
+        self.status.set_notice("info", f"model: {clean(event.model)}{thinking}")
+
+    def models_listed(self, event: Models) -> None:
+        if event.error and not event.models:
+            self.status.set_notice("warning", f"cannot list the models: {first_line(event.error, 200)}")
+            return
+        self.status.clear_notice()
+        if self.model_slot.is_open:
+            return
+        from agent_tui.ui.screens.picker import PickerScreen, PickItem
+
+        items = []
+        for model in event.models:
+            line = Text(no_wrap=True, overflow="ellipsis")
+            line.append(clean(model.id), style="bold")
+            if model.display_name and model.display_name != model.id:
+                line.append(f"  {clean(model.display_name)}")
+            if model.context_window:
+                line.append(f"  {tokens_short(model.context_window)} context", style="dim")
+            if model.id == event.current:
+                line.append("  (in use)", style="dim")
+            items.append(PickItem(model.id, line, search=f"{model.id} {model.display_name}"))
+        intro = "The model for the next requests." + (f" ({first_line(event.error, 120)})" if event.error else "")
+
+        def chosen(model_id: str | None) -> None:
+            if model_id is not None and model_id != event.current:
+                self.submit(SetModel(model=model_id))
+
+        self.model_slot.open(PickerScreen("model", intro, items, empty="the provider lists no models",
+                                          current=event.current), chosen)
+
+    def conversation_cleared(self, event: ConversationCleared) -> None:
+        self.usage.cleared()
+        self.status.set_usage(self.usage)
+        self.tools_pane.clear()
+        self.tools_pane.flush()
+        self.queue_pane.clear_settled()
+        self.transcript.end_text()
+        self.transcript.add_turn_end(Text(
+            "── new conversation: the model no longer sees what is above "
+            "(the old conversation stays in the journal: `agent-tui sessions`) ──",
+            style=role_style(self.theme_variables, "accent")))
+        self.status.set_notice("info", "new conversation")
+
+    def context_reported(self, event: ContextReport) -> None:
+        """``/context``: what fills the window, one line a part."""
+        used = f"{tokens_short(event.used)} of {tokens_short(event.window)}"
+        share = f" ({event.used * 100 // max(1, event.window)} %)"
+        how = "measured by the API" if event.measured else "estimated"
+        lines = [f"context of {event.model}: {used}{share}, {how}"]
+        lines += [f"  {item.label}: ~{tokens_short(item.tokens)}" for item in event.items]
+        lines += [f"  {note}" for note in event.notes]
+        self.transcript.end_text()
+        self.transcript.add_turn_end(Text("\n".join(clean(line) for line in lines),
+                                          style=role_style(self.theme_variables, "muted")))
