@@ -134,11 +134,11 @@ async def test_a_rewind_of_the_conversation_shows_the_plan_as_it_was() -> None:
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot, app, len(events))
         assert [i.content for i in app.plan_pane.plan.items][0] == "Find where the flags are parsed"
-        app.handle_event(Rewound(checkpoint_id="t2", restore=RestoreWhat.BOTH))
+        app.dispatch.handle(Rewound(checkpoint_id="t2", restore=RestoreWhat.BOTH))
         assert [i.content for i in app.plan_pane.plan.items] == ["Only step"]
-        app.handle_event(Rewound(checkpoint_id="t1", restore=RestoreWhat.CODE))
+        app.dispatch.handle(Rewound(checkpoint_id="t1", restore=RestoreWhat.CODE))
         assert [i.content for i in app.plan_pane.plan.items] == ["Only step"]  # code only
-        app.handle_event(Rewound(checkpoint_id="t1", restore=RestoreWhat.CONVERSATION))
+        app.dispatch.handle(Rewound(checkpoint_id="t1", restore=RestoreWhat.CONVERSATION))
         assert app.plan_pane.plan is None
         assert app.plan_pane.has_class("-empty")
 
