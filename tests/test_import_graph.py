@@ -54,7 +54,7 @@ LAYERS: tuple[Layer, ...] = (
     # below every layer; they import nothing of agent-tui's but each other
     Layer(
         "low helpers",
-        ("paths", "atomic", "credentials", "units", "process_guard", ""),
+        ("paths", "atomic", "credentials", "units", "process_guard", "crash_points", ""),
     ),
 )
 

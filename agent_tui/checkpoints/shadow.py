@@ -25,6 +25,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_tui import crash_points
+from agent_tui.atomic import is_temp, left_by_dead_process
 from agent_tui.credentials import CREDENTIAL_VARS  # git has no business with them
 from agent_tui.paths import private_dir
 
@@ -172,6 +174,7 @@ class ShadowRepo:
             argv += ["-c", f"core.excludesFile={self.excludes_file}"]
         argv += list(args)
         cwd = work_tree or self.workspace
+        crash_points.reached(f"git:{args[0]}")
         try:
             done = subprocess.run(
                 argv,
@@ -237,6 +240,7 @@ class ShadowRepo:
             _split0(self.run("ls-files", "-z", "--cached", "--ignored", "--exclude-standard"))
         )
         nested = sorted(p for p in others if p.endswith("/"))
+        others = self._without_temps(others)
         candidates = sorted((set(cached) - ignored) | {p for p in others if not p.endswith("/")})
         if len(candidates) > 2 * max_files:  # do not even stat a huge tree
             raise SnapshotTooLarge(len(candidates), max_files)
@@ -278,6 +282,35 @@ class ShadowRepo:
             nested_repos=nested,
             unreadable=unreadable,
         )
+
+    def _without_temps(self, others: list[str]) -> list[str]:
+        """Our temporary files are never snapshotted; those a killed writer left are removed."""
+        kept = []
+        for rel in others:
+            if not is_temp(rel):
+                kept.append(rel)
+                continue
+            path = self.workspace / rel
+            try:
+                if left_by_dead_process(rel) and stat.S_ISREG(os.lstat(path).st_mode):
+                    path.unlink()
+            except OSError:
+                pass  # gone already, or not ours to remove
+        return kept
+
+    def clear_stale_locks(self) -> list[str]:
+        """Lock files a killed git left (git asks to remove them by hand); call only
+        while no git of ours runs (when the session opens). Returns what was removed."""
+        if not self.git_dir.is_dir():
+            return []
+        removed = []
+        for lock in [*self.git_dir.glob("*.lock"), *self.git_dir.glob("refs/**/*.lock")]:
+            try:
+                lock.unlink()
+                removed.append(lock.name)
+            except OSError:
+                pass
+        return removed
 
     def commit(self, tree: str, message: str, ref: str) -> str:
         # no parent: pruning an old checkpoint's ref must free its objects

@@ -80,15 +80,17 @@ def _how_it_ended(record: ToolResultRecord) -> str:
     return ", ".join(facts)
 
 
-def _unfinished_result(tool_use_id: str, name: str, started: bool) -> ToolResultRecord:
-    """The result of a call the journal shows no final record for."""
-    if started:
+def _unfinished_result(tool_use_id: str, name: str, operation_id: str | None) -> ToolResultRecord:
+    """The result of a call the journal shows no final record for (``operation_id``:
+    its intent's, when it started)."""
+    if operation_id is not None:
         return ToolResultRecord(
             turn_id="",
             tool_use_id=tool_use_id,
             name=name,
             state=ToolState.UNKNOWN,
-            content="it started but no result was recorded (the agent stopped while it ran)",
+            content="it started but no result was recorded (the agent stopped while it "
+            f"ran); operation id {operation_id}",
             is_error=True,
         )
     return ToolResultRecord(
@@ -114,7 +116,7 @@ class _Builder:
         self.messages: list[Message] = []
         self.open_calls: list[tuple[str, str]] = []  # (tool_use_id, name) awaiting results
         self.results: dict[str, ToolResultRecord] = {}
-        self.started: set[str] = set()
+        self.started: dict[str, str] = {}  # tool_use_id -> operation id of its intent
         self.pending_user: list[dict[str, Any]] = []
         self.last_turn_calls: list[tuple[str, ToolState]] = []
         self.note_due = False
@@ -127,7 +129,7 @@ class _Builder:
         blocks: list[dict[str, Any]] = []
         for tool_use_id, name in self.open_calls:
             record = self.results.get(tool_use_id) or _unfinished_result(
-                tool_use_id, name, tool_use_id in self.started
+                tool_use_id, name, self.started.get(tool_use_id)
             )
             text, is_error = result_wording(record)
             block: dict[str, Any] = {
@@ -217,7 +219,7 @@ def model_view(records: Iterable[Any]) -> list[Message]:
         elif isinstance(record, AssistantMessageRecord):
             b.assistant(record)
         elif isinstance(record, ToolIntentRecord):
-            b.started.add(record.tool_use_id)
+            b.started[record.tool_use_id] = record.operation_id
         elif isinstance(record, ToolResultRecord):
             b.results[record.tool_use_id] = record
             b.last_turn_calls.append((record.name, record.state))

@@ -82,6 +82,7 @@ class Session:
         # servers starting, so their tools are offered from the first turn on.
         self.ready = list(ready or [])
         self._ready_task: asyncio.Task[Any] | None = None
+        deps.journal.on_recovered = deps.emit  # the user hears when writes work again
         self._turn_ids = itertools.count(self._settle_journal() + 1)
         self._opened_with = len(deps.journal.records)  # records, once settled
         self._turn: Turn | None = None
@@ -126,11 +127,21 @@ class Session:
         (the agent was killed while it ran) so the model view says so."""
         started: list[str] = []
         ended: set[str] = set()
+        steers: dict[str, SteerRecord] = {}
         for record in self.deps.journal.records:
             if isinstance(record, UserMessageRecord) and record.turn_id not in started:
                 started.append(record.turn_id)
             elif isinstance(record, TurnEndedRecord):
                 ended.add(record.turn_id)
+            elif isinstance(record, SteerRecord):
+                steers[record.id] = record
+        # Steers still queued when the agent stopped are offered back (at run()).
+        self._offered_back = [r for r in steers.values() if r.state is SteerStatus.QUEUED]
+        for steer in self._offered_back:
+            self._record(SteerRecord(
+                id=steer.id, steer_kind=steer.steer_kind, state=SteerStatus.RETURNED,
+                text=steer.text,
+            ))
         for turn_id in started:
             if turn_id not in ended:
                 self._record(
@@ -180,6 +191,9 @@ class Session:
             early, self._early = self._early, []
         for op in early:
             ops.put_nowait(op)
+        for steer in self._offered_back:
+            self._emit(SteerState(id=steer.id, state=SteerStatus.RETURNED,
+                                  kind=steer.steer_kind, text=steer.text))
         for begin in self.on_start:  # work that must begin on the core's loop
             try:
                 begin()
