@@ -1,9 +1,6 @@
-"""``make chaos``: random scenarios x random interrupts, checked against the strict fake API.
+"""Interrupt trials of ``make chaos``: random scenarios x random Esc moments, in-process.
 
-    python -m bench.chaos --trials N [--seed S] [--replay TRIAL_SEED ...] [-v]
-
-Each trial draws from its own seed (printed with any failure, saved to
-``bench/results/chaos-failures.txt``; ``--replay`` runs exactly that trial again):
+Each trial draws from its own seed:
 
 - a scenario: streaming text, streaming tool arguments, a tool batch of mixed kinds
   (read-only + bash), a permission wait (answered or not), a retry back-off, a steer
@@ -18,16 +15,13 @@ end at shutdown); every journal ``tool_intent`` has its ``tool_result``; tools t
 finished kept their real result in the model view; every queued steer was applied
 or returned; the strict server rejected nothing, and a second turn is accepted.
 
-One fake server serves every trial (its queue is cleared in between). The last line
-printed is exactly ``N passed, M failed``.
+A worker's one fake server serves its trials (its queue is cleared in between).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import random
-import sys
 import tempfile
 import time
 import traceback
@@ -46,15 +40,14 @@ from agent_tui.tools.background import BackgroundJobs
 from agent_tui.tools.bash import BashTool
 from agent_tui.tools.files import ReadFileTool
 from agent_tui.tools.process import RunLimits
+from bench.chaos import Outcome
 from bench.host import Stamped
 from bench.procs import kill_marked, new_marker, procs_with
-from bench.stats import RESULTS_DIR
 
 SCENARIOS = ("text", "tool_args", "batch", "permission", "backoff", "steer", "background")
 GRACE_S = 0.2  # SIGTERM -> SIGKILL for the trials' commands
 CLEANUP_BUDGET_S = 2.0  # the core's phase-2 budget in the trials
 TURN_BOUND_S = CLEANUP_BUDGET_S + 0.5  # Esc -> turn_ended, at most
-FAILURES_FILE = RESULTS_DIR / "chaos-failures.txt"
 
 
 class AskForBash:
@@ -177,15 +170,6 @@ def make_plan(seed: int) -> Plan:
 
 
 # ----------------------------------------------------------------------------- a trial
-
-
-@dataclass
-class Outcome:
-    seed: int
-    plan: str
-    failures: list[str]
-    seconds: float
-    status: str = ""  # how the first turn ended: cancelled, or completed when Esc came late
 
 
 async def _until(pred: Any, timeout: float) -> bool:
@@ -416,74 +400,9 @@ def _result_failures(plan: Plan, records: list[Any], request: dict) -> list[str]
 # ----------------------------------------------------------------------------- main
 
 
-def trial_seeds(seed: int, trials: int) -> list[int]:
-    rng = random.Random(seed)
-    return [rng.getrandbits(40) for _ in range(trials)]
-
-
-async def run_trials(seeds: list[int], *, verbose: bool = False,
-                     save: bool = True) -> list[Outcome]:
+async def run_trials(seeds: list[int]) -> list[Outcome]:
+    """Trials one after another on one fake server of their own (no parallelism)."""
     from tests.fake_api import FakeAnthropicServer
 
-    outcomes = []
     with FakeAnthropicServer() as srv:
-        for n, seed in enumerate(seeds, 1):
-            outcome = await run_trial(srv, seed)
-            outcomes.append(outcome)
-            if outcome.failures:
-                print(f"FAIL trial {n} seed {seed}: {outcome.plan}", flush=True)
-                for failure in outcome.failures:
-                    print(f"    {failure}", flush=True)
-                if save:
-                    _save_failure(outcome)
-            elif verbose:
-                print(f"ok   trial {n} seed {seed} ({outcome.seconds:.2f} s): {outcome.plan}",
-                      flush=True)
-    return outcomes
-
-
-def _save_failure(outcome: Outcome) -> None:
-    FAILURES_FILE.parent.mkdir(parents=True, exist_ok=True)
-    first = outcome.failures[0].splitlines()[0][:300]
-    with FAILURES_FILE.open("a") as f:
-        f.write(f"{outcome.seed}\t{time.strftime('%Y-%m-%dT%H:%M:%S')}\t{outcome.plan}\t{first}\n")
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.chaos",
-                                     description="random scenarios x random interrupts")
-    parser.add_argument("--trials", type=int, default=500)
-    parser.add_argument("--seed", type=int, default=None,
-                        help="master seed (default: random, printed)")
-    parser.add_argument("--replay", type=int, nargs="+", metavar="TRIAL_SEED",
-                        help="run exactly these trials (seeds from chaos-failures.txt)")
-    parser.add_argument("-v", "--verbose", action="store_true", help="print every trial")
-    args = parser.parse_args(argv)
-    if args.replay:
-        seeds = list(args.replay)
-        print(f"chaos: replaying {len(seeds)} trial(s)", flush=True)
-    else:
-        seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
-        seeds = trial_seeds(seed, args.trials)
-        print(f"chaos: {args.trials} trials, seed {seed} (replay one with --replay TRIAL_SEED; "
-              f"failures are saved to {FAILURES_FILE})", flush=True)
-    started = time.monotonic()
-    outcomes = asyncio.run(run_trials(seeds, verbose=args.verbose or bool(args.replay)))
-    failed = sum(1 for o in outcomes if o.failures)
-    counts: dict[str, int] = {}
-    for o in outcomes:
-        name = o.plan.split()[0].split("=")[1]
-        counts[name] = counts.get(name, 0) + 1
-    ends: dict[str, int] = {}
-    for o in outcomes:
-        ends[o.status or "none"] = ends.get(o.status or "none", 0) + 1
-    print(f"chaos: {time.monotonic() - started:.1f} s; scenarios: "
-          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-          + "; first turns: " + ", ".join(f"{v} {k}" for k, v in sorted(ends.items())),
-          flush=True)
-    print(f"{len(outcomes) - failed} passed, {failed} failed", flush=True)
-    return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        return [await run_trial(srv, seed) for seed in seeds]

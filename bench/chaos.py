@@ -1,0 +1,145 @@
+"""``make chaos``: random interrupts and random crashes, checked against the strict fake API.
+
+    python -m bench.chaos --trials N [--kind both|interrupt|crash] [--jobs J] [--seed S]
+                          [--replay KIND:SEED ...] [-v]
+
+Two kinds of trial, each drawn from its own seed (printed with any failure, saved to
+``bench/results/chaos-failures.txt``; ``--replay`` runs exactly that trial again):
+
+- **interrupt** (``chaos_interrupts``): a scenario in-process, Esc at a random moment;
+- **crash** (``chaos_crash``): a scripted session as a real agent process, SIGKILLed
+  at a random moment (mostly at a journal write, an fsync or a checkpoint's git
+  command), then ``--continue`` and every invariant of a crash checked.
+
+``--trials`` of each kind run ``--jobs`` at a time (``chaos_pool``). The last line
+printed is exactly ``N passed, M failed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass
+
+from bench.stats import RESULTS_DIR
+
+FAILURES_FILE = RESULTS_DIR / "chaos-failures.txt"
+KINDS = ("interrupt", "crash")
+
+
+@dataclass
+class Outcome:
+    seed: int
+    plan: str
+    failures: list[str]
+    seconds: float
+    # interrupt: how the first turn ended (cancelled, or completed when Esc came late);
+    # crash: where the kill landed (a crash point's kind, "timer", or "no kill")
+    status: str = ""
+    kind: str = "interrupt"
+    points: int = 0  # crash: the crash points the killed run passed
+
+
+
+def trial_seeds(seed: int, trials: int) -> list[int]:
+    rng = random.Random(seed)
+    return [rng.getrandbits(40) for _ in range(trials)]
+
+
+def _save_failure(outcome: Outcome) -> None:
+    FAILURES_FILE.parent.mkdir(parents=True, exist_ok=True)
+    first = outcome.failures[0].splitlines()[0][:300]
+    with FAILURES_FILE.open("a") as f:
+        f.write(f"{outcome.kind}:{outcome.seed}\t{time.strftime('%Y-%m-%dT%H:%M:%S')}\t"
+                f"{outcome.plan}\t{first}\n")
+
+
+def _replay_item(text: str) -> tuple[str, int]:
+    kind, _, seed = text.rpartition(":")
+    if kind not in ("", *KINDS):
+        raise argparse.ArgumentTypeError(f"not a trial: {text!r} (KIND:SEED or SEED)")
+    return (kind or "interrupt", int(seed))
+
+
+def _kind_summary(kind: str, outcomes: list[Outcome]) -> str:
+    mine = [o for o in outcomes if o.kind == kind]
+    if not mine:
+        return ""
+    ends: dict[str, int] = {}
+    for o in mine:
+        ends[o.status or "none"] = ends.get(o.status or "none", 0) + 1
+    failed = sum(1 for o in mine if o.failures)
+    if kind == "interrupt":
+        counts: dict[str, int] = {}
+        for o in mine:
+            name = o.plan.split()[0].split("=")[1]
+            counts[name] = counts.get(name, 0) + 1
+        detail = ("scenarios: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+                  + "; first turns: " + ", ".join(f"{v} {k}" for k, v in sorted(ends.items())))
+    else:
+        full = [o.points for o in mine if o.status == "no kill"]
+        detail = ("killed at: " + ", ".join(f"{k} {v}" for k, v in sorted(ends.items()))
+                  + (f"; a whole session passes {max(full)} crash points" if full else ""))
+    return f"chaos: {kind} {len(mine) - failed}/{len(mine)} passed; {detail}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench.chaos_pool import run_parallel
+
+    parser = argparse.ArgumentParser(prog="python -m bench.chaos",
+                                     description="random interrupts and crashes")
+    parser.add_argument("--trials", type=int, default=500, help="trials of each kind")
+    parser.add_argument("--kind", choices=("both", *KINDS), default="both")
+    parser.add_argument("--jobs", type=int, default=(os.cpu_count() or 1) + 1,
+                        help="trials at a time (default: CPUs + 1)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="master seed (default: random, printed)")
+    parser.add_argument("--replay", type=_replay_item, nargs="+", metavar="KIND:SEED",
+                        help="run exactly these trials (from chaos-failures.txt)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every trial")
+    args = parser.parse_args(argv)
+    kinds = KINDS if args.kind == "both" else (args.kind,)
+    if args.replay:
+        work = list(args.replay)
+        print(f"chaos: replaying {len(work)} trial(s)", flush=True)
+    else:
+        seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+        per_kind = {kind: trial_seeds(seed + n, args.trials) for n, kind in enumerate(KINDS)}
+        work = [(kind, per_kind[kind][i]) for i in range(args.trials) for kind in kinds]
+        print(f"chaos: {args.trials} trials of {' and '.join(kinds)}, seed {seed}, "
+              f"{args.jobs} at a time (replay one with --replay KIND:SEED; failures are "
+              f"saved to {FAILURES_FILE})", flush=True)
+    started = time.monotonic()
+    verbose = args.verbose or bool(args.replay)
+    done = 0
+
+    def report(outcome: Outcome) -> None:
+        nonlocal done
+        done += 1
+        if outcome.failures:
+            print(f"FAIL {outcome.kind} trial {done} seed {outcome.seed}: {outcome.plan}",
+                  flush=True)
+            for failure in outcome.failures:
+                print(f"    {failure}", flush=True)
+            if not args.replay:
+                _save_failure(outcome)
+        elif verbose:
+            print(f"ok   {outcome.kind} trial {done} seed {outcome.seed} "
+                  f"({outcome.seconds:.2f} s): {outcome.plan} [{outcome.status}]", flush=True)
+
+    outcomes = run_parallel(work, max(1, args.jobs), report)
+    failed = sum(1 for o in outcomes if o.failures)
+    print(f"chaos: {time.monotonic() - started:.1f} s", flush=True)
+    for kind in KINDS:
+        line = _kind_summary(kind, outcomes)
+        if line:
+            print(line, flush=True)
+    print(f"{len(outcomes) - failed} passed, {failed} failed", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
