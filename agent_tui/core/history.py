@@ -31,6 +31,7 @@ from agent_tui.core.state import ToolState
 from agent_tui.protocol.states import RestoreWhat, TurnStatus
 
 Message = dict[str, Any]
+LOST_NOTE = "[A part of this conversation could not be read back from the journal.]"
 
 
 def result_wording(record: ToolResultRecord) -> tuple[str, bool]:
@@ -155,10 +156,11 @@ class _Builder:
         if not blocks:
             return
         self.flush_user()
-        if not self.messages:
-            # The API needs a user message first; an assistant reply with no
-            # prompt before it cannot happen in a well-formed journal.
-            return
+        if not self.messages or self.messages[-1]["role"] == "assistant":
+            # Only when a journal line was lost (set aside at load): say so, rather
+            # than drop this reply (and the results of its calls) or break alternation.
+            self.messages.append({"role": "user", "content": [{"type": "text",
+                                                               "text": LOST_NOTE}]})
         self.messages.append({"role": "assistant", "content": blocks})
         self.open_calls = [(b["id"], b["name"]) for b in blocks if b["type"] == "tool_use"]
 

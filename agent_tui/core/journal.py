@@ -290,6 +290,19 @@ def _checked(line: bytes) -> tuple[bytes, bool | None]:
     return body, zlib.crc32(body) == int(match.group(1), 16)
 
 
+def parse_line(raw: bytes, *, unchecked_ok: bool = True) -> tuple[Any | None, bool]:
+    """The record one line holds, and whether its checksum held. None when the line
+    cannot be trusted; a line without a checksum only when ``unchecked_ok``."""
+    body, ok = _checked(raw)
+    if ok is False or (ok is None and not unchecked_ok):
+        return None, False
+    try:
+        record = RECORD_ADAPTER.validate_python(json.loads(body.decode("utf-8", errors="replace")))
+    except (ValueError, ValidationError, RecursionError):  # nested too deep
+        return None, False
+    return record, bool(ok)
+
+
 class Journal:
     """Append-only; thread-safe; optionally backed by a JSONL file.
 
@@ -327,19 +340,11 @@ class Journal:
         for number, raw in enumerate([*lines, tail] if tail else lines, 1):
             if not raw.strip():
                 continue
-            body, ok = _checked(raw)
-            record = None
-            if ok or (ok is None and not checked):
-                try:
-                    record = RECORD_ADAPTER.validate_python(
-                        json.loads(body.decode("utf-8", errors="replace"))
-                    )
-                except (ValueError, ValidationError, RecursionError):  # nested too deep
-                    record = None
+            record, ok = parse_line(raw, unchecked_ok=not checked)
             if record is None:
                 journal._set_aside(number, raw, torn=bool(tail) and number == len(lines) + 1)
                 continue
-            checked = checked or bool(ok)
+            checked = checked or ok
             journal._records.append(record)
             journal._seq = max(journal._seq, record.seq)
         return journal

@@ -27,6 +27,8 @@ class Reply(BaseModel):
 
     blocks: dict[int, dict[str, Any]] = {}
     calls: dict[int, ToolCall] = {}
+    # tool_use blocks whose id repeats an earlier call's: never run, never shown
+    repeated: list[dict[str, Any]] = []
     stop_reason: str | None = None
     ended: str = "end_turn"
     error: Any = None
@@ -54,18 +56,44 @@ class ReplyReader:
             block["text"] += event.text
             self.log.emit(TextDelta(turn_id=self.log.turn_id, text=event.text))
         elif isinstance(event, model.ToolUseStarted):
+            # A garbled stream may start a block again: the call it cuts into never runs.
+            spoiled = reply.calls.get(event.index)
+            if spoiled is not None and spoiled.state is ToolState.STREAMING:
+                self.log.set_tool_state(spoiled, ToolState.FAILED,
+                                        detail="the stream started its block again")
+            if event.id in self.log.calls or event.id in self._earlier_ids():
+                # Two calls under one id cannot both be answered.
+                reply.repeated.append({"id": event.id, "name": event.name, "partial": "",
+                                       "why": "its id repeats an earlier call's"})
+                return
+            if spoiled is not None:
+                reply.repeated.append({"id": spoiled.id, "name": spoiled.name,
+                                       "partial": spoiled.input_json,
+                                       "why": "another block started at its place"})
             call = ToolCall(id=event.id, name=event.name, index=event.index)
             reply.calls[event.index] = call
             self.log.calls[call.id] = call
             self.log.set_tool_state(call, ToolState.STREAMING)
         elif isinstance(event, model.ToolInputDelta):
-            reply.calls[event.index].input_json += event.partial_json
+            call = reply.calls.get(event.index)
+            if call is not None and call.state is ToolState.STREAMING:
+                call.input_json += event.partial_json
         elif isinstance(event, model.BlockStopped):
             call = reply.calls.get(event.index)
-            if call is not None:
+            if call is not None and call.state is ToolState.STREAMING:
                 self._complete_call(call)
         elif isinstance(event, model.MessageEnded):
             reply.stop_reason = event.stop_reason
+
+    def _earlier_ids(self) -> set[str]:
+        """The tool_use ids the conversation holds already."""
+        return {
+            block.get("id")
+            for record in self.log.deps.journal.records
+            if isinstance(record, AssistantMessageRecord)
+            for block in record.blocks
+            if block.get("type") == "tool_use"
+        }
 
     def _complete_call(self, call: ToolCall) -> None:
         """All arguments have arrived: parse and validate them, then queue the call."""
@@ -106,10 +134,11 @@ class ReplyReader:
         blocks: list[dict[str, Any]] = []
         incomplete: list[dict[str, Any]] = []
         for index in sorted(set(reply.blocks) | set(reply.calls)):
-            if index in reply.blocks:
+            if index in reply.blocks:  # a garbled stream may put text and a call at one index
                 blocks.append(dict(reply.blocks[index]))
+            call = reply.calls.get(index)
+            if call is None:
                 continue
-            call = reply.calls[index]
             if call.input is None:
                 incomplete.append({"id": call.id, "name": call.name, "partial": call.input_json})
             else:
@@ -121,7 +150,7 @@ class ReplyReader:
                 turn_id=self.log.turn_id,
                 blocks=blocks,
                 ended=reply.ended,
-                incomplete_tool_uses=incomplete,
+                incomplete_tool_uses=incomplete + reply.repeated,
             ),
             durable=reply.ended == "cancelled",
         )
