@@ -27,7 +27,10 @@ _fork: Any = None
 
 def _start_worker() -> None:
     global _srv
+    from bench.chaos_agent import share_ssl_context
     from tests.fake_api import FakeAnthropicServer
+
+    share_ssl_context()
 
     _srv = FakeAnthropicServer().start()
     atexit.register(_srv.stop)

@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 
 from agent_tui.core.journal import Journal, UserMessageRecord
+from bench.chaos_agent import share_ssl_context
 from agent_tui.protocol import TextDelta
 from agent_tui.providers import base
 from agent_tui.providers.anthropic import AnthropicProvider
@@ -79,5 +80,6 @@ async def _warm() -> None:
     await server.wait_closed()
 
 
+share_ssl_context()
 asyncio.run(_warm())
 assert threading.active_count() == 1, "the fork server must not fork with threads running"

@@ -19,9 +19,11 @@ turns off every conversion a ``.gitattributes`` might ask for.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -199,16 +201,28 @@ class ShadowRepo:
 
     def ensure(self, exclude_lines: list[str]) -> None:
         """Create the shadow repository if needed and write its exclude/attribute files."""
-        if not (self.git_dir / "HEAD").exists():
-            private_dir(self.git_dir)
-            # an empty template: no sample hooks, no description
-            self._init()
-            for item in _CONFIG:
-                key, value = item.split("=", 1)
-                self.run("config", key, value)
+        if not all((self.git_dir / part).exists() for part in ("HEAD", "config", "objects", "refs")):
+            self._create()
         info = private_dir(self.git_dir / "info")
         _write_private(info / "attributes", _ATTRIBUTES)
         _write_private(info / "exclude", "".join(line + "\n" for line in exclude_lines))
+
+    def _create(self) -> None:
+        """Made whole beside its place, then renamed into it: an agent killed while git
+        set it up leaves a half-made folder nobody takes for the repository. One found
+        half-made (from before) is set aside, never deleted."""
+        if self.git_dir.exists():
+            os.replace(self.git_dir, self.git_dir.with_name(
+                f"{self.git_dir.name}.damaged-{int(time.time())}"))
+        new = self.git_dir.with_name(f"{self.git_dir.name}.new-{os.getpid()}")
+        shutil.rmtree(new, ignore_errors=True)
+        private_dir(new)
+        fresh = ShadowRepo(new, self.workspace, git=self.git, timeout=self.timeout)
+        fresh._init()
+        for item in _CONFIG:
+            key, value = item.split("=", 1)
+            fresh.run("config", key, value)
+        os.replace(new, self.git_dir)
 
     def _init(self) -> None:
         env = {k: v for k, v in self._env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
