@@ -11,8 +11,8 @@ Two kinds of trial, each drawn from its own seed (printed with any failure, save
   at a random moment (mostly at a journal write, an fsync or a checkpoint's git
   command), then ``--continue`` and every invariant of a crash checked.
 
-``--trials`` of each kind run ``--jobs`` at a time (``chaos_pool``). The last line
-printed is exactly ``N passed, M failed``.
+``--trials`` (in all, shared evenly among the kinds) run ``--jobs`` at a time
+(``chaos_pool``). The last line printed is exactly ``N passed, M failed``.
 """
 
 from __future__ import annotations
@@ -91,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m bench.chaos",
                                      description="random interrupts and crashes")
-    parser.add_argument("--trials", type=int, default=500, help="trials of each kind")
+    parser.add_argument("--trials", type=int, default=500,
+                        help="trials in all, shared evenly among the kinds")
     parser.add_argument("--kind", choices=("both", *KINDS), default="both")
     parser.add_argument("--jobs", type=int, default=(os.cpu_count() or 1) + 1,
                         help="trials at a time (default: CPUs + 1)")
@@ -107,9 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"chaos: replaying {len(work)} trial(s)", flush=True)
     else:
         seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
-        per_kind = {kind: trial_seeds(seed + n, args.trials) for n, kind in enumerate(KINDS)}
-        work = [(kind, per_kind[kind][i]) for i in range(args.trials) for kind in kinds]
-        print(f"chaos: {args.trials} trials of {' and '.join(kinds)}, seed {seed}, "
+        count = -(-args.trials // len(kinds))  # each kind's share, rounded up
+        per_kind = {kind: trial_seeds(seed + n, count) for n, kind in enumerate(KINDS)}
+        work = [(kind, per_kind[kind][i]) for i in range(count) for kind in kinds]
+        print(f"chaos: {len(work)} trials ({count} {' and '.join(kinds)}), seed {seed}, "
               f"{args.jobs} at a time (replay one with --replay KIND:SEED; failures are "
               f"saved to {FAILURES_FILE})", flush=True)
     started = time.monotonic()
