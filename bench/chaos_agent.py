@@ -19,8 +19,9 @@ import os
 import signal
 import sys
 import threading
+import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from multiprocessing import reduction
 from typing import Any
 
@@ -189,6 +190,17 @@ class AgentRun:
         with self._cond:
             self._cond.wait_for(lambda: len(self.events) > index or self._eof, timeout)
             return self.events[index] if len(self.events) > index else None
+
+    def stream(self, timeout: float) -> Iterator[dict[str, Any]]:
+        """Events as they arrive, until the end of output or ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        index = 0
+        while time.monotonic() < deadline:
+            event = self.next_event(index, deadline - time.monotonic())
+            if event is None:
+                return
+            index += 1
+            yield event
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         with self._cond:

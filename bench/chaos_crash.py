@@ -189,7 +189,6 @@ class Trial:
 def _drive_session(run: AgentRun, plan: CrashPlan) -> None:
     """Send the three steps, each once the agent is idle; the steer while step 1's
     command runs. Returns at end of output (done, or killed)."""
-    deadline = time.monotonic() + SESSION_TIMEOUT_S
     step, steered, rewinding, pending = 0, False, False, set()
 
     def send_step() -> None:
@@ -197,12 +196,7 @@ def _drive_session(run: AgentRun, plan: CrashPlan) -> None:
         run.send({"type": "user_message", "text": text})
 
     send_step()
-    index = 0
-    while time.monotonic() < deadline:
-        event = run.next_event(index, deadline - time.monotonic())
-        if event is None:
-            return
-        index += 1
+    for event in run.stream(SESSION_TIMEOUT_S):
         kind = event.get("type")
         if (kind == "tool_state" and event.get("state") == "running" and step == 0
                 and event.get("name") == "bash" and not steered):
@@ -234,14 +228,9 @@ def _drive_session(run: AgentRun, plan: CrashPlan) -> None:
 
 def _drive_resume(run: AgentRun, plan: CrashPlan) -> None:
     """A message, then the rewind points, then a rewind to one of them."""
-    deadline = time.monotonic() + SESSION_TIMEOUT_S
     run.send({"type": "user_message", "text": RESUME})
-    index, rewinding = 0, False
-    while time.monotonic() < deadline:
-        event = run.next_event(index, deadline - time.monotonic())
-        if event is None:
-            return
-        index += 1
+    rewinding = False
+    for event in run.stream(SESSION_TIMEOUT_S):
         kind = event.get("type")
         if kind == "turn_ended":
             run.send({"type": "list_rewind_points"})

@@ -27,8 +27,9 @@ class Reply(BaseModel):
 
     blocks: dict[int, dict[str, Any]] = {}
     calls: dict[int, ToolCall] = {}
-    # tool_use blocks whose id repeats an earlier call's: never run, never shown
-    repeated: list[dict[str, Any]] = []
+    # tool_use blocks a garbled stream spoiled (an id repeated, a block started again):
+    # never run, never shown to the model
+    dropped: list[dict[str, Any]] = []
     stop_reason: str | None = None
     ended: str = "end_turn"
     error: Any = None
@@ -63,11 +64,11 @@ class ReplyReader:
                                         detail="the stream started its block again")
             if event.id in self.log.calls or event.id in self._earlier_ids():
                 # Two calls under one id cannot both be answered.
-                reply.repeated.append({"id": event.id, "name": event.name, "partial": "",
+                reply.dropped.append({"id": event.id, "name": event.name, "partial": "",
                                        "why": "its id repeats an earlier call's"})
                 return
             if spoiled is not None:
-                reply.repeated.append({"id": spoiled.id, "name": spoiled.name,
+                reply.dropped.append({"id": spoiled.id, "name": spoiled.name,
                                        "partial": spoiled.input_json,
                                        "why": "another block started at its place"})
             call = ToolCall(id=event.id, name=event.name, index=event.index)
@@ -150,7 +151,7 @@ class ReplyReader:
                 turn_id=self.log.turn_id,
                 blocks=blocks,
                 ended=reply.ended,
-                incomplete_tool_uses=incomplete + reply.repeated,
+                incomplete_tool_uses=incomplete + reply.dropped,
             ),
             durable=reply.ended == "cancelled",
         )

@@ -123,8 +123,9 @@ class Session:
         return self.deps.tools
 
     def _settle_journal(self) -> int:
-        """For a resumed journal: count its turns, and close a turn that never ended
-        (the agent was killed while it ran) so the model view says so."""
+        """For a resumed journal: count its turns, close a turn that never ended (the
+        agent was killed while it ran) so the model view says so, and return steers
+        still queued then to the user."""
         started: list[str] = []
         ended: set[str] = set()
         steers: dict[str, SteerRecord] = {}
