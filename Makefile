@@ -25,7 +25,8 @@ bench: $(STAMP)
 	$(PY) -m bench.run
 
 chaos: $(STAMP)
-	$(PY) -m bench.chaos --trials $(or $(N),500) $(if $(SEED),--seed $(SEED),)
+	$(PY) -m bench.chaos --trials $(or $(N),500) $(if $(SEED),--seed $(SEED),) \
+		$(if $(KIND),--kind $(KIND),) $(if $(JOBS),--jobs $(JOBS),)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -4,7 +4,9 @@ The new content goes to a temporary file beside the target (``.agent-tui.<hex>.t
 created exclusively and never through a symlink), is written out and fsynced, and is
 renamed over the target; then the folder is fsynced so the rename survives a crash.
 A reader sees the old file or the new one, never a part. A symlink at the target is
-replaced, never written through: rename does not follow it.
+replaced, never written through: rename does not follow it. A process killed mid-write
+leaves only its temporary file, which names the writer's pid: the checkpoint layer's
+next snapshot removes such files once their writer is gone.
 
 The folder may be given as an open directory descriptor: then every step is relative
 to it (``dir_fd``), so a folder swapped for a link while we work cannot redirect the
@@ -14,14 +16,19 @@ Given as a path, the folder is opened once and used the same way.
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from agent_tui import crash_points
+
 #: The temporary files, as an ignore pattern (snapshots leave them out).
 TMP_PATTERN = ".agent-tui.*.tmp"
+_WRITER = re.compile(r"\.agent-tui\.(\d+)\.[0-9a-f]+\.tmp")
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -52,6 +59,7 @@ def write_atomic(
                 os.fsync(fd)
             finally:
                 os.close(fd)
+            crash_points.reached(f"atomic:{name}")  # a crash here leaves only the temp file
             os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException:
             _discard(tmp, dir_fd)
@@ -73,7 +81,30 @@ def link_atomic(folder: Path | int, name: str, target: str) -> None:
 
 
 def _tmp_name() -> str:
-    return f".agent-tui.{secrets.token_hex(6)}.tmp"  # short: any valid name still fits
+    # short (any valid name still fits), and names its writer: a crash leaves it behind
+    return f".agent-tui.{os.getpid()}.{secrets.token_hex(6)}.tmp"
+
+
+def is_temp(name: str) -> bool:
+    """Whether ``name`` (a path's last part) is one of our temporary files."""
+    return fnmatch.fnmatchcase(name.rpartition("/")[2], TMP_PATTERN)
+
+
+def left_by_dead_process(name: str) -> bool:
+    """A temporary file whose writer is gone (killed mid-write): safe to remove.
+
+    Names without a writer's pid, or of a writer still alive, are never taken for stale.
+    """
+    match = _WRITER.fullmatch(name.rpartition("/")[2])
+    if match is None or int(match.group(1)) == os.getpid():
+        return False
+    try:
+        os.kill(int(match.group(1)), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 @contextmanager

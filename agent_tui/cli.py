@@ -263,15 +263,18 @@ class Wiring:
             workspace = (cwd or opts.cwd).resolve()
         else:
             info = self.store.find(session_id)
-            journal = Journal.load(info.path)
+            try:
+                journal = Journal.load(info.path)
+            except OSError as exc:
+                raise UsageError(f"cannot read the journal {info.path}: "
+                                 f"{exc.strerror or exc}") from None
             workspace = Path(info.workspace) if info.workspace else (cwd or opts.cwd)
         settings = self.settings_for(Path(workspace))
         for problem in settings.problems:
             emit(Notice(level=NoticeLevel.ERROR, text=problem))
-        if journal.set_aside:
-            emit(Notice(level=NoticeLevel.WARNING, text=(
-                f"journal {journal.path}: {len(journal.set_aside)} unreadable line(s) set aside "
-                "(a write was cut short); the rest of the session is loaded")))
+        damaged = journal.set_aside_notice()
+        if damaged is not None:
+            emit(damaged)
         from agent_tui.checkpoints import Checkpoints
 
         provider = make_provider(opts)
@@ -321,7 +324,8 @@ class Wiring:
                     session_id=session_id, workspace=str(workspace),
                     provider=provider.name, model=config.model,
                 ), durable=True)
-            journal.append(AgentProcessRecord(owner=OWNER_ID, pid=os.getpid()), durable=True)
+            journal.append(AgentProcessRecord(owner=OWNER_ID, pid=os.getpid(),
+                                              workspace=str(workspace)), durable=True)
         except JournalWriteError as exc:
             emit(exc.notice())
         session = Session(

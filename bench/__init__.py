@@ -1,7 +1,8 @@
 """Benchmarks and chaos trials for agent-tui: ``make bench`` and ``make chaos``.
 
 - :mod:`bench.run`: the figures of ``make bench`` (one table, JSON under ``results/``).
-- :mod:`bench.chaos`: random scenarios x random interrupts against the strict fake API.
+- :mod:`bench.chaos`: ``make chaos``, random interrupts (``chaos_interrupts``) and random
+  crashes of a real agent process (``chaos_crash``), in parallel (``chaos_pool``).
 - The measuring functions live one area per module (``interrupts``, ``startup``,
   ``keys``, ``memory``) so the smoke test can call each once.
 

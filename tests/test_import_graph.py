@@ -54,7 +54,8 @@ LAYERS: tuple[Layer, ...] = (
     # below every layer; they import nothing of agent-tui's but each other
     Layer(
         "low helpers",
-        ("paths", "atomic", "credentials", "units", "process_guard", "json_positions", ""),
+        ("paths", "atomic", "credentials", "units", "process_guard", "json_positions",
+         "crash_points", ""),
     ),
 )
 

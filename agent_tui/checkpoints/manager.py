@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from agent_tui.atomic import TMP_PATTERN
 from agent_tui.checkpoints import disk, meta, wording
 from agent_tui.checkpoints.disk import ABSENT, DiskState, read_state
 from agent_tui.checkpoints.meta import Record, UnknownCheckpoint
@@ -133,6 +132,7 @@ class Checkpoints:
                 timeout=git_timeout,
                 excludes_file=user_excludes_file(git_path),
             )
+            self._shadow.clear_stale_locks()  # an earlier agent process may have been killed
         self._retention = Retention(
             self._shadow, self._blobs, usage=self.usage_bytes, save=self._save
         )
@@ -343,7 +343,6 @@ class Checkpoints:
                 lines += (user_git / "info" / "exclude").read_text(errors="replace").splitlines()
             except OSError:
                 pass
-        lines.append(TMP_PATTERN)  # the file tools' and our own temporary files
         state = Path(os.path.realpath(self.state_dir))
         if state == self.workspace or self.workspace in state.parents:
             rel = state.relative_to(self.workspace).as_posix() if state != self.workspace else ""

@@ -19,12 +19,16 @@ turns off every conversion a ``.gitattributes`` might ask for.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_tui import crash_points
+from agent_tui.atomic import is_temp, left_by_dead_process
 from agent_tui.credentials import CREDENTIAL_VARS  # git has no business with them
 from agent_tui.paths import private_dir
 
@@ -172,6 +176,7 @@ class ShadowRepo:
             argv += ["-c", f"core.excludesFile={self.excludes_file}"]
         argv += list(args)
         cwd = work_tree or self.workspace
+        crash_points.reached(f"git:{args[0]}")
         try:
             done = subprocess.run(
                 argv,
@@ -196,16 +201,28 @@ class ShadowRepo:
 
     def ensure(self, exclude_lines: list[str]) -> None:
         """Create the shadow repository if needed and write its exclude/attribute files."""
-        if not (self.git_dir / "HEAD").exists():
-            private_dir(self.git_dir)
-            # an empty template: no sample hooks, no description
-            self._init()
-            for item in _CONFIG:
-                key, value = item.split("=", 1)
-                self.run("config", key, value)
+        if not all((self.git_dir / part).exists() for part in ("HEAD", "config", "objects", "refs")):
+            self._create()
         info = private_dir(self.git_dir / "info")
         _write_private(info / "attributes", _ATTRIBUTES)
         _write_private(info / "exclude", "".join(line + "\n" for line in exclude_lines))
+
+    def _create(self) -> None:
+        """Made whole beside its place, then renamed into it: an agent killed while git
+        set it up leaves a half-made folder nobody takes for the repository. One found
+        half-made (from before) is set aside, never deleted."""
+        if self.git_dir.exists():
+            os.replace(self.git_dir, self.git_dir.with_name(
+                f"{self.git_dir.name}.damaged-{int(time.time())}"))
+        new = self.git_dir.with_name(f"{self.git_dir.name}.new-{os.getpid()}")
+        shutil.rmtree(new, ignore_errors=True)
+        private_dir(new)
+        fresh = ShadowRepo(new, self.workspace, git=self.git, timeout=self.timeout)
+        fresh._init()
+        for item in _CONFIG:
+            key, value = item.split("=", 1)
+            fresh.run("config", key, value)
+        os.replace(new, self.git_dir)
 
     def _init(self) -> None:
         env = {k: v for k, v in self._env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
@@ -237,6 +254,7 @@ class ShadowRepo:
             _split0(self.run("ls-files", "-z", "--cached", "--ignored", "--exclude-standard"))
         )
         nested = sorted(p for p in others if p.endswith("/"))
+        others = self._without_temps(others)
         candidates = sorted((set(cached) - ignored) | {p for p in others if not p.endswith("/")})
         if len(candidates) > 2 * max_files:  # do not even stat a huge tree
             raise SnapshotTooLarge(len(candidates), max_files)
@@ -278,6 +296,35 @@ class ShadowRepo:
             nested_repos=nested,
             unreadable=unreadable,
         )
+
+    def _without_temps(self, others: list[str]) -> list[str]:
+        """Our temporary files are never snapshotted; those a killed writer left are removed."""
+        kept = []
+        for rel in others:
+            if not is_temp(rel):
+                kept.append(rel)
+                continue
+            path = self.workspace / rel
+            try:
+                if left_by_dead_process(rel) and stat.S_ISREG(os.lstat(path).st_mode):
+                    path.unlink()
+            except OSError:
+                pass  # gone already, or not ours to remove
+        return kept
+
+    def clear_stale_locks(self) -> list[str]:
+        """Lock files a killed git left (git asks to remove them by hand); call only
+        while no git of ours runs (when the session opens). Returns what was removed."""
+        if not self.git_dir.is_dir():
+            return []
+        removed = []
+        for lock in [*self.git_dir.glob("*.lock"), *self.git_dir.glob("refs/**/*.lock")]:
+            try:
+                lock.unlink()
+                removed.append(lock.name)
+            except OSError:
+                pass
+        return removed
 
     def commit(self, tree: str, message: str, ref: str) -> str:
         # no parent: pruning an old checkpoint's ref must free its objects

@@ -37,6 +37,7 @@ from agent_tui.core.state import SideEffects, ToolState
 from agent_tui.protocol.states import HookDecision, HookEvent, RestoreWhat, TurnStatus
 
 Message = dict[str, Any]
+LOST_NOTE = "[A part of this conversation could not be read back from the journal.]"
 
 
 def result_wording(record: ToolResultRecord) -> tuple[str, bool]:
@@ -98,15 +99,17 @@ def _how_it_ended(record: ToolResultRecord) -> str:
     return ", ".join(facts)
 
 
-def _unfinished_result(tool_use_id: str, name: str, started: bool) -> ToolResultRecord:
-    """The result of a call the journal shows no final record for."""
-    if started:
+def _unfinished_result(tool_use_id: str, name: str, operation_id: str | None) -> ToolResultRecord:
+    """The result of a call the journal shows no final record for (``operation_id``:
+    its intent's, when it started)."""
+    if operation_id is not None:
         return ToolResultRecord(
             turn_id="",
             tool_use_id=tool_use_id,
             name=name,
             state=ToolState.UNKNOWN,
-            content="it started but no result was recorded (the agent stopped while it ran)",
+            content="it started but no result was recorded (the agent stopped while it "
+            f"ran); operation id {operation_id}",
             is_error=True,
         )
     return ToolResultRecord(
@@ -133,11 +136,12 @@ class _Builder:
         self.messages: list[Message] = []
         self.open_calls: list[tuple[str, str]] = []  # (tool_use_id, name) awaiting results
         self.results: dict[str, ToolResultRecord] = {}
-        self.started: set[str] = set()
+        self.started: dict[str, str] = {}  # tool_use_id -> operation id of its intent
         self.pending_user: list[dict[str, Any]] = []
         self.last_turn_calls: list[tuple[str, ToolState]] = []
         self.note_due = False
         self.cut_note_due = ""  # the note owed after an answer cut off
+        self.paused = False  # the newest assistant message is a paused turn's
         self.stripped_thinking = False  # another model's thinking was left out
         self.stripped_in_last = False  # ... from the newest assistant message
 
@@ -149,7 +153,7 @@ class _Builder:
         blocks: list[dict[str, Any]] = []
         for tool_use_id, name in self.open_calls:
             record = self.results.get(tool_use_id) or _unfinished_result(
-                tool_use_id, name, tool_use_id in self.started
+                tool_use_id, name, self.started.get(tool_use_id)
             )
             text, is_error = result_wording(record)
             block: dict[str, Any] = {
@@ -182,17 +186,22 @@ class _Builder:
             self.stripped_in_last = False
         if not blocks:
             return
+        if self.cut_note_due and self.messages and self.messages[-1]["role"] == "assistant":
+            self.user_text(self.cut_note_due)  # the turn went on after a cut answer
+            self.cut_note_due = ""
         self.flush_user()
-        if not self.messages:
-            # The API needs a user message first; an assistant reply with no
-            # prompt before it cannot happen in a well-formed journal.
-            return
-        if self.messages[-1]["role"] == "assistant":
+        if self.messages and self.messages[-1]["role"] == "assistant" and self.paused:
             # A paused turn (pause_turn) goes on in the same assistant message.
             self.messages[-1]["content"].extend(blocks)
         else:
+            if not self.messages or self.messages[-1]["role"] == "assistant":
+                # Only when a journal line was lost (set aside at load): say so, rather
+                # than drop this reply (and the results of its calls) or break alternation.
+                self.messages.append({"role": "user", "content": [{"type": "text",
+                                                                   "text": LOST_NOTE}]})
             self.messages.append({"role": "assistant", "content": blocks})
         self.open_calls = [(b["id"], b["name"]) for b in blocks if b["type"] == "tool_use"]
+        self.paused = record.ended == "pause_turn"
         if record.ended in CUT_NOTES and not self.open_calls:
             self.cut_note_due = CUT_NOTES[record.ended]
 
@@ -339,7 +348,7 @@ def build_view(records: Iterable[Any], model: str | None = None) -> View:
             b.user_text(f"[Instructions from {record.path}, which applies to work in its folder:]"
                         f"\n{record.text}")
         elif isinstance(record, ToolIntentRecord):
-            b.started.add(record.tool_use_id)
+            b.started[record.tool_use_id] = record.operation_id
         elif isinstance(record, ToolResultRecord):
             b.results[record.tool_use_id] = record
             b.last_turn_calls.append((record.name, record.state))

@@ -40,6 +40,9 @@ class Reply(BaseModel):
 
     blocks: dict[int, dict[str, Any]] = {}
     calls: dict[int, ToolCall] = {}
+    # tool_use blocks a garbled stream spoiled (an id repeated, a block started again):
+    # never run, never shown to the model
+    dropped: list[dict[str, Any]] = []
     stop_reason: str | None = None
     ended: str = "end_turn"
     error: Any = None
@@ -98,18 +101,34 @@ class ReplyReader:
         elif isinstance(event, model.OtherBlockStarted):
             reply.blocks[event.index] = dict(event.block, _partial="")
         elif isinstance(event, model.ToolUseStarted):
+            # A garbled stream may start a block again: the call it cuts into never runs.
+            spoiled = reply.calls.get(event.index)
+            if spoiled is not None and spoiled.state is ToolState.STREAMING:
+                self.log.set_tool_state(spoiled, ToolState.FAILED,
+                                        detail="the stream started its block again")
+            if event.id in self.log.calls or event.id in self._earlier_ids():
+                # Two calls under one id cannot both be answered.
+                reply.dropped.append({"id": event.id, "name": event.name, "partial": "",
+                                       "why": "its id repeats an earlier call's"})
+                return
+            if spoiled is not None:
+                reply.dropped.append({"id": spoiled.id, "name": spoiled.name,
+                                       "partial": spoiled.input_json,
+                                       "why": "another block started at its place"})
             call = ToolCall(id=event.id, name=event.name, index=event.index)
             reply.calls[event.index] = call
             self.log.calls[call.id] = call
             self.log.set_tool_state(call, ToolState.STREAMING)
         elif isinstance(event, model.ToolInputDelta):
-            if event.index in reply.calls:
-                reply.calls[event.index].input_json += event.partial_json
+            call = reply.calls.get(event.index)
+            if call is not None:
+                if call.state is ToolState.STREAMING:
+                    call.input_json += event.partial_json
             elif "_partial" in reply.blocks.get(event.index, {}):
                 reply.blocks[event.index]["_partial"] += event.partial_json
         elif isinstance(event, model.BlockStopped):
             call = reply.calls.get(event.index)
-            if call is not None:
+            if call is not None and call.state is ToolState.STREAMING:
                 self._complete_call(call)
             other = reply.blocks.get(event.index)
             if other is not None and "_partial" in other:
@@ -121,6 +140,16 @@ class ReplyReader:
             update = {k: v for k, v in event.model_dump().items()
                       if k in model.UsageCounts.model_fields and v is not None}
             reply.usage = usage.model_copy(update=update)
+
+    def _earlier_ids(self) -> set[str]:
+        """The tool_use ids the conversation holds already."""
+        return {
+            block.get("id")
+            for record in self.log.deps.journal.records
+            if isinstance(record, AssistantMessageRecord)
+            for block in record.blocks
+            if block.get("type") == "tool_use"
+        }
 
     def _complete_call(self, call: ToolCall) -> None:
         """All arguments have arrived: parse and validate them, then queue the call."""
@@ -162,7 +191,7 @@ class ReplyReader:
         incomplete: list[dict[str, Any]] = []
         cut_thinking: list[dict[str, Any]] = []
         for index in sorted(set(reply.blocks) | set(reply.calls)):
-            if index in reply.blocks:
+            if index in reply.blocks:  # a garbled stream may put text and a call at one index
                 block = dict(reply.blocks[index])
                 if block["type"] == "thinking" and not block.get("signature"):
                     cut_thinking.append(block)  # never sent back: it has no signature
@@ -171,8 +200,9 @@ class ReplyReader:
                                        or block.get("_incomplete")})
                 else:
                     blocks.append(block)
+            call = reply.calls.get(index)
+            if call is None:
                 continue
-            call = reply.calls[index]
             if call.input is None:
                 incomplete.append({"id": call.id, "name": call.name, "partial": call.input_json})
             else:
@@ -184,7 +214,7 @@ class ReplyReader:
                 turn_id=self.log.turn_id,
                 blocks=blocks,
                 ended=reply.ended,
-                incomplete_tool_uses=incomplete,
+                incomplete_tool_uses=incomplete + reply.dropped,
                 incomplete_thinking=cut_thinking,
                 model=model_id,
             ),

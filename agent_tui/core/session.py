@@ -91,6 +91,7 @@ class Session(SessionControls):
         # servers starting, so their tools are offered from the first turn on.
         self.ready = list(ready or [])
         self._ready_task: asyncio.Task[Any] | None = None
+        deps.journal.on_recovered = deps.emit  # the user hears when writes work again
         self._turn_ids = itertools.count(self._settle_journal() + 1)
         self._opened_with = len(deps.journal.records)  # records, once settled
         self._turn: Turn | None = None
@@ -161,15 +162,26 @@ class Session(SessionControls):
         return self.deps.policy
 
     def _settle_journal(self) -> int:
-        """For a resumed journal: count its turns, and close a turn that never ended
-        (the agent was killed while it ran) so the model view says so."""
+        """For a resumed journal: count its turns, close a turn that never ended (the
+        agent was killed while it ran) so the model view says so, and return steers
+        still queued then to the user."""
         started: list[str] = []
         ended: set[str] = set()
+        steers: dict[str, SteerRecord] = {}
         for record in self.deps.journal.records:
             if isinstance(record, UserMessageRecord) and record.turn_id not in started:
                 started.append(record.turn_id)
             elif isinstance(record, TurnEndedRecord):
                 ended.add(record.turn_id)
+            elif isinstance(record, SteerRecord):
+                steers[record.id] = record
+        # Steers still queued when the agent stopped are offered back (at run()).
+        self._offered_back = [r for r in steers.values() if r.state is SteerStatus.QUEUED]
+        for steer in self._offered_back:
+            self._record(SteerRecord(
+                id=steer.id, steer_kind=steer.steer_kind, state=SteerStatus.RETURNED,
+                text=steer.text,
+            ))
         for turn_id in started:
             if turn_id not in ended:
                 self._record(
@@ -219,6 +231,9 @@ class Session(SessionControls):
             early, self._early = self._early, []
         for op in early:
             ops.put_nowait(op)
+        for steer in self._offered_back:
+            self._emit(SteerState(id=steer.id, state=SteerStatus.RETURNED,
+                                  kind=steer.steer_kind, text=steer.text))
         for begin in self.on_start:  # work that must begin on the core's loop
             try:
                 begin()

@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agent_tui.core.journal import (
+    AgentProcessRecord,
     Journal,
     SessionStarted,
     TurnEndedRecord,
@@ -61,10 +62,14 @@ class SessionStore:
 
     def latest_for(self, workspace: Path) -> SessionInfo:
         want = str(workspace.resolve())
-        for info in self.list():
+        infos = self.list()
+        for info in infos:
             if info.workspace == want:
                 return info
-        raise SessionNotFound(f"no saved session for workspace {want}")
+        unknown = [i.id for i in infos if not i.workspace and i.first_message]
+        hint = (f" ({len(unknown)} saved session(s) do not say their workspace, their first "
+                f"line is damaged: --resume {unknown[0]} opens one)") if unknown else ""
+        raise SessionNotFound(f"no saved session for workspace {want}{hint}")
 
     def find(self, session_id: str) -> SessionInfo:
         path = self.journal_path(session_id)
@@ -85,6 +90,8 @@ def _summarise(session_id: str, path: Path) -> SessionInfo:
     for record in journal.records:
         if isinstance(record, SessionStarted) and not info.workspace:
             info.workspace = record.workspace
+        elif isinstance(record, AgentProcessRecord) and not info.workspace:
+            info.workspace = record.workspace  # the first line was lost
         elif isinstance(record, UserMessageRecord) and not info.first_message:
             info.first_message = record.text
         elif isinstance(record, TurnEndedRecord):

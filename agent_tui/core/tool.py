@@ -9,6 +9,8 @@ how it ended.
 
 from __future__ import annotations
 
+import copy
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -101,11 +103,7 @@ class Tool(ABC):
     concurrent: ClassVar[bool] = False
 
     def input_schema(self) -> dict[str, Any]:
-        schema = self.Input.model_json_schema()
-        schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
-            prop.pop("title", None)
-        return schema
+        return copy.deepcopy(_schema_of(self.Input))
 
     def parse(self, raw: dict[str, Any]) -> BaseModel:
         """Validate the model's input; raises :class:`InvalidInput` with a readable text."""
@@ -147,6 +145,16 @@ class Tool(ABC):
             "description": self.description,
             "input_schema": self.input_schema(),
         }
+
+
+@functools.cache
+def _schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """An input model's JSON schema, built once: every request offers it again."""
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return schema
 
 
 class InvalidInput(ValueError):

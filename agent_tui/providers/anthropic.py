@@ -66,6 +66,9 @@ class AnthropicProvider(base.Provider):
             # A connection lost while reading the stream is not wrapped by the SDK.
             raise base.ProviderError(f"connection lost: {exc!r}", retryable=True,
                                      kind=base.ErrorKind.CONNECTION) from exc
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:
+            # A stream that cannot be read (data that is not JSON, a shape not known).
+            raise base.ProviderError(f"malformed stream: {exc!r}", retryable=True) from exc
         finally:
             await stream.close()
 

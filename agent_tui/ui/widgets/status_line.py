@@ -1,5 +1,5 @@
 """The status line: the turn's state with the core's honest detail, then what else is
-true now: a journal that could not be written (sticky until the session ends), a
+true now: a journal that could not be written (sticky until writes succeed again), a
 model request waiting to be retried (with a countdown), running background jobs, the
 model, the context in use and the session's tokens and cost, and the latest notice or
 hint ("stopping: 1 tool call running", "press Ctrl+C again to quit")."""
@@ -61,6 +61,8 @@ class StatusLine(Static):
     def set_notice(self, level: str, text: str, code: NoticeCode = NoticeCode.GENERAL) -> None:
         if code is NoticeCode.JOURNAL_WRITE_FAILED:
             self.journal_error = first_line(text, 200)
+        elif code is NoticeCode.JOURNAL_WRITE_RECOVERED:
+            self.journal_error = ""
         self.notice_level, self.notice_text, self.notice_code = level, text, code
         self._redraw()
 
