@@ -358,6 +358,9 @@ class SetAside(BaseModel):
 # Each line ends with the CRC-32 of the record's JSON before it: a line that was cut
 # short or changed on disk is set aside, never taken for what it seemed to say.
 _CRC_TAIL = re.compile(rb',"crc":"([0-9a-f]{8})"\}$')
+# The shape of a checksum tail with its key or digits changed: such a line is damaged,
+# not one written before lines had a checksum.
+_CRC_SHAPED = re.compile(rb',"[^"]{3}":"[^"]{8}"\}$')
 _KIND = re.compile(r'"kind":\s*"([a-z_]{1,40})"')
 _TOOL_USE_ID = re.compile(r'"tool_use_id":\s*"([A-Za-z0-9_-]{1,80})"')
 SET_ASIDE_SUFFIX = ".set-aside"  # where a torn last line goes before the next append
@@ -372,7 +375,7 @@ def _checked(line: bytes) -> tuple[bytes, bool | None]:
     """The record's JSON, and whether its checksum holds (None: the line has none)."""
     match = _CRC_TAIL.search(line)
     if match is None:
-        return line, None
+        return line, False if _CRC_SHAPED.search(line) else None
     body = line[: match.start()] + b"}"
     return body, zlib.crc32(body) == int(match.group(1), 16)
 
