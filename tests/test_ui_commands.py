@@ -143,6 +143,22 @@ async def test_slash_opens_the_menu_filters_and_closes_with_esc() -> None:
 
 
 @pytest.mark.asyncio
+async def test_enter_right_after_typing_takes_the_item_for_the_text_typed_not_an_older_one() -> None:
+    # Typed fast (a paste, tmux), the last keys' Changed messages still queue behind
+    # Enter: the menu still shows the items for "/" when Enter comes.
+    app, made = _app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash")
+        await pilot.pause()
+        assert _menu(app)[0] != "cost"
+        app.prompt.insert("cost")
+        assert app.prompt.completer.key("enter")  # before the Changed message is handled
+        await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen), what="the /cost page")
+        assert "cost" in app.screen.title_text.lower()
+        assert not any(isinstance(op, (Compact, ClearConversation, UserMessage)) for op in made[0].ops)
+
+
+@pytest.mark.asyncio
 async def test_tab_completes_and_enter_runs_a_command_that_needs_nothing_more() -> None:
     app, made = _app()
     async with app.run_test(size=SIZE) as pilot:

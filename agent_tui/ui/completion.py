@@ -150,6 +150,15 @@ class Completion:
             self.close()
             return True
         if key in ("tab", "enter"):
+            # Keys typed just before may not have reached update() yet (their Changed
+            # messages queue behind this key): follow the text as it is now, and never
+            # accept an item shown for an older query.
+            self.update()
+            if not self.is_open or self.span is None or self.shown_query != self.span.query:
+                if key == "tab":
+                    return True  # the items for this text have not come yet
+                self.close()
+                return False  # Enter sends what was typed (a command is run as typed)
             item = self.menu.current
             if item is None:
                 if key == "tab":
