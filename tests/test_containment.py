@@ -183,10 +183,11 @@ async def test_an_mcp_stdio_server_launched_through_procs_runs_and_ends_in_its_c
 
     from agent_tui.tools.mcp import procs
 
-    server = Path(__file__).parent / "mcp_servers" / "sdk_server.py"
     tag = uuid.uuid4().hex
-    command, args, env = procs.launch(tag, sys.executable, [str(server), str(tmp_path / "r")],
+    command, args, env = procs.launch(tag, sys.executable, [SDK_SERVER, str(tmp_path / "r")],
                                       {}, str(tmp_path))
+    cell = procs.cgroup_of(tag)
+    assert cell is not None and cell.name.startswith(f"mcp-{tag}-")
     params = StdioServerParameters(command=command, args=args, env=env, cwd=str(tmp_path))
     async with stdio_client(params):
         for _ in range(200):
@@ -195,10 +196,127 @@ async def test_an_mcp_stdio_server_launched_through_procs_runs_and_ends_in_its_c
                 break
             await asyncio.sleep(0.02)
         assert found, "the server did not start"
-        assert f"/mcp-{tag}" in Path(f"/proc/{found[0].pid}/cgroup").read_text()
+        assert _cgroup_line(found[0].pid) == _v2_path(cell)
         assert await asyncio.to_thread(procs.end_tagged, [tag], 0.5) == []
         assert not found[0].is_running() or found[0].status() == "zombie"
+    assert not cell.exists() and procs.cgroup_of(tag) is None
+
+
+# ----------------------------------------------------------------------------- MCP servers
+
+SDK_SERVER = str(Path(__file__).parent / "mcp_servers" / "sdk_server.py")
+
+
+def _cgroup_line(pid: int) -> str:
+    """The cgroup v2 path of ``pid``, as the kernel says."""
+    lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    return next(line.removeprefix("0::") for line in lines if line.startswith("0::"))
+
+
+def _v2_path(folder: Path) -> str:
     from agent_tui.tools.process.cgroup_tree import tree
 
-    found_tree = tree()
-    assert found_tree is not None and not (found_tree.v2 / f"mcp-{tag}").exists()
+    found = tree()
+    assert found is not None
+    return "/" + str(folder.relative_to(found.v2_mount))
+
+
+def _mcp_cgroups(tag: str) -> list[Path]:
+    from agent_tui.tools.process.cgroup_tree import tree
+
+    found = tree()
+    assert found is not None
+    return sorted(found.v2.glob(f"mcp-{tag}-*")) if found.v2.exists() else []
+
+
+async def _escaping_server(tmp_path: Path, marker: str):  # noqa: ANN202 - a test helper
+    import sys
+
+    from agent_tui.tools.mcp import McpManager, ServerConfig
+    from agent_tui.tools.mcp.config import Transport
+
+    config = ServerConfig(name="esc", transport=Transport.STDIO, source=Path("test"),
+                          command=sys.executable,
+                          args=[SDK_SERVER, str(tmp_path / "rec.jsonl"), "--escapee", marker])
+    manager = McpManager([config], workspace=tmp_path, log_dir=tmp_path / "logs",
+                         start_timeout_s=15.0)
+    manager.start()
+    await manager.wait_started(15.0)
+    return manager, manager.connections["esc"]
+
+
+async def _escapee_of(marker: str):  # noqa: ANN202 - a test helper
+    [esc] = await asyncio.to_thread(wait_for_procs, f"{marker}-esc", 1, exact=True)
+    return esc
+
+
+@pytest.mark.asyncio
+async def test_an_mcp_server_runs_in_its_own_cgroup_and_its_escaped_child_ends_at_shutdown(
+    tmp_path: Path, marker: str,
+) -> None:
+    from agent_tui.tools.mcp import ServerState, procs
+
+    manager, conn = await _escaping_server(tmp_path, marker)
+    try:
+        assert conn.state is ServerState.READY and conn.pid is not None
+        cell = procs.cgroup_of(conn.tag)
+        assert cell is not None and _mcp_cgroups(conn.tag) == [cell]
+        assert _cgroup_line(conn.pid) == _v2_path(cell)  # the server's own cgroup
+        esc = await _escapee_of(marker)
+        assert os.getsid(esc.pid) not in (os.getsid(conn.pid), os.getsid(0))  # detached
+        assert "AGENT_TUI_MCP_SERVER" not in esc.environ()  # untagged (env -i)
+        assert _cgroup_line(esc.pid) == _v2_path(cell)  # but born inside
+    finally:
+        residue = await manager.shutdown()
+
+    assert residue == []
+    assert procs_with(marker) == []  # 0 left, by the process table
+    assert _mcp_cgroups(conn.tag) == [] and procs.cgroup_of(conn.tag) is None
+
+
+@pytest.mark.asyncio
+async def test_a_restarted_mcp_server_gets_a_new_cgroup_and_its_first_start_leaves_nothing(
+    tmp_path: Path, marker: str,
+) -> None:
+    import time
+
+    from agent_tui.cancel import CancelScope as Scope
+    from agent_tui.core.state import ToolState
+    from agent_tui.core.tool import ToolContext, ToolSet
+    from agent_tui.tools.mcp import ServerState, procs
+
+    manager, conn = await _escaping_server(tmp_path, marker)
+    tools = ToolSet()
+    manager.attach(tools)
+
+    async def call(name: str, args: dict) -> ToolState:
+        tool = tools.get(name)
+        assert tool is not None
+        ctx = ToolContext(scope=Scope(), workspace=tmp_path, tool_use_id=f"tu-{name}",
+                          operation_id=f"op-{name}")
+        return (await tool.run(tool.parse(args), ctx)).outcome
+
+    try:
+        first = procs.cgroup_of(conn.tag)
+        first_esc = await _escapee_of(marker)
+        assert await call("mcp__esc__crash", {}) is ToolState.UNKNOWN
+        deadline = time.monotonic() + 5
+        while conn.state is not ServerState.FAILED and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        assert conn.state is ServerState.FAILED
+        # The dead start's cgroup was ended with everything in it, and removed.
+        assert not first_esc.is_running() or first_esc.status() == "zombie"
+        assert first is not None and not first.exists()
+
+        assert await call("mcp__esc__echo", {"text": "back"}) is ToolState.SUCCEEDED
+        second = procs.cgroup_of(conn.tag)
+        assert conn.restarts == 1 and second is not None and second != first
+        assert _mcp_cgroups(conn.tag) == [second]
+        assert conn.pid is not None and _cgroup_line(conn.pid) == _v2_path(second)
+        second_esc = await _escapee_of(marker)
+        assert _cgroup_line(second_esc.pid) == _v2_path(second)
+    finally:
+        assert await manager.shutdown() == []
+
+    assert procs_with(marker) == []
+    assert _mcp_cgroups(conn.tag) == []
