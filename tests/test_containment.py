@@ -73,7 +73,9 @@ async def test_escapee_cancelled_in_its_first_milliseconds_leaves_nothing(marker
 async def test_escapee_one_second_in_that_ignores_term_is_ended_by_cgroup_kill(
     marker: str,
 ) -> None:
-    run = ProcessRun(["bash", "-c", _escapee(marker, wait_first=1.0)], cwd="/tmp", limits=LIMITS)
+    shown: list[str] = []
+    run = ProcessRun(["bash", "-c", _escapee(marker, wait_first=1.0)], cwd="/tmp", limits=LIMITS,
+                     on_output=shown.append)
     await run.start()
     found = await asyncio.to_thread(wait_for_procs, f"{marker}-esc", 1, exact=True)
     assert found and os.getsid(found[0].pid) != run.pid  # really detached
@@ -85,6 +87,9 @@ async def test_escapee_one_second_in_that_ignores_term_is_ended_by_cgroup_kill(
     assert result.cleanup.escalation is Escalation.KILL  # it ignored TERM
     assert result.cleanup.in_cgroup_at_kill and result.cleanup.in_cgroup_at_kill >= 1
     assert not Path(result.cleanup.cgroup or "/nonexistent").exists()  # removed after
+    # The cleanup progress line says how many were still in the cgroup at the kill.
+    line = f"[{result.cleanup.in_cgroup_at_kill} process(es) still in the command's cgroup"
+    assert line in "".join(shown)
 
 
 @pytest.mark.asyncio
@@ -121,6 +126,25 @@ async def test_fork_bomb_stops_at_limits_pids_and_says_so(tmp_path: Path) -> Non
     assert result.residue == []
     tool_result = to_tool_result(result, timeout_ms=1500, grace_s=limits.grace_s)
     assert "limits.pids" in tool_result.content
+
+
+@pytest.mark.asyncio
+async def test_a_command_over_limits_memory_is_killed_and_says_so(tmp_path: Path) -> None:
+    import sys
+
+    if "memory" not in containment().limits:
+        pytest.skip("no memory controller for the agent's cgroups here")
+    limits = LIMITS.model_copy(update={"memory": 64 << 20})
+    # 256 MiB, every page written: far over the limit, so the kernel's OOM killer acts.
+    script = "data = b'x' * (256 << 20); print('allocated')"
+    run = ProcessRun([sys.executable, "-c", script], cwd=tmp_path, limits=limits)
+    await run.start()
+    result = await run.finish()
+
+    assert LimitHit.MEMORY in result.limit_hits
+    assert "allocated" not in result.output and result.signal == "SIGKILL"
+    tool_result = to_tool_result(result, timeout_ms=10_000, grace_s=limits.grace_s)
+    assert "limits.memory" in tool_result.content
 
 
 @pytest.mark.asyncio
