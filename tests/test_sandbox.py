@@ -146,10 +146,43 @@ async def test_sandboxed_connection_to_a_host_listener_is_refused(tmp_path: Path
 
 
 @needs_bwrap
-@pytest.mark.skipif(sys.executable.startswith("/tmp/"),
-                    reason="this Python lives under /tmp, which the sandbox replaces with a private one")
+@pytest.mark.asyncio
+async def test_programs_under_tmp_stay_visible_and_read_only_through_the_private_tmp(
+    tmp_path: Path,
+) -> None:
+    """A PATH entry under /tmp (a virtualenv, a tool unpacked there) is shown read-only;
+    the rest of the host's /tmp stays out of sight."""
+    tools, workspace, other = tmp_path / "tools" / "bin", tmp_path / "ws", tmp_path / "other"
+    for folder in (tools, workspace, other):
+        folder.mkdir(parents=True)
+    (tools / "mytool").write_text("#!/bin/sh\necho tool ran\n")
+    (tools / "mytool").chmod(0o755)
+    (other / "secret").write_text("host tmp")
+    policy = _policy(workspace, search_path=f"{tools}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    assert policy.read_only == (tools.resolve(),)
+    result = await _sandboxed(
+        workspace, f"{tools}/mytool; cat {other}/secret; echo x > {tools}/new", policy)
+
+    assert "tool ran" in result.content
+    assert "host tmp" not in result.content and "No such file" in result.content
+    assert "Read-only file system" in result.content
+    assert not (tools / "new").exists()
+
+
+def test_a_path_entry_that_is_tmp_itself_or_inside_the_workspace_is_not_bound_read_only(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "bin").mkdir(parents=True)
+    policy = _policy(workspace, search_path=f"/tmp{os.pathsep}{workspace / 'bin'}")
+    assert Path("/tmp") not in policy.read_only  # that would undo the private /tmp
+    assert workspace.resolve() / "bin" not in policy.read_only  # already writable
+
+
+@needs_bwrap
 @pytest.mark.asyncio
 async def test_an_ordinary_build_and_test_run_work_in_the_sandbox(tmp_path: Path) -> None:
+    """``make``, then this interpreter's pytest: wherever it lives, under /tmp too."""
     (tmp_path / "Makefile").write_text("out.txt: in.txt\n\tcp in.txt out.txt\n")
     (tmp_path / "in.txt").write_text("data\n")
     (tmp_path / "test_tiny.py").write_text("def test_ok():\n    assert 1 + 1 == 2\n")
