@@ -277,3 +277,75 @@ async def test_rewind_restores_what_a_sandboxed_command_changed(tmp_path: Path) 
     assert (ws / "a.txt").read_text() == "one\n" and (ws / "keep.txt").exists()
     assert not (ws / "b.txt").exists()
     await run.close()
+
+
+async def _session_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *,
+                         sandbox: bool | None) -> tuple[list[str], list[str]]:
+    """A session as ``agent-tui -p`` builds it: (the notices of its start, /context's notes)."""
+    import asyncio
+
+    from agent_tui.cli import Options, Wiring
+    from agent_tui.protocol import Shutdown, ShowContext
+    from tests.harness import Recorder
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    opts = Options(provider="scripted", model=None, cwd=workspace, permission_mode="ask",
+                   theme=None, resume=None, continue_=False, script=None, prompt=None,
+                   print_mode=True, output_format="stream-json", input_format="stream-json",
+                   sandbox=sandbox)
+    rec = Recorder()
+    session = Wiring(opts, interactive=False).make_session(rec)
+    task = asyncio.create_task(session.run())
+    try:
+        session.submit(ShowContext())
+        await rec.wait_for(lambda: bool(rec.of("context_report")), timeout=30)
+    finally:
+        session.submit(Shutdown())
+        await asyncio.wait_for(task, 30)
+    return [n.text for n in rec.of("notice")], rec.of("context_report")[-1].notes
+
+
+@pytest.mark.asyncio
+async def test_without_cgroups_the_session_start_says_so_once_and_context_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agent_tui.tools.process.cgroup_tree import set_enabled
+
+    set_enabled(False)
+    try:
+        notices, notes = await _session_start(tmp_path, monkeypatch, sandbox=False)
+    finally:
+        set_enabled(True)
+    told = [n for n in notices if "not by cgroup" in n]
+    assert len(told) == 1 and "cgroups turned off" in told[0]
+    assert "can escape" in told[0]  # what the fallback does not catch
+    assert any("not by cgroup" in n for n in notes)
+
+
+@pytest.mark.asyncio
+async def test_with_cgroups_the_start_is_quiet_and_context_names_the_cgroups(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agent_tui.tools.process import ContainmentMode, containment
+
+    if containment().mode is not ContainmentMode.CGROUP:
+        pytest.skip(f"no writable cgroup v2 for the agent here: {containment().detail}")
+    notices, notes = await _session_start(tmp_path, monkeypatch, sandbox=False)
+    assert not any("cgroup" in n or "Sandbox" in n for n in notices)  # all as expected
+    assert any("each command runs in a cgroup of its own" in n for n in notes)
+    assert any(n.startswith("Sandbox: off") for n in notes)
+
+
+@needs_bwrap
+@pytest.mark.asyncio
+async def test_with_the_sandbox_the_session_start_says_so_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    notices, notes = await _session_start(tmp_path, monkeypatch, sandbox=True)
+    told = [n for n in notices if "sandbox on (bubblewrap)" in n]
+    assert len(told) == 1 and "no network" in told[0]
+    assert any("sandbox on (bubblewrap)" in n for n in notes)
