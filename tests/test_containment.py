@@ -344,3 +344,33 @@ async def test_a_restarted_mcp_server_gets_a_new_cgroup_and_its_first_start_leav
 
     assert procs_with(marker) == []
     assert _mcp_cgroups(conn.tag) == []
+
+
+@pytest.mark.asyncio
+async def test_an_mcp_server_that_hangs_at_start_leaves_no_process_and_no_cgroup(
+    tmp_path: Path,
+) -> None:
+    import sys
+
+    from agent_tui.tools.mcp import McpManager, ServerConfig, ServerState, procs
+    from agent_tui.tools.mcp.config import Transport
+
+    config = ServerConfig(name="hang", transport=Transport.STDIO, source=Path("test"),
+                          command=sys.executable,
+                          args=[SDK_SERVER, str(tmp_path / "rec.jsonl"), "--hang-start"])
+    manager = McpManager([config], workspace=tmp_path, log_dir=tmp_path / "logs",
+                         start_timeout_s=1.0)
+    conn = manager.connections["hang"]
+    manager.start()
+    try:
+        await asyncio.sleep(0.3)
+        cell = procs.cgroup_of(conn.tag)
+        assert cell is not None and procs.find_tagged(conn.tag)  # it runs, in its cgroup
+        await manager.wait_started(5.0)
+        assert conn.state is ServerState.FAILED
+        assert conn.task is not None
+        await asyncio.wait_for(asyncio.shield(conn.task), 10)  # the start's end
+        assert procs.find_tagged(conn.tag) == []
+        assert not cell.exists() and procs.cgroup_of(conn.tag) is None
+    finally:
+        await manager.shutdown()

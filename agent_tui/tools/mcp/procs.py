@@ -100,10 +100,17 @@ def cgroup_of(tag: str) -> Path | None:
         return cells[-1].v2 if cells else None
 
 
-def _take(tags: set[str] | list[str]) -> list[RunCgroup]:
+def _take(tags: set[str] | list[str]) -> dict[str, list[RunCgroup]]:
     """The servers' cgroups, now owned by the caller (who ends and removes them)."""
     with _cgroups_lock:
-        return [cell for tag in tags for cell in _cgroups.pop(tag, [])]
+        return {tag: _cgroups.pop(tag) for tag in tags if tag in _cgroups}
+
+
+def _give_back(tag: str, cells: list[RunCgroup]) -> None:
+    """Cgroups that could not be removed (a process outlived even SIGKILL): the next
+    end of the server tries again, and the atexit hook at the latest."""
+    with _cgroups_lock:
+        _cgroups[tag] = cells + _cgroups.get(tag, [])
 
 
 class _Servers:
@@ -144,11 +151,13 @@ def end_tagged(tags: set[str] | list[str], grace_s: float = 1.0) -> list[int]:
 
     Synchronous; returns the PIDs that survived even SIGKILL (residue).
     """
-    cells = _take(tags)
-    target = _Servers(tags, cells)
+    taken = _take(tags)
+    target = _Servers(tags, [cell for cells in taken.values() for cell in cells])
     residue = [f.pid for f in terminate_now(target, grace_s).residue]
-    for cell in cells:
-        cell.remove(wait_s=0.5)
+    for tag, cells in taken.items():
+        left = [cell for cell in cells if not cell.remove(wait_s=0.5)]
+        if left:
+            _give_back(tag, left)
     return residue
 
 
