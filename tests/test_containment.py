@@ -73,7 +73,9 @@ async def test_escapee_cancelled_in_its_first_milliseconds_leaves_nothing(marker
 async def test_escapee_one_second_in_that_ignores_term_is_ended_by_cgroup_kill(
     marker: str,
 ) -> None:
-    run = ProcessRun(["bash", "-c", _escapee(marker, wait_first=1.0)], cwd="/tmp", limits=LIMITS)
+    shown: list[str] = []
+    run = ProcessRun(["bash", "-c", _escapee(marker, wait_first=1.0)], cwd="/tmp", limits=LIMITS,
+                     on_output=shown.append)
     await run.start()
     found = await asyncio.to_thread(wait_for_procs, f"{marker}-esc", 1, exact=True)
     assert found and os.getsid(found[0].pid) != run.pid  # really detached
@@ -85,6 +87,9 @@ async def test_escapee_one_second_in_that_ignores_term_is_ended_by_cgroup_kill(
     assert result.cleanup.escalation is Escalation.KILL  # it ignored TERM
     assert result.cleanup.in_cgroup_at_kill and result.cleanup.in_cgroup_at_kill >= 1
     assert not Path(result.cleanup.cgroup or "/nonexistent").exists()  # removed after
+    # The cleanup progress line says how many were still in the cgroup at the kill.
+    line = f"[{result.cleanup.in_cgroup_at_kill} process(es) still in the command's cgroup"
+    assert line in "".join(shown)
 
 
 @pytest.mark.asyncio
@@ -121,6 +126,25 @@ async def test_fork_bomb_stops_at_limits_pids_and_says_so(tmp_path: Path) -> Non
     assert result.residue == []
     tool_result = to_tool_result(result, timeout_ms=1500, grace_s=limits.grace_s)
     assert "limits.pids" in tool_result.content
+
+
+@pytest.mark.asyncio
+async def test_a_command_over_limits_memory_is_killed_and_says_so(tmp_path: Path) -> None:
+    import sys
+
+    if "memory" not in containment().limits:
+        pytest.skip("no memory controller for the agent's cgroups here")
+    limits = LIMITS.model_copy(update={"memory": 64 << 20})
+    # 256 MiB, every page written: far over the limit, so the kernel's OOM killer acts.
+    script = "data = b'x' * (256 << 20); print('allocated')"
+    run = ProcessRun([sys.executable, "-c", script], cwd=tmp_path, limits=limits)
+    await run.start()
+    result = await run.finish()
+
+    assert LimitHit.MEMORY in result.limit_hits
+    assert "allocated" not in result.output and result.signal == "SIGKILL"
+    tool_result = to_tool_result(result, timeout_ms=10_000, grace_s=limits.grace_s)
+    assert "limits.memory" in tool_result.content
 
 
 @pytest.mark.asyncio
@@ -183,10 +207,11 @@ async def test_an_mcp_stdio_server_launched_through_procs_runs_and_ends_in_its_c
 
     from agent_tui.tools.mcp import procs
 
-    server = Path(__file__).parent / "mcp_servers" / "sdk_server.py"
     tag = uuid.uuid4().hex
-    command, args, env = procs.launch(tag, sys.executable, [str(server), str(tmp_path / "r")],
+    command, args, env = procs.launch(tag, sys.executable, [SDK_SERVER, str(tmp_path / "r")],
                                       {}, str(tmp_path))
+    cell = procs.cgroup_of(tag)
+    assert cell is not None and cell.name.startswith(f"mcp-{tag}-")
     params = StdioServerParameters(command=command, args=args, env=env, cwd=str(tmp_path))
     async with stdio_client(params):
         for _ in range(200):
@@ -195,10 +220,157 @@ async def test_an_mcp_stdio_server_launched_through_procs_runs_and_ends_in_its_c
                 break
             await asyncio.sleep(0.02)
         assert found, "the server did not start"
-        assert f"/mcp-{tag}" in Path(f"/proc/{found[0].pid}/cgroup").read_text()
+        assert _cgroup_line(found[0].pid) == _v2_path(cell)
         assert await asyncio.to_thread(procs.end_tagged, [tag], 0.5) == []
         assert not found[0].is_running() or found[0].status() == "zombie"
+    assert not cell.exists() and procs.cgroup_of(tag) is None
+
+
+# ----------------------------------------------------------------------------- MCP servers
+
+SDK_SERVER = str(Path(__file__).parent / "mcp_servers" / "sdk_server.py")
+
+
+def _cgroup_line(pid: int) -> str:
+    """The cgroup v2 path of ``pid``, as the kernel says."""
+    lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    return next(line.removeprefix("0::") for line in lines if line.startswith("0::"))
+
+
+def _v2_path(folder: Path) -> str:
     from agent_tui.tools.process.cgroup_tree import tree
 
-    found_tree = tree()
-    assert found_tree is not None and not (found_tree.v2 / f"mcp-{tag}").exists()
+    found = tree()
+    assert found is not None
+    return "/" + str(folder.relative_to(found.v2_mount))
+
+
+def _mcp_cgroups(tag: str) -> list[Path]:
+    from agent_tui.tools.process.cgroup_tree import tree
+
+    found = tree()
+    assert found is not None
+    return sorted(found.v2.glob(f"mcp-{tag}-*")) if found.v2.exists() else []
+
+
+async def _escaping_server(tmp_path: Path, marker: str):  # noqa: ANN202 - a test helper
+    import sys
+
+    from agent_tui.tools.mcp import McpManager, ServerConfig
+    from agent_tui.tools.mcp.config import Transport
+
+    config = ServerConfig(name="esc", transport=Transport.STDIO, source=Path("test"),
+                          command=sys.executable,
+                          args=[SDK_SERVER, str(tmp_path / "rec.jsonl"), "--escapee", marker])
+    manager = McpManager([config], workspace=tmp_path, log_dir=tmp_path / "logs",
+                         start_timeout_s=15.0)
+    manager.start()
+    await manager.wait_started(15.0)
+    return manager, manager.connections["esc"]
+
+
+async def _escapee_of(marker: str):  # noqa: ANN202 - a test helper
+    [esc] = await asyncio.to_thread(wait_for_procs, f"{marker}-esc", 1, exact=True)
+    return esc
+
+
+@pytest.mark.asyncio
+async def test_an_mcp_server_runs_in_its_own_cgroup_and_its_escaped_child_ends_at_shutdown(
+    tmp_path: Path, marker: str,
+) -> None:
+    from agent_tui.tools.mcp import ServerState, procs
+
+    manager, conn = await _escaping_server(tmp_path, marker)
+    try:
+        assert conn.state is ServerState.READY and conn.pid is not None
+        cell = procs.cgroup_of(conn.tag)
+        assert cell is not None and _mcp_cgroups(conn.tag) == [cell]
+        assert _cgroup_line(conn.pid) == _v2_path(cell)  # the server's own cgroup
+        esc = await _escapee_of(marker)
+        assert os.getsid(esc.pid) not in (os.getsid(conn.pid), os.getsid(0))  # detached
+        assert "AGENT_TUI_MCP_SERVER" not in esc.environ()  # untagged (env -i)
+        assert _cgroup_line(esc.pid) == _v2_path(cell)  # but born inside
+    finally:
+        residue = await manager.shutdown()
+
+    assert residue == []
+    assert procs_with(marker) == []  # 0 left, by the process table
+    assert _mcp_cgroups(conn.tag) == [] and procs.cgroup_of(conn.tag) is None
+
+
+@pytest.mark.asyncio
+async def test_a_restarted_mcp_server_gets_a_new_cgroup_and_its_first_start_leaves_nothing(
+    tmp_path: Path, marker: str,
+) -> None:
+    import time
+
+    from agent_tui.cancel import CancelScope as Scope
+    from agent_tui.core.state import ToolState
+    from agent_tui.core.tool import ToolContext, ToolSet
+    from agent_tui.tools.mcp import ServerState, procs
+
+    manager, conn = await _escaping_server(tmp_path, marker)
+    tools = ToolSet()
+    manager.attach(tools)
+
+    async def call(name: str, args: dict) -> ToolState:
+        tool = tools.get(name)
+        assert tool is not None
+        ctx = ToolContext(scope=Scope(), workspace=tmp_path, tool_use_id=f"tu-{name}",
+                          operation_id=f"op-{name}")
+        return (await tool.run(tool.parse(args), ctx)).outcome
+
+    try:
+        first = procs.cgroup_of(conn.tag)
+        first_esc = await _escapee_of(marker)
+        assert await call("mcp__esc__crash", {}) is ToolState.UNKNOWN
+        deadline = time.monotonic() + 5
+        while conn.state is not ServerState.FAILED and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        assert conn.state is ServerState.FAILED
+        # The dead start's cgroup was ended with everything in it, and removed.
+        assert not first_esc.is_running() or first_esc.status() == "zombie"
+        assert first is not None and not first.exists()
+
+        assert await call("mcp__esc__echo", {"text": "back"}) is ToolState.SUCCEEDED
+        second = procs.cgroup_of(conn.tag)
+        assert conn.restarts == 1 and second is not None and second != first
+        assert _mcp_cgroups(conn.tag) == [second]
+        assert conn.pid is not None and _cgroup_line(conn.pid) == _v2_path(second)
+        second_esc = await _escapee_of(marker)
+        assert _cgroup_line(second_esc.pid) == _v2_path(second)
+    finally:
+        assert await manager.shutdown() == []
+
+    assert procs_with(marker) == []
+    assert _mcp_cgroups(conn.tag) == []
+
+
+@pytest.mark.asyncio
+async def test_an_mcp_server_that_hangs_at_start_leaves_no_process_and_no_cgroup(
+    tmp_path: Path,
+) -> None:
+    import sys
+
+    from agent_tui.tools.mcp import McpManager, ServerConfig, ServerState, procs
+    from agent_tui.tools.mcp.config import Transport
+
+    config = ServerConfig(name="hang", transport=Transport.STDIO, source=Path("test"),
+                          command=sys.executable,
+                          args=[SDK_SERVER, str(tmp_path / "rec.jsonl"), "--hang-start"])
+    manager = McpManager([config], workspace=tmp_path, log_dir=tmp_path / "logs",
+                         start_timeout_s=1.0)
+    conn = manager.connections["hang"]
+    manager.start()
+    try:
+        await asyncio.sleep(0.3)
+        cell = procs.cgroup_of(conn.tag)
+        assert cell is not None and procs.find_tagged(conn.tag)  # it runs, in its cgroup
+        await manager.wait_started(5.0)
+        assert conn.state is ServerState.FAILED
+        assert conn.task is not None
+        await asyncio.wait_for(asyncio.shield(conn.task), 10)  # the start's end
+        assert procs.find_tagged(conn.tag) == []
+        assert not cell.exists() and procs.cgroup_of(conn.tag) is None
+    finally:
+        await manager.shutdown()

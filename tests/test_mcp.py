@@ -478,6 +478,34 @@ async def test_shutdown_ends_the_stdio_server_process(tmp_path: Path) -> None:
     assert seen == [ServerState.STARTING, ServerState.READY, ServerState.STOPPED]
 
 
+@pytest.mark.asyncio
+async def test_without_cgroups_a_stdio_server_runs_tagged_and_shutdown_ends_it(
+    tmp_path: Path,
+) -> None:
+    """Where no cgroup can be made, a server starts as before: tagged, in no cgroup of
+    ours, and ended by its group and tag."""
+    from agent_tui.tools.mcp import procs
+    from agent_tui.tools.process.cgroup_tree import set_enabled
+
+    set_enabled(False)
+    try:
+        manager = McpManager([stdio("t", SDK_SERVER, str(tmp_path / "rec.jsonl"))],
+                             workspace=tmp_path, log_dir=tmp_path / "logs")
+        manager.start()
+        await manager.wait_started(15)
+        [status] = manager.status()
+        assert status.state is ServerState.READY and status.pid is not None
+        conn = manager.connections["t"]
+        assert procs.cgroup_of(conn.tag) is None
+        proc = psutil.Process(status.pid)
+        assert "sdk_server" in " ".join(proc.cmdline())  # the program itself, no wrapper
+        assert proc.environ().get(procs.SERVER_TAG_ENV) == conn.tag
+        assert await manager.shutdown() == []
+        assert not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE
+    finally:
+        set_enabled(True)
+
+
 # ----------------------------------------------------------------------------- content
 
 

@@ -146,10 +146,43 @@ async def test_sandboxed_connection_to_a_host_listener_is_refused(tmp_path: Path
 
 
 @needs_bwrap
-@pytest.mark.skipif(sys.executable.startswith("/tmp/"),
-                    reason="this Python lives under /tmp, which the sandbox replaces with a private one")
+@pytest.mark.asyncio
+async def test_programs_under_tmp_stay_visible_and_read_only_through_the_private_tmp(
+    tmp_path: Path,
+) -> None:
+    """A PATH entry under /tmp (a virtualenv, a tool unpacked there) is shown read-only;
+    the rest of the host's /tmp stays out of sight."""
+    tools, workspace, other = tmp_path / "tools" / "bin", tmp_path / "ws", tmp_path / "other"
+    for folder in (tools, workspace, other):
+        folder.mkdir(parents=True)
+    (tools / "mytool").write_text("#!/bin/sh\necho tool ran\n")
+    (tools / "mytool").chmod(0o755)
+    (other / "secret").write_text("host tmp")
+    policy = _policy(workspace, search_path=f"{tools}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    assert policy.read_only == (tools.resolve(),)
+    result = await _sandboxed(
+        workspace, f"{tools}/mytool; cat {other}/secret; echo x > {tools}/new", policy)
+
+    assert "tool ran" in result.content
+    assert "host tmp" not in result.content and "No such file" in result.content
+    assert "Read-only file system" in result.content
+    assert not (tools / "new").exists()
+
+
+def test_a_path_entry_that_is_tmp_itself_or_inside_the_workspace_is_not_bound_read_only(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "bin").mkdir(parents=True)
+    policy = _policy(workspace, search_path=f"/tmp{os.pathsep}{workspace / 'bin'}")
+    assert Path("/tmp") not in policy.read_only  # that would undo the private /tmp
+    assert workspace.resolve() / "bin" not in policy.read_only  # already writable
+
+
+@needs_bwrap
 @pytest.mark.asyncio
 async def test_an_ordinary_build_and_test_run_work_in_the_sandbox(tmp_path: Path) -> None:
+    """``make``, then this interpreter's pytest: wherever it lives, under /tmp too."""
     (tmp_path / "Makefile").write_text("out.txt: in.txt\n\tcp in.txt out.txt\n")
     (tmp_path / "in.txt").write_text("data\n")
     (tmp_path / "test_tiny.py").write_text("def test_ok():\n    assert 1 + 1 == 2\n")
@@ -244,3 +277,75 @@ async def test_rewind_restores_what_a_sandboxed_command_changed(tmp_path: Path) 
     assert (ws / "a.txt").read_text() == "one\n" and (ws / "keep.txt").exists()
     assert not (ws / "b.txt").exists()
     await run.close()
+
+
+async def _session_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *,
+                         sandbox: bool | None) -> tuple[list[str], list[str]]:
+    """A session as ``agent-tui -p`` builds it: (the notices of its start, /context's notes)."""
+    import asyncio
+
+    from agent_tui.cli import Options, Wiring
+    from agent_tui.protocol import Shutdown, ShowContext
+    from tests.harness import Recorder
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    opts = Options(provider="scripted", model=None, cwd=workspace, permission_mode="ask",
+                   theme=None, resume=None, continue_=False, script=None, prompt=None,
+                   print_mode=True, output_format="stream-json", input_format="stream-json",
+                   sandbox=sandbox)
+    rec = Recorder()
+    session = Wiring(opts, interactive=False).make_session(rec)
+    task = asyncio.create_task(session.run())
+    try:
+        session.submit(ShowContext())
+        await rec.wait_for(lambda: bool(rec.of("context_report")), timeout=30)
+    finally:
+        session.submit(Shutdown())
+        await asyncio.wait_for(task, 30)
+    return [n.text for n in rec.of("notice")], rec.of("context_report")[-1].notes
+
+
+@pytest.mark.asyncio
+async def test_without_cgroups_the_session_start_says_so_once_and_context_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agent_tui.tools.process.cgroup_tree import set_enabled
+
+    set_enabled(False)
+    try:
+        notices, notes = await _session_start(tmp_path, monkeypatch, sandbox=False)
+    finally:
+        set_enabled(True)
+    told = [n for n in notices if "not by cgroup" in n]
+    assert len(told) == 1 and "cgroups turned off" in told[0]
+    assert "can escape" in told[0]  # what the fallback does not catch
+    assert any("not by cgroup" in n for n in notes)
+
+
+@pytest.mark.asyncio
+async def test_with_cgroups_the_start_is_quiet_and_context_names_the_cgroups(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agent_tui.tools.process import ContainmentMode, containment
+
+    if containment().mode is not ContainmentMode.CGROUP:
+        pytest.skip(f"no writable cgroup v2 for the agent here: {containment().detail}")
+    notices, notes = await _session_start(tmp_path, monkeypatch, sandbox=False)
+    assert not any("cgroup" in n or "Sandbox" in n for n in notices)  # all as expected
+    assert any("each command runs in a cgroup of its own" in n for n in notes)
+    assert any(n.startswith("Sandbox: off") for n in notes)
+
+
+@needs_bwrap
+@pytest.mark.asyncio
+async def test_with_the_sandbox_the_session_start_says_so_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    notices, notes = await _session_start(tmp_path, monkeypatch, sandbox=True)
+    told = [n for n in notices if "sandbox on (bubblewrap)" in n]
+    assert len(told) == 1 and "no network" in told[0]
+    assert any("sandbox on (bubblewrap)" in n for n in notes)

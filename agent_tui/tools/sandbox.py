@@ -6,7 +6,9 @@ in the foreground or the background, starts as
 
 - the root file system is mounted read-only;
 - the workspace is writable, and so are the ``sandbox.allowWrite`` paths;
-- ``/tmp`` is a private, empty tmpfs (the workspace stays visible if it is under it);
+- ``/tmp`` is a private, empty tmpfs (the workspace stays visible if it is under it,
+  and so do, read-only, the folders of programs the commands find there: ``PATH``
+  entries and this Python's prefixes that lie under ``/tmp``, such as a virtualenv);
 - secrets under ``$HOME`` are hidden behind empty read-only folders: ``~/.ssh``,
   ``~/.aws``, ``~/.gnupg``, and the agent's own config and state (journals, keys);
 - there is no network unless ``sandbox.network`` is ``allow`` (a new network namespace
@@ -23,8 +25,10 @@ nothing runs unsandboxed when the sandbox was asked for.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -49,6 +53,7 @@ class SandboxPolicy(BaseModel):
     network: Network = Network.DENY
     allow_write: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
+    read_only: tuple[Path, ...] = ()  # under /tmp, shown read-only through the private /tmp
 
     def describe(self) -> str:
         net = "network allowed" if self.network is Network.ALLOW else "no network"
@@ -60,6 +65,9 @@ class SandboxPolicy(BaseModel):
         bwrap = shutil.which("bwrap") or "bwrap"
         out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                "--tmpfs", "/tmp"]
+        for path in self.read_only:
+            if path.exists():
+                out += ["--ro-bind", str(path), str(path)]
         # Writable paths after /tmp, so a workspace under /tmp is still the real one.
         for path in (self.workspace, *self.allow_write):
             if path.exists():
@@ -78,10 +86,11 @@ class SandboxPolicy(BaseModel):
 
 def make_policy(
     workspace: Path, *, network: Network, allow_write: list[str], private: list[Path],
-    home: Path | None = None,
+    home: Path | None = None, search_path: str | None = None,
 ) -> SandboxPolicy:
     """The policy for a session: ``private`` are the agent's own config and state
-    folders (hidden like the secrets). ``allow_write`` may start with ``~``."""
+    folders (hidden like the secrets). ``allow_write`` may start with ``~``.
+    ``search_path`` is the commands' ``PATH`` (default: the agent's)."""
     home = home or Path.home()
     writable = tuple(Path(p).expanduser().resolve() for p in allow_write)
     hidden = [home / d for d in SECRET_DIRS] + list(private)
@@ -89,8 +98,29 @@ def make_policy(
     # Never hide the workspace or a path the user made writable.
     keep = [h.resolve() for h in hidden
             if not _contains(h.resolve(), workspace) and h.resolve() not in writable]
+    path = os.environ.get("PATH", os.defpath) if search_path is None else search_path
+    shown = [p for p in _programs_under_tmp(path)
+             if not any(_contains(w, p) for w in (workspace, *writable))]
     return SandboxPolicy(workspace=workspace, network=network, allow_write=writable,
-                         hidden=tuple(keep))
+                         hidden=tuple(keep), read_only=tuple(shown))
+
+
+def _programs_under_tmp(search_path: str) -> list[Path]:
+    """Folders the commands run programs from that the private ``/tmp`` would hide:
+    ``PATH`` entries and this Python's prefixes (a virtualenv, its base) under ``/tmp``.
+    ``/tmp`` itself never: that would undo the private one."""
+    tmp = Path("/tmp")
+    candidates = [Path(p) for p in search_path.split(os.pathsep) if p]
+    candidates += [Path(sys.prefix), Path(sys.base_prefix)]
+    found: list[Path] = []
+    for candidate in candidates:
+        try:
+            real = candidate.resolve()
+        except OSError:
+            continue
+        if real != tmp and _contains(tmp, real) and real.is_dir() and real not in found:
+            found.append(real)
+    return found
 
 
 def _contains(outer: Path, inner: Path) -> bool:

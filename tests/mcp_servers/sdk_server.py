@@ -1,9 +1,14 @@
 """A real MCP server (official SDK) for tests/test_mcp.py.
 
-Usage: sdk_server.py RECORD_FILE [--http PORT] [--hang-start]
+Usage: sdk_server.py RECORD_FILE [--http PORT] [--hang-start] [--escapee MARKER]
 
 Every tool appends JSON lines to RECORD_FILE: what it saw (request id, the caller's
 ``_meta``) and how it ended (done, cancelled, ignored the cancel).
+
+``--escapee MARKER`` starts, before serving, a child that does all it can to outlive
+the server: it clears its environment (``env -i``, so no tag), detaches at once
+(``setsid -f``, a new session and a double fork), ignores SIGTERM and closes its
+descriptors. Its argv[0] is ``MARKER-esc``.
 """
 
 from __future__ import annotations
@@ -120,7 +125,18 @@ async def crash(ctx: Context) -> str:
     os._exit(3)
 
 
+def start_escapee(marker: str) -> None:
+    import subprocess
+
+    inner = f"trap '' TERM; exec 0<&- 1>&- 2>&-; exec -a {marker}-esc sleep 1000"
+    subprocess.run(["env", "-i", "/usr/bin/setsid", "-f", "/bin/bash", "-c", inner],
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True)
+
+
 if __name__ == "__main__":
+    if "--escapee" in sys.argv:
+        start_escapee(sys.argv[sys.argv.index("--escapee") + 1])
     if "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
         mcp.run("streamable-http", host="127.0.0.1", port=port)

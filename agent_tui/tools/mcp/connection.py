@@ -25,7 +25,7 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 import mcp_types as types
@@ -43,6 +43,8 @@ from agent_tui.tools.mcp.transports import StderrLog, connect
 #: call, at most this many times per session. One that never started is not retried.
 MAX_RESTARTS = 2
 _LIST_PAGES = 50
+#: When a start ends: how long what is left of it gets between SIGTERM and SIGKILL.
+END_GRACE_S = 0.5
 NEEDS_TASKS = "needs MCP tasks (taskSupport: required), which agent-tui does not support"
 
 
@@ -260,22 +262,39 @@ class McpConnection:
             if timer is not None:
                 timer.cancel()
             self._life = None
-            while not inbox.empty():
-                item = inbox.get_nowait()
-                if isinstance(item, RemoteCall):
-                    item.settle(Answer(AnswerKind.CLOSED, message="the server stopped"))
-            if errlog is not None:
-                errlog.close()
-            if self._stopping:
-                self._set_state(ServerState.STOPPED, None)
-                if not started.done():
-                    started.set_result("the app is shutting down")
-            elif self.state is ServerState.FAILED:
-                pass  # already failed (start timeout); keep that error
-            elif lost:
-                self._fail("the server closed the connection (it may have exited)")
-            else:
-                self._fail(error or "the server stopped")
+            try:
+                await self._end_processes()
+            finally:
+                self._settle(inbox, started, errlog, error=error, lost=lost)
+
+    async def _end_processes(self) -> None:
+        """This start is over: end what is left of it (children that outlived the
+        server, the server if the SDK could not end it) and remove its cgroup, before
+        the next start can begin. Off the loop: it scans and waits."""
+        if self.config.transport is Transport.STDIO:
+            await asyncio.to_thread(procs.end_tagged, [self.tag], END_GRACE_S)
+
+    def _settle(
+        self, inbox: asyncio.Queue[Any], started: asyncio.Future[str | None],
+        errlog: TextIO | None, *, error: str | None, lost: bool,
+    ) -> None:
+        """The server task's end: calls still queued are answered, the state is set."""
+        while not inbox.empty():
+            item = inbox.get_nowait()
+            if isinstance(item, RemoteCall):
+                item.settle(Answer(AnswerKind.CLOSED, message="the server stopped"))
+        if errlog is not None:
+            errlog.close()
+        if self._stopping:
+            self._set_state(ServerState.STOPPED, None)
+            if not started.done():
+                started.set_result("the app is shutting down")
+        elif self.state is ServerState.FAILED:
+            pass  # already failed (start timeout); keep that error
+        elif lost:
+            self._fail("the server closed the connection (it may have exited)")
+        else:
+            self._fail(error or "the server stopped")
 
     def _start_timed_out(self, started: asyncio.Future[str | None]) -> None:
         if self.state is ServerState.STARTING and not started.done():

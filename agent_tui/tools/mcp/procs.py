@@ -6,18 +6,24 @@ Each server process gets two tags in its environment: the process layer's owner 
 The SDK ends a server at session close (stdin closed, grace, SIGTERM to its process
 group, grace, SIGKILL); :func:`end_tagged` is our sweep after that, for descendants
 that left the group, through the process layer's one escalation. A quit without
-shutdown is the process layer's atexit hook's: it ends every owner-tagged process.
+shutdown is the process layer's atexit hook's: it ends every owner-tagged process
+and everything in the agent's cgroups.
 
 Where commands run in cgroups, :func:`launch` gives the command line that starts a
-server in a cgroup of its own (``mcp-TAG``), entered before the server's program runs,
-as the runner does for commands; :func:`end_tagged` then also ends that cgroup
-(``cgroup.kill``, until the kernel says it is empty) and removes it.
+server in a cgroup of its own, entered before the server's program runs, as the
+runner does for commands. Each start gets a new one (``mcp-TAG-N``): a restarted
+server never meets the cgroup of the start before. :func:`end_tagged` also ends the
+server's cgroups (``cgroup.kill``, until the kernel says they are empty) and removes
+them; the connection calls it when a start ends (the server died, failed or was
+stopped), so nothing of one start outlives it.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
+import threading
 from pathlib import Path
 
 import psutil
@@ -35,12 +41,6 @@ SERVER_TAG_ENV = "AGENT_TUI_MCP_SERVER"
 
 def tag_env(tag: str) -> dict[str, str]:
     return {OWNER_ENV: OWNER_ID, SERVER_TAG_ENV: tag}
-
-
-def remember(tag: str) -> None:
-    """Before a server starts: a quit without shutdown must still end it (the process
-    layer's atexit hook ends every process with our owner tag)."""
-    install_atexit()
 
 
 def find_tagged(tag: str, *, children_only: bool = False) -> list[psutil.Process]:
@@ -61,28 +61,56 @@ def find_tagged(tag: str, *, children_only: bool = False) -> list[psutil.Process
     return found
 
 
-_cgroups: dict[str, RunCgroup] = {}
+#: The cgroups of each server's starts not yet ended (tag -> cells); a lock, since
+#: the loop starts servers while worker threads end them.
+_cgroups: dict[str, list[RunCgroup]] = {}
+_cgroups_lock = threading.Lock()
+_starts = itertools.count(1)
 
 
 def launch(
     tag: str, command: str, args: list[str], env: dict[str, str], cwd: str,
 ) -> tuple[str, list[str], dict[str, str]]:
-    """(command, args, env) that start the server ``tag`` tagged, and in a cgroup of
-    its own where commands run in cgroups. Raises OSError as a spawn would."""
+    """(command, args, env) that start the server ``tag`` tagged, and in a new cgroup
+    of its own where commands run in cgroups. ``env`` is the server's whole
+    environment (its ``PATH`` finds the program). Raises OSError as a spawn would."""
     env = {**env, **tag_env(tag)}
+    # A quit without shutdown must still end it (the atexit hook ends what is ours).
     install_atexit()
     cgroups = tree()
     if cgroups is None:
         return command, list(args), env
     limits = RunLimits()
-    cell = RunCgroup(cgroups, f"mcp-{tag}", pids=limits.pids, memory=limits.memory)
+    name = f"mcp-{tag}-{next(_starts)}"
+    cell = RunCgroup(cgroups, name, pids=limits.pids, memory=limits.memory)
     try:
         argv = cell.wrap([command, *args], env, Path(cwd))
     except OSError:
         cell.remove()
         raise
-    _cgroups[tag] = cell
+    with _cgroups_lock:
+        _cgroups.setdefault(tag, []).append(cell)
     return argv[0], argv[1:], env
+
+
+def cgroup_of(tag: str) -> Path | None:
+    """The cgroup v2 folder of the server ``tag``'s latest start (None without one)."""
+    with _cgroups_lock:
+        cells = _cgroups.get(tag)
+        return cells[-1].v2 if cells else None
+
+
+def _take(tags: set[str] | list[str]) -> dict[str, list[RunCgroup]]:
+    """The servers' cgroups, now owned by the caller (who ends and removes them)."""
+    with _cgroups_lock:
+        return {tag: _cgroups.pop(tag) for tag in tags if tag in _cgroups}
+
+
+def _give_back(tag: str, cells: list[RunCgroup]) -> None:
+    """Cgroups that could not be removed (a process outlived even SIGKILL): the next
+    end of the server tries again, and the atexit hook at the latest."""
+    with _cgroups_lock:
+        _cgroups[tag] = cells + _cgroups.get(tag, [])
 
 
 class _Servers:
@@ -90,9 +118,9 @@ class _Servers:
     cgroups' members; KILL is also ``cgroup.kill``. Nothing is reaped here: a
     server's exit status is the SDK's, which spawned it."""
 
-    def __init__(self, tags: set[str] | list[str]) -> None:
+    def __init__(self, tags: set[str] | list[str], cells: list[RunCgroup]) -> None:
         self.tags = tags
-        self.cells = [_cgroups[t] for t in tags if t in _cgroups]
+        self.cells = cells
 
     def members(self) -> list[Found]:
         found = {f.pid: f for f in _tagged(self.tags)}
@@ -123,12 +151,13 @@ def end_tagged(tags: set[str] | list[str], grace_s: float = 1.0) -> list[int]:
 
     Synchronous; returns the PIDs that survived even SIGKILL (residue).
     """
-    target = _Servers(tags)
+    taken = _take(tags)
+    target = _Servers(tags, [cell for cells in taken.values() for cell in cells])
     residue = [f.pid for f in terminate_now(target, grace_s).residue]
-    for tag in tags:
-        cell = _cgroups.pop(tag, None)
-        if cell is not None:
-            cell.remove(wait_s=0.5)
+    for tag, cells in taken.items():
+        left = [cell for cell in cells if not cell.remove(wait_s=0.5)]
+        if left:
+            _give_back(tag, left)
     return residue
 
 

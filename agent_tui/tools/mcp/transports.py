@@ -1,6 +1,9 @@
 """Opening a server's transport (stdio or streamable HTTP) and its ``ClientSession``,
 and the stdio server's stderr log.
 
+A stdio server is spawned through :func:`procs.launch`: tagged, and in a cgroup of
+its own where commands run in cgroups.
+
 A stdio server's stderr goes to ``LOG_DIR/SERVER.log`` (writing to the terminal would
 break the TUI); each start is marked in it, so that a failure can quote what the
 server said since its latest start.
@@ -15,7 +18,7 @@ from typing import Any, TextIO
 
 import mcp_types as types
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -43,13 +46,11 @@ async def connect(
     """Open the transport and the session inside ``stack`` (not yet initialized)."""
     if config.transport is Transport.STDIO:
         assert config.command is not None
-        params = StdioServerParameters(
-            command=config.command,
-            args=config.args,
-            env={**config.env, **procs.tag_env(tag)},
-            cwd=config.cwd or str(workspace),
-        )
-        procs.remember(tag)
+        cwd = config.cwd or str(workspace)
+        # The environment the SDK would give it (its safe list, then the config's).
+        env = {**get_default_environment(), **config.env}
+        command, args, env = procs.launch(tag, config.command, config.args, env, cwd)
+        params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
         if errlog is not None:
             read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
         else:
