@@ -4,17 +4,22 @@ After the kill: the journal loads (only a torn last line may be set aside); the
 shadow repository passes ``git fsck``; every token in the effects file belongs to a
 call whose intent was journalled first, and none appears twice.
 
-After ``--continue``: the server rejected nothing and the first request is valid;
-each call with a final record is told to the model exactly as recorded (a command
-that succeeded, with the token it printed); a call with an intent and no result
-reads ``unknown`` with its operation id; steers still queued are offered back; the
-resume itself repeated no side effect; it said nothing at error level; the records
-it wrote load back; every rewind point it listed is in the shadow repository, and
-the workspace after its rewind is byte for byte the checkpoint's snapshot.
+After ``--continue``: the server rejected nothing and the first request is valid
+(thinking blocks of the tool loop sent back signed and unmodified); a compaction
+whose record was saved stands, its summary in place of what it replaced, and one
+cut short left the conversation as it was; the resume asks for no summary again;
+each call with a final record that no summary replaced is told to the model
+exactly as recorded (a command that succeeded, with the token it printed); a call
+with an intent and no result reads ``unknown`` with its operation id; steers still
+queued are offered back; the resume itself repeated no side effect; it said
+nothing at error level; the records it wrote load back; every rewind point it
+listed is in the shadow repository, and the workspace after its rewind is byte for
+byte the checkpoint's snapshot.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -24,8 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.checkpoints import meta as checkpoint_meta
-from agent_tui.core.history import result_wording
+from agent_tui.core.compaction import SUMMARY_ASK
+from agent_tui.core.history import SUMMARY_HEADER, result_wording
 from agent_tui.core.journal import (
+    CompactionRecord,
     Journal,
     SteerRecord,
     ToolIntentRecord,
@@ -133,6 +140,11 @@ class Crashed:
         """Whether a user message was saved (else there is nothing to resume)."""
         return any(isinstance(r, UserMessageRecord) for r in self.records())
 
+    def compaction(self) -> CompactionRecord | None:
+        """The newest compaction saved (the session has no ``/clear``)."""
+        return next((r for r in reversed(self.records()) if isinstance(r, CompactionRecord)),
+                    None)
+
 
 def _fsck(shadow: Path | None, when: str) -> list[str]:
     if shadow is None:
@@ -188,10 +200,49 @@ def _text_of(block: dict[str, Any]) -> str:
     return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
 
 
+def _texts(request: dict[str, Any]) -> list[str]:
+    texts = []
+    for message in request.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            texts += [b.get("text", "") for b in content if b.get("type") == "text"]
+    return texts
+
+
+def _compaction_failures(c: Crashed, requests: list[Any]) -> list[str]:
+    """A saved compaction stands after the resume; one cut short changed nothing; the
+    resume does not compact again by itself."""
+    failures = []
+    first, record = requests[0], c.compaction()
+    said = "\n".join(_texts(first))
+    if record is not None:
+        head = first["messages"][0]
+        if record.summary not in json.dumps(head.get("content")):
+            failures.append("a compaction was saved, but its summary does not open the "
+                            "first request")
+        replaced = {r.tool_use_id for r in c.records() if isinstance(r, ToolResultRecord)
+                    and r.seq < record.kept_from_seq}
+        back = sorted(replaced & set(_sent_results(first)))
+        if back:
+            failures.append(f"results the summary replaced are sent again: {back}")
+    elif SUMMARY_HEADER in said:
+        failures.append("no compaction was saved, yet a summary is in the first request")
+    again = [i for i, r in enumerate(requests) if r and any(
+        SUMMARY_ASK in t for t in _texts(r))]
+    if again:
+        failures.append(f"the resume asked for a summary again (requests {again})")
+    return failures
+
+
 def _result_failures(c: Crashed, request: dict[str, Any]) -> list[str]:
     failures = []
     sent = _sent_results(request)
-    records = c.records()
+    compaction = c.compaction()
+    # What a saved summary stands for is told by the summary, not record by record.
+    cut = compaction.kept_from_seq if compaction is not None else 0
+    records = [r for r in c.records() if r.seq >= cut]
     results = {r.tool_use_id: r for r in records if isinstance(r, ToolResultRecord)}
     for tid, record in results.items():
         block = sent.get(tid)
@@ -301,6 +352,7 @@ def check_resume(c: Crashed, resume: Any, requests: list[Any], rejections: list[
     ended = resume.of("turn_ended")
     if not ended or ended[0].get("status") != "completed":
         failures.append(f"the resumed turn did not complete: {ended[:1]}")
+    failures += _compaction_failures(c, requests)
     failures += _result_failures(c, requests[0])
     failures += _steer_failures(c, resume)
     for notice in resume.of("notice"):
