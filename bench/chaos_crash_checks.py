@@ -40,6 +40,7 @@ from agent_tui.core.journal import (
     UserMessageRecord,
 )
 from agent_tui.protocol import SteerStatus, ToolState
+from bench.chaos_requests import sent_results, text_of, texts_of
 
 TOKEN = re.compile(r"E-(toolu_[A-Za-z0-9]+)")
 
@@ -182,41 +183,12 @@ def check_after_crash(c: Crashed) -> list[str]:
     return failures
 
 
-def _sent_results(request: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    sent = {}
-    for message in request.get("messages", []):
-        content = message.get("content")
-        if isinstance(content, list):
-            for block in content:
-                if block.get("type") == "tool_result":
-                    sent[block["tool_use_id"]] = block
-    return sent
-
-
-def _text_of(block: dict[str, Any]) -> str:
-    content = block.get("content")
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
-
-
-def _texts(request: dict[str, Any]) -> list[str]:
-    texts = []
-    for message in request.get("messages", []):
-        content = message.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-        elif isinstance(content, list):
-            texts += [b.get("text", "") for b in content if b.get("type") == "text"]
-    return texts
-
-
 def _compaction_failures(c: Crashed, requests: list[Any]) -> list[str]:
     """A saved compaction stands after the resume; one cut short changed nothing; the
     resume does not compact again by itself."""
     failures = []
     first, record = requests[0], c.compaction()
-    said = "\n".join(_texts(first))
+    said = "\n".join(texts_of(first))
     if record is not None:
         head = first["messages"][0]
         if record.summary not in json.dumps(head.get("content")):
@@ -224,13 +196,13 @@ def _compaction_failures(c: Crashed, requests: list[Any]) -> list[str]:
                             "first request")
         replaced = {r.tool_use_id for r in c.records() if isinstance(r, ToolResultRecord)
                     and r.seq < record.kept_from_seq}
-        back = sorted(replaced & set(_sent_results(first)))
+        back = sorted(replaced & set(sent_results(first)))
         if back:
             failures.append(f"results the summary replaced are sent again: {back}")
     elif SUMMARY_HEADER in said:
         failures.append("no compaction was saved, yet a summary is in the first request")
     again = [i for i, r in enumerate(requests) if r and any(
-        SUMMARY_ASK in t for t in _texts(r))]
+        SUMMARY_ASK in t for t in texts_of(r))]
     if again:
         failures.append(f"the resume asked for a summary again (requests {again})")
     return failures
@@ -238,7 +210,7 @@ def _compaction_failures(c: Crashed, requests: list[Any]) -> list[str]:
 
 def _result_failures(c: Crashed, request: dict[str, Any]) -> list[str]:
     failures = []
-    sent = _sent_results(request)
+    sent = sent_results(request)
     compaction = c.compaction()
     # What a saved summary stands for is told by the summary, not record by record.
     cut = compaction.kept_from_seq if compaction is not None else 0
@@ -250,9 +222,9 @@ def _result_failures(c: Crashed, request: dict[str, Any]) -> list[str]:
             failures.append(f"{record.name} {tid} has a final record but no tool_result is sent")
             continue
         text, is_error = result_wording(record)
-        if _text_of(block) != (text or "(no output)") or bool(block.get("is_error")) != is_error:
+        if text_of(block) != (text or "(no output)") or bool(block.get("is_error")) != is_error:
             failures.append(f"{record.name} {tid} ({record.state}) is told "
-                            f"{_text_of(block)[:160]!r}, recorded {text[:160]!r}")
+                            f"{text_of(block)[:160]!r}, recorded {text[:160]!r}")
         if (record.name == "bash" and record.state is ToolState.SUCCEEDED
                 and f"E-{tid}" not in record.content):
             failures.append(f"bash {tid} succeeded without printing its token: "
@@ -260,7 +232,7 @@ def _result_failures(c: Crashed, request: dict[str, Any]) -> list[str]:
     for intent in (r for r in records if isinstance(r, ToolIntentRecord)):
         if intent.tool_use_id in results:
             continue
-        text = _text_of(sent.get(intent.tool_use_id, {}))
+        text = text_of(sent.get(intent.tool_use_id, {}))
         if not text.startswith("Result unknown") or intent.operation_id not in text:
             failures.append(f"{intent.name} {intent.tool_use_id} was running: told {text[:160]!r}, "
                             f"not unknown with operation id {intent.operation_id}")

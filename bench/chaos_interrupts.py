@@ -38,12 +38,7 @@ from typing import Any
 
 from agent_tui.protocol import Decide, Interrupt, Shutdown, UserMessage
 from agent_tui.core.history import check_model_view, model_view
-from agent_tui.core.journal import (
-    AssistantMessageRecord,
-    Journal,
-    ToolIntentRecord,
-    ToolResultRecord,
-)
+from agent_tui.core.journal import Journal, ToolIntentRecord, ToolResultRecord
 from agent_tui.core.permission import AllowAll, Ruling
 from agent_tui.protocol import Decision, Verdict
 from agent_tui.core.session import Session
@@ -55,6 +50,12 @@ from agent_tui.tools.bash import BashTool
 from agent_tui.tools.files import ReadFileTool
 from agent_tui.tools.process import RunLimits
 from bench.chaos import Outcome
+from bench.chaos_interrupt_checks import (
+    esc_landed_after,
+    result_failures,
+    steer_failures,
+    thinking_failures,
+)
 from bench.host import Stamped
 from bench.procs import kill_marked, new_marker, procs_with
 
@@ -328,7 +329,7 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
         else:
             t_end, first = ended[0]
             status = first.status
-            esc_after = _last_before(events, t_esc)
+            esc_after = esc_landed_after(events, t_esc)
             if first.status == "failed" and not plan.may_fail:
                 failures.append(f"turn failed: {first.detail}")
             if t_esc is not None and t_esc < t_end and t_end - t_esc > TURN_BOUND_S:
@@ -349,7 +350,7 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
                 failures.append(f"tool_intent {intent.tool_use_id} ({intent.name}) has no "
                                 "tool_result record")
         # Steers: applied or returned, never dropped.
-        failures += _steer_failures(events)
+        failures += steer_failures(events)
         try:
             check_model_view(model_view(records))
         except Exception as exc:
@@ -375,9 +376,9 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
         # Finished tools kept their real result in what the model sees.
         requests = srv.requests
         if len(requests) > before and requests[before]:
-            failures += _result_failures(plan, records, requests[before])
-        failures += _steer_failures(events)
-        failures += _thinking_failures(records, srv.requests[req0:])
+            failures += result_failures(plan.expect, records, requests[before])
+        failures += steer_failures(events)
+        failures += thinking_failures(records, srv.requests[req0:])
         errors = srv.errors[err0:]
         if errors:
             failures.append(f"fake server errors: {errors}")
@@ -406,43 +407,6 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
                    where=esc_after)
 
 
-def _last_before(events: Stamped, t_esc: float | None) -> str:
-    if t_esc is None:
-        return ""
-    before = [e.type for t, e in events.events if t <= t_esc]
-    return before[-1] if before else "nothing"
-
-
-def _thinking_failures(records: list[Any], requests: list[Any]) -> list[str]:
-    """Every thinking block sent is one the journal holds complete, with its signature;
-    thinking cut before its signature is never sent, in any form."""
-    kept = [b for r in records if isinstance(r, AssistantMessageRecord) for b in r.blocks
-            if b.get("type") in ("thinking", "redacted_thinking")]
-    cut = [b.get("thinking", "") for r in records if isinstance(r, AssistantMessageRecord)
-           for b in r.incomplete_thinking]
-    failures = []
-    for n, request in enumerate(r for r in requests if r):
-        for message in request.get("messages", []):
-            content = message.get("content")
-            for block in content if isinstance(content, list) else []:
-                if block.get("type") not in ("thinking", "redacted_thinking"):
-                    continue
-                if block.get("type") == "thinking" and not block.get("signature"):
-                    failures.append(f"request {n} sends thinking without a signature")
-                elif not any(_same(block, k) for k in kept):
-                    failures.append(f"request {n} sends a thinking block the journal does "
-                                    f"not hold complete: {str(block)[:120]}")
-        said = str(request.get("messages"))
-        failures += [f"request {n} sends thinking cut before its signature: {text[:60]!r}"
-                     for text in cut if len(text) >= 12 and text in said]
-    return failures
-
-
-def _same(sent: dict, kept: dict) -> bool:
-    keys = ("type", "thinking", "signature", "data")
-    return all(sent.get(k) == kept.get(k) for k in keys)
-
-
 def _diagnose(session: Session, task: asyncio.Task[None]) -> str:
     import threading
 
@@ -464,46 +428,6 @@ def _summary(events: Stamped) -> list[str]:
                            if getattr(e, f, None)]
         out.append(":".join(bits))
     return out
-
-
-def _steer_failures(events: Stamped) -> list[str]:
-    states: dict[str, list[str]] = {}
-    for _, e in events.of("steer_state"):
-        states.setdefault(e.id, []).append(str(e.state))
-    return [f"steer {sid} was neither applied nor returned: {seq}"
-            for sid, seq in states.items() if not ({"applied", "returned"} & set(seq))]
-
-
-def _result_failures(plan: Plan, records: list[Any], request: dict) -> list[str]:
-    """Each call that succeeded by itself: its real output reaches the model."""
-    failures = []
-    sent: dict[str, dict] = {}
-    for message in request.get("messages", []):
-        if isinstance(message.get("content"), list):
-            for block in message["content"]:
-                if block.get("type") == "tool_result":
-                    sent[block["tool_use_id"]] = block
-    for record in records:
-        if not isinstance(record, ToolResultRecord) or record.state != "succeeded":
-            continue
-        expect = plan.expect.get(record.tool_use_id)
-        if expect is None:
-            continue
-        if expect not in record.content:
-            failures.append(f"{record.name} {record.tool_use_id} succeeded without its output "
-                            f"{expect!r}: {record.content[:200]!r}")
-        block = sent.get(record.tool_use_id)
-        if block is None:
-            failures.append(f"{record.tool_use_id} succeeded but its result is not in the "
-                            "next request")
-            continue
-        content = block.get("content")
-        text = content if isinstance(content, str) else " ".join(
-            b.get("text", "") for b in content or [] if isinstance(b, dict))
-        if expect not in text or block.get("is_error"):
-            failures.append(f"{record.tool_use_id} succeeded but the model is told "
-                            f"{text[:200]!r} (is_error={block.get('is_error')})")
-    return failures
 
 
 # ----------------------------------------------------------------------------- main
