@@ -8,7 +8,8 @@ Each trial draws from its own seed:
   thinking streams, with thinking on (adaptive or a budget): a three-step tool loop
   that thinks at every step (signed thinking, redacted thinking, then ``tool_use``),
   and a tool loop whose thinking is cut before its signature (the connection drops,
-  or an ``error`` event comes, mid-block);
+  or an ``error`` event comes, mid-block; or the signature comes late and the reply
+  ends there, all thinking);
 - a moment for Esc (sometimes before the first byte, sometimes after the turn ended),
   sent the way the UI sends it (``interrupt_now``) or as an ``Interrupt`` op;
 - sometimes a second Esc shortly after.
@@ -216,7 +217,7 @@ def make_plan(seed: int) -> Plan:
         plan.thinking = rng.choice(["adaptive", "2048"])
         plan.may_fail = True
         chunk, delay = rng.randint(3, 8), rng.uniform(0.002, 0.006)
-        then = rng.choice(["close", "error"])
+        then = rng.choice(["close", "error", "finish"])  # finish: signed late, nothing after
         stall = rng.choice([rng.uniform(0.05, 0.3), 30.0])
         cut = Reply.half_thinking("Halfway through a thought that never gets signed. " * 2,
                                   seconds=stall, then=then, chunk=chunk,
@@ -228,7 +229,7 @@ def make_plan(seed: int) -> Plan:
                 "A look at the file first. " * 2, tool_uses=[read(0)], redacted=rng.randint(0, 1),
                 chunk=chunk, delay_between_events=delay))
         plan.span = (sum(_stream_s(r) for r in plan.replies)
-                     + (stall if then == "close" and stall < 1 else 0.2))
+                     + (stall if then != "error" and stall < 1 else 0.2))
     # Esc: anywhere from before the first byte to a little after the turn would end.
     plan.interrupt_at = rng.uniform(0.0, plan.span * 1.2)
     plan.interrupt_op = rng.random() < 0.3
