@@ -19,7 +19,8 @@ Each trial draws from its own seed:
   At a journal fsync the line just written may also be cut short, as a power cut
   could leave it (it was not yet durable).
 - **the resume**: ``--continue`` with a message, then the rewind points, then a
-  rewind to one of them; every invariant of ``chaos_crash_checks`` is checked.
+  rewind to one of them, then one more message; every invariant of
+  ``chaos_crash_checks`` is checked.
 
 Trials run in parallel (``bench.chaos --jobs``): each worker process has its own
 fake API server and its own fork server (``chaos_agent``).
@@ -53,6 +54,7 @@ SCRIPT = ("step 1: set the project up", "step 2: hand the counting to a helper",
           "step 3: edit the notes")
 STEER = "steer: also keep a copy of the notes"
 RESUME = "resume: carry on where you stopped"
+AFTER_REWIND = "after the rewind: say what you see"
 SESSION_TIMEOUT_S = 60.0
 # The summary the model writes when asked to compact (it names no step, so the
 # router never takes it for a user's request), streamed slowly enough to be cut.
@@ -152,7 +154,7 @@ class Router:
             if results:
                 return Reply.text("sub done: the notes have two lines.", chunk=7)
             return Reply.thinking("A helper counts with one command.", tool_uses=[self._bash()])
-        if any(RESUME in t for t in texts):
+        if any(RESUME in t or AFTER_REWIND in t for t in texts):
             return Reply.text("Resumed. I will check what finished before redoing anything.")
         if results:
             return Reply.text("That step is done.", chunk=4).with_thinking("All went well.")
@@ -264,13 +266,17 @@ def _drive_session(run: AgentRun, plan: CrashPlan) -> None:
 
 
 def _drive_resume(run: AgentRun, plan: CrashPlan) -> None:
-    """A message, then the rewind points, then a rewind to one of them."""
+    """A message, then the rewind points, then a rewind to one of them, then one more
+    message (its request shows the conversation the rewind left)."""
     run.send({"type": "user_message", "text": RESUME})
-    rewinding = False
+    rewinding = after = False
     for event in run.stream(SESSION_TIMEOUT_S):
         kind = event.get("type")
         if kind == "turn_ended":
-            run.send({"type": "list_rewind_points"})
+            if after:
+                run.close_stdin()
+            else:
+                run.send({"type": "list_rewind_points"})
         elif kind == "rewind_points":
             points = event.get("points") or []
             if not points:
@@ -281,9 +287,11 @@ def _drive_resume(run: AgentRun, plan: CrashPlan) -> None:
                       "restore": "both" if plan.rewind_both and pick.get("turn_id") else "code",
                       "overwrite_conflicts": True})
             rewinding = True
-        elif kind == "rewound" or (rewinding and kind == "notice"
-                                   and "rewind" in event.get("text", "")):
-            run.close_stdin()
+        elif kind == "rewound" and not after:
+            run.send({"type": "user_message", "text": AFTER_REWIND})
+            after = True
+        elif rewinding and not after and kind == "notice" and "rewind" in event.get("text", ""):
+            run.close_stdin()  # the rewind was refused (checked as such)
 
 
 def _settle_leftovers(marker: str, timeout: float = 3.0) -> None:

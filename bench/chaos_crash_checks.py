@@ -14,7 +14,8 @@ with an intent and no result reads ``unknown`` with its operation id; steers sti
 queued are offered back; the resume itself repeated no side effect; it said
 nothing at error level; the records it wrote load back; every rewind point it
 listed is in the shadow repository, and the workspace after its rewind is byte for
-byte the checkpoint's snapshot.
+byte the checkpoint's snapshot; the message after the rewind completes, its request
+holding the compaction's summary exactly when the rewind left the compaction standing.
 """
 
 from __future__ import annotations
@@ -307,6 +308,30 @@ def _rewind_failures(c: Crashed, resume: Any) -> list[str]:
     return failures
 
 
+def _after_rewind_failures(c: Crashed, resume: Any, requests: list[Any],
+                           records: list[Any]) -> list[str]:
+    """The message after the rewind completes, and its request holds the conversation
+    the rewind left: the compaction's summary exactly when the compaction still
+    stands (a conversation rewound to before it takes it away)."""
+    rewound = resume.of("rewound")
+    if not rewound:
+        return []
+    ended = resume.of("turn_ended")
+    if len(ended) < 2 or ended[-1].get("status") != "completed":
+        return [f"the message after the rewind did not complete: {ended[1:]}"]
+    compaction, event = c.compaction(), rewound[0]
+    stands = compaction is not None
+    if stands and event.get("restore") != "code":
+        start = next((r.seq for r in records if isinstance(r, UserMessageRecord)
+                      and r.turn_id == event["checkpoint_id"]), None)
+        stands = start is not None and start > compaction.seq
+    has = SUMMARY_HEADER in "\n".join(texts_of(requests[-1]))
+    if has != stands:
+        return [f"after the rewind ({event.get('restore')} to {event['checkpoint_id']}) the "
+                f"request {'holds' if has else 'lacks'} the compaction's summary"]
+    return []
+
+
 def _expected(text: str) -> bool:
     """Warnings a crash may rightly cause: lines set aside, processes left running."""
     return "set aside" in text or "from an earlier run of this session" in text
@@ -339,6 +364,7 @@ def check_resume(c: Crashed, resume: Any, requests: list[Any], rejections: list[
         failures.append(f"the resume ran side effects: {effects[len(c.effects):][:200]!r}")
     failures += _rewind_failures(c, resume)
     after = Journal.load(c.session / "journal.jsonl")
+    failures += _after_rewind_failures(c, resume, requests, after.records)
     if after.damaged:
         failures.append(f"after the resume the journal has damaged lines: "
                         f"{[d.describe() for d in after.damaged]}")
