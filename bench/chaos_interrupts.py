@@ -101,7 +101,6 @@ class Plan:
     thinking: str = ""  # the --thinking setting (empty: the default)
     may_fail: bool = False  # the stream breaks after thinking was shown: no retry
 
-
     def describe(self) -> str:
         bits = [f"scenario={self.scenario}", f"esc_at={self.interrupt_at:.3f}s",
                 "esc=op" if self.interrupt_op else "esc=interrupt_now"]
