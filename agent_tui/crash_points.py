@@ -2,9 +2,10 @@
 
 Off unless ``AGENT_TUI_CRASH_POINTS`` holds two inherited file descriptors, ``W,R``.
 Then at each point (a journal write or fsync, a checkpoint's git command or atomic
-file write) the agent writes the point's name and a newline to ``W`` and waits for
-one byte on ``R``: the trial (``bench/chaos_crash.py``) answers, or SIGKILLs the
-agent right there. A channel that fails is dropped, and the agent goes on.
+file write, a compaction's summary request) the agent writes the point's name and a
+newline to ``W`` and waits for one byte on ``R``: the trial (``bench/chaos_crash.py``)
+answers, or SIGKILLs the agent right there. A channel that fails is dropped, and the
+agent goes on.
 """
 
 from __future__ import annotations

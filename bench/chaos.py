@@ -41,6 +41,7 @@ class Outcome:
     status: str = ""
     kind: str = "interrupt"
     points: int = 0  # crash: the crash points the killed run passed
+    where: str = ""  # interrupt: the kind of the last event before Esc
 
 
 
@@ -77,8 +78,10 @@ def _kind_summary(kind: str, outcomes: list[Outcome]) -> str:
         for o in mine:
             name = o.plan.split()[0].split("=")[1]
             counts[name] = counts.get(name, 0) + 1
+        mid = sum(1 for o in mine if o.where == "thinking_delta")
         detail = ("scenarios: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-                  + "; first turns: " + ", ".join(f"{v} {k}" for k, v in sorted(ends.items())))
+                  + "; first turns: " + ", ".join(f"{v} {k}" for k, v in sorted(ends.items()))
+                  + f"; Esc mid-thinking: {mid}")
     else:
         full = [o.points for o in mine if o.status == "no kill"]
         detail = ("killed at: " + ", ".join(f"{k} {v}" for k, v in sorted(ends.items()))

@@ -3,18 +3,24 @@
 Each trial draws from its own seed:
 
 - **the session**: the real agent in print mode (stream-json in and out) against the
-  strict fake API, in a home and workspace of its own. Three user messages: one
-  streams text and runs ``write_file`` and a command, with a steer sent while the
-  command runs; one hands work to a sub-agent, which runs a command of its own; one
-  runs ``edit_file``, a command and ``read_file``. Every command appends a token
-  named after its tool call to an effects file outside the workspace.
+  strict fake API, in a home and workspace of its own. Three user messages and a
+  compaction: one streams thinking and text and runs ``write_file`` and a command,
+  with a steer sent while the command runs; one hands work to a sub-agent, which
+  runs a command of its own; then the stream-json ``compact`` op, whose summary
+  streams; then one runs ``edit_file``, a command and ``read_file``. Every reply of
+  a tool loop starts with signed thinking (some with redacted thinking), which the
+  strict fake API wants back unmodified. Every command appends a token named after
+  its tool call to an effects file outside the workspace.
 - **the kill**: SIGKILL to the agent's process group, at a crash point (3 trials in
   4: a journal write or fsync, a git command of a checkpoint, an atomic file write,
-  drawn uniformly over the session's points) or at a random time over the session.
+  the compaction's summary request, drawn uniformly over the session's points) or
+  at a random time over the session; and in 1 trial in 7, instead, within the
+  compaction (mid-summary-stream, or at one of the journal writes that save it).
   At a journal fsync the line just written may also be cut short, as a power cut
   could leave it (it was not yet durable).
 - **the resume**: ``--continue`` with a message, then the rewind points, then a
-  rewind to one of them; every invariant of ``chaos_crash_checks`` is checked.
+  rewind to one of them, then one more message; every invariant of
+  ``chaos_crash_checks`` is checked.
 
 Trials run in parallel (``bench.chaos --jobs``): each worker process has its own
 fake API server and its own fork server (``chaos_agent``).
@@ -41,13 +47,24 @@ from bench.procs import kill_marked, new_marker, procs_with
 
 # About how many crash points a whole session passes, and how long it runs: the
 # kill is drawn over these (a draw past the end lets the session finish).
-POINTS_EST = 205
-SECONDS_EST = 2.0
-STEPS = ("step 1: set the project up", "step 2: hand the counting to a helper",
-         "step 3: edit the notes")
+POINTS_EST = 215
+SECONDS_EST = 2.2
+COMPACT = "compact"  # in SCRIPT: the stream-json compact op, between two user messages
+SCRIPT = ("step 1: set the project up", "step 2: hand the counting to a helper", COMPACT,
+          "step 3: edit the notes")
 STEER = "steer: also keep a copy of the notes"
 RESUME = "resume: carry on where you stopped"
+AFTER_REWIND = "after the rewind: say what you see"
 SESSION_TIMEOUT_S = 60.0
+# The summary the model writes when asked to compact (it names no step, so the
+# router never takes it for a user's request), streamed slowly enough to be cut.
+SUMMARY = ("Summary: the notes file was written and a command recorded the setup; a "
+           "helper counted the lines of the notes. Next, edit the notes as asked.")
+SUMMARY_CHUNK, SUMMARY_DELAY = 6, 0.002
+SUMMARY_STREAM_S = (len(SUMMARY) / SUMMARY_CHUNK + 4) * SUMMARY_DELAY
+# The crash points of a compaction from its summary request on: the request, the
+# usage record, the compaction record's write and fsync.
+COMPACTION_POINTS = 4
 
 
 @dataclass
@@ -55,8 +72,10 @@ class CrashPlan:
     """What one trial does, drawn from its seed."""
 
     seed: int
-    mode: str  # "point": at the n-th crash point; "time": after a delay
-    fraction: float  # where in the session, of POINTS_EST or SECONDS_EST
+    # "point": at the n-th crash point; "time": after a delay; "compaction": at the
+    # n-th crash point of the compaction (n from 0, its summary request)
+    mode: str
+    fraction: float  # where in the session, of POINTS_EST or SECONDS_EST (or the compaction)
     tear: bool  # a power cut too: the journals lose part of what was not yet fsynced
     delay: float | None  # let the point go on, and kill this much later (mid-git, mid-write)
     sleep: float  # how long step 1's command runs (the steer arrives meanwhile)
@@ -65,12 +84,15 @@ class CrashPlan:
 
     @property
     def point(self) -> int:
+        if self.mode == "compaction":
+            return int(self.fraction * COMPACTION_POINTS)
         return 1 + int(self.fraction * POINTS_EST)
 
     def describe(self) -> str:
-        where = (f"kill@point#{self.point}" if self.mode == "point"
-                 else f"kill@{self.fraction * SECONDS_EST:.3f}s")
-        if self.mode == "point" and self.delay is not None:
+        where = {"point": f"kill@point#{self.point}",
+                 "compaction": f"kill@compaction#{self.point}"}.get(
+                     self.mode, f"kill@{self.fraction * SECONDS_EST:.3f}s")
+        if self.mode != "time" and self.delay is not None:
             where += f"+{self.delay * 1000:.1f}ms"
         return (f"kind=crash {where}{' tear' if self.tear else ''} cmd={self.sleep:.2f}s "
                 f"rewind={'both' if self.rewind_both else 'code'}@{self.rewind_pick:.2f}")
@@ -78,7 +100,7 @@ class CrashPlan:
 
 def make_plan(seed: int) -> CrashPlan:
     rng = random.Random(seed)
-    return CrashPlan(
+    plan = CrashPlan(
         seed=seed,
         mode="point" if rng.random() < 0.75 else "time",
         fraction=rng.random(),
@@ -88,6 +110,11 @@ def make_plan(seed: int) -> CrashPlan:
         rewind_pick=rng.random(),
         rewind_both=rng.random() < 0.5,
     )
+    if rng.random() < 1 / 7:  # drawn last: the other draws stay as they were
+        plan.mode = "compaction"
+        if plan.point == 0:  # at the summary request, or anywhere in its stream
+            plan.delay = rng.uniform(0.0, SUMMARY_STREAM_S * 1.2)
+    return plan
 
 
 # ----------------------------------------------------------------------------- the model
@@ -95,7 +122,8 @@ def make_plan(seed: int) -> CrashPlan:
 
 class Router:
     """The fake model: answers each request from what it holds, so any prefix of the
-    session (and its resume) gets a fitting reply, whatever was lost in a crash."""
+    session (and its resume) gets a fitting reply, whatever was lost in a crash.
+    Each reply of a tool loop thinks first, as a thinking model does."""
 
     def __init__(self, effects: Path, marker: str) -> None:
         self.effects = effects
@@ -110,6 +138,7 @@ class Router:
         return ("bash", {"command": command}, tid)
 
     def __call__(self, body: dict[str, Any]) -> Any:
+        from agent_tui.core.compaction import SUMMARY_ASK
         from tests.fake_api import Reply
 
         messages = body.get("messages") or [{}]
@@ -119,30 +148,36 @@ class Router:
         results = any(b.get("type") == "tool_result" for b in blocks)
         first = messages[0].get("content")
         first_text = json.dumps(first)
+        if any(SUMMARY_ASK in t for t in texts):
+            return Reply.text(SUMMARY, chunk=SUMMARY_CHUNK, delay_between_events=SUMMARY_DELAY)
         if "sub: " in first_text:  # the sub-agent's own conversation
             if results:
                 return Reply.text("sub done: the notes have two lines.", chunk=7)
-            return Reply.tool_uses([self._bash()])
-        if any(RESUME in t for t in texts):
+            return Reply.thinking("A helper counts with one command.", tool_uses=[self._bash()])
+        if any(RESUME in t or AFTER_REWIND in t for t in texts):
             return Reply.text("Resumed. I will check what finished before redoing anything.")
         if results:
-            return Reply.text("That step is done.", chunk=4)
+            return Reply.text("That step is done.", chunk=4).with_thinking("All went well.")
         step = next((int(m.group(1)) for t in reversed(texts)
                      for m in [re.search(r"step (\d)", t)] if m), 0)
         if step == 1:
             sleep = float(re.search(r"\[(\d\.\d+)\]", " ".join(texts)).group(1))
-            return Reply.tool_uses(
-                [("write_file", {"path": "notes.txt", "content": "alpha\nfirst notes\n"}),
-                 self._bash(sleep)],
-                text_before="I will write the notes, then record the setup.", chunk=6)
+            return Reply.thinking(
+                "The notes first, then a record of the setup.",
+                "I will write the notes, then record the setup.",
+                tool_uses=[("write_file", {"path": "notes.txt",
+                                           "content": "alpha\nfirst notes\n"}),
+                           self._bash(sleep)], chunk=6)
         if step == 2:
-            return Reply.tool_uses([("task", {"description": "count lines",
-                                              "prompt": "sub: count the lines of notes.txt"})])
+            return Reply.thinking("This is a job for a helper.", tool_uses=[
+                ("task", {"description": "count lines",
+                          "prompt": "sub: count the lines of notes.txt"})])
         if step == 3:
-            return Reply.tool_uses(
-                [("edit_file", {"path": "notes.txt", "old_string": "alpha",
-                                "new_string": "beta"}),
-                 self._bash(), ("read_file", {"path": "notes.txt"})])
+            return Reply.thinking(
+                "Edit, record, read back.", redacted=1,
+                tool_uses=[("edit_file", {"path": "notes.txt", "old_string": "alpha",
+                                          "new_string": "beta"}),
+                           self._bash(), ("read_file", {"path": "notes.txt"})])
         return Reply.text("Nothing to do.")
 
 
@@ -187,13 +222,19 @@ class Trial:
 
 
 def _drive_session(run: AgentRun, plan: CrashPlan) -> None:
-    """Send the three steps, each once the agent is idle; the steer while step 1's
+    """Run ``SCRIPT``: each message once the agent is idle (the compaction once the
+    turn before ended, the next message once it is over); the steer while step 1's
     command runs. Returns at end of output (done, or killed)."""
     step, steered, rewinding, pending = 0, False, False, set()
 
     def send_step() -> None:
-        text = STEPS[step] + (f" [{plan.sleep:.2f}]" if step == 0 else "")
-        run.send({"type": "user_message", "text": text})
+        if step == len(SCRIPT):
+            run.send({"type": "list_rewind_points"})
+        elif SCRIPT[step] == COMPACT:
+            run.send({"type": "compact", "instructions": "keep the file names"})
+        else:
+            text = SCRIPT[step] + (f" [{plan.sleep:.2f}]" if step == 0 else "")
+            run.send({"type": "user_message", "text": text})
 
     send_step()
     for event in run.stream(SESSION_TIMEOUT_S):
@@ -207,12 +248,10 @@ def _drive_session(run: AgentRun, plan: CrashPlan) -> None:
                 pending.add(event["id"])
             else:
                 pending.discard(event["id"])
-        elif kind == "turn_ended" and not pending:
+        elif (kind == "turn_ended" and not pending) or (
+                kind == "compaction" and event.get("state") != "started"):
             step += 1
-            if step == len(STEPS):
-                run.send({"type": "list_rewind_points"})
-            else:
-                send_step()
+            send_step()
         elif kind == "rewind_points":
             points = event.get("points") or []
             if points:  # back to the start of step 2, files only
@@ -227,13 +266,17 @@ def _drive_session(run: AgentRun, plan: CrashPlan) -> None:
 
 
 def _drive_resume(run: AgentRun, plan: CrashPlan) -> None:
-    """A message, then the rewind points, then a rewind to one of them."""
+    """A message, then the rewind points, then a rewind to one of them, then one more
+    message (its request shows the conversation the rewind left)."""
     run.send({"type": "user_message", "text": RESUME})
-    rewinding = False
+    rewinding = after = False
     for event in run.stream(SESSION_TIMEOUT_S):
         kind = event.get("type")
         if kind == "turn_ended":
-            run.send({"type": "list_rewind_points"})
+            if after:
+                run.close_stdin()
+            else:
+                run.send({"type": "list_rewind_points"})
         elif kind == "rewind_points":
             points = event.get("points") or []
             if not points:
@@ -244,9 +287,11 @@ def _drive_resume(run: AgentRun, plan: CrashPlan) -> None:
                       "restore": "both" if plan.rewind_both and pick.get("turn_id") else "code",
                       "overwrite_conflicts": True})
             rewinding = True
-        elif kind == "rewound" or (rewinding and kind == "notice"
-                                   and "rewind" in event.get("text", "")):
-            run.close_stdin()
+        elif kind == "rewound" and not after:
+            run.send({"type": "user_message", "text": AFTER_REWIND})
+            after = True
+        elif rewinding and not after and kind == "notice" and "rewind" in event.get("text", ""):
+            run.close_stdin()  # the rewind was refused (checked as such)
 
 
 def _settle_leftovers(marker: str, timeout: float = 3.0) -> None:
@@ -277,11 +322,18 @@ def run_trial(srv: Any, ctx: Any, seed: int, *, base: Path | None = None) -> Out
 
         power = PowerCut(trial)
 
+        compaction_from: list[int] = []  # the n of the compaction's first crash point
+
         def on_point(name: str, n: int) -> float | None:
             power.seen(name)
-            if plan.mode != "point" or n != plan.point:
-                return None
-            return plan.delay or 0.0
+            if name == "compaction:request":
+                compaction_from.append(n)
+            if plan.mode == "point" and n == plan.point:
+                return plan.delay or 0.0
+            if (plan.mode == "compaction" and compaction_from
+                    and n == compaction_from[0] + plan.point):
+                return plan.delay or 0.0
+            return None
 
         first = AgentRun(ctx, trial.argv(), trial.env(srv.url), str(trial.workspace),
                          str(trial.root / "first.err"), on_point=on_point)
@@ -300,10 +352,15 @@ def run_trial(srv: Any, ctx: Any, seed: int, *, base: Path | None = None) -> Out
         outcome.points = len(first.points)
         killed = first.killed_at
         outcome.status = (killed.split(":")[0] if killed else "no kill")
+        if killed and plan.mode == "compaction":
+            outcome.status += " (in the compaction)"
         _settle_leftovers(trial.marker)
         if killed is None and first.proc.exitcode != 0:
             failures.append(f"the first run exited {first.proc.exitcode} without a kill: "
                             + (trial.root / "first.err").read_text()[-800:])
+        compacted = [e.get("state") for e in first.of("compaction")]
+        if killed is None and compacted != ["started", "completed"]:
+            failures.append(f"the compaction did not complete: {compacted}")
         if plan.tear and killed:
             torn = power.cut(plan.seed)
         crashed = Crashed.read(trial, killed, torn)

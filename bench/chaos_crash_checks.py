@@ -4,17 +4,23 @@ After the kill: the journal loads (only a torn last line may be set aside); the
 shadow repository passes ``git fsck``; every token in the effects file belongs to a
 call whose intent was journalled first, and none appears twice.
 
-After ``--continue``: the server rejected nothing and the first request is valid;
-each call with a final record is told to the model exactly as recorded (a command
-that succeeded, with the token it printed); a call with an intent and no result
-reads ``unknown`` with its operation id; steers still queued are offered back; the
-resume itself repeated no side effect; it said nothing at error level; the records
-it wrote load back; every rewind point it listed is in the shadow repository, and
-the workspace after its rewind is byte for byte the checkpoint's snapshot.
+After ``--continue``: the server rejected nothing and the first request is valid
+(thinking blocks of the tool loop sent back signed and unmodified); a compaction
+whose record was saved stands, its summary in place of what it replaced, and one
+cut short left the conversation as it was; the resume asks for no summary again;
+each call with a final record that no summary replaced is told to the model
+exactly as recorded (a command that succeeded, with the token it printed); a call
+with an intent and no result reads ``unknown`` with its operation id; steers still
+queued are offered back; the resume itself repeated no side effect; it said
+nothing at error level; the records it wrote load back; every rewind point it
+listed is in the shadow repository, and the workspace after its rewind is byte for
+byte the checkpoint's snapshot; the message after the rewind completes, its request
+holding the compaction's summary exactly when the rewind left the compaction standing.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -24,8 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.checkpoints import meta as checkpoint_meta
-from agent_tui.core.history import result_wording
+from agent_tui.core.compaction import SUMMARY_ASK
+from agent_tui.core.history import SUMMARY_HEADER, result_wording
 from agent_tui.core.journal import (
+    CompactionRecord,
     Journal,
     SteerRecord,
     ToolIntentRecord,
@@ -33,6 +41,7 @@ from agent_tui.core.journal import (
     UserMessageRecord,
 )
 from agent_tui.protocol import SteerStatus, ToolState
+from bench.chaos_requests import sent_results, text_of, texts_of
 
 TOKEN = re.compile(r"E-(toolu_[A-Za-z0-9]+)")
 
@@ -133,6 +142,11 @@ class Crashed:
         """Whether a user message was saved (else there is nothing to resume)."""
         return any(isinstance(r, UserMessageRecord) for r in self.records())
 
+    def compaction(self) -> CompactionRecord | None:
+        """The newest compaction saved (the session has no ``/clear``)."""
+        return next((r for r in reversed(self.records()) if isinstance(r, CompactionRecord)),
+                    None)
+
 
 def _fsck(shadow: Path | None, when: str) -> list[str]:
     if shadow is None:
@@ -170,28 +184,38 @@ def check_after_crash(c: Crashed) -> list[str]:
     return failures
 
 
-def _sent_results(request: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    sent = {}
-    for message in request.get("messages", []):
-        content = message.get("content")
-        if isinstance(content, list):
-            for block in content:
-                if block.get("type") == "tool_result":
-                    sent[block["tool_use_id"]] = block
-    return sent
-
-
-def _text_of(block: dict[str, Any]) -> str:
-    content = block.get("content")
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
+def _compaction_failures(c: Crashed, requests: list[Any]) -> list[str]:
+    """A saved compaction stands after the resume; one cut short changed nothing; the
+    resume does not compact again by itself."""
+    failures = []
+    first, record = requests[0], c.compaction()
+    said = "\n".join(texts_of(first))
+    if record is not None:
+        head = first["messages"][0]
+        if record.summary not in json.dumps(head.get("content")):
+            failures.append("a compaction was saved, but its summary does not open the "
+                            "first request")
+        replaced = {r.tool_use_id for r in c.records() if isinstance(r, ToolResultRecord)
+                    and r.seq < record.kept_from_seq}
+        back = sorted(replaced & set(sent_results(first)))
+        if back:
+            failures.append(f"results the summary replaced are sent again: {back}")
+    elif SUMMARY_HEADER in said:
+        failures.append("no compaction was saved, yet a summary is in the first request")
+    again = [i for i, r in enumerate(requests) if r and any(
+        SUMMARY_ASK in t for t in texts_of(r))]
+    if again:
+        failures.append(f"the resume asked for a summary again (requests {again})")
+    return failures
 
 
 def _result_failures(c: Crashed, request: dict[str, Any]) -> list[str]:
     failures = []
-    sent = _sent_results(request)
-    records = c.records()
+    sent = sent_results(request)
+    compaction = c.compaction()
+    # What a saved summary stands for is told by the summary, not record by record.
+    cut = compaction.kept_from_seq if compaction is not None else 0
+    records = [r for r in c.records() if r.seq >= cut]
     results = {r.tool_use_id: r for r in records if isinstance(r, ToolResultRecord)}
     for tid, record in results.items():
         block = sent.get(tid)
@@ -199,9 +223,9 @@ def _result_failures(c: Crashed, request: dict[str, Any]) -> list[str]:
             failures.append(f"{record.name} {tid} has a final record but no tool_result is sent")
             continue
         text, is_error = result_wording(record)
-        if _text_of(block) != (text or "(no output)") or bool(block.get("is_error")) != is_error:
+        if text_of(block) != (text or "(no output)") or bool(block.get("is_error")) != is_error:
             failures.append(f"{record.name} {tid} ({record.state}) is told "
-                            f"{_text_of(block)[:160]!r}, recorded {text[:160]!r}")
+                            f"{text_of(block)[:160]!r}, recorded {text[:160]!r}")
         if (record.name == "bash" and record.state is ToolState.SUCCEEDED
                 and f"E-{tid}" not in record.content):
             failures.append(f"bash {tid} succeeded without printing its token: "
@@ -209,7 +233,7 @@ def _result_failures(c: Crashed, request: dict[str, Any]) -> list[str]:
     for intent in (r for r in records if isinstance(r, ToolIntentRecord)):
         if intent.tool_use_id in results:
             continue
-        text = _text_of(sent.get(intent.tool_use_id, {}))
+        text = text_of(sent.get(intent.tool_use_id, {}))
         if not text.startswith("Result unknown") or intent.operation_id not in text:
             failures.append(f"{intent.name} {intent.tool_use_id} was running: told {text[:160]!r}, "
                             f"not unknown with operation id {intent.operation_id}")
@@ -284,6 +308,30 @@ def _rewind_failures(c: Crashed, resume: Any) -> list[str]:
     return failures
 
 
+def _after_rewind_failures(c: Crashed, resume: Any, requests: list[Any],
+                           records: list[Any]) -> list[str]:
+    """The message after the rewind completes, and its request holds the conversation
+    the rewind left: the compaction's summary exactly when the compaction still
+    stands (a conversation rewound to before it takes it away)."""
+    rewound = resume.of("rewound")
+    if not rewound:
+        return []
+    ended = resume.of("turn_ended")
+    if len(ended) < 2 or ended[-1].get("status") != "completed":
+        return [f"the message after the rewind did not complete: {ended[1:]}"]
+    compaction, event = c.compaction(), rewound[0]
+    stands = compaction is not None
+    if stands and event.get("restore") != "code":
+        start = next((r.seq for r in records if isinstance(r, UserMessageRecord)
+                      and r.turn_id == event["checkpoint_id"]), None)
+        stands = start is not None and start > compaction.seq
+    has = SUMMARY_HEADER in "\n".join(texts_of(requests[-1]))
+    if has != stands:
+        return [f"after the rewind ({event.get('restore')} to {event['checkpoint_id']}) the "
+                f"request {'holds' if has else 'lacks'} the compaction's summary"]
+    return []
+
+
 def _expected(text: str) -> bool:
     """Warnings a crash may rightly cause: lines set aside, processes left running."""
     return "set aside" in text or "from an earlier run of this session" in text
@@ -301,6 +349,7 @@ def check_resume(c: Crashed, resume: Any, requests: list[Any], rejections: list[
     ended = resume.of("turn_ended")
     if not ended or ended[0].get("status") != "completed":
         failures.append(f"the resumed turn did not complete: {ended[:1]}")
+    failures += _compaction_failures(c, requests)
     failures += _result_failures(c, requests[0])
     failures += _steer_failures(c, resume)
     for notice in resume.of("notice"):
@@ -315,6 +364,7 @@ def check_resume(c: Crashed, resume: Any, requests: list[Any], rejections: list[
         failures.append(f"the resume ran side effects: {effects[len(c.effects):][:200]!r}")
     failures += _rewind_failures(c, resume)
     after = Journal.load(c.session / "journal.jsonl")
+    failures += _after_rewind_failures(c, resume, requests, after.records)
     if after.damaged:
         failures.append(f"after the resume the journal has damaged lines: "
                         f"{[d.describe() for d in after.damaged]}")

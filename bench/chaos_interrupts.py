@@ -4,7 +4,12 @@ Each trial draws from its own seed:
 
 - a scenario: streaming text, streaming tool arguments, a tool batch of mixed kinds
   (read-only + bash), a permission wait (answered or not), a retry back-off, a steer
-  sent while a command runs, a background command next to a foreground one;
+  sent while a command runs, a background command next to a foreground one; and
+  thinking streams, with thinking on (adaptive or a budget): a three-step tool loop
+  that thinks at every step (signed thinking, redacted thinking, then ``tool_use``),
+  and a tool loop whose thinking is cut before its signature (the connection drops,
+  or an ``error`` event comes, mid-block; or the signature comes late and the reply
+  ends there, all thinking);
 - a moment for Esc (sometimes before the first byte, sometimes after the turn ended),
   sent the way the UI sends it (``interrupt_now``) or as an ``Interrupt`` op;
 - sometimes a second Esc shortly after.
@@ -13,7 +18,10 @@ After each trial: the turn ended within its bound; no marked foreground process 
 left once the turn ended, and none at all once the session closed (background jobs
 end at shutdown); every journal ``tool_intent`` has its ``tool_result``; tools that
 finished kept their real result in the model view; every queued steer was applied
-or returned; the strict server rejected nothing, and a second turn is accepted.
+or returned; the strict server rejected nothing (it wants a tool loop's thinking
+back signed and unmodified), and a second turn is accepted; every thinking block
+sent is one the journal holds complete with its signature, and no thinking cut
+before its signature reaches the model.
 
 A worker's one fake server serves its trials (its queue is cleared in between).
 """
@@ -35,6 +43,7 @@ from agent_tui.core.journal import Journal, ToolIntentRecord, ToolResultRecord
 from agent_tui.core.permission import AllowAll, Ruling
 from agent_tui.protocol import Decision, Verdict
 from agent_tui.core.session import Session
+from agent_tui.core.thinking import parse_thinking
 from agent_tui.core.tool import ToolSet
 from agent_tui.core.deps import AgentConfig, SessionDeps
 from agent_tui.tools.background import BackgroundJobs
@@ -42,10 +51,17 @@ from agent_tui.tools.bash import BashTool
 from agent_tui.tools.files import ReadFileTool
 from agent_tui.tools.process import RunLimits
 from bench.chaos import Outcome
+from bench.chaos_interrupt_checks import (
+    esc_landed_after,
+    result_failures,
+    steer_failures,
+    thinking_failures,
+)
 from bench.host import Stamped
 from bench.procs import kill_marked, new_marker, procs_with
 
-SCENARIOS = ("text", "tool_args", "batch", "permission", "backoff", "steer", "background")
+SCENARIOS = ("text", "tool_args", "batch", "permission", "backoff", "steer", "background",
+             "thinking", "thinking_cut")
 GRACE_S = 0.2  # SIGTERM -> SIGKILL for the trials' commands
 CLEANUP_BUDGET_S = 2.0  # the core's phase-2 budget in the trials
 TURN_BOUND_S = CLEANUP_BUDGET_S + 0.5  # Esc -> turn_ended, at most
@@ -82,6 +98,8 @@ class Plan:
     files: dict[str, str] = field(default_factory=dict)
     fg: str = ""  # marker of foreground processes
     bg: str = ""  # marker of background processes
+    thinking: str = ""  # the --thinking setting (empty: the default)
+    may_fail: bool = False  # the stream breaks after thinking was shown: no retry
 
     def describe(self) -> str:
         bits = [f"scenario={self.scenario}", f"esc_at={self.interrupt_at:.3f}s",
@@ -92,7 +110,25 @@ class Plan:
             bits.append(f"steer_at={self.steer_at:.3f}s")
         if self.decision is not None:
             bits.append(f"decide={self.decision.value}@{self.decide_at:.3f}s")
+        if self.thinking:
+            bits.append(f"thinking={self.thinking}")
         return " ".join(bits)
+
+
+def _stream_s(reply: Any) -> float:
+    """About how long the fake API takes to stream ``reply`` (its SSE events x delay)."""
+    import json
+
+    events = 6  # the message's start, delta and stop, and the first wait (4 delays)
+    for block in [*reply.blocks, *([reply.partial] if reply.partial else [])]:
+        kind = block["type"]
+        if kind in ("thinking", "text"):
+            events += len(block[kind]) // reply.chunk + 3
+        elif kind == "tool_use":
+            events += len(json.dumps(block["input"])) // reply.json_chunk + 2
+        else:
+            events += 2
+    return events * reply.delay_between_events
 
 
 def make_plan(seed: int) -> Plan:
@@ -162,6 +198,37 @@ def make_plan(seed: int) -> Plan:
         ]
         plan.replies = [Reply.tool_uses(calls), done]
         plan.span = 0.3
+    elif plan.scenario == "thinking":
+        plan.thinking = rng.choice(["adaptive", "2048"])
+        kw: dict[str, Any] = {"chunk": rng.randint(3, 8),
+                              "delay_between_events": rng.uniform(0.002, 0.006)}
+        sleep = rng.choice([0.0, 0.1])
+        plan.replies = [
+            Reply.thinking("I should read the file before running anything. " * 2,
+                           "Reading it first.", tool_uses=[read(0)], **kw),
+            Reply.thinking("The file is there; now the command. " * 2,
+                           redacted=rng.randint(0, 1),
+                           tool_uses=[bash(echo(1, sleep), f"OUT-1-{fg}")], **kw),
+            Reply.thinking("Both went well.", "All done.", redacted=rng.randint(0, 1), **kw),
+        ]
+        plan.span = sum(_stream_s(r) for r in plan.replies) + sleep + 0.1
+    elif plan.scenario == "thinking_cut":
+        plan.thinking = rng.choice(["adaptive", "2048"])
+        plan.may_fail = True
+        chunk, delay = rng.randint(3, 8), rng.uniform(0.002, 0.006)
+        then = rng.choice(["close", "error", "finish"])  # finish: signed late, nothing after
+        stall = rng.choice([rng.uniform(0.05, 0.3), 30.0])
+        cut = Reply.half_thinking("Halfway through a thought that never gets signed. " * 2,
+                                  seconds=stall, then=then, chunk=chunk,
+                                  delay_between_events=delay)
+        cut.delay_between_events = delay  # the error variant too streams slowly
+        plan.replies = [cut]
+        if rng.random() < 0.5:  # cut in the tool loop's second step, not its first
+            plan.replies.insert(0, Reply.thinking(
+                "A look at the file first. " * 2, tool_uses=[read(0)], redacted=rng.randint(0, 1),
+                chunk=chunk, delay_between_events=delay))
+        plan.span = (sum(_stream_s(r) for r in plan.replies)
+                     + (stall if then != "error" and stall < 1 else 0.2))
     # Esc: anywhere from before the first byte to a little after the turn would end.
     plan.interrupt_at = rng.uniform(0.0, plan.span * 1.2)
     plan.interrupt_op = rng.random() < 0.3
@@ -201,7 +268,7 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
     for name, text in plan.files.items():
         (workspace / name).write_text(text)
     srv.clear_queue()
-    rej0, err0 = len(srv.rejections), len(srv.errors)
+    rej0, err0, req0 = len(srv.rejections), len(srv.errors), len(srv.requests)
     srv.enqueue(*plan.replies)
 
     events = Stamped()
@@ -209,7 +276,8 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
     jobs = BackgroundJobs(limits=RunLimits(grace_s=GRACE_S))
     deps = SessionDeps(
         config=AgentConfig(workspace=workspace, model="claude-chaos",
-                           cleanup_budget=CLEANUP_BUDGET_S, retry_base=0.05),
+                           cleanup_budget=CLEANUP_BUDGET_S, retry_base=0.05,
+                           thinking=parse_thinking(plan.thinking)),
         provider=AnthropicProvider(api_key="chaos-key", base_url=srv.url),
         tools=ToolSet([ReadFileTool(), BashTool(jobs=jobs, grace=GRACE_S)]),
         policy=AskForBash() if plan.ask else AllowAll(),
@@ -220,6 +288,7 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
     task = asyncio.create_task(session.run())
     closed = False
     status = ""
+    esc_after = ""  # the kind of the last event before Esc (thinking_delta: mid-thinking)
     try:
         t_start = time.monotonic()
         session.submit(UserMessage(text="Please do the task."))
@@ -260,7 +329,8 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
         else:
             t_end, first = ended[0]
             status = first.status
-            if first.status == "failed":
+            esc_after = esc_landed_after(events, t_esc)
+            if first.status == "failed" and not plan.may_fail:
                 failures.append(f"turn failed: {first.detail}")
             if t_esc is not None and t_esc < t_end and t_end - t_esc > TURN_BOUND_S:
                 failures.append(f"turn ended {t_end - t_esc:.2f} s after Esc (bound "
@@ -280,7 +350,7 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
                 failures.append(f"tool_intent {intent.tool_use_id} ({intent.name}) has no "
                                 "tool_result record")
         # Steers: applied or returned, never dropped.
-        failures += _steer_failures(events)
+        failures += steer_failures(events)
         try:
             check_model_view(model_view(records))
         except Exception as exc:
@@ -306,8 +376,9 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
         # Finished tools kept their real result in what the model sees.
         requests = srv.requests
         if len(requests) > before and requests[before]:
-            failures += _result_failures(plan, records, requests[before])
-        failures += _steer_failures(events)
+            failures += result_failures(plan.expect, records, requests[before])
+        failures += steer_failures(events)
+        failures += thinking_failures(records, srv.requests[req0:])
         errors = srv.errors[err0:]
         if errors:
             failures.append(f"fake server errors: {errors}")
@@ -332,7 +403,8 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
                 task.cancel()
         kill_marked(plan.fg)
         kill_marked(plan.bg)
-    return Outcome(seed, plan.describe(), failures, time.monotonic() - started, status)
+    return Outcome(seed, plan.describe(), failures, time.monotonic() - started, status,
+                   where=esc_after)
 
 
 def _diagnose(session: Session, task: asyncio.Task[None]) -> str:
@@ -356,46 +428,6 @@ def _summary(events: Stamped) -> list[str]:
                            if getattr(e, f, None)]
         out.append(":".join(bits))
     return out
-
-
-def _steer_failures(events: Stamped) -> list[str]:
-    states: dict[str, list[str]] = {}
-    for _, e in events.of("steer_state"):
-        states.setdefault(e.id, []).append(str(e.state))
-    return [f"steer {sid} was neither applied nor returned: {seq}"
-            for sid, seq in states.items() if not ({"applied", "returned"} & set(seq))]
-
-
-def _result_failures(plan: Plan, records: list[Any], request: dict) -> list[str]:
-    """Each call that succeeded by itself: its real output reaches the model."""
-    failures = []
-    sent: dict[str, dict] = {}
-    for message in request.get("messages", []):
-        if isinstance(message.get("content"), list):
-            for block in message["content"]:
-                if block.get("type") == "tool_result":
-                    sent[block["tool_use_id"]] = block
-    for record in records:
-        if not isinstance(record, ToolResultRecord) or record.state != "succeeded":
-            continue
-        expect = plan.expect.get(record.tool_use_id)
-        if expect is None:
-            continue
-        if expect not in record.content:
-            failures.append(f"{record.name} {record.tool_use_id} succeeded without its output "
-                            f"{expect!r}: {record.content[:200]!r}")
-        block = sent.get(record.tool_use_id)
-        if block is None:
-            failures.append(f"{record.tool_use_id} succeeded but its result is not in the "
-                            "next request")
-            continue
-        content = block.get("content")
-        text = content if isinstance(content, str) else " ".join(
-            b.get("text", "") for b in content or [] if isinstance(b, dict))
-        if expect not in text or block.get("is_error"):
-            failures.append(f"{record.tool_use_id} succeeded but the model is told "
-                            f"{text[:200]!r} (is_error={block.get('is_error')})")
-    return failures
 
 
 # ----------------------------------------------------------------------------- main

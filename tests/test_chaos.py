@@ -1,13 +1,15 @@
 """``make chaos`` in the suite: a fixed-seed run of both kinds of trial, in parallel
 workers as ``make chaos`` runs them, against the strict fake API.
 
-- 100 interrupt trials (scenario x Esc moment x second Esc), see bench/chaos_interrupts.py;
-- 100 crash trials (a real agent process SIGKILLed, then ``--continue``), see
-  bench/chaos_crash.py;
+- 100 interrupt trials (scenario x Esc moment x second Esc; thinking streams among
+  the scenarios), see bench/chaos_interrupts.py;
+- 100 crash trials (a real agent process SIGKILLed, then ``--continue``; its session
+  thinks and compacts), see bench/chaos_crash.py;
 - every trial that ever failed (``REGRESSIONS``), run again.
 
 Each must pass every check its kind makes. The seed is chosen so that every
-interrupt scenario is drawn and kills land at each kind of crash point.
+interrupt scenario is drawn, Esc lands mid-thinking, and kills land at each kind
+of crash point and within the compaction.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ REGRESSIONS = [
     ("crash", 404207680799),  # the same, in git write-tree
     ("crash", 738323938603),  # killed in git init: a half-made shadow repository
     ("crash", 505991592024),  # a notice mid-resume ended the resume early (the trial's own)
+    # Esc after a whole thinking block, before the reply's next block: the model view
+    # sent an assistant message ending with thinking (400), in a first and a second step
+    ("interrupt", 39073268764),
+    ("interrupt", 767387276588),
 ]
 
 
@@ -51,7 +57,8 @@ def outcomes() -> list[Any]:
 @pytest.mark.timeout(900)
 def test_a_hundred_random_interrupts_leave_a_consistent_session_and_no_processes(
         outcomes: list[Any]) -> None:
-    mine = [o for o in outcomes if o.kind == "interrupt"]
+    regressions = {seed for _, seed in REGRESSIONS}
+    mine = [o for o in outcomes if o.kind == "interrupt" and o.seed not in regressions]
     assert len(mine) == TRIALS
     assert not any(o.failures for o in mine), _failures(mine)
 
@@ -78,7 +85,11 @@ def test_the_seed_draws_every_scenario_and_every_kind_of_kill(outcomes: list[Any
 
     assert {make_plan(s).scenario for s in trial_seeds(SEED, TRIALS)} == set(SCENARIOS)
     plans = [crash_plan(s) for s in trial_seeds(SEED + 1, TRIALS)]
-    assert {p.mode for p in plans} == {"point", "time"}
+    assert {p.mode for p in plans} == {"point", "time", "compaction"}
     assert any(p.tear for p in plans) and any(p.delay is not None for p in plans)
     landed = {o.status.split()[0] for o in outcomes if o.kind == "crash"}
     assert {"journal.write", "journal.fsync", "git", "timer"} <= landed, landed
+    in_compaction = {o.status.split()[0] for o in outcomes
+                     if o.kind == "crash" and "(in the compaction)" in o.status}
+    assert {"compaction", "journal.write", "journal.fsync"} <= in_compaction, in_compaction
+    assert any(o.where == "thinking_delta" for o in outcomes if o.kind == "interrupt")

@@ -86,6 +86,33 @@ async def test_thinking_cut_before_its_signature_never_reaches_the_model(fake_ap
     assert "half a thou" not in str(fake_api.requests[-1]["messages"])
 
 
+@pytest.mark.parametrize("step", [1, 2])
+async def test_esc_after_a_whole_thinking_block_before_its_tool_call_keeps_the_next_request_valid(
+        fake_api, tmp_path, step):
+    # The reply keeps only its signed thinking: the API refuses an assistant message
+    # that ends with thinking, so the model view leaves that thinking out.
+    replies = [Reply.half_tool_use("quick", '{"no', seconds=20).with_thinking("look first")]
+    if step == 2:
+        replies.insert(0, Reply.thinking("one look", tool_uses=[("quick", {"note": "a"})]))
+    fake_api.enqueue(*replies)
+    run = start_session(provider_for(fake_api), [QuickTool()], tmp_path,
+                        thinking=parse_thinking("adaptive"))
+    run.submit(UserMessage(text="look"))
+    await run.rec.wait_for(lambda: len([e for e in run.rec.of("tool_state")
+                                        if e.state == "streaming"]) == step)
+    run.submit(Interrupt())
+    await run.idle()
+    cut = assistant_records(run.journal)[-1]
+    assert [b["type"] for b in cut.blocks] == ["thinking"] and cut.blocks[0]["signature"]
+    fake_api.enqueue(Reply.text("ok"))
+    run.submit(UserMessage(text="again"))
+    await run.idle()
+    await run.close()
+    assert fake_api.rejections == []
+    assert run.rec.of("turn_ended")[-1].status == "completed"
+    assert "look first" not in str(fake_api.requests[-1]["messages"])
+
+
 async def test_a_model_switch_strips_the_other_models_thinking_and_says_so(fake_api, tmp_path):
     fake_api.enqueue(Reply.thinking("deep thought", "answer one"), Reply.text("answer two"))
     run = start_session(provider_for(fake_api), [], tmp_path, thinking=parse_thinking("adaptive"))

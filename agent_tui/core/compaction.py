@@ -20,6 +20,7 @@ import json
 import uuid
 from typing import Any
 
+from agent_tui import crash_points
 from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.core.cache import mark_messages, system_blocks
 from agent_tui.core.deps import SessionDeps
@@ -223,6 +224,7 @@ class Compactor:
             thinking=thinking,
         )
         scope.raise_if_cancelled()  # cancel point: before the summary request
+        crash_points.reached("compaction:request")  # a crash trial may kill here (or mid-stream)
         texts: dict[int, str] = {}
         usage: model.UsageCounts | None = None
         interrupted = True

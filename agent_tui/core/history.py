@@ -179,6 +179,10 @@ class _Builder:
     def assistant(self, record: AssistantMessageRecord, model: str | None) -> None:
         foreign = model is not None and record.model is not None and record.model != model
         blocks = [dict(b) for b in record.blocks if _keep_block(b, foreign)]
+        while blocks and blocks[-1]["type"] in THINKING_TYPES:
+            # A reply cut after its thinking, before what it thought about: the API
+            # refuses an assistant message that ends with thinking (journal only).
+            blocks.pop()
         if foreign and any(b.get("type") in THINKING_TYPES for b in record.blocks):
             self.stripped_thinking = True
             self.stripped_in_last = True
