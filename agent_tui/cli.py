@@ -232,12 +232,8 @@ class Wiring:
         ``mcp_servers`` (``ServerConfig``s, e.g. those an ACP client sent) join the MCP
         config files' servers."""
         from agent_tui.protocol import Notice, NoticeLevel
-        from agent_tui.core.journal import (
-            AgentProcessRecord,
-            Journal,
-            JournalWriteError,
-            SessionStarted,
-        )
+        from agent_tui.core.journal import Journal, JournalWriteError
+        from agent_tui.core.records import AgentProcessRecord, SessionStarted
         from agent_tui.core.session import Session
         from agent_tui.core.deps import AgentConfig, SessionDeps
         from agent_tui.core.limits import ModelLimits
@@ -338,7 +334,7 @@ class Wiring:
     def _leftovers(self, journal: Journal, emit: Callable[[Event], None]) -> Any:
         """What earlier agent processes of this session left running (resume)."""
         from agent_tui.protocol import Notice, NoticeLevel
-        from agent_tui.core.journal import AgentProcessRecord
+        from agent_tui.core.records import AgentProcessRecord
         from agent_tui.tools.leftovers import Leftovers, find_leftovers
         from agent_tui.tools.process import OWNER_ID
 

@@ -25,8 +25,8 @@ from typing import Any
 
 from agent_tui.checkpoints import meta as checkpoint_meta
 from agent_tui.core.history import result_wording
-from agent_tui.core.journal import (
-    Journal,
+from agent_tui.core.journal import Journal
+from agent_tui.core.records import (
     SteerRecord,
     ToolIntentRecord,
     ToolResultRecord,

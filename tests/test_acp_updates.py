@@ -7,15 +7,14 @@ from pathlib import Path
 
 from agent_tui.acp.transport import check_message
 from agent_tui.acp.updates import ACP_STATUS, UpdateMapper, tool_kind
-from agent_tui.protocol import ToolStateChanged
-from agent_tui.core.journal import (
+from agent_tui.protocol import SideEffects, ToolState, ToolStateChanged
+from agent_tui.core.records import (
     AssistantMessageRecord,
     ToolIntentRecord,
     ToolResultRecord,
     TurnEndedRecord,
     UserMessageRecord,
 )
-from agent_tui.core.state import SideEffects, ToolState
 
 
 def test_every_tool_state_has_an_acp_status_and_only_running_is_in_progress():

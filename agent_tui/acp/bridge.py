@@ -40,6 +40,7 @@ from agent_tui.acp.updates import UpdateMapper, plan_update
 from agent_tui.core.plan import TODO_TOOL
 from agent_tui.protocol import (
     Decide,
+    Decision,
     Event,
     Notice,
     NoticeLevel,
@@ -49,14 +50,13 @@ from agent_tui.protocol import (
     TextDelta,
     ThinkingDelta,
     ToolOutput,
+    ToolState,
     ToolStateChanged,
     TurnEnded,
     TurnStateChanged,
     UserMessage,
 )
-from agent_tui.protocol import Decision
 from agent_tui.core.session import Session
-from agent_tui.core.state import ToolState
 from agent_tui.protocol.states import TurnStatus
 
 log = logging.getLogger("agent_tui.acp")

@@ -7,7 +7,7 @@ tool calls and their status updates) and replays a saved journal the same way fo
 ``plan`` update: ACP's entries with priority and status; an item cut off by an
 interrupt is ``pending`` again, with ``interrupted`` in its ``_meta``.
 
-Tool call states (DESIGN.md's table) are finer than ACP's four statuses; the ACP
+Tool call states (docs/architecture.md) are finer than ACP's four statuses; the ACP
 status says where the call is (``pending`` until it starts, ``in_progress`` while it
 runs, then ``completed`` or ``failed``) and our own state rides along in ``_meta``
 (every update) and ``rawOutput`` (final updates)::
@@ -41,9 +41,9 @@ from acp.schema import (
 )
 
 from agent_tui.acp.diffs import FileDiff, file_diff
-from agent_tui.protocol import ToolOutput, ToolStateChanged
+from agent_tui.protocol import ToolOutput, ToolState, ToolStateChanged
 from agent_tui.core.history import effective_records, result_wording
-from agent_tui.core.journal import (
+from agent_tui.core.records import (
     AssistantMessageRecord,
     SteerRecord,
     ToolIntentRecord,
@@ -52,7 +52,6 @@ from agent_tui.core.journal import (
     UserMessageRecord,
 )
 from agent_tui.core.plan import plan_of
-from agent_tui.core.state import ToolState
 from agent_tui.core.tool import ToolSet
 from agent_tui.protocol.states import PlanItemState
 
