@@ -109,7 +109,8 @@ def disk(tmp_path: Path):
 @pytest.fixture
 def wired(disk: SmallDisk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A session as ``agent-tui -p`` builds it, with its state on the small disk."""
-    from agent_tui.cli import Options, Wiring
+    from agent_tui.cli.options import Options
+    from agent_tui.cli.wiring import Wiring
 
     workspace = tmp_path / "ws"
     workspace.mkdir()
