@@ -275,7 +275,7 @@ class Wiring:
         choose): a cloned repository must not start programs just by being opened.
         ``extra`` servers come from the user's client (ACP) and always start."""
         from agent_tui.protocol import Notice, NoticeCode, NoticeLevel
-        from agent_tui.tools.mcp import load_mcp
+        from agent_tui.tools.mcp import ServerState, ServerStatus, load_mcp
 
         mcp = load_mcp(workspace, include_project=trusted, extra=extra,
                        log_dir=self.store.root.parent / "mcp-logs")
@@ -291,16 +291,16 @@ class Wiring:
                     "--permission-mode auto to trust this project, or add them to your "
                     "user MCP config.")))
 
-        def on_status(status: Any) -> None:
-            state = str(status.state)
-            if state == "failed":
+        def on_status(status: ServerStatus) -> None:
+            state = status.state
+            if state is ServerState.FAILED:
                 emit(Notice(level=NoticeLevel.ERROR,
                             text=f"MCP server {status.name} failed: {status.error}"))
-            elif state in ("starting", "ready"):
-                tools = f" ({len(status.tools)} tools)" if state == "ready" else ""
+            elif state in (ServerState.STARTING, ServerState.READY):
+                tools = f" ({len(status.tools)} tools)" if state is ServerState.READY else ""
                 emit(Notice(level=NoticeLevel.INFO,
                             text=f"MCP server {status.name}: {state}{tools}"))
-            if state == "ready" and status.left_out:
+            if state is ServerState.READY and status.left_out:
                 listing = "; ".join(f"{name} ({why})" for name, why in status.left_out.items())
                 emit(Notice(level=NoticeLevel.WARNING,
                             text=f"MCP server {status.name}: not offered to the model: {listing}"))
