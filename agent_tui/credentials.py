@@ -3,7 +3,7 @@
 The agent needs them (the SDK reads them); nothing it starts does. Commands the model
 runs (``tools/bash.py``) and git under the checkpoints (``checkpoints/shadow.py``) get
 an environment without them, and a settings file's ``env`` may not set them
-(``settings.py``). MCP servers inherit only the MCP SDK's short list of safe variables.
+(``settings/schema.py``). MCP servers inherit only the MCP SDK's short list of safe variables.
 """
 
 from __future__ import annotations

@@ -21,23 +21,43 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, Any, assert_never
 
 from pydantic import ValidationError
 
+from agent_tui.core.session import Session
 from agent_tui.protocol import (
     OP_ADAPTER,
+    BackgroundJobChanged,
+    Compaction,
+    ContextReport,
+    ConversationCleared,
     Event,
+    HookStateChanged,
+    ModelChanged,
+    Models,
     Notice,
     NoticeLevel,
+    PermissionRequested,
+    RetryScheduled,
+    Rewound,
+    RewindPlanned,
+    RewindPoints,
+    SessionClosed,
     Shutdown,
+    SteerState,
     TextDelta,
+    ThinkingDelta,
+    ToolOutput,
+    ToolState,
     ToolStateChanged,
     TurnEnded,
+    TurnStarted,
+    TurnStateChanged,
+    TurnStatus,
+    Usage,
     UserMessage,
 )
-from agent_tui.core.session import Session
-from agent_tui.protocol.states import TurnStatus
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -67,20 +87,38 @@ class Printer:
         if self.fmt == "stream-json":
             self._write(self.out, event.model_dump_json(exclude_none=True) + "\n")
             return
-        if isinstance(event, TextDelta):
-            self._write(self.out, event.text)
-            self._midline = not event.text.endswith("\n")
-        elif isinstance(event, ToolStateChanged) and event.state != "streaming":
-            self._newline()
-            detail = f" ({event.detail})" if event.detail else ""
-            self._write(self.err, f"[{event.name} {event.tool_use_id[-6:]}] {event.state}{detail}\n")
-        elif isinstance(event, Notice):
-            self._newline()
-            self._write(self.err, f"{event.level}: {event.text}\n")
-        elif isinstance(event, TurnEnded):
-            self._newline()
-            if event.status is not TurnStatus.COMPLETED:
-                self._write(self.err, f"turn {event.status}{': ' + event.detail if event.detail else ''}\n")
+        self._show(event)
+
+    def _show(self, event: Event) -> None:
+        """Text output: the model's words on stdout; tool states, notices and a turn that
+        did not complete on stderr. One case per Event type (``assert_never``: a new
+        type must be placed here)."""
+        match event:
+            case TextDelta():
+                self._write(self.out, event.text)
+                self._midline = not event.text.endswith("\n")
+            case ToolStateChanged():
+                if event.state is ToolState.STREAMING:
+                    return
+                self._newline()
+                detail = f" ({event.detail})" if event.detail else ""
+                self._write(self.err, f"[{event.name} {event.tool_use_id[-6:]}] {event.state}{detail}\n")
+            case Notice():
+                self._newline()
+                self._write(self.err, f"{event.level}: {event.text}\n")
+            case TurnEnded():
+                self._newline()
+                if event.status is not TurnStatus.COMPLETED:
+                    self._write(self.err, f"turn {event.status}"
+                                f"{': ' + event.detail if event.detail else ''}\n")
+            case (TurnStarted() | TurnStateChanged() | ThinkingDelta() | ToolOutput()
+                  | PermissionRequested() | SteerState() | RetryScheduled() | HookStateChanged()
+                  | RewindPoints() | RewindPlanned() | Rewound() | BackgroundJobChanged()
+                  | SessionClosed() | Usage() | Compaction() | ModelChanged() | Models()
+                  | ConversationCleared() | ContextReport()):
+                pass  # not part of the text output (stream-json carries every event)
+            case _:
+                assert_never(event)
 
     def _newline(self) -> None:
         if self._midline:

@@ -32,9 +32,9 @@ from typing import Any
 from agent_tui.checkpoints import meta as checkpoint_meta
 from agent_tui.core.compaction import SUMMARY_ASK
 from agent_tui.core.history import SUMMARY_HEADER, result_wording
-from agent_tui.core.journal import (
+from agent_tui.core.journal import Journal
+from agent_tui.core.records import (
     CompactionRecord,
-    Journal,
     SteerRecord,
     ToolIntentRecord,
     ToolResultRecord,

@@ -37,11 +37,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui.protocol import Decide, Interrupt, Shutdown, UserMessage
+from agent_tui.protocol import Decide, Decision, Interrupt, Shutdown, UserMessage, Verdict
 from agent_tui.core.history import check_model_view, model_view
-from agent_tui.core.journal import Journal, ToolIntentRecord, ToolResultRecord
+from agent_tui.core.journal import Journal
+from agent_tui.core.records import ToolIntentRecord, ToolResultRecord
 from agent_tui.core.permission import AllowAll, Ruling
-from agent_tui.protocol import Decision, Verdict
 from agent_tui.core.session import Session
 from agent_tui.core.thinking import parse_thinking
 from agent_tui.core.tool import ToolSet

@@ -16,7 +16,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-from agent_tui.core.journal import Journal, UserMessageRecord
+from agent_tui.core.journal import Journal
+from agent_tui.core.records import UserMessageRecord
 from bench.chaos_agent import share_ssl_context
 from agent_tui.protocol import TextDelta
 from agent_tui.providers import base

@@ -14,7 +14,8 @@ from pydantic import BaseModel
 from agent_tui.cancel import Cancelled
 from agent_tui.protocol import Event, Shutdown
 from agent_tui.core.history import check_model_view, model_view, result_wording
-from agent_tui.core.journal import Journal, ToolResultRecord
+from agent_tui.core.journal import Journal
+from agent_tui.core.records import ToolResultRecord
 from agent_tui.core.permission import AllowAll, PermissionPolicy
 from agent_tui.core.session import Session
 from agent_tui.core.tool import Tool, ToolContext, ToolResult, ToolSet

@@ -12,7 +12,8 @@ from typing import Any
 
 from agent_tui.checkpoints import Checkpoints
 from agent_tui.core.deps import AgentConfig, SessionDeps
-from agent_tui.core.journal import HookRecord, Journal
+from agent_tui.core.journal import Journal
+from agent_tui.core.records import HookRecord
 from agent_tui.core.permission import AllowAll, PermissionPolicy
 from agent_tui.core.session import Session
 from agent_tui.providers.anthropic import AnthropicProvider

@@ -7,15 +7,15 @@ from pathlib import Path
 
 from agent_tui.acp.transport import check_message
 from agent_tui.acp.updates import ACP_STATUS, UpdateMapper, tool_kind
-from agent_tui.protocol import ToolStateChanged
-from agent_tui.core.journal import (
+from agent_tui.protocol import SideEffects, ToolState, ToolStateChanged
+from agent_tui.core.records import (
     AssistantMessageRecord,
+    SteerRecord,
     ToolIntentRecord,
     ToolResultRecord,
     TurnEndedRecord,
     UserMessageRecord,
 )
-from agent_tui.core.state import SideEffects, ToolState
 
 
 def test_every_tool_state_has_an_acp_status_and_only_running_is_in_progress():
@@ -124,3 +124,29 @@ def test_a_write_over_an_existing_file_diffs_against_it_and_outside_files_are_no
         turn_id="t1", tool_use_id="toolu_x", name="edit_file", state=ToolState.QUEUED,
         input={"path": str(secret), "old_string": "do not", "new_string": "please"}))
     assert not [c for c in (outside.content or []) if c.type == "diff"]
+
+
+def test_replay_shows_a_steer_only_where_it_reached_the_model_inside_a_turn(tmp_path: Path):
+    """An applied, injected steer is a user message of the turn; a queued one, a
+    returned one and one that started a turn of its own (that turn's user message is
+    replayed) are not shown again."""
+    records = [
+        UserMessageRecord(turn_id="t1", text="do it"),
+        SteerRecord(id="s1", steer_kind="steer", state="queued", text="also this"),
+        SteerRecord(id="s1", steer_kind="steer", state="applied", text="also this",
+                    turn_id="t1", delivery="injected"),
+        SteerRecord(id="s2", steer_kind="steer", state="returned", text="never mind"),
+        SteerRecord(id="s3", steer_kind="follow_up", state="applied", text="next",
+                    delivery="new_turn"),
+        TurnEndedRecord(turn_id="t1", status="completed"),
+    ]
+    updates = UpdateMapper(tmp_path).replay(records)
+    assert [(u.session_update, u.content.text) for u in updates] == [
+        ("user_message_chunk", "do it"), ("user_message_chunk", "also this")]
+
+
+def test_the_bridge_has_a_case_for_every_event_type():
+    from agent_tui.acp.bridge import SessionBridge
+    from tests.event_cases import unhandled_events
+
+    assert unhandled_events(SessionBridge._forward) == set()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.cancel import CancelReason, CancelScope
-from agent_tui.core.state import ToolState
+from agent_tui.protocol import ToolState
 from agent_tui.core.tool import ToolContext
 from agent_tui.tools.background import (
     BackgroundJobs,

@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from agent_tui.cancel import CancelReason, CancelScope
-from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.tool import ToolContext, ToolResult
 from agent_tui.tools.background import BackgroundJobs, BashOutputTool, JobState, KillShellTool
 from agent_tui.tools.bash import BashInput, BashTool

@@ -8,7 +8,8 @@ import pytest
 import asyncio
 
 from agent_tui.core.history import check_model_view, model_view
-from agent_tui.core.journal import CompactionRecord, Journal, RewindRecord, UserMessageRecord
+from agent_tui.core.journal import Journal
+from agent_tui.core.records import CompactionRecord, RewindRecord, UserMessageRecord
 from agent_tui.protocol import Compact, Interrupt, RestoreWhat, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider
 from tests.fake_api import FakeAnthropicServer, ModelSpec, Reply

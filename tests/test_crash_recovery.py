@@ -15,11 +15,11 @@ from agent_tui import crash_points
 from agent_tui.atomic import is_temp, left_by_dead_process
 from agent_tui.checkpoints import Checkpoints
 from agent_tui.core.history import model_view
-from agent_tui.core.journal import (
-    SET_ASIDE_SUFFIX,
+from agent_tui.core.journal import Journal
+from agent_tui.core.journal_lines import SET_ASIDE_SUFFIX
+from agent_tui.core.records import (
     AgentProcessRecord,
     AssistantMessageRecord,
-    Journal,
     SessionStarted,
     SteerRecord,
     ToolIntentRecord,

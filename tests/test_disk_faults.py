@@ -13,13 +13,16 @@ import errno
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agent_tui.core.journal import Journal, JournalWriteError, UserMessageRecord
-from agent_tui.protocol import NoticeCode, Shutdown, UserMessage
+from agent_tui.core.journal import Journal, JournalWriteError
+from agent_tui.core.journal_lines import encode_line
+from agent_tui.core.records import NoticeRecord, UserMessageRecord
+from agent_tui.protocol import NoticeCode, NoticeLevel, Shutdown, UserMessage
 from tests.harness import Recorder
 
 SCRIPT = {"rules": [
@@ -52,6 +55,22 @@ class SmallDisk:
                     assert exc.errno == errno.ENOSPC
         finally:
             os.close(fd)
+
+    def fill_last_page_of(self, journal: Journal) -> None:
+        """Take up the room left in the journal's last page: on a full tmpfs a file still
+        grows into the rest of its last page, which can hold several records (the first
+        write that fails would then come at a point that depends on the paths' lengths).
+        A notice record sized to leave less room than any record takes it."""
+        assert journal.path is not None
+        page = os.statvfs(self.root).f_bsize
+        room = -os.stat(journal.path).st_size % page
+        seq = journal.records[-1].seq + 1
+        bare = len(encode_line(NoticeRecord(level=NoticeLevel.INFO, text="", seq=seq,
+                                            ts=time.time())))
+        if room > bare + 32:  # less room than that takes no record of a turn
+            journal.append(NoticeRecord(level=NoticeLevel.INFO, text="x" * (room - bare - 16)),
+                           durable=True)
+        assert -os.stat(journal.path).st_size % page < bare + 32
 
     def free(self) -> None:
         self.filler.unlink()
@@ -90,7 +109,8 @@ def disk(tmp_path: Path):
 @pytest.fixture
 def wired(disk: SmallDisk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A session as ``agent-tui -p`` builds it, with its state on the small disk."""
-    from agent_tui.cli import Options, Wiring
+    from agent_tui.cli.options import Options
+    from agent_tui.cli.wiring import Wiring
 
     workspace = tmp_path / "ws"
     workspace.mkdir()
@@ -137,6 +157,7 @@ async def test_a_full_disk_is_told_at_once_no_command_starts_unrecorded_and_free
     try:
         assert (await _turn(session, rec, "write it")).status == "completed"
         disk.fill()
+        disk.fill_last_page_of(session.deps.journal)
         first_event = len(rec.events)
         await _turn(session, rec, "run it")
         told = rec.events[first_event:]

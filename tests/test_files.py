@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_tui.cancel import CancelScope, Cancelled
-from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.tool import InvalidInput, ToolContext, ToolResult
 from agent_tui.tools import workspace as workspace_mod
 from agent_tui.tools.files import (

@@ -26,12 +26,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agent_tui.core.history import check_model_view, model_view, result_wording
-from agent_tui.core.journal import (
-    AssistantMessageRecord,
-    Journal,
-    ToolResultRecord,
-    parse_line,
-)
+from agent_tui.core.journal import Journal
+from agent_tui.core.journal_lines import parse_line
+from agent_tui.core.records import AssistantMessageRecord, ToolResultRecord
 from agent_tui.protocol import Shutdown, UserMessage
 from agent_tui.providers import base
 from tests.fake_api import validate_messages
@@ -76,7 +73,7 @@ class Validating(base.Provider):
 
 
 def _options(workspace: Path, script: Path, *, resume: bool) -> Any:
-    from agent_tui.cli import Options
+    from agent_tui.cli.options import Options
 
     return Options(provider="scripted", model=None, cwd=workspace, permission_mode="auto",
                    theme=None, resume=None, continue_=resume, script=script, prompt=None,
@@ -99,7 +96,7 @@ async def _run(session: Any, rec: Recorder, texts: list[str]) -> None:
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
     """One real session of three turns; its home is copied for every example."""
-    from agent_tui.cli import Wiring
+    from agent_tui.cli.wiring import Wiring
 
     root = tmp_path_factory.mktemp("recorded")
     workspace = root / "ws"
@@ -136,22 +133,22 @@ def _damage(data: bytes, cut: int | None, flips: list[int]) -> bytes:
 
 
 def _resume(recorded: dict[str, Any], home: Path) -> tuple[Any, Recorder, Validating]:
-    from agent_tui import cli
+    from agent_tui.cli import wiring
     from agent_tui.providers.scripted import ScriptedProvider, load_script
 
     provider = Validating(ScriptedProvider(load_script(recorded["script"]), delay=0))
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("AGENT_TUI_HOME", str(home))
         mp.setenv("HOME", str(recorded["root"]))
-        mp.setattr(cli, "make_provider", lambda opts: provider)
+        mp.setattr(wiring, "make_provider", lambda opts: provider)
         rec = Recorder()
-        wiring = cli.Wiring(_options(recorded["workspace"], recorded["script"], resume=True),
-                            interactive=False)
-        return wiring.make_session(rec), rec, provider
+        wired = wiring.Wiring(_options(recorded["workspace"], recorded["script"], resume=True),
+                              interactive=False)
+        return wired.make_session(rec), rec, provider
 
 
 def check_damaged_journal(recorded: dict[str, Any], tmp_path: Path, damaged: bytes) -> None:
-    from agent_tui.cli import UsageError
+    from agent_tui.cli.options import UsageError
 
     home = tmp_path / "home"
     if home.exists():

@@ -10,7 +10,8 @@ import stat
 import pytest
 
 from agent_tui.protocol import UserMessage
-from agent_tui.core.journal import Journal, JournalWriteError, NoticeRecord, UserMessageRecord
+from agent_tui.core.journal import Journal, JournalWriteError
+from agent_tui.core.records import NoticeRecord, UserMessageRecord
 from agent_tui.providers.scripted import Block, Rule, Script, ScriptedProvider
 from tests.harness import QuickTool, Recorder, SlowTool, start_session
 
@@ -83,7 +84,7 @@ async def test_side_effecting_tool_does_not_start_when_its_intent_cannot_be_save
 @pytest.mark.asyncio
 async def test_resumed_journal_with_a_started_tool_and_no_result_says_unknown(tmp_path):
     from agent_tui.core.history import check_model_view, model_view
-    from agent_tui.core.journal import AssistantMessageRecord, ToolIntentRecord
+    from agent_tui.core.records import AssistantMessageRecord, ToolIntentRecord
 
     path = tmp_path / "journal.jsonl"
     journal = Journal(path)

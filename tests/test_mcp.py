@@ -20,7 +20,7 @@ import pytest
 import pytest_asyncio
 
 from agent_tui.cancel import CancelReason, CancelScope
-from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.tool import InvalidInput, ToolContext, ToolResult, ToolSet
 from agent_tui.tools.mcp import McpManager, ServerConfig, ServerState, load_config, load_mcp, tool_name
 from agent_tui.tools.mcp.config import Transport
@@ -512,7 +512,7 @@ async def test_without_cgroups_a_stdio_server_runs_tagged_and_shutdown_ends_it(
 @pytest.mark.asyncio
 async def test_images_reach_the_model_as_image_blocks_and_resources_as_text(make_manager: Any, tmp_path: Path) -> None:
     from agent_tui.core.history import check_model_view, model_view
-    from agent_tui.core.journal import AssistantMessageRecord, ToolResultRecord, UserMessageRecord
+    from agent_tui.core.records import AssistantMessageRecord, ToolResultRecord, UserMessageRecord
 
     _, tools = await make_manager(stdio("t", SDK_SERVER, str(tmp_path / "rec.jsonl")))
     result, _ = await call(tools, "mcp__t__picture", {})

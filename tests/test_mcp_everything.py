@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from agent_tui.cancel import CancelReason
-from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.tools.mcp import ServerConfig, ServerState
 from agent_tui.tools.mcp.config import Transport
 from tests.harness import told

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from agent_tui.cancel import Cancelled
 from agent_tui.protocol import Shutdown, UserMessage
 from agent_tui.core.history import check_model_view, model_view
-from agent_tui.core.journal import ToolIntentRecord, ToolResultRecord, UserMessageRecord
+from agent_tui.core.records import ToolIntentRecord, ToolResultRecord, UserMessageRecord
 from agent_tui.core.permission import AllowAll
 from agent_tui.core.session import Session
 from agent_tui.core.tool import Tool, ToolContext, ToolResult, ToolSet

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from agent_tui.core.permission import PermissionPolicy, Verdict
+from agent_tui.core.permission import PermissionPolicy
+from agent_tui.protocol import Verdict
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
 from agent_tui.permissions import (

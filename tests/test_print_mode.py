@@ -386,3 +386,46 @@ def test_a_changed_mcp_tool_list_reaches_the_model_at_the_next_turn_with_a_notic
     assert "+mcp__demo__extra" in notice["text"] and "prompt cache" in notice["text"]
     ended = [i for i, e in enumerate(events) if e["type"] == "turn_ended"]
     assert ended[0] < events.index(notice) < ended[1]  # told between the turns
+
+
+def test_text_output_has_a_case_for_every_event_type() -> None:
+    from agent_tui.headless import Printer
+    from tests.event_cases import unhandled_events
+
+    assert unhandled_events(Printer._show) == set()
+
+
+def test_text_output_shows_tool_states_and_notices_on_stderr_and_text_on_stdout() -> None:
+    import io
+
+    from agent_tui.headless import Printer
+    from agent_tui.protocol import (
+        Notice,
+        NoticeLevel,
+        TextDelta,
+        ToolState,
+        ToolStateChanged,
+        TurnEnded,
+        TurnStarted,
+        TurnStatus,
+        Usage,
+    )
+
+    out, err = io.StringIO(), io.StringIO()
+    printer = Printer("text", out, err)
+    for event in [
+        TurnStarted(turn_id="t1", text="hi"),
+        TextDelta(turn_id="t1", text="working"),
+        ToolStateChanged(turn_id="t1", tool_use_id="toolu_abcdef", name="bash",
+                         state=ToolState.STREAMING),
+        ToolStateChanged(turn_id="t1", tool_use_id="toolu_abcdef", name="bash",
+                         state=ToolState.FAILED, detail="exit 2"),
+        Notice(level=NoticeLevel.WARNING, text="careful"),
+        Usage(turn_id="t1", model="m", input_tokens=1, output_tokens=1),
+        TurnEnded(turn_id="t1", status=TurnStatus.FAILED, detail="boom"),
+    ]:
+        printer(event)
+    assert out.getvalue() == "working\n"
+    assert err.getvalue() == ("[bash abcdef] failed (exit 2)\nwarning: careful\n"
+                              "turn failed: boom\n")
+    assert printer.statuses == [TurnStatus.FAILED]

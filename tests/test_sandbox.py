@@ -16,8 +16,7 @@ import pytest
 
 from agent_tui.cancel import CancelScope
 from agent_tui.containment_settings import Network
-from agent_tui.core.permission import Verdict
-from agent_tui.core.state import ToolState
+from agent_tui.protocol import ToolState, Verdict
 from agent_tui.core.tool import ToolContext, ToolResult
 from agent_tui.settings import load_settings
 from agent_tui.tools.bash import BashTool

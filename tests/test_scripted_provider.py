@@ -10,8 +10,17 @@ from typing import Any
 import psutil
 import pytest
 
-from agent_tui.core.permission import Decision, Ruling, Verdict
-from agent_tui.protocol import Decide, Interrupt, RestoreWhat, Rewind, SendNow, UserMessage
+from agent_tui.core.permission import Ruling
+from agent_tui.protocol import (
+    Decide,
+    Decision,
+    Interrupt,
+    RestoreWhat,
+    Rewind,
+    SendNow,
+    UserMessage,
+    Verdict,
+)
 from agent_tui.providers import base
 from agent_tui.providers.scripted import Block, Rule, Script, ScriptedProvider, load_script
 from tests.harness import SlowTool, start_session

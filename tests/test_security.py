@@ -21,7 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_tui.core.journal import Journal, NoticeRecord, UserMessageRecord
+from agent_tui.core.journal import Journal
+from agent_tui.core.records import NoticeRecord, UserMessageRecord
 from agent_tui.core.tool import InvalidInput
 from tests.fake_api import Reply
 
@@ -105,11 +106,6 @@ def journal_records(home: Path) -> list[dict]:
 
 def test_every_permission_decision_is_in_the_journal(fake_api, tmp_path: Path) -> None:
     """Who decided and by which rule, from settings files through print mode."""
-    from agent_tui import cli
-    from agent_tui.core import journal
-
-    if not hasattr(journal, "PermissionRecord") or not hasattr(cli.Wiring, "settings_for"):
-        pytest.skip("needs the journal/turn/cli patches of the issue-10 report")
     ws = tmp_path / "ws"
     (ws / ".agent-tui").mkdir(parents=True)
     (ws / ".agent-tui" / "settings.json").write_text(json.dumps({
@@ -145,10 +141,6 @@ def test_every_permission_decision_is_in_the_journal(fake_api, tmp_path: Path) -
 
 
 def test_settings_env_reaches_commands(fake_api, tmp_path: Path) -> None:
-    from agent_tui import cli
-
-    if not hasattr(cli.Wiring, "settings_for"):
-        pytest.skip("needs the turn/cli patches of the issue-10 report")
     ws = tmp_path / "ws"
     (ws / ".agent-tui").mkdir(parents=True)
     (ws / ".agent-tui" / "settings.json").write_text(json.dumps({"env": {"FROM_SETTINGS": "yes"}}))
@@ -250,7 +242,7 @@ def test_fuzzed_bash_input(command: str, timeout_ms, background) -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[FIXTURE])
 @given(command=st.text(max_size=60))
 def test_fuzzed_commands_always_get_a_ruling(tmp_path: Path, command: str) -> None:
-    from agent_tui.core.permission import Verdict
+    from agent_tui.protocol import Verdict
     from agent_tui.tools.bash import BashTool
     from agent_tui.permissions import PermissionRules, Permissions
 

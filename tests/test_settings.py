@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_tui.core.permission import Verdict
+from agent_tui.protocol import Verdict
 from agent_tui.settings import (
     MAX_BYTES,
     LoadedSettings,

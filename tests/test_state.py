@@ -1,15 +1,14 @@
-"""The turn and tool-call state machines reject what DESIGN.md does not allow."""
+"""The turn and tool-call state machines reject what docs/architecture.md does not allow."""
 
 import pytest
 
 from agent_tui.core.state import (
-    TERMINAL_TOOL_STATES,
-    IllegalTransition,
-    ToolState,
-    TurnState,
     advance_tool,
     advance_turn,
+    IllegalTransition,
+    TERMINAL_TOOL_STATES,
 )
+from agent_tui.protocol import ToolState, TurnState
 
 
 def test_turn_paths_of_the_design():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent_tui.core.journal import AssistantMessageRecord
+from agent_tui.core.records import AssistantMessageRecord
 from agent_tui.core.thinking import ThinkingError, parse_thinking
 from agent_tui.protocol import Interrupt, SetModel, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider

@@ -12,8 +12,8 @@ import pytest
 from agent_tui.acp.updates import UpdateMapper, plan_update
 from agent_tui.core.deps import AgentConfig, SessionDeps
 from agent_tui.core.history import check_model_view, effective_records, model_view
-from agent_tui.core.journal import (
-    Journal,
+from agent_tui.core.journal import Journal
+from agent_tui.core.records import (
     RewindRecord,
     ToolIntentRecord,
     ToolResultRecord,

@@ -11,16 +11,16 @@ os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
 from agent_tui.protocol import (  # noqa: E402
     Decide,
+    Decision,
     FollowUp,
     Interrupt,
     SendNow,
     Shutdown,
+    ToolState,
     ToolStateChanged,
     TurnStarted,
     UserMessage,
 )
-from agent_tui.protocol import Decision  # noqa: E402
-from agent_tui.core.state import ToolState  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.screens.help import HelpScreen  # noqa: E402
 from agent_tui.ui.screens.permission import PermissionScreen  # noqa: E402

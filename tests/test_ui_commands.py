@@ -406,7 +406,7 @@ class _Directory:
         return [_Saved("s-new", "fix the parser"), _Saved("s-old", "write the docs")]
 
     def session_maker(self, session_id: str):
-        from agent_tui.core.journal import UserMessageRecord
+        from agent_tui.core.records import UserMessageRecord
 
         def make(emit):
             self.opened.append(session_id)

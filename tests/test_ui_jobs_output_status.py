@@ -231,7 +231,7 @@ async def test_the_tools_pane_shows_how_long_each_call_runs_and_ran() -> None:
 
 @pytest.mark.asyncio
 async def test_a_call_moved_to_the_background_drops_its_old_last_line_in_the_tools_pane() -> None:
-    from agent_tui.core.state import ToolState
+    from agent_tui.protocol import ToolState
     from agent_tui.protocol import ToolOutput
 
     events = [

@@ -13,8 +13,13 @@ import pytest  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.markdown import Markdown  # noqa: E402
 
-from agent_tui.protocol import TextDelta, ToolOutput, TurnEnded, TurnStarted  # noqa: E402
-from agent_tui.core.state import ToolState  # noqa: E402
+from agent_tui.protocol import (  # noqa: E402
+    TextDelta,
+    ToolOutput,
+    ToolState,
+    TurnEnded,
+    TurnStarted,
+)
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.widgets import transcript as transcript_module  # noqa: E402
 from agent_tui.ui.widgets.markdown_stream import MarkdownStream  # noqa: E402
@@ -354,7 +359,7 @@ async def test_a_tool_id_used_again_in_a_later_turn_gets_a_row_of_its_own() -> N
 
 @pytest.mark.asyncio
 async def test_a_resumed_journal_with_a_repeated_tool_id_shows_both_calls() -> None:
-    from agent_tui.core.journal import AssistantMessageRecord, ToolResultRecord, UserMessageRecord
+    from agent_tui.core.records import AssistantMessageRecord, ToolResultRecord, UserMessageRecord
     from agent_tui.ui.replay import show_past
 
     def turn(turn_id: str, command: str) -> list:

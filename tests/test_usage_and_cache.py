@@ -11,7 +11,7 @@ import pytest
 
 import asyncio
 
-from agent_tui.core.journal import UsageRecord
+from agent_tui.core.records import UsageRecord
 from agent_tui.core.pricing import PriceTable
 from agent_tui.protocol import Interrupt, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider

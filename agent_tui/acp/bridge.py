@@ -30,7 +30,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, assert_never
 
 from acp import RequestError
 from acp.helpers import update_agent_thought_text
@@ -38,26 +38,40 @@ from acp.schema import PermissionOption, PromptResponse
 
 from agent_tui.acp.updates import UpdateMapper, plan_update
 from agent_tui.core.plan import TODO_TOOL
+from agent_tui.core.session import Session
 from agent_tui.protocol import (
+    BackgroundJobChanged,
+    Compaction,
+    ContextReport,
+    ConversationCleared,
     Decide,
+    Decision,
     Event,
+    HookStateChanged,
+    ModelChanged,
+    Models,
     Notice,
     NoticeLevel,
     PermissionRequested,
     RetryScheduled,
+    Rewound,
+    RewindPlanned,
+    RewindPoints,
+    SessionClosed,
     Shutdown,
+    SteerState,
     TextDelta,
     ThinkingDelta,
     ToolOutput,
+    ToolState,
     ToolStateChanged,
     TurnEnded,
+    TurnStarted,
     TurnStateChanged,
+    TurnStatus,
+    Usage,
     UserMessage,
 )
-from agent_tui.protocol import Decision
-from agent_tui.core.session import Session
-from agent_tui.core.state import ToolState
-from agent_tui.protocol.states import TurnStatus
 
 log = logging.getLogger("agent_tui.acp")
 
@@ -224,50 +238,60 @@ class SessionBridge:
                 log.exception("session %s: could not forward %s", self.id, event.type)
 
     async def _forward(self, event: Event) -> None:
-        if isinstance(event, TextDelta):
-            if event.parent_tool_use_id is not None:
-                # A sub-agent's words belong to its task call, not to the conversation.
-                update = self.mapper.tool_output(
-                    ToolOutput(turn_id=event.turn_id, tool_use_id=event.parent_tool_use_id,
-                               text=event.text)
-                )
+        """One case per Event type (``assert_never``: a new type must be placed here)."""
+        match event:
+            case TextDelta():
+                if event.parent_tool_use_id is not None:
+                    # A sub-agent's words belong to its task call, not to the conversation.
+                    update = self.mapper.tool_output(
+                        ToolOutput(turn_id=event.turn_id, tool_use_id=event.parent_tool_use_id,
+                                   text=event.text)
+                    )
+                    if update is not None:
+                        await self._send(update)
+                    return
+                await self._send(self.mapper.text(event.text + self._more_text()))
+            case ThinkingDelta():
+                if event.parent_tool_use_id is None:  # a sub-agent's thinking stays its own
+                    await self._send(update_agent_thought_text(event.text))
+            case ToolStateChanged():
+                await self._send(self.mapper.tool_state(event))
+                if event.name == TODO_TOOL and event.state is ToolState.SUCCEEDED \
+                        and event.parent_tool_use_id is None:
+                    await self._send_plan()
+                if event.state is not ToolState.AWAITING_APPROVAL:
+                    ask = self._asks.pop(event.tool_use_id, None)
+                    if ask is not None:
+                        ask.cancel()
+            case ToolOutput():
+                update = self.mapper.tool_output(event)
                 if update is not None:
                     await self._send(update)
-                return
-            await self._send(self.mapper.text(event.text + self._more_text()))
-        elif isinstance(event, ThinkingDelta):
-            if event.parent_tool_use_id is None:  # a sub-agent's thinking stays its own
-                await self._send(update_agent_thought_text(event.text))
-        elif isinstance(event, ToolStateChanged):
-            await self._send(self.mapper.tool_state(event))
-            if event.name == TODO_TOOL and event.state is ToolState.SUCCEEDED \
-                    and event.parent_tool_use_id is None:
-                await self._send_plan()
-            if event.state is not ToolState.AWAITING_APPROVAL:
-                ask = self._asks.pop(event.tool_use_id, None)
-                if ask is not None:
-                    ask.cancel()
-        elif isinstance(event, ToolOutput):
-            update = self.mapper.tool_output(event)
-            if update is not None:
-                await self._send(update)
-        elif isinstance(event, PermissionRequested):
-            task = asyncio.get_running_loop().create_task(self._ask(event))
-            self._asks[event.tool_use_id] = task
-            task.add_done_callback(lambda t, k=event.tool_use_id: self._forget_ask(k, t))
-        elif isinstance(event, Notice):
-            await self._notice(event)
-        elif isinstance(event, RetryScheduled):
-            log.warning("session %s: model call failed (%s); retry %d in %.1f s",
-                        self.id, event.reason, event.attempt, event.delay)
-        elif isinstance(event, TurnStateChanged):
-            log.info("session %s: turn %s %s %s", self.id, event.turn_id, event.state, event.detail)
-        elif isinstance(event, TurnEnded):
-            if event.status is TurnStatus.CANCELLED:
-                await self._send_plan()  # its in-progress item is interrupted now
-            active = self._prompt
-            if active is not None and not active.done.done():
-                active.done.set_result(event)
+            case PermissionRequested():
+                task = asyncio.get_running_loop().create_task(self._ask(event))
+                self._asks[event.tool_use_id] = task
+                task.add_done_callback(lambda t, k=event.tool_use_id: self._forget_ask(k, t))
+            case Notice():
+                await self._notice(event)
+            case RetryScheduled():
+                log.warning("session %s: model call failed (%s); retry %d in %.1f s",
+                            self.id, event.reason, event.attempt, event.delay)
+            case TurnStateChanged():
+                log.info("session %s: turn %s %s %s", self.id, event.turn_id, event.state,
+                         event.detail)
+            case TurnEnded():
+                if event.status is TurnStatus.CANCELLED:
+                    await self._send_plan()  # its in-progress item is interrupted now
+                active = self._prompt
+                if active is not None and not active.done.done():
+                    active.done.set_result(event)
+            case (TurnStarted() | SteerState() | HookStateChanged() | RewindPoints()
+                  | RewindPlanned() | Rewound() | BackgroundJobChanged() | SessionClosed()
+                  | Usage() | Compaction() | ModelChanged() | Models() | ConversationCleared()
+                  | ContextReport()):
+                pass  # ACP has no update for these: the prompt and its response frame the turn
+            case _:
+                assert_never(event)
 
     async def _send_plan(self) -> None:
         update = plan_update(self.session.records()) if self.session is not None else None

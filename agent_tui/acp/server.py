@@ -63,7 +63,7 @@ log = logging.getLogger("agent_tui.acp")
 
 
 class SessionOpener(Protocol):
-    """What the server needs from the CLI's wiring (``agent_tui.cli.Wiring``)."""
+    """What the server needs from the CLI's wiring (``agent_tui.cli.wiring.Wiring``)."""
 
     def open_session(
         self,

@@ -7,7 +7,7 @@ tool calls and their status updates) and replays a saved journal the same way fo
 ``plan`` update: ACP's entries with priority and status; an item cut off by an
 interrupt is ``pending`` again, with ``interrupted`` in its ``_meta``.
 
-Tool call states (DESIGN.md's table) are finer than ACP's four statuses; the ACP
+Tool call states (docs/architecture.md) are finer than ACP's four statuses; the ACP
 status says where the call is (``pending`` until it starts, ``in_progress`` while it
 runs, then ``completed`` or ``failed``) and our own state rides along in ``_meta``
 (every update) and ``rawOutput`` (final updates)::
@@ -41,9 +41,9 @@ from acp.schema import (
 )
 
 from agent_tui.acp.diffs import FileDiff, file_diff
-from agent_tui.protocol import ToolOutput, ToolStateChanged
+from agent_tui.protocol import ToolOutput, ToolState, ToolStateChanged
 from agent_tui.core.history import effective_records, result_wording
-from agent_tui.core.journal import (
+from agent_tui.core.records import (
     AssistantMessageRecord,
     SteerRecord,
     ToolIntentRecord,
@@ -52,9 +52,8 @@ from agent_tui.core.journal import (
     UserMessageRecord,
 )
 from agent_tui.core.plan import plan_of
-from agent_tui.core.state import ToolState
 from agent_tui.core.tool import ToolSet
-from agent_tui.protocol.states import PlanItemState
+from agent_tui.protocol.states import PlanItemState, SteerDelivery, SteerStatus
 
 META_KEY = "agent_tui"
 OUTPUT_TAIL = 16_000  # characters of live output shown while a tool runs
@@ -254,29 +253,31 @@ class UpdateMapper:
         open_calls: dict[str, tuple[str, dict[str, Any]]] = {}
         started: set[str] = set()
         for record in records:
-            if isinstance(record, UserMessageRecord):
-                updates.append(update_user_message_text(record.text))
-            elif isinstance(record, SteerRecord):
-                if record.state == "applied" and record.delivery == "injected":
+            match record:
+                case UserMessageRecord():
                     updates.append(update_user_message_text(record.text))
-            elif isinstance(record, AssistantMessageRecord):
-                for block in record.blocks:
-                    if block.get("type") == "text" and block.get("text"):
-                        updates.append(update_agent_message_text(block["text"]))
-                    elif block.get("type") == "tool_use":
-                        updates.append(self._replayed_start(block))
-                        open_calls[block["id"]] = (block["name"], block.get("input") or {})
-            elif isinstance(record, ToolIntentRecord):
-                started.add(record.tool_use_id)
-            elif isinstance(record, ToolResultRecord):
-                open_calls.pop(record.tool_use_id, None)
-                updates.append(self._replayed_result(record))
-            elif isinstance(record, TurnEndedRecord):
-                # A call with no result: the agent stopped while it ran (or before).
-                for tool_use_id, (name, tool_input) in open_calls.items():
-                    state = _S.UNKNOWN if tool_use_id in started else _S.CANCELLED_BEFORE_START
-                    updates.append(self._replayed_missing(tool_use_id, name, tool_input, state))
-                open_calls.clear()
+                case SteerRecord(state=SteerStatus.APPLIED, delivery=SteerDelivery.INJECTED):
+                    updates.append(update_user_message_text(record.text))
+                case AssistantMessageRecord():
+                    for block in record.blocks:
+                        if block.get("type") == "text" and block.get("text"):
+                            updates.append(update_agent_message_text(block["text"]))
+                        elif block.get("type") == "tool_use":
+                            updates.append(self._replayed_start(block))
+                            open_calls[block["id"]] = (block["name"], block.get("input") or {})
+                case ToolIntentRecord():
+                    started.add(record.tool_use_id)
+                case ToolResultRecord():
+                    open_calls.pop(record.tool_use_id, None)
+                    updates.append(self._replayed_result(record))
+                case TurnEndedRecord():
+                    # A call with no result: the agent stopped while it ran (or before).
+                    for tool_use_id, (name, tool_input) in open_calls.items():
+                        state = _S.UNKNOWN if tool_use_id in started else _S.CANCELLED_BEFORE_START
+                        updates.append(self._replayed_missing(tool_use_id, name, tool_input, state))
+                    open_calls.clear()
+                case _:
+                    pass  # the other records show nothing a client replays
         plan = plan_update(records)
         return updates + ([plan] if plan is not None else [])
 

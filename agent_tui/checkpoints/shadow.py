@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui import crash_points
-from agent_tui.atomic import is_temp, left_by_dead_process
+from agent_tui.atomic import is_temp, left_by_dead_process, write_atomic
 from agent_tui.credentials import CREDENTIAL_VARS  # git has no business with them
 from agent_tui.paths import private_dir
 
@@ -424,7 +424,12 @@ def _join0(paths: list[str]) -> bytes:
 
 
 def _write_private(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.chmod(path, 0o600)
+    """Written only when it differs, and whole or not at all: on a full disk the old
+    content stays (an emptied ``attributes`` would let git convert what it stores)."""
+    data = text.encode("utf-8")
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    write_atomic(path.parent, path.name, data, mode=0o600, exact_mode=True)

@@ -26,12 +26,8 @@ from agent_tui.core.cache import mark_messages, system_blocks
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.history import build_view, check_model_view
 from agent_tui.core.hook_points import HookPoints
-from agent_tui.core.journal import (
-    AssistantMessageRecord,
-    CompactionRecord,
-    JournalWriteError,
-    UserMessageRecord,
-)
+from agent_tui.core.journal import JournalWriteError
+from agent_tui.core.records import AssistantMessageRecord, CompactionRecord, UserMessageRecord
 from agent_tui.protocol import (
     Compaction,
     CompactionState,

@@ -1,7 +1,7 @@
 """What a session's turns stand on: configuration, the ports to the layers around the
 core, and the session's shared services, in one frozen, typed bundle.
 
-The wiring (``cli.py``, tests, the bench) builds a :class:`SessionDeps` once; the
+The wiring (``cli/wiring.py``, tests, the bench) builds a :class:`SessionDeps` once; the
 session, its turns, rewind and sub-agents receive it and never change it. A
 sub-agent's loop gets its own copy (``dataclasses.replace``), with its own journal,
 queue and depth.

@@ -1,6 +1,6 @@
 """The model view: the conversation as the API must see it, derived from the journal.
 
-Rules (DESIGN.md, "Two views of history"):
+Rules (docs/journal.md, "Deriving the model view"):
 - every ``tool_use`` gets exactly one ``tool_result`` in the very next user message,
   tool results first, worded from the call's real final state;
 - incomplete tool calls and empty text blocks are dropped;
@@ -18,13 +18,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from agent_tui.cancel import CancelReason
-from agent_tui.core.journal import (
+from agent_tui.core.records import (
     AssistantMessageRecord,
     BackgroundResultRecord,
     CompactionRecord,
     ConversationClearedRecord,
-    MemoryNoteRecord,
     HookRecord,
+    MemoryNoteRecord,
     RewindRecord,
     SteerRecord,
     ToolIntentRecord,
@@ -33,7 +33,7 @@ from agent_tui.core.journal import (
     UserMessageRecord,
 )
 from agent_tui.core.plan import cut_off_wording
-from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.protocol.states import HookDecision, HookEvent, RestoreWhat, TurnStatus
 
 Message = dict[str, Any]

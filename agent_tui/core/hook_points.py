@@ -30,10 +30,10 @@ from typing import Any
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.hooks import HookAnswer, HookBase, HookRun, HooksPort
-from agent_tui.core.journal import HookRecord
-from agent_tui.core.permission import Ruling, Verdict, decided_by
+from agent_tui.core.records import HookRecord
+from agent_tui.core.permission import decided_by, Ruling
+from agent_tui.protocol import HookStateChanged, Notice, NoticeLevel, Verdict
 from agent_tui.core.tool import ToolResult
-from agent_tui.protocol import HookStateChanged, Notice, NoticeLevel
 from agent_tui.protocol.states import HookDecision, HookEvent, HookRunState, ToolState
 
 E = HookEvent

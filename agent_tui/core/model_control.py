@@ -11,7 +11,8 @@ from __future__ import annotations
 import difflib
 
 from agent_tui.core.deps import SessionDeps
-from agent_tui.core.journal import AssistantMessageRecord, JournalWriteError, ModelChangeRecord
+from agent_tui.core.journal import JournalWriteError
+from agent_tui.core.records import AssistantMessageRecord, ModelChangeRecord
 from agent_tui.core.thinking import ThinkingError, parse_thinking
 from agent_tui.protocol import (
     ModelChanged,

@@ -12,9 +12,9 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from agent_tui.core.tool import Tool
-from agent_tui.protocol.states import Decision, Verdict
+from agent_tui.protocol.states import Verdict
 
-__all__ = ["AllowAll", "Decision", "PermissionPolicy", "Ruling", "Verdict", "decided_by"]
+__all__ = ["AllowAll", "PermissionPolicy", "Ruling", "decided_by"]
 
 
 class Ruling(BaseModel):

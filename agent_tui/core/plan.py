@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from agent_tui.core.journal import ToolIntentRecord, ToolResultRecord, TurnEndedRecord
+from agent_tui.core.records import ToolIntentRecord, ToolResultRecord, TurnEndedRecord
 from agent_tui.protocol.states import (
     PlanItemState,
     TodoPriority,

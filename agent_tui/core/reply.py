@@ -15,11 +15,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from agent_tui.cancel import CancelScope
-from agent_tui.core.journal import AssistantMessageRecord
-from agent_tui.core.state import ToolState
+from agent_tui.core.records import AssistantMessageRecord
+from agent_tui.protocol import TextDelta, ThinkingDelta, ToolState
 from agent_tui.core.tool import InvalidInput
 from agent_tui.core.turn_log import ToolCall, TurnLog
-from agent_tui.protocol import TextDelta, ThinkingDelta
 from agent_tui.providers import base as model
 
 

@@ -25,9 +25,9 @@ from agent_tui.protocol import (
     Rewound,
 )
 from agent_tui.core.history import effective_records
-from agent_tui.core.journal import (
+from agent_tui.core.journal import JournalWriteError
+from agent_tui.core.records import (
     CheckpointRecord,
-    JournalWriteError,
     RewindRecord,
     ToolIntentRecord,
     UserMessageRecord,

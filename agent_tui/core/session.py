@@ -44,12 +44,8 @@ from agent_tui.protocol import (
     TurnStatus,
     UserMessage,
 )
-from agent_tui.core.journal import (
-    JournalWriteError,
-    SteerRecord,
-    TurnEndedRecord,
-    UserMessageRecord,
-)
+from agent_tui.core.journal import JournalWriteError
+from agent_tui.core.records import SteerRecord, TurnEndedRecord, UserMessageRecord
 from agent_tui.core.memory import MemoryFile, load_memory
 from agent_tui.core.model_control import ModelControl
 from agent_tui.core.prompt import build_system_prompt

@@ -12,7 +12,7 @@ from typing import Any
 from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.core.compaction import CompactionFailed, Compactor
 from agent_tui.core.context_report import context_report
-from agent_tui.core.journal import ConversationClearedRecord, SteerRecord
+from agent_tui.core.records import ConversationClearedRecord, SteerRecord
 from agent_tui.core.model_control import validate_model
 from agent_tui.core.queue import Queued
 from agent_tui.core.request import thinking_params

@@ -1,14 +1,15 @@
 """Turn and tool-call state machines and their legal transitions.
 
 Every state change goes through :func:`advance_turn` / :func:`advance_tool`, which
-reject a transition the design does not allow. States are named as in DESIGN.md.
+reject a transition the design does not allow. The states themselves are the enums of
+:mod:`agent_tui.protocol` (named as in docs/architecture.md).
 """
 
 from __future__ import annotations
 
-from agent_tui.protocol.states import SideEffects, ToolState, TurnState
+from agent_tui.protocol.states import ToolState, TurnState
 
-__all__ = ["SideEffects", "ToolState", "TurnState", "IllegalTransition", "advance_tool", "advance_turn"]
+__all__ = ["IllegalTransition", "TERMINAL_TOOL_STATES", "advance_tool", "advance_turn", "tool_started"]
 
 
 class IllegalTransition(RuntimeError):

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agent_tui.core.journal import (
+from agent_tui.core.journal import Journal
+from agent_tui.core.records import (
     AgentProcessRecord,
-    Journal,
     SessionStarted,
     TurnEndedRecord,
     UserMessageRecord,

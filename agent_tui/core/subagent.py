@@ -27,16 +27,13 @@ from agent_tui.protocol import (
     BackgroundKind,
     BackgroundState,
     Event,
+    SideEffects,
+    ToolState,
     TurnStatus,
 )
-from agent_tui.core.journal import (
-    AssistantMessageRecord,
-    BackgroundResultRecord,
-    Journal,
-    JournalWriteError,
-)
+from agent_tui.core.journal import Journal, JournalWriteError
+from agent_tui.core.records import AssistantMessageRecord, BackgroundResultRecord
 from agent_tui.core.queue import MessageQueue
-from agent_tui.core.state import SideEffects, ToolState
 from agent_tui.core.state import tool_started
 from agent_tui.core.tool import ToolResult
 from agent_tui.core.turn import Turn

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal, Protocol
 from pydantic import BaseModel, Field, ValidationError
 
 from agent_tui.cancel import CancelReason, CancelScope
-from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.protocol import SideEffects, ToolState
 
 Outcome = Literal[
     ToolState.SUCCEEDED, ToolState.FAILED, ToolState.CANCELLED_WHILE_RUNNING, ToolState.UNKNOWN

@@ -21,7 +21,7 @@ from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.history import result_wording
 from agent_tui.core.hook_points import HookPoints, gated
 from agent_tui.core.hooks import HookAnswer
-from agent_tui.core.journal import (
+from agent_tui.core.records import (
     MemoryNoteRecord,
     PermissionRecord,
     ToolIntentRecord,
@@ -29,18 +29,20 @@ from agent_tui.core.journal import (
 )
 from agent_tui.core.memory import subfolder_memory
 from agent_tui.core.permission import decided_by
-from agent_tui.core.state import SideEffects, ToolState, TurnState
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
-from agent_tui.core.turn_log import ToolCall, TurnLog
 from agent_tui.protocol import (
     Decision,
     Notice,
     NoticeLevel,
     PermissionRequested,
+    SideEffects,
     ToolOutput,
+    ToolState,
+    TurnState,
     TurnStateChanged,
     Verdict,
 )
+from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.turn_log import ToolCall, TurnLog
 
 
 def operation_id(session_id: str, turn_id: str, tool_use_id: str) -> str:

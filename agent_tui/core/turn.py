@@ -20,7 +20,7 @@ from agent_tui.core.deps import SessionDeps
 from agent_tui.core.compaction import CompactionFailed, Compactor, last_step_seq, turn_start_seq
 from agent_tui.core.history import ModelViewError, build_view, check_model_view
 from agent_tui.core.hook_points import PromptBlocked
-from agent_tui.core.journal import (
+from agent_tui.core.records import (
     ModelRequestRecord,
     RetryRecord,
     SteerRecord,
@@ -29,9 +29,6 @@ from agent_tui.core.journal import (
 )
 from agent_tui.core.reply import Reply, ReplyReader, StopReason
 from agent_tui.core.request import build_request, thinking_params
-from agent_tui.core.state import TurnState
-from agent_tui.core.tool_runner import ToolRunner
-from agent_tui.core.turn_log import ToolCall, TurnLog
 from agent_tui.protocol import (
     CompactionTrigger,
     Notice,
@@ -43,8 +40,11 @@ from agent_tui.protocol import (
     SteerStatus,
     TurnEnded,
     TurnStarted,
+    TurnState,
     TurnStatus,
 )
+from agent_tui.core.tool_runner import ToolRunner
+from agent_tui.core.turn_log import ToolCall, TurnLog
 from agent_tui.providers import base as model
 
 

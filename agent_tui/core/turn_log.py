@@ -13,10 +13,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from agent_tui.core.deps import SessionDeps
-from agent_tui.core.journal import JournalWriteError, ToolStateRecord
-from agent_tui.core.state import ToolState, TurnState, advance_tool, advance_turn
+from agent_tui.core.journal import JournalWriteError
+from agent_tui.core.records import ToolStateRecord
+from agent_tui.core.state import advance_tool, advance_turn
+from agent_tui.protocol import Event, ToolState, ToolStateChanged, TurnState, TurnStateChanged
 from agent_tui.core.tool import Tool
-from agent_tui.protocol import Event, ToolStateChanged, TurnStateChanged
 
 
 class ToolCall(BaseModel):

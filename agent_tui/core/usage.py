@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agent_tui.core.journal import UsageRecord
+from agent_tui.core.records import UsageRecord
 from agent_tui.core.pricing import PriceTable
 from agent_tui.protocol import Event, RequestPurpose, Usage
 from agent_tui.providers.base import UsageCounts

@@ -47,7 +47,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
-from agent_tui.core.permission import Ruling, Verdict
+from agent_tui.core.permission import Ruling
+from agent_tui.protocol import Verdict
 from agent_tui.core.tool import Tool
 from agent_tui.permissions.globs import glob_regex, relative
 from agent_tui.permissions.rules import (

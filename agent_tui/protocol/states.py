@@ -1,7 +1,7 @@
 """Every state the core reports or the journal keeps, as enums.
 
-Front ends compare these, never strings. The values are the words of DESIGN.md and of
-the stream-json output, so journals written before an enum existed still load.
+Front ends compare these, never strings. The values are the words of docs/architecture.md and
+of the stream-json output, so journals written before an enum existed still load.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from agent_tui.cancel import CancelReason, CancelScope
-from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.tool import Residue, Tool, ToolContext, ToolResult
 from agent_tui.tools.process import OutputCapture, ProcessRun, RunLimits, RunResult
 

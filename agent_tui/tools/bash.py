@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from agent_tui.cancel import CancelReason
-from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.credentials import CREDENTIAL_VARS as HIDDEN_ENV
 from agent_tui.tools.background import BackgroundJobs

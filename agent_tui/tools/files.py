@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.cancel import Cancelled
-from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.tools.images import read_image, sniff_image
 from agent_tui.tools.workspace import BeforeWrite, FileTooLarge, Workspace, WorkspaceError

@@ -16,7 +16,7 @@ from typing import Any
 from rich.text import Text
 
 from agent_tui.core.history import effective_records
-from agent_tui.core.journal import (
+from agent_tui.core.records import (
     AssistantMessageRecord,
     BackgroundResultRecord,
     RewindRecord,
@@ -25,7 +25,7 @@ from agent_tui.core.journal import (
     TurnEndedRecord,
     UserMessageRecord,
 )
-from agent_tui.core.state import ToolState
+from agent_tui.protocol import ToolState
 from agent_tui.protocol.states import TurnStatus
 from agent_tui.ui.diffs import diff_for_call
 from agent_tui.ui.safe_text import first_line

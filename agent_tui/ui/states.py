@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from rich.style import Style
 
-from agent_tui.core.state import ToolState, TurnState
+from agent_tui.protocol import ToolState, TurnState
 from agent_tui.protocol.states import PlanItemState
 from agent_tui.ui.safe_text import clean
 

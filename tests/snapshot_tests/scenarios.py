@@ -15,21 +15,21 @@ from agent_tui.protocol import (
     PlanRewind,
     RestoreWhat,
     RetryScheduled,
-    Rewound,
     RewindPlanned,
     RewindPoint,
     RewindPoints,
+    Rewound,
     SteerState,
     SteerStatus,
     TextDelta,
     ToolOutput,
+    ToolState as S,
     ToolStateChanged,
     TurnEnded,
     TurnStarted,
+    TurnState as T,
     TurnStateChanged,
 )
-from agent_tui.core.state import ToolState as S
-from agent_tui.core.state import TurnState as T
 
 TURN = "t1"
 
@@ -384,7 +384,7 @@ SUBAGENT_INTERRUPTED: list[Event] = [
 def past_records() -> list:
     """Journal records of an earlier session: one turn cancelled mid-command, one
     completed (what ``--continue`` reads)."""
-    from agent_tui.core.journal import (
+    from agent_tui.core.records import (
         AssistantMessageRecord,
         ToolResultRecord,
         TurnEndedRecord,

@@ -25,7 +25,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agent_tui.protocol.states import HookEvent
-from agent_tui.settings import HooksSource, LoadedSettings, SettingsProblem, json_type
+from agent_tui.settings import LoadedSettings
+from agent_tui.settings.problems import SettingsProblem, json_type
+from agent_tui.settings.schema import HooksSource
 from agent_tui.tools.hooks.matchers import Matcher
 
 DEFAULT_TIMEOUT_S = 60.0

@@ -34,7 +34,7 @@ import mcp_types as types
 from pydantic import BaseModel, ConfigDict
 
 from agent_tui.cancel import CancelReason, Cancelled
-from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.tool import InvalidInput, Tool, ToolContext, ToolResult
 from agent_tui.tools.mcp.call import Answer, AnswerKind
 from agent_tui.tools.mcp.connection import McpConnection

@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent_tui.cancel import CancelReason
-from agent_tui.core.state import SideEffects, ToolState
+from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.tools.files import describe_error
 from agent_tui.tools.search.query import GlobFilter, Query, SearchMode

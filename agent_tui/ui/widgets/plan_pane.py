@@ -84,7 +84,7 @@ class PlanPane(VerticalScroll):
     def show_records(self, records: list[Any]) -> None:
         """A resumed session: the plan its journal leaves, and each turn's before it."""
         from agent_tui.core.history import effective_records
-        from agent_tui.core.journal import UserMessageRecord
+        from agent_tui.core.records import UserMessageRecord
         from agent_tui.core.plan import PlanTracker
 
         tracker = PlanTracker()

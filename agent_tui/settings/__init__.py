@@ -38,193 +38,31 @@ Loading never raises. A file that cannot be read, is not JSON, has an unknown ke
 value of the wrong type or a rule that does not parse is skipped *as a whole* (never
 half-applied) and each of its problems is reported with the file, line and column;
 the other file still applies.
+
+A file's shape is :mod:`.schema`; what is wrong in one, and how it is worded,
+:mod:`.problems`; here the files are read and merged.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
-import re
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    StrictBool,
-    StrictInt,
-    PrivateAttr,
-    StrictStr,
-    ValidationError,
-)
+from pydantic import BaseModel, Field, ValidationError
 
 from agent_tui import containment_settings as cs
-from agent_tui.credentials import CREDENTIAL_VARS
 from agent_tui.json_positions import offset_of, position_at, positions_of
 from agent_tui.paths import settings_files, user_config_dir
-from agent_tui.permissions import InvalidRule, PermissionMode, PermissionRules, Rule
+from agent_tui.permissions import PermissionMode, PermissionRules
+from agent_tui.settings.problems import SettingsProblem, explain, json_type
+from agent_tui.settings.schema import HooksSource, SettingsFile
 
 #: Bigger than any sane settings file; a bound so a hostile workspace cannot make us
 #: read a huge file at startup.
 MAX_BYTES = 1 << 20
-
-#: Variables ``env`` may not set: the agent's own credentials (``CREDENTIAL_VARS``, kept
-#: from commands on purpose) and the tags the process layer uses to find its runs.
-RESERVED_ENV_PREFIX = "AGENT_TUI_"
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-# Claude Code's mode names, so a copied file gets a helpful message.
-_MODE_HINTS = {
-    "default": "ask",
-    "acceptEdits": "accept-edits",
-    "bypassPermissions": "auto",
-    "plan": "ask",
-}
-
-
-# -- the file's shape ---------------------------------------------------------------
-
-
-def _check_rule(text: str) -> str:
-    try:
-        Rule.parse(text)
-    except InvalidRule as exc:
-        raise ValueError(str(exc)) from None
-    return text
-
-
-def _check_mode(value: str) -> str:
-    try:
-        return PermissionMode(value).value
-    except ValueError:
-        choices = ", ".join(m.value for m in PermissionMode)
-        hint = _MODE_HINTS.get(value)
-        more = f' (Claude Code\'s "{value}" is "{hint}" here)' if hint else ""
-        raise ValueError(f"unknown mode {value!r}: use one of {choices}{more}") from None
-
-
-def _check_non_empty(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must not be empty")
-    return value
-
-
-def _check_env_name(name: str) -> str:
-    if not _ENV_NAME.fullmatch(name):
-        raise ValueError(f"{name!r} is not a valid environment variable name")
-    if name in CREDENTIAL_VARS:
-        raise ValueError(f"{name} cannot be set here: the agent's credentials never go to commands")
-    if name.startswith(RESERVED_ENV_PREFIX):
-        raise ValueError(f"{name} cannot be set here: AGENT_TUI_* variables are agent-tui's own")
-    return name
-
-
-def _check_env_value(value: str) -> str:
-    if "\0" in value:
-        raise ValueError("an environment value cannot hold a NUL character")
-    return value
-
-
-RuleText = Annotated[StrictStr, AfterValidator(_check_rule)]
-ModeName = Annotated[StrictStr, AfterValidator(_check_mode)]
-NonEmpty = Annotated[StrictStr, AfterValidator(_check_non_empty)]
-EnvName = Annotated[StrictStr, AfterValidator(_check_env_name)]
-EnvValue = Annotated[StrictStr, AfterValidator(_check_env_value)]
-
-
-class PermissionsSection(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    allow: list[RuleText] = Field(default_factory=list)
-    ask: list[RuleText] = Field(default_factory=list)
-    deny: list[RuleText] = Field(default_factory=list)
-    default_mode: ModeName | None = Field(default=None, alias="defaultMode")
-
-
-class PriceEntry(BaseModel):
-    """A model's price in USD per million tokens (core/pricing.py)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    input: float = Field(ge=0)
-    output: float = Field(ge=0)
-    cache_write: float = Field(ge=0)
-    cache_read: float = Field(ge=0)
-
-
-class WebFetchSection(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    allow_private: StrictBool = Field(default=False, alias="allowPrivate")
-
-
-class SettingsFile(BaseModel):
-    """One settings file, as written (validated, not merged)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    schema_url: StrictStr | None = Field(default=None, alias="$schema")  # for editors; unused
-    permissions: PermissionsSection = Field(default_factory=PermissionsSection)
-    model: NonEmpty | None = None
-    theme: NonEmpty | None = None
-    env: dict[EnvName, EnvValue] = Field(default_factory=dict)
-    limits: cs.LimitsSection = Field(default_factory=cs.LimitsSection)
-    sandbox: cs.SandboxSection = Field(default_factory=cs.SandboxSection)
-    # The model's window when the Models API cannot say (core/limits.py).
-    context_window: StrictInt | None = Field(default=None, alias="contextWindow", ge=1024)
-    thinking: StrictStr | StrictInt | None = None  # off | adaptive | auto | a budget
-    effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
-    prices: dict[NonEmpty, PriceEntry] = Field(default_factory=dict)  # USD per MTok
-    hooks: Any = None  # parsed by tools/hooks, entry by entry
-    # (line, column) of each part of ``hooks``, by its path below the ``hooks`` key
-    _hooks_where: dict[tuple[Any, ...], tuple[int, int]] = PrivateAttr(default_factory=dict)
-    web_fetch: WebFetchSection | None = Field(default=None, alias="webFetch")
-
-
-class HooksSource(BaseModel):
-    """One file's ``hooks`` value, as written, and where each part of it is."""
-
-    file: Path
-    project: bool  # from the project's file: runs only once the project is trusted
-    value: Any
-    where: dict[tuple[Any, ...], tuple[int, int]] = Field(default_factory=dict)
-
-
-#: The keys a person may write, per object (for "did you mean" hints).
-_KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
-    (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
-         "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch"],
-    ("permissions",): ["allow", "ask", "deny", "defaultMode"], **cs.KNOWN_KEYS,
-    ("webFetch",): ["allowPrivate"],
-}
-
-
-# -- problems -----------------------------------------------------------------------
-
-
-class SettingsProblem(BaseModel):
-    """Something wrong in a settings file: the whole file is then ignored, unless
-    ``only_this`` (one setting refused, the rest of the file applied)."""
-
-    file: Path
-    message: str
-    line: int | None = None
-    column: int | None = None
-    only_this: bool = False
-
-    def __str__(self) -> str:
-        where = str(self.file)
-        if self.line is not None:
-            where += f":{self.line}"
-            if self.column is not None:
-                where += f":{self.column}"
-        return f"{where}: {self.message}" + ("" if self.only_this else " (settings file ignored)")
-
 
 # -- the result ---------------------------------------------------------------------
 
@@ -397,7 +235,7 @@ def parse_settings(
             offset = offset_of(positions, loc)
             line, column = position_at(text, offset) if offset is not None else (None, None)
             problems.append(SettingsProblem(
-                file=path, line=line, column=column, message=_explain(err),
+                file=path, line=line, column=column, message=explain(err),
             ))
         problems.sort(key=lambda p: (p.line or 0, p.column or 0))
         return None, problems
@@ -441,65 +279,3 @@ def _read_bytes(path: Path) -> bytes:
         os.close(fd)
 
 
-# -- messages -----------------------------------------------------------------------
-
-
-def json_type(value: Any) -> str:
-    """A JSON value's kind, for messages ("a string", "null"...)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-def _key(key: Any) -> str:
-    """A key as it can be shown on one line: bare when plain, else quoted JSON-style."""
-    key = str(key)
-    if re.fullmatch(r"[A-Za-z0-9_$\-]+", key):
-        return key
-    return json.dumps(key, ensure_ascii=False)  # escapes newlines and control characters
-
-
-def _dotted(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part == "[key]":
-            out += " (name)"
-        else:
-            out += ("." if out else "") + _key(part)
-    return out or "settings"
-
-
-def _explain(err: Mapping[str, Any]) -> str:
-    loc = tuple(err["loc"])
-    kind = err["type"]
-    value = err.get("input")
-    if kind == "extra_forbidden":
-        key = str(loc[-1])
-        known = _KNOWN_KEYS.get(tuple(str(p) for p in loc[:-1]), [])
-        close = difflib.get_close_matches(key, known, n=1)
-        hint = f' (did you mean "{close[0]}"?)' if close else ""
-        where = f" in {_dotted(loc[:-1])}" if loc[:-1] else ""
-        shown = json.dumps(key, ensure_ascii=False)
-        return f"unknown key {shown}{where}{hint}; known keys: {', '.join(known)}"
-    what = _dotted(loc)
-    if kind == "string_type":
-        return f"{what}: expected a string, got {json_type(value)}"
-    if kind == "list_type":
-        return f"{what}: expected a list of strings, got {json_type(value)}"
-    if kind in ("dict_type", "model_type", "model_attributes_type"):
-        return f"{what}: expected an object {{...}}, got {json_type(value)}"
-    if kind == "value_error":
-        return f"{what}: {err.get('ctx', {}).get('error', err['msg'])}"
-    return f"{what}: {err['msg']}"

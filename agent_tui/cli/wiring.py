@@ -1,139 +1,32 @@
-"""Entry points (TUI, print mode, ACP, sessions) and the wiring.
+"""The wiring: a session as the command line chose it, built from every layer.
 
 This is the one place that knows every layer: it picks the provider, builds the
 tool registry and the permission policy, opens the session's journal, and hands
-them to the core; then it starts the chosen front end.
+them to the core. The core is imported where it is used, not here: the TUI's first
+frame must not wait for pydantic and the core's models (the session is built on the
+core's thread).
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import os
-import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.cli.options import Options, UsageError
 from agent_tui.paths import private_dir, state_home, user_config_dir
 
-# The core is imported where it is used, not here: the TUI's first frame must not wait
-# for pydantic and the core's models (the session is built on the core's thread).
 if TYPE_CHECKING:
-    from agent_tui.protocol import BackgroundJobChanged, Event
     from agent_tui.core.journal import Journal
     from agent_tui.core.session import Session
     from agent_tui.core.store import SessionStore
+    from agent_tui.protocol import BackgroundJobChanged, Event
     from agent_tui.providers.base import Provider
     from agent_tui.settings import LoadedSettings
 
-PROVIDERS = ("anthropic", "scripted")
-MODES = ("ask", "accept-edits", "auto")
 # How long the first turn waits for MCP servers that are still starting.
 MCP_READY_WAIT_S = 15.0
-
-
-class UsageError(Exception):
-    """Bad command-line input: reported in one line, exit code 1."""
-
-
-@dataclass
-class Options:
-    provider: str
-    model: str | None
-    cwd: Path
-    permission_mode: str | None  # None: the settings' defaultMode, else "ask"
-    theme: str | None  # None: the settings' theme, else "dark"
-    resume: str | None
-    continue_: bool
-    script: Path | None
-    prompt: str | None
-    print_mode: bool
-    output_format: str
-    input_format: str
-    sandbox: bool | None = None  # None: the settings' sandbox.enabled
-    thinking: str | None = None  # None: the settings' thinking, else auto
-    effort: str | None = None
-    settings: Path | None = None  # --settings FILE: applied after the user's and project's
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="agent-tui",
-        description="A terminal coding agent whose stop button really stops.",
-        epilog="Commands: 'agent-tui acp [options]' (Agent Client Protocol over stdio), "
-        "'agent-tui sessions' (list saved sessions).",
-    )
-    p.add_argument("--provider", choices=PROVIDERS, help="default: anthropic when "
-                   "ANTHROPIC_API_KEY is set, else scripted (offline)")
-    p.add_argument("--model", help="model name")
-    p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
-    p.add_argument("--permission-mode", choices=MODES, default=None,
-                   help="default: the settings files' defaultMode, else ask")
-    p.add_argument("--theme", default=None, help="default: the settings files' theme, else dark")
-    p.add_argument("--settings", type=Path, default=None, metavar="FILE",
-                   help="a settings file applied after the user's and the project's "
-                   "(trusted like your own: its hooks run)")
-    group = p.add_mutually_exclusive_group()
-    group.add_argument("--resume", metavar="SESSION_ID")
-    group.add_argument("--continue", dest="continue_", action="store_true",
-                       help="continue the latest session of this workspace")
-    p.add_argument("--script", type=Path, help="script file for the scripted provider")
-    p.add_argument("-p", "--print", dest="print_mode", action="store_true",
-                   help="print mode: run without a screen")
-    p.add_argument("prompt", nargs="?", help="the prompt (print mode)")
-    p.add_argument("--output-format", choices=("text", "stream-json"), default="text")
-    p.add_argument("--input-format", choices=("text", "stream-json"), default="text")
-    p.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
-                   help="run commands under bubblewrap: writes only in the workspace, no "
-                   "network (default: the settings' sandbox.enabled)")
-    p.add_argument("--thinking", metavar="off|adaptive|BUDGET", default=None,
-                   help="extended thinking: off, adaptive, or a budget in tokens (default: "
-                   "the settings' thinking, else what the model offers)")
-    p.add_argument("--effort", choices=("low", "medium", "high", "xhigh", "max"), default=None,
-                   help="output effort, where the model supports it")
-    return p
-
-
-def parse_options(argv: list[str]) -> Options:
-    args = _parser().parse_args(argv)
-    cwd = (args.cwd or Path.cwd()).expanduser()
-    if not cwd.is_dir():
-        raise UsageError(f"--cwd {cwd}: not a directory")
-    provider = args.provider or ("anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "scripted")
-    if args.print_mode and not args.prompt and args.input_format != "stream-json":
-        raise UsageError("-p needs a prompt (or --input-format stream-json)")
-    return Options(
-        provider=provider,
-        model=args.model,
-        cwd=cwd.resolve(),
-        permission_mode=args.permission_mode,
-        theme=args.theme,
-        resume=args.resume,
-        continue_=args.continue_,
-        script=args.script,
-        prompt=args.prompt,
-        print_mode=args.print_mode,
-        output_format=args.output_format,
-        input_format=args.input_format,
-        sandbox=args.sandbox,
-        thinking=_checked_thinking(args.thinking),
-        effort=args.effort,
-        settings=args.settings.expanduser().resolve() if args.settings else None,
-    )
-
-
-def _checked_thinking(value: str | None) -> str | None:
-    if value is None:
-        return None
-    from agent_tui.core.thinking import ThinkingError, parse_thinking
-
-    try:
-        parse_thinking(value)
-    except ThinkingError as exc:
-        raise UsageError(f"--{exc}") from None
-    return value
 
 
 def make_provider(opts: Options) -> Provider:
@@ -232,12 +125,8 @@ class Wiring:
         ``mcp_servers`` (``ServerConfig``s, e.g. those an ACP client sent) join the MCP
         config files' servers."""
         from agent_tui.protocol import Notice, NoticeLevel
-        from agent_tui.core.journal import (
-            AgentProcessRecord,
-            Journal,
-            JournalWriteError,
-            SessionStarted,
-        )
+        from agent_tui.core.journal import Journal, JournalWriteError
+        from agent_tui.core.records import AgentProcessRecord, SessionStarted
         from agent_tui.core.session import Session
         from agent_tui.core.deps import AgentConfig, SessionDeps
         from agent_tui.core.limits import ModelLimits
@@ -338,7 +227,7 @@ class Wiring:
     def _leftovers(self, journal: Journal, emit: Callable[[Event], None]) -> Any:
         """What earlier agent processes of this session left running (resume)."""
         from agent_tui.protocol import Notice, NoticeLevel
-        from agent_tui.core.journal import AgentProcessRecord
+        from agent_tui.core.records import AgentProcessRecord
         from agent_tui.tools.leftovers import Leftovers, find_leftovers
         from agent_tui.tools.process import OWNER_ID
 
@@ -386,7 +275,7 @@ class Wiring:
         choose): a cloned repository must not start programs just by being opened.
         ``extra`` servers come from the user's client (ACP) and always start."""
         from agent_tui.protocol import Notice, NoticeCode, NoticeLevel
-        from agent_tui.tools.mcp import load_mcp
+        from agent_tui.tools.mcp import ServerState, ServerStatus, load_mcp
 
         mcp = load_mcp(workspace, include_project=trusted, extra=extra,
                        log_dir=self.store.root.parent / "mcp-logs")
@@ -402,16 +291,16 @@ class Wiring:
                     "--permission-mode auto to trust this project, or add them to your "
                     "user MCP config.")))
 
-        def on_status(status: Any) -> None:
-            state = str(status.state)
-            if state == "failed":
+        def on_status(status: ServerStatus) -> None:
+            state = status.state
+            if state is ServerState.FAILED:
                 emit(Notice(level=NoticeLevel.ERROR,
                             text=f"MCP server {status.name} failed: {status.error}"))
-            elif state in ("starting", "ready"):
-                tools = f" ({len(status.tools)} tools)" if state == "ready" else ""
+            elif state in (ServerState.STARTING, ServerState.READY):
+                tools = f" ({len(status.tools)} tools)" if state is ServerState.READY else ""
                 emit(Notice(level=NoticeLevel.INFO,
                             text=f"MCP server {status.name}: {state}{tools}"))
-            if state == "ready" and status.left_out:
+            if state is ServerState.READY and status.left_out:
                 listing = "; ".join(f"{name} ({why})" for name, why in status.left_out.items())
                 emit(Notice(level=NoticeLevel.WARNING,
                             text=f"MCP server {status.name}: not offered to the model: {listing}"))
@@ -454,79 +343,3 @@ def job_changed(info: Any) -> BackgroundJobChanged:
         id=info.shell_id, kind="shell", description=info.command, state=str(info.state),
         detail=detail,
     )
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    from agent_tui.process_guard import keep_environ_private
-
-    keep_environ_private()  # /proc/<agent>/environ holds the key: not for commands
-    try:
-        if argv[:1] == ["sessions"]:
-            return _sessions()
-        if argv[:1] == ["acp"]:
-            opts = parse_options(argv[1:])
-            from agent_tui.acp.server import run_acp
-            from agent_tui.tools.process import kill_all_runs
-
-            return run_acp(Wiring(opts, interactive=True), on_hard_exit=kill_all_runs)
-        opts = parse_options(argv)
-        if opts.print_mode:
-            from agent_tui.headless import run_print
-            from agent_tui.tools.process import kill_all_runs
-
-            wiring = Wiring(opts, interactive=False)
-            wiring.containment_for(opts.cwd)  # a sandbox that cannot run stops us here
-            return asyncio.run(run_print(
-                wiring.make_session, prompt=opts.prompt, output_format=opts.output_format,
-                input_format=opts.input_format, on_hard_exit=kill_all_runs,
-            ))
-        from agent_tui.ui.app import run_tui
-
-        wiring = Wiring(opts, interactive=True)
-        if opts.sandbox:  # one asked for that cannot run stops us before the first frame
-            wiring.containment_for(opts.cwd)
-        theme = opts.theme or _settings_theme(opts.cwd, opts.settings) or "dark"
-        return run_tui(wiring.make_session, theme=theme, welcome=wiring.chosen_id is None,
-                       sessions=wiring, workspace=opts.cwd)
-    except UsageError as exc:
-        print(f"agent-tui: {exc}", file=sys.stderr)
-        return 1
-
-
-def _settings_theme(workspace: Path, extra: Path | None = None) -> str | None:
-    """The settings files' theme, read before the first frame without the settings
-    loader (and pydantic): the full load on the core's thread reports any problem."""
-    import json
-
-    from agent_tui.paths import settings_files
-
-    theme = None
-    # user, then project, then --settings: the last one wins
-    for path in [*settings_files(workspace), *([extra] if extra else [])]:
-        try:
-            value = json.loads(path.read_text(encoding="utf-8")).get("theme")
-        except (OSError, ValueError, AttributeError, RecursionError):
-            continue
-        if isinstance(value, str):
-            theme = value
-    return theme
-
-
-def _sessions() -> int:
-    from agent_tui.core.store import SessionStore, describe
-
-    store = SessionStore(private_dir(state_home()))
-    infos = store.list()
-    if not infos:
-        print("no saved sessions")
-    try:
-        for info in infos:
-            print(describe(info))
-    except BrokenPipeError:  # e.g. piped into head
-        sys.stderr.close()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,88 @@
+"""Entry points: the TUI, print mode, ACP and the list of saved sessions.
+
+``main`` reads the command line (:mod:`.options`), has :mod:`.wiring` build the
+session it asks for, and starts the chosen front end. Imports stay lazy: the TUI's
+first frame must not wait for the core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from agent_tui.cli.options import UsageError, parse_options
+from agent_tui.cli.wiring import Wiring
+from agent_tui.paths import private_dir, state_home
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from agent_tui.process_guard import keep_environ_private
+
+    keep_environ_private()  # /proc/<agent>/environ holds the key: not for commands
+    try:
+        if argv[:1] == ["sessions"]:
+            return _sessions()
+        if argv[:1] == ["acp"]:
+            opts = parse_options(argv[1:])
+            from agent_tui.acp.server import run_acp
+            from agent_tui.tools.process import kill_all_runs
+
+            return run_acp(Wiring(opts, interactive=True), on_hard_exit=kill_all_runs)
+        opts = parse_options(argv)
+        if opts.print_mode:
+            from agent_tui.headless import run_print
+            from agent_tui.tools.process import kill_all_runs
+
+            wiring = Wiring(opts, interactive=False)
+            wiring.containment_for(opts.cwd)  # a sandbox that cannot run stops us here
+            return asyncio.run(run_print(
+                wiring.make_session, prompt=opts.prompt, output_format=opts.output_format,
+                input_format=opts.input_format, on_hard_exit=kill_all_runs,
+            ))
+        from agent_tui.ui.app import run_tui
+
+        wiring = Wiring(opts, interactive=True)
+        if opts.sandbox:  # one asked for that cannot run stops us before the first frame
+            wiring.containment_for(opts.cwd)
+        theme = opts.theme or _settings_theme(opts.cwd, opts.settings) or "dark"
+        return run_tui(wiring.make_session, theme=theme, welcome=wiring.chosen_id is None,
+                       sessions=wiring, workspace=opts.cwd)
+    except UsageError as exc:
+        print(f"agent-tui: {exc}", file=sys.stderr)
+        return 1
+
+
+def _settings_theme(workspace: Path, extra: Path | None = None) -> str | None:
+    """The settings files' theme, read before the first frame without the settings
+    loader (and pydantic): the full load on the core's thread reports any problem."""
+    import json
+
+    from agent_tui.paths import settings_files
+
+    theme = None
+    # user, then project, then --settings: the last one wins
+    for path in [*settings_files(workspace), *([extra] if extra else [])]:
+        try:
+            value = json.loads(path.read_text(encoding="utf-8")).get("theme")
+        except (OSError, ValueError, AttributeError, RecursionError):
+            continue
+        if isinstance(value, str):
+            theme = value
+    return theme
+
+
+def _sessions() -> int:
+    from agent_tui.core.store import SessionStore, describe
+
+    store = SessionStore(private_dir(state_home()))
+    infos = store.list()
+    if not infos:
+        print("no saved sessions")
+    try:
+        for info in infos:
+            print(describe(info))
+    except BrokenPipeError:  # e.g. piped into head
+        sys.stderr.close()
+    return 0

@@ -1,0 +1,98 @@
+"""What is wrong in a settings file, said with its file, line and column.
+
+:class:`SettingsProblem` is one problem; :func:`explain` words a validation error
+of :mod:`.schema` for a person (with a "did you mean" for a mistyped key).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from agent_tui.settings.schema import KNOWN_KEYS
+
+
+class SettingsProblem(BaseModel):
+    """Something wrong in a settings file: the whole file is then ignored, unless
+    ``only_this`` (one setting refused, the rest of the file applied)."""
+
+    file: Path
+    message: str
+    line: int | None = None
+    column: int | None = None
+    only_this: bool = False
+
+    def __str__(self) -> str:
+        where = str(self.file)
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        return f"{where}: {self.message}" + ("" if self.only_this else " (settings file ignored)")
+
+
+def json_type(value: Any) -> str:
+    """A JSON value's kind, for messages ("a string", "null"...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _key(key: Any) -> str:
+    """A key as it can be shown on one line: bare when plain, else quoted JSON-style."""
+    key = str(key)
+    if re.fullmatch(r"[A-Za-z0-9_$\-]+", key):
+        return key
+    return json.dumps(key, ensure_ascii=False)  # escapes newlines and control characters
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part == "[key]":
+            out += " (name)"
+        else:
+            out += ("." if out else "") + _key(part)
+    return out or "settings"
+
+
+def explain(err: Mapping[str, Any]) -> str:
+    loc = tuple(err["loc"])
+    kind = err["type"]
+    value = err.get("input")
+    if kind == "extra_forbidden":
+        key = str(loc[-1])
+        known = KNOWN_KEYS.get(tuple(str(p) for p in loc[:-1]), [])
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f' (did you mean "{close[0]}"?)' if close else ""
+        where = f" in {_dotted(loc[:-1])}" if loc[:-1] else ""
+        shown = json.dumps(key, ensure_ascii=False)
+        return f"unknown key {shown}{where}{hint}; known keys: {', '.join(known)}"
+    what = _dotted(loc)
+    if kind == "string_type":
+        return f"{what}: expected a string, got {json_type(value)}"
+    if kind == "list_type":
+        return f"{what}: expected a list of strings, got {json_type(value)}"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return f"{what}: expected an object {{...}}, got {json_type(value)}"
+    if kind == "value_error":
+        return f"{what}: {err.get('ctx', {}).get('error', err['msg'])}"
+    return f"{what}: {err['msg']}"

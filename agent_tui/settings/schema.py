@@ -1,0 +1,157 @@
+"""The shape of one settings file: every key, its type and its checks (pydantic).
+
+A file is validated whole into :class:`SettingsFile` (not merged: that is
+:class:`agent_tui.settings.LoadedSettings`); an unknown key or a value of the wrong
+kind is a validation error, worded by :mod:`.problems`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+)
+
+from agent_tui import containment_settings as cs
+from agent_tui.credentials import CREDENTIAL_VARS
+from agent_tui.permissions import InvalidRule, PermissionMode, Rule
+
+#: Variables ``env`` may not set: the agent's own credentials (``CREDENTIAL_VARS``, kept
+#: from commands on purpose) and the tags the process layer uses to find its runs.
+RESERVED_ENV_PREFIX = "AGENT_TUI_"
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# Claude Code's mode names, so a copied file gets a helpful message.
+_MODE_HINTS = {
+    "default": "ask",
+    "acceptEdits": "accept-edits",
+    "bypassPermissions": "auto",
+    "plan": "ask",
+}
+
+
+# -- the file's shape ---------------------------------------------------------------
+
+
+def _check_rule(text: str) -> str:
+    try:
+        Rule.parse(text)
+    except InvalidRule as exc:
+        raise ValueError(str(exc)) from None
+    return text
+
+
+def _check_mode(value: str) -> str:
+    try:
+        return PermissionMode(value).value
+    except ValueError:
+        choices = ", ".join(m.value for m in PermissionMode)
+        hint = _MODE_HINTS.get(value)
+        more = f' (Claude Code\'s "{value}" is "{hint}" here)' if hint else ""
+        raise ValueError(f"unknown mode {value!r}: use one of {choices}{more}") from None
+
+
+def _check_non_empty(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+def _check_env_name(name: str) -> str:
+    if not _ENV_NAME.fullmatch(name):
+        raise ValueError(f"{name!r} is not a valid environment variable name")
+    if name in CREDENTIAL_VARS:
+        raise ValueError(f"{name} cannot be set here: the agent's credentials never go to commands")
+    if name.startswith(RESERVED_ENV_PREFIX):
+        raise ValueError(f"{name} cannot be set here: AGENT_TUI_* variables are agent-tui's own")
+    return name
+
+
+def _check_env_value(value: str) -> str:
+    if "\0" in value:
+        raise ValueError("an environment value cannot hold a NUL character")
+    return value
+
+
+RuleText = Annotated[StrictStr, AfterValidator(_check_rule)]
+ModeName = Annotated[StrictStr, AfterValidator(_check_mode)]
+NonEmpty = Annotated[StrictStr, AfterValidator(_check_non_empty)]
+EnvName = Annotated[StrictStr, AfterValidator(_check_env_name)]
+EnvValue = Annotated[StrictStr, AfterValidator(_check_env_value)]
+
+
+class PermissionsSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    allow: list[RuleText] = Field(default_factory=list)
+    ask: list[RuleText] = Field(default_factory=list)
+    deny: list[RuleText] = Field(default_factory=list)
+    default_mode: ModeName | None = Field(default=None, alias="defaultMode")
+
+
+class PriceEntry(BaseModel):
+    """A model's price in USD per million tokens (core/pricing.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_write: float = Field(ge=0)
+    cache_read: float = Field(ge=0)
+
+
+class WebFetchSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    allow_private: StrictBool = Field(default=False, alias="allowPrivate")
+
+
+class SettingsFile(BaseModel):
+    """One settings file, as written (validated, not merged)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_url: StrictStr | None = Field(default=None, alias="$schema")  # for editors; unused
+    permissions: PermissionsSection = Field(default_factory=PermissionsSection)
+    model: NonEmpty | None = None
+    theme: NonEmpty | None = None
+    env: dict[EnvName, EnvValue] = Field(default_factory=dict)
+    limits: cs.LimitsSection = Field(default_factory=cs.LimitsSection)
+    sandbox: cs.SandboxSection = Field(default_factory=cs.SandboxSection)
+    # The model's window when the Models API cannot say (core/limits.py).
+    context_window: StrictInt | None = Field(default=None, alias="contextWindow", ge=1024)
+    thinking: StrictStr | StrictInt | None = None  # off | adaptive | auto | a budget
+    effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
+    prices: dict[NonEmpty, PriceEntry] = Field(default_factory=dict)  # USD per MTok
+    hooks: Any = None  # parsed by tools/hooks, entry by entry
+    # (line, column) of each part of ``hooks``, by its path below the ``hooks`` key
+    _hooks_where: dict[tuple[Any, ...], tuple[int, int]] = PrivateAttr(default_factory=dict)
+    web_fetch: WebFetchSection | None = Field(default=None, alias="webFetch")
+
+
+class HooksSource(BaseModel):
+    """One file's ``hooks`` value, as written, and where each part of it is."""
+
+    file: Path
+    project: bool  # from the project's file: runs only once the project is trusted
+    value: Any
+    where: dict[tuple[Any, ...], tuple[int, int]] = Field(default_factory=dict)
+
+
+#: The keys a person may write, per object (for "did you mean" hints).
+KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
+    (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
+         "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch"],
+    ("permissions",): ["allow", "ask", "deny", "defaultMode"], **cs.KNOWN_KEYS,
+    ("webFetch",): ["allowPrivate"],
+}
