@@ -196,6 +196,35 @@ async def test_leftovers_of_a_crashed_agent_are_listed_and_ended_by_their_cgroup
     assert not folder.parent.exists()  # the earlier agent's cgroups are removed
 
 
+def test_another_agent_s_fresh_empty_cgroup_is_left_alone_and_an_old_one_is_tidied() -> None:
+    """Two agents starting at once: one's tidying must not take the folder the other has
+    just made (it probes cgroup.kill there next), only one abandoned long enough ago."""
+    import time
+    import uuid
+
+    from agent_tui.tools.process.cgroup_tree import _STALE_S, AGENT_PREFIX, _tidy, tree
+
+    found_tree = tree()
+    assert found_tree is not None
+    found_tree.ensure()
+    fresh = found_tree.v2.parent / f"{AGENT_PREFIX}{uuid.uuid4().hex}"
+    old = found_tree.v2.parent / f"{AGENT_PREFIX}{uuid.uuid4().hex}"
+    fresh.mkdir()
+    old.mkdir()
+    try:
+        then = time.time() - _STALE_S - 5
+        os.utime(old, (then, then))
+        if old.stat().st_mtime > then + 1:
+            pytest.skip("this cgroup file system keeps no mtime that is set")
+        _tidy(found_tree)
+        assert fresh.exists()
+        assert not old.exists()
+    finally:
+        for folder in (fresh, old):
+            if folder.exists():
+                folder.rmdir()
+
+
 @pytest.mark.asyncio
 async def test_an_mcp_stdio_server_launched_through_procs_runs_and_ends_in_its_cgroup(
     tmp_path: Path,

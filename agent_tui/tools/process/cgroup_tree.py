@@ -208,7 +208,9 @@ def _tidy(tree_: Tree) -> None:
                 for run in folder.iterdir():
                     if run.is_dir() and run.stat().st_mtime < stale:
                         _remove(run)
-                if not any(p.is_dir() for p in folder.iterdir()):
+                # An agent starting now makes its folder before its first command's:
+                # an empty one is taken only once it is old, like a command's.
+                if folder.stat().st_mtime < stale and not any(p.is_dir() for p in folder.iterdir()):
                     folder.rmdir()
             except OSError:
                 continue
