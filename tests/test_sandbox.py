@@ -279,11 +279,13 @@ async def test_rewind_restores_what_a_sandboxed_command_changed(tmp_path: Path) 
 
 
 async def _session_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *,
-                         sandbox: bool | None) -> tuple[list[str], list[str]]:
-    """A session as ``agent-tui -p`` builds it: (the notices of its start, /context's notes)."""
+                         sandbox: bool | None) -> tuple[list[str], list[str], list[str]]:
+    """A session as ``agent-tui -p`` builds it: (the notices of its start, /context's
+    notes, the badges a status line shows)."""
     import asyncio
 
-    from agent_tui.cli import Options, Wiring
+    from agent_tui.cli.options import Options
+    from agent_tui.cli.wiring import Wiring
     from agent_tui.protocol import Shutdown, ShowContext
     from tests.harness import Recorder
 
@@ -305,7 +307,11 @@ async def _session_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *,
     finally:
         session.submit(Shutdown())
         await asyncio.wait_for(task, 30)
-    return [n.text for n in rec.of("notice")], rec.of("context_report")[-1].notes
+    from agent_tui.protocol import NoticeCode
+
+    told = [n.text for n in rec.of("notice") if n.code is NoticeCode.CONTAINMENT]
+    assert all("Commands:" in t for t in told) and len(told) <= 1
+    return [n.text for n in rec.of("notice")], rec.of("context_report")[-1].notes, session.badges
 
 
 @pytest.mark.asyncio
@@ -316,13 +322,14 @@ async def test_without_cgroups_the_session_start_says_so_once_and_context_says_w
 
     set_enabled(False)
     try:
-        notices, notes = await _session_start(tmp_path, monkeypatch, sandbox=False)
+        notices, notes, badges = await _session_start(tmp_path, monkeypatch, sandbox=False)
     finally:
         set_enabled(True)
     told = [n for n in notices if "not by cgroup" in n]
     assert len(told) == 1 and "cgroups turned off" in told[0]
     assert "can escape" in told[0]  # what the fallback does not catch
     assert any("not by cgroup" in n for n in notes)
+    assert badges == []
 
 
 @pytest.mark.asyncio
@@ -333,8 +340,9 @@ async def test_with_cgroups_the_start_is_quiet_and_context_names_the_cgroups(
 
     if containment().mode is not ContainmentMode.CGROUP:
         pytest.skip(f"no writable cgroup v2 for the agent here: {containment().detail}")
-    notices, notes = await _session_start(tmp_path, monkeypatch, sandbox=False)
+    notices, notes, badges = await _session_start(tmp_path, monkeypatch, sandbox=False)
     assert not any("cgroup" in n or "Sandbox" in n for n in notices)  # all as expected
+    assert badges == []
     assert any("each command runs in a cgroup of its own" in n for n in notes)
     assert any(n.startswith("Sandbox: off") for n in notes)
 
@@ -344,7 +352,8 @@ async def test_with_cgroups_the_start_is_quiet_and_context_names_the_cgroups(
 async def test_with_the_sandbox_the_session_start_says_so_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    notices, notes = await _session_start(tmp_path, monkeypatch, sandbox=True)
+    notices, notes, badges = await _session_start(tmp_path, monkeypatch, sandbox=True)
+    assert badges == ["sandbox"]  # the status line says it all along
     told = [n for n in notices if "sandbox on (bubblewrap)" in n]
     assert len(told) == 1 and "no network" in told[0]
     assert any("sandbox on (bubblewrap)" in n for n in notes)

@@ -44,8 +44,8 @@ def quiet_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
 
 
-def _app(events, replies=None, workspace: Path | None = None) -> AgentApp:
-    make, _ = fake_factory(events, replies, workspace=workspace)
+def _app(events, replies=None, workspace: Path | None = None, badges: list[str] | None = None) -> AgentApp:
+    make, _ = fake_factory(events, replies, workspace=workspace, badges=badges)
     return AgentApp(make, cursor_blink=False, clock=lambda: 0.0)
 
 
@@ -113,6 +113,15 @@ USAGE = [
 def test_cost_page_per_turn_with_interrupted_apart(snap_compare, tmp_path: Path) -> None:
     assert snap_compare(_app(USAGE, workspace=tmp_path), terminal_size=WIDE,
                         run_before=_typed(USAGE, ["slash", "c", "o", "s", "t", "enter"]))
+
+
+def test_the_status_line_says_the_sandbox_is_on(snap_compare, tmp_path: Path) -> None:
+    async def run_before(pilot) -> None:
+        await settle(pilot, pilot.app, len(USAGE))
+        await wait_until(pilot, lambda: "⛨ sandbox" in pilot.app.status.plain(), what="the badge")
+
+    assert snap_compare(_app(USAGE, workspace=tmp_path, badges=["sandbox"]), terminal_size=WIDE,
+                        run_before=run_before)
 
 
 COMPACTED = [

@@ -124,7 +124,7 @@ class Wiring:
 
         ``mcp_servers`` (``ServerConfig``s, e.g. those an ACP client sent) join the MCP
         config files' servers."""
-        from agent_tui.protocol import Notice, NoticeLevel
+        from agent_tui.protocol import Notice, NoticeCode, NoticeLevel
         from agent_tui.core.journal import Journal, JournalWriteError
         from agent_tui.core.records import AgentProcessRecord, SessionStarted
         from agent_tui.core.session import Session
@@ -177,7 +177,8 @@ class Wiring:
         self.containment = self.containment_for(Path(workspace))
         tools.get("bash").sandbox = self.containment.sandbox  # type: ignore[union-attr]
         if self.containment.notice is not None:
-            emit(Notice(level=NoticeLevel.WARNING, text=self.containment.notice))
+            emit(Notice(level=NoticeLevel.WARNING, text=self.containment.notice,
+                        code=NoticeCode.CONTAINMENT))
         # Command line over settings files (project over user) over defaults.
         mode = opts.permission_mode or settings.default_mode or "ask"
         mcp = self._mcp(workspace, emit, trusted=mode == "auto", extra=mcp_servers or [])
@@ -222,6 +223,7 @@ class Wiring:
             ready=[lambda: mcp.wait_started(MCP_READY_WAIT_S)],
         )
         session.context_notes = self.containment.describe().splitlines()
+        session.badges = [self.containment.status] if self.containment.sandbox is not None else []
         return session_id, session
 
     def _leftovers(self, journal: Journal, emit: Callable[[Event], None]) -> Any:

@@ -117,6 +117,9 @@ class Session(SessionControls):
         self._compact_pending: str | None = None  # /compact asked while a turn ran
         # Facts for /context the wiring knows (how commands are contained, ...).
         self.context_notes: list[str] = []
+        # Short words a front end shows beside the session's state ("sandbox"); the
+        # wiring sets them, the core never reads them.
+        self.badges: list[str] = []
         self.subagents = deps.subagents
         self.rewinder = Rewinder(deps)
         if isinstance(self.subagents, SubAgents):

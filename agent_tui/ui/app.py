@@ -230,7 +230,8 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
 
     @work(thread=True, exit_on_error=False, name="agent-core", group="core")
     def _run_core(self) -> None:
-        self.host.run(self._from_core(self._show_past), self._from_core(self._start_failed))
+        self.host.run(self._from_core(self._show_past), self._from_core(self._start_failed),
+                      self._from_core(self.status.set_badges))
 
     def _from_core(self, fn: Callable[..., None]) -> Callable[..., None]:
         """``fn`` run on the UI's thread, called from another (the core's)."""

@@ -33,6 +33,7 @@ class SessionLike(Protocol):
 
     workspace: Path
     policy: Any  # lists its rules when it is agent_tui.permissions.Permissions
+    badges: list[str]  # shown in the status line ("sandbox")
     background: list[Any]  # background work, the MCP manager among it
 
     def submit(self, op: Op) -> None: ...
@@ -90,7 +91,8 @@ class CoreHost:
 
     # -- the core's thread ---------------------------------------------------------
 
-    def run(self, on_past: Callable[[list[Any]], None], on_start_error: Callable[[str], None]) -> None:
+    def run(self, on_past: Callable[[list[Any]], None], on_start_error: Callable[[str], None],
+            on_started: Callable[[list[str]], None] | None = None) -> None:
         """The body of the core's thread worker: build the session, then run it."""
         try:
             with self._lock:
@@ -105,6 +107,8 @@ class CoreHost:
                     self._pending.clear()
                 on_start_error(self.error)
                 return
+            if on_started is not None:
+                on_started(list(session.badges))
             records = session.past_records()
             if records:
                 on_past(records)

@@ -44,6 +44,7 @@ class FakeSession:
         self._stop = threading.Event()
         self.workspace = Path.cwd()
         self.policy: Any = AllowAll()
+        self.badges: list[str] = []
         self.background: list[Any] = []
 
     def submit(self, op: Any) -> None:
@@ -72,6 +73,7 @@ class FakeSession:
 def fake_factory(
     events: Iterable[Event], replies: dict[type, Any] | None = None, *,
     workspace: Path | None = None, policy: Any = None, background: list[Any] | None = None,
+    badges: list[str] | None = None,
 ) -> tuple[Callable[[Callable[[Event], None]], FakeSession], list[FakeSession]]:
     made: list[FakeSession] = []
 
@@ -83,6 +85,8 @@ def fake_factory(
             session.policy = policy
         if background is not None:
             session.background = background
+        if badges is not None:
+            session.badges = badges
         made.append(session)
         return session
 

@@ -45,6 +45,7 @@ class StatusLine(Static):
         self.model = ""
         self.thinking = ""
         self.usage_text = ""  # "context 45k/200k 23% · 120k tokens · $0.42"
+        self.badges: list[str] = []  # what the session runs in, when it is worth saying ("sandbox")
 
     def on_mount(self) -> None:
         self._redraw()
@@ -81,6 +82,10 @@ class StatusLine(Static):
 
     def set_model(self, model: str, thinking: str = "") -> None:
         self.model, self.thinking = model, thinking
+        self._redraw()
+
+    def set_badges(self, badges: list[str]) -> None:
+        self.badges = [first_line(b, 20) for b in badges if b]
         self._redraw()
 
     def set_usage(self, tally: UsageTally) -> None:
@@ -127,6 +132,9 @@ class StatusLine(Static):
         if self.detail:
             out.append(": ")
             out.append(first_line(self.detail.replace("_", " "), 200))
+        for badge in self.badges:
+            out.append("  │  ", style=muted)
+            out.append(f"⛨ {badge}", style=role_style(variables, "success", bold=True))
         if self.journal_error:
             out.append("  │  ", style=muted)
             out.append("✗ journal not saved", style=role_style(variables, "error", bold=True))
