@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from agent_tui import crash_points
 from agent_tui.protocol.events import Notice
+from agent_tui.protocol.ops import ImageAttachment
 from agent_tui.protocol.states import (
     BackgroundState,
     CompactionTrigger,
@@ -79,6 +80,8 @@ class UserMessageRecord(_Record):
     kind: Literal["user_message"] = "user_message"
     turn_id: str
     text: str
+    # Sent with the text, bytes and all: a resumed session sends the same images.
+    images: list[ImageAttachment] = Field(default_factory=list)
 
 
 class ModelRequestRecord(_Record):
@@ -235,6 +238,7 @@ class SteerRecord(_Record):
     # injected: rides after a tool batch's results; new_turn: starts a turn of its
     # own (its text is that turn's user message).
     delivery: SteerDelivery | None = None
+    images: list[ImageAttachment] = Field(default_factory=list)  # kept when injected
 
 
 class TurnEndedRecord(_Record):
