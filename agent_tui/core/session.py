@@ -388,9 +388,8 @@ class Session(SessionControls):
                     turn_id=turn_id, delivery=SteerDelivery.NEW_TURN,
                 )
             )
-            self._emit(
-                SteerState(id=item.id, state=SteerStatus.APPLIED, kind=item.kind, text=item.text)
-            )
+            self._emit(SteerState(id=item.id, state=SteerStatus.APPLIED, kind=item.kind,
+                                  text=item.text, images=[i.label for i in item.images]))
         checkpoint = self.rewinder.start_checkpoint(turn_id, text)
         turn = Turn(
             self.deps, turn_id, self.root.child(turn_id), text, checkpoint,

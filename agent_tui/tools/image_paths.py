@@ -29,7 +29,7 @@ _END = r"(?=$|[\s,;:!?)\]}>]|\.(?:\s|$))"  # trailing punctuation is not the pat
 _PATH = re.compile(
     rf"'(?P<single>[^'\n]+?{_SUFFIX})'"
     rf"|\"(?P<double>[^\"\n]+?{_SUFFIX})\""
-    rf"|(?:^|(?<=[\s(\[<]))(?P<bare>(?:\\.|[^\s'\"\\@])(?:\\.|[^\s'\"\\])*?{_SUFFIX}){_END}",
+    rf"|(?:^|(?<=[\s(\[<]))(?P<bare>(?:\\.|[^\s'\"\\@(\[<])(?:\\.|[^\s'\"\\])*?{_SUFFIX}){_END}",
     re.IGNORECASE | re.MULTILINE,
 )
 _ESCAPED = re.compile(r"\\(.)")
