@@ -3,7 +3,9 @@
 Output ``text`` writes the model's text to stdout (notices and tool states to
 stderr); ``stream-json`` writes every Event as one JSON line. With input
 ``stream-json``, stdin carries ops (user_message, follow_up, interrupt), one per
-line; at end of input the agent finishes what runs and exits. The first SIGINT
+line; at end of input the agent finishes what runs and exits. A message (the prompt,
+or one on stdin) goes with the image files its text names and the images it carries
+as data (``images``), as in the TUI. The first SIGINT
 stops reading input and interrupts the turn (exit 130 after cleanup; 0 when no turn
 was running); a second exits at once.
 
@@ -33,6 +35,7 @@ from agent_tui.protocol import (
     ContextReport,
     ConversationCleared,
     Event,
+    FollowUp,
     HookStateChanged,
     ModelChanged,
     Models,
@@ -43,6 +46,7 @@ from agent_tui.protocol import (
     Rewound,
     RewindPlanned,
     RewindPoints,
+    SendNow,
     SessionClosed,
     Shutdown,
     SteerState,
@@ -58,6 +62,8 @@ from agent_tui.protocol import (
     Usage,
     UserMessage,
 )
+from agent_tui.tools.image_paths import attach_named
+from agent_tui.tools.images import ImageRefused
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -199,7 +205,7 @@ async def run_print(
     loop.add_signal_handler(signal.SIGINT, on_sigint)
     try:
         if prompt:
-            session.submit(UserMessage(text=prompt))
+            _submit_message(session, UserMessage(text=prompt), printer)
         if input_format == "stream-json":
             await _pump_ops(session, stdin or sys.stdin, printer, stop_input)
         idle = asyncio.create_task(session.wait_idle())
@@ -217,6 +223,18 @@ async def run_print(
     if sigints and not interrupted_turn and not printer.statuses:
         return EXIT_OK  # a SIGINT while idle, before any turn: nothing went wrong
     return exit_code(printer.statuses, interrupted=interrupted_turn)
+
+
+def _submit_message(session: Session, op: Any, tell: Callable[[Event], None], where: str = "") -> None:
+    """A message goes with the images it carries or names (``tools/image_paths.py``)."""
+    try:
+        op, refused = attach_named(op, session.workspace)
+    except ImageRefused as exc:
+        tell(Notice(level=NoticeLevel.ERROR, text=f"{where}not sent: {exc}"))
+        return
+    for reason in refused:
+        tell(Notice(level=NoticeLevel.WARNING, text=f"{where}image not attached: {reason}"))
+    session.submit(op)
 
 
 async def _pump_ops(
@@ -244,6 +262,10 @@ async def _pump_ops(
                 except (ValueError, ValidationError, RecursionError) as exc:
                     detail = str(exc).splitlines()[0]
                     loop.call_soon_threadsafe(bad_line, f"stdin line {number}: not an op ({detail})")
+                    continue
+                if isinstance(op, (UserMessage, FollowUp, SendNow)):
+                    _submit_message(session, op, lambda e: loop.call_soon_threadsafe(printer, e),
+                                    f"stdin line {number}: ")
                     continue
                 session.submit(op)
         finally:

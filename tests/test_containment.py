@@ -334,7 +334,7 @@ async def test_a_restarted_mcp_server_gets_a_new_cgroup_and_its_first_start_leav
     import time
 
     from agent_tui.cancel import CancelScope as Scope
-    from agent_tui.core.state import ToolState
+    from agent_tui.protocol import ToolState
     from agent_tui.core.tool import ToolContext, ToolSet
     from agent_tui.tools.mcp import ServerState, procs
 

@@ -1,6 +1,6 @@
 """@ mentions: the file list (ripgrep: .gitignore respected), the fuzzy search, the
 picker in the input, attachments (a chip; read when sent; size cap; binary files and
-images refused; folders listed), and that closing the picker stops its work."""
+images of other types refused; folders listed), and that closing the picker stops its work."""
 
 from __future__ import annotations
 
@@ -143,11 +143,13 @@ async def test_at_opens_the_picker_a_file_is_attached_as_a_chip_and_sent_with_th
 
 @needs_rg
 @pytest.mark.asyncio
-async def test_binary_files_images_and_big_files_are_refused_with_the_reason(ws: Path) -> None:
+async def test_binary_files_other_images_and_big_files_are_refused_with_the_reason(ws: Path) -> None:
+    (ws / "src" / "icon.bmp").write_bytes(b"BM\x1e\0\0\0\0\0\0\0\x1a\0\0\0")
     app, made = _app(ws)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.session is not None, what="session")
-        for name, why in (("data.bin", "a binary file"), ("logo.png", "an image"), ("huge.txt", "larger than")):
+        for name, why in (("data.bin", "a binary file"), ("icon.bmp", "an image the model cannot be sent"),
+                          ("huge.txt", "larger than")):
             app.prompt.text = ""
             await _type(pilot, f"@{name.split('.')[0]}")
             await wait_until(pilot, lambda: _items(app)[:1] == [f"src/{name}"], what=name)

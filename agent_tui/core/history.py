@@ -34,6 +34,7 @@ from agent_tui.core.records import (
 )
 from agent_tui.core.plan import cut_off_wording
 from agent_tui.protocol import SideEffects, ToolState
+from agent_tui.protocol.ops import ImageAttachment
 from agent_tui.protocol.states import HookDecision, HookEvent, RestoreWhat, TurnStatus
 
 Message = dict[str, Any]
@@ -148,6 +149,9 @@ class _Builder:
     def user_text(self, text: str) -> None:
         if text.strip():
             self.pending_user.append({"type": "text", "text": text})
+
+    def user_images(self, images: list[ImageAttachment]) -> None:
+        self.pending_user.extend(image.block() for image in images)  # before their text
 
     def flush_user(self) -> None:
         blocks: list[dict[str, Any]] = []
@@ -345,6 +349,7 @@ def build_view(records: Iterable[Any], model: str | None = None) -> View:
                 b.user_text(interrupted_note(b.last_turn_calls, kept[:i]))
                 b.note_due = False
                 b.last_turn_calls = []
+            b.user_images(record.images)
             b.user_text(record.text)
         elif isinstance(record, AssistantMessageRecord):
             b.assistant(record, model)
@@ -362,6 +367,7 @@ def build_view(records: Iterable[Any], model: str | None = None) -> View:
                 f"{record.text}]"
             )
         elif isinstance(record, SteerRecord) and record.delivery == "injected":
+            b.user_images(record.images)
             b.user_text(record.text)
         elif isinstance(record, HookRecord) and record.context:
             b.user_text(record.context)

@@ -11,15 +11,16 @@ from __future__ import annotations
 import itertools
 from collections import deque
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from agent_tui.protocol import SteerKind
+from agent_tui.protocol import ImageAttachment, SteerKind
 
 
 class Queued(BaseModel):
     id: str
     kind: SteerKind
     text: str
+    images: list[ImageAttachment] = Field(default_factory=list)  # kept through an edit
 
 
 class MessageQueue:
@@ -28,9 +29,9 @@ class MessageQueue:
         self._follow_ups: deque[Queued] = deque()
         self._ids = itertools.count(1)
 
-    def add(self, kind: SteerKind, text: str) -> Queued:
+    def add(self, kind: SteerKind, text: str, images: list[ImageAttachment] = ()) -> Queued:  # type: ignore[assignment]
         prefix = "s" if kind is SteerKind.STEER else "f"
-        item = Queued(id=f"{prefix}{next(self._ids)}", kind=kind, text=text)
+        item = Queued(id=f"{prefix}{next(self._ids)}", kind=kind, text=text, images=list(images))
         (self._steers if kind is SteerKind.STEER else self._follow_ups).append(item)
         return item
 

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from agent_tui.protocol.ops import ImageAttachment
 from agent_tui.protocol.states import (
     BackgroundState,
     CompactionTrigger,
@@ -63,6 +64,8 @@ class UserMessageRecord(_Record):
     kind: Literal["user_message"] = "user_message"
     turn_id: str
     text: str
+    # Sent with the text, bytes and all: a resumed session sends the same images.
+    images: list[ImageAttachment] = Field(default_factory=list)
 
 
 class ModelRequestRecord(_Record):
@@ -219,6 +222,7 @@ class SteerRecord(_Record):
     # injected: rides after a tool batch's results; new_turn: starts a turn of its
     # own (its text is that turn's user message).
     delivery: SteerDelivery | None = None
+    images: list[ImageAttachment] = Field(default_factory=list)  # kept when injected
 
 
 class TurnEndedRecord(_Record):

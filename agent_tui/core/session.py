@@ -29,6 +29,7 @@ from agent_tui.protocol import (
     SendNow,
     Event,
     FollowUp,
+    ImageAttachment,
     Interrupt,
     Notice,
     NoticeLevel,
@@ -284,10 +285,10 @@ class Session(SessionControls):
             return
         if isinstance(op, (UserMessage, SendNow, FollowUp)):
             if self._turn is None:
-                self._start_turn(op.text)
+                self._start_turn(op.text, images=op.images)
                 return
             kind = SteerKind.FOLLOW_UP if isinstance(op, FollowUp) else SteerKind.STEER
-            self._enqueue(kind, op.text)
+            self._enqueue(kind, op.text, op.images)
             if isinstance(op, SendNow):
                 self._turn.send_to_background()
         elif isinstance(op, Interrupt):
@@ -358,10 +359,11 @@ class Session(SessionControls):
         if event is not None:
             self._emit(event)
 
-    def _enqueue(self, kind: SteerKind, text: str) -> None:
-        item = self.deps.queue.add(kind, text)
+    def _enqueue(self, kind: SteerKind, text: str, images: list[ImageAttachment]) -> None:
+        item = self.deps.queue.add(kind, text, images)
         self._record(SteerRecord(id=item.id, steer_kind=kind, state=SteerStatus.QUEUED, text=text))
-        self._emit(SteerState(id=item.id, state=SteerStatus.QUEUED, kind=kind, text=text))
+        self._emit(SteerState(id=item.id, state=SteerStatus.QUEUED, kind=kind, text=text,
+                              images=[i.label for i in images]))
 
     def _return_queued(self) -> None:
         for item in self.deps.queue.take_all():
@@ -374,8 +376,10 @@ class Session(SessionControls):
                 SteerState(id=item.id, state=SteerStatus.RETURNED, kind=item.kind, text=item.text)
             )
 
-    def _start_turn(self, text: str, applied: list[Queued] = ()) -> None:  # type: ignore[assignment]
+    def _start_turn(self, text: str, applied: list[Queued] = (),  # type: ignore[assignment]
+                    images: list[ImageAttachment] = ()) -> None:  # type: ignore[assignment]
         turn_id = f"t{next(self._turn_ids)}"
+        images = [*images, *(image for item in applied for image in item.images)]
         for item in applied:
             self._record(
                 SteerRecord(
@@ -383,13 +387,12 @@ class Session(SessionControls):
                     turn_id=turn_id, delivery=SteerDelivery.NEW_TURN,
                 )
             )
-            self._emit(
-                SteerState(id=item.id, state=SteerStatus.APPLIED, kind=item.kind, text=item.text)
-            )
+            self._emit(SteerState(id=item.id, state=SteerStatus.APPLIED, kind=item.kind,
+                                  text=item.text, images=[i.label for i in item.images]))
         checkpoint = self.rewinder.start_checkpoint(turn_id, text)
         turn = Turn(
             self.deps, turn_id, self.root.child(turn_id), text, checkpoint,
-            ready=self._ready_task,
+            ready=self._ready_task, images=images,
         )
         self._turn = turn
         assert self._idle is not None

@@ -31,6 +31,7 @@ from agent_tui.core.reply import Reply, ReplyReader, StopReason
 from agent_tui.core.request import build_request, thinking_params
 from agent_tui.protocol import (
     CompactionTrigger,
+    ImageAttachment,
     Notice,
     NoticeLevel,
     RequestPurpose,
@@ -57,11 +58,13 @@ class Turn:
         text: str,
         checkpoint: asyncio.Task[None] | None = None,
         ready: asyncio.Future[Any] | None = None,
+        images: list[ImageAttachment] = (),  # type: ignore[assignment]
     ) -> None:
         self.deps = deps
         self.id = turn_id
         self.scope = scope
         self.text = text
+        self.images = list(images)
         self.ready = ready
         self.log = TurnLog(deps, turn_id)
         self.reader = ReplyReader(self.log, scope)
@@ -81,8 +84,8 @@ class Turn:
     async def run(self) -> TurnEnded:
         self._loop = asyncio.get_running_loop()
         log = self.log
-        log.emit(TurnStarted(turn_id=self.id, text=self.text))
-        log.record(UserMessageRecord(turn_id=self.id, text=self.text), durable=True)
+        log.emit(TurnStarted(turn_id=self.id, text=self.text, images=[i.label for i in self.images]))
+        log.record(UserMessageRecord(turn_id=self.id, text=self.text, images=self.images), durable=True)
         watch = self.scope.on_cancel(self._cancel_requested)
         status, detail = TurnStatus.COMPLETED, ""
         hooks = self.runner.hooks
@@ -289,12 +292,11 @@ class Turn:
             self.log.record(
                 SteerRecord(
                     id=item.id, steer_kind=item.kind, state=SteerStatus.APPLIED, text=item.text,
-                    turn_id=self.id, delivery=SteerDelivery.INJECTED,
+                    turn_id=self.id, delivery=SteerDelivery.INJECTED, images=item.images,
                 )
             )
-            self.log.emit(
-                SteerState(id=item.id, state=SteerStatus.APPLIED, kind=item.kind, text=item.text)
-            )
+            self.log.emit(SteerState(id=item.id, state=SteerStatus.APPLIED, kind=item.kind,
+                                     text=item.text, images=[i.label for i in item.images]))
 
 
 async def _close_stream(stream: Any) -> None:

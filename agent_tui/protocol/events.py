@@ -36,6 +36,7 @@ class TurnStarted(BaseModel):
     type: Literal["turn_started"] = "turn_started"
     turn_id: str
     text: str
+    images: list[str] = Field(default_factory=list)  # the images sent with it, by path
 
 
 class TurnStateChanged(BaseModel):
@@ -103,6 +104,7 @@ class SteerState(BaseModel):
     state: SteerStatus
     kind: SteerKind = SteerKind.STEER
     text: str = ""
+    images: list[str] = Field(default_factory=list)  # the images sent with it, by path
 
 
 class RetryScheduled(BaseModel):

@@ -7,21 +7,49 @@ stream-json input of print mode.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
 
 from agent_tui.protocol.states import Decision, RestoreWhat
 
 
+ImageMediaType = Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
+
+
+class ImageAttachment(BaseModel):
+    """An image sent with a message, as the model gets it: the file's bytes, base64.
+
+    A front end reads and checks it (``tools/image_paths.py``): the core sends it as
+    it is, and the journal keeps it, so a resumed session sends the same image.
+    """
+
+    media_type: ImageMediaType
+    data: str  # base64 of the image file
+    path: str = ""  # where it was read from, as the user named it ("" when sent as data)
+    size: int = 0  # bytes, before encoding
+
+    @property
+    def label(self) -> str:
+        """How people are shown it: its path, else its type."""
+        return self.path or self.media_type
+
+    def block(self) -> dict[str, Any]:
+        """The Messages API's image content block."""
+        return {"type": "image", "source": {"type": "base64", "media_type": self.media_type,
+                                            "data": self.data}}
+
+
 class UserMessage(BaseModel):
     """Starts a turn when idle; steers the running turn otherwise.
 
     Answered by ``turn_started`` (idle) or ``steer_state`` queued -> applied | returned.
+    ``images`` go to the model beside the text (before it, as the API advises).
     """
 
     type: Literal["user_message"] = "user_message"
     text: str
+    images: list[ImageAttachment] = Field(default_factory=list)
 
 
 class FollowUp(BaseModel):
@@ -32,6 +60,7 @@ class FollowUp(BaseModel):
 
     type: Literal["follow_up"] = "follow_up"
     text: str
+    images: list[ImageAttachment] = Field(default_factory=list)
 
 
 class Interrupt(BaseModel):
@@ -48,6 +77,7 @@ class SendNow(BaseModel):
 
     type: Literal["send_now"] = "send_now"
     text: str
+    images: list[ImageAttachment] = Field(default_factory=list)
 
 
 class Decide(BaseModel):

@@ -2,15 +2,28 @@
 
 Recognised by their first bytes, never by the file name; sent base64-encoded, within
 the API's 5 MB limit on the encoded image (a larger one is described, not sent).
+The same checks serve ``read_file`` and the images a user attaches to a message
+(:func:`attachment_from`, :func:`check_attachment`).
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
+import os
 from typing import Any, BinaryIO
+
+from agent_tui.protocol.ops import ImageAttachment
+from agent_tui.units import format_bytes
 
 MAX_ENCODED = 5 * 1024 * 1024
 MAX_RAW = MAX_ENCODED * 3 // 4
+SNIFF_BYTES = 16
+TYPES_WORDED = "a PNG, JPEG, GIF or WebP image"
+
+
+class ImageRefused(Exception):
+    """The image cannot be sent; the message says why, for the user."""
 
 
 def sniff_image(head: bytes) -> str | None:
@@ -27,8 +40,13 @@ def sniff_image(head: bytes) -> str | None:
 
 
 def image_block(data: bytes, media_type: str) -> dict[str, Any]:
-    return {"type": "image", "source": {"type": "base64", "media_type": media_type,
-                                        "data": base64.b64encode(data).decode("ascii")}}
+    encoded = base64.b64encode(data).decode("ascii")
+    return ImageAttachment(media_type=media_type, data=encoded).block()  # type: ignore[arg-type]
+
+
+def _too_large(shown: str, size: int) -> str:
+    return (f"{shown}: {format_bytes(size)}, larger than the {MAX_ENCODED // 2**20} MB "
+            "the model can be sent")
 
 
 def read_image(fh: BinaryIO, size: int, media_type: str) -> tuple[str, list[dict[str, Any]] | None]:
@@ -39,3 +57,44 @@ def read_image(fh: BinaryIO, size: int, media_type: str) -> tuple[str, list[dict
     fh.seek(0)
     data = fh.read(MAX_RAW + 1)
     return f"{media_type} image, {len(data)} bytes (shown to you below)", [image_block(data, media_type)]
+
+
+def probe(fh: BinaryIO, shown: str) -> tuple[str, int]:
+    """(media type, size) of the image ``fh`` holds, from its first bytes; raises
+    :class:`ImageRefused` when it is no image the model takes or is too large."""
+    size = os.fstat(fh.fileno()).st_size
+    media = sniff_image(fh.read(SNIFF_BYTES))
+    if media is None:
+        raise ImageRefused(f"{shown}: not {TYPES_WORDED}")
+    if size > MAX_RAW:
+        raise ImageRefused(_too_large(shown, size))
+    return media, size
+
+
+def attachment_from(fh: BinaryIO, shown: str) -> ImageAttachment:
+    """The image ``fh`` holds, to send with a message (``shown``: its name for people)."""
+    media, _size = probe(fh, shown)
+    fh.seek(0)
+    data = fh.read(MAX_RAW + 1)
+    if len(data) > MAX_RAW:  # it grew since its size was read
+        raise ImageRefused(_too_large(shown, len(data)))
+    return ImageAttachment(media_type=media, data=base64.b64encode(data).decode("ascii"),  # type: ignore[arg-type]
+                           path=shown, size=len(data))
+
+
+def check_attachment(image: ImageAttachment) -> ImageAttachment:
+    """An image a client sent as data: valid base64, within the limit, and of the type
+    it says (the API refuses any other, and the journal would keep sending it)."""
+    shown = image.label
+    if len(image.data) > MAX_ENCODED:
+        raise ImageRefused(_too_large(shown, len(image.data) * 3 // 4))
+    try:
+        raw = base64.b64decode(image.data, validate=True)
+    except (binascii.Error, ValueError):
+        raise ImageRefused(f"{shown}: its data is not valid base64") from None
+    media = sniff_image(raw[:SNIFF_BYTES])
+    if media is None:
+        raise ImageRefused(f"{shown}: not {TYPES_WORDED}")
+    if media != image.media_type:
+        raise ImageRefused(f"{shown}: its bytes are {media}, not {image.media_type}")
+    return image.model_copy(update={"size": len(raw)})

@@ -14,7 +14,8 @@ from rich.text import Text
 from textual.app import SystemCommand
 from textual.screen import Screen
 
-from agent_tui.ui.attachments import AttachmentRefused, expand
+from agent_tui.tools.image_paths import find_images, preview_images
+from agent_tui.ui.attachments import AttachmentRefused, expand, images
 from agent_tui.ui.commands.builtin import BUILTIN, prompt_op, run_command
 from agent_tui.ui.commands.custom import load_custom
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandLine, Commands, parse_command_line
@@ -68,18 +69,23 @@ class CommandsMixin:
             try:
                 if self.attachment_bar.items:
                     text = expand(text, self.attachment_bar.items, self.workspace(), self.files.listing)
+                attached = images(event.text, self.attachment_bar.items, self.workspace())
             except AttachmentRefused as exc:
                 self.notice("warning", f"not sent: {exc}")
                 self.prompt.put_back(event.text)  # nothing is lost: fix it and send again
                 return
+            named = find_images(event.text, self.workspace())  # pasted paths, read now
             self.attachment_bar.clear()
-            self.submit(prompt_op(text, event.mode))
+            self.submit(prompt_op(text, event.mode, [*attached, *named.images]))
+            if named.refused:  # the path stays in the text; only the image is not sent
+                self.notice("warning", "image not attached: " + "; ".join(named.refused))
         if not self.running:
             self.queue_pane.clear_settled()
 
     def on_text_area_changed(self, event: Any) -> None:
         if event.text_area is self.prompt:
             self.attachment_bar.prune(self.prompt.text)
+            self.attachment_bar.set_named(*preview_images(self.prompt.text, self.workspace()))
 
     def commands(self) -> Commands:
         custom, problems = load_custom(self.workspace())

@@ -11,10 +11,13 @@ added after the message, so the model sees the file as it is then::
     ...
     </file>
 
-A folder (``@src/``) adds its listing. Refused, with the reason: a file larger than
-``MAX_FILE_BYTES``, a binary file (a NUL byte, or not UTF-8), an image (the core sends
-text only for now), anything outside the workspace. The transcript shows the message
-with its attachments folded to one line each (:func:`split_for_display`).
+A folder (``@src/``) adds its listing. An image (PNG, JPEG, GIF, WebP, known by its
+bytes) goes as an image block beside the text (:func:`images`), read and capped as
+``read_file`` and a pasted image path are (``tools/images.py``). Refused, with the
+reason: a file larger than ``MAX_FILE_BYTES``, another binary file (a NUL byte, or not
+UTF-8), an image the model cannot be sent (too large, or of another type), anything
+outside the workspace. The transcript shows the message with its attachments folded
+to one line each (:func:`split_for_display`).
 """
 
 from __future__ import annotations
@@ -24,13 +27,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import BinaryIO, TypeVar
 
+from agent_tui.protocol import ImageAttachment
+from agent_tui.tools.images import SNIFF_BYTES, ImageRefused, attachment_from, probe, sniff_image
 from agent_tui.tools.workspace import FileTooLarge, Workspace, WorkspaceError
 from agent_tui.units import format_bytes
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_FOLDER_ENTRIES = 500
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tiff", ".ico"})
+# Images of types the model is not sent: refused as such, not read as text.
+OTHER_IMAGE_SUFFIXES = frozenset({".bmp", ".tif", ".tiff", ".ico", ".heic", ".avif"})
+IMAGE_MARK = "▧"
+T = TypeVar("T")
 _MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
 _BLOCK = re.compile(r'\n\n<(file|folder) path="([^"\n]*)">\n(.*?)\n</\1>(?=\n\n<(?:file|folder) |\Z)', re.DOTALL)
 
@@ -38,13 +47,14 @@ _BLOCK = re.compile(r'\n\n<(file|folder) path="([^"\n]*)">\n(.*?)\n</\1>(?=\n\n<
 class AttachmentKind(StrEnum):
     FILE = "file"
     FOLDER = "folder"
+    IMAGE = "image"
 
 
 @dataclass(frozen=True)
 class Attachment:
     kind: AttachmentKind
     path: str  # as mentioned: relative to the workspace, a folder ends with "/"
-    size: str  # "2.1 KB", "12 entries"
+    size: str  # "2.1 KB", "12 entries", "image/png, 12 KiB"
 
 
 class AttachmentRefused(Exception):
@@ -55,17 +65,33 @@ def mentions(text: str) -> set[str]:
     return {m[1] for m in _MENTION.finditer(text)}
 
 
+def _refused(path: str, exc: WorkspaceError | ImageRefused | OSError) -> AttachmentRefused:
+    if isinstance(exc, FileTooLarge):
+        return AttachmentRefused(f"{path}: larger than {format_bytes(MAX_FILE_BYTES)} (not attached)")
+    if isinstance(exc, ImageRefused):
+        return AttachmentRefused(f"{exc} (not attached)")
+    if isinstance(exc, WorkspaceError):
+        return AttachmentRefused(f"{path}: {exc}")
+    return AttachmentRefused(f"{path}: {exc.strerror or exc}")
+
+
+def _with_file(workspace: Workspace, path: str, read: Callable[[BinaryIO], T]) -> T:
+    """``read`` on the workspace's file ``path``; what goes wrong, as a refusal."""
+    try:
+        with workspace.open_read(path) as fh:
+            return read(fh)
+    except (WorkspaceError, ImageRefused, OSError) as exc:
+        raise _refused(path, exc) from None
+
+
 def _read_text(workspace: Workspace, path: str) -> str:
-    if Path(path).suffix.lower() in IMAGE_SUFFIXES:
-        raise AttachmentRefused(f"{path}: an image; images cannot be attached yet (text only)")
+    if Path(path).suffix.lower() in OTHER_IMAGE_SUFFIXES:
+        raise AttachmentRefused(f"{path}: an image the model cannot be sent "
+                                "(PNG, JPEG, GIF and WebP can; not attached)")
     try:
         data = workspace.read_bytes(path, limit=MAX_FILE_BYTES)
-    except FileTooLarge:
-        raise AttachmentRefused(f"{path}: larger than {format_bytes(MAX_FILE_BYTES)} (not attached)") from None
-    except WorkspaceError as exc:
-        raise AttachmentRefused(f"{path}: {exc}") from None
-    except OSError as exc:
-        raise AttachmentRefused(f"{path}: {exc.strerror or exc}") from None
+    except (WorkspaceError, OSError) as exc:
+        raise _refused(path, exc) from None
     if b"\0" in data[:8192]:
         raise AttachmentRefused(f"{path}: a binary file (not attached)")
     try:
@@ -80,6 +106,9 @@ def check(root: Path, path: str, listing: Callable[[str], list[str]]) -> Attachm
     if path.endswith("/"):
         entries = listing(path)
         return Attachment(AttachmentKind.FOLDER, path, f"{len(entries)} entries")
+    if _with_file(workspace, path, lambda fh: sniff_image(fh.read(SNIFF_BYTES)) is not None):
+        media, size = _with_file(workspace, path, lambda fh: probe(fh, path))
+        return Attachment(AttachmentKind.IMAGE, path, f"{media}, {format_bytes(size)}")
     text = _read_text(workspace, path)
     return Attachment(AttachmentKind.FILE, path, format_bytes(len(text.encode("utf-8"))))
 
@@ -90,8 +119,8 @@ def expand(text: str, attached: list[Attachment], root: Path, listing: Callable[
     workspace = Workspace(root)
     blocks = []
     for item in attached:
-        if item.path not in named:
-            continue
+        if item.path not in named or item.kind is AttachmentKind.IMAGE:
+            continue  # images go beside the text (images())
         if item.kind is AttachmentKind.FOLDER:
             entries = listing(item.path)
             body = "\n".join(e.removeprefix(item.path) for e in entries[:MAX_FOLDER_ENTRIES])
@@ -104,6 +133,15 @@ def expand(text: str, attached: list[Attachment], root: Path, listing: Callable[
     if not blocks:
         return text
     return text.rstrip() + "\n\n" + "\n\n".join(blocks)
+
+
+def images(text: str, attached: list[Attachment], root: Path) -> list[ImageAttachment]:
+    """The attached images ``text`` still mentions, read now (raises
+    :class:`AttachmentRefused` as :func:`expand` does)."""
+    named = mentions(text)
+    workspace = Workspace(root)
+    return [_with_file(workspace, item.path, lambda fh, path=item.path: attachment_from(fh, path))
+            for item in attached if item.kind is AttachmentKind.IMAGE and item.path in named]
 
 
 @dataclass(frozen=True)

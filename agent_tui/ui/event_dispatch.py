@@ -123,7 +123,7 @@ class EventDispatch:
                 s.turn_id = event.turn_id
                 s.turn_state = TurnState.RUNNING
                 s.tools_pane.clear()
-                s.transcript.add_user(event.text, turn_id=event.turn_id)
+                s.transcript.add_user(event.text, turn_id=event.turn_id, images=event.images)
                 s.status.set_turn(TurnState.RUNNING)
                 s.status.clear_retry()
                 s.status.clear_notice()
@@ -242,7 +242,7 @@ class EventDispatch:
         if event.state is SteerStatus.APPLIED and s.turn_state in (TurnState.RUNNING, TurnState.CANCELLING):
             # Injected into the running turn (a steer that starts a new turn shows
             # as that turn's user message instead).
-            s.transcript.add_user(event.text, label="steer ›")
+            s.transcript.add_user(event.text, label="steer ›", images=event.images)
         elif event.state is SteerStatus.RETURNED:
             s.prompt.put_back(event.text)
             s.status.set_notice("info", "the turn was interrupted: queued messages are back in the input")

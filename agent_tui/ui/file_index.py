@@ -15,6 +15,7 @@ shorter paths first. Both the listing and a search can be stopped (``cancel``).
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import os
 import re
@@ -44,6 +45,8 @@ class FileIndex:
         self._blob = ""  # the paths joined by "\n", rebuilt when they changed
         self._lower = ""  # the same, lower case (searched without IGNORECASE: faster)
         self._blob_of = 0  # how many paths the blob holds
+        self._sorted: list[str] = []  # the paths sorted, for folders (rebuilt as the blob is)
+        self._sorted_of = 0
         self.complete = False
         self.started = 0.0  # when the current listing started (monotonic)
         self.error = ""
@@ -126,7 +129,7 @@ class FileIndex:
         self._proc = proc
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
-        published = time.monotonic()
+        published = 0.0  # the first piece is published at once: the picker waits for it
         rest = b""
         try:
             # Read what is there in large pieces and split in C: a line at a time in
@@ -179,13 +182,34 @@ class FileIndex:
                 self._blob_of = count
             return self._blob, self._lower
 
+    def _sorted_paths(self) -> list[str]:
+        with self._lock:
+            paths, count = self._paths, len(self._paths)
+            if self._sorted_of != count:
+                # ripgrep lists a folder at a time: nearly sorted, so this is quick.
+                self._sorted = sorted(paths[:count])
+                self._sorted_of = count
+            return self._sorted
+
     def folder(self, prefix: str) -> list[str]:
         """What ``prefix`` (a folder, "" for the root, ending in "/") holds: its
-        folders (with "/") first, then its files, each once."""
-        blob, _ = self._snapshot()
-        found = set(re.findall(r"^" + re.escape(prefix) + r"([^/\n]+)(/?)", blob, re.MULTILINE))
-        folders = sorted(prefix + name + "/" for name, slash in found if slash)
-        files = sorted(prefix + name for name, slash in found if not slash)
+        folders (with "/") first, then its files, each once.
+
+        Over the sorted paths: a folder's paths are one run, skipped with one bisection
+        (``"0"`` is the character after ``"/"``), so this costs the entries shown, not
+        the paths listed."""
+        paths = self._sorted_paths()
+        folders: list[str] = []
+        files: list[str] = []
+        at = bisect.bisect_left(paths, prefix)
+        while at < len(paths) and paths[at].startswith(prefix):
+            cut = paths[at].find("/", len(prefix))
+            if cut < 0:
+                files.append(paths[at])
+                at += 1
+            else:
+                folders.append(paths[at][: cut + 1])
+                at = bisect.bisect_left(paths, paths[at][:cut] + "0", at)
         return folders + files
 
     def search(self, query: str, limit: int = RESULTS, cancelled: threading.Event | None = None) -> list[Found]:

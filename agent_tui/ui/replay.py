@@ -66,11 +66,13 @@ def show_past(
     for record in effective_records(records):
         last_ts = max(last_ts, getattr(record, "ts", 0.0) or 0.0)
         if isinstance(record, UserMessageRecord):
-            transcript.add_user(record.text, turn_id=record.turn_id)
+            transcript.add_user(record.text, turn_id=record.turn_id,
+                                images=[image.label for image in record.images])
             remember(record.text)
             shown += 1
         elif isinstance(record, SteerRecord) and record.state == "applied" and record.delivery == "injected":
-            transcript.add_user(record.text, label="steer ›")
+            transcript.add_user(record.text, label="steer ›",
+                                images=[image.label for image in record.images])
         elif isinstance(record, AssistantMessageRecord):
             for block in record.blocks:
                 if block.get("type") == "thinking" and str(block.get("thinking", "")).strip():

@@ -35,6 +35,8 @@ those three messages is the fake's own).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Any
 
@@ -155,20 +157,47 @@ def _check_tool_result_content(content: Any, where: str) -> str | None:
 
 
 _IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+_IMAGE_MAGIC = (("image/png", b"\x89PNG\r\n\x1a\n"), ("image/jpeg", b"\xff\xd8\xff"),
+                ("image/gif", b"GIF87a"), ("image/gif", b"GIF89a"))
+
+
+def _image_type(data: bytes) -> str | None:
+    """What the bytes are, as the API's own check sees them (the fake's reading)."""
+    for media_type, magic in _IMAGE_MAGIC:
+        if data.startswith(magic):
+            return media_type
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
 
 
 def _check_image_block(block: dict, where: str) -> str | None:
+    """An image block as the API checks it (wording from its 400 answers)."""
+    where = f"{where}.image"
     source = block.get("source")
     if not isinstance(source, dict):
         return f"{where}.source: Field required"
     if source.get("type") == "base64":
-        if source.get("media_type") not in _IMAGE_TYPES:
-            return f"{where}.source.base64.media_type: Input should be " + ", ".join(
-                f"'{t}'" for t in _IMAGE_TYPES)
-        if not isinstance(source.get("data"), str) or not source["data"]:
+        if "media_type" not in source:
+            return f"{where}.source.base64.media_type: Field required"
+        if source["media_type"] not in _IMAGE_TYPES:
+            return (f"{where}.source.base64.media_type: Input should be "
+                    "'image/jpeg', 'image/png', 'image/gif' or 'image/webp'")
+        data = source.get("data")
+        if not isinstance(data, str) or not data:
             return f"{where}.source.base64.data: Field required"
-        if len(source["data"]) > 5 * 1024 * 1024:
-            return f"{where}.source.base64: image exceeds 5 MB maximum"
+        if len(data) > 5 * 1024 * 1024:
+            return f"{where}.source.base64: image exceeds 5 MB maximum: {len(data)} bytes > 5242880 bytes"
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            return f"{where}.source.base64.data: The image data is not valid base64"
+        found = _image_type(raw[:16])
+        if found is None:
+            return f"{where}.source.base64.data: Could not process image"
+        if found != source["media_type"]:
+            return (f"{where}.source.base64.data: Image does not match the provided media type "
+                    f"{source['media_type']}")
         return None
     if source.get("type") == "url":
         return None if isinstance(source.get("url"), str) else f"{where}.source.url.url: Field required"
@@ -349,6 +378,10 @@ def validate_messages(body: Any, *, allow_assistant_last: bool = False,
                         )
                 elif btype in ("thinking", "redacted_thinking"):
                     err = _check_thinking_block(block, role, where)
+                    if err:
+                        return err
+                elif btype == "image":
+                    err = _check_image_block(block, where)
                     if err:
                         return err
                 blocks.append(block)

@@ -47,6 +47,7 @@ SOURCES = {
     "cost.svg": "test_ui_snapshots_daily/test_cost_page_per_turn_with_interrupted_apart.svg",
     "file-picker.svg": "test_ui_snapshots_daily/TestFilePicker.test_at_filters_the_workspace_files.svg",
     "attachment-chip.svg": "test_ui_snapshots_daily/TestFilePicker.test_a_chosen_file_is_a_chip_and_folds_in_the_transcript.svg",
+    "image-chips.svg": "test_ui_images/TestImageSnapshots.test_chips_for_a_pasted_image_and_a_refused_one.svg",
     "diff-folded.svg": "test_ui_snapshots_daily/TestDiffs.test_a_long_diff_folds_to_its_summary.svg",
     "diff-unfolded.svg": "test_ui_snapshots_daily/TestDiffs.test_unfolded_every_line_has_its_symbol.svg",
     "permission-diff.svg": "test_ui_snapshots_daily/TestDiffs.test_the_permission_prompt_shows_the_diff.svg",

@@ -25,6 +25,7 @@ from agent_tui.protocol import (
     SetThinking,
     ShowContext,
     UserMessage,
+    ImageAttachment,
 )
 from agent_tui.core.prompt import INIT_PROMPT
 from agent_tui.ui.commands import reports
@@ -200,14 +201,14 @@ HANDLERS: dict[str, Callable[[CommandHost, str], None]] = {
 }
 
 
-def prompt_op(text: str, mode: SendMode) -> Op:
+def prompt_op(text: str, mode: SendMode, images: list[ImageAttachment] = ()) -> Op:  # type: ignore[assignment]
     match mode:
         case SendMode.SEND_NOW:
-            return SendNow(text=text)
+            return SendNow(text=text, images=list(images))
         case SendMode.FOLLOW_UP:
-            return FollowUp(text=text)
+            return FollowUp(text=text, images=list(images))
         case SendMode.MESSAGE:
-            return UserMessage(text=text)
+            return UserMessage(text=text, images=list(images))
 
 
 def run_command(host: CommandHost, commands: Commands, line: CommandLine, mode: SendMode) -> bool:

@@ -114,9 +114,10 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
         """The turn ended: its last text is complete."""
         self._close_text()
 
-    def add_user(self, text: str, *, label: str = "", turn_id: str | None = None) -> None:
+    def add_user(self, text: str, *, label: str = "", turn_id: str | None = None,
+                 images: list[str] = ()) -> None:  # type: ignore[assignment]
         self._close_text()
-        self._add(UserBlock(text, label=label, turn_id=turn_id))
+        self._add(UserBlock(text, label=label, turn_id=turn_id, images=images))
 
     def append_thinking(self, text: str) -> None:
         """The model's thinking, streamed: a block of its own, folded."""

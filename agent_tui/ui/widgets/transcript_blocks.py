@@ -27,7 +27,7 @@ from textual.style import Style as VisualStyle
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 
-from agent_tui.ui.attachments import AttachmentKind, split_for_display
+from agent_tui.ui.attachments import IMAGE_MARK, AttachmentKind, split_for_display
 from agent_tui.ui.diffs import FileDiff
 from agent_tui.ui.diffs import render as render_diff
 from agent_tui.ui.diffs import summary as diff_summary
@@ -189,11 +189,13 @@ class WelcomeBlock(Block):
 class UserBlock(Block):
     """A user message (or a steer, with its label), on a band with a bar at its left."""
 
-    def __init__(self, text: str, *, label: str = "", turn_id: str | None = None) -> None:
+    def __init__(self, text: str, *, label: str = "", turn_id: str | None = None,
+                 images: list[str] = ()) -> None:  # type: ignore[assignment]
         super().__init__()
         self.text = text
         self.label = label
         self.turn_id = turn_id
+        self.images = list(images)  # the images sent with it, by path
 
     @property
     def is_steer(self) -> bool:
@@ -212,6 +214,9 @@ class UserBlock(Block):
             mark = "▣" if item.kind is AttachmentKind.FOLDER else "▤"
             body.append(f"\n{mark} {clean(item.path)}", style="bold")
             body.append(f"  ({item.lines} line{'s' if item.lines != 1 else ''} attached)", style="dim")
+        for image in self.images:
+            body.append(f"\n{IMAGE_MARK} {clean(image)}", style="bold")
+            body.append("  (image attached)", style="dim")
         bar_role = "panel" if self.rewound else ("warning" if self.label else "primary")
         lines = painter.render(body, painter.width - 3, painter.boost)
         return painter.frame([Strip.join([Strip.blank(1, painter.boosted), line]) for line in lines],
