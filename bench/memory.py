@@ -68,6 +68,7 @@ class TranscriptSession:
     def __init__(self, emit: Callable[[Any], None], messages: int) -> None:
         self.emit = emit
         self.messages = messages
+        self.badges: list[str] = []
         self.emitted = 0
         self._stop = threading.Event()
         self.go = threading.Event()
