@@ -81,6 +81,8 @@ class ReplyReader:
             reply.blocks[event.index] = {"type": "text", "text": ""}
         elif isinstance(event, model.TextDelta):
             block = reply.blocks.setdefault(event.index, {"type": "text", "text": ""})
+            if block.get("type") != "text":
+                return  # a delta for another kind of block (a garbled stream): dropped
             block["text"] += event.text
             self.log.emit(TextDelta(turn_id=self.log.turn_id, text=event.text))
         elif isinstance(event, model.ThinkingStarted):
@@ -89,6 +91,8 @@ class ReplyReader:
             block = reply.blocks.setdefault(
                 event.index, {"type": "thinking", "thinking": "", "signature": ""}
             )
+            if block.get("type") != "thinking":
+                return  # a delta for another kind of block (a garbled stream): dropped
             block["thinking"] += event.text
             self.log.emit(ThinkingDelta(turn_id=self.log.turn_id, text=event.text))
         elif isinstance(event, model.SignatureDelta):
