@@ -390,7 +390,7 @@ async def test_the_palette_offers_the_same_commands() -> None:
 
 class _Saved:
     def __init__(self, id: str, first: str) -> None:
-        self.id, self.first_message, self.workspace = id, first, "/work/demo"
+        self.id, self.first_message, self.workspace = id, first, "/home/dev/demo"
         self.updated, self.last_status = 1_767_000_000.0, "completed"
 
 
