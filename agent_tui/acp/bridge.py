@@ -49,6 +49,7 @@ from agent_tui.protocol import (
     Event,
     HookStateChanged,
     ModelChanged,
+    PermissionModeChanged,
     Models,
     Notice,
     NoticeLevel,
@@ -288,7 +289,7 @@ class SessionBridge:
             case (TurnStarted() | SteerState() | HookStateChanged() | RewindPoints()
                   | RewindPlanned() | Rewound() | BackgroundJobChanged() | SessionClosed()
                   | Usage() | Compaction() | ModelChanged() | Models() | ConversationCleared()
-                  | ContextReport()):
+                  | ContextReport() | PermissionModeChanged()):
                 pass  # ACP has no update for these: the prompt and its response frame the turn
             case _:
                 assert_never(event)
