@@ -164,6 +164,11 @@ class Session(SessionControls):
         return self.deps.hooks.rows() if self.deps.hooks is not None else []
 
     @property
+    def permission_mode(self) -> PermissionMode:
+        """The mode calls are decided by now (``SetPermissionMode`` changes it)."""
+        return self.deps.policy.mode
+
+    @property
     def policy(self) -> PermissionPolicy:
         """Who may run what (front ends list its rules)."""
         return self.deps.policy

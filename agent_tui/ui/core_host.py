@@ -109,7 +109,7 @@ class CoreHost:
                 on_start_error(self.error)
                 return
             if on_started is not None:
-                mode = getattr(session.policy, "mode", None)
+                mode = getattr(session, "permission_mode", None)
                 on_started(list(session.badges), mode if isinstance(mode, PermissionMode)
                            else PermissionMode.ASK)
             records = session.past_records()
