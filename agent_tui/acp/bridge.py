@@ -36,6 +36,7 @@ from acp import RequestError
 from acp.helpers import update_agent_thought_text
 from acp.schema import PermissionOption, PromptResponse
 
+from agent_tui.acp.modes import mode_update
 from agent_tui.acp.updates import UpdateMapper, plan_update
 from agent_tui.core.plan import TODO_TOOL
 from agent_tui.core.session import Session
@@ -49,6 +50,7 @@ from agent_tui.protocol import (
     Event,
     HookStateChanged,
     ModelChanged,
+    PermissionMode,
     PermissionModeChanged,
     Models,
     Notice,
@@ -59,6 +61,7 @@ from agent_tui.protocol import (
     RewindPlanned,
     RewindPoints,
     SessionClosed,
+    SetPermissionMode,
     Shutdown,
     SteerState,
     TextDelta,
@@ -132,6 +135,16 @@ class SessionBridge:
         self._held: list[str] = []  # warnings told while no prompt ran (e.g. a server failed)
 
     # -- wiring ------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> PermissionMode:
+        """The permission mode the session decides calls by now."""
+        return self.session.permission_mode if self.session is not None else PermissionMode.ASK
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        """``session/set_mode``: answered by a ``current_mode_update`` once it is so."""
+        if self.session is not None:
+            self.session.submit(SetPermissionMode(mode=mode))
 
     def emit(self, event: Event) -> None:
         """The core's emit callable: on this loop, or safely from any other thread."""
@@ -286,10 +299,12 @@ class SessionBridge:
                 active = self._prompt
                 if active is not None and not active.done.done():
                     active.done.set_result(event)
+            case PermissionModeChanged():
+                await self._send(mode_update(event.mode))
             case (TurnStarted() | SteerState() | HookStateChanged() | RewindPoints()
                   | RewindPlanned() | Rewound() | BackgroundJobChanged() | SessionClosed()
                   | Usage() | Compaction() | ModelChanged() | Models() | ConversationCleared()
-                  | ContextReport() | PermissionModeChanged()):
+                  | ContextReport()):
                 pass  # ACP has no update for these: the prompt and its response frame the turn
             case _:
                 assert_never(event)

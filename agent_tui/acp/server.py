@@ -50,10 +50,12 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SetSessionModeResponse,
 )
 
 from agent_tui.acp.bridge import ClientConnection, SessionBridge
 from agent_tui.acp.mcp_servers import server_configs
+from agent_tui.acp.modes import mode_state, parse_mode
 from agent_tui.acp.transport import claim_stdout, open_stdio
 from agent_tui.protocol import Event
 from agent_tui.core.session import Session
@@ -146,7 +148,7 @@ class AcpAgent:
         servers = server_configs(mcp_servers)
         bridge = await self._open(None, workspace, servers)
         bridge.start_pump()
-        return NewSessionResponse(session_id=bridge.id)
+        return NewSessionResponse(session_id=bridge.id, modes=mode_state(bridge.mode))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
@@ -161,11 +163,11 @@ class AcpAgent:
                     {"sessionId": session_id, "details": "a prompt is running in this session"}
                 )
             await bridge.replay()
-            return LoadSessionResponse()
+            return LoadSessionResponse(modes=mode_state(bridge.mode))
         bridge = await self._open(session_id, workspace, servers)
         await bridge.replay()
         bridge.start_pump()
-        return LoadSessionResponse()
+        return LoadSessionResponse(modes=mode_state(bridge.mode))
 
     async def _open(
         self, session_id: str | None, workspace: Path, mcp_servers: list[Any]
@@ -213,6 +215,12 @@ class AcpAgent:
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         bridge = self._bridge(session_id)
         return await bridge.prompt(prompt_text(prompt))
+
+    async def set_session_mode(self, session_id: str, mode_id: str,
+                               **kwargs: Any) -> SetSessionModeResponse:
+        bridge = self._bridge(session_id)
+        bridge.set_mode(parse_mode(session_id, mode_id))
+        return SetSessionModeResponse()
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         bridge = self.sessions.get(session_id)
