@@ -184,7 +184,9 @@ class SessionBridge:
 
     # -- prompt and cancel ----------------------------------------------------------
 
-    async def prompt(self, text: str) -> PromptResponse:
+    async def prompt(self, message: UserMessage, refused: list[str]) -> PromptResponse:
+        """One turn for ``message``; ``refused`` names image files its text named that
+        were not attached (told first, as the TUI does)."""
         session = self.session
         assert session is not None
         if self.busy:
@@ -193,9 +195,10 @@ class SessionBridge:
         self._prompt = active
         try:
             held, self._held = self._held, []
+            held += [f"\n\n> agent-tui warning: image not attached: {r}\n\n" for r in refused]
             for notice in held:  # what went wrong meanwhile, before this turn's updates
                 await self._send(self.mapper.text(notice))
-            session.submit(UserMessage(text=text))
+            session.submit(message)
             try:
                 ended = await self._turn_end(active)
             except asyncio.CancelledError:
