@@ -38,6 +38,7 @@ from agent_tui.protocol import (
     FollowUp,
     HookStateChanged,
     ModelChanged,
+    PermissionModeChanged,
     Models,
     Notice,
     NoticeLevel,
@@ -121,7 +122,7 @@ class Printer:
                   | PermissionRequested() | SteerState() | RetryScheduled() | HookStateChanged()
                   | RewindPoints() | RewindPlanned() | Rewound() | BackgroundJobChanged()
                   | SessionClosed() | Usage() | Compaction() | ModelChanged() | Models()
-                  | ConversationCleared() | ContextReport()):
+                  | ConversationCleared() | ContextReport() | PermissionModeChanged()):
                 pass  # not part of the text output (stream-json carries every event)
             case _:
                 assert_never(event)

@@ -67,7 +67,7 @@ CLEANUP_BUDGET_S = 2.0  # the core's phase-2 budget in the trials
 TURN_BOUND_S = CLEANUP_BUDGET_S + 0.5  # Esc -> turn_ended, at most
 
 
-class AskForBash:
+class AskForBash(AllowAll):
     """Asks before every command; read-only calls pass."""
 
     def check(self, tool: Any, args: Any) -> Ruling:

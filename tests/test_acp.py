@@ -123,7 +123,7 @@ async def test_prompt_streams_text_and_a_late_cancel_is_harmless(tmp_path, fake_
         init = await conn.initialize(protocol_version=PROTOCOL_VERSION)
         caps = init.agent_capabilities
         assert caps.load_session is True
-        assert not caps.prompt_capabilities.image and not caps.prompt_capabilities.audio
+        assert caps.prompt_capabilities.image and not caps.prompt_capabilities.audio
         sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
 
         response = await conn.prompt(session_id=sid, prompt=[text_block("say hello")])

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from agent_tui.protocol import Decide, Interrupt, UserMessage
-from agent_tui.core.permission import Ruling
+from agent_tui.core.permission import AllowAll, Ruling
 from agent_tui.protocol import Decision, Verdict
 from agent_tui.providers.anthropic import AnthropicProvider
 from tests.fake_api import Reply
@@ -170,7 +170,7 @@ async def test_bad_request_fails_the_turn_without_retrying(fake_api, tmp_path):
     await run.close()
 
 
-class AskEverything:
+class AskEverything(AllowAll):
     def check(self, tool, args):
         if tool.read_only:
             return Ruling(verdict=Verdict.ALLOW, rule="test")

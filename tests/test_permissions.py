@@ -14,9 +14,9 @@ from agent_tui.core.permission import PermissionPolicy
 from agent_tui.protocol import Verdict
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
+from agent_tui.protocol import PermissionMode
 from agent_tui.permissions import (
     InvalidRule,
-    PermissionMode,
     PermissionRules,
     Permissions,
     Rule,

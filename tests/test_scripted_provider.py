@@ -10,7 +10,7 @@ from typing import Any
 import psutil
 import pytest
 
-from agent_tui.core.permission import Ruling
+from agent_tui.core.permission import AllowAll, Ruling
 from agent_tui.protocol import (
     Decide,
     Decision,
@@ -88,7 +88,7 @@ async def test_the_prompt_after_an_interrupted_call_is_answered(tmp_path):
     await run.close()
 
 
-class AskAll:
+class AskAll(AllowAll):
     def check(self, tool: Any, args: Any) -> Ruling:
         return Ruling(verdict=Verdict.ASK, reason="test asks")
 

@@ -21,7 +21,8 @@ import pytest
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.core.tool import ToolContext, ToolResult
-from agent_tui.permissions import PermissionMode, Permissions
+from agent_tui.permissions import Permissions
+from agent_tui.protocol import PermissionMode
 from agent_tui.protocol import Interrupt, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.tools.process import live_runs

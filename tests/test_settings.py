@@ -20,7 +20,8 @@ from agent_tui.settings import (
     user_settings_dir,
 )
 from agent_tui.tools.files import WriteFileTool
-from agent_tui.permissions import PermissionMode, Permissions
+from agent_tui.permissions import Permissions
+from agent_tui.protocol import PermissionMode
 
 
 @pytest.fixture

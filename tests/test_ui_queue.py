@@ -49,7 +49,7 @@ async def test_an_item_is_selected_edited_and_the_core_is_asked() -> None:
     app, made = _app({EditQueued: _edited})
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, len(QUEUED))
-        await pilot.press("shift+tab")
+        await pilot.press("alt+up")
         await pilot.pause()
         assert app.focused is app.queue_pane and app.queue_pane.cursor == "q2"  # the newest
         await pilot.press("up", "e")
@@ -66,7 +66,7 @@ async def test_an_item_is_removed() -> None:
     app, made = _app({RemoveQueued: _removed_text})
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, len(QUEUED))
-        await pilot.press("shift+tab", "d")
+        await pilot.press("alt+up", "d")
         await wait_until(pilot, lambda: app.queue_pane.items["q2"].state == SteerStatus.REMOVED, what="removed")
         assert made[0].ops == [RemoveQueued(id="q2")]
         assert app.prompt.text == ""  # removed, not pulled back
@@ -82,7 +82,7 @@ async def test_an_edit_that_comes_too_late_is_not_lost() -> None:
     app, made = _app({EditQueued: too_late})
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, len(QUEUED))
-        await pilot.press("shift+tab", "up", "enter")
+        await pilot.press("alt+up", "up", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, QueueEditScreen), what="editor")
         await _type(pilot, " twice")
         await pilot.press("enter")
@@ -98,7 +98,7 @@ async def test_an_applied_item_can_no_longer_be_edited() -> None:
         app.inbox.emit(SteerState(id="q2", state=SteerStatus.APPLIED, kind=SteerKind.FOLLOW_UP,
                                   text="then write a summary"))
         await settle(pilot, app, len(QUEUED) + 1)
-        await pilot.press("shift+tab")
+        await pilot.press("alt+up")
         await pilot.pause()
         assert app.queue_pane.cursor == "q1"  # only a waiting item can be picked
         await pilot.press("down", "e")  # there is nothing below q1 that can be changed

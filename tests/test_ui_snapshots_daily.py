@@ -238,11 +238,11 @@ QUEUE = [
 class TestQueueEditing:
     def test_a_queued_item_selected(self, snap_compare, tmp_path: Path) -> None:
         assert snap_compare(_app(QUEUE, workspace=tmp_path), terminal_size=WIDE,
-                            run_before=_typed(QUEUE, ["shift+tab", "up"]))
+                            run_before=_typed(QUEUE, ["alt+up", "up"]))
 
     def test_editing_a_queued_item(self, snap_compare, tmp_path: Path) -> None:
         assert snap_compare(_app(QUEUE, workspace=tmp_path), terminal_size=WIDE,
-                            run_before=_typed(QUEUE, ["shift+tab", "up", "e", "space", "t", "o", "o"]))
+                            run_before=_typed(QUEUE, ["alt+up", "up", "e", "space", "t", "o", "o"]))
 
 
 # ------------------------------------------------------------ thinking

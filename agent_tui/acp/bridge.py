@@ -36,6 +36,7 @@ from acp import RequestError
 from acp.helpers import update_agent_thought_text
 from acp.schema import PermissionOption, PromptResponse
 
+from agent_tui.acp.modes import mode_update
 from agent_tui.acp.updates import UpdateMapper, plan_update
 from agent_tui.core.plan import TODO_TOOL
 from agent_tui.core.session import Session
@@ -49,6 +50,8 @@ from agent_tui.protocol import (
     Event,
     HookStateChanged,
     ModelChanged,
+    PermissionMode,
+    PermissionModeChanged,
     Models,
     Notice,
     NoticeLevel,
@@ -58,6 +61,7 @@ from agent_tui.protocol import (
     RewindPlanned,
     RewindPoints,
     SessionClosed,
+    SetPermissionMode,
     Shutdown,
     SteerState,
     TextDelta,
@@ -132,6 +136,16 @@ class SessionBridge:
 
     # -- wiring ------------------------------------------------------------------------
 
+    @property
+    def mode(self) -> PermissionMode:
+        """The permission mode the session decides calls by now."""
+        return self.session.permission_mode if self.session is not None else PermissionMode.ASK
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        """``session/set_mode``: answered by a ``current_mode_update`` once it is so."""
+        if self.session is not None:
+            self.session.submit(SetPermissionMode(mode=mode))
+
     def emit(self, event: Event) -> None:
         """The core's emit callable: on this loop, or safely from any other thread."""
         if self._thread is not None and threading.get_ident() != self._thread:
@@ -170,7 +184,9 @@ class SessionBridge:
 
     # -- prompt and cancel ----------------------------------------------------------
 
-    async def prompt(self, text: str) -> PromptResponse:
+    async def prompt(self, message: UserMessage, refused: list[str]) -> PromptResponse:
+        """One turn for ``message``; ``refused`` names image files its text named that
+        were not attached (told first, as the TUI does)."""
         session = self.session
         assert session is not None
         if self.busy:
@@ -179,9 +195,10 @@ class SessionBridge:
         self._prompt = active
         try:
             held, self._held = self._held, []
+            held += [f"\n\n> agent-tui warning: image not attached: {r}\n\n" for r in refused]
             for notice in held:  # what went wrong meanwhile, before this turn's updates
                 await self._send(self.mapper.text(notice))
-            session.submit(UserMessage(text=text))
+            session.submit(message)
             try:
                 ended = await self._turn_end(active)
             except asyncio.CancelledError:
@@ -285,6 +302,8 @@ class SessionBridge:
                 active = self._prompt
                 if active is not None and not active.done.done():
                     active.done.set_result(event)
+            case PermissionModeChanged():
+                await self._send(mode_update(event.mode))
             case (TurnStarted() | SteerState() | HookStateChanged() | RewindPoints()
                   | RewindPlanned() | Rewound() | BackgroundJobChanged() | SessionClosed()
                   | Usage() | Compaction() | ModelChanged() | Models() | ConversationCleared()

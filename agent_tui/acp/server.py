@@ -15,8 +15,10 @@ Choices the protocol leaves to us:
   own. Clients queue on their side, or send ``session/cancel`` first.
 - **A failed turn** (the model request failed) answers the prompt with a JSON-RPC
   error (``-32603``) carrying the reason; the session stays usable.
-- **Prompt content:** text; resource links are passed on as their URI; embedded text
-  resources as their text. Images and audio are refused (not advertised).
+- **Prompt content** (:mod:`.prompt_content`): text; resource links as their URI;
+  embedded text resources as their text; images, and embedded image resources, as
+  images (checked as the TUI's are). Audio and other binary resources are refused
+  with an error naming them (not advertised).
 - **MCP servers** sent with ``session/new`` / ``session/load`` are connected like the
   MCP config files' servers (stdio and streamable HTTP, see :mod:`.mcp_servers`);
   what cannot be served is refused with an error naming the server.
@@ -50,10 +52,13 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SetSessionModeResponse,
 )
 
 from agent_tui.acp.bridge import ClientConnection, SessionBridge
 from agent_tui.acp.mcp_servers import server_configs
+from agent_tui.acp.modes import mode_state, parse_mode
+from agent_tui.acp.prompt_content import prompt_message
 from agent_tui.acp.transport import claim_stdout, open_stdio
 from agent_tui.protocol import Event
 from agent_tui.core.session import Session
@@ -93,27 +98,6 @@ def _workspace(cwd: str) -> Path:
     return path
 
 
-def prompt_text(blocks: list[Any]) -> str:
-    """The user message a prompt's content blocks make (text only, see module doc)."""
-    parts: list[str] = []
-    for block in blocks:
-        kind = getattr(block, "type", None)
-        if kind == "text":
-            parts.append(block.text)
-        elif kind == "resource_link":
-            parts.append(block.uri if not block.name else f"[{block.name}]({block.uri})")
-        elif kind == "resource" and hasattr(block.resource, "text"):
-            parts.append(f"{block.resource.uri}:\n{block.resource.text}")
-        else:
-            raise RequestError.invalid_params(
-                {"details": f"content of type {kind!r} is not supported (text only)"}
-            )
-    text = "\n\n".join(p for p in parts if p)
-    if not text.strip():
-        raise RequestError.invalid_params({"details": "the prompt is empty"})
-    return text
-
-
 class AcpAgent:
     """The ACP agent: sessions by id, each a :class:`SessionBridge`."""
 
@@ -132,7 +116,7 @@ class AcpAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=False
+                    image=True, audio=False, embedded_context=True
                 ),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
             ),
@@ -146,7 +130,7 @@ class AcpAgent:
         servers = server_configs(mcp_servers)
         bridge = await self._open(None, workspace, servers)
         bridge.start_pump()
-        return NewSessionResponse(session_id=bridge.id)
+        return NewSessionResponse(session_id=bridge.id, modes=mode_state(bridge.mode))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
@@ -161,11 +145,11 @@ class AcpAgent:
                     {"sessionId": session_id, "details": "a prompt is running in this session"}
                 )
             await bridge.replay()
-            return LoadSessionResponse()
+            return LoadSessionResponse(modes=mode_state(bridge.mode))
         bridge = await self._open(session_id, workspace, servers)
         await bridge.replay()
         bridge.start_pump()
-        return LoadSessionResponse()
+        return LoadSessionResponse(modes=mode_state(bridge.mode))
 
     async def _open(
         self, session_id: str | None, workspace: Path, mcp_servers: list[Any]
@@ -212,7 +196,15 @@ class AcpAgent:
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         bridge = self._bridge(session_id)
-        return await bridge.prompt(prompt_text(prompt))
+        assert bridge.session is not None
+        message, refused = prompt_message(prompt, bridge.session.workspace)
+        return await bridge.prompt(message, refused)
+
+    async def set_session_mode(self, session_id: str, mode_id: str,
+                               **kwargs: Any) -> SetSessionModeResponse:
+        bridge = self._bridge(session_id)
+        bridge.set_mode(parse_mode(session_id, mode_id))
+        return SetSessionModeResponse()
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         bridge = self.sessions.get(session_id)

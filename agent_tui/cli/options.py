@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROVIDERS = ("anthropic", "scripted")
-MODES = ("ask", "accept-edits", "auto")
+MODES = ("ask", "accept-edits", "plan", "auto")
 
 
 class UsageError(Exception):

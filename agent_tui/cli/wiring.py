@@ -175,7 +175,9 @@ class Wiring:
             allow_private_fetch=settings.web_fetch_allow_private,
         )
         self.containment = self.containment_for(Path(workspace))
-        tools.get("bash").sandbox = self.containment.sandbox  # type: ignore[union-attr]
+        bash = tools.get("bash")
+        bash.sandbox = self.containment.sandbox  # type: ignore[union-attr]
+        bash.plan_sandbox = self.containment.plan  # type: ignore[union-attr]
         if self.containment.notice is not None:
             emit(Notice(level=NoticeLevel.WARNING, text=self.containment.notice,
                         code=NoticeCode.CONTAINMENT))

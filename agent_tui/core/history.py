@@ -25,6 +25,7 @@ from agent_tui.core.records import (
     ConversationClearedRecord,
     HookRecord,
     MemoryNoteRecord,
+    PermissionModeRecord,
     RewindRecord,
     SteerRecord,
     ToolIntentRecord,
@@ -33,6 +34,7 @@ from agent_tui.core.records import (
     UserMessageRecord,
 )
 from agent_tui.core.plan import cut_off_wording
+from agent_tui.core.plan_mode import mode_note
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.protocol.ops import ImageAttachment
 from agent_tui.protocol.states import HookDecision, HookEvent, RestoreWhat, TurnStatus
@@ -353,6 +355,8 @@ def build_view(records: Iterable[Any], model: str | None = None) -> View:
             b.user_text(record.text)
         elif isinstance(record, AssistantMessageRecord):
             b.assistant(record, model)
+        elif isinstance(record, PermissionModeRecord):
+            b.user_text(mode_note(record.mode, record.previous))
         elif isinstance(record, MemoryNoteRecord):
             b.user_text(f"[Instructions from {record.path}, which applies to work in its folder:]"
                         f"\n{record.text}")

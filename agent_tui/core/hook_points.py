@@ -56,7 +56,8 @@ def gated(ruling: Ruling, answer: HookAnswer) -> Ruling:
     if answer.decision is HookDecision.BLOCK:
         return Ruling(verdict=Verdict.DENY, rule=rule, reason=reason or "blocked by a hook")
     if answer.decision is HookDecision.ASK and ruling.verdict is Verdict.ALLOW:
-        return Ruling(verdict=Verdict.ASK, rule=rule, reason=reason or "a hook asks")
+        return Ruling(verdict=Verdict.ASK, rule=rule, reason=reason or "a hook asks",
+                      confinement=ruling.confinement)
     if answer.decision is HookDecision.ALLOW and decided_by(ruling.rule) == "mode":
         return Ruling(verdict=Verdict.ALLOW, rule=rule, reason=reason or "allowed by a hook")
     return ruling

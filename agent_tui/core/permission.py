@@ -11,16 +11,18 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from agent_tui.core.tool import Tool
-from agent_tui.protocol.states import Verdict
+from agent_tui.core.tool import Confinement, Tool
+from agent_tui.protocol.states import PermissionMode, Verdict
 
-__all__ = ["AllowAll", "PermissionPolicy", "Ruling", "decided_by"]
+__all__ = ["AllowAll", "Confinement", "PermissionPolicy", "Ruling", "decided_by"]
 
 
 class Ruling(BaseModel):
     verdict: Verdict
     rule: str | None = None  # which rule or mode decided
     reason: str = ""
+    # Where an allowed call must run (plan mode: a command in a read-only sandbox).
+    confinement: Confinement = Confinement.NONE
 
 
 def decided_by(rule: str | None) -> str:
@@ -34,7 +36,12 @@ def decided_by(rule: str | None) -> str:
 
 
 class PermissionPolicy(Protocol):
+    mode: PermissionMode
+
     def check(self, tool: Tool, args: BaseModel) -> Ruling: ...
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        """Decide calls by ``mode`` from now on."""
 
     def remember(self, tool: Tool, args: BaseModel) -> None:
         """The user chose "allow for this session" for a call like this one."""
@@ -42,6 +49,11 @@ class PermissionPolicy(Protocol):
 
 class AllowAll:
     """A policy that allows everything (the ``auto`` mode, and tests)."""
+
+    mode = PermissionMode.AUTO
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        pass
 
     def check(self, tool: Tool, args: BaseModel) -> Ruling:
         return Ruling(verdict=Verdict.ALLOW, rule="mode:auto")

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from agent_tui.protocol.ops import ImageAttachment
 from agent_tui.protocol.states import (
+    PermissionMode,
     BackgroundState,
     CompactionTrigger,
     Decision,
@@ -141,6 +142,14 @@ class MemoryNoteRecord(_Record):
     kind: Literal["memory_note"] = "memory_note"
     path: str
     text: str
+
+
+class PermissionModeRecord(_Record):
+    """From here on calls are decided by this permission mode (the model is told)."""
+
+    kind: Literal["permission_mode"] = "permission_mode"
+    mode: PermissionMode
+    previous: PermissionMode
 
 
 class ModelChangeRecord(_Record):
@@ -311,6 +320,7 @@ Record = Annotated[
         CompactionRecord,
         MemoryNoteRecord,
         ModelChangeRecord,
+        PermissionModeRecord,
         ConversationClearedRecord,
     ],
     Field(discriminator="kind"),

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import (
     CancelTool,
+    PermissionMode,
     ClearConversation,
     Compact,
     Decide,
@@ -46,7 +47,12 @@ from agent_tui.protocol import (
     UserMessage,
 )
 from agent_tui.core.journal import JournalWriteError
-from agent_tui.core.records import SteerRecord, TurnEndedRecord, UserMessageRecord
+from agent_tui.core.records import (
+    PermissionModeRecord,
+    SteerRecord,
+    TurnEndedRecord,
+    UserMessageRecord,
+)
 from agent_tui.core.memory import MemoryFile, load_memory
 from agent_tui.core.model_control import ModelControl
 from agent_tui.core.prompt import build_system_prompt
@@ -54,6 +60,7 @@ from agent_tui.core.hook_points import HookPoints
 from agent_tui.core.hooks import HookRow
 from agent_tui.core.queue import Queued
 from agent_tui.core.rewind import Rewinder
+from agent_tui.core.plan_mode import told_mode
 from agent_tui.core.session_controls import SessionControls
 from agent_tui.core.subagent import SubAgents
 from agent_tui.core.deps import SessionDeps
@@ -157,6 +164,11 @@ class Session(SessionControls):
         return self.deps.hooks.rows() if self.deps.hooks is not None else []
 
     @property
+    def permission_mode(self) -> PermissionMode:
+        """The mode calls are decided by now (``SetPermissionMode`` changes it)."""
+        return self.deps.policy.mode
+
+    @property
     def policy(self) -> PermissionPolicy:
         """Who may run what (front ends list its rules)."""
         return self.deps.policy
@@ -234,6 +246,11 @@ class Session(SessionControls):
         for steer in self._offered_back:
             self._emit(SteerState(id=steer.id, state=SteerStatus.RETURNED,
                                   kind=steer.steer_kind, text=steer.text))
+        # The model is told the mode when it differs from what it was last told (a
+        # session resumed in another mode), and from the start when that is plan mode.
+        told, mode = told_mode(self.deps.journal.records), self.deps.policy.mode
+        if (told is None and mode is PermissionMode.PLAN) or (told is not None and told is not mode):
+            self._record(PermissionModeRecord(mode=mode, previous=told or mode))
         for begin in self.on_start:  # work that must begin on the core's loop
             try:
                 begin()

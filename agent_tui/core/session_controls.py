@@ -14,6 +14,7 @@ from agent_tui.core.compaction import CompactionFailed, Compactor
 from agent_tui.core.context_report import context_report
 from agent_tui.core.records import ConversationClearedRecord, SteerRecord
 from agent_tui.core.model_control import validate_model
+from agent_tui.core.plan_mode import switch_mode
 from agent_tui.core.queue import Queued
 from agent_tui.core.request import thinking_params
 from agent_tui.protocol import (
@@ -27,6 +28,7 @@ from agent_tui.protocol import (
     NoticeLevel,
     RemoveQueued,
     SetModel,
+    SetPermissionMode,
     ShowContext,
     SetThinking,
     SteerState,
@@ -72,6 +74,8 @@ class SessionControls:
                 self._record(ConversationClearedRecord())
                 self.deps.usage.forget()
                 self._emit(ConversationCleared())
+        elif isinstance(op, SetPermissionMode):
+            switch_mode(self.deps, self._record, self._emit, op.mode)
         elif isinstance(op, ShowContext):
             self._emit(context_report(self.deps, self.memory_files, self.context_notes))
         elif isinstance(op, EditQueued):

@@ -15,12 +15,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from enum import StrEnum
 from typing import Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
 from agent_tui.cancel import CancelReason, CancelScope
-from agent_tui.protocol import SideEffects, ToolState
+from agent_tui.protocol import Decision, PermissionMode, SideEffects, ToolState
 
 Outcome = Literal[
     ToolState.SUCCEEDED, ToolState.FAILED, ToolState.CANCELLED_WHILE_RUNNING, ToolState.UNKNOWN
@@ -71,6 +72,13 @@ class SubAgentSpawner(Protocol):
         """A background sub-agent; the result says its job id."""
 
 
+class Confinement(StrEnum):
+    """Where a call runs beyond what the session runs everything in."""
+
+    NONE = "none"
+    READ_ONLY = "read_only"  # plan mode: a read-only sandbox, no network
+
+
 @dataclass
 class ToolContext:
     """What a running tool call may use: its scope, workspace and output sink."""
@@ -83,6 +91,13 @@ class ToolContext:
     env: dict[str, str] = field(default_factory=dict)
     # Sub-agents bound to this call (core/subagent.py: Spawner), for the task tool.
     subagents: SubAgentSpawner | None = None
+    # Plan mode's read-only sandbox, when the permission ruling asked for it.
+    confinement: Confinement = Confinement.NONE
+    # How the user approved this call (None: nobody was asked, a rule or mode allowed it).
+    approval: Decision | None = None
+    # Leaves plan mode (exit_plan_mode, once the user approved the plan): the mode the
+    # session is in now, None when it was not in plan mode. None outside a session.
+    leave_plan_mode: Callable[[Decision | None], PermissionMode | None] | None = None
 
 
 class Tool(ABC):
@@ -121,6 +136,10 @@ class Tool(ABC):
 
     def runs_sandboxed(self, args: BaseModel) -> bool:
         """Whether this call runs inside the OS sandbox (then it needs no approval)."""
+        return False
+
+    def can_run_read_only(self, args: BaseModel) -> bool:
+        """Whether this call can run with ``Confinement.READ_ONLY`` (plan mode)."""
         return False
 
     def summary(self, args: BaseModel) -> str:

@@ -41,6 +41,7 @@ from agent_tui.protocol import (
     TurnStateChanged,
     Verdict,
 )
+from agent_tui.core.plan_mode import Permit, leave_plan_mode
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.core.turn_log import ToolCall, TurnLog
 
@@ -114,9 +115,11 @@ class ToolRunner:
         text, _ = result_wording(record)
         self.log.set_tool_state(call, state, detail=content or note, result=text)
 
-    async def _permitted(self, call: ToolCall, tool: Tool, args: Any, hooked: HookAnswer) -> bool:
-        """Ask the policy (after the hooks), and the user when it says ask. False: the
-        call has ended."""
+    async def _permitted(
+        self, call: ToolCall, tool: Tool, args: Any, hooked: HookAnswer
+    ) -> Permit | None:
+        """Ask the policy (after the hooks), and the user when it says ask. None: the
+        call has ended; else where it runs and what the user said."""
         turn_id = self.log.turn_id
         ruling = gated(self.deps.policy.check(tool, args), hooked)
         by = decided_by(ruling.rule)
@@ -127,9 +130,9 @@ class ToolRunner:
         if ruling.verdict is Verdict.DENY:
             self._finish_unstarted(call, ToolState.DENIED, note=ruling.reason,
                                    denied_by="hook" if by == "hook" else "policy")
-            return False
+            return None
         if ruling.verdict is not Verdict.ASK:
-            return True
+            return Permit(confinement=ruling.confinement)
         self.log.set_tool_state(call, ToolState.AWAITING_APPROVAL)
         self.log.emit(
             PermissionRequested(
@@ -146,7 +149,7 @@ class ToolRunner:
             decision = await self.deps.approvals.wait(call.id, self.scope)
         except Cancelled:
             self._finish_unstarted(call, ToolState.CANCELLED_BEFORE_START)
-            return False
+            return None
         denied = decision.decision is Decision.DENY
         self.log.record(PermissionRecord(
             turn_id=turn_id, tool_use_id=call.id,
@@ -156,10 +159,10 @@ class ToolRunner:
         ))
         if denied:
             self._finish_unstarted(call, ToolState.DENIED, note=decision.note, denied_by="user")
-            return False
+            return None
         if decision.decision is Decision.ALLOW_SESSION:
             self.deps.policy.remember(tool, args)
-        return True
+        return Permit(confinement=ruling.confinement, approval=decision.decision)
 
     async def _run_call(self, call: ToolCall) -> None:
         if call.invalid is not None or call.tool is None:
@@ -171,7 +174,8 @@ class ToolRunner:
         except Cancelled:  # cancel point: Esc ended the hook; the call never starts
             self._finish_unstarted(call, ToolState.CANCELLED_BEFORE_START)
             return
-        if not await self._permitted(call, tool, args, hooked):
+        permit = await self._permitted(call, tool, args, hooked)
+        if permit is None:
             return
         if self.checkpoint is not None and not self.log.read_only(call):
             try:
@@ -198,7 +202,7 @@ class ToolRunner:
         self.log.set_tool_state(call, ToolState.RUNNING)
         self.running.add(call.id)
         try:
-            result = await self._execute(call, tool, args, op_id)
+            result = await self._execute(call, tool, args, op_id, permit)
         finally:
             self.running.discard(call.id)
         self._finish(call, result)
@@ -215,7 +219,9 @@ class ToolRunner:
             if watch is not None:
                 await self._writes_done(watch)
 
-    async def _execute(self, call: ToolCall, tool: Tool, args: Any, op_id: str) -> ToolResult:
+    async def _execute(
+        self, call: ToolCall, tool: Tool, args: Any, op_id: str, permit: Permit
+    ) -> ToolResult:
         tool_scope = self.scope.child(f"tool:{call.id}")
         self._tool_scopes[call.id] = tool_scope
         turn_id = self.log.turn_id
@@ -232,6 +238,10 @@ class ToolRunner:
             subagents=(
                 subagents.for_call(self.deps, call.id, tool_scope) if subagents is not None else None
             ),
+            confinement=permit.confinement,
+            approval=permit.approval,
+            leave_plan_mode=lambda approval: leave_plan_mode(
+                self.deps, self.log.record, self.log.emit, approval),
         )
         watch = await self._watch_writes(tool, call)
         task = asyncio.create_task(tool.run(args, ctx))

@@ -9,7 +9,6 @@ mode, the rules and the session's memory, deciding each call).
 
 from agent_tui.permissions.policy import (
     PROTECTED_PATHS,
-    PermissionMode,
     Permissions,
     SubjectKind,
 )
@@ -18,7 +17,6 @@ from agent_tui.permissions.rules import InvalidRule, PermissionRules, Rule
 __all__ = [
     "PROTECTED_PATHS",
     "InvalidRule",
-    "PermissionMode",
     "PermissionRules",
     "Permissions",
     "Rule",

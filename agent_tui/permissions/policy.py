@@ -48,9 +48,10 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel
 
 from agent_tui.core.permission import Ruling
-from agent_tui.protocol import Verdict
+from agent_tui.protocol import PermissionMode, Verdict
 from agent_tui.core.tool import Tool
 from agent_tui.permissions.globs import glob_regex, relative
+from agent_tui.permissions.plan import EXIT_PLAN_MODE, planning
 from agent_tui.permissions.rules import (
     DOMAIN_PREFIX,
     PermissionRules,
@@ -59,12 +60,6 @@ from agent_tui.permissions.rules import (
     domain_matches,
 )
 from agent_tui.permissions.shell_words import split_command
-
-
-class PermissionMode(StrEnum):
-    ASK = "ask"
-    ACCEPT_EDITS = "accept-edits"
-    AUTO = "auto"
 
 
 class SubjectKind(StrEnum):
@@ -95,11 +90,7 @@ class Permissions:
         *,
         non_interactive: bool = False,
     ) -> None:
-        try:
-            self.mode = PermissionMode(mode)
-        except ValueError:
-            choices = ", ".join(m.value for m in PermissionMode)
-            raise ValueError(f"unknown permission mode {mode!r} (use one of {choices})") from None
+        self.mode = mode if isinstance(mode, PermissionMode) else PermissionMode.parse(mode)
         self.rules = rules or PermissionRules()
         self.non_interactive = non_interactive
         self._root = os.path.abspath(workspace)
@@ -108,8 +99,17 @@ class Permissions:
 
     # -- the policy -------------------------------------------------------------
 
+    def set_mode(self, mode: PermissionMode) -> None:
+        """Decide calls by ``mode`` from now on (session rules stay)."""
+        self.mode = mode
+
     def check(self, tool: Tool, args: BaseModel) -> Ruling:
+        if self.mode is not PermissionMode.PLAN and tool.name == EXIT_PLAN_MODE:
+            return Ruling(verdict=Verdict.ALLOW, rule="policy:not-planning",
+                          reason="not in plan mode: nothing to approve")
         ruling = self._decide(tool, args)
+        if self.mode is PermissionMode.PLAN:
+            ruling = planning(tool, args, ruling)
         if ruling.verdict is Verdict.ASK and self.non_interactive:
             reason = self._no_one_to_ask(tool, ruling)
             return Ruling(verdict=Verdict.DENY, rule=ruling.rule, reason=reason)

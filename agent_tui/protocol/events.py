@@ -20,6 +20,7 @@ from agent_tui.protocol.states import (
     HookRunState,
     NoticeCode,
     NoticeLevel,
+    PermissionMode,
     RequestPurpose,
     RestoreWhat,
     SideEffects,
@@ -252,6 +253,15 @@ class ModelChanged(BaseModel):
     max_output_tokens: int | None = None
 
 
+class PermissionModeChanged(BaseModel):
+    """The permission mode calls are decided by from now on (and at the session's
+    start). ``previous`` is None at the start."""
+
+    type: Literal["permission_mode_changed"] = "permission_mode_changed"
+    mode: PermissionMode
+    previous: PermissionMode | None = None
+
+
 class ModelInfoItem(BaseModel):
     id: str
     display_name: str = ""
@@ -312,6 +322,7 @@ Event = Union[
     Usage,
     Compaction,
     ModelChanged,
+    PermissionModeChanged,
     Models,
     ConversationCleared,
     ContextReport,

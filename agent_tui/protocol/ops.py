@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from agent_tui.protocol.states import Decision, RestoreWhat
+from agent_tui.protocol.states import Decision, PermissionMode, RestoreWhat
 
 
 ImageMediaType = Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
@@ -165,6 +165,14 @@ class SetThinking(BaseModel):
     thinking: str
 
 
+class SetPermissionMode(BaseModel):
+    """Decide calls by another permission mode from now on (Shift+Tab, ``/plan``, an
+    editor's mode switch). Answered by ``permission_mode_changed``."""
+
+    type: Literal["set_permission_mode"] = "set_permission_mode"
+    mode: PermissionMode
+
+
 class ShowContext(BaseModel):
     """What fills the context window (``/context``). Answered by ``context_report``."""
 
@@ -211,6 +219,7 @@ Op = Annotated[
         SetModel,
         ListModels,
         SetThinking,
+        SetPermissionMode,
         ClearConversation,
         ShowContext,
         EditQueued,

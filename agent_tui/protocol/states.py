@@ -52,6 +52,43 @@ class Verdict(StrEnum):
     ASK = "ask"
 
 
+class PermissionMode(StrEnum):
+    """Who decides what runs: ``ask`` asks for anything that writes or runs,
+    ``accept-edits`` also allows file edits inside the workspace, ``plan`` is read-only
+    (enforced: writes are refused, commands run in a read-only sandbox), ``auto``
+    allows all. Claude Code's words for them are :data:`CLAUDE_MODE_NAMES`."""
+
+    ASK = "ask"
+    ACCEPT_EDITS = "accept-edits"
+    PLAN = "plan"
+    AUTO = "auto"
+
+    @property
+    def claude_name(self) -> str:
+        """Claude Code's word for this mode (hook payloads, notices)."""
+        return {v: k for k, v in CLAUDE_MODE_NAMES.items()}[self]
+
+    @classmethod
+    def parse(cls, text: str) -> PermissionMode:
+        """Ours or Claude Code's word; raises ValueError naming the choices."""
+        try:
+            return CLAUDE_MODE_NAMES.get(text) or cls(text)
+        except ValueError:
+            choices = ", ".join(m.value for m in cls)
+            raise ValueError(
+                f"unknown permission mode {text!r} (use one of {choices}, or Claude Code's "
+                f"{', '.join(CLAUDE_MODE_NAMES)})") from None
+
+
+#: Claude Code's permission mode words -> ours.
+CLAUDE_MODE_NAMES: dict[str, PermissionMode] = {
+    "default": PermissionMode.ASK,
+    "acceptEdits": PermissionMode.ACCEPT_EDITS,
+    "plan": PermissionMode.PLAN,
+    "bypassPermissions": PermissionMode.AUTO,
+}
+
+
 class Decision(StrEnum):
     """The user's answer to a permission request."""
 

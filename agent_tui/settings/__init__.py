@@ -56,7 +56,8 @@ from pydantic import BaseModel, Field, ValidationError
 from agent_tui import containment_settings as cs
 from agent_tui.json_positions import offset_of, position_at, positions_of
 from agent_tui.paths import settings_files, user_config_dir
-from agent_tui.permissions import PermissionMode, PermissionRules
+from agent_tui.permissions import PermissionRules
+from agent_tui.protocol import PermissionMode
 from agent_tui.settings.problems import SettingsProblem, explain, json_type
 from agent_tui.settings.schema import HooksSource, SettingsFile
 

@@ -24,7 +24,8 @@ from pydantic import (
 
 from agent_tui import containment_settings as cs
 from agent_tui.credentials import CREDENTIAL_VARS
-from agent_tui.permissions import InvalidRule, PermissionMode, Rule
+from agent_tui.permissions import InvalidRule, Rule
+from agent_tui.protocol import PermissionMode
 
 #: Variables ``env`` may not set: the agent's own credentials (``CREDENTIAL_VARS``, kept
 #: from commands on purpose) and the tags the process layer uses to find its runs.

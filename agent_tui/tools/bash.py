@@ -12,16 +12,16 @@ import asyncio
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from pydantic import BaseModel, Field, field_validator
 
 from agent_tui.cancel import CancelReason
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.tool import Confinement, Tool, ToolContext, ToolResult
 from agent_tui.credentials import CREDENTIAL_VARS as HIDDEN_ENV
 from agent_tui.tools.background import BackgroundJobs
-from agent_tui.tools.sandbox import SandboxPolicy, refusal_notes
+from agent_tui.tools.sandbox import SandboxPolicy, refusal_notes, runs_here
 from agent_tui.tools.process import (
     DEFAULT_GRACE_S,
     Escalation,
@@ -106,16 +106,38 @@ class BashTool(Tool):
         self.limits = limits or RunLimits(grace_s=grace)
         self.default_timeout_ms = default_timeout_ms
         self.sandbox = sandbox  # every command runs under it (tools/sandbox.py)
+        # Plan mode's read-only sandbox for calls confined to it, and whether
+        # bubblewrap runs it here (probed once, the first time a call asks).
+        self.plan_sandbox: SandboxPolicy | None = None
+        self._plan_runs: bool | None = None
+
+    def can_run_read_only(self, args: BaseModel) -> bool:
+        if self.plan_sandbox is None:
+            return False
+        if self._plan_runs is None:
+            self._plan_runs = runs_here(self.plan_sandbox)
+        return self._plan_runs
+
+    def _policy(self, ctx: ToolContext) -> SandboxPolicy | None:
+        """The sandbox this call runs in: plan mode's when its ruling confined it."""
+        match ctx.confinement:
+            case Confinement.READ_ONLY:
+                return self.plan_sandbox
+            case Confinement.NONE:
+                return self.sandbox
+            case other:
+                assert_never(other)
 
     def runs_sandboxed(self, args: BaseModel) -> bool:
         """Sandboxed commands need no approval (deny and ask rules still apply)."""
         return self.sandbox is not None
 
-    def _argv(self, command: str, cwd: str | os.PathLike[str]) -> list[str]:
+    def _argv(self, command: str, ctx: ToolContext) -> list[str]:
         argv = bash_argv(command)
-        if self.sandbox is None:
+        policy = self._policy(ctx)
+        if policy is None:
             return argv
-        return self.sandbox.wrap(argv, Path(cwd))
+        return policy.wrap(argv, Path(ctx.workspace))
 
     def summary(self, args: BashInput) -> str:  # type: ignore[override]
         suffix = " (background)" if args.run_in_background else ""
@@ -132,6 +154,8 @@ class BashTool(Tool):
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         timeout_ms = args.timeout_ms if args.timeout_ms is not None else self.default_timeout_ms
         env = command_env(ctx.env)
+        if ctx.confinement is Confinement.READ_ONLY and self.plan_sandbox is None:
+            return ToolResult.error("Not run: plan mode's read-only sandbox is not available.")
         if args.run_in_background:
             return await self._start_background(args, ctx, env)
 
@@ -146,7 +170,7 @@ class BashTool(Tool):
         if timeout_ms is not None:
             scope.cancel_after(timeout_ms / 1000)
         run = ProcessRun(
-            self._argv(args.command, ctx.workspace),
+            self._argv(args.command, ctx),
             cwd=ctx.workspace,
             env=env,
             limits=self.limits,
@@ -173,7 +197,7 @@ class BashTool(Tool):
         finally:
             scope.detach()
         return to_tool_result(result, timeout_ms=timeout_ms, grace_s=self.limits.grace_s,
-                              sandbox=self.sandbox)
+                              sandbox=self._policy(ctx))
 
     async def _start_background(
         self, args: BashInput, ctx: ToolContext, env: dict[str, str]
@@ -184,7 +208,7 @@ class BashTool(Tool):
         timeout_s = args.timeout_ms / 1000 if args.timeout_ms is not None else None
         try:
             shell_id = await self.jobs.start(
-                self._argv(args.command, ctx.workspace),
+                self._argv(args.command, ctx),
                 command=args.command,
                 cwd=ctx.workspace,
                 env=env,

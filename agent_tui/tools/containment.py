@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.containment_settings import Limits, Sandbox
+from agent_tui.containment_settings import Limits, Network, Sandbox
 from agent_tui.tools.process import Containment, ContainmentMode, configure_limits, containment
 from agent_tui.tools.sandbox import SandboxPolicy, make_policy, probe
 
@@ -30,6 +30,8 @@ class SessionContainment(BaseModel):
 
     cgroups: Containment
     sandbox: SandboxPolicy | None = None
+    # Plan mode's read-only sandbox (probed when a plan-mode command first needs it).
+    plan: SandboxPolicy | None = None
 
     @property
     def status(self) -> str:
@@ -70,4 +72,6 @@ def session_containment(
         policy = make_policy(workspace, network=sandbox.network,
                              allow_write=sandbox.allow_write, private=private)
         probe(policy)
-    return SessionContainment(cgroups=containment(), sandbox=policy)
+    plan = (policy or make_policy(workspace, network=Network.DENY, allow_write=[],
+                                  private=private)).planning()
+    return SessionContainment(cgroups=containment(), sandbox=policy, plan=plan)

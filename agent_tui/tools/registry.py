@@ -4,7 +4,7 @@
 The CLI calls :func:`default_tools` once per session and hands the :class:`ToolSet` to
 the core. The order is fixed (it is the order the model sees them in, and the prompt
 cache keys on it): read_file, write_file, edit_file, glob, grep, bash, bash_output,
-kill_shell, task, todo_write, web_fetch; MCP tools come after. The file tools take their workspace from each call's ``ToolContext``; the
+kill_shell, task, todo_write, web_fetch, exit_plan_mode; MCP tools come after. The file tools take their workspace from each call's ``ToolContext``; the
 workspace given here is checked up front so a bad ``--cwd`` fails at startup, not at
 the first tool call.
 """
@@ -77,4 +77,7 @@ def default_tools(
 
     tools.add(TodoWriteTool())
     tools.add(WebFetchTool(allow_private=allow_private_fetch))
+    from agent_tui.tools.plan_mode import ExitPlanModeTool
+
+    tools.add(ExitPlanModeTool())
     return tools

@@ -54,8 +54,18 @@ class SandboxPolicy(BaseModel):
     allow_write: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
     read_only: tuple[Path, ...] = ()  # under /tmp, shown read-only through the private /tmp
+    # False for plan mode's sandbox: the workspace too is read-only (:meth:`planning`).
+    workspace_writable: bool = True
+
+    def planning(self) -> SandboxPolicy:
+        """Plan mode's sandbox: the same, but the workspace is read-only too, nothing
+        else is writable but the private /tmp, and there is no network."""
+        return self.model_copy(update={
+            "workspace_writable": False, "allow_write": (), "network": Network.DENY})
 
     def describe(self) -> str:
+        if not self.workspace_writable:
+            return "read-only sandbox (bubblewrap): no writes but a private /tmp; no network"
         net = "network allowed" if self.network is Network.ALLOW else "no network"
         extra = f", also writable: {', '.join(map(str, self.allow_write))}" if self.allow_write else ""
         return f"sandbox on (bubblewrap): writes only in the workspace and a private /tmp{extra}; {net}"
@@ -69,9 +79,10 @@ class SandboxPolicy(BaseModel):
             if path.exists():
                 out += ["--ro-bind", str(path), str(path)]
         # Writable paths after /tmp, so a workspace under /tmp is still the real one.
+        bind = "--bind" if self.workspace_writable else "--ro-bind"
         for path in (self.workspace, *self.allow_write):
             if path.exists():
-                out += ["--bind", str(path), str(path)]
+                out += [bind, str(path), str(path)]
         for path in self.hidden:
             if path.is_dir():
                 out += ["--tmpfs", str(path), "--remount-ro", str(path)]
@@ -127,6 +138,15 @@ def _contains(outer: Path, inner: Path) -> bool:
     return inner == outer or outer in inner.parents
 
 
+def runs_here(policy: SandboxPolicy) -> bool:
+    """Whether bubblewrap runs here with this policy (:func:`probe`, without a reason)."""
+    try:
+        probe(policy)
+    except SandboxUnavailable:
+        return False
+    return True
+
+
 def probe(policy: SandboxPolicy) -> None:
     """Check that bubblewrap runs here with this policy; raises SandboxUnavailable."""
     if shutil.which("bwrap") is None:
@@ -157,6 +177,13 @@ _NET_REFUSED = ("Network is unreachable", "Connection refused", "Could not resol
 def refusal_notes(policy: SandboxPolicy, output: str) -> list[str]:
     """Notes for the model when the output shows the sandbox refused something."""
     notes = []
+    if not policy.workspace_writable:
+        if any(marker in output for marker in _WRITE_REFUSED + _NET_REFUSED):
+            notes.append(
+                "[plan mode: commands run in a read-only sandbox (no writes but a private "
+                "/tmp, no network). Present the plan with exit_plan_mode; changes come "
+                "after the user approves it]")
+        return notes
     if any(marker in output for marker in _WRITE_REFUSED):
         notes.append(
             "[sandbox: a write outside the workspace was refused (the file system is "

@@ -30,7 +30,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
-from agent_tui.protocol.states import TurnState
+from agent_tui.protocol.states import PermissionMode, TurnState
 from agent_tui.ui.app_commands import CommandsMixin
 from agent_tui.ui.app_queue import QueueMixin
 from agent_tui.ui.app_screens import ScreensMixin
@@ -142,6 +142,7 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
         self.rewound_text: str | None = None  # the input as the latest rewind left it
         self.usage = UsageTally()
         self.current_model = ""
+        self.permission_mode = self.started_mode = PermissionMode.ASK  # until the session says
         self.sessions = sessions  # where /resume finds saved sessions
         self.workspace_default = (workspace or Path.cwd()).resolve()  # until the session says
         self.notifier = Notifier(notify)  # off unless asked (run_tui reads the environment)
@@ -231,7 +232,11 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
     @work(thread=True, exit_on_error=False, name="agent-core", group="core")
     def _run_core(self) -> None:
         self.host.run(self._from_core(self._show_past), self._from_core(self._start_failed),
-                      self._from_core(self.status.set_badges))
+                      self._from_core(self._session_started))
+
+    def _session_started(self, badges: list[str], mode: PermissionMode) -> None:
+        self.status.set_badges(badges)
+        self.session_modes(mode)
 
     def _from_core(self, fn: Callable[..., None]) -> Callable[..., None]:
         """``fn`` run on the UI's thread, called from another (the core's)."""

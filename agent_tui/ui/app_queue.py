@@ -67,6 +67,11 @@ class QueueMixin:
         self.queue_pane.mark(event.item.id, Pending.REMOVE)
         self.submit(RemoveQueued(id=event.item.id))
 
+    def action_focus_queue(self) -> None:
+        """Alt+Up: the queued messages, to edit or remove one."""
+        if self.queue_pane.display:
+            self.queue_pane.focus()
+
     def on_queue_pane_leave(self, _event: QueuePane.Leave) -> None:
         self.prompt.focus()
 

@@ -22,6 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_tui.protocol.states import PermissionMode
 from agent_tui.ui.bridge import EventInbox
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ class CoreHost:
     # -- the core's thread ---------------------------------------------------------
 
     def run(self, on_past: Callable[[list[Any]], None], on_start_error: Callable[[str], None],
-            on_started: Callable[[list[str]], None] | None = None) -> None:
+            on_started: Callable[[list[str], PermissionMode], None] | None = None) -> None:
         """The body of the core's thread worker: build the session, then run it."""
         try:
             with self._lock:
@@ -108,7 +109,9 @@ class CoreHost:
                 on_start_error(self.error)
                 return
             if on_started is not None:
-                on_started(list(session.badges))
+                mode = getattr(session, "permission_mode", None)
+                on_started(list(session.badges), mode if isinstance(mode, PermissionMode)
+                           else PermissionMode.ASK)
             records = session.past_records()
             if records:
                 on_past(records)

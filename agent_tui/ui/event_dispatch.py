@@ -18,6 +18,7 @@ from agent_tui.protocol import (
     ConversationCleared,
     Event,
     ModelChanged,
+    PermissionModeChanged,
     Models,
     Notice,
     PermissionRequested,
@@ -92,6 +93,7 @@ class Screen(Protocol):
     def usage_event(self, event: Usage) -> None: ...
     def compaction_event(self, event: Compaction) -> None: ...
     def model_changed(self, event: ModelChanged) -> None: ...
+    def permission_mode_changed(self, event: PermissionModeChanged) -> None: ...
     def models_listed(self, event: Models) -> None: ...
     def conversation_cleared(self, event: ConversationCleared) -> None: ...
     def context_reported(self, event: ContextReport) -> None: ...
@@ -167,6 +169,8 @@ class EventDispatch:
                 s.compaction_event(event)
             case ModelChanged():
                 s.model_changed(event)
+            case PermissionModeChanged():
+                s.permission_mode_changed(event)
             case Models():
                 s.models_listed(event)
             case ConversationCleared():

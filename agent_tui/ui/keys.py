@@ -48,6 +48,8 @@ INPUT_BINDINGS = [
     Binding("ctrl+f,alt+enter", "follow_up", "follow-up", key_display="^f"),
     Binding("ctrl+g,ctrl+enter", "send_now", "send now", key_display="^g"),
     Binding("ctrl+j,shift+enter", "newline", "newline", key_display="^j", show=False),
+    Binding("shift+tab", "app.cycle_mode", "mode", key_display="⇧tab", show=False),
+    Binding("alt+up", "app.focus_queue", "queued", key_display="alt+↑", show=False),
 ]
 
 # What the help screen lists: (keys, what they do).
@@ -59,7 +61,9 @@ HELP: list[tuple[str, str]] = [
     ("Ctrl+X Ctrl+E", "write the message in $VISUAL / $EDITOR (the screen comes back with it)"),
     ("↑ / ↓", "in the input: the messages sent before (on its first / last line)"),
     ("↑ on an empty input", "while messages are queued: the newest one back into the input"),
-    ("Shift+Tab", "the queued messages: ↑ ↓ pick, e / Enter edit, d / Del remove, Esc back"),
+    ("Shift+Tab", "the permission mode: ask → accept edits → plan (read-only) → ask (and auto, "
+                  "when the session started in it)"),
+    ("Alt+↑", "the queued messages: ↑ ↓ pick, e / Enter edit, d / Del remove, Esc back"),
     ("PgUp / PgDn", "scroll the transcript (at the end it follows new text again)"),
     ("Esc", "interrupt the running turn (running tools are stopped; background jobs are not)"),
     ("Esc Esc", "on an empty input while idle (or one holding just the message a rewind put back): "

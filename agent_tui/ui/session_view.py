@@ -1,7 +1,7 @@
 """The working session on screen: usage (the status line's context meter, tokens and
 cost), compaction (a divider with the tokens before and after, and honest started /
 cancelled / failed states), the model in use, the model picker, and a new
-conversation after ``/clear``. A mixin of the app (``ui/app.py``)."""
+conversation after ``/clear``, and the permission mode (Shift+Tab cycles it). A mixin of the app (``ui/app.py``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,10 @@ from agent_tui.protocol import (
     ConversationCleared,
     ModelChanged,
     Models,
+    PermissionMode,
+    PermissionModeChanged,
     SetModel,
+    SetPermissionMode,
     Usage,
 )
 from agent_tui.protocol.states import CompactionState
@@ -30,6 +33,15 @@ if TYPE_CHECKING:
     from agent_tui.ui.widgets.tools_pane import ToolsPane
     from agent_tui.ui.widgets.status_line import StatusLine
     from agent_tui.ui.widgets.transcript import Transcript
+
+
+#: How a notice names each permission mode.
+MODE_WORDS: dict[PermissionMode, str] = {
+    PermissionMode.ASK: "ask (calls that write or run are asked)",
+    PermissionMode.ACCEPT_EDITS: "accept edits (file edits in the workspace run, commands are asked)",
+    PermissionMode.PLAN: "plan (read-only: nothing is changed until you approve a plan)",
+    PermissionMode.AUTO: "auto (nothing is asked)",
+}
 
 
 def compaction_line(event: Compaction, variables: dict[str, str]) -> Text:
@@ -66,9 +78,32 @@ class SessionView:
     model_slot: ScreenSlot[Any]
     current_model: str
     theme_variables: dict[str, str]
+    permission_mode: PermissionMode  # as the core last said (or Shift+Tab just asked)
+    started_mode: PermissionMode  # auto is in Shift+Tab's cycle only when it started so
 
     if TYPE_CHECKING:  # the app's own, for the type checker (never shadowing it)
         def submit(self, op: Op) -> None: ...
+
+    def session_modes(self, mode: PermissionMode) -> None:
+        """The session started in ``mode``."""
+        self.permission_mode = self.started_mode = mode
+        self.status.set_mode(mode)
+
+    def permission_mode_changed(self, event: PermissionModeChanged) -> None:
+        self.permission_mode = event.mode
+        self.status.set_mode(event.mode)
+        self.status.set_notice("info", f"permission mode: {MODE_WORDS[event.mode]}")
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: the next permission mode (the core confirms it)."""
+        order = [PermissionMode.ASK, PermissionMode.ACCEPT_EDITS, PermissionMode.PLAN]
+        if self.started_mode is PermissionMode.AUTO:
+            order.append(PermissionMode.AUTO)
+        now = self.permission_mode
+        nxt = order[(order.index(now) + 1) % len(order)] if now in order else order[0]
+        self.permission_mode = nxt  # a second press at once goes on from here
+        self.status.set_mode(nxt)
+        self.submit(SetPermissionMode(mode=nxt))
 
     def usage_event(self, event: Usage) -> None:
         self.usage.add(event)

@@ -138,7 +138,7 @@ class QuickTool(Tool):
         return ToolResult.ok("done")
 
 
-class AskForSlow:
+class AskForSlow(AllowAll):
     """Asks before ``slow``, allows the rest."""
 
     def check(self, tool: Tool, args: BaseModel) -> Ruling:

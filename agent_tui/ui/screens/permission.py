@@ -1,5 +1,9 @@
 """The permission prompt: one tool call waits for the user's word.
 
+A plan (``exit_plan_mode``) is shown whole, with the same keys worded for it: y
+approves and goes on asking before changes, a approves and accepts edits, n keeps
+planning.
+
 y / Enter allow once, a allow for the session, n / Esc deny, d deny with a note
 (type it, Enter sends). An edit shows its diff (``ui/diffs.py``) before the user
 decides. The answer goes to the core as a ``Decide`` op. When the
@@ -35,6 +39,20 @@ from agent_tui.ui.safe_text import clean, short_summary
 from agent_tui.ui.states import role_style
 
 _INPUT_PREVIEW_LINES = 8
+PLAN_TOOL = "exit_plan_mode"
+KEYS = (
+    ("y/enter", "allow once", "success"),
+    ("a", "allow for session", "success"),
+    ("n/esc", "deny", "error"),
+    ("d", "deny with note", "error"),
+)
+# The same answers for a plan: "allow for session" goes on in accept-edits.
+PLAN_KEYS = (
+    ("y/enter", "approve, ask before changes", "success"),
+    ("a", "approve, accept edits", "success"),
+    ("n/esc", "keep planning", "error"),
+    ("d", "keep planning, with a note", "error"),
+)
 #: Seconds the prompt must be shown, with no key pressed, before a key answers it.
 ARM_DELAY = 0.5
 
@@ -57,6 +75,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
     PermissionScreen #diff { height: auto; max-height: 20; margin: 1 0 0 0; }
     PermissionScreen #keys { margin: 1 0 0 0; }
     PermissionScreen #note { margin: 1 0 0 0; }
+    PermissionScreen #plan { height: auto; max-height: 24; margin: 1 0 0 0; }
     """
 
     BINDINGS = [
@@ -96,8 +115,16 @@ class PermissionScreen(ModalScreen[Decide | None]):
     def tool_use_id(self) -> str:
         return self.request.tool_use_id
 
+    @property
+    def is_plan(self) -> bool:
+        """The model presents a plan (exit_plan_mode): approving it leaves plan mode."""
+        return self.request.name == PLAN_TOOL
+
     def compose(self) -> ComposeResult:
         req = self.request
+        if self.is_plan:
+            yield from self._compose_plan()
+            return
         with Vertical(id="dialog"):
             yield Static(Text(f"Allow {clean(req.name)}?"), id="title")
             summary = Text(short_summary(req.name, req.summary, 2000) or clean(req.name))
@@ -114,8 +141,17 @@ class PermissionScreen(ModalScreen[Decide | None]):
                     yield Static(Text(preview), id="input")
             yield Static(self._keys_text(), id="keys")
 
+    def _compose_plan(self) -> ComposeResult:
+        plan = self.request.input.get("plan") if isinstance(self.request.input, dict) else None
+        with Vertical(id="dialog"):
+            yield Static(Text("Approve this plan? Plan mode ends and the changes begin."),
+                         id="title")
+            with VerticalScroll(id="plan"):
+                yield Static(Text(clean(str(plan or self.request.summary))), id="plan-text")
+            yield Static(self._keys_text(), id="keys")
+
     def on_mount(self) -> None:
-        self.query_one("#dialog").border_title = "permission"
+        self.query_one("#dialog").border_title = "plan" if self.is_plan else "permission"
         self._shown_at = self._clock()
 
     @property
@@ -153,12 +189,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
     def _keys_text(self) -> Text:
         variables = self.app.theme_variables
         out = Text()
-        for key, what, role in (
-            ("y/enter", "allow once", "success"),
-            ("a", "allow for session", "success"),
-            ("n/esc", "deny", "error"),
-            ("d", "deny with note", "error"),
-        ):
+        for key, what, role in (PLAN_KEYS if self.is_plan else KEYS):
             if out:
                 out.append("   ")
             out.append(f"[{key}]", style=role_style(variables, role, bold=True))

@@ -12,12 +12,19 @@ from collections.abc import Callable
 from rich.text import Text
 from textual.widgets import Static
 
-from agent_tui.protocol.states import NoticeCode
+from agent_tui.protocol.states import NoticeCode, PermissionMode
 from agent_tui.ui.safe_text import first_line
 from agent_tui.ui.states import NOTICE_ROLES, TURN_LOOKS, role_style
 from agent_tui.ui.usage import UsageTally, money, tokens_short
 
 JOURNAL_ERROR_PREFIX = "journal not saved"
+
+#: How each permission mode but ask looks: (words, theme role).
+MODE_LOOKS: dict[PermissionMode, tuple[str, str]] = {
+    PermissionMode.ACCEPT_EDITS: ("⏵⏵ accept edits", "accent"),
+    PermissionMode.PLAN: ("⏸ plan mode: read-only", "warning"),
+    PermissionMode.AUTO: ("⚠ auto: nothing asked", "error"),
+}
 
 
 class StatusLine(Static):
@@ -46,6 +53,7 @@ class StatusLine(Static):
         self.thinking = ""
         self.usage_text = ""  # "context 45k/200k 23% · 120k tokens · $0.42"
         self.badges: list[str] = []  # what the session runs in, when it is worth saying ("sandbox")
+        self.mode = PermissionMode.ASK  # shown unless it is ask
 
     def on_mount(self) -> None:
         self._redraw()
@@ -82,6 +90,10 @@ class StatusLine(Static):
 
     def set_model(self, model: str, thinking: str = "") -> None:
         self.model, self.thinking = model, thinking
+        self._redraw()
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        self.mode = mode
         self._redraw()
 
     def set_badges(self, badges: list[str]) -> None:
@@ -135,6 +147,11 @@ class StatusLine(Static):
         for badge in self.badges:
             out.append("  │  ", style=muted)
             out.append(f"⛨ {badge}", style=role_style(variables, "success", bold=True))
+        if self.mode is not PermissionMode.ASK:
+            words, role = MODE_LOOKS[self.mode]
+            out.append("  │  ", style=muted)
+            out.append(words, style=role_style(variables, role, bold=True))
+            out.append(" (shift+tab)", style=muted)
         if self.journal_error:
             out.append("  │  ", style=muted)
             out.append("✗ journal not saved", style=role_style(variables, "error", bold=True))

@@ -1,0 +1,67 @@
+"""ACP session modes: the permission modes as an editor sees them. The SDK's client
+drives the real ``agent-tui acp`` process against the fake API: session/new offers
+the modes, session/set_mode switches (plan mode then refuses a write the model
+tries), an approved exit_plan_mode is a permission request whose approval switches
+the mode back, told as current_mode_update."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from acp import PROTOCOL_VERSION, RequestError, text_block
+from acp.schema import AllowedOutcome, RequestPermissionResponse
+
+from tests.fake_api import Reply
+from tests.test_acp import RecordingClient, spawn
+
+ALLOW_ONCE = RequestPermissionResponse(outcome=AllowedOutcome(option_id="allow_once",
+                                                              outcome="selected"))
+
+
+async def _new(conn, cwd) -> tuple[str, object]:
+    await conn.initialize(protocol_version=PROTOCOL_VERSION)
+    session = await conn.new_session(cwd=str(cwd), mcp_servers=[])
+    return session.session_id, session.modes
+
+
+@pytest.mark.asyncio
+async def test_modes_are_offered_and_plan_mode_refuses_a_write(tmp_path, fake_api):
+    fake_api.enqueue(Reply.tool_use("write_file", {"path": "x.txt", "content": "x"}),
+                     Reply.text("planned"))
+    client = RecordingClient()
+    async with spawn(client, tmp_path, fake_api, "--permission-mode", "accept-edits") as (conn, _):
+        sid, modes = await _new(conn, tmp_path)
+        assert modes.current_mode_id == "accept-edits"
+        assert [m.id for m in modes.available_modes] == ["ask", "accept-edits", "plan", "auto"]
+        await conn.set_session_mode(session_id=sid, mode_id="plan")
+        await client.wait_for(lambda: client.of("current_mode_update", sid))
+        assert client.of("current_mode_update", sid)[-1].current_mode_id == "plan"
+        response = await asyncio.wait_for(
+            conn.prompt(session_id=sid, prompt=[text_block("write it")]), 20)
+        assert response.stop_reason == "end_turn"
+        with pytest.raises(RequestError):
+            await conn.set_session_mode(session_id=sid, mode_id="yolo")
+    assert not (tmp_path / "x.txt").exists()
+    result = fake_api.requests[1]["messages"][-1]["content"][0]
+    assert result["type"] == "tool_result" and "plan mode" in result["content"]
+
+
+@pytest.mark.asyncio
+async def test_an_approved_plan_is_told_as_a_mode_update(tmp_path, fake_api):
+    fake_api.enqueue(Reply.tool_use("exit_plan_mode", {"plan": "1. write x.txt"}),
+                     Reply.tool_use("write_file", {"path": "x.txt", "content": "x"}),
+                     Reply.text("done"))
+    client = RecordingClient()
+    async with spawn(client, tmp_path, fake_api, "--permission-mode", "plan") as (conn, _):
+        sid, modes = await _new(conn, tmp_path)
+        assert modes.current_mode_id == "plan"
+        prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("plan it")]))
+        await client.wait_for(lambda: client.permission_requests)
+        client.answers.put_nowait(ALLOW_ONCE)  # the plan: approved, back to ask
+        await client.wait_for(lambda: len(client.permission_requests) == 2)
+        client.answers.put_nowait(ALLOW_ONCE)  # the write, asked in ask mode
+        response = await asyncio.wait_for(prompt, 20)
+        assert response.stop_reason == "end_turn"
+        assert [u.current_mode_id for u in client.of("current_mode_update", sid)] == ["ask"]
+    assert (tmp_path / "x.txt").read_text() == "x"
