@@ -65,3 +65,27 @@ async def test_an_approved_plan_is_told_as_a_mode_update(tmp_path, fake_api):
         assert response.stop_reason == "end_turn"
         assert [u.current_mode_id for u in client.of("current_mode_update", sid)] == ["ask"]
     assert (tmp_path / "x.txt").read_text() == "x"
+
+
+@pytest.mark.asyncio
+async def test_the_model_is_a_config_option_the_editor_can_switch(tmp_path, fake_api):
+    fake_api.enqueue(Reply.text("on the other model"))
+    client = RecordingClient()
+    async with spawn(client, tmp_path, fake_api, "--model", "claude-sonnet-4-5") as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        sid = session.session_id
+        (option,) = session.config_options
+        assert option.id == "model" and option.category == "model"
+        assert option.current_value == "claude-sonnet-4-5"
+        offered = [o.value for o in option.options]
+        other = next(m for m in offered if m != "claude-sonnet-4-5")
+        answer = await conn.set_config_option(config_id="model", session_id=sid, value=other)
+        assert answer.config_options[0].current_value == other
+        updates = client.of("config_option_update", sid)
+        assert updates and updates[-1].config_options[0].current_value == other
+        with pytest.raises(RequestError) as raised:
+            await conn.set_config_option(config_id="model", session_id=sid, value="claude-nope-9")
+        assert "unknown model" in str(raised.value.data)
+        await conn.prompt(session_id=sid, prompt=[text_block("hi")])
+    assert fake_api.requests[-1]["model"] == other

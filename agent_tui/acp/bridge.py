@@ -36,6 +36,7 @@ from acp import RequestError
 from acp.helpers import update_agent_thought_text
 from acp.schema import PermissionOption, PromptResponse
 
+from agent_tui.acp.models import ModelChoice
 from agent_tui.acp.modes import mode_update
 from agent_tui.acp.updates import UpdateMapper, plan_update
 from agent_tui.core.plan import TODO_TOOL
@@ -133,6 +134,7 @@ class SessionBridge:
         self._run_task: asyncio.Task[None] | None = None
         self._pump_task: asyncio.Task[None] | None = None
         self._held: list[str] = []  # warnings told while no prompt ran (e.g. a server failed)
+        self.models: ModelChoice | None = None  # the model option, once attached
 
     # -- wiring ------------------------------------------------------------------------
 
@@ -163,6 +165,7 @@ class SessionBridge:
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
         self.mapper = UpdateMapper(session.workspace, session.tools)
+        self.models = ModelChoice(session.submit, session.deps.config.model)
         self._run_task = asyncio.get_running_loop().create_task(
             session.run(), name=f"acp-session-{self.id}"
         )
@@ -289,7 +292,15 @@ class SessionBridge:
                 self._asks[event.tool_use_id] = task
                 task.add_done_callback(lambda t, k=event.tool_use_id: self._forget_ask(k, t))
             case Notice():
+                if event.level is NoticeLevel.ERROR and self.models is not None:
+                    self.models.on_error(event)
                 await self._notice(event)
+            case Models():
+                if self.models is not None:
+                    self.models.on_models(event)
+            case ModelChanged():
+                if self.models is not None:
+                    await self._send(self.models.on_model_changed(event))
             case RetryScheduled():
                 log.warning("session %s: model call failed (%s); retry %d in %.1f s",
                             self.id, event.reason, event.attempt, event.delay)
@@ -306,7 +317,7 @@ class SessionBridge:
                 await self._send(mode_update(event.mode))
             case (TurnStarted() | SteerState() | HookStateChanged() | RewindPoints()
                   | RewindPlanned() | Rewound() | BackgroundJobChanged() | SessionClosed()
-                  | Usage() | Compaction() | ModelChanged() | Models() | ConversationCleared()
+                  | Usage() | Compaction() | ConversationCleared()
                   | ContextReport()):
                 pass  # ACP has no update for these: the prompt and its response frame the turn
             case _:

@@ -1,9 +1,10 @@
 """``agent-tui acp``: an Agent Client Protocol agent over stdio (official SDK).
 
 Supported: ``initialize``, ``session/new``, ``session/load`` (replays the journal as
-updates, then continues), ``session/prompt``, ``session/cancel``; the agent sends
-``session/update`` (message chunks, tool calls, tool call updates) and
-``session/request_permission``. Anything else is answered ``-32601 Method not
+updates, then continues), ``session/prompt``, ``session/cancel``, ``session/set_mode``
+(the permission modes, :mod:`.modes`), ``session/set_config_option`` (the model,
+:mod:`.models`); the agent sends ``session/update`` (message chunks, tool calls, tool
+call updates, mode and config option updates) and ``session/request_permission``. Anything else is answered ``-32601 Method not
 found``: :class:`AcpAgent` deliberately does not subclass the SDK's ``Agent``
 protocol, whose unwritten methods would become silent stubs.
 
@@ -52,11 +53,13 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
 )
 
 from agent_tui.acp.bridge import ClientConnection, SessionBridge
 from agent_tui.acp.mcp_servers import server_configs
+from agent_tui.acp.models import check_option
 from agent_tui.acp.modes import mode_state, parse_mode
 from agent_tui.acp.prompt_content import prompt_message
 from agent_tui.acp.transport import claim_stdout, open_stdio
@@ -130,7 +133,8 @@ class AcpAgent:
         servers = server_configs(mcp_servers)
         bridge = await self._open(None, workspace, servers)
         bridge.start_pump()
-        return NewSessionResponse(session_id=bridge.id, modes=mode_state(bridge.mode))
+        return NewSessionResponse(session_id=bridge.id, modes=mode_state(bridge.mode),
+                                  config_options=await self._options(bridge))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
@@ -145,11 +149,18 @@ class AcpAgent:
                     {"sessionId": session_id, "details": "a prompt is running in this session"}
                 )
             await bridge.replay()
-            return LoadSessionResponse(modes=mode_state(bridge.mode))
+            return LoadSessionResponse(modes=mode_state(bridge.mode),
+                                       config_options=await self._options(bridge))
         bridge = await self._open(session_id, workspace, servers)
         await bridge.replay()
         bridge.start_pump()
-        return LoadSessionResponse(modes=mode_state(bridge.mode))
+        return LoadSessionResponse(modes=mode_state(bridge.mode),
+                                   config_options=await self._options(bridge))
+
+    @staticmethod
+    async def _options(bridge: SessionBridge) -> list[Any]:
+        assert bridge.models is not None
+        return list(await bridge.models.options())
 
     async def _open(
         self, session_id: str | None, workspace: Path, mcp_servers: list[Any]
@@ -205,6 +216,13 @@ class AcpAgent:
         bridge = self._bridge(session_id)
         bridge.set_mode(parse_mode(session_id, mode_id))
         return SetSessionModeResponse()
+
+    async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
+                                **kwargs: Any) -> SetSessionConfigOptionResponse:
+        bridge = self._bridge(session_id)
+        model = check_option(session_id, config_id, value)
+        assert bridge.models is not None
+        return SetSessionConfigOptionResponse(config_options=list(await bridge.models.choose(model)))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         bridge = self.sessions.get(session_id)
