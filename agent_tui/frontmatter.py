@@ -15,8 +15,8 @@ body starts. A text without the opening ``---`` has no front matter (all body). 
 cannot be read raises :class:`FrontMatterError` with the file's line number.
 
 Real files often hold a colon inside an unquoted value (``description: Use when:
-reviewing``), which strict YAML refuses; when every line is a flat ``key: value``,
-such values are taken as the plain text they were meant to be.
+reviewing``), which strict YAML refuses; such a top-level value is then read as the
+plain text it was meant to be.
 
 :class:`FileProblem` is how loaders of these files report one bad file (file, line,
 message) while the rest still load.
@@ -89,7 +89,7 @@ def _parse(block: str) -> dict[str, Any]:
     try:
         loaded = yaml.safe_load(block) if block.strip() else {}
     except yaml.YAMLError as exc:
-        lenient = _flat(block)
+        lenient = _repaired(block)
         if lenient is not None:
             return lenient
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
@@ -108,20 +108,27 @@ def _parse(block: str) -> dict[str, Any]:
     return loaded
 
 
-def _flat(block: str) -> dict[str, Any] | None:
-    """Every line a flat ``key: value`` with a plain value: the values as text."""
-    meta: dict[str, Any] = {}
-    for raw in block.split("\n"):
-        if not raw.strip() or raw.lstrip().startswith("#"):
-            continue
+def _repaired(block: str) -> dict[str, Any] | None:
+    """The block read again with each top-level plain value that holds ``: `` quoted
+    (``description: Use when: reviewing``), or None when that does not help."""
+    lines = block.split("\n")
+    changed = False
+    for i, raw in enumerate(lines):
         match = _FLAT.match(raw)
         if match is None:
-            return None
+            continue
         value = (match.group(2) or "").strip()
-        if value.startswith(_STRUCTURED):
-            return None
-        meta[match.group(1)] = value
-    return meta
+        if ": " in value and not value.startswith(_STRUCTURED):
+            quoted = value.replace("'", "''")
+            lines[i] = f"{match.group(1)}: '{quoted}'"
+            changed = True
+    if not changed:
+        return None
+    try:
+        loaded = yaml.safe_load("\n".join(lines))
+    except yaml.YAMLError:
+        return None
+    return loaded if isinstance(loaded, dict) else None
 
 
 def _line_of(block: str, key: object) -> int | None:
