@@ -47,7 +47,7 @@ GENERAL = "general-purpose"
 MODEL_ALIASES: dict[str, str] = {
     "sonnet": "claude-sonnet-5-5",
     "opus": "claude-opus-5-5",
-    "haiku": "claude-haiku-5-5",
+    "haiku": "claude-haiku-4-5",
 }
 #: Claude Code's rule for skill and sub-agent names.
 NAME_RULE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
