@@ -144,7 +144,7 @@ def agent_dirs(workspace: Path, home: Path | None = None) -> list[tuple[AgentSco
 def load_agent_types(workspace: Path, home: Path | None = None) -> AgentTypes:
     """Every type in :func:`agent_dirs`; bad files become problems."""
     found = AgentTypes()
-    seen: dict[str, Path] = {}
+    seen: dict[str, str] = {}
     for scope, folder in agent_dirs(workspace, home):
         try:
             files = sorted(p for p in folder.glob("*.md") if p.is_file())
@@ -170,9 +170,19 @@ def load_agent_types(workspace: Path, home: Path | None = None) -> AgentTypes:
                     f"sub-agent {agent.name!r} is also defined in {seen[agent.name]}, "
                     "which is used")))
                 continue
-            seen[agent.name] = path
+            seen[agent.name] = shown_path(path, workspace, home)
             found.types.append(agent)
     return found
+
+
+def shown_path(path: Path, workspace: Path, home: Path | None) -> str:
+    """A definition's file as a notice names it: from the workspace, or from ``~``."""
+    for base, prefix in ((Path(workspace), ""), (home if home is not None else Path.home(), "~/")):
+        try:
+            return prefix + str(path.relative_to(base))
+        except ValueError:
+            continue
+    return str(path)
 
 
 def check_name(name: Any, kind: str) -> str | None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.core.agent_types import DESCRIPTION_MAX, check_name
+from agent_tui.core.agent_types import DESCRIPTION_MAX, check_name, shown_path
 from agent_tui.frontmatter import (
     FileProblem,
     FrontMatterError,
@@ -102,7 +102,7 @@ def skill_dirs(workspace: Path, home: Path | None = None) -> list[tuple[SkillSco
 
 def load_skills(workspace: Path, home: Path | None = None) -> Skills:
     found = Skills()
-    seen: dict[str, Path] = {}
+    seen: dict[str, str] = {}
     folders_seen: set[Path] = set()
     for scope, base in skill_dirs(workspace, home):
         try:
@@ -134,7 +134,7 @@ def load_skills(workspace: Path, home: Path | None = None) -> Skills:
                 found.problems.append(FileProblem(path, (
                     f"skill {skill.name!r} is also defined in {seen[skill.name]}, which is used")))
                 continue
-            seen[skill.name] = path
+            seen[skill.name] = shown_path(path, workspace, home)
             found.skills.append(skill)
     return found
 
