@@ -182,3 +182,11 @@ async def test_a_skills_body_reaches_the_model_only_after_it_is_used(fake_api, c
     # a skill never used never reaches the model
     assert all("RELEASE-NOTES-SKILL-BODY" not in json.dumps(r) for r in fake_api.requests)
     await run.close()
+
+
+def test_hooks_see_the_skill_call_in_claude_codes_shape():
+    from agent_tui.protocol.tool_names import claude_input, claude_name, our_input, our_name
+
+    assert claude_name("skill") == "Skill" and our_name("Skill") == "skill"
+    assert claude_input("skill", {"name": "pdf-forms"}, "/ws") == {"skill": "pdf-forms"}
+    assert our_input("skill", {"skill": "pdf-forms"}) == {"name": "pdf-forms"}
