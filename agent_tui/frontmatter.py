@@ -89,22 +89,22 @@ def _parse(block: str) -> dict[str, Any]:
     try:
         loaded = yaml.safe_load(block) if block.strip() else {}
     except yaml.YAMLError as exc:
-        lenient = _repaired(block)
-        if lenient is not None:
-            return lenient
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = mark.line + 2 if mark is not None else 2
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise FrontMatterError(f"front matter is not valid YAML: {problem}", line) from None
+        loaded = _repaired(block)
+        if loaded is None:
+            mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+            line = mark.line + 2 if mark is not None else 2
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise FrontMatterError(f"front matter is not valid YAML: {problem}", line) from None
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):
         raise FrontMatterError(
             f"front matter must be `key: value` lines, not a {type(loaded).__name__}", 2
         )
-    for number, key in enumerate(loaded, start=2):
+    for key in loaded:
         if not isinstance(key, str):
-            raise FrontMatterError(f"front matter key {key!r} is not text", _line_of(block, key) or number)
+            raise FrontMatterError(f"front matter key {key!r} is not text",
+                                   _line_of(block, key) or 2)
     return loaded
 
 
@@ -125,10 +125,9 @@ def _repaired(block: str) -> dict[str, Any] | None:
     if not changed:
         return None
     try:
-        loaded = yaml.safe_load("\n".join(lines))
+        return yaml.safe_load("\n".join(lines))
     except yaml.YAMLError:
         return None
-    return loaded if isinstance(loaded, dict) else None
 
 
 def _line_of(block: str, key: object) -> int | None:

@@ -79,3 +79,9 @@ def test_key_line():
     text = "---\nname: a\ndescription: b\nmodel: haiku\n---\nmodel: not this\n"
     assert key_line(text, "model") == 4
     assert key_line(text, "tools") is None
+
+
+def test_a_key_that_is_not_text_is_named_with_its_line():
+    with pytest.raises(FrontMatterError) as exc:
+        read_front_matter("---\nname: x\n123: number key\n---\n")
+    assert exc.value.line == 3 and "123" in exc.value.message
