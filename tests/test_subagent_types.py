@@ -244,3 +244,28 @@ async def test_a_background_typed_subagent_keeps_its_tools(fake_api, config):
     assert tool_names(body) == ["read_file", "glob", "grep"]
     assert body["model"] == MODEL_ALIASES["haiku"]
     await run.close()
+
+
+@pytest.mark.asyncio
+async def test_a_type_with_an_empty_tools_list_gets_no_tools(fake_api, tmp_path):
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "thinker.md").write_text(
+        "---\nname: thinker\ndescription: Only thinks\ntools: []\nmodel: sonnet\n---\nThink.\n")
+    types = load_agent_types(tmp_path, tmp_path / "nohome")
+    assert types.get("thinker").tools == ()
+    serve(fake_api, {
+        ("go", 0): Reply.tool_use("task", {"description": "think", "prompt": "think hard",
+                                           "subagent_type": "thinker"}, id="toolu_think"),
+        ("think hard", 0): Reply.text("thought"),
+        ("go", 1): Reply.text("done"),
+    })
+    run = start_session(provider_for(fake_api), tools_for(types), tmp_path)
+    run.submit(UserMessage(text="go"))
+    await run.idle(timeout=20)
+    assert fake_api.rejections == []
+    body = request_for(fake_api, "think hard")
+    assert tool_names(body) == []
+    assert body["model"] == MODEL_ALIASES["sonnet"]
+    assert run.rec.tool_states("toolu_think")[-1] == "succeeded"
+    await run.close()
