@@ -190,3 +190,17 @@ def test_hooks_see_the_skill_call_in_claude_codes_shape():
     assert claude_name("skill") == "Skill" and our_name("Skill") == "skill"
     assert claude_input("skill", {"name": "pdf-forms"}, "/ws") == {"skill": "pdf-forms"}
     assert our_input("skill", {"skill": "pdf-forms"}) == {"name": "pdf-forms"}
+
+
+def test_a_long_list_of_skills_keeps_the_tool_description_bounded(tmp_path):
+    from agent_tui.tools.skills.tool import LISTING_BUDGET
+
+    for i in range(40):
+        folder = tmp_path / ".claude" / "skills" / f"skill-{i:02d}"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: skill-{i:02d}\ndescription: {'word ' * 199}end\n---\nbody\n")
+    tool = SkillTool(load_skills(tmp_path, tmp_path / "nohome"))
+    assert len(tool.description) < LISTING_BUDGET + 4000
+    assert "- skill-39 (description left out: the list is long)" in tool.description
+    assert "- skill-00: word word" in tool.description

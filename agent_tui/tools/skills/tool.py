@@ -29,9 +29,19 @@ class SkillInput(BaseModel):
     name: str = Field(description="The skill's name, as listed in this tool's description")
 
 
+#: Characters of skill descriptions in the tool's description; past it, names only.
+LISTING_BUDGET = 16_000
+
+
 def describe(skills: Skills) -> str:
     lines = [INTRO, "", "Available skills:"]
-    lines += [f"- {s.name}: {s.description}" for s in skills.skills]
+    used = 0
+    for skill in skills.skills:
+        used += len(skill.description)
+        if used <= LISTING_BUDGET:
+            lines.append(f"- {skill.name}: {skill.description}")
+        else:
+            lines.append(f"- {skill.name} (description left out: the list is long)")
     return "\n".join(lines)
 
 
