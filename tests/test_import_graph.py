@@ -55,7 +55,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer(
         "low helpers",
         ("paths", "atomic", "credentials", "units", "process_guard", "json_positions",
-         "crash_points", ""),
+         "crash_points", "frontmatter", ""),
     ),
 )
 

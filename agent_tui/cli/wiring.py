@@ -169,10 +169,12 @@ class Wiring:
         provider = make_provider(opts)
         jobs = BackgroundJobs(on_change=lambda info: emit(job_changed(info)))
         checkpoints = Checkpoints(self.store.root / session_id / "checkpoints", workspace)
+        skills, agent_types = self._definitions(Path(workspace), emit)
         tools = default_tools(
             workspace, jobs=jobs, on_before_write=checkpoints.record_pre_image,
             on_after_write=checkpoints.record_written,
             allow_private_fetch=settings.web_fetch_allow_private,
+            skills=skills, agent_types=agent_types,
         )
         self.containment = self.containment_for(Path(workspace))
         bash = tools.get("bash")
@@ -227,6 +229,19 @@ class Wiring:
         session.context_notes = self.containment.describe().splitlines()
         session.badges = [self.containment.status] if self.containment.sandbox is not None else []
         return session_id, session
+
+    def _definitions(self, workspace: Path, emit: Callable[[Event], None]) -> tuple[Any, Any]:
+        """Skills and sub-agent types in Claude Code's folders (the project's and the
+        user's), read once for the session; each bad file is a notice, the rest load."""
+        from agent_tui.protocol import Notice, NoticeLevel
+        from agent_tui.core.agent_types import load_agent_types
+        from agent_tui.tools.skills import load_skills
+
+        skills = load_skills(workspace)
+        agent_types = load_agent_types(workspace)
+        for problem in [*skills.problems, *agent_types.problems]:
+            emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
+        return skills, agent_types
 
     def _leftovers(self, journal: Journal, emit: Callable[[Event], None]) -> Any:
         """What earlier agent processes of this session left running (resume)."""

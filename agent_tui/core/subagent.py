@@ -9,6 +9,10 @@ reaches the parent conversation on the next request.
 
 Each sub-agent has its own id, journal branch and model view. Its events reach the
 front ends with ``parent_tool_use_id`` set to the ``task`` call they belong to.
+
+A typed sub-agent (``subagent_type``, a file of ``core/agent_types.py``) runs with
+its file's body as the system prompt, only the tools its file lists (never
+``task``: it cannot start sub-agents of its own) and its model.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import Callable
 
 
 from agent_tui.cancel import CancelReason, CancelScope
+from agent_tui.core.agent_types import AgentType
 from agent_tui.core.approvals import Approvals
 from agent_tui.core.deps import SessionDeps
 from agent_tui.protocol import (
@@ -35,7 +40,7 @@ from agent_tui.core.journal import Journal, JournalWriteError
 from agent_tui.core.records import AssistantMessageRecord, BackgroundResultRecord
 from agent_tui.core.queue import MessageQueue
 from agent_tui.core.state import tool_started
-from agent_tui.core.tool import ToolResult
+from agent_tui.core.tool import ToolResult, ToolSet
 from agent_tui.core.turn import Turn
 
 SUBAGENT_SYSTEM = (
@@ -63,9 +68,19 @@ class SubAgents:
     # -- the child's wiring ---------------------------------------------------------
 
     def _child_deps(
-        self, parent: SessionDeps, parent_tool_use_id: str, journal: Journal
+        self, parent: SessionDeps, parent_tool_use_id: str, journal: Journal,
+        agent: AgentType | None = None,
     ) -> SessionDeps:
-        config = replace(parent.config, system=SUBAGENT_SYSTEM)
+        tools = parent.tools
+        if agent is None:
+            config = replace(parent.config, system=SUBAGENT_SYSTEM)
+        else:
+            config = replace(parent.config, system=agent.system,
+                             model=agent.resolve_model(parent.config.model))
+            # the parent's tools as they are now, in their order, less what the type
+            # does not list
+            tools = ToolSet(t for name in parent.tools.names()
+                            if agent.allows(name) and (t := parent.tools.get(name)) is not None)
 
         def emit(event: Event) -> None:
             parent_emit = parent.emit
@@ -78,6 +93,7 @@ class SubAgents:
         return replace(
             parent,
             config=config,
+            tools=tools,
             journal=journal,
             emit=emit,
             queue=MessageQueue(),
@@ -113,13 +129,14 @@ class SubAgents:
         scope: CancelScope,
         description: str,
         prompt: str,
+        agent: AgentType | None = None,
     ) -> ToolResult:
         """A foreground sub-agent: runs under ``scope`` (the task call's)."""
         refused = self.too_deep(parent)
         if refused is not None:
             return refused
         journal = self._journal_for(parent, parent_tool_use_id)
-        deps = self._child_deps(parent, parent_tool_use_id, journal)
+        deps = self._child_deps(parent, parent_tool_use_id, journal, agent)
         return await self._run_turn(deps, parent_tool_use_id, scope, prompt)
 
     async def _run_turn(self, deps: SessionDeps, key: str, scope: CancelScope, prompt: str) -> ToolResult:
@@ -156,12 +173,14 @@ class SubAgents:
             )
         return ToolResult.error(f"the sub-agent failed: {ended.detail}", side_effects)
 
-    def start_background(self, parent: SessionDeps, description: str, prompt: str) -> str:
+    def start_background(
+        self, parent: SessionDeps, description: str, prompt: str, agent: AgentType | None = None
+    ) -> str:
         """A background sub-agent: its own scope, not under the turn. Returns its id."""
         job_id = f"agent_{next(self._ids)}"
         scope = self.background_root.child(job_id)
         journal = self._journal_for(parent, job_id)
-        deps = self._child_deps(parent, job_id, journal)
+        deps = self._child_deps(parent, job_id, journal, agent)
         self._scopes[job_id] = scope
         self._descriptions[job_id] = description
         self._changed(job_id, BackgroundState.RUNNING)
@@ -233,16 +252,20 @@ class Spawner:
         self._tool_use_id = tool_use_id
         self._scope = scope
 
-    async def run(self, description: str, prompt: str) -> ToolResult:
+    async def run(
+        self, description: str, prompt: str, agent: AgentType | None = None
+    ) -> ToolResult:
         return await self._agents.run(
-            self._parent, self._tool_use_id, self._scope, description, prompt
+            self._parent, self._tool_use_id, self._scope, description, prompt, agent
         )
 
-    def start_background(self, description: str, prompt: str) -> ToolResult:
+    def start_background(
+        self, description: str, prompt: str, agent: AgentType | None = None
+    ) -> ToolResult:
         refused = self._agents.too_deep(self._parent)
         if refused is not None:
             return refused
-        job_id = self._agents.start_background(self._parent, description, prompt)
+        job_id = self._agents.start_background(self._parent, description, prompt, agent)
         return ToolResult.ok(
             f"Started background sub-agent {job_id}. Its result will be shown to you when "
             "it finishes; the user can stop it.",

@@ -16,12 +16,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from enum import StrEnum
-from typing import Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import Decision, PermissionMode, SideEffects, ToolState
+
+if TYPE_CHECKING:
+    from agent_tui.core.agent_types import AgentType
 
 Outcome = Literal[
     ToolState.SUCCEEDED, ToolState.FAILED, ToolState.CANCELLED_WHILE_RUNNING, ToolState.UNKNOWN
@@ -63,12 +66,16 @@ class ToolResult(BaseModel):
 
 
 class SubAgentSpawner(Protocol):
-    """Sub-agents bound to one ``task`` call."""
+    """Sub-agents bound to one ``task`` call (``agent``: the type it names, if any)."""
 
-    async def run(self, description: str, prompt: str) -> ToolResult:
+    async def run(
+        self, description: str, prompt: str, agent: AgentType | None = None
+    ) -> ToolResult:
         """A foreground sub-agent under the call's scope."""
 
-    def start_background(self, description: str, prompt: str) -> ToolResult:
+    def start_background(
+        self, description: str, prompt: str, agent: AgentType | None = None
+    ) -> ToolResult:
         """A background sub-agent; the result says its job id."""
 
 

@@ -62,6 +62,7 @@ _KEYS: dict[str, dict[str, str]] = {
     "bash": {"timeout_ms": "timeout"},
     "bash_output": {"shell_id": "bash_id"},
     "kill_shell": {"shell_id": "shell_id"},
+    "skill": {"name": "skill"},
 }
 
 #: Keys whose value is a path that Claude Code gives absolute.

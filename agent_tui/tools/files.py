@@ -11,7 +11,7 @@ optional pre-image hook (the checkpoint layer) before replacing it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -71,6 +71,11 @@ class ReadFileTool(Tool):
     )
     read_only = True
 
+    def __init__(self, read_roots: Sequence[str | os.PathLike[str]] = ()) -> None:
+        # Folders read_file may also read in (skills' folders, given by absolute path):
+        # read-only, confined to each folder as the workspace is (symlinks included).
+        self.read_roots = [Path(os.path.abspath(r)) for r in read_roots]
+
     class Input(_Input):
         path: str = Field(description=_PATH_HELP)
         offset: int | None = Field(default=None, ge=1, description="1-based line to start at")
@@ -90,11 +95,34 @@ class ReadFileTool(Tool):
         if isinstance(ws, ToolResult):
             return ws
         shown = ws.display(args.path)
+        outside = self._read_root(ws, args.path)
+        if outside is not None:
+            ws, shown = outside, args.path
         try:
             with ws.open_read(args.path) as fh:
                 return _read_lines(fh, shown, args.offset or 1, args.limit)
         except (WorkspaceError, OSError) as exc:
             return ToolResult.error(describe_error(exc, ws.display(args.path)))
+
+
+    def _read_root(self, ws: Workspace, path: str) -> Workspace | None:
+        """For an absolute path outside the workspace that lies in one of the read
+        roots: that root, as a workspace of its own (so nothing outside it is read)."""
+        if not self.read_roots or not os.path.isabs(path):
+            return None
+        try:
+            ws.relative_parts(path)
+            return None  # inside the workspace: read as any other file
+        except WorkspaceError:
+            pass
+        for root in self.read_roots:
+            try:
+                root_ws = Workspace(root)
+                root_ws.relative_parts(path)
+            except (OSError, WorkspaceError):
+                continue
+            return root_ws
+        return None
 
 
 class _Lines:

@@ -1,10 +1,11 @@
 """The default tool set a session offers: file tools, searches, `bash`, job tools,
-`task`, the plan and `web_fetch`.
+`task`, the plan, `web_fetch` and `skill`.
 
 The CLI calls :func:`default_tools` once per session and hands the :class:`ToolSet` to
 the core. The order is fixed (it is the order the model sees them in, and the prompt
 cache keys on it): read_file, write_file, edit_file, glob, grep, bash, bash_output,
-kill_shell, task, todo_write, web_fetch, exit_plan_mode; MCP tools come after. The file tools take their workspace from each call's ``ToolContext``; the
+kill_shell, task, todo_write, web_fetch, exit_plan_mode, skill (only when there
+are skills); MCP tools come after. The file tools take their workspace from each call's ``ToolContext``; the
 workspace given here is checked up front so a bad ``--cwd`` fails at startup, not at
 the first tool call.
 """
@@ -25,7 +26,9 @@ from agent_tui.tools.files import (
 )
 
 if TYPE_CHECKING:
+    from agent_tui.core.agent_types import AgentTypes
     from agent_tui.tools.background import BackgroundJobs
+    from agent_tui.tools.skills import Skills
 
 
 def default_tools(
@@ -35,6 +38,8 @@ def default_tools(
     on_before_write: OnBeforeWrite | None = None,
     on_after_write: OnAfterWrite | None = None,
     allow_private_fetch: bool = False,
+    skills: Skills | None = None,
+    agent_types: AgentTypes | None = None,
 ) -> ToolSet:
     """The tools above (the job tools only when ``jobs`` is given).
 
@@ -42,7 +47,9 @@ def default_tools(
     hook, called right before each file write; ``on_after_write(path, new_bytes)``
     notes what was written (so a rewind can tell when someone changed it since).
     ``allow_private_fetch`` lets web_fetch open loopback and private addresses
-    (settings ``webFetch.allowPrivate``).
+    (settings ``webFetch.allowPrivate``). ``skills`` are offered through the ``skill``
+    tool, and read_file may read inside their folders; ``agent_types`` are the
+    sub-agent types ``task`` offers.
     """
     if not os.path.isdir(workspace):
         raise NotADirectoryError(
@@ -50,7 +57,7 @@ def default_tools(
         )
     tools = ToolSet(
         [
-            ReadFileTool(),
+            ReadFileTool(read_roots=skills.folders() if skills is not None else ()),
             WriteFileTool(on_before_write=on_before_write, on_after_write=on_after_write),
             EditFileTool(on_before_write=on_before_write, on_after_write=on_after_write),
         ]
@@ -71,7 +78,7 @@ def default_tools(
         tools.add(KillShellTool(jobs))
     from agent_tui.tools.task import TaskTool
 
-    tools.add(TaskTool())
+    tools.add(TaskTool(agent_types))
     from agent_tui.tools.todo import TodoWriteTool
     from agent_tui.tools.web.tool import WebFetchTool
 
@@ -80,4 +87,8 @@ def default_tools(
     from agent_tui.tools.plan_mode import ExitPlanModeTool
 
     tools.add(ExitPlanModeTool())
+    if skills is not None and skills.skills:
+        from agent_tui.tools.skills import SkillTool
+
+        tools.add(SkillTool(skills))
     return tools

@@ -4,12 +4,19 @@ A foreground task runs a nested agent loop under this call's cancel scope and
 returns the sub-agent's final answer; Esc on the turn stops it and everything it
 started. With ``run_in_background`` the sub-agent runs on its own (Esc does not
 stop it) and its result reaches the conversation when it finishes.
+
+``subagent_type`` names a sub-agent type (``core/agent_types.py``: the project's and
+the user's ``.claude/agents/*.md``); the description lists them, fixed for the
+session (the prompt cache keys on the tools). Without it, or with
+``general-purpose``, the sub-agent is the general one. A name that is no type is an
+error the model sees, with the names there are.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from agent_tui.core.agent_types import GENERAL, AgentTypes
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 
 
@@ -19,6 +26,10 @@ class TaskInput(BaseModel):
     run_in_background: bool = Field(
         default=False,
         description="Run on its own and report when done; the turn does not wait for it",
+    )
+    subagent_type: str | None = Field(
+        default=None,
+        description=f"The type of sub-agent, one of those listed (default: {GENERAL})",
     )
 
 
@@ -40,9 +51,15 @@ class TaskTool(Tool):
     read_only = False
     concurrent = True  # each sub-agent works on its own
 
+    def __init__(self, agent_types: AgentTypes | None = None) -> None:
+        self.agent_types = agent_types if agent_types is not None else AgentTypes()
+        if self.agent_types.types:
+            self.description = describe(self.agent_types)  # type: ignore[misc]
+
     def summary(self, args: TaskInput) -> str:  # type: ignore[override]
         suffix = " (background)" if args.run_in_background else ""
-        return f"task: {args.description}{suffix}"
+        kind = f" [{args.subagent_type}]" if args.subagent_type else ""
+        return f"task{kind}: {args.description}{suffix}"
 
     def rewind_caveat(self, raw_input: dict) -> str | None:  # type: ignore[override]
         return (
@@ -53,6 +70,27 @@ class TaskTool(Tool):
     async def run(self, args: TaskInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
         if ctx.subagents is None:
             return ToolResult.error("sub-agents are not available in this session")
+        agent = None
+        wanted = (args.subagent_type or "").strip()
+        if wanted and not (wanted == GENERAL and self.agent_types.get(GENERAL) is None):
+            agent = self.agent_types.get(wanted)
+            if agent is None:
+                names = ", ".join([GENERAL, *self.agent_types.names()])
+                return ToolResult.error(
+                    f"no sub-agent type {wanted!r}: the types are {names}"
+                )
         if args.run_in_background:
-            return ctx.subagents.start_background(args.description, args.prompt)
-        return await ctx.subagents.run(args.description, args.prompt)
+            return ctx.subagents.start_background(args.description, args.prompt, agent)
+        return await ctx.subagents.run(args.description, args.prompt, agent)
+
+
+def describe(agent_types: AgentTypes) -> str:
+    """The tool's description with the session's sub-agent types listed."""
+    lines = [TaskTool.description, "", "Sub-agent types (subagent_type):",
+             f"- {GENERAL}: the general sub-agent, with every tool (the default)"]
+    for agent in agent_types.types:
+        if agent.name != GENERAL:
+            lines.append(f"- {agent.name}: {agent.description} (tools: {agent.tools_shown})")
+        else:
+            lines[3] = f"- {GENERAL}: {agent.description} (tools: {agent.tools_shown})"
+    return "\n".join(lines)

@@ -28,7 +28,7 @@ from agent_tui.protocol import (
     ImageAttachment,
 )
 from agent_tui.core.prompt import INIT_PROMPT
-from agent_tui.ui.commands import reports
+from agent_tui.ui.commands import definitions, reports
 from agent_tui.ui.commands.custom import expand
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind, CommandLine, Commands
 from agent_tui.ui.session_facts import mcp_statuses, permission_facts
@@ -54,6 +54,8 @@ BUILTIN: list[Command] = [
     Command("theme", "switch the theme", "[" + "|".join(THEMES) + "]", ArgsNeed.OPTIONAL),
     Command("permissions", "the permission rules in force and where each came from"),
     Command("mcp", "MCP servers: their state and their tools"),
+    Command("skills", "the skills the model may use, and where each came from"),
+    Command("agents", "the sub-agent types task can start, and where each came from"),
     Command("quit", "stop what runs, then quit"),
 ]
 
@@ -189,6 +191,27 @@ def _mcp(host: CommandHost, args: str) -> None:
     host.show_page("MCP servers", reports.mcp_report(mcp_statuses(parts[1])))
 
 
+def _skills(host: CommandHost, args: str) -> None:
+    session = _session_or_say(host)
+    if session is not None:
+        tool = _tool(session, "skill")
+        host.show_page("skills", definitions.skills_report(
+            getattr(tool, "skills", None), session.workspace))
+
+
+def _agents(host: CommandHost, args: str) -> None:
+    session = _session_or_say(host)
+    if session is not None:
+        tool = _tool(session, "task")
+        host.show_page("sub-agents", definitions.agents_report(
+            getattr(tool, "agent_types", None), session.workspace))
+
+
+def _tool(session: Any, name: str) -> Any:
+    tools = getattr(session, "tools", None)
+    return tools.get(name) if tools is not None else None
+
+
 def _quit(host: CommandHost, args: str) -> None:
     host.quit_app()
 
@@ -197,7 +220,8 @@ HANDLERS: dict[str, Callable[[CommandHost, str], None]] = {
     "help": _help, "clear": _clear, "compact": _compact, "model": _model, "thinking": _thinking,
     "cost": _cost, "context": _context, "memory": _memory, "init": _init, "hooks": _hooks,
     "resume": _resume, "rewind": _rewind, "theme": _theme,
-    "permissions": _permissions, "mcp": _mcp, "quit": _quit,
+    "permissions": _permissions, "mcp": _mcp, "skills": _skills, "agents": _agents,
+    "quit": _quit,
 }
 
 

@@ -1,0 +1,148 @@
+"""Front matter: the YAML block between two ``---`` lines at the top of a Markdown file.
+
+Claude Code's Markdown files (skills' ``SKILL.md``, sub-agents, commands) open with one::
+
+    ---
+    name: code-reviewer
+    description: Reviews a change for bugs
+    tools: Read, Grep, Glob
+    ---
+    You are a careful reviewer...
+
+:func:`read_front_matter` splits such a text into its metadata (a dict, read with
+PyYAML's safe loader: no tags, no objects) and its body, and says on which line the
+body starts. A text without the opening ``---`` has no front matter (all body). What
+cannot be read raises :class:`FrontMatterError` with the file's line number.
+
+Real files often hold a colon inside an unquoted value (``description: Use when:
+reviewing``), which strict YAML refuses; such a top-level value is then read as the
+plain text it was meant to be.
+
+:class:`FileProblem` is how loaders of these files report one bad file (file, line,
+message) while the rest still load.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+FENCE = "---"
+# A flat `key: value` line, as the lenient reading takes it.
+_FLAT = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(.*))?$")
+# Values that mean YAML structure: never reread as plain text.
+_STRUCTURED = ("[", "{", '"', "'", "|", ">", "&", "*", "!", "%", "@", "`")
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    meta: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
+    body_line: int = 1  # 1-based line of the file where the body starts
+    present: bool = False  # the file opened with a front matter block
+
+
+class FrontMatterError(ValueError):
+    """Front matter that cannot be read; ``line`` is the file's, 1-based."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """One file that could not be used (or one part of it), said with its line."""
+
+    file: Path
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else str(self.file)
+        return f"{where}: {self.message}"
+
+
+def read_front_matter(text: str) -> FrontMatter:
+    """Split ``text`` into front matter and body; raises :class:`FrontMatterError`."""
+    text = text.removeprefix("\ufeff")
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip("\r").strip() != FENCE:
+        return FrontMatter(body=text)
+    end = next(
+        (i for i in range(1, len(lines)) if lines[i].rstrip("\r").strip() == FENCE), None
+    )
+    if end is None:
+        raise FrontMatterError("the front matter opened here is never closed with ---", 1)
+    block = "\n".join(line.rstrip("\r") for line in lines[1:end])
+    meta = _parse(block)
+    body = "\n".join(lines[end + 1 :])
+    return FrontMatter(meta=meta, body=body, body_line=end + 2, present=True)
+
+
+def _parse(block: str) -> dict[str, Any]:
+    try:
+        loaded = yaml.safe_load(block) if block.strip() else {}
+    except yaml.YAMLError as exc:
+        loaded = _repaired(block)
+        if loaded is None:
+            mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+            line = mark.line + 2 if mark is not None else 2
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise FrontMatterError(f"front matter is not valid YAML: {problem}", line) from None
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise FrontMatterError(
+            f"front matter must be `key: value` lines, not a {type(loaded).__name__}", 2
+        )
+    for key in loaded:
+        if not isinstance(key, str):
+            raise FrontMatterError(f"front matter key {key!r} is not text",
+                                   _line_of(block, key) or 2)
+    return loaded
+
+
+def _repaired(block: str) -> dict[str, Any] | None:
+    """The block read again with each top-level plain value that holds ``: `` quoted
+    (``description: Use when: reviewing``), or None when that does not help."""
+    lines = block.split("\n")
+    changed = False
+    for i, raw in enumerate(lines):
+        match = _FLAT.match(raw)
+        if match is None:
+            continue
+        value = (match.group(2) or "").strip()
+        if ": " in value and not value.startswith(_STRUCTURED):
+            quoted = value.replace("'", "''")
+            lines[i] = f"{match.group(1)}: '{quoted}'"
+            changed = True
+    if not changed:
+        return None
+    try:
+        return yaml.safe_load("\n".join(lines))
+    except yaml.YAMLError:
+        return None
+
+
+def _line_of(block: str, key: object) -> int | None:
+    for number, raw in enumerate(block.split("\n"), start=2):
+        if raw.startswith(f"{key}:"):
+            return number
+    return None
+
+
+def key_line(text: str, key: str) -> int | None:
+    """The file's line where front matter key ``key`` is set (for a problem's line)."""
+    lines = text.removeprefix("\ufeff").split("\n")
+    for number, raw in enumerate(lines[1:], start=2):
+        if raw.rstrip("\r").strip() == FENCE:
+            return None
+        if re.match(rf"^{re.escape(key)}[ \t]*:", raw):
+            return number
+    return None

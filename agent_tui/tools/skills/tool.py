@@ -1,0 +1,85 @@
+"""The ``skill`` tool: loads one skill's instructions when the model uses it.
+
+Its description lists every skill of the session by name and description (fixed for
+the session: the prompt cache keys on the tools); nothing of a skill's body is in any
+request before the model calls ``skill`` with that name. The result is the body of
+its ``SKILL.md`` and the skill's folder as an absolute path, so the model can read
+the skill's other files with ``read_file`` (which may read inside a skill's folder
+even when it lies outside the workspace: read-only, that folder only).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.tools.skills.catalog import SKILL_FILE, SkillError, Skills, read_skill_file
+
+INTRO = (
+    "Load a skill: instructions (and files beside them) for a kind of task, written by "
+    "the user or the project. When a task matches a skill's description below, call "
+    "this first with its name and follow what it says. The result gives the skill's "
+    "folder: read its other files with read_file when the instructions point to them."
+)
+
+
+class SkillInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="The skill's name, as listed in this tool's description")
+
+
+#: Characters of skill descriptions in the tool's description; past it, names only.
+LISTING_BUDGET = 16_000
+
+
+def describe(skills: Skills) -> str:
+    lines = [INTRO, "", "Available skills:"]
+    used = 0
+    for skill in skills.skills:
+        used += len(skill.description)
+        if used <= LISTING_BUDGET:
+            lines.append(f"- {skill.name}: {skill.description}")
+        else:
+            lines.append(f"- {skill.name} (description left out: the list is long)")
+    return "\n".join(lines)
+
+
+class SkillTool(Tool):
+    name = "skill"
+    description = INTRO
+    Input = SkillInput
+    read_only = True
+
+    def __init__(self, skills: Skills) -> None:
+        self.skills = skills
+        self.description = describe(skills)  # type: ignore[misc]
+
+    def summary(self, args: SkillInput) -> str:  # type: ignore[override]
+        return f"skill {args.name}"
+
+    async def run(self, args: SkillInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        ctx.scope.raise_if_cancelled()
+        skill = self.skills.get(args.name.strip().lstrip("/"))
+        if skill is None:
+            names = ", ".join(s.name for s in self.skills.skills)
+            return ToolResult.error(
+                f"no skill named {args.name!r}" + (f"; the skills are: {names}" if names else
+                                                   "; this session has no skills")
+            )
+        try:
+            _text, _meta, body, _line = read_skill_file(skill.file)
+        except SkillError as exc:
+            where = f"{skill.file}:{exc.line}" if exc.line else str(skill.file)
+            return ToolResult.error(f"skill {skill.name}: {where}: {exc.message}")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or exc
+            return ToolResult.error(f"skill {skill.name}: cannot read {skill.file}: {reason}")
+        result = ToolResult.ok(
+            f"Skill {skill.name} (from {skill.file})\n"
+            f"Base directory for this skill: {skill.folder}\n"
+            f"Its other files can be read with read_file under that folder "
+            f"(read-only).\n\n{body.strip()}\n"
+        )
+        result.details = {"skill": skill.name, "folder": str(skill.folder), "file": SKILL_FILE}
+        return result
