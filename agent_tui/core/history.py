@@ -61,6 +61,9 @@ def result_wording(record: ToolResultRecord) -> tuple[str, bool]:
             text += f"\nThe user's note: {record.note}"
         return text, True
     if state is ToolState.CANCELLED_BEFORE_START:
+        if record.ended_by in (CancelReason.STREAM_FAILED, CancelReason.TURN_FAILED):
+            why = f" ({record.content})" if record.content else ""
+            return f"Not run: the turn ended before this tool call could start{why}.", True
         return "Not run: the user interrupted the turn before this tool call started.", True
     if state is ToolState.CANCELLED_WHILE_RUNNING:
         ended = _how_it_ended(record)

@@ -88,6 +88,8 @@ class Turn:
         log.record(UserMessageRecord(turn_id=self.id, text=self.text, images=self.images), durable=True)
         watch = self.scope.on_cancel(self._cancel_requested)
         status, detail = TurnStatus.COMPLETED, ""
+        closed_by: CancelReason | None = None  # what ends unstarted calls, if not a cancel
+        why = ""
         hooks = self.runner.hooks
         try:
             await hooks.prompt(self.text)  # UserPromptSubmit: may block the prompt
@@ -114,14 +116,19 @@ class Turn:
             status, detail = TurnStatus.FAILED, str(exc)
         except model.ProviderError as exc:
             status, detail = TurnStatus.FAILED, f"model request failed: {exc}"
+            closed_by, why = CancelReason.STREAM_FAILED, f"the model's reply stream failed: {exc}"
         except ModelViewError as exc:
             status, detail = TurnStatus.FAILED, f"internal error, request not sent: {exc}"
+            closed_by, why = CancelReason.TURN_FAILED, detail
         except Exception as exc:  # a bug: say so, keep the session alive
             status, detail = TurnStatus.FAILED, f"internal error: {exc!r}"
+            closed_by, why = CancelReason.TURN_FAILED, detail
             log.emit(Notice(level=NoticeLevel.ERROR, text=traceback.format_exc()))
         finally:
             watch.remove()
-        self.runner.close_entrance(list(self.calls.values()))
+        if self.scope.cancelled:
+            closed_by, why = None, ""  # the user's interrupt closed them
+        self.runner.close_entrance(list(self.calls.values()), closed_by, why)
         if self.scope.cancelled:
             status = TurnStatus.CANCELLED
             if log.state is TurnState.RUNNING:
