@@ -57,6 +57,7 @@ from agent_tui.core.rewind import Rewinder
 from agent_tui.core.session_controls import SessionControls
 from agent_tui.core.subagent import SubAgents
 from agent_tui.core.deps import SessionDeps
+from agent_tui.core.emit_guard import guarded
 from agent_tui.core.permission import PermissionPolicy
 from agent_tui.core.tool import ToolSet
 from agent_tui.core.turn import Turn
@@ -80,6 +81,7 @@ class Session(SessionControls):
         on_start: list[Callable[[], None]] | None = None,
         ready: list[Callable[[], Awaitable[None]]] | None = None,
     ) -> None:
+        deps = replace(deps, emit=guarded(deps.emit))  # a broken front end loses events only
         self.deps = deps
         self.root = CancelScope("session")
         self.background = list(background or [])
