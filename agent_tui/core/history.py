@@ -32,6 +32,7 @@ from agent_tui.core.records import (
     TurnEndedRecord,
     UserMessageRecord,
 )
+from agent_tui.core.image_budget import fit_images
 from agent_tui.core.plan import cut_off_wording
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.protocol.ops import ImageAttachment
@@ -304,12 +305,15 @@ REWIND_NOTE = (
 class View:
     """A model view and what was left out of it to keep it valid."""
 
-    def __init__(self, messages: list[Message], stripped_thinking: bool, stripped_in_last: bool):
+    def __init__(self, messages: list[Message], stripped_thinking: bool, stripped_in_last: bool,
+                 images_left_out: list[str] | None = None):
         self.messages = messages
         self.stripped_thinking = stripped_thinking
         # The newest assistant message lost another model's thinking: with thinking
         # on, the API wants a tool loop's assistant message to start with it.
         self.stripped_in_last = stripped_in_last
+        # Images one request cannot hold, oldest first (``core/image_budget.py``): why
+        self.images_left_out = images_left_out or []
 
 
 def model_view(records: Iterable[Any], model: str | None = None) -> list[Message]:
@@ -381,7 +385,8 @@ def build_view(records: Iterable[Any], model: str | None = None) -> View:
     if b.cut_note_due and b.messages and b.messages[-1]["role"] == "assistant":
         b.user_text(b.cut_note_due)  # the turn goes on after the cut: say so first
     b.flush_user()
-    return View(b.messages, b.stripped_thinking, b.stripped_in_last)
+    left_out = fit_images(b.messages)  # the oldest images a request cannot hold
+    return View(b.messages, b.stripped_thinking, b.stripped_in_last, left_out)
 
 
 class ModelViewError(AssertionError):

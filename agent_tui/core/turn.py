@@ -70,6 +70,7 @@ class Turn:
         self.reader = ReplyReader(self.log, scope)
         self.runner = ToolRunner(self.log, scope, checkpoint)
         self._compaction_due: CompactionTrigger | None = None
+        self._told_left_out: set[str] = set()
 
     @property
     def state(self) -> TurnState:
@@ -197,6 +198,7 @@ class Turn:
             self.scope.raise_if_cancelled()  # cancel point: before each model request
             await self._compact_if_due(overflows)
             view = build_view(self.deps.journal.records, cfg.model)
+            self._tell_left_out(view.images_left_out)
             check_model_view(view.messages)
             request = build_request(self.deps, view)
             self.log.record(
@@ -229,6 +231,16 @@ class Turn:
             )
             async with self.scope.linked():  # cancel point: during retry back-off
                 await asyncio.sleep(delay)
+
+    def _tell_left_out(self, left_out: list[str]) -> None:
+        """Images the request cannot hold are left out of it: said once a turn each."""
+        new = [why for why in left_out if why not in self._told_left_out]
+        if not new:
+            return
+        self._told_left_out.update(new)
+        self.log.emit(Notice(level=NoticeLevel.WARNING, text=(
+            f"{len(new)} image{'s' if len(new) != 1 else ''} of the conversation left out of "
+            "the request (the journal keeps them): " + "; ".join(new))))
 
     async def _compact_if_due(self, overflows: int) -> None:
         cfg = self.deps.config
