@@ -106,6 +106,8 @@ class Session(SessionControls):
         self.last_status: TurnStatus | None = None
         if deps.subagents is None:
             deps = replace(deps, subagents=SubAgents(deps.journal, deps.emit))
+        else:  # a background sub-agent's news goes through the guard too
+            deps.subagents.emit = guarded(deps.subagents.emit)
         self.memory_files: list[MemoryFile] = []
         if not deps.config.system:
             # Built once: byte-identical for every request of the session (the cache).
