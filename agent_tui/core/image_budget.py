@@ -32,6 +32,8 @@ from agent_tui.providers.images import (
 # What the rest of a request takes besides its messages (system prompt, tools): kept
 # free of images.
 RESERVED_BYTES = 2_000_000
+# The most text a view holds: a full context window (1M tokens is about 4 MB), twice over.
+TEXT_BYTES = 8_000_000
 _HEADER_CHARS = 4 * 65536  # base64 read for a header (a JPEG's frame may follow Exif)
 
 
@@ -114,8 +116,8 @@ def fit_images(messages: list[dict[str, Any]]) -> list[str]:
             left.append(_leave_out(image, (
                 f"a request of more than {MANY_IMAGES} images holds none larger than "
                 f"{MANY_IMAGES_EDGE}x{MANY_IMAGES_EDGE} pixels")))
-    if sum(i.chars for i in kept) + RESERVED_BYTES <= MAX_REQUEST_BYTES // 2:
-        return left  # far from the limit: no need to measure the rest
+    if sum(i.chars for i in kept) + RESERVED_BYTES + TEXT_BYTES <= MAX_REQUEST_BYTES:
+        return left  # far from the limit whatever the text: no need to measure it
     total = len(json.dumps(messages, ensure_ascii=False)) + RESERVED_BYTES
     while total > MAX_REQUEST_BYTES and kept:
         image = kept.pop(0)
