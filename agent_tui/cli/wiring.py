@@ -339,11 +339,13 @@ def _observed_by(emit: Callable[[Event], None], observe: Callable[[Any], None]) 
     """``emit``, with each event then shown to ``observe`` (what it says follows it)."""
 
     def both(event: Event) -> None:
-        emit(event)
         try:
-            observe(event)
-        except Exception:
-            pass  # an observer's bug must not break the core's emit
+            emit(event)  # a front end that raises still lets the observer see the event
+        finally:
+            try:
+                observe(event)
+            except Exception:
+                pass  # an observer's bug must not break the core's emit
 
     return both
 

@@ -1,7 +1,9 @@
 """``/context``: what fills the model's window, part by part.
 
-The parts are estimated (about 4 characters a token) from what the next request
-would send; ``used`` is the API's own count from the last request when there was one.
+The parts are estimated from what the next request would send: text at about 4
+characters a token, an image as the API counts it (from its pixel size, not its
+base64 length: ``providers/images.py``); ``used`` is the API's own count from the last
+request when there was one.
 """
 
 from __future__ import annotations
@@ -11,9 +13,23 @@ from typing import Any
 from agent_tui.core.compaction import estimate_tokens
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.history import SUMMARY_HEADER, build_view
+from agent_tui.core.image_budget import block_image_tokens
 from agent_tui.core.memory import MemoryFile
 from agent_tui.core.prompt import memory_section
 from agent_tui.protocol import ContextItem, ContextReport
+
+
+def _block_tokens(block: dict[str, Any]) -> int:
+    kind = block.get("type")
+    if kind == "image":
+        return block_image_tokens(block)
+    inner = block.get("content")
+    if kind == "tool_result" and isinstance(inner, list):
+        images = [b for b in inner if b.get("type") == "image"]
+        if images:
+            rest = dict(block, content=[b for b in inner if b.get("type") != "image"])
+            return estimate_tokens(rest) + sum(block_image_tokens(b) for b in images)
+    return estimate_tokens(block)
 
 
 def _split_messages(messages: list[dict[str, Any]]) -> tuple[int, int, int]:
@@ -21,7 +37,7 @@ def _split_messages(messages: list[dict[str, Any]]) -> tuple[int, int, int]:
     talk = output = summary = 0
     for message in messages:
         for block in message["content"]:
-            size = estimate_tokens(block)
+            size = _block_tokens(block)
             if block.get("type") == "tool_result":
                 output += size
             elif block.get("type") == "text" and block["text"].startswith(SUMMARY_HEADER):

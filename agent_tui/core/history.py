@@ -33,6 +33,7 @@ from agent_tui.core.records import (
     TurnEndedRecord,
     UserMessageRecord,
 )
+from agent_tui.core.image_budget import fit_images
 from agent_tui.core.plan import cut_off_wording
 from agent_tui.core.plan_mode import mode_note
 from agent_tui.protocol import SideEffects, ToolState
@@ -63,6 +64,9 @@ def result_wording(record: ToolResultRecord) -> tuple[str, bool]:
             text += f"\nThe user's note: {record.note}"
         return text, True
     if state is ToolState.CANCELLED_BEFORE_START:
+        if record.ended_by in (CancelReason.STREAM_FAILED, CancelReason.TURN_FAILED):
+            why = f" ({record.content})" if record.content else ""
+            return f"Not run: the turn ended before this tool call could start{why}.", True
         return "Not run: the user interrupted the turn before this tool call started.", True
     if state is ToolState.CANCELLED_WHILE_RUNNING:
         ended = _how_it_ended(record)
@@ -303,12 +307,15 @@ REWIND_NOTE = (
 class View:
     """A model view and what was left out of it to keep it valid."""
 
-    def __init__(self, messages: list[Message], stripped_thinking: bool, stripped_in_last: bool):
+    def __init__(self, messages: list[Message], stripped_thinking: bool, stripped_in_last: bool,
+                 images_left_out: list[str] | None = None):
         self.messages = messages
         self.stripped_thinking = stripped_thinking
         # The newest assistant message lost another model's thinking: with thinking
         # on, the API wants a tool loop's assistant message to start with it.
         self.stripped_in_last = stripped_in_last
+        # Images one request cannot hold, oldest first (``core/image_budget.py``): why
+        self.images_left_out = images_left_out or []
 
 
 def model_view(records: Iterable[Any], model: str | None = None) -> list[Message]:
@@ -382,7 +389,8 @@ def build_view(records: Iterable[Any], model: str | None = None) -> View:
     if b.cut_note_due and b.messages and b.messages[-1]["role"] == "assistant":
         b.user_text(b.cut_note_due)  # the turn goes on after the cut: say so first
     b.flush_user()
-    return View(b.messages, b.stripped_thinking, b.stripped_in_last)
+    left_out = fit_images(b.messages)  # the oldest images a request cannot hold
+    return View(b.messages, b.stripped_thinking, b.stripped_in_last, left_out)
 
 
 class ModelViewError(AssertionError):

@@ -64,6 +64,7 @@ from agent_tui.core.plan_mode import told_mode
 from agent_tui.core.session_controls import SessionControls
 from agent_tui.core.subagent import SubAgents
 from agent_tui.core.deps import SessionDeps
+from agent_tui.core.emit_guard import guarded
 from agent_tui.core.permission import PermissionPolicy
 from agent_tui.core.tool import ToolSet
 from agent_tui.core.turn import Turn
@@ -87,6 +88,7 @@ class Session(SessionControls):
         on_start: list[Callable[[], None]] | None = None,
         ready: list[Callable[[], Awaitable[None]]] | None = None,
     ) -> None:
+        deps = replace(deps, emit=guarded(deps.emit))  # a broken front end loses events only
         self.deps = deps
         self.root = CancelScope("session")
         self.background = list(background or [])
@@ -111,6 +113,8 @@ class Session(SessionControls):
         self.last_status: TurnStatus | None = None
         if deps.subagents is None:
             deps = replace(deps, subagents=SubAgents(deps.journal, deps.emit))
+        else:  # a background sub-agent's news goes through the guard too
+            deps.subagents.emit = guarded(deps.subagents.emit)
         self.memory_files: list[MemoryFile] = []
         if not deps.config.system:
             # Built once: byte-identical for every request of the session (the cache).

@@ -87,11 +87,15 @@ class ToolRunner:
                 await asyncio.gather(*(self._run_call(c) for c in group))
         self.close_entrance(calls)
 
-    def close_entrance(self, calls: list[ToolCall]) -> None:
-        """Phase 1 of a cancel: whatever has not started never will."""
+    def close_entrance(
+        self, calls: list[ToolCall], ended_by: CancelReason | None = None, why: str = ""
+    ) -> None:
+        """Phase 1 of a cancel: whatever has not started never will. ``ended_by``: what
+        closed it when the user did not (the stream failed, the turn failed), and ``why``."""
         for call in calls:
             if call.state in (ToolState.QUEUED, ToolState.AWAITING_APPROVAL):
-                self._finish_unstarted(call, ToolState.CANCELLED_BEFORE_START)
+                self._finish_unstarted(call, ToolState.CANCELLED_BEFORE_START, content=why,
+                                       ended_by=ended_by)
 
     def _finish_unstarted(
         self,
@@ -100,6 +104,7 @@ class ToolRunner:
         content: str = "",
         note: str = "",
         denied_by: Literal["user", "policy", "hook"] | None = None,
+        ended_by: CancelReason | None = None,
     ) -> None:
         record = ToolResultRecord(
             turn_id=self.log.turn_id,
@@ -110,10 +115,12 @@ class ToolRunner:
             is_error=True,
             note=note,
             denied_by=denied_by,
+            ended_by=ended_by,
         )
         self.log.record(record, durable=True)
         text, _ = result_wording(record)
-        self.log.set_tool_state(call, state, detail=content or note, result=text)
+        extra = {"ended_by": ended_by} if ended_by is not None else {}
+        self.log.set_tool_state(call, state, detail=content or note, result=text, **extra)
 
     async def _permitted(
         self, call: ToolCall, tool: Tool, args: Any, hooked: HookAnswer

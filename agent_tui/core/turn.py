@@ -70,6 +70,7 @@ class Turn:
         self.reader = ReplyReader(self.log, scope)
         self.runner = ToolRunner(self.log, scope, checkpoint)
         self._compaction_due: CompactionTrigger | None = None
+        self._told_left_out: set[str] = set()
 
     @property
     def state(self) -> TurnState:
@@ -88,6 +89,8 @@ class Turn:
         log.record(UserMessageRecord(turn_id=self.id, text=self.text, images=self.images), durable=True)
         watch = self.scope.on_cancel(self._cancel_requested)
         status, detail = TurnStatus.COMPLETED, ""
+        closed_by: CancelReason | None = None  # what ends unstarted calls, if not a cancel
+        why = ""
         hooks = self.runner.hooks
         try:
             await hooks.prompt(self.text)  # UserPromptSubmit: may block the prompt
@@ -114,14 +117,19 @@ class Turn:
             status, detail = TurnStatus.FAILED, str(exc)
         except model.ProviderError as exc:
             status, detail = TurnStatus.FAILED, f"model request failed: {exc}"
+            closed_by, why = CancelReason.STREAM_FAILED, f"the model's reply stream failed: {exc}"
         except ModelViewError as exc:
             status, detail = TurnStatus.FAILED, f"internal error, request not sent: {exc}"
+            closed_by, why = CancelReason.TURN_FAILED, detail
         except Exception as exc:  # a bug: say so, keep the session alive
             status, detail = TurnStatus.FAILED, f"internal error: {exc!r}"
+            closed_by, why = CancelReason.TURN_FAILED, detail
             log.emit(Notice(level=NoticeLevel.ERROR, text=traceback.format_exc()))
         finally:
             watch.remove()
-        self.runner.close_entrance(list(self.calls.values()))
+        if self.scope.cancelled:
+            closed_by, why = None, ""  # the user's interrupt closed them
+        self.runner.close_entrance(list(self.calls.values()), closed_by, why)
         if self.scope.cancelled:
             status = TurnStatus.CANCELLED
             if log.state is TurnState.RUNNING:
@@ -190,6 +198,7 @@ class Turn:
             self.scope.raise_if_cancelled()  # cancel point: before each model request
             await self._compact_if_due(overflows)
             view = build_view(self.deps.journal.records, cfg.model)
+            self._tell_left_out(view.images_left_out)
             check_model_view(view.messages)
             request = build_request(self.deps, view)
             self.log.record(
@@ -222,6 +231,16 @@ class Turn:
             )
             async with self.scope.linked():  # cancel point: during retry back-off
                 await asyncio.sleep(delay)
+
+    def _tell_left_out(self, left_out: list[str]) -> None:
+        """Images the request cannot hold are left out of it: said once a turn each."""
+        new = [why for why in left_out if why not in self._told_left_out]
+        if not new:
+            return
+        self._told_left_out.update(new)
+        self.log.emit(Notice(level=NoticeLevel.WARNING, text=(
+            f"{len(new)} image{'s' if len(new) != 1 else ''} of the conversation left out of "
+            "the request (the journal keeps them): " + "; ".join(new))))
 
     async def _compact_if_due(self, overflows: int) -> None:
         cfg = self.deps.config

@@ -21,18 +21,16 @@ from urllib.parse import unquote
 
 from agent_tui.protocol.ops import FollowUp, ImageAttachment, SendNow, UserMessage
 from agent_tui.tools.images import ImageRefused, attachment_from, check_attachment, probe
+from agent_tui.tools.shell_words import bare, quoted, word
 
 MAX_IMAGES = 20  # per message (the API takes more per request, but not unbounded)
 # Tried as images; the last four are refused with the reason (not a type the API takes).
 _SUFFIX = r"\.(?:png|jpe?g|gif|webp|bmp|tiff?|heic|avif)"
 _END = r"(?=$|[\s,;:!?)\]}>]|\.(?:\s|$))"  # trailing punctuation is not the path's
+_BARE = bare(_SUFFIX, not_first=r"'\"@(\[<", not_after=r"'\"")  # as a terminal pastes it
 _PATH = re.compile(
-    rf"'(?P<single>[^'\n]+?{_SUFFIX})'"
-    rf"|\"(?P<double>[^\"\n]+?{_SUFFIX})\""
-    rf"|(?:^|(?<=[\s(\[<]))(?P<bare>(?:\\.|[^\s'\"\\@(\[<])(?:\\.|[^\s'\"\\])*?{_SUFFIX}){_END}",
-    re.IGNORECASE | re.MULTILINE,
+    rf"{quoted(_SUFFIX)}|(?:^|(?<=[\s(\[<])){_BARE}{_END}", re.IGNORECASE | re.MULTILINE
 )
-_ESCAPED = re.compile(r"\\(.)")
 T = TypeVar("T")
 
 
@@ -62,10 +60,7 @@ def named_files(text: str, cwd: Path) -> list[Named]:
     seen: set[str] = set()
     named: list[Named] = []
     for match in _PATH.finditer(text):
-        if match["bare"] is not None:
-            shown = _ESCAPED.sub(r"\1", match["bare"])
-        else:
-            shown = match["single"] or match["double"]
+        shown = word(match)
         raw = unquote(shown[len("file://"):]) if shown.startswith("file://") else shown
         path = Path(os.path.expanduser(raw))
         if not path.is_absolute():

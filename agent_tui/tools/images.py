@@ -1,7 +1,8 @@
 """Images the model can look at: PNG, JPEG, GIF and WebP, as image content blocks.
 
 Recognised by their first bytes, never by the file name; sent base64-encoded, within
-the API's 5 MB limit on the encoded image (a larger one is described, not sent).
+the API's 5 MB limit on the encoded image and its 8000x8000 pixels (read from the
+header: ``providers/images.py``); a larger one is described, not sent.
 The same checks serve ``read_file`` and the images a user attaches to a message
 (:func:`attachment_from`, :func:`check_attachment`).
 """
@@ -10,13 +11,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
 import os
 from typing import Any, BinaryIO
 
 from agent_tui.protocol.ops import ImageAttachment
+from agent_tui.providers.images import MAX_EDGE, MAX_IMAGE_BASE64, pixel_size
 from agent_tui.units import format_bytes
 
-MAX_ENCODED = 5 * 1024 * 1024
+MAX_ENCODED = MAX_IMAGE_BASE64
 MAX_RAW = MAX_ENCODED * 3 // 4
 SNIFF_BYTES = 16
 TYPES_WORDED = "a PNG, JPEG, GIF or WebP image"
@@ -49,11 +52,23 @@ def _too_large(shown: str, size: int) -> str:
             "the model can be sent")
 
 
+def _too_many_pixels(fh: BinaryIO) -> str | None:
+    """Why the image is too large in pixels for the model, or None."""
+    size = pixel_size(fh)
+    if size is None or max(size) <= MAX_EDGE:
+        return None
+    return (f"{size[0]}x{size[1]} pixels, larger than the {MAX_EDGE}x{MAX_EDGE} the model "
+            "can be sent")
+
+
 def read_image(fh: BinaryIO, size: int, media_type: str) -> tuple[str, list[dict[str, Any]] | None]:
     """(the text the model is told, the image block or None when too large)."""
     if size > MAX_RAW:
         return (f"{media_type} image, {size} bytes: larger than the {MAX_ENCODED // 2**20} MB "
                 "the model can be sent (not shown)"), None
+    too_large = _too_many_pixels(fh)
+    if too_large is not None:
+        return f"{media_type} image, {size} bytes, {too_large} (not shown)", None
     fh.seek(0)
     data = fh.read(MAX_RAW + 1)
     return f"{media_type} image, {len(data)} bytes (shown to you below)", [image_block(data, media_type)]
@@ -61,13 +76,17 @@ def read_image(fh: BinaryIO, size: int, media_type: str) -> tuple[str, list[dict
 
 def probe(fh: BinaryIO, shown: str) -> tuple[str, int]:
     """(media type, size) of the image ``fh`` holds, from its first bytes; raises
-    :class:`ImageRefused` when it is no image the model takes or is too large."""
+    :class:`ImageRefused` when it is no image the model takes or is too large (in bytes,
+    or in pixels: its header says)."""
     size = os.fstat(fh.fileno()).st_size
     media = sniff_image(fh.read(SNIFF_BYTES))
     if media is None:
         raise ImageRefused(f"{shown}: not {TYPES_WORDED}")
     if size > MAX_RAW:
         raise ImageRefused(_too_large(shown, size))
+    too_large = _too_many_pixels(fh)
+    if too_large is not None:
+        raise ImageRefused(f"{shown}: {too_large}")
     return media, size
 
 
@@ -97,4 +116,7 @@ def check_attachment(image: ImageAttachment) -> ImageAttachment:
         raise ImageRefused(f"{shown}: not {TYPES_WORDED}")
     if media != image.media_type:
         raise ImageRefused(f"{shown}: its bytes are {media}, not {image.media_type}")
+    too_large = _too_many_pixels(io.BytesIO(raw))
+    if too_large is not None:
+        raise ImageRefused(f"{shown}: {too_large}")
     return image.model_copy(update={"size": len(raw)})

@@ -1,7 +1,9 @@
 """Files and folders attached to a message with ``@``.
 
 A chosen file shows as a chip above the input while its ``@path`` mention stays in
-the text (delete the mention and the chip goes). When the message is sent, each one
+the text (delete the mention and the chip goes). A path with spaces is written as a
+shell would: the picker escapes them (``@my\\ notes/plan.txt``), and a quoted mention
+(``@"my notes/plan.txt"``) reads the same. When the message is sent, each one
 still mentioned is read again (inside the workspace only, symlinks checked) and
 added after the message, so the model sees the file as it is then::
 
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import BinaryIO, TypeVar
 
 from agent_tui.protocol import ImageAttachment
+from agent_tui.tools import shell_words
 from agent_tui.tools.images import SNIFF_BYTES, ImageRefused, attachment_from, probe, sniff_image
 from agent_tui.tools.workspace import FileTooLarge, Workspace, WorkspaceError
 from agent_tui.units import format_bytes
@@ -40,7 +43,8 @@ MAX_FOLDER_ENTRIES = 500
 OTHER_IMAGE_SUFFIXES = frozenset({".bmp", ".tif", ".tiff", ".ico", ".heic", ".avif"})
 IMAGE_MARK = "▧"
 T = TypeVar("T")
-_MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
+# ``@path``; a path with spaces written as a shell would: ``@my\\ file.txt``, ``@"my file.txt"``
+_MENTION = re.compile(rf"(?:^|(?<=\s))@(?:{shell_words.quoted()}|{shell_words.bare()})")
 _BLOCK = re.compile(r'\n\n<(file|folder) path="([^"\n]*)">\n(.*?)\n</\1>(?=\n\n<(?:file|folder) |\Z)', re.DOTALL)
 
 
@@ -62,7 +66,13 @@ class AttachmentRefused(Exception):
 
 
 def mentions(text: str) -> set[str]:
-    return {m[1] for m in _MENTION.finditer(text)}
+    """The paths ``text`` mentions, unquoted and unescaped."""
+    return {shell_words.word(m) for m in _MENTION.finditer(text)}
+
+
+def mention(path: str) -> str:
+    """How the picker writes ``path`` (spaces escaped, so that it reads back whole)."""
+    return f"@{shell_words.escape(path)}"
 
 
 def _refused(path: str, exc: WorkspaceError | ImageRefused | OSError) -> AttachmentRefused:

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from agent_tui.tools import shell_words
 from agent_tui.ui.widgets.prompt_input import PromptInput
 from agent_tui.ui.widgets.suggestions import Suggestion, SuggestionList
 
-_AT_WORD = re.compile(r"(?:^|(?<=\s))@(\S*)$")
+_AT = re.compile(r"(?:^|(?<=\s))@")
 _COMMAND_WORD = re.compile(r"/[A-Za-z0-9_.:-]*")  # a path (/etc/hosts) is not one
 
 
@@ -78,14 +79,14 @@ def span_at(text: str, row: int, col: int) -> Span | None:
         if _COMMAND_WORD.fullmatch(word):
             return Span(MenuKind.COMMAND, 0, 0, len(word), left[1:])
         return None
-    match = _AT_WORD.search(left)
-    if match is None:
-        return None
-    start = col - len(match[1]) - 1
-    end = col
-    while end < len(line) and not line[end].isspace():
-        end += 1
-    return Span(MenuKind.FILE, row, start, end, match[1])
+    # The last ``@`` that starts a word and whose word (a path written as a shell
+    # would, spaces escaped or quoted) runs on to the cursor.
+    for at in reversed([m.start() for m in _AT.finditer(left)]):
+        query = shell_words.partial(left[at + 1 :])
+        if query is not None:
+            end = max(col, shell_words.word_end(line, at + 1))
+            return Span(MenuKind.FILE, row, at, end, query)
+    return None
 
 
 class Completion:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rich.text import Text
 
-from agent_tui.ui.attachments import Attachment, AttachmentRefused, check
+from agent_tui.ui.attachments import Attachment, AttachmentRefused, check, mention
 from agent_tui.ui.completion import Accepted, ShowFn
 from agent_tui.ui.file_index import FileIndex, Found
 from agent_tui.ui.safe_text import clean
@@ -100,14 +100,14 @@ class FileSource:
     def accept(self, item: Suggestion, *, enter: bool) -> Accepted:
         path: str = item.data
         if path.endswith("/") and not enter:
-            return Accepted(f"@{path}")  # Tab on a folder: into it
+            return Accepted(mention(path))  # Tab on a folder: into it
         try:
             attachment = check(self._root(), path, self.listing)
         except AttachmentRefused as exc:
             self._refuse(str(exc))
-            return Accepted(f"@{path} ")
+            return Accepted(f"{mention(path)} ")
         self._attach(attachment)
-        return Accepted(f"@{path} ")
+        return Accepted(f"{mention(path)} ")
 
     def cancel(self) -> None:
         """The picker closed: stop the search, and a listing still running (the next

@@ -28,6 +28,7 @@ from .thinking import EmittedTurns, ThinkingSigner
 from .tokens import prompt_units
 from .usage import START_OUTPUT_TOKENS, UsageRecord
 from .validate import model_rules_error, unknown_model_message, validate_messages, window_error
+from .validate_images import MAX_REQUEST_BYTES, media_error
 from .validate_cache import breakpoints
 from .validate_thinking import config_error, display_mode
 
@@ -86,7 +87,7 @@ def _common(fake: ServerState, body: Any, *, for_count: bool):
     if fake.validate:
         allow_last = fake.allow_assistant_last or _is_pause_continuation(fake, body)
         err = validate_messages(body, allow_assistant_last=allow_last or for_count,
-                                require_max_tokens=not for_count)
+                                require_max_tokens=not for_count) or media_error(body)
         if err:
             return Rejection.bad(err)
     elif not isinstance(body, dict):

@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from . import endpoints
-from .errors import ERROR_STATUS, error_body
+from .errors import DEFAULT_ERROR_MESSAGE, ERROR_STATUS, error_body
 from .ids import rand_id
 from .replies import Reply
 from .sse import Emission, dumps, message_json, stream_plan
@@ -234,8 +234,12 @@ class Handler(BaseHTTPRequestHandler):
         if not self._authorized(request_id):
             return
         err = self._header_error(parse_error)
-        outcome = (endpoints.Rejection.bad(err) if err is not None
-                   else endpoints.prepare_messages(fake, idx, body))
+        if len(raw) > endpoints.MAX_REQUEST_BYTES:  # checked before anything else, as the API
+            outcome: Any = endpoints.Rejection(413, "request_too_large",
+                                               DEFAULT_ERROR_MESSAGE["request_too_large"])
+        else:
+            outcome = (endpoints.Rejection.bad(err) if err is not None
+                       else endpoints.prepare_messages(fake, idx, body))
         if isinstance(outcome, endpoints.Rejection):
             if outcome.status == 400:
                 fake._record_rejection(outcome.message)

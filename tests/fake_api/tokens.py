@@ -13,7 +13,11 @@ Input units, in the prompt's cache order ``tools -> system -> messages``:
 
 * each tool definition in ``tools``;
 * each block of ``system`` (a string ``system`` counts as one ``{"type":"text","text":s}``);
-* each content block of each message (a string ``content`` counts as one text block).
+* each content block of each message (a string ``content`` counts as one text block);
+  an image counts as the API counts it, from its pixel size: ``width * height / 750``
+  after a long edge over 1568 pixels is scaled down to it, at most 1600 (the vision
+  guide's formula; 1600 when its header cannot be read), whether it stands in the
+  message or in a ``tool_result``.
 
 On a model whose :class:`~tests.fake_api.models.ModelSpec` has
 ``keeps_prior_thinking=False`` (Claude Haiku 4.5 and older), thinking and
@@ -38,11 +42,15 @@ caching docs' invalidation table says).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
 import math
 from dataclasses import dataclass
 from typing import Any, Iterable
+
+from .validate_images import dimensions
 
 __all__ = ["PromptUnit", "canonical", "text_tokens", "unit_tokens", "prompt_units",
            "count_prompt_tokens", "output_tokens", "content_blocks", "current_turn_start"]
@@ -130,6 +138,36 @@ def _raw_units(body: dict, keeps_prior_thinking: bool) -> Iterable[tuple[str, st
             yield f"messages.{i}.content.{j}", str(msg.get("role")), block
 
 
+def image_tokens(block: dict) -> int:
+    """An image block's tokens, from its pixel size (see the module docstring)."""
+    source = block.get("source")
+    size = None
+    if isinstance(source, dict) and isinstance(source.get("data"), str):
+        try:
+            size = dimensions(base64.b64decode(source["data"]))
+        except (binascii.Error, ValueError):
+            size = None
+    if size is None:
+        return 1600
+    w, h = size
+    if max(w, h) > 1568:
+        w, h = w * 1568 / max(w, h), h * 1568 / max(w, h)
+    return max(1, min(1600, math.ceil(w * h / 750)))
+
+
+def _unit_count(block: Any, data: str) -> int:
+    if isinstance(block, dict):
+        if block.get("type") == "image":
+            return image_tokens(block)
+        inner = block.get("content")
+        if block.get("type") == "tool_result" and isinstance(inner, list):
+            images = [b for b in inner if isinstance(b, dict) and b.get("type") == "image"]
+            if images:
+                rest = dict(block, content=[b for b in inner if b not in images])
+                return text_tokens(canonical(rest)) + sum(image_tokens(b) for b in images)
+    return text_tokens(data)
+
+
 def prompt_units(body: dict, *, keeps_prior_thinking: bool = True) -> list[PromptUnit]:
     """The request's prompt as units in cache order (see the module docstring)."""
     model = body.get("model")
@@ -146,7 +184,7 @@ def prompt_units(body: dict, *, keeps_prior_thinking: bool = True) -> list[Promp
         chain.update(f"\x1e{tag}\x1f".encode() + data.encode())
         cc = block.get("cache_control") if isinstance(block, dict) else None
         units.append(PromptUnit(where, section, block if isinstance(block, dict) else {},
-                                text_tokens(data), chain.copy().hexdigest(), cc))
+                                _unit_count(block, data), chain.copy().hexdigest(), cc))
     return units
 
 

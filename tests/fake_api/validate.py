@@ -42,6 +42,7 @@ from typing import Any
 
 from .models import ModelSpec
 from .thinking import EmittedTurns, ThinkingSigner
+from .validate_images import pixel_error
 from .validate_cache import cache_control_error
 from .validate_thinking import config_error, history_error
 
@@ -198,7 +199,7 @@ def _check_image_block(block: dict, where: str) -> str | None:
         if found != source["media_type"]:
             return (f"{where}.source.base64.data: Image does not match the provided media type "
                     f"{source['media_type']}")
-        return None
+        return pixel_error(raw, where)
     if source.get("type") == "url":
         return None if isinstance(source.get("url"), str) else f"{where}.source.url.url: Field required"
     return f"{where}.source.type: Input tag '{source.get('type')}' is not one of 'base64', 'url'"

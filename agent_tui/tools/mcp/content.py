@@ -14,19 +14,29 @@ empty result.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import io
 import json
 from typing import Any
 
 import mcp_types as types
 
+from agent_tui.providers.images import IMAGE_TYPES, MAX_EDGE, MAX_IMAGE_BASE64, pixel_size
 from agent_tui.units import format_bytes
 
 MAX_CONTENT_CHARS = 100_000
-#: The Messages API takes these image types, up to 5 MB each; the cap is applied to
-#: the base64 text, the larger of the two measures.
-IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
+#: The Messages API's image types and its 5 MB cap (on the base64 text, the larger of
+#: the two measures) and pixel size: ``providers/images.py``.
+MAX_IMAGE_BYTES = MAX_IMAGE_BASE64
 MAX_IMAGES = 8
+
+
+def _pixel_size(data: str) -> tuple[int, int] | None:
+    try:
+        return pixel_size(io.BytesIO(base64.b64decode(data)))
+    except (binascii.Error, ValueError):
+        return None  # the API says what is wrong with it
 
 
 def _decoded_size(data: str) -> int:
@@ -71,6 +81,10 @@ def _image(block: types.ImageContent, images: list[dict[str, Any]]) -> str:
         return f"{named}: a type the model cannot read]"
     if len(block.data) > MAX_IMAGE_BYTES:
         return f"{named}: too large to pass on (at most {format_bytes(MAX_IMAGE_BYTES)})]"
+    pixels = _pixel_size(block.data)
+    if pixels is not None and max(pixels) > MAX_EDGE:
+        return (f"{named}, {pixels[0]}x{pixels[1]} pixels: too large to pass on (at most "
+                f"{MAX_EDGE}x{MAX_EDGE} pixels)]")
     if len(images) >= MAX_IMAGES:
         return f"{named}: not passed on (at most {MAX_IMAGES} images per result)]"
     images.append({
@@ -80,4 +94,4 @@ def _image(block: types.ImageContent, images: list[dict[str, Any]]) -> str:
     return f"{named}, attached as image {len(images)}]"
 
 
-__all__ = ["IMAGE_TYPES", "MAX_CONTENT_CHARS", "MAX_IMAGES", "MAX_IMAGE_BYTES", "render_content"]
+__all__ = ["MAX_CONTENT_CHARS", "MAX_IMAGES", "MAX_IMAGE_BYTES", "render_content"]
