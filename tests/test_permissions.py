@@ -132,13 +132,13 @@ def test_deny_beats_ask_beats_allow(ws: Path) -> None:
     everything = ["bash(git push:*)"]
     p = policy(ws, "auto", allow=everything, ask=everything, deny=everything)
     ruling = p.check(*bash("git push origin main"))
-    assert ruling.verdict is Verdict.DENY and ruling.rule == "deny:bash(git push:*)"
+    assert ruling.verdict is Verdict.DENY and ruling.rule == "deny:Bash(git push:*)"
     p = policy(ws, "auto", allow=everything, ask=everything)
     ruling = p.check(*bash("git push origin main"))
-    assert ruling.verdict is Verdict.ASK and ruling.rule == "ask:bash(git push:*)"
+    assert ruling.verdict is Verdict.ASK and ruling.rule == "ask:Bash(git push:*)"
     p = policy(ws, "ask", allow=everything)
     ruling = p.check(*bash("git push origin main"))
-    assert ruling.verdict is Verdict.ALLOW and ruling.rule == "allow:bash(git push:*)"
+    assert ruling.verdict is Verdict.ALLOW and ruling.rule == "allow:Bash(git push:*)"
 
 
 def test_rules_beat_the_mode_and_mode_applies_when_none_match(ws: Path) -> None:
@@ -166,7 +166,7 @@ def test_bash_rule_without_star_is_exact(ws: Path) -> None:
 def test_allow_prefix_does_not_vouch_for_chained_or_substituted_commands(ws: Path) -> None:
     p = policy(ws, "ask", allow=["bash(git status:*)", "bash(git diff:*)"])
     assert verdict(p, bash("git status && git diff")) is Verdict.ALLOW
-    assert p.check(*bash("git status; git diff")).rule == "allow:bash(git status:*), bash(git diff:*)"
+    assert p.check(*bash("git status; git diff")).rule == "allow:Bash(git status:*), Bash(git diff:*)"
     assert verdict(p, bash("git status; rm -rf /")) is Verdict.ASK
     assert verdict(p, bash("git status | sh")) is Verdict.ASK
     assert verdict(p, bash("git status $(rm -rf /)")) is Verdict.ASK
@@ -192,7 +192,9 @@ def test_path_globs(ws: Path) -> None:
     assert verdict(p, write("srcx/a.py")) is Verdict.ASK
     assert verdict(p, write("src/../setup.py")) is Verdict.ASK
     assert verdict(p, edit("docs/guide/intro.md")) is Verdict.ALLOW  # no '/': any depth
-    assert verdict(p, edit("src/a.py")) is Verdict.ASK  # the rule names write_file only
+    # as in Claude Code, a rule on one file-editing tool covers them all (Write, Edit...)
+    assert verdict(p, edit("src/a.py")) is Verdict.ALLOW
+    assert verdict(p, edit("docs/a.py")) is Verdict.ASK
 
 
 def test_path_rules_see_through_symlinks(ws: Path) -> None:
@@ -243,7 +245,8 @@ def test_malformed_rules_are_clear_errors(text: str, problem: str) -> None:
 
 def test_rule_lists_parse_on_construction_with_clear_errors() -> None:
     rules = PermissionRules(allow=["bash(ls:*)"], deny=["write_file(.env)"])
-    assert rules.allow[0] == Rule(text="bash(ls:*)", tool="bash", specifier="ls:*")
+    assert rules.allow[0] == Rule.parse("Bash(ls:*)")
+    assert (rules.allow[0].text, rules.allow[0].tool) == ("Bash(ls:*)", "bash")
     with pytest.raises(InvalidRule, match="missing '\\)'"):
         PermissionRules(deny=["bash(rm"])
     with pytest.raises(InvalidRule, match="list of strings"):
@@ -262,7 +265,7 @@ def test_remember_allows_the_exact_command_for_the_session(ws: Path) -> None:
     p = policy(ws, "ask")
     p.remember(*bash("pytest -q"))
     ruling = p.check(*bash("pytest -q"))
-    assert ruling.verdict is Verdict.ALLOW and ruling.rule == "session:bash(pytest -q)"
+    assert ruling.verdict is Verdict.ALLOW and ruling.rule == "session:Bash(pytest -q)"
     assert verdict(p, bash("pytest -q tests/x.py")) is Verdict.ASK
     assert verdict(p, bash("pytest -q; rm -rf /")) is Verdict.ASK
     assert verdict(policy(ws, "ask"), bash("pytest -q")) is Verdict.ASK  # session only
@@ -312,7 +315,7 @@ def test_non_interactive_ask_mode_denies_and_says_why(ws: Path) -> None:
     ruling = p.check(*bash("make"))
     assert ruling.verdict is Verdict.DENY
     assert ruling.rule == "mode:ask"
-    assert "permission mode ask denies bash in print mode" in ruling.reason
+    assert "permission mode ask denies Bash in print mode" in ruling.reason
     assert "--permission-mode" in ruling.reason
     assert verdict(p, read("a.py")) is Verdict.ALLOW
 
@@ -322,13 +325,13 @@ def test_non_interactive_accept_edits_allows_edits_denies_commands(ws: Path) -> 
     assert verdict(p, edit("src/a.py")) is Verdict.ALLOW
     ruling = p.check(*bash("make"))
     assert ruling.verdict is Verdict.DENY
-    assert "permission mode accept-edits denies bash in print mode" in ruling.reason
+    assert "permission mode accept-edits denies Bash in print mode" in ruling.reason
 
 
 def test_non_interactive_ask_rule_denies_naming_the_rule(ws: Path) -> None:
     p = Permissions(ws, "auto", PermissionRules(ask=["bash(git push:*)"]), non_interactive=True)
     ruling = p.check(*bash("git push"))
-    assert ruling.verdict is Verdict.DENY and ruling.rule == "ask:bash(git push:*)"
+    assert ruling.verdict is Verdict.DENY and ruling.rule == "ask:Bash(git push:*)"
     assert "no one to ask" in ruling.reason
 
 

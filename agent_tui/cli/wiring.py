@@ -159,8 +159,9 @@ class Wiring:
                                  f"{exc.strerror or exc}") from None
             workspace = Path(info.workspace) if info.workspace else (cwd or opts.cwd)
         settings = self.settings_for(Path(workspace))
-        for problem in settings.problems:
-            emit(Notice(level=NoticeLevel.ERROR, text=problem))
+        for problem in settings.problem_details:  # a part skipped alone is a warning
+            emit(Notice(level=NoticeLevel.WARNING if problem.only_this else NoticeLevel.ERROR,
+                        text=str(problem)))
         damaged = journal.set_aside_notice()
         if damaged is not None:
             emit(damaged)
