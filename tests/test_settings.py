@@ -301,6 +301,7 @@ def test_accept_edits_asks_before_the_model_edits_settings_or_other_powerful_fil
     policy = Permissions(ws, "accept-edits")
     tool = WriteFileTool()
     for path in (".agent-tui/settings.json", "./.agent-tui/x", ".mcp.json", "sub/.mcp.json",
+                 ".claude/settings.json", ".claude/settings.local.json",
                  ".git/hooks/pre-commit", ".git/config"):
         ruling = policy.check(tool, tool.parse({"path": path, "content": "{}"}))
         assert ruling.verdict is Verdict.ASK, path

@@ -82,11 +82,13 @@ class SubjectKind(StrEnum):
     NONE = "none"
 
 
-#: Workspace files whose edit grants more than an edit: the project's settings (its
-#: rules and mode apply to the next session), MCP servers (commands agent-tui starts)
-#: and git's folder (hooks, config aliases run code on the user's next git command).
-#: ``accept-edits`` asks before writing them, so a model cannot widen its own powers.
-PROTECTED_PATHS = (".agent-tui/**", ".mcp.json", ".git/**")
+#: Workspace files whose edit grants more than an edit: the project's settings, both
+#: agent-tui's and Claude Code's (their rules, mode and hooks apply to the next
+#: session; ``.claude/`` also holds commands that may carry ``allowed-tools``), MCP
+#: servers (commands agent-tui starts) and git's folder (hooks, config aliases run code
+#: on the user's next git command). ``accept-edits`` asks before writing them, so a
+#: model cannot widen its own powers.
+PROTECTED_PATHS = (".agent-tui/**", ".claude/**", ".mcp.json", ".git/**")
 
 
 class Permissions:
