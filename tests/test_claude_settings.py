@@ -319,3 +319,15 @@ def test_a_denied_command_never_runs_in_print_mode(fake_api, tmp_path: Path, hom
     notices = [line for line in out.stderr.splitlines() if "not supported by agent-tui" in line]
     assert len([n for n in notices if str(placed["user"]) in n]) == 1
     assert "statusLine" in " ".join(notices)
+
+
+def test_the_projects_hooks_wait_for_trust_and_the_users_do_not(home: Path, ws: Path) -> None:
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}
+    files = [home / ".claude" / "settings.json", ws / ".claude" / "settings.json",
+             ws / ".claude" / "settings.local.json", ws / ".agent-tui" / "settings.json"]
+    for path in files:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"hooks": hooks, "statusLine": {"type": "command"}}))
+    loaded = load_settings(ws)
+    assert [(h.file, h.project) for h in loaded.hooks] == [
+        (files[0], False), (files[1], True), (files[3], True), (files[2], True)]

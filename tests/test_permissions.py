@@ -351,7 +351,11 @@ def test_fuzzed_rule_text_parses_or_raises_invalid_rule(text: str) -> None:
 
 _rule_texts = st.sampled_from(
     ["bash", "bash(ls:*)", "bash(:*)", "bash(git status)", "write_file(src/**)", "*_file([!a]*)",
-     "edit_file(/abs/**)", "mcp__*", "write_file([)", "bash(a[b:*)", "write_file(**)"]
+     "edit_file(/abs/**)", "mcp__*", "write_file([)", "bash(a[b:*)", "write_file(**)",
+     # Claude Code's spellings and forms
+     "Bash", "Bash(*)", "Bash(git diff *)", "Bash(* --version)", "Bash(npm run test:*)",
+     "Read(//etc/**)", "Read(~/.ssh/**)", "Edit(/src/**)", "Read(./.env)", "Read(.)",
+     "Edit(//)", "Read(~)", "mcp__github", "mcp__github__create_issue", "Glob(src/*)"]
 )
 
 
@@ -374,3 +378,44 @@ def test_fuzzed_checks_always_rule(
             assert ruling.verdict is not Verdict.ASK
         p.remember(*call)
         assert p.check(*call).verdict in (Verdict.ALLOW, Verdict.DENY)
+
+
+# -- Claude Code's names and forms -------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["Bsah(ls)", "ReadFile", "Foo*", "read(x)", "BASH"])
+def test_a_rule_naming_no_tool_is_refused_with_a_suggestion(text: str) -> None:
+    with pytest.raises(InvalidRule, match="names no known tool"):
+        Rule.parse(text)
+    with pytest.raises(InvalidRule, match='did you mean "Bash"'):
+        Rule.parse("Bsah(ls)")
+
+
+def test_rule_names_map_to_tool_families() -> None:
+    assert Rule.parse("Read").tools == {"read_file", "glob", "grep"}
+    edits = {"write_file", "edit_file", "multi_edit", "notebook_edit"}
+    for name in ("Edit", "Write", "MultiEdit", "edit_file"):
+        assert Rule.parse(f"{name}(src/**)").tools == edits, name
+    assert Rule.parse("Grep").tools == {"grep"}
+    assert Rule.parse("LS").tools == {"glob"}  # Claude Code's older name
+    bare = Rule.parse("Bash(*)")
+    assert bare.specifier is None and bare.text == "Bash"
+
+
+def test_mcp_server_rules(ws: Path) -> None:
+    server = Rule.parse("mcp__github")
+    assert server.matches_tool("mcp__github__create_issue")
+    assert not server.matches_tool("mcp__githubx__create_issue")
+    assert not server.matches_tool("bash")
+    one = Rule.parse("mcp__github__create_issue")
+    assert one.matches_tool("mcp__github__create_issue")
+    assert not one.matches_tool("mcp__github__create_issue_comment")
+    assert verdict(policy(ws, "auto", deny=["mcp__github"]), mcp()) is Verdict.DENY
+
+
+def test_a_bash_wildcard_in_the_middle(ws: Path) -> None:
+    p = policy(ws, "ask", allow=["Bash(* --version)", "Bash(git * main)"])
+    for command in ("node --version", "git push origin main", "git checkout main"):
+        assert verdict(p, bash(command)) is Verdict.ALLOW, command
+    for command in ("node --versions", "git push origin main2", "git main"):
+        assert verdict(p, bash(command)) is Verdict.ASK, command
