@@ -331,3 +331,57 @@ def test_the_projects_hooks_wait_for_trust_and_the_users_do_not(home: Path, ws: 
     loaded = load_settings(ws)
     assert [(h.file, h.project) for h in loaded.hooks] == [
         (files[0], False), (files[1], True), (files[3], True), (files[2], True)]
+
+
+# -- searches never show what Read may not -------------------------------------------
+
+SECRET = "sk-live-0123456789"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("backend", ["ripgrep", "python"])
+async def test_a_search_leaves_out_the_files_a_deny_read_rule_names(ws: Path, backend) -> None:
+    from agent_tui.cancel import CancelScope
+    from agent_tui.tools.search.ripgrep import find_rg
+
+    rg = find_rg() if backend == "ripgrep" else None
+    if backend == "ripgrep" and rg is None:
+        pytest.skip("ripgrep is not installed")
+    (ws / ".env").write_text(f"API_KEY={SECRET}\n")
+    (ws / "api").mkdir()
+    (ws / "api" / ".env").write_text(f"API_KEY={SECRET}\n")
+    (ws / "src" / "app.py").write_text("API_KEY = os.environ['API_KEY']\n")
+    p = Permissions(ws, "auto", PermissionRules(deny=["Read(./.env)"]))
+    ctx = ToolContext(scope=CancelScope(), workspace=ws, tool_use_id="t", operation_id="op")
+    grep, glob = GrepTool(rg=rg), GlobTool(rg=rg)
+    grep.read_denied = glob.read_denied = p.read_denied
+    found = await grep.run(grep.parse({"pattern": "API_KEY", "output_mode": "content"}), ctx)
+    assert "src/app.py" in found.content and SECRET not in found.content
+    assert "[2 files left out: a deny rule forbids reading them.]" in found.content
+    listed = await glob.run(glob.parse({"pattern": "**/.env"}), ctx)
+    assert ".env" not in listed.content.replace("[2 files left out", "")
+    assert "left out" in listed.content
+    grep.read_denied = None  # without the rule the search would have shown it
+    assert SECRET in (await grep.run(grep.parse({"pattern": "API_KEY", "output_mode": "content"}),
+                                     ctx)).content
+
+
+def test_a_search_in_print_mode_never_shows_a_denied_file(fake_api, tmp_path: Path, home: Path,
+                                                          ws: Path) -> None:
+    install(home, ws, local=False)
+    (ws / ".env").write_text(f"API_KEY={SECRET}\n")
+    fake_api.enqueue(
+        Reply.tool_uses([("grep", {"pattern": "API_KEY", "output_mode": "content"}, "toolu_g")]),
+        Reply.text("done"),
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(ANTHROPIC_API_KEY="sk-test", ANTHROPIC_BASE_URL=fake_api.url, HOME=str(home),
+               AGENT_TUI_HOME=str(tmp_path / "state"), XDG_CONFIG_HOME=str(home / ".config"))
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    out = subprocess.run(
+        AGENT + ["-p", "find the key", "--cwd", str(ws), "--model", "claude-haiku-4-5"],
+        env=env, capture_output=True, text=True, timeout=90,
+    )
+    assert out.returncode == 0, out.stderr
+    sent = json.dumps(fake_api.requests[-1]["messages"])
+    assert "left out: a deny rule forbids reading" in sent and SECRET not in sent

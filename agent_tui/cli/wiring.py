@@ -188,6 +188,11 @@ class Wiring:
         policy = Permissions(
             workspace, mode, settings.permissions_rules(), non_interactive=not self.interactive,
         )
+        if policy.denies_reads:  # what Read may not see, a search does not show
+            for name in ("grep", "glob"):
+                search = tools.get(name)
+                if search is not None:
+                    search.read_denied = policy.read_denied  # type: ignore[attr-defined]
         hooks = self._hooks(workspace, settings, emit, mode=mode)
         config = AgentConfig(
             workspace=workspace,

@@ -34,7 +34,8 @@ matched against the call's subject:
   workspace): a gitignore-style glob rooted as Claude Code roots it (``rule_paths.py``:
   ``//`` the filesystem, ``~/`` home, ``/`` the settings file's root, else the
   workspace; ``*.py`` matches at any depth). ``Read`` rules govern Glob and Grep by the
-  folder they search (not by each file found in it). Both the path as written
+  folder they search, and a *deny* ``Read`` rule also keeps each file it names out of
+  what a search finds (:meth:`Permissions.read_denied`). Both the path as written
   and its real location (symlinks resolved) are considered: *allow* needs both to
   match, *deny*/*ask* either.
 - a domain (tools with a ``url`` argument, i.e. ``web_fetch``): ``domain:example.com``
@@ -143,6 +144,20 @@ class Permissions:
     @property
     def session_rules(self) -> list[Rule]:
         return list(self._session)
+
+    def read_denied(self, path: str) -> str | None:
+        """The deny rule that forbids reading ``path``, if any: for what a search finds
+        (Glob, Grep), so a search of a folder never shows a file ``Read`` may not."""
+        for rule in self.rules.deny:
+            if rule.specifier is not None and rule.matches_tool("read_file"):
+                if self._path_matches(rule, path, broad=True):
+                    return rule.text
+        return None
+
+    @property
+    def denies_reads(self) -> bool:
+        """Whether any deny rule names files to keep from reading."""
+        return any(r.specifier is not None and r.matches_tool("read_file") for r in self.rules.deny)
 
     # -- deciding ---------------------------------------------------------------
 
