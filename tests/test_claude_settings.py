@@ -114,7 +114,7 @@ def test_unknown_keys_are_named_once_and_the_files_deny_rules_stay(home: Path, w
     [notice] = [p for p in user if "not supported by agent-tui" in p.message]
     for key in ("statusLine", "includeCoAuthoredBy", "enabledPlugins", "apiKeyHelper",
                 "cleanupPeriodDays", "outputStyle", "forceLoginMethod",
-                "permissions.additionalDirectories", "permissions.disableBypassPermissionsMode"):
+                "permissions.additionalDirectories"):
         assert notice.message.count(key) == 1, key
     assert "$schema" not in notice.message
     assert (notice.line, notice.column) == (line_of(placed["user"], "statusLine"), 3)
@@ -143,6 +143,25 @@ def test_a_rule_naming_no_tool_is_warned_about_with_its_place(home: Path, ws: Pa
     assert verdict(policy_of(ws), BASH, command="git reset --hard HEAD~1") is Verdict.DENY
     assert "defaultMode plan: plan mode is not supported yet: ask is used instead" in " ".join(
         problems)
+    assert loaded.auto_disabled_by == local  # disableBypassPermissionsMode is understood
+
+
+def test_disable_bypass_permissions_mode_refuses_auto(fake_api, tmp_path: Path, home: Path,
+                                                      ws: Path) -> None:
+    placed = install(home, ws)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(ANTHROPIC_API_KEY="sk-test", ANTHROPIC_BASE_URL=fake_api.url, HOME=str(home),
+               AGENT_TUI_HOME=str(tmp_path / "state"), XDG_CONFIG_HOME=str(home / ".config"))
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    out = subprocess.run(
+        AGENT + ["-p", "hi", "--cwd", str(ws), "--permission-mode", "auto",
+                 "--model", "claude-haiku-4-5"],
+        env=env, capture_output=True, text=True, timeout=90,
+    )
+    assert out.returncode != 0
+    assert (f"turned off by permissions.disableBypassPermissionsMode in {placed['local']}"
+            in out.stderr)
+    assert fake_api.requests == []  # nothing reached the model
 
 
 def test_a_project_cannot_grant_itself_bypass_mode_or_set_bash_env(home: Path, ws: Path) -> None:

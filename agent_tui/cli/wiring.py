@@ -182,6 +182,10 @@ class Wiring:
                         code=NoticeCode.CONTAINMENT))
         # Command line over settings files (project over user) over defaults.
         mode = opts.permission_mode or settings.default_mode or "ask"
+        if mode == "auto" and settings.auto_disabled_by is not None:
+            raise UsageError(
+                "auto mode (Claude Code's bypassPermissions) is turned off by "
+                f"permissions.disableBypassPermissionsMode in {settings.auto_disabled_by}")
         mcp = self._mcp(workspace, emit, trusted=mode == "auto", extra=mcp_servers or [])
         mcp.attach(tools)
         emit = _observed_by(emit, mcp.observe)  # the manager applies tool lists between turns

@@ -31,7 +31,9 @@ precedence of :mod:`agent_tui.permissions`); ``defaultMode``, ``model``, ``theme
 the higher file's value wins, and a command-line option over all (the CLI applies
 that last step); ``env``: one mapping, the higher file's value wins per variable.
 ``defaultMode`` takes Claude Code's words too (``default``, ``acceptEdits``,
-``bypassPermissions``; ``plan`` and ``dontAsk`` give ``ask`` and a notice).
+``bypassPermissions``; ``plan`` and ``dontAsk`` give ``ask`` and a notice), and
+``permissions.disableBypassPermissionsMode: "disable"`` in any file turns ``auto`` off
+(the CLI refuses it, from the files or the command line).
 
 The three project files are the project's: their deny and ask rules apply at once,
 but they cannot grant themselves ``auto`` mode, set variables that make every
@@ -91,6 +93,8 @@ class LoadedSettings(BaseModel):
     ask: list[Rule] = Field(default_factory=list)
     deny: list[Rule] = Field(default_factory=list)
     default_mode: PermissionMode | None = None
+    # the file whose permissions.disableBypassPermissionsMode turns auto mode off
+    auto_disabled_by: Path | None = None
     model: str | None = None
     theme: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
@@ -145,6 +149,8 @@ class LoadedSettings(BaseModel):
                     continue
                 if rule not in mine:
                     mine.append(rule)
+        if perms.disable_bypass is not None and self.auto_disabled_by is None:
+            self.auto_disabled_by = path  # a restriction: taken from any file
         if perms.default_mode is not None:
             mode, note = resolve_mode(perms.default_mode, claude_file=claude_file)
             if note is not None:

@@ -120,6 +120,9 @@ class PermissionsSection(BaseModel):
     ask: list[RuleText] = Field(default_factory=list)
     deny: list[RuleText] = Field(default_factory=list)
     default_mode: ModeName | None = Field(default=None, alias="defaultMode")
+    # Claude Code's switch that turns bypassPermissions (agent-tui's auto) off
+    disable_bypass: Literal["disable"] | None = Field(
+        default=None, alias="disableBypassPermissionsMode")
 
 
 class PriceEntry(BaseModel):
@@ -175,6 +178,7 @@ class HooksSource(BaseModel):
 KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
     (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
          "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch"],
-    ("permissions",): ["allow", "ask", "deny", "defaultMode"], **cs.KNOWN_KEYS,
+    ("permissions",): ["allow", "ask", "deny", "defaultMode", "disableBypassPermissionsMode"],
+    **cs.KNOWN_KEYS,
     ("webFetch",): ["allowPrivate"],
 }
