@@ -419,3 +419,10 @@ def test_a_bash_wildcard_in_the_middle(ws: Path) -> None:
         assert verdict(p, bash(command)) is Verdict.ALLOW, command
     for command in ("node --versions", "git push origin main2", "git main"):
         assert verdict(p, bash(command)) is Verdict.ASK, command
+
+
+def test_extra_blanks_do_not_slip_past_a_command_rule(ws: Path) -> None:
+    p = policy(ws, "auto", deny=["Bash(git push *)", "Bash(rm -rf:*)", "Bash(shutdown now)"])
+    for command in ("git   push origin", "git\tpush", "rm  -rf  /", "  shutdown   now "):
+        assert verdict(p, bash(command)) is Verdict.DENY, command
+    assert verdict(p, bash("git pushx")) is Verdict.ALLOW

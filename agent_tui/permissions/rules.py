@@ -117,7 +117,7 @@ class Rule(BaseModel):
         if spec is not None and spec.strip() == "*":
             spec = None  # Bash(*) is Bash: every call
         tool, tools = _resolve_tool(text, written)
-        legacy = written in CLAUDE_NAMES and written != claude_name(written)
+        legacy = written in CLAUDE_NAMES  # agent-tui's own spelling: its old meanings hold
         path = None
         if spec is not None and (tools & PATH_SUBJECT_TOOLS):
             path = parse_path_spec(spec, settings_root=settings_root, legacy=legacy)
@@ -169,16 +169,23 @@ def _resolve_tool(text: str, written: str) -> tuple[str, frozenset[str]]:
 
 
 def command_matches(spec: str, command: str) -> bool:
-    """Whether one command (no separators) matches a command specifier."""
-    command = command.strip()
+    """Whether one command (no separators) matches a command specifier.
+
+    Runs of blanks count as one on both sides (the shell splits words the same way),
+    so ``git  push`` cannot slip past a rule on ``git push``."""
+    command = _words(command)
     if spec.endswith(":*"):
-        prefix = spec[:-2].strip()
+        prefix = _words(spec[:-2])
         if not prefix:
             return True
-        return command == prefix or (command.startswith(prefix) and command[len(prefix)].isspace())
+        return command == prefix or command.startswith(prefix + " ")
     if "*" in spec:
-        return _wildcard_regex(spec.strip()).fullmatch(command) is not None
-    return command == spec.strip()
+        return _wildcard_regex(_words(spec)).fullmatch(command) is not None
+    return command == _words(spec)
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
 
 
 def is_pattern(spec: str) -> bool:
@@ -191,7 +198,7 @@ def _wildcard_regex(spec: str) -> re.Pattern[str]:
     # Claude Code: ``*`` matches any text, spaces included; a lone final `` *`` may also
     # match nothing ("git diff *" matches "git diff").
     if spec.endswith(" *") and spec.count("*") == 1:
-        return re.compile(re.escape(spec[:-2]) + r"(?:\s.*)?", re.DOTALL)
+        return re.compile(re.escape(spec[:-2]) + r"(?: .*)?", re.DOTALL)
     return re.compile(".*".join(re.escape(part) for part in spec.split("*")), re.DOTALL)
 
 

@@ -46,8 +46,18 @@ def validate_leniently(
             file=path, line=line, column=column, message=unsupported(walk.unknown),
             only_this=True,
         ))
+    try:
+        data = SettingsFile.model_validate(good)
+    except ValidationError as exc:  # parts good alone, not together: keep none of them
+        data = SettingsFile()
+        for err in exc.errors():
+            line, column = where(tuple(err["loc"]))
+            problems.append(SettingsProblem(
+                file=path, line=line, column=column, message=f"{explain(err)} (skipped)",
+                only_this=True,
+            ))
     problems.sort(key=lambda p: (p.line or 0, p.column or 0))
-    return SettingsFile.model_validate(good), problems
+    return data, problems
 
 
 class _Walk:
