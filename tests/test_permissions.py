@@ -426,3 +426,14 @@ def test_extra_blanks_do_not_slip_past_a_command_rule(ws: Path) -> None:
     for command in ("git   push origin", "git\tpush", "rm  -rf  /", "  shutdown   now "):
         assert verdict(p, bash(command)) is Verdict.DENY, command
     assert verdict(p, bash("git pushx")) is Verdict.ALLOW
+
+
+@pytest.mark.parametrize("command", [
+    "sudo rm -rf /", "FOO=1 /bin/rm -rf x", "env -i A=b nohup \\rm -rf x", "timeout 5 rm -rf x",
+    "bash -c 'rm -rf x && ls'", "ls && sh -c \"cd / ; rm -rf x\"", "find . | xargs rm -rf",
+])
+def test_a_deny_rule_sees_through_wrappers_an_allow_rule_does_not(ws: Path, command: str) -> None:
+    assert verdict(policy(ws, "auto", deny=["Bash(rm -rf:*)"]), bash(command)) is Verdict.DENY
+    assert verdict(policy(ws, "auto", ask=["Bash(rm -rf *)"]), bash(command)) is Verdict.ASK
+    allow = policy(ws, "ask", allow=["Bash(rm -rf:*)", "Bash(ls)", "Bash(find .)"])
+    assert verdict(allow, bash(command)) is Verdict.ASK

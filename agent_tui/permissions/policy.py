@@ -24,12 +24,12 @@ matched against the call's subject:
 - a command (tools with a ``command`` argument, i.e. ``bash``): ``git status:*`` is a
   prefix match on whole words (``git status``, ``git status -s``, not ``git statusx``),
   ``git diff *`` a wildcard; without either the command must be exactly that. An
-  *allow* pattern rule only matches
-  a command whose every part (split by ``shell_words.py`` on ``;``, ``&&``, ``||``,
-  ``|``, ``&``, newline) is allowed, and never one with command substitution or output
-  redirection to a file; *deny* and *ask* rules match if any part matches. Deny rules
-  on commands are a guard rail, not a sandbox (``bash -c``, ``eval`` and friends can
-  hide a command).
+  *allow* pattern rule only matches a command whose every part (split by
+  ``shell_words.py`` on ``;``, ``&&``, ``||``, ``|``, ``&``, newline) is allowed, and
+  never one with command substitution or output redirection to a file; *deny* and
+  *ask* rules match if any part matches, seeing through wrappers (``sudo``, ``env``,
+  ``bash -c``...: ``shell_words.command_forms``). Deny rules on commands are a guard
+  rail, not a sandbox (``eval``, a script and friends can hide a command).
 - a path (tools with a ``path`` argument; Glob and Grep without one search the
   workspace): a gitignore-style glob rooted as Claude Code roots it (``rule_paths.py``:
   ``//`` the filesystem, ``~/`` home, ``/`` the settings file's root, else the
@@ -66,7 +66,7 @@ from agent_tui.permissions.rules import (
     domain_matches,
     is_pattern,
 )
-from agent_tui.permissions.shell_words import split_command
+from agent_tui.permissions.shell_words import command_forms, split_command
 from agent_tui.protocol.tool_names import claude_name
 
 
@@ -267,7 +267,8 @@ class Permissions:
             if rule.exact:
                 return subject.strip() == rule.specifier.strip()
             parts = [subject, *(split_command(subject)[0])]
-            return any(command_matches(rule.specifier, part) for part in parts)
+            forms = [form for part in parts for form in command_forms(part)]
+            return any(command_matches(rule.specifier, form) for form in forms)
         if kind is SubjectKind.PATH:
             return self._path_matches(rule, subject, broad=broad)
         if kind is SubjectKind.DOMAIN:
