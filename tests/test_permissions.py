@@ -437,3 +437,40 @@ def test_a_deny_rule_sees_through_wrappers_an_allow_rule_does_not(ws: Path, comm
     assert verdict(policy(ws, "auto", ask=["Bash(rm -rf *)"]), bash(command)) is Verdict.ASK
     allow = policy(ws, "ask", allow=["Bash(rm -rf:*)", "Bash(ls)", "Bash(find .)"])
     assert verdict(allow, bash(command)) is Verdict.ASK
+
+
+class FakeTask(Tool):
+    name = "task"
+    description = "starts a sub-agent"
+
+    class Input(BaseModel):
+        prompt: str = ""
+        subagent_type: str | None = None
+
+    async def run(self, args, ctx: ToolContext) -> ToolResult:  # pragma: no cover
+        return ToolResult.ok("")
+
+
+class FakeSkill(Tool):
+    name = "skill"
+    description = "loads a skill"
+
+    class Input(BaseModel):
+        name: str
+
+    async def run(self, args, ctx: ToolContext) -> ToolResult:  # pragma: no cover
+        return ToolResult.ok("")
+
+
+def test_task_and_skill_rules_name_the_agent_and_the_skill(ws: Path) -> None:
+    task, skill = FakeTask(), FakeSkill()
+    p = policy(ws, "ask", deny=["Task(deployer)", "Skill(acme:*)"], allow=["Skill(pdf)", "Agent"])
+    assert p.check(task, task.parse({"subagent_type": "deployer"})).verdict is Verdict.DENY
+    assert p.check(task, task.parse({"subagent_type": "reviewer"})).verdict is Verdict.ALLOW
+    assert p.check(task, task.parse({})).verdict is Verdict.ALLOW  # no type: Agent allows
+    assert p.check(skill, skill.parse({"name": "acme:deploy"})).verdict is Verdict.DENY
+    assert p.check(skill, skill.parse({"name": "pdf"})).verdict is Verdict.ALLOW
+    assert p.check(skill, skill.parse({"name": "xlsx"})).verdict is Verdict.ASK
+    p.remember(skill, skill.parse({"name": "xlsx"}))
+    assert p.session_rules[-1].text == "Skill(xlsx)"
+    assert p.check(skill, skill.parse({"name": "xlsx"})).verdict is Verdict.ALLOW

@@ -41,6 +41,8 @@ matched against the call's subject:
 - a domain (tools with a ``url`` argument, i.e. ``web_fetch``): ``domain:example.com``
   matches that host, ``domain:*.example.com`` its subdomains (a glob on the host).
   "Allow for this session" remembers the host.
+- a name: the sub-agent type a ``Task`` starts (``Task(code-reviewer)``), the skill a
+  ``Skill`` loads (``Skill(pdf)``, ``Skill(acme:*)``: :func:`rules.name_matches`).
 - other tools have no subject: a rule with a specifier never matches them.
 """
 
@@ -65,6 +67,7 @@ from agent_tui.permissions.rules import (
     command_matches,
     domain_matches,
     is_pattern,
+    name_matches,
 )
 from agent_tui.permissions.shell_words import command_forms, split_command
 from agent_tui.protocol.tool_names import claude_name
@@ -80,6 +83,7 @@ class SubjectKind(StrEnum):
     COMMAND = "command"
     PATH = "path"
     DOMAIN = "domain"
+    NAME = "name"  # the sub-agent a Task starts, the skill a Skill loads
     NONE = "none"
 
 
@@ -136,6 +140,8 @@ class Permissions:
             rule = Rule.for_call(name, real, shown="/" + real)  # "//": from the root
         elif kind is SubjectKind.DOMAIN:
             rule = Rule.for_call(name, f"{DOMAIN_PREFIX}{subject}")
+        elif kind is SubjectKind.NAME:
+            rule = Rule.for_call(name, subject)
         else:
             rule = Rule.for_call(name)
         if rule not in self._session:
@@ -254,6 +260,10 @@ class Permissions:
             for rule in rules:
                 if domain_matches(rule.specifier or "", subject):
                     return rule.text
+        if kind is SubjectKind.NAME:
+            for rule in rules:
+                if name_matches(rule.specifier or "", subject):
+                    return rule.text
         return None
 
     def _matches(
@@ -273,6 +283,10 @@ class Permissions:
             return self._path_matches(rule, subject, broad=broad)
         if kind is SubjectKind.DOMAIN:
             return domain_matches(rule.specifier, subject)
+        if kind is SubjectKind.NAME:
+            if rule.exact:
+                return subject == rule.specifier
+            return name_matches(rule.specifier, subject)
         return False
 
     # -- paths ------------------------------------------------------------------
@@ -339,7 +353,14 @@ def _subject(tool: Tool, args: BaseModel) -> tuple[SubjectKind, str]:
     url = getattr(args, "url", None)
     if isinstance(url, str):
         return SubjectKind.DOMAIN, url_host(url) or ""
+    named = getattr(args, _NAMED.get(tool.name, ""), None) if tool.name in _NAMED else None
+    if isinstance(named, str):
+        return SubjectKind.NAME, named
     return SubjectKind.NONE, ""
+
+
+#: Tools whose rules name what they start: ``Task(code-reviewer)``, ``Skill(pdf)``.
+_NAMED = {"task": "subagent_type", "skill": "name"}
 
 
 def url_host(url: str) -> str | None:

@@ -202,6 +202,16 @@ def _wildcard_regex(spec: str) -> re.Pattern[str]:
     return re.compile(".*".join(re.escape(part) for part in spec.split("*")), re.DOTALL)
 
 
+def name_matches(spec: str, name: str) -> bool:
+    """Whether a sub-agent's or a skill's name matches a rule's specifier: exactly,
+    ``acme:*`` (``acme`` and every ``acme:...`` name), or a glob."""
+    spec, name = spec.strip(), name.strip()
+    if spec.endswith(":*"):
+        prefix = spec[:-2]
+        return name == prefix or name.startswith(prefix + ":")
+    return fnmatchcase(name, spec) if "*" in spec else name == spec
+
+
 DOMAIN_PREFIX = "domain:"
 
 
