@@ -404,3 +404,17 @@ def test_a_search_in_print_mode_never_shows_a_denied_file(fake_api, tmp_path: Pa
     assert out.returncode == 0, out.stderr
     sent = json.dumps(fake_api.requests[-1]["messages"])
     assert "left out: a deny rule forbids reading" in sent and SECRET not in sent
+
+
+def test_a_specifier_on_a_tool_that_has_nothing_to_match_is_said(home: Path, ws: Path) -> None:
+    path = ws / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"permissions": {"deny": [\n  "TodoWrite(x)",\n  "mcp__github__create_issue(x)",'
+                    '\n  "Bash(x)"\n]}}')
+    loaded = load_settings(ws)
+    assert [r.text for r in loaded.deny] == ["Bash(x)"]
+    said = [str(p) for p in loaded.problem_details]
+    assert said[0].startswith(f"{path}:2:3: permissions.deny[0]: permission rule 'TodoWrite(x)' "
+                              "never matches: TodoWrite calls have nothing for (x) to match")
+    assert said[1].startswith(f"{path}:3:3: permissions.deny[1]: permission rule "
+                              "'mcp__github__create_issue(x)' never matches")

@@ -57,6 +57,8 @@ FAMILIES: dict[str, frozenset[str]] = {
 
 #: Tools whose subject is a path, in our names.
 PATH_SUBJECT_TOOLS = _READ_FAMILY | _EDIT_FAMILY
+#: Tools whose calls have a subject a specifier can match (command, path, URL, name).
+SUBJECT_TOOLS = PATH_SUBJECT_TOOLS | {"bash", "web_fetch", "task", "skill"}
 
 
 def _known_names() -> list[str]:
@@ -130,6 +132,12 @@ class Rule(BaseModel):
         """An exact rule for one call shape (what "allow for this session" keeps)."""
         text = claude_name(tool) + (f"({shown or specifier})" if specifier is not None else "")
         return cls(text=text, tool=tool, specifier=specifier, exact=True)
+
+    @property
+    def specifier_can_match(self) -> bool:
+        """False for ``TodoWrite(x)`` or ``mcp__s__t(x)``: those calls have nothing a
+        specifier could match, so the rule would never match."""
+        return self.specifier is None or self.exact or bool(self.tools & SUBJECT_TOOLS)
 
     def matches_tool(self, name: str) -> bool:
         if self.exact:

@@ -68,9 +68,14 @@ def resolve_mode(word: str, *, claude_file: bool) -> tuple[PermissionMode, str |
 
 def _check_rule(text: str) -> str:
     try:
-        Rule.parse(text)
+        rule = Rule.parse(text)
     except InvalidRule as exc:
         raise ValueError(str(exc)) from None
+    if not rule.specifier_can_match:
+        name = text.strip().partition("(")[0].strip()
+        raise ValueError(
+            f"permission rule {text!r} never matches: {name} calls have nothing for "
+            f"({rule.specifier}) to match; write just {name} to match every call")
     return text
 
 
