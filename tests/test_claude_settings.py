@@ -418,3 +418,17 @@ def test_a_specifier_on_a_tool_that_has_nothing_to_match_is_said(home: Path, ws:
                               "never matches: TodoWrite calls have nothing for (x) to match")
     assert said[1].startswith(f"{path}:3:3: permissions.deny[1]: permission rule "
                               "'mcp__github__create_issue(x)' never matches")
+
+
+def test_permissions_page_names_each_rules_claude_code_file(home: Path, ws: Path) -> None:
+    from agent_tui.ui.commands.reports import permissions_report
+    from agent_tui.ui.session_facts import permission_facts
+
+    placed = install(home, ws)
+    loaded = load_settings(ws)
+    policy = Permissions(ws, loaded.default_mode or "ask", loaded.permissions_rules())
+    page = permissions_report(permission_facts(policy, ws)).plain
+    assert f"deny     Read(~/.ssh/**)   {placed['user']}" in page
+    assert f"deny     Bash(rm -rf *)   {placed['project']}" in page
+    assert f"allow    Bash(pytest:*)   {placed['local']}" in page
+    assert f"mode: ask  (from {placed['local']})" in page  # plan, which is ask here
