@@ -432,3 +432,14 @@ def test_permissions_page_names_each_rules_claude_code_file(home: Path, ws: Path
     assert f"deny     Bash(rm -rf *)   {placed['project']}" in page
     assert f"allow    Bash(pytest:*)   {placed['local']}" in page
     assert f"mode: ask  (from {placed['local']})" in page  # plan, which is ask here
+
+
+def test_parent_steps_and_folder_patterns_never_match_less(tmp_path: Path, ws: Path) -> None:
+    (tmp_path / "shared").mkdir()
+    p = Permissions(ws, "auto", PermissionRules(deny=["Read(../shared/**)", "Read(keys/)"]))
+    assert verdict(p, READ, path=str(tmp_path / "shared" / "token")) is Verdict.DENY
+    assert verdict(p, READ, path="../shared/token") is Verdict.DENY
+    assert verdict(p, READ, path=str(tmp_path / "other")) is Verdict.ALLOW
+    assert verdict(p, READ, path="keys/id_rsa") is Verdict.DENY
+    assert verdict(p, READ, path="deploy/keys/id_rsa") is Verdict.DENY  # gitignore: any depth
+    assert verdict(p, READ, path="keys.txt") is Verdict.ALLOW

@@ -46,9 +46,16 @@ class PathSpec(BaseModel):
     anchored: bool  # False: a bare name, matched at any depth below the root
     base: str | None = None  # HOME: the home folder; SETTINGS: the file's root (None: project)
     legacy: bool = False  # agent-tui's own tool name: "/path" is absolute, as it always was
+    up: int = 0  # leading "../" steps: the pattern is below the root's parent (or above)
 
     def bases(self, workspace: str, *, broad: bool) -> list[str]:
         """The folders the pattern is tried below (``broad``: for deny and ask rules)."""
+        bases = self._bases(workspace, broad=broad)
+        if self.up:
+            bases = [os.path.normpath(os.path.join(b, *([".."] * self.up))) for b in bases]
+        return bases
+
+    def _bases(self, workspace: str, *, broad: bool) -> list[str]:
         match self.root:
             case PathRoot.FILESYSTEM:
                 return ["/"]
@@ -67,23 +74,33 @@ def parse_path_spec(spec: str, *, settings_root: str | None, legacy: bool) -> Pa
     """Read a path specifier's root and pattern (never fails: every text is a pattern)."""
     text = spec.strip()
     if text.startswith("//"):
-        return PathSpec(root=PathRoot.FILESYSTEM, pattern=_below(text[2:]), anchored=True)
+        return PathSpec(root=PathRoot.FILESYSTEM, pattern=_below(text[2:])[0], anchored=True)
     if text == "~" or text.startswith("~/"):
         home = os.path.expanduser("~")
-        return PathSpec(root=PathRoot.HOME, pattern=_below(text[1:]), anchored=True, base=home)
+        pattern, up = _below(text[1:])
+        return PathSpec(root=PathRoot.HOME, pattern=pattern, anchored=True, base=home, up=up)
     if text.startswith("/"):
+        pattern, up = _below(text)
         return PathSpec(
-            root=PathRoot.SETTINGS, pattern=_below(text), anchored=True,
-            base=settings_root, legacy=legacy,
+            root=PathRoot.SETTINGS, pattern=pattern, anchored=True,
+            base=settings_root, legacy=legacy, up=up,
         )
-    while text.startswith("./"):
-        text = text[2:].lstrip("/")
-    body = text.rstrip("/")
-    anchored = "/" in body  # gitignore: a slash at the start or in the middle anchors
-    return PathSpec(root=PathRoot.CWD, pattern=text or "**", anchored=anchored)
+    pattern, up = _below(text)
+    body = pattern.rstrip("/")
+    anchored = up > 0 or "/" in body  # gitignore: a slash at the start or in the middle
+    if not anchored and pattern.endswith("/") and body:
+        pattern = "**/" + pattern  # gitignore: "secrets/" is a folder of that name anywhere
+    return PathSpec(root=PathRoot.CWD, pattern=pattern, anchored=anchored, up=up)
 
 
-def _below(text: str) -> str:
-    """The pattern below a root ("" is everything there)."""
-    stripped = text.lstrip("/")
-    return stripped if stripped.strip("/") else "**"
+def _below(text: str) -> tuple[str, int]:
+    """The pattern below a root ("" is everything there), without its leading ``./``
+    and ``../`` steps, and how many ``../`` steps there were."""
+    parts = text.split("/")
+    up = 0
+    while parts and parts[0] in ("", ".", ".."):
+        if parts[0] == "..":
+            up += 1
+        parts = parts[1:]
+    rest = "/".join(parts)
+    return (rest if rest.strip("/") else "**"), up
