@@ -55,7 +55,27 @@ def user_config_dir(environ: Mapping[str, str] | None = None) -> Path:
     return base / "agent-tui"
 
 
-def settings_files(workspace: Path, *, user_dir: Path | None = None) -> list[Path]:
-    """The settings files, in merge order: the user's, then the project's."""
+def claude_config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Claude Code's own folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
+    explicit = (os.environ if environ is None else environ).get("CLAUDE_CONFIG_DIR")
+    return Path(explicit).expanduser() if explicit else Path.home() / ".claude"
+
+
+def project_settings_files(workspace: Path) -> list[Path]:
+    """The project's settings files, in merge order (lowest first)."""
+    root = Path(workspace)
+    return [
+        root / ".claude" / "settings.json",
+        root / ".agent-tui" / "settings.json",
+        root / ".claude" / "settings.local.json",
+    ]
+
+
+def settings_files(
+    workspace: Path, *, user_dir: Path | None = None, claude_dir: Path | None = None
+) -> list[Path]:
+    """The settings files, in merge order (lowest first): Claude Code's user file, the
+    user's agent-tui file, then the project's (:func:`project_settings_files`)."""
     user = user_dir if user_dir is not None else user_config_dir()
-    return [user / "settings.json", Path(workspace) / ".agent-tui" / "settings.json"]
+    claude = claude_dir if claude_dir is not None else claude_config_dir()
+    return [claude / "settings.json", user / "settings.json", *project_settings_files(workspace)]

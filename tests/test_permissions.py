@@ -132,13 +132,13 @@ def test_deny_beats_ask_beats_allow(ws: Path) -> None:
     everything = ["bash(git push:*)"]
     p = policy(ws, "auto", allow=everything, ask=everything, deny=everything)
     ruling = p.check(*bash("git push origin main"))
-    assert ruling.verdict is Verdict.DENY and ruling.rule == "deny:bash(git push:*)"
+    assert ruling.verdict is Verdict.DENY and ruling.rule == "deny:Bash(git push:*)"
     p = policy(ws, "auto", allow=everything, ask=everything)
     ruling = p.check(*bash("git push origin main"))
-    assert ruling.verdict is Verdict.ASK and ruling.rule == "ask:bash(git push:*)"
+    assert ruling.verdict is Verdict.ASK and ruling.rule == "ask:Bash(git push:*)"
     p = policy(ws, "ask", allow=everything)
     ruling = p.check(*bash("git push origin main"))
-    assert ruling.verdict is Verdict.ALLOW and ruling.rule == "allow:bash(git push:*)"
+    assert ruling.verdict is Verdict.ALLOW and ruling.rule == "allow:Bash(git push:*)"
 
 
 def test_rules_beat_the_mode_and_mode_applies_when_none_match(ws: Path) -> None:
@@ -166,7 +166,7 @@ def test_bash_rule_without_star_is_exact(ws: Path) -> None:
 def test_allow_prefix_does_not_vouch_for_chained_or_substituted_commands(ws: Path) -> None:
     p = policy(ws, "ask", allow=["bash(git status:*)", "bash(git diff:*)"])
     assert verdict(p, bash("git status && git diff")) is Verdict.ALLOW
-    assert p.check(*bash("git status; git diff")).rule == "allow:bash(git status:*), bash(git diff:*)"
+    assert p.check(*bash("git status; git diff")).rule == "allow:Bash(git status:*), Bash(git diff:*)"
     assert verdict(p, bash("git status; rm -rf /")) is Verdict.ASK
     assert verdict(p, bash("git status | sh")) is Verdict.ASK
     assert verdict(p, bash("git status $(rm -rf /)")) is Verdict.ASK
@@ -192,7 +192,9 @@ def test_path_globs(ws: Path) -> None:
     assert verdict(p, write("srcx/a.py")) is Verdict.ASK
     assert verdict(p, write("src/../setup.py")) is Verdict.ASK
     assert verdict(p, edit("docs/guide/intro.md")) is Verdict.ALLOW  # no '/': any depth
-    assert verdict(p, edit("src/a.py")) is Verdict.ASK  # the rule names write_file only
+    # as in Claude Code, a rule on one file-editing tool covers them all (Write, Edit...)
+    assert verdict(p, edit("src/a.py")) is Verdict.ALLOW
+    assert verdict(p, edit("docs/a.py")) is Verdict.ASK
 
 
 def test_path_rules_see_through_symlinks(ws: Path) -> None:
@@ -243,7 +245,8 @@ def test_malformed_rules_are_clear_errors(text: str, problem: str) -> None:
 
 def test_rule_lists_parse_on_construction_with_clear_errors() -> None:
     rules = PermissionRules(allow=["bash(ls:*)"], deny=["write_file(.env)"])
-    assert rules.allow[0] == Rule(text="bash(ls:*)", tool="bash", specifier="ls:*")
+    assert rules.allow[0] == Rule.parse("Bash(ls:*)")
+    assert (rules.allow[0].text, rules.allow[0].tool) == ("Bash(ls:*)", "bash")
     with pytest.raises(InvalidRule, match="missing '\\)'"):
         PermissionRules(deny=["bash(rm"])
     with pytest.raises(InvalidRule, match="list of strings"):
@@ -262,7 +265,7 @@ def test_remember_allows_the_exact_command_for_the_session(ws: Path) -> None:
     p = policy(ws, "ask")
     p.remember(*bash("pytest -q"))
     ruling = p.check(*bash("pytest -q"))
-    assert ruling.verdict is Verdict.ALLOW and ruling.rule == "session:bash(pytest -q)"
+    assert ruling.verdict is Verdict.ALLOW and ruling.rule == "session:Bash(pytest -q)"
     assert verdict(p, bash("pytest -q tests/x.py")) is Verdict.ASK
     assert verdict(p, bash("pytest -q; rm -rf /")) is Verdict.ASK
     assert verdict(policy(ws, "ask"), bash("pytest -q")) is Verdict.ASK  # session only
@@ -312,7 +315,7 @@ def test_non_interactive_ask_mode_denies_and_says_why(ws: Path) -> None:
     ruling = p.check(*bash("make"))
     assert ruling.verdict is Verdict.DENY
     assert ruling.rule == "mode:ask"
-    assert "permission mode ask denies bash in print mode" in ruling.reason
+    assert "permission mode ask denies Bash in print mode" in ruling.reason
     assert "--permission-mode" in ruling.reason
     assert verdict(p, read("a.py")) is Verdict.ALLOW
 
@@ -322,13 +325,13 @@ def test_non_interactive_accept_edits_allows_edits_denies_commands(ws: Path) -> 
     assert verdict(p, edit("src/a.py")) is Verdict.ALLOW
     ruling = p.check(*bash("make"))
     assert ruling.verdict is Verdict.DENY
-    assert "permission mode accept-edits denies bash in print mode" in ruling.reason
+    assert "permission mode accept-edits denies Bash in print mode" in ruling.reason
 
 
 def test_non_interactive_ask_rule_denies_naming_the_rule(ws: Path) -> None:
     p = Permissions(ws, "auto", PermissionRules(ask=["bash(git push:*)"]), non_interactive=True)
     ruling = p.check(*bash("git push"))
-    assert ruling.verdict is Verdict.DENY and ruling.rule == "ask:bash(git push:*)"
+    assert ruling.verdict is Verdict.DENY and ruling.rule == "ask:Bash(git push:*)"
     assert "no one to ask" in ruling.reason
 
 
@@ -348,7 +351,11 @@ def test_fuzzed_rule_text_parses_or_raises_invalid_rule(text: str) -> None:
 
 _rule_texts = st.sampled_from(
     ["bash", "bash(ls:*)", "bash(:*)", "bash(git status)", "write_file(src/**)", "*_file([!a]*)",
-     "edit_file(/abs/**)", "mcp__*", "write_file([)", "bash(a[b:*)", "write_file(**)"]
+     "edit_file(/abs/**)", "mcp__*", "write_file([)", "bash(a[b:*)", "write_file(**)",
+     # Claude Code's spellings and forms
+     "Bash", "Bash(*)", "Bash(git diff *)", "Bash(* --version)", "Bash(npm run test:*)",
+     "Read(//etc/**)", "Read(~/.ssh/**)", "Edit(/src/**)", "Read(./.env)", "Read(.)",
+     "Edit(//)", "Read(~)", "mcp__github", "mcp__github__create_issue", "Glob(src/*)"]
 )
 
 
@@ -371,3 +378,99 @@ def test_fuzzed_checks_always_rule(
             assert ruling.verdict is not Verdict.ASK
         p.remember(*call)
         assert p.check(*call).verdict in (Verdict.ALLOW, Verdict.DENY)
+
+
+# -- Claude Code's names and forms -------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["Bsah(ls)", "ReadFile", "Foo*", "read(x)", "BASH"])
+def test_a_rule_naming_no_tool_is_refused_with_a_suggestion(text: str) -> None:
+    with pytest.raises(InvalidRule, match="names no known tool"):
+        Rule.parse(text)
+    with pytest.raises(InvalidRule, match='did you mean "Bash"'):
+        Rule.parse("Bsah(ls)")
+
+
+def test_rule_names_map_to_tool_families() -> None:
+    assert Rule.parse("Read").tools == {"read_file", "glob", "grep"}
+    edits = {"write_file", "edit_file", "multi_edit", "notebook_edit"}
+    for name in ("Edit", "Write", "MultiEdit", "edit_file"):
+        assert Rule.parse(f"{name}(src/**)").tools == edits, name
+    assert Rule.parse("Grep").tools == {"grep"}
+    assert Rule.parse("LS").tools == {"glob"}  # Claude Code's older name
+    bare = Rule.parse("Bash(*)")
+    assert bare.specifier is None and bare.text == "Bash"
+
+
+def test_mcp_server_rules(ws: Path) -> None:
+    server = Rule.parse("mcp__github")
+    assert server.matches_tool("mcp__github__create_issue")
+    assert not server.matches_tool("mcp__githubx__create_issue")
+    assert not server.matches_tool("bash")
+    one = Rule.parse("mcp__github__create_issue")
+    assert one.matches_tool("mcp__github__create_issue")
+    assert not one.matches_tool("mcp__github__create_issue_comment")
+    assert verdict(policy(ws, "auto", deny=["mcp__github"]), mcp()) is Verdict.DENY
+
+
+def test_a_bash_wildcard_in_the_middle(ws: Path) -> None:
+    p = policy(ws, "ask", allow=["Bash(* --version)", "Bash(git * main)"])
+    for command in ("node --version", "git push origin main", "git checkout main"):
+        assert verdict(p, bash(command)) is Verdict.ALLOW, command
+    for command in ("node --versions", "git push origin main2", "git main"):
+        assert verdict(p, bash(command)) is Verdict.ASK, command
+
+
+def test_extra_blanks_do_not_slip_past_a_command_rule(ws: Path) -> None:
+    p = policy(ws, "auto", deny=["Bash(git push *)", "Bash(rm -rf:*)", "Bash(shutdown now)"])
+    for command in ("git   push origin", "git\tpush", "rm  -rf  /", "  shutdown   now "):
+        assert verdict(p, bash(command)) is Verdict.DENY, command
+    assert verdict(p, bash("git pushx")) is Verdict.ALLOW
+
+
+@pytest.mark.parametrize("command", [
+    "sudo rm -rf /", "FOO=1 /bin/rm -rf x", "env -i A=b nohup \\rm -rf x", "timeout 5 rm -rf x",
+    "bash -c 'rm -rf x && ls'", "ls && sh -c \"cd / ; rm -rf x\"", "find . | xargs rm -rf",
+])
+def test_a_deny_rule_sees_through_wrappers_an_allow_rule_does_not(ws: Path, command: str) -> None:
+    assert verdict(policy(ws, "auto", deny=["Bash(rm -rf:*)"]), bash(command)) is Verdict.DENY
+    assert verdict(policy(ws, "auto", ask=["Bash(rm -rf *)"]), bash(command)) is Verdict.ASK
+    allow = policy(ws, "ask", allow=["Bash(rm -rf:*)", "Bash(ls)", "Bash(find .)"])
+    assert verdict(allow, bash(command)) is Verdict.ASK
+
+
+class FakeTask(Tool):
+    name = "task"
+    description = "starts a sub-agent"
+
+    class Input(BaseModel):
+        prompt: str = ""
+        subagent_type: str | None = None
+
+    async def run(self, args, ctx: ToolContext) -> ToolResult:  # pragma: no cover
+        return ToolResult.ok("")
+
+
+class FakeSkill(Tool):
+    name = "skill"
+    description = "loads a skill"
+
+    class Input(BaseModel):
+        name: str
+
+    async def run(self, args, ctx: ToolContext) -> ToolResult:  # pragma: no cover
+        return ToolResult.ok("")
+
+
+def test_task_and_skill_rules_name_the_agent_and_the_skill(ws: Path) -> None:
+    task, skill = FakeTask(), FakeSkill()
+    p = policy(ws, "ask", deny=["Task(deployer)", "Skill(acme:*)"], allow=["Skill(pdf)", "Agent"])
+    assert p.check(task, task.parse({"subagent_type": "deployer"})).verdict is Verdict.DENY
+    assert p.check(task, task.parse({"subagent_type": "reviewer"})).verdict is Verdict.ALLOW
+    assert p.check(task, task.parse({})).verdict is Verdict.ALLOW  # no type: Agent allows
+    assert p.check(skill, skill.parse({"name": "acme:deploy"})).verdict is Verdict.DENY
+    assert p.check(skill, skill.parse({"name": "pdf"})).verdict is Verdict.ALLOW
+    assert p.check(skill, skill.parse({"name": "xlsx"})).verdict is Verdict.ASK
+    p.remember(skill, skill.parse({"name": "xlsx"}))
+    assert p.session_rules[-1].text == "Skill(xlsx)"
+    assert p.check(skill, skill.parse({"name": "xlsx"})).verdict is Verdict.ALLOW

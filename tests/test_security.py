@@ -129,12 +129,13 @@ def test_every_permission_decision_is_in_the_journal(fake_api, tmp_path: Path) -
         timeout=60,
     )
     assert out.returncode == 0, out.stderr
-    assert f"{user_dir / 'settings.json'}:3:3: unknown key \"modle\"" in out.stderr
+    assert (f"{user_dir / 'settings.json'}:3:3: not supported by agent-tui, ignored: modle "
+            '(did you mean "model"?)') in out.stderr
     records = [r for r in journal_records(tmp_path / "home") if r["kind"] == "permission"]
     got = {(r["tool_use_id"], r["verdict"], r["decided_by"], r["rule"]) for r in records}
     assert got == {
-        ("toolu_rm", "deny", "rule", "deny:bash(rm:*)"),
-        ("toolu_write", "allow", "rule", "allow:write_file(notes.txt)"),
+        ("toolu_rm", "deny", "rule", "deny:Bash(rm:*)"),
+        ("toolu_write", "allow", "rule", "allow:Write(notes.txt)"),
         ("toolu_echo", "deny", "mode", "mode:ask"),  # print mode: no one to ask
     }
     assert (ws / "notes.txt").exists() and not (ws / "seen.txt").exists()
@@ -164,7 +165,7 @@ def test_commands_do_not_see_the_key_even_when_settings_ask_for_it(tmp_path: Pat
         json.dumps({"env": {"ANTHROPIC_API_KEY": "${ANTHROPIC_API_KEY}"}})
     )
     loaded = load_settings(ws, user_dir=tmp_path / "none")
-    assert loaded.env == {} and loaded.files == []
+    assert loaded.env == {}  # the bad entry skipped alone
     assert "credentials never go to commands" in loaded.problems[0]
 
 

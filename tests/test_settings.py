@@ -36,6 +36,13 @@ def user_dir(tmp_path: Path) -> Path:
     return tmp_path / "config" / "agent-tui"
 
 
+@pytest.fixture(autouse=True)
+def claude_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Claude Code's user folder, here made up: never the real one."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "dot-claude"))
+    return tmp_path / "dot-claude"
+
+
 def write_user(user_dir: Path, content: str | dict) -> Path:
     user_dir.mkdir(parents=True, exist_ok=True)
     path = user_dir / "settings.json"
@@ -74,10 +81,13 @@ def test_user_dir_follows_xdg_config_home(tmp_path: Path) -> None:
     assert user_settings_dir({}) == Path.home() / ".config" / "agent-tui"
 
 
-def test_paths_are_user_then_project(ws: Path, user_dir: Path) -> None:
+def test_paths_are_user_then_project(ws: Path, user_dir: Path, claude_home: Path) -> None:
     assert settings_paths(ws, user_dir=user_dir) == [
+        claude_home / "settings.json",
         user_dir / "settings.json",
+        ws / ".claude" / "settings.json",
         ws / ".agent-tui" / "settings.json",
+        ws / ".claude" / "settings.local.json",
     ]
 
 
@@ -107,9 +117,10 @@ def test_full_file_is_read(ws: Path, user_dir: Path) -> None:
     assert loaded.default_mode is PermissionMode.ACCEPT_EDITS
     assert (loaded.model, loaded.theme, loaded.env) == ("claude-x", "light", {"FOO": "bar"})
     rules = loaded.permissions_rules()
-    assert [r.text for r in rules.allow] == ["bash(git status:*)"]
-    assert [r.text for r in rules.ask] == ["write_file(*.lock)"]
-    assert [r.text for r in rules.deny] == ["read_file(.env)"]
+    # shown in Claude Code's names, whichever spelling the file used
+    assert [r.text for r in rules.allow] == ["Bash(git status:*)"]
+    assert [r.text for r in rules.ask] == ["Write(*.lock)"]
+    assert [r.text for r in rules.deny] == ["Read(.env)"]
 
 
 def test_rules_add_up_and_project_scalars_win(ws: Path, user_dir: Path) -> None:
@@ -123,8 +134,8 @@ def test_rules_add_up_and_project_scalars_win(ws: Path, user_dir: Path) -> None:
     })
     loaded = load_settings(ws, user_dir=user_dir)
     assert loaded.files == [user, project]
-    assert loaded.allow == ["bash(ls:*)", "bash(make:*)"]  # added up, no duplicates
-    assert loaded.deny == ["bash(rm:*)"]
+    assert [r.text for r in loaded.allow] == ["Bash(ls:*)", "Bash(make:*)"]  # no duplicates
+    assert [r.text for r in loaded.deny] == ["Bash(rm:*)"]
     assert loaded.default_mode is PermissionMode.ASK  # project wins
     assert loaded.model == "project-model"
     assert loaded.theme == "light"  # the project did not say
@@ -137,7 +148,7 @@ def test_a_deny_in_either_file_beats_an_allow_in_the_other(ws: Path, user_dir: P
     loaded = load_settings(ws, user_dir=user_dir)
     policy = Permissions(ws, loaded.default_mode or "ask", loaded.permissions_rules())
     ruling = policy.check(*bash_call("git push origin main"))
-    assert ruling.verdict is Verdict.DENY and ruling.rule == "deny:bash(git push:*)"
+    assert ruling.verdict is Verdict.DENY and ruling.rule == "deny:Bash(git push:*)"
     assert policy.check(*bash_call("git status")).verdict is Verdict.ALLOW
 
 
@@ -160,7 +171,7 @@ def test_malformed_json_names_file_line_and_column_and_the_other_file_applies(
     loaded = load_settings(ws, user_dir=user_dir)
     assert loaded.files == [user]
     assert loaded.theme == "light" and loaded.model is None  # nothing of the broken file
-    assert loaded.deny == ["bash(rm:*)"]
+    assert [r.text for r in loaded.deny] == ["Bash(rm:*)"]
     [problem] = loaded.problems
     assert problem.startswith(f"{project}:4:3: invalid JSON: Expecting ',' delimiter")
     assert "ignored" in problem
@@ -170,15 +181,16 @@ def test_unknown_key_is_reported_at_its_line_with_a_suggestion(ws: Path, user_di
     project = write_project(ws, '{\n  "theme": "light",\n  "permisions": {"allow": []}\n}')
     loaded = load_settings(ws, user_dir=user_dir)
     [problem] = loaded.problems
-    assert problem.startswith(f"{project}:3:3: unknown key \"permisions\"")
-    assert 'did you mean "permissions"' in problem
-    assert loaded.theme is None  # never half-applied
+    assert problem == (f'{project}:3:3: not supported by agent-tui, ignored: permisions '
+                       '(did you mean "permissions"?)')
+    assert loaded.theme == "light"  # the rest of the file applies
 
 
 def test_unknown_key_inside_permissions(ws: Path, user_dir: Path) -> None:
     path = write_user(user_dir, '{"permissions": {\n  "allow": [],\n  "default_mode": "auto"\n}}')
     [problem] = load_settings(ws, user_dir=user_dir).problems
-    assert problem.startswith(f"{path}:3:3: unknown key \"default_mode\" in permissions")
+    assert problem.startswith(f"{path}:3:3: not supported by agent-tui, ignored: "
+                              "permissions.default_mode")
     assert 'did you mean "defaultMode"' in problem
 
 
@@ -186,18 +198,17 @@ def test_wrong_types_are_reported_at_their_lines(ws: Path, user_dir: Path) -> No
     path = write_project(
         ws,
         '{\n  "model": 5,\n  "permissions": {\n    "allow": "bash",\n'
-        '    "deny": ["x", true]\n  },\n'
+        '    "deny": ["Bash", true]\n  },\n'
         '  "env": {"A": 1}\n}',
     )
     loaded = load_settings(ws, user_dir=user_dir)
     assert loaded.problems == [
-        f"{path}:2:3: model: expected a string, got a number (settings file ignored)",
-        f"{path}:4:5: permissions.allow: expected a list of strings, got a string "
-        "(settings file ignored)",
-        f"{path}:5:19: permissions.deny[1]: expected a string, got true (settings file ignored)",
-        f"{path}:7:11: env.A: expected a string, got a number (settings file ignored)",
+        f"{path}:2:3: model: expected a string, got a number (skipped)",
+        f"{path}:4:5: permissions.allow: expected a list of strings, got a string (skipped)",
+        f"{path}:5:22: permissions.deny[1]: expected a string, got true (skipped)",
+        f"{path}:7:11: env.A: expected a string, got a number (skipped)",
     ]
-    assert loaded.files == []
+    assert loaded.files == [path]  # each bad value skipped alone
 
 
 def test_bad_rule_is_reported_at_its_element(ws: Path, user_dir: Path) -> None:
@@ -207,17 +218,19 @@ def test_bad_rule_is_reported_at_its_element(ws: Path, user_dir: Path) -> None:
     loaded = load_settings(ws, user_dir=user_dir)
     [problem] = loaded.problems
     assert problem.startswith(f"{path}:4:5: permissions.deny[1]: invalid permission rule 'bash(rm'")
-    assert "missing ')'" in problem
-    assert loaded.deny == []  # not even the good rule: the file is skipped whole
+    assert "missing ')'" in problem and problem.endswith("(skipped)")
+    assert [r.text for r in loaded.deny] == ["Bash(ls)"]  # the file's other rules apply
 
 
-def test_bad_mode_names_the_choices_and_claude_code_names_get_a_hint(
+def test_bad_mode_names_the_choices_and_claude_code_words_are_aliases(
     ws: Path, user_dir: Path
 ) -> None:
-    write_project(ws, {"permissions": {"defaultMode": "acceptEdits"}})
+    write_project(ws, {"permissions": {"defaultMode": "yolo"}})
     [problem] = load_settings(ws, user_dir=user_dir).problems
-    assert "unknown mode 'acceptEdits': use one of ask, accept-edits, auto" in problem
-    assert '"accept-edits" here' in problem
+    assert "unknown mode 'yolo': use one of ask, accept-edits, plan, auto, default, acceptEdits" in problem
+    write_project(ws, {"permissions": {"defaultMode": "acceptEdits"}})
+    loaded = load_settings(ws, user_dir=user_dir)
+    assert loaded.problems == [] and loaded.default_mode is PermissionMode.ACCEPT_EDITS
 
 
 def test_env_cannot_carry_credentials_or_our_tags(ws: Path, user_dir: Path) -> None:
@@ -240,8 +253,8 @@ def test_empty_model_or_theme_is_refused(ws: Path, user_dir: Path) -> None:
     write_user(user_dir, {"model": " ", "theme": ""})
     problems = load_settings(ws, user_dir=user_dir).problems
     assert [p.split(": ", 1)[1] for p in problems] == [
-        "model: must not be empty (settings file ignored)",
-        "theme: must not be empty (settings file ignored)",
+        "model: must not be empty (skipped)",
+        "theme: must not be empty (skipped)",
     ]
 
 
@@ -289,6 +302,7 @@ def test_accept_edits_asks_before_the_model_edits_settings_or_other_powerful_fil
     policy = Permissions(ws, "accept-edits")
     tool = WriteFileTool()
     for path in (".agent-tui/settings.json", "./.agent-tui/x", ".mcp.json", "sub/.mcp.json",
+                 ".claude/settings.json", ".claude/settings.local.json",
                  ".git/hooks/pre-commit", ".git/config"):
         ruling = policy.check(tool, tool.parse({"path": path, "content": "{}"}))
         assert ruling.verdict is Verdict.ASK, path
@@ -352,10 +366,10 @@ def _check_outcome(data, problems) -> None:
     if data is None:
         assert problems, "a skipped file always says why"
     else:
-        assert problems == []
+        assert all(p.only_this for p in problems), "a file that loads skips parts alone"
     for problem in problems:
         text = str(problem)
-        assert text.startswith(str(PATH)) and "ignored" in text
+        assert text.startswith(str(PATH)) and ("ignored" in text or "(skipped)" in text)
         assert "\n" not in text.replace(str(PATH), "")
 
 
@@ -424,7 +438,7 @@ def test_a_project_cannot_grant_itself_auto_mode_or_hijack_commands(tmp_path) ->
     loaded = load_settings(ws, user_dir=user)
     assert loaded.default_mode is None
     assert loaded.env == {"FOO": "bar"}
-    assert loaded.allow == ["bash(ls:*)"]  # the rest of the file still applies
+    assert [r.text for r in loaded.allow] == ["Bash(ls:*)"]  # the rest of the file applies
     assert any("auto" in p and "(settings file ignored)" not in p for p in loaded.problems)
     assert any("BASH_ENV" in p for p in loaded.problems)
     # The user's own file may.

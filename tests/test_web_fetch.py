@@ -264,10 +264,10 @@ def test_ask_mode_asks_per_domain_and_remembers_it_for_the_session(tmp_path) -> 
     policy = Permissions(tmp_path, PermissionMode.ASK)
     first = check(policy, "https://docs.example.com/a")
     assert first.verdict is Verdict.ASK
-    assert first.reason == "web_fetch fetches from docs.example.com"
+    assert first.reason == "WebFetch fetches from docs.example.com"
     tool = WebFetchTool()
     policy.remember(tool, tool.parse({"url": "https://docs.example.com/a"}))
-    assert [r.text for r in policy.session_rules] == ["web_fetch(domain:docs.example.com)"]
+    assert [r.text for r in policy.session_rules] == ["WebFetch(domain:docs.example.com)"]
     assert check(policy, "https://DOCS.example.com/other?q=1").verdict is Verdict.ALLOW
     assert check(policy, "https://example.com/").verdict is Verdict.ASK
 

@@ -159,8 +159,9 @@ class Wiring:
                                  f"{exc.strerror or exc}") from None
             workspace = Path(info.workspace) if info.workspace else (cwd or opts.cwd)
         settings = self.settings_for(Path(workspace))
-        for problem in settings.problems:
-            emit(Notice(level=NoticeLevel.ERROR, text=problem))
+        for problem in settings.problem_details:  # a part skipped alone is a warning
+            emit(Notice(level=NoticeLevel.WARNING if problem.only_this else NoticeLevel.ERROR,
+                        text=str(problem)))
         damaged = journal.set_aside_notice()
         if damaged is not None:
             emit(damaged)
@@ -185,12 +186,21 @@ class Wiring:
                         code=NoticeCode.CONTAINMENT))
         # Command line over settings files (project over user) over defaults.
         mode = opts.permission_mode or settings.default_mode or "ask"
+        if mode == "auto" and settings.auto_disabled_by is not None:
+            raise UsageError(
+                "auto mode (Claude Code's bypassPermissions) is turned off by "
+                f"permissions.disableBypassPermissionsMode in {settings.auto_disabled_by}")
         mcp = self._mcp(workspace, emit, trusted=mode == "auto", extra=mcp_servers or [])
         mcp.attach(tools)
         emit = _observed_by(emit, mcp.observe)  # the manager applies tool lists between turns
         policy = Permissions(
             workspace, mode, settings.permissions_rules(), non_interactive=not self.interactive,
         )
+        if policy.denies_reads:  # what Read may not see, a search does not show
+            for name in ("grep", "glob"):
+                search = tools.get(name)
+                if search is not None:
+                    search.read_denied = policy.read_denied  # type: ignore[attr-defined]
         hooks = self._hooks(workspace, settings, emit, mode=mode)
         config = AgentConfig(
             workspace=workspace,

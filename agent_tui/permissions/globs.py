@@ -21,10 +21,11 @@ def relative(path: str, root: str) -> str | None:
 
 
 @lru_cache(maxsize=256)
-def glob_regex(pattern: str) -> re.Pattern[str]:
+def glob_regex(pattern: str, *, anchored: bool = False) -> re.Pattern[str]:
     """Compile a path glob: ``**`` spans directories, ``*``/``?``/``[...]`` stay in one.
 
-    ``src/`` means ``src/**``; a pattern without ``/`` matches at any depth.
+    ``src/`` means ``src/**``; a pattern without ``/`` matches at any depth, unless
+    ``anchored`` (a pattern relative to its root, matched against a relative path).
     """
     absolute = pattern.startswith("/")
     body = pattern.strip("/")
@@ -32,7 +33,7 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
         body += "/**"
     comps = body.split("/")
     out: list[str] = ["/"] if absolute else []
-    if not absolute and len(comps) == 1 and comps[0] != "**":
+    if not absolute and not anchored and len(comps) == 1 and comps[0] != "**":
         out.append("(?:.*/)?")  # like .gitignore: a bare name matches in any directory
     skip_sep = True  # no separator before the first component
     for idx, comp in enumerate(comps):

@@ -16,26 +16,33 @@ the first of these that speaks:
 In print mode (``non_interactive=True``) nobody can answer, so "ask" becomes "deny",
 with a reason that says how to allow it.
 
-Rule syntax (``rules.py``): ``TOOL`` or ``TOOL(SPECIFIER)``. ``TOOL`` is a glob on the
-tool name (``bash``, ``mcp__server__*``). The specifier is matched against the call's
-subject:
+Rule syntax (``rules.py``) is Claude Code's: ``TOOL`` or ``TOOL(SPECIFIER)``, ``TOOL`` in
+Claude Code's names (``Bash``, ``Read``, ``Edit``, ``mcp__server``...) or ours. Rules,
+reasons and remembered rules are shown in Claude Code's names. The specifier is
+matched against the call's subject:
 
 - a command (tools with a ``command`` argument, i.e. ``bash``): ``git status:*`` is a
-  prefix match on whole words (``git status``, ``git status -s``, not ``git statusx``);
-  without ``:*`` the command must be exactly that. An *allow* prefix rule only matches
-  a command whose every part (split by ``shell_words.py`` on ``;``, ``&&``, ``||``,
-  ``|``, ``&``, newline) is allowed, and never one with command substitution or output
-  redirection to a file; *deny* and *ask* rules match if any part matches. Deny rules
-  on commands are a guard rail, not a sandbox (``bash -c``, ``eval`` and friends can
-  hide a command).
-- a path (tools with a ``path`` argument): a glob (``globs.py``) relative to the
-  workspace (``src/**``, ``*.py`` matches at any depth, like ``.gitignore``); a pattern
-  starting with ``/`` is matched against the absolute path. Both the path as written
+  prefix match on whole words (``git status``, ``git status -s``, not ``git statusx``),
+  ``git diff *`` a wildcard; without either the command must be exactly that. An
+  *allow* pattern rule only matches a command whose every part (split by
+  ``shell_words.py`` on ``;``, ``&&``, ``||``, ``|``, ``&``, newline) is allowed, and
+  never one with command substitution or output redirection to a file; *deny* and
+  *ask* rules match if any part matches, seeing through wrappers (``sudo``, ``env``,
+  ``bash -c``...: ``shell_words.command_forms``). Deny rules on commands are a guard
+  rail, not a sandbox (``eval``, a script and friends can hide a command).
+- a path (tools with a ``path`` argument; Glob and Grep without one search the
+  workspace): a gitignore-style glob rooted as Claude Code roots it (``rule_paths.py``:
+  ``//`` the filesystem, ``~/`` home, ``/`` the settings file's root, else the
+  workspace; ``*.py`` matches at any depth). ``Read`` rules govern Glob and Grep by the
+  folder they search, and a *deny* ``Read`` rule also keeps each file it names out of
+  what a search finds (:meth:`Permissions.read_denied`). Both the path as written
   and its real location (symlinks resolved) are considered: *allow* needs both to
   match, *deny*/*ask* either.
 - a domain (tools with a ``url`` argument, i.e. ``web_fetch``): ``domain:example.com``
   matches that host, ``domain:*.example.com`` its subdomains (a glob on the host).
   "Allow for this session" remembers the host.
+- a name: the sub-agent type a ``Task`` starts (``Task(code-reviewer)``), the skill a
+  ``Skill`` loads (``Skill(pdf)``, ``Skill(acme:*)``: :func:`rules.name_matches`).
 - other tools have no subject: a rule with a specifier never matches them.
 """
 
@@ -52,28 +59,36 @@ from agent_tui.protocol import PermissionMode, Verdict
 from agent_tui.core.tool import Tool
 from agent_tui.permissions.globs import glob_regex, relative
 from agent_tui.permissions.plan import EXIT_PLAN_MODE, planning
+from agent_tui.permissions.rule_paths import parse_path_spec
 from agent_tui.permissions.rules import (
     DOMAIN_PREFIX,
+    PATH_SUBJECT_TOOLS,
     PermissionRules,
     Rule,
     command_matches,
     domain_matches,
+    is_pattern,
+    name_matches,
 )
-from agent_tui.permissions.shell_words import split_command
+from agent_tui.permissions.shell_words import command_forms, split_command
+from agent_tui.protocol.tool_names import claude_name
 
 
 class SubjectKind(StrEnum):
     COMMAND = "command"
     PATH = "path"
     DOMAIN = "domain"
+    NAME = "name"  # the sub-agent a Task starts, the skill a Skill loads
     NONE = "none"
 
 
-#: Workspace files whose edit grants more than an edit: the project's settings (its
-#: rules and mode apply to the next session), MCP servers (commands agent-tui starts)
-#: and git's folder (hooks, config aliases run code on the user's next git command).
-#: ``accept-edits`` asks before writing them, so a model cannot widen its own powers.
-PROTECTED_PATHS = (".agent-tui/**", ".mcp.json", ".git/**")
+#: Workspace files whose edit grants more than an edit: the project's settings, both
+#: agent-tui's and Claude Code's (their rules, mode and hooks apply to the next
+#: session; ``.claude/`` also holds commands that may carry ``allowed-tools``), MCP
+#: servers (commands agent-tui starts) and git's folder (hooks, config aliases run code
+#: on the user's next git command). ``accept-edits`` asks before writing them, so a
+#: model cannot widen its own powers.
+PROTECTED_PATHS = (".agent-tui/**", ".claude/**", ".mcp.json", ".git/**")
 
 
 class Permissions:
@@ -116,18 +131,19 @@ class Permissions:
         return ruling
 
     def remember(self, tool: Tool, args: BaseModel) -> None:
-        kind, subject = _subject(args)
+        kind, subject = _subject(tool, args)
         name = tool.name
         if kind is SubjectKind.COMMAND:
-            rule = Rule(text=f"{name}({subject})", tool=name, specifier=subject, exact=True)
+            rule = Rule.for_call(name, subject)
         elif kind is SubjectKind.PATH:
             real = self._forms(subject)[-1][1]
-            rule = Rule(text=f"{name}({real})", tool=name, specifier=real, exact=True)
+            rule = Rule.for_call(name, real, shown="/" + real)  # "//": from the root
         elif kind is SubjectKind.DOMAIN:
-            spec = f"{DOMAIN_PREFIX}{subject}"
-            rule = Rule(text=f"{name}({spec})", tool=name, specifier=spec, exact=True)
+            rule = Rule.for_call(name, f"{DOMAIN_PREFIX}{subject}")
+        elif kind is SubjectKind.NAME:
+            rule = Rule.for_call(name, subject)
         else:
-            rule = Rule(text=name, tool=name, exact=True)
+            rule = Rule.for_call(name)
         if rule not in self._session:
             self._session.append(rule)
 
@@ -135,10 +151,24 @@ class Permissions:
     def session_rules(self) -> list[Rule]:
         return list(self._session)
 
+    def read_denied(self, path: str) -> str | None:
+        """The deny rule that forbids reading ``path``, if any: for what a search finds
+        (Glob, Grep), so a search of a folder never shows a file ``Read`` may not."""
+        for rule in self.rules.deny:
+            if rule.specifier is not None and rule.matches_tool("read_file"):
+                if self._path_matches(rule, path, broad=True):
+                    return rule.text
+        return None
+
+    @property
+    def denies_reads(self) -> bool:
+        """Whether any deny rule names files to keep from reading."""
+        return any(r.specifier is not None and r.matches_tool("read_file") for r in self.rules.deny)
+
     # -- deciding ---------------------------------------------------------------
 
     def _decide(self, tool: Tool, args: BaseModel) -> Ruling:
-        kind, subject = _subject(args)
+        kind, subject = _subject(tool, args)
         for rule in self.rules.deny:
             if self._matches(rule, tool.name, kind, subject, broad=True):
                 return Ruling(
@@ -187,7 +217,8 @@ class Permissions:
             return Ruling(
                 verdict=Verdict.ASK,
                 rule=rule,
-                reason=f"{tool.name} edits {protected}, which can widen what the agent may do",
+                reason=f"{claude_name(tool.name)} edits {protected}, which can widen what the "
+                "agent may do",
             )
         if kind is SubjectKind.PATH:
             inside = self.mode is not PermissionMode.ACCEPT_EDITS or self._inside(subject)
@@ -198,16 +229,17 @@ class Permissions:
             what = f"fetches from {subject}"
         else:
             what = "may have side effects"
-        return Ruling(verdict=Verdict.ASK, rule=rule, reason=f"{tool.name} {what}")
+        return Ruling(verdict=Verdict.ASK, rule=rule, reason=f"{claude_name(tool.name)} {what}")
 
     def _no_one_to_ask(self, tool: Tool, ruling: Ruling) -> str:
         if ruling.rule and ruling.rule.startswith("ask:"):
             return (
-                f"rule {ruling.rule[4:]} asks before {tool.name}, and there is no one to ask "
+                f"rule {ruling.rule[4:]} asks before {claude_name(tool.name)}, and there is no "
+                "one to ask "
                 "in print mode; denied (change the rule to allow it)"
             )
         return (
-            f"permission mode {self.mode.value} denies {tool.name} in print mode "
+            f"permission mode {self.mode.value} denies {claude_name(tool.name)} in print mode "
             "(there is no one to ask); use --permission-mode accept-edits or auto, "
             "or an allow rule"
         )
@@ -228,6 +260,10 @@ class Permissions:
             for rule in rules:
                 if domain_matches(rule.specifier or "", subject):
                     return rule.text
+        if kind is SubjectKind.NAME:
+            for rule in rules:
+                if name_matches(rule.specifier or "", subject):
+                    return rule.text
         return None
 
     def _matches(
@@ -241,11 +277,16 @@ class Permissions:
             if rule.exact:
                 return subject.strip() == rule.specifier.strip()
             parts = [subject, *(split_command(subject)[0])]
-            return any(command_matches(rule.specifier, part) for part in parts)
+            forms = [form for part in parts for form in command_forms(part)]
+            return any(command_matches(rule.specifier, form) for form in forms)
         if kind is SubjectKind.PATH:
             return self._path_matches(rule, subject, broad=broad)
         if kind is SubjectKind.DOMAIN:
             return domain_matches(rule.specifier, subject)
+        if kind is SubjectKind.NAME:
+            if rule.exact:
+                return subject == rule.specifier
+            return name_matches(rule.specifier, subject)
         return False
 
     # -- paths ------------------------------------------------------------------
@@ -274,33 +315,52 @@ class Permissions:
         return all(rel is not None for rel, _ in self._forms(path))
 
     def _path_matches(self, rule: Rule, path: str, *, broad: bool) -> bool:
-        spec = rule.specifier or ""
         forms = self._forms(path)
         if rule.exact:
-            return forms[-1][1] == spec
-        regex = glob_regex(spec)
-        absolute = spec.startswith("/")
+            return forms[-1][1] == rule.specifier
+        spec = rule.path or parse_path_spec(rule.specifier or "", settings_root=None, legacy=False)
+        regex = glob_regex(spec.pattern, anchored=spec.anchored)
         hits = []
-        for rel, abs_path in forms:
-            target = abs_path if absolute else rel
-            hits.append(target is not None and regex.fullmatch(target) is not None)
-        return any(hits) if broad else all(hits)
+        for base in spec.bases(self._root, broad=broad):
+            real_base = _real(base)
+            hit = []
+            for (_rel, abs_path), root in zip(forms, (base, real_base)):
+                rel = relative(abs_path, root)
+                hit.append(rel is not None and regex.fullmatch(rel) is not None)
+            hits.append(any(hit) if broad else all(hit))
+        return any(hits)
 
 
 # -- commands ---------------------------------------------------------------------
 
 
-def _subject(args: BaseModel) -> tuple[SubjectKind, str]:
+def _real(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
+
+
+def _subject(tool: Tool, args: BaseModel) -> tuple[SubjectKind, str]:
     command = getattr(args, "command", None)
     if isinstance(command, str):
         return SubjectKind.COMMAND, command
     path = getattr(args, "path", None)
     if isinstance(path, str):
         return SubjectKind.PATH, path
+    if path is None and tool.name in PATH_SUBJECT_TOOLS and hasattr(args, "path"):
+        return SubjectKind.PATH, "."  # Glob and Grep without a path search the workspace
     url = getattr(args, "url", None)
     if isinstance(url, str):
         return SubjectKind.DOMAIN, url_host(url) or ""
+    named = getattr(args, _NAMED.get(tool.name, ""), None) if tool.name in _NAMED else None
+    if isinstance(named, str):
+        return SubjectKind.NAME, named
     return SubjectKind.NONE, ""
+
+
+#: Tools whose rules name what they start: ``Task(code-reviewer)``, ``Skill(pdf)``.
+_NAMED = {"task": "subagent_type", "skill": "name"}
 
 
 def url_host(url: str) -> str | None:
@@ -314,7 +374,7 @@ def url_host(url: str) -> str | None:
 
 def _allowed_command(rules: list[Rule], command: str) -> str | None:
     for rule in rules:  # the user listed exactly this command
-        if rule.specifier is not None and not rule.specifier.endswith(":*"):
+        if rule.specifier is not None and not is_pattern(rule.specifier):
             if command.strip() == rule.specifier.strip():
                 return rule.text
     parts, risky = split_command(command)

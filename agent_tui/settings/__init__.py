@@ -1,43 +1,55 @@
-"""Settings files: the user's and the project's ``settings.json``, read and merged.
+"""Settings files: Claude Code's and agent-tui's ``settings.json``, read and merged.
 
-Two files, the shape Claude Code uses (every key optional)::
+Five files, lowest to highest, then the command line (every key optional)::
+
+    ~/.claude/settings.json                   (Claude Code's user file; $CLAUDE_CONFIG_DIR)
+    $XDG_CONFIG_HOME/agent-tui/settings.json  (default ~/.config/agent-tui/)
+    .claude/settings.json                     (the project's, shared)
+    .agent-tui/settings.json                  (the project's, for agent-tui)
+    .claude/settings.local.json               (the project's, personal)
+    --settings FILE                           (applied last, trusted like the user's own)
+
+The shape is Claude Code's::
 
     {
+      "$schema": "https://json.schemastore.org/claude-code-settings.json",
       "permissions": {
-        "allow": ["bash(git status:*)", "read_file"],
-        "ask":   ["write_file(*.lock)"],
-        "deny":  ["bash(rm -rf:*)", "read_file(.env)"],
-        "defaultMode": "accept-edits"
+        "allow": ["Bash(npm run test:*)", "Read"],
+        "ask":   ["Bash(git push *)"],
+        "deny":  ["Bash(rm -rf *)", "Read(./.env)", "Read(~/.ssh/**)"],
+        "defaultMode": "acceptEdits"
       },
       "model": "claude-sonnet-4-5",
-      "theme": "dark",
       "env": {"PYTHONDONTWRITEBYTECODE": "1"},
-      "hooks": {"PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": "..."}]}]},
-      "webFetch": {"allowPrivate": false}
+      "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "..."}]}]}
     }
 
-- user: ``$XDG_CONFIG_HOME/agent-tui/settings.json`` (default ``~/.config/agent-tui/``);
-- project: ``<workspace>/.agent-tui/settings.json``;
-- ``--settings FILE``: applied last, trusted like the user's own file.
+plus agent-tui's own keys (``theme``, ``limits``, ``sandbox``, ``webFetch``...).
 
-Merging: permission rules from both files add up (a deny in either wins, by the rule
-precedence of :mod:`agent_tui.permissions`); ``defaultMode``, ``model``,
-``theme``: the project's value wins over the user's, and a command-line option over
-both (the CLI applies that last step); ``env``: one mapping, the project's value wins
-per variable; ``webFetch.allowPrivate`` (web_fetch may open loopback and private
-addresses) is only taken from the user's file. ``env`` is handed to the commands the agent runs (not to the agent
-itself); the agent's credentials and the process layer's ``AGENT_TUI_*`` tags cannot
-be set there.
+Merging: permission rules from every file add up (a deny in any wins, by the rule
+precedence of :mod:`agent_tui.permissions`); ``defaultMode``, ``model``, ``theme``...:
+the higher file's value wins, and a command-line option over all (the CLI applies
+that last step); ``env``: one mapping, the higher file's value wins per variable.
+``defaultMode`` takes Claude Code's words too (``default``, ``acceptEdits``,
+``bypassPermissions``; ``plan`` and ``dontAsk`` give ``ask`` and a notice), and
+``permissions.disableBypassPermissionsMode: "disable"`` in any file turns ``auto`` off
+(the CLI refuses it, from the files or the command line).
+
+The three project files are the project's: their deny and ask rules apply at once,
+but they cannot grant themselves ``auto`` mode, set variables that make every
+command run code of their choosing, open the sandbox or let web_fetch reach private
+addresses, and their hooks run only once the user trusts the project (the CLI
+decides). ``env`` is handed to the commands the agent runs (not to the agent itself);
+the agent's credentials and the process layer's ``AGENT_TUI_*`` tags cannot be set.
 
 ``hooks`` is kept as written, with where each part of it is in its file, for
 ``tools/hooks/`` to parse: a malformed hook is skipped alone, never the whole file.
-Each file's hooks are kept apart with the file's name; a project's run only once the
-user trusts the project (the CLI decides).
 
-Loading never raises. A file that cannot be read, is not JSON, has an unknown key, a
-value of the wrong type or a rule that does not parse is skipped *as a whole* (never
-half-applied) and each of its problems is reported with the file, line and column;
-the other file still applies.
+Loading never raises. A file that cannot be read, is not JSON or not an object is
+skipped whole and reported with the file, line and column. Inside a good file, what
+is wrong is skipped alone (:mod:`.lenient`): a key agent-tui does not know is named
+in one notice, a bad value or a bad rule is reported with its line and column, and
+the rest of the file applies.
 
 A file's shape is :mod:`.schema`; what is wrong in one, and how it is worded,
 :mod:`.problems`; here the files are read and merged.
@@ -51,15 +63,22 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
 
 from agent_tui import containment_settings as cs
-from agent_tui.json_positions import offset_of, position_at, positions_of
-from agent_tui.paths import settings_files, user_config_dir
-from agent_tui.permissions import PermissionRules
+from agent_tui.json_positions import position_at, positions_of
+from agent_tui.paths import (
+    project_settings_files,
+    settings_files,
+    user_config_dir,
+)
+from agent_tui.permissions import InvalidRule, PermissionRules, Rule
 from agent_tui.protocol import PermissionMode
-from agent_tui.settings.problems import SettingsProblem, explain, json_type
-from agent_tui.settings.schema import HooksSource, SettingsFile
+from agent_tui.settings.lenient import validate_leniently
+from agent_tui.settings.problems import SettingsProblem, json_type
+from agent_tui.settings.schema import HooksSource, SettingsFile, resolve_mode
 
 #: Bigger than any sane settings file; a bound so a hostile workspace cannot make us
 #: read a huge file at startup.
@@ -71,10 +90,12 @@ MAX_BYTES = 1 << 20
 class LoadedSettings(BaseModel):
     """The merged settings of the files that loaded, and what went wrong with the rest."""
 
-    allow: list[str] = Field(default_factory=list)
-    ask: list[str] = Field(default_factory=list)
-    deny: list[str] = Field(default_factory=list)
+    allow: list[Rule] = Field(default_factory=list)
+    ask: list[Rule] = Field(default_factory=list)
+    deny: list[Rule] = Field(default_factory=list)
     default_mode: PermissionMode | None = None
+    # the file whose permissions.disableBypassPermissionsMode turns auto mode off
+    auto_disabled_by: Path | None = None
     model: str | None = None
     theme: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
@@ -89,33 +110,61 @@ class LoadedSettings(BaseModel):
     files: list[Path] = Field(default_factory=list)  # the files that were applied
     problem_details: list[SettingsProblem] = Field(default_factory=list)
 
+    @field_validator("allow", "ask", "deny", mode="before")
+    @classmethod
+    def _rules(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [Rule.parse(v) if isinstance(v, str) else v for v in value]
+        return value
+
     @property
     def problems(self) -> list[str]:
         """Messages for the user, one per problem, each naming the file and line."""
         return [str(p) for p in self.problem_details]
 
     def permissions_rules(self) -> PermissionRules:
-        # Every rule was parsed when its file was validated: this cannot fail.
+        # Every rule was parsed when its file was read: this cannot fail.
         return PermissionRules(allow=self.allow, ask=self.ask, deny=self.deny)
 
-    def apply(self, data: SettingsFile, path: Path, *, project: bool = False) -> None:
+    def apply(
+        self, data: SettingsFile, path: Path, *, project: bool = False,
+        settings_root: Path | None = None, claude_file: bool = False,
+    ) -> None:
         """Merge one (valid) file over what is here: rules add up, scalars override.
 
         A project's file cannot grant itself ``auto`` mode, nor set variables that
         make every approved command run code of its choosing (``BASH_ENV``,
         ``PATH``...): a cloned repository is not trusted by being opened.
+        ``settings_root`` is the folder the file's ``/path`` rules are relative to
+        (None: the project root); ``claude_file``: one of Claude Code's files, where
+        ``defaultMode`` words are Claude Code's.
         """
         perms = data.permissions
+        root = str(settings_root) if settings_root is not None else None
         lists = ((self.allow, perms.allow), (self.ask, perms.ask), (self.deny, perms.deny))
         for mine, theirs in lists:
-            mine.extend(r for r in theirs if r not in mine)
+            for text in theirs:
+                try:
+                    rule = Rule.parse(text, settings_root=root)
+                except InvalidRule:  # cannot happen: the file's rules were checked
+                    continue
+                if rule not in mine:
+                    mine.append(rule)
+        if perms.disable_bypass is not None and self.auto_disabled_by is None:
+            self.auto_disabled_by = path  # a restriction: taken from any file
         if perms.default_mode is not None:
-            if project and perms.default_mode == PermissionMode.AUTO:
+            mode, note = resolve_mode(perms.default_mode, claude_file=claude_file)
+            if note is not None:
+                self.problem_details.append(SettingsProblem(
+                    file=path, message=f"defaultMode {perms.default_mode}: {note}", only_this=True,
+                ))
+            if project and mode is PermissionMode.AUTO:
                 self.problem_details.append(SettingsProblem(file=path, message=(
-                    "defaultMode auto is only taken from your user settings or the command "
-                    "line: a project cannot grant itself auto mode (ignored)"), only_this=True))
+                    f"defaultMode {perms.default_mode} is only taken from your user settings or "
+                    "the command line: a project cannot grant itself auto mode (ignored)"),
+                    only_this=True))
             else:
-                self.default_mode = PermissionMode(perms.default_mode)
+                self.default_mode = mode
         if data.model is not None:
             self.model = data.model
         if data.theme is not None:
@@ -163,29 +212,34 @@ settings_paths = settings_files
 
 
 def load_settings(
-    workspace: Path, *, user_dir: Path | None = None, extra: Sequence[Path] = ()
+    workspace: Path, *, user_dir: Path | None = None, claude_dir: Path | None = None,
+    extra: Sequence[Path] = (),
 ) -> LoadedSettings:
-    """Read and merge the user's and the project's settings, then the ``extra`` files
-    (``--settings``); never raises.
+    """Read and merge the settings files in their order (:func:`settings_paths`), then
+    the ``extra`` files (``--settings``); never raises.
 
-    A missing user or project file is no problem (a missing extra file is); a broken
-    one is skipped whole and reported in ``problems``.
+    A missing file is no problem (a missing extra file is); a broken one is skipped
+    whole, and a broken part of one skipped alone, each reported in ``problems``.
     """
     loaded = LoadedSettings()
-    user_file, project_file = settings_paths(workspace, user_dir=user_dir)
-    for path in (user_file, project_file, *extra):
+    project = project_settings_files(workspace)
+    files = settings_paths(workspace, user_dir=user_dir, claude_dir=claude_dir)
+    for path in (*files, *extra):
         data, problems = read_settings_file(path)
         if data is None and not problems and path in extra:
             problems = [SettingsProblem(file=path, message="no such file")]
         loaded.problem_details.extend(problems)
         if data is not None:
-            loaded.apply(data, path, project=path == project_file)
+            mine = path in project or path in extra
+            loaded.apply(data, path, project=path in project,
+                         settings_root=None if mine else path.parent,
+                         claude_file=path == files[0] or path.parent.name == ".claude")
     return loaded
 
 
 def read_settings_file(path: Path) -> tuple[SettingsFile | None, list[SettingsProblem]]:
-    """One file: (its settings, []) when it is good or absent (``None`` when absent),
-    else (None, its problems)."""
+    """One file: (its good settings, the problems of what was skipped), ``None`` when
+    it is absent (no problems) or cannot be used at all (its problems)."""
     try:
         raw = _read_bytes(path)
     except FileNotFoundError:
@@ -200,7 +254,10 @@ def read_settings_file(path: Path) -> tuple[SettingsFile | None, list[SettingsPr
 def parse_settings(
     raw: bytes | str, path: Path
 ) -> tuple[SettingsFile | None, list[SettingsProblem]]:
-    """Validate a settings file's content; ``path`` is only used in messages."""
+    """Validate a settings file's content; ``path`` is only used in messages.
+
+    (None, problems) when the content is no JSON object; else the settings that are
+    good and a problem for each part skipped."""
     if isinstance(raw, bytes):
         try:
             text = raw.decode("utf-8-sig")
@@ -226,26 +283,13 @@ def parse_settings(
             file=path, line=1, column=1,
             message=f"the file must hold a JSON object {{...}}, not {json_type(value)}",
         )]
-    try:
-        data = SettingsFile.model_validate(value)
-    except ValidationError as exc:
-        positions = positions_of(text)
-        problems = []
-        for err in exc.errors():
-            loc = tuple(err["loc"])
-            offset = offset_of(positions, loc)
-            line, column = position_at(text, offset) if offset is not None else (None, None)
-            problems.append(SettingsProblem(
-                file=path, line=line, column=column, message=explain(err),
-            ))
-        problems.sort(key=lambda p: (p.line or 0, p.column or 0))
-        return None, problems
+    data, problems = validate_leniently(value, text, path)
     if data.hooks is not None:
         data._hooks_where = {
             loc[1:]: position_at(text, offset)
             for loc, offset in positions_of(text).items() if loc[:1] == ("hooks",)
         }
-    return data, []
+    return data, problems
 
 
 # -- reading ------------------------------------------------------------------------

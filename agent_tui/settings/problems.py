@@ -13,20 +13,31 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from enum import StrEnum
+
 from pydantic import BaseModel
 
 from agent_tui.settings.schema import KNOWN_KEYS
 
 
+class ProblemLevel(StrEnum):
+    ERROR = "error"  # the whole file is ignored
+    WARNING = "warning"  # one setting skipped or refused, the rest of the file applies
+
+
 class SettingsProblem(BaseModel):
     """Something wrong in a settings file: the whole file is then ignored, unless
-    ``only_this`` (one setting refused, the rest of the file applied)."""
+    ``only_this`` (one setting skipped or refused, the rest of the file applied)."""
 
     file: Path
     message: str
     line: int | None = None
     column: int | None = None
     only_this: bool = False
+
+    @property
+    def level(self) -> ProblemLevel:
+        return ProblemLevel.WARNING if self.only_this else ProblemLevel.ERROR
 
     def __str__(self) -> str:
         where = str(self.file)
@@ -62,7 +73,8 @@ def _key(key: Any) -> str:
     return json.dumps(key, ensure_ascii=False)  # escapes newlines and control characters
 
 
-def _dotted(loc: tuple[Any, ...]) -> str:
+def dotted(loc: tuple[Any, ...]) -> str:
+    """A setting's place, as a person writes it: ``permissions.deny[2]``."""
     out = ""
     for part in loc:
         if isinstance(part, int):
@@ -74,6 +86,18 @@ def _dotted(loc: tuple[Any, ...]) -> str:
     return out or "settings"
 
 
+def unsupported(keys: list[tuple[Any, ...]]) -> str:
+    """The notice for keys agent-tui does not know (each named once, with a "did you
+    mean" where one is close to a key it knows)."""
+    named = []
+    for loc in keys:
+        known = KNOWN_KEYS.get(tuple(str(p) for p in loc[:-1]), [])
+        close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+        hint = f' (did you mean "{close[0]}"?)' if close else ""
+        named.append(dotted(loc) + hint)
+    return f"not supported by agent-tui, ignored: {', '.join(named)}"
+
+
 def explain(err: Mapping[str, Any]) -> str:
     loc = tuple(err["loc"])
     kind = err["type"]
@@ -83,10 +107,10 @@ def explain(err: Mapping[str, Any]) -> str:
         known = KNOWN_KEYS.get(tuple(str(p) for p in loc[:-1]), [])
         close = difflib.get_close_matches(key, known, n=1)
         hint = f' (did you mean "{close[0]}"?)' if close else ""
-        where = f" in {_dotted(loc[:-1])}" if loc[:-1] else ""
+        where = f" in {dotted(loc[:-1])}" if loc[:-1] else ""
         shown = json.dumps(key, ensure_ascii=False)
         return f"unknown key {shown}{where}{hint}; known keys: {', '.join(known)}"
-    what = _dotted(loc)
+    what = dotted(loc)
     if kind == "string_type":
         return f"{what}: expected a string, got {json_type(value)}"
     if kind == "list_type":

@@ -1,8 +1,11 @@
 """The shape of one settings file: every key, its type and its checks (pydantic).
 
-A file is validated whole into :class:`SettingsFile` (not merged: that is
-:class:`agent_tui.settings.LoadedSettings`); an unknown key or a value of the wrong
-kind is a validation error, worded by :mod:`.problems`.
+A file is validated into :class:`SettingsFile` key by key (:mod:`.lenient`; not
+merged: that is :class:`agent_tui.settings.LoadedSettings`): an unknown key or a value
+of the wrong kind is skipped alone and worded by :mod:`.problems`.
+
+``permissions.defaultMode`` takes agent-tui's words and Claude Code's
+(:func:`resolve_mode`).
 """
 
 from __future__ import annotations
@@ -32,13 +35,32 @@ from agent_tui.protocol import PermissionMode
 RESERVED_ENV_PREFIX = "AGENT_TUI_"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-# Claude Code's mode names, so a copied file gets a helpful message.
-_MODE_HINTS = {
-    "default": "ask",
-    "acceptEdits": "accept-edits",
-    "bypassPermissions": "auto",
-    "plan": "ask",
+# Claude Code's mode words, and the mode each is here.
+_CLAUDE_MODES = {
+    "default": PermissionMode.ASK,
+    "acceptEdits": PermissionMode.ACCEPT_EDITS,
+    "bypassPermissions": PermissionMode.AUTO,
+    "plan": PermissionMode.PLAN,
+    "dontAsk": PermissionMode.ASK,
 }
+_NOT_YET = {
+    "dontAsk": "dontAsk mode is not supported yet: ask is used instead (print mode denies "
+               "what it would ask)",
+}
+
+
+def resolve_mode(word: str, *, claude_file: bool) -> tuple[PermissionMode, str | None]:
+    """The mode a ``defaultMode`` word stands for, and a notice when it is not the same
+    thing here. In Claude Code's own files ``auto`` is Claude Code's auto mode (each
+    call checked by a classifier), which agent-tui does not have: ``ask`` is used."""
+    if word in _CLAUDE_MODES:
+        return _CLAUDE_MODES[word], _NOT_YET.get(word)
+    mode = PermissionMode(word)
+    if claude_file and mode is PermissionMode.AUTO:
+        return PermissionMode.ASK, (
+            "Claude Code's auto mode is not supported: ask is used instead (agent-tui's "
+            "auto, which allows every call, is bypassPermissions there)")
+    return mode, None
 
 
 # -- the file's shape ---------------------------------------------------------------
@@ -46,20 +68,25 @@ _MODE_HINTS = {
 
 def _check_rule(text: str) -> str:
     try:
-        Rule.parse(text)
+        rule = Rule.parse(text)
     except InvalidRule as exc:
         raise ValueError(str(exc)) from None
+    if not rule.specifier_can_match:
+        name = text.strip().partition("(")[0].strip()
+        raise ValueError(
+            f"permission rule {text!r} never matches: {name} calls have nothing for "
+            f"({rule.specifier}) to match; write just {name} to match every call")
     return text
 
 
 def _check_mode(value: str) -> str:
+    if value in _CLAUDE_MODES:
+        return value
     try:
         return PermissionMode(value).value
     except ValueError:
-        choices = ", ".join(m.value for m in PermissionMode)
-        hint = _MODE_HINTS.get(value)
-        more = f' (Claude Code\'s "{value}" is "{hint}" here)' if hint else ""
-        raise ValueError(f"unknown mode {value!r}: use one of {choices}{more}") from None
+        choices = ", ".join(dict.fromkeys([*(m.value for m in PermissionMode), *_CLAUDE_MODES]))
+        raise ValueError(f"unknown mode {value!r}: use one of {choices}") from None
 
 
 def _check_non_empty(value: str) -> str:
@@ -98,6 +125,9 @@ class PermissionsSection(BaseModel):
     ask: list[RuleText] = Field(default_factory=list)
     deny: list[RuleText] = Field(default_factory=list)
     default_mode: ModeName | None = Field(default=None, alias="defaultMode")
+    # Claude Code's switch that turns bypassPermissions (agent-tui's auto) off
+    disable_bypass: Literal["disable"] | None = Field(
+        default=None, alias="disableBypassPermissionsMode")
 
 
 class PriceEntry(BaseModel):
@@ -153,6 +183,7 @@ class HooksSource(BaseModel):
 KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
     (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
          "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch"],
-    ("permissions",): ["allow", "ask", "deny", "defaultMode"], **cs.KNOWN_KEYS,
+    ("permissions",): ["allow", "ask", "deny", "defaultMode", "disableBypassPermissionsMode"],
+    **cs.KNOWN_KEYS,
     ("webFetch",): ["allowPrivate"],
 }

@@ -15,6 +15,7 @@ from typing import Any
 from agent_tui.permissions import Permissions, Rule
 from agent_tui.permissions.rules import InvalidRule
 from agent_tui.settings import read_settings_file, settings_paths
+from agent_tui.settings.schema import resolve_mode
 
 LISTS = ("deny", "ask", "allow")  # in the order they are applied (after deny: session rules)
 
@@ -51,7 +52,9 @@ def _file_rules(workspace: Path, user_dir: Path | None) -> tuple[dict[tuple[str,
                 except InvalidRule:
                     continue
         if perms.default_mode is not None:
-            mode, mode_file = str(perms.default_mode), str(path)
+            claude_file = path.parent.name == ".claude" or path == settings_paths(workspace)[0]
+            mode = resolve_mode(perms.default_mode, claude_file=claude_file)[0].value
+            mode_file = str(path)
     return origin, mode, mode_file
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -152,10 +153,14 @@ class _SearchTool(Tool):
     def __init__(self, rg: str | None = _AUTO) -> None:
         # ripgrep's path, None for the Python fallback, "auto" to look on the PATH
         self.rg = find_rg() if rg == _AUTO else rg
+        # The permission policy's deny rules on reading (an absolute path -> the rule
+        # that forbids reading it, or None): what they name is left out of the results.
+        self.read_denied: Callable[[str], str | None] | None = None
 
     async def _search(
         self, ctx: ToolContext, where: _Where, query: Query
-    ) -> tuple[Finished, list[FileHits]] | ToolResult:
+    ) -> tuple[Finished, list[FileHits], list[str]] | ToolResult:
+        """The run, the files found that may be shown, and notes on those left out."""
         ctx.scope.raise_if_cancelled()  # cancel point: before the search starts
         try:
             done = await run_search(
@@ -169,7 +174,20 @@ class _SearchTool(Tool):
             why = done.messages.strip() or "\n".join(parsed.messages) or "exit status 2"
             return ToolResult.error(f"The search failed: {why}")
         wanted = GlobFilter(query.globs)
-        return done, [hits for hits in parsed.files if wanted.wants(hits.path)]
+        files = [hits for hits in parsed.files if wanted.wants(hits.path)]
+        denied = self.read_denied
+        if denied is None:
+            return done, files, []
+
+        def allowed() -> list[FileHits]:
+            return [h for h in files if denied(os.path.join(where.cwd, h.path)) is None]
+
+        kept = await asyncio.to_thread(allowed)
+        if len(kept) == len(files):
+            return done, kept, []
+        left = len(files) - len(kept)
+        return done, kept, [f"[{left} file{'s' if left != 1 else ''} left out: a deny rule "
+                            "forbids reading them.]"]
 
     def _ended(self, done: Finished, text: str) -> ToolResult:
         """The result, honest about a stop: interrupted, timed out or cut short."""
@@ -259,7 +277,7 @@ class GrepTool(_SearchTool):
         found = await self._search(ctx, where, query)
         if isinstance(found, ToolResult):
             return found
-        done, files = found
+        done, files, left_out = found
         if mode is SearchMode.FILES_WITH_MATCHES:
             files = await _newest_first(where.cwd, files)
         else:
@@ -267,7 +285,7 @@ class GrepTool(_SearchTool):
         default = DEFAULT_CONTENT_LINES if mode is SearchMode.CONTENT else DEFAULT_HEAD_LIMIT
         caps = Caps(args.head_limit or default, explicit=args.head_limit is not None)
         stopped = done.ended_by is not None or done.overflowed
-        text = word_findings(mode, files, prefix=where.prefix, caps=caps, notes=_notes(done),
+        text = word_findings(mode, files, prefix=where.prefix, caps=caps, notes=_notes(done) + left_out,
                              partial=stopped)
         return self._ended(done, text)
 
@@ -297,10 +315,10 @@ class GlobTool(_SearchTool):
         found = await self._search(ctx, where, query)
         if isinstance(found, ToolResult):
             return found
-        done, files = found
+        done, files, left_out = found
         files = await _newest_first(where.cwd, files)
         stopped = done.ended_by is not None or done.overflowed
         text = word_findings(SearchMode.FILES, files, prefix=where.prefix,
-                             caps=Caps(GLOB_LIMIT, explicit=False), notes=_notes(done),
+                             caps=Caps(GLOB_LIMIT, explicit=False), notes=_notes(done) + left_out,
                              partial=stopped)
         return self._ended(done, text)
