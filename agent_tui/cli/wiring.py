@@ -187,7 +187,8 @@ class Wiring:
         policy = Permissions(
             workspace, mode, settings.permissions_rules(), non_interactive=not self.interactive,
         )
-        hooks = self._hooks(workspace, settings, emit, mode=mode)
+        hooks = self._hooks(workspace, settings, emit, mode=mode,
+                            current_mode=lambda: str(getattr(policy, "mode", mode)))
         config = AgentConfig(
             workspace=workspace,
             model=opts.model or os.environ.get("AGENT_TUI_MODEL") or settings.model
@@ -245,7 +246,7 @@ class Wiring:
 
     def _hooks(
         self, workspace: Path, settings: LoadedSettings, emit: Callable[[Event], None], *,
-        mode: str,
+        mode: str, current_mode: Callable[[], str] | None = None,
     ) -> Any:
         """Hooks from the user's settings and ``--settings``, and the project's only
         when the project is trusted to run commands, as for ``.mcp.json`` (auto mode,
@@ -265,7 +266,8 @@ class Wiring:
         if not config.commands:
             return None
         return CommandHooks(
-            config.commands, workspace=workspace, env=settings.env, permission_mode=mode,
+            config.commands, workspace=workspace, env=settings.env,
+            permission_mode=current_mode or mode,
             interactive=self.interactive,
         )
 

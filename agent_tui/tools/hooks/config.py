@@ -38,6 +38,11 @@ OTHER_CLAUDE_EVENTS = frozenset({
     "PermissionDenied", "PostToolUseFailure", "Setup", "TeammateIdle", "TaskCompleted",
     "ConfigChange", "WorktreeCreate", "WorktreeRemove",
 })
+#: What the matchers of the other events with a subject filter, in Claude Code's words.
+_SUBJECTS: dict[HookEvent, frozenset[str]] = {
+    HookEvent.SESSION_START: frozenset({"startup", "resume", "clear", "compact"}),
+    HookEvent.PRE_COMPACT: frozenset({"manual", "auto"}),
+}
 _GROUP_KEYS = ("matcher", "hooks")
 _HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage")
 
@@ -100,11 +105,11 @@ def parse_hooks(source: HooksSource) -> tuple[list[HookCommand], list[SettingsPr
     commands: list[HookCommand] = []
     problems: list[SettingsProblem] = []
 
-    def problem(loc: tuple[Any, ...], message: str) -> None:
+    def problem(loc: tuple[Any, ...], message: str, *, skipped: bool = True) -> None:
         line, column = _where(source, loc)
         problems.append(SettingsProblem(
             file=source.file, line=line, column=column, only_this=True,
-            message=f"{_dotted(loc)}: {message} (skipped)",
+            message=f"{_dotted(loc)}: {message}" + (" (skipped)" if skipped else ""),
         ))
 
     value = source.value
@@ -125,6 +130,9 @@ def parse_hooks(source: HooksSource) -> tuple[list[HookCommand], list[SettingsPr
             except _Skip as skip:
                 problem(skip.loc, skip.message)
                 continue
+            unknown = _unknown_subjects(event, matcher)
+            if unknown:
+                problem((name, g, "matcher"), unknown, skipped=False)
             for h, hook in enumerate(hooks):
                 loc = (name, g, "hooks", h)
                 try:
@@ -132,6 +140,25 @@ def parse_hooks(source: HooksSource) -> tuple[list[HookCommand], list[SettingsPr
                 except _Skip as skip:
                     problem(skip.loc, skip.message)
     return commands, problems
+
+
+def _unknown_subjects(event: HookEvent, matcher: Matcher) -> str:
+    """A warning for a matcher that lists names no subject of its event has ("" if none)."""
+    if event in (HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE):
+        names = matcher.unknown_names()
+        if names:
+            return (f"{', '.join(names)}: no tool has this name (Claude Code's names, such as "
+                    "Bash, Read, Edit|Write, mcp__server__tool, or agent-tui's own); the "
+                    "matcher never matches it")
+        return ""
+    known = _SUBJECTS.get(event)
+    if known is None:
+        return ""
+    names = sorted(n for n in matcher.names() if n not in known)
+    if not names:
+        return ""
+    return (f"{', '.join(names)}: not a {event} matcher (known: {', '.join(sorted(known))}); "
+            "the matcher never matches it")
 
 
 def _event(name: str) -> HookEvent:
