@@ -15,6 +15,7 @@ that moment. Unsetting a variable, shell functions and aliases do not carry over
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -29,10 +30,12 @@ from agent_tui.tools.process import RunLimits
 
 ENV_FILE_VAR = "CLAUDE_ENV_FILE"
 READ_TIMEOUT_S = 10.0
-# What bash sets on its own, never the hooks' doing.
-_SHELL_OWN = frozenset({"PWD", "OLDPWD", "SHLVL", "_", ENV_FILE_VAR, "AGENT_TUI_ENV_OUT"})
-# Sources the file with its output kept apart, then writes the environment, NUL-separated.
-_READER = 'set -a; . "$CLAUDE_ENV_FILE" 1>&2 || exit $?; set +a; env -0 >"$AGENT_TUI_ENV_OUT"'
+# What bash changes on its own, never the file's doing.
+_SHELL_OWN = frozenset({"_", "OLDPWD", "PWD", ENV_FILE_VAR})
+# The environment before and after sourcing the file (its output kept apart), each
+# NUL-separated: what changed is the file's (the process runner's tags are in both).
+_READER = ('env -0 >"$1.before"; set -a; . "$CLAUDE_ENV_FILE" 1>&2 || exit $?; set +a; '
+           'env -0 >"$1.after"')
 
 
 class EnvFile(BaseModel):
@@ -64,10 +67,10 @@ async def read_env_file(
             return EnvFile()
     except OSError as exc:
         return EnvFile(error=f"{ENV_FILE_VAR} could not be read: {exc.strerror or exc}")
-    out = path.with_name("env.out")
-    given = {**env, ENV_FILE_VAR: str(path), "AGENT_TUI_ENV_OUT": str(out)}
-    ran = await run_command(_READER, b"", cwd=cwd, env=given, timeout_s=READ_TIMEOUT_S,
-                            scope=scope, limits=limits)
+    out = path.with_name("env")
+    given = {**env, ENV_FILE_VAR: str(path)}
+    ran = await run_command(f"set -- {shlex.quote(str(out))}; {_READER}", b"", cwd=cwd,
+                            env=given, timeout_s=READ_TIMEOUT_S, scope=scope, limits=limits)
     if ran.ending is not HookEnding.EXITED or ran.exit_code != 0:
         how = (f"exit code {ran.exit_code}" if ran.ending is HookEnding.EXITED
                else str(ran.ending))
@@ -75,12 +78,18 @@ async def read_env_file(
         return EnvFile(error=f"sourcing {ENV_FILE_VAR} failed ({how})"
                        + (f": {said}" if said else ""))
     try:
-        data = out.read_bytes()
+        before = _variables(Path(f"{out}.before").read_bytes())
+        after = _variables(Path(f"{out}.after").read_bytes())
     except OSError as exc:
         return EnvFile(error=f"{ENV_FILE_VAR} could not be read: {exc.strerror or exc}")
+    return EnvFile(env={name: value for name, value in after.items()
+                        if name not in _SHELL_OWN and before.get(name) != value})
+
+
+def _variables(data: bytes) -> dict[str, str]:
     found: dict[str, str] = {}
     for item in data.decode("utf-8", errors="replace").split("\0"):
         name, sep, value = item.partition("=")
-        if sep and name and name not in _SHELL_OWN and env.get(name) != value:
+        if sep and name:
             found[name] = value
-    return EnvFile(env=found)
+    return found
