@@ -147,3 +147,43 @@ def test_the_hook_row_points_at_its_line(tmp_path: Path) -> None:
     loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
     [row] = CommandHooks(load_hooks(loaded, trusted=True).commands, workspace=tmp_path).rows()
     assert row.source == f"{path}:3"
+
+
+UNKNOWN_NAMES = """{
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash|Edit|Write", "hooks": [{"type": "command", "command": "echo known"}]},
+      {"matcher": "Bsah", "hooks": [{"type": "command", "command": "echo typo"}]},
+      {"matcher": "mcp__memory__.*|Nothing", "hooks": [{"type": "command", "command": "echo re"}]},
+      {"matcher": "read_file|AskUserQuestion", "hooks": [{"type": "command", "command": "echo o"}]}
+    ],
+    "SessionStart": [
+      {"matcher": "startup|resume", "hooks": [{"type": "command", "command": "echo s"}]},
+      {"matcher": "boot", "hooks": [{"type": "command", "command": "echo b"}]}
+    ]
+  }
+}
+"""
+
+
+def test_a_matcher_naming_no_tool_is_warned_about_with_its_place_and_still_loads(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(UNKNOWN_NAMES)
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
+    config = load_hooks(loaded, trusted=False)
+    assert len(config.commands) == 6  # warned about, not dropped
+    problems = [str(p) for p in config.problems]
+    bsah, other, boot = (where(UNKNOWN_NAMES, f'"matcher": "{m}"')
+                         for m in ("Bsah", "read_file|AskUserQuestion", "boot"))
+    assert problems == [
+        f"{path}:{bsah}: hooks.PreToolUse[1].matcher: "
+        "Bsah: no tool has this name (Claude Code's names, such as Bash, Read, Edit|Write, "
+        "mcp__server__tool, or agent-tui's own); the matcher never matches it",
+        f"{path}:{other}: "
+        "hooks.PreToolUse[3].matcher: AskUserQuestion: no tool has this name (Claude Code's "
+        "names, such as Bash, Read, Edit|Write, mcp__server__tool, or agent-tui's own); the "
+        "matcher never matches it",
+        f"{path}:{boot}: hooks.SessionStart[1].matcher: "
+        "boot: not a SessionStart matcher (known: clear, compact, resume, startup); the matcher "
+        "never matches it",
+    ]

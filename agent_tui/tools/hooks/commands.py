@@ -101,7 +101,7 @@ class CommandHooks:
     ) -> HookAnswer:
         fields = tool_fields(tool_name, tool_input, str(self.workspace))
         return await self._run(E.POST_TOOL_USE, tool_name, base, scope, {
-            **fields, "tool_response": tool_response_of(tool_name, fields, tool_response),
+            **fields, "tool_response": tool_response_of(tool_name, fields["tool_input"], tool_response),
             "tool_use_id": tool_use_id,
         })
 
