@@ -7,9 +7,13 @@
 
 An event maps to a list of groups; a group has a ``matcher`` (``matchers.py``) and
 its ``hooks``, each a command (``type`` ``command``; ``timeout`` in seconds, default
-60; ``onFailure`` ``block`` or ``continue``; ``statusMessage`` is accepted). A
-malformed event, group or hook is reported with its file, line and column and
-skipped alone: the rest still apply. Hooks of a project's file are kept apart
+60; ``onFailure`` ``block`` or ``continue``; ``statusMessage``, ``once`` and
+``shell: "bash"`` are accepted). Claude Code's ``if``, ``async`` and ``asyncRewake``
+are accepted and not acted on: the hook runs for every call its matcher matches,
+before things go on, and a warning says so (a guard is never dropped for a field
+it carries). A malformed event, group or hook is reported with its file, line and
+column and skipped alone: the rest still apply. A matcher listing a name no tool
+(or trigger) has is warned about the same way, and kept. Hooks of a project's file are kept apart
 (``untrusted``) until the user trusts the project.
 """
 
@@ -44,7 +48,15 @@ _SUBJECTS: dict[HookEvent, frozenset[str]] = {
     HookEvent.PRE_COMPACT: frozenset({"manual", "auto"}),
 }
 _GROUP_KEYS = ("matcher", "hooks")
-_HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage")
+_HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage", "if", "async",
+              "asyncRewake", "shell", "once", "args")
+#: Claude Code's hook fields agent-tui accepts without acting on them, and what that
+#: means: said once per hook, never a reason to drop it (a guard must not be lost).
+_NOT_ACTED_ON = {
+    "if": "`if` is not evaluated here: the hook runs for every call its matcher matches",
+    "async": "`async` is not supported: the hook runs before things go on",
+    "asyncRewake": "`asyncRewake` is not supported: the hook runs before things go on",
+}
 
 
 class OnFailure(StrEnum):
@@ -139,6 +151,10 @@ def parse_hooks(source: HooksSource) -> tuple[list[HookCommand], list[SettingsPr
                     commands.append(_command(event, matcher, hook, loc, source))
                 except _Skip as skip:
                     problem(skip.loc, skip.message)
+                    continue
+                for key, said in _NOT_ACTED_ON.items():
+                    if key in hook and hook[key] not in (False, None):
+                        problem(loc + (key,), said, skipped=False)
     return commands, problems
 
 
@@ -204,6 +220,11 @@ def _command(
         raise _Skip(loc + ("type",) if "type" in hook else loc,
                     f'type is {shown}: agent-tui runs "command" hooks only')
     _known_keys(hook, _HOOK_KEYS, loc)
+    if "args" in hook:
+        raise _Skip(loc + ("args",), "exec form (`args`) is not supported; give the whole "
+                    "command line in `command`")
+    if hook.get("shell", "bash") != "bash":
+        raise _Skip(loc + ("shell",), 'hooks run with bash here; "shell" must be "bash"')
     command = hook.get("command")
     if not isinstance(command, str) or not command.strip() or "\0" in command:
         raise _Skip(loc + ("command",) if "command" in hook else loc,
