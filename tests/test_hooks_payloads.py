@@ -223,3 +223,52 @@ async def test_hooks_see_the_project_dir_and_only_session_start_the_env_file(
     assert start_env["CLAUDE_ENV_FILE"] and prompt_env["CLAUDE_ENV_FILE"] is None
     assert not os.path.exists(start_env["CLAUDE_ENV_FILE"])  # gone once read
     await run.close()
+
+
+async def test_continue_false_before_a_call_blocks_it_and_tells_you_not_the_model(fake_api, tmp_path):
+    halt = hook_script(tmp_path / "hooks", "halt", """
+        json.load(sys.stdin)
+        print(json.dumps({"continue": False, "stopReason": "freeze until Monday"}))
+    """)
+    hooks = command_hooks(tmp_path, tmp_path / "ws", {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": halt}]}]})
+    run, ws = start(fake_api, tmp_path, hooks)
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "touch ran"}), Reply.text("never asked"))
+    run.submit(UserMessage(text="go"))
+    await run.idle()
+    assert not (ws / "ran").exists() and len(fake_api.requests) == 1
+    assert any("freeze until Monday" in n.text for n in run.rec.of("notice"))
+    fake_api.enqueue(Reply.text("ok"))
+    run.submit(UserMessage(text="and now?"))
+    await run.idle()
+    [result] = tool_results(fake_api.requests[1])
+    assert "freeze until Monday" not in result["content"] and "stopped" in result["content"]
+    await run.close()
+
+
+async def test_the_coming_from_claude_code_example_guards_as_documented(fake_api, tmp_path):
+    import re
+    import shlex
+    import sys
+
+    page = (Path(__file__).parent.parent / "docs" / "claude-code-hooks.md").read_text()
+    [code] = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    [config] = re.findall(r"```json\n(.*?)```", page, flags=re.S)
+    guard = tmp_path / "guard.py"
+    guard.write_text(code)
+    hooks = json.loads(config.replace("python3 ~/.claude/hooks/guard.py",
+                                      f"{shlex.quote(sys.executable)} {shlex.quote(str(guard))}"))
+    run, ws = start(fake_api, tmp_path, command_hooks(tmp_path, tmp_path / "ws", hooks["hooks"]))
+    (ws / ".env").write_text("TOKEN=secret\n")
+    (ws / "keep").mkdir()
+    fake_api.enqueue(Reply.tool_uses([("bash", {"command": "rm -rf keep"}),
+                                      ("read_file", {"path": ".env"}),
+                                      ("bash", {"command": "echo fine"})]),
+                     Reply.text("ok"))
+    run.submit(UserMessage(text="go"))
+    await run.idle()
+    blocked, secret, fine = tool_results(fake_api.requests[1])
+    assert (ws / "keep").is_dir() and "rm -rf is not allowed" in blocked["content"]
+    assert "holds secrets" in secret["content"] and "TOKEN=secret" not in secret["content"]
+    assert "fine" in fine["content"] and not fine.get("is_error")
+    await run.close()

@@ -142,7 +142,9 @@ def _read_stdout(run: HookRun, event: HookEvent, stdout: str) -> HookRun:
             run.decision = D.NONE  # stop means stop
         elif event in GATES:
             run.decision = D.BLOCK
-            run.reason = answer.stop_reason or run.reason or f"a {event} hook stopped the agent"
+            # stopReason is for the user (the turn's end says it), not for the model.
+            shown = None if event is E.PRE_TOOL_USE else answer.stop_reason
+            run.reason = shown or run.reason or f"a {event} hook stopped the agent"
     if run.decision is D.BLOCK and not run.reason and event is E.STOP:
         run.reason = "a Stop hook asked you to go on"
     return run
