@@ -8,14 +8,20 @@ whose ``context`` is what the model is told because of it) and turns the answer 
 what the caller needs: a gate for a tool call, a blocked prompt, whether to go on.
 
 - ``PreToolUse``: before the permission check. Esc while it runs ends the hooks and
-  raises :class:`~agent_tui.cancel.Cancelled`: the call never starts.
+  raises :class:`~agent_tui.cancel.Cancelled`: the call never starts. An
+  ``updatedInput`` replaces fields of the call's input (:meth:`HookPoints.changed_input`):
+  the call is checked and runs as changed, or, changed into nothing valid, never starts.
 - ``PostToolUse``: after a call succeeded; its feedback reaches the model as a note.
 - ``UserPromptSubmit``: when a turn starts; a block raises :class:`PromptBlocked`
   (the prompt never reaches the model), context rides with the prompt.
 - ``Stop``: when the model stops on its own; a block asks it to go on, at most
   ``max_stop_continues`` times in a row.
-- ``SessionStart``: context for the first request. ``PreCompact``: the answer, for
-  the compaction to honour.
+- ``SessionStart``: context for the first request, and the variables the hooks wrote
+  to ``CLAUDE_ENV_FILE``, added to the environment of the session's commands.
+  ``PreCompact``: the answer, for the compaction to honour.
+
+Before any hook runs, the session's transcript in Claude Code's shape
+(``claude_transcript.py``, the hooks' ``transcript_path``) is brought up to date.
 
 A hook answering ``"continue": false`` ends the turn after the current tool batch
 (``stop_reason``). Sub-agents run tool hooks, never prompt or stop hooks (they have
@@ -175,7 +181,8 @@ class HookPoints:
         try:
             args = tool.parse(changed)
         except InvalidInput as exc:
-            return f"Not started: a PreToolUse hook changed its input into one that is not valid: {exc}"
+            return ("Not started: a PreToolUse hook changed its input into one that is not "
+                    f"valid: {exc}")
         self.deps.emit(Notice(level=NoticeLevel.INFO, text=(
             f"a PreToolUse hook changed the input of {claude_name(name)}: "
             + ", ".join(sorted(answer.updated_input)))))

@@ -100,8 +100,9 @@ class CommandHooks:
         tool_use_id: str, tool_response: dict[str, Any],
     ) -> HookAnswer:
         fields = tool_fields(tool_name, tool_input, str(self.workspace))
+        response = tool_response_of(tool_name, fields["tool_input"], tool_response)
         return await self._run(E.POST_TOOL_USE, tool_name, base, scope, {
-            **fields, "tool_response": tool_response_of(tool_name, fields["tool_input"], tool_response),
+            **fields, "tool_response": response,
             "tool_use_id": tool_use_id,
         })
 
