@@ -206,6 +206,8 @@ async def test_hooks_see_the_project_dir_and_only_session_start_the_env_file(
     monkeypatch.setenv("HOOK_LOG", str(tmp_path / "hook.log"))
     env_hook = hook_script(tmp_path / "hooks", "env", """
         event = json.load(sys.stdin)["hook_event_name"]
+        if event == "SessionStart":
+            time.sleep(0.5)  # slow: the prompt's hooks must still come after it
         with open(os.environ["HOOK_LOG"], "a") as log:
             log.write(json.dumps({"event": event, **{k: os.environ.get(k) for k in
                                   ("CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE")}}) + "\\n")
@@ -217,8 +219,8 @@ async def test_hooks_see_the_project_dir_and_only_session_start_the_env_file(
     fake_api.enqueue(Reply.text("ok"))
     run.submit(UserMessage(text="hi"))
     await run.idle()
-    seen = {line["event"]: line for line in logged(tmp_path)}
-    start_env, prompt_env = seen["SessionStart"], seen["UserPromptSubmit"]
+    start_env, prompt_env = logged(tmp_path)  # in Claude Code's order
+    assert (start_env["event"], prompt_env["event"]) == ("SessionStart", "UserPromptSubmit")
     assert start_env["CLAUDE_PROJECT_DIR"] == prompt_env["CLAUDE_PROJECT_DIR"] == str(ws)
     assert start_env["CLAUDE_ENV_FILE"] and prompt_env["CLAUDE_ENV_FILE"] is None
     assert not os.path.exists(start_env["CLAUDE_ENV_FILE"])  # gone once read
