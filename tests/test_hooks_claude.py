@@ -220,6 +220,7 @@ ENV_HOOK = '''
     if [ -n "$CLAUDE_ENV_FILE" ]; then
       echo 'export DEPLOY_TARGET=staging' >> "$CLAUDE_ENV_FILE"
       echo "export TOOLS_DIR=\\"$CLAUDE_PROJECT_DIR/tools\\"" >> "$CLAUDE_ENV_FILE"
+      echo 'target() { echo "to $DEPLOY_TARGET"; }' >> "$CLAUDE_ENV_FILE"
     fi
     exit 0
 '''
@@ -235,7 +236,8 @@ def test_a_session_start_hook_sets_variables_for_later_commands(fake_api, tmp_pa
     out = agent(fake_api, tmp_path, "where do we deploy?", hooks)
     assert out.returncode == 0, out.stderr
     assert (ws / "seen.txt").read_text() == f"staging {ws / 'tools'}\n"
-    assert "SessionStart hooks set DEPLOY_TARGET, TOOLS_DIR" in out.stdout + out.stderr
+    # Variables only: the notice names them, a function is not one.
+    assert "SessionStart hooks set DEPLOY_TARGET, TOOLS_DIR for the commands" in out.stdout
 
 
 def test_without_a_session_start_hook_nothing_is_added(fake_api, tmp_path, ws):

@@ -83,7 +83,8 @@ async def read_env_file(
     except OSError as exc:
         return EnvFile(error=f"{ENV_FILE_VAR} could not be read: {exc.strerror or exc}")
     return EnvFile(env={name: value for name, value in after.items()
-                        if name not in _SHELL_OWN and before.get(name) != value})
+                        if name not in _SHELL_OWN and before.get(name) != value
+                        and name.isidentifier()})  # not a function (BASH_FUNC_f%%)
 
 
 def _variables(data: bytes) -> dict[str, str]:
