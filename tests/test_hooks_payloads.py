@@ -274,3 +274,25 @@ async def test_the_coming_from_claude_code_example_guards_as_documented(fake_api
     assert "holds secrets" in secret["content"] and "TOKEN=secret" not in secret["content"]
     assert "fine" in fine["content"] and not fine.get("is_error")
     await run.close()
+
+
+async def test_claude_code_answers_not_acted_on_are_named_and_suppress_output_is_quiet(
+    fake_api, tmp_path,
+):
+    answer = hook_script(tmp_path / "hooks", "answer", """
+        json.load(sys.stdin)
+        print(json.dumps({"suppressOutput": True, "hookSpecificOutput": {
+            "hookEventName": "PreToolUse", "permissionDecision": "allow",
+            "permissionApplyRules": [{"pattern": "Bash(ls *)", "behavior": "allow"}]}}))
+    """)
+    hooks = command_hooks(tmp_path, tmp_path / "ws", {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": answer}]}]})
+    run, ws = start(fake_api, tmp_path, hooks)
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "touch ran"}), Reply.text("ok"))
+    run.submit(UserMessage(text="go"))
+    await run.idle()
+    assert (ws / "ran").exists()  # allowed
+    said = [n.text for n in run.rec.of("notice") if "PreToolUse hook" in n.text]
+    assert len(said) == 1 and "permissionApplyRules" in said[0] and "not support" in said[0]
+    assert "suppressOutput" not in said[0]
+    await run.close()
