@@ -87,10 +87,11 @@ async def test_a_pre_tool_use_hook_blocks_the_call_and_the_model_is_told_why(
     assert "PreToolUse hook" in result["content"]
     # What the hook saw: Claude Code's input fields.
     seen = json.loads((tmp_path / "hook.log").read_text().splitlines()[0])
-    assert seen["hook_event_name"] == "PreToolUse" and seen["tool_name"] == "bash"
+    assert seen["hook_event_name"] == "PreToolUse" and seen["tool_name"] == "Bash"
     assert seen["tool_input"]["command"] == "rm -rf build; touch ran"
     assert seen["session_id"] == "s-hooks" and seen["cwd"] == str(ws)
-    assert seen["transcript_path"] == str(run.journal.path)
+    assert seen["transcript_path"] == str(run.journal.path.parent / "transcript.jsonl")
+    assert seen["permission_mode"] == "default"
     [record] = hook_records(run)
     assert record.decision is HookDecision.BLOCK and record.ending is HookEnding.EXITED
     assert record.exit_code == (2 if mode == "exit2" else 0) and record.command == f"{guard} {mode}"

@@ -147,3 +147,76 @@ def test_the_hook_row_points_at_its_line(tmp_path: Path) -> None:
     loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
     [row] = CommandHooks(load_hooks(loaded, trusted=True).commands, workspace=tmp_path).rows()
     assert row.source == f"{path}:3"
+
+
+UNKNOWN_NAMES = """{
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash|Edit|Write", "hooks": [{"type": "command", "command": "echo known"}]},
+      {"matcher": "Bsah", "hooks": [{"type": "command", "command": "echo typo"}]},
+      {"matcher": "mcp__memory__.*|Nothing", "hooks": [{"type": "command", "command": "echo re"}]},
+      {"matcher": "read_file|AskUserQuestion", "hooks": [{"type": "command", "command": "echo o"}]}
+    ],
+    "SessionStart": [
+      {"matcher": "startup|resume", "hooks": [{"type": "command", "command": "echo s"}]},
+      {"matcher": "boot", "hooks": [{"type": "command", "command": "echo b"}]}
+    ]
+  }
+}
+"""
+
+
+def test_a_matcher_naming_no_tool_is_warned_about_with_its_place_and_still_loads(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(UNKNOWN_NAMES)
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
+    config = load_hooks(loaded, trusted=False)
+    assert len(config.commands) == 6  # warned about, not dropped
+    problems = [str(p) for p in config.problems]
+    bsah, other, boot = (where(UNKNOWN_NAMES, f'"matcher": "{m}"')
+                         for m in ("Bsah", "read_file|AskUserQuestion", "boot"))
+    assert problems == [
+        f"{path}:{bsah}: hooks.PreToolUse[1].matcher: "
+        "Bsah: no tool has this name (Claude Code's names, such as Bash, Read, Edit|Write, "
+        "mcp__server__tool, or agent-tui's own); the matcher never matches it",
+        f"{path}:{other}: "
+        "hooks.PreToolUse[3].matcher: AskUserQuestion: no tool has this name (Claude Code's "
+        "names, such as Bash, Read, Edit|Write, mcp__server__tool, or agent-tui's own); the "
+        "matcher never matches it",
+        f"{path}:{boot}: hooks.SessionStart[1].matcher: "
+        "boot: not a SessionStart matcher (known: clear, compact, resume, startup); the matcher "
+        "never matches it",
+    ]
+
+
+CLAUDE_FIELDS = """{
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [
+        {"type": "command", "if": "Bash(rm *)", "command": "./block-rm.sh", "shell": "bash"},
+        {"type": "command", "command": "./slow.sh", "async": true, "once": true},
+        {"type": "command", "command": "node", "args": ["lint.js"]},
+        {"type": "command", "command": "Get-Date", "shell": "powershell"}
+      ]}
+    ]
+  }
+}
+"""
+
+
+def test_claude_code_fields_not_acted_on_keep_the_hook_and_say_so(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(CLAUDE_FIELDS)
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
+    config = load_hooks(loaded, trusted=False)
+    assert [h.command for h in config.commands] == ["./block-rm.sh", "./slow.sh"]  # guard kept
+    problems = [str(p) for p in config.problems]
+    said = "\n".join(problems)
+    assert "hooks.PreToolUse[0].hooks[0].if: `if` is not evaluated here" in said
+    assert "hooks.PreToolUse[0].hooks[1].async: `async` is not supported" in said
+    assert "hooks.PreToolUse[0].hooks[2].args: exec form (`args`) is not supported" in said
+    assert 'hooks.PreToolUse[0].hooks[3].shell: hooks run with bash here' in said
+    assert len(problems) == 4
+    first = next(p for p in problems if ".if:" in p)
+    assert first.startswith(f"{path}:{where(CLAUDE_FIELDS, chr(34) + 'if' + chr(34))}: ")
+    assert not first.endswith("(skipped)")

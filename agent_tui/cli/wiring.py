@@ -201,7 +201,8 @@ class Wiring:
                 search = tools.get(name)
                 if search is not None:
                     search.read_denied = policy.read_denied  # type: ignore[attr-defined]
-        hooks = self._hooks(workspace, settings, emit, mode=mode)
+        hooks = self._hooks(workspace, settings, emit, mode=mode,
+                            current_mode=lambda: str(getattr(policy, "mode", mode)))
         config = AgentConfig(
             workspace=workspace,
             model=opts.model or os.environ.get("AGENT_TUI_MODEL") or settings.model
@@ -272,7 +273,7 @@ class Wiring:
 
     def _hooks(
         self, workspace: Path, settings: LoadedSettings, emit: Callable[[Event], None], *,
-        mode: str,
+        mode: str, current_mode: Callable[[], str] | None = None,
     ) -> Any:
         """Hooks from the user's settings and ``--settings``, and the project's only
         when the project is trusted to run commands, as for ``.mcp.json`` (auto mode,
@@ -292,7 +293,8 @@ class Wiring:
         if not config.commands:
             return None
         return CommandHooks(
-            config.commands, workspace=workspace, env=settings.env, permission_mode=mode,
+            config.commands, workspace=workspace, env=settings.env,
+            permission_mode=current_mode or mode,
             interactive=self.interactive,
         )
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.core.approvals import Approvals
+from agent_tui.core.claude_transcript import ClaudeTranscript
 from agent_tui.core.hooks import HooksPort
 from agent_tui.core.journal import Journal
 from agent_tui.core.limits import ModelLimits
@@ -105,4 +106,6 @@ class SessionDeps:
     usage: UsageMeter = field(default_factory=UsageMeter)
     limits: ModelLimits = field(default_factory=ModelLimits)
     hooks: HooksPort | None = None  # None: no hooks configured
+    # The conversation in Claude Code's JSONL shape, for hooks (``transcript_path``).
+    transcript: ClaudeTranscript | None = None
     depth: int = 0  # 0 for the main agent, 1 for its sub-agents, ...

@@ -8,14 +8,20 @@ whose ``context`` is what the model is told because of it) and turns the answer 
 what the caller needs: a gate for a tool call, a blocked prompt, whether to go on.
 
 - ``PreToolUse``: before the permission check. Esc while it runs ends the hooks and
-  raises :class:`~agent_tui.cancel.Cancelled`: the call never starts.
+  raises :class:`~agent_tui.cancel.Cancelled`: the call never starts. An
+  ``updatedInput`` replaces fields of the call's input (:meth:`HookPoints.changed_input`):
+  the call is checked and runs as changed, or, changed into nothing valid, never starts.
 - ``PostToolUse``: after a call succeeded; its feedback reaches the model as a note.
 - ``UserPromptSubmit``: when a turn starts; a block raises :class:`PromptBlocked`
   (the prompt never reaches the model), context rides with the prompt.
 - ``Stop``: when the model stops on its own; a block asks it to go on, at most
   ``max_stop_continues`` times in a row.
-- ``SessionStart``: context for the first request. ``PreCompact``: the answer, for
-  the compaction to honour.
+- ``SessionStart``: context for the first request, and the variables the hooks wrote
+  to ``CLAUDE_ENV_FILE``, added to the environment of the session's commands.
+  ``PreCompact``: the answer, for the compaction to honour.
+
+Before any hook runs, the session's transcript in Claude Code's shape
+(``claude_transcript.py``, the hooks' ``transcript_path``) is brought up to date.
 
 A hook answering ``"continue": false`` ends the turn after the current tool batch
 (``stop_reason``). Sub-agents run tool hooks, never prompt or stop hooks (they have
@@ -30,11 +36,12 @@ from typing import Any
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.hooks import HookAnswer, HookBase, HookRun, HooksPort
-from agent_tui.core.records import HookRecord
+from agent_tui.core.records import AssistantMessageRecord, HookRecord
 from agent_tui.core.permission import decided_by, Ruling
 from agent_tui.protocol import HookStateChanged, Notice, NoticeLevel, Verdict
-from agent_tui.core.tool import ToolResult
+from agent_tui.core.tool import InvalidInput, Tool, ToolResult
 from agent_tui.protocol.states import HookDecision, HookEvent, HookRunState, ToolState
+from agent_tui.protocol.tool_names import claude_name
 
 E = HookEvent
 
@@ -63,6 +70,14 @@ def gated(ruling: Ruling, answer: HookAnswer) -> Ruling:
     return ruling
 
 
+def last_assistant_text(records: list[Any]) -> str:
+    """The text of the model's last answer (``last_assistant_message``)."""
+    for record in reversed(records):
+        if isinstance(record, AssistantMessageRecord):
+            return "\n".join(b.get("text", "") for b in record.blocks if b.get("type") == "text")
+    return ""
+
+
 def _short(command: str) -> str:
     line = command.strip().splitlines()[0] if command.strip() else command
     return line if len(line) <= 60 else line[:57] + "..."
@@ -84,10 +99,14 @@ class HookPoints:
         self._continues = 0
 
     def _base(self) -> HookBase:
-        path = self.deps.journal.path
+        """The common fields; the transcript is brought up to date first, so a hook
+        reads the conversation up to now."""
+        transcript = self.deps.transcript
+        if transcript is not None:
+            transcript.sync()
         return HookBase(
             session_id=self.deps.config.session_id,
-            transcript_path=str(path) if path is not None else "",
+            transcript_path=str(transcript.path) if transcript is not None else "",
             cwd=str(self.deps.config.workspace),
         )
 
@@ -149,6 +168,26 @@ class HookPoints:
         if answer.cancelled or self.scope.cancelled:  # cancel point: while a hook gates a call
             raise Cancelled(self.scope.reason or CancelReason.USER_INTERRUPT)
         return answer
+
+    def changed_input(
+        self, tool: Tool, name: str, given: dict[str, Any], answer: HookAnswer
+    ) -> tuple[dict[str, Any], Any] | str | None:
+        """A ``PreToolUse`` hook's ``updatedInput`` over the call's input: the new input
+        and its parsed arguments; None when no hook changed it (or one blocked the
+        call); a text saying why when the changed input is not valid (the call never
+        starts: it runs as the hook wants it or not at all)."""
+        if not answer.updated_input or answer.decision is HookDecision.BLOCK:
+            return None
+        changed = {**given, **answer.updated_input}
+        try:
+            args = tool.parse(changed)
+        except InvalidInput as exc:
+            return ("Not started: a PreToolUse hook changed its input into one that is not "
+                    f"valid: {exc}")
+        self.deps.emit(Notice(level=NoticeLevel.INFO, text=(
+            f"a PreToolUse hook changed the input of {claude_name(name)}: "
+            + ", ".join(sorted(answer.updated_input)))))
+        return changed, args
 
     def wants_post_tool(self, name: str, result: ToolResult) -> bool:
         return (
@@ -214,9 +253,11 @@ class HookPoints:
         def to_model(answer: HookAnswer, run: HookRun) -> str:
             return run.reason if goes_on(answer) and run.decision is HookDecision.BLOCK else ""
 
+        said = last_assistant_text(self.deps.journal.records)
         answer = await self._dispatch(
             E.STOP, None,
-            lambda hooks, base: hooks.stop(base, self.scope, stop_hook_active=active),
+            lambda hooks, base: hooks.stop(base, self.scope, stop_hook_active=active,
+                                           last_assistant_message=said),
             to_model=to_model,
         )
         if answer is None:
@@ -233,12 +274,19 @@ class HookPoints:
     # -- the session --------------------------------------------------------------------
 
     async def session_start(self, source: str) -> None:
-        """``SessionStart`` (``source``: startup or resume): context for the model."""
-        await self._dispatch(
+        """``SessionStart`` (``source``: startup or resume): context for the model, and
+        the variables the hooks wrote to ``CLAUDE_ENV_FILE`` for the session's commands."""
+        model = self.deps.config.model
+        answer = await self._dispatch(
             E.SESSION_START, source,
-            lambda hooks, base: hooks.session_start(base, self.scope, source=source),
+            lambda hooks, base: hooks.session_start(base, self.scope, source=source, model=model),
             to_model=lambda _answer, run: run.context,
         )
+        if answer is not None and answer.env and not self.scope.cancelled:
+            self.deps.config.env.update(answer.env)
+            self.deps.emit(Notice(level=NoticeLevel.INFO, text=(
+                "SessionStart hooks set " + ", ".join(sorted(answer.env))
+                + " for the commands of this session")))
 
     async def pre_compact(self, trigger: str, instructions: str = "") -> HookAnswer:
         """``PreCompact`` (``trigger``: manual or auto), for the compaction to call

@@ -33,6 +33,8 @@ class HookRun(BaseModel):
     context: str = ""  # text it gave the model (additionalContext, or stdout where that counts)
     message: str = ""  # for the user: systemMessage, or a failed hook's stderr
     stop: str | None = None  # it asked to end the turn ("continue": false): its stopReason
+    # PreToolUse: the input fields it asked to change (``updatedInput``), in our keys.
+    updated_input: dict[str, Any] | None = None
 
 
 class HookAnswer(BaseModel):
@@ -47,6 +49,11 @@ class HookAnswer(BaseModel):
     reason: str = ""
     context: list[str] = Field(default_factory=list)
     stop: str | None = None
+    # PreToolUse: the input fields the hooks asked to change, merged in run order.
+    updated_input: dict[str, Any] | None = None
+    # SessionStart: variables the hooks wrote to ``CLAUDE_ENV_FILE``, for the commands
+    # the agent runs in this session.
+    env: dict[str, str] = Field(default_factory=dict)
 
     @property
     def cancelled(self) -> bool:
@@ -75,7 +82,11 @@ class HookRow(BaseModel):
 class HooksPort(Protocol):
     """The user's hooks. Each method runs the hooks configured for its event (none:
     an empty answer at once), each in its own process group under ``scope``: when
-    the scope is cancelled, the hooks are ended and the answer says so."""
+    the scope is cancelled, the hooks are ended and the answer says so.
+
+    ``tool_name`` and ``tool_input`` are ours, as the model sent them; what the hooks
+    read is Claude Code's shape of them (``Bash``, ``file_path``...), and an
+    ``updatedInput`` comes back in our keys."""
 
     #: ``Stop`` hooks may keep the agent going at most this many times in a row.
     max_stop_continues: int
@@ -99,12 +110,15 @@ class HooksPort(Protocol):
     ) -> HookAnswer: ...
 
     async def stop(
-        self, base: HookBase, scope: CancelScope, *, stop_hook_active: bool
+        self, base: HookBase, scope: CancelScope, *, stop_hook_active: bool,
+        last_assistant_message: str = "",
     ) -> HookAnswer: ...
 
     async def session_start(
-        self, base: HookBase, scope: CancelScope, *, source: str
-    ) -> HookAnswer: ...
+        self, base: HookBase, scope: CancelScope, *, source: str, model: str = ""
+    ) -> HookAnswer:
+        """Also gives the hooks ``CLAUDE_ENV_FILE``; the answer's ``env`` is what they
+        wrote there."""
 
     async def pre_compact(
         self, base: HookBase, scope: CancelScope, *, trigger: str, custom_instructions: str

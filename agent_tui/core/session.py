@@ -46,6 +46,7 @@ from agent_tui.protocol import (
     TurnStatus,
     UserMessage,
 )
+from agent_tui.core.claude_transcript import ClaudeTranscript
 from agent_tui.core.journal import JournalWriteError
 from agent_tui.core.records import (
     PermissionModeRecord,
@@ -115,6 +116,10 @@ class Session(SessionControls):
             deps = replace(deps, subagents=SubAgents(deps.journal, deps.emit))
         else:  # a background sub-agent's news goes through the guard too
             deps.subagents.emit = guarded(deps.subagents.emit)
+        if deps.hooks is not None and deps.transcript is None:  # what hooks read
+            deps = replace(deps, transcript=ClaudeTranscript.beside(
+                deps.journal, session_id=deps.config.session_id,
+                cwd=str(deps.config.workspace), emit=deps.emit))
         self.memory_files: list[MemoryFile] = []
         if not deps.config.system:
             # Built once: byte-identical for every request of the session (the cache).

@@ -181,6 +181,13 @@ class ToolRunner:
         except Cancelled:  # cancel point: Esc ended the hook; the call never starts
             self._finish_unstarted(call, ToolState.CANCELLED_BEFORE_START)
             return
+        changed = self.hooks.changed_input(tool, call.name, call.input or {}, hooked)
+        if isinstance(changed, str):
+            self._finish_unstarted(call, ToolState.FAILED, content=changed)
+            return
+        if changed is not None:  # updatedInput: the call runs, and is checked, as changed
+            call.input, call.args = changed
+            args = call.args
         permit = await self._permitted(call, tool, args, hooked)
         if permit is None:
             return

@@ -93,6 +93,7 @@ class Turn:
         why = ""
         hooks = self.runner.hooks
         try:
+            await self._until_ready()  # SessionStart hooks end before UserPromptSubmit's
             await hooks.prompt(self.text)  # UserPromptSubmit: may block the prompt
             while True:
                 reply = await self._call_model()
@@ -187,13 +188,16 @@ class Turn:
 
     # -- model calls ------------------------------------------------------------------
 
+    async def _until_ready(self) -> None:
+        if self.ready is not None and not self.ready.done():
+            async with self.scope.linked():  # cancel point: waiting for tools to be ready
+                await asyncio.shield(self.ready)
+
     async def _call_model(self) -> Reply:
         attempt = 0
         overflows = 0
         cfg = self.deps.config
-        if self.ready is not None and not self.ready.done():
-            async with self.scope.linked():  # cancel point: waiting for tools to be ready
-                await asyncio.shield(self.ready)
+        await self._until_ready()
         while True:
             self.scope.raise_if_cancelled()  # cancel point: before each model request
             await self._compact_if_due(overflows)

@@ -60,6 +60,7 @@ _KEYS: dict[str, dict[str, str]] = {
     "edit_file": {"path": "file_path"},
     "multi_edit": {"path": "file_path"},
     "bash": {"timeout_ms": "timeout"},
+    "grep": {"context": "-C"},
     "bash_output": {"shell_id": "bash_id"},
     "kill_shell": {"shell_id": "shell_id"},
     "skill": {"name": "skill"},

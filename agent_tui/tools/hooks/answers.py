@@ -5,9 +5,12 @@ One command's ending (:func:`decide`):
 - exit 0: no opinion, unless stdout is a JSON object: ``decision`` (``block``, or
   ``approve`` for ``PreToolUse``) with ``reason``; ``hookSpecificOutput``
   ``permissionDecision`` (``allow`` | ``deny`` | ``ask`` | ``defer``) with
-  ``permissionDecisionReason``, and ``additionalContext``; ``continue: false`` with
-  ``stopReason``; ``systemMessage`` for the user. Plain stdout is context for the
-  model after ``UserPromptSubmit`` and ``SessionStart``.
+  ``permissionDecisionReason``, ``updatedInput`` (the input fields to change before
+  the call runs) and ``additionalContext``; ``continue: false`` with ``stopReason``;
+  ``systemMessage`` for the user; ``suppressOutput`` is accepted (agent-tui shows no
+  hook's stdout to the user, so there is nothing to hide). Plain stdout is context
+  for the model after ``UserPromptSubmit`` and ``SessionStart``. Claude Code's fields
+  agent-tui does not act on (``UNSUPPORTED_SPECIFIC``) are named to the user.
 - exit 2: a block, with stderr as the reason (for ``SessionStart``, which gates
   nothing, stderr is shown to the user).
 - any other exit: a failed hook, shown to the user; things go on.
@@ -38,6 +41,12 @@ D = HookDecision
 GATES = frozenset({E.PRE_TOOL_USE, E.USER_PROMPT_SUBMIT, E.PRE_COMPACT})
 #: Events whose plain stdout (exit 0, not JSON) is context for the model.
 STDOUT_IS_CONTEXT = frozenset({E.USER_PROMPT_SUBMIT, E.SESSION_START})
+#: ``hookSpecificOutput`` fields of Claude Code that agent-tui does not act on: named
+#: to the user when a hook answers with one, never silently dropped.
+UNSUPPORTED_SPECIFIC = frozenset({
+    "permissionApplyRules", "runAsynchronously", "sessionTitle", "initialUserMessage",
+    "watchPaths", "reloadSkills",
+})
 _RANK = {D.NONE: 0, D.ALLOW: 1, D.ASK: 2, D.BLOCK: 3}
 _PERMISSION = {"allow": D.ALLOW, "deny": D.BLOCK, "ask": D.ASK, "defer": D.NONE}
 
@@ -120,13 +129,22 @@ def _read_stdout(run: HookRun, event: HookEvent, stdout: str) -> HookRun:
         run.decision = _PERMISSION[permission]
         reason = specific.get("permissionDecisionReason")
         run.reason = reason if isinstance(reason, str) else ""
+    updated = specific.get("updatedInput")
+    if event is E.PRE_TOOL_USE and isinstance(updated, dict) and updated:
+        run.updated_input = updated  # Claude Code's keys: the caller translates them
+    unsupported = sorted(k for k in specific if k in UNSUPPORTED_SPECIFIC)
+    if unsupported:
+        said = f"answered {', '.join(unsupported)}, which agent-tui does not support (ignored)"
+        run.message = f"{run.message}; {said}" if run.message else said
     if not answer.continue_:
         run.stop = answer.stop_reason or ""
         if event is E.STOP:
             run.decision = D.NONE  # stop means stop
         elif event in GATES:
             run.decision = D.BLOCK
-            run.reason = answer.stop_reason or run.reason or f"a {event} hook stopped the agent"
+            # stopReason is for the user (the turn's end says it), not for the model.
+            shown = None if event is E.PRE_TOOL_USE else answer.stop_reason
+            run.reason = shown or run.reason or f"a {event} hook stopped the agent"
     if run.decision is D.BLOCK and not run.reason and event is E.STOP:
         run.reason = "a Stop hook asked you to go on"
     return run
@@ -147,4 +165,7 @@ def combine(runs: list[HookRun], *, can_ask: bool) -> HookAnswer:
     answer.reason = "\n".join(r.reason for r in runs if r.decision is answer.decision and r.reason)
     answer.context = [r.context for r in runs if r.context.strip()]
     answer.stop = next((r.stop for r in runs if r.stop is not None), None)
+    for run in runs:
+        if run.updated_input:
+            answer.updated_input = {**(answer.updated_input or {}), **run.updated_input}
     return answer

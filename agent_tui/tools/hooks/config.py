@@ -7,9 +7,13 @@
 
 An event maps to a list of groups; a group has a ``matcher`` (``matchers.py``) and
 its ``hooks``, each a command (``type`` ``command``; ``timeout`` in seconds, default
-60; ``onFailure`` ``block`` or ``continue``; ``statusMessage`` is accepted). A
-malformed event, group or hook is reported with its file, line and column and
-skipped alone: the rest still apply. Hooks of a project's file are kept apart
+60; ``onFailure`` ``block`` or ``continue``; ``statusMessage``, ``once`` and
+``shell: "bash"`` are accepted). Claude Code's ``if``, ``async`` and ``asyncRewake``
+are accepted and not acted on: the hook runs for every call its matcher matches,
+before things go on, and a warning says so (a guard is never dropped for a field
+it carries). A malformed event, group or hook is reported with its file, line and
+column and skipped alone: the rest still apply. A matcher listing a name no tool
+(or trigger) has is warned about the same way, and kept. Hooks of a project's file are kept apart
 (``untrusted``) until the user trusts the project.
 """
 
@@ -38,8 +42,21 @@ OTHER_CLAUDE_EVENTS = frozenset({
     "PermissionDenied", "PostToolUseFailure", "Setup", "TeammateIdle", "TaskCompleted",
     "ConfigChange", "WorktreeCreate", "WorktreeRemove",
 })
+#: What the matchers of the other events with a subject filter, in Claude Code's words.
+_SUBJECTS: dict[HookEvent, frozenset[str]] = {
+    HookEvent.SESSION_START: frozenset({"startup", "resume", "clear", "compact"}),
+    HookEvent.PRE_COMPACT: frozenset({"manual", "auto"}),
+}
 _GROUP_KEYS = ("matcher", "hooks")
-_HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage")
+_HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage", "if", "async",
+              "asyncRewake", "shell", "once", "args")
+#: Claude Code's hook fields agent-tui accepts without acting on them, and what that
+#: means: said once per hook, never a reason to drop it (a guard must not be lost).
+_NOT_ACTED_ON = {
+    "if": "`if` is not evaluated here: the hook runs for every call its matcher matches",
+    "async": "`async` is not supported: the hook runs before things go on",
+    "asyncRewake": "`asyncRewake` is not supported: the hook runs before things go on",
+}
 
 
 class OnFailure(StrEnum):
@@ -100,11 +117,11 @@ def parse_hooks(source: HooksSource) -> tuple[list[HookCommand], list[SettingsPr
     commands: list[HookCommand] = []
     problems: list[SettingsProblem] = []
 
-    def problem(loc: tuple[Any, ...], message: str) -> None:
+    def problem(loc: tuple[Any, ...], message: str, *, skipped: bool = True) -> None:
         line, column = _where(source, loc)
         problems.append(SettingsProblem(
             file=source.file, line=line, column=column, only_this=True,
-            message=f"{_dotted(loc)}: {message} (skipped)",
+            message=f"{_dotted(loc)}: {message}" + (" (skipped)" if skipped else ""),
         ))
 
     value = source.value
@@ -125,13 +142,39 @@ def parse_hooks(source: HooksSource) -> tuple[list[HookCommand], list[SettingsPr
             except _Skip as skip:
                 problem(skip.loc, skip.message)
                 continue
+            unknown = _unknown_subjects(event, matcher)
+            if unknown:
+                problem((name, g, "matcher"), unknown, skipped=False)
             for h, hook in enumerate(hooks):
                 loc = (name, g, "hooks", h)
                 try:
                     commands.append(_command(event, matcher, hook, loc, source))
                 except _Skip as skip:
                     problem(skip.loc, skip.message)
+                    continue
+                for key, said in _NOT_ACTED_ON.items():
+                    if key in hook and hook[key] not in (False, None):
+                        problem(loc + (key,), said, skipped=False)
     return commands, problems
+
+
+def _unknown_subjects(event: HookEvent, matcher: Matcher) -> str:
+    """A warning for a matcher that lists names no subject of its event has ("" if none)."""
+    if event in (HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE):
+        names = matcher.unknown_names()
+        if names:
+            return (f"{', '.join(names)}: no tool has this name (Claude Code's names, such as "
+                    "Bash, Read, Edit|Write, mcp__server__tool, or agent-tui's own); the "
+                    "matcher never matches it")
+        return ""
+    known = _SUBJECTS.get(event)
+    if known is None:
+        return ""
+    names = sorted(n for n in matcher.names() if n not in known)
+    if not names:
+        return ""
+    return (f"{', '.join(names)}: not a {event} matcher (known: {', '.join(sorted(known))}); "
+            "the matcher never matches it")
 
 
 def _event(name: str) -> HookEvent:
@@ -177,6 +220,11 @@ def _command(
         raise _Skip(loc + ("type",) if "type" in hook else loc,
                     f'type is {shown}: agent-tui runs "command" hooks only')
     _known_keys(hook, _HOOK_KEYS, loc)
+    if "args" in hook:
+        raise _Skip(loc + ("args",), "exec form (`args`) is not supported; give the whole "
+                    "command line in `command`")
+    if hook.get("shell", "bash") != "bash":
+        raise _Skip(loc + ("shell",), 'hooks run with bash here; "shell" must be "bash"')
     command = hook.get("command")
     if not isinstance(command, str) or not command.strip() or "\0" in command:
         raise _Skip(loc + ("command",) if "command" in hook else loc,

@@ -5,10 +5,12 @@
 - anything else: a regular expression, searched in the name (``mcp__github__.*``,
   ``Notebook.*``).
 
-A tool event's subject is tried under both its names: agent-tui's (``bash``,
-``write_file``) and Claude Code's for the same tool (``Bash``, ``Write``), so a hook
-file written for Claude Code matches unchanged. MCP tools are ``mcp__SERVER__TOOL``
-in both.
+A tool event's subject is tried under both its names: Claude Code's (``Bash``,
+``Write``), which hook files are written in, and agent-tui's own for the same tool
+(``bash``, ``write_file``), accepted as aliases. The table between the two is
+:mod:`agent_tui.protocol.tool_names`. MCP tools are ``mcp__SERVER__TOOL`` in both.
+:meth:`Matcher.unknown_names` lists the exact names of a matcher that name no tool,
+for the settings to warn about.
 """
 
 from __future__ import annotations
@@ -17,18 +19,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-#: agent-tui's tool names -> Claude Code's names for the same tools.
-CLAUDE_NAMES: dict[str, str] = {
-    "bash": "Bash",
-    "read_file": "Read",
-    "write_file": "Write",
-    "edit_file": "Edit",
-    "grep": "Grep",
-    "glob": "Glob",
-    "web_fetch": "WebFetch",
-    "todo_write": "TodoWrite",
-    "task": "Task",
-}
+from agent_tui.protocol.tool_names import claude_name, known_tool, our_name
 
 _NAMES_ONLY = re.compile(r"[A-Za-z0-9_|]+")
 
@@ -40,6 +31,7 @@ class Matcher(BaseModel):
 
     text: str = ""
     _names: frozenset[str] | None = PrivateAttr(default=None)
+    _ours: frozenset[str] = PrivateAttr(default=frozenset())  # _names, in our spelling
     _regex: re.Pattern[str] | None = PrivateAttr(default=None)
 
     @classmethod
@@ -50,6 +42,7 @@ class Matcher(BaseModel):
             return matcher
         if _NAMES_ONLY.fullmatch(text):
             matcher._names = frozenset(part for part in text.split("|") if part)
+            matcher._ours = frozenset(our_name(n) or n for n in matcher._names)
             return matcher
         try:
             matcher._regex = re.compile(text)
@@ -57,12 +50,20 @@ class Matcher(BaseModel):
             raise ValueError(f"matcher {text!r} is not a valid regular expression: {exc}") from None
         return matcher
 
+    def names(self) -> frozenset[str]:
+        """The exact names this matcher lists (none for everything or a regular expression)."""
+        return self._names or frozenset()
+
+    def unknown_names(self) -> list[str]:
+        """The exact names this matcher lists that are no tool's in either spelling
+        (a regular expression is not judged)."""
+        return sorted(n for n in self._names or () if not known_tool(n))
+
     def matches(self, subject: str | None) -> bool:
         """``subject`` None: an event without one (every matcher applies)."""
         if subject is None or (self._names is None and self._regex is None):
             return True
-        names = {subject, CLAUDE_NAMES.get(subject, subject)}
         if self._names is not None:
-            return bool(names & self._names)
+            return subject in self._ours or claude_name(subject) in self._names
         assert self._regex is not None
-        return any(self._regex.search(name) for name in names)
+        return any(self._regex.search(name) for name in {subject, claude_name(subject)})
