@@ -47,7 +47,8 @@ from agent_tui.protocol import (
 )
 from agent_tui.core.journal import JournalWriteError
 from agent_tui.core.records import SteerRecord, TurnEndedRecord, UserMessageRecord
-from agent_tui.core.memory import MemoryFile, load_memory
+from agent_tui.core.memory import MemoryFile, MemoryProblem
+from agent_tui.core.memory_loader import load_memory_with_problems
 from agent_tui.core.model_control import ModelControl
 from agent_tui.core.prompt import build_system_prompt
 from agent_tui.core.hook_points import HookPoints
@@ -105,10 +106,14 @@ class Session(SessionControls):
         if deps.subagents is None:
             deps = replace(deps, subagents=SubAgents(deps.journal, deps.emit))
         self.memory_files: list[MemoryFile] = []
+        self.memory_problems: list[MemoryProblem] = []
         if not deps.config.system:
             # Built once: byte-identical for every request of the session (the cache).
             workspace = deps.config.workspace
-            self.memory_files = load_memory(workspace)
+            loaded = load_memory_with_problems(workspace)
+            self.memory_files, self.memory_problems = loaded.files, loaded.problems
+            for problem in self.memory_problems:
+                deps.emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
             deps = replace(deps, config=replace(
                 deps.config, system=build_system_prompt(workspace, self.memory_files)))
         self.deps = deps

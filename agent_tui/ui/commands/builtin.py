@@ -142,7 +142,8 @@ def _session_or_say(host: CommandHost) -> Any:
 def _memory(host: CommandHost, args: str) -> None:
     session = _session_or_say(host)
     if session is not None:
-        host.show_page("memory", reports.memory_report(session.memory()))
+        problems = getattr(session, "memory_problems", [])
+        host.show_page("memory", reports.memory_report(session.memory(), problems))
 
 
 def _init(host: CommandHost, args: str) -> None:
