@@ -45,6 +45,8 @@ from agent_tui.protocol import (
     TurnStatus,
     UserMessage,
 )
+from agent_tui.core.command_run import CommandRun
+from agent_tui.core.command_turns import CommandTurns
 from agent_tui.core.journal import JournalWriteError
 from agent_tui.core.records import SteerRecord, TurnEndedRecord, UserMessageRecord
 from agent_tui.core.memory import MemoryFile, MemoryProblem
@@ -72,7 +74,7 @@ class BackgroundWork(Protocol):
     async def shutdown(self) -> None: ...
 
 
-class Session(SessionControls):
+class Session(SessionControls, CommandTurns):
     def __init__(
         self,
         deps: SessionDeps,
@@ -121,6 +123,7 @@ class Session(SessionControls):
         self.models.restore()
         self._hold_scope: CancelScope | None = None
         self._compact_pending: str | None = None  # /compact asked while a turn ran
+        self._commands_waiting: list[CommandRun] = []  # sent while a turn ran
         # Facts for /context the wiring knows (how commands are contained, ...).
         self.context_notes: list[str] = []
         # Short words a front end shows beside the session's state ("sandbox"); the
@@ -201,6 +204,15 @@ class Session(SessionControls):
     # -- the way in (any thread) ---------------------------------------------------
 
     def submit(self, op: Op) -> None:
+        self._put(op)
+
+    def run_command(self, run: CommandRun) -> None:
+        """A custom command with its own turn (``core/command_run.py``), from any thread:
+        its ``!`` lines run first, then its prompt; sent while a turn runs, it waits
+        for that turn to end, as a follow-up does."""
+        self._put(run)
+
+    def _put(self, op: Any) -> None:
         with self._lock:
             self._unhandled += 1
             if self._loop is None or self._ops is None:
@@ -221,7 +233,8 @@ class Session(SessionControls):
 
     @property
     def busy(self) -> bool:
-        return self._turn is not None
+        """A turn runs, or a command's lines or a compaction hold the session."""
+        return self._turn is not None or self._hold_scope is not None
 
     # -- the loop ---------------------------------------------------------------------
 
@@ -282,11 +295,14 @@ class Session(SessionControls):
             self._emit(exc.notice())
 
     def _handle(self, op: Any) -> None:
-        held = (UserMessage, FollowUp, SendNow, Compact, ClearConversation)
+        held = (UserMessage, FollowUp, SendNow, Compact, ClearConversation, CommandRun)
         if isinstance(op, held) and self._rewind_task is not None:
             self._held.append(op)  # starts once the rewind (or compaction) is done
             return
         if self._handle_settings(op):
+            return
+        if isinstance(op, CommandRun):
+            self._command(op)
             return
         if isinstance(op, (UserMessage, SendNow, FollowUp)):
             if self._turn is None:
@@ -347,7 +363,7 @@ class Session(SessionControls):
             if then is not None:
                 then()
             held, self._held = self._held, []
-            if self._turn is None:
+            if self._turn is None and self._rewind_task is None:  # ``then`` may hold again
                 assert self._idle is not None
                 self._idle.set()
             for op in held:
@@ -382,7 +398,8 @@ class Session(SessionControls):
             )
 
     def _start_turn(self, text: str, applied: list[Queued] = (),  # type: ignore[assignment]
-                    images: list[ImageAttachment] = ()) -> None:  # type: ignore[assignment]
+                    images: list[ImageAttachment] = (),  # type: ignore[assignment]
+                    deps: SessionDeps | None = None) -> None:
         turn_id = f"t{next(self._turn_ids)}"
         images = [*images, *(image for item in applied for image in item.images)]
         for item in applied:
@@ -396,7 +413,7 @@ class Session(SessionControls):
                                   text=item.text, images=[i.label for i in item.images]))
         checkpoint = self.rewinder.start_checkpoint(turn_id, text)
         turn = Turn(
-            self.deps, turn_id, self.root.child(turn_id), text, checkpoint,
+            deps or self.deps, turn_id, self.root.child(turn_id), text, checkpoint,
             ready=self._ready_task, images=images,
         )
         self._turn = turn
@@ -432,12 +449,15 @@ class Session(SessionControls):
             if steers:
                 self._start_turn("\n\n".join(s.text for s in steers), steers)
                 return
+            if self._next_command():
+                return
             follow_up = self.deps.queue.take_follow_up()
             if follow_up is not None:
                 self._start_turn(follow_up.text, [follow_up])
                 return
         else:
             self._return_queued()
+            self._drop_commands()
         if self._turn is None and self._rewind_task is None:
             assert self._idle is not None
             self._idle.set()
