@@ -22,7 +22,7 @@ from agent_tui.cancel import CancelScope
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.permission import PermissionPolicy
 from agent_tui.core.tool import InvalidInput, ToolContext
-from agent_tui.protocol import Notice, NoticeLevel, ToolState, Verdict
+from agent_tui.protocol import Notice, NoticeLevel, ToolState, TurnState, TurnStateChanged, Verdict
 from agent_tui.providers import base as model
 
 SHELL_TOOL = "bash"  # the tool that runs command lines (core/tool.py's interface)
@@ -46,6 +46,11 @@ class CommandRun:
     policy: PermissionPolicy | None = None  # None: the session's
     model: str | None = None  # None: the session's
     notes: list[str] = field(default_factory=list)  # said when it starts
+
+    @property
+    def turn_id(self) -> str:
+        """What its ``turn_state`` events name while its lines run (before its turn)."""
+        return f"/{self.name}"
 
     @property
     def own_turn(self) -> bool:
@@ -93,7 +98,9 @@ async def run_steps(deps: SessionDeps, run: CommandRun, scope: CancelScope) -> l
     outputs = []
     for index, (step, args) in enumerate(parsed):
         scope.raise_if_cancelled()
-        _say(deps, NoticeLevel.INFO, f"/{run.name}: running !`{step.command}`")
+        # The front ends see the session busy (Esc interrupts), as during a turn.
+        deps.emit(TurnStateChanged(turn_id=run.turn_id, state=TurnState.RUNNING,
+                                   detail=f"/{run.name}: running !`{step.command}`"))
         call_id = f"cmd-{run.name}-{index + 1}"
         ctx = ToolContext(scope=scope.child(call_id), workspace=deps.config.workspace,
                           tool_use_id=call_id, operation_id=f"{deps.config.session_id}/{call_id}",

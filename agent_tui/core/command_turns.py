@@ -16,7 +16,7 @@ from typing import Any
 
 from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.core.command_run import CommandRun, CommandStopped, resolve_model, run_steps
-from agent_tui.protocol import Notice, NoticeLevel
+from agent_tui.protocol import Notice, NoticeLevel, TurnState, TurnStateChanged
 
 
 class CommandTurns:
@@ -54,6 +54,11 @@ class CommandTurns:
                               text=f"/{run.name} not run: the turn before it did not complete"))
         self._commands_waiting.clear()
 
+    def _stopped(self, run: CommandRun, scope: CancelScope, why: str) -> None:
+        self._emit(Notice(level=NoticeLevel.ERROR, text=why))
+        if scope.cancelled:  # its lines ran: the front ends saw it running
+            self._emit(TurnStateChanged(turn_id=run.turn_id, state=TurnState.CANCELLED, detail=why))
+
     def _start_command(self, run: CommandRun) -> None:
         for note in run.notes:
             self._emit(Notice(level=NoticeLevel.WARNING, text=note))
@@ -66,10 +71,9 @@ class CommandTurns:
                 chosen = await resolve_model(self.deps, run.model, scope) if run.model else None
                 ready.append((run.compose(outputs), chosen))
             except CommandStopped as exc:
-                self._emit(Notice(level=NoticeLevel.ERROR, text=str(exc)))
+                self._stopped(run, scope, str(exc))
             except Cancelled:
-                self._emit(Notice(level=NoticeLevel.ERROR,
-                                  text=f"/{run.name} stopped before its prompt: nothing was sent"))
+                self._stopped(run, scope, f"/{run.name} stopped before its prompt: nothing was sent")
             finally:
                 scope.detach()
                 self._hold_scope = None
