@@ -5,7 +5,8 @@ stderr); ``stream-json`` writes every Event as one JSON line. With input
 ``stream-json``, stdin carries ops (user_message, follow_up, interrupt), one per
 line; at end of input the agent finishes what runs and exits. A message (the prompt,
 or one on stdin) goes with the image files its text names and the images it carries
-as data (``images``), as in the TUI. The first SIGINT
+as data (``images``), as in the TUI; a command line (``-p "/name args"``) runs that custom
+command as the TUI does, and an unknown name is an error. The first SIGINT
 stops reading input and interrupts the turn (exit 130 after cleanup; 0 when no turn
 was running); a second exits at once.
 

@@ -231,3 +231,52 @@ def test_sigint_while_a_bang_line_runs_ends_its_process_and_sends_nothing(fake_a
         time.sleep(0.05)
     assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in sleepers)
     assert fake_api.requests == []
+
+
+# ------------------------------------------------------------ allowed-tools and @file rules
+
+
+def _policy(ws: Path, *, deny: list[str] = (), mode: str = "ask"):  # type: ignore[assignment]
+    from agent_tui.permissions import PermissionRules, Permissions
+
+    return Permissions(ws, mode, PermissionRules(deny=list(deny)), non_interactive=True)
+
+
+def test_allowed_tools_allow_what_they_name_and_never_what_a_rule_denies(ws: Path) -> None:
+    from agent_tui.commands.allowed import CommandPolicy, allowed_rules
+    from agent_tui.protocol import Verdict
+    from agent_tui.tools.registry import default_tools
+
+    tools = default_tools(ws)
+    bash = tools.get("bash")
+    rules, problems = allowed_rules(["Bash(git status:*)", "Bash(git add:*)", "Frobnicate(x)"], "c.md")
+    assert [r.text for r in rules] == ["Bash(git status:*)", "Bash(git add:*)"]
+    assert problems == ["c.md: allowed-tools: 'Frobnicate(x)' names no tool (ignored)"]
+    policy = CommandPolicy(_policy(ws, deny=["bash(git add:*)"]), rules, ws, "commit")
+
+    def verdict(command: str):
+        return policy.check(bash, bash.parse({"command": command}))
+
+    assert verdict("git status --short").verdict is Verdict.ALLOW
+    assert "allowed-tools" in verdict("git status").reason
+    assert verdict("git add .").verdict is Verdict.DENY  # the session's deny rule stands
+    assert verdict("git push").verdict is Verdict.DENY  # print mode: nobody to ask
+    assert verdict("git status; rm -rf x").verdict is Verdict.DENY  # every part must be allowed
+
+
+def test_a_file_a_deny_rule_protects_or_outside_the_workspace_is_not_inlined(ws: Path, tmp_path: Path) -> None:
+    from agent_tui.commands.files import CommandFile
+    from agent_tui.commands.prepare import prepare
+    from agent_tui.tools.registry import default_tools
+
+    (tmp_path / "outside.txt").write_text("OUTSIDE-MARKER")
+    (ws / ".env").write_text("TOKEN=ENV-MARKER")
+    command = CommandFile(name="look", path_name="look", description="", source="look.md",
+                          scope="project", body="Look at @.env, @../outside.txt and @src/helpers.py.")
+    run, said = prepare(command, "", workspace=ws, policy=_policy(ws, deny=["read_file(.env)"]),
+                        tools=default_tools(ws))
+    text = run.compose([])
+    assert "ENV-MARKER" not in text and "OUTSIDE-MARKER" not in text and "HELPERS-MARKER" in text
+    assert any(s.startswith("/look: @.env: denied by rule read_file(.env)") for s in said)
+    assert any(s.startswith("/look: @../outside.txt:") for s in said)
+    assert not run.own_turn
