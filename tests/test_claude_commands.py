@@ -280,3 +280,14 @@ def test_a_file_a_deny_rule_protects_or_outside_the_workspace_is_not_inlined(ws:
     assert any(s.startswith("/look: @.env: denied by rule read_file(.env)") for s in said)
     assert any(s.startswith("/look: @../outside.txt:") for s in said)
     assert not run.own_turn
+
+
+def test_a_model_alias_runs_the_commands_turn_on_the_newest_model_of_that_name(fake_api, ws) -> None:
+    (ws / ".claude" / "commands" / "quick.md").write_text(
+        "---\nmodel: haiku\ndescription: A quick answer\n---\nAnswer briefly: $ARGUMENTS\n")
+    fake_api.enqueue(Reply.text("4"), Reply.text("plain"))
+    out = _agent(fake_api, ws, "/quick what is 2+2")
+    assert out.returncode == 0, out.stderr
+    turns = [r for r in fake_api.requests if r.get("messages")]
+    assert turns[0]["model"] == "claude-haiku-4-5"
+    assert _sent(fake_api, fake_api.requests.index(turns[0])) == "Answer briefly: what is 2+2"
