@@ -29,6 +29,7 @@ class CommandTurns:
     _turn: Any
     _hold_scope: CancelScope | None
     _commands_waiting: list[CommandRun]
+    _command_lines: CommandRun | None
     _emit: Callable[[Any], None]
     _rewinding: Callable[..., None]
     _start_turn: Callable[..., None]
@@ -64,6 +65,7 @@ class CommandTurns:
             self._emit(Notice(level=NoticeLevel.WARNING, text=note))
         ready: list[tuple[str, str | None]] = []
         scope = self._hold_scope = self.root.child(f"command {run.name}")
+        self._command_lines = run
 
         async def steps() -> None:
             try:
@@ -77,6 +79,7 @@ class CommandTurns:
             finally:
                 scope.detach()
                 self._hold_scope = None
+                self._command_lines = None
 
         def then() -> None:
             if not ready:

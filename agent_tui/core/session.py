@@ -124,6 +124,7 @@ class Session(SessionControls, CommandTurns):
         self._hold_scope: CancelScope | None = None
         self._compact_pending: str | None = None  # /compact asked while a turn ran
         self._commands_waiting: list[CommandRun] = []  # sent while a turn ran
+        self._command_lines: CommandRun | None = None  # whose ! lines run now
         # Facts for /context the wiring knows (how commands are contained, ...).
         self.context_notes: list[str] = []
         # Short words a front end shows beside the session's state ("sandbox"); the
@@ -233,8 +234,8 @@ class Session(SessionControls, CommandTurns):
 
     @property
     def busy(self) -> bool:
-        """A turn runs, or a command's lines or a compaction hold the session."""
-        return self._turn is not None or self._hold_scope is not None
+        """A turn runs, or a command's ``!`` lines do (``command_turns.py``)."""
+        return self._turn is not None or self._command_lines is not None
 
     # -- the loop ---------------------------------------------------------------------
 
