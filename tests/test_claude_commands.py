@@ -291,3 +291,13 @@ def test_a_model_alias_runs_the_commands_turn_on_the_newest_model_of_that_name(f
     turns = [r for r in fake_api.requests if r.get("messages")]
     assert turns[0]["model"] == "claude-haiku-4-5"
     assert _sent(fake_api, fake_api.requests.index(turns[0])) == "Answer briefly: what is 2+2"
+
+
+def test_a_malformed_front_matter_is_said_at_use_and_its_body_still_runs(fake_api, ws) -> None:
+    fake_api.enqueue(Reply.text("hello"))
+    out = _agent(fake_api, ws, "/broken Ada")
+    assert out.returncode == 0, out.stderr
+    assert _sent(fake_api) == "Say hello to Ada."
+    broken = ws / ".claude" / "commands" / "broken.md"
+    assert f"{broken}:3: not 'key: value'" in out.stderr
+    assert f"{broken}:4: front matter key 'context' is not supported (ignored)" in out.stderr

@@ -115,3 +115,29 @@ def test_the_agent_sends_the_memory_and_says_what_it_could_not_import(fake_api, 
     assert system.index("USER-CLAUDE-MARKER") < system.index("OVERVIEW-MARKER") < \
         system.index("sandbox is at")
     assert "an import cycle" in out.stderr and "cycle-b.md:2" in out.stderr
+
+
+@pytest.mark.asyncio
+async def test_a_subfolders_memory_brings_its_imports_when_it_joins(fake_api, tmp_path, monkeypatch) -> None:
+    from agent_tui.protocol import UserMessage
+    from tests.harness import QuickTool, start_session
+    from tests.test_interrupts import provider_for
+
+    ws = tmp_path / "ws"
+    (ws / "pkg" / "notes").mkdir(parents=True)
+    (ws / "pkg" / "AGENTS.md").write_text("pkg rules: @notes/style.md and @~/private-notes.txt\n")
+    (ws / "pkg" / "notes" / "style.md").write_text("PKG-STYLE-MARKER: tabs\n")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "private-notes.txt").write_text("PRIVATE-MARKER")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    fake_api.enqueue(Reply.tool_use("quick", {"note": "x", "path": "pkg/file.py"}), Reply.text("ok"))
+    run = start_session(provider_for(fake_api), [QuickTool()], ws)
+    run.submit(UserMessage(text="edit pkg/file.py"))
+    await run.idle()
+    await run.close()
+    second = str(fake_api.requests[1]["messages"])
+    assert "pkg rules:" in second and "PKG-STYLE-MARKER" in second
+    assert "PRIVATE-MARKER" not in second
+    said = [n.text for n in run.rec.of("notice")]
+    assert any(f"{ws / 'pkg' / 'AGENTS.md'}:1: @~/private-notes.txt: outside the workspace" in t for t in said)

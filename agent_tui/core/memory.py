@@ -8,8 +8,9 @@ most): the user's (``~/.claude/CLAUDE.md``, then ``AGENTS.md`` and ``CLAUDE.md``
 read too (:mod:`agent_tui.core.memory_loader` loads them all), each listed right after
 the file that imports it. A subfolder's own ``AGENTS.md`` (or ``CLAUDE.md``) is not loaded at start:
 it joins the conversation as a note once the agent reads or edits a file in that
-folder (:func:`subfolder_memory`), so the system prompt, and with it the prompt
-cache, stays the same.
+folder (:func:`subfolder_memory`; with its imports,
+:func:`agent_tui.core.memory_loader.folder_memory`), so the system prompt, and with it
+the prompt cache, stays the same.
 """
 
 from __future__ import annotations

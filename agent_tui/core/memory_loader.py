@@ -10,7 +10,8 @@ file that imports it, with the file and line it came from (``/memory`` lists the
 What cannot be imported is said (:class:`~agent_tui.core.memory.MemoryProblem`, with
 the file and line of the ``@path``) and the rest still loads: a cycle (never read
 twice), a missing file, a folder, a binary file, one too deep, one past the size
-bounds. A project's memory (its files and ``CLAUDE.local.md``) imports only files
+bounds. A project's memory (its files, ``CLAUDE.local.md`` and a subfolder's own
+``AGENTS.md``, see :func:`folder_memory`) imports only files
 inside the workspace and Markdown files of ``~/.claude/`` (where Claude Code's docs
 put per-user notes); a cloned repository cannot pull, say, ``~/.ssh/id_rsa`` into
 the prompt. The user's own memory may import any file.
@@ -32,6 +33,7 @@ from agent_tui.core.memory import (
     claude_user_dir,
     memory_places,
     read_memory_file,
+    subfolder_memory,
 )
 
 MAX_DEPTH = 5  # Claude Code's: an imported file may import, five hops at most
@@ -39,7 +41,7 @@ _IMPORT = re.compile(r"(?:^|(?<=\s))@((?:[^\s\\]|\\ )+)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+).*?\1")
 _TRAILING = ".,;:!?)]}'\""
-_PROJECT_SCOPES = frozenset({"project", "local"})
+_PROJECT_SCOPES = frozenset({"project", "local", "folder"})
 
 
 def import_mentions(text: str) -> list[tuple[int, str]]:
@@ -193,3 +195,14 @@ def load_memory(
 ) -> list[MemoryFile]:
     """The user's memory files, then the project's (the project's speak last)."""
     return load_memory_with_problems(workspace, user_dir, claude_dir).files
+
+
+def folder_memory(workspace: Path, touched: Path, loaded: set[str]) -> Memory:
+    """The memory files of the folders down to ``touched`` not yet in ``loaded``
+    (:func:`~agent_tui.core.memory.subfolder_memory`), each with its imports (a
+    project's: inside the workspace), and what could not be imported."""
+    importer = Importer(Path(workspace))
+    importer.seen |= {str(Path(p).resolve()) for p in loaded}
+    for item in subfolder_memory(Path(workspace), touched, loaded):
+        importer.add(item)
+    return Memory(files=importer.files, problems=importer.problems)
