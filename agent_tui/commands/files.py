@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 
 from agent_tui.commands.frontmatter import parse_front_matter, split_top_level
 from agent_tui.commands.line import is_command_name
+from agent_tui.core.memory import claude_user_dir
 from agent_tui.paths import user_config_dir
 
 MAX_BYTES = 64 * 1024  # a prompt file bigger than this is refused
@@ -61,10 +62,6 @@ class LoadedCommands(BaseModel):
             if name in (command.name, command.path_name):
                 return command
         return None
-
-
-def claude_user_dir() -> Path:
-    return Path.home() / ".claude"
 
 
 def command_dirs(workspace: Path, user_dir: Path | None = None,

@@ -17,7 +17,8 @@ core knows the tool only by its name and its Tool interface.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
 from agent_tui.cancel import CancelScope
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.permission import PermissionPolicy
@@ -45,7 +46,6 @@ class CommandRun:
     compose: Callable[[list[str]], str]
     policy: PermissionPolicy | None = None  # None: the session's
     model: str | None = None  # None: the session's
-    notes: list[str] = field(default_factory=list)  # said when it starts
 
     @property
     def turn_id(self) -> str:

@@ -61,8 +61,6 @@ class CommandTurns:
             self._emit(TurnStateChanged(turn_id=run.turn_id, state=TurnState.CANCELLED, detail=why))
 
     def _start_command(self, run: CommandRun) -> None:
-        for note in run.notes:
-            self._emit(Notice(level=NoticeLevel.WARNING, text=note))
         ready: list[tuple[str, str | None]] = []
         scope = self._hold_scope = self.root.child(f"command {run.name}")
         self._command_lines = run
