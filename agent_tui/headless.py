@@ -5,7 +5,8 @@ stderr); ``stream-json`` writes every Event as one JSON line. With input
 ``stream-json``, stdin carries ops (user_message, follow_up, interrupt), one per
 line; at end of input the agent finishes what runs and exits. A message (the prompt,
 or one on stdin) goes with the image files its text names and the images it carries
-as data (``images``), as in the TUI. The first SIGINT
+as data (``images``), as in the TUI; a command line (``-p "/name args"``) runs that custom
+command as the TUI does, and an unknown name is an error. The first SIGINT
 stops reading input and interrupts the turn (exit 130 after cleanup; 0 when no turn
 was running); a second exits at once.
 
@@ -227,7 +228,10 @@ async def run_print(
 
 
 def _submit_message(session: Session, op: Any, tell: Callable[[Event], None], where: str = "") -> None:
-    """A message goes with the images it carries or names (``tools/image_paths.py``)."""
+    """A message goes with the images it carries or names (``tools/image_paths.py``);
+    a command line runs its custom command, and is never sent as a message."""
+    if _command(session, op, tell, where):
+        return
     try:
         op, refused = attach_named(op, session.workspace)
     except ImageRefused as exc:
@@ -236,6 +240,30 @@ def _submit_message(session: Session, op: Any, tell: Callable[[Event], None], wh
     for reason in refused:
         tell(Notice(level=NoticeLevel.WARNING, text=f"{where}image not attached: {reason}"))
     session.submit(op)
+
+
+def _command(session: Session, op: Any, tell: Callable[[Event], None], where: str) -> bool:
+    """``/name args``: the custom command runs (``commands/use.py``), as in the TUI; an
+    unknown name is an error and nothing is sent. False: ``op`` is a plain message."""
+    from agent_tui.commands.line import parse_command_line
+    from agent_tui.commands.use import custom_names, use_line
+
+    line = parse_command_line(op.text)
+    if line is None:
+        return False
+
+    def send(text: str) -> None:
+        session.submit(op.model_copy(update={"text": text, "images": []}))
+
+    def warn(text: str) -> None:
+        tell(Notice(level=NoticeLevel.WARNING, text=f"{where}{text}"))
+
+    if not use_line(session, line, send, warn):
+        names = ", ".join(f"/{n}" for n in custom_names(session.workspace)) or "none here"
+        tell(Notice(level=NoticeLevel.ERROR, text=(
+            f"{where}unknown command /{line.name}: nothing was sent (print mode runs custom "
+            f"commands: {names})")))
+    return True
 
 
 async def _pump_ops(

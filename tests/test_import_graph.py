@@ -43,6 +43,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("entry point", ("cli", "__main__")),
     Layer("print mode", ("headless",)),
     Layer("front ends", ("ui", "acp"), apart=True),
+    # custom commands, read and expanded alike for every front end and print mode
+    Layer("commands", ("commands",)),
     Layer("tools", ("tools",)),
     Layer("settings", ("settings", "containment_settings")),
     Layer("permissions", ("permissions",)),

@@ -46,6 +46,7 @@ def no_user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     config = tmp_path / "config"
     config.mkdir()
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # ~/.claude/commands too
     return config
 
 
@@ -82,7 +83,7 @@ def test_unknown_names_get_the_nearest_ones() -> None:
     assert commands.nearest("zzzz") == []
 
 
-def test_custom_commands_from_the_three_folders_first_name_wins(tmp_path: Path, no_user_config: Path) -> None:
+def test_custom_commands_from_the_four_folders_first_name_wins(tmp_path: Path, no_user_config: Path) -> None:
     ws = tmp_path / "ws"
     (ws / ".agent-tui" / "commands").mkdir(parents=True)
     (ws / ".claude" / "commands" / "git").mkdir(parents=True)
@@ -97,14 +98,21 @@ def test_custom_commands_from_the_three_folders_first_name_wins(tmp_path: Path, 
     (ws / ".claude" / "commands" / "binary.md").write_bytes(b"\xff\xfe\x00bad")
     found, problems = load_custom(ws, no_user_config / "agent-tui")
     by_name = {c.name: c for c in found}
-    assert set(by_name) == {"review", "standup", "git:log"}
+    (tmp_path / "home" / ".claude" / "commands").mkdir(parents=True)
+    (tmp_path / "home" / ".claude" / "commands" / "standup.md").write_text("not this one\n")
+    (tmp_path / "home" / ".claude" / "commands" / "deploy.md").write_text("Deploy $1 now\n")
+    found, problems = load_custom(ws, no_user_config / "agent-tui")
+    by_name = {c.name: c for c in found}
+    assert set(by_name) == {"review", "standup", "log", "deploy"}
     assert by_name["review"].description == "Review for bugs" and by_name["review"].scope == "project"
     assert by_name["review"].args == "[file]"
     assert by_name["standup"].description == "Write my standup" and by_name["standup"].scope == "user"
-    assert by_name["git:log"].scope == "claude"
+    assert by_name["log"].scope == "project:git" and by_name["log"].also == "git:log"
+    assert by_name["deploy"].scope == "user" and by_name["deploy"].need.value == "required"
     assert len(problems) == 2 and any("empty prompt" in p for p in problems)
     assert expand(by_name["review"], "app.py") == "Review app.py for bugs."
-    assert expand(by_name["git:log"], "since monday") == "Summarize the git log\n\nsince monday"
+    assert expand(by_name["log"], "since monday") == "Summarize the git log\n\nsince monday"
+    assert expand(by_name["deploy"], "web") == "Deploy web now"
 
 
 def test_front_matter_is_optional_and_an_unclosed_one_is_body() -> None:

@@ -8,6 +8,7 @@ Review changes in snapshot_report.html, then ``pytest --snapshot-update``.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
@@ -42,6 +43,7 @@ WIDE = (110, 32)
 @pytest.fixture(autouse=True)
 def quiet_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/.claude/commands of the machine
 
 
 def _app(events, replies=None, workspace: Path | None = None, badges: list[str] | None = None) -> AgentApp:
@@ -72,6 +74,17 @@ class TestCommandMenu:
         (tmp_path / ".agent-tui" / "commands").mkdir(parents=True)
         (tmp_path / ".agent-tui" / "commands" / "commit.md").write_text(
             "---\ndescription: Write the commit message for the staged change\n---\nWrite it.")
+        assert snap_compare(_app([], workspace=tmp_path), terminal_size=WIDE,
+                            run_before=_typed([], ["slash", "c", "o"]))
+
+    def test_claude_code_commands_show_their_hint_description_and_scope(
+        self, snap_compare, tmp_path: Path
+    ) -> None:
+        fixtures = Path(__file__).parent / "claude_commands_fixtures"
+        shutil.copytree(fixtures / "project" / ".claude", tmp_path / ".claude")
+        for bad in ("broken.md", "unclosed.md"):  # their notices name a temporary path
+            (tmp_path / ".claude" / "commands" / bad).unlink()
+        shutil.copytree(fixtures / "home", tmp_path / "home")
         assert snap_compare(_app([], workspace=tmp_path), terminal_size=WIDE,
                             run_before=_typed([], ["slash", "c", "o"]))
 

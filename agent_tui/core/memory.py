@@ -1,36 +1,66 @@
 """Project memory: the ``AGENTS.md`` / ``CLAUDE.md`` files the agent is told to follow.
 
-At session start: those of the workspace root and of ``$XDG_CONFIG_HOME/agent-tui/``
-(the user's own), in the system prompt. A subfolder's own ``AGENTS.md`` (or
-``CLAUDE.md``) is not loaded at start: it joins the conversation as a note once the
-agent reads or edits a file in that folder (:func:`subfolder_memory`), so the
-system prompt, and with it the prompt cache, stays the same.
+At session start, in Claude Code's order (the later ones speak last, so they weigh
+most): the user's (``~/.claude/CLAUDE.md``, then ``AGENTS.md`` and ``CLAUDE.md`` of
+``$XDG_CONFIG_HOME/agent-tui/``), the project's (``AGENTS.md``, ``CLAUDE.md`` and
+``.claude/CLAUDE.md`` of the workspace root), then the project's local one
+(``CLAUDE.local.md``), all in the system prompt. Each file's ``@path`` imports are
+read too (:mod:`agent_tui.core.memory_loader` loads them all), each listed right after
+the file that imports it. A subfolder's own ``AGENTS.md`` (or ``CLAUDE.md``) is not loaded at start:
+it joins the conversation as a note once the agent reads or edits a file in that
+folder (:func:`subfolder_memory`; with its imports,
+:func:`agent_tui.core.memory_loader.folder_memory`), so the system prompt, and with it
+the prompt cache, stays the same.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
+
+from agent_tui.paths import user_config_dir
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
+LOCAL_NAME = "CLAUDE.local.md"
 MAX_BYTES = 64 * 1024  # per file: a memory file is instructions, not a data dump
+MAX_TOTAL_BYTES = 256 * 1024  # all memory together, imports included
+MAX_FILES = 64
 
 
 class MemoryFile(BaseModel):
     path: str  # absolute
-    scope: str  # "user", "project" or "folder"
+    scope: str  # "user", "project", "local" or "folder"
     text: str
     truncated: bool = False
+    # An imported file: the file that imports it, and the line of the ``@path``.
+    imported_from: str | None = None
+    line: int | None = None
 
 
-def user_config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "agent-tui"
+class MemoryProblem(BaseModel):
+    """What could not be loaded, with the file and line that asked for it."""
+
+    path: str
+    line: int | None = None
+    text: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"memory: {where}: {self.text}"
 
 
-def _read(path: Path, scope: str) -> MemoryFile | None:
+class Memory(BaseModel):
+    files: list[MemoryFile] = Field(default_factory=list)
+    problems: list[MemoryProblem] = Field(default_factory=list)
+
+
+def claude_user_dir() -> Path:
+    """Claude Code's own folder of the user: ``~/.claude``."""
+    return Path.home() / ".claude"
+
+
+def read_memory_file(path: Path, scope: str) -> MemoryFile | None:
     try:
         if not path.is_file():
             return None
@@ -44,15 +74,20 @@ def _read(path: Path, scope: str) -> MemoryFile | None:
     return MemoryFile(path=str(path), scope=scope, text=text, truncated=len(data) > MAX_BYTES)
 
 
-def load_memory(workspace: Path, user_dir: Path | None = None) -> list[MemoryFile]:
-    """The user's memory files, then the project's (the project's speak last)."""
-    found: list[MemoryFile] = []
-    for folder, scope in ((Path(user_dir or user_config_dir()), "user"), (Path(workspace), "project")):
-        for name in NAMES:
-            item = _read(folder / name, scope)
-            if item is not None:
-                found.append(item)
-    return found
+def memory_places(
+    workspace: Path, user_dir: Path | None = None, claude_dir: Path | None = None
+) -> list[tuple[Path, str]]:
+    """Every top-level memory file looked for, in the order they are loaded."""
+    ours = Path(user_dir or user_config_dir())
+    claude = Path(claude_dir or claude_user_dir())
+    ws = Path(workspace)
+    return [
+        (claude / "CLAUDE.md", "user"),
+        *((ours / name, "user") for name in NAMES),
+        *((ws / name, "project") for name in NAMES),
+        (ws / ".claude" / "CLAUDE.md", "project"),
+        (ws / LOCAL_NAME, "local"),
+    ]
 
 
 def subfolder_memory(workspace: Path, touched: Path, loaded: set[str]) -> list[MemoryFile]:
@@ -75,7 +110,7 @@ def subfolder_memory(workspace: Path, touched: Path, loaded: set[str]) -> list[M
             path = folder / name
             if str(path) in loaded:
                 continue
-            item = _read(path, "folder")
+            item = read_memory_file(path, "folder")
             if item is not None:
                 found.append(item)
     return found

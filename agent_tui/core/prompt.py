@@ -97,7 +97,9 @@ def memory_section(memory: list[MemoryFile]) -> str:
     parts = []
     for item in memory:
         note = " (cut at 64 KiB)" if item.truncated else ""
-        parts.append(f'<memory path="{item.path}" scope="{item.scope}"{note}>\n{item.text}\n</memory>')
+        source = f' imported-from="{item.imported_from}"' if item.imported_from else ""
+        parts.append(f'<memory path="{item.path}" scope="{item.scope}"{source}{note}>\n'
+                     f'{item.text}\n</memory>')
     return "\n\n".join(parts)
 
 

@@ -47,6 +47,8 @@ from agent_tui.protocol import (
     UserMessage,
 )
 from agent_tui.core.claude_transcript import ClaudeTranscript
+from agent_tui.core.command_run import CommandRun
+from agent_tui.core.command_turns import CommandTurns
 from agent_tui.core.journal import JournalWriteError
 from agent_tui.core.records import (
     PermissionModeRecord,
@@ -54,7 +56,8 @@ from agent_tui.core.records import (
     TurnEndedRecord,
     UserMessageRecord,
 )
-from agent_tui.core.memory import MemoryFile, load_memory
+from agent_tui.core.memory import MemoryFile, MemoryProblem
+from agent_tui.core.memory_loader import load_memory_with_problems
 from agent_tui.core.model_control import ModelControl
 from agent_tui.core.prompt import build_system_prompt
 from agent_tui.core.hook_points import HookPoints
@@ -80,7 +83,7 @@ class BackgroundWork(Protocol):
     async def shutdown(self) -> None: ...
 
 
-class Session(SessionControls):
+class Session(SessionControls, CommandTurns):
     def __init__(
         self,
         deps: SessionDeps,
@@ -121,10 +124,14 @@ class Session(SessionControls):
                 deps.journal, session_id=deps.config.session_id,
                 cwd=str(deps.config.workspace), emit=deps.emit))
         self.memory_files: list[MemoryFile] = []
+        self.memory_problems: list[MemoryProblem] = []
         if not deps.config.system:
             # Built once: byte-identical for every request of the session (the cache).
             workspace = deps.config.workspace
-            self.memory_files = load_memory(workspace)
+            loaded = load_memory_with_problems(workspace)
+            self.memory_files, self.memory_problems = loaded.files, loaded.problems
+            for problem in self.memory_problems:
+                deps.emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
             deps = replace(deps, config=replace(
                 deps.config, system=build_system_prompt(workspace, self.memory_files)))
         self.deps = deps
@@ -132,6 +139,8 @@ class Session(SessionControls):
         self.models.restore()
         self._hold_scope: CancelScope | None = None
         self._compact_pending: str | None = None  # /compact asked while a turn ran
+        self._commands_waiting: list[CommandRun] = []  # sent while a turn ran
+        self._command_lines: CommandRun | None = None  # whose ! lines run now
         # Facts for /context the wiring knows (how commands are contained, ...).
         self.context_notes: list[str] = []
         # Short words a front end shows beside the session's state ("sandbox"); the
@@ -217,6 +226,15 @@ class Session(SessionControls):
     # -- the way in (any thread) ---------------------------------------------------
 
     def submit(self, op: Op) -> None:
+        self._put(op)
+
+    def run_command(self, run: CommandRun) -> None:
+        """A custom command with its own turn (``core/command_run.py``), from any thread:
+        its ``!`` lines run first, then its prompt; sent while a turn runs, it waits
+        for that turn to end, as a follow-up does."""
+        self._put(run)
+
+    def _put(self, op: Any) -> None:
         with self._lock:
             self._unhandled += 1
             if self._loop is None or self._ops is None:
@@ -237,7 +255,8 @@ class Session(SessionControls):
 
     @property
     def busy(self) -> bool:
-        return self._turn is not None
+        """A turn runs, or a command's ``!`` lines do (``command_turns.py``)."""
+        return self._turn is not None or self._command_lines is not None
 
     # -- the loop ---------------------------------------------------------------------
 
@@ -303,11 +322,14 @@ class Session(SessionControls):
             self._emit(exc.notice())
 
     def _handle(self, op: Any) -> None:
-        held = (UserMessage, FollowUp, SendNow, Compact, ClearConversation)
+        held = (UserMessage, FollowUp, SendNow, Compact, ClearConversation, CommandRun)
         if isinstance(op, held) and self._rewind_task is not None:
             self._held.append(op)  # starts once the rewind (or compaction) is done
             return
         if self._handle_settings(op):
+            return
+        if isinstance(op, CommandRun):
+            self._command(op)
             return
         if isinstance(op, (UserMessage, SendNow, FollowUp)):
             if self._turn is None:
@@ -368,7 +390,7 @@ class Session(SessionControls):
             if then is not None:
                 then()
             held, self._held = self._held, []
-            if self._turn is None:
+            if self._turn is None and self._rewind_task is None:  # ``then`` may hold again
                 assert self._idle is not None
                 self._idle.set()
             for op in held:
@@ -403,7 +425,8 @@ class Session(SessionControls):
             )
 
     def _start_turn(self, text: str, applied: list[Queued] = (),  # type: ignore[assignment]
-                    images: list[ImageAttachment] = ()) -> None:  # type: ignore[assignment]
+                    images: list[ImageAttachment] = (),  # type: ignore[assignment]
+                    deps: SessionDeps | None = None) -> None:
         turn_id = f"t{next(self._turn_ids)}"
         images = [*images, *(image for item in applied for image in item.images)]
         for item in applied:
@@ -417,7 +440,7 @@ class Session(SessionControls):
                                   text=item.text, images=[i.label for i in item.images]))
         checkpoint = self.rewinder.start_checkpoint(turn_id, text)
         turn = Turn(
-            self.deps, turn_id, self.root.child(turn_id), text, checkpoint,
+            deps or self.deps, turn_id, self.root.child(turn_id), text, checkpoint,
             ready=self._ready_task, images=images,
         )
         self._turn = turn
@@ -453,12 +476,15 @@ class Session(SessionControls):
             if steers:
                 self._start_turn("\n\n".join(s.text for s in steers), steers)
                 return
+            if self._next_command():
+                return
             follow_up = self.deps.queue.take_follow_up()
             if follow_up is not None:
                 self._start_turn(follow_up.text, [follow_up])
                 return
         else:
             self._return_queued()
+            self._drop_commands()
         if self._turn is None and self._rewind_task is None:
             assert self._idle is not None
             self._idle.set()

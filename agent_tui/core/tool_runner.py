@@ -27,7 +27,7 @@ from agent_tui.core.records import (
     ToolIntentRecord,
     ToolResultRecord,
 )
-from agent_tui.core.memory import subfolder_memory
+from agent_tui.core.memory_loader import folder_memory
 from agent_tui.core.permission import decided_by
 from agent_tui.protocol import (
     Decision,
@@ -389,8 +389,11 @@ class ToolRunner:
             return
         records = self.deps.journal.records
         loaded = {r.path for r in records if isinstance(r, MemoryNoteRecord)}
-        for item in subfolder_memory(self.deps.config.workspace, Path(path), loaded):
+        found = folder_memory(self.deps.config.workspace, Path(path), loaded)
+        for item in found.files:  # a file's imports follow it, each a note of its own
             self.log.record(MemoryNoteRecord(path=item.path, text=item.text), durable=True)
+        for problem in found.problems:
+            self.log.emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
 
     # -- one call, or the running ones, from outside the batch ---------------------
 

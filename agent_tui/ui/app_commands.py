@@ -88,7 +88,7 @@ class CommandsMixin:
             self.attachment_bar.set_named(*preview_images(self.prompt.text, self.workspace()))
 
     def commands(self) -> Commands:
-        custom, problems = load_custom(self.workspace())
+        custom, problems = load_custom(self.workspace(), taken=frozenset(c.name for c in BUILTIN))
         commands = Commands(BUILTIN, custom, problems)
         if commands.problems and commands.problems != self._command_problems:
             self._command_problems = commands.problems  # said once, not at every "/"

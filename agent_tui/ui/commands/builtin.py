@@ -1,9 +1,10 @@
 """The commands the TUI runs itself, and what running a command line does.
 
 A command line never reaches the model as a message: a built-in command runs here, a
-custom one is sent as the prompt it stands for (the way the keys said: a message, a
-follow-up or send-now), and an unknown one is reported with the nearest names and
-stays in the input to be fixed.
+custom one is handed to the session (``agent_tui/commands/use.py``: its ``!`` lines
+first when it has some, else the prompt it stands for, sent the way the keys said: a
+message, a follow-up or send-now), and an unknown one is reported with the nearest
+names and stays in the input to be fixed.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from agent_tui.protocol import (
 )
 from agent_tui.core.prompt import INIT_PROMPT
 from agent_tui.ui.commands import definitions, reports
-from agent_tui.ui.commands.custom import expand
+from agent_tui.commands.use import use_command
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind, CommandLine, Commands
 from agent_tui.ui.session_facts import mcp_statuses, permission_facts
 from agent_tui.ui.themes import THEMES
@@ -144,7 +145,8 @@ def _session_or_say(host: CommandHost) -> Any:
 def _memory(host: CommandHost, args: str) -> None:
     session = _session_or_say(host)
     if session is not None:
-        host.show_page("memory", reports.memory_report(session.memory()))
+        problems = getattr(session, "memory_problems", [])
+        host.show_page("memory", reports.memory_report(session.memory(), problems))
 
 
 def _init(host: CommandHost, args: str) -> None:
@@ -247,7 +249,13 @@ def run_command(host: CommandHost, commands: Commands, line: CommandLine, mode: 
         host.notice("info", f"usage: {command.usage}  ({command.description})")
         return False
     if command.kind is CommandKind.CUSTOM:
-        host.submit(prompt_op(expand(command, line.args), mode))
+        session = host.current_session()
+        if session is None:
+            host.notice("info", "the session is still starting")
+            return False
+        use_command(session, command.spec, line.args,
+                    send=lambda text: host.submit(prompt_op(text, mode)),
+                    tell=lambda text: host.notice("warning", text))
         return True
     HANDLERS[command.name](host, line.args)
     return True

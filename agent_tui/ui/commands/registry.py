@@ -8,12 +8,14 @@ A line is a command when it starts with ``/`` followed by a name (letters, digit
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
-_COMMAND_LINE = re.compile(r"/([A-Za-z0-9_.:-]+)(?:[ \t\n]+(.*))?", re.DOTALL)
-_NAME = re.compile(r"[A-Za-z0-9_.:-]+")
+from agent_tui.commands.line import CommandLine, is_command_name, parse_command_line
+
+__all__ = ["ArgsNeed", "Command", "CommandKind", "CommandLine", "Commands", "is_command_name",
+           "parse_command_line"]
 
 
 class CommandKind(StrEnum):
@@ -37,28 +39,12 @@ class Command:
     source: str = ""  # a custom command's file
     scope: str = ""  # a custom command's origin: "project", "user", "claude"
     template: str = ""  # a custom command's prompt
+    spec: Any = None  # a custom command's file, read (agent_tui.commands.files.CommandFile)
+    also: str = ""  # another name it can be typed as ("frontend:test")
 
     @property
     def usage(self) -> str:
         return f"/{self.name}" + (f" {self.args}" if self.args else "")
-
-
-@dataclass(frozen=True)
-class CommandLine:
-    name: str
-    args: str
-
-
-def parse_command_line(text: str) -> CommandLine | None:
-    """The command a line names, or None when it is a message."""
-    match = _COMMAND_LINE.fullmatch(text.strip())
-    if match is None:
-        return None
-    return CommandLine(match[1], (match[2] or "").strip())
-
-
-def is_command_name(text: str) -> bool:
-    return bool(_NAME.fullmatch(text))
 
 
 class Commands:
@@ -66,6 +52,7 @@ class Commands:
 
     def __init__(self, builtin: list[Command], custom: list[Command] = (), problems: list[str] = ()) -> None:  # type: ignore[assignment]
         self._by_name: dict[str, Command] = {}
+        self._aliases: dict[str, Command] = {}  # typed, never listed
         self.problems = list(problems)
         for command in builtin:
             self._by_name[command.name] = command
@@ -76,12 +63,14 @@ class Commands:
                 self.problems.append(f"{command.source}: /{command.name} is already {where} (ignored)")
                 continue
             self._by_name[command.name] = command
+            if command.also and command.also not in self._by_name:
+                self._aliases[command.also] = command
 
     def all(self) -> list[Command]:
         return list(self._by_name.values())
 
     def get(self, name: str) -> Command | None:
-        return self._by_name.get(name)
+        return self._by_name.get(name) or self._aliases.get(name)
 
     def matching(self, query: str) -> list[Command]:
         """For the menu: names starting with ``query`` first, then names holding it,

@@ -92,16 +92,23 @@ def mcp_report(statuses: list[Any] | None) -> Text:
     return out
 
 
-def memory_report(memory: list[Any]) -> Text:
-    """``/memory``: the memory files in the system prompt."""
-    if not memory:
-        return Text("No AGENTS.md or CLAUDE.md is loaded. /init drafts one for this project.\n"
-                    "A subfolder's own AGENTS.md joins once the agent works there.")
+def memory_report(memory: list[Any], problems: list[Any] = ()) -> Text:  # type: ignore[assignment]
+    """``/memory``: the memory files in the system prompt (imported ones with the file and
+    line that import them), then what could not be loaded."""
     out = Text()
+    if not memory:
+        out.append("No AGENTS.md or CLAUDE.md is loaded. /init drafts one for this project.\n"
+                   "A subfolder's own AGENTS.md joins once the agent works there.\n")
     for item in memory:
         cut = " (cut at 64 KiB)" if item.truncated else ""
         out.append(f"{item.scope}: {clean(item.path)}{cut}\n", style="bold")
+        if getattr(item, "imported_from", None):
+            out.append(f"  imported by {clean(item.imported_from)}:{item.line}\n", style="dim")
         out.append(clean(item.text) + "\n\n")
+    if problems:
+        out.append("not loaded\n", style="bold")
+        for problem in problems:
+            out.append(f"  {clean(str(problem))}\n")
     return out
 
 

@@ -1,0 +1,96 @@
+"""A command file's body with its arguments in it, as Claude Code expands it.
+
+- ``$ARGUMENTS`` is everything after the command name, as typed; ``$1`` .. ``$9`` are
+  its words, split as a shell would (``/fix "the login page" high``: ``$1`` is
+  ``the login page``), empty when there are fewer. A body with none of these gets
+  what was typed after it, on its own paragraph.
+- ``!`cmd``` runs ``cmd`` before the prompt is sent (arguments already in it): its
+  output takes its place in the prompt. Here it becomes a step
+  (:class:`~agent_tui.core.command_run.ShellStep`, with the file and line); the
+  session runs the steps (``core/command_run.py``).
+- ``@path`` names a workspace file whose content goes with the prompt (read by
+  ``prepare.py``, under the file tools' rules).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from agent_tui.commands.files import CommandFile
+from agent_tui.core.command_run import ShellStep
+
+_SHELL = re.compile(r"!`([^`]+)`")
+_PLACEHOLDER = re.compile(r"\$ARGUMENTS|\$([1-9])(?![0-9])")
+_MENTION = re.compile(r"(?:^|(?<=\s))@([^\s`]+)")
+_TRAILING = ".,;:!?)]}'\""
+
+
+def split_args(args: str) -> list[str]:
+    """The words of ``args`` as a shell splits them (plain spaces if the quotes do not
+    balance)."""
+    try:
+        return shlex.split(args)
+    except ValueError:
+        return args.split()
+
+
+def substitute(text: str, args: str, words: list[str]) -> str:
+    def put(match: re.Match[str]) -> str:
+        if match[1] is None:
+            return args
+        index = int(match[1]) - 1
+        return words[index] if index < len(words) else ""
+
+    return _PLACEHOLDER.sub(put, text)
+
+
+def mentions(text: str) -> list[str]:
+    """The ``@path`` mentions that look like paths (a ``/`` or a ``.`` in them)."""
+    found = []
+    for match in _MENTION.finditer(text):
+        path = match[1].rstrip(_TRAILING)
+        if ("/" in path or "." in path) and path not in found:
+            found.append(path)
+    return found
+
+
+@dataclass
+class Expanded:
+    """The body with the arguments in: text pieces and the steps between them."""
+
+    pieces: list[str | ShellStep] = field(default_factory=list)
+
+    @property
+    def steps(self) -> list[ShellStep]:
+        return [p for p in self.pieces if isinstance(p, ShellStep)]
+
+    def text_only(self) -> str:
+        return "".join(p for p in self.pieces if isinstance(p, str))
+
+    def compose(self, outputs: list[str]) -> str:
+        """The prompt with each step's output in its place."""
+        given = iter(outputs)
+        out = []
+        for piece in self.pieces:
+            out.append(piece if isinstance(piece, str) else next(given, "").rstrip("\n"))
+        return "".join(out).strip("\n")
+
+
+def expand(command: CommandFile, args: str) -> Expanded:
+    body = command.body.strip("\n")
+    lead = len(command.body) - len(command.body.lstrip("\n"))
+    words = split_args(args)
+    done = Expanded()
+    at = 0
+    for match in _SHELL.finditer(body):
+        done.pieces.append(substitute(body[at:match.start()], args, words))
+        line = command.body_line + lead + body.count("\n", 0, match.start())
+        step = substitute(match[1], args, words).strip()
+        done.pieces.append(ShellStep(command=step, where=f"{command.source}:{line}"))
+        at = match.end()
+    done.pieces.append(substitute(body[at:], args, words))
+    if args and _PLACEHOLDER.search(body) is None:
+        done.pieces.append(f"\n\n{args}")
+    return done

@@ -1,0 +1,166 @@
+"""Where custom commands are, what each file says, and the name each is typed as.
+
+Folders, in the order a name is looked up (the first file of a name wins):
+``<workspace>/.agent-tui/commands/``, ``$XDG_CONFIG_HOME/agent-tui/commands/``,
+``<workspace>/.claude/commands/`` and ``~/.claude/commands/``. ``review.md`` is
+``/review``. A file in a subfolder is named as current Claude Code names it:
+``frontend/test.md`` is ``/test``, shown with ``(project:frontend)``; it can also be
+typed ``/frontend:test`` (older Claude Code's name), which is its name when ``/test``
+is taken (another ``test.md``, or a built-in command).
+
+Front matter keys: ``description`` (else the body's first line), ``argument-hint``,
+``allowed-tools`` (Claude Code's rules: a string split at commas, or a list),
+``model``, ``disable-model-invocation``. Another key is named in a problem (and
+ignored); a malformed line is a problem with its file and line, the rest still read;
+a front matter never closed, an empty prompt, a file too large or not UTF-8 text is
+skipped with the reason.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agent_tui.commands.frontmatter import parse_front_matter, split_top_level
+from agent_tui.commands.line import is_command_name
+from agent_tui.core.memory import claude_user_dir
+from agent_tui.paths import user_config_dir
+
+MAX_BYTES = 64 * 1024  # a prompt file bigger than this is refused
+MAX_FILES = 500  # per folder: a huge folder must not stall the menu
+KNOWN_KEYS = frozenset({"description", "argument-hint", "allowed-tools", "model",
+                        "disable-model-invocation"})
+ARGUMENTS = "$ARGUMENTS"
+
+
+class CommandFile(BaseModel):
+    name: str  # as typed after "/"
+    path_name: str  # "frontend:test": always accepted too
+    description: str
+    argument_hint: str = ""
+    allowed_tools: list[str] = Field(default_factory=list)
+    model: str | None = None
+    body: str
+    body_line: int = 1  # the file's line the body starts on
+    source: str  # the file
+    scope: str  # "project", "user", "project:frontend"
+    notes: list[str] = Field(default_factory=list)  # its problems, said again at each use
+
+    @property
+    def takes_arguments(self) -> bool:
+        return ARGUMENTS in self.body or any(f"${n}" in self.body for n in range(1, 10))
+
+
+class LoadedCommands(BaseModel):
+    commands: list[CommandFile] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
+
+    def find(self, name: str) -> CommandFile | None:
+        for command in self.commands:
+            if name in (command.name, command.path_name):
+                return command
+        return None
+
+
+def command_dirs(workspace: Path, user_dir: Path | None = None,
+                 claude_dir: Path | None = None) -> list[tuple[str, Path]]:
+    """(scope, folder), in the order a name is looked up."""
+    user = user_dir if user_dir is not None else user_config_dir()
+    claude = claude_dir if claude_dir is not None else claude_user_dir()
+    return [
+        ("project", workspace / ".agent-tui" / "commands"),
+        ("user", user / "commands"),
+        ("project", workspace / ".claude" / "commands"),
+        ("user", claude / "commands"),
+    ]
+
+
+def _first_line(body: str) -> str:
+    for line in body.split("\n"):
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line[:80]
+    return ""
+
+
+def _tools(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if str(v).strip()]
+    return [t for t in split_top_level(str(value or "")) if t]
+
+
+def load_command(path: Path, parts: tuple[str, ...], scope: str) -> tuple[CommandFile, list[str]]:
+    """One file as a command, and its problems; raises OSError or ValueError (skipped)."""
+    if path.stat().st_size > MAX_BYTES:
+        raise ValueError(f"larger than {MAX_BYTES // 1024} KB")
+    text = path.read_bytes().decode("utf-8")  # UnicodeDecodeError is a ValueError
+    found = parse_front_matter(text)
+    if not found.closed:
+        raise ValueError(f"line {found.problems[0][0]}: {found.problems[0][1]}")
+    problems = [f"{path}:{line}: {what}" for line, what in found.problems]
+    if not found.body.strip():
+        raise ValueError("empty prompt")
+    meta = found.values
+    notes = []
+    for key in meta:
+        if key not in KNOWN_KEYS:
+            notes.append(f"{path}:{found.lines[key]}: front matter key {key!r} is not supported (ignored)")
+    if meta.get("disable-model-invocation") is False:
+        notes.append(f"{path}:{found.lines['disable-model-invocation']}: disable-model-invocation: "
+                     "false has no effect: the model never runs commands in agent-tui")
+    model = meta.get("model")
+    name = parts[-1]
+    namespace = ":".join(parts[:-1])
+    return CommandFile(
+        name=name, path_name=":".join(parts),
+        description=str(meta.get("description") or _first_line(found.body)),
+        argument_hint=found.raw.get("argument-hint", ""),  # "[pr] [priority]" is text
+        allowed_tools=_tools(meta.get("allowed-tools")),
+        model=str(model).strip() if model and str(model).strip() != "inherit" else None,
+        body=found.body, body_line=found.body_line, source=str(path),
+        scope=f"{scope}:{namespace}" if namespace else scope, notes=problems + notes,
+    ), problems + notes
+
+
+def load_commands(workspace: Path, user_dir: Path | None = None, claude_dir: Path | None = None,
+                  taken: frozenset[str] = frozenset()) -> LoadedCommands:
+    """Every custom command, and what was wrong with the files. ``taken``: names a
+    subfolder's command may not have (the built-in commands)."""
+    by_path: dict[str, CommandFile] = {}
+    problems: list[str] = []
+    for scope, folder in command_dirs(Path(workspace), user_dir, claude_dir):
+        try:
+            paths = sorted(folder.rglob("*.md"))[:MAX_FILES] if folder.is_dir() else []
+        except OSError as exc:
+            problems.append(f"{folder}: {exc.strerror or exc}")
+            continue
+        for path in paths:
+            parts = path.relative_to(folder).with_suffix("").parts
+            if not is_command_name(":".join(parts)) or ":".join(parts) in by_path:
+                continue
+            try:
+                command, said = load_command(path, parts, scope)
+            except (OSError, ValueError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                problems.append(f"{path}: {reason} (skipped)")
+                continue
+            by_path[command.path_name] = command
+            problems.extend(said)
+    return LoadedCommands(commands=_named(list(by_path.values()), taken), problems=problems)
+
+
+def _named(commands: list[CommandFile], taken: frozenset[str]) -> list[CommandFile]:
+    """A subfolder's command is typed by its file's name when no other command has it."""
+    short: dict[str, int] = {}
+    for command in commands:
+        short[command.name] = short.get(command.name, 0) + 1
+    top = {c.path_name for c in commands if c.path_name == c.name}
+    named = []
+    for command in commands:
+        if command.path_name != command.name and (
+                short[command.name] > 1 or command.name in top or command.name in taken):
+            command = command.model_copy(update={"name": command.path_name})
+        named.append(command)
+    return named

@@ -1,0 +1,3 @@
+def helper_marker():
+    """HELPERS-MARKER: adds one."""
+    return 1
