@@ -64,7 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--print", dest="print_mode", action="store_true",
                    help="print mode: run without a screen")
     p.add_argument("prompt", nargs="?", help="the prompt (print mode)")
-    p.add_argument("--output-format", choices=("text", "stream-json"), default="text")
+    p.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text",
+                   help="print mode's stdout: the answer (text), one result object at the "
+                   "end (json), or every event as a JSON line, then the result (stream-json)")
     p.add_argument("--input-format", choices=("text", "stream-json"), default="text")
     p.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
                    help="run commands under bubblewrap: writes only in the workspace, no "
@@ -85,6 +87,9 @@ def parse_options(argv: list[str]) -> Options:
     provider = args.provider or ("anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "scripted")
     if args.print_mode and not args.prompt and args.input_format != "stream-json":
         raise UsageError("-p needs a prompt (or --input-format stream-json)")
+    if args.input_format == "stream-json" and args.output_format == "json":
+        raise UsageError("--input-format stream-json needs --output-format stream-json (its "
+                         "last line is the result object --output-format json would write)")
     return Options(
         provider=provider,
         model=args.model,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.core.approvals import Approvals
+from agent_tui.core.budget import RequestBudget
 from agent_tui.core.hooks import HooksPort
 from agent_tui.core.journal import Journal
 from agent_tui.core.limits import ModelLimits
@@ -106,3 +107,4 @@ class SessionDeps:
     limits: ModelLimits = field(default_factory=ModelLimits)
     hooks: HooksPort | None = None  # None: no hooks configured
     depth: int = 0  # 0 for the main agent, 1 for its sub-agents, ...
+    budget: RequestBudget = field(default_factory=RequestBudget)  # the run's model requests
