@@ -10,6 +10,7 @@ import argparse
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 PROVIDERS = ("anthropic", "scripted")
 MODES = ("ask", "accept-edits", "auto")
@@ -17,6 +18,14 @@ MODES = ("ask", "accept-edits", "auto")
 
 class UsageError(Exception):
     """Bad command-line input: reported in one line, exit code 1."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's own complaints (an unknown option, a bad choice) are usage errors
+    too: one line and exit code 1, as every error of the command line."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (agent-tui --help lists the options)")
 
 
 @dataclass
@@ -37,10 +46,11 @@ class Options:
     thinking: str | None = None  # None: the settings' thinking, else auto
     effort: str | None = None
     settings: Path | None = None  # --settings FILE: applied after the user's and project's
+    max_turns: int | None = None  # print mode: the most model requests the run may make
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="agent-tui",
         description="A terminal coding agent whose stop button really stops.",
         epilog="Commands: 'agent-tui acp [options]' (Agent Client Protocol over stdio), "
@@ -68,6 +78,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="print mode's stdout: the answer (text), one result object at the "
                    "end (json), or every event as a JSON line, then the result (stream-json)")
     p.add_argument("--input-format", choices=("text", "stream-json"), default="text")
+    p.add_argument("--max-turns", metavar="N", default=None,
+                   help="print mode: make at most N model requests, then stop "
+                   "(the result says error_max_turns, exit code 1)")
     p.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
                    help="run commands under bubblewrap: writes only in the workspace, no "
                    "network (default: the settings' sandbox.enabled)")
@@ -107,7 +120,22 @@ def parse_options(argv: list[str]) -> Options:
         thinking=_checked_thinking(args.thinking),
         effort=args.effort,
         settings=args.settings.expanduser().resolve() if args.settings else None,
+        max_turns=_checked_max_turns(args.max_turns, args.print_mode),
     )
+
+
+def _checked_max_turns(value: str | None, print_mode: bool) -> int | None:
+    if value is None:
+        return None
+    if not print_mode:
+        raise UsageError("--max-turns is for print mode (-p)")
+    try:
+        turns = int(value)
+    except ValueError:
+        turns = 0
+    if turns < 1:
+        raise UsageError(f"--max-turns {value}: give a whole number of model requests, 1 or more")
+    return turns
 
 
 def _checked_thinking(value: str | None) -> str | None:

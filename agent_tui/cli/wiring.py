@@ -128,6 +128,7 @@ class Wiring:
         from agent_tui.core.journal import Journal, JournalWriteError
         from agent_tui.core.records import AgentProcessRecord, SessionStarted
         from agent_tui.core.session import Session
+        from agent_tui.core.budget import RequestBudget
         from agent_tui.core.deps import AgentConfig, SessionDeps
         from agent_tui.core.limits import ModelLimits
         from agent_tui.core.pricing import PriceTable
@@ -206,7 +207,8 @@ class Wiring:
         deps = SessionDeps(config=config, provider=provider, tools=tools, policy=policy,
                            journal=journal, emit=emit, checkpoints=checkpoints,
                            subagents=SubAgents(journal, emit), usage=UsageMeter(prices),
-                           limits=ModelLimits(settings.context_window), hooks=hooks)
+                           limits=ModelLimits(settings.context_window), hooks=hooks,
+                           budget=RequestBudget(limit=opts.max_turns))
         leftovers = self._leftovers(journal, emit)
         try:
             if not journal.records:
