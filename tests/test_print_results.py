@@ -29,7 +29,7 @@ def api_env(tmp_path: Path, fake_api) -> dict[str, str]:
 def run(tmp_path: Path, fake_api, *args: str, input: str | None = None,
         ) -> subprocess.CompletedProcess:
     return subprocess.run(
-        AGENT + [*args, "--cwd", str(tmp_path)], env=api_env(tmp_path, fake_api), input=input,
+        AGENT + ["--cwd", str(tmp_path), *args], env=api_env(tmp_path, fake_api), input=input,
         capture_output=True, text=True, timeout=60,
     )
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
@@ -47,6 +48,9 @@ class Options:
     effort: str | None = None
     settings: Path | None = None  # --settings FILE: applied after the user's and project's
     max_turns: int | None = None  # print mode: the most model requests the run may make
+    # --allowedTools / --disallowedTools: permission rules above every settings file
+    allowed_tools: list[str] = field(default_factory=list)
+    disallowed_tools: list[str] = field(default_factory=list)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -81,6 +85,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-turns", metavar="N", default=None,
                    help="print mode: make at most N model requests, then stop "
                    "(the result says error_max_turns, exit code 1)")
+    for flag, dest, what in (("--allowedTools", "allowed_tools", "allowed without asking"),
+                             ("--disallowedTools", "disallowed_tools", "always refused")):
+        spelled = "--" + "-".join(w.lower() for w in re.findall(r"[a-zA-Z][a-z]*", flag))
+        p.add_argument(flag, spelled, dest=dest, nargs="+", action="extend", default=[],
+                       metavar="RULES", help=f"permission rules for calls {what}, in "
+                       "Claude Code's syntax (\"Bash(git diff:*),Read\"), separated by spaces "
+                       "or commas; repeatable; above every settings file")
     p.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
                    help="run commands under bubblewrap: writes only in the workspace, no "
                    "network (default: the settings' sandbox.enabled)")
@@ -98,8 +109,12 @@ def parse_options(argv: list[str]) -> Options:
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd}: not a directory")
     provider = args.provider or ("anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "scripted")
+    allowed = _checked_rules("--allowedTools", args.allowed_tools)
+    disallowed = _checked_rules("--disallowedTools", args.disallowed_tools)
     if args.print_mode and not args.prompt and args.input_format != "stream-json":
-        raise UsageError("-p needs a prompt (or --input-format stream-json)")
+        hint = ("; a prompt right after a rule list is read as rules: put it first, or end "
+                "the rules with --") if allowed or disallowed else ""
+        raise UsageError(f"-p needs a prompt (or --input-format stream-json){hint}")
     if args.input_format == "stream-json" and args.output_format == "json":
         raise UsageError("--input-format stream-json needs --output-format stream-json (its "
                          "last line is the result object --output-format json would write)")
@@ -121,7 +136,43 @@ def parse_options(argv: list[str]) -> Options:
         effort=args.effort,
         settings=args.settings.expanduser().resolve() if args.settings else None,
         max_turns=_checked_max_turns(args.max_turns, args.print_mode),
+        allowed_tools=allowed,
+        disallowed_tools=disallowed,
     )
+
+
+def split_rules(text: str) -> list[str]:
+    """Rules as Claude Code's command line takes them: separated by spaces or commas,
+    but not inside parentheses (``Bash(git log:*) Read``, ``"Bash(npm run test:*),Read"``)."""
+    rules: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        if depth == 0 and (char == "," or char.isspace()):
+            if current:
+                rules.append("".join(current))
+                current = []
+            continue
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        depth = max(depth, 0)
+        current.append(char)
+    if current:
+        rules.append("".join(current))
+    return rules
+
+
+def _checked_rules(flag: str, values: list[str]) -> list[str]:
+    rules = [rule for value in values for rule in split_rules(value)]
+    if not rules:
+        return []
+    from agent_tui.permissions import InvalidRule, Rule
+
+    for rule in rules:
+        try:
+            Rule.parse(rule)
+        except InvalidRule as exc:
+            raise UsageError(f"{flag}: {exc}") from None
+    return rules
 
 
 def _checked_max_turns(value: str | None, print_mode: bool) -> int | None:

@@ -138,7 +138,7 @@ class Wiring:
         from agent_tui.tools.background import BackgroundJobs
         from agent_tui.tools.process import OWNER_ID
         from agent_tui.tools.process.orphans import start_orphan_reaper
-        from agent_tui.permissions import Permissions
+        from agent_tui.permissions import PermissionRules, Permissions
         from agent_tui.tools.registry import default_tools
 
         # This process is the subreaper of what its commands leave behind: reap the
@@ -185,9 +185,11 @@ class Wiring:
         mcp = self._mcp(workspace, emit, trusted=mode == "auto", extra=mcp_servers or [])
         mcp.attach(tools)
         emit = _observed_by(emit, mcp.observe)  # the manager applies tool lists between turns
-        policy = Permissions(
-            workspace, mode, settings.permissions_rules(), non_interactive=not self.interactive,
-        )
+        # --allowedTools / --disallowedTools stand above every settings file: they add
+        # to its lists (a deny anywhere still wins, an ask still asks).
+        rules = PermissionRules(allow=[*settings.allow, *opts.allowed_tools], ask=settings.ask,
+                                deny=[*settings.deny, *opts.disallowed_tools])
+        policy = Permissions(workspace, mode, rules, non_interactive=not self.interactive)
         hooks = self._hooks(workspace, settings, emit, mode=mode)
         config = AgentConfig(
             workspace=workspace,
