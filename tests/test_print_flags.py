@@ -191,3 +191,70 @@ def test_a_prompt_read_as_rules_gets_a_hint(fake_api, tmp_path):
     out = run(tmp_path, fake_api, "-p", "--allowedTools", "Read", "--", "do it")
     assert out.returncode == 0, out.stderr
     assert fake_api.requests[0]["messages"][0]["content"][0]["text"] == "do it"
+
+
+# -- the system prompt ---------------------------------------------------------------------
+
+
+def system_text(request: dict) -> str:
+    system = request.get("system", "")
+    return system if isinstance(system, str) else "\n\n".join(b["text"] for b in system)
+
+
+def test_system_prompt_replaces_the_default_one_and_memory_is_still_added(fake_api, tmp_path):
+    (tmp_path / "CLAUDE.md").write_text("Use tabs, never spaces.\n")
+    fake_api.enqueue(Reply.text("ok"))
+    out = run(tmp_path, fake_api, "-p", "hi", "--system-prompt", "You are a release bot.")
+    assert out.returncode == 0, out.stderr
+    system = system_text(fake_api.requests[0])
+    assert system.startswith("You are a release bot.")
+    assert "Use tabs, never spaces." in system
+    assert "You are agent-tui" not in system and "# Environment" not in system
+
+
+def test_append_system_prompt_adds_to_the_default_one(fake_api, tmp_path):
+    (tmp_path / "AGENTS.md").write_text("Run make test.\n")
+    fake_api.enqueue(Reply.text("ok"))
+    out = run(tmp_path, fake_api, "-p", "hi", "--append-system-prompt", "Answer in French.")
+    assert out.returncode == 0, out.stderr
+    system = system_text(fake_api.requests[0])
+    assert system.startswith("You are agent-tui") and "Run make test." in system
+    assert system.endswith("Answer in French.")
+
+
+def test_system_prompt_and_append_system_prompt_together(fake_api, tmp_path):
+    fake_api.enqueue(Reply.text("ok"))
+    out = run(tmp_path, fake_api, "-p", "hi", "--system-prompt", "Base.",
+              "--append-system-prompt", "Then this.")
+    assert out.returncode == 0, out.stderr
+    assert system_text(fake_api.requests[0]) == "Base.\n\nThen this."
+
+
+# -- Claude Code's permission-mode names ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("given", "ours"), [
+    ("default", "ask"), ("acceptEdits", "accept-edits"), ("bypassPermissions", "auto"),
+    ("ask", "ask"), ("accept-edits", "accept-edits"), ("auto", "auto"),
+])
+def test_claude_codes_mode_names_are_aliases(fake_api, tmp_path, given, ours):
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "touch ran"}), Reply.text("ok"))
+    out = run(tmp_path, fake_api, "-p", "touch", "--output-format", "stream-json",
+              "--permission-mode", given)
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert lines[0]["permission_mode"] == ours
+    assert (tmp_path / "ran").exists() == (ours == "auto")
+    assert bool(lines[-1]["permission_denials"]) == (ours != "auto")
+
+
+def test_plan_mode_is_refused_saying_it_is_not_there_yet(fake_api, tmp_path):
+    out = run(tmp_path, fake_api, "-p", "hi", "--permission-mode", "plan")
+    assert out.returncode == 1 and out.stdout == ""
+    assert "plan mode is not available" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_an_unknown_mode_is_a_usage_error_listing_the_modes(fake_api, tmp_path):
+    out = run(tmp_path, fake_api, "-p", "hi", "--permission-mode", "yolo")
+    assert out.returncode == 1
+    assert "yolo" in out.stderr and "bypassPermissions" in out.stderr and "accept-edits" in out.stderr

@@ -15,6 +15,8 @@ from typing import NoReturn
 
 PROVIDERS = ("anthropic", "scripted")
 MODES = ("ask", "accept-edits", "auto")
+#: Claude Code's names for the same modes.
+MODE_ALIASES = {"default": "ask", "acceptEdits": "accept-edits", "bypassPermissions": "auto"}
 
 
 class UsageError(Exception):
@@ -51,6 +53,8 @@ class Options:
     # --allowedTools / --disallowedTools: permission rules above every settings file
     allowed_tools: list[str] = field(default_factory=list)
     disallowed_tools: list[str] = field(default_factory=list)
+    system_prompt: str | None = None  # --system-prompt: instead of the default one
+    append_system_prompt: str = ""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -64,8 +68,9 @@ def _parser() -> argparse.ArgumentParser:
                    "ANTHROPIC_API_KEY is set, else scripted (offline)")
     p.add_argument("--model", help="model name")
     p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
-    p.add_argument("--permission-mode", choices=MODES, default=None,
-                   help="default: the settings files' defaultMode, else ask")
+    p.add_argument("--permission-mode", default=None, metavar="MODE",
+                   help=f"{', '.join(MODES)} (Claude Code's {', '.join(MODE_ALIASES)} too); "
+                   "default: the settings files' defaultMode, else ask")
     p.add_argument("--theme", default=None, help="default: the settings files' theme, else dark")
     p.add_argument("--settings", type=Path, default=None, metavar="FILE",
                    help="a settings file applied after the user's and the project's "
@@ -85,6 +90,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-turns", metavar="N", default=None,
                    help="print mode: make at most N model requests, then stop "
                    "(the result says error_max_turns, exit code 1)")
+    p.add_argument("--system-prompt", metavar="TEXT", default=None,
+                   help="the system prompt instead of the default one (memory files such "
+                   "as CLAUDE.md and AGENTS.md are still added)")
+    p.add_argument("--append-system-prompt", metavar="TEXT", default="",
+                   help="text added at the end of the system prompt")
     for flag, dest, what in (("--allowedTools", "allowed_tools", "allowed without asking"),
                              ("--disallowedTools", "disallowed_tools", "always refused")):
         spelled = "--" + "-".join(w.lower() for w in re.findall(r"[a-zA-Z][a-z]*", flag))
@@ -122,7 +132,7 @@ def parse_options(argv: list[str]) -> Options:
         provider=provider,
         model=args.model,
         cwd=cwd.resolve(),
-        permission_mode=args.permission_mode,
+        permission_mode=_checked_mode(args.permission_mode),
         theme=args.theme,
         resume=args.resume,
         continue_=args.continue_,
@@ -138,7 +148,22 @@ def parse_options(argv: list[str]) -> Options:
         max_turns=_checked_max_turns(args.max_turns, args.print_mode),
         allowed_tools=allowed,
         disallowed_tools=disallowed,
+        system_prompt=args.system_prompt,
+        append_system_prompt=args.append_system_prompt,
     )
+
+
+def _checked_mode(value: str | None) -> str | None:
+    """Ours, from either spelling."""
+    if value is None or value in MODES:
+        return value
+    if value in MODE_ALIASES:
+        return MODE_ALIASES[value]
+    if value == "plan":
+        raise UsageError("--permission-mode plan: plan mode is not available in this version "
+                         "of agent-tui; use ask (Claude Code's default), accept-edits or auto")
+    choices = ", ".join([*MODES, *MODE_ALIASES])
+    raise UsageError(f"--permission-mode {value}: not a mode (use one of {choices})")
 
 
 def split_rules(text: str) -> list[str]:

@@ -198,6 +198,8 @@ class Wiring:
             session_id=session_id,
             env=dict(settings.env),
             effort=opts.effort or settings.effort,
+            system_replaced_by=opts.system_prompt,
+            system_appended=opts.append_system_prompt,
         )
         try:
             config.thinking = parse_thinking(opts.thinking or settings.thinking)

@@ -36,8 +36,11 @@ class AgentConfig:
     workspace: Path
     model: str
     session_id: str = "session"
-    # Empty: the session builds the coding-agent prompt once (core/prompt.py).
+    # Empty: the session builds the coding-agent prompt once (core/prompt.py), from
+    # the two below and the memory files.
     system: str = ""
+    system_replaced_by: str | None = None  # --system-prompt: instead of the default one
+    system_appended: str = ""  # --append-system-prompt
     max_tokens: int = 8192
     max_retries: int = 4
     retry_base: float = 1.0

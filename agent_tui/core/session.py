@@ -109,8 +109,10 @@ class Session(SessionControls):
             # Built once: byte-identical for every request of the session (the cache).
             workspace = deps.config.workspace
             self.memory_files = load_memory(workspace)
-            deps = replace(deps, config=replace(
-                deps.config, system=build_system_prompt(workspace, self.memory_files)))
+            cfg = deps.config
+            deps = replace(deps, config=replace(cfg, system=build_system_prompt(
+                workspace, self.memory_files, replaced_by=cfg.system_replaced_by,
+                appended=cfg.system_appended)))
         self.deps = deps
         self.models = ModelControl(deps)
         self.models.restore()
