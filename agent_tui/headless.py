@@ -40,6 +40,8 @@ from agent_tui.protocol import (
     Compaction,
     ContextReport,
     ConversationCleared,
+    Decide,
+    Decision,
     Event,
     FollowUp,
     HookStateChanged,
@@ -79,6 +81,11 @@ from agent_tui.tools.image_paths import attach_named
 from agent_tui.tools.images import ImageRefused
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
+
+# The answer to a permission question that reaches print mode anyway (the policy and
+# the hooks already deny what would ask here): refused at once, never waited for.
+NO_ONE_TO_ASK = ("not run: it needs permission and there is no one to ask in print mode "
+                 "(allow it with --allowedTools or a permission rule, or choose a mode)")
 
 
 class Tally:
@@ -131,11 +138,15 @@ class Printer:
         self._err_closed = False
         self._midline = False
         self._held: list[Event] | None = [] if self.fmt is OutputFormat.STREAM_JSON else None
+        # Answers a permission question: there is no one to ask (set by run_print).
+        self.on_question: Callable[[PermissionRequested], None] = lambda _asked: None
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, TurnEnded):
             self.statuses.append(event.status)
         self.tally.see(event)
+        if isinstance(event, PermissionRequested):
+            self.on_question(event)
         match self.fmt:
             case OutputFormat.STREAM_JSON:
                 if self._held is not None:
@@ -267,6 +278,8 @@ async def run_print(
         printer.open(None)  # what it said before it could not go on
         raise
     printer.open(session_started(session))
+    printer.on_question = lambda asked: session.submit(Decide(
+        tool_use_id=asked.tool_use_id, decision=Decision.DENY, note=NO_ONE_TO_ASK))
     opened_with = len(session.past_records())
     runner = asyncio.create_task(session.run())
     sigints = 0

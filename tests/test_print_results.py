@@ -176,3 +176,80 @@ def test_json_output_of_an_interrupted_run_exits_130_with_an_error_result(fake_a
     result = only_json(stdout)
     assert result["subtype"] == "error_during_execution" and result["is_error"] is True
     assert result["num_turns"] == 1 and result["errors"]
+
+
+# -- nobody to ask: refused, listed, never waited for --------------------------------------------
+
+
+def test_ask_mode_refuses_lists_the_denials_and_goes_on(fake_api, tmp_path):
+    fake_api.enqueue(
+        Reply.tool_uses([("write_file", {"path": "new.txt", "content": "x"}, "toolu_w"),
+                         ("bash", {"command": "rm -rf build"}, "toolu_b")]),
+        Reply.text("I could not write it."))
+    out = run(tmp_path, fake_api, "-p", "write it", "--output-format", "json")
+    assert out.returncode == 0, out.stderr
+    result = only_json(out.stdout)
+    assert result["subtype"] == "success" and result["result"] == "I could not write it."
+    assert result["permission_denials"] == [
+        {"tool_name": "Write", "tool_use_id": "toolu_w",
+         "tool_input": {"file_path": str(tmp_path.resolve() / "new.txt"), "content": "x"}},
+        {"tool_name": "Bash", "tool_use_id": "toolu_b", "tool_input": {"command": "rm -rf build"}},
+    ]
+    assert not (tmp_path / "new.txt").exists()
+    told = [b for b in fake_api.requests[1]["messages"][-1]["content"] if b["type"] == "tool_result"]
+    assert all("print mode" in b["content"] for b in told)
+
+
+def test_a_sub_agents_refused_call_is_listed_too(fake_api, tmp_path):
+    fake_api.enqueue(
+        Reply.tool_use("task", {"description": "helper", "prompt": "touch it"}, id="toolu_task"),
+        Reply.tool_use("bash", {"command": "touch sub"}, id="toolu_sub"),
+        Reply.text("the helper could not"),
+        Reply.text("done"))
+    out = run(tmp_path, fake_api, "-p", "delegate", "--output-format", "json",
+              "--allowedTools", "task")
+    assert out.returncode == 0, out.stderr
+    result = only_json(out.stdout)
+    assert [d["tool_use_id"] for d in result["permission_denials"]] == ["toolu_sub"]
+    assert result["result"] == "done"
+    assert result["num_turns"] == 2 and len(fake_api.requests) == 4  # its steps are the task's
+    assert not (tmp_path / "sub").exists()
+
+
+class _AlwaysAsks:
+    """A policy that asks about everything, even with no one to ask (as a bug would)."""
+
+    def check(self, tool, args):
+        from agent_tui.core.permission import Ruling
+        from agent_tui.protocol import Verdict
+
+        return Ruling(verdict=Verdict.ASK, rule="mode:ask", reason="asks")
+
+    def remember(self, tool, args) -> None:
+        pass
+
+
+def test_a_permission_question_that_reaches_print_mode_is_refused_not_waited_for(
+        tmp_path, capsys):
+    import asyncio
+
+    from agent_tui.core.deps import AgentConfig, SessionDeps
+    from agent_tui.core.journal import Journal
+    from agent_tui.core.session import Session
+    from agent_tui.core.tool import ToolSet
+    from agent_tui.headless import run_print
+    from agent_tui.providers.scripted import ScriptedProvider
+    from agent_tui.tools.registry import default_tools
+
+    def make_session(emit):
+        tools: ToolSet = default_tools(tmp_path)
+        deps = SessionDeps(config=AgentConfig(workspace=tmp_path, model="scripted"),
+                           provider=ScriptedProvider(delay=0), tools=tools,
+                           policy=_AlwaysAsks(), journal=Journal(), emit=emit)
+        return Session(deps)
+
+    code = asyncio.run(asyncio.wait_for(run_print(
+        make_session, prompt="list files", output_format="json", input_format="text"), 30))
+    result = only_json(capsys.readouterr().out)
+    assert code == 0 and result["subtype"] == "success"
+    assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
