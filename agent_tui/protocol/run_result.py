@@ -56,7 +56,8 @@ class SessionStartedLine(BaseModel):
     model: str
     cwd: str
     permission_mode: str
-    tools: list[str]  # as the model sees them when the run starts
+    # As the model names them, when the run starts (MCP servers' join once ready).
+    tools: list[str]
 
 
 class RunResult(BaseModel):
