@@ -258,3 +258,30 @@ def test_an_unknown_mode_is_a_usage_error_listing_the_modes(fake_api, tmp_path):
     out = run(tmp_path, fake_api, "-p", "hi", "--permission-mode", "yolo")
     assert out.returncode == 1
     assert "yolo" in out.stderr and "bypassPermissions" in out.stderr and "accept-edits" in out.stderr
+
+
+# -- more of Claude Code's spellings ------------------------------------------------------------
+
+
+def test_claude_codes_short_options_and_flags_are_taken():
+    from agent_tui.cli.options import UsageError, parse_options
+
+    opts = parse_options(["-p", "hi", "--dangerously-skip-permissions", "--verbose",
+                          "--output-format", "stream-json"])
+    assert opts.permission_mode == "auto" and opts.output_format == "stream-json"
+    assert parse_options(["-p", "hi", "--dangerously-skip-permissions",
+                          "--permission-mode", "bypassPermissions"]).permission_mode == "auto"
+    with pytest.raises(UsageError, match="cannot go with --permission-mode ask"):
+        parse_options(["-p", "hi", "--dangerously-skip-permissions", "--permission-mode", "ask"])
+    with pytest.raises(UsageError, match="not allowed with"):
+        parse_options(["-p", "hi", "-c", "-r", "abc"])
+
+
+def test_continue_and_resume_by_their_short_names(fake_api, tmp_path):
+    fake_api.enqueue(Reply.text("first"), Reply.text("second"), Reply.text("third"))
+    first = only_json(run(tmp_path, fake_api, "-p", "one", "--output-format", "json").stdout)
+    again = only_json(run(tmp_path, fake_api, "-c", "-p", "two", "--output-format", "json").stdout)
+    third = only_json(run(tmp_path, fake_api, "-r", first["session_id"], "three",
+                          "--print", "--output-format", "json").stdout)
+    assert first["session_id"] == again["session_id"] == third["session_id"]
+    assert [len(r["messages"]) for r in fake_api.requests] == [1, 3, 5]

@@ -76,8 +76,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="a settings file applied after the user's and the project's "
                    "(trusted like your own: its hooks run)")
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--resume", metavar="SESSION_ID")
-    group.add_argument("--continue", dest="continue_", action="store_true",
+    group.add_argument("-r", "--resume", metavar="SESSION_ID")
+    group.add_argument("-c", "--continue", dest="continue_", action="store_true",
                        help="continue the latest session of this workspace")
     p.add_argument("--script", type=Path, help="script file for the scripted provider")
     p.add_argument("-p", "--print", dest="print_mode", action="store_true",
@@ -90,6 +90,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-turns", metavar="N", default=None,
                    help="print mode: make at most N model requests, then stop "
                    "(the result says error_max_turns, exit code 1)")
+    p.add_argument("--dangerously-skip-permissions", action="store_true",
+                   help="Claude Code's spelling of --permission-mode auto")
+    p.add_argument("--verbose", action="store_true",
+                   help="taken as Claude Code takes it; print mode already reports every "
+                   "tool call (stderr, or stream-json's events)")
     p.add_argument("--system-prompt", metavar="TEXT", default=None,
                    help="the system prompt instead of the default one (memory files such "
                    "as CLAUDE.md and AGENTS.md are still added)")
@@ -132,7 +137,7 @@ def parse_options(argv: list[str]) -> Options:
         provider=provider,
         model=args.model,
         cwd=cwd.resolve(),
-        permission_mode=_checked_mode(args.permission_mode),
+        permission_mode=_checked_mode(args.permission_mode, args.dangerously_skip_permissions),
         theme=args.theme,
         resume=args.resume,
         continue_=args.continue_,
@@ -153,8 +158,13 @@ def parse_options(argv: list[str]) -> Options:
     )
 
 
-def _checked_mode(value: str | None) -> str | None:
-    """Ours, from either spelling."""
+def _checked_mode(value: str | None, skip_permissions: bool = False) -> str | None:
+    """Ours, from either spelling (and from ``--dangerously-skip-permissions``)."""
+    if skip_permissions:
+        if value is not None and _checked_mode(value) != "auto":
+            raise UsageError(f"--dangerously-skip-permissions is --permission-mode auto: "
+                             f"it cannot go with --permission-mode {value}")
+        return "auto"
     if value is None or value in MODES:
         return value
     if value in MODE_ALIASES:
