@@ -285,3 +285,47 @@ def test_continue_and_resume_by_their_short_names(fake_api, tmp_path):
                           "--print", "--output-format", "json").stdout)
     assert first["session_id"] == again["session_id"] == third["session_id"]
     assert [len(r["messages"]) for r in fake_api.requests] == [1, 3, 5]
+
+
+# -- a prompt on stdin ----------------------------------------------------------------------------
+
+
+def sent_text(fake_api, index: int = 0) -> str:
+    return fake_api.requests[index]["messages"][0]["content"][0]["text"]
+
+
+def test_piped_input_follows_the_prompt_as_in_claude_code(fake_api, tmp_path):
+    fake_api.enqueue(Reply.text("a full disk"), Reply.text("hello back"))
+    out = run(tmp_path, fake_api, "-p", "explain this log", input="error: disk full\nretrying\n")
+    assert out.returncode == 0, out.stderr
+    assert sent_text(fake_api) == "explain this log\nerror: disk full\nretrying"
+    out = run(tmp_path, fake_api, "-p", "--output-format", "json", input="hello\n")
+    assert out.returncode == 0, out.stderr
+    assert sent_text(fake_api, 1) == "hello" and only_json(out.stdout)["result"] == "hello back"
+
+
+def test_no_prompt_anywhere_is_a_usage_error(fake_api, tmp_path):
+    out = run(tmp_path, fake_api, "-p", "--output-format", "json", input="")
+    assert out.returncode == 1 and out.stdout == ""
+    assert "-p needs a prompt, as an argument or on stdin" in out.stderr
+
+
+def test_a_pipe_that_says_nothing_is_left_after_the_wait(fake_api, tmp_path):
+    import os
+    import subprocess
+
+    from tests.test_print_mode import AGENT
+    from tests.test_print_results import api_env
+
+    fake_api.enqueue(Reply.text("went on"))
+    read_end, write_end = os.pipe()  # held open by this test, never written
+    try:
+        out = subprocess.run(AGENT + ["--cwd", str(tmp_path), "-p", "hi", "--output-format", "json"],
+                             env=api_env(tmp_path, fake_api), stdin=read_end,
+                             capture_output=True, text=True, timeout=60)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert out.returncode == 0, out.stderr
+    assert only_json(out.stdout)["result"] == "went on" and sent_text(fake_api) == "hi"
+    assert "nothing on stdin after 3 s" in out.stderr

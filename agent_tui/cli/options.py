@@ -9,11 +9,15 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import select
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn
+from typing import IO, NoReturn
 
 PROVIDERS = ("anthropic", "scripted")
+# How long print mode waits for a pipe on stdin to say anything (Claude Code's wait).
+STDIN_WAIT_S = 3.0
 MODES = ("ask", "accept-edits", "auto")
 #: Claude Code's names for the same modes.
 MODE_ALIASES = {"default": "ask", "acceptEdits": "accept-edits", "bypassPermissions": "auto"}
@@ -118,7 +122,9 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_options(argv: list[str]) -> Options:
+def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
+    """``stdin``: print mode's input, read when it is not a terminal (``cat log |
+    agent-tui -p "explain"``): what it holds follows the prompt, as in Claude Code."""
     args = _parser().parse_args(argv)
     cwd = (args.cwd or Path.cwd()).expanduser()
     if not cwd.is_dir():
@@ -126,13 +132,18 @@ def parse_options(argv: list[str]) -> Options:
     provider = args.provider or ("anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "scripted")
     allowed = _checked_rules("--allowedTools", args.allowed_tools)
     disallowed = _checked_rules("--disallowedTools", args.disallowed_tools)
-    if args.print_mode and not args.prompt and args.input_format != "stream-json":
-        hint = ("; a prompt right after a rule list is read as rules: put it first, or end "
-                "the rules with --") if allowed or disallowed else ""
-        raise UsageError(f"-p needs a prompt (or --input-format stream-json){hint}")
     if args.input_format == "stream-json" and args.output_format == "json":
         raise UsageError("--input-format stream-json needs --output-format stream-json (its "
                          "last line is the result object --output-format json would write)")
+    prompt = args.prompt
+    if args.print_mode and args.input_format == "text" and stdin is not None:
+        piped = read_piped(stdin)  # last: a bad option never waits for stdin
+        prompt = "\n".join(part for part in (prompt, piped) if part) or None
+    if args.print_mode and not prompt and args.input_format != "stream-json":
+        hint = ("; a prompt right after a rule list is read as rules: put it first, or end "
+                "the rules with --") if allowed or disallowed else ""
+        raise UsageError(f"-p needs a prompt, as an argument or on stdin (or --input-format "
+                         f"stream-json){hint}")
     return Options(
         provider=provider,
         model=args.model,
@@ -142,7 +153,7 @@ def parse_options(argv: list[str]) -> Options:
         resume=args.resume,
         continue_=args.continue_,
         script=args.script,
-        prompt=args.prompt,
+        prompt=prompt,
         print_mode=args.print_mode,
         output_format=args.output_format,
         input_format=args.input_format,
@@ -174,6 +185,25 @@ def _checked_mode(value: str | None, skip_permissions: bool = False) -> str | No
                          "of agent-tui; use ask (Claude Code's default), accept-edits or auto")
     choices = ", ".join([*MODES, *MODE_ALIASES])
     raise UsageError(f"--permission-mode {value}: not a mode (use one of {choices})")
+
+
+def read_piped(stdin: IO[str], wait: float = STDIN_WAIT_S) -> str:
+    """What a pipe or a file on stdin holds, to its end; "" for a terminal, and for a
+    pipe that says nothing for ``wait`` seconds (a parent's idle pipe: said on stderr)."""
+    try:
+        if stdin.isatty():
+            return ""
+        ready, _, _ = select.select([stdin.fileno()], [], [], wait)
+    except (OSError, ValueError):
+        return ""  # no stdin at all (closed), or not a file
+    if not ready:
+        print(f"agent-tui: warning: nothing on stdin after {wait:g} s, going on without it "
+              "(give < /dev/null to skip the wait)", file=sys.stderr)
+        return ""
+    try:
+        return stdin.read().rstrip("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read stdin: {exc}") from None
 
 
 def split_rules(text: str) -> list[str]:
