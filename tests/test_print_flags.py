@@ -275,6 +275,10 @@ def test_claude_codes_short_options_and_flags_are_taken():
         parse_options(["-p", "hi", "--dangerously-skip-permissions", "--permission-mode", "ask"])
     with pytest.raises(UsageError, match="not allowed with"):
         parse_options(["-p", "hi", "-c", "-r", "abc"])
+    # dontAsk never asks and refuses what is not allowed: print mode's ask
+    assert parse_options(["-p", "hi", "--permission-mode", "dontAsk"]).permission_mode == "ask"
+    with pytest.raises(UsageError, match="dontAsk: in print mode it is ask"):
+        parse_options(["--permission-mode", "dontAsk"])
 
 
 def test_continue_and_resume_by_their_short_names(fake_api, tmp_path):

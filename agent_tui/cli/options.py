@@ -148,7 +148,8 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         provider=provider,
         model=args.model,
         cwd=cwd.resolve(),
-        permission_mode=_checked_mode(args.permission_mode, args.dangerously_skip_permissions),
+        permission_mode=_checked_mode(args.permission_mode, args.dangerously_skip_permissions,
+                                      print_mode=args.print_mode),
         theme=args.theme,
         resume=args.resume,
         continue_=args.continue_,
@@ -169,7 +170,9 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
     )
 
 
-def _checked_mode(value: str | None, skip_permissions: bool = False) -> str | None:
+def _checked_mode(
+    value: str | None, skip_permissions: bool = False, *, print_mode: bool = False
+) -> str | None:
     """Ours, from either spelling (and from ``--dangerously-skip-permissions``)."""
     if skip_permissions:
         if value is not None and _checked_mode(value) != "auto":
@@ -180,6 +183,11 @@ def _checked_mode(value: str | None, skip_permissions: bool = False) -> str | No
         return value
     if value in MODE_ALIASES:
         return MODE_ALIASES[value]
+    if value == "dontAsk":  # refuse what is not allowed, never ask: ask, where no one is
+        if print_mode:
+            return "ask"
+        raise UsageError("--permission-mode dontAsk: in print mode it is ask (nothing is "
+                         "asked there, what is not allowed is refused); here use ask")
     if value == "plan":
         raise UsageError("--permission-mode plan: plan mode is not available in this version "
                          "of agent-tui; use ask (Claude Code's default), accept-edits or auto")
