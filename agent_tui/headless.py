@@ -1,7 +1,10 @@
 """Print mode: the core driven without a screen (``agent-tui -p``).
 
 Output ``text`` writes the model's text to stdout (notices and tool states to
-stderr); ``stream-json`` writes every Event as one JSON line. With input
+stderr); ``json`` writes one result object when the run ends and nothing else on
+stdout (notices and tool states to stderr, as for text); ``stream-json`` writes a
+``session_started`` line, every Event as one JSON line, then the same result object
+(``protocol/run_result.py``: Claude Code's shape). With input
 ``stream-json``, stdin carries ops (user_message, follow_up, interrupt), one per
 line; at end of input the agent finishes what runs and exits. A message (the prompt,
 or one on stdin) goes with the image files its text names and the images it carries
@@ -23,18 +26,23 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import IO, Any, assert_never
 
 from pydantic import ValidationError
 
+from agent_tui.core.records import AssistantMessageRecord
 from agent_tui.core.session import Session
+from agent_tui.permissions import Permissions
 from agent_tui.protocol import (
     OP_ADAPTER,
     BackgroundJobChanged,
     Compaction,
     ContextReport,
     ConversationCleared,
+    Decide,
+    Decision,
     Event,
     FollowUp,
     HookStateChanged,
@@ -43,12 +51,18 @@ from agent_tui.protocol import (
     Models,
     Notice,
     NoticeLevel,
+    OutputFormat,
+    PermissionDenial,
     PermissionRequested,
+    ResultSubtype,
+    ResultUsage,
     RetryScheduled,
     Rewound,
     RewindPlanned,
     RewindPoints,
+    RunResult,
     SendNow,
+    SessionStartedLine,
     SessionClosed,
     Shutdown,
     SteerState,
@@ -64,10 +78,43 @@ from agent_tui.protocol import (
     Usage,
     UserMessage,
 )
+from agent_tui.protocol.tool_names import claude_input, claude_name
 from agent_tui.tools.image_paths import attach_named
 from agent_tui.tools.images import ImageRefused
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
+
+# The answer to a permission question that reaches print mode anyway (the policy and
+# the hooks already deny what would ask here): refused at once, never waited for.
+NO_ONE_TO_ASK = ("not run: it needs permission and there is no one to ask in print mode "
+                 "(allow it with --allowedTools or a permission rule, or choose a mode)")
+
+
+class Tally:
+    """What the result object says about the run, gathered from its Events."""
+
+    def __init__(self) -> None:
+        self.usage = ResultUsage()
+        self.cost: float | None = 0.0  # None once a request's price is unknown
+        self.denied: list[ToolStateChanged] = []
+        self.last_end: TurnEnded | None = None
+
+    def see(self, event: Event) -> None:
+        if isinstance(event, Usage):
+            for key in ResultUsage.model_fields:
+                setattr(self.usage, key, getattr(self.usage, key) + getattr(event, key))
+            self.cost = None if self.cost is None or event.cost_usd is None else (
+                self.cost + event.cost_usd)
+        elif isinstance(event, ToolStateChanged) and event.state is ToolState.DENIED:
+            self.denied.append(event)
+        elif isinstance(event, TurnEnded):
+            self.last_end = event
+
+    def denials(self, workspace: str) -> list[PermissionDenial]:
+        """The refused calls, named and shaped as Claude Code's tools."""
+        return [PermissionDenial(tool_name=claude_name(e.name), tool_use_id=e.tool_use_id,
+                                 tool_input=claude_input(e.name, e.input or {}, workspace))
+                for e in self.denied]
 
 
 class Printer:
@@ -75,27 +122,62 @@ class Printer:
 
     When stdout's reader goes away, ``on_closed`` runs once (the session is
     interrupted) and nothing more is written there; a closed stderr is silenced.
+    In stream-json, what the session says before :meth:`open` (while it is being
+    built) waits, so that the ``session_started`` line comes first.
     """
 
     def __init__(
-        self, fmt: str, out: IO[str], err: IO[str], on_closed: Callable[[], None] = lambda: None
+        self, fmt: OutputFormat | str, out: IO[str], err: IO[str],
+        on_closed: Callable[[], None] = lambda: None,
     ) -> None:
-        self.fmt = fmt
+        self.fmt = OutputFormat(fmt)
         self.out = out
         self.err = err
         self.on_closed = on_closed
         self.statuses: list[TurnStatus] = []
+        self.tally = Tally()
         self.closed = False  # stdout's reader went away
         self._err_closed = False
         self._midline = False
+        self._held: list[Event] | None = [] if self.fmt is OutputFormat.STREAM_JSON else None
+        # Answers a permission question: there is no one to ask (set by run_print).
+        self.on_question: Callable[[PermissionRequested], None] = lambda _asked: None
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, TurnEnded):
             self.statuses.append(event.status)
-        if self.fmt == "stream-json":
-            self._write(self.out, event.model_dump_json(exclude_none=True) + "\n")
+        self.tally.see(event)
+        if isinstance(event, PermissionRequested):
+            self.on_question(event)
+        match self.fmt:
+            case OutputFormat.STREAM_JSON:
+                if self._held is not None:
+                    self._held.append(event)
+                else:
+                    self._line(event)
+            case OutputFormat.TEXT | OutputFormat.JSON:
+                self._show(event)
+            case _:
+                assert_never(self.fmt)
+
+    def open(self, started: SessionStartedLine | None) -> None:
+        """stream-json: the opening line (None: the session could not be built), then
+        what waited for it."""
+        held, self._held = self._held, None
+        if held is None:
             return
-        self._show(event)
+        if started is not None:
+            self._line(started)
+        for event in held:
+            self._line(event)
+
+    def finish(self, result: RunResult) -> None:
+        """json and stream-json: the result object, the last thing on stdout."""
+        if self.fmt is not OutputFormat.TEXT:
+            self._write(self.out, result.model_dump_json() + "\n")
+
+    def _line(self, line: Event | SessionStartedLine) -> None:
+        self._write(self.out, line.model_dump_json(exclude_none=True) + "\n")
 
     def _show(self, event: Event) -> None:
         """Text output: the model's words on stdout; tool states, notices and a turn that
@@ -103,6 +185,8 @@ class Printer:
         type must be placed here)."""
         match event:
             case TextDelta():
+                if self.fmt is OutputFormat.JSON:
+                    return  # the answer is the result object's
                 self._write(self.out, event.text)
                 self._midline = not event.text.endswith("\n")
             case ToolStateChanged():
@@ -174,11 +258,12 @@ async def run_print(
     make_session: Callable[[Callable[[Event], None]], Session],
     *,
     prompt: str | None,
-    output_format: str,
+    output_format: OutputFormat | str,
     input_format: str,
     stdin: IO[str] | None = None,
     on_hard_exit: Callable[[], None] = lambda: None,
 ) -> int:
+    began = time.monotonic()
     loop = asyncio.get_running_loop()
     stop_input: asyncio.Future[None] = loop.create_future()  # read no more ops
 
@@ -189,7 +274,15 @@ async def run_print(
 
     printer = Printer(output_format, sys.stdout, sys.stderr,
                       on_closed=lambda: stop(session.interrupt_now))
-    session = make_session(printer)
+    try:
+        session = make_session(printer)
+    except BaseException:
+        printer.open(None)  # what it said before it could not go on
+        raise
+    printer.open(session_started(session))
+    printer.on_question = lambda asked: session.submit(Decide(
+        tool_use_id=asked.tool_use_id, decision=Decision.DENY, note=NO_ONE_TO_ASK))
+    opened_with = len(session.past_records())
     runner = asyncio.create_task(session.run())
     sigints = 0
     interrupted_turn = False
@@ -205,6 +298,7 @@ async def run_print(
             os._exit(EXIT_INTERRUPTED)
 
     loop.add_signal_handler(signal.SIGINT, on_sigint)
+    stopped_badly = False
     try:
         if prompt:
             _submit_message(session, UserMessage(text=prompt), printer)
@@ -216,15 +310,74 @@ async def run_print(
         if runner.done():  # the core stopped on its own: a bug, said plainly
             exc = runner.exception()
             printer(Notice(level=NoticeLevel.ERROR, text=f"the agent stopped: {exc!r}"))
-            return EXIT_ERROR
+            stopped_badly = True
     finally:
         if not runner.done():
             session.submit(Shutdown())
             await runner
         loop.remove_signal_handler(signal.SIGINT)
-    if sigints and not interrupted_turn and not printer.statuses:
-        return EXIT_OK  # a SIGINT while idle, before any turn: nothing went wrong
-    return exit_code(printer.statuses, interrupted=interrupted_turn)
+    if stopped_badly:
+        code = EXIT_ERROR
+    elif sigints and not interrupted_turn and not printer.statuses:
+        code = EXIT_OK  # a SIGINT while idle, before any turn: nothing went wrong
+    else:
+        code = exit_code(printer.statuses, interrupted=interrupted_turn)
+    printer.finish(run_result(
+        session, printer.tally, code, elapsed=time.monotonic() - began,
+        records=session.records()[opened_with:],
+    ))
+    return code
+
+
+def session_started(session: Session) -> SessionStartedLine:
+    config = session.deps.config
+    policy = session.policy
+    return SessionStartedLine(
+        session_id=config.session_id, model=config.model, cwd=str(config.workspace),
+        permission_mode=policy.mode.value if isinstance(policy, Permissions) else "",
+        tools=session.tools.names(),
+    )
+
+
+def run_result(
+    session: Session, tally: Tally, code: int, *, elapsed: float, records: list[Any]
+) -> RunResult:
+    """The result object of a run that ended with exit code ``code``."""
+    budget = session.deps.budget
+    end = tally.last_end
+    if budget.stopped and end is not None and end.status is TurnStatus.FAILED:
+        subtype = ResultSubtype.ERROR_MAX_TURNS
+    elif code == EXIT_OK:
+        subtype = ResultSubtype.SUCCESS
+    else:
+        subtype = ResultSubtype.ERROR_DURING_EXECUTION
+    errors: list[str] = []
+    if subtype is not ResultSubtype.SUCCESS:
+        if end is None:
+            errors.append("no turn ran")
+        elif code == EXIT_INTERRUPTED:
+            errors.append(end.detail or "interrupted")
+        else:
+            errors.append(end.detail or f"the turn {end.status}")
+    return RunResult(
+        subtype=subtype, is_error=subtype is not ResultSubtype.SUCCESS,
+        result=final_answer(records), session_id=session.deps.config.session_id,
+        num_turns=budget.made, duration_ms=round(elapsed * 1000),
+        duration_api_ms=round(budget.api_seconds * 1000), total_cost_usd=tally.cost,
+        usage=tally.usage, permission_denials=tally.denials(str(session.workspace)),
+        errors=errors,
+    )
+
+
+def final_answer(records: list[Any]) -> str:
+    """The text of the last answer (of the main agent) that had some."""
+    for record in reversed(records):
+        if isinstance(record, AssistantMessageRecord):
+            texts = [b["text"] for b in record.blocks
+                     if b.get("type") == "text" and b["text"].strip()]
+            if texts:
+                return "\n".join(texts)
+    return ""
 
 
 def _submit_message(session: Session, op: Any, tell: Callable[[Event], None], where: str = "") -> None:

@@ -79,11 +79,12 @@ def test_scripted_stream_json_events_and_exit_zero(tmp_path):
     assert out.returncode == 0, out.stderr
     events = events_of(out.stdout)
     types = [e["type"] for e in events]
-    assert types[0] == "turn_started"
+    assert types[:2] == ["session_started", "turn_started"]
+    assert types[-1] == "result"
     assert "text_delta" in types
     bash_states = [e["state"] for e in events if e["type"] == "tool_state"]
     assert bash_states == ["streaming", "queued", "running", "succeeded"]
-    assert events[-2] == {"type": "turn_ended", "turn_id": "t1", "status": "completed", "detail": ""}
+    assert events[-3] == {"type": "turn_ended", "turn_id": "t1", "status": "completed", "detail": ""}
 
 
 def test_anthropic_text_mode_against_the_fake_api(fake_api, tmp_path):

@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
             from agent_tui.tools.process import kill_all_runs
 
             return run_acp(Wiring(opts, interactive=True), on_hard_exit=kill_all_runs)
-        opts = parse_options(argv)
+        opts = parse_options(argv, stdin=sys.stdin)
         if opts.print_mode:
             from agent_tui.headless import run_print
             from agent_tui.tools.process import kill_all_runs

@@ -8,15 +8,31 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
+import re
+import select
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, NoReturn
 
 PROVIDERS = ("anthropic", "scripted")
+# How long print mode waits for a pipe on stdin to say anything (Claude Code's wait).
+STDIN_WAIT_S = 3.0
 MODES = ("ask", "accept-edits", "plan", "auto")
+#: Claude Code's names for the same modes.
+MODE_ALIASES = {"default": "ask", "acceptEdits": "accept-edits", "bypassPermissions": "auto"}
 
 
 class UsageError(Exception):
     """Bad command-line input: reported in one line, exit code 1."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's own complaints (an unknown option, a bad choice) are usage errors
+    too: one line and exit code 1, as every error of the command line."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (agent-tui --help lists the options)")
 
 
 @dataclass
@@ -37,10 +53,16 @@ class Options:
     thinking: str | None = None  # None: the settings' thinking, else auto
     effort: str | None = None
     settings: Path | None = None  # --settings FILE: applied after the user's and project's
+    max_turns: int | None = None  # print mode: the most model requests the run may make
+    # --allowedTools / --disallowedTools: permission rules above every settings file
+    allowed_tools: list[str] = field(default_factory=list)
+    disallowed_tools: list[str] = field(default_factory=list)
+    system_prompt: str | None = None  # --system-prompt: instead of the default one
+    append_system_prompt: str = ""
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="agent-tui",
         description="A terminal coding agent whose stop button really stops.",
         epilog="Commands: 'agent-tui acp [options]' (Agent Client Protocol over stdio), "
@@ -50,22 +72,45 @@ def _parser() -> argparse.ArgumentParser:
                    "ANTHROPIC_API_KEY is set, else scripted (offline)")
     p.add_argument("--model", help="model name")
     p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
-    p.add_argument("--permission-mode", choices=MODES, default=None,
-                   help="default: the settings files' defaultMode, else ask")
+    p.add_argument("--permission-mode", default=None, metavar="MODE",
+                   help=f"{', '.join(MODES)} (Claude Code's {', '.join(MODE_ALIASES)} too); "
+                   "default: the settings files' defaultMode, else ask")
     p.add_argument("--theme", default=None, help="default: the settings files' theme, else dark")
     p.add_argument("--settings", type=Path, default=None, metavar="FILE",
                    help="a settings file applied after the user's and the project's "
                    "(trusted like your own: its hooks run)")
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--resume", metavar="SESSION_ID")
-    group.add_argument("--continue", dest="continue_", action="store_true",
+    group.add_argument("-r", "--resume", metavar="SESSION_ID")
+    group.add_argument("-c", "--continue", dest="continue_", action="store_true",
                        help="continue the latest session of this workspace")
     p.add_argument("--script", type=Path, help="script file for the scripted provider")
     p.add_argument("-p", "--print", dest="print_mode", action="store_true",
                    help="print mode: run without a screen")
     p.add_argument("prompt", nargs="?", help="the prompt (print mode)")
-    p.add_argument("--output-format", choices=("text", "stream-json"), default="text")
+    p.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text",
+                   help="print mode's stdout: the answer (text), one result object at the "
+                   "end (json), or every event as a JSON line, then the result (stream-json)")
     p.add_argument("--input-format", choices=("text", "stream-json"), default="text")
+    p.add_argument("--max-turns", metavar="N", default=None,
+                   help="print mode: make at most N model requests, then stop "
+                   "(the result says error_max_turns, exit code 1)")
+    p.add_argument("--dangerously-skip-permissions", action="store_true",
+                   help="Claude Code's spelling of --permission-mode auto")
+    p.add_argument("--verbose", action="store_true",
+                   help="taken as Claude Code takes it; print mode already reports every "
+                   "tool call (stderr, or stream-json's events)")
+    p.add_argument("--system-prompt", metavar="TEXT", default=None,
+                   help="the system prompt instead of the default one (memory files such "
+                   "as CLAUDE.md and AGENTS.md are still added)")
+    p.add_argument("--append-system-prompt", metavar="TEXT", default="",
+                   help="text added at the end of the system prompt")
+    for flag, dest, what in (("--allowedTools", "allowed_tools", "allowed without asking"),
+                             ("--disallowedTools", "disallowed_tools", "always refused")):
+        spelled = "--" + "-".join(w.lower() for w in re.findall(r"[a-zA-Z][a-z]*", flag))
+        p.add_argument(flag, spelled, dest=dest, nargs="+", action="extend", default=[],
+                       metavar="RULES", help=f"permission rules for calls {what}, in "
+                       "Claude Code's syntax (\"Bash(git diff:*),Read\"), separated by spaces "
+                       "or commas; repeatable; above every settings file")
     p.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
                    help="run commands under bubblewrap: writes only in the workspace, no "
                    "network (default: the settings' sandbox.enabled)")
@@ -77,24 +122,39 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_options(argv: list[str]) -> Options:
+def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
+    """``stdin``: print mode's input, read when it is not a terminal (``cat log |
+    agent-tui -p "explain"``): what it holds follows the prompt, as in Claude Code."""
     args = _parser().parse_args(argv)
     cwd = (args.cwd or Path.cwd()).expanduser()
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd}: not a directory")
     provider = args.provider or ("anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "scripted")
-    if args.print_mode and not args.prompt and args.input_format != "stream-json":
-        raise UsageError("-p needs a prompt (or --input-format stream-json)")
+    allowed = _checked_rules("--allowedTools", args.allowed_tools)
+    disallowed = _checked_rules("--disallowedTools", args.disallowed_tools)
+    if args.input_format == "stream-json" and args.output_format == "json":
+        raise UsageError("--input-format stream-json needs --output-format stream-json (its "
+                         "last line is the result object --output-format json would write)")
+    prompt = args.prompt
+    if args.print_mode and args.input_format == "text" and stdin is not None:
+        piped = read_piped(stdin)  # last: a bad option never waits for stdin
+        prompt = "\n".join(part for part in (prompt, piped) if part) or None
+    if args.print_mode and not prompt and args.input_format != "stream-json":
+        hint = ("; a prompt right after a rule list is read as rules: put it first, or end "
+                "the rules with --") if allowed or disallowed else ""
+        raise UsageError(f"-p needs a prompt, as an argument or on stdin (or --input-format "
+                         f"stream-json){hint}")
     return Options(
         provider=provider,
         model=args.model,
         cwd=cwd.resolve(),
-        permission_mode=args.permission_mode,
+        permission_mode=_checked_mode(args.permission_mode, args.dangerously_skip_permissions,
+                                      print_mode=args.print_mode),
         theme=args.theme,
         resume=args.resume,
         continue_=args.continue_,
         script=args.script,
-        prompt=args.prompt,
+        prompt=prompt,
         print_mode=args.print_mode,
         output_format=args.output_format,
         input_format=args.input_format,
@@ -102,7 +162,102 @@ def parse_options(argv: list[str]) -> Options:
         thinking=_checked_thinking(args.thinking),
         effort=args.effort,
         settings=args.settings.expanduser().resolve() if args.settings else None,
+        max_turns=_checked_max_turns(args.max_turns, args.print_mode),
+        allowed_tools=allowed,
+        disallowed_tools=disallowed,
+        system_prompt=args.system_prompt,
+        append_system_prompt=args.append_system_prompt,
     )
+
+
+def _checked_mode(
+    value: str | None, skip_permissions: bool = False, *, print_mode: bool = False
+) -> str | None:
+    """Ours, from either spelling (and from ``--dangerously-skip-permissions``)."""
+    if skip_permissions:
+        if value is not None and _checked_mode(value) != "auto":
+            raise UsageError(f"--dangerously-skip-permissions is --permission-mode auto: "
+                             f"it cannot go with --permission-mode {value}")
+        return "auto"
+    if value is None or value in MODES:
+        return value
+    if value in MODE_ALIASES:
+        return MODE_ALIASES[value]
+    if value == "dontAsk":  # refuse what is not allowed, never ask: ask, where no one is
+        if print_mode:
+            return "ask"
+        raise UsageError("--permission-mode dontAsk: in print mode it is ask (nothing is "
+                         "asked there, what is not allowed is refused); here use ask")
+    choices = ", ".join([*MODES, *MODE_ALIASES])
+    raise UsageError(f"--permission-mode {value}: not a mode (use one of {choices})")
+
+
+def read_piped(stdin: IO[str], wait: float = STDIN_WAIT_S) -> str:
+    """What a pipe or a file on stdin holds, to its end; "" for a terminal, and for a
+    pipe that says nothing for ``wait`` seconds (a parent's idle pipe: said on stderr)."""
+    try:
+        if stdin.isatty():
+            return ""
+        ready, _, _ = select.select([stdin.fileno()], [], [], wait)
+    except (OSError, ValueError):
+        return ""  # no stdin at all (closed), or not a file
+    if not ready:
+        print(f"agent-tui: warning: nothing on stdin after {wait:g} s, going on without it "
+              "(give < /dev/null to skip the wait)", file=sys.stderr)
+        return ""
+    try:
+        return stdin.read().rstrip("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read stdin: {exc}") from None
+
+
+def split_rules(text: str) -> list[str]:
+    """Rules as Claude Code's command line takes them: separated by spaces or commas,
+    but not inside parentheses (``Bash(git log:*) Read``, ``"Bash(npm run test:*),Read"``)."""
+    rules: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        if depth == 0 and (char == "," or char.isspace()):
+            if current:
+                rules.append("".join(current))
+                current = []
+            continue
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        depth = max(depth, 0)
+        current.append(char)
+    if current:
+        rules.append("".join(current))
+    return rules
+
+
+def _checked_rules(flag: str, values: list[str]) -> list[str]:
+    rules = [rule for value in values for rule in split_rules(value)]
+    if not rules:
+        return []
+    from agent_tui.permissions import InvalidRule, Rule
+
+    for rule in rules:
+        try:
+            Rule.parse(rule)
+        except InvalidRule as exc:
+            raise UsageError(f"{flag}: {exc} (if that is the prompt: put it first, or end "
+                             "the rules with --)") from None
+    return rules
+
+
+def _checked_max_turns(value: str | None, print_mode: bool) -> int | None:
+    if value is None:
+        return None
+    if not print_mode:
+        raise UsageError("--max-turns is for print mode (-p)")
+    try:
+        turns = int(value)
+    except ValueError:
+        turns = 0
+    if turns < 1:
+        raise UsageError(f"--max-turns {value}: give a whole number of model requests, 1 or more")
+    return turns
 
 
 def _checked_thinking(value: str | None) -> str | None:

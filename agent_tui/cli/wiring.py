@@ -128,6 +128,7 @@ class Wiring:
         from agent_tui.core.journal import Journal, JournalWriteError
         from agent_tui.core.records import AgentProcessRecord, SessionStarted
         from agent_tui.core.session import Session
+        from agent_tui.core.budget import RequestBudget
         from agent_tui.core.deps import AgentConfig, SessionDeps
         from agent_tui.core.limits import ModelLimits
         from agent_tui.core.pricing import PriceTable
@@ -137,7 +138,7 @@ class Wiring:
         from agent_tui.tools.background import BackgroundJobs
         from agent_tui.tools.process import OWNER_ID
         from agent_tui.tools.process.orphans import start_orphan_reaper
-        from agent_tui.permissions import Permissions
+        from agent_tui.permissions import PermissionRules, Permissions
         from agent_tui.tools.registry import default_tools
 
         # This process is the subreaper of what its commands leave behind: reap the
@@ -193,9 +194,11 @@ class Wiring:
         mcp = self._mcp(workspace, emit, trusted=mode == "auto", extra=mcp_servers or [])
         mcp.attach(tools)
         emit = _observed_by(emit, mcp.observe)  # the manager applies tool lists between turns
-        policy = Permissions(
-            workspace, mode, settings.permissions_rules(), non_interactive=not self.interactive,
-        )
+        # --allowedTools / --disallowedTools stand above every settings file: they add
+        # to its lists (a deny anywhere still wins, an ask still asks).
+        rules = PermissionRules(allow=[*settings.allow, *opts.allowed_tools], ask=settings.ask,
+                                deny=[*settings.deny, *opts.disallowed_tools])
+        policy = Permissions(workspace, mode, rules, non_interactive=not self.interactive)
         if policy.denies_reads:  # what Read may not see, a search does not show
             for name in ("grep", "glob"):
                 search = tools.get(name)
@@ -210,6 +213,8 @@ class Wiring:
             session_id=session_id,
             env=dict(settings.env),
             effort=opts.effort or settings.effort,
+            system_replaced_by=opts.system_prompt,
+            system_appended=opts.append_system_prompt,
         )
         try:
             config.thinking = parse_thinking(opts.thinking or settings.thinking)
@@ -221,7 +226,8 @@ class Wiring:
         deps = SessionDeps(config=config, provider=provider, tools=tools, policy=policy,
                            journal=journal, emit=emit, checkpoints=checkpoints,
                            subagents=SubAgents(journal, emit), usage=UsageMeter(prices),
-                           limits=ModelLimits(settings.context_window), hooks=hooks)
+                           limits=ModelLimits(settings.context_window), hooks=hooks,
+                           budget=RequestBudget(limit=opts.max_turns))
         leftovers = self._leftovers(journal, emit)
         try:
             if not journal.records:

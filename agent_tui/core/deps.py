@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.core.approvals import Approvals
 from agent_tui.core.claude_transcript import ClaudeTranscript
+from agent_tui.core.budget import RequestBudget
 from agent_tui.core.hooks import HooksPort
 from agent_tui.core.journal import Journal
 from agent_tui.core.limits import ModelLimits
@@ -36,8 +37,11 @@ class AgentConfig:
     workspace: Path
     model: str
     session_id: str = "session"
-    # Empty: the session builds the coding-agent prompt once (core/prompt.py).
+    # Empty: the session builds the coding-agent prompt once (core/prompt.py), from
+    # the two below and the memory files.
     system: str = ""
+    system_replaced_by: str | None = None  # --system-prompt: instead of the default one
+    system_appended: str = ""  # --append-system-prompt
     max_tokens: int = 8192
     max_retries: int = 4
     retry_base: float = 1.0
@@ -109,3 +113,4 @@ class SessionDeps:
     # The conversation in Claude Code's JSONL shape, for hooks (``transcript_path``).
     transcript: ClaudeTranscript | None = None
     depth: int = 0  # 0 for the main agent, 1 for its sub-agents, ...
+    budget: RequestBudget = field(default_factory=RequestBudget)  # the run's model requests

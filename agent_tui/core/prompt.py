@@ -104,9 +104,22 @@ def memory_section(memory: list[MemoryFile]) -> str:
 
 
 def build_system_prompt(
-    workspace: Path, memory: list[MemoryFile], today: datetime.date | None = None
+    workspace: Path,
+    memory: list[MemoryFile],
+    today: datetime.date | None = None,
+    *,
+    replaced_by: str | None = None,
+    appended: str = "",
 ) -> str:
-    sections = [INSTRUCTIONS, "# Environment\n" + environment(workspace, today)]
+    """The instructions and the environment, or ``replaced_by`` instead of both
+    (``--system-prompt``); then the memory files, then ``appended``
+    (``--append-system-prompt``)."""
+    if replaced_by is None:
+        sections = [INSTRUCTIONS, "# Environment\n" + environment(workspace, today)]
+    else:
+        sections = [replaced_by] if replaced_by.strip() else []
     if memory:
         sections.append("# Memory\n" + memory_section(memory))
+    if appended.strip():
+        sections.append(appended)
     return "\n\n".join(sections)

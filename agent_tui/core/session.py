@@ -132,8 +132,10 @@ class Session(SessionControls, CommandTurns):
             self.memory_files, self.memory_problems = loaded.files, loaded.problems
             for problem in self.memory_problems:
                 deps.emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
-            deps = replace(deps, config=replace(
-                deps.config, system=build_system_prompt(workspace, self.memory_files)))
+            cfg = deps.config
+            deps = replace(deps, config=replace(cfg, system=build_system_prompt(
+                workspace, self.memory_files, replaced_by=cfg.system_replaced_by,
+                appended=cfg.system_appended)))
         self.deps = deps
         self.models = ModelControl(deps)
         self.models.restore()

@@ -12,10 +12,12 @@ arrived keeps its real result.
 from __future__ import annotations
 
 import asyncio
+import time
 import traceback
 from typing import Any
 
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
+from agent_tui.core.budget import LimitReached
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.compaction import CompactionFailed, Compactor, last_step_seq, turn_start_seq
 from agent_tui.core.history import ModelViewError, build_view, check_model_view
@@ -114,7 +116,7 @@ class Turn:
                     self._apply_steers()
         except Cancelled:
             pass
-        except PromptBlocked as exc:
+        except (PromptBlocked, LimitReached) as exc:
             status, detail = TurnStatus.FAILED, str(exc)
         except model.ProviderError as exc:
             status, detail = TurnStatus.FAILED, f"model request failed: {exc}"
@@ -198,8 +200,12 @@ class Turn:
         overflows = 0
         cfg = self.deps.config
         await self._until_ready()
+        counted = self.deps.depth > 0  # a sub-agent's steps are its task call's
         while True:
             self.scope.raise_if_cancelled()  # cancel point: before each model request
+            if not counted:
+                self.deps.budget.spend()  # --max-turns: the turn may end here
+                counted = True
             await self._compact_if_due(overflows)
             view = build_view(self.deps.journal.records, cfg.model)
             self._tell_left_out(view.images_left_out)
@@ -285,6 +291,7 @@ class Turn:
     async def _stream_reply(self, request: model.ModelRequest) -> Reply:
         reply = Reply()
         stream = self.deps.provider.stream(request)
+        started = time.monotonic()
         try:
             async with self.scope.linked():  # cancel point: while the stream is read
                 async for event in stream:
@@ -296,6 +303,7 @@ class Turn:
             reply.ended, reply.error = "error", exc
         finally:
             await _close_stream(stream)
+            self.deps.budget.api_seconds += time.monotonic() - started
         self.reader.settle(reply)
         return reply
 

@@ -9,6 +9,7 @@ from agent_tui.protocol.events import *  # noqa: F401,F403
 from agent_tui.protocol.events import Event
 from agent_tui.protocol.ops import *  # noqa: F401,F403
 from agent_tui.protocol.ops import OP_ADAPTER, Op
+from agent_tui.protocol.run_result import *  # noqa: F401,F403
 from agent_tui.protocol.states import *  # noqa: F401,F403
 
 __all__ = sorted(
