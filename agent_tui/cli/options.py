@@ -37,6 +37,7 @@ class Options:
     thinking: str | None = None  # None: the settings' thinking, else auto
     effort: str | None = None
     settings: Path | None = None  # --settings FILE: applied after the user's and project's
+    fork_session: bool = False  # --fork-session: --resume / --continue into a new session
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     group.add_argument("--resume", metavar="SESSION_ID")
     group.add_argument("--continue", dest="continue_", action="store_true",
                        help="continue the latest session of this workspace")
+    p.add_argument("--fork-session", action="store_true",
+                   help="with --resume or --continue: go on in a new session that starts "
+                   "from the same history (the original is left as it was)")
     p.add_argument("--script", type=Path, help="script file for the scripted provider")
     p.add_argument("-p", "--print", dest="print_mode", action="store_true",
                    help="print mode: run without a screen")
@@ -85,6 +89,8 @@ def parse_options(argv: list[str]) -> Options:
     provider = args.provider or ("anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "scripted")
     if args.print_mode and not args.prompt and args.input_format != "stream-json":
         raise UsageError("-p needs a prompt (or --input-format stream-json)")
+    if args.fork_session and not (args.resume or args.continue_):
+        raise UsageError("--fork-session goes with --resume ID or --continue")
     return Options(
         provider=provider,
         model=args.model,
@@ -102,6 +108,7 @@ def parse_options(argv: list[str]) -> Options:
         thinking=_checked_thinking(args.thinking),
         effort=args.effort,
         settings=args.settings.expanduser().resolve() if args.settings else None,
+        fork_session=args.fork_session,
     )
 
 

@@ -9,6 +9,7 @@ already hold.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
@@ -58,6 +59,24 @@ class AgentProcessRecord(_Record):
     owner: str
     pid: int
     workspace: str = ""  # again here: the session is found even if its first line is lost
+
+
+class ForkReason(StrEnum):
+    """Why a session began as a copy of another."""
+
+    OPEN_ELSEWHERE = "open_elsewhere"  # resumed while another agent process had it open
+    ASKED = "asked"  # --fork-session
+
+
+class SessionForkedRecord(_Record):
+    """The records before this one are a copy of session ``source``'s journal, up to
+    its record ``source_seq``; from here on this session goes its own way."""
+
+    kind: Literal["session_forked"] = "session_forked"
+    source: str
+    source_seq: int
+    reason: ForkReason
+    holder_pid: int | None = None  # the process that had the source open
 
 
 class UserMessageRecord(_Record):
@@ -292,6 +311,7 @@ Record = Annotated[
     Union[
         SessionStarted,
         AgentProcessRecord,
+        SessionForkedRecord,
         UserMessageRecord,
         ModelRequestRecord,
         RetryRecord,

@@ -1,7 +1,10 @@
 """Saved sessions: one folder per session under the state home, holding its journal.
 
 Lists sessions (time, workspace, first message, how the last turn ended), finds the
-latest one for a workspace (``--continue``) and opens one by id (``--resume``).
+latest one for a workspace (``--continue``) and opens one by id (``--resume``). A
+session is open in one agent process at a time (``session_lock.py``): opening one
+that is open elsewhere forks it, a new session whose journal starts as a copy of
+the other's up to its last whole line.
 """
 
 from __future__ import annotations
@@ -11,16 +14,19 @@ import secrets
 import time
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
+from agent_tui.atomic import write_atomic
 from agent_tui.core.journal import Journal
 from agent_tui.core.records import (
     AgentProcessRecord,
     SessionStarted,
     TurnEndedRecord,
+    ForkReason,
     UserMessageRecord,
 )
-from agent_tui.paths import folder_bytes
+from agent_tui.core.session_lock import SessionHeld, SessionLock
+from agent_tui.paths import folder_bytes, private_dir
 from agent_tui.units import format_bytes
 
 JOURNAL_NAME = "journal.jsonl"
@@ -40,6 +46,25 @@ class SessionNotFound(LookupError):
     pass
 
 
+class Fork(BaseModel):
+    """Where a forked session came from."""
+
+    source: str  # the session it is a copy of
+    reason: ForkReason
+    holder_pid: int | None = None  # open elsewhere: the process that has it
+
+
+class OpenedSession(BaseModel):
+    """A session this process holds: its id, its journal's path and its lock."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    id: str
+    path: Path
+    lock: SessionLock
+    fork: Fork | None = None
+
+
 class SessionStore:
     def __init__(self, home: Path) -> None:
         self.root = home / "sessions"
@@ -49,6 +74,49 @@ class SessionStore:
 
     def journal_path(self, session_id: str) -> Path:
         return self.root / session_id / JOURNAL_NAME
+
+    def create(self) -> OpenedSession:
+        """A new session's folder, held by this process (its journal comes later)."""
+        while True:
+            session_id = self.new_id()
+            folder = self.root / session_id
+            private_dir(self.root)
+            try:
+                folder.mkdir(mode=0o700)
+            except FileExistsError:
+                continue
+            return OpenedSession(id=session_id, path=folder / JOURNAL_NAME,
+                                 lock=SessionLock.acquire(folder))
+
+    def open(self, session_id: str, *, fork: bool = False,
+             fork_if_held: bool = True) -> OpenedSession:
+        """Hold saved session ``session_id``; or, when ``fork`` is asked or it is open
+        elsewhere (unless ``fork_if_held`` is False: then SessionHeld), a fork of it."""
+        info = self.find(session_id)
+        if fork:
+            return self._fork(info, Fork(source=session_id, reason=ForkReason.ASKED))
+        try:
+            lock = SessionLock.acquire(info.path.parent)
+        except SessionHeld as held:
+            if not fork_if_held:
+                raise
+            return self._fork(info, Fork(source=session_id, reason=ForkReason.OPEN_ELSEWHERE,
+                                         holder_pid=held.pid))
+        return OpenedSession(id=session_id, path=info.path, lock=lock)
+
+    def _fork(self, info: SessionInfo, fork: Fork) -> OpenedSession:
+        """A new session whose journal is the source's up to its last whole line (the
+        source's holder may be writing its next one)."""
+        data = info.path.read_bytes()
+        data = data[: data.rfind(b"\n") + 1]
+        opened = self.create()
+        try:
+            write_atomic(opened.path.parent, JOURNAL_NAME, data)
+        except BaseException:
+            opened.lock.release()
+            raise
+        opened.fork = fork
+        return opened
 
     def list(self) -> list[SessionInfo]:
         infos = []
