@@ -95,7 +95,12 @@ def test_a_fork_copies_whole_lines_only(tmp_path):
     fork = store.open(opened.id)
     assert fork.fork is not None and fork.fork.holder_pid == os.getpid()
     assert fork.id != opened.id
-    assert fork.path.read_bytes() == opened.path.read_bytes().rsplit(b"\n", 1)[0] + b"\n"
+    whole = opened.path.read_bytes().rsplit(b"\n", 1)[0] + b"\n"
+    copied = fork.path.read_bytes()
+    assert copied.startswith(whole) and copied.count(b"\n") == whole.count(b"\n") + 1
+    records = Journal.load(fork.path).records
+    assert [r.kind for r in records] == ["user_message", "session_forked"]
+    assert records[1].source == opened.id and records[1].source_seq == 1 and records[1].seq == 2
     fork.lock.release()
     journal.close()
 

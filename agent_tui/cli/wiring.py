@@ -182,6 +182,8 @@ class Wiring:
                           if isinstance(r, (SessionStarted, AgentProcessRecord)) and r.workspace),
                          None)
         workspace = Path(workspace) if workspace else (cwd or opts.cwd).resolve()
+        if opened.fork is not None:
+            emit(_forked(opened))
         settings = self.settings_for(Path(workspace))
         for problem in settings.problems:
             emit(Notice(level=NoticeLevel.ERROR, text=problem))
@@ -239,8 +241,6 @@ class Wiring:
                     session_id=session_id, workspace=str(workspace),
                     provider=provider.name, model=config.model,
                 ), durable=True)
-            if opened.fork is not None:
-                _forked(journal, opened, emit)
             journal.append(AgentProcessRecord(owner=OWNER_ID, pid=os.getpid(),
                                               workspace=str(workspace)), durable=True)
         except JournalWriteError as exc:
@@ -346,20 +346,12 @@ class Wiring:
         return mcp
 
 
-def _forked(journal: Journal, opened: Any, emit: Callable[[Event], None]) -> None:
-    """Record where a forked session came from, and say it (once)."""
+def _forked(opened: Any) -> Any:
+    """The notice that says this session is a fork (once: when it is made)."""
     from agent_tui.protocol import Notice, NoticeCode, NoticeLevel
-    from agent_tui.core.journal import JournalWriteError
-    from agent_tui.core.records import ForkReason, SessionForkedRecord
+    from agent_tui.core.records import ForkReason
 
     fork = opened.fork
-    try:
-        journal.append(SessionForkedRecord(
-            source=fork.source, source_seq=max((r.seq for r in journal.records), default=0),
-            reason=fork.reason, holder_pid=fork.holder_pid,
-        ), durable=True)
-    except JournalWriteError as exc:
-        emit(exc.notice())
     if fork.reason is ForkReason.ASKED:
         text = (f"forked session {fork.source} (--fork-session): this is session {opened.id}, "
                 "starting from the same history; the original is left as it was")
@@ -368,7 +360,7 @@ def _forked(journal: Journal, opened: Any, emit: Callable[[Event], None]) -> Non
         text = (f"session {fork.source} is open in another agent-tui ({who}): this is a fork "
                 f"of it, session {opened.id}, starting from the same history; the other agent "
                 "keeps writing its own")
-    emit(Notice(level=NoticeLevel.WARNING, text=text, code=NoticeCode.SESSION_FORKED))
+    return Notice(level=NoticeLevel.WARNING, text=text, code=NoticeCode.SESSION_FORKED)
 
 
 def _observed_by(emit: Callable[[Event], None], observe: Callable[[Any], None]) -> Callable[[Event], None]:

@@ -18,11 +18,13 @@ from pydantic import BaseModel, ConfigDict
 
 from agent_tui.atomic import write_atomic
 from agent_tui.core.journal import Journal
+from agent_tui.core.journal_lines import encode_line, parse_line
 from agent_tui.core.records import (
     AgentProcessRecord,
     SessionStarted,
     TurnEndedRecord,
     ForkReason,
+    SessionForkedRecord,
     UserMessageRecord,
 )
 from agent_tui.core.session_lock import SessionHeld, SessionLock
@@ -106,9 +108,17 @@ class SessionStore:
 
     def _fork(self, info: SessionInfo, fork: Fork) -> OpenedSession:
         """A new session whose journal is the source's up to its last whole line (the
-        source's holder may be writing its next one)."""
+        source's holder may be writing its next one), then a ``session_forked`` record:
+        written whole or not at all."""
         data = info.path.read_bytes()
         data = data[: data.rfind(b"\n") + 1]
+        seqs = [record.seq for line in data.split(b"\n") if line.strip()
+                for record in [parse_line(line)[0]] if record is not None]
+        last = max(seqs, default=0)
+        data += encode_line(SessionForkedRecord(
+            source=fork.source, source_seq=last, reason=fork.reason,
+            holder_pid=fork.holder_pid, seq=last + 1, ts=time.time(),
+        ))
         opened = self.create()
         try:
             write_atomic(opened.path.parent, JOURNAL_NAME, data)
