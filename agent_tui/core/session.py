@@ -27,7 +27,6 @@ from agent_tui.protocol import (
     PlanRewind,
     Rewind,
     SendNow,
-    SideEffects,
     Event,
     FollowUp,
     ImageAttachment,
@@ -42,21 +41,13 @@ from agent_tui.protocol import (
     StopBackground,
     SteerState,
     SteerStatus,
-    ToolState,
     TurnEnded,
     TurnStatus,
     UserMessage,
 )
+from agent_tui.core.forked import running_elsewhere, unknown_results
 from agent_tui.core.journal import JournalWriteError
-from agent_tui.core.records import (
-    ForkReason,
-    SessionForkedRecord,
-    SteerRecord,
-    ToolIntentRecord,
-    ToolResultRecord,
-    TurnEndedRecord,
-    UserMessageRecord,
-)
+from agent_tui.core.records import SteerRecord, TurnEndedRecord, UserMessageRecord
 from agent_tui.core.memory import MemoryFile, load_memory
 from agent_tui.core.model_control import ModelControl
 from agent_tui.core.prompt import build_system_prompt
@@ -178,7 +169,6 @@ class Session(SessionControls):
         started: list[str] = []
         ended: set[str] = set()
         steers: dict[str, SteerRecord] = {}
-        fork: SessionForkedRecord | None = None
         for record in self.deps.journal.records:
             if isinstance(record, UserMessageRecord) and record.turn_id not in started:
                 started.append(record.turn_id)
@@ -186,15 +176,6 @@ class Session(SessionControls):
                 ended.add(record.turn_id)
             elif isinstance(record, SteerRecord):
                 steers[record.id] = record
-            elif isinstance(record, SessionForkedRecord):
-                fork = record
-        detail = "the agent stopped while this turn ran"
-        if fork is not None and fork.reason is ForkReason.OPEN_ELSEWHERE:
-            # Only the last turn can be open: the source's agent was running it.
-            pid = f" (pid {fork.holder_pid})" if fork.holder_pid is not None else ""
-            detail = (f"this turn was still running in session {fork.source}'s agent{pid} "
-                      "when this session was forked from it; how it ended is in that session")
-            self._running_elsewhere(detail, [t for t in started if t not in ended])
         # Steers still queued when the agent stopped are offered back (at run()).
         self._offered_back = [r for r in steers.values() if r.state is SteerStatus.QUEUED]
         for steer in self._offered_back:
@@ -202,33 +183,21 @@ class Session(SessionControls):
                 id=steer.id, steer_kind=steer.steer_kind, state=SteerStatus.RETURNED,
                 text=steer.text,
             ))
+        records = self.deps.journal.records
+        detail = running_elsewhere(records)  # a fork: the source's agent runs it on
+        open_turns = {t for t in started if t not in ended}
+        for result in unknown_results(records, open_turns, self.tools, detail) if detail else []:
+            self._record(result)
         for turn_id in started:
             if turn_id not in ended:
                 self._record(
                     TurnEndedRecord(
                         turn_id=turn_id,
                         status=TurnStatus.CANCELLED,
-                        detail=detail,
+                        detail=detail or "the agent stopped while this turn ran",
                     )
                 )
         return len(started)
-
-    def _running_elsewhere(self, detail: str, open_turns: list[str]) -> None:
-        """A fork's calls that were still running in the source's agent: their result
-        is unknown here (it is recorded there), and they may have changed things."""
-        records = self.deps.journal.records
-        done = {r.tool_use_id for r in records if isinstance(r, ToolResultRecord)}
-        for intent in records:
-            if (isinstance(intent, ToolIntentRecord) and intent.turn_id in open_turns
-                    and intent.tool_use_id not in done):
-                tool = self.deps.tools.get(intent.name)
-                self._record(ToolResultRecord(
-                    turn_id=intent.turn_id, tool_use_id=intent.tool_use_id, name=intent.name,
-                    state=ToolState.UNKNOWN, is_error=True,
-                    content=f"{detail}; operation id {intent.operation_id}",
-                    side_effects=SideEffects.NONE if tool is not None and tool.read_only
-                    else SideEffects.UNVERIFIED,
-                ))
 
     # -- the way in (any thread) ---------------------------------------------------
 
