@@ -170,6 +170,26 @@ class ModelChangeRecord(_Record):
     thinking: str = ""
 
 
+class UserCommandRecord(_Record):
+    """Bash mode: a command the user ran (``!cmd``) and how it ended. The model is told
+    with the next user message, in Claude Code's shape (``model_texts``)."""
+
+    kind: Literal["user_command"] = "user_command"
+    id: str
+    command: str
+    state: ToolState
+    output: str = ""  # stdout and stderr merged, as the bash tool gives them
+    exit_code: int | None = None
+    signal: str | None = None
+    ended: str = ""  # how it ended when not by itself with exit code 0 ("" then)
+
+    def model_texts(self) -> list[str]:
+        """``<bash-input>``, then ``<bash-stdout>`` and ``<bash-stderr>`` (this one says
+        how it ended, when not with exit code 0: the output is merged in stdout)."""
+        return [f"<bash-input>{self.command}</bash-input>",
+                f"<bash-stdout>{self.output}</bash-stdout><bash-stderr>{self.ended}</bash-stderr>"]
+
+
 class ConversationClearedRecord(_Record):
     """``/clear``: the model view starts afresh here; what came before stays here."""
 
@@ -332,6 +352,7 @@ Record = Annotated[
         MemoryNoteRecord,
         ModelChangeRecord,
         ConversationClearedRecord,
+        UserCommandRecord,
     ],
     Field(discriminator="kind"),
 ]

@@ -26,6 +26,7 @@ from agent_tui.protocol import (
     ListRewindPoints,
     PlanRewind,
     Rewind,
+    RunShell,
     SendNow,
     Event,
     FollowUp,
@@ -45,6 +46,7 @@ from agent_tui.protocol import (
     TurnStatus,
     UserMessage,
 )
+from agent_tui.core.bash_mode import run_user_command
 from agent_tui.core.forked import running_elsewhere, unknown_results
 from agent_tui.core.journal import JournalWriteError
 from agent_tui.core.records import SteerRecord, TurnEndedRecord, UserMessageRecord
@@ -283,7 +285,7 @@ class Session(SessionControls):
             self._emit(exc.notice())
 
     def _handle(self, op: Any) -> None:
-        held = (UserMessage, FollowUp, SendNow, Compact, ClearConversation)
+        held = (UserMessage, FollowUp, SendNow, Compact, ClearConversation, RunShell)
         if isinstance(op, held) and self._rewind_task is not None:
             self._held.append(op)  # starts once the rewind (or compaction) is done
             return
@@ -318,6 +320,14 @@ class Session(SessionControls):
         elif isinstance(op, StopBackground):
             if not any(work.request_stop(op.id) for work in self.background):
                 self._emit(Notice(level=NoticeLevel.WARNING, text=f"no background job {op.id!r}"))
+        elif isinstance(op, RunShell):
+            if self._turn is not None:
+                self._emit(Notice(level=NoticeLevel.WARNING, text="a turn is running: ! commands "
+                                  "run when the agent is idle (stop it with Esc first)"))
+            else:  # held like a rewind: what is sent meanwhile waits for it; Esc stops it
+                scope = self._hold_scope = self.root.child("bash_mode")
+                self._rewinding(self._answer(run_user_command(self.deps, scope, op.command),
+                                             what="the command"), then=self._end_hold)
         elif isinstance(op, ListRewindPoints):
             self._side(self._answer(self.rewinder.points()))
         elif isinstance(op, PlanRewind):
@@ -330,6 +340,11 @@ class Session(SessionControls):
                 self._emit(Notice(level=NoticeLevel.WARNING, text="a rewind is already running"))
             else:
                 self._rewinding(self._answer(self.rewinder.rewind(op)))
+
+    def _end_hold(self) -> None:
+        if self._hold_scope is not None:
+            self._hold_scope.detach()
+        self._hold_scope = None
 
     def _side(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)

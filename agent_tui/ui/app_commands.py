@@ -60,6 +60,9 @@ class CommandsMixin:
     # -- the input ----------------------------------------------------------------------
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        if event.text.startswith("!"):
+            self._run_shell(event.text)
+            return
         line = parse_command_line(event.text)
         if line is not None:
             if not run_command(self, self.commands(), line, event.mode):  # type: ignore[arg-type]
@@ -81,6 +84,19 @@ class CommandsMixin:
                 self.notice("warning", "image not attached: " + "; ".join(named.refused))
         if not self.running:
             self.queue_pane.clear_settled()
+
+    def _run_shell(self, text: str) -> None:
+        """Bash mode: ``!cmd`` runs at once, outside any turn (no model request)."""
+        from agent_tui.protocol import RunShell
+
+        command = text[1:].strip()
+        if not command:
+            return
+        if self.running:
+            self.notice("info", "a turn is running: stop it (Esc) before a ! command")
+            self.prompt.put_back(text)
+            return
+        self.submit(RunShell(command=command))
 
     def on_text_area_changed(self, event: Any) -> None:
         if event.text_area is self.prompt:

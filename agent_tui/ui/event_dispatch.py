@@ -29,6 +29,7 @@ from agent_tui.protocol import (
     SteerState,
     TextDelta,
     ThinkingDelta,
+    BASH_MODE_ID_PREFIX,
     ToolOutput,
     ToolStateChanged,
     TurnEnded,
@@ -103,6 +104,7 @@ class EventDispatch:
     def __init__(self, screen: Screen) -> None:
         self.screen = screen
         self.diffs: dict[str, FileDiff] = {}  # tool_use_id -> the change shown for it
+        self.bash_mode: set[str] = set()  # the user's ! commands running now (Esc stops them)
 
     def handle(self, event: Event) -> None:
         s = self.screen
@@ -182,6 +184,11 @@ class EventDispatch:
 
     def _tool_state(self, event: ToolStateChanged) -> None:
         s = self.screen
+        if event.tool_use_id.startswith(BASH_MODE_ID_PREFIX):
+            if event.state is ToolState.RUNNING:
+                self.bash_mode.add(event.tool_use_id)
+            else:
+                self.bash_mode.discard(event.tool_use_id)
         # Arguments still arriving: nothing honest to show yet.
         summary = "" if event.state is ToolState.STREAMING else event.summary
         detail = event.detail
