@@ -103,3 +103,33 @@ async def test_esc_stops_a_bang_command_in_a_real_session(tmp_path: Path) -> Non
     (record,) = [r for r in journal.records if isinstance(r, UserCommandRecord)]
     assert record.state is ToolState.CANCELLED_WHILE_RUNNING and "begun" in record.output
     assert record.ended.startswith("Interrupted by the user")
+
+
+@pytest.mark.asyncio
+async def test_a_resumed_session_shows_its_bang_commands(tmp_path: Path) -> None:
+    from agent_tui.core.records import TurnEndedRecord, UserMessageRecord
+    from agent_tui.protocol import TurnStatus
+
+    path = tmp_path / "journal.jsonl"
+    journal = Journal(path)
+    journal.append(UserCommandRecord(id="bash_mode_aaaaaaaaaaaa", command="echo hi",
+                                     state=ToolState.SUCCEEDED, output="hi there\n", exit_code=0))
+    journal.append(UserMessageRecord(turn_id="t1", text="what did it say?"))
+    journal.append(TurnEndedRecord(turn_id="t1", status=TurnStatus.COMPLETED))
+    journal.close()
+
+    def make(emit):
+        return Session(SessionDeps(
+            config=AgentConfig(workspace=tmp_path, model="scripted"),
+            provider=ScriptedProvider(demo_script(), delay=0.0), tools=ToolSet([]),
+            policy=AllowAll(), journal=Journal.load(path), emit=emit,
+        ))
+
+    app = AgentApp(make, cursor_blink=False, welcome=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_until(pilot, lambda: "resumed:" in app.transcript.plain_text(), what="replay")
+        app.flush()
+        await pilot.pause()
+        shown = app.transcript.plain_text()
+        assert shown.index("! echo hi") < shown.index("hi there") < shown.index("what did it say?")
+        assert app.prompt.sent == ["!echo hi", "what did it say?"]
