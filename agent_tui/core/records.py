@@ -190,6 +190,13 @@ class UserCommandRecord(_Record):
                 f"<bash-stdout>{self.output}</bash-stdout><bash-stderr>{self.ended}</bash-stderr>"]
 
 
+class SessionNamedRecord(_Record):
+    """``/rename``: the session's name from here on (the last one counts)."""
+
+    kind: Literal["session_named"] = "session_named"
+    name: str
+
+
 class ConversationClearedRecord(_Record):
     """``/clear``: the model view starts afresh here; what came before stays here."""
 
@@ -353,6 +360,7 @@ Record = Annotated[
         ModelChangeRecord,
         ConversationClearedRecord,
         UserCommandRecord,
+        SessionNamedRecord,
     ],
     Field(discriminator="kind"),
 ]

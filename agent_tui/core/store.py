@@ -25,6 +25,7 @@ from agent_tui.core.records import (
     TurnEndedRecord,
     ForkReason,
     SessionForkedRecord,
+    SessionNamedRecord,
     UserMessageRecord,
 )
 from agent_tui.core.session_lock import SessionHeld, SessionLock
@@ -42,6 +43,7 @@ class SessionInfo(BaseModel):
     first_message: str = ""
     last_status: str = ""
     bytes_used: int = 0  # the session's folder: journal, branches, checkpoints
+    name: str = ""  # /rename
 
 
 class SessionNotFound(LookupError):
@@ -174,13 +176,16 @@ def _summarise(session_id: str, path: Path) -> SessionInfo:
             info.first_message = record.text
         elif isinstance(record, TurnEndedRecord):
             info.last_status = record.status
+        elif isinstance(record, SessionNamedRecord):
+            info.name = record.name
     return info
 
 
 def describe(info: SessionInfo) -> str:
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated))
     first = json.dumps(info.first_message[:60])
+    name = f"[{info.name}]  " if info.name else ""
     return (
         f"{info.id}  {when}  {info.last_status or '-':9}  {format_bytes(info.bytes_used):>9}  "
-        f"{info.workspace}  {first}"
+        f"{name}{info.workspace}  {first}"
     )

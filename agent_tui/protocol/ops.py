@@ -178,6 +178,14 @@ class ClearConversation(BaseModel):
     type: Literal["clear_conversation"] = "clear_conversation"
 
 
+class RenameSession(BaseModel):
+    """Name the session (``/rename``): ``agent-tui sessions`` and ``/resume`` show it.
+    Answered by a ``notice``."""
+
+    type: Literal["rename_session"] = "rename_session"
+    name: str
+
+
 BASH_MODE_ID_PREFIX = "bash_mode_"  # the tool_use_id of a RunShell's command
 
 
@@ -228,6 +236,7 @@ Op = Annotated[
         SetThinking,
         ClearConversation,
         RunShell,
+        RenameSession,
         ShowContext,
         EditQueued,
         RemoveQueued,

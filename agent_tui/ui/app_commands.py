@@ -209,9 +209,13 @@ class CommandsMixin:
             line = Text(no_wrap=True, overflow="ellipsis")
             line.append(f"{self.format_time(info.updated):>12}  ", style="dim")
             line.append(f"{clean(info.last_status) or '-':<9}  ", style="dim")
-            line.append(first_line(info.first_message, 80) or "(no message)", style="bold")
+            if getattr(info, "name", ""):  # /rename
+                line.append(f"{first_line(info.name, 40)}  ", style="bold")
+            line.append(first_line(info.first_message, 80) or "(no message)",
+                        style="" if getattr(info, "name", "") else "bold")
             line.append(f"  {clean(info.workspace)}", style="dim")
-            items.append(PickItem(info.id, line, search=f"{info.first_message} {info.workspace} {info.id}"))
+            items.append(PickItem(info.id, line, search=f"{getattr(info, 'name', '')} {info.first_message} "
+                                                        f"{info.workspace} {info.id}"))
 
         def chosen(session_id: str | None) -> None:
             if session_id is None:
