@@ -289,3 +289,28 @@ async def test_acp_load_of_a_session_open_elsewhere_is_refused_naming_the_pid(tm
                 await other.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
             assert f"pid {proc.pid}" in str(refused.value.data)
     assert list(_sessions(tmp_path / "home")) == [sid]  # no fork, nothing written
+
+
+def test_the_tuis_resume_path_forks_a_session_held_and_continues_one_let_go(tmp_path, monkeypatch):
+    """``/resume`` opens through ``Wiring.session_maker``: a session this or any other
+    process holds opens as a fork; once let go, the same session."""
+    from agent_tui.cli.options import parse_options
+    from agent_tui.cli.wiring import Wiring
+    from tests.harness import Recorder
+
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
+    wiring = Wiring(parse_options(["--provider", "scripted", "--cwd", str(tmp_path)]),
+                    interactive=True)
+    first_id, first = wiring.open_session(Recorder())
+    seen = Recorder()
+    forked = wiring.session_maker(first_id)(seen)
+    notices = [e for e in seen.of("notice") if e.code == "session_forked"]
+    assert len(notices) == 1 and f"pid {os.getpid()}" in notices[0].text
+    assert forked.deps.config.session_id != first_id
+    forked.deps.journal.close()
+    first.deps.journal.close()  # the session closes: its lock goes
+    again = Recorder()
+    resumed = wiring.session_maker(first_id)(again)
+    assert resumed.deps.config.session_id == first_id
+    assert not [e for e in again.of("notice") if e.code == "session_forked"]
+    resumed.deps.journal.close()
