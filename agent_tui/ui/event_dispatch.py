@@ -37,7 +37,14 @@ from agent_tui.protocol import (
     TurnStateChanged,
     Usage,
 )
-from agent_tui.protocol.states import HookRunState, SteerStatus, ToolState, TurnState, TurnStatus
+from agent_tui.protocol.states import (
+    HookRunState,
+    NoticeCode,
+    SteerStatus,
+    ToolState,
+    TurnState,
+    TurnStatus,
+)
 from agent_tui.ui.diffs import DIFF_TOOLS, FileDiff, diff_for_call
 from agent_tui.ui.rewind_report import restores_conversation, rewind_report
 from agent_tui.ui.safe_text import clean
@@ -144,6 +151,10 @@ class EventDispatch:
                 s.status.set_retry(event.attempt + 1, event.delay, clean(event.reason))
             case Notice():
                 s.status.set_notice(event.level, event.text, event.code)
+                if event.code is NoticeCode.SESSION_FORKED:  # said once: whole, where it stays
+                    from rich.text import Text
+
+                    s.transcript.add_turn_end(Text(f"⑂ {clean(event.text)}", style="bold"))
             case RewindPoints():
                 if s.rewind_slot.screen is not None:
                     s.rewind_slot.screen.show_points(event)
