@@ -9,7 +9,10 @@ Two kinds of trial, each drawn from its own seed (printed with any failure, save
 - **interrupt** (``chaos_interrupts``): a scenario in-process, Esc at a random moment;
 - **crash** (``chaos_crash``): a scripted session as a real agent process, SIGKILLed
   at a random moment (mostly at a journal write, an fsync or a checkpoint's git
-  command), then ``--continue`` and every invariant of a crash checked.
+  command), then ``--continue`` and every invariant of a crash checked;
+- **concurrent** (``chaos_concurrent``): two or three agent processes on one session
+  at once (``--resume``, ``--continue``), some SIGKILLed: forks, locks and journals
+  checked (``chaos_concurrent_checks``).
 
 ``--trials`` (in all, shared evenly among the kinds) run ``--jobs`` at a time
 (``chaos_pool``). The last line printed is exactly ``N passed, M failed``.
@@ -27,7 +30,7 @@ from dataclasses import dataclass
 from bench.stats import RESULTS_DIR
 
 FAILURES_FILE = RESULTS_DIR / "chaos-failures.txt"
-KINDS = ("interrupt", "crash")
+KINDS = ("interrupt", "crash", "concurrent")
 
 
 @dataclass
@@ -82,6 +85,11 @@ def _kind_summary(kind: str, outcomes: list[Outcome]) -> str:
         detail = ("scenarios: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
                   + "; first turns: " + ", ".join(f"{v} {k}" for k, v in sorted(ends.items()))
                   + f"; Esc mid-thinking: {mid}")
+    elif kind == "concurrent":
+        forks = sum(int(o.status.split(", ")[1].split()[0]) for o in mine if "fork" in o.status)
+        killed = sum(int(o.status.split(", ")[2].split()[0]) for o in mine if "killed" in o.status)
+        three = sum(1 for o in mine if o.status.startswith("3 agents"))
+        detail = f"{three} with three agents; {forks} forks; {killed} agents killed"
     else:
         full = [o.points for o in mine if o.status == "no kill"]
         detail = ("killed at: " + ", ".join(f"{k} {v}" for k, v in sorted(ends.items()))

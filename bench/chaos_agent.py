@@ -165,9 +165,10 @@ class AgentRun:
             pass  # the agent is gone
 
     def close_stdin(self) -> None:
-        if self._in_w >= 0:
-            os.close(self._in_w)
-            self._in_w = -1
+        with self._cond:  # from the driver's thread or the trial's: closed once
+            fd, self._in_w = self._in_w, -1
+        if fd >= 0:
+            os.close(fd)
 
     # -- events out -------------------------------------------------------------------
 
@@ -243,8 +244,10 @@ class AgentRun:
         for thread in self._threads:
             thread.join(5)
         self.close_stdin()
-        try:
-            os.close(self._to_agent_w)
-        except OSError:
-            pass
+        fd, self._to_agent_w = self._to_agent_w, -1
+        if fd >= 0:  # once: a second close could hit a descriptor reused since
+            try:
+                os.close(fd)
+            except OSError:
+                pass
         return self.proc.exitcode

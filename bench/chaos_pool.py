@@ -41,14 +41,16 @@ def run_one(kind: str, seed: int) -> Any:
     global _fork
     if _srv is None:
         _start_worker()
-    if kind == "crash":
+    if kind in ("crash", "concurrent"):
         from bench.chaos_agent import fork_context
+        from bench.chaos_concurrent import run_trial as concurrent_trial
         from bench.chaos_crash import run_trial as crash_trial
 
         if _fork is None:
             _fork = fork_context()
         base = SCRATCH if SCRATCH.is_dir() and os.access(SCRATCH, os.W_OK) else None
-        return crash_trial(_srv, _fork, seed, base=base)
+        trial = crash_trial if kind == "crash" else concurrent_trial
+        return trial(_srv, _fork, seed, base=base)
     from bench.chaos_interrupts import run_trial as interrupt_trial
 
     outcome = asyncio.run(interrupt_trial(_srv, seed))

@@ -65,6 +65,7 @@ from agent_tui.acp.prompt_content import prompt_message
 from agent_tui.acp.transport import claim_stdout, open_stdio
 from agent_tui.protocol import Event
 from agent_tui.core.session import Session
+from agent_tui.core.session_lock import SessionHeld
 from agent_tui.core.store import SessionNotFound
 
 log = logging.getLogger("agent_tui.acp")
@@ -80,6 +81,7 @@ class SessionOpener(Protocol):
         session_id: str | None = None,
         cwd: Path | None = None,
         mcp_servers: list[Any] | None = None,
+        fork_if_held: bool = True,
     ) -> tuple[str, Session]: ...
 
 
@@ -180,13 +182,20 @@ class AcpAgent:
         try:
             # On a thread: building a session imports the provider's SDK (about a
             # second), and other sessions' updates must keep flowing meanwhile.
+            # session/load answers for the id it was given: a session open in another
+            # agent process is refused, not forked (a fork would need a new id).
             new_id, session = await asyncio.to_thread(
                 self.wiring.open_session, emit, session_id=session_id, cwd=workspace,
-                mcp_servers=mcp_servers,
+                mcp_servers=mcp_servers, fork_if_held=False,
             )
         except SessionNotFound as exc:
             raise RequestError.invalid_params(
                 {"sessionId": session_id, "details": f"no saved session: {exc}"}
+            ) from None
+        except SessionHeld as exc:
+            raise RequestError.invalid_request(
+                {"sessionId": session_id, "details": f"{exc}: close it there first, or "
+                 "session/new"}
             ) from None
         bridge = SessionBridge(new_id, self.conn)
         target.append(bridge)

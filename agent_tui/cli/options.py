@@ -59,6 +59,7 @@ class Options:
     disallowed_tools: list[str] = field(default_factory=list)
     system_prompt: str | None = None  # --system-prompt: instead of the default one
     append_system_prompt: str = ""
+    fork_session: bool = False  # --fork-session: --resume / --continue into a new session
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -83,6 +84,9 @@ def _parser() -> argparse.ArgumentParser:
     group.add_argument("-r", "--resume", metavar="SESSION_ID")
     group.add_argument("-c", "--continue", dest="continue_", action="store_true",
                        help="continue the latest session of this workspace")
+    p.add_argument("--fork-session", action="store_true",
+                   help="with --resume or --continue: go on in a new session that starts "
+                   "from the same history (the original is left as it was)")
     p.add_argument("--script", type=Path, help="script file for the scripted provider")
     p.add_argument("-p", "--print", dest="print_mode", action="store_true",
                    help="print mode: run without a screen")
@@ -144,6 +148,8 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
                 "the rules with --") if allowed or disallowed else ""
         raise UsageError(f"-p needs a prompt, as an argument or on stdin (or --input-format "
                          f"stream-json){hint}")
+    if args.fork_session and not (args.resume or args.continue_):
+        raise UsageError("--fork-session goes with --resume ID or --continue")
     return Options(
         provider=provider,
         model=args.model,
@@ -167,6 +173,7 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         disallowed_tools=disallowed,
         system_prompt=args.system_prompt,
         append_system_prompt=args.append_system_prompt,
+        fork_session=args.fork_session,
     )
 
 

@@ -101,7 +101,8 @@ class Wiring:
         return self._store
 
     def make_session(self, emit: Callable[[Event], None]) -> Session:
-        _, session = self.open_session(emit, session_id=self.chosen_id)
+        _, session = self.open_session(emit, session_id=self.chosen_id,
+                                       fork=self.opts.fork_session)
         return session
 
     # The TUI's /resume (ui.core_host.SessionDirectory).
@@ -119,13 +120,49 @@ class Wiring:
         session_id: str | None = None,
         cwd: Path | None = None,
         mcp_servers: list[Any] | None = None,
+        fork: bool = False,
+        fork_if_held: bool = True,
     ) -> tuple[str, Session]:
         """A new session (``session_id`` None) or a saved one; raises SessionNotFound.
 
-        ``mcp_servers`` (``ServerConfig``s, e.g. those an ACP client sent) join the MCP
-        config files' servers."""
+        A saved session open in another agent process is forked (a new session from
+        the same history, said in a notice); ``fork`` forks it in any case;
+        ``fork_if_held`` False raises SessionHeld instead. ``mcp_servers``
+        (``ServerConfig``s, e.g. those an ACP client sent) join the MCP config files'
+        servers."""
+        from agent_tui.core.journal import Journal
+        from agent_tui.tools.process.orphans import start_orphan_reaper
+
+        # This process is the subreaper of what its commands leave behind: reap the
+        # orphans no run waits for (a daemon an MCP server started, a detached git).
+        start_orphan_reaper()
+        opened = self._hold(session_id, fork=fork, fork_if_held=fork_if_held)
+        try:
+            journal = Journal.load(opened.path) if session_id is not None else Journal(opened.path)
+        except OSError as exc:
+            opened.lock.release()
+            raise UsageError(f"cannot read the journal {opened.path}: "
+                             f"{exc.strerror or exc}") from None
+        journal.lock = opened.lock  # closing the journal (the session) lets it go
+        try:
+            return self._open_held(emit, opened, journal, cwd=cwd, mcp_servers=mcp_servers)
+        except BaseException:
+            journal.close()
+            raise
+
+    def _hold(self, session_id: str | None, *, fork: bool, fork_if_held: bool) -> Any:
+        """The session to open, held by this process (core/store.py): a new one, the
+        saved one, or a fork of it."""
+        if session_id is None:
+            return self.store.create()
+        return self.store.open(session_id, fork=fork, fork_if_held=fork_if_held)
+
+    def _open_held(
+        self, emit: Callable[[Event], None], opened: Any, journal: Journal, *,
+        cwd: Path | None, mcp_servers: list[Any] | None,
+    ) -> tuple[str, Session]:
         from agent_tui.protocol import Notice, NoticeCode, NoticeLevel
-        from agent_tui.core.journal import Journal, JournalWriteError
+        from agent_tui.core.journal import JournalWriteError
         from agent_tui.core.records import AgentProcessRecord, SessionStarted
         from agent_tui.core.session import Session
         from agent_tui.core.budget import RequestBudget
@@ -141,24 +178,14 @@ class Wiring:
         from agent_tui.permissions import PermissionRules, Permissions
         from agent_tui.tools.registry import default_tools
 
-        # This process is the subreaper of what its commands leave behind: reap the
-        # orphans no run waits for (a daemon an MCP server started, a detached git).
-        start_orphan_reaper()
         opts = self.opts
-        if session_id is None:
-            session_id = self.store.new_id()
-            path = self.store.journal_path(session_id)
-            private_dir(path.parent)
-            journal = Journal(path)
-            workspace = (cwd or opts.cwd).resolve()
-        else:
-            info = self.store.find(session_id)
-            try:
-                journal = Journal.load(info.path)
-            except OSError as exc:
-                raise UsageError(f"cannot read the journal {info.path}: "
-                                 f"{exc.strerror or exc}") from None
-            workspace = Path(info.workspace) if info.workspace else (cwd or opts.cwd)
+        session_id = opened.id
+        workspace = next((r.workspace for r in journal.records
+                          if isinstance(r, (SessionStarted, AgentProcessRecord)) and r.workspace),
+                         None)
+        workspace = Path(workspace) if workspace else (cwd or opts.cwd).resolve()
+        if opened.fork is not None:
+            emit(_forked(opened))
         settings = self.settings_for(Path(workspace))
         for problem in settings.problem_details:  # a part skipped alone is a warning
             emit(Notice(level=NoticeLevel.WARNING if problem.only_this else NoticeLevel.ERROR,
@@ -228,7 +255,8 @@ class Wiring:
                            subagents=SubAgents(journal, emit), usage=UsageMeter(prices),
                            limits=ModelLimits(settings.context_window), hooks=hooks,
                            budget=RequestBudget(limit=opts.max_turns))
-        leftovers = self._leftovers(journal, emit)
+        # A fork's earlier agents are the source's: what they left running is its own.
+        leftovers = self._leftovers(journal if opened.fork is None else None, emit)
         try:
             if not journal.records:
                 journal.append(SessionStarted(
@@ -260,14 +288,15 @@ class Wiring:
             emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
         return skills, agent_types
 
-    def _leftovers(self, journal: Journal, emit: Callable[[Event], None]) -> Any:
+    def _leftovers(self, journal: Journal | None, emit: Callable[[Event], None]) -> Any:
         """What earlier agent processes of this session left running (resume)."""
         from agent_tui.protocol import Notice, NoticeLevel
         from agent_tui.core.records import AgentProcessRecord
         from agent_tui.tools.leftovers import Leftovers, find_leftovers
         from agent_tui.tools.process import OWNER_ID
 
-        owners = {r.owner for r in journal.records if isinstance(r, AgentProcessRecord)}
+        records = journal.records if journal is not None else []
+        owners = {r.owner for r in records if isinstance(r, AgentProcessRecord)}
         found = find_leftovers(owners - {OWNER_ID})
         if found:
             listing = "; ".join(f"{r.pid} {r.cmdline}" for r in found)
@@ -351,6 +380,23 @@ class Wiring:
         mcp.on_status(on_status)
         mcp.on_tools_changed(on_tools_changed)
         return mcp
+
+
+def _forked(opened: Any) -> Any:
+    """The notice that says this session is a fork (once: when it is made)."""
+    from agent_tui.protocol import Notice, NoticeCode, NoticeLevel
+    from agent_tui.core.records import ForkReason
+
+    fork = opened.fork
+    if fork.reason is ForkReason.ASKED:
+        text = (f"forked session {fork.source} (--fork-session): this is session {opened.id}, "
+                "starting from the same history; the original is left as it was")
+    else:
+        who = f"pid {fork.holder_pid}" if fork.holder_pid is not None else "a process that did not say its pid"
+        text = (f"session {fork.source} is open in another agent-tui ({who}): this is a fork "
+                f"of it, session {opened.id}, starting from the same history; the other agent "
+                "keeps writing its own")
+    return Notice(level=NoticeLevel.WARNING, text=text, code=NoticeCode.SESSION_FORKED)
 
 
 def _observed_by(emit: Callable[[Event], None], observe: Callable[[Any], None]) -> Callable[[Event], None]:

@@ -31,6 +31,7 @@ from agent_tui.core.records import (
     ToolIntentRecord,
     ToolResultRecord,
     TurnEndedRecord,
+    UserCommandRecord,
     UserMessageRecord,
 )
 from agent_tui.core.image_budget import fit_images
@@ -367,6 +368,9 @@ def build_view(records: Iterable[Any], model: str | None = None) -> View:
         elif isinstance(record, MemoryNoteRecord):
             b.user_text(f"[Instructions from {record.path}, which applies to work in its folder:]"
                         f"\n{record.text}")
+        elif isinstance(record, UserCommandRecord):  # bash mode: before the next message
+            for text in record.model_texts():
+                b.user_text(text)
         elif isinstance(record, ToolIntentRecord):
             b.started[record.tool_use_id] = record.operation_id
         elif isinstance(record, ToolResultRecord):

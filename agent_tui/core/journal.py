@@ -8,8 +8,10 @@ a line cut short or changed on disk is set aside at load (and named to the user)
 never read as something else. A write that fails raises :class:`JournalWriteError` and
 leaves no part of a line behind; the record is still kept in memory (the session goes
 on), the caller says so to the user, and the next write that succeeds saves every
-waiting record first (``on_recovered`` is told). The model view (``history.py``) is
-derived from these records and never edited by hand."""
+waiting record first (``on_recovered`` is told). A session's journal is written only
+while its process holds the session's lock (``session_lock.py``, given as ``lock``);
+closing the journal lets the lock go. The model view (``history.py``) is derived from
+these records and never edited by hand."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from typing import Any
 
 from agent_tui import crash_points
 from agent_tui.core.journal_lines import SET_ASIDE_SUFFIX, SetAside, encode_line, parse_line
+from agent_tui.core.session_lock import SessionLock
 from agent_tui.protocol.events import Notice
 from agent_tui.protocol.states import NoticeCode, NoticeLevel
 
@@ -54,6 +57,8 @@ class Journal:
         self.damaged: list[SetAside] = []  # the same lines, described
         # Told when writes succeed again after a failure (the session's emit).
         self.on_recovered: Callable[[Notice], None] | None = None
+        # The session's lock: while it is held no other process writes this file.
+        self.lock: SessionLock | None = None
 
     @classmethod
     def load(cls, path: Path) -> Journal:
@@ -135,6 +140,9 @@ class Journal:
 
     def _write_unsaved(self, kind: str, durable: bool) -> None:
         assert self.path is not None
+        if self.lock is not None and not self.lock.held:
+            # Another agent process may hold the session now: never write beside it.
+            raise OSError(0, "the session is closed in this process")
         point = f"{kind}:{self.path.name}"
         fd = self._open()
         start = os.fstat(fd).st_size
@@ -201,5 +209,8 @@ class Journal:
                 pass
 
     def close(self) -> None:
+        """Close the file and let the session's lock go."""
         with self._lock:
             self._close_quietly()
+            if self.lock is not None:
+                self.lock.release()

@@ -9,6 +9,7 @@ already hold.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
@@ -59,6 +60,24 @@ class AgentProcessRecord(_Record):
     owner: str
     pid: int
     workspace: str = ""  # again here: the session is found even if its first line is lost
+
+
+class ForkReason(StrEnum):
+    """Why a session began as a copy of another."""
+
+    OPEN_ELSEWHERE = "open_elsewhere"  # resumed while another agent process had it open
+    ASKED = "asked"  # --fork-session
+
+
+class SessionForkedRecord(_Record):
+    """The records before this one are a copy of session ``source``'s journal, up to
+    its record ``source_seq``; from here on this session goes its own way."""
+
+    kind: Literal["session_forked"] = "session_forked"
+    source: str
+    source_seq: int
+    reason: ForkReason
+    holder_pid: int | None = None  # the process that had the source open
 
 
 class UserMessageRecord(_Record):
@@ -158,6 +177,33 @@ class ModelChangeRecord(_Record):
     kind: Literal["model_change"] = "model_change"
     model: str
     thinking: str = ""
+
+
+class UserCommandRecord(_Record):
+    """Bash mode: a command the user ran (``!cmd``) and how it ended. The model is told
+    with the next user message, in Claude Code's shape (``model_texts``)."""
+
+    kind: Literal["user_command"] = "user_command"
+    id: str
+    command: str
+    state: ToolState
+    output: str = ""  # stdout and stderr merged, as the bash tool gives them
+    exit_code: int | None = None
+    signal: str | None = None
+    ended: str = ""  # how it ended when not by itself with exit code 0 ("" then)
+
+    def model_texts(self) -> list[str]:
+        """``<bash-input>``, then ``<bash-stdout>`` and ``<bash-stderr>`` (this one says
+        how it ended, when not with exit code 0: the output is merged in stdout)."""
+        return [f"<bash-input>{self.command}</bash-input>",
+                f"<bash-stdout>{self.output}</bash-stdout><bash-stderr>{self.ended}</bash-stderr>"]
+
+
+class SessionNamedRecord(_Record):
+    """``/rename``: the session's name from here on (the last one counts)."""
+
+    kind: Literal["session_named"] = "session_named"
+    name: str
 
 
 class ConversationClearedRecord(_Record):
@@ -301,6 +347,7 @@ Record = Annotated[
     Union[
         SessionStarted,
         AgentProcessRecord,
+        SessionForkedRecord,
         UserMessageRecord,
         ModelRequestRecord,
         RetryRecord,
@@ -322,6 +369,8 @@ Record = Annotated[
         ModelChangeRecord,
         PermissionModeRecord,
         ConversationClearedRecord,
+        UserCommandRecord,
+        SessionNamedRecord,
     ],
     Field(discriminator="kind"),
 ]

@@ -27,6 +27,7 @@ from agent_tui.protocol import (
     ListRewindPoints,
     PlanRewind,
     Rewind,
+    RunShell,
     SendNow,
     Event,
     FollowUp,
@@ -49,6 +50,8 @@ from agent_tui.protocol import (
 from agent_tui.core.claude_transcript import ClaudeTranscript
 from agent_tui.core.command_run import CommandRun
 from agent_tui.core.command_turns import CommandTurns
+from agent_tui.core.bash_mode import run_user_command
+from agent_tui.core.forked import running_elsewhere, unknown_results
 from agent_tui.core.journal import JournalWriteError
 from agent_tui.core.records import (
     PermissionModeRecord,
@@ -214,13 +217,18 @@ class Session(SessionControls, CommandTurns):
                 id=steer.id, steer_kind=steer.steer_kind, state=SteerStatus.RETURNED,
                 text=steer.text,
             ))
+        records = self.deps.journal.records
+        detail = running_elsewhere(records)  # a fork: the source's agent runs it on
+        open_turns = {t for t in started if t not in ended}
+        for result in unknown_results(records, open_turns, self.tools, detail) if detail else []:
+            self._record(result)
         for turn_id in started:
             if turn_id not in ended:
                 self._record(
                     TurnEndedRecord(
                         turn_id=turn_id,
                         status=TurnStatus.CANCELLED,
-                        detail="the agent stopped while this turn ran",
+                        detail=detail or "the agent stopped while this turn ran",
                     )
                 )
         return len(started)
@@ -324,7 +332,7 @@ class Session(SessionControls, CommandTurns):
             self._emit(exc.notice())
 
     def _handle(self, op: Any) -> None:
-        held = (UserMessage, FollowUp, SendNow, Compact, ClearConversation, CommandRun)
+        held = (UserMessage, FollowUp, SendNow, Compact, ClearConversation, CommandRun, RunShell)
         if isinstance(op, held) and self._rewind_task is not None:
             self._held.append(op)  # starts once the rewind (or compaction) is done
             return
@@ -362,6 +370,14 @@ class Session(SessionControls, CommandTurns):
         elif isinstance(op, StopBackground):
             if not any(work.request_stop(op.id) for work in self.background):
                 self._emit(Notice(level=NoticeLevel.WARNING, text=f"no background job {op.id!r}"))
+        elif isinstance(op, RunShell):
+            if self._turn is not None:
+                self._emit(Notice(level=NoticeLevel.WARNING, text="a turn is running: ! commands "
+                                  "run when the agent is idle (stop it with Esc first)"))
+            else:  # held like a rewind: what is sent meanwhile waits for it; Esc stops it
+                scope = self._hold_scope = self.root.child("bash_mode")
+                self._rewinding(self._answer(run_user_command(self.deps, scope, op.command),
+                                             what="the command"), then=self._end_hold)
         elif isinstance(op, ListRewindPoints):
             self._side(self._answer(self.rewinder.points()))
         elif isinstance(op, PlanRewind):
@@ -374,6 +390,11 @@ class Session(SessionControls, CommandTurns):
                 self._emit(Notice(level=NoticeLevel.WARNING, text="a rewind is already running"))
             else:
                 self._rewinding(self._answer(self.rewinder.rewind(op)))
+
+    def _end_hold(self) -> None:
+        if self._hold_scope is not None:
+            self._hold_scope.detach()
+        self._hold_scope = None
 
     def _side(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)

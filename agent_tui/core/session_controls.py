@@ -1,6 +1,6 @@
 """The session's ops about its settings, queue and compaction (a part of ``Session``).
 
-Model and thinking switches, model listing, ``/clear``, queue edits, and
+Model and thinking switches, model listing, ``/clear``, ``/rename``, queue edits, and
 ``/compact`` between turns (held like a rewind: nothing starts until it is done,
 and Esc cancels it, leaving the conversation exactly as it was).
 """
@@ -12,7 +12,7 @@ from typing import Any
 from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.core.compaction import CompactionFailed, Compactor
 from agent_tui.core.context_report import context_report
-from agent_tui.core.records import ConversationClearedRecord, SteerRecord
+from agent_tui.core.records import ConversationClearedRecord, SessionNamedRecord, SteerRecord
 from agent_tui.core.model_control import validate_model
 from agent_tui.core.plan_mode import switch_mode
 from agent_tui.core.queue import Queued
@@ -27,6 +27,7 @@ from agent_tui.protocol import (
     Notice,
     NoticeLevel,
     RemoveQueued,
+    RenameSession,
     SetModel,
     SetPermissionMode,
     ShowContext,
@@ -57,6 +58,13 @@ class SessionControls:
             self._side(self.models.set_model(op.model))
         elif isinstance(op, SetThinking):
             self.models.set_thinking(op.thinking)
+        elif isinstance(op, RenameSession):
+            name = " ".join(op.name.split())  # one line: it is listed with the sessions
+            if not name:
+                self._emit(Notice(level=NoticeLevel.WARNING, text="/rename needs a name"))
+            else:
+                self._record(SessionNamedRecord(name=name))
+                self._emit(Notice(level=NoticeLevel.INFO, text=f"this session is named {name!r}"))
         elif isinstance(op, ListModels):
             self._side(self._answer(self.models.list_models(), what="listing models"))
         elif isinstance(op, Compact):

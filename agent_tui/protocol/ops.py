@@ -186,6 +186,29 @@ class ClearConversation(BaseModel):
     type: Literal["clear_conversation"] = "clear_conversation"
 
 
+class RenameSession(BaseModel):
+    """Name the session (``/rename``): ``agent-tui sessions`` and ``/resume`` show it.
+    Answered by a ``notice``."""
+
+    type: Literal["rename_session"] = "rename_session"
+    name: str
+
+
+BASH_MODE_ID_PREFIX = "bash_mode_"  # the tool_use_id of a RunShell's command
+
+
+class RunShell(BaseModel):
+    """Bash mode (``!cmd`` in the TUI): the user's own command, run at once through the
+    session's command runner (as the ``bash`` tool runs: contained, sandboxed, stopped
+    by ``interrupt``); no model request is made. Answered by ``tool_state`` (and
+    ``tool_output``) of a call named ``bash`` with ``turn_id`` "" and a
+    ``tool_use_id`` starting ``bash_mode_``, or a ``notice`` while a turn runs. The
+    command and its output go to the model with the next user message."""
+
+    type: Literal["run_shell"] = "run_shell"
+    command: str
+
+
 class EditQueued(BaseModel):
     """Change a queued steer or follow-up before it is applied. Answered by
     ``steer_state`` edited, or applied/returned when it was too late."""
@@ -221,6 +244,8 @@ Op = Annotated[
         SetThinking,
         SetPermissionMode,
         ClearConversation,
+        RunShell,
+        RenameSession,
         ShowContext,
         EditQueued,
         RemoveQueued,

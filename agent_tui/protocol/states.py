@@ -162,6 +162,7 @@ class NoticeCode(StrEnum):
     MODEL_SWITCHED = "model_switched"
     CONTAINMENT = "containment"
     TOOLS_CHANGED = "tools_changed"  # an MCP server's tools changed (the prompt cache rebuilds)
+    SESSION_FORKED = "session_forked"  # resumed while open elsewhere, or --fork-session
 
 
 class BackgroundKind(StrEnum):

@@ -387,6 +387,9 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
             self.transcript.scroll_page_down(animate=False)
 
     def action_interrupt(self) -> None:
+        if self.dispatch.bash_mode and not self.running:  # a ! command: Esc stops it
+            self.host.interrupt_now()
+            return
         if self.running:
             self._esc.reset()
             if self.turn_state == TurnState.RUNNING:

@@ -60,6 +60,9 @@ class CommandsMixin:
     # -- the input ----------------------------------------------------------------------
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        if event.text.startswith("!"):
+            self._run_shell(event.text)
+            return
         line = parse_command_line(event.text)
         if line is not None:
             if not run_command(self, self.commands(), line, event.mode):  # type: ignore[arg-type]
@@ -81,6 +84,19 @@ class CommandsMixin:
                 self.notice("warning", "image not attached: " + "; ".join(named.refused))
         if not self.running:
             self.queue_pane.clear_settled()
+
+    def _run_shell(self, text: str) -> None:
+        """Bash mode: ``!cmd`` runs at once, outside any turn (no model request)."""
+        from agent_tui.protocol import RunShell
+
+        command = text[1:].strip()
+        if not command:
+            return
+        if self.running:
+            self.notice("info", "a turn is running: stop it (Esc) before a ! command")
+            self.prompt.put_back(text)
+            return
+        self.submit(RunShell(command=command))
 
     def on_text_area_changed(self, event: Any) -> None:
         if event.text_area is self.prompt:
@@ -193,9 +209,13 @@ class CommandsMixin:
             line = Text(no_wrap=True, overflow="ellipsis")
             line.append(f"{self.format_time(info.updated):>12}  ", style="dim")
             line.append(f"{clean(info.last_status) or '-':<9}  ", style="dim")
-            line.append(first_line(info.first_message, 80) or "(no message)", style="bold")
+            if getattr(info, "name", ""):  # /rename
+                line.append(f"{first_line(info.name, 40)}  ", style="bold")
+            line.append(first_line(info.first_message, 80) or "(no message)",
+                        style="" if getattr(info, "name", "") else "bold")
             line.append(f"  {clean(info.workspace)}", style="dim")
-            items.append(PickItem(info.id, line, search=f"{info.first_message} {info.workspace} {info.id}"))
+            items.append(PickItem(info.id, line, search=f"{getattr(info, 'name', '')} {info.first_message} "
+                                                        f"{info.workspace} {info.id}"))
 
         def chosen(session_id: str | None) -> None:
             if session_id is None:

@@ -54,6 +54,7 @@ class SavedSession(Protocol):
     workspace: str
     first_message: str
     last_status: str
+    name: str  # "" unless /rename named it
 
 
 class SessionDirectory(Protocol):

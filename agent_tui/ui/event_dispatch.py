@@ -30,6 +30,7 @@ from agent_tui.protocol import (
     SteerState,
     TextDelta,
     ThinkingDelta,
+    BASH_MODE_ID_PREFIX,
     ToolOutput,
     ToolStateChanged,
     TurnEnded,
@@ -37,7 +38,14 @@ from agent_tui.protocol import (
     TurnStateChanged,
     Usage,
 )
-from agent_tui.protocol.states import HookRunState, SteerStatus, ToolState, TurnState, TurnStatus
+from agent_tui.protocol.states import (
+    HookRunState,
+    NoticeCode,
+    SteerStatus,
+    ToolState,
+    TurnState,
+    TurnStatus,
+)
 from agent_tui.ui.diffs import DIFF_TOOLS, FileDiff, diff_for_call
 from agent_tui.ui.rewind_report import restores_conversation, rewind_report
 from agent_tui.ui.safe_text import clean
@@ -105,6 +113,7 @@ class EventDispatch:
     def __init__(self, screen: Screen) -> None:
         self.screen = screen
         self.diffs: dict[str, FileDiff] = {}  # tool_use_id -> the change shown for it
+        self.bash_mode: set[str] = set()  # the user's ! commands running now (Esc stops them)
 
     def handle(self, event: Event) -> None:
         s = self.screen
@@ -144,6 +153,10 @@ class EventDispatch:
                 s.status.set_retry(event.attempt + 1, event.delay, clean(event.reason))
             case Notice():
                 s.status.set_notice(event.level, event.text, event.code)
+                if event.code is NoticeCode.SESSION_FORKED:  # said once: whole, where it stays
+                    from rich.text import Text
+
+                    s.transcript.add_turn_end(Text(f"⑂ {clean(event.text)}", style="bold"))
             case RewindPoints():
                 if s.rewind_slot.screen is not None:
                     s.rewind_slot.screen.show_points(event)
@@ -186,6 +199,11 @@ class EventDispatch:
 
     def _tool_state(self, event: ToolStateChanged) -> None:
         s = self.screen
+        if event.tool_use_id.startswith(BASH_MODE_ID_PREFIX):
+            if event.state is ToolState.RUNNING:
+                self.bash_mode.add(event.tool_use_id)
+            else:
+                self.bash_mode.discard(event.tool_use_id)
         # Arguments still arriving: nothing honest to show yet.
         summary = "" if event.state is ToolState.STREAMING else event.summary
         detail = event.detail

@@ -72,6 +72,8 @@ HELP: list[tuple[str, str]] = [
     ("Ctrl+O", "show or hide the latest tool call's output (an edit's diff) or the model's thinking"),
     ("Tab, ↑ ↓, Enter", "focus the transcript, pick a tool call, show or hide its output (or click it)"),
     ("/", "at the start of the input: the command menu (Tab or Enter completes, Esc closes)"),
+    ("!", "at the start of the input: bash mode, Enter runs the rest as a shell command at "
+          "once (no model request; Esc stops it; your next message tells the model)"),
     ("@", "at the start of a word: pick a file or folder to attach (@src/ lists a folder)"),
     ("Ctrl+P", "command palette: the commands, themes, jobs, help"),
     ("y / Enter", "permission prompt: allow this call once"),

@@ -23,6 +23,7 @@ from agent_tui.core.records import (
     SteerRecord,
     ToolResultRecord,
     TurnEndedRecord,
+    UserCommandRecord,
     UserMessageRecord,
 )
 from agent_tui.protocol import ToolState
@@ -104,6 +105,12 @@ def show_past(
         elif isinstance(record, BackgroundResultRecord):
             transcript.add_turn_end(Text(f"⚙ background job ended ({record.state}): "
                                          f"{first_line(record.description, 120)}", style="dim"))
+        elif isinstance(record, UserCommandRecord):  # bash mode: a ! command, unfolded
+            detail = record.ended or ", ".join(exit_words(record.signal, record.exit_code))
+            transcript.tool_state(record.id, "bash", record.state, f"! {record.command}",
+                                  detail, turn_id="")
+            transcript.tool_output(record.id, record.output, turn_id="")
+            remember(f"!{record.command}")
         elif isinstance(record, RewindRecord):
             what = {"both": "code and conversation", "conversation": "conversation",
                     "code": "code"}.get(record.restore, record.restore)

@@ -21,6 +21,7 @@ from agent_tui.protocol import (
     FollowUp,
     ListModels,
     Op,
+    RenameSession,
     SendNow,
     SetModel,
     SetThinking,
@@ -51,6 +52,8 @@ BUILTIN: list[Command] = [
     Command("init", "ask the model to draft an AGENTS.md for this project (you review the write)"),
     Command("hooks", "the hooks in force and where each came from"),
     Command("resume", "open a saved session"),
+    Command("rename", "name this session (shown by `sessions` and /resume)", "NAME", ArgsNeed.REQUIRED),
+    Command("export", "write the conversation as Markdown (tool calls folded)", "[FILE]", ArgsNeed.OPTIONAL),
     Command("rewind", "go back to an earlier message (Esc Esc)"),
     Command("theme", "switch the theme", "[" + "|".join(THEMES) + "]", ArgsNeed.OPTIONAL),
     Command("permissions", "the permission rules in force and where each came from"),
@@ -163,6 +166,32 @@ def _resume(host: CommandHost, args: str) -> None:
     host.open_resume()
 
 
+def _rename(host: CommandHost, args: str) -> None:
+    host.submit(RenameSession(name=args))
+
+
+def _export(host: CommandHost, args: str) -> None:
+    """The conversation as Markdown, to FILE (relative: in the workspace) or to
+    ``conversation-<session id>.md`` there."""
+    from agent_tui.atomic import write_atomic
+    from agent_tui.core.export import conversation_markdown
+
+    session = _session_or_say(host)
+    if session is None:
+        return
+    session_id = session.deps.config.session_id
+    target = Path(args).expanduser() if args else Path(f"conversation-{session_id}.md")
+    if not target.is_absolute():
+        target = Path(session.workspace) / target
+    try:
+        text = conversation_markdown(session.records(), session_id=session_id)
+        write_atomic(target.parent, target.name, text.encode("utf-8"))
+    except (OSError, ValueError) as exc:
+        host.notice("error", f"/export: cannot write {target}: {getattr(exc, 'strerror', None) or exc}")
+        return
+    host.notice("info", f"the conversation is in {target}")
+
+
 def _rewind(host: CommandHost, args: str) -> None:
     host.open_rewind()
 
@@ -224,6 +253,7 @@ HANDLERS: dict[str, Callable[[CommandHost, str], None]] = {
     "resume": _resume, "rewind": _rewind, "theme": _theme,
     "permissions": _permissions, "mcp": _mcp, "skills": _skills, "agents": _agents,
     "quit": _quit,
+    "rename": _rename, "export": _export,
 }
 
 

@@ -10,6 +10,9 @@ Up on the first line recalls the messages sent before, newest first (on an empty
 input while messages are queued, the newest queued one comes back first); Down on the
 last line goes back towards what was being typed, which is kept meanwhile. Page Up and Page
 Down are not the input's: they scroll the transcript (:class:`PromptInput.Page`).
+
+A line that starts with ``!`` is a command for the shell (bash mode): the input's
+border takes the warning colour and its title says so, while the ``!`` is there.
 """
 
 from __future__ import annotations
@@ -59,7 +62,11 @@ class PromptInput(TextArea):
         padding: 0 1;
     }
     PromptInput:focus { border: round $primary; }
+    PromptInput.-bash-mode { border: round $warning 50%; border-title-color: $warning; }
+    PromptInput.-bash-mode:focus { border: round $warning; }
     """
+
+    BASH_MODE_TITLE = "! bash mode: Enter runs the command"
 
     BINDINGS = INPUT_BINDINGS
 
@@ -132,7 +139,16 @@ class PromptInput(TextArea):
         self.move_cursor((0, 0) if step < 0 else self.document.end)
         return True
 
+    @property
+    def bash_mode(self) -> bool:
+        """The text is a command for the shell (``!cmd``)."""
+        return self.text.startswith("!")
+
     def on_text_area_changed(self, _event: TextArea.Changed) -> None:
+        bash = self.bash_mode
+        if bash != self.has_class("-bash-mode"):
+            self.set_class(bash, "-bash-mode")
+            self.border_title = self.BASH_MODE_TITLE if bash else None
         if self.completer is not None:
             self.completer.update()
 
