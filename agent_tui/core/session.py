@@ -51,14 +51,8 @@ from agent_tui.core.claude_transcript import ClaudeTranscript
 from agent_tui.core.command_run import CommandRun
 from agent_tui.core.command_turns import CommandTurns
 from agent_tui.core.bash_mode import run_user_command
-from agent_tui.core.forked import running_elsewhere, unknown_results
 from agent_tui.core.journal import JournalWriteError
-from agent_tui.core.records import (
-    PermissionModeRecord,
-    SteerRecord,
-    TurnEndedRecord,
-    UserMessageRecord,
-)
+from agent_tui.core.records import SteerRecord, UserMessageRecord
 from agent_tui.core.memory import MemoryFile, MemoryProblem
 from agent_tui.core.memory_loader import load_memory_with_problems
 from agent_tui.core.model_control import ModelControl
@@ -67,7 +61,7 @@ from agent_tui.core.hook_points import HookPoints
 from agent_tui.core.hooks import HookRow
 from agent_tui.core.queue import Queued
 from agent_tui.core.rewind import Rewinder
-from agent_tui.core.plan_mode import told_mode
+from agent_tui.core.resumed import mode_to_tell, settle_journal
 from agent_tui.core.session_controls import SessionControls
 from agent_tui.core.subagent import SubAgents
 from agent_tui.core.deps import SessionDeps
@@ -105,7 +99,9 @@ class Session(SessionControls, CommandTurns):
         self.ready = list(ready or [])
         self._ready_task: asyncio.Task[Any] | None = None
         deps.journal.on_recovered = deps.emit  # the user hears when writes work again
-        self._turn_ids = itertools.count(self._settle_journal() + 1)
+        settled = settle_journal(self.deps.journal.records, self.tools, self._record)
+        self._offered_back = settled.offered_back
+        self._turn_ids = itertools.count(settled.turns + 1)
         self._opened_with = len(deps.journal.records)  # records, once settled
         self._turn: Turn | None = None
         self._turn_task: asyncio.Task[None] | None = None
@@ -196,43 +192,6 @@ class Session(SessionControls, CommandTurns):
         """Who may run what (front ends list its rules)."""
         return self.deps.policy
 
-    def _settle_journal(self) -> int:
-        """For a resumed journal: count its turns, close a turn that never ended (the
-        agent was killed while it ran) so the model view says so, and return steers
-        still queued then to the user."""
-        started: list[str] = []
-        ended: set[str] = set()
-        steers: dict[str, SteerRecord] = {}
-        for record in self.deps.journal.records:
-            if isinstance(record, UserMessageRecord) and record.turn_id not in started:
-                started.append(record.turn_id)
-            elif isinstance(record, TurnEndedRecord):
-                ended.add(record.turn_id)
-            elif isinstance(record, SteerRecord):
-                steers[record.id] = record
-        # Steers still queued when the agent stopped are offered back (at run()).
-        self._offered_back = [r for r in steers.values() if r.state is SteerStatus.QUEUED]
-        for steer in self._offered_back:
-            self._record(SteerRecord(
-                id=steer.id, steer_kind=steer.steer_kind, state=SteerStatus.RETURNED,
-                text=steer.text,
-            ))
-        records = self.deps.journal.records
-        detail = running_elsewhere(records)  # a fork: the source's agent runs it on
-        open_turns = {t for t in started if t not in ended}
-        for result in unknown_results(records, open_turns, self.tools, detail) if detail else []:
-            self._record(result)
-        for turn_id in started:
-            if turn_id not in ended:
-                self._record(
-                    TurnEndedRecord(
-                        turn_id=turn_id,
-                        status=TurnStatus.CANCELLED,
-                        detail=detail or "the agent stopped while this turn ran",
-                    )
-                )
-        return len(started)
-
     # -- the way in (any thread) ---------------------------------------------------
 
     def submit(self, op: Op) -> None:
@@ -284,11 +243,9 @@ class Session(SessionControls, CommandTurns):
         for steer in self._offered_back:
             self._emit(SteerState(id=steer.id, state=SteerStatus.RETURNED,
                                   kind=steer.steer_kind, text=steer.text))
-        # The model is told the mode when it differs from what it was last told (a
-        # session resumed in another mode), and from the start when that is plan mode.
-        told, mode = told_mode(self.deps.journal.records), self.deps.policy.mode
-        if (told is None and mode is PermissionMode.PLAN) or (told is not None and told is not mode):
-            self._record(PermissionModeRecord(mode=mode, previous=told or mode))
+        told = mode_to_tell(self.deps.journal.records, self.deps.policy.mode)
+        if told is not None:
+            self._record(told)
         for begin in self.on_start:  # work that must begin on the core's loop
             try:
                 begin()
