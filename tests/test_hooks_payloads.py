@@ -255,7 +255,9 @@ async def test_the_coming_from_claude_code_example_guards_as_documented(fake_api
     import shlex
     import sys
 
-    page = (Path(__file__).parent.parent / "docs" / "claude-code-hooks.md").read_text()
+    page = (Path(__file__).parent.parent / "docs" / "claude-code.md").read_text()
+    page = page[page.index("\n## Hooks"):]
+    page = page[:page.index("\n## ", 1)]
     [code] = re.findall(r"```python\n(.*?)```", page, flags=re.S)
     [config] = re.findall(r"```json\n(.*?)```", page, flags=re.S)
     guard = tmp_path / "guard.py"
