@@ -39,6 +39,13 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return workspace
 
 
+def _cmdline(proc: psutil.Process) -> str:
+    try:
+        return " ".join(proc.cmdline())
+    except psutil.Error:  # gone, or a zombie not yet reaped
+        return ""
+
+
 async def _type(pilot, text: str) -> None:
     await pilot.press(*[("space" if c == " " else c) for c in text])
 
@@ -99,7 +106,7 @@ async def test_esc_while_a_bang_line_runs_ends_its_process_and_sends_nothing(ws:
 
         def sleeping() -> bool:
             sleepers[:] = [p for p in psutil.Process().children(recursive=True)
-                           if "sleep" in " ".join(p.cmdline())]
+                           if "sleep" in _cmdline(p)]
             return bool(sleepers)
 
         await wait_until(pilot, sleeping, what="the sleep")

@@ -647,7 +647,7 @@ def test_default_tools_with_jobs_adds_the_job_tools(ws: Path) -> None:
     tools = default_tools(ws, jobs=background.BackgroundJobs())
     assert tools.names() == [
         "read_file", "write_file", "edit_file", "glob", "grep", "bash", "bash_output",
-        "kill_shell", "task", "todo_write", "web_fetch",
+        "kill_shell", "task", "todo_write", "web_fetch", "exit_plan_mode",
     ]
 
 

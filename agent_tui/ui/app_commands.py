@@ -5,7 +5,7 @@ the theme and session pickers, and switching to a saved session (``/resume``).""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,7 @@ from textual.screen import Screen
 from agent_tui.tools.image_paths import find_images, preview_images
 from agent_tui.ui.attachments import AttachmentRefused, expand, images
 from agent_tui.ui.commands.builtin import BUILTIN, prompt_op, run_command
+from agent_tui.ui.core_host import CoreState
 from agent_tui.ui.commands.custom import load_custom
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandLine, Commands, parse_command_line
 from agent_tui.ui.safe_text import clean, first_line
@@ -135,6 +136,17 @@ class CommandsMixin:
 
     def current_session(self) -> Any:
         return self.host.session
+
+    def when_session(self, then: Callable[[], None]) -> None:
+        def check() -> None:
+            if self.host.session is not None:
+                timer.stop()
+                then()
+            elif self.host.state in (CoreState.START_FAILED, CoreState.CRASHED,
+                                     CoreState.STOPPING, CoreState.CLOSED):
+                timer.stop()  # it never will: the start failure is shown already
+
+        timer = self.set_interval(0.05, check)  # type: ignore[attr-defined]
 
     def quit_app(self) -> None:
         self.run_worker(self.action_quit(), exclusive=False)  # type: ignore[attr-defined]

@@ -86,6 +86,9 @@ class CommandHost(Protocol):
     def current_session(self) -> Any:
         """The session (its ``memory()`` and ``hooks()``), None before it exists."""
 
+    def when_session(self, then: Callable[[], None]) -> None:
+        """Run ``then`` once the session exists (never, if it cannot start)."""
+
 
 def _help(host: CommandHost, args: str) -> None:
     host.action_help()
@@ -280,9 +283,10 @@ def run_command(host: CommandHost, commands: Commands, line: CommandLine, mode: 
         return False
     if command.kind is CommandKind.CUSTOM:
         session = host.current_session()
-        if session is None:
-            host.notice("info", "the session is still starting")
-            return False
+        if session is None:  # typed before the session exists: it runs once it does
+            host.notice("info", f"/{line.name} runs once the session has started")
+            host.when_session(lambda: run_command(host, commands, line, mode) and None)
+            return True
         use_command(session, command.spec, line.args,
                     send=lambda text: host.submit(prompt_op(text, mode)),
                     tell=lambda text: host.notice("warning", text))
