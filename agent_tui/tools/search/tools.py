@@ -150,7 +150,7 @@ class _SearchTool(Tool):
     read_only = True
 
     def __init__(self, rg: str | None = _AUTO) -> None:
-        # ripgrep's path, None for the Python fallback, "auto" to look on the PATH
+        # ripgrep's path, None for the Python fallback, "auto" to find it (find_rg)
         self.rg = find_rg() if rg == _AUTO else rg
 
     async def _search(
