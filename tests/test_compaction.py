@@ -252,3 +252,18 @@ async def test_without_a_models_api_one_rejection_says_the_window_and_compaction
     assert sum("context window is 5,000 tokens" in t for t in notices) == 1
     assert run.rec.of("model_changed")[-1].context_window == 5000
     check_model_view(model_view(run.journal.records))
+
+
+async def test_the_window_is_read_from_the_apis_message_and_only_from_it():
+    from agent_tui.core.limits import ModelLimits, Overflow, parse_overflow
+    from agent_tui.providers.base import ErrorKind, ProviderError
+
+    said = ProviderError("400: prompt is too long: 210345 tokens > 200000 maximum",
+                         status=400, kind=ErrorKind.CONTEXT_OVERFLOW)
+    assert parse_overflow(str(said)) == Overflow(prompt_tokens=210345, window=200000)
+    assert parse_overflow("400: prompt is too long") is None  # no figures: nothing learnt
+    limits = ModelLimits(settings_window=500_000)
+    assert limits.window("gateway/model") == 500_000
+    assert limits.learn_from_overflow("gateway/model", said) == Overflow(210345, 200000)
+    assert limits.window("gateway/model") == 200_000  # what the endpoint enforces wins
+    assert limits.window("another-model") == 500_000  # for that model only
