@@ -3,8 +3,9 @@
 ripgrep (``rg``) is a pinned dependency: the ``ripgrep`` package ships the binary as a
 wheel, installed beside this Python. That binary is used first, so a search behaves the
 same on every machine; without it (the package removed), the PATH's ``rg``; without
-either, the fallback. Its
-options are spelled out so that no user configuration changes what we parse
+either, the fallback.
+
+ripgrep's options are spelled out so that no user configuration changes what we parse
 (``--no-config``), ignore files apply whether or not the folder is a git repository
 (``--no-require-git``), hidden files are searched but ``.git`` never is, and errors
 about single unreadable files stay out of the output (``--no-messages``). The user's
@@ -37,8 +38,6 @@ _BASE = (
     "!.git",
 )
 _TYPE = "agentglob"
-
-
 PACKAGE = "ripgrep"  # the Python package that ships the binary (pinned in pyproject.toml)
 
 
