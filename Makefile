@@ -1,5 +1,5 @@
 # make run: set up, then start the TUI on the offline model.
-# make test: set up, then run every test.
+# make test: set up, then run every test (TEST_JOBS=N workers; default one per core).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -18,8 +18,10 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/agent-tui --provider scripted
 
+# The test files run side by side, one worker per core (TEST_JOBS=1: one after another);
+# a file's tests stay together in one worker, in order.
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(or $(TEST_JOBS),auto) --dist loadfile
 
 bench: $(STAMP)
 	$(PY) -m bench.run

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent_tui.tools.search.ripgrep import find_rg
 from bench.keys import _wait  # polls every 5 ms: the figures' resolution
 
 FILES = 100_000
@@ -83,7 +84,8 @@ async def picker_ms(tree: Path, query: str = "m3f7") -> dict[str, float]:
 def rg_reference_ms(tree: Path, first: int = 50) -> float:
     """ripgrep alone: spawn to its ``first``-th path on stdout."""
     t0 = time.monotonic()
-    proc = subprocess.Popen(["rg", "--files", "--hidden", "--glob", "!.git", "--no-require-git"],
+    rg = find_rg() or "rg"
+    proc = subprocess.Popen([rg, "--files", "--hidden", "--glob", "!.git", "--no-require-git"],
                             cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
     for n, _line in enumerate(proc.stdout, 1):

@@ -156,11 +156,9 @@ async def test_cancel_during_stream_ends_prompt_cancelled(tmp_path, fake_api):
         sid = await start(conn, tmp_path)
         prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("think")]))
         await client.wait_for(lambda: "thinking" in client.text(sid))
-        t0 = time.monotonic()
         await conn.cancel(session_id=sid)
-        response = await asyncio.wait_for(prompt, 5)
+        response = await asyncio.wait_for(prompt, 5)  # the stall is 30 s
         assert response.stop_reason == "cancelled"
-        assert time.monotonic() - t0 < 3
         assert fake_api.wait_for_disconnect(timeout=3)
         assert len(fake_api.requests) == 1  # no retry, no new request after the cancel
 

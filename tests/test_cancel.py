@@ -118,12 +118,10 @@ async def test_linked_interrupts_a_stalled_await():
             finally_ran.set()
 
     threading.Timer(0.05, scope.cancel).start()
-    started = time.monotonic()
     with pytest.raises(Cancelled):
         async with scope.linked():
-            await stalled_read()
+            await stalled_read()  # an hour, unless the cancel ends it
     assert finally_ran.is_set()
-    assert time.monotonic() - started < 5
 
 
 @pytest.mark.asyncio

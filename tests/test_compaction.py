@@ -225,3 +225,45 @@ async def test_resume_after_compaction_and_rewind_before_it_restores_everything(
                                               restore=RestoreWhat.CONVERSATION)]
     assert model_view(rewound) == after_first  # verbatim, not the summary
     assert "summary" not in str(after_first) and "second task" in str(full)
+
+
+async def test_without_a_models_api_one_rejection_says_the_window_and_compaction_runs_ahead(tmp_path):
+    """A gateway (no Models API) serving a model the built-in table does not know: the
+    first "prompt is too long" gives the window; after it, every compaction is ahead of
+    the window (one rejection in the session, not one per compaction)."""
+    spec = ModelSpec("claude-test", max_input_tokens=5000)
+    with FakeAnthropicServer(models=[spec], models_api=False) as srv:
+        model = Model()
+        enqueue_model(srv, model, 400)
+        run = start_session(provider_for(srv), [QuickTool()], tmp_path)
+        for i in range(30):
+            run.submit(UserMessage(text=f"turn {i}: do the next step " + "w" * 200))
+            await run.idle(timeout=30)
+        await run.close()
+    too_long = [r for r in srv.rejections if "prompt is too long" in r]
+    assert len(too_long) == 1, too_long
+    assert too_long[0].endswith("> 5000 maximum")
+    compactions = [r for r in run.journal.records if isinstance(r, CompactionRecord)]
+    assert len(compactions) >= 3 and model.summaries == len(compactions)
+    assert [r.trigger for r in compactions][1:] == ["auto"] * (len(compactions) - 1)
+    assert [e.status for e in run.rec.of("turn_ended")] == ["completed"] * 30
+    notices = [e.text for e in run.rec.of("notice")]
+    assert not any("unknown model" in t for t in notices)  # a 404 of no Models API says nothing
+    assert sum("context window is 5,000 tokens" in t for t in notices) == 1
+    assert run.rec.of("model_changed")[-1].context_window == 5000
+    check_model_view(model_view(run.journal.records))
+
+
+async def test_the_window_is_read_from_the_apis_message_and_only_from_it():
+    from agent_tui.core.limits import ModelLimits, Overflow, parse_overflow
+    from agent_tui.providers.base import ErrorKind, ProviderError
+
+    said = ProviderError("400: prompt is too long: 210345 tokens > 200000 maximum",
+                         status=400, kind=ErrorKind.CONTEXT_OVERFLOW)
+    assert parse_overflow(str(said)) == Overflow(prompt_tokens=210345, window=200000)
+    assert parse_overflow("400: prompt is too long") is None  # no figures: nothing learnt
+    limits = ModelLimits(settings_window=500_000)
+    assert limits.window("gateway/model") == 500_000
+    assert limits.learn_from_overflow("gateway/model", said) == Overflow(210345, 200000)
+    assert limits.window("gateway/model") == 200_000  # what the endpoint enforces wins
+    assert limits.window("another-model") == 500_000  # for that model only

@@ -258,15 +258,14 @@ async def test_stdio_cancel_reaches_the_right_request_and_silence_is_unknown(mak
     manager, tools = await make_manager(stdio("t", SDK_SERVER, str(record)), confirm_s=1.0)
     pid = manager.status()[0].pid
 
-    result, took = await call(tools, "mcp__t__slow", {"seconds": 30}, cancel_on_start=record, op="op-slow")
+    result, _ = await call(tools, "mcp__t__slow", {"seconds": 30}, cancel_on_start=record, op="op-slow")
     # The SDK's stdio server stops the tool but, as the spec says, does not answer a
     # cancelled request: nothing confirms it, so the outcome is unknown.
     assert result.outcome is ToolState.UNKNOWN and result.is_error
     text = told(result)
     assert text.startswith("Result unknown") and text.endswith("Verify before retrying.")
     assert text.count("before retrying") == 1 and ".)" not in text, text
-    assert result.ended_by is CancelReason.USER_INTERRUPT
-    assert took < 2.0
+    assert result.ended_by is CancelReason.USER_INTERRUPT  # not waited out: no "slept 30"
     cancelled = await wait_for_record(record, "cancelled")
     assert cancelled["request_id"] == result.details["request_id"]
     assert cancelled["meta"]["agent_tui/operation_id"] == "op-slow"
@@ -296,10 +295,9 @@ async def test_an_unconfirmed_read_only_call_is_worded_once_without_a_retry_warn
 async def test_stdio_server_that_ignores_cancel_is_unknown_within_bound(make_manager: Any, tmp_path: Path) -> None:
     record = tmp_path / "rec.jsonl"
     _, tools = await make_manager(stdio("t", SDK_SERVER, str(record)), confirm_s=0.5)
-    result, took = await call(tools, "mcp__t__stubborn", {"seconds": 3}, cancel_on_start=record)
-    assert result.outcome is ToolState.UNKNOWN
-    assert "did not confirm" in result.content
-    assert took < 0.5 + 1.0
+    result, _ = await call(tools, "mcp__t__stubborn", {"seconds": 3}, cancel_on_start=record)
+    assert result.outcome is ToolState.UNKNOWN  # not waited out: it would have succeeded
+    assert "did not confirm within 0.5 s" in result.content
     assert [r["event"] for r in records(record)] == ["start"]  # still running remotely
 
 
@@ -307,11 +305,10 @@ async def test_stdio_server_that_ignores_cancel_is_unknown_within_bound(make_man
 async def test_call_timeout_cancels_like_an_interrupt(make_manager: Any, tmp_path: Path) -> None:
     record = tmp_path / "rec.jsonl"
     _, tools = await make_manager(stdio("t", SDK_SERVER, str(record)), call_timeout_s=0.3, confirm_s=0.3)
-    result, took = await call(tools, "mcp__t__slow", {"seconds": 30})
+    result, _ = await call(tools, "mcp__t__slow", {"seconds": 30})
     assert result.outcome is ToolState.UNKNOWN and result.ended_by is CancelReason.TIMEOUT
     assert result.content.startswith("Timed out")
     await wait_for_record(record, "cancelled")
-    assert took < 1.5
 
 
 # ----------------------------------------------------------------------------- http
@@ -325,15 +322,14 @@ async def test_http_cancel_is_confirmed_and_server_stays_usable(make_manager: An
     assert manager.status()[0].state is ServerState.READY
     assert tools.get("mcp__web__echo").read_only
 
-    result, took = await call(tools, "mcp__web__slow", {"seconds": 30}, cancel_on_start=record, op="op-web")
+    result, _ = await call(tools, "mcp__web__slow", {"seconds": 30}, cancel_on_start=record, op="op-web")
     # Over streamable HTTP the SDK server ends a cancelled request with -32800:
     # the server confirmed it stopped.
     assert result.outcome is ToolState.CANCELLED_WHILE_RUNNING, result.content
-    assert result.details["confirmed"] is True
+    assert result.details["confirmed"] is True  # so the 5 s confirm window was not waited out
     text = told(result)
     assert "confirmed it stopped" in text and "may have partly run" in text
     assert text.count("Interrupted") == 1, text
-    assert took < 2.5  # confirmed: it did not wait out the 5 s confirm window
     cancelled = await wait_for_record(record, "cancelled")
     assert cancelled["request_id"] == result.details["request_id"]
     assert cancelled["meta"]["agent_tui/operation_id"] == "op-web"
@@ -348,9 +344,9 @@ async def test_http_server_that_ignores_cancel_is_unknown(make_manager: Any, htt
     url, record = http_server
     web = ServerConfig(name="web", transport=Transport.HTTP, source=Path("test"), url=url)
     _, tools = await make_manager(web, confirm_s=0.5)
-    result, took = await call(tools, "mcp__web__stubborn", {"seconds": 2}, cancel_on_start=record)
-    assert result.outcome is ToolState.UNKNOWN
-    assert took < 1.0
+    result, _ = await call(tools, "mcp__web__stubborn", {"seconds": 2}, cancel_on_start=record)
+    assert result.outcome is ToolState.UNKNOWN  # not waited out: it would have succeeded
+    assert "did not confirm within 0.5 s" in result.content
 
 
 @pytest.mark.asyncio
@@ -376,9 +372,8 @@ async def test_result_after_cancel_is_recorded_as_the_fact(make_manager: Any) ->
 @pytest.mark.asyncio
 async def test_error_answer_after_cancel_over_stdio_is_a_confirmed_cancel(make_manager: Any) -> None:
     _, tools = await make_manager(stdio("conf", RAW_SERVER, "confirm"))
-    result, took = await call(tools, "mcp__conf__work", {"n": 1}, cancel_after=0.2)
+    result, _ = await call(tools, "mcp__conf__work", {"n": 1}, cancel_after=0.2)
     assert result.outcome is ToolState.CANCELLED_WHILE_RUNNING and result.details["confirmed"]
-    assert took < 0.8
 
 
 @pytest.mark.asyncio
@@ -398,10 +393,9 @@ async def test_crash_mid_call_is_unknown_and_the_next_call_restarts(make_manager
     record = tmp_path / "rec.jsonl"
     manager, tools = await make_manager(stdio("t", SDK_SERVER, str(record)))
     first_pid = manager.status()[0].pid
-    result, took = await call(tools, "mcp__t__crash", {})
+    result, _ = await call(tools, "mcp__t__crash", {})
     assert result.outcome is ToolState.UNKNOWN and result.is_error
     assert "closed the connection" in result.content and "crashing on purpose" in result.content
-    assert took < 3.0
     deadline = time.monotonic() + 5
     while manager.status()[0].state is not ServerState.FAILED and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
@@ -417,9 +411,7 @@ async def test_crash_mid_call_is_unknown_and_the_next_call_restarts(make_manager
 @pytest.mark.asyncio
 async def test_hang_at_start_fails_within_start_timeout_and_calls_fail_fast(make_manager: Any, tmp_path: Path) -> None:
     hang = stdio("hang", SDK_SERVER, str(tmp_path / "rec.jsonl"), "--hang-start")
-    t0 = time.monotonic()
     manager, tools = await make_manager(hang, start_timeout_s=1.0)
-    assert time.monotonic() - t0 < 3.0
     [status] = manager.status()
     assert status.state is ServerState.FAILED
     assert "did not start within 1 s" in (status.error or "") and "hanging at start" in (status.error or "")
@@ -439,9 +431,8 @@ async def test_cancel_while_waiting_for_a_starting_server(tmp_path: Path) -> Non
         tool = McpTool(conn, Spec(name="x", input_schema={"type": "object"}))
         scope = CancelScope()
         asyncio.get_running_loop().call_later(0.3, scope.cancel)
-        t0 = time.monotonic()
         result = await tool.run(tool.parse({}), ctx_for(scope))
-        assert time.monotonic() - t0 < 1.0
+        # Not the 10 s start timeout's failure: the cancel ended the wait.
         assert result.outcome is ToolState.CANCELLED_WHILE_RUNNING
         assert result.side_effects is SideEffects.NONE and "was not called" in result.content
     finally:
@@ -470,9 +461,7 @@ async def test_shutdown_ends_the_stdio_server_process(tmp_path: Path) -> None:
     pid = manager.status()[0].pid
     assert pid is not None and psutil.pid_exists(pid)
     proc = psutil.Process(pid)
-    t0 = time.monotonic()
     assert await manager.shutdown() == []
-    assert time.monotonic() - t0 < 5.0
     assert not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE
     assert manager.status()[0].state is ServerState.STOPPED
     assert seen == [ServerState.STARTING, ServerState.READY, ServerState.STOPPED]

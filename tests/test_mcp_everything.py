@@ -83,13 +83,12 @@ async def test_stdio_tools_images_resources_and_a_task_only_tool(make_manager: A
 async def test_stdio_cancel_reaches_the_typescript_server_and_it_stays_up(make_manager: Any) -> None:
     manager, tools = await make_manager(everything_stdio(), confirm_s=0.5)
     pid = manager.status()[0].pid
-    result, took = await call(tools, "mcp__everything__trigger-long-running-operation",
-                              {"duration": 30, "steps": 30}, cancel_after=0.5)
+    result, _ = await call(tools, "mcp__everything__trigger-long-running-operation",
+                           {"duration": 30, "steps": 30}, cancel_after=0.5)
     # Over stdio the server stops the request and, as the spec says, does not answer.
     assert result.outcome is ToolState.UNKNOWN and result.ended_by is CancelReason.USER_INTERRUPT
     assert result.side_effects is SideEffects.NONE  # read-only (readOnlyHint)
     assert "It changed nothing (read-only)" in told(result)
-    assert took < 2.0
     assert manager.status()[0].state is ServerState.READY and manager.status()[0].pid == pid
     again, _ = await call(tools, "mcp__everything__echo", {"message": "still here"})
     assert again.outcome is ToolState.SUCCEEDED
@@ -110,11 +109,10 @@ async def test_http_cancel_is_not_confirmed_by_the_typescript_server(make_manage
     web = ServerConfig(name="everything", transport=Transport.HTTP, source=Path("test"), url=everything_http)
     manager, tools = await make_manager(web, confirm_s=1.0)
     assert manager.status()[0].state is ServerState.READY
-    result, took = await call(tools, "mcp__everything__trigger-long-running-operation",
-                              {"duration": 30, "steps": 30}, cancel_after=0.5)
+    result, _ = await call(tools, "mcp__everything__trigger-long-running-operation",
+                           {"duration": 30, "steps": 30}, cancel_after=0.5)
     # Unlike the Python SDK's server (test_mcp.py), this one never answers a cancelled
     # request over HTTP: nothing confirms it, so the outcome is unknown.
     assert result.outcome is ToolState.UNKNOWN and not result.details["confirmed"]
-    assert took < 2.5
     again, _ = await call(tools, "mcp__everything__echo", {"message": "over http"})
     assert again.outcome is ToolState.SUCCEEDED and "over http" in again.content

@@ -14,7 +14,7 @@ import pytest
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.tools.process import (
     OWNER_ENV,
-    OWNER_ID,
+    owner_id,
     Escalation,
     OutputCapture,
     ProcessRun,
@@ -98,14 +98,12 @@ async def test_tree_ignoring_term_is_killed_after_grace_cancelled_from_another_t
     marker: str,
 ) -> None:
     script = f"trap '' TERM; while :; do (exec -a {marker}-tick sleep 0.05); done"
-    t0 = time.monotonic()
     result = await run_and_cancel(tree(script, marker), marker=marker, from_thread=True)
 
     assert_nothing_left(result, marker)
     assert result.signal == "SIGKILL"
     assert result.cleanup.escalation is Escalation.KILL
     assert result.cleanup.grace_used_s == LIMITS.grace_s
-    assert time.monotonic() - t0 < 5
 
 
 @pytest.mark.asyncio
@@ -128,12 +126,10 @@ async def test_double_forked_daemon_holding_stdout_is_named_and_ended(marker: st
     # The leader exits at once; its daemon (setsid, parent gone) keeps our pipe open.
     script = f"(setsid bash -c 'exec -a {marker}-d sleep 1000' &); echo started"
     run = ProcessRun(tree(script, marker), cwd="/tmp", limits=LIMITS)
-    t0 = time.monotonic()
     await run.start()
-    assert await run.wait(CancelScope("test")) is None
+    assert await run.wait(CancelScope("test")) is None  # not held by the daemon's pipe
     result = await run.finish()
 
-    assert time.monotonic() - t0 < 5
     assert result.exit_code == 0 and result.ended_by is None
     assert "started" in result.output
     cleanup = result.cleanup
@@ -339,6 +335,60 @@ def test_strip_ansi_removes_escapes_and_overwritten_progress() -> None:
     assert strip_ansi("10%\r50%\r100%\nnext\r\n") == "100%\nnext\r\n"
 
 
+def test_a_forked_agent_has_an_owner_tag_of_its_own_and_its_parents_commands_are_leftovers(
+        tmp_path) -> None:
+    """An agent forked from a process that imported the process layer (a fork server)
+    takes a new owner tag at the fork, and so finds what its parent left running."""
+    import json
+    import subprocess
+
+    from agent_tui.tools.leftovers import find_leftovers
+    from agent_tui.tools.mcp.procs import tag_env
+    from agent_tui.tools.process import registry
+    from agent_tui.tools.process.cgroup_tree import tree
+
+    parent = owner_id()
+    parents_tree = tree()  # found before the fork: the child must not keep it
+    left = subprocess.Popen(["sleep", "60"], env={**os.environ, OWNER_ENV: parent})
+    registry.register("parents-run", left)  # a run of the parent's (pid, signal_group)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the forked agent: report and leave at once, whatever happens
+        try:
+            os.close(read)
+            own = tag_env("t")[OWNER_ENV]  # what its commands are tagged with
+            cgroups = tree()
+            report = {
+                "owner": owner_id(), "tagged": own,
+                "folder": cgroups.v2.name if cgroups is not None else None,
+                "leftovers": [f.pid for f in find_leftovers({parent, own} - {own})],
+                "live_runs": len(registry.live_runs()),  # the parent's are not its to end
+            }
+        except BaseException as exc:  # noqa: BLE001 - told to the parent, which fails
+            report = {"error": repr(exc)}
+        finally:
+            try:
+                os.write(write, json.dumps(report).encode())
+            finally:
+                os._exit(0)
+    os.close(write)
+    try:
+        with os.fdopen(read, "rb") as pipe:
+            report = json.loads(pipe.read() or b"{}")
+        os.waitpid(pid, 0)
+    finally:
+        registry.unregister("parents-run")
+        left.kill()
+        left.wait()
+    assert "error" not in report, report
+    assert report["live_runs"] == 0
+    assert report["owner"] != parent and report["tagged"] == report["owner"]
+    assert report["leftovers"] == [left.pid]
+    assert owner_id() == parent  # the parent keeps its own
+    if parents_tree is not None:
+        assert report["folder"] == f"agent-tui-{report['owner']}"
+
+
 def test_no_zombie_or_process_of_ours_survives_the_module() -> None:
     # By our owner tag, not by marker prefix: other test runs may share the machine.
     me = psutil.Process()
@@ -346,7 +396,7 @@ def test_no_zombie_or_process_of_ours_survives_the_module() -> None:
     ours = []
     for proc in psutil.process_iter():
         try:
-            if proc.pid != me.pid and proc.environ().get(OWNER_ENV) == OWNER_ID:
+            if proc.pid != me.pid and proc.environ().get(OWNER_ENV) == owner_id():
                 ours.append(" ".join(proc.cmdline()))
         except psutil.Error:
             continue

@@ -5,7 +5,6 @@ images of other types refused; folders listed), and that closing the picker stop
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 from pathlib import Path
 
@@ -19,7 +18,6 @@ from agent_tui.ui.attachments import MAX_FILE_BYTES, split_for_display  # noqa: 
 from agent_tui.ui.file_index import FileIndex  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, wait_until  # noqa: E402
 
-needs_rg = pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep (rg) is not installed")
 SIZE = (110, 34)
 
 
@@ -47,14 +45,12 @@ def _index(root: Path) -> FileIndex:
     return index
 
 
-@needs_rg
 def test_the_listing_respects_gitignore(ws: Path) -> None:
     paths = set(_index(ws).paths())
     assert "src/app.py" in paths and ".gitignore" in paths
     assert "build/app.py" not in paths
 
 
-@needs_rg
 def test_a_match_in_the_file_name_ranks_first(ws: Path) -> None:
     (ws / "apps").mkdir()
     (ws / "apps" / "yaml.txt").write_text("")
@@ -65,7 +61,6 @@ def test_a_match_in_the_file_name_ranks_first(ws: Path) -> None:
     assert index.folder("src/") == ["src/ui/", "src/app.py", "src/data.bin", "src/huge.txt", "src/logo.png"]
 
 
-@needs_rg
 def test_cancel_stops_a_listing_and_its_process(tmp_path: Path) -> None:
     for i in range(100):
         folder = tmp_path / f"d{i}"
@@ -84,9 +79,7 @@ def test_cancel_stops_a_listing_and_its_process(tmp_path: Path) -> None:
 
 
 def test_a_search_stops_when_told(ws: Path) -> None:
-    index = _index(ws) if shutil.which("rg") else None
-    if index is None:
-        pytest.skip("ripgrep (rg) is not installed")
+    index = _index(ws)
     stop = threading.Event()
     stop.set()
     assert index.search("a", cancelled=stop) == []
@@ -116,7 +109,6 @@ def _items(app) -> list[str]:
     return [i.value for i in app.suggestions.items] if app.suggestions.is_open else []
 
 
-@needs_rg
 @pytest.mark.asyncio
 async def test_at_opens_the_picker_a_file_is_attached_as_a_chip_and_sent_with_the_message(ws: Path) -> None:
     app, made = _app(ws)
@@ -141,7 +133,6 @@ async def test_at_opens_the_picker_a_file_is_attached_as_a_chip_and_sent_with_th
         assert app.attachment_bar.items == []
 
 
-@needs_rg
 @pytest.mark.asyncio
 async def test_binary_files_other_images_and_big_files_are_refused_with_the_reason(ws: Path) -> None:
     (ws / "src" / "icon.bmp").write_bytes(b"BM\x1e\0\0\0\0\0\0\0\x1a\0\0\0")
@@ -160,7 +151,6 @@ async def test_binary_files_other_images_and_big_files_are_refused_with_the_reas
         assert made[0].ops == []
 
 
-@needs_rg
 @pytest.mark.asyncio
 async def test_at_folder_lists_the_folder_and_attaching_it_sends_its_listing(ws: Path) -> None:
     app, made = _app(ws)
@@ -190,7 +180,6 @@ async def test_at_folder_lists_the_folder_and_attaching_it_sends_its_listing(ws:
             text='what is in @src/ui/\n\n<folder path="src/ui/">\nwidgets.py\n</folder>')]
 
 
-@needs_rg
 @pytest.mark.asyncio
 async def test_a_deleted_mention_drops_its_chip(ws: Path) -> None:
     app, made = _app(ws)

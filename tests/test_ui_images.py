@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import os
-import shutil
 from pathlib import Path
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
@@ -22,7 +21,6 @@ from agent_tui.ui.app import AgentApp  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
 from tests.test_read_images import png  # noqa: E402
 
-needs_rg = pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep (rg) is not installed")
 SIZE = (110, 30)
 
 
@@ -66,7 +64,6 @@ async def test_a_pasted_image_path_shows_a_chip_and_goes_with_the_message(ws: Pa
         assert app.attachment_bar.has_class("-empty")
 
 
-@needs_rg
 @pytest.mark.asyncio
 async def test_an_image_chosen_with_at_is_attached_as_an_image_and_binaries_are_still_refused(ws: Path) -> None:
     app, made = _app(ws)

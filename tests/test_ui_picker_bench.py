@@ -3,14 +3,9 @@ wall-clock figures belong to ``make bench``, not to tests."""
 
 from __future__ import annotations
 
-import shutil
-
-import pytest
-
 from bench import picker
 
 
-@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep (rg) is not installed")
 def test_the_picker_is_timed_beside_ripgrep_alone() -> None:
     result = picker.measure(1, files=500)
     assert len(result["open_ms"]) == 1 and len(result["query_ms"]) == 1 and len(result["ref_ms"]) == 1

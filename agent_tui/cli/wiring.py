@@ -173,7 +173,7 @@ class Wiring:
         from agent_tui.core.thinking import ThinkingError, parse_thinking
         from agent_tui.core.usage import UsageMeter
         from agent_tui.tools.background import BackgroundJobs
-        from agent_tui.tools.process import OWNER_ID
+        from agent_tui.tools.process import owner_id
         from agent_tui.tools.process.orphans import start_orphan_reaper
         from agent_tui.permissions import PermissionRules, Permissions
         from agent_tui.tools.registry import default_tools
@@ -263,7 +263,7 @@ class Wiring:
                     session_id=session_id, workspace=str(workspace),
                     provider=provider.name, model=config.model,
                 ), durable=True)
-            journal.append(AgentProcessRecord(owner=OWNER_ID, pid=os.getpid(),
+            journal.append(AgentProcessRecord(owner=owner_id(), pid=os.getpid(),
                                               workspace=str(workspace)), durable=True)
         except JournalWriteError as exc:
             emit(exc.notice())
@@ -293,11 +293,11 @@ class Wiring:
         from agent_tui.protocol import Notice, NoticeLevel
         from agent_tui.core.records import AgentProcessRecord
         from agent_tui.tools.leftovers import Leftovers, find_leftovers
-        from agent_tui.tools.process import OWNER_ID
+        from agent_tui.tools.process import owner_id
 
         records = journal.records if journal is not None else []
         owners = {r.owner for r in records if isinstance(r, AgentProcessRecord)}
-        found = find_leftovers(owners - {OWNER_ID})
+        found = find_leftovers(owners - {owner_id()})
         if found:
             listing = "; ".join(f"{r.pid} {r.cmdline}" for r in found)
             emit(Notice(level=NoticeLevel.WARNING, text=(

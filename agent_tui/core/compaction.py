@@ -9,6 +9,13 @@ of the running turn (its messages, queued steers and the note that the turn befo
 was interrupted stay verbatim), so it never falls between a ``tool_use`` and its
 ``tool_result``; when idle, everything is summarized.
 
+A summary request that would not fit the window is cut before it is sent: a ``prompt
+is too long: N tokens > M maximum`` rejection (of the turn's request or of the summary
+request) says the window and how many tokens the rejected messages took, so the oldest
+turns are left out of the summary request until it fits (:func:`_fit`) instead of
+being sent and rejected again. The window learnt from it serves the rest of the
+session (:meth:`~agent_tui.core.limits.ModelLimits.learn_from_overflow`).
+
 Cancel points, each marked ``# cancel point``: before the summary request, and while
 it streams. A cancelled or failed compaction writes nothing: the history is exactly
 as it was, and the caller says so.
@@ -27,6 +34,8 @@ from agent_tui.core.deps import SessionDeps
 from agent_tui.core.history import build_view, check_model_view
 from agent_tui.core.hook_points import HookPoints
 from agent_tui.core.journal import JournalWriteError
+from agent_tui.core.limits import Overflow
+from agent_tui.core.model_control import ModelControl
 from agent_tui.core.records import AssistantMessageRecord, CompactionRecord, UserMessageRecord
 from agent_tui.protocol import (
     Compaction,
@@ -54,6 +63,7 @@ say that its effect must be checked before it is redone.
 Write plain prose and lists; no preamble."""
 
 MAX_SHRINKS = 6  # if the summary request itself is too long: drop older parts, retry
+FIT_SHARE = 0.85  # a summary request cut to fit is made to take this share of the window
 
 
 class CompactionFailed(Exception):
@@ -90,6 +100,41 @@ def _drop_oldest(messages: list[dict[str, Any]], share: float) -> list[dict[str,
     return messages[cut:]
 
 
+def _chars(obj: Any) -> int:
+    return len(json.dumps(obj, ensure_ascii=False))
+
+
+def _fit(messages: list[dict[str, Any]], budget_chars: float) -> list[dict[str, Any]]:
+    """The newest part of ``messages`` that takes at most ``budget_chars``, cut at a
+    user message that starts a turn (no tool_use loses its result); all of them when
+    they fit, the newest turn when nothing smaller does."""
+    sizes = [_chars(m) for m in messages]
+    excess = sum(sizes) - budget_chars
+    if excess <= 0:
+        return messages
+    dropped = 0
+    for i, m in enumerate(messages):
+        if i > 0 and dropped >= excess and m["role"] == "user" and not any(
+                b.get("type") == "tool_result" for b in m["content"]):
+            return messages[i:]
+        dropped += sizes[i]
+    return _drop_oldest(messages, 1.0)
+
+
+def learn_window(deps: SessionDeps, error: Exception) -> Overflow | None:
+    """A ``prompt is too long`` rejection's figures; its window is learnt for the
+    model (and said, once per change: the context meter follows)."""
+    model_id = deps.config.model
+    before = deps.limits.window(model_id)
+    found = deps.limits.learn_from_overflow(model_id, error)
+    if found is not None and found.window != before:
+        deps.emit(Notice(level=NoticeLevel.INFO, text=(
+            f"the API says {model_id}'s context window is {found.window:,} tokens (it "
+            f"rejected a prompt of {found.prompt_tokens:,}); compacting ahead of it from now on")))
+        deps.emit(ModelControl(deps).changed_event())
+    return found
+
+
 class Compactor:
     def __init__(self, deps: SessionDeps, system: str, window: int) -> None:
         self.deps = deps
@@ -109,8 +154,12 @@ class Compactor:
         keep_from_seq: int | None = None,
         thinking: dict[str, Any] | None = None,
         max_tokens: int = 8192,
+        overflow: Overflow | None = None,
     ) -> CompactionRecord:
-        """Summarize; raises Cancelled (history unchanged) or CompactionFailed."""
+        """Summarize; raises Cancelled (history unchanged) or CompactionFailed.
+
+        ``overflow``: the rejection that made this compaction due, if one did (its
+        prompt was the conversation as it is now): the summary request is cut to fit."""
         cfg = self.deps.config
         records = self.deps.journal.records
         view = build_view(records, cfg.model)
@@ -120,7 +169,7 @@ class Compactor:
         self._emit(Compaction(state=CompactionState.STARTED, trigger=trigger, tokens_before=before))
         try:
             summary = await self._summarize(view.messages, turn_id, scope, focus, thinking,
-                                            max_tokens)
+                                            max_tokens, overflow)
         except Cancelled:
             self._emit(Compaction(state=CompactionState.CANCELLED, trigger=trigger,
                                   tokens_before=before, tokens_after=before,
@@ -181,10 +230,14 @@ class Compactor:
         focus: str,
         thinking: dict[str, Any] | None,
         max_tokens: int,
+        overflow: Overflow | None = None,
     ) -> str:
         if not messages:
             raise CompactionFailed("there is nothing to compact yet")
+        fixed = _chars(self.system) + _chars(self.deps.tools.specs())
         part = messages
+        if overflow is not None:
+            part = self._fitted(part, overflow, fixed + _chars(messages), fixed)
         for _attempt in range(MAX_SHRINKS + 1):
             asked = _ask(part, focus)
             check_model_view(asked)
@@ -193,13 +246,27 @@ class Compactor:
             except model.ProviderError as exc:
                 if exc.kind is not model.ErrorKind.CONTEXT_OVERFLOW:
                     raise
-                shorter = _drop_oldest(part, 0.5)
+                found = learn_window(self.deps, exc)
+                shorter = part
+                if found is not None:
+                    self.window = found.window
+                    shorter = self._fitted(part, found, fixed + _chars(asked), fixed)
+                if len(shorter) == len(part):
+                    shorter = _drop_oldest(part, 0.5)
                 if len(shorter) == len(part):
                     raise CompactionFailed(
                         "even the newest part of the conversation does not fit the window"
                     ) from exc
                 part = shorter
         raise CompactionFailed("the summary request did not fit the window")
+
+    def _fitted(self, part: list[dict[str, Any]], overflow: Overflow, rejected_chars: int,
+                fixed_chars: int) -> list[dict[str, Any]]:
+        """``part`` cut to take FIT_SHARE of the window, at the rate (tokens per
+        character) the rejected request was counted at."""
+        rate = overflow.prompt_tokens / max(1, rejected_chars)
+        budget = FIT_SHARE * overflow.window / rate - fixed_chars - _chars(SUMMARY_ASK)
+        return _fit(part, budget)
 
     async def _request(
         self,

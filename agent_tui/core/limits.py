@@ -4,11 +4,19 @@ Learnt from the Models API (``GET /v1/models/{id}``) once per model, in the
 background: the lookup never delays the first frame, and a turn never waits for it
 (until it answers, the fallbacks apply). Fallbacks: the settings key
 ``contextWindow``, then the built-in table below.
+
+An endpoint without a Models API (a gateway, a model id newer than the table) says the
+window in its first rejection, ``prompt is too long: N tokens > M maximum``: M is
+learnt then (:meth:`ModelLimits.learn_from_overflow`), for that model and the rest of
+the session, and wins over every other source (it is what the endpoint enforces), so
+compaction runs ahead of the window from then on instead of after each rejection.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
+from dataclasses import dataclass
 
 from agent_tui.providers import base as model
 
@@ -33,6 +41,26 @@ BUILTIN: list[tuple[str, int, int]] = [
 ]
 
 
+_TOO_LONG = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")
+
+
+@dataclass(frozen=True)
+class Overflow:
+    """What a ``prompt is too long`` rejection says: the prompt's size and the window."""
+
+    prompt_tokens: int
+    window: int
+
+
+def parse_overflow(message: str) -> Overflow | None:
+    """The figures of the API's ``prompt is too long: N tokens > M maximum``, if there."""
+    found = _TOO_LONG.search(message)
+    if found is None:
+        return None
+    prompt, window = int(found.group(1)), int(found.group(2))
+    return Overflow(prompt, window) if window > 0 else None
+
+
 def _table(model_id: str) -> tuple[int, int] | None:
     best: tuple[str, int, int] | None = None
     for prefix, window, out in BUILTIN:
@@ -47,6 +75,7 @@ class ModelLimits:
         self._info: dict[str, model.ModelInfo] = {}
         self._errors: dict[str, model.ProviderError] = {}
         self._lookups: dict[str, asyncio.Task[model.ModelInfo | None]] = {}
+        self._rejected_at: dict[str, int] = {}  # the window a rejection said, per model
 
     def info(self, model_id: str) -> model.ModelInfo | None:
         return self._info.get(model_id)
@@ -58,7 +87,18 @@ class ModelLimits:
         """Why the Models API could not be asked (or said no), if it could not."""
         return self._errors.get(model_id)
 
+    def learn_from_overflow(self, model_id: str, error: Exception) -> Overflow | None:
+        """Take the window from a ``prompt is too long`` rejection of ``model_id``'s
+        request (None when the message gives no figures)."""
+        found = parse_overflow(str(error))
+        if found is not None:
+            self._rejected_at[model_id] = found.window
+        return found
+
     def window(self, model_id: str) -> int:
+        rejected_at = self._rejected_at.get(model_id)
+        if rejected_at is not None:
+            return rejected_at
         info = self._info.get(model_id)
         if info is not None and info.max_input_tokens:
             return info.max_input_tokens

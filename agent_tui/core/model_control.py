@@ -141,7 +141,7 @@ async def validate_model(provider: model.Provider, name: str) -> str | None:
         try:
             known = [m.id for m in await provider.list_models()]
         except model.ProviderError:
-            known = []
+            return None  # no Models API (a gateway): the 404 says nothing of the model
         near = close_matches(name, known)
         hint = f"; close matches: {', '.join(near)}" if near else ""
         return f"unknown model {name!r}{hint}"

@@ -19,7 +19,14 @@ from typing import Any
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.budget import LimitReached
 from agent_tui.core.deps import SessionDeps
-from agent_tui.core.compaction import CompactionFailed, Compactor, last_step_seq, turn_start_seq
+from agent_tui.core.compaction import (
+    CompactionFailed,
+    Compactor,
+    last_step_seq,
+    learn_window,
+    turn_start_seq,
+)
+from agent_tui.core.limits import Overflow
 from agent_tui.core.history import ModelViewError, build_view, check_model_view
 from agent_tui.core.hook_points import PromptBlocked
 from agent_tui.core.records import (
@@ -73,6 +80,7 @@ class Turn:
         self.runner = ToolRunner(self.log, scope, checkpoint)
         self._compaction_due: CompactionTrigger | None = None
         self._told_left_out: set[str] = set()
+        self._overflow: Overflow | None = None  # the rejection that made it due, if one did
 
     @property
     def state(self) -> TurnState:
@@ -223,9 +231,11 @@ class Turn:
             if error is None:
                 return reply
             if error.kind is model.ErrorKind.CONTEXT_OVERFLOW and reply.empty and overflows < 2:
-                # The API said the prompt is too long: compact, then try once more.
+                # The API said the prompt is too long (and how long the window is):
+                # compact, then try once more.
                 overflows += 1
                 self._compaction_due = CompactionTrigger.OVERFLOW
+                self._overflow = learn_window(self.deps, error)
                 continue
             if not reply.empty or not error.retryable or attempt >= cfg.max_retries:
                 # Text already shown cannot be taken back by a retry: end the turn.
@@ -261,6 +271,7 @@ class Turn:
         if trigger is None:
             return
         self._compaction_due = None
+        overflow, self._overflow = self._overflow, None
         records = self.deps.journal.records
         keep_from = turn_start_seq(records, self.id)
         if overflows > 1:
@@ -271,6 +282,7 @@ class Turn:
             await Compactor(self.deps, cfg.system, window).compact(
                 turn_id=self.id, scope=self.scope, trigger=trigger,
                 keep_from_seq=keep_from, thinking=params.thinking, max_tokens=params.max_tokens,
+                overflow=overflow,
             )  # cancel points inside: before and while the summary request streams
         except CompactionFailed as exc:
             self.log.emit(Notice(level=NoticeLevel.WARNING, text=(

@@ -1,7 +1,8 @@
 """The workspace's files, for the ``@`` picker: listed once in the background, searched
 fuzzily as the user types.
 
-The list comes from ripgrep (``rg --files``), which respects ``.gitignore``,
+The list comes from ripgrep (``rg --files``, the binary the search tools use: see
+:func:`~agent_tui.tools.search.ripgrep.find_rg`), which respects ``.gitignore``,
 ``.ignore`` and the global git excludes (inside a git repository or not) and skips
 ``.git/``; it streams, so the first paths are there within milliseconds, and a search
 runs over what has been listed so far. Without ``rg`` the folder is walked in Python,
@@ -19,7 +20,6 @@ import bisect
 import heapq
 import os
 import re
-import shutil
 import subprocess
 import threading
 import time
@@ -37,9 +37,18 @@ class Found:
     positions: tuple[int, ...]  # where the query's characters matched (for highlighting)
 
 
+_FIND = "find"  # FileIndex(rg=...): look for ripgrep (find_rg)
+
+
 class FileIndex:
-    def __init__(self, root: os.PathLike[str] | str) -> None:
+    def __init__(self, root: os.PathLike[str] | str, rg: str | None = _FIND) -> None:
+        """``rg``: ripgrep's path, None to walk the folder in Python, by default found."""
         self.root = os.fspath(root)
+        if rg == _FIND:
+            from agent_tui.tools.search.ripgrep import find_rg  # not on the first frame's path
+
+            rg = find_rg()
+        self.rg = rg
         self._lock = threading.Lock()
         self._paths: list[str] = []
         self._blob = ""  # the paths joined by "\n", rebuilt when they changed
@@ -50,7 +59,7 @@ class FileIndex:
         self.complete = False
         self.started = 0.0  # when the current listing started (monotonic)
         self.error = ""
-        self.respects_gitignore = shutil.which("rg") is not None
+        self.respects_gitignore = self.rg is not None
         self._proc: subprocess.Popen[bytes] | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -108,8 +117,8 @@ class FileIndex:
     def _list(self, stop: threading.Event) -> None:
         paths: list[str] = []
         try:
-            if self.respects_gitignore:
-                self._list_rg(stop, paths)
+            if self.rg is not None:
+                self._list_rg(self.rg, stop, paths)
             else:
                 self._list_walk(stop, paths)
         except OSError as exc:
@@ -121,8 +130,8 @@ class FileIndex:
             with self._listed:
                 self._listed.notify_all()
 
-    def _list_rg(self, stop: threading.Event, paths: list[str]) -> None:
-        argv = ["rg", "--files", "--hidden", "--glob", "!.git", "--no-require-git", "--no-messages",
+    def _list_rg(self, rg: str, stop: threading.Event, paths: list[str]) -> None:
+        argv = [rg, "--files", "--hidden", "--glob", "!.git", "--no-require-git", "--no-messages",
                 "--no-config"]
         proc = subprocess.Popen(argv, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 stdin=subprocess.DEVNULL)

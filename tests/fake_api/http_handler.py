@@ -187,7 +187,8 @@ class Handler(BaseHTTPRequestHandler):
         path = parts.path.rstrip("/")
         request_id = rand_id("req_")
         try:
-            if path == "/v1/models" or path.startswith("/v1/models/"):
+            models = path == "/v1/models" or path.startswith("/v1/models/")
+            if models and self.server.fake.models_api:
                 if not self._authorized(request_id):
                     return
                 status, obj = endpoints.models(self.server.fake, path, parse_qs(parts.query))

@@ -30,7 +30,9 @@ Constructor options
 ``default_reply``, ``models=`` (the catalogue: :class:`ModelSpec`, dicts of its fields or
 bare ids; default :data:`~tests.fake_api.models.DEFAULT_MODELS`),
 ``accept_unknown_models=False`` (True: an id not in the catalogue is served as a generic
-200k-window model instead of the 404 ``model: NAME``), ``clock=`` (a callable returning
+200k-window model instead of the 404 ``model: NAME``), ``models_api=True`` (False: no
+Models API, as behind a gateway: ``GET /v1/models`` and ``/v1/models/{id}`` are the 404
+of any unknown path, while the catalogue still rules the Messages requests), ``clock=`` (a callable returning
 seconds for cache TTLs, e.g. :class:`FakeClock`), ``thinking_secret=`` (the HMAC key of
 thinking signatures).
 
@@ -81,6 +83,7 @@ class FakeAnthropicServer:
         default_reply: Reply | None = None,
         models: Iterable[ModelSpec | dict | str] | None = None,
         accept_unknown_models: bool = False,
+        models_api: bool = True,
         clock: Callable[[], float] | None = None,
         thinking_secret: bytes = DEFAULT_SECRET,
     ) -> None:
@@ -88,6 +91,7 @@ class FakeAnthropicServer:
         self.allow_assistant_last = allow_assistant_last
         self.default_reply = default_reply or Reply.text("ok")
         self.accept_unknown_models = accept_unknown_models
+        self.models_api = models_api
         self.clock = clock or time.monotonic
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)

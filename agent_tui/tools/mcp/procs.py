@@ -28,7 +28,7 @@ from pathlib import Path
 
 import psutil
 
-from agent_tui.tools.process import OWNER_ENV, OWNER_ID
+from agent_tui.tools.process import OWNER_ENV, owner_id
 from agent_tui.tools.process.cgroup import RunCgroup
 from agent_tui.tools.process.cgroup_tree import tree
 from agent_tui.tools.process.discovery import Found, found_pid, is_gone, scan
@@ -40,7 +40,7 @@ SERVER_TAG_ENV = "AGENT_TUI_MCP_SERVER"
 
 
 def tag_env(tag: str) -> dict[str, str]:
-    return {OWNER_ENV: OWNER_ID, SERVER_TAG_ENV: tag}
+    return {OWNER_ENV: owner_id(), SERVER_TAG_ENV: tag}
 
 
 def find_tagged(tag: str, *, children_only: bool = False) -> list[psutil.Process]:

@@ -66,14 +66,13 @@ from agent_tui.tools.process.records import Cleanup, Escalation, LimitHit, RunPh
 from agent_tui.tools.process.registry import kill_all_runs, live_runs
 from agent_tui.tools.process.run import ProcessRun
 from agent_tui.tools.process.subreaper import enable_subreaper
-from agent_tui.tools.process.tags import OWNER_ENV, OWNER_ID, RUN_ID_ENV
+from agent_tui.tools.process.tags import OWNER_ENV, RUN_ID_ENV, owner_id
 
 __all__ = [
     "processes_of_owner",
     "DEFAULT_DRAIN_S",
     "DEFAULT_GRACE_S",
     "OWNER_ENV",
-    "OWNER_ID",
     "RUN_ID_ENV",
     "Cleanup",
     "Containment",
@@ -91,5 +90,6 @@ __all__ = [
     "enable_subreaper",
     "kill_all_runs",
     "live_runs",
+    "owner_id",
     "strip_ansi",
 ]

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agent_tui.tools.process.tags import OWNER_ID
+from agent_tui.tools.process.tags import owner_id
 
 AGENT_PREFIX = "agent-tui-"
 _STALE_S = 60.0
@@ -113,7 +113,7 @@ def _under(mount: str, path: str) -> Path:
 
 def _make_dir(parent: Path) -> Path:
     """The agent's folder under ``parent`` (made now if need be). Raises OSError."""
-    folder = parent / f"{AGENT_PREFIX}{OWNER_ID}"
+    folder = parent / f"{AGENT_PREFIX}{owner_id()}"
     folder.mkdir(exist_ok=True)
     return folder
 
@@ -176,6 +176,18 @@ def _remove(folder: Path) -> None:
 
 _lock = threading.Lock()
 _found: tuple[Containment, Tree | None] | None = None
+
+
+def _after_fork() -> None:
+    """A forked child is another agent process, with an owner tag of its own: its
+    folders are named for it, so they are found again (cgroups off stays off)."""
+    global _lock, _found
+    _lock = threading.Lock()  # another thread of the parent may have held it
+    if _found is not None and _found[1] is not None:
+        _found = None
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 def _discover() -> tuple[Containment, Tree | None]:

@@ -10,6 +10,7 @@ MCP servers, are ended too. :func:`install_atexit` is the one atexit hook.
 from __future__ import annotations
 
 import atexit
+import os
 import signal
 import threading
 from typing import Protocol
@@ -19,7 +20,7 @@ from agent_tui.core.tool import Residue
 from agent_tui.tools.process.cgroup import folder_pids, kill_folder, populated, remove_folder
 from agent_tui.tools.process.cgroup_tree import tree
 from agent_tui.tools.process.discovery import Found, found_pid, is_gone, scan
-from agent_tui.tools.process.tags import OWNER_ENV, OWNER_ID
+from agent_tui.tools.process.tags import OWNER_ENV, owner_id
 from agent_tui.tools.process.terminate import terminate_now
 
 #: The grace the atexit hook gives what is still running (MCP servers, escapees).
@@ -38,6 +39,16 @@ class LiveRun(Protocol):
 _LIVE: dict[str, LiveRun] = {}
 _LIVE_LOCK = threading.Lock()
 _atexit_installed = False
+
+
+def _after_fork() -> None:
+    """A forked child started none of its parent's runs: they are not its to end."""
+    global _LIVE_LOCK
+    _LIVE_LOCK = threading.Lock()
+    _LIVE.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 def register(run_id: str, run: LiveRun) -> None:
@@ -67,7 +78,7 @@ class _Everything:
         self._folder = cgroups.v2 if cgroups is not None else None
 
     def members(self) -> list[Found]:
-        found = scan(OWNER_ENV, OWNER_ID, leader=None, leader_alive=False, group=None)
+        found = scan(OWNER_ENV, owner_id(), leader=None, leader_alive=False, group=None)
         if self._folder is not None:
             seen = {f.pid for f in found}
             for pid in folder_pids(self._folder):

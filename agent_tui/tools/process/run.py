@@ -46,7 +46,7 @@ from agent_tui.tools.process.records import (
 )
 from agent_tui.tools.process.registry import live_runs, register, unregister
 from agent_tui.tools.process.subreaper import enable_subreaper
-from agent_tui.tools.process.tags import OWNER_ENV, OWNER_ID, RUN_ID_ENV
+from agent_tui.tools.process.tags import OWNER_ENV, RUN_ID_ENV, owner_id
 from agent_tui.tools.process.terminate import Termination, terminate
 
 
@@ -68,7 +68,7 @@ class ProcessRun:
         self.limits = limits or RunLimits()
         self._env = dict(os.environ if env is None else env)
         self._env[RUN_ID_ENV] = self.run_id
-        self._env[OWNER_ENV] = OWNER_ID
+        self._env[OWNER_ENV] = owner_id()
         self.capture = OutputCapture(self.limits.head_bytes, self.limits.tail_bytes)
         self.phase = RunPhase.CREATED
         self.pid: int | None = None

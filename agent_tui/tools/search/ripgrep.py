@@ -1,7 +1,11 @@
 """The two command lines a search can run: ripgrep's, or the Python fallback's.
 
-ripgrep (``rg``, Debian package ``ripgrep``) is used when it is on the PATH. Its
-options are spelled out so that no user configuration changes what we parse
+ripgrep (``rg``) is a pinned dependency: the ``ripgrep`` package ships the binary as a
+wheel, installed beside this Python. That binary is used first, so a search behaves the
+same on every machine; without it (the package removed), the PATH's ``rg``; without
+either, the fallback.
+
+ripgrep's options are spelled out so that no user configuration changes what we parse
 (``--no-config``), ignore files apply whether or not the folder is a git repository
 (``--no-require-git``), hidden files are searched but ``.git`` never is, and errors
 about single unreadable files stay out of the output (``--no-messages``). The user's
@@ -15,8 +19,12 @@ that backtracks for ever cannot stall the agent.
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
+import os
 import shutil
 import sys
+import sysconfig
 
 from agent_tui.tools.search.query import Query, SearchMode
 
@@ -30,11 +38,31 @@ _BASE = (
     "!.git",
 )
 _TYPE = "agentglob"
+PACKAGE = "ripgrep"  # the Python package that ships the binary (pinned in pyproject.toml)
 
 
+@functools.cache
 def find_rg() -> str | None:
-    """The ripgrep binary on the PATH, if there is one."""
-    return shutil.which("rg")
+    """The ripgrep binary: the ``ripgrep`` package's, else the PATH's, else None.
+
+    Looked up once per process (``find_rg.cache_clear()`` looks again)."""
+    return package_rg() or shutil.which("rg")
+
+
+def package_rg() -> str | None:
+    """The binary the ``ripgrep`` package installed: named in its record of files,
+    else in the scripts folder of this Python (a venv's ``bin/``, beside ``python``)."""
+    try:
+        dist = importlib.metadata.distribution(PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    for file in dist.files or ():
+        if file.name in ("rg", "rg.exe"):
+            path = os.path.normpath(dist.locate_file(file))
+            if os.path.isfile(path) and os.access(path, os.X_OK):
+                return path
+    folders = [os.path.dirname(sys.executable), sysconfig.get_path("scripts")]
+    return shutil.which("rg", path=os.pathsep.join(folders))
 
 
 def rg_argv(rg: str, query: Query) -> list[str]:

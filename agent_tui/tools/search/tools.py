@@ -151,7 +151,7 @@ class _SearchTool(Tool):
     read_only = True
 
     def __init__(self, rg: str | None = _AUTO) -> None:
-        # ripgrep's path, None for the Python fallback, "auto" to look on the PATH
+        # ripgrep's path, None for the Python fallback, "auto" to find it (find_rg)
         self.rg = find_rg() if rg == _AUTO else rg
         # The permission policy's deny rules on reading (an absolute path -> the rule
         # that forbids reading it, or None): what they name is left out of the results.
