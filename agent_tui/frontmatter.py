@@ -19,7 +19,9 @@ reviewing``), which strict YAML refuses; such a top-level value is then read as 
 plain text it was meant to be.
 
 :class:`FileProblem` is how loaders of these files report one bad file (file, line,
-message) while the rest still load.
+message) while the rest still load. :func:`read_definition` reads a skill's or a
+sub-agent's file as Claude Code's rules have it (a front matter with a valid ``name``
+and a ``description``), raising :class:`DefinitionError` with the line.
 """
 
 from __future__ import annotations
@@ -146,3 +148,64 @@ def key_line(text: str, key: str) -> int | None:
         if re.match(rf"^{re.escape(key)}[ \t]*:", raw):
             return number
     return None
+
+
+#: Claude Code's rule for skill and sub-agent names.
+NAME_RULE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+NAME_MAX = 64
+DEFINITION_MAX_BYTES = 256 * 1024  # a definition bigger than this is refused
+
+
+class DefinitionError(ValueError):
+    """A definition file (a skill, a sub-agent type) that cannot be used; ``line`` is
+    the file's, 1-based, where there is one."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A definition file's text and front matter, its name and description checked."""
+
+    text: str
+    front: FrontMatter
+    name: str
+    description: str
+
+
+def check_name(name: Any, kind: str) -> str | None:
+    """What is wrong with ``name`` under Claude Code's rule, or None."""
+    if not isinstance(name, str) or not name.strip():
+        return f"the {kind} has no name (front matter `name:`)"
+    if len(name) > NAME_MAX:
+        return f"the name {name[:20]!r}... is longer than {NAME_MAX} characters"
+    if not NAME_RULE.match(name):
+        return (f"the name {name!r} must be lowercase letters, digits and hyphens "
+                "(like code-reviewer)")
+    return None
+
+
+def read_definition(path: Path, kind: str) -> Definition:
+    """``path`` as a ``kind`` ("skill", "sub-agent"); raises DefinitionError (or
+    OSError, UnicodeDecodeError)."""
+    if path.stat().st_size > DEFINITION_MAX_BYTES:
+        raise DefinitionError(f"larger than {DEFINITION_MAX_BYTES // 1024} KB")
+    text = path.read_bytes().decode("utf-8")
+    try:
+        front = read_front_matter(text)
+    except FrontMatterError as exc:
+        raise DefinitionError(exc.message, exc.line) from None
+    if not front.present:
+        raise DefinitionError("no front matter (a --- block with name and description)", 1)
+    name = front.meta.get("name")
+    wrong = check_name(name, kind)
+    if wrong is not None:
+        raise DefinitionError(wrong, key_line(text, "name") or 1)
+    description = front.meta.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise DefinitionError("no description (front matter `description:`)",
+                              key_line(text, "description") or 1)
+    return Definition(text=text, front=front, name=str(name), description=description)

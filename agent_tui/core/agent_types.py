@@ -27,18 +27,16 @@ problems too, but the type still loads.
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.frontmatter import FileProblem, FrontMatterError, key_line, read_front_matter
+from agent_tui.frontmatter import DefinitionError, FileProblem, key_line, read_definition
 from agent_tui.protocol.tool_names import is_mcp, our_name
 
 AGENTS_DIR = Path(".claude") / "agents"
-MAX_BYTES = 256 * 1024  # a definition bigger than this is refused
 MAX_FILES = 200  # per folder
 INHERIT = "inherit"
 #: The general sub-agent (today's: every tool but task), used when no type is named.
@@ -50,8 +48,6 @@ MODEL_ALIASES: dict[str, str] = {
     "haiku": "claude-haiku-4-5",
 }
 #: Claude Code's rule for skill and sub-agent names.
-NAME_RULE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-NAME_MAX = 64
 DESCRIPTION_MAX = 1024
 APPLIED_KEYS = frozenset({"name", "description", "tools", "disallowedTools", "model"})
 #: Keys Claude Code documents for sub-agents that agent-tui reads and does not apply.
@@ -125,13 +121,6 @@ class AgentTypes(BaseModel):
         return [t.name for t in self.types]
 
 
-class DefinitionError(ValueError):
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-
-
 def agent_dirs(workspace: Path, home: Path | None = None) -> list[tuple[AgentScope, Path]]:
     """(scope, folder), in the order a name is looked up (the project's first)."""
     user_home = home if home is not None else Path.home()
@@ -185,38 +174,11 @@ def shown_path(path: Path, workspace: Path, home: Path | None) -> str:
     return str(path)
 
 
-def check_name(name: Any, kind: str) -> str | None:
-    """What is wrong with ``name`` under Claude Code's rule, or None."""
-    if not isinstance(name, str) or not name.strip():
-        return f"the {kind} has no name (front matter `name:`)"
-    if len(name) > NAME_MAX:
-        return f"the name {name[:20]!r}... is longer than {NAME_MAX} characters"
-    if not NAME_RULE.match(name):
-        return (f"the name {name!r} must be lowercase letters, digits and hyphens "
-                "(like code-reviewer)")
-    return None
-
-
 def parse_agent_file(path: Path, scope: AgentScope) -> tuple[AgentType, list[FileProblem]]:
     """One file as a type, and the notes on it; raises DefinitionError (or OSError)."""
-    if path.stat().st_size > MAX_BYTES:
-        raise DefinitionError(f"larger than {MAX_BYTES // 1024} KB")
-    text = path.read_bytes().decode("utf-8")
-    try:
-        front = read_front_matter(text)
-    except FrontMatterError as exc:
-        raise DefinitionError(exc.message, exc.line) from None
-    if not front.present:
-        raise DefinitionError("no front matter (a --- block with name and description)", 1)
-    meta = front.meta
-    name = meta.get("name")
-    wrong = check_name(name, "sub-agent")
-    if wrong is not None:
-        raise DefinitionError(wrong, key_line(text, "name") or 1)
-    description = meta.get("description")
-    if not isinstance(description, str) or not description.strip():
-        raise DefinitionError("no description (front matter `description:`)",
-                              key_line(text, "description") or 1)
+    found = read_definition(path, "sub-agent")
+    text, front, meta = found.text, found.front, found.front.meta
+    name, description = found.name, found.description
     system = front.body.strip()
     if not system:
         raise DefinitionError("the body (the sub-agent's system prompt) is empty",

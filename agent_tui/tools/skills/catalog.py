@@ -26,16 +26,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.core.agent_types import DESCRIPTION_MAX, check_name, shown_path
-from agent_tui.frontmatter import (
-    FileProblem,
-    FrontMatterError,
-    key_line,
-    read_front_matter,
-)
+from agent_tui.core.agent_types import DESCRIPTION_MAX, shown_path
+from agent_tui.frontmatter import DefinitionError, FileProblem, key_line, read_definition
 
 SKILL_FILE = "SKILL.md"
-MAX_BYTES = 256 * 1024  # a SKILL.md bigger than this is refused
 MAX_SKILLS = 200  # per folder
 APPLIED_KEYS = frozenset({"name", "description", "allowed-tools"})
 #: Keys of Claude Code's or the open standard's that are read and not applied.
@@ -82,13 +76,6 @@ class Skills(BaseModel):
         return [s.folder for s in self.skills]
 
 
-class SkillError(ValueError):
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-
-
 def skill_dirs(workspace: Path, home: Path | None = None) -> list[tuple[SkillScope, Path]]:
     user_home = home if home is not None else Path.home()
     ws = Path(workspace)
@@ -121,7 +108,7 @@ def load_skills(workspace: Path, home: Path | None = None) -> Skills:
             path = folder / SKILL_FILE
             try:
                 skill, notes = parse_skill(folder.absolute(), scope)
-            except SkillError as exc:
+            except DefinitionError as exc:
                 found.problems.append(FileProblem(path, f"{exc.message} (skill not loaded)",
                                                   exc.line))
                 continue
@@ -139,31 +126,10 @@ def load_skills(workspace: Path, home: Path | None = None) -> Skills:
     return found
 
 
-def read_skill_file(path: Path) -> tuple[str, dict, str, int]:
-    """(text, front matter, body, body line) of a SKILL.md; raises SkillError or OSError."""
-    if path.stat().st_size > MAX_BYTES:
-        raise SkillError(f"larger than {MAX_BYTES // 1024} KB")
-    text = path.read_bytes().decode("utf-8")
-    try:
-        front = read_front_matter(text)
-    except FrontMatterError as exc:
-        raise SkillError(exc.message, exc.line) from None
-    if not front.present:
-        raise SkillError("no front matter (a --- block with name and description)", 1)
-    return text, front.meta, front.body, front.body_line
-
-
 def parse_skill(folder: Path, scope: SkillScope) -> tuple[Skill, list[FileProblem]]:
     path = folder / SKILL_FILE
-    text, meta, _body, _line = read_skill_file(path)
-    name = meta.get("name")
-    wrong = check_name(name, "skill")
-    if wrong is not None:
-        raise SkillError(wrong, key_line(text, "name") or 1)
-    description = meta.get("description")
-    if not isinstance(description, str) or not description.strip():
-        raise SkillError("no description (front matter `description:`)",
-                         key_line(text, "description") or 1)
+    found = read_definition(path, "skill")
+    text, meta, name, description = found.text, found.front.meta, found.name, found.description
     notes: list[FileProblem] = []
     if len(description) > DESCRIPTION_MAX:
         notes.append(FileProblem(path, f"description is longer than {DESCRIPTION_MAX} "

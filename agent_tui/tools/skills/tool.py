@@ -13,7 +13,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
-from agent_tui.tools.skills.catalog import SKILL_FILE, SkillError, Skills, read_skill_file
+from agent_tui.frontmatter import DefinitionError, read_definition
+from agent_tui.tools.skills.catalog import SKILL_FILE, Skills
 
 INTRO = (
     "Load a skill: instructions (and files beside them) for a kind of task, written by "
@@ -68,8 +69,8 @@ class SkillTool(Tool):
                                                    "; this session has no skills")
             )
         try:
-            _text, _meta, body, _line = read_skill_file(skill.file)
-        except SkillError as exc:
+            body = read_definition(skill.file, "skill").front.body
+        except DefinitionError as exc:
             where = f"{skill.file}:{exc.line}" if exc.line else str(skill.file)
             return ToolResult.error(f"skill {skill.name}: {where}: {exc.message}")
         except (OSError, UnicodeDecodeError) as exc:
