@@ -254,7 +254,8 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
 
     def flush(self) -> None:
         """Show what streamed in since the last flush (the app calls this every
-        FLUSH_INTERVAL): the text's new pieces and live tail, expanded output."""
+        FLUSH_INTERVAL): the text's new pieces and live tail, expanded output. A
+        flush with nothing new draws nothing."""
         if self._text is not None and self._text.advance():
             self._changed(self._text)
         if self._thinking is not None and self._thinking.advance():
@@ -263,7 +264,8 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
             if block.advance():
                 self._changed(block)
         self._new_output.clear()
-        self._sync()
+        # Nothing new, nothing drawn: a changed block scheduled its own sync (idle, the
+        # screen is not written at all).
 
     def restyle(self) -> None:
         """The theme changed: render every block again (the ones in view at once)."""
