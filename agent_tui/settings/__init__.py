@@ -40,8 +40,9 @@ but they cannot grant themselves ``auto`` mode, set variables that make every
 command run code of their choosing, open the sandbox or let web_fetch reach private
 addresses, and their hooks run only once the user trusts the project (the CLI
 decides); ``apiKeyHelper`` (a command that prints the API key) is taken from the
-user's files and ``--settings`` only. ``env`` is handed to the commands the agent runs (not to the agent itself);
-the agent's credentials and the process layer's ``AGENT_TUI_*`` tags cannot be set.
+user's files and ``--settings`` only. ``env`` is handed to the commands the agent
+runs (not to the agent itself); the agent's credentials and the process layer's
+``AGENT_TUI_*`` tags cannot be set.
 
 ``hooks`` is kept as written, with where each part of it is in its file, for
 ``tools/hooks/`` to parse: a malformed hook is skipped alone, never the whole file.
