@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -176,9 +177,39 @@ def test_a_helper_past_its_time_bound_is_stopped(tmp_path: Path) -> None:
             await asyncio.wait_for(helper.key(), 10)
 
     asyncio.run(go())
-    pid = int((tmp_path / "pid").read_text())
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)
+    assert ended(int((tmp_path / "pid").read_text()))
+
+
+def test_a_cancelled_request_ends_the_helper_too(tmp_path: Path) -> None:
+    """Esc while the helper runs (the request's task is cancelled): the helper is ended."""
+    async def go() -> None:
+        helper = KeyHelper("echo $$ > pid; exec sleep 30", tmp_path / "settings.json",
+                           lambda command, timeout: _run(command, timeout, tmp_path))
+        task = asyncio.create_task(helper.key())
+        for _ in range(100):
+            if (tmp_path / "pid").exists():
+                break
+            await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(go())
+    assert ended(int((tmp_path / "pid").read_text()))
+
+
+def ended(pid: int, wait_s: float = 5.0) -> bool:
+    """Gone, or dead and not yet reaped (this test's loop is closed: nobody reaps it)."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def test_a_bad_ttl_variable_is_named_and_the_default_kept() -> None:
