@@ -113,11 +113,11 @@ def test_unknown_keys_are_named_once_and_the_files_deny_rules_stay(home: Path, w
     loaded = load_settings(ws)
     user = [p for p in loaded.problem_details if p.file == placed["user"]]
     [notice] = [p for p in user if "not supported by agent-tui" in p.message]
-    for key in ("statusLine", "includeCoAuthoredBy", "enabledPlugins", "apiKeyHelper",
-                "cleanupPeriodDays", "outputStyle", "forceLoginMethod",
+    for key in ("statusLine", "includeCoAuthoredBy", "enabledPlugins", "cleanupPeriodDays", "outputStyle", "forceLoginMethod",
                 "permissions.additionalDirectories"):
         assert notice.message.count(key) == 1, key
-    assert "$schema" not in notice.message
+    assert "$schema" not in notice.message and "apiKeyHelper" not in notice.message
+    assert loaded.api_key_helper == "~/bin/print-api-key.sh"  # the user's: taken
     assert (notice.line, notice.column) == (line_of(placed["user"], "statusLine"), 3)
     assert user == [notice]  # nothing else is wrong in that file
     # its rules, mode and env apply all the same

@@ -140,7 +140,7 @@ def _resume(recorded: dict[str, Any], home: Path) -> tuple[Any, Recorder, Valida
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("AGENT_TUI_HOME", str(home))
         mp.setenv("HOME", str(recorded["root"]))
-        mp.setattr(wiring, "make_provider", lambda opts: provider)
+        mp.setattr(wiring, "make_provider", lambda opts, **_: provider)
         rec = Recorder()
         wired = wiring.Wiring(_options(recorded["workspace"], recorded["script"], resume=True),
                               interactive=False)

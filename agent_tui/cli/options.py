@@ -60,6 +60,7 @@ class Options:
     system_prompt: str | None = None  # --system-prompt: instead of the default one
     append_system_prompt: str = ""
     fork_session: bool = False  # --fork-session: --resume / --continue into a new session
+    provider_given: bool = False  # --provider was given (else a settings' apiKeyHelper may choose)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -70,7 +71,8 @@ def _parser() -> argparse.ArgumentParser:
         "'agent-tui sessions' (list saved sessions).",
     )
     p.add_argument("--provider", choices=PROVIDERS, help="default: anthropic when "
-                   "ANTHROPIC_API_KEY is set, else scripted (offline)")
+                   "ANTHROPIC_API_KEY is set or your settings have an apiKeyHelper, else "
+                   "scripted (offline)")
     p.add_argument("--model", help="model name")
     p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
     p.add_argument("--permission-mode", default=None, metavar="MODE",
@@ -174,6 +176,7 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         system_prompt=args.system_prompt,
         append_system_prompt=args.append_system_prompt,
         fork_session=args.fork_session,
+        provider_given=args.provider is not None,
     )
 
 

@@ -29,12 +29,14 @@ if TYPE_CHECKING:
 MCP_READY_WAIT_S = 15.0
 
 
-def make_provider(opts: Options) -> Provider:
-    if opts.provider == "anthropic":
+def make_provider(opts: Options, *, key_helper: Any = None) -> Provider:
+    """``key_helper``: the settings' apiKeyHelper (cli/key_command.py), which makes
+    the provider anthropic, with the key it prints."""
+    if opts.provider == "anthropic" or key_helper is not None:
         # Imported here: the SDK takes about a second to import.
         from agent_tui.providers.anthropic import AnthropicProvider
 
-        return AnthropicProvider()
+        return AnthropicProvider(key_helper=key_helper)
     from agent_tui.providers.scripted import ScriptedProvider, ScriptError, load_script
 
     try:
@@ -195,7 +197,12 @@ class Wiring:
             emit(damaged)
         from agent_tui.checkpoints import Checkpoints
 
-        provider = make_provider(opts)
+        from agent_tui.cli.key_command import key_helper_for
+
+        key_helper, key_problem = key_helper_for(opts, settings)
+        if key_problem is not None:
+            emit(Notice(level=NoticeLevel.WARNING, text=key_problem))
+        provider = make_provider(opts, key_helper=key_helper)
         jobs = BackgroundJobs(on_change=lambda info: emit(job_changed(info)))
         checkpoints = Checkpoints(self.store.root / session_id / "checkpoints", workspace)
         skills, agent_types = self._definitions(Path(workspace), emit)

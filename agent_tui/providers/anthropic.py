@@ -4,25 +4,29 @@ The SDK is imported here, and this module is imported only when the anthropic
 provider is chosen (``import anthropic`` takes about a second). SDK retries are off
 (``max_retries=0``): the core's retry loop owns back-off so a cancel can stop it and
 a person can see it. ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL`` are honoured
-by the SDK itself.
+by the SDK itself. With a :class:`~agent_tui.providers.key_helper.KeyHelper` (Claude
+Code's ``apiKeyHelper``) the key is asked of it before each request, and a 401 makes
+it fetch a new one, with which the request is sent once more.
 """
 
 from __future__ import annotations
 
 import email.utils
 import time
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
 
 import anthropic
 import httpx2
 
 from agent_tui.providers import base
+from agent_tui.providers.key_helper import KeyHelper, KeyHelperError
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
 # An error event in the middle of a stream arrives with the stream's status (200).
 RETRYABLE_ERROR_TYPES = {"overloaded_error", "api_error", "rate_limit_error"}
+T = TypeVar("T")
 
 
 class AnthropicProvider(base.Provider):
@@ -30,11 +34,44 @@ class AnthropicProvider(base.Provider):
     default_model = DEFAULT_MODEL
 
     def __init__(
-        self, *, api_key: str | None = None, base_url: str | None = None, timeout: float = 600.0
+        self, *, api_key: str | None = None, base_url: str | None = None, timeout: float = 600.0,
+        key_helper: KeyHelper | None = None,
     ) -> None:
+        self._key_helper = key_helper
+        if key_helper is not None and api_key is None:
+            api_key = "-"  # a placeholder: the helper's key replaces it before any request
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout
         )
+
+    async def _keyed(self, *, fresh: bool = False) -> anthropic.AsyncAnthropic:
+        """The client, with the helper's key when there is a helper (a new one when
+        ``fresh``); the SDK's copy shares the connection pool."""
+        helper = self._key_helper
+        if helper is None:
+            return self._client
+        try:
+            key = await (helper.refresh() if fresh else helper.key())
+        except KeyHelperError as exc:
+            raise base.ProviderError(str(exc), retryable=False,
+                                     kind=base.ErrorKind.AUTHENTICATION) from None
+        if key != self._client.api_key:
+            self._client = self._client.with_options(api_key=key)
+        return self._client
+
+    async def _call(self, call: Callable[[anthropic.AsyncAnthropic], Awaitable[T]]) -> T:
+        """``call(client)``; on a 401 with a helper, once more with the helper's new key."""
+        client = await self._keyed()
+        try:
+            return await call(client)
+        except anthropic.AuthenticationError:
+            if self._key_helper is None:
+                raise
+        client = await self._keyed(fresh=True)
+        try:
+            return await call(client)
+        except anthropic.AuthenticationError as exc:
+            raise _refused_again(exc, self._key_helper.name) from None
 
     async def stream(self, request: base.ModelRequest) -> AsyncIterator[base.StreamEvent]:  # type: ignore[override]
         kwargs: dict[str, Any] = {
@@ -52,7 +89,7 @@ class AnthropicProvider(base.Provider):
         if request.output_config is not None:
             kwargs["output_config"] = request.output_config
         try:
-            stream = await self._client.messages.create(**kwargs)
+            stream = await self._call(lambda client: client.messages.create(**kwargs))
         except anthropic.APIError as exc:
             raise _provider_error(exc) from exc
         try:
@@ -74,7 +111,7 @@ class AnthropicProvider(base.Provider):
 
     async def model_info(self, model: str) -> base.ModelInfo | None:
         try:
-            info = await self._client.models.retrieve(model)
+            info = await self._call(lambda client: client.models.retrieve(model))
         except anthropic.APIError as exc:
             raise _provider_error(exc) from exc
         except httpx2.TransportError as exc:
@@ -85,7 +122,18 @@ class AnthropicProvider(base.Provider):
     async def list_models(self) -> list[base.ModelInfo]:
         found: list[base.ModelInfo] = []
         try:
-            async for info in self._client.models.list(limit=100):
+            client = await self._keyed()
+            try:
+                page = await client.models.list(limit=100)
+            except anthropic.AuthenticationError:
+                if self._key_helper is None:
+                    raise
+                helper_name = self._key_helper.name
+                try:
+                    page = await (await self._keyed(fresh=True)).models.list(limit=100)
+                except anthropic.AuthenticationError as exc:
+                    raise _refused_again(exc, helper_name) from None
+            async for info in page:
                 found.append(_model_info(info))
         except anthropic.APIError as exc:
             raise _provider_error(exc) from exc
@@ -213,6 +261,14 @@ def _provider_error(exc: anthropic.APIError) -> base.ProviderError:
         return base.ProviderError(f"connection error: {exc}", retryable=True,
                                   kind=base.ErrorKind.CONNECTION)
     return base.ProviderError(str(exc), retryable=False)
+
+
+def _refused_again(exc: anthropic.APIStatusError, helper: str) -> base.ProviderError:
+    """A 401 for the helper's new key too: the helper is what to look at."""
+    return base.ProviderError(
+        f"{exc.status_code}: {_message(exc)} (the API refused the key {helper} printed, "
+        "also when run again)", retryable=False, status=exc.status_code,
+        kind=base.ErrorKind.AUTHENTICATION)
 
 
 def _error_type(exc: anthropic.APIStatusError) -> str | None:

@@ -39,8 +39,10 @@ The three project files are the project's: their deny and ask rules apply at onc
 but they cannot grant themselves ``auto`` mode, set variables that make every
 command run code of their choosing, open the sandbox or let web_fetch reach private
 addresses, and their hooks run only once the user trusts the project (the CLI
-decides). ``env`` is handed to the commands the agent runs (not to the agent itself);
-the agent's credentials and the process layer's ``AGENT_TUI_*`` tags cannot be set.
+decides); ``apiKeyHelper`` (a command that prints the API key) is taken from the
+user's files and ``--settings`` only. ``env`` is handed to the commands the agent
+runs (not to the agent itself); the agent's credentials and the process layer's
+``AGENT_TUI_*`` tags cannot be set.
 
 ``hooks`` is kept as written, with where each part of it is in its file, for
 ``tools/hooks/`` to parse: a malformed hook is skipped alone, never the whole file.
@@ -107,6 +109,9 @@ class LoadedSettings(BaseModel):
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
     hooks: list[HooksSource] = Field(default_factory=list)  # each file's, in load order
     web_fetch_allow_private: bool = False
+    # apiKeyHelper, and the file it came from (a user's file or --settings, never a project's)
+    api_key_helper: str | None = None
+    api_key_helper_file: Path | None = None
     files: list[Path] = Field(default_factory=list)  # the files that were applied
     problem_details: list[SettingsProblem] = Field(default_factory=list)
 
@@ -196,6 +201,15 @@ class LoadedSettings(BaseModel):
                     "could point web_fetch at your local network (ignored)"), only_this=True))
             else:
                 self.web_fetch_allow_private = data.web_fetch.allow_private
+        if data.api_key_helper is not None:
+            if project:
+                self.problem_details.append(SettingsProblem(file=path, message=(
+                    "apiKeyHelper is only taken from your user settings or --settings: a "
+                    "project's file could run a command of its choosing at startup (ignored)"),
+                    only_this=True))
+            else:
+                self.api_key_helper = data.api_key_helper
+                self.api_key_helper_file = path
         self.files.append(path)
 
 

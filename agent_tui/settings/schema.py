@@ -168,6 +168,8 @@ class SettingsFile(BaseModel):
     # (line, column) of each part of ``hooks``, by its path below the ``hooks`` key
     _hooks_where: dict[tuple[Any, ...], tuple[int, int]] = PrivateAttr(default_factory=dict)
     web_fetch: WebFetchSection | None = Field(default=None, alias="webFetch")
+    # Claude Code's: a command that prints the API key (taken from the user's files only)
+    api_key_helper: NonEmpty | None = Field(default=None, alias="apiKeyHelper")
 
 
 class HooksSource(BaseModel):
@@ -182,7 +184,7 @@ class HooksSource(BaseModel):
 #: The keys a person may write, per object (for "did you mean" hints).
 KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
     (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
-         "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch"],
+         "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch", "apiKeyHelper"],
     ("permissions",): ["allow", "ask", "deny", "defaultMode", "disableBypassPermissionsMode"],
     **cs.KNOWN_KEYS,
     ("webFetch",): ["allowPrivate"],

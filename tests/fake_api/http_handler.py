@@ -159,10 +159,17 @@ class Handler(BaseHTTPRequestHandler):
     # ---- dispatch -------------------------------------------------------------------
 
     def _authorized(self, request_id: str) -> bool:
-        if self.headers.get("x-api-key") or self.headers.get("authorization"):
+        # The key as the SDK sends it: ``x-api-key``, or ``Authorization: Bearer KEY``.
+        bearer = self.headers.get("authorization") or ""
+        key = self.headers.get("x-api-key") or bearer.removeprefix("Bearer ").strip()
+        if not (key or bearer):
+            message = "x-api-key header is required"
+        elif self.server.fake.refuses_key(key):
+            message = "invalid x-api-key"
+        else:
             return True
-        self._send_json(401, error_body("authentication_error", "x-api-key header is required",
-                                        request_id), {"request-id": request_id})
+        self._send_json(401, error_body("authentication_error", message, request_id),
+                        {"request-id": request_id})
         return False
 
     def do_POST(self) -> None:  # noqa: N802

@@ -36,6 +36,10 @@ of any unknown path, while the catalogue still rules the Messages requests), ``c
 seconds for cache TTLs, e.g. :class:`FakeClock`), ``thinking_secret=`` (the HMAC key of
 thinking signatures).
 
+Keys: any key (``x-api-key``, or ``Authorization: Bearer KEY``) is accepted until
+:meth:`FakeAnthropicServer.accept_keys` names the ones that are; then any other is
+answered 401 ``authentication_error`` (and kept in ``refused_keys``).
+
 Observation
 -----------
 ``requests`` (parsed JSON bodies of ``/v1/messages``, in order; index = request index),
@@ -110,6 +114,9 @@ class FakeAnthropicServer:
         self._threads: set[threading.Thread] = set()
         self._stopping = threading.Event()
         self._httpd: HTTPServer | None = None
+        #: The keys accepted (None: any); see :meth:`accept_keys`.
+        self.api_keys: frozenset[str] | None = None
+        self.refused_keys: list[str] = []
         self._thread: threading.Thread | None = None
 
     # ---- lifecycle ------------------------------------------------------------------
@@ -172,6 +179,20 @@ class FakeAnthropicServer:
         return f"http://127.0.0.1:{self.port}"
 
     # ---- scripting ------------------------------------------------------------------
+
+    def accept_keys(self, *keys: str) -> None:
+        """From now on accept only these keys: any other is answered
+        401 ``authentication_error`` "invalid x-api-key", as the API does (a key that
+        rotates: call it again with the new one)."""
+        with self._lock:
+            self.api_keys = frozenset(keys)
+
+    def refuses_key(self, key: str | None) -> bool:
+        with self._lock:
+            refused = self.api_keys is not None and key not in self.api_keys
+            if refused:
+                self.refused_keys.append(key or "")
+            return refused
 
     def enqueue(self, *replies: Reply | Callable[[dict], Reply]) -> None:
         """Queue replies, used in order by valid ``POST /v1/messages`` requests.
