@@ -173,3 +173,24 @@ async def test_a_cancel_while_a_commands_line_runs_ends_the_prompt_cancelled(tmp
         assert response.stop_reason == "cancelled"
         assert "nothing was sent" in client.text(sid)
     assert fake_api.requests == []
+
+
+@pytest.mark.asyncio
+async def test_compact_and_model_are_ops_told_as_text(tmp_path, fake_api):
+    fake_api.enqueue(Reply.text("hi there"), Reply.text("The summary."))
+    client = RecordingClient()
+    async with _spawn(client, tmp_path, fake_api) as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("hello")]), 20)
+        response = await asyncio.wait_for(
+            conn.prompt(session_id=sid, prompt=[text_block("/compact keep the names")]), 20)
+        assert response.stop_reason == "end_turn"
+        assert "Compacted the conversation" in client.text(sid)
+        assert "keep the names" in json.dumps(fake_api.requests[-1])
+        response = await asyncio.wait_for(
+            conn.prompt(session_id=sid, prompt=[text_block("/model claude-haiku-4-5")]), 20)
+        assert response.stop_reason == "end_turn"
+        updates = client.of("config_option_update", sid)
+        assert updates and updates[-1].config_options[0].current_value == "claude-haiku-4-5"
+        assert "Model: claude-haiku-4-5" in client.text(sid)

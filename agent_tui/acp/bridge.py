@@ -131,7 +131,8 @@ class _ActivePrompt:
 class _Flush:
     """In the pump's queue: resolved once everything before it was sent."""
 
-    done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    done: asyncio.Future[None] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
 @dataclass
@@ -258,7 +259,8 @@ class SessionBridge:
         finally:
             self._prompt = None
         if ended is None:  # a command that started no turn
-            return PromptResponse(stop_reason="cancelled" if active.cancel_requested else "end_turn")
+            stop = "cancelled" if active.cancel_requested else "end_turn"
+            return PromptResponse(stop_reason=stop)
         if ended.status is TurnStatus.CANCELLED:
             return PromptResponse(stop_reason="cancelled")
         if ended.status is TurnStatus.FAILED:
@@ -423,7 +425,10 @@ class SessionBridge:
         )
         if event.level is NoticeLevel.INFO:
             if self._prompt is not None and self._prompt.command:
-                await self._send(self.mapper.text(event.text))  # a command's answer
+                # A command's answer (ours end with a newline), or what the core said.
+                said = event.text if event.text.endswith("\n") else \
+                    f"\n\n> agent-tui: {event.text}\n\n"
+                await self._send(self.mapper.text(said))
             return
         # Warnings and errors matter to the user (e.g. processes that could not be
         # ended, an MCP server that failed): show them in the conversation, clearly

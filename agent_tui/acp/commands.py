@@ -132,7 +132,7 @@ def event_text(event: Compaction | ConversationCleared | ContextReport) -> str:
         case ConversationCleared():
             return "Started a new conversation.\n"
         case ContextReport():
-            used = f"{event.used:,} of {event.window:,} tokens" if event.window else f"{event.used:,} tokens"
+            used = f"{event.used:,} tokens" + (f" of {event.window:,}" if event.window else "")
             how = "as the last request used" if event.measured else "estimated"
             lines = [f"Context of {event.model}: {used} ({how})", ""]
             lines += [f"- {item.label}: {item.tokens:,}" for item in event.items]
