@@ -130,7 +130,8 @@ async def test_every_frame_the_agent_sends_is_valid_against_the_schema(tmp_path,
         stderr.close()
 
     kinds = {f.get("params", {}).get("update", {}).get("sessionUpdate") for f in frames}
-    assert {"agent_message_chunk", "tool_call", "tool_call_update", "user_message_chunk"} <= kinds
+    assert {"agent_message_chunk", "tool_call", "tool_call_update", "user_message_chunk",
+            "available_commands_update"} <= kinds
     assert any(f.get("method") == "session/request_permission" for f in frames)
     assert any("error" in f for f in frames)
     updates = [f["params"]["update"] for f in frames if f.get("method") == "session/update"]

@@ -16,6 +16,11 @@ Warnings and errors become agent text, marked as ours; those told while no promp
 runs (an MCP server that failed as the session started) are sent at the start of the
 next prompt.
 
+Slash commands (:mod:`.commands`): the list is sent through the pump after
+``session/new`` / ``session/load`` answered; a command's prompt is answered once the
+session is idle again and the pump has sent what it said (a refused ``!`` line ends
+it with no turn at all).
+
 Cancel: ``session/cancel`` interrupts the turn at once (``interrupt_now``). The prompt
 then waits, as always, for the turn to end: by then every tool call has reached a
 final state and its last update has been sent. A cancel with no prompt running does
@@ -28,7 +33,8 @@ import asyncio
 import logging
 import threading
 from collections import deque
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, assert_never
 
@@ -36,6 +42,7 @@ from acp import RequestError
 from acp.helpers import update_agent_thought_text
 from acp.schema import PermissionOption, PromptResponse
 
+from agent_tui.acp.commands import event_text, start_command
 from agent_tui.acp.models import ModelChoice
 from agent_tui.acp.modes import mode_update
 from agent_tui.acp.updates import UpdateMapper, plan_update
@@ -117,6 +124,22 @@ class PromptBusy(RequestError):
 class _ActivePrompt:
     done: asyncio.Future[TurnEnded]
     cancel_requested: bool = False
+    command: bool = False  # a slash command's: its answers are told as text
+
+
+@dataclass
+class _Flush:
+    """In the pump's queue: resolved once everything before it was sent."""
+
+    done: asyncio.Future[None] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future())
+
+
+@dataclass
+class _Send:
+    """In the pump's queue: an update of ours (the command list), in order."""
+
+    update: Any
 
 
 class SessionBridge:
@@ -125,7 +148,7 @@ class SessionBridge:
         self.conn = conn
         self.session: Session | None = None
         self.mapper = UpdateMapper(Path.cwd())
-        self._events: deque[Event] = deque()
+        self._events: deque[Event | _Flush | _Send] = deque()
         self._arrived = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: int | None = None
@@ -156,7 +179,11 @@ class SessionBridge:
         else:
             self._push(event)
 
-    def _push(self, event: Event) -> None:
+    def announce(self, update: Any) -> None:
+        """Send ``update`` through the pump: after the response being written now."""
+        self._push(_Send(update))
+
+    def _push(self, event: Event | _Flush | _Send) -> None:
         self._events.append(event)
         self._arrived.set()
 
@@ -192,30 +219,72 @@ class SessionBridge:
         were not attached (told first, as the TUI does)."""
         session = self.session
         assert session is not None
+
+        async def start() -> None:
+            session.submit(message)
+
+        return await self._run(start, refused)
+
+    async def command(self, name: str, args: str) -> PromptResponse:
+        """A prompt that is a slash command (:mod:`.commands`)."""
+        session, models = self.session, self.models
+        assert session is not None and models is not None
+
+        def say(level: NoticeLevel, text: str) -> None:
+            self._push(Notice(level=level, text=text))
+
+        return await self._run(lambda: start_command(session, models, name, args, say), [],
+                               command=True)
+
+    async def _run(self, start: Callable[[], Awaitable[None]], refused: list[str], *,
+                   command: bool = False) -> PromptResponse:
+        session = self.session
+        assert session is not None
         if self.busy:
             raise PromptBusy()
-        active = _ActivePrompt(done=asyncio.get_running_loop().create_future())
+        active = _ActivePrompt(done=asyncio.get_running_loop().create_future(), command=command)
         self._prompt = active
         try:
             held, self._held = self._held, []
             held += [f"\n\n> agent-tui warning: image not attached: {r}\n\n" for r in refused]
             for notice in held:  # what went wrong meanwhile, before this turn's updates
                 await self._send(self.mapper.text(notice))
-            session.submit(message)
             try:
-                ended = await self._turn_end(active)
+                await start()
+                ended = await (self._settled(active) if command else self._turn_end(active))
             except asyncio.CancelledError:
                 # The connection is closing under us: stop the turn, do not leave it running.
                 session.interrupt_now()
                 raise
         finally:
             self._prompt = None
+        if ended is None:  # a command that started no turn
+            stop = "cancelled" if active.cancel_requested else "end_turn"
+            return PromptResponse(stop_reason=stop)
         if ended.status is TurnStatus.CANCELLED:
             return PromptResponse(stop_reason="cancelled")
         if ended.status is TurnStatus.FAILED:
             raise RequestError(-32603, f"The turn failed: {ended.detail or 'see the agent log'}",
                                {"agent_tui": {"status": "failed", "detail": ended.detail}})
         return PromptResponse(stop_reason="end_turn")
+
+    async def _settled(self, active: _ActivePrompt) -> TurnEnded | None:
+        """A command's end: the session idle again and the pump caught up; its turn's
+        end if it had one."""
+        assert self.session is not None and self._run_task is not None
+        idle = asyncio.ensure_future(self.session.wait_idle())
+        try:
+            await asyncio.wait({active.done, self._run_task, idle},
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            idle.cancel()
+        if not active.done.done():
+            if self._run_task.done():
+                return await self._turn_end(active)  # says the session stopped
+            flush = _Flush()
+            self._push(flush)
+            await flush.done
+        return active.done.result() if active.done.done() else None
 
     async def _turn_end(self, active: _ActivePrompt) -> TurnEnded:
         """The turn's end, once its last update is sent; an error if the session died."""
@@ -250,7 +319,13 @@ class SessionBridge:
                 await self._arrived.wait()
                 continue
             event = self._events.popleft()
+            if isinstance(event, _Flush):
+                event.done.set_result(None)
+                continue
             try:
+                if isinstance(event, _Send):
+                    await self._send(event.update)
+                    continue
                 await self._forward(event)
             except asyncio.CancelledError:
                 raise
@@ -315,10 +390,12 @@ class SessionBridge:
                     active.done.set_result(event)
             case PermissionModeChanged():
                 await self._send(mode_update(event.mode))
+            case Compaction() | ConversationCleared() | ContextReport():
+                if self._prompt is not None and self._prompt.command and event_text(event):
+                    await self._send(self.mapper.text(event_text(event)))
             case (TurnStarted() | SteerState() | HookStateChanged() | RewindPoints()
                   | RewindPlanned() | Rewound() | BackgroundJobChanged() | SessionClosed()
-                  | Usage() | Compaction() | ConversationCleared()
-                  | ContextReport()):
+                  | Usage()):
                 pass  # ACP has no update for these: the prompt and its response frame the turn
             case _:
                 assert_never(event)
@@ -347,6 +424,11 @@ class SessionBridge:
             "session %s: %s", self.id, event.text,
         )
         if event.level is NoticeLevel.INFO:
+            if self._prompt is not None and self._prompt.command:
+                # A command's answer (ours end with a newline), or what the core said.
+                said = event.text if event.text.endswith("\n") else \
+                    f"\n\n> agent-tui: {event.text}\n\n"
+                await self._send(self.mapper.text(said))
             return
         # Warnings and errors matter to the user (e.g. processes that could not be
         # ended, an MCP server that failed): show them in the conversation, clearly

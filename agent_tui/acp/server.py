@@ -4,7 +4,8 @@ Supported: ``initialize``, ``session/new``, ``session/load`` (replays the journa
 updates, then continues), ``session/prompt``, ``session/cancel``, ``session/set_mode``
 (the permission modes, :mod:`.modes`), ``session/set_config_option`` (the model,
 :mod:`.models`); the agent sends ``session/update`` (message chunks, tool calls, tool
-call updates, mode and config option updates) and ``session/request_permission``. Anything else is answered ``-32601 Method not
+call updates, mode and config option updates, the slash commands) and
+``session/request_permission``. Anything else is answered ``-32601 Method not
 found``: :class:`AcpAgent` deliberately does not subclass the SDK's ``Agent``
 protocol, whose unwritten methods would become silent stubs.
 
@@ -20,6 +21,12 @@ Choices the protocol leaves to us:
   embedded text resources as their text; images, and embedded image resources, as
   images (checked as the TUI's are). Audio and other binary resources are refused
   with an error naming them (not advertised).
+- **Slash commands** (:mod:`.commands`): ``available_commands_update`` after
+  ``session/new`` and ``session/load`` lists ``/compact``, ``/clear``, ``/context``,
+  ``/model`` and the custom commands (Claude Code's ``.claude/commands/`` and ours);
+  a prompt ``/name args`` runs the command as print mode does, its answer told as
+  agent text; an unknown name is answered as text, ``stopReason`` ``end_turn``,
+  nothing sent to the model.
 - **MCP servers** sent with ``session/new`` / ``session/load`` are connected like the
   MCP config files' servers (stdio and streamable HTTP, see :mod:`.mcp_servers`);
   what cannot be served is refused with an error naming the server.
@@ -58,11 +65,13 @@ from acp.schema import (
 )
 
 from agent_tui.acp.bridge import ClientConnection, SessionBridge
+from agent_tui.acp.commands import commands_update
 from agent_tui.acp.mcp_servers import server_configs
 from agent_tui.acp.models import check_option
 from agent_tui.acp.modes import mode_state, parse_mode
 from agent_tui.acp.prompt_content import prompt_message
 from agent_tui.acp.transport import claim_stdout, open_stdio
+from agent_tui.commands.line import parse_command_line
 from agent_tui.protocol import Event
 from agent_tui.core.session import Session
 from agent_tui.core.session_lock import SessionHeld
@@ -135,8 +144,10 @@ class AcpAgent:
         servers = server_configs(mcp_servers)
         bridge = await self._open(None, workspace, servers)
         bridge.start_pump()
+        options = await self._options(bridge)
+        self._announce(bridge)
         return NewSessionResponse(session_id=bridge.id, modes=mode_state(bridge.mode),
-                                  config_options=await self._options(bridge))
+                                  config_options=options)
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
@@ -151,13 +162,23 @@ class AcpAgent:
                     {"sessionId": session_id, "details": "a prompt is running in this session"}
                 )
             await bridge.replay()
-            return LoadSessionResponse(modes=mode_state(bridge.mode),
-                                       config_options=await self._options(bridge))
+            options = await self._options(bridge)
+            self._announce(bridge)
+            return LoadSessionResponse(modes=mode_state(bridge.mode), config_options=options)
         bridge = await self._open(session_id, workspace, servers)
         await bridge.replay()
         bridge.start_pump()
-        return LoadSessionResponse(modes=mode_state(bridge.mode),
-                                   config_options=await self._options(bridge))
+        options = await self._options(bridge)
+        self._announce(bridge)
+        return LoadSessionResponse(modes=mode_state(bridge.mode), config_options=options)
+
+    @staticmethod
+    def _announce(bridge: SessionBridge) -> None:
+        """The slash commands, sent once the response is out: nothing awaits between
+        this and the return, and the pump sends it after the response is written
+        (an editor drops updates for a session id it has not been told)."""
+        assert bridge.session is not None
+        bridge.announce(commands_update(bridge.session.workspace))
 
     @staticmethod
     async def _options(bridge: SessionBridge) -> list[Any]:
@@ -217,6 +238,11 @@ class AcpAgent:
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         bridge = self._bridge(session_id)
         assert bridge.session is not None
+        # A command line: a prompt of text alone (resources and images make it a message).
+        texts = [b.text for b in prompt if getattr(b, "type", None) == "text"]
+        line = parse_command_line("\n\n".join(texts)) if len(texts) == len(prompt) else None
+        if line is not None:
+            return await bridge.command(line.name, line.args)
         message, refused = prompt_message(prompt, bridge.session.workspace)
         return await bridge.prompt(message, refused)
 
