@@ -119,3 +119,48 @@ async def test_esc_while_a_bang_line_runs_ends_its_process_and_sends_nothing(ws:
             timeout=10, what="the sleep ended")
         assert not app.running
         assert "Slow context" not in app.transcript.plain_text()  # no turn, no message
+
+
+def _bump(path: Path, text: str) -> None:
+    """Write ``text``, with an mtime surely not the one before (coarse clocks)."""
+    before = path.stat().st_mtime_ns if path.exists() else 0
+    path.write_text(text)
+    os.utime(path, ns=(before + 2_000_000_000, before + 2_000_000_000))
+
+
+@pytest.mark.asyncio
+async def test_a_command_file_edited_during_the_session_is_read_again_and_a_broken_edit_keeps_the_last(
+        ws: Path) -> None:
+    commit = ws / ".claude" / "commands" / "commit.md"
+    make, made = fake_factory([], workspace=ws)
+    app = AgentApp(make, cursor_blink=False, clock=lambda: 0.0, workspace=ws)
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, "/")
+        await pilot.pause()
+        assert "Create a git commit" in _lines(app)["commit"]
+        _bump(commit, "---\ndescription: Commit it all, now\n---\nCommit everything.\n")
+        (ws / ".claude" / "commands" / "fresh.md").write_text("A new one: $ARGUMENTS\n")
+        await pilot.press("backspace")
+        await _type(pilot, "/")
+        await pilot.pause()
+        shown = _lines(app)
+        assert "Commit it all, now" in shown["commit"] and "fresh" in shown
+        assert "custom commands changed: 2 reloaded" in app.status.notice_text
+        app.status.clear_notice()
+        await pilot.press("backspace")
+        await _type(pilot, "/")
+        await pilot.pause()
+        assert "reloaded" not in app.status.notice_text  # said once
+        # an edit that breaks the file: the last good version is kept, the problem named
+        _bump(commit, "---\ndescription: half typed\nCommit\n")
+        await pilot.press("backspace")
+        await _type(pilot, "/")
+        await pilot.pause()
+        assert "Commit it all, now" in _lines(app)["commit"]
+        notice = app.status.notice_text
+        assert "custom commands changed: 1 reloaded" in notice
+        assert f"{commit}: line 1:" in notice and "last good version is kept" in notice
+        await _type(pilot, "commit")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert made[0].ops == [UserMessage(text="Commit everything.")]

@@ -18,6 +18,7 @@ skipped with the reason.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -125,9 +126,11 @@ def load_command(path: Path, parts: tuple[str, ...], scope: str) -> tuple[Comman
 
 
 def load_commands(workspace: Path, user_dir: Path | None = None, claude_dir: Path | None = None,
-                  taken: frozenset[str] = frozenset()) -> LoadedCommands:
+                  taken: frozenset[str] = frozenset(),
+                  last_good: Mapping[str, CommandFile] | None = None) -> LoadedCommands:
     """Every custom command, and what was wrong with the files. ``taken``: names a
-    subfolder's command may not have (the built-in commands)."""
+    subfolder's command may not have (the built-in commands). ``last_good``: by file,
+    the version to keep of a file that no longer reads (an edit that broke it)."""
     by_path: dict[str, CommandFile] = {}
     problems: list[str] = []
     for scope, folder in command_dirs(Path(workspace), user_dir, claude_dir):
@@ -144,8 +147,13 @@ def load_commands(workspace: Path, user_dir: Path | None = None, claude_dir: Pat
                 command, said = load_command(path, parts, scope)
             except (OSError, ValueError) as exc:
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-                problems.append(f"{path}: {reason} (skipped)")
-                continue
+                kept = (last_good or {}).get(str(path))
+                if kept is None:
+                    problems.append(f"{path}: {reason} (skipped)")
+                    continue
+                problems.append(f"{path}: {reason} (its last good version is kept)")
+                command = kept.model_copy(update={"name": parts[-1]})
+                said: list[str] = []
             by_path[command.path_name] = command
             problems.extend(said)
     return LoadedCommands(commands=_named(list(by_path.values()), taken), problems=problems)

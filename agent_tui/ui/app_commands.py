@@ -1,7 +1,8 @@
 """The app's side of slash commands (a mixin of ``ui/app.py``): sending a line from
 the input (a command runs, a message goes to the core), the commands in force (built-in
-and custom, read again each time the menu opens), and what commands open: pages,
-the theme and session pickers, and switching to a saved session (``/resume``)."""
+and custom, read again when their files changed, looked at each time the menu opens
+or a command runs), and what commands open: pages, the theme and session pickers, and
+switching to a saved session (``/resume``)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from textual.screen import Screen
 from agent_tui.tools.image_paths import find_images, preview_images
 from agent_tui.ui.attachments import AttachmentRefused, expand, images
 from agent_tui.ui.commands.builtin import BUILTIN, prompt_op, run_command
+from agent_tui.commands.reload import CommandSet
+from agent_tui.ui.commands.custom import as_command
 from agent_tui.ui.core_host import CoreState
-from agent_tui.ui.commands.custom import load_custom
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandLine, Commands, parse_command_line
 from agent_tui.ui.safe_text import clean, first_line
 from agent_tui.ui.themes import THEME_HELP, THEMES
@@ -48,6 +50,7 @@ class CommandsMixin:
     sessions: SessionDirectory | None
     workspace_default: Path
     _command_problems: list[str] = []  # the custom commands' problems last told
+    _command_set: CommandSet | None = None  # the workspace's, re-read when a file changes
     theme_name: str
     format_time: Any
 
@@ -105,12 +108,21 @@ class CommandsMixin:
             self.attachment_bar.set_named(*preview_images(self.prompt.text, self.workspace()))
 
     def commands(self) -> Commands:
-        custom, problems = load_custom(self.workspace(), taken=frozenset(c.name for c in BUILTIN))
-        commands = Commands(BUILTIN, custom, problems)
+        workspace = self.workspace()
+        if self._command_set is None or self._command_set.workspace != workspace:
+            self._command_set = CommandSet(workspace, taken=frozenset(c.name for c in BUILTIN))
+        loaded, reloaded = self._command_set.current()  # a stat per file; read again on a change
+        commands = Commands(BUILTIN, [as_command(c) for c in loaded.commands], loaded.problems)
         if commands.problems and commands.problems != self._command_problems:
+            new = [p for p in commands.problems if p not in self._command_problems]
+            first = (new or commands.problems)[0]  # what an edit broke comes first
+            more = len(commands.problems) - 1
             self._command_problems = commands.problems  # said once, not at every "/"
-            self.status.set_notice("warning", f"custom commands: {commands.problems[0]}"
-                                   + (f" (and {len(commands.problems) - 1} more)" if len(commands.problems) > 1 else ""))
+            self.status.set_notice("warning", (f"{reloaded}; " if reloaded else "")
+                                   + f"custom commands: {first}" + (f" (and {more} more)" if more else ""))
+        elif reloaded:
+            self._command_problems = commands.problems
+            self.status.set_notice("info", reloaded)
         return commands
 
     def workspace(self) -> Path:
