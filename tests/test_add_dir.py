@@ -1,0 +1,137 @@
+"""``--add-dir DIR``: a folder the file tools use as they use the workspace (confined
+the same way), that accept-edits lets edits into; a bad path is a usage error."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from agent_tui.cancel import CancelScope
+from agent_tui.core.tool import ToolContext
+from agent_tui.permissions import Permissions
+from agent_tui.protocol import Verdict
+from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
+from tests.fake_api import Reply
+from tests.test_print_results import only_json, run
+
+
+@pytest.fixture
+def roots(tmp_path: Path) -> tuple[Path, Path]:
+    ws, extra = tmp_path / "ws", tmp_path / "extra"
+    ws.mkdir()
+    extra.mkdir()
+    return ws, extra
+
+
+def ctx(ws: Path, *added: Path) -> ToolContext:
+    return ToolContext(scope=CancelScope("t"), workspace=ws, tool_use_id="t",
+                       operation_id="t", added_dirs=tuple(added))
+
+
+@pytest.mark.asyncio
+async def test_the_file_tools_read_and_write_in_an_added_folder(roots):
+    ws, extra = roots
+    (extra / "notes.txt").write_text("one\n")
+    path = str(extra / "notes.txt")
+    read = await ReadFileTool().run(ReadFileTool.Input(path=path), ctx(ws, extra))
+    assert not read.is_error and "one" in read.content
+    seen: list[Path] = []
+    edit = EditFileTool(on_before_write=lambda p, old: seen.append(p))
+    done = await edit.run(EditFileTool.Input(path=path, old_string="one", new_string="two"),
+                          ctx(ws, extra))
+    assert not done.is_error, done.content
+    assert path in done.content and "symlink" not in done.content
+    assert (extra / "notes.txt").read_text() == "two\n"
+    assert seen == [extra.resolve() / "notes.txt"]  # the checkpoint hook sees the real path
+    wrote = await WriteFileTool().run(
+        WriteFileTool.Input(path=str(extra / "sub" / "new.txt"), content="x"), ctx(ws, extra))
+    assert not wrote.is_error and (extra / "sub" / "new.txt").read_text() == "x"
+
+
+@pytest.mark.asyncio
+async def test_without_the_folder_added_the_same_paths_are_refused(roots):
+    ws, extra = roots
+    (extra / "notes.txt").write_text("one\n")
+    read = await ReadFileTool().run(ReadFileTool.Input(path=str(extra / "notes.txt")), ctx(ws))
+    assert read.is_error and "outside the workspace" in read.content
+    wrote = await WriteFileTool().run(
+        WriteFileTool.Input(path=str(extra / "x"), content="x"), ctx(ws))
+    assert wrote.is_error and not (extra / "x").exists()
+
+
+@pytest.mark.asyncio
+async def test_an_added_folder_is_confined_like_the_workspace(roots, tmp_path):
+    ws, extra = roots
+    (tmp_path / "secret").write_text("s\n")
+    os.symlink(tmp_path / "secret", extra / "link")
+    for path in (str(extra / ".." / "secret"), str(extra / "link")):
+        read = await ReadFileTool().run(ReadFileTool.Input(path=path), ctx(ws, extra))
+        assert read.is_error and "outside" in read.content, path
+        wrote = await WriteFileTool().run(WriteFileTool.Input(path=path, content="x"),
+                                          ctx(ws, extra))
+        assert wrote.is_error, path
+    assert (tmp_path / "secret").read_text() == "s\n"
+    # a relative path is still the workspace's
+    await WriteFileTool().run(WriteFileTool.Input(path="rel.txt", content="r"), ctx(ws, extra))
+    assert (ws / "rel.txt").exists() and not (extra / "rel.txt").exists()
+
+
+def test_accept_edits_allows_edits_inside_an_added_folder_only(roots, tmp_path):
+    ws, extra = roots
+    added = [extra.resolve()]
+    policy = Permissions(ws, "accept-edits", added_dirs=added)
+    tool = WriteFileTool()
+
+    def verdict(path: str) -> Verdict:
+        return policy.check(tool, WriteFileTool.Input(path=path, content="x")).verdict
+
+    assert verdict(str(extra / "a.txt")) is Verdict.ALLOW
+    assert verdict("a.txt") is Verdict.ALLOW
+    assert verdict(str(tmp_path / "elsewhere.txt")) is Verdict.ASK
+    assert verdict(str(extra / ".." / "elsewhere.txt")) is Verdict.ASK
+    os.symlink(tmp_path, extra / "out")
+    assert verdict(str(extra / "out" / "elsewhere.txt")) is Verdict.ASK
+    assert Permissions(ws, "accept-edits").check(
+        tool, WriteFileTool.Input(path=str(extra / "a.txt"), content="x")).verdict is Verdict.ASK
+    added.clear()  # the policy reads the session's list as it is now
+    assert verdict(str(extra / "a.txt")) is Verdict.ASK
+
+
+# -- the real agent, print mode, against the fake API ------------------------------------
+
+
+def writes_into(fake_api, path: Path) -> None:
+    fake_api.enqueue(Reply.tool_use("write_file", {"path": str(path), "content": "hi\n"},
+                                    id="toolu_w"), Reply.text("done"))
+
+
+def test_print_mode_writes_into_an_added_folder_in_accept_edits(fake_api, tmp_path, roots):
+    ws, extra = roots
+    writes_into(fake_api, extra / "out.txt")
+    out = run(tmp_path, fake_api, "--cwd", str(ws), "--add-dir", str(extra),
+              "--permission-mode", "accept-edits", "-p", "write", "--output-format", "json")
+    assert out.returncode == 0, out.stderr
+    assert (extra / "out.txt").read_text() == "hi\n"
+    assert only_json(out.stdout)["permission_denials"] == []
+
+
+def test_print_mode_without_add_dir_refuses_the_write(fake_api, tmp_path, roots):
+    ws, extra = roots
+    writes_into(fake_api, extra / "out.txt")
+    out = run(tmp_path, fake_api, "--cwd", str(ws), "--permission-mode", "accept-edits",
+              "-p", "write", "--output-format", "json")
+    assert out.returncode == 0, out.stderr
+    assert not (extra / "out.txt").exists()
+    denials = only_json(out.stdout)["permission_denials"]
+    assert [d["tool_use_id"] for d in denials] == ["toolu_w"]
+
+
+@pytest.mark.parametrize("bad", ["missing", "a-file"])
+def test_a_bad_add_dir_is_a_one_line_usage_error(fake_api, tmp_path, bad):
+    (tmp_path / "a-file").write_text("")
+    out = run(tmp_path, fake_api, "--add-dir", str(tmp_path / bad), "-p", "hi")
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr == f"agent-tui: --add-dir {tmp_path / bad}: not a directory\n"
+    assert fake_api.requests == []
