@@ -135,3 +135,44 @@ def test_a_bad_add_dir_is_a_one_line_usage_error(fake_api, tmp_path, bad):
     assert out.returncode == 1 and out.stdout == ""
     assert out.stderr == f"agent-tui: --add-dir {tmp_path / bad}: not a directory\n"
     assert fake_api.requests == []
+
+
+# -- the sandbox ----------------------------------------------------------------------------
+
+
+def test_the_sandbox_policy_takes_added_folders_as_the_workspace(roots):
+    from agent_tui.containment_settings import Network
+    from agent_tui.tools.sandbox import make_policy
+
+    ws, extra = roots
+    policy = make_policy(ws, network=Network.DENY, allow_write=[], private=[])
+    on = policy.with_added_dirs((extra,))
+    assert extra in on.allow_write and "--bind" in on.wrap(["true"], ws)
+    planning = policy.planning().with_added_dirs((extra,))
+    assert extra not in planning.allow_write and extra in planning.read_only
+    argv = planning.wrap(["true"], ws)
+    assert "--bind" not in argv and str(extra) in argv  # shown, read-only
+    assert policy.with_added_dirs(()) is policy
+
+
+@pytest.mark.asyncio
+async def test_a_sandboxed_command_writes_in_an_added_folder_and_plan_mode_reads_it(roots):
+    from tests.test_sandbox import _PROBLEM, LIMITS, _policy
+
+    if _PROBLEM is not None:
+        pytest.skip(f"bwrap cannot run: {_PROBLEM}")
+    from agent_tui.core.tool import Confinement
+    from agent_tui.tools.bash import BashTool
+
+    ws, extra = roots  # both under /tmp: the private /tmp must still show them
+    policy = _policy(ws)
+    tool = BashTool(limits=LIMITS, sandbox=policy)
+    tool.plan_sandbox = policy.planning()
+    wrote = await tool.run(tool.parse({"command": f"echo hi > {extra}/a.txt"}), ctx(ws, extra))
+    assert not wrote.is_error, wrote.content
+    assert (extra / "a.txt").read_text() == "hi\n"
+    planned = ctx(ws, extra)
+    planned.confinement = Confinement.READ_ONLY
+    read = await tool.run(tool.parse({"command": f"cat {extra}/a.txt; echo no > {extra}/b"}),
+                          planned)
+    assert "hi" in read.content and not (extra / "b").exists()
