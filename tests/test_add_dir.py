@@ -176,3 +176,42 @@ async def test_a_sandboxed_command_writes_in_an_added_folder_and_plan_mode_reads
     read = await tool.run(tool.parse({"command": f"cat {extra}/a.txt; echo no > {extra}/b"}),
                           planned)
     assert "hi" in read.content and not (extra / "b").exists()
+
+
+# -- /add-dir ---------------------------------------------------------------------------
+
+
+class _Host:
+    def __init__(self, session) -> None:
+        self.session, self.notices = session, []
+
+    def current_session(self):
+        return self.session
+
+    def notice(self, level: str, text: str) -> None:
+        self.notices.append((level, text))
+
+
+class _Session:
+    def __init__(self, ws: Path) -> None:
+        self.workspace, self.added_dirs = ws, []
+
+
+def test_slash_add_dir_adds_a_folder_and_refuses_a_bad_path(roots, tmp_path):
+    from agent_tui.ui.commands.builtin import BUILTIN, HANDLERS
+
+    assert "add-dir" in {c.name for c in BUILTIN}
+    ws, extra = roots
+    session = _Session(ws)
+    host = _Host(session)
+    HANDLERS["add-dir"](host, "../extra")  # relative: to the workspace
+    assert session.added_dirs == [extra.resolve()]
+    assert host.notices[-1][0] == "info" and f"added {extra.resolve()}" in host.notices[-1][1]
+    HANDLERS["add-dir"](host, str(tmp_path / "missing"))
+    assert host.notices[-1] == ("warning", f"/add-dir {tmp_path / 'missing'}: not added: "
+                                f"{tmp_path / 'missing'} does not exist")
+    (tmp_path / "f").write_text("")
+    HANDLERS["add-dir"](host, str(tmp_path / "f"))
+    assert host.notices[-1][0] == "warning" and "is not a folder" in host.notices[-1][1]
+    HANDLERS["add-dir"](host, str(extra))
+    assert session.added_dirs == [extra.resolve()] and "already" in host.notices[-1][1]
