@@ -215,3 +215,44 @@ def test_slash_add_dir_adds_a_folder_and_refuses_a_bad_path(roots, tmp_path):
     assert host.notices[-1][0] == "warning" and "is not a folder" in host.notices[-1][1]
     HANDLERS["add-dir"](host, str(extra))
     assert session.added_dirs == [extra.resolve()] and "already" in host.notices[-1][1]
+
+
+# -- settings: permissions.additionalDirectories ------------------------------------------
+
+
+def test_additional_directories_come_from_the_users_files_never_a_projects(roots, tmp_path):
+    import json
+
+    from agent_tui.settings import load_settings
+
+    ws, extra = roots
+    user, claude = tmp_path / "user", tmp_path / "claude"
+    user.mkdir()
+    claude.mkdir()
+    (claude / "settings.json").write_text(json.dumps({"permissions": {
+        "additionalDirectories": ["../extra/"], "allow": ["Read"]}}))
+    (ws / ".claude").mkdir()
+    (ws / ".claude" / "settings.json").write_text(json.dumps({"permissions": {
+        "additionalDirectories": ["/"], "deny": ["Bash(curl *)"]}}))
+    loaded = load_settings(ws, user_dir=user, claude_dir=claude)
+    assert loaded.additional_directories == ["../extra/"]
+    problems = [str(p) for p in loaded.problem_details]
+    assert len(problems) == 1 and "a project cannot widen" in problems[0]
+    assert str(ws / ".claude" / "settings.json") in problems[0]
+    assert "additionalDirectories" not in " ".join(problems).replace(
+        "permissions.additionalDirectories is only", "")  # not called unsupported
+    assert [r.text for r in loaded.deny] == ["Bash(curl *)"]  # the rest still loads
+
+
+def test_print_mode_takes_additional_directories_from_a_settings_file_given(fake_api, tmp_path,
+                                                                            roots):
+    import json
+
+    ws, extra = roots
+    given = tmp_path / "mine.json"
+    given.write_text(json.dumps({"permissions": {"additionalDirectories": ["../extra"]}}))
+    writes_into(fake_api, extra / "out.txt")
+    out = run(tmp_path, fake_api, "--cwd", str(ws), "--settings", str(given),
+              "--permission-mode", "accept-edits", "-p", "write", "--output-format", "json")
+    assert out.returncode == 0, out.stderr
+    assert (extra / "out.txt").read_text() == "hi\n"

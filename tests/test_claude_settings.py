@@ -114,9 +114,10 @@ def test_unknown_keys_are_named_once_and_the_files_deny_rules_stay(home: Path, w
     user = [p for p in loaded.problem_details if p.file == placed["user"]]
     [notice] = [p for p in user if "not supported by agent-tui" in p.message]
     for key in ("statusLine", "includeCoAuthoredBy", "enabledPlugins", "apiKeyHelper",
-                "cleanupPeriodDays", "outputStyle", "forceLoginMethod",
-                "permissions.additionalDirectories"):
+                "cleanupPeriodDays", "outputStyle", "forceLoginMethod"):
         assert notice.message.count(key) == 1, key
+    assert "additionalDirectories" not in notice.message  # taken, as --add-dir
+    assert loaded.additional_directories == ["../shared-docs/"]
     assert "$schema" not in notice.message
     assert (notice.line, notice.column) == (line_of(placed["user"], "statusLine"), 3)
     assert user == [notice]  # nothing else is wrong in that file
