@@ -256,3 +256,25 @@ def test_print_mode_takes_additional_directories_from_a_settings_file_given(fake
               "--permission-mode", "accept-edits", "-p", "write", "--output-format", "json")
     assert out.returncode == 0, out.stderr
     assert (extra / "out.txt").read_text() == "hi\n"
+
+
+# -- checkpoints ------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_a_rewind_names_an_edit_in_an_added_folder_as_not_undone(roots, tmp_path):
+    # Not restored yet (the checkpoint store keeps files relative to the workspace): the
+    # rewind plan says so rather than pretending.
+    from agent_tui.checkpoints import Checkpoints
+
+    ws, extra = roots
+    (extra / "notes.txt").write_text("one\n")
+    checkpoints = Checkpoints(tmp_path / "state" / "checkpoints", ws)
+    info = checkpoints.take("before")
+    tool = EditFileTool(on_before_write=checkpoints.record_pre_image,
+                        on_after_write=checkpoints.record_written)
+    done = await tool.run(EditFileTool.Input(path=str(extra / "notes.txt"), old_string="one",
+                                             new_string="two"), ctx(ws, extra))
+    assert not done.is_error
+    plan = checkpoints.plan(info.id)
+    assert any(str(extra.resolve() / "notes.txt") in item for item in plan.not_undoable)
