@@ -278,3 +278,22 @@ async def test_a_rewind_names_an_edit_in_an_added_folder_as_not_undone(roots, tm
     assert not done.is_error
     plan = checkpoints.plan(info.id)
     assert any(str(extra.resolve() / "notes.txt") in item for item in plan.not_undoable)
+
+
+@pytest.mark.asyncio
+async def test_glob_and_grep_search_an_added_folder_by_its_absolute_path(roots):
+    from agent_tui.tools.search.tools import GlobTool, GrepTool
+
+    ws, extra = roots
+    (extra / "src").mkdir()
+    (extra / "src" / "a.py").write_text("needle = 1\n")
+    (ws / "b.py").write_text("needle = 2\n")
+    found = await GlobTool().run(GlobTool.Input(pattern="**/*.py", path=str(extra)),
+                                 ctx(ws, extra))
+    assert not found.is_error and f"{extra.resolve()}/src/a.py" in found.content
+    assert "b.py" not in found.content
+    hits = await GrepTool().run(GrepTool.Input(pattern="needle", path=str(extra)),
+                                ctx(ws, extra))
+    assert not hits.is_error and f"{extra.resolve()}/src/a.py" in hits.content, hits.content
+    refused = await GrepTool().run(GrepTool.Input(pattern="needle", path=str(extra)), ctx(ws))
+    assert refused.is_error and "outside the workspace" in refused.content
