@@ -95,6 +95,8 @@ def test_accept_edits_allows_edits_inside_an_added_folder_only(roots, tmp_path):
     assert verdict(str(extra / "out" / "elsewhere.txt")) is Verdict.ASK
     assert Permissions(ws, "accept-edits").check(
         tool, WriteFileTool.Input(path=str(extra / "a.txt"), content="x")).verdict is Verdict.ASK
+    for protected in (".claude/settings.json", ".git/config", ".mcp.json"):
+        assert verdict(str(extra / protected)) is Verdict.ASK, protected  # as in the workspace
     added.clear()  # the policy reads the session's list as it is now
     assert verdict(str(extra / "a.txt")) is Verdict.ASK
 

@@ -312,9 +312,13 @@ class Permissions:
 
     def _protected(self, path: str) -> str | None:
         """The protected pattern the path (as written or really) falls under, if any."""
+        rels = [rel for rel, _ in self._forms(path)]
+        if os.path.isabs(path) and "\0" not in path:  # and within an added folder
+            real = _real(path)
+            rels += [relative(real, str(root)) for root in self.added_dirs]
         for pattern in PROTECTED_PATHS:
             regex = glob_regex(pattern)
-            if any(rel is not None and regex.fullmatch(rel) for rel, _ in self._forms(path)):
+            if any(rel is not None and regex.fullmatch(rel) for rel in rels):
                 return pattern.removesuffix("/**") + ("/" if pattern.endswith("/**") else "")
         return None
 
