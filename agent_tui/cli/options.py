@@ -50,6 +50,7 @@ class Options:
     output_format: str
     input_format: str
     sandbox: bool | None = None  # None: the settings' sandbox.enabled
+    add_dirs: list[Path] = field(default_factory=list)  # --add-dir, resolved folders
     thinking: str | None = None  # None: the settings' thinking, else auto
     effort: str | None = None
     settings: Path | None = None  # --settings FILE: applied after the user's and project's
@@ -117,6 +118,10 @@ def _parser() -> argparse.ArgumentParser:
                        metavar="RULES", help=f"permission rules for calls {what}, in "
                        "Claude Code's syntax (\"Bash(git diff:*),Read\"), separated by spaces "
                        "or commas; repeatable; above every settings file")
+    p.add_argument("--add-dir", dest="add_dirs", metavar="DIR", action="append", type=Path,
+                   default=[], help="a folder the file tools may also read and write, as "
+                   "the workspace (permissions, checkpoints and the sandbox cover it); "
+                   "repeatable")
     p.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
                    help="run commands under bubblewrap: writes only in the workspace, no "
                    "network (default: the settings' sandbox.enabled)")
@@ -150,6 +155,12 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
                 "the rules with --") if allowed or disallowed else ""
         raise UsageError(f"-p needs a prompt, as an argument or on stdin (or --input-format "
                          f"stream-json){hint}")
+    add_dirs = []
+    for folder in args.add_dirs:
+        folder = folder.expanduser()
+        if not folder.is_dir():
+            raise UsageError(f"--add-dir {folder}: not a directory")
+        add_dirs.append(folder.resolve())
     if args.fork_session and not (args.resume or args.continue_):
         raise UsageError("--fork-session goes with --resume ID or --continue")
     return Options(
@@ -167,6 +178,7 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         output_format=args.output_format,
         input_format=args.input_format,
         sandbox=args.sandbox,
+        add_dirs=add_dirs,
         thinking=_checked_thinking(args.thinking),
         effort=args.effort,
         settings=args.settings.expanduser().resolve() if args.settings else None,

@@ -232,7 +232,18 @@ class Wiring:
         # to its lists (a deny anywhere still wins, an ask still asks).
         rules = PermissionRules(allow=[*settings.allow, *opts.allowed_tools], ask=settings.ask,
                                 deny=[*settings.deny, *opts.disallowed_tools])
-        policy = Permissions(workspace, mode, rules, non_interactive=not self.interactive)
+        # the session's one list (AgentConfig.added_dirs): --add-dir, then the user's settings
+        added_dirs = list(opts.add_dirs)
+        for given in settings.additional_directories:
+            folder = (Path(workspace) / Path(given).expanduser()).resolve()
+            if not folder.is_dir():
+                emit(Notice(level=NoticeLevel.WARNING, text=(
+                    f"settings: permissions.additionalDirectories {given}: {folder} is not a "
+                    "folder (not added)")))
+            elif folder not in added_dirs:
+                added_dirs.append(folder)
+        policy = Permissions(workspace, mode, rules, non_interactive=not self.interactive,
+                             added_dirs=added_dirs)
         if policy.denies_reads:  # what Read may not see, a search does not show
             for name in ("grep", "glob"):
                 search = tools.get(name)
@@ -249,6 +260,7 @@ class Wiring:
             effort=opts.effort or settings.effort,
             system_replaced_by=opts.system_prompt,
             system_appended=opts.append_system_prompt,
+            added_dirs=added_dirs,
         )
         try:
             config.thinking = parse_thinking(opts.thinking or settings.thinking)

@@ -81,6 +81,7 @@ async def _run(deps: SessionDeps, tool: Any, args: Any, scope: CancelScope,
     ctx = ToolContext(
         scope=scope, workspace=deps.config.workspace, tool_use_id=call_id,
         operation_id=call_id, env=dict(deps.config.env),
+        added_dirs=tuple(deps.config.added_dirs),
         emit_output=lambda text: deps.emit(ToolOutput(turn_id="", tool_use_id=call_id,
                                                       text=text)),
     )

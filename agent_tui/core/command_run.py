@@ -104,7 +104,7 @@ async def run_steps(deps: SessionDeps, run: CommandRun, scope: CancelScope) -> l
         call_id = f"cmd-{run.name}-{index + 1}"
         ctx = ToolContext(scope=scope.child(call_id), workspace=deps.config.workspace,
                           tool_use_id=call_id, operation_id=f"{deps.config.session_id}/{call_id}",
-                          env=dict(deps.config.env))
+                          env=dict(deps.config.env), added_dirs=tuple(deps.config.added_dirs))
         try:
             result = await tool.run(args, ctx)
         finally:

@@ -57,6 +57,11 @@ class AgentConfig:
     effort: str | None = None  # output_config.effort, where the model offers it
     # Mark prompt-cache breakpoints (core/cache.py); off for an endpoint without caching.
     prompt_cache: bool = True
+    # Folders added to the workspace (``--add-dir``, ``/add-dir``, the user's settings'
+    # ``permissions.additionalDirectories``), absolute and resolved. The one list of the
+    # session: ``/add-dir`` appends to it, sub-agents' copies share it, the permission
+    # policy reads it; each tool call gets it as ``ToolContext.added_dirs``.
+    added_dirs: list[Path] = field(default_factory=list)
 
 
 class CheckpointsPort(Protocol):

@@ -178,6 +178,11 @@ class Session(SessionControls, CommandTurns):
     def tools(self) -> ToolSet:
         return self.deps.tools
 
+    @property
+    def added_dirs(self) -> list[Path]:
+        """The folders added to the workspace; ``/add-dir`` appends (resolved ones)."""
+        return self.deps.config.added_dirs
+
     def hooks(self) -> list[HookRow]:
         """The hooks in force and where each came from (``/hooks``)."""
         return self.deps.hooks.rows() if self.deps.hooks is not None else []

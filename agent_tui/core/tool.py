@@ -105,6 +105,10 @@ class ToolContext:
     # Leaves plan mode (exit_plan_mode, once the user approved the plan): the mode the
     # session is in now, None when it was not in plan mode. None outside a session.
     leave_plan_mode: Callable[[Decision | None], PermissionMode | None] | None = None
+    # Folders added to the workspace (``--add-dir``, ``/add-dir``, settings
+    # ``permissions.additionalDirectories``): absolute, resolved; the file tools read
+    # and write inside them as inside the workspace, confined the same way.
+    added_dirs: tuple[Path, ...] = ()
 
 
 class Tool(ABC):

@@ -254,6 +254,7 @@ class ToolRunner:
             ),
             confinement=permit.confinement,
             approval=permit.approval,
+            added_dirs=tuple(self.deps.config.added_dirs),
             leave_plan_mode=lambda approval: leave_plan_mode(
                 self.deps, self.log.record, self.log.emit, approval),
         )

@@ -49,7 +49,9 @@ matched against the call's subject:
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from enum import StrEnum
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel
@@ -104,6 +106,7 @@ class Permissions:
         rules: PermissionRules | None = None,
         *,
         non_interactive: bool = False,
+        added_dirs: Sequence[Path] = (),
     ) -> None:
         self.mode = mode if isinstance(mode, PermissionMode) else PermissionMode.parse(mode)
         self.rules = rules or PermissionRules()
@@ -111,6 +114,10 @@ class Permissions:
         self._root = os.path.abspath(workspace)
         self._real_root = os.path.realpath(self._root)
         self._session: list[Rule] = []
+        # Folders added to the workspace (AgentConfig.added_dirs, the same list: /add-dir
+        # appends to it): accept-edits allows edits inside them as inside the workspace.
+        # Rules with relative paths stay relative to the workspace.
+        self.added_dirs = added_dirs
 
     # -- the policy -------------------------------------------------------------
 
@@ -305,14 +312,23 @@ class Permissions:
 
     def _protected(self, path: str) -> str | None:
         """The protected pattern the path (as written or really) falls under, if any."""
+        rels = [rel for rel, _ in self._forms(path)]
+        if os.path.isabs(path) and "\0" not in path:  # and within an added folder
+            real = _real(path)
+            rels += [relative(real, str(root)) for root in self.added_dirs]
         for pattern in PROTECTED_PATHS:
             regex = glob_regex(pattern)
-            if any(rel is not None and regex.fullmatch(rel) for rel, _ in self._forms(path)):
+            if any(rel is not None and regex.fullmatch(rel) for rel in rels):
                 return pattern.removesuffix("/**") + ("/" if pattern.endswith("/**") else "")
         return None
 
     def _inside(self, path: str) -> bool:
-        return all(rel is not None for rel, _ in self._forms(path))
+        if all(rel is not None for rel, _ in self._forms(path)):
+            return True
+        if not os.path.isabs(path) or "\0" in path:
+            return False
+        real = _real(path)  # where it really lands (the roots are resolved)
+        return any(relative(real, str(root)) is not None for root in self.added_dirs)
 
     def _path_matches(self, rule: Rule, path: str, *, broad: bool) -> bool:
         forms = self._forms(path)

@@ -98,6 +98,9 @@ class LoadedSettings(BaseModel):
     default_mode: PermissionMode | None = None
     # the file whose permissions.disableBypassPermissionsMode turns auto mode off
     auto_disabled_by: Path | None = None
+    # permissions.additionalDirectories of the user's files, as written (the wiring
+    # resolves them against the workspace, as --add-dir): never a project's
+    additional_directories: list[str] = Field(default_factory=list)
     model: str | None = None
     theme: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
@@ -155,6 +158,14 @@ class LoadedSettings(BaseModel):
                     continue
                 if rule not in mine:
                     mine.append(rule)
+        if perms.additional_directories and project:
+            self.problem_details.append(SettingsProblem(file=path, message=(
+                "permissions.additionalDirectories is only taken from your user settings or "
+                "the command line (--add-dir): a project cannot widen where the agent may "
+                "write (ignored)"), only_this=True))
+        elif perms.additional_directories:
+            self.additional_directories += [d for d in perms.additional_directories
+                                            if d not in self.additional_directories]
         if perms.disable_bypass is not None and self.auto_disabled_by is None:
             self.auto_disabled_by = path  # a restriction: taken from any file
         if perms.default_mode is not None:

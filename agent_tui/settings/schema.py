@@ -128,6 +128,9 @@ class PermissionsSection(BaseModel):
     # Claude Code's switch that turns bypassPermissions (agent-tui's auto) off
     disable_bypass: Literal["disable"] | None = Field(
         default=None, alias="disableBypassPermissionsMode")
+    # folders the file tools may also use (as --add-dir); only from the user's files
+    additional_directories: list[NonEmpty] = Field(
+        default_factory=list, alias="additionalDirectories")
 
 
 class PriceEntry(BaseModel):
@@ -185,7 +188,8 @@ class HooksSource(BaseModel):
 KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
     (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
          "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch", "apiKeyHelper"],
-    ("permissions",): ["allow", "ask", "deny", "defaultMode", "disableBypassPermissionsMode"],
+    ("permissions",): ["allow", "ask", "deny", "defaultMode", "disableBypassPermissionsMode",
+                       "additionalDirectories"],
     **cs.KNOWN_KEYS,
     ("webFetch",): ["allowPrivate"],
 }

@@ -122,11 +122,12 @@ class BashTool(Tool):
         """The sandbox this call runs in: plan mode's when its ruling confined it."""
         match ctx.confinement:
             case Confinement.READ_ONLY:
-                return self.plan_sandbox
+                policy = self.plan_sandbox
             case Confinement.NONE:
-                return self.sandbox
+                policy = self.sandbox
             case other:
                 assert_never(other)
+        return policy.with_added_dirs(ctx.added_dirs) if policy is not None else None
 
     def runs_sandboxed(self, args: BaseModel) -> bool:
         """Sandboxed commands need no approval (deny and ask rules still apply)."""

@@ -1,7 +1,9 @@
 """The file tools the model sees: ``read_file``, ``write_file``, ``edit_file``.
 
 Every path goes through :class:`~agent_tui.tools.workspace.Workspace`, so nothing
-outside the workspace is read or written (symlinks included). Output is bounded:
+outside the workspace is read or written (symlinks included). Folders added to the
+workspace (``ToolContext.added_dirs``) are read and written the same way, each
+confined to its own tree; read_file also reads in skills' folders (``read_roots``). Output is bounded:
 long files stop at a line or character budget and say how to read on, long lines
 are cut, binary files are summarised. Writes are atomic (temp file + rename), check
 the cancel scope right before the first byte, and hand the old content to an
@@ -21,7 +23,13 @@ from agent_tui.cancel import Cancelled
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.tools.images import read_image, sniff_image
-from agent_tui.tools.workspace import BeforeWrite, FileTooLarge, Workspace, WorkspaceError
+from agent_tui.tools.workspace import (
+    BeforeWrite,
+    FileTooLarge,
+    Workspace,
+    WorkspaceError,
+    pick_root,
+)
 from agent_tui.units import format_bytes
 
 OnBeforeWrite = Callable[[Path, "bytes | None"], None]
@@ -44,7 +52,10 @@ class PreImageFailed(WorkspaceError):
     """The pre-image hook (checkpoint) failed, so the write did not happen."""
 
 
-_PATH_HELP = "File path, relative to the workspace (or absolute inside it)"
+_PATH_HELP = (
+    "File path, relative to the workspace (or absolute inside it or inside a folder "
+    "added to it)"
+)
 
 
 class _Input(BaseModel):
@@ -91,38 +102,15 @@ class ReadFileTool(Tool):
 
     async def run(self, args: ReadFileTool.Input, ctx: ToolContext) -> ToolResult:
         ctx.scope.raise_if_cancelled()
-        ws = _workspace(ctx)
+        ws = _workspace(ctx, args.path, self.read_roots)
         if isinstance(ws, ToolResult):
             return ws
         shown = ws.display(args.path)
-        outside = self._read_root(ws, args.path)
-        if outside is not None:
-            ws, shown = outside, args.path
         try:
             with ws.open_read(args.path) as fh:
                 return _read_lines(fh, shown, args.offset or 1, args.limit)
         except (WorkspaceError, OSError) as exc:
-            return ToolResult.error(describe_error(exc, ws.display(args.path)))
-
-
-    def _read_root(self, ws: Workspace, path: str) -> Workspace | None:
-        """For an absolute path outside the workspace that lies in one of the read
-        roots: that root, as a workspace of its own (so nothing outside it is read)."""
-        if not self.read_roots or not os.path.isabs(path):
-            return None
-        try:
-            ws.relative_parts(path)
-            return None  # inside the workspace: read as any other file
-        except WorkspaceError:
-            pass
-        for root in self.read_roots:
-            try:
-                root_ws = Workspace(root)
-                root_ws.relative_parts(path)
-            except (OSError, WorkspaceError):
-                continue
-            return root_ws
-        return None
+            return ToolResult.error(describe_error(exc, shown))
 
 
 class _Lines:
@@ -292,7 +280,7 @@ class WriteFileTool(_WriteTool):
         data = _encode(args.content, "content")
         if isinstance(data, ToolResult):
             return data
-        ws = _workspace(ctx)
+        ws = _workspace(ctx, args.path)
         if isinstance(ws, ToolResult):
             return ws
         ctx.scope.raise_if_cancelled()
@@ -360,7 +348,7 @@ class EditFileTool(_WriteTool):
         if isinstance(new_b, ToolResult):
             return new_b
         ctx.scope.raise_if_cancelled()
-        ws = _workspace(ctx)
+        ws = _workspace(ctx, args.path)
         if isinstance(ws, ToolResult):
             return ws
         shown = ws.display(args.path)
@@ -450,9 +438,13 @@ def describe_error(exc: BaseException, path: str) -> str:
     return f"{path}: {exc}"
 
 
-def _workspace(ctx: ToolContext) -> Workspace | ToolResult:
+def _workspace(
+    ctx: ToolContext, path: str, read_roots: Sequence[Path] = ()
+) -> Workspace | ToolResult:
+    """The tree ``path`` is confined to: the workspace, or the added folder (or, for
+    read_file, the skill's folder) an absolute path lies in."""
     try:
-        return Workspace(ctx.workspace)
+        return pick_root(ctx.workspace, (*ctx.added_dirs, *read_roots), path)
     except OSError as exc:
         reason = exc.strerror or exc
         return ToolResult.error(f"the workspace {ctx.workspace} is not usable: {reason}")
@@ -476,4 +468,7 @@ def _one_line(text: str, width: int = 200) -> str:
 
 def _shown(ws: Workspace, path: str, real: str) -> str:
     shown = ws.display(path)
+    if ws.show_absolute:  # an added folder: compare within it, show absolute paths
+        given = "/".join(p for p in ws.relative_parts(path) if p not in ("", "."))
+        return shown if given == real else f"{shown} (symlink to {ws.root / real})"
     return shown if shown == real else f"{shown} (symlink to {real})"

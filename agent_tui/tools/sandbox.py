@@ -63,6 +63,16 @@ class SandboxPolicy(BaseModel):
         return self.model_copy(update={
             "workspace_writable": False, "allow_write": (), "network": Network.DENY})
 
+    def with_added_dirs(self, added: tuple[Path, ...]) -> SandboxPolicy:
+        """The same, with the folders added to the workspace (``--add-dir``) as the
+        workspace is: writable, or (plan mode) shown read-only."""
+        if not added:
+            return self
+        if self.workspace_writable:
+            new = tuple(p for p in added if p not in self.allow_write)
+            return self.model_copy(update={"allow_write": (*self.allow_write, *new)})
+        return self.model_copy(update={"read_only": (*self.read_only, *added)})
+
     def describe(self) -> str:
         if not self.workspace_writable:
             return "read-only sandbox (bubblewrap): no writes but a private /tmp; no network"

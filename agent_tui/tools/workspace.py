@@ -29,7 +29,7 @@ import errno
 import os
 import stat
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -110,7 +110,9 @@ class _Walk:
 class Workspace:
     """File access confined to one directory tree (the session's ``--cwd``)."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(self, root: str | os.PathLike[str], *, show_absolute: bool = False) -> None:
+        # show_absolute: an added folder, whose paths are shown as given (absolute)
+        self.show_absolute = show_absolute
         given = Path(os.path.abspath(root))
         real = Path(os.path.realpath(given))
         if not real.is_dir():
@@ -145,6 +147,8 @@ class Workspace:
 
     def display(self, path: str) -> str:
         """``path`` as a person would like to read it: relative to the workspace."""
+        if self.show_absolute and isinstance(path, str):
+            return path
         try:
             parts = [p for p in self.relative_parts(path) if p not in ("", ".")]
         except WorkspaceError:
@@ -423,3 +427,29 @@ def _climbs_out(depth: int, parts: list[str]) -> bool:
         elif part not in ("", "."):
             depth += 1
     return False
+
+
+def pick_root(
+    workspace: str | os.PathLike[str], others: Iterable[str | os.PathLike[str]], path: str
+) -> Workspace:
+    """The tree a file tool's ``path`` is confined to: the workspace, or, for an
+    absolute path outside it, the first of ``others`` (added folders, skills' folders)
+    whose tree holds it. Each is confined as the workspace is (symlinks and ``..``
+    checked by the walk); a path in none of them stays with the workspace, whose walk
+    then refuses it. Raises OSError when the workspace itself is not usable."""
+    ws = Workspace(workspace)
+    if not isinstance(path, str) or not os.path.isabs(path):
+        return ws
+    try:
+        ws.relative_parts(path)
+        return ws
+    except WorkspaceError:
+        pass
+    for root in others:
+        try:
+            other = Workspace(root, show_absolute=True)
+            other.relative_parts(path)
+        except (OSError, WorkspaceError):
+            continue
+        return other
+    return ws

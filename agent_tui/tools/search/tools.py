@@ -29,7 +29,7 @@ from agent_tui.tools.search.results import Caps, word_findings
 from agent_tui.tools.search.ripgrep import find_rg, search_argv
 from agent_tui.tools.search.runner import Finished, run_search
 from agent_tui.tools.search.wire import FileHits, parse
-from agent_tui.tools.workspace import Workspace, WorkspaceError
+from agent_tui.tools.workspace import WorkspaceError, pick_root
 from agent_tui.units import format_bytes
 
 DEFAULT_HEAD_LIMIT = 250  # files or count lines shown
@@ -119,11 +119,11 @@ class _Where:
 
 
 def _where(ctx: ToolContext, path: str | None) -> _Where | ToolResult:
-    try:
-        ws = Workspace(ctx.workspace)
+    given = path if path not in (None, "") else "."
+    try:  # the workspace, or the added folder an absolute path lies in
+        ws = pick_root(ctx.workspace, ctx.added_dirs, given)
     except OSError as exc:
         return ToolResult.error(f"the workspace {ctx.workspace} is not usable: {exc.strerror or exc}")
-    given = path if path not in (None, "") else "."
     shown = ws.display(given)
     try:
         real = ws.resolve(given)
@@ -142,6 +142,8 @@ def _where(ctx: ToolContext, path: str | None) -> _Where | ToolResult:
     else:
         return ToolResult.error(f"{shown} is not a file or folder")
     prefix = f"{rel}/" if rel else ""
+    if ws.show_absolute:  # an added folder: its paths are shown absolute
+        prefix = f"{ws.root}/{prefix}"
     return _Where(cwd, target, prefix, rel.count("/") + 1 if rel else 0, shown)
 
 

@@ -10,6 +10,7 @@ names and stays in the input to be fixed.
 from __future__ import annotations
 
 from collections.abc import Callable
+import os
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -53,6 +54,7 @@ BUILTIN: list[Command] = [
     Command("hooks", "the hooks in force and where each came from"),
     Command("resume", "open a saved session"),
     Command("rename", "name this session (shown by `sessions` and /resume)", "NAME", ArgsNeed.REQUIRED),
+    Command("add-dir", "let the file tools use another folder too (as --add-dir)", "DIR", ArgsNeed.REQUIRED),
     Command("export", "write the conversation as Markdown (tool calls folded)", "[FILE]", ArgsNeed.OPTIONAL),
     Command("rewind", "go back to an earlier message (Esc Esc)"),
     Command("theme", "switch the theme", "[" + "|".join(THEMES) + "]", ArgsNeed.OPTIONAL),
@@ -173,6 +175,24 @@ def _rename(host: CommandHost, args: str) -> None:
     host.submit(RenameSession(name=args))
 
 
+def _add_dir(host: CommandHost, args: str) -> None:
+    session = _session_or_say(host)
+    if session is None:
+        return
+    given = Path(args.strip()).expanduser()
+    folder = Path(os.path.realpath(session.workspace / given))
+    if not folder.is_dir():
+        why = "does not exist" if not folder.exists() else "is not a folder"
+        host.notice("warning", f"/add-dir {args.strip()}: not added: {folder} {why}")
+        return
+    if folder in session.added_dirs or folder == Path(os.path.realpath(session.workspace)):
+        host.notice("info", f"{folder} is already one the file tools use")
+        return
+    session.added_dirs.append(folder)
+    host.notice("info", f"added {folder}: the file tools may read and write in it "
+                "(absolute paths), as in the workspace")
+
+
 def _export(host: CommandHost, args: str) -> None:
     """The conversation as Markdown, to FILE (relative: in the workspace) or to
     ``conversation-<session id>.md`` there."""
@@ -256,7 +276,7 @@ HANDLERS: dict[str, Callable[[CommandHost, str], None]] = {
     "resume": _resume, "rewind": _rewind, "theme": _theme,
     "permissions": _permissions, "mcp": _mcp, "skills": _skills, "agents": _agents,
     "quit": _quit,
-    "rename": _rename, "export": _export,
+    "rename": _rename, "export": _export, "add-dir": _add_dir,
 }
 
 
