@@ -30,9 +30,9 @@ def test_both_spellings_are_known_and_a_stranger_is_not() -> None:
 
 def test_input_takes_claude_code_s_keys_with_absolute_paths_and_back() -> None:
     ours = {"path": "src/a.py", "old_string": "x", "new_string": "y"}
-    theirs = claude_input("edit_file", ours, "/work/space")
-    assert theirs == {"file_path": "/work/space/src/a.py", "old_string": "x", "new_string": "y"}
-    assert our_input("edit_file", theirs) == {**ours, "path": "/work/space/src/a.py"}
+    theirs = claude_input("edit_file", ours, "/home/dev/project")
+    assert theirs == {"file_path": "/home/dev/project/src/a.py", "old_string": "x", "new_string": "y"}
+    assert our_input("edit_file", theirs) == {**ours, "path": "/home/dev/project/src/a.py"}
     assert claude_input("bash", {"command": "ls", "timeout_ms": 5}, "/w") == {
         "command": "ls", "timeout": 5}
     assert claude_input("glob", {"pattern": "**/*.py", "path": "src"}, "/w") == {
