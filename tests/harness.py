@@ -141,6 +141,16 @@ def start_session(
 # ---------------------------------------------------------------- test tools
 
 
+def assert_subagent_stopped(rec: Recorder, child: str, task: str = "toolu_task") -> None:
+    """After an Esc: the sub-agent's call ``child`` was stopped while running, it is
+    told as the ``task`` call's, and the task and the turn ended cancelled."""
+    states = [e for e in rec.of("tool_state") if e.tool_use_id == child]
+    assert states[-1].state == "cancelled_while_running"
+    assert all(e.parent_tool_use_id == task for e in states)
+    assert rec.final_tool("task").state == "cancelled_while_running"
+    assert rec.of("turn_ended")[-1].status == "cancelled"
+
+
 class _Note(BaseModel):
     note: str = ""
 

@@ -26,7 +26,7 @@ from agent_tui.tools.files import ReadFileTool
 from agent_tui.tools.search.tools import GlobTool, GrepTool
 from agent_tui.tools.task import TaskTool
 from tests.fake_api import Reply
-from tests.harness import start_session
+from tests.harness import assert_subagent_stopped, start_session
 from tests.test_interrupts import provider_for
 from tests.test_subagents import alive, serve, tree
 
@@ -218,11 +218,7 @@ async def test_esc_stops_a_typed_subagent_and_its_commands(fake_api, config):
     run.submit(Interrupt())
     await run.idle(timeout=30)
     assert not alive(marker)
-    child = [e for e in run.rec.of("tool_state") if e.tool_use_id == "toolu_child"]
-    assert child[-1].state == "cancelled_while_running"
-    assert all(e.parent_tool_use_id == "toolu_task" for e in child)
-    assert run.rec.final_tool("task").state == "cancelled_while_running"
-    assert run.rec.of("turn_ended")[-1].status == "cancelled"
+    assert_subagent_stopped(run.rec, "toolu_child")
     await run.close()
 
 

@@ -11,7 +11,7 @@ from agent_tui.protocol import CancelTool, Interrupt, StopBackground, UserMessag
 from agent_tui.tools.bash import BashTool
 from agent_tui.tools.task import TaskTool
 from tests.fake_api import Reply
-from tests.harness import start_session
+from tests.harness import assert_subagent_stopped, start_session
 from tests.test_interrupts import provider_for
 
 pytestmark = pytest.mark.asyncio
@@ -61,11 +61,7 @@ async def test_esc_stops_a_foreground_subagent_and_its_process_tree(fake_api, tm
     run.submit(Interrupt())
     await run.idle(timeout=30)
     assert not alive(marker)
-    child = [e for e in run.rec.of("tool_state") if e.tool_use_id == "toolu_child"]
-    assert child[-1].state == "cancelled_while_running"
-    assert all(e.parent_tool_use_id == "toolu_task" for e in child)
-    assert run.rec.final_tool("task").state == "cancelled_while_running"
-    assert run.rec.of("turn_ended")[-1].status == "cancelled"
+    assert_subagent_stopped(run.rec, "toolu_child")
     assert [e.turn_id for e in run.rec.of("turn_ended")] == ["t1"]  # child turns stay inside
     fake_api.clear_queue()
     fake_api.enqueue(Reply.text("ok"))
