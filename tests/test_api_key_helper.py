@@ -107,6 +107,9 @@ def test_a_rotated_key_is_one_401_then_the_helpers_new_key(fake_api, tmp_path: P
     current.write_text(OLD + "\n")
     user_settings(home, str(helper_script(tmp_path, f"cat '{current}'")))
     fake_api.accept_keys(OLD)
+    # No Models API (as behind a gateway): the model lookup runs beside the turn, and a
+    # lookup after the rotation would take the one 401 in the turn's place.
+    fake_api.models_api = False
 
     def rotate(body: dict) -> Reply:  # the first request's reply: the key is rotated now
         current.write_text(NEW + "\n")
