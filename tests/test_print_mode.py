@@ -41,7 +41,7 @@ def marked(marker: str) -> list[psutil.Process]:
     return found
 
 
-def wait_until(pred, timeout: float = 15.0) -> bool:
+def wait_until(pred, timeout: float = 40.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if pred():

@@ -78,7 +78,7 @@ async def test_an_approved_plan_leaves_plan_mode_for_accept_edits(tmp_path, monk
     app = AgentApp(make, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: bool(made), what="the session")
-        assert "plan mode" in app.status.plain()
+        await wait_until(pilot, lambda: "plan mode" in app.status.plain(), what="the mode shown")
         await pilot.press(*"plan", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen), what="the plan")
         screen = app.screen
