@@ -39,6 +39,9 @@ def test_sigkill_mid_tool_then_continue_is_valid_and_honest(fake_api, tmp_path):
         result = messages[2]["content"][0]
         assert result["tool_use_id"] == "toolu_x"
         assert result["content"].startswith("Result unknown") and result["is_error"] is True
+        # A command that was killed mid-run may have changed anything: never "changed nothing".
+        assert "changed nothing" not in result["content"]
+        assert result["content"].endswith("Verify before retrying."), result["content"]
         texts = [b["text"] for b in messages[2]["content"] if b["type"] == "text"]
         assert any("interrupted" in t for t in texts) and texts[-1] == "what happened?"
         events = events_of(second.stdout)

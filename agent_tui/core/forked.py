@@ -45,7 +45,8 @@ def unknown_results(records: list[Any], open_turns: set[str], tools: ToolSet,
                 turn_id=intent.turn_id, tool_use_id=intent.tool_use_id, name=intent.name,
                 state=ToolState.UNKNOWN, is_error=True,
                 content=f"{detail}; operation id {intent.operation_id}",
-                side_effects=SideEffects.NONE if tool is not None and tool.read_only
+                side_effects=SideEffects.NONE
+                if intent.read_only or (tool is not None and tool.read_only)
                 else SideEffects.UNVERIFIED,
             ))
     return results

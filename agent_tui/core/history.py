@@ -107,18 +107,21 @@ def _how_it_ended(record: ToolResultRecord) -> str:
     return ", ".join(facts)
 
 
-def _unfinished_result(tool_use_id: str, name: str, operation_id: str | None) -> ToolResultRecord:
-    """The result of a call the journal shows no final record for (``operation_id``:
-    its intent's, when it started)."""
-    if operation_id is not None:
+def _unfinished_result(tool_use_id: str, name: str,
+                       intent: ToolIntentRecord | None) -> ToolResultRecord:
+    """The result of a call the journal shows no final record for (``intent``: its
+    intent, when it started). A call that started may have changed something unless
+    its intent says it could not."""
+    if intent is not None:
         return ToolResultRecord(
             turn_id="",
             tool_use_id=tool_use_id,
             name=name,
             state=ToolState.UNKNOWN,
             content="it started but no result was recorded (the agent stopped while it "
-            f"ran); operation id {operation_id}",
+            f"ran); operation id {intent.operation_id}",
             is_error=True,
+            side_effects=SideEffects.NONE if intent.read_only else SideEffects.UNVERIFIED,
         )
     return ToolResultRecord(
         turn_id="",
@@ -144,7 +147,7 @@ class _Builder:
         self.messages: list[Message] = []
         self.open_calls: list[tuple[str, str]] = []  # (tool_use_id, name) awaiting results
         self.results: dict[str, ToolResultRecord] = {}
-        self.started: dict[str, str] = {}  # tool_use_id -> operation id of its intent
+        self.started: dict[str, ToolIntentRecord] = {}  # tool_use_id -> its intent
         self.pending_user: list[dict[str, Any]] = []
         self.last_turn_calls: list[tuple[str, ToolState]] = []
         self.note_due = False
@@ -372,7 +375,7 @@ def build_view(records: Iterable[Any], model: str | None = None) -> View:
             for text in record.model_texts():
                 b.user_text(text)
         elif isinstance(record, ToolIntentRecord):
-            b.started[record.tool_use_id] = record.operation_id
+            b.started[record.tool_use_id] = record
         elif isinstance(record, ToolResultRecord):
             b.results[record.tool_use_id] = record
             b.last_turn_calls.append((record.name, record.state))

@@ -219,6 +219,9 @@ class ToolIntentRecord(_Record):
     name: str
     input: dict[str, Any]
     operation_id: str
+    # The call could change nothing (its tool said so of these arguments). An intent
+    # without it (older journals) is taken as one that may have changed something.
+    read_only: bool = False
 
 
 class ToolStateRecord(_Record):

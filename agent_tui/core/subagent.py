@@ -191,7 +191,8 @@ class SubAgents:
             self._running.pop(job_id, None)
             scope.detach()
             if t.cancelled():
-                result = ToolResult(outcome=ToolState.UNKNOWN, content="it was torn down")
+                result = ToolResult(outcome=ToolState.UNKNOWN, content="it was torn down",
+                                    side_effects=SideEffects.UNVERIFIED)
             elif t.exception() is not None:
                 result = ToolResult.error(f"internal error: {t.exception()!r}")
             else:

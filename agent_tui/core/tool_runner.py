@@ -204,7 +204,7 @@ class ToolRunner:
         op_id = operation_id(self.deps.config.session_id, self.log.turn_id, call.id)
         intent = ToolIntentRecord(
             turn_id=self.log.turn_id, tool_use_id=call.id, name=call.name,
-            input=call.input or {}, operation_id=op_id,
+            input=call.input or {}, operation_id=op_id, read_only=self.log.read_only(call),
         )
         if not self.log.record(intent, durable=True) and not self.log.read_only(call):
             self._finish_unstarted(
