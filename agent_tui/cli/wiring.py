@@ -204,7 +204,18 @@ class Wiring:
             emit(Notice(level=NoticeLevel.WARNING, text=key_problem))
         provider = make_provider(opts, key_helper=key_helper)
         jobs = BackgroundJobs(on_change=lambda info: emit(job_changed(info)))
-        checkpoints = Checkpoints(self.store.root / session_id / "checkpoints", workspace)
+        # the session's one list (AgentConfig.added_dirs): --add-dir, then the user's settings
+        added_dirs = list(opts.add_dirs)
+        for given in settings.additional_directories:
+            folder = (Path(workspace) / Path(given).expanduser()).resolve()
+            if not folder.is_dir():
+                emit(Notice(level=NoticeLevel.WARNING, text=(
+                    f"settings: permissions.additionalDirectories {given}: {folder} is not a "
+                    "folder (not added)")))
+            elif folder not in added_dirs:
+                added_dirs.append(folder)
+        checkpoints = Checkpoints(self.store.root / session_id / "checkpoints", workspace,
+                                  added_dirs=added_dirs)
         skills, agent_types = self._definitions(Path(workspace), emit)
         tools = default_tools(
             workspace, jobs=jobs, on_before_write=checkpoints.record_pre_image,
@@ -232,16 +243,6 @@ class Wiring:
         # to its lists (a deny anywhere still wins, an ask still asks).
         rules = PermissionRules(allow=[*settings.allow, *opts.allowed_tools], ask=settings.ask,
                                 deny=[*settings.deny, *opts.disallowed_tools])
-        # the session's one list (AgentConfig.added_dirs): --add-dir, then the user's settings
-        added_dirs = list(opts.add_dirs)
-        for given in settings.additional_directories:
-            folder = (Path(workspace) / Path(given).expanduser()).resolve()
-            if not folder.is_dir():
-                emit(Notice(level=NoticeLevel.WARNING, text=(
-                    f"settings: permissions.additionalDirectories {given}: {folder} is not a "
-                    "folder (not added)")))
-            elif folder not in added_dirs:
-                added_dirs.append(folder)
         policy = Permissions(workspace, mode, rules, non_interactive=not self.interactive,
                              added_dirs=added_dirs)
         if policy.denies_reads:  # what Read may not see, a search does not show
