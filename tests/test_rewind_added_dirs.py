@@ -214,3 +214,18 @@ async def test_records_from_before_added_folders_still_rewind(tmp_path, folders)
     report = Checkpoints(tmp_path / "cp", ws).restore(info.id)
     assert [c.path for c in report.restored] == ["a.txt"] and report.errors == []
     assert (ws / "a.txt").read_text() == "old\n"
+
+
+async def test_pruned_checkpoints_free_their_snapshots_of_added_folders(tmp_path, folders):
+    import subprocess
+
+    ws, extra = folders
+    checkpoints = Checkpoints(tmp_path / "cp", ws, added_dirs=[extra], max_checkpoints=2)
+    infos = [checkpoints.take(f"message {i}") for i in range(3)]
+    assert "message 0" in " ".join(infos[-1].notices)  # said as for the workspace
+    shadows = list((tmp_path / "cp" / "added").glob("*/shadow.git"))
+    assert len(shadows) == 1
+    refs = subprocess.run(
+        ["git", "--git-dir", str(shadows[0]), "for-each-ref", "--format=%(refname)"],
+        capture_output=True, text=True, check=True).stdout.split()
+    assert refs == ["refs/checkpoints/2", "refs/checkpoints/3"]
