@@ -229,3 +229,39 @@ async def test_pruned_checkpoints_free_their_snapshots_of_added_folders(tmp_path
         ["git", "--git-dir", str(shadows[0]), "for-each-ref", "--format=%(refname)"],
         capture_output=True, text=True, check=True).stdout.split()
     assert refs == ["refs/checkpoints/2", "refs/checkpoints/3"]
+
+
+# -- the CLI's own session (cli/wiring), on the real SDK against the fake API -------------
+
+
+@pytest.mark.parametrize("how", ["--add-dir", "/add-dir"])
+async def test_the_clis_session_rewinds_an_added_folder(tmp_path, folders, fake_api,
+                                                        monkeypatch, how):
+    from agent_tui.cli.options import parse_options
+    from agent_tui.cli.wiring import Wiring
+    from tests.fake_api import Reply
+
+    ws, extra = folders
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.url)
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
+    args = ["--cwd", str(ws), "--permission-mode", "accept-edits", "--allowedTools", "Bash"]
+    if how == "--add-dir":
+        args += ["--add-dir", str(extra)]
+    rec = Recorder()
+    session = Wiring(parse_options(args), interactive=False).make_session(rec)
+    if how == "/add-dir":
+        session.added_dirs.append(extra)  # what /add-dir does (tests/test_add_dir.py)
+    run = Running(session, rec, session.deps.journal)
+    fake_api.enqueue(
+        Reply.tool_use("write_file", {"path": str(extra / "notes.txt"), "content": "two\n"},
+                       id="toolu_w"),
+        Reply.tool_use("bash", {"command": f"rm '{extra}/keep.txt'"}, id="toolu_b"),
+        Reply.text("done"))
+    await turn(run, "change the notes")
+    assert (extra / "notes.txt").read_text() == "two\n" and not (extra / "keep.txt").exists()
+    done = await rewind(run, "t1")
+    assert done.errors == [] and done.skipped_conflicts == [], done
+    assert (extra / "notes.txt").read_text() == "one\n"
+    assert (extra / "keep.txt").read_text() == "keep me\n"
+    await run.close()
