@@ -8,9 +8,10 @@ repository of its own, and the pre-images of the file tools' writes after it.
 Paths are keys: a file of the workspace is keyed by its path relative to the
 workspace (as records always were); a file of an added folder by its absolute path,
 which starts with ``/`` and so can never be taken for a workspace path. An absolute
-key is only ever restored inside the longest of ``Meta.added_roots`` it starts with. Beside the records, ``written``
-remembers what the agent last left in each file, so a rewind can tell the user's
-later edits (conflicts) from the agent's own.
+key is only ever restored inside the longest of ``Meta.added_roots`` it starts with.
+
+Beside the records, ``written`` remembers what the agent last left in each file, so a
+rewind can tell the user's later edits (conflicts) from the agent's own.
 
 The file is rewritten whole and atomically on every change. A damaged file is set
 aside (never overwritten) and the records start empty, with a warning that says so.
