@@ -264,9 +264,9 @@ def test_print_mode_takes_additional_directories_from_a_settings_file_given(fake
 
 
 @pytest.mark.asyncio
-async def test_a_rewind_names_an_edit_in_an_added_folder_as_not_undone(roots, tmp_path):
-    # Not restored yet (the checkpoint store keeps files relative to the workspace): the
-    # rewind plan says so rather than pretending.
+async def test_a_rewind_names_an_edit_outside_the_folders_it_covers_as_not_undone(roots, tmp_path):
+    # Checkpoints that were not given the folder (tests/test_rewind_added_dirs.py: given
+    # it, the edit is rewound) say so rather than pretending.
     from agent_tui.checkpoints import Checkpoints
 
     ws, extra = roots

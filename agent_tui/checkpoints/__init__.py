@@ -4,6 +4,7 @@ A layer below the core: it imports only the standard library, pydantic and the l
 helpers (``agent_tui.paths``). ``Checkpoints`` (manager.py) is the one entry point.
 Its rooms: ``meta`` (the records), ``shadow`` (snapshots in a shadow git repository),
 ``store`` (pre-image blobs), ``disk`` (reading and restoring workspace files),
+``roots`` (the workspace and the folders added to it, each snapshotted),
 ``planner`` (what a rewind changes: pure, returns a plan), ``retention`` (pruning old
 checkpoints), ``wording`` (what the user is told), ``models`` (what callers get back).
 """

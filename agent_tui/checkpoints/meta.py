@@ -2,9 +2,16 @@
 
 A record names the checkpoint's snapshot (a tree and a commit in the shadow
 repository), the limits of that snapshot (files over the cap, nested repositories),
-and the pre-images of the file tools' writes after it. Beside the records, ``written``
-remembers what the agent last left in each file, so a rewind can tell the user's
-later edits (conflicts) from the agent's own.
+the snapshots of the folders added to the workspace (``--add-dir``), each in a shadow
+repository of its own, and the pre-images of the file tools' writes after it.
+
+Paths are keys: a file of the workspace is keyed by its path relative to the
+workspace (as records always were); a file of an added folder by its absolute path,
+which starts with ``/`` and so can never be taken for a workspace path. An absolute
+key is only ever restored inside the longest of ``Meta.added_roots`` it starts with.
+
+Beside the records, ``written`` remembers what the agent last left in each file, so a
+rewind can tell the user's later edits (conflicts) from the agent's own.
 
 The file is rewritten whole and atomically on every change. A damaged file is set
 aside (never overwritten) and the records start empty, with a warning that says so.
@@ -30,6 +37,15 @@ class UnknownCheckpoint(KeyError):
     pass
 
 
+class RootSnapshot(BaseModel):
+    """A checkpoint's snapshot of one added folder (as ``Record`` has the workspace's)."""
+
+    tree: str | None = None  # None: the folder could not be snapshotted then
+    commit: str | None = None
+    skipped_large: list[str] = Field(default_factory=list)  # relative to the folder
+    nested_repos: list[str] = Field(default_factory=list)
+
+
 class Record(BaseModel):
     id: str
     label: str
@@ -44,6 +60,8 @@ class Record(BaseModel):
     # blob-store digest, or None when the file did not exist
     pre_images: dict[str, str | None] = Field(default_factory=dict)
     outside: list[str] = Field(default_factory=list)  # writes outside the workspace
+    # the added folders this checkpoint snapshotted, by absolute path
+    added: dict[str, RootSnapshot] = Field(default_factory=dict)
 
     @property
     def ref(self) -> str:
@@ -66,6 +84,14 @@ class Meta(BaseModel):
     records: list[Record] = Field(default_factory=list)
     # path -> fingerprint of what the agent last left there (sha256, or "absent")
     written: dict[str, str] = Field(default_factory=dict)
+    # every folder added to the workspace that a checkpoint or a file tool's write
+    # covered, absolute and resolved, in the order first seen
+    added_roots: list[str] = Field(default_factory=list)
+
+    def root_of(self, key: str) -> str | None:
+        """The added folder an absolute key belongs to (the longest); None: none."""
+        owners = [r for r in self.added_roots if key.startswith(r.rstrip("/") + "/")]
+        return max(owners, key=len) if owners else None
 
     def record(self, checkpoint_id: str) -> Record:
         for rec in self.records:

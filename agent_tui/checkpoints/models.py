@@ -1,6 +1,7 @@
 """What the checkpoint layer tells its callers: checkpoints, rewind plans, restore reports.
 
-Every path in these models is relative to the workspace, with ``/`` separators. A
+Every path in these models is relative to the workspace, with ``/`` separators, but
+for the files of a folder added to the workspace (``--add-dir``): those are absolute. A
 ``FileChange`` describes what the *rewind* would do to a file (not what happened to it
 since the checkpoint): ``added`` means the rewind re-creates a file that is gone now,
 ``deleted`` means the rewind removes a file that did not exist at the checkpoint, and

@@ -66,6 +66,7 @@ class RewindFacts:
     pre_images: Mapping[str, str | None] = field(default_factory=dict)
     outside: tuple[str, ...] = ()  # files written outside the workspace since
     written: Mapping[str, str] = field(default_factory=dict)  # what the agent left last
+    where: str = "the workspace"  # the folder planned, as the user is told
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ class _Planning:
                 self.governed.clear()
                 self.warnings.append(wording.snapshot_unreadable(exc))
         if not tree_ok:
-            self.not_undoable.append(wording.NOT_SNAPSHOTTED)
+            self.not_undoable.append(wording.not_snapshotted(facts.where))
         if tree_ok:
             assert facts.then_tree is not None and self.snapshots is not None
             self._govern_absent(facts.then_tree, self.snapshots)

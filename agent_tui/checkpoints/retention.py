@@ -18,17 +18,17 @@ from agent_tui.checkpoints.store import BlobStore
 
 
 class Retention:
-    """Drops old checkpoints: their refs in the shadow repository and their pre-images."""
+    """Drops old checkpoints: their refs in the shadow repositories and their pre-images."""
 
     def __init__(
         self,
-        shadow: ShadowRepo | None,
+        shadows: Callable[[], dict[str, ShadowRepo | None]],
         blobs: BlobStore,
         *,
         usage: Callable[[], int],
         save: Callable[[], None],
     ) -> None:
-        self._shadow = shadow
+        self._shadows = shadows  # by folder: "" the workspace's, else an added folder's
         self._blobs = blobs
         self._usage = usage
         self._save = save
@@ -67,11 +67,15 @@ class Retention:
 
     def _drop(self, meta: Meta, rec: Record) -> None:
         meta.records.remove(rec)
-        if rec.commit and self._shadow is not None:
-            try:
-                self._shadow.delete_ref(rec.ref)
-            except ShadowError:
-                pass
+        shadows = self._shadows()
+        commits = {"": rec.commit} | {name: snap.commit for name, snap in rec.added.items()}
+        for name, commit in commits.items():
+            shadow = shadows.get(name)
+            if commit and shadow is not None:
+                try:
+                    shadow.delete_ref(rec.ref)
+                except ShadowError:
+                    pass
         still = {d for r in meta.records for d in r.pre_images.values() if d}
         for digest in rec.pre_images.values():
             if digest and digest not in still:
@@ -79,8 +83,9 @@ class Retention:
         self._save()
 
     def _gc(self) -> None:
-        if self._shadow is not None and (self._shadow.git_dir / "HEAD").exists():
-            try:
-                self._shadow.prune()
-            except ShadowError:
-                pass
+        for shadow in self._shadows().values():
+            if shadow is not None and (shadow.git_dir / "HEAD").exists():
+                try:
+                    shadow.prune()
+                except ShadowError:
+                    pass

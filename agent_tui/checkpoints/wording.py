@@ -73,10 +73,21 @@ def snapshot_unreadable(exc: Exception) -> str:
     return f"the snapshot of this checkpoint cannot be read ({exc})"
 
 
-NOT_SNAPSHOTTED = (
-    "changes made by shell commands since this checkpoint (the workspace was not "
-    "snapshotted): only write_file/edit_file edits are undone"
-)
+def not_snapshotted(where: str) -> str:
+    return (
+        f"changes made by shell commands since this checkpoint ({where} was not "
+        "snapshotted): only write_file/edit_file edits are undone"
+    )
+
+
+NOT_SNAPSHOTTED = not_snapshotted("the workspace")
+
+
+def root_missing(folder: str) -> str:
+    return (
+        f"the added folder {folder} no longer exists (or is no longer that folder): "
+        "nothing in it is snapshotted or restored"
+    )
 
 NO_SNAPSHOT_NOW = (
     "the workspace cannot be snapshotted now, so files created since this "

@@ -204,7 +204,18 @@ class Wiring:
             emit(Notice(level=NoticeLevel.WARNING, text=key_problem))
         provider = make_provider(opts, key_helper=key_helper)
         jobs = BackgroundJobs(on_change=lambda info: emit(job_changed(info)))
-        checkpoints = Checkpoints(self.store.root / session_id / "checkpoints", workspace)
+        # the session's one list (AgentConfig.added_dirs): --add-dir, then the user's settings
+        added_dirs = list(opts.add_dirs)
+        for given in settings.additional_directories:
+            folder = (Path(workspace) / Path(given).expanduser()).resolve()
+            if not folder.is_dir():
+                emit(Notice(level=NoticeLevel.WARNING, text=(
+                    f"settings: permissions.additionalDirectories {given}: {folder} is not a "
+                    "folder (not added)")))
+            elif folder not in added_dirs:
+                added_dirs.append(folder)
+        checkpoints = Checkpoints(self.store.root / session_id / "checkpoints", workspace,
+                                  added_dirs=added_dirs)
         skills, agent_types = self._definitions(Path(workspace), emit)
         tools = default_tools(
             workspace, jobs=jobs, on_before_write=checkpoints.record_pre_image,
@@ -232,16 +243,6 @@ class Wiring:
         # to its lists (a deny anywhere still wins, an ask still asks).
         rules = PermissionRules(allow=[*settings.allow, *opts.allowed_tools], ask=settings.ask,
                                 deny=[*settings.deny, *opts.disallowed_tools])
-        # the session's one list (AgentConfig.added_dirs): --add-dir, then the user's settings
-        added_dirs = list(opts.add_dirs)
-        for given in settings.additional_directories:
-            folder = (Path(workspace) / Path(given).expanduser()).resolve()
-            if not folder.is_dir():
-                emit(Notice(level=NoticeLevel.WARNING, text=(
-                    f"settings: permissions.additionalDirectories {given}: {folder} is not a "
-                    "folder (not added)")))
-            elif folder not in added_dirs:
-                added_dirs.append(folder)
         policy = Permissions(workspace, mode, rules, non_interactive=not self.interactive,
                              added_dirs=added_dirs)
         if policy.denies_reads:  # what Read may not see, a search does not show
@@ -249,8 +250,9 @@ class Wiring:
                 search = tools.get(name)
                 if search is not None:
                     search.read_denied = policy.read_denied  # type: ignore[attr-defined]
-        hooks = self._hooks(workspace, settings, emit, mode=mode,
-                            current_mode=lambda: str(getattr(policy, "mode", mode)))
+        hooks, reload_hooks = self._hooks(workspace, settings, emit, mode=mode,
+                                          current_mode=lambda: str(getattr(policy, "mode", mode)))
+        emit = _observed_by(emit, reload_hooks.observe)  # hooks are re-read between turns
         config = AgentConfig(
             workspace=workspace,
             model=opts.model or os.environ.get("AGENT_TUI_MODEL") or settings.model
@@ -328,12 +330,14 @@ class Wiring:
     def _hooks(
         self, workspace: Path, settings: LoadedSettings, emit: Callable[[Event], None], *,
         mode: str, current_mode: Callable[[], str] | None = None,
-    ) -> Any:
+    ) -> tuple[Any, Any]:
         """Hooks from the user's settings and ``--settings``, and the project's only
         when the project is trusted to run commands, as for ``.mcp.json`` (auto mode,
-        which only the user can choose)."""
+        which only the user can choose); and what re-reads them between turns when
+        their files change (``tools/hooks/reload.py``)."""
         from agent_tui.protocol import Notice, NoticeLevel
         from agent_tui.tools.hooks import CommandHooks, load_hooks
+        from agent_tui.tools.hooks.reload import HooksReload
 
         config = load_hooks(settings, trusted=mode == "auto")
         for problem in config.problems:
@@ -344,13 +348,15 @@ class Wiring:
                 f"{files} lists {len(config.untrusted)} hook(s): not run, since that would run "
                 "the project's commands. Use --permission-mode auto to trust this project, "
                 "or add them to your user settings.")))
-        if not config.commands:
-            return None
-        return CommandHooks(
+        # made even without hooks: a settings file may gain some during the session
+        hooks = CommandHooks(
             config.commands, workspace=workspace, env=settings.env,
             permission_mode=current_mode or mode,
             interactive=self.interactive,
         )
+        extra = [self.opts.settings] if self.opts.settings is not None else []
+        return hooks, HooksReload(hooks, workspace, trusted=mode == "auto", emit=emit,
+                                  extra=extra, untrusted=config.untrusted)
 
     def _mcp(
         self, workspace: Path, emit: Callable[[Event], None], *, trusted: bool, extra: list[Any]

@@ -148,8 +148,8 @@ class BashTool(Tool):
         command = str(raw_input.get("command", ""))
         short = command if len(command) <= 80 else command[:77] + "..."
         return (
-            f"$ {short}: file changes inside the workspace are restored; anything else it "
-            "did (processes, network, files outside the workspace) is not undone"
+            f"$ {short}: file changes inside the workspace (and its added folders) are "
+            "restored; anything else it did (processes, network, other files) is not undone"
         )
 
     async def run(self, args: BashInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]

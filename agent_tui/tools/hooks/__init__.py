@@ -9,7 +9,8 @@ The core asks through its port (``core/hooks.py``); this package implements it:
 - :mod:`.runner`: one hook command under the process runner, in its own process
   group, under the cancel scope of what it gates, killed at its timeout;
 - :mod:`.answers`: what a hook's exit code and output mean, and what several decide;
-- :mod:`.commands`: :class:`CommandHooks`, the port itself.
+- :mod:`.commands`: :class:`CommandHooks`, the port itself;
+- :mod:`.reload`: the hooks read again, between turns, when their files change.
 """
 
 from agent_tui.tools.hooks.commands import CommandHooks

@@ -1,0 +1,173 @@
+"""Hooks re-read when a settings file changes during a session: between turns, never
+inside one, with one notice; a broken edit keeps the last good hooks and says why; a
+project's hooks keep the trust rule of the start. The session is the CLI's own
+(``cli/wiring``), on the real SDK against the fake API, with real hook scripts."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.fake_api import Reply
+from tests.harness import Recorder, Running
+from tests.hooks_support import hook_script
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture
+def env(tmp_path, fake_api, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.url)
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
+
+
+def open_session(ws: Path, *args: str) -> Running:
+    from agent_tui.cli.options import parse_options
+    from agent_tui.cli.wiring import Wiring
+
+    wiring = Wiring(parse_options(["--cwd", str(ws), "--allowedTools", "Bash", *args]),
+                    interactive=False)
+    rec = Recorder()
+    session = wiring.make_session(rec)
+    return Running(session, rec, session.deps.journal)
+
+
+def user_settings() -> Path:
+    return Path(os.environ["HOME"]) / ".config" / "agent-tui" / "settings.json"
+
+
+def write(path: Path, value: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(value if isinstance(value, str) else json.dumps(value, indent=2))
+
+
+def hooks_logging(tmp_path: Path, log: Path, *, editing: Path | None = None) -> dict:
+    """A Python PreToolUse hook and a shell PostToolUse hook, each adding a line to
+    ``log``; with ``editing``, the Python one empties that settings file when the
+    command says ``edit-settings`` (an edit made inside a turn)."""
+    edit = (f"if 'edit-settings' in data['tool_input']['command']:\n"
+            f"    open({str(editing)!r}, 'w').write('{{}}')\n") if editing else ""
+    pre = hook_script(tmp_path / "hooks", "pre", f"""
+        data = json.load(sys.stdin)
+        with open({str(log)!r}, "a") as f:
+            f.write("pre " + data["tool_input"]["command"] + "\\n")
+        {edit.replace(chr(10), chr(10) + '        ')}
+    """)
+    post = f"cat > /dev/null; echo post >> {shlex.quote(str(log))}"
+    return {"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": pre}]}],
+        "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": post}]}],
+    }}
+
+
+async def turn(run: Running, fake_api, text: str, *commands: str) -> None:
+    replies = [Reply.tool_use("bash", {"command": c}, id=f"toolu_{i}_{len(run.rec.events)}")
+               for i, c in enumerate(commands)]
+    fake_api.enqueue(*replies, Reply.text("done"))
+    n = len(run.rec.of("turn_ended"))
+    from agent_tui.protocol import UserMessage
+
+    run.submit(UserMessage(text=text))
+    await run.rec.wait_type("turn_ended", n + 1)
+    await run.idle()
+    assert run.rec.of("turn_ended")[-1].status == "completed", run.rec.summary()
+
+
+def lines(log: Path) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def notices(run: Running, word: str) -> list:
+    return [n for n in run.rec.of("notice") if word in n.text]
+
+
+async def test_hooks_added_during_a_session_fire_from_the_next_turn(tmp_path, env, fake_api):
+    log = tmp_path / "log"
+    run = open_session(env)  # no hooks at all when the session opens
+    await turn(run, fake_api, "one", "echo first")
+    assert lines(log) == []
+    write(user_settings(), hooks_logging(tmp_path, log))
+    await turn(run, fake_api, "two", "echo second")
+    assert lines(log) == ["pre echo second", "post"]
+    said = notices(run, "hooks reloaded")
+    assert len(said) == 1 and said[0].level == "info", [n.text for n in run.rec.of("notice")]
+    assert "added PreToolUse [Bash]" in said[0].text and "PostToolUse [Bash]" in said[0].text
+    assert [r.command for r in run.session.hooks()] == [
+        h["hooks"][0]["command"] for h in (
+            hooks_logging(tmp_path, log)["hooks"]["PreToolUse"][0],
+            hooks_logging(tmp_path, log)["hooks"]["PostToolUse"][0])]
+    await turn(run, fake_api, "three", "echo third")  # unchanged: no new notice
+    assert len(notices(run, "hooks reloaded")) == 1
+    await run.close()
+
+
+async def test_an_edit_inside_a_turn_waits_for_the_next_turn(tmp_path, env, fake_api):
+    log = tmp_path / "log"
+    settings = user_settings()
+    write(settings, hooks_logging(tmp_path, log, editing=settings))
+    run = open_session(env)
+    # the hook empties the settings file during the turn: the turn keeps its hooks
+    await turn(run, fake_api, "one", "echo edit-settings", "echo same turn")
+    assert json.loads(settings.read_text()) == {}
+    assert lines(log) == ["pre echo edit-settings", "post", "pre echo same turn", "post"]
+    await turn(run, fake_api, "two", "echo next turn")
+    assert lines(log)[4:] == []
+    said = notices(run, "hooks reloaded")
+    assert len(said) == 1 and "removed PreToolUse [Bash]" in said[0].text
+    assert run.session.hooks() == []
+    await run.close()
+
+
+@pytest.mark.parametrize("broken, why", [
+    ('{"hooks": {"PreToolUse": [', "invalid JSON"),
+    (json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "prompt", "prompt": "is this fine?"}]}]}}), 'type is "prompt"'),
+])
+async def test_a_broken_edit_keeps_the_last_good_hooks_and_says_why(tmp_path, env, fake_api,
+                                                                     broken, why):
+    log = tmp_path / "log"
+    settings = user_settings()
+    good = hooks_logging(tmp_path, log)
+    write(settings, good)
+    run = open_session(env)
+    await turn(run, fake_api, "one", "echo before")
+    write(settings, broken)
+    await turn(run, fake_api, "two", "echo after")
+    assert lines(log) == ["pre echo before", "post", "pre echo after", "post"]  # still run
+    said = [n for n in run.rec.of("notice") if "stay as they were" in n.text]
+    assert len(said) == 1 and said[0].level == "warning"
+    assert why in said[0].text and f"{settings}:" in said[0].text, said[0].text
+    write(settings, good)  # fixed again: the same hooks, nothing to say
+    await turn(run, fake_api, "three", "echo fixed")
+    assert lines(log)[-2:] == ["pre echo fixed", "post"]
+    assert len([n for n in run.rec.of("notice") if "hooks" in n.text]) == 1
+    await run.close()
+
+
+async def test_a_projects_hooks_added_later_keep_the_trust_of_the_start(tmp_path, env, fake_api):
+    log = tmp_path / "log"
+    run = open_session(env)  # not trusted (not auto mode)
+    await turn(run, fake_api, "one", "echo first")
+    project = env / ".claude" / "settings.json"
+    write(project, hooks_logging(tmp_path, log))
+    await turn(run, fake_api, "two", "echo second")
+    assert lines(log) == []  # never run
+    said = [n for n in run.rec.of("notice") if "not run" in n.text]
+    assert len(said) == 1 and str(project) in said[0].text, [n.text for n in run.rec.of("notice")]
+    assert run.session.hooks() == []
+    await run.close()
+    trusted = open_session(env, "--permission-mode", "auto")
+    write(project, {})
+    await turn(trusted, fake_api, "one", "echo first")
+    write(project, hooks_logging(tmp_path, log))
+    await turn(trusted, fake_api, "two", "echo trusted")
+    assert lines(log) == ["pre echo trusted", "post"]
+    await trusted.close()
