@@ -16,11 +16,14 @@ from agent_tui.core.journal import Journal
 from agent_tui.core.records import (
     AssistantMessageRecord,
     CompactionRecord,
+    ConversationClearedRecord,
     HookRecord,
+    RewindRecord,
     ToolResultRecord,
     UserMessageRecord,
 )
 from agent_tui.protocol import HookEnding, HookEvent, ToolState, TurnStatus, UserMessage
+from agent_tui.protocol.states import RestoreWhat
 from tests.fake_api import Reply
 from tests.hooks_support import command_hooks, hook_script, start
 
@@ -90,6 +93,58 @@ def test_a_resumed_session_goes_on_where_the_file_ends(tmp_path):
     assert len(got) == 6 and got[4]["message"]["content"] == "and now?"
     assert got[4]["parentUuid"] == got[3]["uuid"]
     assert got[5]["isCompactSummary"] is True and got[5]["message"]["content"] == "They listed files."
+
+
+def chain(got: list[dict]) -> list[str]:
+    """The conversation as a reader of Claude Code's transcript finds it: the parent links
+    from the last line back to a root, in order."""
+    by_id = {e["uuid"]: e for e in got}
+    texts, at = [], got[-1]["uuid"]
+    while at is not None:
+        content = by_id[at]["message"]["content"]
+        texts.append(content if isinstance(content, str) else content[0].get("text", "result"))
+        at = by_id[at]["parentUuid"]
+    return texts[::-1]
+
+
+def answer(journal: Journal, turn: str, text: str) -> None:
+    journal.append(AssistantMessageRecord(turn_id=turn, ended="end_turn", model="claude-x",
+                                          blocks=[{"type": "text", "text": text}]))
+
+
+def test_a_rewind_branches_from_before_its_message_and_clear_starts_a_new_root(tmp_path):
+    path = tmp_path / "s" / "journal.jsonl"
+    journal = Journal(path)
+    journal.append(UserMessageRecord(turn_id="t1", text="one"))
+    answer(journal, "t1", "first answer")
+    journal.append(UserMessageRecord(turn_id="t2", text="two"))
+    answer(journal, "t2", "second answer")
+    transcript = ClaudeTranscript.beside(journal, session_id="s-1", cwd="/work")
+    transcript.sync()
+    journal.append(RewindRecord(checkpoint_id="t2", restore=RestoreWhat.CODE))  # files only
+    journal.append(RewindRecord(checkpoint_id="t2", restore=RestoreWhat.BOTH))
+    journal.append(UserMessageRecord(turn_id="t3", text="two, again"))
+    answer(journal, "t3", "another second answer")
+    transcript.sync()
+    got = lines(transcript.path)
+    assert len(got) == 6  # append-only: the rewound lines stay, on their branch
+    assert chain(got) == ["one", "first answer", "two, again", "another second answer"]
+    journal.append(ConversationClearedRecord())
+    journal.append(UserMessageRecord(turn_id="t4", text="fresh start"))
+    transcript.sync()
+    got = lines(transcript.path)
+    assert chain(got) == ["fresh start"] and got[-1]["parentUuid"] is None
+    before = transcript.path.read_text()
+    journal.close()
+
+    again = Journal.load(path)  # the next process links on as the first did
+    resumed = ClaudeTranscript.beside(again, session_id="s-1", cwd="/work")
+    again.append(RewindRecord(checkpoint_id="t3", restore=RestoreWhat.CONVERSATION))
+    answer(again, "t5", "after the resume")
+    resumed.sync()
+    got = lines(resumed.path)
+    assert resumed.path.read_text().startswith(before) and len(got) == 8
+    assert chain(got) == ["one", "first answer", "after the resume"]
 
 
 def test_a_line_cut_short_is_left_alone_and_written_again(tmp_path):

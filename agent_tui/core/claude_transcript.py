@@ -3,7 +3,9 @@
 Claude Code gives every hook ``transcript_path``: a file with one JSON object per
 line, each a message of the conversation (``type`` ``user`` or ``assistant``, and
 ``message`` with ``role`` and ``content`` blocks as the Messages API has them), linked
-by ``uuid`` and ``parentUuid`` and stamped with ``sessionId``, ``timestamp`` and
+by ``uuid`` and ``parentUuid`` (a tree: the conversation is the chain that ends at
+the last line; a rewind of the conversation branches from the line before the
+rewound message, and ``/clear`` starts a new root) and stamped with ``sessionId``, ``timestamp`` and
 ``cwd``. Hook scripts read it, a Stop hook for the last thing the assistant said.
 
 :class:`ClaudeTranscript` writes that file beside the journal (``transcript.jsonl`` in
@@ -35,12 +37,14 @@ from agent_tui.core.journal import Journal
 from agent_tui.core.records import (
     AssistantMessageRecord,
     CompactionRecord,
+    ConversationClearedRecord,
+    RewindRecord,
     SteerRecord,
     ToolResultRecord,
     UserMessageRecord,
 )
 from agent_tui.protocol.events import Event, Notice
-from agent_tui.protocol.states import NoticeLevel
+from agent_tui.protocol.states import NoticeLevel, RestoreWhat
 from agent_tui.protocol.tool_names import claude_input, claude_name
 
 TRANSCRIPT_NAME = "transcript.jsonl"
@@ -61,8 +65,10 @@ class ClaudeTranscript:
         self.emit = emit
         self._lock = threading.Lock()
         self._written: set[str] | None = None  # uuids in the file (read on first sync)
-        self._last: str | None = None  # the last line's uuid: the next line's parent
+        self._last: str | None = None  # the conversation's last line: the next one's parent
         self._done_seq = 0  # every record up to this one is in the file
+        # turn id -> the parent of its user message's line: where a rewind goes back to
+        self._before_turn: dict[str, str | None] = {}
         self._failing = False
 
     @classmethod
@@ -93,15 +99,28 @@ class ClaudeTranscript:
 
     def _sync(self) -> None:
         if self._written is None:
-            self._written, self._last = self._read_written()
+            self._written = self._read_written()
         records = [r for r in self.journal.records if r.seq > self._done_seq]
         lines: list[bytes] = []
         new: list[str] = []
-        last = self._last
+        # The first sync walks the whole journal (lines already in the file included),
+        # so a resumed session links its lines as the first process did.
+        last = self._last if self._done_seq else None
         for record in records:
+            match record:
+                case UserMessageRecord(turn_id=turn_id):
+                    self._before_turn[turn_id] = last
+                case RewindRecord(restore=restore, checkpoint_id=checkpoint) if (
+                        restore is not RestoreWhat.CODE and checkpoint in self._before_turn):
+                    last = self._before_turn[checkpoint]  # a branch from before that message
+                case ConversationClearedRecord():
+                    last = None  # /clear: a conversation of its own from here
+                case _:
+                    pass
             for n, entry in enumerate(_entries(record, self.cwd)):
                 line_id = str(uuid.uuid5(_NAMESPACE, f"{self.session_id}:{record.seq}:{n}"))
                 if line_id in self._written:
+                    last = line_id
                     continue
                 line = {
                     "parentUuid": last, "isSidechain": False, "userType": "external",
@@ -114,8 +133,8 @@ class ClaudeTranscript:
         if lines:
             self._append(b"".join(lines))
             self._written.update(new)
-            self._last = last
         if records:
+            self._last = last
             self._done_seq = records[-1].seq
 
     def _append(self, data: bytes) -> None:
@@ -135,14 +154,13 @@ class ClaudeTranscript:
         finally:
             os.close(fd)
 
-    def _read_written(self) -> tuple[set[str], str | None]:
+    def _read_written(self) -> set[str]:
         try:
             with open(self.path, "rb") as fh:
                 data = fh.read()
         except FileNotFoundError:
-            return set(), None
+            return set()
         written: set[str] = set()
-        last: str | None = None
         for raw in data.split(b"\n"):
             try:
                 line = json.loads(raw)
@@ -150,8 +168,7 @@ class ClaudeTranscript:
                 continue  # a line cut short: written again
             if isinstance(line, dict) and isinstance(line.get("uuid"), str):
                 written.add(line["uuid"])
-                last = line["uuid"]
-        return written, last
+        return written
 
 
 def _entries(record: Any, cwd: str) -> list[dict[str, Any]]:
