@@ -98,6 +98,7 @@ class Tally:
         self.cost: float | None = 0.0  # None once a request's price is unknown
         self.denied: list[ToolStateChanged] = []
         self.last_end: TurnEnded | None = None
+        self.failures: list[str] = []  # error notices: why a run with no turn ran none
 
     def see(self, event: Event) -> None:
         if isinstance(event, Usage):
@@ -109,6 +110,8 @@ class Tally:
             self.denied.append(event)
         elif isinstance(event, TurnEnded):
             self.last_end = event
+        elif isinstance(event, Notice) and event.level is NoticeLevel.ERROR:
+            self.failures.append(event.text)
 
     def denials(self, workspace: str) -> list[PermissionDenial]:
         """The refused calls, named and shaped as Claude Code's tools."""
@@ -354,7 +357,7 @@ def run_result(
     errors: list[str] = []
     if subtype is not ResultSubtype.SUCCESS:
         if end is None:
-            errors.append("no turn ran")
+            errors.extend(tally.failures or ["no turn ran"])
         elif code == EXIT_INTERRUPTED:
             errors.append(end.detail or "interrupted")
         else:

@@ -185,6 +185,15 @@ def test_without_allowed_tools_a_bang_line_that_would_ask_is_refused_in_print_mo
     assert "needs permission" in out.stderr and "allowed-tools" in out.stderr
 
 
+def test_a_refused_bang_line_is_the_json_results_error(fake_api, ws) -> None:
+    out = _agent(fake_api, ws, "/slow", "--output-format", "json")
+    assert out.returncode == 1 and fake_api.requests == []
+    result = json.loads(out.stdout)
+    assert result["subtype"] == "error_during_execution" and result["num_turns"] == 0
+    (error,) = result["errors"]
+    assert error.startswith("/slow not run, nothing was sent: ") and "needs permission" in error
+
+
 def test_an_unknown_command_in_print_mode_is_an_error_and_nothing_is_sent(fake_api, ws) -> None:
     out = _agent(fake_api, ws, "/nope some words")
     assert out.returncode == 1
