@@ -79,6 +79,16 @@ class SubAgentSpawner(Protocol):
         """A background sub-agent; the result says its job id."""
 
 
+class WebSearcher(Protocol):
+    """The API's server-side web search, bound to one ``web_search`` call that was
+    allowed (``core/web_search.py``: ``Searcher``)."""
+
+    async def search(self, query: str, allowed_domains: list[str] | None = None,
+                     blocked_domains: list[str] | None = None) -> Any:
+        """A ``SearchOutcome``: the search request's content, verbatim; raises
+        ``SearchFailed`` with the provider's words."""
+
+
 class Confinement(StrEnum):
     """Where a call runs beyond what the session runs everything in."""
 
@@ -109,6 +119,8 @@ class ToolContext:
     # ``permissions.additionalDirectories``): absolute, resolved; the file tools read
     # and write inside them as inside the workspace, confined the same way.
     added_dirs: tuple[Path, ...] = ()
+    # The web search request of this call (only a session's tool runner gives one).
+    web_search: WebSearcher | None = None
 
 
 class Tool(ABC):
