@@ -1,4 +1,4 @@
-"""``web_fetch`` and ``web_search``: a web page as Markdown, a web search, under the call's cancel scope.
+"""``web_fetch`` and ``web_search``: a web page as Markdown, a web search. One job a module:
 
 - :mod:`.addresses`: which URLs may be opened, and the checked address to connect to.
 - :mod:`.fetch`: the HTTP exchange (httpx) within its caps, redirects included.
