@@ -12,7 +12,8 @@ of them with its sources; the search's blocks are kept verbatim in the call's de
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -108,11 +109,12 @@ def search_result(query: str, content: list[dict[str, Any]], *, searches: int,
                 url = cite.get("url")
                 if url and url not in sources:
                     sources.append(url)
-    lines = [f'Web search results for "{query}":']
+    lines = [f'Web search results for "{_one_line(query)}":']
     for n, result in enumerate(found, 1):
-        age = f" ({result['page_age']})" if result.get("page_age") else ""
-        lines.append(f"{n}. {result.get('title') or result.get('url')}")
-        lines.append(f"   {result.get('url')}{age}")
+        url = _one_line(result.get("url"))
+        age = f" ({_one_line(result['page_age'])})" if result.get("page_age") else ""
+        lines.append(f"{n}. {_one_line(result.get('title')) or url}")
+        lines.append(f"   {url}{age}")
     if not found:
         lines.append("No results." if not errors else "The search failed: " + "; ".join(errors))
     summary = "\n".join(s for s in said if s)
@@ -130,3 +132,25 @@ def search_result(query: str, content: list[dict[str, Any]], *, searches: int,
     result = ToolResult.error(text) if errors and not found else ToolResult.ok(text)
     result.details = details
     return result
+
+
+def _one_line(value: Any) -> str:
+    """A title, link or age from the web on one line (it cannot add lines of its own)."""
+    return " ".join(str(value or "").split())
+
+
+class Listed(NamedTuple):
+    title: str
+    url: str
+    page_age: str
+
+
+_ITEM = re.compile(r"^(\d+)\. (.+)\n   (\S+)(?: \((.+)\))?$", re.MULTILINE)
+
+
+def listed_results(result: str) -> list[Listed]:
+    """The results a ``web_search`` result lists (what the transcript shows of it)."""
+    if not result.startswith("Web search results for "):
+        return []
+    head = result.split("\n\n", 1)[0]
+    return [Listed(m.group(2), m.group(3), m.group(4) or "") for m in _ITEM.finditer(head)]
