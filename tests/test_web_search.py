@@ -3,6 +3,7 @@ the real SDK over HTTP to the fake API (which models the server tool as document
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from agent_tui.core.session import Session
 from agent_tui.core.tool import ToolSet
 from agent_tui.core.usage import UsageMeter
 from agent_tui.permissions import PermissionRules, Permissions
-from agent_tui.protocol import Decide, Decision, PermissionMode, UserMessage
+from agent_tui.protocol import Decide, Decision, Interrupt, PermissionMode, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.settings import load_settings
 from agent_tui.tools.registry import default_tools
@@ -199,6 +200,42 @@ async def test_a_failed_search_is_a_tool_error_with_the_reason(fake_api, tmp_pat
     final = run.rec.final_tool("web_search")
     assert final.state == "failed" and "too_many_requests" in final.result
     assert "try again later" in final.result
+    await run.close()
+
+
+@pytest.mark.asyncio
+async def test_one_allowed_call_runs_one_search_at_most(fake_api, tmp_path):
+    twice = Reply.message(_searched().blocks[:2] + Reply.web_search("again", RESULTS).blocks)
+    fake_api.enqueue(Reply.tool_use("web_search", {"query": "python 3.14 release"}),
+                     twice, Reply.text("ok"))
+    run = _start(fake_api, tmp_path)
+    run.submit(UserMessage(text="search"))
+    await run.idle()
+    final = run.rec.final_tool("web_search")
+    assert final.state == "succeeded" and RESULTS[0][1] in final.result
+    assert "A further search failed: max_uses_exceeded" in final.result
+    usage = [e for e in run.rec.of("usage") if e.purpose == "web_search"]
+    assert [u.web_search_requests for u in usage] == [1]
+    await run.close()
+
+
+@pytest.mark.asyncio
+async def test_esc_during_the_search_stops_it_and_bills_what_was_used(fake_api, tmp_path):
+    stalled = _searched()
+    stalled.end, stalled.stall_seconds = "stall", 30.0
+    fake_api.enqueue(Reply.tool_use("web_search", {"query": "python 3.14 release"}), stalled)
+    run = _start(fake_api, tmp_path)
+    run.submit(UserMessage(text="search"))
+    # the search request is streaming: the call's output says what it searched and found
+    await run.rec.wait_for(lambda: "2 results" in "".join(e.text for e in run.rec.of("tool_output")))
+    assert "searching: python 3.14 release" in run.rec.of("tool_output")[0].text
+    run.submit(Interrupt())
+    await run.rec.wait_type("turn_ended")
+    assert run.rec.of("turn_ended")[-1].status == "cancelled"
+    assert run.rec.final_tool("web_search").state == "cancelled_while_running"
+    assert await asyncio.to_thread(fake_api.wait_for_disconnect, 5)
+    (usage,) = [e for e in run.rec.of("usage") if e.purpose == "web_search"]
+    assert usage.interrupted and usage.parent_tool_use_id == run.rec.final_tool("web_search").tool_use_id
     await run.close()
 
 

@@ -84,9 +84,11 @@ class WebSearcher(Protocol):
     allowed (``core/web_search.py``: ``Searcher``)."""
 
     async def search(self, query: str, allowed_domains: list[str] | None = None,
-                     blocked_domains: list[str] | None = None) -> Any:
+                     blocked_domains: list[str] | None = None,
+                     on_progress: Callable[[str], None] = lambda _text: None) -> Any:
         """A ``SearchOutcome``: the search request's content, verbatim; raises
-        ``SearchFailed`` with the provider's words."""
+        ``SearchFailed`` with the provider's words. ``on_progress`` hears each search
+        and its number of results as they come."""
 
 
 class Confinement(StrEnum):

@@ -76,7 +76,10 @@ class Searcher:
         self.scope = scope
 
     async def search(self, query: str, allowed_domains: list[str] | None = None,
-                     blocked_domains: list[str] | None = None) -> SearchOutcome:
+                     blocked_domains: list[str] | None = None,
+                     on_progress: Callable[[str], None] = lambda _text: None) -> SearchOutcome:
+        """``on_progress`` hears each search as it is made and how many results it got
+        (the call's live output)."""
         cfg = self.deps.config
         info = self.deps.limits.info(cfg.model)
         question = {"role": "user", "content": f"Perform a web search for the query: {query}"}
@@ -90,7 +93,7 @@ class Searcher:
                 tools=[search_tool(allowed_domains, blocked_domains)],
                 thinking={"type": "disabled"} if info is None or info.thinking_disabled else None,
             )
-            fold = _Fold()
+            fold = _Fold(on_progress)
             requests += 1
             try:
                 await self._stream(request, fold)
@@ -135,7 +138,8 @@ class Searcher:
 class _Fold:
     """One search reply's stream folded into its content blocks, kept as they came."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_progress: Callable[[str], None]) -> None:
+        self.on_progress = on_progress
         self.blocks: dict[int, dict[str, Any]] = {}
         self.partial: dict[int, str] = {}
         self.usage: model.UsageCounts | None = None
@@ -163,6 +167,8 @@ class _Fold:
             self.blocks[event.index] = dict(event.block)
             if event.block.get("type") == "server_tool_use":
                 self.partial[event.index] = ""
+            elif event.block.get("type") == "web_search_tool_result":
+                self.on_progress(_told(event.block))
         elif isinstance(event, model.ToolInputDelta) and event.index in self.partial:
             self.partial[event.index] += event.partial_json
         elif isinstance(event, model.BlockStopped) and event.index in self.partial:
@@ -171,6 +177,10 @@ class _Fold:
                 self.blocks[event.index]["input"] = json.loads(raw) if raw.strip() else {}
             except (json.JSONDecodeError, RecursionError):
                 self.partial[event.index] = raw  # stays incomplete: never sent back
+                return
+            asked = self.blocks[event.index]["input"]
+            query = asked.get("query") if isinstance(asked, dict) else None
+            self.on_progress(f"searching: {' '.join(str(query or '').split())}\n")
         elif isinstance(event, model.MessageEnded):
             self.stop_reason = event.stop_reason
             update = {k: v for k, v in event.model_dump().items()
@@ -192,3 +202,12 @@ class _Fold:
             out.append(block)
         return out
 
+
+
+def _told(result: dict[str, Any]) -> str:
+    """A search's result in a line of the call's output."""
+    content = result.get("content")
+    if isinstance(content, dict):
+        return f"the search failed: {content.get('error_code')}\n"
+    count = len(content) if isinstance(content, list) else 0
+    return f"{count} result{'s' if count != 1 else ''}\n"

@@ -80,7 +80,7 @@ class WebSearchTool(Tool):
             return ToolResult.error("web_search is not available here.")
         try:
             outcome = await ctx.web_search.search(args.query, args.allowed_domains,
-                                                  args.blocked_domains)
+                                                  args.blocked_domains, ctx.emit_output)
         except SearchFailed as exc:
             return ToolResult.error(f"The web search request failed: {exc}")
         return search_result(args.query, outcome.content, searches=outcome.searches,
@@ -117,6 +117,8 @@ def search_result(query: str, content: list[dict[str, Any]], *, searches: int,
         lines.append(f"   {url}{age}")
     if not found:
         lines.append("No results." if not errors else "The search failed: " + "; ".join(errors))
+    elif errors:
+        lines.append("A further search failed: " + "; ".join(errors))
     summary = "\n".join(s for s in said if s)
     if summary:
         lines += ["", summary]
