@@ -16,7 +16,7 @@ from agent_tui.core.session import Session
 from agent_tui.core.tool import ToolSet
 from agent_tui.core.usage import UsageMeter
 from agent_tui.permissions import PermissionRules, Permissions
-from agent_tui.protocol import Decide, Decision, Interrupt, PermissionMode, UserMessage
+from agent_tui.protocol import Decide, Decision, Interrupt, PermissionMode, UserMessage, Verdict
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.settings import load_settings
 from agent_tui.tools.registry import default_tools
@@ -261,3 +261,22 @@ def test_the_input_takes_one_domain_filter():
         tool.parse({"query": "abc", "allowed_domains": ["a.org"], "blocked_domains": ["b.org"]})
     with pytest.raises(ValueError):
         tool.parse({"query": "a"})
+
+
+def test_the_policy_asks_per_call_and_remembers_the_tool_for_the_session(tmp_path):
+    tool = WebSearchTool()
+    args = tool.parse({"query": "python news"})
+    ask = Permissions(tmp_path, PermissionMode.ASK)
+    assert ask.check(tool, args).verdict is Verdict.ASK
+    ask.remember(tool, args)
+    assert [r.text for r in ask.session_rules] == ["WebSearch"]
+    assert ask.check(tool, tool.parse({"query": "other"})).verdict is Verdict.ALLOW
+    assert Permissions(tmp_path, PermissionMode.PLAN).check(tool, args).verdict is Verdict.ASK
+    assert Permissions(tmp_path, PermissionMode.ACCEPT_EDITS).check(tool, args).verdict is Verdict.ASK
+    printing = Permissions(tmp_path, PermissionMode.ASK, non_interactive=True)
+    assert printing.check(tool, args).verdict is Verdict.DENY
+    allowed = PermissionRules(allow=["WebSearch"])
+    assert Permissions(tmp_path, PermissionMode.ASK, allowed).check(tool, args).verdict is Verdict.ALLOW
+    denied = PermissionRules(deny=["WebSearch"], allow=["WebSearch"])
+    for mode in PermissionMode:
+        assert Permissions(tmp_path, mode, denied).check(tool, args).verdict is Verdict.DENY
