@@ -168,6 +168,11 @@ def test_web_search_results_show_their_titles_and_links(snap_compare) -> None:
     assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))
 
 
+def test_a_web_search_is_asked_for_with_its_query(snap_compare) -> None:
+    events = scenarios.WEB_SEARCH_ASKED
+    assert snap_compare(_app(events), terminal_size=WIDE, run_before=_settled(events))
+
+
 def test_journal_error_stays_in_the_status_line(snap_compare) -> None:
     events = scenarios.JOURNAL_ERROR
     assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))

@@ -267,7 +267,9 @@ def test_the_policy_asks_per_call_and_remembers_the_tool_for_the_session(tmp_pat
     tool = WebSearchTool()
     args = tool.parse({"query": "python news"})
     ask = Permissions(tmp_path, PermissionMode.ASK)
-    assert ask.check(tool, args).verdict is Verdict.ASK
+    ruling = ask.check(tool, args)
+    assert ruling.verdict is Verdict.ASK
+    assert ruling.reason == "WebSearch sends the query to a web search (billed per search)"
     ask.remember(tool, args)
     assert [r.text for r in ask.session_rules] == ["WebSearch"]
     assert ask.check(tool, tool.parse({"query": "other"})).verdict is Verdict.ALLOW

@@ -105,6 +105,18 @@ PERMISSION: list[Event] = [
     ),
 ]
 
+WEB_SEARCH_ASKED: list[Event] = [
+    *_start("is python 3.14 out?"),
+    *_text("Let me search the web."),
+    _tool("toolu_s", "web_search", S.QUEUED, "web_search python 3.14 release"),
+    _tool("toolu_s", "web_search", S.AWAITING_APPROVAL, "web_search python 3.14 release"),
+    PermissionRequested(
+        turn_id=TURN, tool_use_id="toolu_s", name="web_search",
+        summary="web_search python 3.14 release", input={"query": "python 3.14 release"},
+        reason="WebSearch sends the query to a web search (billed per search)",
+    ),
+]
+
 STEERS: list[Event] = [
     *TOOL_RUNNING,
     SteerState(id="q1", state=SteerStatus.QUEUED, text="also run the linter"),
