@@ -239,6 +239,20 @@ async def test_esc_during_the_search_stops_it_and_bills_what_was_used(fake_api, 
     await run.close()
 
 
+@pytest.mark.asyncio
+async def test_a_search_request_the_api_refuses_is_a_tool_error_and_the_turn_goes_on(
+        fake_api, tmp_path):
+    fake_api.enqueue(Reply.tool_use("web_search", {"query": "python 3.14 release"}),
+                     Reply.error(529, "overloaded_error"), Reply.text("I could not search."))
+    run = _start(fake_api, tmp_path)
+    run.submit(UserMessage(text="search"))
+    await run.idle()
+    final = run.rec.final_tool("web_search")
+    assert final.state == "failed" and "The web search request failed: 529" in final.result
+    assert run.rec.of("turn_ended")[-1].status == "completed"
+    await run.close()
+
+
 def test_the_tool_is_offered_only_when_settings_enable_it(tmp_path):
     assert "web_search" not in default_tools(tmp_path).names()
     tools = default_tools(tmp_path, web_search=True).names()

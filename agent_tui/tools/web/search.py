@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.web_search import SearchFailed
 
 #: The API's error codes, in words a model (and a person) can act on.
 ERROR_WORDS = {
@@ -74,8 +75,6 @@ class WebSearchTool(Tool):
         return None  # a search changes nothing here
 
     async def run(self, args: WebSearchInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
-        from agent_tui.core.web_search import SearchFailed
-
         if ctx.web_search is None:
             return ToolResult.error("web_search is not available here.")
         try:
