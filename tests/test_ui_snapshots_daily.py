@@ -32,7 +32,13 @@ from agent_tui.protocol import (  # noqa: E402
     TurnStateChanged,
     Usage,
 )
-from agent_tui.protocol.states import CompactionState, CompactionTrigger, RequestPurpose, SteerStatus, TurnState  # noqa: E402
+from agent_tui.protocol.states import (  # noqa: E402
+    CompactionState,
+    CompactionTrigger,
+    RequestPurpose,
+    SteerStatus,
+    TurnState,
+)
 from agent_tui.protocol.states import ToolState as S  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402

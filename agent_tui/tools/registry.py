@@ -5,7 +5,8 @@ The CLI calls :func:`default_tools` once per session and hands the :class:`ToolS
 the core. The order is fixed (it is the order the model sees them in, and the prompt
 cache keys on it): read_file, write_file, edit_file, glob, grep, bash, bash_output,
 kill_shell, task, todo_write, web_fetch, web_search (only with settings
-``webSearch.enabled``), exit_plan_mode, skill (only when there are skills); MCP tools come after. The file tools take their workspace from each call's ``ToolContext``; the
+``webSearch.enabled``), exit_plan_mode, skill (only when there are skills); MCP tools
+come after. The file tools take their workspace from each call's ``ToolContext``; the
 workspace given here is checked up front so a bad ``--cwd`` fails at startup, not at
 the first tool call.
 """
@@ -49,9 +50,9 @@ def default_tools(
     notes what was written (so a rewind can tell when someone changed it since).
     ``allow_private_fetch`` lets web_fetch open loopback and private addresses
     (settings ``webFetch.allowPrivate``); ``web_search`` offers the web_search tool
-    (settings ``webSearch.enabled``, off by default: each search is billed). ``skills`` are offered through the ``skill``
-    tool, and read_file may read inside their folders; ``agent_types`` are the
-    sub-agent types ``task`` offers.
+    (settings ``webSearch.enabled``, off by default: each search is billed).
+    ``skills`` are offered through the ``skill`` tool, and read_file may read inside
+    their folders; ``agent_types`` are the sub-agent types ``task`` offers.
     """
     if not os.path.isdir(workspace):
         raise NotADirectoryError(

@@ -72,10 +72,11 @@ def _result_error(block: dict, where: str) -> str | None:
         return f"{where}.web_search_tool_result.tool_use_id: Field required"
     content = block.get("content")
     if isinstance(content, dict):
+        at = f"{where}.web_search_tool_result.content"
         if content.get("type") != "web_search_tool_result_error":
-            return f"{where}.web_search_tool_result.content.type: Input should be 'web_search_tool_result_error'"
+            return f"{at}.type: Input should be 'web_search_tool_result_error'"
         if content.get("error_code") not in _ERROR_CODES:
-            return f"{where}.web_search_tool_result.content.error_code: Input should be one of {', '.join(_ERROR_CODES)}"
+            return f"{at}.error_code: Input should be one of {', '.join(_ERROR_CODES)}"
         return None
     if not isinstance(content, list):
         return f"{where}.web_search_tool_result.content: Input should be a valid list"

@@ -248,8 +248,8 @@ def _search_text() -> str:
 
     found = [("What's New In Python 3.14", "https://docs.python.org/3.14/whatsnew/3.14.html",
               "3 days ago"),
-             ("Python Release Python 3.14.0", "https://www.python.org/downloads/release/python-3140/",
-              None),
+             ("Python Release Python 3.14.0",
+              "https://www.python.org/downloads/release/python-3140/", None),
              ("\x1b[31mPEP 745\x1b[0m – Python 3.14 Release Schedule",
               "https://peps.python.org/pep-0745/", "2 weeks ago")]
     content = [
