@@ -90,6 +90,10 @@ NO_ONE_TO_ASK = ("not run: it needs permission and there is no one to ask in pri
                  "(allow it with --allowedTools or a permission rule, or choose a mode)")
 
 
+TOKEN_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+                "output_tokens")
+
+
 class Tally:
     """What the result object says about the run, gathered from its Events."""
 
@@ -102,8 +106,9 @@ class Tally:
 
     def see(self, event: Event) -> None:
         if isinstance(event, Usage):
-            for key in ResultUsage.model_fields:
+            for key in TOKEN_FIELDS:
                 setattr(self.usage, key, getattr(self.usage, key) + getattr(event, key))
+            self.usage.server_tool_use.web_search_requests += event.web_search_requests
             self.cost = None if self.cost is None or event.cost_usd is None else (
                 self.cost + event.cost_usd)
         elif isinstance(event, ToolStateChanged) and event.state is ToolState.DENIED:

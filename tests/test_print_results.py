@@ -43,10 +43,13 @@ def only_json(stdout: str) -> dict:
     return result
 
 
-def api_usage(fake_api) -> dict[str, int]:
+def api_usage(fake_api) -> dict[str, object]:
     keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
             "output_tokens")
-    return {k: sum(getattr(u, k) for u in fake_api.usage) for k in keys}
+    usage: dict[str, object] = {k: sum(getattr(u, k) for u in fake_api.usage) for k in keys}
+    usage["server_tool_use"] = {
+        "web_search_requests": sum(u.web_search_requests for u in fake_api.usage)}
+    return usage
 
 
 def test_json_output_is_one_result_object_with_the_answer_usage_and_cost(fake_api, tmp_path):
@@ -257,3 +260,34 @@ def test_a_permission_question_that_reaches_print_mode_is_refused_not_waited_for
     result = only_json(capsys.readouterr().out)
     assert code == 0 and result["subtype"] == "success"
     assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
+
+
+def test_a_web_search_counts_in_the_usage_and_the_cost_and_asks_or_is_refused(fake_api, tmp_path):
+    (tmp_path / ".agent-tui").mkdir()
+    (tmp_path / ".agent-tui" / "settings.json").write_text('{"webSearch": {"enabled": true}}')
+    found = [("Python 3.14", "https://docs.python.org/3.14/whatsnew/3.14.html")]
+    fake_api.enqueue(Reply.tool_use("web_search", {"query": "python 3.14"}),
+                     Reply.web_search("python 3.14", found, "It is out.", cite=[0]),
+                     Reply.text("Python 3.14 is out."))
+    out = run(tmp_path, fake_api, "-p", "is python 3.14 out?", "--output-format", "json",
+              "--model", PRICED, "--permission-mode", "auto")
+    assert out.returncode == 0, out.stderr
+    result = only_json(out.stdout)
+    assert result["usage"] == api_usage(fake_api)
+    assert result["usage"]["server_tool_use"] == {"web_search_requests": 1}
+    prices = PriceTable()
+    expected = sum(prices.cost(PRICED, input_tokens=u.input_tokens, output_tokens=u.output_tokens,
+                               cache_read_input_tokens=u.cache_read_input_tokens,
+                               cache_creation_input_tokens=u.cache_creation_input_tokens,
+                               web_search_requests=u.web_search_requests)
+                   for u in fake_api.usage)
+    assert result["total_cost_usd"] == pytest.approx(expected) and expected > 0.01
+    # without a mode or a rule that allows it, print mode has nobody to ask: refused
+    fake_api.enqueue(Reply.tool_use("web_search", {"query": "python 3.14"}),
+                     Reply.text("I could not search."))
+    searched = len(fake_api.requests)
+    out = run(tmp_path, fake_api, "-p", "search again", "--output-format", "json")
+    result = only_json(out.stdout)
+    assert [d["tool_name"] for d in result["permission_denials"]] == ["WebSearch"]
+    assert len(fake_api.requests) == searched + 2  # the turn's two requests, no search
+    assert result["usage"]["server_tool_use"] == {"web_search_requests": 0}

@@ -163,6 +163,16 @@ def test_expanded_tool_output_keeps_the_tail_and_shows_the_result(snap_compare) 
     assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events, expand))
 
 
+def test_web_search_results_show_their_titles_and_links(snap_compare) -> None:
+    events = scenarios.WEB_SEARCH
+    assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))
+
+
+def test_a_web_search_is_asked_for_with_its_query(snap_compare) -> None:
+    events = scenarios.WEB_SEARCH_ASKED
+    assert snap_compare(_app(events), terminal_size=WIDE, run_before=_settled(events))
+
+
 def test_journal_error_stays_in_the_status_line(snap_compare) -> None:
     events = scenarios.JOURNAL_ERROR
     assert snap_compare(_app_with(events), terminal_size=WIDE, run_before=_settled(events))

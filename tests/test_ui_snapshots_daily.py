@@ -32,7 +32,13 @@ from agent_tui.protocol import (  # noqa: E402
     TurnStateChanged,
     Usage,
 )
-from agent_tui.protocol.states import CompactionState, CompactionTrigger, SteerStatus, TurnState  # noqa: E402
+from agent_tui.protocol.states import (  # noqa: E402
+    CompactionState,
+    CompactionTrigger,
+    RequestPurpose,
+    SteerStatus,
+    TurnState,
+)
 from agent_tui.protocol.states import ToolState as S  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
@@ -126,6 +132,20 @@ USAGE = [
 def test_cost_page_per_turn_with_interrupted_apart(snap_compare, tmp_path: Path) -> None:
     assert snap_compare(_app(USAGE, workspace=tmp_path), terminal_size=WIDE,
                         run_before=_typed(USAGE, ["slash", "c", "o", "s", "t", "enter"]))
+
+
+SEARCHED = [
+    *USAGE[:2],
+    Usage(turn_id="t1", model="claude-sonnet-4-5", input_tokens=420, output_tokens=96,
+          web_search_requests=1, purpose=RequestPurpose.WEB_SEARCH, cost_usd=0.011700,
+          parent_tool_use_id="toolu_s"),
+    *USAGE[2:],
+]
+
+
+def test_cost_page_counts_web_searches(snap_compare, tmp_path: Path) -> None:
+    assert snap_compare(_app(SEARCHED, workspace=tmp_path), terminal_size=WIDE,
+                        run_before=_typed(SEARCHED, ["slash", "c", "o", "s", "t", "enter"]))
 
 
 def test_the_status_line_says_the_sandbox_is_on(snap_compare, tmp_path: Path) -> None:

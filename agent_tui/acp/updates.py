@@ -69,6 +69,7 @@ TOOL_KINDS: dict[str, str] = {
     "grep": "search",
     "glob": "search",
     "web_fetch": "fetch",
+    "web_search": "fetch",  # it reads from the web, as web_fetch does
     "todo_write": "think",
 }
 

@@ -221,7 +221,7 @@ class Wiring:
             workspace, jobs=jobs, on_before_write=checkpoints.record_pre_image,
             on_after_write=checkpoints.record_written,
             allow_private_fetch=settings.web_fetch_allow_private,
-            skills=skills, agent_types=agent_types,
+            web_search=settings.web_search_enabled, skills=skills, agent_types=agent_types,
         )
         self.containment = self.containment_for(Path(workspace))
         bash = tools.get("bash")

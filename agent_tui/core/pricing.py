@@ -8,6 +8,9 @@ override or add entries::
     {"prices": {"claude-sonnet-5-5": {"input": 2, "output": 10,
                                       "cache_write": 2.5, "cache_read": 0.1}}}
 
+Web searches (``usage.server_tool_use.web_search_requests``) are billed per search, at
+the published $10 per 1,000 (:data:`WEB_SEARCH_USD`), on top of the tokens.
+
 A key matches a model id exactly or as a prefix at a ``-`` boundary
 (``claude-opus-4-5`` matches ``claude-opus-4-5-20251101``); the longest key wins.
 """
@@ -17,6 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pydantic import BaseModel, ValidationError
+
+
+#: USD per web search the API ran (the server-side web search tool).
+WEB_SEARCH_USD = 10 / 1000
 
 
 class Price(BaseModel):
@@ -76,6 +83,7 @@ class PriceTable:
         output_tokens: int,
         cache_read_input_tokens: int = 0,
         cache_creation_input_tokens: int = 0,
+        web_search_requests: int = 0,
     ) -> float | None:
         price = self.lookup(model)
         if price is None:
@@ -85,4 +93,4 @@ class PriceTable:
             + output_tokens * price.output
             + cache_read_input_tokens * price.cache_read
             + cache_creation_input_tokens * price.cache_write
-        ) / 1_000_000
+        ) / 1_000_000 + web_search_requests * WEB_SEARCH_USD

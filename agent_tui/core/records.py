@@ -135,6 +135,7 @@ class UsageRecord(_Record):
     output_tokens: int = 0
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
+    web_search_requests: int = 0  # usage.server_tool_use: searches, billed per use
     interrupted: bool = False
     purpose: RequestPurpose = RequestPurpose.TURN
     cost_usd: float | None = None

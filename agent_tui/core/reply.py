@@ -85,6 +85,10 @@ class ReplyReader:
                 return  # a delta for another kind of block (a garbled stream): dropped
             block["text"] += event.text
             self.log.emit(TextDelta(turn_id=self.log.turn_id, text=event.text))
+        elif isinstance(event, model.CitationDelta):
+            block = reply.blocks.get(event.index)
+            if block is not None and block.get("type") == "text":
+                block.setdefault("citations", []).append(event.citation)
         elif isinstance(event, model.ThinkingStarted):
             reply.blocks[event.index] = {"type": "thinking", "thinking": "", "signature": ""}
         elif isinstance(event, model.ThinkingDelta):

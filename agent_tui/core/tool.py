@@ -79,6 +79,18 @@ class SubAgentSpawner(Protocol):
         """A background sub-agent; the result says its job id."""
 
 
+class WebSearcher(Protocol):
+    """The API's server-side web search, bound to one ``web_search`` call that was
+    allowed (``core/web_search.py``: ``Searcher``)."""
+
+    async def search(self, query: str, allowed_domains: list[str] | None = None,
+                     blocked_domains: list[str] | None = None,
+                     on_progress: Callable[[str], None] = lambda _text: None) -> Any:
+        """A ``SearchOutcome``: the search request's content, verbatim; raises
+        ``SearchFailed`` with the provider's words. ``on_progress`` hears each search
+        and its number of results as they come."""
+
+
 class Confinement(StrEnum):
     """Where a call runs beyond what the session runs everything in."""
 
@@ -109,6 +121,8 @@ class ToolContext:
     # ``permissions.additionalDirectories``): absolute, resolved; the file tools read
     # and write inside them as inside the workspace, confined the same way.
     added_dirs: tuple[Path, ...] = ()
+    # The web search request of this call (only a session's tool runner gives one).
+    web_search: WebSearcher | None = None
 
 
 class Tool(ABC):

@@ -44,6 +44,7 @@ from agent_tui.protocol import (
 from agent_tui.core.plan_mode import Permit, leave_plan_mode
 from agent_tui.core.tool import Tool, ToolContext, ToolResult
 from agent_tui.core.turn_log import ToolCall, TurnLog
+from agent_tui.core.web_search import Searcher
 
 
 def operation_id(session_id: str, turn_id: str, tool_use_id: str) -> str:
@@ -255,6 +256,8 @@ class ToolRunner:
             confinement=permit.confinement,
             approval=permit.approval,
             added_dirs=tuple(self.deps.config.added_dirs),
+            web_search=Searcher(self.deps, self.log.record, self.log.emit, turn_id=turn_id,
+                                tool_use_id=call.id, scope=tool_scope),
             leave_plan_mode=lambda approval: leave_plan_mode(
                 self.deps, self.log.record, self.log.emit, approval),
         )

@@ -45,6 +45,7 @@ class UsageMeter:
             output_tokens=counts.output_tokens,
             cache_read_input_tokens=counts.cache_read_input_tokens,
             cache_creation_input_tokens=counts.cache_creation_input_tokens,
+            web_search_requests=counts.web_search_requests,
         )
         fields = counts.model_dump()
         record(UsageRecord(turn_id=turn_id, model=model, interrupted=interrupted,

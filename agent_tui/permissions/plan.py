@@ -5,7 +5,7 @@ plan mode allows:
 
 - a deny stays a deny (the user's rules beat every mode);
 - a read-only call, and the tools that only plan or look (``todo_write``, ``task``,
-  whose sub-agents are decided by this same policy, ``web_fetch``, ``skill``,
+  whose sub-agents are decided by this same policy, ``web_fetch``, ``web_search``, ``skill``,
   ``exit_plan_mode``), keep their ruling;
 - a call the tool can run in a read-only sandbox (a command, where bubblewrap runs:
   the whole file system read-only, a private ``/tmp``, no network) is allowed there,
@@ -26,7 +26,8 @@ from agent_tui.protocol import Verdict
 EXIT_PLAN_MODE = "exit_plan_mode"
 
 #: Tools that write nothing of the user's, though they are not read-only calls.
-PLANNING_TOOLS = frozenset({"todo_write", "task", "web_fetch", "skill", EXIT_PLAN_MODE})
+PLANNING_TOOLS = frozenset({"todo_write", "task", "web_fetch", "web_search", "skill",
+                            EXIT_PLAN_MODE})
 
 #: The ruling's ``rule``: not ``mode:``, so a hook's "allow" (which only skips a mode's
 #: ask) cannot lift plan mode's refusal or its sandbox.

@@ -234,6 +234,8 @@ class Permissions:
             what = "runs a command"
         elif kind is SubjectKind.DOMAIN:
             what = f"fetches from {subject}"
+        elif tool.name == "web_search":
+            what = "sends the query to a web search (billed per search)"
         else:
             what = "may have side effects"
         return Ruling(verdict=Verdict.ASK, rule=rule, reason=f"{claude_name(tool.name)} {what}")

@@ -225,6 +225,9 @@ class Usage(BaseModel):
     output_tokens: int = 0
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
+    # usage.server_tool_use.web_search_requests: searches the API ran ($10 per 1,000,
+    # in cost_usd)
+    web_search_requests: int = 0
     interrupted: bool = False
     purpose: RequestPurpose = RequestPurpose.TURN
     cost_usd: float | None = None  # None: the model's price is unknown

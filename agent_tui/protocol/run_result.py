@@ -38,14 +38,21 @@ class PermissionDenial(BaseModel):
     tool_input: dict[str, Any] = Field(default_factory=dict)
 
 
+class ServerToolUse(BaseModel):
+    """The server tools' uses, as the API's ``usage.server_tool_use`` names them."""
+
+    web_search_requests: int = 0
+
+
 class ResultUsage(BaseModel):
-    """The API's own counts, summed over every request of the run (sub-agents' and
-    compaction's included)."""
+    """The API's own counts, summed over every request of the run (sub-agents',
+    compaction's and web searches' included)."""
 
     input_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
     output_tokens: int = 0
+    server_tool_use: ServerToolUse = Field(default_factory=ServerToolUse)
 
 
 class SessionStartedLine(BaseModel):

@@ -197,6 +197,7 @@ class RequestPurpose(StrEnum):
 
     TURN = "turn"
     COMPACTION = "compaction"
+    WEB_SEARCH = "web_search"  # a web_search call's own request (the server-side tool)
 
 
 class HookEvent(StrEnum):

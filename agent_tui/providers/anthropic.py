@@ -177,7 +177,14 @@ def _usage(raw: Any) -> base.UsageCounts:
         output_tokens=getattr(raw, "output_tokens", 0) or 0,
         cache_read_input_tokens=getattr(raw, "cache_read_input_tokens", 0) or 0,
         cache_creation_input_tokens=getattr(raw, "cache_creation_input_tokens", 0) or 0,
+        web_search_requests=_searches(raw) or 0,
     )
+
+
+def _searches(usage: Any) -> int | None:
+    """``usage.server_tool_use.web_search_requests`` (None when the usage has none)."""
+    server = getattr(usage, "server_tool_use", None)
+    return getattr(server, "web_search_requests", None) if server is not None else None
 
 
 def _convert(raw: Any) -> base.StreamEvent | None:
@@ -206,6 +213,8 @@ def _convert(raw: Any) -> base.StreamEvent | None:
             return base.ThinkingDelta(index=raw.index, text=delta.thinking)
         if delta.type == "signature_delta":
             return base.SignatureDelta(index=raw.index, signature=delta.signature)
+        if delta.type == "citations_delta":
+            return base.CitationDelta(index=raw.index, citation=delta.citation.to_dict())
         return None
     if kind == "content_block_stop":
         return base.BlockStopped(index=raw.index)
@@ -217,6 +226,7 @@ def _convert(raw: Any) -> base.StreamEvent | None:
             input_tokens=getattr(usage, "input_tokens", None),
             cache_read_input_tokens=getattr(usage, "cache_read_input_tokens", None),
             cache_creation_input_tokens=getattr(usage, "cache_creation_input_tokens", None),
+            web_search_requests=_searches(usage),
         )
     return None
 

@@ -37,6 +37,8 @@ class UsageCounts(BaseModel):
     output_tokens: int = 0
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
+    # usage.server_tool_use.web_search_requests: searches the API ran (billed per use)
+    web_search_requests: int = 0
 
     @property
     def context_tokens(self) -> int:
@@ -74,6 +76,15 @@ class TextDelta(BaseModel):
     kind: Literal["text_delta"] = "text_delta"
     index: int
     text: str
+
+
+class CitationDelta(BaseModel):
+    """``citations_delta``: one citation of a text block (a web search result's
+    location, ...), kept verbatim with the text."""
+
+    kind: Literal["citation_delta"] = "citation_delta"
+    index: int
+    citation: dict[str, Any]
 
 
 class ToolUseStarted(BaseModel):
@@ -138,12 +149,14 @@ class MessageEnded(BaseModel):
     input_tokens: int | None = None
     cache_read_input_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
+    web_search_requests: int | None = None
 
 
 StreamEvent = (
     MessageStarted
     | TextStarted
     | TextDelta
+    | CitationDelta
     | ThinkingStarted
     | ThinkingDelta
     | SignatureDelta

@@ -24,7 +24,8 @@ The shape is Claude Code's::
       "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "..."}]}]}
     }
 
-plus agent-tui's own keys (``theme``, ``limits``, ``sandbox``, ``webFetch``...).
+plus agent-tui's own keys (``theme``, ``limits``, ``sandbox``, ``webFetch``,
+``webSearch``...).
 
 Merging: permission rules from every file add up (a deny in any wins, by the rule
 precedence of :mod:`agent_tui.permissions`); ``defaultMode``, ``model``, ``theme``...:
@@ -112,6 +113,7 @@ class LoadedSettings(BaseModel):
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
     hooks: list[HooksSource] = Field(default_factory=list)  # each file's, in load order
     web_fetch_allow_private: bool = False
+    web_search_enabled: bool = False  # webSearch.enabled: offer the web_search tool
     # apiKeyHelper, and the file it came from (a user's file or --settings, never a project's)
     api_key_helper: str | None = None
     api_key_helper_file: Path | None = None
@@ -212,6 +214,8 @@ class LoadedSettings(BaseModel):
                     "could point web_fetch at your local network (ignored)"), only_this=True))
             else:
                 self.web_fetch_allow_private = data.web_fetch.allow_private
+        if data.web_search is not None:
+            self.web_search_enabled = data.web_search.enabled
         if data.api_key_helper is not None:
             if project:
                 self.problem_details.append(SettingsProblem(file=path, message=(

@@ -150,6 +150,13 @@ class WebFetchSection(BaseModel):
     allow_private: StrictBool = Field(default=False, alias="allowPrivate")
 
 
+class WebSearchSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    # Offer the web_search tool (the API's server-side search, billed per search).
+    enabled: StrictBool = False
+
+
 class SettingsFile(BaseModel):
     """One settings file, as written (validated, not merged)."""
 
@@ -171,6 +178,7 @@ class SettingsFile(BaseModel):
     # (line, column) of each part of ``hooks``, by its path below the ``hooks`` key
     _hooks_where: dict[tuple[Any, ...], tuple[int, int]] = PrivateAttr(default_factory=dict)
     web_fetch: WebFetchSection | None = Field(default=None, alias="webFetch")
+    web_search: WebSearchSection | None = Field(default=None, alias="webSearch")
     # Claude Code's: a command that prints the API key (taken from the user's files only)
     api_key_helper: NonEmpty | None = Field(default=None, alias="apiKeyHelper")
 
@@ -187,9 +195,11 @@ class HooksSource(BaseModel):
 #: The keys a person may write, per object (for "did you mean" hints).
 KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
     (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
-         "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch", "apiKeyHelper"],
+         "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch", "webSearch",
+         "apiKeyHelper"],
     ("permissions",): ["allow", "ask", "deny", "defaultMode", "disableBypassPermissionsMode",
                        "additionalDirectories"],
     **cs.KNOWN_KEYS,
     ("webFetch",): ["allowPrivate"],
+    ("webSearch",): ["enabled"],
 }

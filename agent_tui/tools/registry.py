@@ -1,11 +1,12 @@
 """The default tool set a session offers: file tools, searches, `bash`, job tools,
-`task`, the plan, `web_fetch` and `skill`.
+`task`, the plan, `web_fetch`, `web_search` (when settings enable it) and `skill`.
 
 The CLI calls :func:`default_tools` once per session and hands the :class:`ToolSet` to
 the core. The order is fixed (it is the order the model sees them in, and the prompt
 cache keys on it): read_file, write_file, edit_file, glob, grep, bash, bash_output,
-kill_shell, task, todo_write, web_fetch, exit_plan_mode, skill (only when there
-are skills); MCP tools come after. The file tools take their workspace from each call's ``ToolContext``; the
+kill_shell, task, todo_write, web_fetch, web_search (only with settings
+``webSearch.enabled``), exit_plan_mode, skill (only when there are skills); MCP tools
+come after. The file tools take their workspace from each call's ``ToolContext``; the
 workspace given here is checked up front so a bad ``--cwd`` fails at startup, not at
 the first tool call.
 """
@@ -38,6 +39,7 @@ def default_tools(
     on_before_write: OnBeforeWrite | None = None,
     on_after_write: OnAfterWrite | None = None,
     allow_private_fetch: bool = False,
+    web_search: bool = False,
     skills: Skills | None = None,
     agent_types: AgentTypes | None = None,
 ) -> ToolSet:
@@ -47,9 +49,10 @@ def default_tools(
     hook, called right before each file write; ``on_after_write(path, new_bytes)``
     notes what was written (so a rewind can tell when someone changed it since).
     ``allow_private_fetch`` lets web_fetch open loopback and private addresses
-    (settings ``webFetch.allowPrivate``). ``skills`` are offered through the ``skill``
-    tool, and read_file may read inside their folders; ``agent_types`` are the
-    sub-agent types ``task`` offers.
+    (settings ``webFetch.allowPrivate``); ``web_search`` offers the web_search tool
+    (settings ``webSearch.enabled``, off by default: each search is billed).
+    ``skills`` are offered through the ``skill`` tool, and read_file may read inside
+    their folders; ``agent_types`` are the sub-agent types ``task`` offers.
     """
     if not os.path.isdir(workspace):
         raise NotADirectoryError(
@@ -84,6 +87,10 @@ def default_tools(
 
     tools.add(TodoWriteTool())
     tools.add(WebFetchTool(allow_private=allow_private_fetch))
+    if web_search:
+        from agent_tui.tools.web.search import WebSearchTool
+
+        tools.add(WebSearchTool())
     from agent_tui.tools.plan_mode import ExitPlanModeTool
 
     tools.add(ExitPlanModeTool())

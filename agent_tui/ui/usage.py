@@ -27,6 +27,7 @@ class Totals:
     cache_creation_input_tokens: int = 0
     cost_usd: float = 0.0
     unpriced: int = 0  # requests whose price is unknown
+    web_search_requests: int = 0  # searches the API ran (billed per search, in cost_usd)
 
     def add(self, usage: Usage) -> None:
         self.requests += 1
@@ -34,6 +35,7 @@ class Totals:
         self.output_tokens += usage.output_tokens
         self.cache_read_input_tokens += usage.cache_read_input_tokens
         self.cache_creation_input_tokens += usage.cache_creation_input_tokens
+        self.web_search_requests += usage.web_search_requests
         if usage.cost_usd is None:
             self.unpriced += 1
         else:
@@ -41,7 +43,8 @@ class Totals:
 
     def merge(self, other: Totals) -> None:
         for name in ("requests", "input_tokens", "output_tokens", "cache_read_input_tokens",
-                     "cache_creation_input_tokens", "cost_usd", "unpriced"):
+                     "cache_creation_input_tokens", "cost_usd", "unpriced",
+                     "web_search_requests"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     @property

@@ -11,6 +11,7 @@ Where to look:
 * ``cache.py`` and ``validate_cache.py``: prompt caching by breakpoints and prefixes;
 * ``models.py``: the model catalogue, context windows and the Models API;
 * ``thinking.py`` and ``validate_thinking.py``: signatures and the thinking rules;
+* ``web_search.py`` and ``validate_web_search.py``: the server-side web search tool;
 * ``validate.py``: the order of validation and the message-shape rules;
 * ``usage.py``: the usage shapes and ``srv.usage`` records.
 

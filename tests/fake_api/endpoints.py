@@ -16,7 +16,7 @@ internal state (catalogue, queue, cache, signer, emitted turns, usage list), nam
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 from urllib.parse import unquote
 
@@ -31,6 +31,7 @@ from .validate import model_rules_error, unknown_model_message, validate_message
 from .validate_images import MAX_REQUEST_BYTES, media_error
 from .validate_cache import breakpoints
 from .validate_thinking import config_error, display_mode
+from .web_search import EmittedSearches, ScriptError, altered_error, resolve
 
 __all__ = ["Rejection", "Prepared", "ServerState", "prepare_messages", "count_tokens", "models"]
 
@@ -43,6 +44,7 @@ class ServerState(Protocol):
     _cache: PromptCache
     _signer: ThinkingSigner
     _emitted: EmittedTurns
+    _searches: EmittedSearches
 
     @property
     def models(self) -> dict[str, ModelSpec]: ...
@@ -52,6 +54,8 @@ class ServerState(Protocol):
     def _next_reply(self, body: dict) -> Reply: ...
 
     def _record_usage(self, record: UsageRecord) -> int: ...
+
+    def _record_error(self, text: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,7 @@ def _common(fake: ServerState, body: Any, *, for_count: bool):
     if fake.validate:
         err = (config_error(body, spec) if for_count
                else model_rules_error(body, spec, fake._signer, fake._emitted))
+        err = err or altered_error(body, fake._searches)
         if err:
             return Rejection.bad(err)
     try:
@@ -125,6 +130,12 @@ def prepare_messages(fake: ServerState, idx: int, body: Any) -> Rejection | Prep
     if reply.kind == "error":
         return Prepared(reply, None, None)
     try:
+        searched, searches = resolve(reply.blocks, body)
+    except ScriptError as exc:
+        fake._record_error(f"fake API script: {exc}")
+        return Rejection(500, "api_error", f"fake API script: {exc}")
+    reply = replace(reply, blocks=searched)
+    try:
         bps = breakpoints(units, body.get("cache_control"))
     except (AttributeError, TypeError):
         bps = []
@@ -133,7 +144,10 @@ def prepare_messages(fake: ServerState, idx: int, body: Any) -> Rejection | Prep
     em = materialize(reply, model=reply.model or str(body.get("model")),
                      signed_for=str(body.get("model")), display=display_mode(body, spec),
                      signer=fake._signer, cache=usage, max_tokens=max_tokens)
+    if searches or any(b.get("type") == "web_search_tool_result" for b in em.blocks):
+        em.server_tool_use = {"web_search_requests": searches, "web_fetch_requests": 0}
     fake._emitted.add(str(body.get("model")), em.blocks, paused=em.stop_reason == "pause_turn")
+    fake._searches.add(em.blocks)
     record = UsageRecord(
         request_index=idx, model=str(body.get("model")), stream=bool(body.get("stream")),
         input_tokens=usage.input_tokens,
@@ -142,7 +156,7 @@ def prepare_messages(fake: ServerState, idx: int, body: Any) -> Rejection | Prep
         cache_creation_5m=usage.cache_creation_5m, cache_creation_1h=usage.cache_creation_1h,
         output_tokens=START_OUTPUT_TOKENS if body.get("stream") else 0,  # nothing sent yet
         planned_output_tokens=em.output_tokens, thinking_tokens=em.thinking_tokens,
-        stop_reason=em.stop_reason)
+        stop_reason=em.stop_reason, web_search_requests=searches)
     return Prepared(reply, em, fake._record_usage(record))
 
 

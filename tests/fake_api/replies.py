@@ -2,8 +2,9 @@
 
 A ``Reply`` is what "the model" says to one valid ``POST /v1/messages``. Factories here
 cover text, tool calls, stalls, cut streams and errors; the thinking blocks and the stop
-reasons other than ``end_turn`` / ``tool_use`` are in :mod:`tests.fake_api.reply_stops`
-(mixed into ``Reply``, so all are ``Reply.<factory>``):
+reasons other than ``end_turn`` / ``tool_use`` are in :mod:`tests.fake_api.reply_stops`,
+the web search tool's blocks in :mod:`tests.fake_api.web_search` (both mixed into
+``Reply``, so all are ``Reply.<factory>``):
 
 =================================  ========================================================
 ``Reply.text(s, chunk=5)``         text in ``text_delta`` pieces of ``chunk`` characters
@@ -33,13 +34,14 @@ from typing import Any, Iterable, Sequence
 from .errors import DEFAULT_ERROR_MESSAGE
 from .ids import new_tool_use_id
 from .reply_stops import StopReplies
+from .web_search import SearchReplies
 from .tokens import output_tokens
 
 __all__ = ["Reply"]
 
 
 @dataclass
-class Reply(StopReplies):
+class Reply(StopReplies, SearchReplies):
     """One scripted answer. Build it with the class-method factories.
 
     ``blocks`` are complete content blocks (``{"type": "text", "text": ...}``,

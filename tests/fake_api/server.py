@@ -69,6 +69,7 @@ from .replies import Reply
 from .thinking import DEFAULT_SECRET, EmittedTurns, ThinkingSigner
 from .tokens import count_prompt_tokens
 from .usage import UsageRecord
+from .web_search import EmittedSearches
 
 __all__ = ["FakeAnthropicServer", "Reply", "FakeClock", "new_tool_use_id"]
 
@@ -103,6 +104,7 @@ class FakeAnthropicServer:
         self._cache = PromptCache(self.clock)
         self._signer = ThinkingSigner(thinking_secret)
         self._emitted = EmittedTurns()
+        self._searches = EmittedSearches()
         self._queue: deque[Reply | Callable[[dict], Reply]] = deque()
         self._requests: list[Any] = []
         self._request_headers: list[dict[str, str]] = []

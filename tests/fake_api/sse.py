@@ -9,8 +9,8 @@ non-streaming body; :func:`stream_plan` is the event sequence of the real API::
     message_start, content_block_start, ping, content_block_delta..., content_block_stop,
     ..., message_delta (stop_reason, cumulative usage), message_stop
 
-with ``text_delta``, ``input_json_delta``, ``thinking_delta`` and ``signature_delta``
-deltas. Plan items are ``("event", name, payload)`` or ``("stall",)``; the returned tail
+with ``text_delta``, ``citations_delta`` (a cited text's citations, before its text),
+``input_json_delta``, ``thinking_delta`` and ``signature_delta`` deltas. Plan items are ``("event", name, payload)`` or ``("stall",)``; the returned tail
 holds what a ``"finish"`` stall sends afterwards.
 """
 
@@ -67,6 +67,7 @@ class Emission:
     output_tokens: int
     thinking_tokens: int
     display: str
+    server_tool_use: dict | None = None  # usage.server_tool_use, when a server tool ran
 
 
 def _sign(block: dict, model: str, display: str, signer: ThinkingSigner) -> dict:
@@ -121,7 +122,8 @@ def message_json(em: Emission) -> dict:
     return {"id": em.msg_id, "type": "message", "role": "assistant", "model": em.model,
             "content": blocks, "stop_reason": em.stop_reason,
             "stop_sequence": em.stop_sequence, "stop_details": em.stop_details,
-            "usage": message_usage(em.cache, em.output_tokens, em.thinking_tokens)}
+            "usage": message_usage(em.cache, em.output_tokens, em.thinking_tokens,
+                                   em.server_tool_use)}
 
 
 def _ev(name: str, payload: dict) -> tuple:
@@ -146,6 +148,8 @@ def _block_events(index: int, block: dict, reply: Reply, *, finished: bool) -> l
     kind = block["type"]
     if kind == "text":
         ev = [_start(index, {"type": "text", "text": ""})]
+        ev += [_delta(index, {"type": "citations_delta", "citation": c})
+               for c in block.get("citations") or []]
         ev += [_delta(index, {"type": "text_delta", "text": p})
                for p in _split(block["text"], reply.chunk)]
     elif kind in ("tool_use", "server_tool_use"):
@@ -174,7 +178,8 @@ def _message_end(em: Emission) -> list[tuple]:
         delta["stop_details"] = em.stop_details
     return [_ev("message_delta", {"type": "message_delta", "delta": delta,
                                   "usage": delta_usage(em.cache, em.output_tokens,
-                                                       em.thinking_tokens)}),
+                                                       em.thinking_tokens,
+                                                       em.server_tool_use)}),
             _ev("message_stop", {"type": "message_stop"})]
 
 

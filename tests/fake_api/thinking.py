@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from .tokens import canonical
+from .web_search import identity
 
 __all__ = ["SignatureCheck", "ThinkingSigner", "EmittedTurn", "EmittedTurns", "block_identity",
            "DEFAULT_SECRET"]
@@ -116,6 +117,8 @@ def block_identity(block: Any) -> Any:
         return ("thinking", block.get("signature"))
     if kind == "redacted_thinking":
         return ("redacted_thinking", block.get("data"))
+    if kind == "web_search_tool_result":
+        return (kind, identity(block))
     return (kind, canonical({k: v for k, v in block.items() if v is not None}))
 
 

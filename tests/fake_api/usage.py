@@ -8,7 +8,9 @@ Shapes, as the SDK's ``Usage`` / ``MessageDeltaUsage`` describe them:
   before anything is generated) and ``service_tier``;
 * ``message_delta.usage``: cumulative totals: ``output_tokens`` and the three input
   figures again, plus ``output_tokens_details.thinking_tokens`` when the reply thought;
-* a non-streaming message carries the final figures of both.
+* a non-streaming message carries the final figures of both;
+* a reply that used the web search tool adds ``server_tool_use`` (``web_search_requests``,
+  ``web_fetch_requests``) to ``message_delta.usage`` and the final message's usage.
 
 ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` is the whole
 prompt (:mod:`tests.fake_api.tokens`), split by :mod:`tests.fake_api.cache`.
@@ -48,17 +50,23 @@ def start_usage(cu: CacheUsage) -> dict:
             "output_tokens": START_OUTPUT_TOKENS, "service_tier": "standard"}
 
 
-def delta_usage(cu: CacheUsage, output_tokens: int, thinking_tokens: int) -> dict:
+def delta_usage(cu: CacheUsage, output_tokens: int, thinking_tokens: int,
+                server_tool_use: dict | None = None) -> dict:
     out = {**_input_part(cu), "output_tokens": output_tokens}
     if thinking_tokens:
         out["output_tokens_details"] = {"thinking_tokens": thinking_tokens}
+    if server_tool_use is not None:
+        out["server_tool_use"] = dict(server_tool_use)
     return out
 
 
-def message_usage(cu: CacheUsage, output_tokens: int, thinking_tokens: int) -> dict:
+def message_usage(cu: CacheUsage, output_tokens: int, thinking_tokens: int,
+                  server_tool_use: dict | None = None) -> dict:
     out = {**start_usage(cu), "output_tokens": output_tokens}
     if thinking_tokens:
         out["output_tokens_details"] = {"thinking_tokens": thinking_tokens}
+    if server_tool_use is not None:
+        out["server_tool_use"] = dict(server_tool_use)
     return out
 
 
@@ -80,6 +88,7 @@ class UsageRecord:
     stop_reason: str | None
     completed: bool = False
     streamed_output_tokens: int = 0
+    web_search_requests: int = 0  # usage.server_tool_use: the searches that ran
 
     @property
     def interrupted(self) -> bool:

@@ -45,6 +45,7 @@ from .thinking import EmittedTurns, ThinkingSigner
 from .validate_images import pixel_error
 from .validate_cache import cache_control_error
 from .validate_thinking import config_error, history_error
+from .validate_web_search import block_error, message_error, tool_error
 
 __all__ = ["validate_messages", "model_rules_error", "window_error", "unknown_model_message"]
 
@@ -114,6 +115,9 @@ def _check_tools(tools: Any) -> str | None:
                 return f"tools.{i}.custom.input_schema: Input should be a valid dictionary"
             if schema.get("type") != "object":
                 return f"tools.{i}.custom.input_schema.type: Input should be 'object'"
+        err = tool_error(i, tool)
+        if err:
+            return err
         if isinstance(name, str):
             if name in seen:
                 return "tools: Tool names must be unique."
@@ -385,6 +389,9 @@ def validate_messages(body: Any, *, allow_assistant_last: bool = False,
                     err = _check_image_block(block, where)
                     if err:
                         return err
+                err = block_error(block, role, where)
+                if err:
+                    return err
                 blocks.append(block)
         else:
             return f"messages.{i}.content: Input should be a valid string or a valid list"
@@ -400,6 +407,9 @@ def validate_messages(body: Any, *, allow_assistant_last: bool = False,
     # --- tool_use / tool_result pairing -------------------------------------------
     for i, (role, blocks) in enumerate(norm):
         if role == "assistant":
+            err = message_error(i, blocks, final=i == len(norm) - 1)
+            if err:
+                return err
             ids = [b["id"] for b in blocks if b.get("type") == "tool_use"]
             if not ids:
                 continue

@@ -105,6 +105,18 @@ PERMISSION: list[Event] = [
     ),
 ]
 
+WEB_SEARCH_ASKED: list[Event] = [
+    *_start("is python 3.14 out?"),
+    *_text("Let me search the web."),
+    _tool("toolu_s", "web_search", S.QUEUED, "web_search python 3.14 release"),
+    _tool("toolu_s", "web_search", S.AWAITING_APPROVAL, "web_search python 3.14 release"),
+    PermissionRequested(
+        turn_id=TURN, tool_use_id="toolu_s", name="web_search",
+        summary="web_search python 3.14 release", input={"query": "python 3.14 release"},
+        reason="WebSearch sends the query to a web search (billed per search)",
+    ),
+]
+
 STEERS: list[Event] = [
     *TOOL_RUNNING,
     SteerState(id="q1", state=SteerStatus.QUEUED, text="also run the linter"),
@@ -228,6 +240,39 @@ EXPANDED_OUTPUT: list[Event] = [
         result="exit code 0\n(260 lines of output, last lines:)\n260 passed in 1.2s",
     ),
     *_text("All 260 tests pass."),
+    TurnEnded(turn_id=TURN, status="completed"),
+]
+
+def _search_text() -> str:
+    from agent_tui.tools.web.search import search_result
+
+    found = [("What's New In Python 3.14", "https://docs.python.org/3.14/whatsnew/3.14.html",
+              "3 days ago"),
+             ("Python Release Python 3.14.0",
+              "https://www.python.org/downloads/release/python-3140/", None),
+             ("\x1b[31mPEP 745\x1b[0m – Python 3.14 Release Schedule",
+              "https://peps.python.org/pep-0745/", "2 weeks ago")]
+    content = [
+        {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search",
+         "input": {"query": "python 3.14 release"}},
+        {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": [
+            {"type": "web_search_result", "title": t, "url": u, "page_age": a,
+             "encrypted_content": "e"} for t, u, a in found]},
+        {"type": "text", "text": "Python 3.14.0 was released in October 2025.", "citations": [
+            {"type": "web_search_result_location", "url": found[1][1], "title": found[1][0],
+             "cited_text": "Python 3.14.0", "encrypted_index": "i"}]},
+    ]
+    return search_result("python 3.14 release", content, searches=1, stop_reason="end_turn").content
+
+
+WEB_SEARCH: list[Event] = [
+    *_start("is python 3.14 out?"),
+    *_text("Let me search the web."),
+    _tool("toolu_s", "web_search", S.QUEUED, "web_search python 3.14 release"),
+    _tool("toolu_s", "web_search", S.RUNNING, "web_search python 3.14 release"),
+    _tool("toolu_s", "web_search", S.SUCCEEDED, "web_search python 3.14 release",
+          result=_search_text()),
+    *_text("Yes: Python 3.14.0 came out in October 2025."),
     TurnEnded(turn_id=TURN, status="completed"),
 ]
 

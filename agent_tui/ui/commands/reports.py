@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.text import Text
 
+from agent_tui.core.pricing import WEB_SEARCH_USD
 from agent_tui.ui.safe_text import clean, first_line
 from agent_tui.ui.session_facts import PermissionFacts
 from agent_tui.ui.usage import Totals, UsageTally, money, tokens_short
@@ -14,9 +15,11 @@ KIND_WORDS = {"deny": "deny   ", "ask": "ask    ", "allow": "allow  ", "session"
 
 
 def _totals_line(t: Totals) -> str:
+    searches = (f", {t.web_search_requests} web search{'es' if t.web_search_requests != 1 else ''}"
+                if t.web_search_requests else "")
     return (f"{t.requests} request(s): {tokens_short(t.input_tokens)} in, "
             f"{tokens_short(t.output_tokens)} out, {tokens_short(t.cache_read_input_tokens)} cache read, "
-            f"{tokens_short(t.cache_creation_input_tokens)} cache write · {money(t)}")
+            f"{tokens_short(t.cache_creation_input_tokens)} cache write{searches} · {money(t)}")
 
 
 def cost_report(tally: UsageTally) -> Text:
@@ -40,6 +43,9 @@ def cost_report(tally: UsageTally) -> Text:
         if turn.compaction.requests:
             out.append(f"\n         compaction: {_totals_line(turn.compaction)}", style="dim")
         out.append("\n")
+    if total.web_search_requests:
+        out.append(f"\nweb searches are billed per search (${WEB_SEARCH_USD * 1000:g} per "
+                   "1,000), on top of the tokens: included in the cost above\n", style="dim")
     if not total.price_known:
         out.append(f"\n{total.unpriced} request(s) used a model whose price is unknown: "
                    "the cost is not summed up", style="dim")

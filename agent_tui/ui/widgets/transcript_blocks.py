@@ -33,6 +33,7 @@ from agent_tui.ui.diffs import render as render_diff
 from agent_tui.ui.diffs import summary as diff_summary
 from agent_tui.ui.output_tail import OutputTail
 from agent_tui.ui.safe_text import clean, first_line, safe_text, short_summary
+from agent_tui.ui.search_results import search_listing
 from agent_tui.ui.states import role_style, tool_look
 from agent_tui.ui.widgets.markdown_stream import LiveTail, MarkdownStream, Piece
 
@@ -419,6 +420,10 @@ class ToolBlock(Block):
             inner = painter.width - 2 - 4 - 1 - 2
             padded = [Strip.join([Strip.blank(1, painter.base), line]) for line in painter.render(body, inner)]
             lines += painter.frame(padded, left="│", left_style=painter.color("primary", 0.5), indent=5, right=2)
+        elif self.tool_name == "web_search" and self.result:
+            listing = search_listing(self.result.tail()[0], painter.variables)
+            if listing is not None:
+                lines += painter.frame(painter.render(listing, painter.width - 9), indent=5)
         return lines
 
 
