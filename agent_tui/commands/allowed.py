@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agent_tui.core.permission import PermissionPolicy, Ruling
-from agent_tui.core.tool import Tool
+from agent_tui.core.tool import AnyTool
 from agent_tui.permissions import InvalidRule, PermissionRules, Permissions, Rule
 from agent_tui.protocol import Verdict
 from agent_tui.protocol.tool_names import our_name
@@ -51,7 +51,7 @@ class CommandPolicy:
         self.rules = rules
         self._allow = Permissions(workspace, "ask", PermissionRules(allow=rules))
 
-    def check(self, tool: Tool, args: BaseModel) -> Ruling:
+    def check(self, tool: AnyTool, args: BaseModel) -> Ruling:
         ruling = self.base.check(tool, args)
         if ruling.verdict is Verdict.ALLOW or (ruling.rule or "").startswith(_FIRM):
             return ruling
@@ -62,5 +62,5 @@ class CommandPolicy:
                           reason=f"allowed by /{self.name}'s allowed-tools {rule}")
         return ruling
 
-    def remember(self, tool: Tool, args: BaseModel) -> None:
+    def remember(self, tool: AnyTool, args: BaseModel) -> None:
         self.base.remember(tool, args)

@@ -93,7 +93,7 @@ def result_wording(record: ToolResultRecord) -> tuple[str, bool]:
 
 
 # Who stopped a call that had started (ToolResultRecord.ended_by, a CancelReason).
-_STOPPED_BY = {CancelReason.TIMEOUT: "Timed out", CancelReason.SHUTDOWN: "Stopped at shutdown"}
+_STOPPED_BY: dict[str, str] = {CancelReason.TIMEOUT: "Timed out", CancelReason.SHUTDOWN: "Stopped at shutdown"}
 
 
 def _how_it_ended(record: ToolResultRecord) -> str:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent_tui.cancel import CancelReason
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.tool import In, Tool, ToolContext, ToolResult
 from agent_tui.tools.files import describe_error
 from agent_tui.tools.search.query import GlobFilter, Query, SearchMode
 from agent_tui.tools.search.results import Caps, word_findings
@@ -147,7 +147,7 @@ def _where(ctx: ToolContext, path: str | None) -> _Where | ToolResult:
     return _Where(cwd, target, prefix, rel.count("/") + 1 if rel else 0, shown)
 
 
-class _SearchTool(Tool):
+class _SearchTool(Tool[In]):
     """What grep and glob share: where they look, the run, and how it ended."""
 
     read_only = True
@@ -233,7 +233,7 @@ async def _newest_first(cwd: Path, files: list[FileHits]) -> list[FileHits]:
     return await asyncio.to_thread(order)
 
 
-class GrepTool(_SearchTool):
+class GrepTool(_SearchTool[GrepInput]):
     name = "grep"
     description = (
         "Search file contents with a regular expression (ripgrep syntax). Use this, "
@@ -252,7 +252,7 @@ class GrepTool(_SearchTool):
     )
     Input = GrepInput
 
-    def summary(self, args: GrepInput) -> str:  # type: ignore[override]
+    def summary(self, args: GrepInput) -> str:
         bits = [f"grep {args.pattern!r}"]
         if args.path:
             bits.append(f"in {args.path}")
@@ -265,7 +265,7 @@ class GrepTool(_SearchTool):
             bits.append("[" + ", ".join(flags) + "]")
         return " ".join(bits)
 
-    async def run(self, args: GrepInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, args: GrepInput, ctx: ToolContext) -> ToolResult:
         where = _where(ctx, args.path)
         if isinstance(where, ToolResult):
             return where
@@ -292,7 +292,7 @@ class GrepTool(_SearchTool):
         return self._ended(done, text)
 
 
-class GlobTool(_SearchTool):
+class GlobTool(_SearchTool[GlobInput]):
     name = "glob"
     description = (
         "Find files by name with a glob pattern ('**/*.py', 'src/**/*.{ts,tsx}', "
@@ -304,10 +304,10 @@ class GlobTool(_SearchTool):
     )
     Input = GlobInput
 
-    def summary(self, args: GlobInput) -> str:  # type: ignore[override]
+    def summary(self, args: GlobInput) -> str:
         return f"glob {args.pattern}" + (f" in {args.path}" if args.path else "")
 
-    async def run(self, args: GlobInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, args: GlobInput, ctx: ToolContext) -> ToolResult:
         where = _where(ctx, args.path)
         if isinstance(where, ToolResult):
             return where
