@@ -33,7 +33,7 @@ def _refused(details: str) -> RequestError:
 def _image(data: str, mime_type: str | None, shown: str) -> ImageAttachment:
     """An image block as an attachment (checked with the rest by ``attach_named``)."""
     try:
-        return ImageAttachment(media_type=mime_type or "", data=data,  # type: ignore[arg-type]
+        return ImageAttachment(media_type=mime_type or "", data=data,
                                path=shown)
     except ValidationError:
         raise _refused(f"{shown or 'an image'}: {mime_type!r} is not an image type the model "

@@ -34,6 +34,10 @@ from acp import (
 )
 from acp.schema import (
     AgentPlanUpdate,
+    PlanEntryPriority,
+    PlanEntryStatus,
+    ToolCallStatus,
+    ToolKind,
     ToolCallLocation,
     ToolCallProgress,
     ToolCallStart,
@@ -53,12 +57,12 @@ from agent_tui.core.records import (
 )
 from agent_tui.core.plan import plan_of
 from agent_tui.core.tool import ToolSet
-from agent_tui.protocol.states import PlanItemState, SteerDelivery, SteerStatus
+from agent_tui.protocol.states import PlanItemState, SteerDelivery, SteerStatus, TodoPriority
 
 META_KEY = "agent_tui"
 OUTPUT_TAIL = 16_000  # characters of live output shown while a tool runs
 
-TOOL_KINDS: dict[str, str] = {
+TOOL_KINDS: dict[str, ToolKind] = {
     "bash": "execute",
     "kill_shell": "execute",
     "read_file": "read",
@@ -73,7 +77,7 @@ TOOL_KINDS: dict[str, str] = {
 }
 
 _S = ToolState
-ACP_STATUS: dict[ToolState, str] = {
+ACP_STATUS: dict[ToolState, ToolCallStatus] = {
     _S.STREAMING: "pending",
     _S.QUEUED: "pending",
     _S.AWAITING_APPROVAL: "pending",
@@ -89,7 +93,19 @@ ACP_STATUS: dict[ToolState, str] = {
 Update = Any  # one of the SDK's session update models
 
 
-def tool_kind(name: str) -> str:
+# A plan item as ACP shows it: an interrupted one is pending again (nobody works on it).
+PLAN_STATUS: dict[PlanItemState, PlanEntryStatus] = {
+    PlanItemState.PENDING: "pending",
+    PlanItemState.IN_PROGRESS: "in_progress",
+    PlanItemState.COMPLETED: "completed",
+    PlanItemState.INTERRUPTED: "pending",
+}
+PLAN_PRIORITY: dict[TodoPriority, PlanEntryPriority] = {
+    TodoPriority.HIGH: "high", TodoPriority.MEDIUM: "medium", TodoPriority.LOW: "low",
+}
+
+
+def tool_kind(name: str) -> ToolKind:
     return TOOL_KINDS.get(name, "other")
 
 
@@ -126,9 +142,8 @@ def plan_update(records: list[Any]) -> AgentPlanUpdate | None:
     entries = []
     for item in plan.items:
         state = plan.state_of(item)
-        status = "pending" if state is PlanItemState.INTERRUPTED else state.value
-        priority = item.priority.value if item.priority else "medium"
-        entry = plan_entry(item.content, priority=priority, status=status)  # type: ignore[arg-type]
+        priority = PLAN_PRIORITY[item.priority] if item.priority else "medium"
+        entry = plan_entry(item.content, priority=priority, status=PLAN_STATUS[state])
         entry.field_meta = {META_KEY: {"state": state.value}}
         entries.append(entry)
     update = update_plan(entries)
@@ -205,8 +220,8 @@ class UpdateMapper:
             update: Update = start_tool_call(
                 event.tool_use_id,
                 title,
-                kind=tool_kind(event.name),  # type: ignore[arg-type]
-                status=status,  # type: ignore[arg-type]
+                kind=tool_kind(event.name),
+                status=status,
                 content=content,
                 locations=locations,
                 raw_input=tool_input,
@@ -216,7 +231,7 @@ class UpdateMapper:
             update = update_tool_call(
                 event.tool_use_id,
                 title=title,
-                status=status,  # type: ignore[arg-type]
+                status=status,
                 content=content,
                 locations=locations,
                 raw_input=tool_input if state is _S.QUEUED else None,
@@ -238,7 +253,7 @@ class UpdateMapper:
         return ToolCallUpdate(
             tool_call_id=tool_use_id,
             title=summary or name,
-            kind=tool_kind(name),  # type: ignore[arg-type]
+            kind=tool_kind(name),
             status="pending",
             raw_input=tool_input,
             locations=tool_locations(name, tool_input, self.workspace) or None,
@@ -287,7 +302,7 @@ class UpdateMapper:
         update = start_tool_call(
             block["id"],
             tool_title(self.tools, name, tool_input),
-            kind=tool_kind(name),  # type: ignore[arg-type]
+            kind=tool_kind(name),
             status="pending",
             locations=tool_locations(name, tool_input, self.workspace) or None,
             raw_input=tool_input,
@@ -306,7 +321,7 @@ class UpdateMapper:
         )
         update = update_tool_call(
             record.tool_use_id,
-            status=ACP_STATUS[record.state],  # type: ignore[arg-type]
+            status=ACP_STATUS[record.state],
             content=[tool_content(text_block(text))] if text else [],
             raw_output={**meta[META_KEY], "result": text},
         )

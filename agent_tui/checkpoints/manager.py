@@ -24,6 +24,7 @@ the state, so the file tools' hook may be called from any thread.
 
 from __future__ import annotations
 
+import builtins
 import os
 import secrets
 import shutil
@@ -335,7 +336,7 @@ class Checkpoints:
             now.warnings.append(wording.unreadable(snap.unreadable))
         return now
 
-    def _exclude_lines(self) -> list[str]:
+    def _exclude_lines(self) -> builtins.list[str]:  # ``list`` is a method here
         lines = ["# written by agent-tui: the user's excludes and agent-tui's own files"]
         user_git = self.workspace / ".git"
         if user_git.is_dir():  # the user's repository is read, never written

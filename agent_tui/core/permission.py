@@ -36,7 +36,9 @@ def decided_by(rule: str | None) -> str:
 
 
 class PermissionPolicy(Protocol):
-    mode: PermissionMode
+    @property
+    def mode(self) -> PermissionMode:
+        """The mode calls are decided by now (``set_mode`` changes it)."""
 
     def check(self, tool: AnyTool, args: BaseModel) -> Ruling: ...
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -376,8 +376,8 @@ class Session(SessionControls, CommandTurns):
                 SteerState(id=item.id, state=SteerStatus.RETURNED, kind=item.kind, text=item.text)
             )
 
-    def _start_turn(self, text: str, applied: list[Queued] = (),  # type: ignore[assignment]
-                    images: list[ImageAttachment] = (),  # type: ignore[assignment]
+    def _start_turn(self, text: str, applied: Sequence[Queued] = (),
+                    images: Sequence[ImageAttachment] = (),
                     deps: SessionDeps | None = None) -> None:
         turn_id = f"t{next(self._turn_ids)}"
         images = [*images, *(image for item in applied for image in item.images)]

@@ -1,8 +1,10 @@
 """The session's ops about its settings, queue and compaction (a part of ``Session``).
 
-Model and thinking switches, model listing, ``/clear``, ``/rename``, queue edits, and
-``/compact`` between turns (held like a rewind: nothing starts until it is done,
-and Esc cancels it, leaving the conversation exactly as it was).
+The handlers ``core/op_dispatch.py`` calls for them: model and thinking switches, model
+listing, ``/clear``, ``/rename``, queue edits, approvals, stopping a call or a
+background job, ``!`` commands, rewind, and ``/compact`` between turns (held like a
+rewind: nothing starts until it is done, and Esc cancels it, leaving the conversation
+exactly as it was).
 """
 
 from __future__ import annotations

@@ -398,9 +398,11 @@ def _allowed_command(rules: list[Rule], command: str) -> str | None:
         return None
     used: list[str] = []
     for part in parts:
-        rule = next((r for r in rules if r.specifier and command_matches(r.specifier, part)), None)
-        if rule is None:
+        matched = next((r for r in rules if r.specifier and command_matches(r.specifier, part)),
+                       None)
+        if matched is None:
             return None
+        rule = matched
         if rule.text not in used:
             used.append(rule.text)
     return ", ".join(used)

@@ -118,6 +118,6 @@ def attach_named(op: MessageOp, cwd: Path) -> tuple[MessageOp, list[str]]:
     was refused (sent without). An image it carries as data that is not what it says
     raises :class:`ImageRefused`: the message is not sent (the journal would keep it,
     and the API refuse every request after)."""
-    given = [check_attachment(image) for image in op.images]
-    found = find_images(op.text, cwd)
+    given: list[ImageAttachment] = [check_attachment(image) for image in op.images]
+    found: Found = find_images(op.text, cwd)
     return op.model_copy(update={"images": [*given, *found.images]}), found.refused

@@ -178,7 +178,7 @@ class CommandsMixin:
 
     # -- the command palette (Ctrl+P) -------------------------------------------------------
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         for name in THEMES:
             mark = " (current)" if name == self.theme_name else ""
             yield SystemCommand(

@@ -24,6 +24,7 @@ to one line each (:func:`split_for_display`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -150,7 +151,7 @@ def images(text: str, attached: list[Attachment], root: Path) -> list[ImageAttac
     :class:`AttachmentRefused` as :func:`expand` does)."""
     named = mentions(text)
     workspace = Workspace(root)
-    return [_with_file(workspace, item.path, lambda fh, path=item.path: attachment_from(fh, path))
+    return [_with_file(workspace, item.path, functools.partial(attachment_from, shown=item.path))
             for item in attached if item.kind is AttachmentKind.IMAGE and item.path in named]
 
 

@@ -52,7 +52,8 @@ class Accepted:
 
 
 class Source(Protocol):
-    title: str
+    @property
+    def title(self) -> str: ...
 
     def search(self, query: str, show: ShowFn) -> None:
         """Find items for ``query`` and call ``show(items, empty_text)`` (now or later,

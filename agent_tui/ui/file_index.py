@@ -246,9 +246,9 @@ class FileIndex:
             rough.append((match.end() - match.start(), end - start, start, end))
         ranked: list[tuple[tuple[int, ...], Found]] = []
         for _span, _length, start, end in heapq.nsmallest(SHORTLIST, rough):
-            found = rank(blob[start:end], query)
-            if found is not None:
-                ranked.append(found)
+            ranking = rank(blob[start:end], query)
+            if ranking is not None:
+                ranked.append(ranking)
         ranked.sort(key=lambda pair: (pair[0], pair[1].path))  # ties: stable across runs
         return [found for _, found in ranked[:limit]]
 

@@ -28,7 +28,7 @@ import asyncio
 import json
 import re
 import zlib
-from typing import Any
+from typing import Any, Final
 
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict
@@ -41,7 +41,7 @@ from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.tools.mcp.content import render_content
 from agent_tui.tools.mcp.errors import ServerUnavailable
 
-OPERATION_META_KEY = "agent_tui/operation_id"
+OPERATION_META_KEY: Final = "agent_tui/operation_id"
 #: The model API limits tool names to 64 characters of [A-Za-z0-9_-].
 MAX_TOOL_NAME = 64
 _BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")
@@ -138,9 +138,10 @@ class McpTool(Tool[McpArgs]):
                 ToolState.FAILED, f"MCP server '{self.server}' is not available: {exc}",
                 side_effects=SideEffects.NONE, is_error=True,
             )
-        call = self.conn.submit(
-            self.remote_name, arguments, {OPERATION_META_KEY: ctx.operation_id}, ctx.emit_output
-        )
+        # RequestParamsMeta is open (``extra_items=Any``, PEP 728), which mypy does not
+        # read yet: it takes the extra key for an unknown one.
+        meta: types.RequestParamsMeta = {OPERATION_META_KEY: ctx.operation_id}  # type: ignore[typeddict-unknown-key]
+        call = self.conn.submit(self.remote_name, arguments, meta, ctx.emit_output)
         try:
             try:
                 async with scope.linked():

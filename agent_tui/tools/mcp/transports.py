@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import mcp_types as types
-from mcp.client.session import ClientSession
+from mcp.client.session import ClientSession, MessageHandlerFnT
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -31,7 +31,7 @@ _STDERR_TAIL_LINES = 4
 _LOG_MARK = "--- agent-tui: starting "
 
 #: What the session hands a server's notifications (and transport errors) to.
-MessageHandler = Callable[[Any], Awaitable[None]]
+MessageHandler = MessageHandlerFnT
 
 
 async def connect(

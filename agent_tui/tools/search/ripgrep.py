@@ -58,7 +58,7 @@ def package_rg() -> str | None:
         return None
     for file in dist.files or ():
         if file.name in ("rg", "rg.exe"):
-            path = os.path.normpath(dist.locate_file(file))
+            path = os.path.normpath(str(dist.locate_file(file)))
             if os.path.isfile(path) and os.access(path, os.X_OK):
                 return path
     folders = [os.path.dirname(sys.executable), sysconfig.get_path("scripts")]

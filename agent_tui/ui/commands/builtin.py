@@ -9,7 +9,7 @@ names and stays in the input to be fixed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 import os
 from pathlib import Path
 from typing import Any, Protocol
@@ -280,7 +280,7 @@ HANDLERS: dict[str, Callable[[CommandHost, str], None]] = {
 }
 
 
-def prompt_op(text: str, mode: SendMode, images: list[ImageAttachment] = ()) -> Op:  # type: ignore[assignment]
+def prompt_op(text: str, mode: SendMode, images: Sequence[ImageAttachment] = ()) -> Op:
     match mode:
         case SendMode.SEND_NOW:
             return SendNow(text=text, images=list(images))
@@ -305,7 +305,10 @@ def run_command(host: CommandHost, commands: Commands, line: CommandLine, mode: 
         session = host.current_session()
         if session is None:  # typed before the session exists: it runs once it does
             host.notice("info", f"/{line.name} runs once the session has started")
-            host.when_session(lambda: run_command(host, commands, line, mode) and None)
+            def once_started() -> None:
+                run_command(host, commands, line, mode)
+
+            host.when_session(once_started)
             return True
         use_command(session, command.spec, line.args,
                     send=lambda text: host.submit(prompt_op(text, mode)),
