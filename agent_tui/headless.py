@@ -79,8 +79,8 @@ from agent_tui.protocol import (
     UserMessage,
 )
 from agent_tui.protocol.tool_names import claude_input, claude_name
-from agent_tui.tools.image_paths import attach_named
-from agent_tui.tools.images import ImageRefused
+from agent_tui.files.image_paths import attach_named
+from agent_tui.files.images import ImageRefused
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -386,7 +386,7 @@ def _settle(done: asyncio.Future[None]) -> None:
 
 
 def _submit_message(session: Session, op: Any, tell: Callable[[Event], None], where: str = "") -> None:
-    """A message goes with the images it carries or names (``tools/image_paths.py``);
+    """A message goes with the images it carries or names (``files/image_paths.py``);
     a command line runs its custom command, and is never sent as a message."""
     if _command(session, op, tell, where):
         return

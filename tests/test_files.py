@@ -24,7 +24,7 @@ from agent_tui.tools.files import (
     ReadFileTool,
     WriteFileTool,
 )
-from agent_tui.tools.workspace import OutsideWorkspace, Workspace, WorkspaceError
+from agent_tui.files.workspace import OutsideWorkspace, Workspace, WorkspaceError
 
 SECRET = b"SECRET, do not touch\n"
 

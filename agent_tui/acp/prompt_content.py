@@ -6,7 +6,7 @@
 - an image (``image`` block, or an embedded resource whose blob is an image): an image
   attachment, checked as stream-json's are (valid base64, the type it says, within the
   size limit);
-- image files the text names are attached too, as in the TUI (``tools/image_paths.py``).
+- image files the text names are attached too, as in the TUI (``files/image_paths.py``).
 
 What cannot be sent (audio, a binary resource that is no image, a refused image, an
 empty prompt) is an ``invalid_params`` error naming it: nothing is sent, the prompt can
@@ -22,8 +22,8 @@ from acp import RequestError
 from pydantic import ValidationError
 
 from agent_tui.protocol import ImageAttachment, UserMessage
-from agent_tui.tools.image_paths import attach_named
-from agent_tui.tools.images import ImageRefused
+from agent_tui.files.image_paths import attach_named
+from agent_tui.files.images import ImageRefused
 
 
 def _refused(details: str) -> RequestError:

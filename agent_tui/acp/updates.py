@@ -44,7 +44,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from agent_tui.acp.diffs import FileDiff, file_diff
+from agent_tui.files.preview import FilePreview, preview
 from agent_tui.protocol import ToolOutput, ToolState, ToolStateChanged
 from agent_tui.core.history import effective_records, result_wording
 from agent_tui.core.records import (
@@ -166,16 +166,17 @@ class UpdateMapper:
         self._started: set[str] = set()
         self._output: dict[str, str] = {}
         self._inputs: dict[str, dict[str, Any] | None] = {}
-        self._diffs: dict[str, FileDiff | None] = {}  # made once, before the file changes
+        self._diffs: dict[str, FilePreview | None] = {}  # made once, before the file changes
 
     def edit_content(self, tool_use_id: str, name: str, tool_input: dict[str, Any] | None) -> list[Any]:
-        """A whole-file diff for the file tools that write (:mod:`.diffs`), so a client
-        can show what will change where; computed when first asked for, while the
-        file is still as the call found it."""
+        """A whole-file diff for the file tools that write (``files/preview.py``: a client
+        places a diff of the snippet alone at the wrong line, or nowhere), so it can
+        show what will change where; computed when first asked for, while the file is
+        still as the call found it."""
         if tool_use_id not in self._diffs:
             if tool_input is None:
                 return []
-            self._diffs[tool_use_id] = file_diff(name, tool_input, self.workspace)
+            self._diffs[tool_use_id] = preview(name, tool_input, self.workspace)
         diff = self._diffs[tool_use_id]
         return [tool_diff_content(diff.path, diff.new, diff.old)] if diff is not None else []
 

@@ -1,6 +1,6 @@
 """The file tools the model sees: ``read_file``, ``write_file``, ``edit_file``.
 
-Every path goes through :class:`~agent_tui.tools.workspace.Workspace`, so nothing
+Every path goes through :class:`~agent_tui.files.workspace.Workspace`, so nothing
 outside the workspace is read or written (symlinks included). Folders added to the
 workspace (``ToolContext.added_dirs``) are read and written the same way, each
 confined to its own tree; read_file also reads in skills' folders (``read_roots``). Output is bounded:
@@ -22,8 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_tui.cancel import Cancelled
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.tool import In, Tool, ToolContext, ToolResult
-from agent_tui.tools.images import read_image, sniff_image
-from agent_tui.tools.workspace import (
+from agent_tui.files.images import read_image, sniff_image
+from agent_tui.files.preview import locate
+from agent_tui.files.workspace import (
     BeforeWrite,
     FileTooLarge,
     Workspace,
@@ -368,11 +369,7 @@ class EditFileTool(_WriteTool[EditFileInput]):
             )
         except (WorkspaceError, OSError) as exc:
             return ToolResult.error(describe_error(exc, ws.display(args.path)))
-        found = _find_all(data, old_b)
-        if not found and b"\r\n" in data and b"\n" in old_b and b"\r" not in old_b:
-            # the model saw the lines without their CR: match the file's own endings
-            old_b, new_b = old_b.replace(b"\n", b"\r\n"), new_b.replace(b"\n", b"\r\n")
-            found = _find_all(data, old_b)
+        found, old_b, new_b = locate(data, old_b, new_b)  # the one edit rule (files/preview.py)
         if len(found) != 1:
             return ToolResult.error(_match_problem(data, found, shown))
         pos = found[0]
@@ -394,16 +391,6 @@ class EditFileTool(_WriteTool[EditFileInput]):
         result = ToolResult.ok(text, side_effects=SideEffects.VERIFIED)
         result.details = {"path": str(report.path), "line": line, "bytes": report.size}
         return result
-
-
-def _find_all(data: bytes, needle: bytes, cap: int = 1000) -> list[int]:
-    """Start offsets of ``needle`` in ``data``, overlapping ones included."""
-    found: list[int] = []
-    pos = data.find(needle)
-    while pos != -1 and len(found) < cap:
-        found.append(pos)
-        pos = data.find(needle, pos + 1)
-    return found
 
 
 def _match_problem(data: bytes, found: list[int], shown: str) -> str:

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.app import SystemCommand
 from textual.screen import Screen
 
-from agent_tui.tools.image_paths import find_images, preview_images
+from agent_tui.files.image_paths import find_images, preview_images
 from agent_tui.ui.attachments import AttachmentRefused, expand, images
 from agent_tui.ui.commands.builtin import BUILTIN, prompt_op, run_command
 from agent_tui.commands.reload import CommandSet

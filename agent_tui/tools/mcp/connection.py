@@ -35,7 +35,7 @@ from pydantic import BaseModel, Field
 from agent_tui.cancel import CancelScope
 from agent_tui.tools.mcp import procs
 from agent_tui.tools.mcp.call import Answer, AnswerKind, CallDispatcher, RemoteCall, serve_call
-from agent_tui.tools.mcp.config import ServerConfig, Transport
+from agent_tui.settings.mcp_servers import ServerConfig, Transport
 from agent_tui.tools.mcp.errors import ServerUnavailable, describe_startup, short
 from agent_tui.tools.mcp.transports import StderrLog, connect
 

@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field
 
 from agent_tui.core.tool import ToolSet
 from agent_tui.tools.mcp import procs
-from agent_tui.tools.mcp.config import ConfigProblem, ServerConfig, Transport, load_config
+from agent_tui.settings.mcp_servers import ConfigProblem, ServerConfig, Transport, load_config
 from agent_tui.tools.mcp.connection import McpConnection, ServerState, ServerStatus
 from agent_tui.tools.mcp.tool import McpTool, tool_name
 

@@ -24,7 +24,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from agent_tui.tools.mcp import procs
 from agent_tui.tools.mcp.call import CallDispatcher
-from agent_tui.tools.mcp.config import ServerConfig, Transport
+from agent_tui.settings.mcp_servers import ServerConfig, Transport
 
 CLIENT_INFO = types.Implementation(name="agent-tui", version="0.1")
 _STDERR_TAIL_LINES = 4

@@ -1,7 +1,7 @@
 """The ``grep`` and ``glob`` tools: read-only searches of the workspace.
 
 Where a search may look follows the file tools' rules: the path goes through
-:class:`~agent_tui.tools.workspace.Workspace` (inside the workspace, symlinks
+:class:`~agent_tui.files.workspace.Workspace` (inside the workspace, symlinks
 checked), and ``.git`` is never searched. The search runs as a child process
 (:mod:`.runner`), ripgrep when it is installed, else the Python fallback, with the
 same output either way. Both tools are read-only: no approval in any mode, and calls
@@ -26,10 +26,11 @@ from agent_tui.core.tool import In, Tool, ToolContext, ToolResult
 from agent_tui.tools.files import describe_error
 from agent_tui.tools.search.query import GlobFilter, Query, SearchMode
 from agent_tui.tools.search.results import Caps, word_findings
-from agent_tui.tools.search.ripgrep import find_rg, search_argv
+from agent_tui.files.ripgrep import find_rg
+from agent_tui.tools.search.ripgrep import search_argv
 from agent_tui.tools.search.runner import Finished, run_search
 from agent_tui.tools.search.wire import FileHits, parse
-from agent_tui.tools.workspace import WorkspaceError, pick_root
+from agent_tui.files.workspace import WorkspaceError, pick_root
 from agent_tui.units import format_bytes
 
 DEFAULT_HEAD_LIMIT = 250  # files or count lines shown

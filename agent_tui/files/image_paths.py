@@ -20,8 +20,8 @@ from typing import BinaryIO, TypeVar
 from urllib.parse import unquote
 
 from agent_tui.protocol.ops import FollowUp, ImageAttachment, SendNow, UserMessage
-from agent_tui.tools.images import ImageRefused, attachment_from, check_attachment, probe
-from agent_tui.tools.shell_words import bare, quoted, word
+from agent_tui.files.images import ImageRefused, attachment_from, check_attachment, probe
+from agent_tui.files.shell_words import bare, quoted, word
 
 MAX_IMAGES = 20  # per message (the API takes more per request, but not unbounded)
 # Tried as images; the last four are refused with the reason (not a type the API takes).
