@@ -19,7 +19,7 @@ runs, then ``completed`` or ``failed``) and our own state rides along in ``_meta
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from acp import (
     plan_entry,
@@ -48,11 +48,32 @@ from agent_tui.files.preview import FilePreview, preview
 from agent_tui.protocol import ToolOutput, ToolState, ToolStateChanged
 from agent_tui.core.history import effective_records, result_wording
 from agent_tui.core.records import (
+    AgentProcessRecord,
     AssistantMessageRecord,
+    BackgroundResultRecord,
+    CheckpointRecord,
+    CompactionRecord,
+    ConversationClearedRecord,
+    HookRecord,
+    MemoryNoteRecord,
+    ModelChangeRecord,
+    ModelRequestRecord,
+    NoticeRecord,
+    PermissionModeRecord,
+    PermissionRecord,
+    Record,
+    RetryRecord,
+    RewindRecord,
+    SessionForkedRecord,
+    SessionNamedRecord,
+    SessionStarted,
     SteerRecord,
     ToolIntentRecord,
     ToolResultRecord,
+    ToolStateRecord,
     TurnEndedRecord,
+    UsageRecord,
+    UserCommandRecord,
     UserMessageRecord,
 )
 from agent_tui.core.plan import plan_of
@@ -263,7 +284,7 @@ class UpdateMapper:
 
     # -- replay (session/load) -------------------------------------------------------
 
-    def replay(self, records: list[Any]) -> list[Update]:
+    def replay(self, records: list[Record]) -> list[Update]:
         """The saved conversation as the updates a client would have seen."""
         updates: list[Update] = []
         open_calls: dict[str, tuple[str, dict[str, Any]]] = {}
@@ -272,8 +293,10 @@ class UpdateMapper:
             match record:
                 case UserMessageRecord():
                     updates.append(update_user_message_text(record.text))
-                case SteerRecord(state=SteerStatus.APPLIED, delivery=SteerDelivery.INJECTED):
-                    updates.append(update_user_message_text(record.text))
+                case SteerRecord():
+                    if (record.state == SteerStatus.APPLIED
+                            and record.delivery == SteerDelivery.INJECTED):
+                        updates.append(update_user_message_text(record.text))
                 case AssistantMessageRecord():
                     for block in record.blocks:
                         if block.get("type") == "text" and block.get("text"):
@@ -292,8 +315,16 @@ class UpdateMapper:
                         state = _S.UNKNOWN if tool_use_id in started else _S.CANCELLED_BEFORE_START
                         updates.append(self._replayed_missing(tool_use_id, name, tool_input, state))
                     open_calls.clear()
+                case (SessionStarted() | AgentProcessRecord() | SessionForkedRecord()
+                      | ModelRequestRecord() | RetryRecord() | ToolStateRecord()
+                      | PermissionRecord() | CheckpointRecord() | RewindRecord()
+                      | BackgroundResultRecord() | HookRecord() | NoticeRecord() | UsageRecord()
+                      | CompactionRecord() | MemoryNoteRecord() | ModelChangeRecord()
+                      | PermissionModeRecord() | ConversationClearedRecord()
+                      | UserCommandRecord() | SessionNamedRecord()):
+                    pass  # nothing a client replays
                 case _:
-                    pass  # the other records show nothing a client replays
+                    assert_never(record)
         plan = plan_update(records)
         return updates + ([plan] if plan is not None else [])
 
