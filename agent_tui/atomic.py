@@ -10,7 +10,7 @@ next snapshot removes such files once their writer is gone.
 
 The folder may be given as an open directory descriptor: then every step is relative
 to it (``dir_fd``), so a folder swapped for a link while we work cannot redirect the
-write. This is how the file tools stay inside the workspace (``tools/workspace.py``).
+write. This is how the file tools stay inside the workspace (``files/workspace.py``).
 Given as a path, the folder is opened once and used the same way.
 """
 

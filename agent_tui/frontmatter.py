@@ -110,7 +110,7 @@ def _parse(block: str) -> dict[str, Any]:
     return loaded
 
 
-def _repaired(block: str) -> dict[str, Any] | None:
+def _repaired(block: str) -> object:
     """The block read again with each top-level plain value that holds ``: `` quoted
     (``description: Use when: reviewing``), or None when that does not help."""
     lines = block.split("\n")
@@ -127,9 +127,10 @@ def _repaired(block: str) -> dict[str, Any] | None:
     if not changed:
         return None
     try:
-        return yaml.safe_load("\n".join(lines))
+        fixed: object = yaml.safe_load("\n".join(lines))
     except yaml.YAMLError:
         return None
+    return fixed
 
 
 def _line_of(block: str, key: object) -> int | None:

@@ -79,8 +79,8 @@ from agent_tui.protocol import (
     UserMessage,
 )
 from agent_tui.protocol.tool_names import claude_input, claude_name
-from agent_tui.tools.image_paths import attach_named
-from agent_tui.tools.images import ImageRefused
+from agent_tui.files.image_paths import attach_named
+from agent_tui.files.images import ImageRefused
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -269,7 +269,7 @@ async def run_print(
     output_format: OutputFormat | str,
     input_format: str,
     stdin: IO[str] | None = None,
-    on_hard_exit: Callable[[], None] = lambda: None,
+    on_hard_exit: Callable[[], object] = lambda: None,
 ) -> int:
     began = time.monotonic()
     loop = asyncio.get_running_loop()
@@ -388,8 +388,13 @@ def final_answer(records: list[Any]) -> str:
     return ""
 
 
+def _settle(done: asyncio.Future[None]) -> None:
+    if not done.done():
+        done.set_result(None)
+
+
 def _submit_message(session: Session, op: Any, tell: Callable[[Event], None], where: str = "") -> None:
-    """A message goes with the images it carries or names (``tools/image_paths.py``);
+    """A message goes with the images it carries or names (``files/image_paths.py``);
     a command line runs its custom command, and is never sent as a message."""
     if _command(session, op, tell, where):
         return
@@ -454,13 +459,15 @@ async def _pump_ops(
                     loop.call_soon_threadsafe(bad_line, f"stdin line {number}: not an op ({detail})")
                     continue
                 if isinstance(op, (UserMessage, FollowUp, SendNow)):
-                    _submit_message(session, op, lambda e: loop.call_soon_threadsafe(printer, e),
-                                    f"stdin line {number}: ")
+                    def show(event: Event) -> None:
+                        loop.call_soon_threadsafe(printer, event)
+
+                    _submit_message(session, op, show, f"stdin line {number}: ")
                     continue
                 session.submit(op)
         finally:
             try:
-                loop.call_soon_threadsafe(lambda: done.done() or done.set_result(None))
+                loop.call_soon_threadsafe(_settle, done)
             except RuntimeError:
                 pass  # the loop has ended (input stopped being read at a SIGINT)
 

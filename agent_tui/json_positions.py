@@ -11,6 +11,8 @@ import json
 import re
 from typing import Any
 
+_DECODER = json.JSONDecoder()
+
 
 def position_at(text: str | bytes, offset: int, *, newline: Any = "\n") -> tuple[int, int]:
     """1-based (line, column) of ``offset``."""
@@ -43,7 +45,7 @@ def positions_of(text: str) -> dict[tuple[Any, ...], int]:
             while True:
                 i = skip(i)
                 start = i
-                key, i = json.decoder.scanstring(text, i + 1)
+                key, i = _DECODER.raw_decode(text, i)  # the key's string, from its quote
                 out[path + (key,)] = start
                 i = skip(i)  # at ':'
                 i = value(i + 1, path + (key,))

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent_tui.tools.search.ripgrep import find_rg
+from agent_tui.files.ripgrep import find_rg
 from bench.keys import _wait  # polls every 5 ms: the figures' resolution
 
 FILES = 100_000

@@ -24,7 +24,7 @@ from agent_tui.checkpoints import (
     UnknownCheckpoint,
 )
 from agent_tui.checkpoints import disk
-from agent_tui.tools.workspace import Workspace
+from agent_tui.files.workspace import Workspace
 
 
 @pytest.fixture

@@ -364,7 +364,7 @@ SECRET = "sk-live-0123456789"
 @pytest.mark.parametrize("backend", ["ripgrep", "python"])
 async def test_a_search_leaves_out_the_files_a_deny_read_rule_names(ws: Path, backend) -> None:
     from agent_tui.cancel import CancelScope
-    from agent_tui.tools.search.ripgrep import find_rg
+    from agent_tui.files.ripgrep import find_rg
 
     rg = find_rg() if backend == "ripgrep" else None
     if backend == "ripgrep" and rg is None:

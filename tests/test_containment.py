@@ -286,7 +286,7 @@ async def _escaping_server(tmp_path: Path, marker: str):  # noqa: ANN202 - a tes
     import sys
 
     from agent_tui.tools.mcp import McpManager, ServerConfig
-    from agent_tui.tools.mcp.config import Transport
+    from agent_tui.settings.mcp_servers import Transport
 
     config = ServerConfig(name="esc", transport=Transport.STDIO, source=Path("test"),
                           command=sys.executable,
@@ -382,7 +382,7 @@ async def test_an_mcp_server_that_hangs_at_start_leaves_no_process_and_no_cgroup
     import sys
 
     from agent_tui.tools.mcp import McpManager, ServerConfig, ServerState, procs
-    from agent_tui.tools.mcp.config import Transport
+    from agent_tui.settings.mcp_servers import Transport
 
     config = ServerConfig(name="hang", transport=Transport.STDIO, source=Path("test"),
                           command=sys.executable,

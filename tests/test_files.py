@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from agent_tui.cancel import CancelScope, Cancelled
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.tool import InvalidInput, ToolContext, ToolResult
-from agent_tui.tools import workspace as workspace_mod
+from agent_tui.files import workspace as workspace_mod
 from agent_tui.tools.files import (
     DEFAULT_LINES,
     MAX_LINE_CHARS,
@@ -24,7 +24,7 @@ from agent_tui.tools.files import (
     ReadFileTool,
     WriteFileTool,
 )
-from agent_tui.tools.workspace import OutsideWorkspace, Workspace, WorkspaceError
+from agent_tui.files.workspace import OutsideWorkspace, Workspace, WorkspaceError
 
 SECRET = b"SECRET, do not touch\n"
 

@@ -5,7 +5,8 @@ every import in it counts, wherever it stands: at the top, inside a function (a 
 import) or under ``if TYPE_CHECKING``. From them the module graph is built, and the
 suite fails on
 
-- an import that points up the layers, or from one front end to the other;
+- an import that points up the layers, from one front end to the other, or from a
+  front end to the tools;
 - an import cycle between modules;
 - a top-level module or package that no layer holds (a new one must be placed here,
   and in docs/architecture.md);
@@ -46,6 +47,9 @@ LAYERS: tuple[Layer, ...] = (
     # custom commands, read and expanded alike for every front end and print mode
     Layer("commands", ("commands",)),
     Layer("tools", ("tools",)),
+    # the workspace's files, images and the paths a message names: the tools and the
+    # front ends read them alike
+    Layer("workspace files", ("files",)),
     Layer("settings", ("settings", "containment_settings")),
     Layer("permissions", ("permissions",)),
     Layer("core", ("core",)),
@@ -64,6 +68,11 @@ LAYERS: tuple[Layer, ...] = (
 #: Cycles that are known and being broken right now. Each entry must still be a cycle
 #: (the test says when one is gone, so the list only shrinks), and nothing else may be.
 KNOWN_CYCLES: tuple[frozenset[str], ...] = ()
+
+#: Layers a member never imports although they are below it: the front ends reach the
+#: tools (workspace paths, images, MCP state) only through the session or a lower
+#: shared module (``files``, ``settings``), never ``tools`` itself. No exceptions.
+NEVER: dict[str, tuple[str, ...]] = {"ui": ("tools",), "acp": ("tools",)}
 
 #: Third-party packages only some layers may import.
 ONLY_IN: dict[str, tuple[str, ...]] = {"textual": ("ui",)}
@@ -146,8 +155,10 @@ def unplaced(graph: Graph, layers: tuple[Layer, ...]) -> list[str]:
     return sorted({unit_of(m) for m in graph.modules if unit_of(m) not in index})
 
 
-def bad_imports(graph: Graph, layers: tuple[Layer, ...]) -> list[str]:
-    """Imports that point up the layers, or across to a member kept apart."""
+def bad_imports(graph: Graph, layers: tuple[Layer, ...],
+                never: dict[str, tuple[str, ...]] = NEVER) -> list[str]:
+    """Imports that point up the layers, across to a member kept apart, or down to a
+    layer the member never imports (``never``)."""
     index = layer_index(layers)
     found = []
     for source, targets in sorted(graph.edges.items()):
@@ -162,6 +173,9 @@ def bad_imports(graph: Graph, layers: tuple[Layer, ...]) -> list[str]:
                 found.append(f"{where} ({layers[ia].name} is below {layers[ib].name})")
             elif ia == ib and layers[ia].apart:
                 found.append(f"{where} ({a} and {b} never import each other)")
+            elif b in never.get(a, ()):
+                found.append(f"{where} ({a} reaches {b} only through the session or a "
+                             "lower shared module)")
     return found
 
 
@@ -295,6 +309,16 @@ def test_checker_finds_one_front_end_importing_the_other(copy: Path) -> None:
     (bad,) = bad_imports(build_graph(copy), LAYERS)
 
     assert "agent_tui.acp.server imports agent_tui.ui.app (acp and ui never import" in bad
+
+
+@pytest.mark.parametrize("front_end", ["ui/app.py", "acp/server.py"])
+def test_checker_finds_a_front_end_importing_the_tools(copy: Path, front_end: str) -> None:
+    _plant(copy, front_end, "def _late():\n    from agent_tui.tools.mcp.manager import McpManager")
+
+    (bad,) = bad_imports(build_graph(copy), LAYERS)
+
+    unit = front_end.partition("/")[0]
+    assert f"imports agent_tui.tools.mcp.manager ({unit} reaches tools only through" in bad
 
 
 def test_checker_finds_a_new_cycle(copy: Path) -> None:

@@ -23,7 +23,7 @@ from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.tool import InvalidInput, ToolContext, ToolResult, ToolSet
 from agent_tui.tools.mcp import McpManager, ServerConfig, ServerState, load_config, load_mcp, tool_name
-from agent_tui.tools.mcp.config import Transport
+from agent_tui.settings.mcp_servers import Transport
 from tests.harness import told
 
 SERVERS = Path(__file__).parent / "mcp_servers"

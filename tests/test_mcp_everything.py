@@ -18,7 +18,7 @@ import pytest
 from agent_tui.cancel import CancelReason
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.tools.mcp import ServerConfig, ServerState
-from agent_tui.tools.mcp.config import Transport
+from agent_tui.settings.mcp_servers import Transport
 from tests.harness import told
 from tests.test_mcp import _free_port, call, listening, make_manager  # noqa: F401 - a fixture
 

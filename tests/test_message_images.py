@@ -23,8 +23,8 @@ from agent_tui.core.session import Session
 from agent_tui.core.tool import ToolSet
 from agent_tui.protocol import FollowUp, ImageAttachment, Shutdown, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider
-from agent_tui.tools.image_paths import MAX_IMAGES, attach_named, find_images, named_files
-from agent_tui.tools.images import MAX_RAW, ImageRefused, check_attachment
+from agent_tui.files.image_paths import MAX_IMAGES, attach_named, find_images, named_files
+from agent_tui.files.images import MAX_RAW, ImageRefused, check_attachment
 from tests.fake_api import Reply
 from tests.harness import Recorder, SlowTool, start_session
 from tests.test_print_mode import AGENT, env_for, events_of

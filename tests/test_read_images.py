@@ -11,7 +11,7 @@ import pytest
 from agent_tui.protocol import UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.tools.files import ReadFileTool
-from agent_tui.tools.images import MAX_RAW, sniff_image
+from agent_tui.files.images import MAX_RAW, sniff_image
 from tests.fake_api import Reply
 from tests.harness import start_session
 

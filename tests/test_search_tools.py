@@ -29,8 +29,8 @@ from agent_tui.protocol import Interrupt, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.tools.process import live_runs
 from agent_tui.tools.search.query import expand_braces
-from agent_tui.tools.search import ripgrep
-from agent_tui.tools.search.ripgrep import find_rg
+from agent_tui.files import ripgrep
+from agent_tui.files.ripgrep import find_rg
 from agent_tui.tools.search.tools import GlobTool, GrepTool
 from tests.fake_api import Reply
 from tests.harness import start_session

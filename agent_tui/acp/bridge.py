@@ -30,6 +30,7 @@ nothing.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 from collections import deque
@@ -274,8 +275,8 @@ class SessionBridge:
         assert self.session is not None and self._run_task is not None
         idle = asyncio.ensure_future(self.session.wait_idle())
         try:
-            await asyncio.wait({active.done, self._run_task, idle},
-                               return_when=asyncio.FIRST_COMPLETED)
+            waits: set[asyncio.Future[Any]] = {active.done, self._run_task, idle}
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         finally:
             idle.cancel()
         if not active.done.done():
@@ -330,7 +331,7 @@ class SessionBridge:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("session %s: could not forward %s", self.id, event.type)
+                log.exception("session %s: could not forward %s", self.id, type(event).__name__)
 
     async def _forward(self, event: Event) -> None:
         """One case per Event type (``assert_never``: a new type must be placed here)."""
@@ -365,7 +366,7 @@ class SessionBridge:
             case PermissionRequested():
                 task = asyncio.get_running_loop().create_task(self._ask(event))
                 self._asks[event.tool_use_id] = task
-                task.add_done_callback(lambda t, k=event.tool_use_id: self._forget_ask(k, t))
+                task.add_done_callback(functools.partial(self._forget_ask, event.tool_use_id))
             case Notice():
                 if event.level is NoticeLevel.ERROR and self.models is not None:
                     self.models.on_error(event)

@@ -25,8 +25,7 @@ from typing import Any
 
 from acp import RequestError
 
-from agent_tui.tools.mcp import ServerConfig
-from agent_tui.tools.mcp.config import Transport
+from agent_tui.settings.mcp_servers import ServerConfig, Transport
 
 SOURCE = Path("ACP client")
 _BAD = re.compile(r"[^A-Za-z0-9_-]")

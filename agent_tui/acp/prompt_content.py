@@ -6,7 +6,7 @@
 - an image (``image`` block, or an embedded resource whose blob is an image): an image
   attachment, checked as stream-json's are (valid base64, the type it says, within the
   size limit);
-- image files the text names are attached too, as in the TUI (``tools/image_paths.py``).
+- image files the text names are attached too, as in the TUI (``files/image_paths.py``).
 
 What cannot be sent (audio, a binary resource that is no image, a refused image, an
 empty prompt) is an ``invalid_params`` error naming it: nothing is sent, the prompt can
@@ -22,8 +22,8 @@ from acp import RequestError
 from pydantic import ValidationError
 
 from agent_tui.protocol import ImageAttachment, UserMessage
-from agent_tui.tools.image_paths import attach_named
-from agent_tui.tools.images import ImageRefused
+from agent_tui.files.image_paths import attach_named
+from agent_tui.files.images import ImageRefused
 
 
 def _refused(details: str) -> RequestError:
@@ -33,7 +33,7 @@ def _refused(details: str) -> RequestError:
 def _image(data: str, mime_type: str | None, shown: str) -> ImageAttachment:
     """An image block as an attachment (checked with the rest by ``attach_named``)."""
     try:
-        return ImageAttachment(media_type=mime_type or "", data=data,  # type: ignore[arg-type]
+        return ImageAttachment(media_type=mime_type or "", data=data,
                                path=shown)
     except ValidationError:
         raise _refused(f"{shown or 'an image'}: {mime_type!r} is not an image type the model "

@@ -110,6 +110,7 @@ class StdioTransport:
                 log.warning("invalid frame: %s", error["error"].get("data"))
                 await self._answer(error)
                 continue
+            assert isinstance(message, dict)  # check_message answered anything else
             return message
 
     async def _answer(self, error: dict[str, Any]) -> None:

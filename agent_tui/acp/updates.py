@@ -19,7 +19,7 @@ runs, then ``completed`` or ``failed``) and our own state rides along in ``_meta
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from acp import (
     plan_entry,
@@ -34,31 +34,56 @@ from acp import (
 )
 from acp.schema import (
     AgentPlanUpdate,
+    PlanEntryPriority,
+    PlanEntryStatus,
+    ToolCallStatus,
+    ToolKind,
     ToolCallLocation,
     ToolCallProgress,
     ToolCallStart,
     ToolCallUpdate,
 )
 
-from agent_tui.acp.diffs import FileDiff, file_diff
+from agent_tui.files.preview import FilePreview, preview
 from agent_tui.protocol import ToolOutput, ToolState, ToolStateChanged
 from agent_tui.core.history import effective_records, result_wording
 from agent_tui.core.records import (
+    AgentProcessRecord,
     AssistantMessageRecord,
+    BackgroundResultRecord,
+    CheckpointRecord,
+    CompactionRecord,
+    ConversationClearedRecord,
+    HookRecord,
+    MemoryNoteRecord,
+    ModelChangeRecord,
+    ModelRequestRecord,
+    NoticeRecord,
+    PermissionModeRecord,
+    PermissionRecord,
+    Record,
+    RetryRecord,
+    RewindRecord,
+    SessionForkedRecord,
+    SessionNamedRecord,
+    SessionStarted,
     SteerRecord,
     ToolIntentRecord,
     ToolResultRecord,
+    ToolStateRecord,
     TurnEndedRecord,
+    UsageRecord,
+    UserCommandRecord,
     UserMessageRecord,
 )
 from agent_tui.core.plan import plan_of
 from agent_tui.core.tool import ToolSet
-from agent_tui.protocol.states import PlanItemState, SteerDelivery, SteerStatus
+from agent_tui.protocol.states import PlanItemState, SteerDelivery, SteerStatus, TodoPriority
 
 META_KEY = "agent_tui"
 OUTPUT_TAIL = 16_000  # characters of live output shown while a tool runs
 
-TOOL_KINDS: dict[str, str] = {
+TOOL_KINDS: dict[str, ToolKind] = {
     "bash": "execute",
     "kill_shell": "execute",
     "read_file": "read",
@@ -74,7 +99,7 @@ TOOL_KINDS: dict[str, str] = {
 }
 
 _S = ToolState
-ACP_STATUS: dict[ToolState, str] = {
+ACP_STATUS: dict[ToolState, ToolCallStatus] = {
     _S.STREAMING: "pending",
     _S.QUEUED: "pending",
     _S.AWAITING_APPROVAL: "pending",
@@ -90,7 +115,19 @@ ACP_STATUS: dict[ToolState, str] = {
 Update = Any  # one of the SDK's session update models
 
 
-def tool_kind(name: str) -> str:
+# A plan item as ACP shows it: an interrupted one is pending again (nobody works on it).
+PLAN_STATUS: dict[PlanItemState, PlanEntryStatus] = {
+    PlanItemState.PENDING: "pending",
+    PlanItemState.IN_PROGRESS: "in_progress",
+    PlanItemState.COMPLETED: "completed",
+    PlanItemState.INTERRUPTED: "pending",
+}
+PLAN_PRIORITY: dict[TodoPriority, PlanEntryPriority] = {
+    TodoPriority.HIGH: "high", TodoPriority.MEDIUM: "medium", TodoPriority.LOW: "low",
+}
+
+
+def tool_kind(name: str) -> ToolKind:
     return TOOL_KINDS.get(name, "other")
 
 
@@ -127,9 +164,8 @@ def plan_update(records: list[Any]) -> AgentPlanUpdate | None:
     entries = []
     for item in plan.items:
         state = plan.state_of(item)
-        status = "pending" if state is PlanItemState.INTERRUPTED else state.value
-        priority = item.priority.value if item.priority else "medium"
-        entry = plan_entry(item.content, priority=priority, status=status)  # type: ignore[arg-type]
+        priority = PLAN_PRIORITY[item.priority] if item.priority else "medium"
+        entry = plan_entry(item.content, priority=priority, status=PLAN_STATUS[state])
         entry.field_meta = {META_KEY: {"state": state.value}}
         entries.append(entry)
     update = update_plan(entries)
@@ -152,16 +188,17 @@ class UpdateMapper:
         self._started: set[str] = set()
         self._output: dict[str, str] = {}
         self._inputs: dict[str, dict[str, Any] | None] = {}
-        self._diffs: dict[str, FileDiff | None] = {}  # made once, before the file changes
+        self._diffs: dict[str, FilePreview | None] = {}  # made once, before the file changes
 
     def edit_content(self, tool_use_id: str, name: str, tool_input: dict[str, Any] | None) -> list[Any]:
-        """A whole-file diff for the file tools that write (:mod:`.diffs`), so a client
-        can show what will change where; computed when first asked for, while the
-        file is still as the call found it."""
+        """A whole-file diff for the file tools that write (``files/preview.py``: a client
+        places a diff of the snippet alone at the wrong line, or nowhere), so it can
+        show what will change where; computed when first asked for, while the file is
+        still as the call found it."""
         if tool_use_id not in self._diffs:
             if tool_input is None:
                 return []
-            self._diffs[tool_use_id] = file_diff(name, tool_input, self.workspace)
+            self._diffs[tool_use_id] = preview(name, tool_input, self.workspace)
         diff = self._diffs[tool_use_id]
         return [tool_diff_content(diff.path, diff.new, diff.old)] if diff is not None else []
 
@@ -206,8 +243,8 @@ class UpdateMapper:
             update: Update = start_tool_call(
                 event.tool_use_id,
                 title,
-                kind=tool_kind(event.name),  # type: ignore[arg-type]
-                status=status,  # type: ignore[arg-type]
+                kind=tool_kind(event.name),
+                status=status,
                 content=content,
                 locations=locations,
                 raw_input=tool_input,
@@ -217,7 +254,7 @@ class UpdateMapper:
             update = update_tool_call(
                 event.tool_use_id,
                 title=title,
-                status=status,  # type: ignore[arg-type]
+                status=status,
                 content=content,
                 locations=locations,
                 raw_input=tool_input if state is _S.QUEUED else None,
@@ -239,7 +276,7 @@ class UpdateMapper:
         return ToolCallUpdate(
             tool_call_id=tool_use_id,
             title=summary or name,
-            kind=tool_kind(name),  # type: ignore[arg-type]
+            kind=tool_kind(name),
             status="pending",
             raw_input=tool_input,
             locations=tool_locations(name, tool_input, self.workspace) or None,
@@ -248,7 +285,7 @@ class UpdateMapper:
 
     # -- replay (session/load) -------------------------------------------------------
 
-    def replay(self, records: list[Any]) -> list[Update]:
+    def replay(self, records: list[Record]) -> list[Update]:
         """The saved conversation as the updates a client would have seen."""
         updates: list[Update] = []
         open_calls: dict[str, tuple[str, dict[str, Any]]] = {}
@@ -257,8 +294,10 @@ class UpdateMapper:
             match record:
                 case UserMessageRecord():
                     updates.append(update_user_message_text(record.text))
-                case SteerRecord(state=SteerStatus.APPLIED, delivery=SteerDelivery.INJECTED):
-                    updates.append(update_user_message_text(record.text))
+                case SteerRecord():
+                    if (record.state == SteerStatus.APPLIED
+                            and record.delivery == SteerDelivery.INJECTED):
+                        updates.append(update_user_message_text(record.text))
                 case AssistantMessageRecord():
                     for block in record.blocks:
                         if block.get("type") == "text" and block.get("text"):
@@ -277,8 +316,16 @@ class UpdateMapper:
                         state = _S.UNKNOWN if tool_use_id in started else _S.CANCELLED_BEFORE_START
                         updates.append(self._replayed_missing(tool_use_id, name, tool_input, state))
                     open_calls.clear()
+                case (SessionStarted() | AgentProcessRecord() | SessionForkedRecord()
+                      | ModelRequestRecord() | RetryRecord() | ToolStateRecord()
+                      | PermissionRecord() | CheckpointRecord() | RewindRecord()
+                      | BackgroundResultRecord() | HookRecord() | NoticeRecord() | UsageRecord()
+                      | CompactionRecord() | MemoryNoteRecord() | ModelChangeRecord()
+                      | PermissionModeRecord() | ConversationClearedRecord()
+                      | UserCommandRecord() | SessionNamedRecord()):
+                    pass  # nothing a client replays
                 case _:
-                    pass  # the other records show nothing a client replays
+                    assert_never(record)
         plan = plan_update(records)
         return updates + ([plan] if plan is not None else [])
 
@@ -288,7 +335,7 @@ class UpdateMapper:
         update = start_tool_call(
             block["id"],
             tool_title(self.tools, name, tool_input),
-            kind=tool_kind(name),  # type: ignore[arg-type]
+            kind=tool_kind(name),
             status="pending",
             locations=tool_locations(name, tool_input, self.workspace) or None,
             raw_input=tool_input,
@@ -307,7 +354,7 @@ class UpdateMapper:
         )
         update = update_tool_call(
             record.tool_use_id,
-            status=ACP_STATUS[record.state],  # type: ignore[arg-type]
+            status=ACP_STATUS[record.state],
             content=[tool_content(text_block(text))] if text else [],
             raw_output={**meta[META_KEY], "result": text},
         )

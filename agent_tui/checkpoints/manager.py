@@ -30,6 +30,7 @@ the state, so the file tools' hook may be called from any thread.
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import secrets
@@ -274,9 +275,9 @@ class Checkpoints:
             self._meta.added_roots.append(name)
         return root
 
-    def _current_roots(self) -> list[Root]:
+    def _current_roots(self) -> builtins.list[Root]:
         """The added folders of the session now (bar those inside the workspace)."""
-        roots: list[Root] = []
+        roots: builtins.list[Root] = []
         for given in list(self.added_dirs):
             folder = Path(os.path.realpath(given))
             if folder == self.workspace or self.workspace in folder.parents:
@@ -315,13 +316,13 @@ class Checkpoints:
         since (the agent could not touch it before it was added)."""
         return next((s for r in self._meta.since(rec) if (s := self._snap(root, r))), None)
 
-    def _in_play(self, rec: Record) -> list[Root]:
+    def _in_play(self, rec: Record) -> builtins.list[Root]:
         """The added folders a rewind to ``rec`` concerns: snapshotted or written since."""
         named = {n for r in self._meta.since(rec) for n in r.added}
-        named |= {self._meta.root_of(k) for k in self._meta.pre_images_since(rec)}
+        named |= {n for k in self._meta.pre_images_since(rec) if (n := self._meta.root_of(k)) is not None}
         return [self._root(n) for n in self._meta.added_roots if n in named]
 
-    def _missing_roots(self, rec: Record) -> list[str]:
+    def _missing_roots(self, rec: Record) -> builtins.list[str]:
         return [wording.root_missing(r.name) for r in self._in_play(rec) if r.missing()]
 
     # -- taking ----------------------------------------------------------------------------
@@ -386,7 +387,7 @@ class Checkpoints:
 
     # -- planning --------------------------------------------------------------------------
 
-    def _plans(self, rec: Record, undo: Record | None) -> list[tuple[Root, Now, Plan]]:
+    def _plans(self, rec: Record, undo: Record | None) -> builtins.list[tuple[Root, Now, Plan]]:
         """Per folder, the plan of a rewind to ``rec``, and the folder's state now."""
         plans = []
         for root in [self._ws, *self._in_play(rec)]:

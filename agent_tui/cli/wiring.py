@@ -178,14 +178,16 @@ class Wiring:
         from agent_tui.tools.process import owner_id
         from agent_tui.tools.process.orphans import start_orphan_reaper
         from agent_tui.permissions import PermissionRules, Permissions
+        from agent_tui.tools.bash import BashTool
         from agent_tui.tools.registry import default_tools
+        from agent_tui.tools.search.tools import GlobTool, GrepTool
 
         opts = self.opts
         session_id = opened.id
-        workspace = next((r.workspace for r in journal.records
-                          if isinstance(r, (SessionStarted, AgentProcessRecord)) and r.workspace),
-                         None)
-        workspace = Path(workspace) if workspace else (cwd or opts.cwd).resolve()
+        recorded = next((r.workspace for r in journal.records
+                         if isinstance(r, (SessionStarted, AgentProcessRecord)) and r.workspace),
+                        None)
+        workspace = Path(recorded) if recorded else (cwd or opts.cwd).resolve()
         if opened.fork is not None:
             emit(_forked(opened))
         settings = self.settings_for(Path(workspace))
@@ -225,8 +227,9 @@ class Wiring:
         )
         self.containment = self.containment_for(Path(workspace))
         bash = tools.get("bash")
-        bash.sandbox = self.containment.sandbox  # type: ignore[union-attr]
-        bash.plan_sandbox = self.containment.plan  # type: ignore[union-attr]
+        assert isinstance(bash, BashTool)  # default_tools always offers it
+        bash.sandbox = self.containment.sandbox
+        bash.plan_sandbox = self.containment.plan
         if self.containment.notice is not None:
             emit(Notice(level=NoticeLevel.WARNING, text=self.containment.notice,
                         code=NoticeCode.CONTAINMENT))
@@ -248,8 +251,8 @@ class Wiring:
         if policy.denies_reads:  # what Read may not see, a search does not show
             for name in ("grep", "glob"):
                 search = tools.get(name)
-                if search is not None:
-                    search.read_denied = policy.read_denied  # type: ignore[attr-defined]
+                if isinstance(search, (GrepTool, GlobTool)):
+                    search.read_denied = policy.read_denied
         hooks, reload_hooks = self._hooks(workspace, settings, emit, mode=mode,
                                           current_mode=lambda: str(getattr(policy, "mode", mode)))
         emit = _observed_by(emit, reload_hooks.observe)  # hooks are re-read between turns
@@ -269,8 +272,8 @@ class Wiring:
         except ThinkingError as exc:  # a settings file's value: say so, think by default
             emit(Notice(level=NoticeLevel.ERROR, text=f"settings: {exc}"))
         prices = PriceTable(settings.prices)
-        for problem in prices.problems:
-            emit(Notice(level=NoticeLevel.ERROR, text=f"settings: {problem}"))
+        for price_problem in prices.problems:
+            emit(Notice(level=NoticeLevel.ERROR, text=f"settings: {price_problem}"))
         deps = SessionDeps(config=config, provider=provider, tools=tools, policy=policy,
                            journal=journal, emit=emit, checkpoints=checkpoints,
                            subagents=SubAgents(journal, emit), usage=UsageMeter(prices),

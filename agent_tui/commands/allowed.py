@@ -15,9 +15,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agent_tui.core.permission import PermissionPolicy, Ruling
-from agent_tui.core.tool import Tool
+from agent_tui.core.tool import AnyTool
 from agent_tui.permissions import InvalidRule, PermissionRules, Permissions, Rule
-from agent_tui.protocol import Verdict
+from agent_tui.protocol import PermissionMode, Verdict
 from agent_tui.protocol.tool_names import our_name
 
 #: Rulings of these kinds stand whatever the command allows.
@@ -51,16 +51,24 @@ class CommandPolicy:
         self.rules = rules
         self._allow = Permissions(workspace, "ask", PermissionRules(allow=rules))
 
-    def check(self, tool: Tool, args: BaseModel) -> Ruling:
+    def check(self, tool: AnyTool, args: BaseModel) -> Ruling:
         ruling = self.base.check(tool, args)
         if ruling.verdict is Verdict.ALLOW or (ruling.rule or "").startswith(_FIRM):
             return ruling
         extra = self._allow.check(tool, args)
-        if extra.verdict is Verdict.ALLOW and (extra.rule or "").startswith("allow:"):
+        if extra.verdict is Verdict.ALLOW and extra.rule and extra.rule.startswith("allow:"):
             rule = extra.rule[len("allow:"):]
             return Ruling(verdict=Verdict.ALLOW, rule=f"allow:{rule}",
                           reason=f"allowed by /{self.name}'s allowed-tools {rule}")
         return ruling
 
-    def remember(self, tool: Tool, args: BaseModel) -> None:
+    def remember(self, tool: AnyTool, args: BaseModel) -> None:
         self.base.remember(tool, args)
+
+    # The mode is the session's: a command's turn reads it (plan mode) and may change it.
+    @property
+    def mode(self) -> PermissionMode:
+        return self.base.mode
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        self.base.set_mode(mode)

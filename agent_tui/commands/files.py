@@ -153,7 +153,7 @@ def load_commands(workspace: Path, user_dir: Path | None = None, claude_dir: Pat
                     continue
                 problems.append(f"{path}: {reason} (its last good version is kept)")
                 command = kept.model_copy(update={"name": parts[-1]})
-                said: list[str] = []
+                said = []
             by_path[command.path_name] = command
             problems.extend(said)
     return LoadedCommands(commands=_named(list(by_path.values()), taken), problems=problems)

@@ -20,7 +20,7 @@ from agent_tui.core.command_run import CommandRun
 from agent_tui.core.permission import PermissionPolicy
 from agent_tui.core.tool import InvalidInput, ToolSet
 from agent_tui.protocol import Verdict
-from agent_tui.tools.workspace import FileTooLarge, Workspace, WorkspaceError
+from agent_tui.files.workspace import FileTooLarge, Workspace, WorkspaceError
 from agent_tui.units import format_bytes
 
 MAX_FILE_BYTES = 256 * 1024  # as a file attached with @ in the TUI

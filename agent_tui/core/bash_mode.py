@@ -19,12 +19,14 @@ import asyncio
 import secrets
 from typing import Any
 
+from pydantic import BaseModel
+
 from agent_tui.cancel import CancelReason, Cancelled, CancelScope
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.journal import JournalWriteError
 from agent_tui.core.permission import decided_by
 from agent_tui.core.records import UserCommandRecord
-from agent_tui.core.tool import InvalidInput, ToolContext, ToolResult
+from agent_tui.core.tool import AnyTool, InvalidInput, ToolContext, ToolResult
 from agent_tui.protocol import (
     BASH_MODE_ID_PREFIX,
     ToolOutput,
@@ -76,7 +78,7 @@ async def run_user_command(deps: SessionDeps, scope: CancelScope, command: str) 
                            signal=result.signal, ended=_ending(result)))
 
 
-async def _run(deps: SessionDeps, tool: Any, args: Any, scope: CancelScope,
+async def _run(deps: SessionDeps, tool: AnyTool, args: BaseModel, scope: CancelScope,
                call_id: str) -> ToolResult:
     ctx = ToolContext(
         scope=scope, workspace=deps.config.workspace, tool_use_id=call_id,

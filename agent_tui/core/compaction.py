@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any
+from typing import Any, assert_never
 
 from agent_tui import crash_points
 from agent_tui.cancel import Cancelled, CancelScope
@@ -295,14 +295,22 @@ class Compactor:
         try:
             async with scope.linked():  # cancel point: while the summary streams
                 async for event in stream:
-                    if isinstance(event, model.MessageStarted):
-                        usage = event.usage.model_copy()
-                    elif isinstance(event, model.TextDelta):
-                        texts[event.index] = texts.get(event.index, "") + event.text
-                    elif isinstance(event, model.MessageEnded):
-                        update = {k: v for k, v in event.model_dump().items()
-                                  if k in model.UsageCounts.model_fields and v is not None}
-                        usage = (usage or model.UsageCounts()).model_copy(update=update)
+                    match event:
+                        case model.MessageStarted():
+                            usage = event.usage.model_copy()
+                        case model.TextDelta():
+                            texts[event.index] = texts.get(event.index, "") + event.text
+                        case model.MessageEnded():
+                            update = {k: v for k, v in event.model_dump().items()
+                                      if k in model.UsageCounts.model_fields and v is not None}
+                            usage = (usage or model.UsageCounts()).model_copy(update=update)
+                        case (model.TextStarted() | model.ThinkingStarted() | model.ThinkingDelta()
+                              | model.SignatureDelta() | model.RedactedThinking() | model.CitationDelta()
+                              | model.OtherBlockStarted() | model.ToolUseStarted()
+                              | model.ToolInputDelta() | model.BlockStopped()):
+                            pass  # the summary is its text alone
+                        case _:
+                            assert_never(event)
             interrupted = False
         finally:
             aclose = getattr(stream, "aclose", None)

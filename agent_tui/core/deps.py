@@ -93,6 +93,9 @@ class CheckpointsPort(Protocol):
 class SubAgentsPort(Protocol):
     """The session's sub-agents (``core/subagent.py``), as a turn hands them to a call."""
 
+    # Where a background sub-agent's news goes (the session wraps it in its guard).
+    emit: Callable[[Event], None]
+
     def for_call(
         self, parent: SessionDeps, tool_use_id: str, scope: CancelScope
     ) -> SubAgentSpawner: ...

@@ -7,36 +7,56 @@ Rules (docs/journal.md, "Deriving the model view"):
 - the first user message after an interrupted turn carries a short note saying so;
 - steering text rides in the same user message, after the tool results.
 
-:func:`check_model_view` validates a message list against the API's rules; the
-core runs it before every request, so a violation is a bug report with the
-offending index, never a request the API rejects.
+:func:`check_model_view` (``view_check.py``) validates a message list against the
+API's rules; the core runs it before every request, so a violation is a bug report
+with the offending index, never a request the API rejects. Each kind of record has
+its one case in :func:`build_view`'s ``match``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, assert_never
 
 from agent_tui.cancel import CancelReason
 from agent_tui.core.records import (
+    AgentProcessRecord,
     AssistantMessageRecord,
     BackgroundResultRecord,
+    CheckpointRecord,
     CompactionRecord,
     ConversationClearedRecord,
     HookRecord,
     MemoryNoteRecord,
+    ModelChangeRecord,
+    ModelRequestRecord,
+    NoticeRecord,
     PermissionModeRecord,
+    PermissionRecord,
+    Record,
+    RetryRecord,
     RewindRecord,
+    SessionForkedRecord,
+    SessionNamedRecord,
+    SessionStarted,
     SteerRecord,
     ToolIntentRecord,
     ToolResultRecord,
+    ToolStateRecord,
     TurnEndedRecord,
+    UsageRecord,
     UserCommandRecord,
     UserMessageRecord,
 )
 from agent_tui.core.image_budget import fit_images
 from agent_tui.core.plan import cut_off_wording
 from agent_tui.core.plan_mode import mode_note
+from agent_tui.core.view_check import (
+    SERVER_TYPES as SERVER_TYPES,
+    THINKING_TYPES as THINKING_TYPES,
+    ModelViewError as ModelViewError,
+    check_model_view as check_model_view,
+)
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.protocol.ops import ImageAttachment
 from agent_tui.protocol.states import HookDecision, HookEvent, RestoreWhat, TurnStatus
@@ -93,7 +113,7 @@ def result_wording(record: ToolResultRecord) -> tuple[str, bool]:
 
 
 # Who stopped a call that had started (ToolResultRecord.ended_by, a CancelReason).
-_STOPPED_BY = {CancelReason.TIMEOUT: "Timed out", CancelReason.SHUTDOWN: "Stopped at shutdown"}
+_STOPPED_BY: dict[str, str] = {CancelReason.TIMEOUT: "Timed out", CancelReason.SHUTDOWN: "Stopped at shutdown"}
 
 
 def _how_it_ended(record: ToolResultRecord) -> str:
@@ -152,6 +172,7 @@ class _Builder:
         self.last_turn_calls: list[tuple[str, ToolState]] = []
         self.note_due = False
         self.cut_note_due = ""  # the note owed after an answer cut off
+        self.code_note_due = False  # the note owed after a rewind of one side only
         self.paused = False  # the newest assistant message is a paused turn's
         self.stripped_thinking = False  # another model's thinking was left out
         self.stripped_in_last = False  # ... from the newest assistant message
@@ -224,11 +245,31 @@ class _Builder:
             self.cut_note_due = CUT_NOTES[record.ended]
 
 
-THINKING_TYPES = ("thinking", "redacted_thinking")
-# Server tools' blocks: run by the API, sent back verbatim (a paused turn needs them).
-SERVER_TYPES = ("server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
-                "code_execution_tool_result", "bash_code_execution_tool_result",
-                "text_editor_code_execution_tool_result", "tool_search_tool_result")
+def _user_message(b: _Builder, record: UserMessageRecord, earlier: list[Record]) -> None:
+    """A user message, after the notes it owes: a rewind of one side only, an answer
+    cut off, a turn interrupted."""
+    if b.code_note_due:
+        b.user_text(REWIND_NOTE)
+        b.code_note_due = False
+    if b.cut_note_due:
+        b.user_text(b.cut_note_due)
+        b.cut_note_due = ""
+    if b.note_due:
+        b.user_text(interrupted_note(b.last_turn_calls, earlier))
+        b.note_due = False
+        b.last_turn_calls = []
+    b.user_images(record.images)
+    b.user_text(record.text)
+
+
+def _rewind(b: _Builder, record: RewindRecord) -> None:
+    # Code and conversation rewound together agree with each other; either alone
+    # leaves files the conversation does not describe.
+    b.code_note_due = (
+        record.restore is RestoreWhat.CONVERSATION
+        or (record.restore is RestoreWhat.CODE and bool(record.restored))
+        or bool(record.skipped_conflicts)
+    )
 
 
 def _keep_block(block: dict[str, Any], foreign: bool) -> bool:
@@ -242,10 +283,10 @@ def _keep_block(block: dict[str, Any], foreign: bool) -> bool:
     return kind == "tool_use" or kind in SERVER_TYPES
 
 
-def effective_records(records: Iterable[Any]) -> list[Any]:
+def effective_records(records: Iterable[Record]) -> list[Record]:
     """The records the model view is built from: a rewind of the conversation cuts
     back to just before its checkpoint's user message (the journal keeps the rest)."""
-    kept: list[Any] = []
+    kept: list[Record] = []
     for record in records:
         if isinstance(record, RewindRecord) and record.restore is not RestoreWhat.CODE:
             for i in range(len(kept) - 1, -1, -1):
@@ -260,7 +301,7 @@ def effective_records(records: Iterable[Any]) -> list[Any]:
     return kept
 
 
-def model_records(records: Iterable[Any]) -> list[Any]:
+def model_records(records: Iterable[Record]) -> list[Record]:
     """The records the model view is built from: the effective records after the
     last ``/clear``, with the newest compaction's summary standing for what came
     before the part it kept."""
@@ -322,148 +363,66 @@ class View:
         self.images_left_out = images_left_out or []
 
 
-def model_view(records: Iterable[Any], model: str | None = None) -> list[Message]:
+def model_view(records: Iterable[Record], model: str | None = None) -> list[Message]:
     """Derive the API's message list from journal records."""
     return build_view(records, model).messages
 
 
-def build_view(records: Iterable[Any], model: str | None = None) -> View:
+def build_view(records: Iterable[Record], model: str | None = None) -> View:
     """The model view for ``model``: thinking written by another model is left out."""
     b = _Builder()
-    code_note_due = False
     kept = model_records(records)
     blocked = {  # prompts a UserPromptSubmit hook blocked never reach the model
         r.turn_id for r in kept if isinstance(r, HookRecord)
         and r.event is HookEvent.USER_PROMPT_SUBMIT and r.decision is HookDecision.BLOCK
     }
     for i, record in enumerate(kept):
-        if isinstance(record, UserMessageRecord) and record.turn_id in blocked:
-            continue
-        if isinstance(record, RewindRecord):
-            # Code and conversation rewound together agree with each other; either
-            # alone leaves files the conversation does not describe.
-            code_note_due = (
-                record.restore is RestoreWhat.CONVERSATION
-                or (record.restore is RestoreWhat.CODE and bool(record.restored))
-                or bool(record.skipped_conflicts)
-            )
-            continue
-        if isinstance(record, UserMessageRecord) and code_note_due:
-            b.user_text(REWIND_NOTE)
-            code_note_due = False
-        if isinstance(record, CompactionRecord):
-            b.user_text(f"{SUMMARY_HEADER}\n{record.summary}")
-            continue
-        if isinstance(record, UserMessageRecord) and b.cut_note_due:
-            b.user_text(b.cut_note_due)
-            b.cut_note_due = ""
-        if isinstance(record, UserMessageRecord):
-            if b.note_due:
-                b.user_text(interrupted_note(b.last_turn_calls, kept[:i]))
-                b.note_due = False
-                b.last_turn_calls = []
-            b.user_images(record.images)
-            b.user_text(record.text)
-        elif isinstance(record, AssistantMessageRecord):
-            b.assistant(record, model)
-        elif isinstance(record, PermissionModeRecord):
-            b.user_text(mode_note(record.mode, record.previous))
-        elif isinstance(record, MemoryNoteRecord):
-            b.user_text(f"[Instructions from {record.path}, which applies to work in its folder:]"
-                        f"\n{record.text}")
-        elif isinstance(record, UserCommandRecord):  # bash mode: before the next message
-            for text in record.model_texts():
-                b.user_text(text)
-        elif isinstance(record, ToolIntentRecord):
-            b.started[record.tool_use_id] = record
-        elif isinstance(record, ToolResultRecord):
-            b.results[record.tool_use_id] = record
-            b.last_turn_calls.append((record.name, record.state))
-        elif isinstance(record, BackgroundResultRecord):
-            b.user_text(
-                f"[Background task {record.job_id} ({record.description}) {record.state}:\n"
-                f"{record.text}]"
-            )
-        elif isinstance(record, SteerRecord) and record.delivery == "injected":
-            b.user_images(record.images)
-            b.user_text(record.text)
-        elif isinstance(record, HookRecord) and record.context:
-            b.user_text(record.context)
-        elif isinstance(record, TurnEndedRecord):
-            b.note_due = record.status is TurnStatus.CANCELLED
-            if not b.note_due:
-                b.last_turn_calls = []
+        match record:
+            case UserMessageRecord():
+                if record.turn_id not in blocked:
+                    _user_message(b, record, kept[:i])
+            case RewindRecord():
+                _rewind(b, record)
+            case CompactionRecord():
+                b.user_text(f"{SUMMARY_HEADER}\n{record.summary}")
+            case AssistantMessageRecord():
+                b.assistant(record, model)
+            case PermissionModeRecord():
+                b.user_text(mode_note(record.mode, record.previous))
+            case MemoryNoteRecord():
+                b.user_text(f"[Instructions from {record.path}, which applies to work in its "
+                            f"folder:]\n{record.text}")
+            case UserCommandRecord():  # bash mode: before the next message
+                for text in record.model_texts():
+                    b.user_text(text)
+            case ToolIntentRecord():
+                b.started[record.tool_use_id] = record
+            case ToolResultRecord():
+                b.results[record.tool_use_id] = record
+                b.last_turn_calls.append((record.name, record.state))
+            case BackgroundResultRecord():
+                b.user_text(f"[Background task {record.job_id} ({record.description}) "
+                            f"{record.state}:\n{record.text}]")
+            case SteerRecord():
+                if record.delivery == "injected":
+                    b.user_images(record.images)
+                    b.user_text(record.text)
+            case HookRecord():
+                if record.context:
+                    b.user_text(record.context)
+            case TurnEndedRecord():
+                b.note_due = record.status is TurnStatus.CANCELLED
+                if not b.note_due:
+                    b.last_turn_calls = []
+            case (SessionStarted() | AgentProcessRecord() | SessionForkedRecord()
+                  | ModelRequestRecord() | RetryRecord() | ToolStateRecord() | PermissionRecord()
+                  | CheckpointRecord() | NoticeRecord() | UsageRecord() | ModelChangeRecord()
+                  | ConversationClearedRecord() | SessionNamedRecord()):
+                pass  # never part of what the model sees
+            case _:
+                assert_never(record)
     if b.cut_note_due and b.messages and b.messages[-1]["role"] == "assistant":
         b.user_text(b.cut_note_due)  # the turn goes on after the cut: say so first
     b.flush_user()
     left_out = fit_images(b.messages)  # the oldest images a request cannot hold
     return View(b.messages, b.stripped_thinking, b.stripped_in_last, left_out)
-
-
-class ModelViewError(AssertionError):
-    """The model view breaks an API rule: a bug in the core, never sent."""
-
-
-def check_model_view(messages: list[Message]) -> None:
-    """Raise :class:`ModelViewError` naming the offending message index."""
-    if not messages:
-        raise ModelViewError("messages: at least one message is required")
-    if messages[0]["role"] != "user":
-        raise ModelViewError("messages.0: the first message must use the user role")
-    seen_ids: set[str] = set()
-    for i, msg in enumerate(messages):
-        role, content = msg.get("role"), msg.get("content")
-        if role not in ("user", "assistant"):
-            raise ModelViewError(f"messages.{i}: unknown role {role!r}")
-        if i and messages[i - 1]["role"] == role:
-            raise ModelViewError(f"messages.{i}: roles must alternate")
-        if not isinstance(content, list) or not content:
-            raise ModelViewError(f"messages.{i}: content must be a non-empty list")
-        expected: list[str] = []
-        if i and messages[i - 1]["role"] == "assistant":
-            expected = [b["id"] for b in messages[i - 1]["content"] if b["type"] == "tool_use"]
-        got: list[str] = []
-        text_seen = False
-        for j, block in enumerate(content):
-            kind = block.get("type")
-            if kind == "text":
-                if not block.get("text", "").strip():
-                    raise ModelViewError(f"messages.{i}.content.{j}: empty text block")
-                text_seen = True
-            elif kind == "tool_use":
-                if role != "assistant":
-                    raise ModelViewError(f"messages.{i}.content.{j}: tool_use in a user message")
-                if block["id"] in seen_ids:
-                    raise ModelViewError(f"messages.{i}.content.{j}: duplicate tool_use id")
-                if not isinstance(block.get("input"), dict):
-                    raise ModelViewError(f"messages.{i}.content.{j}: input must be an object")
-                seen_ids.add(block["id"])
-            elif kind in THINKING_TYPES:
-                if role != "assistant":
-                    raise ModelViewError(f"messages.{i}.content.{j}: {kind} in a user message")
-                if kind == "thinking" and not block.get("signature"):
-                    raise ModelViewError(f"messages.{i}.content.{j}: thinking without a signature")
-            elif kind in SERVER_TYPES:
-                if role != "assistant":
-                    raise ModelViewError(f"messages.{i}.content.{j}: {kind} in a user message")
-            elif kind == "image":
-                if role != "user":
-                    raise ModelViewError(f"messages.{i}.content.{j}: image from assistant")
-            elif kind == "tool_result":
-                if role != "user":
-                    raise ModelViewError(f"messages.{i}.content.{j}: tool_result from assistant")
-                if text_seen:
-                    raise ModelViewError(f"messages.{i}.content.{j}: tool_result after text")
-                got.append(block["tool_use_id"])
-            else:
-                raise ModelViewError(f"messages.{i}.content.{j}: unknown block type {kind!r}")
-        if role == "user" and got != expected:
-            missing = [x for x in expected if x not in got]
-            extra = [x for x in got if x not in expected]
-            raise ModelViewError(
-                f"messages.{i}: tool results do not match the previous tool_use blocks "
-                f"(missing {missing}, unexpected {extra}, order {got})"
-            )
-    last = messages[-1]
-    if last["role"] == "assistant" and any(b["type"] == "tool_use" for b in last["content"]):
-        raise ModelViewError(f"messages.{len(messages) - 1}: tool_use without a tool_result")

@@ -39,7 +39,7 @@ from agent_tui.core.hooks import HookAnswer, HookBase, HookRun, HooksPort
 from agent_tui.core.records import AssistantMessageRecord, HookRecord
 from agent_tui.core.permission import decided_by, Ruling
 from agent_tui.protocol import HookStateChanged, Notice, NoticeLevel, Verdict
-from agent_tui.core.tool import InvalidInput, Tool, ToolResult
+from agent_tui.core.tool import InvalidInput, AnyTool, ToolResult
 from agent_tui.protocol.states import HookDecision, HookEvent, HookRunState, ToolState
 from agent_tui.protocol.tool_names import claude_name
 
@@ -170,7 +170,7 @@ class HookPoints:
         return answer
 
     def changed_input(
-        self, tool: Tool, name: str, given: dict[str, Any], answer: HookAnswer
+        self, tool: AnyTool, name: str, given: dict[str, Any], answer: HookAnswer
     ) -> tuple[dict[str, Any], Any] | str | None:
         """A ``PreToolUse`` hook's ``updatedInput`` over the call's input: the new input
         and its parsed arguments; None when no hook changed it (or one blocked the

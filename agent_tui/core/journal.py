@@ -20,9 +20,9 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from agent_tui import crash_points
+from agent_tui.core.records import Record
 from agent_tui.core.journal_lines import SET_ASIDE_SUFFIX, SetAside, encode_line, parse_line
 from agent_tui.core.session_lock import SessionLock
 from agent_tui.protocol.events import Notice
@@ -47,7 +47,7 @@ class Journal:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
-        self._records: list[Any] = []
+        self._records: list[Record] = []
         self._lock = threading.Lock()
         self._seq = 0
         self._fd: int | None = None
@@ -101,11 +101,11 @@ class Journal:
             "the rest of the session is loaded"))
 
     @property
-    def records(self) -> list[Any]:
+    def records(self) -> list[Record]:
         with self._lock:
             return list(self._records)
 
-    def append(self, record: Any, *, durable: bool = False) -> Any:
+    def append(self, record: Record, *, durable: bool = False) -> Record:
         """Add a record; write it through to disk when the journal has a file.
 
         Raises JournalWriteError when the disk write fails; the record stays in

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from agent_tui.core.records import RECORD_ADAPTER
+from agent_tui.core.records import RECORD_ADAPTER, Record
 
 
 class SetAside(BaseModel):
@@ -55,7 +55,7 @@ _TOOL_USE_ID = re.compile(r'"tool_use_id":\s*"([A-Za-z0-9_-]{1,80})"')
 SET_ASIDE_SUFFIX = ".set-aside"  # where a torn last line goes before the next append
 
 
-def encode_line(record: Any) -> bytes:
+def encode_line(record: Record) -> bytes:
     body = record.model_dump_json().encode("utf-8")
     return body[:-1] + b',"crc":"%08x"}\n' % zlib.crc32(body)
 
@@ -69,7 +69,7 @@ def _checked(line: bytes) -> tuple[bytes, bool | None]:
     return body, zlib.crc32(body) == int(match.group(1), 16)
 
 
-def parse_line(raw: bytes, *, unchecked_ok: bool = True) -> tuple[Any | None, bool]:
+def parse_line(raw: bytes, *, unchecked_ok: bool = True) -> tuple[Record | None, bool]:
     """The record one line holds, and whether its checksum held. None when the line
     cannot be trusted; a line without a checksum only when ``unchecked_ok``."""
     body, ok = _checked(raw)

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from agent_tui.core.tool import Confinement, Tool
+from agent_tui.core.tool import Confinement, AnyTool
 from agent_tui.protocol.states import PermissionMode, Verdict
 
 __all__ = ["AllowAll", "Confinement", "PermissionPolicy", "Ruling", "decided_by"]
@@ -36,14 +36,16 @@ def decided_by(rule: str | None) -> str:
 
 
 class PermissionPolicy(Protocol):
-    mode: PermissionMode
+    @property
+    def mode(self) -> PermissionMode:
+        """The mode calls are decided by now (``set_mode`` changes it)."""
 
-    def check(self, tool: Tool, args: BaseModel) -> Ruling: ...
+    def check(self, tool: AnyTool, args: BaseModel) -> Ruling: ...
 
     def set_mode(self, mode: PermissionMode) -> None:
         """Decide calls by ``mode`` from now on."""
 
-    def remember(self, tool: Tool, args: BaseModel) -> None:
+    def remember(self, tool: AnyTool, args: BaseModel) -> None:
         """The user chose "allow for this session" for a call like this one."""
 
 
@@ -55,8 +57,8 @@ class AllowAll:
     def set_mode(self, mode: PermissionMode) -> None:
         pass
 
-    def check(self, tool: Tool, args: BaseModel) -> Ruling:
+    def check(self, tool: AnyTool, args: BaseModel) -> Ruling:
         return Ruling(verdict=Verdict.ALLOW, rule="mode:auto")
 
-    def remember(self, tool: Tool, args: BaseModel) -> None:
+    def remember(self, tool: AnyTool, args: BaseModel) -> None:
         pass

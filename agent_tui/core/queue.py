@@ -8,6 +8,7 @@ queued is returned to the user (never sent unseen).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 import itertools
 from collections import deque
 
@@ -29,7 +30,7 @@ class MessageQueue:
         self._follow_ups: deque[Queued] = deque()
         self._ids = itertools.count(1)
 
-    def add(self, kind: SteerKind, text: str, images: list[ImageAttachment] = ()) -> Queued:  # type: ignore[assignment]
+    def add(self, kind: SteerKind, text: str, images: Sequence[ImageAttachment] = ()) -> Queued:
         prefix = "s" if kind is SteerKind.STEER else "f"
         item = Queued(id=f"{prefix}{next(self._ids)}", kind=kind, text=text, images=list(images))
         (self._steers if kind is SteerKind.STEER else self._follow_ups).append(item)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from enum import StrEnum
-from typing import Any
+from typing import Any, assert_never
 
 from pydantic import BaseModel
 
@@ -75,83 +75,127 @@ class ReplyReader:
         self.scope = scope
 
     def on_event(self, reply: Reply, event: model.StreamEvent) -> None:
-        if isinstance(event, model.MessageStarted):
-            reply.usage = event.usage.model_copy()
-        elif isinstance(event, model.TextStarted):
-            reply.blocks[event.index] = {"type": "text", "text": ""}
-        elif isinstance(event, model.TextDelta):
-            block = reply.blocks.setdefault(event.index, {"type": "text", "text": ""})
-            if block.get("type") != "text":
-                return  # a delta for another kind of block (a garbled stream): dropped
-            block["text"] += event.text
-            self.log.emit(TextDelta(turn_id=self.log.turn_id, text=event.text))
-        elif isinstance(event, model.CitationDelta):
-            block = reply.blocks.get(event.index)
-            if block is not None and block.get("type") == "text":
-                block.setdefault("citations", []).append(event.citation)
-        elif isinstance(event, model.ThinkingStarted):
-            reply.blocks[event.index] = {"type": "thinking", "thinking": "", "signature": ""}
-        elif isinstance(event, model.ThinkingDelta):
-            block = reply.blocks.setdefault(
-                event.index, {"type": "thinking", "thinking": "", "signature": ""}
-            )
-            if block.get("type") != "thinking":
-                return  # a delta for another kind of block (a garbled stream): dropped
-            block["thinking"] += event.text
-            self.log.emit(ThinkingDelta(turn_id=self.log.turn_id, text=event.text))
-        elif isinstance(event, model.SignatureDelta):
-            block = reply.blocks.get(event.index)
-            if block is not None and block.get("type") == "thinking":
-                block["signature"] += event.signature
-        elif isinstance(event, model.RedactedThinking):
-            reply.blocks[event.index] = {"type": "redacted_thinking", "data": event.data}
-        elif isinstance(event, model.OtherBlockStarted):
-            reply.blocks[event.index] = dict(event.block, _partial="")
-        elif isinstance(event, model.ToolUseStarted):
-            # A garbled stream may start a block again: the call it cuts into never runs.
-            spoiled = reply.calls.get(event.index)
-            if spoiled is not None and spoiled.state is ToolState.STREAMING:
-                self.log.set_tool_state(spoiled, ToolState.FAILED,
-                                        detail="the stream started its block again")
-            if event.id in self.log.calls or event.id in self._earlier_ids():
-                # Two calls under one id cannot both be answered.
-                reply.dropped.append({"id": event.id, "name": event.name, "partial": "",
-                                       "why": "its id repeats an earlier call's"})
-                return
-            if spoiled is not None:
-                reply.dropped.append({"id": spoiled.id, "name": spoiled.name,
-                                       "partial": spoiled.input_json,
-                                       "why": "another block started at its place"})
-            call = ToolCall(id=event.id, name=event.name, index=event.index)
-            reply.calls[event.index] = call
-            self.log.calls[call.id] = call
-            self.log.set_tool_state(call, ToolState.STREAMING)
-        elif isinstance(event, model.ToolInputDelta):
-            call = reply.calls.get(event.index)
-            if call is not None:
-                if call.state is ToolState.STREAMING:
-                    call.input_json += event.partial_json
-            elif "_partial" in reply.blocks.get(event.index, {}):
-                reply.blocks[event.index]["_partial"] += event.partial_json
-        elif isinstance(event, model.BlockStopped):
-            call = reply.calls.get(event.index)
-            if call is not None and call.state is ToolState.STREAMING:
-                self._complete_call(call)
-            other = reply.blocks.get(event.index)
-            if other is not None and "_partial" in other:
-                _complete_other(other)
-        elif isinstance(event, model.MessageEnded):
-            reply.stop_reason = event.stop_reason
-            usage = reply.usage or model.UsageCounts()
-            # message_delta's counts are cumulative; those it leaves out stand.
-            update = {k: v for k, v in event.model_dump().items()
-                      if k in model.UsageCounts.model_fields and v is not None}
-            reply.usage = usage.model_copy(update=update)
+        match event:
+            case model.MessageStarted():
+                self._message_started(reply, event)
+            case model.TextStarted():
+                self._text_started(reply, event)
+            case model.TextDelta():
+                self._text_delta(reply, event)
+            case model.CitationDelta():
+                self._citation_delta(reply, event)
+            case model.ThinkingStarted():
+                self._thinking_started(reply, event)
+            case model.ThinkingDelta():
+                self._thinking_delta(reply, event)
+            case model.SignatureDelta():
+                self._signature_delta(reply, event)
+            case model.RedactedThinking():
+                self._redacted_thinking(reply, event)
+            case model.OtherBlockStarted():
+                self._other_block_started(reply, event)
+            case model.ToolUseStarted():
+                self._tool_use_started(reply, event)
+            case model.ToolInputDelta():
+                self._tool_input_delta(reply, event)
+            case model.BlockStopped():
+                self._block_stopped(reply, event)
+            case model.MessageEnded():
+                self._message_ended(reply, event)
+            case _:
+                assert_never(event)
+
+    # -- one handler per stream event --------------------------------------------------
+
+    def _message_started(self, reply: Reply, event: model.MessageStarted) -> None:
+        reply.usage = event.usage.model_copy()
+
+    def _text_started(self, reply: Reply, event: model.TextStarted) -> None:
+        reply.blocks[event.index] = {"type": "text", "text": ""}
+
+    def _text_delta(self, reply: Reply, event: model.TextDelta) -> None:
+        block = reply.blocks.setdefault(event.index, {"type": "text", "text": ""})
+        if block.get("type") != "text":
+            return  # a delta for another kind of block (a garbled stream): dropped
+        block["text"] += event.text
+        self.log.emit(TextDelta(turn_id=self.log.turn_id, text=event.text))
+
+    def _citation_delta(self, reply: Reply, event: model.CitationDelta) -> None:
+        block = reply.blocks.get(event.index)
+        if block is not None and block.get("type") == "text":
+            block.setdefault("citations", []).append(event.citation)
+
+    def _thinking_started(self, reply: Reply, event: model.ThinkingStarted) -> None:
+        reply.blocks[event.index] = {"type": "thinking", "thinking": "", "signature": ""}
+
+    def _thinking_delta(self, reply: Reply, event: model.ThinkingDelta) -> None:
+        block = reply.blocks.setdefault(
+            event.index, {"type": "thinking", "thinking": "", "signature": ""}
+        )
+        if block.get("type") != "thinking":
+            return  # a delta for another kind of block (a garbled stream): dropped
+        block["thinking"] += event.text
+        self.log.emit(ThinkingDelta(turn_id=self.log.turn_id, text=event.text))
+
+    def _signature_delta(self, reply: Reply, event: model.SignatureDelta) -> None:
+        block = reply.blocks.get(event.index)
+        if block is not None and block.get("type") == "thinking":
+            block["signature"] += event.signature
+
+    def _redacted_thinking(self, reply: Reply, event: model.RedactedThinking) -> None:
+        reply.blocks[event.index] = {"type": "redacted_thinking", "data": event.data}
+
+    def _other_block_started(self, reply: Reply, event: model.OtherBlockStarted) -> None:
+        reply.blocks[event.index] = dict(event.block, _partial="")
+
+    def _tool_use_started(self, reply: Reply, event: model.ToolUseStarted) -> None:
+        # A garbled stream may start a block again: the call it cuts into never runs.
+        spoiled = reply.calls.get(event.index)
+        if spoiled is not None and spoiled.state is ToolState.STREAMING:
+            self.log.set_tool_state(spoiled, ToolState.FAILED,
+                                    detail="the stream started its block again")
+        if event.id in self.log.calls or event.id in self._earlier_ids():
+            # Two calls under one id cannot both be answered.
+            reply.dropped.append({"id": event.id, "name": event.name, "partial": "",
+                                   "why": "its id repeats an earlier call's"})
+            return
+        if spoiled is not None:
+            reply.dropped.append({"id": spoiled.id, "name": spoiled.name,
+                                   "partial": spoiled.input_json,
+                                   "why": "another block started at its place"})
+        call = ToolCall(id=event.id, name=event.name, index=event.index)
+        reply.calls[event.index] = call
+        self.log.calls[call.id] = call
+        self.log.set_tool_state(call, ToolState.STREAMING)
+
+    def _tool_input_delta(self, reply: Reply, event: model.ToolInputDelta) -> None:
+        call = reply.calls.get(event.index)
+        if call is not None:
+            if call.state is ToolState.STREAMING:
+                call.input_json += event.partial_json
+        elif "_partial" in reply.blocks.get(event.index, {}):
+            reply.blocks[event.index]["_partial"] += event.partial_json
+
+    def _block_stopped(self, reply: Reply, event: model.BlockStopped) -> None:
+        call = reply.calls.get(event.index)
+        if call is not None and call.state is ToolState.STREAMING:
+            self._complete_call(call)
+        other = reply.blocks.get(event.index)
+        if other is not None and "_partial" in other:
+            _complete_other(other)
+
+    def _message_ended(self, reply: Reply, event: model.MessageEnded) -> None:
+        reply.stop_reason = event.stop_reason
+        usage = reply.usage or model.UsageCounts()
+        # message_delta's counts are cumulative; those it leaves out stand.
+        update = {k: v for k, v in event.model_dump().items()
+                  if k in model.UsageCounts.model_fields and v is not None}
+        reply.usage = usage.model_copy(update=update)
 
     def _earlier_ids(self) -> set[str]:
         """The tool_use ids the conversation holds already."""
         return {
-            block.get("id")
+            str(block.get("id"))
             for record in self.log.deps.journal.records
             if isinstance(record, AssistantMessageRecord)
             for block in record.blocks

@@ -5,6 +5,8 @@ stable order, thinking (``core/thinking.py``), effort, ``max_tokens``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent_tui.core.cache import mark_messages, system_blocks
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.history import View
@@ -20,7 +22,7 @@ def thinking_params(deps: SessionDeps) -> ThinkingParams:
     return request_params(cfg.thinking, info, max_tokens, max_out)
 
 
-def in_tool_loop(messages: list[dict]) -> bool:
+def in_tool_loop(messages: list[dict[str, Any]]) -> bool:
     """The request goes back with tool results for the newest assistant message."""
     return bool(messages) and messages[-1]["role"] == "user" and any(
         b.get("type") == "tool_result" for b in messages[-1]["content"]

@@ -32,7 +32,7 @@ from agent_tui.core.records import (
     ToolIntentRecord,
     UserMessageRecord,
 )
-from agent_tui.core.deps import SessionDeps
+from agent_tui.core.deps import CheckpointsPort, SessionDeps
 
 
 class Rewinder:
@@ -69,8 +69,10 @@ class Rewinder:
             await asyncio.wait(set(self._taking))
 
     async def _take(self, turn_id: str, label: str) -> None:
+        checkpoints = self.checkpoints
+        assert checkpoints is not None  # start_checkpoint starts this only with them
         try:
-            info = await asyncio.to_thread(self.checkpoints.take, label, turn_id)
+            info = await asyncio.to_thread(checkpoints.take, label, turn_id)
         except Exception as exc:
             self._notice(
                 NoticeLevel.ERROR,
@@ -94,11 +96,11 @@ class Rewinder:
 
     # -- answering the ops ------------------------------------------------------------
 
-    def _unavailable(self) -> bool:
+    def _available(self) -> CheckpointsPort | None:
+        """The checkpoints, or None (and the user is told) in a session without them."""
         if self.checkpoints is None:
             self._notice(NoticeLevel.WARNING, "this session keeps no checkpoints: rewind is off")
-            return True
-        return False
+        return self.checkpoints
 
     async def points(self) -> RewindPoints:
         if self.checkpoints is None:
@@ -157,12 +159,13 @@ class Rewinder:
         return caveats
 
     async def plan(self, op: PlanRewind) -> RewindPlanned | None:
-        if self._unavailable():
+        checkpoints = self._available()
+        if checkpoints is None:
             return None
         await self.settle()
         try:
             plan = await asyncio.to_thread(
-                self.checkpoints.plan, op.checkpoint_id, self.not_undoable(op.checkpoint_id)
+                checkpoints.plan, op.checkpoint_id, self.not_undoable(op.checkpoint_id)
             )
         except KeyError:
             self._notice(NoticeLevel.ERROR, f"no checkpoint {op.checkpoint_id!r} to rewind to")
@@ -176,8 +179,11 @@ class Rewinder:
         )
 
     async def rewind(self, op: Rewind) -> Rewound | None:
-        if op.restore is not RestoreWhat.CONVERSATION and self._unavailable():
-            return None
+        checkpoints = self.checkpoints
+        if op.restore is not RestoreWhat.CONVERSATION:
+            checkpoints = self._available()
+            if checkpoints is None:
+                return None
         await self.settle()
         text = next(
             (
@@ -195,10 +201,10 @@ class Rewinder:
             )
             return None
         result = Rewound(checkpoint_id=op.checkpoint_id, restore=op.restore, text=text or "")
-        if op.restore is not RestoreWhat.CONVERSATION:
+        if checkpoints is not None and op.restore is not RestoreWhat.CONVERSATION:
             try:
                 report = await asyncio.to_thread(
-                    self.checkpoints.restore,
+                    checkpoints.restore,
                     op.checkpoint_id,
                     overwrite_conflicts=op.overwrite_conflicts,
                     extra_not_undoable=self.not_undoable(op.checkpoint_id),

@@ -12,23 +12,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import (
-    CancelTool,
     PermissionMode,
-    ClearConversation,
-    Compact,
-    Decide,
-    ListRewindPoints,
-    PlanRewind,
-    Rewind,
-    RunShell,
-    SendNow,
     Event,
     FollowUp,
     ImageAttachment,
@@ -36,11 +27,11 @@ from agent_tui.protocol import (
     Notice,
     NoticeLevel,
     Op,
+    SendNow,
     SessionClosed,
     Shutdown,
     SteerDelivery,
     SteerKind,
-    StopBackground,
     SteerState,
     SteerStatus,
     TurnEnded,
@@ -50,9 +41,8 @@ from agent_tui.protocol import (
 from agent_tui.core.claude_transcript import ClaudeTranscript
 from agent_tui.core.command_run import CommandRun
 from agent_tui.core.command_turns import CommandTurns
-from agent_tui.core.bash_mode import run_user_command
 from agent_tui.core.journal import JournalWriteError
-from agent_tui.core.records import SteerRecord, UserMessageRecord
+from agent_tui.core.records import Record, SteerRecord, UserMessageRecord
 from agent_tui.core.memory import MemoryFile, MemoryProblem
 from agent_tui.core.memory_loader import load_memory_with_problems
 from agent_tui.core.model_control import ModelControl
@@ -62,22 +52,14 @@ from agent_tui.core.hooks import HookRow
 from agent_tui.core.queue import Queued
 from agent_tui.core.rewind import Rewinder
 from agent_tui.core.resumed import mode_to_tell, settle_journal
-from agent_tui.core.session_controls import SessionControls
+from agent_tui.core.op_dispatch import HELD, OP_TYPES, SessionOp, dispatch, unknown_op
+from agent_tui.core.session_controls import BackgroundWork, SessionControls
 from agent_tui.core.subagent import SubAgents
-from agent_tui.core.deps import SessionDeps
+from agent_tui.core.deps import SessionDeps, SubAgentsPort
 from agent_tui.core.emit_guard import guarded
 from agent_tui.core.permission import PermissionPolicy
 from agent_tui.core.tool import ToolSet
 from agent_tui.core.turn import Turn
-
-
-class BackgroundWork(Protocol):
-    """Work that outlives turns (background commands, background sub-agents)."""
-
-    def request_stop(self, job_id: str) -> bool:
-        """Ask job ``job_id`` to stop; False when it is not one of these."""
-
-    async def shutdown(self) -> None: ...
 
 
 class Session(SessionControls, CommandTurns):
@@ -97,7 +79,7 @@ class Session(SessionControls, CommandTurns):
         # Waited for (bounded by each) before the first model request: e.g. MCP
         # servers starting, so their tools are offered from the first turn on.
         self.ready = list(ready or [])
-        self._ready_task: asyncio.Task[Any] | None = None
+        self._ready_task: asyncio.Future[list[BaseException | None]] | None = None
         deps.journal.on_recovered = deps.emit  # the user hears when writes work again
         settled = settle_journal(self.deps.journal.records, self.tools, self._record)
         self._offered_back = settled.offered_back
@@ -106,18 +88,22 @@ class Session(SessionControls, CommandTurns):
         self._turn: Turn | None = None
         self._turn_task: asyncio.Task[None] | None = None
         self._rewind_task: asyncio.Task[None] | None = None
-        self._held: list[Any] = []
+        self._held: list[SessionOp] = []
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._ops: asyncio.Queue[Any] | None = None
-        self._early: list[Any] = []
+        self._ops: asyncio.Queue[SessionOp] | None = None
+        self._early: list[SessionOp] = []
+        self._closing = False  # a Shutdown was handled: the loop ends
         self._lock = threading.Lock()
         self._idle: asyncio.Event | None = None
         self._unhandled = 0  # ops submitted and not yet handled
         self.last_status: TurnStatus | None = None
+        subagents: SubAgentsPort
         if deps.subagents is None:
-            deps = replace(deps, subagents=SubAgents(deps.journal, deps.emit))
+            subagents = SubAgents(deps.journal, deps.emit)
+            deps = replace(deps, subagents=subagents)
         else:  # a background sub-agent's news goes through the guard too
-            deps.subagents.emit = guarded(deps.subagents.emit)
+            subagents = deps.subagents
+            subagents.emit = guarded(subagents.emit)
         if deps.hooks is not None and deps.transcript is None:  # what hooks read
             deps = replace(deps, transcript=ClaudeTranscript.beside(
                 deps.journal, session_id=deps.config.session_id,
@@ -147,7 +133,7 @@ class Session(SessionControls, CommandTurns):
         # Short words a front end shows beside the session's state ("sandbox"); the
         # wiring sets them, the core never reads them.
         self.badges: list[str] = []
-        self.subagents = deps.subagents
+        self.subagents = subagents
         self.rewinder = Rewinder(deps)
         if isinstance(self.subagents, SubAgents):
             self.background.append(self.subagents)
@@ -157,12 +143,12 @@ class Session(SessionControls, CommandTurns):
             start = HookPoints(deps, self.root, self._record).session_start
             self.ready.append(lambda: start("resume" if resumed else "startup"))
 
-    def past_records(self) -> list[Any]:
+    def past_records(self) -> list[Record]:
         """What the journal held when the session opened (a resumed session's
         conversation so far; empty for a new one), for a front end to show."""
         return self.deps.journal.records[: self._opened_with]
 
-    def records(self) -> list[Any]:
+    def records(self) -> list[Record]:
         """Every journal record so far (a copy), e.g. to replay a loaded session."""
         return self.deps.journal.records
 
@@ -200,6 +186,11 @@ class Session(SessionControls, CommandTurns):
     # -- the way in (any thread) ---------------------------------------------------
 
     def submit(self, op: Op) -> None:
+        """The one way in for every op. An interrupt also cancels what runs at once,
+        here, from the caller's thread (Esc stops at once, however busy the loop
+        is); its handler on the loop then returns what was queued."""
+        if isinstance(op, Interrupt):
+            self._stop_now()
         self._put(op)
 
     def run_command(self, run: CommandRun) -> None:
@@ -208,7 +199,7 @@ class Session(SessionControls, CommandTurns):
         for that turn to end, as a follow-up does."""
         self._put(run)
 
-    def _put(self, op: Any) -> None:
+    def _put(self, op: SessionOp) -> None:
         with self._lock:
             self._unhandled += 1
             if self._loop is None or self._ops is None:
@@ -221,11 +212,15 @@ class Session(SessionControls, CommandTurns):
             pass  # the session has stopped
 
     def interrupt_now(self) -> None:
-        """Cancel the running turn at once, from any thread (e.g. a signal handler)."""
-        turn = self._turn
-        if turn is not None:
-            turn.scope.cancel(CancelReason.USER_INTERRUPT)
+        """``submit(Interrupt())``: cancel at once, from any thread (e.g. a signal handler)."""
         self.submit(Interrupt())
+
+    def _stop_now(self) -> bool:
+        """Cancel the running turn, or else what holds the session (a compaction, a
+        ``!`` command, a command's lines). True when something was cancelled now."""
+        turn = self._turn
+        scope = turn.scope if turn is not None else self._hold_scope
+        return scope is not None and scope.cancel(CancelReason.USER_INTERRUPT)
 
     @property
     def busy(self) -> bool:
@@ -236,7 +231,7 @@ class Session(SessionControls, CommandTurns):
 
     async def run(self) -> None:
         """Process ops until a Shutdown op arrives."""
-        ops: asyncio.Queue[Any] = asyncio.Queue()
+        ops: asyncio.Queue[SessionOp] = asyncio.Queue()
         self._idle = asyncio.Event()
         self._idle.set()
         with self._lock:
@@ -262,18 +257,17 @@ class Session(SessionControls, CommandTurns):
             self._ready_task = asyncio.ensure_future(
                 asyncio.gather(*(wait() for wait in self.ready), return_exceptions=True)
             )
-        while True:
+        while not self._closing:
             op = await ops.get()
-            if isinstance(op, Shutdown):
-                await self._shutdown()
-                return
             try:
                 self._handle(op)
             except Exception as exc:  # a bug: say so, keep the session alive
                 self._emit(Notice(level=NoticeLevel.ERROR, text=f"internal error: {exc!r}"))
             finally:
-                with self._lock:
-                    self._unhandled -= 1
+                if not self._closing:
+                    with self._lock:
+                        self._unhandled -= 1
+        await self._shutdown()
 
     async def wait_idle(self) -> None:
         """Wait until no turn runs and nothing is queued to start one."""
@@ -287,71 +281,44 @@ class Session(SessionControls, CommandTurns):
     def _emit(self, event: Event) -> None:
         self.deps.emit(event)
 
-    def _record(self, record: Any) -> None:
+    def _record(self, record: Record) -> None:
         try:
             self.deps.journal.append(record)
         except JournalWriteError as exc:
             self._emit(exc.notice())
 
-    def _handle(self, op: Any) -> None:
-        held = (UserMessage, FollowUp, SendNow, Compact, ClearConversation, CommandRun, RunShell)
-        if isinstance(op, held) and self._rewind_task is not None:
+    def _handle(self, op: SessionOp) -> None:
+        if not isinstance(op, OP_TYPES):
+            self._emit(unknown_op(op))
+            return
+        if isinstance(op, HELD) and self._rewind_task is not None:
             self._held.append(op)  # starts once the rewind (or compaction) is done
             return
-        if self._handle_settings(op):
+        dispatch(self, op)
+
+    # -- the handlers of core/op_dispatch.py (the rest are in session_controls.py) ----
+
+    def on_message(self, op: UserMessage | SendNow | FollowUp) -> None:
+        if self._turn is None:
+            self._start_turn(op.text, images=op.images)
             return
-        if isinstance(op, CommandRun):
-            self._command(op)
-            return
-        if isinstance(op, (UserMessage, SendNow, FollowUp)):
-            if self._turn is None:
-                self._start_turn(op.text, images=op.images)
-                return
-            kind = SteerKind.FOLLOW_UP if isinstance(op, FollowUp) else SteerKind.STEER
-            self._enqueue(kind, op.text, op.images)
-            if isinstance(op, SendNow):
-                self._turn.send_to_background()
-        elif isinstance(op, Interrupt):
-            if self._turn is not None:
-                self._turn.scope.cancel(CancelReason.USER_INTERRUPT)
-                self._return_queued()
-            elif self._hold_scope is not None:
-                self._hold_scope.cancel(CancelReason.USER_INTERRUPT)  # a compaction
-        elif isinstance(op, Decide):
-            if not self.deps.approvals.resolve(op):
-                self._emit(
-                    Notice(level=NoticeLevel.INFO, text="that permission request is no longer open")
-                )
-        elif isinstance(op, CancelTool):
-            turn = self._turn
-            if not (turn is not None and turn.cancel_call(op.tool_use_id)) and not (
-                self.subagents.cancel_call(op.tool_use_id)
-            ):
-                self._emit(Notice(level=NoticeLevel.WARNING,
-                                  text=f"no running tool call {op.tool_use_id!r}"))
-        elif isinstance(op, StopBackground):
-            if not any(work.request_stop(op.id) for work in self.background):
-                self._emit(Notice(level=NoticeLevel.WARNING, text=f"no background job {op.id!r}"))
-        elif isinstance(op, RunShell):
-            if self._turn is not None:
-                self._emit(Notice(level=NoticeLevel.WARNING, text="a turn is running: ! commands "
-                                  "run when the agent is idle (stop it with Esc first)"))
-            else:  # held like a rewind: what is sent meanwhile waits for it; Esc stops it
-                scope = self._hold_scope = self.root.child("bash_mode")
-                self._rewinding(self._answer(run_user_command(self.deps, scope, op.command),
-                                             what="the command"), then=self._end_hold)
-        elif isinstance(op, ListRewindPoints):
-            self._side(self._answer(self.rewinder.points()))
-        elif isinstance(op, PlanRewind):
-            self._side(self._answer(self.rewinder.plan(op)))
-        elif isinstance(op, Rewind):
-            if self._turn is not None:
-                self._emit(Notice(level=NoticeLevel.WARNING,
-                                  text="a turn is running: stop it (Esc) before rewinding"))
-            elif self._rewind_task is not None:
-                self._emit(Notice(level=NoticeLevel.WARNING, text="a rewind is already running"))
-            else:
-                self._rewinding(self._answer(self.rewinder.rewind(op)))
+        kind = SteerKind.FOLLOW_UP if isinstance(op, FollowUp) else SteerKind.STEER
+        self._enqueue(kind, op.text, op.images)
+        if isinstance(op, SendNow):
+            self._turn.send_to_background()
+
+    def on_interrupt(self, op: Interrupt) -> None:
+        """``submit`` cancelled what ran then; cancel what has started since (from an
+        op queued before this one), and give back what was queued."""
+        self._stop_now()
+        if self._turn is not None:
+            self._return_queued()
+
+    def on_shutdown(self, op: Shutdown) -> None:
+        self._closing = True  # the loop ends, then ``_shutdown`` runs
+
+    def on_command(self, op: CommandRun) -> None:
+        self._command(op)
 
     def _end_hold(self) -> None:
         if self._hold_scope is not None:
@@ -409,8 +376,8 @@ class Session(SessionControls, CommandTurns):
                 SteerState(id=item.id, state=SteerStatus.RETURNED, kind=item.kind, text=item.text)
             )
 
-    def _start_turn(self, text: str, applied: list[Queued] = (),  # type: ignore[assignment]
-                    images: list[ImageAttachment] = (),  # type: ignore[assignment]
+    def _start_turn(self, text: str, applied: Sequence[Queued] = (),
+                    images: Sequence[ImageAttachment] = (),
                     deps: SessionDeps | None = None) -> None:
         turn_id = f"t{next(self._turn_ids)}"
         images = [*images, *(image for item in applied for image in item.images)]

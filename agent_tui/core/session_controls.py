@@ -1,98 +1,185 @@
 """The session's ops about its settings, queue and compaction (a part of ``Session``).
 
-Model and thinking switches, model listing, ``/clear``, ``/rename``, queue edits, and
-``/compact`` between turns (held like a rewind: nothing starts until it is done,
-and Esc cancels it, leaving the conversation exactly as it was).
+The handlers ``core/op_dispatch.py`` calls for them: model and thinking switches, model
+listing, ``/clear``, ``/rename``, queue edits, approvals, stopping a call or a
+background job, ``!`` commands, rewind, and ``/compact`` between turns (held like a
+rewind: nothing starts until it is done, and Esc cancels it, leaving the conversation
+exactly as it was).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
 
 from agent_tui.cancel import Cancelled, CancelScope
+from agent_tui.core.bash_mode import run_user_command
 from agent_tui.core.compaction import CompactionFailed, Compactor
 from agent_tui.core.context_report import context_report
-from agent_tui.core.records import ConversationClearedRecord, SessionNamedRecord, SteerRecord
-from agent_tui.core.model_control import validate_model
+from agent_tui.core.deps import SessionDeps, SubAgentsPort
+from agent_tui.core.memory import MemoryFile
+from agent_tui.core.records import (
+    ConversationClearedRecord,
+    Record,
+    SessionNamedRecord,
+    SteerRecord,
+)
+from agent_tui.core.model_control import ModelControl, validate_model
 from agent_tui.core.plan_mode import switch_mode
 from agent_tui.core.queue import Queued
 from agent_tui.core.request import thinking_params
+from agent_tui.core.rewind import Rewinder
+from agent_tui.core.turn import Turn
 from agent_tui.protocol import (
+    CancelTool,
     ClearConversation,
     Compact,
     CompactionTrigger,
     ConversationCleared,
+    Decide,
     EditQueued,
+    Event,
     ListModels,
+    ListRewindPoints,
     Notice,
     NoticeLevel,
+    PlanRewind,
     RemoveQueued,
     RenameSession,
+    Rewind,
+    RunShell,
     SetModel,
     SetPermissionMode,
     ShowContext,
     SetThinking,
     SteerState,
     SteerStatus,
+    StopBackground,
 )
 from agent_tui.providers.base import ErrorKind
 
 
-class SessionControls:
-    """Mixed into ``Session``, whose state (``deps``, ``models``, ``root``, ``_turn``,
-    ``_compact_pending``, ``_hold_scope``) and helpers (``_emit``, ``_record``,
-    ``_side``, ``_answer``, ``_rewinding``) it uses."""
+class BackgroundWork(Protocol):
+    """Work that outlives turns (background commands, background sub-agents)."""
 
-    deps: Any
-    models: Any
+    def request_stop(self, job_id: str) -> bool:
+        """Ask job ``job_id`` to stop; False when it is not one of these."""
+
+    async def shutdown(self) -> None: ...
+
+
+class SessionControls:
+    """Mixed into ``Session``: the handlers of ``core/op_dispatch.py`` for the ops about
+    settings, the queue, approvals, background work and rewind. What it uses of the
+    session is declared here with its type; ``Session`` defines each."""
+
+    deps: SessionDeps
+    models: ModelControl
     root: CancelScope
-    _turn: Any
+    rewinder: Rewinder
+    subagents: SubAgentsPort
+    background: list[BackgroundWork]
+    _turn: Turn | None
+    _rewind_task: asyncio.Task[None] | None
     _compact_pending: str | None
     _hold_scope: CancelScope | None
-    memory_files: list[Any]
+    memory_files: list[MemoryFile]
     context_notes: list[str]
+    _emit: Callable[[Event], None]
+    _record: Callable[[Record], None]
+    _side: Callable[[Coroutine[Any, Any, None]], None]
+    _answer: Callable[..., Coroutine[Any, Any, None]]
+    _rewinding: Callable[..., None]
+    _end_hold: Callable[[], None]
 
-    def _handle_settings(self, op: Any) -> bool:
-        """Ops about the conversation's settings and queue. True when handled."""
-        if isinstance(op, SetModel):
-            self._side(self.models.set_model(op.model))
-        elif isinstance(op, SetThinking):
-            self.models.set_thinking(op.thinking)
-        elif isinstance(op, RenameSession):
-            name = " ".join(op.name.split())  # one line: it is listed with the sessions
-            if not name:
-                self._emit(Notice(level=NoticeLevel.WARNING, text="/rename needs a name"))
-            else:
-                self._record(SessionNamedRecord(name=name))
-                self._emit(Notice(level=NoticeLevel.INFO, text=f"this session is named {name!r}"))
-        elif isinstance(op, ListModels):
-            self._side(self._answer(self.models.list_models(), what="listing models"))
-        elif isinstance(op, Compact):
-            if self._turn is not None:
-                self._compact_pending = op.instructions
-                self._emit(Notice(level=NoticeLevel.INFO,
-                                  text="compaction will run when this turn ends"))
-            else:
-                self._rewinding(self._compact_idle(op.instructions))
-        elif isinstance(op, ClearConversation):
-            if self._turn is not None:
-                self._emit(Notice(level=NoticeLevel.WARNING,
-                                  text="a turn is running: stop it (Esc) before /clear"))
-            else:
-                self._record(ConversationClearedRecord())
-                self.deps.usage.forget()
-                self._emit(ConversationCleared())
-        elif isinstance(op, SetPermissionMode):
-            switch_mode(self.deps, self._record, self._emit, op.mode)
-        elif isinstance(op, ShowContext):
-            self._emit(context_report(self.deps, self.memory_files, self.context_notes))
-        elif isinstance(op, EditQueued):
-            self._queue_changed(self.deps.queue.edit(op.id, op.text), SteerStatus.EDITED)
-        elif isinstance(op, RemoveQueued):
-            self._queue_changed(self.deps.queue.remove(op.id), SteerStatus.REMOVED)
+    def on_set_model(self, op: SetModel) -> None:
+        self._side(self.models.set_model(op.model))
+
+    def on_set_thinking(self, op: SetThinking) -> None:
+        self.models.set_thinking(op.thinking)
+
+    def on_rename_session(self, op: RenameSession) -> None:
+        name = " ".join(op.name.split())  # one line: it is listed with the sessions
+        if not name:
+            self._emit(Notice(level=NoticeLevel.WARNING, text="/rename needs a name"))
         else:
-            return False
-        return True
+            self._record(SessionNamedRecord(name=name))
+            self._emit(Notice(level=NoticeLevel.INFO, text=f"this session is named {name!r}"))
+
+    def on_list_models(self, op: ListModels) -> None:
+        self._side(self._answer(self.models.list_models(), what="listing models"))
+
+    def on_compact(self, op: Compact) -> None:
+        if self._turn is not None:
+            self._compact_pending = op.instructions
+            self._emit(Notice(level=NoticeLevel.INFO,
+                              text="compaction will run when this turn ends"))
+        else:
+            self._rewinding(self._compact_idle(op.instructions))
+
+    def on_clear_conversation(self, op: ClearConversation) -> None:
+        if self._turn is not None:
+            self._emit(Notice(level=NoticeLevel.WARNING,
+                              text="a turn is running: stop it (Esc) before /clear"))
+        else:
+            self._record(ConversationClearedRecord())
+            self.deps.usage.forget()
+            self._emit(ConversationCleared())
+
+    def on_set_permission_mode(self, op: SetPermissionMode) -> None:
+        switch_mode(self.deps, self._record, self._emit, op.mode)
+
+    def on_show_context(self, op: ShowContext) -> None:
+        self._emit(context_report(self.deps, self.memory_files, self.context_notes))
+
+    def on_edit_queued(self, op: EditQueued) -> None:
+        self._queue_changed(self.deps.queue.edit(op.id, op.text), SteerStatus.EDITED)
+
+    def on_remove_queued(self, op: RemoveQueued) -> None:
+        self._queue_changed(self.deps.queue.remove(op.id), SteerStatus.REMOVED)
+
+    def on_decide(self, op: Decide) -> None:
+        if not self.deps.approvals.resolve(op):
+            self._emit(
+                Notice(level=NoticeLevel.INFO, text="that permission request is no longer open")
+            )
+
+    def on_cancel_tool(self, op: CancelTool) -> None:
+        turn = self._turn
+        if not (turn is not None and turn.cancel_call(op.tool_use_id)) and not (
+            self.subagents.cancel_call(op.tool_use_id)
+        ):
+            self._emit(Notice(level=NoticeLevel.WARNING,
+                              text=f"no running tool call {op.tool_use_id!r}"))
+
+    def on_stop_background(self, op: StopBackground) -> None:
+        if not any(work.request_stop(op.id) for work in self.background):
+            self._emit(Notice(level=NoticeLevel.WARNING, text=f"no background job {op.id!r}"))
+
+    def on_run_shell(self, op: RunShell) -> None:
+        if self._turn is not None:
+            self._emit(Notice(level=NoticeLevel.WARNING, text="a turn is running: ! commands "
+                              "run when the agent is idle (stop it with Esc first)"))
+        else:  # held like a rewind: what is sent meanwhile waits for it; Esc stops it
+            scope = self._hold_scope = self.root.child("bash_mode")
+            self._rewinding(self._answer(run_user_command(self.deps, scope, op.command),
+                                         what="the command"), then=self._end_hold)
+
+    def on_list_rewind_points(self, op: ListRewindPoints) -> None:
+        self._side(self._answer(self.rewinder.points()))
+
+    def on_plan_rewind(self, op: PlanRewind) -> None:
+        self._side(self._answer(self.rewinder.plan(op)))
+
+    def on_rewind(self, op: Rewind) -> None:
+        if self._turn is not None:
+            self._emit(Notice(level=NoticeLevel.WARNING,
+                              text="a turn is running: stop it (Esc) before rewinding"))
+        elif self._rewind_task is not None:
+            self._emit(Notice(level=NoticeLevel.WARNING, text="a rewind is already running"))
+        else:
+            self._rewinding(self._answer(self.rewinder.rewind(op)))
 
     def _queue_changed(self, item: Queued | None, status: SteerStatus) -> None:
         if item is None:  # it was applied (or returned) first: an edit never races it

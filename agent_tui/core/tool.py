@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -125,13 +125,24 @@ class ToolContext:
     web_search: WebSearcher | None = None
 
 
-class Tool(ABC):
-    """A capability the model can call."""
+In = TypeVar("In", bound=BaseModel)
 
-    name: ClassVar[str]
-    description: ClassVar[str]
-    Input: ClassVar[type[BaseModel]]
-    read_only: ClassVar[bool] = False
+
+class Tool(ABC, Generic[In]):
+    """A capability the model can call, generic over its input model ``In``.
+
+    ``parse`` gives an ``In``, and ``run``, ``summary`` and the other questions about a
+    call take one, so a tool's methods are typed by its own model without a cast.
+    """
+
+    # Set on the class, or per instance by a tool made at run time (an MCP server's
+    # tool, the skill and task tools whose description lists what they offer).
+    name: str
+    description: str
+    # The input model (typed per tool, so not a ClassVar, which cannot hold the type
+    # variable).
+    Input: type[In]
+    read_only: bool = False
     # True when the tool reports each file it writes to the checkpoint layer itself;
     # otherwise the core snapshots around each side-effecting call (shell commands).
     reports_own_writes: ClassVar[bool] = False
@@ -145,7 +156,7 @@ class Tool(ABC):
     def input_schema(self) -> dict[str, Any]:
         return copy.deepcopy(_schema_of(self.Input))
 
-    def parse(self, raw: dict[str, Any]) -> BaseModel:
+    def parse(self, raw: dict[str, Any]) -> In:
         """Validate the model's input; raises :class:`InvalidInput` with a readable text."""
         try:
             return self.Input.model_validate(raw)
@@ -156,18 +167,18 @@ class Tool(ABC):
             )
             raise InvalidInput(f"invalid input for {self.name}: {problems}") from None
 
-    def is_read_only(self, args: BaseModel) -> bool:
+    def is_read_only(self, args: In) -> bool:
         return self.read_only
 
-    def runs_sandboxed(self, args: BaseModel) -> bool:
+    def runs_sandboxed(self, args: In) -> bool:
         """Whether this call runs inside the OS sandbox (then it needs no approval)."""
         return False
 
-    def can_run_read_only(self, args: BaseModel) -> bool:
+    def can_run_read_only(self, args: In) -> bool:
         """Whether this call can run with ``Confinement.READ_ONLY`` (plan mode)."""
         return False
 
-    def summary(self, args: BaseModel) -> str:
+    def summary(self, args: In) -> str:
         """One line that tells a person what this call will do."""
         return f"{self.name} {args.model_dump_json()}"
 
@@ -181,7 +192,7 @@ class Tool(ABC):
         )
 
     @abstractmethod
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult: ...
+    async def run(self, args: In, ctx: ToolContext) -> ToolResult: ...
 
     def spec(self) -> dict[str, Any]:
         return {
@@ -189,6 +200,11 @@ class Tool(ABC):
             "description": self.description,
             "input_schema": self.input_schema(),
         }
+
+
+# A tool of any input model, as the tool set holds them: which model is known only to
+# the tool itself, so a caller passes it back only what its own ``parse`` gave.
+AnyTool = Tool[Any]
 
 
 @functools.cache
@@ -208,12 +224,12 @@ class InvalidInput(ValueError):
 class ToolSet:
     """The tools a session offers, by name, in a stable order."""
 
-    def __init__(self, tools: Iterable[Tool] = ()) -> None:
-        self._tools: dict[str, Tool] = {}
+    def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
+        self._tools: dict[str, AnyTool] = {}
         for tool in tools:
             self.add(tool)
 
-    def add(self, tool: Tool) -> None:
+    def add(self, tool: AnyTool) -> None:
         if tool.name in self._tools:
             raise ValueError(f"duplicate tool name: {tool.name}")
         self._tools[tool.name] = tool
@@ -222,7 +238,7 @@ class ToolSet:
         """Offer this tool no more (a server's tool list changed); no-op if absent."""
         self._tools.pop(name, None)
 
-    def get(self, name: str) -> Tool | None:
+    def get(self, name: str) -> AnyTool | None:
         return self._tools.get(name)
 
     def names(self) -> list[str]:

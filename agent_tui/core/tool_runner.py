@@ -42,7 +42,7 @@ from agent_tui.protocol import (
     Verdict,
 )
 from agent_tui.core.plan_mode import Permit, leave_plan_mode
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.tool import AnyTool, ToolContext, ToolResult
 from agent_tui.core.turn_log import ToolCall, TurnLog
 from agent_tui.core.web_search import Searcher
 
@@ -124,7 +124,7 @@ class ToolRunner:
         self.log.set_tool_state(call, state, detail=content or note, result=text, **extra)
 
     async def _permitted(
-        self, call: ToolCall, tool: Tool, args: Any, hooked: HookAnswer
+        self, call: ToolCall, tool: AnyTool, args: Any, hooked: HookAnswer
     ) -> Permit | None:
         """Ask the policy (after the hooks), and the user when it says ask. None: the
         call has ended; else where it runs and what the user said."""
@@ -235,7 +235,7 @@ class ToolRunner:
                 await self._writes_done(watch)
 
     async def _execute(
-        self, call: ToolCall, tool: Tool, args: Any, op_id: str, permit: Permit
+        self, call: ToolCall, tool: AnyTool, args: Any, op_id: str, permit: Permit
     ) -> ToolResult:
         tool_scope = self.scope.child(f"tool:{call.id}")
         self._tool_scopes[call.id] = tool_scope
@@ -304,7 +304,7 @@ class ToolRunner:
             )
         return task.result()
 
-    async def _watch_writes(self, tool: Tool, call: ToolCall) -> str | None:
+    async def _watch_writes(self, tool: AnyTool, call: ToolCall) -> str | None:
         """Snapshot before a call that may change files without reporting them (a
         shell command), so a later rewind knows those changes were the agent's."""
         if tool.reports_own_writes or self.log.read_only(call):

@@ -11,6 +11,7 @@ arrived keeps its real result.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 import asyncio
 import time
 import traceback
@@ -67,7 +68,7 @@ class Turn:
         text: str,
         checkpoint: asyncio.Task[None] | None = None,
         ready: asyncio.Future[Any] | None = None,
-        images: list[ImageAttachment] = (),  # type: ignore[assignment]
+        images: Sequence[ImageAttachment] = (),
     ) -> None:
         self.deps = deps
         self.id = turn_id

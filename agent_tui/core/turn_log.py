@@ -17,7 +17,7 @@ from agent_tui.core.journal import JournalWriteError
 from agent_tui.core.records import ToolStateRecord
 from agent_tui.core.state import advance_tool, advance_turn
 from agent_tui.protocol import Event, ToolState, ToolStateChanged, TurnState, TurnStateChanged
-from agent_tui.core.tool import Tool
+from agent_tui.core.tool import AnyTool
 
 
 class ToolCall(BaseModel):
@@ -32,7 +32,7 @@ class ToolCall(BaseModel):
     input_json: str = ""
     input: dict[str, Any] | None = None
     args: Any = None
-    tool: Tool | None = None
+    tool: AnyTool | None = None
     invalid: str | None = None  # why the call cannot run (unknown tool, bad input)
 
 

@@ -52,7 +52,7 @@ class SearchOutcome(BaseModel):
     searches: int  # usage.server_tool_use.web_search_requests, summed
 
 
-def search_tool(allowed_domains: list[str] | None, blocked_domains: list[str] | None) -> dict:
+def search_tool(allowed_domains: list[str] | None, blocked_domains: list[str] | None) -> dict[str, Any]:
     """The server tool as the request declares it."""
     tool: dict[str, Any] = {"type": TOOL_TYPE, "name": "web_search", "max_uses": 1}
     if allowed_domains:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from agent_tui.core.permission import Confinement, Ruling
-from agent_tui.core.tool import Tool
+from agent_tui.core.tool import AnyTool
 from agent_tui.protocol import Verdict
 
 EXIT_PLAN_MODE = "exit_plan_mode"
@@ -34,7 +34,7 @@ PLANNING_TOOLS = frozenset({"todo_write", "task", "web_fetch", "web_search", "sk
 RULE = "plan:read-only"
 
 
-def planning(tool: Tool, args: BaseModel, ruling: Ruling) -> Ruling:
+def planning(tool: AnyTool, args: BaseModel, ruling: Ruling) -> Ruling:
     """The ruling of one call in plan mode (see the module's docstring)."""
     if ruling.verdict is Verdict.DENY:
         return ruling
@@ -46,7 +46,7 @@ def planning(tool: Tool, args: BaseModel, ruling: Ruling) -> Ruling:
     return Ruling(verdict=Verdict.DENY, rule=RULE, reason=refusal(tool))
 
 
-def refusal(tool: Tool) -> str:
+def refusal(tool: AnyTool) -> str:
     """What the model is told of a call plan mode refuses."""
     if tool.name == "bash":
         what = ("commands run only in a read-only sandbox in plan mode, and bubblewrap, "

@@ -58,7 +58,7 @@ from pydantic import BaseModel
 
 from agent_tui.core.permission import Ruling
 from agent_tui.protocol import PermissionMode, Verdict
-from agent_tui.core.tool import Tool
+from agent_tui.core.tool import AnyTool
 from agent_tui.permissions.globs import glob_regex, relative
 from agent_tui.permissions.plan import EXIT_PLAN_MODE, planning
 from agent_tui.permissions.rule_paths import parse_path_spec
@@ -125,7 +125,7 @@ class Permissions:
         """Decide calls by ``mode`` from now on (session rules stay)."""
         self.mode = mode
 
-    def check(self, tool: Tool, args: BaseModel) -> Ruling:
+    def check(self, tool: AnyTool, args: BaseModel) -> Ruling:
         if self.mode is not PermissionMode.PLAN and tool.name == EXIT_PLAN_MODE:
             return Ruling(verdict=Verdict.ALLOW, rule="policy:not-planning",
                           reason="not in plan mode: nothing to approve")
@@ -137,7 +137,7 @@ class Permissions:
             return Ruling(verdict=Verdict.DENY, rule=ruling.rule, reason=reason)
         return ruling
 
-    def remember(self, tool: Tool, args: BaseModel) -> None:
+    def remember(self, tool: AnyTool, args: BaseModel) -> None:
         kind, subject = _subject(tool, args)
         name = tool.name
         if kind is SubjectKind.COMMAND:
@@ -174,7 +174,7 @@ class Permissions:
 
     # -- deciding ---------------------------------------------------------------
 
-    def _decide(self, tool: Tool, args: BaseModel) -> Ruling:
+    def _decide(self, tool: AnyTool, args: BaseModel) -> Ruling:
         kind, subject = _subject(tool, args)
         for rule in self.rules.deny:
             if self._matches(rule, tool.name, kind, subject, broad=True):
@@ -202,7 +202,7 @@ class Permissions:
             )
         return self._by_mode(tool, args, kind, subject)
 
-    def _by_mode(self, tool: Tool, args: BaseModel, kind: SubjectKind, subject: str) -> Ruling:
+    def _by_mode(self, tool: AnyTool, args: BaseModel, kind: SubjectKind, subject: str) -> Ruling:
         rule = f"mode:{self.mode.value}"
         if self.mode is PermissionMode.AUTO:
             return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="auto mode allows all")
@@ -240,7 +240,7 @@ class Permissions:
             what = "may have side effects"
         return Ruling(verdict=Verdict.ASK, rule=rule, reason=f"{claude_name(tool.name)} {what}")
 
-    def _no_one_to_ask(self, tool: Tool, ruling: Ruling) -> str:
+    def _no_one_to_ask(self, tool: AnyTool, ruling: Ruling) -> str:
         if ruling.rule and ruling.rule.startswith("ask:"):
             return (
                 f"rule {ruling.rule[4:]} asks before {claude_name(tool.name)}, and there is no "
@@ -359,7 +359,7 @@ def _real(path: str) -> str:
         return path
 
 
-def _subject(tool: Tool, args: BaseModel) -> tuple[SubjectKind, str]:
+def _subject(tool: AnyTool, args: BaseModel) -> tuple[SubjectKind, str]:
     command = getattr(args, "command", None)
     if isinstance(command, str):
         return SubjectKind.COMMAND, command
@@ -400,9 +400,11 @@ def _allowed_command(rules: list[Rule], command: str) -> str | None:
         return None
     used: list[str] = []
     for part in parts:
-        rule = next((r for r in rules if r.specifier and command_matches(r.specifier, part)), None)
-        if rule is None:
+        matched = next((r for r in rules if r.specifier and command_matches(r.specifier, part)),
+                       None)
+        if matched is None:
             return None
+        rule = matched
         if rule.text not in used:
             used.append(rule.text)
     return ", ".join(used)

@@ -98,12 +98,13 @@ class Rule(BaseModel):
             written, _, rest = raw.partition("(")
             if not rest.endswith(")"):
                 raise InvalidRule(f"invalid permission rule {text!r}: missing ')' at the end")
-            spec: str | None = rest[:-1]
-            if not spec.strip():
+            inside = rest[:-1]
+            if not inside.strip():
                 raise InvalidRule(
                     f"invalid permission rule {text!r}: empty parentheses "
                     "(write just the tool name to match every call)"
                 )
+            spec: str | None = inside
         else:
             if ")" in raw:
                 raise InvalidRule(f"invalid permission rule {text!r}: ')' without '('")

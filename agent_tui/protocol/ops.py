@@ -20,7 +20,7 @@ ImageMediaType = Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
 class ImageAttachment(BaseModel):
     """An image sent with a message, as the model gets it: the file's bytes, base64.
 
-    A front end reads and checks it (``tools/image_paths.py``): the core sends it as
+    A front end reads and checks it (``files/image_paths.py``): the core sends it as
     it is, and the journal keeps it, so a resumed session sends the same image.
     """
 

@@ -73,7 +73,7 @@ class AnthropicProvider(base.Provider):
         except anthropic.AuthenticationError as exc:
             raise _refused_again(exc, self._key_helper.name) from None
 
-    async def stream(self, request: base.ModelRequest) -> AsyncIterator[base.StreamEvent]:  # type: ignore[override]
+    async def stream(self, request: base.ModelRequest) -> AsyncIterator[base.StreamEvent]:
         kwargs: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens,
@@ -283,9 +283,9 @@ def _refused_again(exc: anthropic.APIStatusError, helper: str) -> base.ProviderE
 
 def _error_type(exc: anthropic.APIStatusError) -> str | None:
     body = exc.body
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        return body["error"].get("type")
-    return None
+    error = body.get("error") if isinstance(body, dict) else None
+    kind = error.get("type") if isinstance(error, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 def _message(exc: anthropic.APIStatusError) -> str:

@@ -169,7 +169,7 @@ class ScriptedProvider(base.Provider):
         )
         return [b for b in replies[step] if b.wanted(results)], steer
 
-    async def stream(self, request: base.ModelRequest) -> AsyncIterator[base.StreamEvent]:  # type: ignore[override]
+    async def stream(self, request: base.ModelRequest) -> AsyncIterator[base.StreamEvent]:
         blocks, steer = self.choose(request.messages)
         if steer:
             blocks = [Block(text=f"Noted: \"{steer}\". ")] + list(blocks)

@@ -65,12 +65,12 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def _key(key: Any) -> str:
+def _key(key: object) -> str:
     """A key as it can be shown on one line: bare when plain, else quoted JSON-style."""
-    key = str(key)
-    if re.fullmatch(r"[A-Za-z0-9_$\-]+", key):
-        return key
-    return json.dumps(key, ensure_ascii=False)  # escapes newlines and control characters
+    text = str(key)
+    if re.fullmatch(r"[A-Za-z0-9_$\-]+", text):
+        return text
+    return json.dumps(text, ensure_ascii=False)  # escapes newlines and control characters
 
 
 def dotted(loc: tuple[Any, ...]) -> str:

@@ -281,7 +281,7 @@ class ShellIdInput(BaseModel):
     shell_id: str = Field(description="The id a background bash command was given, e.g. shell_1")
 
 
-class BashOutputTool(Tool):
+class BashOutputTool(Tool[ShellIdInput]):
     name = "bash_output"
     description = (
         "Read what a background bash command (run_in_background) printed since the last "
@@ -313,7 +313,7 @@ class BashOutputTool(Tool):
         )
 
 
-class KillShellTool(Tool):
+class KillShellTool(Tool[ShellIdInput]):
     name = "kill_shell"
     description = (
         "Stop a background bash command by its shell id: SIGTERM to it and everything it "

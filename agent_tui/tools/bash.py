@@ -68,7 +68,7 @@ def bash_argv(command: str) -> list[str]:
     return ["bash", "-c", command]
 
 
-class BashTool(Tool):
+class BashTool(Tool[BashInput]):
     name = "bash"
     description = (
         "Run a shell command with `bash -c` in the workspace: builds, tests, git, package "
@@ -140,7 +140,7 @@ class BashTool(Tool):
             return argv
         return policy.wrap(argv, Path(ctx.workspace))
 
-    def summary(self, args: BashInput) -> str:  # type: ignore[override]
+    def summary(self, args: BashInput) -> str:
         suffix = " (background)" if args.run_in_background else ""
         return f"$ {args.command}{suffix}"
 
@@ -152,7 +152,7 @@ class BashTool(Tool):
             "restored; anything else it did (processes, network, other files) is not undone"
         )
 
-    async def run(self, args: BashInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, args: BashInput, ctx: ToolContext) -> ToolResult:
         timeout_ms = args.timeout_ms if args.timeout_ms is not None else self.default_timeout_ms
         env = command_env(ctx.env)
         if ctx.confinement is Confinement.READ_ONLY and self.plan_sandbox is None:

@@ -1,6 +1,6 @@
 """The file tools the model sees: ``read_file``, ``write_file``, ``edit_file``.
 
-Every path goes through :class:`~agent_tui.tools.workspace.Workspace`, so nothing
+Every path goes through :class:`~agent_tui.files.workspace.Workspace`, so nothing
 outside the workspace is read or written (symlinks included). Folders added to the
 workspace (``ToolContext.added_dirs``) are read and written the same way, each
 confined to its own tree; read_file also reads in skills' folders (``read_roots``). Output is bounded:
@@ -21,9 +21,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.cancel import Cancelled
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
-from agent_tui.tools.images import read_image, sniff_image
-from agent_tui.tools.workspace import (
+from agent_tui.core.tool import In, Tool, ToolContext, ToolResult
+from agent_tui.files.images import read_image, sniff_image
+from agent_tui.files.preview import locate
+from agent_tui.files.workspace import (
     BeforeWrite,
     FileTooLarge,
     Workspace,
@@ -65,7 +66,13 @@ class _Input(BaseModel):
 # -- read_file ----------------------------------------------------------------------
 
 
-class ReadFileTool(Tool):
+class ReadFileInput(_Input):
+    path: str = Field(description=_PATH_HELP)
+    offset: int | None = Field(default=None, ge=1, description="1-based line to start at")
+    limit: int | None = Field(default=None, ge=1, description="Number of lines to read")
+
+
+class ReadFileTool(Tool[ReadFileInput]):
     name = "read_file"
     description = (
         "Read a text file in the workspace. Read a file before you edit it; when you "
@@ -81,18 +88,14 @@ class ReadFileTool(Tool):
         "- To find files use glob; to search their contents use grep."
     )
     read_only = True
+    Input = ReadFileInput
 
     def __init__(self, read_roots: Sequence[str | os.PathLike[str]] = ()) -> None:
         # Folders read_file may also read in (skills' folders, given by absolute path):
         # read-only, confined to each folder as the workspace is (symlinks included).
         self.read_roots = [Path(os.path.abspath(r)) for r in read_roots]
 
-    class Input(_Input):
-        path: str = Field(description=_PATH_HELP)
-        offset: int | None = Field(default=None, ge=1, description="1-based line to start at")
-        limit: int | None = Field(default=None, ge=1, description="Number of lines to read")
-
-    def summary(self, args: ReadFileTool.Input) -> str:
+    def summary(self, args: ReadFileInput) -> str:
         text = f"read_file {_one_line(args.path)}"
         if args.offset is not None or args.limit is not None:
             start = args.offset or 1
@@ -100,7 +103,7 @@ class ReadFileTool(Tool):
             text += f" (lines {start}-{end})"
         return text
 
-    async def run(self, args: ReadFileTool.Input, ctx: ToolContext) -> ToolResult:
+    async def run(self, args: ReadFileInput, ctx: ToolContext) -> ToolResult:
         ctx.scope.raise_if_cancelled()
         ws = _workspace(ctx, args.path, self.read_roots)
         if isinstance(ws, ToolResult):
@@ -213,7 +216,7 @@ def _read_lines(fh: BinaryIO, shown: str, start: int, limit: int | None) -> Tool
 # -- write_file / edit_file -----------------------------------------------------------
 
 
-class _WriteTool(Tool):
+class _WriteTool(Tool[In]):
     """What both write tools share: the pre-image hook and the guarded write."""
 
     read_only = False
@@ -258,7 +261,12 @@ class _WriteTool(Tool):
         return before_write
 
 
-class WriteFileTool(_WriteTool):
+class WriteFileInput(_Input):
+    path: str = Field(description=_PATH_HELP)
+    content: str = Field(description="The complete new content of the file")
+
+
+class WriteFileTool(_WriteTool[WriteFileInput]):
     name = "write_file"
     description = (
         "Create a file in the workspace, or replace one entirely. Missing parent folders "
@@ -268,15 +276,12 @@ class WriteFileTool(_WriteTool):
         "- Do not create files the task does not need (notes, summaries, READMEs) unless "
         "the user asks for them."
     )
+    Input = WriteFileInput
 
-    class Input(_Input):
-        path: str = Field(description=_PATH_HELP)
-        content: str = Field(description="The complete new content of the file")
-
-    def summary(self, args: WriteFileTool.Input) -> str:
+    def summary(self, args: WriteFileInput) -> str:
         return f"write_file {_one_line(args.path)} ({_count_lines(args.content)} lines)"
 
-    async def run(self, args: WriteFileTool.Input, ctx: ToolContext) -> ToolResult:
+    async def run(self, args: WriteFileInput, ctx: ToolContext) -> ToolResult:
         data = _encode(args.content, "content")
         if isinstance(data, ToolResult):
             return data
@@ -308,7 +313,13 @@ class WriteFileTool(_WriteTool):
         return result
 
 
-class EditFileTool(_WriteTool):
+class EditFileInput(_Input):
+    path: str = Field(description=_PATH_HELP)
+    old_string: str = Field(description="The exact text to replace; must occur once")
+    new_string: str = Field(description="The text to put in its place")
+
+
+class EditFileTool(_WriteTool[EditFileInput]):
     name = "edit_file"
     description = (
         "Change a file in the workspace: replace one exact occurrence of `old_string` "
@@ -321,19 +332,15 @@ class EditFileTool(_WriteTool):
         "old_string. To create a file, use write_file.\n"
         "- The edit is atomic and can be rewound."
     )
+    Input = EditFileInput
 
-    class Input(_Input):
-        path: str = Field(description=_PATH_HELP)
-        old_string: str = Field(description="The exact text to replace; must occur once")
-        new_string: str = Field(description="The text to put in its place")
-
-    def summary(self, args: EditFileTool.Input) -> str:
+    def summary(self, args: EditFileInput) -> str:
         return (
             f"edit_file {_one_line(args.path)} "
             f"(-{_count_lines(args.old_string)} +{_count_lines(args.new_string)} lines)"
         )
 
-    async def run(self, args: EditFileTool.Input, ctx: ToolContext) -> ToolResult:
+    async def run(self, args: EditFileInput, ctx: ToolContext) -> ToolResult:
         if args.old_string == "":
             return ToolResult.error(
                 "old_string is empty: give the exact text to replace "
@@ -362,11 +369,7 @@ class EditFileTool(_WriteTool):
             )
         except (WorkspaceError, OSError) as exc:
             return ToolResult.error(describe_error(exc, ws.display(args.path)))
-        found = _find_all(data, old_b)
-        if not found and b"\r\n" in data and b"\n" in old_b and b"\r" not in old_b:
-            # the model saw the lines without their CR: match the file's own endings
-            old_b, new_b = old_b.replace(b"\n", b"\r\n"), new_b.replace(b"\n", b"\r\n")
-            found = _find_all(data, old_b)
+        found, old_b, new_b = locate(data, old_b, new_b)  # the one edit rule (files/preview.py)
         if len(found) != 1:
             return ToolResult.error(_match_problem(data, found, shown))
         pos = found[0]
@@ -388,16 +391,6 @@ class EditFileTool(_WriteTool):
         result = ToolResult.ok(text, side_effects=SideEffects.VERIFIED)
         result.details = {"path": str(report.path), "line": line, "bytes": report.size}
         return result
-
-
-def _find_all(data: bytes, needle: bytes, cap: int = 1000) -> list[int]:
-    """Start offsets of ``needle`` in ``data``, overlapping ones included."""
-    found: list[int] = []
-    pos = data.find(needle)
-    while pos != -1 and len(found) < cap:
-        found.append(pos)
-        pos = data.find(needle, pos + 1)
-    return found
 
 
 def _match_problem(data: bytes, found: list[int], shown: str) -> str:

@@ -28,7 +28,7 @@ class ExitPlanModeInput(BaseModel):
     )
 
 
-class ExitPlanModeTool(Tool):
+class ExitPlanModeTool(Tool[ExitPlanModeInput]):
     name = "exit_plan_mode"
     description = (
         "In plan mode, present your plan to the user for approval; once approved, you may "
@@ -41,13 +41,13 @@ class ExitPlanModeTool(Tool):
     read_only = False  # the call asks the user: approving it changes the mode
     reports_own_writes = True  # it writes no file: no snapshot around it
 
-    def summary(self, args: ExitPlanModeInput) -> str:  # type: ignore[override]
+    def summary(self, args: ExitPlanModeInput) -> str:
         return args.plan
 
     def rewind_caveat(self, raw_input: dict[str, Any]) -> str | None:
         return None
 
-    async def run(self, args: ExitPlanModeInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, args: ExitPlanModeInput, ctx: ToolContext) -> ToolResult:
         ctx.scope.raise_if_cancelled()
         if ctx.leave_plan_mode is None:
             return ToolResult.error("exit_plan_mode works only inside a session.")

@@ -14,6 +14,8 @@ error the model sees, with the names there are.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from agent_tui.core.agent_types import GENERAL, AgentTypes
@@ -33,7 +35,7 @@ class TaskInput(BaseModel):
     )
 
 
-class TaskTool(Tool):
+class TaskTool(Tool[TaskInput]):
     name = "task"
     description = (
         "Hand a self-contained piece of work to a sub-agent: an open-ended search across "
@@ -54,20 +56,20 @@ class TaskTool(Tool):
     def __init__(self, agent_types: AgentTypes | None = None) -> None:
         self.agent_types = agent_types if agent_types is not None else AgentTypes()
         if self.agent_types.types:
-            self.description = describe(self.agent_types)  # type: ignore[misc]
+            self.description = describe(self.agent_types)
 
-    def summary(self, args: TaskInput) -> str:  # type: ignore[override]
+    def summary(self, args: TaskInput) -> str:
         suffix = " (background)" if args.run_in_background else ""
         kind = f" [{args.subagent_type}]" if args.subagent_type else ""
         return f"task{kind}: {args.description}{suffix}"
 
-    def rewind_caveat(self, raw_input: dict) -> str | None:  # type: ignore[override]
+    def rewind_caveat(self, raw_input: dict[str, Any]) -> str | None:
         return (
             f"task {raw_input.get('description', '')!r}: what its sub-agent ran beyond the "
             "workspace's files is not undone"
         )
 
-    async def run(self, args: TaskInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, args: TaskInput, ctx: ToolContext) -> ToolResult:
         if ctx.subagents is None:
             return ToolResult.error("sub-agents are not available in this session")
         agent = None

@@ -24,7 +24,7 @@ class TodoWriteInput(BaseModel):
     )
 
 
-class TodoWriteTool(Tool):
+class TodoWriteTool(Tool[TodoWriteInput]):
     name = "todo_write"
     description = (
         "Keep a plan for the task at hand: a checklist the user sees live. Use it for "
@@ -45,11 +45,11 @@ class TodoWriteTool(Tool):
     Input = TodoWriteInput
     read_only = True  # the plan lives in the conversation: nothing outside changes
 
-    def summary(self, args: TodoWriteInput) -> str:  # type: ignore[override]
+    def summary(self, args: TodoWriteInput) -> str:
         done = sum(1 for item in args.todos if item.status is TodoStatus.COMPLETED)
         return f"todo_write: {done}/{len(args.todos)} done"
 
-    async def run(self, args: TodoWriteInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, args: TodoWriteInput, ctx: ToolContext) -> ToolResult:
         ctx.scope.raise_if_cancelled()
         plan = Plan(items=tuple(args.todos))
         if not plan.items:

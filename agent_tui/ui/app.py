@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -34,7 +34,7 @@ from agent_tui.protocol.states import PermissionMode, TurnState
 from agent_tui.ui.app_commands import CommandsMixin
 from agent_tui.ui.app_queue import QueueMixin
 from agent_tui.ui.app_screens import ScreensMixin
-from agent_tui.ui.bridge import CoreEventsReady
+from agent_tui.ui.bridge import CoreEventsReady, EventInbox
 from agent_tui.ui.commands.menu import CommandSource
 from agent_tui.ui.completion import Completion, MenuKind
 from agent_tui.ui.diffs import FileDiff
@@ -104,7 +104,8 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
         bad_theme = None
         if theme not in THEMES:
             bad_theme, theme = theme, "dark"
-        super().__init__(css_path=theme_css_paths() or None)
+        css: list[str | PurePath] = [*theme_css_paths()]
+        super().__init__(css_path=css or None)
         self.register_theme(HIGH_CONTRAST)
         self.theme_name = ""
         self.set_theme_name(theme)
@@ -157,7 +158,7 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
     # -- the hosted core (see core_host.py) --------------------------------------------
 
     @property
-    def inbox(self):  # noqa: ANN201 (the host's EventInbox)
+    def inbox(self) -> EventInbox:
         return self.host.inbox
 
     @property

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.app import SystemCommand
 from textual.screen import Screen
 
-from agent_tui.tools.image_paths import find_images, preview_images
+from agent_tui.files.image_paths import find_images, preview_images
 from agent_tui.ui.attachments import AttachmentRefused, expand, images
 from agent_tui.ui.commands.builtin import BUILTIN, prompt_op, run_command
 from agent_tui.commands.reload import CommandSet
@@ -178,7 +178,7 @@ class CommandsMixin:
 
     # -- the command palette (Ctrl+P) -------------------------------------------------------
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         for name in THEMES:
             mark = " (current)" if name == self.theme_name else ""
             yield SystemCommand(

@@ -34,6 +34,7 @@ class ScreensMixin:
     permission_slot: ScreenSlot[Any]
     rewind_slot: ScreenSlot[Any]
     background_slot: ScreenSlot[Any]
+    last_input: float
 
     if TYPE_CHECKING:  # the app's own, for the type checker (never shadowing it)
         @property

@@ -15,7 +15,7 @@ added after the message, so the model sees the file as it is then::
 
 A folder (``@src/``) adds its listing. An image (PNG, JPEG, GIF, WebP, known by its
 bytes) goes as an image block beside the text (:func:`images`), read and capped as
-``read_file`` and a pasted image path are (``tools/images.py``). Refused, with the
+``read_file`` and a pasted image path are (``files/images.py``). Refused, with the
 reason: a file larger than ``MAX_FILE_BYTES``, another binary file (a NUL byte, or not
 UTF-8), an image the model cannot be sent (too large, or of another type), anything
 outside the workspace. The transcript shows the message with its attachments folded
@@ -24,6 +24,7 @@ to one line each (:func:`split_for_display`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,9 +33,9 @@ from pathlib import Path
 from typing import BinaryIO, TypeVar
 
 from agent_tui.protocol import ImageAttachment
-from agent_tui.tools import shell_words
-from agent_tui.tools.images import SNIFF_BYTES, ImageRefused, attachment_from, probe, sniff_image
-from agent_tui.tools.workspace import FileTooLarge, Workspace, WorkspaceError
+from agent_tui.files import shell_words
+from agent_tui.files.images import SNIFF_BYTES, ImageRefused, attachment_from, probe, sniff_image
+from agent_tui.files.workspace import FileTooLarge, Workspace, WorkspaceError
 from agent_tui.units import format_bytes
 
 MAX_FILE_BYTES = 256 * 1024
@@ -150,7 +151,7 @@ def images(text: str, attached: list[Attachment], root: Path) -> list[ImageAttac
     :class:`AttachmentRefused` as :func:`expand` does)."""
     named = mentions(text)
     workspace = Workspace(root)
-    return [_with_file(workspace, item.path, lambda fh, path=item.path: attachment_from(fh, path))
+    return [_with_file(workspace, item.path, functools.partial(attachment_from, shown=item.path))
             for item in attached if item.kind is AttachmentKind.IMAGE and item.path in named]
 
 

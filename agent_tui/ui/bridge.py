@@ -76,20 +76,30 @@ def coalesce(events: list[Event]) -> list[Event]:
         run.clear()
 
     for event in events:
-        last = out[-1] if out else None
-        kind = event.type
-        if last is not None and kind == last.type and (
-            (kind in ("text_delta", "thinking_delta") and last.turn_id == event.turn_id
-             and last.parent_tool_use_id == event.parent_tool_use_id)
-            or (kind == "tool_output" and last.tool_use_id == event.tool_use_id)
-        ):
-            run.append(event.text)
+        delta = _delta(event)
+        if delta is not None and out and delta[0] == _key(out[-1]):
+            run.append(delta[1])
             continue
         if run:
             close_run()
         out.append(event)
-        if kind in ("text_delta", "thinking_delta", "tool_output"):
-            run.append(event.text)
+        if delta is not None:
+            run.append(delta[1])
     if run:
         close_run()
     return out
+
+
+def _delta(event: Event) -> tuple[tuple[str, str, str | None], str] | None:
+    """A delta's run key (its kind, and its turn and parent, or its call) and its text;
+    None for an event that never merges."""
+    if event.type == "text_delta" or event.type == "thinking_delta":
+        return (event.type, event.turn_id, event.parent_tool_use_id), event.text
+    if event.type == "tool_output":
+        return (event.type, event.tool_use_id, None), event.text
+    return None
+
+
+def _key(event: Event) -> tuple[str, str, str | None] | None:
+    delta = _delta(event)
+    return delta[0] if delta is not None else None

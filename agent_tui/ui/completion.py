@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from agent_tui.tools import shell_words
+from agent_tui.files import shell_words
 from agent_tui.ui.widgets.prompt_input import PromptInput
 from agent_tui.ui.widgets.suggestions import Suggestion, SuggestionList
 
@@ -52,7 +52,8 @@ class Accepted:
 
 
 class Source(Protocol):
-    title: str
+    @property
+    def title(self) -> str: ...
 
     def search(self, query: str, show: ShowFn) -> None:
         """Find items for ``query`` and call ``show(items, empty_text)`` (now or later,

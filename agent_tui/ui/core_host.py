@@ -32,8 +32,11 @@ if TYPE_CHECKING:
 class SessionLike(Protocol):
     """What the UI needs of the core's Session."""
 
-    workspace: Path
-    policy: Any  # lists its rules when it is agent_tui.permissions.Permissions
+    @property
+    def workspace(self) -> Path: ...
+    @property
+    def policy(self) -> Any:  # lists its rules when it is agent_tui.permissions.Permissions
+        ...
     badges: list[str]  # shown in the status line ("sandbox")
     background: list[Any]  # background work, the MCP manager among it
 

@@ -5,8 +5,9 @@ only helping. Long diffs fold to a summary: "+12 −3 in app.py".
 
 ``edit_file``'s diff is exact: its input holds the old and the new text. A
 ``write_file``'s is exact when the file was read before the call ran (the permission
-prompt reads it while the call waits); otherwise only the new content is known, and
-its first lines are shown as such.
+prompt reads it while the call waits, through ``files/preview.py``, as the ACP front
+end does); otherwise only the new content is known, and its first lines are shown as
+such.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from agent_tui.ui.states import role_style
 DIFF_TOOLS = ("edit_file", "write_file")
 MAX_LINES = 400  # diff lines kept; the rest are counted
 FIRST_LINES = 20  # of a new file (or a write whose old content is not known)
-MAX_READ = 1 << 20  # a file bigger than this is not read for a diff
 UNFOLDED_UP_TO = 12  # diffs with this many lines or fewer show unfolded
 
 
@@ -83,18 +83,6 @@ def new_content(path: str, content: str, *, new_file: bool) -> FileDiff:
                     new_file=new_file, content_only=not new_file)
 
 
-def read_old(workspace: Path, path: str) -> str | None:
-    """The file's content now (None: it does not exist); raises OSError / ValueError
-    when it cannot be read as text."""
-    from agent_tui.tools.workspace import Workspace
-
-    try:
-        data = Workspace(workspace).read_bytes(path, limit=MAX_READ)
-    except FileNotFoundError:
-        return None
-    return data.decode("utf-8")
-
-
 def diff_for_call(name: str, args: dict[str, Any] | None, workspace: Path | None = None) -> FileDiff | None:
     """The diff of a call (``workspace``: read the file now for a write_file, which is
     only right before the call runs)."""
@@ -111,15 +99,15 @@ def diff_for_call(name: str, args: dict[str, Any] | None, workspace: Path | None
     content = args.get("content")
     if not isinstance(content, str):
         return None
-    if workspace is None:
+    from agent_tui.files.preview import preview  # not on the first frame's path
+
+    # The file as the call will find it: the preview both front ends read.
+    before = preview(name, args, workspace) if workspace is not None else None
+    if before is None:  # unreadable, not text, outside the workspace: show what is known
         return new_content(path, content, new_file=False)
-    try:
-        old = read_old(workspace, path)
-    except Exception:  # unreadable, not text, outside the workspace: show what is known
-        return new_content(path, content, new_file=False)
-    if old is None:
+    if before.old is None:
         return new_content(path, content, new_file=True)
-    return unified(path, old, content)
+    return unified(path, before.old, content)
 
 
 def summary(diff: FileDiff) -> str:

@@ -44,10 +44,10 @@ def edit(draft: str, environ: Mapping[str, str] | None = None, *, attached: bool
     try:
         with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as fh:
             fh.write(draft)
-        quiet = {} if attached else {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL,
-                                     "stderr": subprocess.DEVNULL}
+        quiet = None if attached else subprocess.DEVNULL  # attached: the terminal's own
         try:
-            code = subprocess.call([*command, path], env=dict(env), **quiet)  # type: ignore[call-overload]
+            code = subprocess.call([*command, path], env=dict(env), stdin=quiet, stdout=quiet,
+                                   stderr=quiet)
         except OSError as exc:
             return Edited(None, f"cannot start the editor {command[0]!r}: {exc.strerror or exc}")
         if code != 0:

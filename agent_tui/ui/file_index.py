@@ -2,7 +2,7 @@
 fuzzily as the user types.
 
 The list comes from ripgrep (``rg --files``, the binary the search tools use: see
-:func:`~agent_tui.tools.search.ripgrep.find_rg`), which respects ``.gitignore``,
+:func:`~agent_tui.files.ripgrep.find_rg`), which respects ``.gitignore``,
 ``.ignore`` and the global git excludes (inside a git repository or not) and skips
 ``.git/``; it streams, so the first paths are there within milliseconds, and a search
 runs over what has been listed so far. Without ``rg`` the folder is walked in Python,
@@ -45,7 +45,7 @@ class FileIndex:
         """``rg``: ripgrep's path, None to walk the folder in Python, by default found."""
         self.root = os.fspath(root)
         if rg == _FIND:
-            from agent_tui.tools.search.ripgrep import find_rg  # not on the first frame's path
+            from agent_tui.files.ripgrep import find_rg  # not on the first frame's path
 
             rg = find_rg()
         self.rg = rg
@@ -246,9 +246,9 @@ class FileIndex:
             rough.append((match.end() - match.start(), end - start, start, end))
         ranked: list[tuple[tuple[int, ...], Found]] = []
         for _span, _length, start, end in heapq.nsmallest(SHORTLIST, rough):
-            found = rank(blob[start:end], query)
-            if found is not None:
-                ranked.append(found)
+            ranking = rank(blob[start:end], query)
+            if ranking is not None:
+                ranked.append(ranking)
         ranked.sort(key=lambda pair: (pair[0], pair[1].path))  # ties: stable across runs
         return [found for _, found in ranked[:limit]]
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 # How close two presses must be to count as a double press (seconds).
 DOUBLE_ESC_WINDOW = 0.6
 CTRL_C_WINDOW = 2.0
 
-APP_BINDINGS = [
+APP_BINDINGS: list[BindingType] = [
     Binding("escape", "interrupt", "interrupt", key_display="esc"),
     Binding("ctrl+c", "ctrl_c", "quit (twice)", key_display="^c", priority=True),
     Binding("ctrl+q", "quit", "quit", show=False, priority=True),
@@ -43,7 +43,7 @@ FOLLOW_UP_KEYS = ("ctrl+f", "alt+enter")
 SEND_NOW_KEYS = ("ctrl+enter", "ctrl+g")
 NEWLINE_KEYS = ("ctrl+j", "shift+enter")
 
-INPUT_BINDINGS = [
+INPUT_BINDINGS: list[BindingType] = [
     Binding("enter", "submit", "send", key_display="enter", show=False),
     Binding("ctrl+f,alt+enter", "follow_up", "follow-up", key_display="^f"),
     Binding("ctrl+g,ctrl+enter", "send_now", "send now", key_display="^g"),

@@ -11,18 +11,37 @@ journal: it only reads the records.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, assert_never
 
 from rich.text import Text
 
 from agent_tui.core.history import effective_records
 from agent_tui.core.records import (
+    AgentProcessRecord,
     AssistantMessageRecord,
     BackgroundResultRecord,
+    CheckpointRecord,
+    CompactionRecord,
+    ConversationClearedRecord,
+    HookRecord,
+    MemoryNoteRecord,
+    ModelChangeRecord,
+    ModelRequestRecord,
+    NoticeRecord,
+    PermissionModeRecord,
+    PermissionRecord,
+    Record,
+    RetryRecord,
     RewindRecord,
+    SessionForkedRecord,
+    SessionNamedRecord,
+    SessionStarted,
     SteerRecord,
+    ToolIntentRecord,
     ToolResultRecord,
+    ToolStateRecord,
     TurnEndedRecord,
+    UsageRecord,
     UserCommandRecord,
     UserMessageRecord,
 )
@@ -61,63 +80,104 @@ def show_past(
     """Put the conversation ``records`` hold into ``transcript`` (and each user
     message into ``remember``: the input's history); how many user messages it
     showed (0: nothing was shown, not even the divider)."""
-    inputs: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}  # (turn, tool id)
-    shown = 0
+    replay = _Replay(transcript, remember, turn_end_line)
     last_ts = 0.0
     for record in effective_records(records):
-        last_ts = max(last_ts, getattr(record, "ts", 0.0) or 0.0)
-        if isinstance(record, UserMessageRecord):
-            transcript.add_user(record.text, turn_id=record.turn_id,
-                                images=[image.label for image in record.images])
-            remember(record.text)
-            shown += 1
-        elif isinstance(record, SteerRecord) and record.state == "applied" and record.delivery == "injected":
-            transcript.add_user(record.text, label="steer ›",
-                                images=[image.label for image in record.images])
-        elif isinstance(record, AssistantMessageRecord):
-            for block in record.blocks:
-                if block.get("type") == "thinking" and str(block.get("thinking", "")).strip():
-                    transcript.append_thinking(str(block["thinking"]))
-                elif block.get("type") == "text" and block.get("text", "").strip():
-                    transcript.append_text(block["text"])
-                elif block.get("type") == "tool_use":
-                    inputs[(record.turn_id, block["id"])] = (
-                        block.get("name", "?"), block.get("input") or {})
-            transcript.end_text()
-        elif isinstance(record, ToolResultRecord):
-            name, args = inputs.get((record.turn_id, record.tool_use_id), (record.name, {}))
-            detail = record.note or ""
-            if not detail:
-                detail = ", ".join(exit_words(record.signal, record.exit_code))
-                if not detail and record.state in _ENDED_BADLY:
-                    detail = record.content
-            transcript.tool_state(
-                record.tool_use_id, name, record.state, input_summary(name, args), detail,
-                record.content, turn_id=record.turn_id,
-            )
-            diff = diff_for_call(name, args)
-            if diff is not None:
-                transcript.tool_diff(record.tool_use_id, diff)
-        elif isinstance(record, TurnEndedRecord):
-            transcript.end_text()
-            if record.status is not TurnStatus.COMPLETED:
-                transcript.add_turn_end(turn_end_line(record.status, record.detail))
-        elif isinstance(record, BackgroundResultRecord):
-            transcript.add_turn_end(Text(f"⚙ background job ended ({record.state}): "
-                                         f"{first_line(record.description, 120)}", style="dim"))
-        elif isinstance(record, UserCommandRecord):  # bash mode: a ! command, unfolded
-            detail = record.ended or ", ".join(exit_words(record.signal, record.exit_code))
-            transcript.tool_state(record.id, "bash", record.state, f"! {record.command}",
-                                  detail, turn_id="")
-            transcript.tool_output(record.id, record.output, turn_id="")
-            remember(f"!{record.command}")
-        elif isinstance(record, RewindRecord):
-            what = {"both": "code and conversation", "conversation": "conversation",
-                    "code": "code"}.get(record.restore, record.restore)
-            transcript.add_turn_end(Text(f"↶ rewound ({what})", style="dim"))
+        last_ts = max(last_ts, record.ts or 0.0)
+        replay.show(record)
+    shown = replay.shown
     if shown:
         when = format_time(last_ts) if last_ts else "earlier"
         line = Text(f"── resumed: the conversation above is from {when}; "
                     "the model sees it as it was ──", style="dim")
         transcript.add_turn_end(line)
     return shown
+
+
+class _Replay:
+    """One case per kind of record: what the transcript showed when it happened."""
+
+    def __init__(self, transcript: Transcript, remember: Callable[[str], None],
+                 turn_end_line: Callable[[str, str], Text]) -> None:
+        self.transcript = transcript
+        self.remember = remember
+        self.turn_end_line = turn_end_line
+        self.inputs: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}  # (turn, tool id)
+        self.shown = 0  # user messages shown
+
+    def show(self, record: Record) -> None:
+        match record:
+            case UserMessageRecord():
+                self._user_message(record)
+            case SteerRecord():
+                if record.state == "applied" and record.delivery == "injected":
+                    self.transcript.add_user(record.text, label="steer ›",
+                                             images=[image.label for image in record.images])
+            case AssistantMessageRecord():
+                self._assistant(record)
+            case ToolResultRecord():
+                self._tool_result(record)
+            case TurnEndedRecord():
+                self._turn_ended(record)
+            case BackgroundResultRecord():
+                self.transcript.add_turn_end(Text(
+                    f"⚙ background job ended ({record.state}): "
+                    f"{first_line(record.description, 120)}", style="dim"))
+            case UserCommandRecord():
+                self._user_command(record)
+            case RewindRecord():
+                what = {"both": "code and conversation", "conversation": "conversation",
+                        "code": "code"}.get(record.restore, record.restore)
+                self.transcript.add_turn_end(Text(f"↶ rewound ({what})", style="dim"))
+            case (SessionStarted() | AgentProcessRecord() | SessionForkedRecord()
+                  | ModelRequestRecord() | RetryRecord() | ToolIntentRecord() | ToolStateRecord()
+                  | PermissionRecord() | CheckpointRecord() | HookRecord() | NoticeRecord()
+                  | UsageRecord() | CompactionRecord() | MemoryNoteRecord() | ModelChangeRecord()
+                  | PermissionModeRecord() | ConversationClearedRecord() | SessionNamedRecord()):
+                pass  # nothing the transcript showed of its own
+            case _:
+                assert_never(record)
+
+    def _user_message(self, record: UserMessageRecord) -> None:
+        self.transcript.add_user(record.text, turn_id=record.turn_id,
+                                 images=[image.label for image in record.images])
+        self.remember(record.text)
+        self.shown += 1
+
+    def _assistant(self, record: AssistantMessageRecord) -> None:
+        for block in record.blocks:
+            if block.get("type") == "thinking" and str(block.get("thinking", "")).strip():
+                self.transcript.append_thinking(str(block["thinking"]))
+            elif block.get("type") == "text" and block.get("text", "").strip():
+                self.transcript.append_text(block["text"])
+            elif block.get("type") == "tool_use":
+                self.inputs[(record.turn_id, block["id"])] = (
+                    block.get("name", "?"), block.get("input") or {})
+        self.transcript.end_text()
+
+    def _tool_result(self, record: ToolResultRecord) -> None:
+        name, args = self.inputs.get((record.turn_id, record.tool_use_id), (record.name, {}))
+        detail = record.note or ""
+        if not detail:
+            detail = ", ".join(exit_words(record.signal, record.exit_code))
+            if not detail and record.state in _ENDED_BADLY:
+                detail = record.content
+        self.transcript.tool_state(
+            record.tool_use_id, name, record.state, input_summary(name, args), detail,
+            record.content, turn_id=record.turn_id,
+        )
+        diff = diff_for_call(name, args)
+        if diff is not None:
+            self.transcript.tool_diff(record.tool_use_id, diff)
+
+    def _turn_ended(self, record: TurnEndedRecord) -> None:
+        self.transcript.end_text()
+        if record.status is not TurnStatus.COMPLETED:
+            self.transcript.add_turn_end(self.turn_end_line(record.status, record.detail))
+
+    def _user_command(self, record: UserCommandRecord) -> None:  # bash mode: unfolded
+        detail = record.ended or ", ".join(exit_words(record.signal, record.exit_code))
+        self.transcript.tool_state(record.id, "bash", record.state, f"! {record.command}",
+                                   detail, turn_id="")
+        self.transcript.tool_output(record.id, record.output, turn_id="")
+        self.remember(f"!{record.command}")

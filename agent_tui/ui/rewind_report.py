@@ -14,7 +14,7 @@ from agent_tui.ui.safe_text import clean, first_line
 from agent_tui.ui.states import role_style
 
 if TYPE_CHECKING:
-    from agent_tui.protocol import Rewound
+    from agent_tui.protocol import FileChangeInfo, Rewound
 
 WHAT_WAS_RESTORED = {
     RestoreWhat.BOTH: "code and conversation",
@@ -41,7 +41,7 @@ def restores_code(what: RestoreWhat) -> bool:
     return what is not RestoreWhat.CONVERSATION
 
 
-def _paths(changes: list) -> str:
+def _paths(changes: list[FileChangeInfo]) -> str:
     named = ", ".join(clean(c.path) for c in changes[:FILES_LISTED])
     if len(changes) > FILES_LISTED:
         named += f" and {len(changes) - FILES_LISTED} more"

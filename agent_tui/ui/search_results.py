@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from agent_tui.tools.web.search import listed_results
+from agent_tui.core.search_listing import listed_results
 from agent_tui.ui.safe_text import clean
 from agent_tui.ui.states import role_style
 

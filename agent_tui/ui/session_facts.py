@@ -8,9 +8,10 @@ settings keep no origin per rule): the first file that lists it, user before pro
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from agent_tui.permissions import Permissions, Rule
 from agent_tui.permissions.rules import InvalidRule
@@ -78,11 +79,17 @@ def permission_facts(policy: Any, workspace: Path, user_dir: Path | None = None)
     return PermissionFacts(mode, mode_source, rules)
 
 
+@runtime_checkable
+class McpServers(Protocol):
+    """The session's MCP manager, among its background work, as the TUI reads it."""
+
+    def status(self) -> list[Any]: ...
+    def on_tools_changed(self, fn: Callable[[Any], None]) -> None: ...
+
+
 def mcp_statuses(background: list[Any]) -> list[Any] | None:
     """The statuses of the session's MCP servers, or None when it has no MCP manager."""
-    from agent_tui.tools.mcp.manager import McpManager
-
     for work in background:
-        if isinstance(work, McpManager):
+        if isinstance(work, McpServers):
             return work.status()
     return None

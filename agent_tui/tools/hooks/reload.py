@@ -72,7 +72,7 @@ class HooksReload:
             return
         before = list(self.hooks.commands)
         held_before = {_key(h) for h in self._held()}
-        self._warnings: list[str] = []
+        self._warnings = []
         broken: list[str] = []
         for path in [*changes.added, *changes.changed, *changes.removed]:
             hooks, why = self._read(path)

@@ -1,6 +1,6 @@
 """MCP tools: servers from ``.mcp.json`` / the user's ``mcp.json``, as ``mcp__SERVER__TOOL``.
 
-- :mod:`.config`: reading and checking the config files;
+- ``agent_tui.settings.mcp_servers``: reading and checking the config files;
 - :mod:`.connection`: one connection per server, in one long-lived task;
 - :mod:`.transports`: opening stdio and streamable HTTP sessions, stderr logs;
 - :mod:`.call`: one ``tools/call`` and its cancel protocol, with our own request ids
@@ -15,7 +15,7 @@ See docs/mcp.md.
 """
 
 from agent_tui.tools.mcp.connection import ServerState, ServerStatus
-from agent_tui.tools.mcp.config import ConfigProblem, ServerConfig, load_config, user_config_dir
+from agent_tui.settings.mcp_servers import ConfigProblem, ServerConfig, load_config, user_config_dir
 from agent_tui.tools.mcp.manager import McpManager, ToolsChange, load_mcp, load_mcp_tools
 from agent_tui.tools.mcp.tool import OPERATION_META_KEY, McpTool, tool_name
 

@@ -28,6 +28,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp.client.session import ClientSession
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from pydantic import ValidationError
@@ -64,7 +65,7 @@ class RemoteCall:
         self,
         tool: str,
         arguments: dict[str, Any],
-        meta: dict[str, Any],
+        meta: types.RequestParamsMeta,
         wire_id: str,
         on_progress: Callable[[str], None] | None = None,
     ) -> None:
@@ -130,7 +131,7 @@ async def serve_call(session: ClientSession, call: RemoteCall) -> None:
             async def request() -> None:
                 try:
                     result = await session.call_tool(
-                        call.tool, call.arguments, meta=call.meta,  # type: ignore[arg-type]
+                        call.tool, call.arguments, meta=call.meta,
                         progress_callback=_progress_sink(call.on_progress),
                     )
                     call.settle(Answer(AnswerKind.RESULT, result=result))
@@ -163,7 +164,7 @@ async def serve_call(session: ClientSession, call: RemoteCall) -> None:
         call.settle(Answer(AnswerKind.ABANDONED))
 
 
-ProgressSink = Callable[[float, float | None, str | None], Awaitable[None]]
+ProgressSink = ProgressFnT
 
 
 def _progress_sink(emit: Callable[[str], None] | None) -> ProgressSink | None:

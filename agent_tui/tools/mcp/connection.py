@@ -29,13 +29,13 @@ from typing import Any, TextIO
 
 import anyio
 import mcp_types as types
-from mcp.client.session import ClientSession
+from mcp.client.session import ClientSession, IncomingMessage
 from pydantic import BaseModel, Field
 
 from agent_tui.cancel import CancelScope
 from agent_tui.tools.mcp import procs
 from agent_tui.tools.mcp.call import Answer, AnswerKind, CallDispatcher, RemoteCall, serve_call
-from agent_tui.tools.mcp.config import ServerConfig, Transport
+from agent_tui.settings.mcp_servers import ServerConfig, Transport
 from agent_tui.tools.mcp.errors import ServerUnavailable, describe_startup, short
 from agent_tui.tools.mcp.transports import StderrLog, connect
 
@@ -129,6 +129,10 @@ class McpConnection:
         )
 
     @property
+    def ready(self) -> bool:
+        return self.state is ServerState.READY
+
+    @property
     def task(self) -> asyncio.Task[None] | None:
         return self._task
 
@@ -167,7 +171,7 @@ class McpConnection:
         started = self._started
         assert started is not None
         error = await scope.guard(asyncio.shield(started))
-        if self.state is not ServerState.READY:
+        if not self.ready:  # the state changed while we waited
             raise ServerUnavailable(error or self.error or f"server is {self.state}")
 
     def stop(self) -> None:
@@ -183,7 +187,7 @@ class McpConnection:
             self._life.cancel()
 
     def submit(
-        self, tool: str, arguments: dict[str, Any], meta: dict[str, Any],
+        self, tool: str, arguments: dict[str, Any], meta: types.RequestParamsMeta,
         on_progress: Callable[[str], None] | None = None,
     ) -> RemoteCall:
         call = RemoteCall(tool, arguments, meta, f"agent-tui-{next(self._ids)}", on_progress)
@@ -231,7 +235,7 @@ class McpConnection:
         lost = False
         timer: asyncio.TimerHandle | None = None
 
-        async def on_message(message: Any) -> None:
+        async def on_message(message: IncomingMessage) -> None:
             # By method, not class: each protocol version has its own notification models.
             if getattr(message, "method", None) == "notifications/tools/list_changed":
                 inbox.put_nowait(_REFRESH)

@@ -6,7 +6,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from agent_tui.tools.mcp.config import ServerConfig, Transport
+from agent_tui.settings.mcp_servers import ServerConfig, Transport
 
 
 class ServerUnavailable(Exception):

@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field
 
 from agent_tui.core.tool import ToolSet
 from agent_tui.tools.mcp import procs
-from agent_tui.tools.mcp.config import ConfigProblem, ServerConfig, Transport, load_config
+from agent_tui.settings.mcp_servers import ConfigProblem, ServerConfig, Transport, load_config
 from agent_tui.tools.mcp.connection import McpConnection, ServerState, ServerStatus
 from agent_tui.tools.mcp.tool import McpTool, tool_name
 
@@ -258,26 +258,36 @@ def load_mcp(
     environ: Mapping[str, str] | None = None,
     include_project: bool = True,
     extra: Iterable[ServerConfig] = (),
-    **options: float | str | os.PathLike[str] | None,
+    start_timeout_s: float | None = None,
+    call_timeout_s: float | None = None,
+    confirm_s: float = DEFAULT_CONFIRM_S,
+    log_dir: str | os.PathLike[str] | None = None,
 ) -> McpManager:
     """Read the config files and build a manager; no process is started yet.
 
     ``extra`` servers (e.g. those an ACP client sends) join the files' and win over a
-    server of the same name. ``options`` go to :class:`McpManager` (``start_timeout_s``,
-    ``call_timeout_s``, ``confirm_s``, ``log_dir``). ``MCP_TIMEOUT`` /
-    ``MCP_TOOL_TIMEOUT`` (milliseconds, as in Claude Code) set the start and call
-    timeouts when not given.
+    server of the same name. The timeouts and ``log_dir`` go to :class:`McpManager`.
+    ``MCP_TIMEOUT`` / ``MCP_TOOL_TIMEOUT`` (milliseconds, as in Claude Code) set the
+    start and call timeouts when not given.
     """
     env = os.environ if environ is None else environ
     config = load_config(workspace, user_config_dir=user_config_dir, environ=env,
                          include_project=include_project)
-    for var, key in (("MCP_TIMEOUT", "start_timeout_s"), ("MCP_TOOL_TIMEOUT", "call_timeout_s")):
-        if key not in options and env.get(var, "").isdigit() and int(env[var]) > 0:
-            options[key] = int(env[var]) / 1000
+    if start_timeout_s is None:
+        start_timeout_s = _env_seconds(env, "MCP_TIMEOUT") or DEFAULT_START_TIMEOUT_S
+    if call_timeout_s is None:
+        call_timeout_s = _env_seconds(env, "MCP_TOOL_TIMEOUT")
     servers = {s.name: s for s in config.servers}
     servers.update({s.name: s for s in extra})
     return McpManager(list(servers.values()), workspace=workspace, problems=config.problems,
-                      **options)  # type: ignore[arg-type]
+                      start_timeout_s=start_timeout_s, call_timeout_s=call_timeout_s,
+                      confirm_s=confirm_s, log_dir=log_dir)
+
+
+def _env_seconds(env: Mapping[str, str], var: str) -> float | None:
+    """A timeout in milliseconds from the environment, in seconds (None: not set)."""
+    value = env.get(var, "")
+    return int(value) / 1000 if value.isdigit() and int(value) > 0 else None
 
 
 async def load_mcp_tools(
@@ -285,10 +295,10 @@ async def load_mcp_tools(
     *,
     user_config_dir: str | os.PathLike[str] | None = None,
     wait_s: float = 0.0,
-    **options: float | str | os.PathLike[str] | None,
+    log_dir: str | os.PathLike[str] | None = None,
 ) -> McpManager:
     """:func:`load_mcp`, then start the servers, then wait up to ``wait_s`` for them."""
-    manager = load_mcp(workspace, user_config_dir=user_config_dir, **options)
+    manager = load_mcp(workspace, user_config_dir=user_config_dir, log_dir=log_dir)
     manager.start()
     if wait_s > 0:
         await manager.wait_started(wait_s)

@@ -28,20 +28,20 @@ import asyncio
 import json
 import re
 import zlib
-from typing import Any
+from typing import Any, Final
 
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.cancel import CancelReason, Cancelled
+from agent_tui.cancel import CancelReason, Cancelled, CancelScope
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.core.tool import InvalidInput, Tool, ToolContext, ToolResult
+from agent_tui.core.tool import InvalidInput, Outcome, Tool, ToolContext, ToolResult
 from agent_tui.tools.mcp.call import Answer, AnswerKind
 from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.tools.mcp.content import render_content
 from agent_tui.tools.mcp.errors import ServerUnavailable
 
-OPERATION_META_KEY = "agent_tui/operation_id"
+OPERATION_META_KEY: Final = "agent_tui/operation_id"
 #: The model API limits tool names to 64 characters of [A-Za-z0-9_-].
 MAX_TOOL_NAME = 64
 _BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")
@@ -63,7 +63,7 @@ def tool_name(server: str, tool: str) -> str:
     return name
 
 
-class McpTool(Tool):
+class McpTool(Tool[McpArgs]):
     Input = McpArgs
 
     def __init__(
@@ -78,12 +78,12 @@ class McpTool(Tool):
         self.server = conn.name
         self.spec_source = spec  # as the server listed it (a new listing is compared to it)
         self.remote_name = spec.name
-        self.name = tool_name(conn.name, spec.name)  # type: ignore[misc]  # per instance
-        self.description = (  # type: ignore[misc]
+        self.name = tool_name(conn.name, spec.name)  # per instance
+        self.description = (
             spec.description or spec.title or f"{spec.name} (from MCP server {conn.name})"
         )
         hints = spec.annotations
-        self.read_only = bool(hints is not None and hints.read_only_hint is True)  # type: ignore[misc]
+        self.read_only = bool(hints is not None and hints.read_only_hint is True)
         schema = dict(spec.input_schema or {})
         schema.setdefault("type", "object")
         if schema.get("type") == "object":
@@ -98,7 +98,7 @@ class McpTool(Tool):
     def input_schema(self) -> dict[str, Any]:
         return self._schema
 
-    def parse(self, raw: dict[str, Any]) -> BaseModel:
+    def parse(self, raw: dict[str, Any]) -> McpArgs:
         if not isinstance(raw, dict):
             raise InvalidInput(f"invalid input for {self.name}: expected an object")
         problems = _check(self._validator, self._schema, raw)
@@ -106,7 +106,7 @@ class McpTool(Tool):
             raise InvalidInput(f"invalid input for {self.name}: {'; '.join(problems)}")
         return McpArgs.model_validate(raw)
 
-    def summary(self, args: BaseModel) -> str:
+    def summary(self, args: McpArgs) -> str:
         text = json.dumps(args.model_dump(), ensure_ascii=False, separators=(",", ":"))
         if len(text) > 200:
             text = text[:199] + "…"
@@ -114,7 +114,7 @@ class McpTool(Tool):
 
     # -- running ----------------------------------------------------------------
 
-    async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, args: McpArgs, ctx: ToolContext) -> ToolResult:
         scope = ctx.scope.child(f"mcp:{self.name}")
         if self.call_timeout_s is not None:
             scope.cancel_after(self.call_timeout_s)
@@ -123,8 +123,8 @@ class McpTool(Tool):
         finally:
             scope.detach()
 
-    async def _run(self, args: Any, ctx: ToolContext, scope: Any) -> ToolResult:
-        arguments = args.model_dump() if isinstance(args, BaseModel) else dict(args or {})
+    async def _run(self, args: McpArgs, ctx: ToolContext, scope: CancelScope) -> ToolResult:
+        arguments = args.model_dump()
         try:
             await self.conn.wait_ready(scope)
         except Cancelled as exc:
@@ -138,9 +138,10 @@ class McpTool(Tool):
                 ToolState.FAILED, f"MCP server '{self.server}' is not available: {exc}",
                 side_effects=SideEffects.NONE, is_error=True,
             )
-        call = self.conn.submit(
-            self.remote_name, arguments, {OPERATION_META_KEY: ctx.operation_id}, ctx.emit_output
-        )
+        # RequestParamsMeta is open (``extra_items=Any``, PEP 728), which mypy does not
+        # read yet: it takes the extra key for an unknown one.
+        meta: types.RequestParamsMeta = {OPERATION_META_KEY: ctx.operation_id}  # type: ignore[typeddict-unknown-key]
+        call = self.conn.submit(self.remote_name, arguments, meta, ctx.emit_output)
         try:
             try:
                 async with scope.linked():
@@ -165,14 +166,19 @@ class McpTool(Tool):
     def _effects(self) -> SideEffects:
         return SideEffects.NONE if self.read_only else SideEffects.UNVERIFIED
 
-    def _result(self, outcome: ToolState, content: str, *, request_id: str | None = None,
-                **kw: Any) -> ToolResult:
+    def _result(self, outcome: Outcome, content: str, *, request_id: str | None = None,
+                is_error: bool = False, side_effects: SideEffects | None = None,
+                ended_by: CancelReason | None = None, details_confirmed: bool = False,
+                blocks: list[dict[str, Any]] | None = None) -> ToolResult:
         details: dict[str, Any] = {"server": self.server, "tool": self.remote_name,
                                    "request_id": request_id}
-        if "ended_by" in kw:
-            details["confirmed"] = kw.pop("details_confirmed", False)
-        kw.setdefault("side_effects", self._effects())
-        return ToolResult(outcome=outcome, content=content, details=details, **kw)  # type: ignore[arg-type]
+        if ended_by is not None:
+            details["confirmed"] = details_confirmed
+        return ToolResult(
+            outcome=outcome, content=content, details=details, is_error=is_error,
+            side_effects=self._effects() if side_effects is None else side_effects,
+            ended_by=ended_by, blocks=blocks,
+        )
 
     def _finished(self, answer: Answer, request_id: str | None) -> ToolResult:
         where = f"MCP server '{self.server}'"

@@ -17,21 +17,21 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import mcp_types as types
-from mcp.client.session import ClientSession
+from mcp.client.session import ClientSession, MessageHandlerFnT
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from agent_tui.tools.mcp import procs
 from agent_tui.tools.mcp.call import CallDispatcher
-from agent_tui.tools.mcp.config import ServerConfig, Transport
+from agent_tui.settings.mcp_servers import ServerConfig, Transport
 
 CLIENT_INFO = types.Implementation(name="agent-tui", version="0.1")
 _STDERR_TAIL_LINES = 4
 _LOG_MARK = "--- agent-tui: starting "
 
 #: What the session hands a server's notifications (and transport errors) to.
-MessageHandler = Callable[[Any], Awaitable[None]]
+MessageHandler = MessageHandlerFnT
 
 
 async def connect(

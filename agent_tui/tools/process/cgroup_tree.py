@@ -77,7 +77,7 @@ class Tree(BaseModel):
 
 
 def _mounts() -> list[tuple[str, str, list[str]]]:
-    out = []
+    out: list[tuple[str, str, list[str]]] = []
     try:
         lines = Path("/proc/self/mounts").read_text().splitlines()
     except OSError:

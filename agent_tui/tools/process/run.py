@@ -16,6 +16,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -203,7 +204,8 @@ class ProcessRun:
             return scope.reason
         stop = asyncio.ensure_future(scope.wait())
         try:
-            await asyncio.wait({exited, stop}, return_when=asyncio.FIRST_COMPLETED)
+            waits: set[asyncio.Future[Any]] = {exited, stop}
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         finally:
             stop.cancel()
         return None if exited.done() else scope.reason

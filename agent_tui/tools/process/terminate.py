@@ -158,7 +158,8 @@ def _advance(
     try:
         return steps.send(answer)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        ended: Termination = done.value  # the generator's return value
+        return ended
 
 
 def terminate_now(target: Target, grace_s: float, confirm_s: float = 1.0) -> Termination:

@@ -1,7 +1,7 @@
 """The ``grep`` and ``glob`` tools: read-only searches of the workspace.
 
 Where a search may look follows the file tools' rules: the path goes through
-:class:`~agent_tui.tools.workspace.Workspace` (inside the workspace, symlinks
+:class:`~agent_tui.files.workspace.Workspace` (inside the workspace, symlinks
 checked), and ``.git`` is never searched. The search runs as a child process
 (:mod:`.runner`), ripgrep when it is installed, else the Python fallback, with the
 same output either way. Both tools are read-only: no approval in any mode, and calls
@@ -22,14 +22,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent_tui.cancel import CancelReason
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.tool import In, Tool, ToolContext, ToolResult
 from agent_tui.tools.files import describe_error
 from agent_tui.tools.search.query import GlobFilter, Query, SearchMode
 from agent_tui.tools.search.results import Caps, word_findings
-from agent_tui.tools.search.ripgrep import find_rg, search_argv
+from agent_tui.files.ripgrep import find_rg
+from agent_tui.tools.search.ripgrep import search_argv
 from agent_tui.tools.search.runner import Finished, run_search
 from agent_tui.tools.search.wire import FileHits, parse
-from agent_tui.tools.workspace import WorkspaceError, pick_root
+from agent_tui.files.workspace import WorkspaceError, pick_root
 from agent_tui.units import format_bytes
 
 DEFAULT_HEAD_LIMIT = 250  # files or count lines shown
@@ -147,7 +148,7 @@ def _where(ctx: ToolContext, path: str | None) -> _Where | ToolResult:
     return _Where(cwd, target, prefix, rel.count("/") + 1 if rel else 0, shown)
 
 
-class _SearchTool(Tool):
+class _SearchTool(Tool[In]):
     """What grep and glob share: where they look, the run, and how it ended."""
 
     read_only = True
@@ -233,7 +234,7 @@ async def _newest_first(cwd: Path, files: list[FileHits]) -> list[FileHits]:
     return await asyncio.to_thread(order)
 
 
-class GrepTool(_SearchTool):
+class GrepTool(_SearchTool[GrepInput]):
     name = "grep"
     description = (
         "Search file contents with a regular expression (ripgrep syntax). Use this, "
@@ -252,7 +253,7 @@ class GrepTool(_SearchTool):
     )
     Input = GrepInput
 
-    def summary(self, args: GrepInput) -> str:  # type: ignore[override]
+    def summary(self, args: GrepInput) -> str:
         bits = [f"grep {args.pattern!r}"]
         if args.path:
             bits.append(f"in {args.path}")
@@ -265,7 +266,7 @@ class GrepTool(_SearchTool):
             bits.append("[" + ", ".join(flags) + "]")
         return " ".join(bits)
 
-    async def run(self, args: GrepInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, args: GrepInput, ctx: ToolContext) -> ToolResult:
         where = _where(ctx, args.path)
         if isinstance(where, ToolResult):
             return where
@@ -292,7 +293,7 @@ class GrepTool(_SearchTool):
         return self._ended(done, text)
 
 
-class GlobTool(_SearchTool):
+class GlobTool(_SearchTool[GlobInput]):
     name = "glob"
     description = (
         "Find files by name with a glob pattern ('**/*.py', 'src/**/*.{ts,tsx}', "
@@ -304,10 +305,10 @@ class GlobTool(_SearchTool):
     )
     Input = GlobInput
 
-    def summary(self, args: GlobInput) -> str:  # type: ignore[override]
+    def summary(self, args: GlobInput) -> str:
         return f"glob {args.pattern}" + (f" in {args.path}" if args.path else "")
 
-    async def run(self, args: GlobInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, args: GlobInput, ctx: ToolContext) -> ToolResult:
         where = _where(ctx, args.path)
         if isinstance(where, ToolResult):
             return where

@@ -46,7 +46,7 @@ def describe(skills: Skills) -> str:
     return "\n".join(lines)
 
 
-class SkillTool(Tool):
+class SkillTool(Tool[SkillInput]):
     name = "skill"
     description = INTRO
     Input = SkillInput
@@ -54,12 +54,12 @@ class SkillTool(Tool):
 
     def __init__(self, skills: Skills) -> None:
         self.skills = skills
-        self.description = describe(skills)  # type: ignore[misc]
+        self.description = describe(skills)
 
-    def summary(self, args: SkillInput) -> str:  # type: ignore[override]
+    def summary(self, args: SkillInput) -> str:
         return f"skill {args.name}"
 
-    async def run(self, args: SkillInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, args: SkillInput, ctx: ToolContext) -> ToolResult:
         ctx.scope.raise_if_cancelled()
         skill = self.skills.get(args.name.strip().lstrip("/"))
         if skill is None:

@@ -57,8 +57,8 @@ def html_to_markdown(html: str, base_url: str) -> str:
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup(_INVISIBLE):
         tag.decompose()
-    for tag, attr in (("a", "href"), ("img", "src")):
-        for node in soup.find_all(tag):
+    for name, attr in (("a", "href"), ("img", "src")):
+        for node in soup.find_all(name):
             value = node.get(attr)
             if isinstance(value, str) and not value.startswith(("#", "data:", "javascript:")):
                 node[attr] = urljoin(base_url, value)

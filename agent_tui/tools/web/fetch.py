@@ -52,7 +52,9 @@ class FetchError(Exception):
 
 
 def _same_host(a: str, b: str) -> bool:
-    strip = lambda h: h[4:] if h.startswith("www.") else h  # noqa: E731
+    def strip(host: str) -> str:
+        return host[4:] if host.startswith("www.") else host
+
     return strip(a) == strip(b)
 
 

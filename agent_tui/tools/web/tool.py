@@ -50,7 +50,7 @@ class WebFetchInput(BaseModel):
         return value.strip()
 
 
-class WebFetchTool(Tool):
+class WebFetchTool(Tool[WebFetchInput]):
     name = "web_fetch"
     description = (
         "Fetch a web page (http or https) and get it back as Markdown: documentation, an "
@@ -79,14 +79,14 @@ class WebFetchTool(Tool):
         self.timeout_s = timeout_s
         self.max_bytes = max_bytes
 
-    def summary(self, args: WebFetchInput) -> str:  # type: ignore[override]
+    def summary(self, args: WebFetchInput) -> str:
         text = f"web_fetch {args.url}"
         return text + (f" ({args.prompt})" if args.prompt else "")
 
     def rewind_caveat(self, raw_input: dict[str, Any]) -> str | None:
         return None  # a GET changes nothing here; nothing to undo
 
-    async def run(self, args: WebFetchInput, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    async def run(self, args: WebFetchInput, ctx: ToolContext) -> ToolResult:
         # httpx is loaded on the first fetch, not when the tool set is built
         from agent_tui.tools.web.fetch import FetchError, Progress, fetch
 

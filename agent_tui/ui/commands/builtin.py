@@ -1,5 +1,9 @@
 """The commands the TUI runs itself, and what running a command line does.
 
+``TABLE`` (at the end) is their one list: each command with its handler. The menu, the
+help and the palette list ``BUILTIN``, and ``run_command`` calls ``HANDLERS``; both are
+made from it, so a command cannot be listed without a handler nor the other way round.
+
 A command line never reaches the model as a message: a built-in command runs here, a
 custom one is handed to the session (``agent_tui/commands/use.py``: its ``!`` lines
 first when it has some, else the prompt it stands for, sent the way the keys said: a
@@ -9,7 +13,7 @@ names and stays in the input to be fixed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 import os
 from pathlib import Path
 from typing import Any, Protocol
@@ -40,30 +44,6 @@ from agent_tui.ui.usage import UsageTally
 from agent_tui.ui.widgets.prompt_input import SendMode
 
 MIN_THINKING_BUDGET = 1024  # the API's least budget_tokens
-
-BUILTIN: list[Command] = [
-    Command("help", "every key and every command"),
-    Command("clear", "start a new conversation (the old one stays listed by `sessions`)"),
-    Command("compact", "summarize the conversation so far, to free context", "[focus]", ArgsNeed.OPTIONAL),
-    Command("model", "use another model (no name: choose from a list)", "[NAME]", ArgsNeed.OPTIONAL),
-    Command("thinking", "thinking from the next request on", "off|adaptive|BUDGET", ArgsNeed.REQUIRED),
-    Command("cost", "tokens and cost of this session, per turn"),
-    Command("context", "what fills the model's context window"),
-    Command("memory", "the AGENTS.md / CLAUDE.md files the agent follows"),
-    Command("init", "ask the model to draft an AGENTS.md for this project (you review the write)"),
-    Command("hooks", "the hooks in force and where each came from"),
-    Command("resume", "open a saved session"),
-    Command("rename", "name this session (shown by `sessions` and /resume)", "NAME", ArgsNeed.REQUIRED),
-    Command("add-dir", "let the file tools use another folder too (as --add-dir)", "DIR", ArgsNeed.REQUIRED),
-    Command("export", "write the conversation as Markdown (tool calls folded)", "[FILE]", ArgsNeed.OPTIONAL),
-    Command("rewind", "go back to an earlier message (Esc Esc)"),
-    Command("theme", "switch the theme", "[" + "|".join(THEMES) + "]", ArgsNeed.OPTIONAL),
-    Command("permissions", "the permission rules in force and where each came from"),
-    Command("mcp", "MCP servers: their state and their tools"),
-    Command("skills", "the skills the model may use, and where each came from"),
-    Command("agents", "the sub-agent types task can start, and where each came from"),
-    Command("quit", "stop what runs, then quit"),
-]
 
 
 class CommandHost(Protocol):
@@ -270,17 +250,37 @@ def _quit(host: CommandHost, args: str) -> None:
     host.quit_app()
 
 
-HANDLERS: dict[str, Callable[[CommandHost, str], None]] = {
-    "help": _help, "clear": _clear, "compact": _compact, "model": _model, "thinking": _thinking,
-    "cost": _cost, "context": _context, "memory": _memory, "init": _init, "hooks": _hooks,
-    "resume": _resume, "rewind": _rewind, "theme": _theme,
-    "permissions": _permissions, "mcp": _mcp, "skills": _skills, "agents": _agents,
-    "quit": _quit,
-    "rename": _rename, "export": _export, "add-dir": _add_dir,
-}
+Handler = Callable[[CommandHost, str], None]
+
+# The one table of the built-in commands: each with its handler, in the menu's order.
+TABLE: tuple[tuple[Command, Handler], ...] = (
+    (Command("help", "every key and every command"), _help),
+    (Command("clear", "start a new conversation (the old one stays listed by `sessions`)"), _clear),
+    (Command("compact", "summarize the conversation so far, to free context", "[focus]", ArgsNeed.OPTIONAL), _compact),
+    (Command("model", "use another model (no name: choose from a list)", "[NAME]", ArgsNeed.OPTIONAL), _model),
+    (Command("thinking", "thinking from the next request on", "off|adaptive|BUDGET", ArgsNeed.REQUIRED), _thinking),
+    (Command("cost", "tokens and cost of this session, per turn"), _cost),
+    (Command("context", "what fills the model's context window"), _context),
+    (Command("memory", "the AGENTS.md / CLAUDE.md files the agent follows"), _memory),
+    (Command("init", "ask the model to draft an AGENTS.md for this project (you review the write)"), _init),
+    (Command("hooks", "the hooks in force and where each came from"), _hooks),
+    (Command("resume", "open a saved session"), _resume),
+    (Command("rename", "name this session (shown by `sessions` and /resume)", "NAME", ArgsNeed.REQUIRED), _rename),
+    (Command("add-dir", "let the file tools use another folder too (as --add-dir)", "DIR", ArgsNeed.REQUIRED), _add_dir),
+    (Command("export", "write the conversation as Markdown (tool calls folded)", "[FILE]", ArgsNeed.OPTIONAL), _export),
+    (Command("rewind", "go back to an earlier message (Esc Esc)"), _rewind),
+    (Command("theme", "switch the theme", "[" + "|".join(THEMES) + "]", ArgsNeed.OPTIONAL), _theme),
+    (Command("permissions", "the permission rules in force and where each came from"), _permissions),
+    (Command("mcp", "MCP servers: their state and their tools"), _mcp),
+    (Command("skills", "the skills the model may use, and where each came from"), _skills),
+    (Command("agents", "the sub-agent types task can start, and where each came from"), _agents),
+    (Command("quit", "stop what runs, then quit"), _quit),
+)
+BUILTIN: list[Command] = [command for command, _handler in TABLE]
+HANDLERS: dict[str, Handler] = {command.name: handler for command, handler in TABLE}
 
 
-def prompt_op(text: str, mode: SendMode, images: list[ImageAttachment] = ()) -> Op:  # type: ignore[assignment]
+def prompt_op(text: str, mode: SendMode, images: Sequence[ImageAttachment] = ()) -> Op:
     match mode:
         case SendMode.SEND_NOW:
             return SendNow(text=text, images=list(images))
@@ -305,7 +305,10 @@ def run_command(host: CommandHost, commands: Commands, line: CommandLine, mode: 
         session = host.current_session()
         if session is None:  # typed before the session exists: it runs once it does
             host.notice("info", f"/{line.name} runs once the session has started")
-            host.when_session(lambda: run_command(host, commands, line, mode) and None)
+            def once_started() -> None:
+                run_command(host, commands, line, mode)
+
+            host.when_session(once_started)
             return True
         use_command(session, command.spec, line.args,
                     send=lambda text: host.submit(prompt_op(text, mode)),

@@ -7,6 +7,7 @@ A line is a command when it starts with ``/`` followed by a name (letters, digit
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 import difflib
 from dataclasses import dataclass
 from enum import StrEnum
@@ -50,7 +51,7 @@ class Command:
 class Commands:
     """The commands in force: the built-in ones, then custom ones whose name is free."""
 
-    def __init__(self, builtin: list[Command], custom: list[Command] = (), problems: list[str] = ()) -> None:  # type: ignore[assignment]
+    def __init__(self, builtin: list[Command], custom: Sequence[Command] = (), problems: Sequence[str] = ()) -> None:
         self._by_name: dict[str, Command] = {}
         self._aliases: dict[str, Command] = {}  # typed, never listed
         self.problems = list(problems)

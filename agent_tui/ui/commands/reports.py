@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
@@ -98,7 +99,7 @@ def mcp_report(statuses: list[Any] | None) -> Text:
     return out
 
 
-def memory_report(memory: list[Any], problems: list[Any] = ()) -> Text:  # type: ignore[assignment]
+def memory_report(memory: list[Any], problems: Sequence[Any] = ()) -> Text:
     """``/memory``: the memory files in the system prompt (imported ones with the file and
     line that import them), then what could not be loaded."""
     out = Text()

@@ -4,7 +4,9 @@ is too small to show it whole."""
 
 from __future__ import annotations
 
-from rich.console import Group
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding
@@ -25,8 +27,8 @@ def _table(rows: list[tuple[str, str]]) -> Table:
 class HelpScreen(InfoScreen):
     BINDINGS = [Binding("escape,q,f1,question_mark", "close", "close")]
 
-    def __init__(self, commands: list[tuple[str, str]] = ()) -> None:  # type: ignore[assignment]
-        parts: list = [_table(HELP)]
+    def __init__(self, commands: Sequence[tuple[str, str]] = ()) -> None:
+        parts: list[RenderableType] = [_table(HELP)]
         if commands:  # (usage, what it does)
             parts += [Text("\ncommands (type / in the input, or Ctrl+P)", style="bold"), _table(list(commands))]
         super().__init__("keys", Group(*parts))

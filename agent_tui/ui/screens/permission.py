@@ -94,7 +94,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         decide: Callable[[Decide], None],
         diff: FileDiff | None = None,
         *,
-        type_ahead: Callable[[str], None] = lambda _text: None,
+        type_ahead: Callable[[str], object] = lambda _text: None,
         typed_at: float = float("-inf"),
         clock: Callable[[], float] = time.monotonic,
     ) -> None:

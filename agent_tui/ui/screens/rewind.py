@@ -251,6 +251,8 @@ class RewindScreen(ModalScreen[Rewind | None]):
 
     def _choose_action(self, option_id: str | None) -> None:
         if self.step == "plan":
+            if option_id is None:
+                return  # a separator: nothing chosen
             self.restore = RestoreWhat(option_id)
             conflicts = [c for c in (self.plan.changes if self.plan else []) if c.conflict]
             if conflicts and self.restore is not RestoreWhat.CONVERSATION:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from agent_tui.tools.image_paths import Probed
+from agent_tui.files.image_paths import Probed
 from agent_tui.ui.attachments import IMAGE_MARK, Attachment, AttachmentKind, mentions
 from agent_tui.ui.safe_text import clean
 from agent_tui.ui.states import role_style

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -50,7 +51,7 @@ class PlanPane(VerticalScroll):
         self._before: dict[str, Plan | None] = {}  # turn id -> the plan when it started
         self._body = Static("")
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self._body
 
     def on_mount(self) -> None:

@@ -24,7 +24,7 @@ from textual.widgets import Static
 
 from agent_tui.protocol.states import SteerKind, SteerStatus
 from agent_tui.ui.safe_text import first_line
-from agent_tui.ui.states import STEER_LOOKS, role_style
+from agent_tui.ui.states import STEER_LOOKS, Look, role_style
 
 
 class Pending(StrEnum):
@@ -186,7 +186,7 @@ class QueuePane(Static, can_focus=True):
         self.border_title = (f"queued messages: {waiting} waiting" if waiting else "queued messages") + hint
 
     @staticmethod
-    def _look(item: QueueItem):  # noqa: ANN205 (a states.Look)
+    def _look(item: QueueItem) -> Look:
         if item.pending is Pending.EDIT:
             return STEER_LOOKS["editing"]
         if item.pending is Pending.REMOVE:

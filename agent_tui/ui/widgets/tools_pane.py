@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -94,7 +95,7 @@ class ToolsPane(VerticalScroll):
         self._dirty = False
         self._shown: Text | None = None
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self._body
 
     def on_mount(self) -> None:

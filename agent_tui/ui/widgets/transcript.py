@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from rich.segment import Segment
 from rich.text import Text
@@ -78,7 +78,7 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
     FOCUS_ON_CLICK = False
 
     BINDINGS = [
-        Binding("enter,space", "toggle", "show output", show=False),
+        Binding("enter,space", "toggle_block", "show output", show=False),
         Binding("up", "select(-1)", "previous call", show=False),
         Binding("down", "select(1)", "next call", show=False),
     ]
@@ -116,7 +116,7 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
         self._close_text()
 
     def add_user(self, text: str, *, label: str = "", turn_id: str | None = None,
-                 images: list[str] = ()) -> None:  # type: ignore[assignment]
+                 images: Sequence[str] = ()) -> None:
         self._close_text()
         self._add(UserBlock(text, label=label, turn_id=turn_id, images=images))
 

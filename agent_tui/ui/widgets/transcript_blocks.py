@@ -13,6 +13,7 @@ cleaned of control sequences and never parsed as markup (``ui/safe_text.py``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich.cells import cell_len
@@ -191,7 +192,7 @@ class UserBlock(Block):
     """A user message (or a steer, with its label), on a band with a bar at its left."""
 
     def __init__(self, text: str, *, label: str = "", turn_id: str | None = None,
-                 images: list[str] = ()) -> None:  # type: ignore[assignment]
+                 images: Sequence[str] = ()) -> None:
         super().__init__()
         self.text = text
         self.label = label

@@ -12,6 +12,7 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from textual import events
 from textual.geometry import Offset
+from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
@@ -22,11 +23,12 @@ if TYPE_CHECKING:
     from agent_tui.ui.widgets.transcript_blocks import Painter
 
 
-class TranscriptInput:
-    """Mixin: what it needs of the transcript is declared here."""
+class TranscriptInput(ScrollView):
+    """The transcript's base: what it needs of the transcript is declared here."""
 
     blocks: list[Block]
     cursor: ToolBlock | None
+    _tools: dict[tuple[str, str], ToolBlock]  # (turn id, tool id) -> its row
     _tops: list[int]
     _total: int
 
@@ -48,7 +50,7 @@ class TranscriptInput:
     def on_blur(self) -> None:
         self.refresh()
 
-    def action_toggle(self) -> None:
+    def action_toggle_block(self) -> None:
         if self.cursor is not None:
             self.toggle(self.cursor)
 

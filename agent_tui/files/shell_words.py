@@ -1,7 +1,7 @@
 """Words written as a shell writes them: quoted (``'my file.png'``, ``"my file.png"``)
 or with backslash escapes (``my\\ file.png``, as a terminal pastes a dragged file).
 
-One grammar for the image paths a message names (``tools/image_paths.py``) and the
+One grammar for the image paths a message names (``files/image_paths.py``) and the
 ``@`` mentions of the TUI's picker (``ui/attachments.py``, ``ui/completion.py``): the
 patterns are built here, a match is read back with :func:`word`, and a path is written
 with :func:`escape` so that it reads back as itself.

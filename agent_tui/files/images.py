@@ -44,7 +44,7 @@ def sniff_image(head: bytes) -> str | None:
 
 def image_block(data: bytes, media_type: str) -> dict[str, Any]:
     encoded = base64.b64encode(data).decode("ascii")
-    return ImageAttachment(media_type=media_type, data=encoded).block()  # type: ignore[arg-type]
+    return ImageAttachment(media_type=media_type, data=encoded).block()
 
 
 def _too_large(shown: str, size: int) -> str:
@@ -97,7 +97,7 @@ def attachment_from(fh: BinaryIO, shown: str) -> ImageAttachment:
     data = fh.read(MAX_RAW + 1)
     if len(data) > MAX_RAW:  # it grew since its size was read
         raise ImageRefused(_too_large(shown, len(data)))
-    return ImageAttachment(media_type=media, data=base64.b64encode(data).decode("ascii"),  # type: ignore[arg-type]
+    return ImageAttachment(media_type=media, data=base64.b64encode(data).decode("ascii"),
                            path=shown, size=len(data))
 
 

@@ -20,8 +20,8 @@ from typing import BinaryIO, TypeVar
 from urllib.parse import unquote
 
 from agent_tui.protocol.ops import FollowUp, ImageAttachment, SendNow, UserMessage
-from agent_tui.tools.images import ImageRefused, attachment_from, check_attachment, probe
-from agent_tui.tools.shell_words import bare, quoted, word
+from agent_tui.files.images import ImageRefused, attachment_from, check_attachment, probe
+from agent_tui.files.shell_words import bare, quoted, word
 
 MAX_IMAGES = 20  # per message (the API takes more per request, but not unbounded)
 # Tried as images; the last four are refused with the reason (not a type the API takes).
@@ -118,6 +118,6 @@ def attach_named(op: MessageOp, cwd: Path) -> tuple[MessageOp, list[str]]:
     was refused (sent without). An image it carries as data that is not what it says
     raises :class:`ImageRefused`: the message is not sent (the journal would keep it,
     and the API refuse every request after)."""
-    given = [check_attachment(image) for image in op.images]
-    found = find_images(op.text, cwd)
+    given: list[ImageAttachment] = [check_attachment(image) for image in op.images]
+    found: Found = find_images(op.text, cwd)
     return op.model_copy(update={"images": [*given, *found.images]}), found.refused
