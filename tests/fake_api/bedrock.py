@@ -179,7 +179,10 @@ class FakeBedrockServer(FakeAnthropicServer):
         super().__init__(**options)
         self.region = region
         self.bedrock_models = models or {
-            "us.anthropic.claude-sonnet-4-5-20250929-v1:0": "claude-sonnet-5-5"}
+            "us.anthropic.claude-sonnet-4-5-20250929-v1:0": "claude-sonnet-4-5"}
+        # the default model's rules (Claude Sonnet 4.5: extended thinking, no effort)
+        self.configure_model("claude-sonnet-4-5", thinking_types=frozenset({"enabled", "disabled"}),
+                             effort_levels=())
         self.credentials = credentials or {}
         self.session_tokens = session_tokens or {}
         self.api_keys = api_keys

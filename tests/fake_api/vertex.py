@@ -153,7 +153,10 @@ class FakeVertexServer(FakeAnthropicServer):
         super().__init__(**options)
         self.project = project
         self.regions = regions
-        self.vertex_models = models or {"claude-sonnet-4-5@20250929": "claude-sonnet-5-5"}
+        self.vertex_models = models or {"claude-sonnet-4-5@20250929": "claude-sonnet-4-5"}
+        # the default model's rules (Claude Sonnet 4.5: extended thinking, no effort)
+        self.configure_model("claude-sonnet-4-5", thinking_types=frozenset({"enabled", "disabled"}),
+                             effort_levels=())
         self._public_key: Any = None
         self._account: dict[str, str] = {}
         self._issued: set[str] = set()
