@@ -289,3 +289,23 @@ def test_event_stream_frames_hold_base64_chunks(bedrock, tmp_path):
     assert struct.unpack(">I", frame[-4:])[0] == zlib.crc32(frame[:-4])
     payload = json.loads(frame[12 + headers_len:-4])
     assert base64.b64decode(payload["bytes"]) == b'{"type":"ping"}'
+
+
+@pytest.mark.asyncio
+async def test_model_list_on_a_cloud_is_one_line_saying_how_to_choose(tmp_path):
+    from agent_tui.core.model_control import validate_model
+    from agent_tui.providers.base import ProviderError
+    from agent_tui.providers.cloud import BedrockProvider
+    from agent_tui.providers.cloud_setup import bedrock_setup
+
+    setup = bedrock_setup(cloud_env(tmp_path, AWS_REGION="us-east-1",
+                                    AWS_BEARER_TOKEN_BEDROCK="k"))
+    provider = BedrockProvider(setup)
+    try:
+        assert await provider.model_info("us.anthropic.claude-opus-4-6-v1") is None
+        assert await validate_model(provider, "anything") is None  # nothing to check against
+        with pytest.raises(ProviderError, match=r"bedrock has no model list here: give the "
+                           r"model's id, /model ID \(for example us\.anthropic\."):
+            await provider.list_models()
+    finally:
+        await provider.aclose()

@@ -9,8 +9,8 @@ Vertex's ``.../models/{id}:streamRawPredict``) and signs or authorizes it (SigV4
 Bedrock API key, a Google access token it refreshes). Each body names the cloud's
 ``anthropic_version``, which those services require.
 
-Neither cloud has the Models API: :meth:`model_info` and :meth:`list_models` say they
-cannot tell (None, no models), and the built-in limits apply. Model ids are the
+Neither cloud has the Models API: :meth:`model_info` says nothing (the built-in limits
+apply, and no lookup fails), :meth:`list_models` says how to choose a model instead. Model ids are the
 cloud's: ``us.anthropic.claude-sonnet-4-5-20250929-v1:0`` on Bedrock,
 ``claude-sonnet-4-5@20250929`` on Vertex.
 """
@@ -49,13 +49,19 @@ class _UnauthorizedVertex(AsyncAnthropicVertex):
 
 
 class _NoModelsAPI:
-    """The clouds have no Models API: nothing to look up, nothing to list."""
+    """The clouds have no Models API: nothing to look up (the built-in limits apply), and
+    a list asked for is one line saying how to choose instead (``/model`` shows it)."""
+
+    name: str
+    default_model: str
 
     async def model_info(self, model: str) -> base.ModelInfo | None:
         return None
 
     async def list_models(self) -> list[base.ModelInfo]:
-        return []
+        raise base.ProviderError(
+            f"{self.name} has no model list here: give the model's id, /model ID (for example "
+            f"{self.default_model})", retryable=False)
 
 
 def _aws_errors() -> tuple[type[BaseException], ...]:
