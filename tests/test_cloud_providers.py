@@ -309,3 +309,17 @@ async def test_model_list_on_a_cloud_is_one_line_saying_how_to_choose(tmp_path):
             await provider.list_models()
     finally:
         await provider.aclose()
+
+
+def test_bedrock_region_and_keys_from_an_aws_profile(bedrock, tmp_path):
+    (tmp_path / "aws-config").write_text("[profile work]\nregion = us-east-1\n")
+    (tmp_path / "aws-credentials").write_text(
+        f"[work]\naws_access_key_id = {KEY_ID}\naws_secret_access_key = {SECRET}\n")
+    bedrock.enqueue(Reply.text("from the profile"))
+    env = cloud_env(tmp_path, CLAUDE_CODE_USE_BEDROCK="1", AWS_PROFILE="work",
+                    AWS_CONFIG_FILE=str(tmp_path / "aws-config"),
+                    AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "aws-credentials"),
+                    ANTHROPIC_BEDROCK_BASE_URL=bedrock.url)
+    out = run(tmp_path, env, "-p", "hello")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "from the profile" and bedrock.signed == [KEY_ID]
