@@ -325,3 +325,14 @@ def test_bedrock_region_and_keys_from_an_aws_profile(bedrock, tmp_path):
     out = run(tmp_path, env, "-p", "hello")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "from the profile" and bedrock.signed == [KEY_ID]
+
+
+def test_vertex_token_that_expires_is_fetched_again(tmp_path):
+    # google-auth takes a token as expired a few minutes early: a 60 s one at once
+    with FakeVertexServer(token_lifetime=60) as srv:
+        srv.enqueue(Reply.tool_use("read_file", {"path": "a.txt"}), Reply.text("read"))
+        (tmp_path / "a.txt").write_text("a\n")
+        out = run(tmp_path, vertex_env(tmp_path, srv), "-p", "read a.txt")
+        assert out.returncode == 0, out.stderr
+        assert srv.token_requests == 2 and len(srv.usage) == 2
+        assert srv.errors == []

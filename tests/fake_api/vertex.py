@@ -18,7 +18,8 @@ Routes, as Vertex has them:
 * ``POST /token``: the JWT-bearer grant of a service account. The assertion must be an
   RS256 JWT signed with the key of the file written, for Google's ``aud``, with the
   cloud-platform scope and not expired; then an access token is issued (else 400
-  ``invalid_grant``). ``token_requests`` counts them.
+  ``invalid_grant``). ``token_requests`` counts them; ``token_lifetime`` is the
+  tokens' ``expires_in``.
 
 ``routes`` records ``(project, region, model, method)`` per Messages request; the
 scripted replies (:class:`~tests.fake_api.Reply`) are the base server's.
@@ -139,7 +140,8 @@ class VertexHandler(Handler):
             self._send_json(400, {"error": "invalid_grant", "error_description": problem})
             return
         token = fake.issue_token()
-        self._send_json(200, {"access_token": token, "expires_in": 3599, "token_type": "Bearer"},
+        self._send_json(200, {"access_token": token, "expires_in": fake.token_lifetime,
+                              "token_type": "Bearer"},
                         {"request-id": rand_id("req_")})
 
 
@@ -149,9 +151,11 @@ class FakeVertexServer(FakeAnthropicServer):
     handler_class = VertexHandler
 
     def __init__(self, *, project: str = "test-project", regions: tuple[str, ...] = ("us-east5",),
-                 models: dict[str, str] | None = None, **options: Any) -> None:
+                 models: dict[str, str] | None = None, token_lifetime: int = 3599,
+                 **options: Any) -> None:
         super().__init__(**options)
         self.project = project
+        self.token_lifetime = token_lifetime  # seconds, the tokens' expires_in
         self.regions = regions
         self.vertex_models = models or {"claude-sonnet-4-5@20250929": "claude-sonnet-4-5"}
         # the default model's rules (Claude Sonnet 4.5: extended thinking, no effort)
