@@ -336,3 +336,21 @@ def test_vertex_token_that_expires_is_fetched_again(tmp_path):
         assert out.returncode == 0, out.stderr
         assert srv.token_requests == 2 and len(srv.usage) == 2
         assert srv.errors == []
+
+
+def test_the_account_in_the_users_claude_settings_env_is_used(vertex, tmp_path):
+    vertex.enqueue(Reply.text("from the settings"))
+    shell = vertex_env(tmp_path, vertex)
+    moved = {k: shell.pop(k) for k in ("CLAUDE_CODE_USE_VERTEX", "CLOUD_ML_REGION",
+                                       "GOOGLE_APPLICATION_CREDENTIALS",
+                                       "ANTHROPIC_VERTEX_BASE_URL")}
+    claude = tmp_path / "user" / ".claude"
+    claude.mkdir(parents=True)
+    (claude / "settings.json").write_text(json.dumps({"env": moved}))
+    (tmp_path / ".claude").mkdir()  # a project may not choose the account
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps(
+        {"env": {"CLAUDE_CODE_USE_BEDROCK": "1", "ANTHROPIC_BEDROCK_BASE_URL": "http://127.0.0.1:9"}}))
+    out = run(tmp_path, shell, "-p", "hello")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "from the settings" and len(vertex.routes) == 1
+    assert "env ANTHROPIC_BEDROCK_BASE_URL, CLAUDE_CODE_USE_BEDROCK is for commands only" in out.stderr

@@ -83,6 +83,9 @@ class Wiring:
         # Read once per workspace: the user's settings.json and the project's.
         self._settings: dict[Path, LoadedSettings] = {}
         # A cloud account is checked before anything starts: what is missing stops us here.
+        from agent_tui.cli.cloud_env import take_cloud_env
+
+        self.cloud_notes = take_cloud_env(opts)
         self.cloud = cloud_setup(opts)
         if opts.resume or opts.continue_:
             from agent_tui.core.store import SessionNotFound
@@ -211,6 +214,8 @@ class Wiring:
         if opened.fork is not None:
             emit(_forked(opened))
         settings = self.settings_for(Path(workspace))
+        for note in self.cloud_notes:
+            emit(Notice(level=NoticeLevel.WARNING, text=note))
         for problem in settings.problem_details:  # a part skipped alone is a warning
             emit(Notice(level=NoticeLevel.WARNING if problem.only_this else NoticeLevel.ERROR,
                         text=str(problem)))

@@ -58,6 +58,16 @@ VERTEX_REGION_VARS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: The variables above: what may choose and set up a cloud account.
+CLOUD_VARS = frozenset({
+    "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_SKIP_BEDROCK_AUTH",
+    "CLAUDE_CODE_SKIP_VERTEX_AUTH", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE",
+    "ANTHROPIC_BEDROCK_BASE_URL", "ANTHROPIC_VERTEX_BASE_URL", "ANTHROPIC_VERTEX_PROJECT_ID",
+    "CLOUD_ML_REGION", "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT",
+    *(var for _, var in VERTEX_REGION_VARS),
+})
+
+
 class CloudSetupError(Exception):
     """The cloud account cannot be used as set up: one line, naming the variable."""
 
