@@ -191,9 +191,9 @@ def _profile_region(env: Mapping[str, str]) -> str | None:
 
 
 def _check_aws_credentials(env: Mapping[str, str]) -> None:
+    session = _aws_session(env)  # first: it says so when boto3 is missing
     import botocore.exceptions
 
-    session = _aws_session(env)
     try:
         credentials = session.get_credentials()
     except botocore.exceptions.BotoCoreError as exc:

@@ -13,6 +13,9 @@ Where to look:
 * ``thinking.py`` and ``validate_thinking.py``: signatures and the thinking rules;
 * ``validate.py``: the order of validation and the message-shape rules;
 * ``usage.py``: the usage shapes and ``srv.usage`` records.
+* ``vertex.py`` and ``bedrock.py``: the same replies behind Google Vertex AI's and
+  Amazon Bedrock's wire formats (``FakeVertexServer``, ``FakeBedrockServer``), with
+  ``aws_wire.py`` for SigV4 and the AWS event stream.
 
 The pytest fixture ``fake_api`` lives in ``tests.fake_api.fixtures``.
 """
