@@ -223,6 +223,11 @@ def test_the_clouds_have_no_models_api_and_say_nothing_of_it(bedrock, tmp_path):
     assert out.returncode == 0, out.stderr
     notices = [e for e in events_of(out.stdout) if e["type"] == "notice"]
     assert notices == [] and "Models API" not in out.stderr  # no lookup error spam
+    bedrock.enqueue(Reply.text("fine"))
+    out = run(tmp_path, bedrock_env(tmp_path, bedrock), "-p", "hello", "--effort", "high")
+    assert out.returncode == 0, out.stderr
+    assert "effort high: not sent on bedrock" in out.stderr  # said, not dropped in silence
+    assert "output_config" not in bedrock.requests[-1]
 
 
 BAD = [

@@ -289,6 +289,10 @@ class Wiring:
             system_appended=opts.append_system_prompt,
             added_dirs=added_dirs,
         )
+        if config.effort and self.cloud is not None:  # said, not dropped in silence
+            emit(Notice(level=NoticeLevel.WARNING, text=(
+                f"effort {config.effort}: not sent on {provider.name} (effort goes only to "
+                "models the Models API says take it, and the cloud has no Models API)")))
         try:
             config.thinking = parse_thinking(opts.thinking or settings.thinking)
         except ThinkingError as exc:  # a settings file's value: say so, think by default
