@@ -3,9 +3,12 @@ they refuse as the services refuse it, and the non-streaming endpoints."""
 
 from __future__ import annotations
 
+import base64
 import json
+import struct
 import urllib.error
 import urllib.request
+import zlib
 
 import anthropic
 import pytest
@@ -13,6 +16,7 @@ from anthropic.lib.bedrock import AnthropicBedrock
 from anthropic.lib.vertex import AnthropicVertex
 
 from tests.fake_api import Reply
+from tests.fake_api.aws_wire import event_frame
 from tests.fake_api.bedrock import FakeBedrockServer
 from tests.fake_api.vertex import FakeVertexServer
 
@@ -93,3 +97,14 @@ def test_vertex_raw_predict_answers_json_and_refuses_a_model_in_the_body(tmp_pat
                                    extra_body=extra)
         assert srv.token_requests == 1 and len(srv.usage) == 1
         assert srv.errors == []
+
+
+def test_event_stream_frames_hold_base64_chunks():
+    """The fake's framing, read back by hand: prelude, CRCs, headers, base64 payload."""
+    frame = event_frame({":event-type": "chunk", ":message-type": "event"},
+                        json.dumps({"bytes": base64.b64encode(b'{"type":"ping"}').decode()}).encode())
+    total, headers_len = struct.unpack(">II", frame[:8])
+    assert total == len(frame) and struct.unpack(">I", frame[8:12])[0] == zlib.crc32(frame[:8])
+    assert struct.unpack(">I", frame[-4:])[0] == zlib.crc32(frame[:-4])
+    payload = json.loads(frame[12 + headers_len:-4])
+    assert base64.b64decode(payload["bytes"]) == b'{"type":"ping"}'
