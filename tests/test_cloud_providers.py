@@ -344,3 +344,21 @@ def test_the_account_in_the_users_claude_settings_env_is_used(vertex, tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "from the settings" and len(vertex.routes) == 1
     assert "env ANTHROPIC_BEDROCK_BASE_URL, CLAUDE_CODE_USE_BEDROCK is for commands only" in out.stderr
+
+
+def test_a_sub_agent_s_model_alias_is_the_cloud_s_id(tmp_path):
+    haiku = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "quick.md").write_text(
+        "---\nname: quick\ndescription: Quick looks\ntools: []\nmodel: haiku\n---\nBe quick.\n")
+    models = {BEDROCK_MODEL: "claude-sonnet-4-5", haiku: "claude-haiku-4-5"}
+    with FakeBedrockServer(credentials={KEY_ID: SECRET}, models=models) as srv:
+        srv.enqueue(Reply.tool_use("task", {"description": "look", "prompt": "look quickly",
+                                            "subagent_type": "quick"}),
+                    Reply.text("looked"), Reply.text("All done."))
+        out = run(tmp_path, bedrock_env(tmp_path, srv), "-p", "go", "--permission-mode", "auto")
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip().endswith("All done.")
+        assert srv.invoked == [BEDROCK_MODEL, haiku, BEDROCK_MODEL]
+        assert srv.errors == [] and srv.rejections == []

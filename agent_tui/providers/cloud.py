@@ -27,7 +27,7 @@ from agent_tui.providers import base
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.providers.cloud_setup import BedrockAuth, BedrockSetup, VertexSetup
 
-# Claude Code's default models on each cloud.
+# Claude Code's default models on each cloud (and its aliases' ids there, below).
 BEDROCK_DEFAULT_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 VERTEX_DEFAULT_MODEL = "claude-sonnet-4-5@20250929"
 BEDROCK_VERSION = "bedrock-2023-05-31"
@@ -73,6 +73,9 @@ def _aws_errors() -> tuple[type[BaseException], ...]:
 class BedrockProvider(_NoModelsAPI, AnthropicProvider):
     name = "bedrock"
     default_model = BEDROCK_DEFAULT_MODEL
+    model_aliases = {"sonnet": BEDROCK_DEFAULT_MODEL,
+                     "opus": "us.anthropic.claude-opus-4-6-v1",
+                     "haiku": "us.anthropic.claude-haiku-4-5-20251001-v1:0"}
     body_extras = {"anthropic_version": BEDROCK_VERSION}
     hints = {
         401: "AWS refused the credentials: check AWS_PROFILE, AWS_ACCESS_KEY_ID or "
@@ -99,6 +102,8 @@ class BedrockProvider(_NoModelsAPI, AnthropicProvider):
 class VertexProvider(_NoModelsAPI, AnthropicProvider):
     name = "vertex"
     default_model = VERTEX_DEFAULT_MODEL
+    model_aliases = {"sonnet": VERTEX_DEFAULT_MODEL, "opus": "claude-opus-4-6",
+                     "haiku": "claude-haiku-4-5@20251001"}
     body_extras = {"anthropic_version": VERTEX_VERSION}
     hints = {
         401: "Google Cloud refused the credentials: gcloud auth application-default login, "
