@@ -362,3 +362,23 @@ def test_a_sub_agent_s_model_alias_is_the_cloud_s_id(tmp_path):
         assert out.stdout.strip().endswith("All done.")
         assert srv.invoked == [BEDROCK_MODEL, haiku, BEDROCK_MODEL]
         assert srv.errors == [] and srv.rejections == []
+
+
+@pytest.mark.asyncio
+async def test_model_alias_and_listing_in_a_session_on_vertex(tmp_path):
+    from agent_tui.protocol import ListModels, SetModel
+    from agent_tui.providers.cloud import VertexProvider
+    from agent_tui.providers.cloud_setup import VertexSetup
+    from tests.harness import start_session
+
+    provider = VertexProvider(VertexSetup(region="us-east5", project="p", skip_auth=True))
+    run = start_session(provider, [], tmp_path)
+    run.submit(SetModel(model="opus"))
+    await run.rec.wait_type("model_changed")
+    assert run.rec.of("model_changed")[-1].model == "claude-opus-4-6"
+    run.submit(ListModels())
+    await run.rec.wait_type("models")
+    listed = run.rec.of("models")[-1]
+    assert listed.models == [] and "vertex has no model list here" in listed.error
+    assert run.rec.of("notice") == []  # no lookup error for the model switched to
+    await run.close()
