@@ -2,15 +2,15 @@
 
 Claude Code applies a settings file's ``env`` to itself, and its Bedrock and Vertex
 setup writes the account there (``CLAUDE_CODE_USE_BEDROCK``, ``AWS_REGION``, ...). So
-the cloud variables (:data:`~agent_tui.providers.cloud_setup.CLOUD_VARS`) of the user's
+the cloud variables (:data:`~agent_tui.providers.cloud_switch.CLOUD_VARS`) of the user's
 files (Claude Code's ``~/.claude/settings.json``, agent-tui's own, then ``--settings``)
 are taken into the agent's environment before the account is chosen, where the shell
 does not set them already (the shell wins). A project's file may not choose the account
 (its ``env`` could send the prompts and a Bedrock key to an address of its choosing):
 its cloud variables go to commands only, and a note says so.
 
-The files are read as plain JSON here, before the settings loader (and pydantic): the
-full load reports any problem with them later.
+The files are read as plain JSON here, before the settings loader (and pydantic: the
+TUI's first frame does not wait for it); the full load reports any problem later.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def take_cloud_env(opts: Options, environ: MutableMapping[str, str] | None = Non
     """Apply the user's settings' cloud variables to ``environ`` (default: the agent's
     own), and choose the cloud they switch on when ``--provider`` did not choose;
     returns the notes to show (a project's variables, not used)."""
-    from agent_tui.providers.cloud_setup import CLOUD_VARS, CloudSetupError, chosen_cloud
+    from agent_tui.providers.cloud_switch import CLOUD_VARS, CloudSetupError, chosen_cloud
 
     env = os.environ if environ is None else environ
     files = [claude_config_dir() / "settings.json", user_config_dir() / "settings.json",

@@ -196,7 +196,7 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
 
 def _default_provider() -> str:
     """Claude Code's switches first (a cloud account), then the API key."""
-    from agent_tui.providers.cloud_setup import CloudSetupError, chosen_cloud
+    from agent_tui.providers.cloud_switch import CloudSetupError, chosen_cloud
 
     try:
         cloud = chosen_cloud()

@@ -32,6 +32,8 @@ MCP_READY_WAIT_S = 15.0
 def cloud_setup(opts: Options) -> Any:
     """The cloud account ``opts`` chose, checked (None: no cloud); UsageError, one line,
     when a variable is missing or malformed or no credentials are found."""
+    if opts.provider not in ("bedrock", "vertex"):
+        return None
     from agent_tui.providers.cloud_setup import CloudSetupError, bedrock_setup, vertex_setup
 
     try:
