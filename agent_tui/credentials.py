@@ -10,4 +10,8 @@ SDK client holds it (``providers/key_helper.py``), so no command can see it eith
 
 from __future__ import annotations
 
-CREDENTIAL_VARS = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
+#: The Anthropic API's key variables (either one makes the settings' apiKeyHelper unused).
+ANTHROPIC_KEY_VARS = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
+#: All of them, with Bedrock's API key. (AWS's and Google's own credentials are the
+#: user's, for their tools too: commands keep them.)
+CREDENTIAL_VARS = ANTHROPIC_KEY_VARS | {"AWS_BEARER_TOKEN_BEDROCK"}

@@ -15,7 +15,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, assert_never
 
-from agent_tui.credentials import CREDENTIAL_VARS
+from agent_tui.cli.options import CLOUD_PROVIDERS
+from agent_tui.credentials import ANTHROPIC_KEY_VARS
 
 if TYPE_CHECKING:
     from agent_tui.cli.options import Options
@@ -28,9 +29,9 @@ def key_helper_for(opts: Options, settings: LoadedSettings) -> tuple[KeyHelper |
     problem to tell (a bad TTL variable), if any."""
     if settings.api_key_helper is None or settings.api_key_helper_file is None:
         return None, None
-    if opts.provider_given and opts.provider != "anthropic":
-        return None, None
-    if any(os.environ.get(name) for name in CREDENTIAL_VARS):
+    if opts.provider_given and opts.provider != "anthropic" or opts.provider in CLOUD_PROVIDERS:
+        return None, None  # another account was chosen (a cloud's switch chooses too)
+    if any(os.environ.get(name) for name in ANTHROPIC_KEY_VARS):
         return None, None
     from agent_tui.providers.key_helper import KeyHelper, ttl_from_env
 

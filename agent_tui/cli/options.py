@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, NoReturn
 
-PROVIDERS = ("anthropic", "scripted")
+PROVIDERS = ("anthropic", "bedrock", "vertex", "scripted")
+CLOUD_PROVIDERS = ("bedrock", "vertex")
 # How long print mode waits for a pipe on stdin to say anything (Claude Code's wait).
 STDIN_WAIT_S = 3.0
 MODES = ("ask", "accept-edits", "plan", "auto")
@@ -71,7 +72,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Commands: 'agent-tui acp [options]' (Agent Client Protocol over stdio), "
         "'agent-tui sessions' (list saved sessions).",
     )
-    p.add_argument("--provider", choices=PROVIDERS, help="default: anthropic when "
+    p.add_argument("--provider", choices=PROVIDERS, help="default: bedrock or vertex when "
+                   "CLAUDE_CODE_USE_BEDROCK or CLAUDE_CODE_USE_VERTEX is 1, anthropic when "
                    "ANTHROPIC_API_KEY is set or your settings have an apiKeyHelper, else "
                    "scripted (offline)")
     p.add_argument("--model", help="model name")
@@ -140,7 +142,7 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
     cwd = (args.cwd or Path.cwd()).expanduser()
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd}: not a directory")
-    provider = args.provider or ("anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "scripted")
+    provider = args.provider or _default_provider()
     allowed = _checked_rules("--allowedTools", args.allowed_tools)
     disallowed = _checked_rules("--disallowedTools", args.disallowed_tools)
     if args.input_format == "stream-json" and args.output_format == "json":
@@ -190,6 +192,19 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         fork_session=args.fork_session,
         provider_given=args.provider is not None,
     )
+
+
+def _default_provider() -> str:
+    """Claude Code's switches first (a cloud account), then the API key."""
+    from agent_tui.providers.cloud_switch import CloudSetupError, chosen_cloud
+
+    try:
+        cloud = chosen_cloud()
+    except CloudSetupError as exc:
+        raise UsageError(str(exc)) from None
+    if cloud is not None:
+        return str(cloud)
+    return "anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "scripted"
 
 
 def _checked_mode(

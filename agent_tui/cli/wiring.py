@@ -29,9 +29,31 @@ if TYPE_CHECKING:
 MCP_READY_WAIT_S = 15.0
 
 
-def make_provider(opts: Options, *, key_helper: Any = None) -> Provider:
+def cloud_setup(opts: Options) -> Any:
+    """The cloud account ``opts`` chose, checked (None: no cloud); UsageError, one line,
+    when a variable is missing or malformed or no credentials are found."""
+    if opts.provider not in ("bedrock", "vertex"):
+        return None
+    from agent_tui.providers.cloud_setup import CloudSetupError, bedrock_setup, vertex_setup
+
+    try:
+        if opts.provider == "bedrock":
+            return bedrock_setup()
+        if opts.provider == "vertex":
+            return vertex_setup()
+    except CloudSetupError as exc:
+        raise UsageError(str(exc)) from None
+    return None
+
+
+def make_provider(opts: Options, *, key_helper: Any = None, cloud: Any = None) -> Provider:
     """``key_helper``: the settings' apiKeyHelper (cli/key_command.py), which makes
-    the provider anthropic, with the key it prints."""
+    the provider anthropic, with the key it prints. ``cloud``: :func:`cloud_setup`'s."""
+    if opts.provider in ("bedrock", "vertex"):
+        from agent_tui.providers.cloud import BedrockProvider, VertexProvider
+
+        cloud = cloud if cloud is not None else cloud_setup(opts)
+        return BedrockProvider(cloud) if opts.provider == "bedrock" else VertexProvider(cloud)
     if opts.provider == "anthropic" or key_helper is not None:
         # Imported here: the SDK takes about a second to import.
         from agent_tui.providers.anthropic import AnthropicProvider
@@ -62,6 +84,11 @@ class Wiring:
         self.chosen_id: str | None = None
         # Read once per workspace: the user's settings.json and the project's.
         self._settings: dict[Path, LoadedSettings] = {}
+        # A cloud account is checked before anything starts: what is missing stops us here.
+        from agent_tui.cli.cloud_env import take_cloud_env
+
+        self.cloud_notes = take_cloud_env(opts)
+        self.cloud = cloud_setup(opts)
         if opts.resume or opts.continue_:
             from agent_tui.core.store import SessionNotFound
 
@@ -191,6 +218,8 @@ class Wiring:
         if opened.fork is not None:
             emit(_forked(opened))
         settings = self.settings_for(Path(workspace))
+        for note in self.cloud_notes:
+            emit(Notice(level=NoticeLevel.WARNING, text=note))
         for problem in settings.problem_details:  # a part skipped alone is a warning
             emit(Notice(level=NoticeLevel.WARNING if problem.only_this else NoticeLevel.ERROR,
                         text=str(problem)))
@@ -204,7 +233,7 @@ class Wiring:
         key_helper, key_problem = key_helper_for(opts, settings)
         if key_problem is not None:
             emit(Notice(level=NoticeLevel.WARNING, text=key_problem))
-        provider = make_provider(opts, key_helper=key_helper)
+        provider = make_provider(opts, key_helper=key_helper, cloud=self.cloud)
         jobs = BackgroundJobs(on_change=lambda info: emit(job_changed(info)))
         # the session's one list (AgentConfig.added_dirs): --add-dir, then the user's settings
         added_dirs = list(opts.add_dirs)
@@ -267,6 +296,10 @@ class Wiring:
             system_appended=opts.append_system_prompt,
             added_dirs=added_dirs,
         )
+        if config.effort and self.cloud is not None:  # said, not dropped in silence
+            emit(Notice(level=NoticeLevel.WARNING, text=(
+                f"effort {config.effort}: not sent on {provider.name} (effort goes only to "
+                "models the Models API says take it, and the cloud has no Models API)")))
         try:
             config.thinking = parse_thinking(opts.thinking or settings.thinking)
         except ThinkingError as exc:  # a settings file's value: say so, think by default

@@ -77,11 +77,12 @@ class AgentType(BaseModel):
     disallowed: tuple[str, ...] = ()
     model: str = INHERIT  # as written: inherit, an alias or an id
 
-    def resolve_model(self, parent_model: str) -> str:
-        """The model this sub-agent talks to when the parent uses ``parent_model``."""
+    def resolve_model(self, parent_model: str, aliases: dict[str, str] | None = None) -> str:
+        """The model this sub-agent talks to when the parent uses ``parent_model``;
+        ``aliases``: the provider's (a cloud's ids), else :data:`MODEL_ALIASES`."""
         if self.model == INHERIT:
             return parent_model
-        return MODEL_ALIASES.get(self.model, self.model)
+        return (aliases or MODEL_ALIASES).get(self.model, self.model)
 
     def allows(self, tool_name: str) -> bool:
         """Whether a tool of this name is given to the sub-agent (never ``task``)."""

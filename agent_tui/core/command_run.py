@@ -122,7 +122,9 @@ async def resolve_model(deps: SessionDeps, name: str, scope: CancelScope) -> str
     model the provider lists under it (the newest); an id is itself. Its limits are
     looked up (in the background). Raises ``Cancelled`` when ``scope`` is."""
     chosen = name.strip()
-    if chosen.lower() in MODEL_ALIASES:
+    if chosen.lower() in deps.provider.model_aliases:  # a cloud's own ids
+        chosen = deps.provider.model_aliases[chosen.lower()]
+    elif chosen.lower() in MODEL_ALIASES:
         try:
             async with scope.linked():  # cancel point: asking for the model list
                 listed = await deps.provider.list_models()

@@ -61,7 +61,13 @@ def parse_overflow(message: str) -> Overflow | None:
     return Overflow(prompt, window) if window > 0 else None
 
 
+# A cloud's forms of a model id: Bedrock's ``us.anthropic.claude-x-v1:0`` (or an ARN
+# ending in it), Vertex's ``claude-x@20250929``.
+_CLOUD_FORM = re.compile(r"^(?:.*/)?(?:[a-z-]+\.)?anthropic\.|@.*$")
+
+
 def _table(model_id: str) -> tuple[int, int] | None:
+    model_id = _CLOUD_FORM.sub("", model_id)
     best: tuple[str, int, int] | None = None
     for prefix, window, out in BUILTIN:
         if model_id.startswith(prefix) and (best is None or len(prefix) > len(best[0])):

@@ -65,6 +65,7 @@ class ModelControl:
 
     async def set_model(self, name: str) -> None:
         name = name.strip()
+        name = self.deps.provider.model_aliases.get(name.lower(), name)  # a cloud's ids
         cfg = self.deps.config
         if not name or name == cfg.model:
             self.deps.emit(self.changed_event())

@@ -76,7 +76,8 @@ class SubAgents:
             config = replace(parent.config, system=SUBAGENT_SYSTEM)
         else:
             config = replace(parent.config, system=agent.system,
-                             model=agent.resolve_model(parent.config.model))
+                             model=agent.resolve_model(parent.config.model,
+                                                       parent.provider.model_aliases))
             # the parent's tools as they are now, in their order, less what the type
             # does not list
             tools = ToolSet(t for name in parent.tools.names()

@@ -7,6 +7,11 @@ a person can see it. ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL`` are honour
 by the SDK itself. With a :class:`~agent_tui.providers.key_helper.KeyHelper` (Claude
 Code's ``apiKeyHelper``) the key is asked of it before each request, and a 401 makes
 it fetch a new one, with which the request is sent once more.
+
+The cloud providers (:mod:`agent_tui.providers.cloud`) are this class with the SDK's
+Bedrock or Vertex client in place of ``AsyncAnthropic``: they set the hooks below
+(the client, what each request's body adds, the hints of their errors, the errors of
+their credentials) and share the streaming, the cancel and the error mapping here.
 """
 
 from __future__ import annotations
@@ -25,24 +30,45 @@ from agent_tui.providers.key_helper import KeyHelper, KeyHelperError
 DEFAULT_MODEL = "claude-sonnet-5-5"
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
 # An error event in the middle of a stream arrives with the stream's status (200).
-RETRYABLE_ERROR_TYPES = {"overloaded_error", "api_error", "rate_limit_error"}
+RETRYABLE_ERROR_TYPES = {"overloaded_error", "api_error", "rate_limit_error",
+                         # Bedrock's exception frames in an event stream
+                         "throttlingException", "serviceUnavailableException",
+                         "internalServerException", "modelStreamErrorException"}
 T = TypeVar("T")
 
 
 class AnthropicProvider(base.Provider):
     name = "anthropic"
     default_model = DEFAULT_MODEL
+    #: What every request's body adds (a cloud's ``anthropic_version``).
+    body_extras: dict[str, Any] = {}
+    #: One line to act on, by HTTP status.
+    hints: dict[int, str] = {}
+    #: Errors of the client's own credentials (raised before any HTTP answer).
+    auth_errors: tuple[type[BaseException], ...] = ()
 
     def __init__(
         self, *, api_key: str | None = None, base_url: str | None = None, timeout: float = 600.0,
-        key_helper: KeyHelper | None = None,
+        key_helper: KeyHelper | None = None, client: anthropic.AsyncAnthropic | None = None,
     ) -> None:
         self._key_helper = key_helper
+        if client is not None:
+            self._client = client
+            return
         if key_helper is not None and api_key is None:
             api_key = "-"  # a placeholder: the helper's key replaces it before any request
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout
         )
+
+    def _client_for(self, client: Any, model: str) -> Any:
+        """The client a request for ``model`` goes through (Vertex: the model's region)."""
+        return client
+
+    def _auth_failure(self, exc: BaseException) -> base.ProviderError:
+        """One of :attr:`auth_errors` as the error to show."""
+        return base.ProviderError(f"{type(exc).__name__}: {exc}", retryable=False,
+                                  kind=base.ErrorKind.AUTHENTICATION)
 
     async def _keyed(self, *, fresh: bool = False) -> anthropic.AsyncAnthropic:
         """The client, with the helper's key when there is a helper (a new one when
@@ -88,17 +114,22 @@ class AnthropicProvider(base.Provider):
             kwargs["thinking"] = request.thinking
         if request.output_config is not None:
             kwargs["output_config"] = request.output_config
+        if self.body_extras:
+            kwargs["extra_body"] = self.body_extras
         try:
-            stream = await self._call(lambda client: client.messages.create(**kwargs))
+            stream = await self._call(lambda client: self._client_for(
+                client, request.model).messages.create(**kwargs))
         except anthropic.APIError as exc:
-            raise _provider_error(exc) from exc
+            raise _provider_error(exc, self.hints) from exc
+        except self.auth_errors as exc:
+            raise self._auth_failure(exc) from None
         try:
             async for raw in stream:
                 event = _convert(raw)
                 if event is not None:
                     yield event
         except anthropic.APIError as exc:
-            raise _provider_error(exc) from exc
+            raise _provider_error(exc, self.hints) from exc
         except httpx2.TransportError as exc:
             # A connection lost while reading the stream is not wrapped by the SDK.
             raise base.ProviderError(f"connection lost: {exc!r}", retryable=True,
@@ -248,7 +279,8 @@ _KINDS = {
 }
 
 
-def _provider_error(exc: anthropic.APIError) -> base.ProviderError:
+def _provider_error(exc: anthropic.APIError, hints: dict[int, str] | None = None,
+                    ) -> base.ProviderError:
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         message = _message(exc)
@@ -259,7 +291,7 @@ def _provider_error(exc: anthropic.APIError) -> base.ProviderError:
         elif status == 400:
             kind = (base.ErrorKind.CONTEXT_OVERFLOW if "prompt is too long" in message
                     else base.ErrorKind.INVALID)
-        hint = _HINTS.get(status)
+        hint = {**_HINTS, **(hints or {})}.get(status)
         return base.ProviderError(
             f"{status}: {message}" + (f" ({hint})" if hint else ""),
             retryable=status in RETRYABLE_STATUS or error_type in RETRYABLE_ERROR_TYPES,
@@ -294,6 +326,8 @@ def _message(exc: anthropic.APIStatusError) -> str:
         error = body.get("error")
         if isinstance(error, dict) and error.get("message"):
             return str(error["message"])
+        if isinstance(body.get("message"), str):  # Bedrock's {"message": ...}
+            return body["message"]
     return exc.message
 
 

@@ -207,6 +207,9 @@ class ProviderError(Exception):
 class Provider(ABC):
     name: str = "provider"
     default_model: str = ""
+    #: Claude Code's model aliases (sonnet, opus, haiku) as this provider's ids; empty:
+    #: the Anthropic API's (the core's table).
+    model_aliases: dict[str, str] = {}
 
     @abstractmethod
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:

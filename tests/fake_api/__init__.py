@@ -14,6 +14,9 @@ Where to look:
 * ``web_search.py`` and ``validate_web_search.py``: the server-side web search tool;
 * ``validate.py``: the order of validation and the message-shape rules;
 * ``usage.py``: the usage shapes and ``srv.usage`` records.
+* ``vertex.py`` and ``bedrock.py``: the same replies behind Google Vertex AI's and
+  Amazon Bedrock's wire formats (``FakeVertexServer``, ``FakeBedrockServer``), with
+  ``aws_wire.py`` for SigV4 and the AWS event stream.
 
 The pytest fixture ``fake_api`` lives in ``tests.fake_api.fixtures``.
 """

@@ -6,6 +6,11 @@ an ``x-api-key`` or ``authorization`` header (else 401) and the messages routes 
 ``anthropic-version`` header (else 400). What each route answers is decided in
 :mod:`tests.fake_api.endpoints`; this module reads bodies, writes JSON or the SSE plan,
 waits through stalls while watching the socket, and records disconnects.
+
+The clouds' fakes (:mod:`tests.fake_api.vertex`, :mod:`tests.fake_api.bedrock`) are
+subclasses: they route their own paths here and override the hooks marked *hook*
+(who is let in, how an error and a stream event are written, the body the Messages
+logic sees), so the same scripted replies drive all three.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ class Handler(BaseHTTPRequestHandler):
     server: HTTPServer
     server_version = "fake-anthropic/1.0"
     sys_version = ""
+    stream_content_type = "text/event-stream; charset=utf-8"
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence
         pass
@@ -158,7 +164,8 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---- dispatch -------------------------------------------------------------------
 
-    def _authorized(self, request_id: str) -> bool:
+    def _authorized(self, request_id: str, raw: bytes = b"") -> bool:
+        """*hook*: whether the request may pass (else the refusal is sent)."""
         # The key as the SDK sends it: ``x-api-key``, or ``Authorization: Bearer KEY``.
         bearer = self.headers.get("authorization") or ""
         key = self.headers.get("x-api-key") or bearer.removeprefix("Bearer ").strip()
@@ -171,6 +178,20 @@ class Handler(BaseHTTPRequestHandler):
         self._send_json(401, error_body("authentication_error", message, request_id),
                         {"request-id": request_id})
         return False
+
+    def _send_error(self, status: int, error_type: str, message: str, request_id: str | None,
+                    headers: dict[str, str]) -> None:
+        """*hook*: an error answer in the service's shape."""
+        self._send_json(status, error_body(error_type, message, request_id), headers)
+
+    def _write_event(self, name: str, payload: dict) -> None:
+        """*hook*: one stream event on the wire (here: Server-Sent Events)."""
+        self._write_chunk(f"event: {name}\ndata: {dumps(payload)}\n\n".encode())
+
+    def _api_body(self, body: Any) -> Any:
+        """*hook*: the body as the Messages logic reads it, or an ``endpoints.Rejection``
+        (a cloud's body has its model in the path and its own fields)."""
+        return body
 
     def do_POST(self) -> None:  # noqa: N802
         path = urlsplit(self.path).path.rstrip("/")
@@ -214,6 +235,7 @@ class Handler(BaseHTTPRequestHandler):
             return None, "There was an error parsing the body of your request. Expected valid JSON."
 
     def _header_error(self, parse_error: str | None) -> str | None:
+        """*hook*: what is wrong with the headers (or the JSON), if anything."""
         if parse_error is None and not self.headers.get("anthropic-version"):
             return "anthropic-version: header is required"
         return parse_error
@@ -239,27 +261,29 @@ class Handler(BaseHTTPRequestHandler):
         body, parse_error = self._parse(raw)
         idx = fake._record_request(body, {k.lower(): v for k, v in self.headers.items()})
         base_headers = {"request-id": request_id}
-        if not self._authorized(request_id):
+        if not self._authorized(request_id, raw):
             return
         err = self._header_error(parse_error)
         if len(raw) > endpoints.MAX_REQUEST_BYTES:  # checked before anything else, as the API
             outcome: Any = endpoints.Rejection(413, "request_too_large",
                                                DEFAULT_ERROR_MESSAGE["request_too_large"])
+        elif err is not None:
+            outcome = endpoints.Rejection.bad(err)
         else:
-            outcome = (endpoints.Rejection.bad(err) if err is not None
+            body = self._api_body(body)
+            outcome = (body if isinstance(body, endpoints.Rejection)
                        else endpoints.prepare_messages(fake, idx, body))
         if isinstance(outcome, endpoints.Rejection):
             if outcome.status == 400:
                 fake._record_rejection(outcome.message)
-            self._send_json(outcome.status, error_body(outcome.error_type, outcome.message,
-                                                       request_id), base_headers)
+            self._send_error(outcome.status, outcome.error_type, outcome.message, request_id,
+                             base_headers)
             return
         reply = outcome.reply
         if outcome.emission is None:  # a scripted HTTP error
-            self._send_json(reply.status,
-                            error_body(reply.error_type or "api_error", reply.error_message or "error",
-                                       request_id),
-                            {**base_headers, **reply.headers})
+            self._send_error(reply.status, reply.error_type or "api_error",
+                             reply.error_message or "error", request_id,
+                             {**base_headers, **reply.headers})
             return
         try:
             if body.get("stream"):
@@ -291,9 +315,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self._abort()
         if reply.end == "error_event":
             et = reply.error_type or "api_error"
-            self._send_json(ERROR_STATUS.get(et, 500),
-                            error_body(et, reply.error_message or "error", headers.get("request-id")),
-                            headers)
+            self._send_error(ERROR_STATUS.get(et, 500), et, reply.error_message or "error",
+                             headers.get("request-id"), headers)
             return
         self._send_json(200, message_json(em), headers)
         self.server.fake._update_usage(prepared.usage_index, completed=True,
@@ -304,7 +327,7 @@ class Handler(BaseHTTPRequestHandler):
         reply: Reply = prepared.reply
         plan, tail = stream_plan(prepared.emission, reply)  # type: ignore[arg-type]
         self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Content-Type", self.stream_content_type)
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         for k, v in headers.items():
@@ -338,7 +361,7 @@ class Handler(BaseHTTPRequestHandler):
                 if res == "stopped":
                     return self._abort()
             first = False
-            self._write_chunk(f"event: {name}\ndata: {dumps(payload)}\n\n".encode())
+            self._write_event(name, payload)
             if name == "content_block_delta":
                 delta = payload["delta"]
                 streamed_chars += sum(len(delta.get(k, "")) for k in _DELTA_TEXT_KEYS)

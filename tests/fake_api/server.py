@@ -80,6 +80,9 @@ class FakeAnthropicServer:
     See the module docstring for the constructor options.
     """
 
+    #: The request handler (the clouds' fakes have their own routes and wire formats).
+    handler_class: type[Handler] = Handler
+
     def __init__(
         self,
         *,
@@ -127,7 +130,7 @@ class FakeAnthropicServer:
         if self._httpd is not None:
             return self
         self._stopping.clear()
-        httpd = HTTPServer(("127.0.0.1", 0), Handler)
+        httpd = HTTPServer(("127.0.0.1", 0), self.handler_class)
         httpd.fake = self
         self._httpd = httpd
         self._thread = threading.Thread(
