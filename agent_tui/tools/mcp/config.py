@@ -4,7 +4,8 @@ Both files have the shape Claude Code uses::
 
     {"mcpServers": {
         "files": {"command": "npx", "args": ["-y", "some-server"], "env": {"KEY": "..."}},
-        "web":   {"type": "http", "url": "http://127.0.0.1:8123/mcp", "headers": {"X": "..."}}
+        "web":   {"type": "http", "url": "http://127.0.0.1:8123/mcp", "headers": {"X": "..."}},
+        "old":   {"type": "sse", "url": "http://127.0.0.1:8124/sse"}
     }}
 
 The user file is ``$XDG_CONFIG_HOME/agent-tui/mcp.json`` (default
@@ -40,6 +41,7 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 class Transport(StrEnum):
     STDIO = "stdio"
     HTTP = "http"
+    SSE = "sse"  # the legacy HTTP+SSE transport (an SSE stream, messages POSTed)
 
 
 class ServerConfig(BaseModel):
@@ -164,12 +166,13 @@ def _parse_server(path: Path, name: str, raw: Any, env: Mapping[str, str]) -> Se
     kind = raw.get("type")
     if kind is None:
         kind = "http" if "url" in raw and "command" not in raw else "stdio"
-    if kind in ("http", "streamable-http", "streamable_http", "streamableHttp"):
+    if kind in ("http", "streamable-http", "streamable_http", "streamableHttp", "sse"):
         url = _expand(_need_str(raw, "url"), env, "url")
         if not url.startswith(("http://", "https://")):
             raise _Bad(f"url must start with http:// or https://, got {url!r}")
         headers = _str_map(raw.get("headers"), "headers", env)
-        return ServerConfig(name=name, transport=Transport.HTTP, source=path, url=url, headers=headers)
+        transport = Transport.SSE if kind == "sse" else Transport.HTTP
+        return ServerConfig(name=name, transport=transport, source=path, url=url, headers=headers)
     if kind == "stdio":
         command = _expand(_need_str(raw, "command"), env, "command")
         args_raw = raw.get("args", [])
@@ -184,9 +187,7 @@ def _parse_server(path: Path, name: str, raw: Any, env: Mapping[str, str]) -> Se
             name=name, transport=Transport.STDIO, source=path, command=command, args=args,
             env=server_env, cwd=_expand(cwd, env, "cwd") if cwd else None,
         )
-    if kind == "sse":
-        raise _Bad('transport "sse" is not supported; use "http" (streamable HTTP)')
-    raise _Bad(f'unknown "type" {kind!r} (expected "stdio" or "http")')
+    raise _Bad(f'unknown "type" {kind!r} (expected "stdio", "http" or "sse")')
 
 
 def _need_str(raw: dict[str, Any], key: str) -> str:

@@ -1,4 +1,4 @@
-"""Opening a server's transport (stdio or streamable HTTP) and its ``ClientSession``,
+"""Opening a server's transport (stdio, streamable HTTP or the legacy SSE) and its ``ClientSession``,
 and the stdio server's stderr log.
 
 A stdio server is spawned through :func:`procs.launch`: tagged, and in a cgroup of
@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 import mcp_types as types
 from mcp.client.session import ClientSession
+from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -55,6 +56,11 @@ async def connect(
             read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
         else:
             read, write = await stack.enter_async_context(stdio_client(params))
+    elif config.transport is Transport.SSE:
+        assert config.url is not None
+        read, write = await stack.enter_async_context(
+            sse_client(config.url, headers=config.headers or None)
+        )
     else:
         assert config.url is not None
         http = await stack.enter_async_context(
