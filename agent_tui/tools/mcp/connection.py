@@ -13,7 +13,10 @@ which agent-tui does not speak) answers every plain call with -32601.
 
 A server that sends ``notifications/tools/list_changed`` is listed again (in the
 server task); ``on_tools`` then hands the new list to the manager, which applies it
-at a turn boundary.
+at a turn boundary. Its resources and prompts (:mod:`.catalog`) are listed when it is
+ready and again on their own list_changed notifications; ``on_catalog`` is told.
+Reading a resource or getting a prompt is a request run in the server task
+(:meth:`McpConnection.ask`), like a call.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from enum import StrEnum
 from pathlib import Path
@@ -33,7 +36,7 @@ from mcp.client.session import ClientSession
 from pydantic import BaseModel, Field
 
 from agent_tui.cancel import CancelScope
-from agent_tui.tools.mcp import procs
+from agent_tui.tools.mcp import catalog, procs
 from agent_tui.tools.mcp.call import Answer, AnswerKind, CallDispatcher, RemoteCall, serve_call
 from agent_tui.tools.mcp.config import ServerConfig, Transport
 from agent_tui.tools.mcp.errors import ServerUnavailable, describe_startup, short
@@ -66,6 +69,8 @@ class ServerStatus(BaseModel):
     state: ServerState
     error: str | None = None
     tools: list[str] = Field(default_factory=list)
+    resources: int = 0
+    prompts: int = 0
     left_out: dict[str, str] = Field(default_factory=dict)  # tool -> why it is not offered
     pid: int | None = None
     restarts: int = 0
@@ -73,7 +78,24 @@ class ServerStatus(BaseModel):
 
 
 _STOP = object()
-_REFRESH = object()  # the server said its tools changed: list them again
+
+
+class _Ask:
+    """A request other than a tool call (read a resource, get a prompt), for the server task."""
+
+    def __init__(self, fn: Callable[[ClientSession], Awaitable[Any]]) -> None:
+        self.fn = fn
+        self.answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    async def run(self, session: ClientSession) -> None:
+        try:
+            result = await self.fn(session)
+        except Exception as exc:  # noqa: BLE001 - the asker words it
+            if not self.answer.done():
+                self.answer.set_exception(exc)
+            return
+        if not self.answer.done():
+            self.answer.set_result(result)
 
 
 class McpConnection:
@@ -88,6 +110,7 @@ class McpConnection:
         log_dir: Path | None,
         on_change: Callable[[McpConnection], None] = lambda _c: None,
         on_tools: Callable[[McpConnection], None] = lambda _c: None,
+        on_catalog: Callable[[McpConnection], None] = lambda _c: None,
     ) -> None:
         self.config = config
         self.name = config.name
@@ -98,11 +121,14 @@ class McpConnection:
         self.error: str | None = None
         self.tools: list[types.Tool] = []
         self.left_out: dict[str, str] = {}
+        self.resources: list[types.Resource] = []
+        self.prompts: list[types.Prompt] = []
         self.pid: int | None = None
         self.restarts = 0
         self.tag = uuid.uuid4().hex
         self._on_change = on_change
         self._on_tools = on_tools
+        self._on_catalog = on_catalog
         self._ids = itertools.count(1)
         self._task: asyncio.Task[None] | None = None
         self._inbox: asyncio.Queue[Any] | None = None
@@ -122,6 +148,8 @@ class McpConnection:
             state=self.state,
             error=self.error,
             tools=[t.name for t in self.tools],
+            resources=len(self.resources),
+            prompts=len(self.prompts),
             left_out=dict(self.left_out),
             pid=self.pid,
             restarts=self.restarts,
@@ -193,6 +221,15 @@ class McpConnection:
             self._inbox.put_nowait(call)
         return call
 
+    async def ask(self, fn: Callable[[ClientSession], Awaitable[Any]], timeout: float) -> Any:
+        """Run ``fn(session)`` in the server task; raise ServerUnavailable, TimeoutError
+        or what the server answered."""
+        if self.state is not ServerState.READY or self._inbox is None:
+            raise ServerUnavailable(f"server is {self.state}")
+        item = _Ask(fn)
+        self._inbox.put_nowait(item)
+        return await asyncio.wait_for(item.answer, timeout)
+
     def stderr_tail(self) -> str:
         """The last lines the server wrote to stderr since its latest start."""
         return self.log.tail()
@@ -233,8 +270,9 @@ class McpConnection:
 
         async def on_message(message: Any) -> None:
             # By method, not class: each protocol version has its own notification models.
-            if getattr(message, "method", None) == "notifications/tools/list_changed":
-                inbox.put_nowait(_REFRESH)
+            offer = catalog.CHANGED.get(getattr(message, "method", None) or "")
+            if offer is not None:
+                inbox.put_nowait(offer)
 
         try:
             with anyio.CancelScope() as life:
@@ -247,6 +285,7 @@ class McpConnection:
                     )
                     await session.initialize()
                     self._take_tools(await _list_tools(session))
+                    await self._list_catalog(session, catalog.Offer.RESOURCES, catalog.Offer.PROMPTS)
                     timer.cancel()
                     if self.config.transport is Transport.STDIO:
                         found = procs.find_tagged(self.tag, children_only=True)
@@ -283,6 +322,8 @@ class McpConnection:
             item = inbox.get_nowait()
             if isinstance(item, RemoteCall):
                 item.settle(Answer(AnswerKind.CLOSED, message="the server stopped"))
+            elif isinstance(item, _Ask) and not item.answer.done():
+                item.answer.set_exception(ServerUnavailable("the server stopped"))
         if errlog is not None:
             errlog.close()
         if self._stopping:
@@ -318,8 +359,12 @@ class McpConnection:
                     item = await inbox.get()
                     if item is _STOP:
                         break
-                    if item is _REFRESH:
+                    if item is catalog.Offer.TOOLS:
                         calls.start_soon(self._refresh_tools, session)
+                    elif isinstance(item, catalog.Offer):
+                        calls.start_soon(self._refresh_catalog, session, item)
+                    elif isinstance(item, _Ask):
+                        calls.start_soon(item.run, session)
                     else:
                         calls.start_soon(serve_call, session, item)
             if dispatcher.closed.is_set():
@@ -339,6 +384,26 @@ class McpConnection:
         self._take_tools(listed)
         try:
             self._on_tools(self)
+        except Exception:
+            pass  # the manager's callback must not break the connection
+
+
+    async def _list_catalog(self, session: ClientSession, *offers: catalog.Offer) -> None:
+        """List resources and/or prompts; a server that fails to list them keeps none
+        (or its last list) and says why in its error, but stays usable for tools."""
+        for offer in offers:
+            try:
+                if offer is catalog.Offer.RESOURCES:
+                    self.resources = await catalog.list_resources(session)
+                else:
+                    self.prompts = await catalog.list_prompts(session)
+            except Exception as exc:  # noqa: BLE001 - tools still work
+                self.error = f"could not list its {offer}: {short(exc)}"
+
+    async def _refresh_catalog(self, session: ClientSession, offer: catalog.Offer) -> None:
+        await self._list_catalog(session, offer)
+        try:
+            self._on_catalog(self)
         except Exception:
             pass  # the manager's callback must not break the connection
 

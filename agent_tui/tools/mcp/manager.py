@@ -24,10 +24,13 @@ All methods run on one event loop (the core's); make one manager per loop.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import mcp_types as types
 
 from pydantic import BaseModel, Field
 
@@ -37,7 +40,10 @@ from agent_tui.tools.mcp.config import ConfigProblem, ServerConfig, Transport, l
 from agent_tui.tools.mcp.connection import McpConnection, ServerState, ServerStatus
 from agent_tui.tools.mcp.tool import McpTool, tool_name
 
+T = TypeVar("T")
 DEFAULT_START_TIMEOUT_S = 30.0
+#: How long reading a resource or getting a prompt for the user may take.
+ASK_TIMEOUT_S = 30.0
 DEFAULT_CONFIRM_S = 1.0
 #: At shutdown: how long servers get to end by themselves (stdin closed) before we
 #: send SIGTERM, and how long after SIGTERM before SIGKILL.
@@ -79,6 +85,7 @@ class McpManager:
         self.call_timeout_s = call_timeout_s
         self._listeners: list[Callable[[ServerStatus], None]] = []
         self._change_listeners: list[Callable[[ToolsChange], None]] = []
+        self._catalog_listeners: list[Callable[[str], None]] = []
         self._toolsets: list[ToolSet] = []
         self._tools: dict[str, McpTool] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -94,6 +101,7 @@ class McpManager:
             cfg.name: McpConnection(
                 cfg, workspace=self.workspace, start_timeout_s=start_timeout_s,
                 log_dir=logs, on_change=self._changed, on_tools=self._listed,
+                on_catalog=self._catalogued,
             )
             for cfg in servers
         }
@@ -134,6 +142,53 @@ class McpManager:
 
     def status(self) -> list[ServerStatus]:
         return [conn.status() for conn in self.connections.values()]
+
+    # -- resources and prompts (the TUI's @server:uri mentions and /mcp__server__prompt)
+
+    def resources(self) -> list[tuple[str, types.Resource]]:
+        """Every ready server's resources, as (server, resource)."""
+        return [(c.name, r) for c in self.connections.values()
+                if c.state is ServerState.READY for r in c.resources]
+
+    def prompts(self) -> list[tuple[str, types.Prompt]]:
+        """Every ready server's prompts, as (server, prompt)."""
+        return [(c.name, p) for c in self.connections.values()
+                if c.state is ServerState.READY for p in c.prompts]
+
+    async def read_resource(self, server: str, uri: str) -> types.ReadResourceResult:
+        return await self._conn(server).ask(lambda s: s.read_resource(uri), ASK_TIMEOUT_S)
+
+    async def get_prompt(self, server: str, name: str, arguments: dict[str, str]) -> types.GetPromptResult:
+        return await self._conn(server).ask(lambda s: s.get_prompt(name, arguments), ASK_TIMEOUT_S)
+
+    def from_thread(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run ``coro`` (one of the methods above) on the manager's loop, from another
+        thread (the TUI's); the future raises RuntimeError before the servers started."""
+        if self._loop is None or self._loop.is_closed():
+            coro.close()
+            failed: concurrent.futures.Future[T] = concurrent.futures.Future()
+            failed.set_exception(RuntimeError("the MCP servers have not started yet"))
+            return failed
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def on_catalog(self, fn: Callable[[str], None]) -> None:
+        """Call ``fn(server)`` when a server's resources or prompts were listed again."""
+        self._catalog_listeners.append(fn)
+
+    def _conn(self, server: str) -> McpConnection:
+        from agent_tui.tools.mcp.errors import ServerUnavailable
+
+        conn = self.connections.get(server)
+        if conn is None:
+            raise ServerUnavailable(f"no MCP server named {server!r}")
+        return conn
+
+    def _catalogued(self, conn: McpConnection) -> None:
+        for fn in list(self._catalog_listeners):
+            try:
+                fn(conn.name)
+            except Exception:
+                pass  # a listener must not break the connection
 
     def on_status(self, fn: Callable[[ServerStatus], None]) -> None:
         """Call ``fn(status)`` on the loop whenever a server's state changes."""
