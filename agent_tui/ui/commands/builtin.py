@@ -3,7 +3,8 @@
 A command line never reaches the model as a message: a built-in command runs here, a
 custom one is handed to the session (``agent_tui/commands/use.py``: its ``!`` lines
 first when it has some, else the prompt it stands for, sent the way the keys said: a
-message, a follow-up or send-now), and an unknown one is reported with the nearest
+message, a follow-up or send-now), an MCP server's prompt is got from the server and
+sent the same way (``ui/app_mcp.py``), and an unknown one is reported with the nearest
 names and stays in the input to be fixed.
 """
 
@@ -90,6 +91,9 @@ class CommandHost(Protocol):
 
     def when_session(self, then: Callable[[], None]) -> None:
         """Run ``then`` once the session exists (never, if it cannot start)."""
+
+    def run_mcp_prompt(self, command: Command, args: str, mode: SendMode) -> None:
+        """Get an MCP server's prompt for ``args`` (off the UI's thread), then send it."""
 
 
 def _help(host: CommandHost, args: str) -> None:
@@ -310,6 +314,9 @@ def run_command(host: CommandHost, commands: Commands, line: CommandLine, mode: 
         use_command(session, command.spec, line.args,
                     send=lambda text: host.submit(prompt_op(text, mode)),
                     tell=lambda text: host.notice("warning", text))
+        return True
+    if command.kind is CommandKind.MCP_PROMPT:
+        host.run_mcp_prompt(command, line.args, mode)
         return True
     HANDLERS[command.name](host, line.args)
     return True
