@@ -96,15 +96,17 @@ class McpManager:
         self._waiting_for_start = False  # the first turn waits for servers: no request yet
         self._requested = False  # a request has offered the current tools
         self._pending: set[str] = set()
-        logs = Path(log_dir) if log_dir is not None else _default_log_dir()
-        self.connections: dict[str, McpConnection] = {
-            cfg.name: McpConnection(
-                cfg, workspace=self.workspace, start_timeout_s=start_timeout_s,
-                log_dir=logs, on_change=self._changed, on_tools=self._listed,
-                on_catalog=self._catalogued,
-            )
-            for cfg in servers
-        }
+        self._start_timeout_s = start_timeout_s
+        self._logs = Path(log_dir) if log_dir is not None else _default_log_dir()
+        self._gone: dict[str, McpConnection] = {}  # removed: their tools go at the turn's end
+        self.connections: dict[str, McpConnection] = {cfg.name: self._connection(cfg) for cfg in servers}
+
+    def _connection(self, cfg: ServerConfig) -> McpConnection:
+        return McpConnection(
+            cfg, workspace=self.workspace, start_timeout_s=self._start_timeout_s,
+            log_dir=self._logs, on_change=self._changed, on_tools=self._listed,
+            on_catalog=self._catalogued,
+        )
 
     # -- for the wiring -------------------------------------------------------
 
@@ -209,13 +211,54 @@ class McpManager:
         elif kind == "turn_ended":
             self._in_turn = False
             for name in sorted(self._pending):
-                self._apply(self.connections[name])
+                conn = self.connections.get(name) or self._gone.get(name)
+                if conn is not None:
+                    self._apply(conn)
             self._pending.clear()
+            self._gone = {n: c for n, c in self._gone.items() if c.task is not None and not c.task.done()}
 
     def request_stop(self, job_id: str) -> bool:
         """Part of the session's background work: MCP servers are not jobs a user
         stops one by one (they end when the session does)."""
         return False
+
+    # -- changing the servers during a session (a config edit, /mcp) -------------
+
+    def add_server(self, cfg: ServerConfig, *, start: bool = True) -> None:
+        """A server joins (started now, on the manager's loop, unless ``start`` is False)."""
+        self._check_loop()
+        conn = self._connection(cfg)
+        self.connections[cfg.name] = conn
+        if start:
+            conn.start()
+
+    async def remove_server(self, name: str) -> None:
+        """End one server; its tools, resources and prompts are withdrawn (the tools
+        at the turn's end, as any tool list change)."""
+        self._check_loop()
+        conn = self.connections.pop(name, None)
+        if conn is None:
+            return
+        self._gone[name] = conn
+        conn.tools, conn.resources, conn.prompts = [], [], []
+        self._listed(conn)
+        await self._end([conn])
+
+    async def restart_server(self, name: str, cfg: ServerConfig | None = None) -> None:
+        """End one server and start it again (with ``cfg`` when its config changed).
+        Its tools stay offered: a call waits for the new start; the new listing is
+        applied at the turn boundary as any other."""
+        self._check_loop()
+        old = self.connections.get(name)
+        cfg = cfg or (old.config if old is not None else None)
+        if cfg is None:
+            return
+        if old is not None:
+            await self._end([old])
+        self.add_server(cfg)
+        for tool in self._tools.values():
+            if tool.server == name:
+                tool.conn = self.connections[name]
 
     async def shutdown(self) -> list[int]:
         """End every server: close sessions, then TERM -> grace -> KILL what is left.
@@ -223,7 +266,9 @@ class McpManager:
         Returns PIDs that survived SIGKILL (residue). Idempotent.
         """
         self._shut = True
-        conns = list(self.connections.values())
+        return await self._end([*self.connections.values(), *self._gone.values()])
+
+    async def _end(self, conns: list[McpConnection]) -> list[int]:
         for conn in conns:
             conn.stop()
         tasks = [c.task for c in conns if c.task is not None and not c.task.done()]
@@ -279,6 +324,8 @@ class McpManager:
                 change.removed.append(name)
             elif tool.spec_source != wanted[name]:
                 change.changed.append(name)
+            elif tool.conn is not conn:  # the server was restarted: same tool, new connection
+                tool.conn = conn
         change.added = [name for name in wanted if name not in offered]
         for name in change.removed + change.changed:
             del self._tools[name]
