@@ -116,14 +116,6 @@ async def add_tool(name: str, ctx: Context) -> str:
     return f"added {name}"
 
 
-@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
-async def header(name: str, ctx: Context) -> str:
-    """The value of one HTTP header of the request (HTTP transports)."""
-    request = ctx.request_context.request
-    headers = getattr(request, "headers", None)
-    return f"{name}: {headers.get(name) if headers is not None else None}"
-
-
 @mcp.tool()
 async def crash(ctx: Context) -> str:
     """Exit the whole server mid-call."""
@@ -131,6 +123,13 @@ async def crash(ctx: Context) -> str:
     await anyio.sleep(0.1)
     print("crashing on purpose", file=sys.stderr, flush=True)
     os._exit(3)
+
+
+async def header(name: str, ctx: Context) -> str:
+    """The value of one HTTP header of the request (offered over SSE only)."""
+    request = ctx.request_context.request
+    headers = getattr(request, "headers", None)
+    return f"{name}: {headers.get(name) if headers is not None else None}"
 
 
 def start_escapee(marker: str) -> None:
@@ -146,6 +145,7 @@ if __name__ == "__main__":
     if "--escapee" in sys.argv:
         start_escapee(sys.argv[sys.argv.index("--escapee") + 1])
     if "--sse" in sys.argv:
+        mcp.add_tool(header, annotations=ToolAnnotations(readOnlyHint=True))
         port = int(sys.argv[sys.argv.index("--sse") + 1])
         mcp.run("sse", host="127.0.0.1", port=port)
     elif "--http" in sys.argv:

@@ -55,8 +55,10 @@ class ServerState(StrEnum):
     NOT_STARTED = "not_started"
     STARTING = "starting"
     READY = "ready"
+    NEEDS_LOGIN = "needs_login"  # an HTTP server wants an OAuth login (/mcp, ``mcp login``)
     FAILED = "failed"
     STOPPED = "stopped"
+    DISABLED = "disabled"  # turned off by the user (/mcp): not started
 
 
 class ServerStatus(BaseModel):
@@ -108,6 +110,7 @@ class McpConnection:
         workspace: Path,
         start_timeout_s: float,
         log_dir: Path | None,
+        auth_dir: Path | None = None,
         on_change: Callable[[McpConnection], None] = lambda _c: None,
         on_tools: Callable[[McpConnection], None] = lambda _c: None,
         on_catalog: Callable[[McpConnection], None] = lambda _c: None,
@@ -117,6 +120,8 @@ class McpConnection:
         self.workspace = workspace
         self.start_timeout_s = start_timeout_s
         self.log = StderrLog(config, log_dir)
+        self.auth_dir = auth_dir
+        self._login_needed = False
         self.state = ServerState.NOT_STARTED
         self.error: str | None = None
         self.tools: list[types.Tool] = []
@@ -165,6 +170,11 @@ class McpConnection:
         """Settles when the latest start ended (None: ready; else the error)."""
         return self._started
 
+    def disable(self) -> None:
+        """Never started (the user turned it off); call before :meth:`start`."""
+        self._stopping = True
+        self._set_state(ServerState.DISABLED, "disabled: /mcp enables it")
+
     def start(self) -> None:
         """Start the server in the background (on the running loop); idempotent."""
         if self._stopping or (self._task is not None and not self._task.done()):
@@ -184,6 +194,8 @@ class McpConnection:
             return
         if self._stopping:
             raise ServerUnavailable("the app is shutting down")
+        if self.state in (ServerState.NEEDS_LOGIN, ServerState.DISABLED):
+            raise ServerUnavailable(self.error or f"server is {self.state}")
         if self.state is ServerState.NOT_STARTED:
             self.start()
         elif self.state is ServerState.FAILED:
@@ -243,6 +255,11 @@ class McpConnection:
             pass  # a UI callback must not break the connection
 
     def _fail(self, error: str) -> None:
+        if self._login_needed:
+            self._set_state(ServerState.NEEDS_LOGIN, f"needs a login: /mcp, or agent-tui mcp login {self.name}")
+            if self._started is not None and not self._started.done():
+                self._started.set_result(self.error)
+            return
         tail = self.stderr_tail()
         if tail and tail not in error:
             error = f"{error}; stderr: {tail}"
@@ -281,7 +298,7 @@ class McpConnection:
                 async with AsyncExitStack() as stack:
                     session, dispatcher = await connect(
                         stack, self.config, workspace=self.workspace, tag=self.tag,
-                        errlog=errlog, on_message=on_message,
+                        errlog=errlog, on_message=on_message, auth=self._auth(),
                     )
                     await session.initialize()
                     self._take_tools(await _list_tools(session))
@@ -336,6 +353,19 @@ class McpConnection:
             self._fail("the server closed the connection (it may have exited)")
         else:
             self._fail(error or "the server stopped")
+
+    def _auth(self) -> Any:
+        """The OAuth provider of an HTTP server (None for stdio, or without a folder)."""
+        from agent_tui.tools.mcp import oauth
+
+        self._login_needed = False
+        if self.auth_dir is None or not oauth.uses_oauth(self.config):
+            return None
+
+        def needed() -> None:
+            self._login_needed = True
+
+        return oauth.background_provider(self.config, self.auth_dir, needed)
 
     def _start_timed_out(self, started: asyncio.Future[str | None]) -> None:
         if self.state is ServerState.STARTING and not started.done():

@@ -78,6 +78,7 @@ class McpManager:
         call_timeout_s: float | None = None,
         confirm_s: float = DEFAULT_CONFIRM_S,
         log_dir: str | os.PathLike[str] | None = None,
+        auth_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         self.workspace = Path(workspace)
         self.problems: list[ConfigProblem] = list(problems or [])
@@ -98,13 +99,14 @@ class McpManager:
         self._pending: set[str] = set()
         self._start_timeout_s = start_timeout_s
         self._logs = Path(log_dir) if log_dir is not None else _default_log_dir()
+        self.auth_dir = Path(auth_dir) if auth_dir is not None else self._logs.parent / "mcp-auth"
         self._gone: dict[str, McpConnection] = {}  # removed: their tools go at the turn's end
         self.connections: dict[str, McpConnection] = {cfg.name: self._connection(cfg) for cfg in servers}
 
     def _connection(self, cfg: ServerConfig) -> McpConnection:
         return McpConnection(
             cfg, workspace=self.workspace, start_timeout_s=self._start_timeout_s,
-            log_dir=self._logs, on_change=self._changed, on_tools=self._listed,
+            log_dir=self._logs, auth_dir=self.auth_dir, on_change=self._changed, on_tools=self._listed,
             on_catalog=self._catalogued,
         )
 
@@ -225,12 +227,32 @@ class McpManager:
     # -- changing the servers during a session (a config edit, /mcp) -------------
 
     def add_server(self, cfg: ServerConfig, *, start: bool = True) -> None:
-        """A server joins (started now, on the manager's loop, unless ``start`` is False)."""
+        """A server joins (started now, on the manager's loop, unless ``start`` is
+        False: then it is disabled)."""
         self._check_loop()
         conn = self._connection(cfg)
         self.connections[cfg.name] = conn
         if start:
             conn.start()
+        else:
+            conn.disable()
+
+    async def set_enabled(self, name: str, enabled: bool) -> None:
+        """Turn a server off (ended, its tools withdrawn) or on again (started)."""
+        conn = self._conn(name)
+        if enabled == (conn.state is not ServerState.DISABLED):
+            return
+        await self.remove_server(name)
+        self.add_server(conn.config, start=enabled)
+
+    async def login(self, name: str, open_url: Any) -> None:
+        """Log in to an HTTP server now (:mod:`.login`), then connect it again."""
+        from agent_tui.tools.mcp.login import login
+
+        conn = self._conn(name)
+        await login(conn.config, self.auth_dir, open_url, workspace=self.workspace)
+        if conn.state is not ServerState.DISABLED:
+            await self.restart_server(name)
 
     async def remove_server(self, name: str) -> None:
         """End one server; its tools, resources and prompts are withdrawn (the tools

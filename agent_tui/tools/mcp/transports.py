@@ -16,6 +16,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
+import httpx2
 import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.sse import sse_client
@@ -43,8 +44,10 @@ async def connect(
     tag: str,
     errlog: TextIO | None,
     on_message: MessageHandler | None = None,
+    auth: httpx2.Auth | None = None,
 ) -> tuple[ClientSession, CallDispatcher]:
-    """Open the transport and the session inside ``stack`` (not yet initialized)."""
+    """Open the transport and the session inside ``stack`` (not yet initialized);
+    ``auth`` (an OAuth provider, :mod:`.oauth`) signs an HTTP or SSE server's requests."""
     if config.transport is Transport.STDIO:
         assert config.command is not None
         cwd = config.cwd or str(workspace)
@@ -59,12 +62,12 @@ async def connect(
     elif config.transport is Transport.SSE:
         assert config.url is not None
         read, write = await stack.enter_async_context(
-            sse_client(config.url, headers=config.headers or None)
+            sse_client(config.url, headers=config.headers or None, auth=auth)
         )
     else:
         assert config.url is not None
         http = await stack.enter_async_context(
-            create_mcp_http_client(headers=config.headers or None)
+            create_mcp_http_client(headers=config.headers or None, auth=auth)
         )
         read, write = await stack.enter_async_context(
             streamable_http_client(config.url, http_client=http)

@@ -1,0 +1,138 @@
+"""OAuth 2.1 for HTTP MCP servers, against tests/mcp_servers/oauth_server.py (the
+official SDK's server-side auth: an authorization server and an MCP server in one
+process on 127.0.0.1). The test plays the browser: it follows the authorization URL
+with an HTTP client, which the server redirects to our loopback port."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.protocol import ToolState
+from agent_tui.tools.mcp import ServerConfig, ServerState
+from agent_tui.tools.mcp.config import Transport
+from agent_tui.tools.mcp.oauth import LoginRefused, token_path
+from tests.test_mcp import SERVERS, _free_port, call, listening, make_manager, records
+
+__all__ = ["make_manager"]
+OAUTH = str(SERVERS / "oauth_server.py")
+
+
+def browser(seen: list[str], answers: list[Any]) -> Any:
+    """A browser: follows the URL (and its redirects) on a thread, as a real one
+    would while agent-tui waits."""
+
+    def open_url(url: str) -> None:
+        seen.append(url)
+
+        def follow() -> None:
+            try:
+                with urllib.request.urlopen(url, timeout=10) as response:
+                    answers.append((response.status, response.read().decode()))
+            except urllib.error.HTTPError as exc:
+                answers.append((exc.code, exc.read().decode()))
+
+        threading.Thread(target=follow, daemon=True).start()
+
+    return open_url
+
+
+def oauth_server(tmp_path: Path, *args: str) -> Iterator[tuple[str, Path]]:
+    record = tmp_path / "oauth-record.jsonl"
+    port = _free_port()
+    argv = [sys.executable, OAUTH, str(record), str(port), *args]
+    with listening(argv, port, tmp_path / "oauth-server.log") as url:
+        yield url, record
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    yield from oauth_server(tmp_path, "--ttl", "2")
+
+
+def web(url: str) -> ServerConfig:
+    return ServerConfig(name="web", transport=Transport.HTTP, source=Path("test"), url=url)
+
+
+def events(record: Path, kind: str) -> list[dict[str, Any]]:
+    return [r for r in records(record) if r["event"] == kind]
+
+
+@pytest.mark.asyncio
+async def test_a_login_then_calls_then_refresh_when_the_token_expires(make_manager: Any, server: Any,
+                                                                      tmp_path: Path) -> None:
+    url, record = server
+    manager, tools = await make_manager(web(url))
+    [status] = manager.status()
+    assert status.state is ServerState.NEEDS_LOGIN, status
+    assert status.error == "needs a login: /mcp, or agent-tui mcp login web"
+    assert events(record, "authorize") == []  # the background never opens a browser
+
+    seen: list[str] = []
+    answers: list[Any] = []
+    await manager.login("web", browser(seen, answers))
+    [opened] = seen
+    assert "code_challenge_method=S256" in opened and "redirect_uri=http%3A%2F%2F127.0.0.1%3A" in opened
+    assert answers and answers[0][0] == 200 and "Logged in." in answers[0][1]
+    [registered] = events(record, "register")
+    assert registered["redirect_uris"][0].startswith("http://127.0.0.1:")
+    await manager.wait_started(15.0)
+    assert manager.status()[0].state is ServerState.READY
+
+    first, _ = await call(tools, "mcp__web__whoami", {})
+    assert first.outcome is ToolState.SUCCEEDED, first.content
+    saved = token_path(manager.auth_dir, web(url))
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+    assert stat.S_IMODE(saved.parent.stat().st_mode) == 0o700
+    stored = json.loads(saved.read_text())
+    assert stored["tokens"]["access_token"] == events(record, "token")[0]["access"]
+    assert "expires_at" in stored["tokens"] and stored["client"]["client_id"] == registered["client_id"]
+
+    await asyncio.sleep(2.2)  # the token (2 s) expires mid-session
+    second, _ = await call(tools, "mcp__web__whoami", {})
+    assert second.outcome is ToolState.SUCCEEDED, second.content
+    grants = [t["grant"] for t in events(record, "token")]
+    assert grants == ["authorization_code", "refresh_token"]
+    calls = events(record, "call")
+    assert calls[-1]["access"] == events(record, "token")[1]["access"] != calls[0]["access"]
+    assert len(events(record, "authorize")) == 1  # refreshed, not logged in again
+    assert json.loads(saved.read_text())["tokens"]["access_token"] == calls[-1]["access"]
+
+
+@pytest.mark.asyncio
+async def test_a_stored_token_is_used_and_refreshed_by_the_next_session(make_manager: Any, server: Any) -> None:
+    url, record = server
+    manager, _ = await make_manager(web(url))
+    await manager.login("web", browser([], []))
+    await manager.shutdown()
+    await asyncio.sleep(2.2)  # expired while no session ran
+
+    again, tools = await make_manager(web(url))
+    assert again.status()[0].state is ServerState.READY, again.status()
+    result, _ = await call(tools, "mcp__web__whoami", {})
+    assert result.outcome is ToolState.SUCCEEDED
+    assert [t["grant"] for t in events(record, "token")] == ["authorization_code", "refresh_token"]
+    assert len(events(record, "register")) == 1 and len(events(record, "authorize")) == 1
+
+
+@pytest.mark.asyncio
+async def test_a_refused_login_says_why_and_keeps_needing_one(make_manager: Any, tmp_path: Path) -> None:
+    for url, record in oauth_server(tmp_path, "--refuse"):
+        manager, _ = await make_manager(web(url))
+        answers: list[Any] = []
+        with pytest.raises(LoginRefused, match=r"refused the login: access_denied \(the user said no\)"):
+            await manager.login("web", browser([], answers))
+        assert answers and answers[0][0] == 400
+        assert manager.status()[0].state is ServerState.NEEDS_LOGIN
+        assert events(record, "token") == []
+        assert not json.loads(token_path(manager.auth_dir, web(url)).read_text()).get("tokens")
