@@ -226,7 +226,7 @@ def test_project_mcp_tools_reach_the_model_when_the_project_is_trusted(fake_api,
               and e["type"] == "tool_state"]
     assert states[-1] == "succeeded", out.stdout
     notices = [e["text"] for e in events_of(out.stdout) if e["type"] == "notice"]
-    assert "MCP server demo: ready (8 tools)" in notices
+    assert "MCP server demo: ready (7 tools)" in notices
     result = fake_api.requests[1]["messages"][-1]["content"][0]
     assert "hello mcp" in result["content"]
 
