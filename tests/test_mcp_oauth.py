@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import stat
+import subprocess
 import sys
 import threading
 import urllib.error
@@ -136,3 +137,68 @@ async def test_a_refused_login_says_why_and_keeps_needing_one(make_manager: Any,
         assert manager.status()[0].state is ServerState.NEEDS_LOGIN
         assert events(record, "token") == []
         assert not json.loads(token_path(manager.auth_dir, web(url)).read_text()).get("tokens")
+
+
+# ----------------------------------------------------------------------------- the command line
+
+
+def _project(tmp_path: Path, url: str) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir(exist_ok=True)
+    (ws / ".mcp.json").write_text(json.dumps({"mcpServers": {"web": {"type": "http", "url": url}}}))
+    return ws
+
+
+def _login(tmp_path: Path, ws: Path, browser_cmd: str | None) -> subprocess.Popen:
+    """``agent-tui mcp login web``; no ``browser_cmd``: no browser at all (none on the PATH)."""
+    from tests.test_print_mode import AGENT, env_for
+
+    if browser_cmd is None:
+        empty = tmp_path / "empty-bin"
+        empty.mkdir(exist_ok=True)
+        env = env_for(tmp_path, XDG_CONFIG_HOME=str(tmp_path / "config"), PATH=str(empty))
+        for var in ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY"):
+            env.pop(var, None)
+    else:
+        env = env_for(tmp_path, XDG_CONFIG_HOME=str(tmp_path / "config"), BROWSER=browser_cmd)
+    return subprocess.Popen(AGENT + ["mcp", "login", "web", "--cwd", str(ws)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_mcp_login_opens_the_browser_and_keeps_the_tokens_owner_only(server: Any, tmp_path: Path) -> None:
+    url, record = server
+    ws = _project(tmp_path, url)
+    follow = tmp_path / "browser.py"  # a browser: follows the URL and its redirects
+    follow.write_text("import sys, urllib.request\nurllib.request.urlopen(sys.argv[1], timeout=10).read()\n")
+    proc = _login(tmp_path, ws, f"{sys.executable} {follow} %s")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "Opening your browser to log in; if it does not open, visit: http://127.0.0.1:" in out
+    assert "Logged in to web." in out
+    [saved] = (tmp_path / "home").rglob("mcp-auth/web-*.json")
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+    assert json.loads(saved.read_text())["tokens"]["access_token"] == events(record, "token")[0]["access"]
+
+
+def test_mcp_login_without_a_browser_prints_the_url_and_a_refusal_is_clear(tmp_path: Path) -> None:
+    for url, _record in oauth_server(tmp_path, "--refuse"):
+        ws = _project(tmp_path, url)
+        proc = _login(tmp_path, ws, None)
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("To log in, open: http://127.0.0.1:"), line
+        with pytest.raises(urllib.error.HTTPError):  # the redirect lands on our port: 400
+            urllib.request.urlopen(line.split(": ", 1)[1].strip(), timeout=10)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 1
+        assert "cannot log in to web: the authorization server refused the login: access_denied " \
+               "(the user said no)" in err
+
+
+def test_mcp_login_of_an_unknown_server_names_those_configured(tmp_path: Path) -> None:
+    from tests.test_print_mode import AGENT, env_for
+
+    ws = _project(tmp_path, "http://127.0.0.1:9/mcp")
+    out = subprocess.run(AGENT + ["mcp", "login", "nope", "--cwd", str(ws)], capture_output=True, text=True,
+                         env=env_for(tmp_path, XDG_CONFIG_HOME=str(tmp_path / "config")), timeout=60)
+    assert out.returncode == 1 and "no MCP server named 'nope' (configured: web)" in out.stderr

@@ -365,7 +365,8 @@ class Wiring:
         from agent_tui.tools.mcp import ServerState, ServerStatus, load_mcp
 
         mcp = load_mcp(workspace, include_project=trusted, extra=extra,
-                       log_dir=self.store.root.parent / "mcp-logs")
+                       log_dir=self.store.root.parent / "mcp-logs",
+                       auth_dir=self.store.root.parent / "mcp-auth")
         for problem in mcp.problems:
             emit(Notice(level=NoticeLevel.WARNING, text=f"MCP config: {problem}"))
         if not trusted:
@@ -383,6 +384,9 @@ class Wiring:
             if state is ServerState.FAILED:
                 emit(Notice(level=NoticeLevel.ERROR,
                             text=f"MCP server {status.name} failed: {status.error}"))
+            elif state is ServerState.NEEDS_LOGIN:
+                emit(Notice(level=NoticeLevel.WARNING,
+                            text=f"MCP server {status.name} {status.error}"))
             elif state in (ServerState.STARTING, ServerState.READY):
                 tools = f" ({len(status.tools)} tools)" if state is ServerState.READY else ""
                 emit(Notice(level=NoticeLevel.INFO,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 import webbrowser
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
@@ -44,15 +45,18 @@ OpenUrl = Callable[[str], Awaitable[None] | None]
 
 
 def open_in_browser(show: Callable[[str], None]) -> OpenUrl:
-    """Open the URL in the user's browser when there is one; always show it too (a
-    browser on another machine, or none)."""
+    """Open the URL in the user's browser when there is one (on a thread of its own:
+    some browsers' launchers wait until the browser ends); show it either way, for a
+    browser that does not come up or one on another machine."""
 
     def open_url(url: str) -> None:
         try:
-            opened = webbrowser.get().open(url)
+            browser = webbrowser.get()
         except webbrowser.Error:
-            opened = False
-        show(f"{'Opened your browser to log in; if it did not open, visit' if opened else 'To log in, open'}: {url}")
+            show(f"To log in, open: {url}")
+            return
+        show(f"Opening your browser to log in; if it does not open, visit: {url}")
+        threading.Thread(target=browser.open, args=(url,), name="mcp-login-browser", daemon=True).start()
 
     return open_url
 
