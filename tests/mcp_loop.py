@@ -45,6 +45,7 @@ class ManagerThread:
 @contextmanager
 def running_manager(tmp_path: Path, *configs: ServerConfig, **options: Any) -> Iterator[ManagerThread]:
     options.setdefault("start_timeout_s", 15.0)
+    options.setdefault("auth_dir", tmp_path / "mcp-auth")
     thread = ManagerThread(McpManager(list(configs), workspace=tmp_path, log_dir=tmp_path / "logs", **options))
     thread.start()
     try:

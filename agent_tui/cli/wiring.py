@@ -363,10 +363,12 @@ class Wiring:
         ``extra`` servers come from the user's client (ACP) and always start."""
         from agent_tui.protocol import Notice, NoticeCode, NoticeLevel
         from agent_tui.tools.mcp import ServerState, ServerStatus, load_mcp
+        from agent_tui.tools.mcp.disabled import FILE as DISABLED_FILE, DisabledServers
 
         mcp = load_mcp(workspace, include_project=trusted, extra=extra,
                        log_dir=self.store.root.parent / "mcp-logs",
-                       auth_dir=self.store.root.parent / "mcp-auth")
+                       auth_dir=self.store.root.parent / "mcp-auth",
+                       disabled=DisabledServers(self.store.root.parent / DISABLED_FILE, workspace))
         for problem in mcp.problems:
             emit(Notice(level=NoticeLevel.WARNING, text=f"MCP config: {problem}"))
         if not trusted:

@@ -1,6 +1,7 @@
 """What a running session holds that no Event carries: the permission rules in force
-(and where each came from) and its MCP servers, read through the Session's public
-attributes (``policy``, ``background``, ``workspace``) and the settings files.
+(and where each came from), read through the Session's public attributes
+(``policy``, ``workspace``) and the settings files. (Its MCP servers are
+``ui/mcp_offers.py``'s.)
 
 Where a rule came from is found by reading the settings files again (the merged
 settings keep no origin per rule): the first file that lists it, user before project.
@@ -76,13 +77,3 @@ def permission_facts(policy: Any, workspace: Path, user_dir: Path | None = None)
     else:
         mode_source = "the command line"
     return PermissionFacts(mode, mode_source, rules)
-
-
-def mcp_statuses(background: list[Any]) -> list[Any] | None:
-    """The statuses of the session's MCP servers, or None when it has no MCP manager."""
-    from agent_tui.tools.mcp.manager import McpManager
-
-    for work in background:
-        if isinstance(work, McpManager):
-            return work.status()
-    return None

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
+import sys
 import threading
 import webbrowser
 from collections.abc import Awaitable, Callable
@@ -44,13 +46,19 @@ _PAGE = ("<!doctype html><title>agent-tui</title><p>{text}</p>"
 OpenUrl = Callable[[str], Awaitable[None] | None]
 
 
-def open_in_browser(show: Callable[[str], None]) -> OpenUrl:
+def open_in_browser(show: Callable[[str], None], *, console: bool = True) -> OpenUrl:
     """Open the URL in the user's browser when there is one (on a thread of its own:
     some browsers' launchers wait until the browser ends); show it either way, for a
-    browser that does not come up or one on another machine."""
+    browser that does not come up or one on another machine. Without ``console``
+    (the TUI owns the terminal) only a graphical browser or the user's ``$BROWSER``
+    is tried, never a text one."""
 
     def open_url(url: str) -> None:
+        graphical = bool(os.environ.get("BROWSER") or os.environ.get("DISPLAY")
+                         or os.environ.get("WAYLAND_DISPLAY") or sys.platform in ("darwin", "win32"))
         try:
+            if not console and not graphical:
+                raise webbrowser.Error("no graphical browser")
             browser = webbrowser.get()
         except webbrowser.Error:
             show(f"To log in, open: {url}")

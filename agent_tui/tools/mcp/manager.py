@@ -79,6 +79,7 @@ class McpManager:
         confirm_s: float = DEFAULT_CONFIRM_S,
         log_dir: str | os.PathLike[str] | None = None,
         auth_dir: str | os.PathLike[str] | None = None,
+        disabled: Any = None,
     ) -> None:
         self.workspace = Path(workspace)
         self.problems: list[ConfigProblem] = list(problems or [])
@@ -101,7 +102,11 @@ class McpManager:
         self._logs = Path(log_dir) if log_dir is not None else _default_log_dir()
         self.auth_dir = Path(auth_dir) if auth_dir is not None else self._logs.parent / "mcp-auth"
         self._gone: dict[str, McpConnection] = {}  # removed: their tools go at the turn's end
+        self.disabled = disabled  # a DisabledServers (.disabled), or None: none kept
+        off = disabled.names() if disabled is not None else set()
         self.connections: dict[str, McpConnection] = {cfg.name: self._connection(cfg) for cfg in servers}
+        for name in off & set(self.connections):
+            self.connections[name].disable()
 
     def _connection(self, cfg: ServerConfig) -> McpConnection:
         return McpConnection(
@@ -226,10 +231,12 @@ class McpManager:
 
     # -- changing the servers during a session (a config edit, /mcp) -------------
 
-    def add_server(self, cfg: ServerConfig, *, start: bool = True) -> None:
-        """A server joins (started now, on the manager's loop, unless ``start`` is
-        False: then it is disabled)."""
+    def add_server(self, cfg: ServerConfig, *, start: bool | None = None) -> None:
+        """A server joins: started now, on the manager's loop, unless ``start`` is
+        False or (None) the user disabled it; then it is disabled."""
         self._check_loop()
+        if start is None:
+            start = self.disabled is None or cfg.name not in self.disabled.names()
         conn = self._connection(cfg)
         self.connections[cfg.name] = conn
         if start:
@@ -242,6 +249,8 @@ class McpManager:
         conn = self._conn(name)
         if enabled == (conn.state is not ServerState.DISABLED):
             return
+        if self.disabled is not None:
+            self.disabled.set(name, not enabled)
         await self.remove_server(name)
         self.add_server(conn.config, start=enabled)
 

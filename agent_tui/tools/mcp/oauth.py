@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import socket
 import time
 from collections.abc import Awaitable, Callable
@@ -42,6 +43,16 @@ EXPIRY_MARGIN_S = 30.0
 
 class LoginNeeded(Exception):
     """The server wants a login, and this connection may not ask the user for one."""
+
+
+def _not_login_needed(record: logging.LogRecord) -> bool:
+    """The SDK logs every OAuth flow error with its traceback (to stderr, where no
+    handler is set: over the TUI); a login that is needed is a state, not an error."""
+    exc = record.exc_info[1] if record.exc_info else None
+    return not isinstance(exc, LoginNeeded)
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_not_login_needed)
 
 
 class LoginRefused(Exception):

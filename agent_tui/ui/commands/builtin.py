@@ -35,7 +35,7 @@ from agent_tui.core.prompt import INIT_PROMPT
 from agent_tui.ui.commands import definitions, reports
 from agent_tui.commands.use import use_command
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind, CommandLine, Commands
-from agent_tui.ui.session_facts import mcp_statuses, permission_facts
+from agent_tui.ui.session_facts import permission_facts
 from agent_tui.ui.themes import THEMES
 from agent_tui.ui.usage import UsageTally
 from agent_tui.ui.widgets.prompt_input import SendMode
@@ -60,7 +60,7 @@ BUILTIN: list[Command] = [
     Command("rewind", "go back to an earlier message (Esc Esc)"),
     Command("theme", "switch the theme", "[" + "|".join(THEMES) + "]", ArgsNeed.OPTIONAL),
     Command("permissions", "the permission rules in force and where each came from"),
-    Command("mcp", "MCP servers: their state and their tools"),
+    Command("mcp", "MCP servers: their state; log in, restart, disable, enable"),
     Command("skills", "the skills the model may use, and where each came from"),
     Command("agents", "the sub-agent types task can start, and where each came from"),
     Command("quit", "stop what runs, then quit"),
@@ -91,6 +91,9 @@ class CommandHost(Protocol):
 
     def when_session(self, then: Callable[[], None]) -> None:
         """Run ``then`` once the session exists (never, if it cannot start)."""
+
+    def open_mcp(self) -> None:
+        """``/mcp``: the servers and their actions (ui/app_mcp.py)."""
 
     def run_mcp_prompt(self, command: Command, args: str, mode: SendMode) -> None:
         """Get an MCP server's prompt for ``args`` (off the UI's thread), then send it."""
@@ -246,7 +249,7 @@ def _mcp(host: CommandHost, args: str) -> None:
     if parts is None:
         host.notice("info", "the session is still starting")
         return
-    host.show_page("MCP servers", reports.mcp_report(mcp_statuses(parts[1])))
+    host.open_mcp()
 
 
 def _skills(host: CommandHost, args: str) -> None:
