@@ -69,3 +69,25 @@ async def test_an_sse_url_that_does_not_answer_fails_with_the_url(make_manager: 
     manager, _ = await make_manager(server)
     [status] = manager.status()
     assert status.state is ServerState.FAILED and url in (status.error or "")
+
+
+@pytest.mark.asyncio
+async def test_an_sse_server_sent_by_an_acp_client_serves_its_tools(sse_server: Any, tmp_path: Path, fake_api) -> None:
+    from acp import PROTOCOL_VERSION, text_block
+    from acp.schema import HttpHeader, SseMcpServer
+
+    from tests.fake_api import Reply
+    from tests.test_acp import RecordingClient, spawn
+
+    url, record = sse_server
+    fake_api.enqueue(Reply.tool_use("mcp__old__header", {"name": "x-team"}, id="toolu_sse"), Reply.text("ok"))
+    client = RecordingClient()
+    async with spawn(client, tmp_path, fake_api, "--permission-mode", "auto") as (conn, _):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        sse = SseMcpServer(type="sse", name="old", url=url, headers=[HttpHeader(name="X-Team", value="red")])
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[sse])).session_id
+        response = await conn.prompt(session_id=sid, prompt=[text_block("which team?")])
+        assert response.stop_reason == "end_turn"
+        assert client.last_state("toolu_sse") == "succeeded"
+    result = fake_api.requests[1]["messages"][-1]["content"][0]
+    assert "x-team: red" in json.dumps(result)
