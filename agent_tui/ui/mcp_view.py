@@ -31,9 +31,9 @@ class McpAction(StrEnum):
 
 
 ACTION_WORDS = {
-    McpAction.LOGIN: "log in (OAuth, in your browser)",
+    McpAction.LOGIN: "log in",
     McpAction.RECONNECT: "reconnect",
-    McpAction.DISABLE: "disable (not started until enabled)",
+    McpAction.DISABLE: "disable",
     McpAction.ENABLE: "enable",
 }
 
@@ -77,7 +77,8 @@ def intro(statuses: list[Any]) -> str:
         return ("No MCP servers are configured (see docs/mcp.md: ~/.config/agent-tui/mcp.json "
                 "or the project's .mcp.json).")
     errors = [f"{s.name}: {first_line(s.error, 90)}" for s in statuses if s.error and str(s.state) == "failed"]
-    text = "The session's MCP servers. Choose what to do with one."
+    text = ("The session's MCP servers. Choose what to do with one: log in (OAuth, in your "
+            "browser), reconnect, disable (not started again in this project until enabled).")
     return text + ("\n" + "\n".join(errors) if errors else "")
 
 
