@@ -202,3 +202,18 @@ def test_mcp_login_of_an_unknown_server_names_those_configured(tmp_path: Path) -
     out = subprocess.run(AGENT + ["mcp", "login", "nope", "--cwd", str(ws)], capture_output=True, text=True,
                          env=env_for(tmp_path, XDG_CONFIG_HOME=str(tmp_path / "config")), timeout=60)
     assert out.returncode == 1 and "no MCP server named 'nope' (configured: web)" in out.stderr
+
+
+@pytest.mark.asyncio
+async def test_an_sse_server_logs_in_the_same_way(make_manager: Any, tmp_path: Path) -> None:
+    for url, record in oauth_server(tmp_path, "--sse"):
+        old = ServerConfig(name="old", transport=Transport.SSE, source=Path("test"),
+                           url=url.removesuffix("/mcp") + "/sse")
+        manager, tools = await make_manager(old)
+        assert manager.status()[0].state is ServerState.NEEDS_LOGIN, manager.status()
+        await manager.login("old", browser([], []))
+        await manager.wait_started(15.0)
+        assert manager.status()[0].state is ServerState.READY, manager.status()
+        result, _ = await call(tools, "mcp__old__whoami", {})
+        assert result.outcome is ToolState.SUCCEEDED, result.content
+        assert events(record, "call")[-1]["access"] == events(record, "token")[0]["access"]

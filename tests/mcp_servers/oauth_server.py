@@ -2,7 +2,9 @@
 server-side auth: discovery metadata, dynamic client registration, PKCE, refresh),
 over streamable HTTP on 127.0.0.1.
 
-Usage: oauth_server.py RECORD_FILE PORT [--ttl SECONDS] [--refuse]
+Usage: oauth_server.py RECORD_FILE PORT [--ttl SECONDS] [--refuse] [--sse]
+
+(``--sse``: the legacy SSE transport at ``/sse`` instead of streamable HTTP at ``/mcp``.)
 
 - ``/authorize`` grants at once (no login page) and redirects to the client's
   redirect URI with a code; with ``--refuse`` it redirects with
@@ -36,6 +38,7 @@ RECORD = sys.argv[1]
 PORT = int(sys.argv[2])
 TTL = int(sys.argv[sys.argv.index("--ttl") + 1]) if "--ttl" in sys.argv else 3600
 REFUSE = "--refuse" in sys.argv
+SSE = "--sse" in sys.argv
 BASE = f"http://127.0.0.1:{PORT}"
 
 
@@ -119,7 +122,7 @@ mcp = MCPServer(
     "oauth-server",
     auth_server_provider=Provider(),
     auth=AuthSettings(
-        issuer_url=BASE, resource_server_url=f"{BASE}/mcp", validate_token_resource=False,
+        issuer_url=BASE, resource_server_url=f"{BASE}/{'sse' if SSE else 'mcp'}", validate_token_resource=False,
         client_registration_options=ClientRegistrationOptions(enabled=True),
     ),
 )
@@ -136,4 +139,7 @@ async def whoami(ctx: Context) -> str:
 
 
 if __name__ == "__main__":
-    mcp.run("streamable-http", host="127.0.0.1", port=PORT)
+    if SSE:
+        mcp.run("sse", host="127.0.0.1", port=PORT)
+    else:
+        mcp.run("streamable-http", host="127.0.0.1", port=PORT)
