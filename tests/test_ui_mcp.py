@@ -164,3 +164,27 @@ def test_snapshot_the_at_picker_with_a_resource_beside_the_files(snap_compare, t
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.asyncio
+async def test_a_menu_open_before_the_server_is_ready_shows_its_prompts_once_it_is(tmp_path: Path) -> None:
+    from agent_tui.tools.mcp import McpManager
+    from tests.mcp_loop import ManagerThread
+
+    thread = ManagerThread(McpManager([stdio("notes", CATALOG)], workspace=tmp_path, log_dir=tmp_path / "logs",
+                                      start_timeout_s=15.0))
+    app, _made = _app(tmp_path, thread.manager)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, app, 0)
+            await _type(pilot, "/mcp__")
+            await wait_until(pilot, lambda: app.suggestions.is_open, what="the menu")
+            assert _menu(app) == []  # not started yet: nothing matches
+            app.mcp_manager()  # (what the menu asked of the session)
+            import threading
+
+            threading.Thread(target=thread.start, daemon=True).start()  # it comes up while the menu is open
+            await wait_until(pilot, lambda: _menu(app) == ["mcp__notes__review", "mcp__notes__hello"],
+                             what="the prompts", timeout=15)
+    finally:
+        thread.stop()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, assert_never
 
 from rich.text import Text
+from textual.message import Message
 
 from agent_tui.protocol import ImageAttachment
 from agent_tui.tools.mcp.catalog import PromptArgsError
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
     from agent_tui.ui.widgets.status_line import StatusLine
 
 
+class McpOffersChanged(Message):
+    """An MCP server's state or lists changed (posted from the core's loop)."""
+
+
 class McpMixin:
     """Mixin of the app: what it needs of it is declared here."""
 
@@ -44,11 +49,26 @@ class McpMixin:
         def run_worker(self, work: Any, **kwargs: Any) -> Any: ...
         def call_from_thread(self, fn: Any, *args: Any) -> Any: ...
         def show_page(self, title: str, body: Any) -> None: ...
+        def post_message(self, message: Message) -> bool: ...
         picker_slot: Any
+
+    _mcp_watched: Any = None  # the manager whose changes refresh an open menu
 
     def mcp_manager(self) -> Any:
         session = self.host.session
-        return manager_of(list(session.background)) if session is not None else None
+        manager = manager_of(list(session.background)) if session is not None else None
+        if manager is not None and manager is not self._mcp_watched:
+            self._mcp_watched = manager
+            # From the core's loop: posted, never waited for (the UI may be waiting on it).
+            manager.on_status(lambda _status: self.post_message(McpOffersChanged()))  # ready, or gone
+            manager.on_catalog(lambda _server: self.post_message(McpOffersChanged()))  # lists changed
+        return manager
+
+    def on_mcp_offers_changed(self, _message: McpOffersChanged) -> None:
+        """A menu open on MCP prompts or resources shows the servers' lists as they are now."""
+        completer = getattr(self.prompt, "completer", None)
+        if completer is not None:
+            completer.refresh()
 
     def send_with_resources(self, typed: str, text: str, images: list[ImageAttachment],
                             mode: SendMode, wanted: list[tuple[str, str]]) -> None:
