@@ -212,3 +212,27 @@ def test_the_agent_reads_mcp_json_again_between_turns(fake_api, tmp_path: Path) 
     assert "mcp__demo__echo" not in names[0] and "mcp__demo__echo" in names[2]
     states = [e["state"] for e in agent.events if e.get("tool_use_id") == "toolu_hot" and e["type"] == "tool_state"]
     assert states[-1] == "succeeded"
+
+
+@pytest.mark.asyncio
+async def test_servers_an_acp_client_sent_are_never_touched_by_a_reload(tmp_path: Path) -> None:
+    from agent_tui.tools.mcp import ServerConfig
+    from agent_tui.tools.mcp.config import Transport
+
+    s = Session(tmp_path)
+    await s.open()
+    try:
+        editor = ServerConfig(name="editor", transport=Transport.STDIO, source=Path("ACP client"),
+                              command=sys.executable, args=[CATALOG])
+        s.manager.add_server(editor)
+        s.reload = McpReload(s.manager, lambda: load_config(s.ws, user_config_dir=s.user, environ={}),
+                             [s.ws / ".mcp.json"], lambda level, text: s.notices.append((level, text)),
+                             fixed=frozenset({"editor"}))
+        await _until(lambda: s.states() == {"editor": "ready"})
+        _write(s.ws / ".mcp.json", {"editor": {"command": "x"}, "notes": _entry(CATALOG)})
+        await s.turn(1)
+        assert s.notices == [("info", "MCP config changed: started notes")]
+        await _until(lambda: s.states() == {"editor": "ready", "notes": "ready"})
+        assert s.manager.connections["editor"].config == editor  # the client's, as it sent it
+    finally:
+        await s.manager.shutdown()
