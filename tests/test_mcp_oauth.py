@@ -217,3 +217,45 @@ async def test_an_sse_server_logs_in_the_same_way(make_manager: Any, tmp_path: P
         result, _ = await call(tools, "mcp__old__whoami", {})
         assert result.outcome is ToolState.SUCCEEDED, result.content
         assert events(record, "call")[-1]["access"] == events(record, "token")[0]["access"]
+
+
+@pytest.mark.asyncio
+async def test_a_client_registered_by_hand_and_a_fixed_callback_port(make_manager: Any, tmp_path: Path) -> None:
+    from agent_tui.tools.mcp import load_config
+
+    port = _free_port()
+    redirect = f"http://localhost:{port}/callback"
+    for url, record in oauth_server(tmp_path, "--client", "hand-made", redirect):
+        ws = tmp_path / "ws"
+        ws.mkdir()
+        (ws / ".mcp.json").write_text(json.dumps({"mcpServers": {"web": {
+            "type": "http", "url": url, "oauth": {"clientId": "hand-made", "callbackPort": port},
+            "headersHelper": "get-headers.sh"}}}))
+        config = load_config(ws, user_config_dir=tmp_path / "none", environ={})
+        assert [str(p) for p in config.problems] == [
+            f"{ws / '.mcp.json'} (server 'web'): not supported by agent-tui, ignored: headersHelper"]
+        [server] = config.servers
+        manager, tools = await make_manager(server)
+        assert manager.status()[0].state is ServerState.NEEDS_LOGIN
+        seen: list[str] = []
+        await manager.login("web", browser(seen, []))
+        assert "client_id=hand-made" in seen[0] and f"redirect_uri=http%3A%2F%2Flocalhost%3A{port}" in seen[0]
+        await manager.wait_started(15.0)
+        result, _ = await call(tools, "mcp__web__whoami", {})
+        assert result.outcome is ToolState.SUCCEEDED, result.content
+        assert events(record, "register") == []  # nothing registered dynamically
+
+
+def test_bad_oauth_options_are_named(tmp_path: Path) -> None:
+    from agent_tui.tools.mcp import load_config
+
+    ws = tmp_path
+    (ws / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "a": {"type": "http", "url": "http://127.0.0.1:9/mcp", "oauth": {"callbackPort": "80"}},
+        "b": {"type": "http", "url": "http://127.0.0.1:9/mcp", "oauth": {"authServerMetadataUrl": "https://x"}},
+    }}))
+    config = load_config(ws, user_config_dir=ws / "none", environ={})
+    problems = {p.server: p.message for p in config.problems}
+    assert config.servers == []
+    assert "callbackPort" in problems["a"] and "port number" in problems["a"]
+    assert "not supported by agent-tui: authServerMetadataUrl" in problems["b"]

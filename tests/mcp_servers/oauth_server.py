@@ -4,7 +4,8 @@ over streamable HTTP on 127.0.0.1.
 
 Usage: oauth_server.py RECORD_FILE PORT [--ttl SECONDS] [--refuse] [--sse]
 
-(``--sse``: the legacy SSE transport at ``/sse`` instead of streamable HTTP at ``/mcp``.)
+(``--sse``: the legacy SSE transport at ``/sse`` instead of streamable HTTP at ``/mcp``;
+``--client ID REDIRECT_URI``: a client registered by hand, and no dynamic registration.)
 
 - ``/authorize`` grants at once (no login page) and redirects to the client's
   redirect URI with a code; with ``--refuse`` it redirects with
@@ -39,6 +40,7 @@ PORT = int(sys.argv[2])
 TTL = int(sys.argv[sys.argv.index("--ttl") + 1]) if "--ttl" in sys.argv else 3600
 REFUSE = "--refuse" in sys.argv
 SSE = "--sse" in sys.argv
+CLIENT = sys.argv[sys.argv.index("--client") + 1: sys.argv.index("--client") + 3] if "--client" in sys.argv else None
 BASE = f"http://127.0.0.1:{PORT}"
 
 
@@ -50,6 +52,10 @@ def record(event: str, **extra: object) -> None:
 class Provider:
     def __init__(self) -> None:
         self.clients: dict[str, OAuthClientInformationFull] = {}
+        if CLIENT:
+            self.clients[CLIENT[0]] = OAuthClientInformationFull(
+                client_id=CLIENT[0], redirect_uris=[CLIENT[1]], token_endpoint_auth_method="none",
+                grant_types=["authorization_code", "refresh_token"], response_types=["code"])
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
         self.refresh: dict[str, RefreshToken] = {}
@@ -123,7 +129,7 @@ mcp = MCPServer(
     auth_server_provider=Provider(),
     auth=AuthSettings(
         issuer_url=BASE, resource_server_url=f"{BASE}/{'sse' if SSE else 'mcp'}", validate_token_resource=False,
-        client_registration_options=ClientRegistrationOptions(enabled=True),
+        client_registration_options=ClientRegistrationOptions(enabled=not CLIENT),
     ),
 )
 

@@ -72,14 +72,15 @@ def open_in_browser(show: Callable[[str], None], *, console: bool = True) -> Ope
 class Callback:
     """The loopback listener the authorization server redirects the browser to."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, host_name: str = "127.0.0.1") -> None:
         self.port = port
+        self.host_name = host_name  # as the redirect URI names it ("localhost" when set by hand)
         self._result: asyncio.Future[AuthorizationCodeResult] | None = None
         self._server: asyncio.Server | None = None
 
     @property
     def redirect_uri(self) -> str:
-        return loopback_uri(self.port)
+        return loopback_uri(self.port).replace("127.0.0.1", self.host_name, 1)
 
     async def __aenter__(self) -> Callback:
         self._result = asyncio.get_running_loop().create_future()
@@ -146,12 +147,18 @@ async def login(config: ServerConfig, auth_dir: Path, open_url: OpenUrl, *, work
                          "(stdio, or its headers carry an Authorization)")
     store = TokenFile(token_path(auth_dir, config))
     store.forget()
-    port = registered_port(store)
-    try:
-        callback = await Callback(port).__aenter__()
-    except OSError:  # the registered port is taken: register again with another
-        store.forget(client=True)
-        callback = await Callback(0).__aenter__()
+    fixed = config.oauth.callback_port if config.oauth is not None else None
+    if fixed:  # oauth.callbackPort: the redirect URI registered by hand names it
+        try:
+            callback = await Callback(fixed, "localhost").__aenter__()
+        except OSError as exc:
+            raise ValueError(f"cannot listen on port {fixed} (oauth.callbackPort): {exc.strerror or exc}") from None
+    else:
+        try:
+            callback = await Callback(registered_port(store)).__aenter__()
+        except OSError:  # the registered port is taken: register again with another
+            store.forget(client=True)
+            callback = await Callback(0).__aenter__()
 
     async def redirect(url: str) -> None:
         shown = open_url(url)

@@ -159,12 +159,37 @@ class Provider(OAuthClientProvider):
             self.context.update_token_expiry(self.context.current_tokens)
 
 
-def client_metadata(redirect_uri: str) -> OAuthClientMetadata:
+def client_metadata(redirect_uri: str, scopes: str | None = None) -> OAuthClientMetadata:
     return OAuthClientMetadata(
         client_name=CLIENT_NAME, redirect_uris=[redirect_uri],  # type: ignore[list-item]
         grant_types=["authorization_code", "refresh_token"], response_types=["code"],
-        token_endpoint_auth_method="none",
+        token_endpoint_auth_method="none", scope=scopes,
     )
+
+
+def redirect_uri_for(config: ServerConfig, store: TokenFile) -> str:
+    """``oauth.callbackPort``'s ``http://localhost:PORT/callback`` (as registered by
+    hand with the server), else the loopback URI agent-tui registered."""
+    if config.oauth is not None and config.oauth.callback_port:
+        return f"http://localhost:{config.oauth.callback_port}/callback"
+    return loopback_uri(registered_port(store))
+
+
+def _pre_registered(config: ServerConfig, store: TokenFile, redirect_uri: str) -> None:
+    """``oauth.clientId``: the client is registered by hand, so none is registered
+    dynamically; the stored client is that one (tokens of another client dropped)."""
+    if config.oauth is None or not config.oauth.client_id:
+        return
+    data = store._read()
+    if (data.get("client") or {}).get("client_id") == config.oauth.client_id:
+        return
+    data.pop("tokens", None)
+    data["client"] = OAuthClientInformationFull(
+        client_id=config.oauth.client_id, redirect_uris=[redirect_uri],  # type: ignore[list-item]
+        grant_types=["authorization_code", "refresh_token"], response_types=["code"],
+        token_endpoint_auth_method="none",
+    ).model_dump(mode="json", exclude_none=True)
+    store._write(data)
 
 
 def make_provider(
@@ -173,7 +198,9 @@ def make_provider(
     callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]],
 ) -> Provider:
     assert config.url is not None
-    return Provider(config.url, client_metadata(redirect_uri), store,
+    _pre_registered(config, store, redirect_uri)
+    scopes = config.oauth.scopes if config.oauth is not None else None
+    return Provider(config.url, client_metadata(redirect_uri, scopes), store,
                     redirect_handler=redirect_handler, callback_handler=callback_handler)
 
 
@@ -189,7 +216,7 @@ def background_provider(config: ServerConfig, auth_dir: Path, on_needed: Callabl
         raise LoginNeeded("no login in the background")
 
     store = TokenFile(token_path(auth_dir, config))
-    return make_provider(config, store, loopback_uri(registered_port(store)), no_browser, no_callback)
+    return make_provider(config, store, redirect_uri_for(config, store), no_browser, no_callback)
 
 
 def loopback_uri(port: int) -> str:
