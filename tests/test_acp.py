@@ -380,7 +380,7 @@ async def test_mcp_servers_sent_with_session_new_are_connected_and_cancelled_lik
     async with spawn(client, tmp_path, fake_api, "--permission-mode", "auto") as (conn, _):
         init = await conn.initialize(protocol_version=PROTOCOL_VERSION)
         assert init.agent_capabilities.mcp_capabilities.http is True
-        assert not init.agent_capabilities.mcp_capabilities.sse
+        assert init.agent_capabilities.mcp_capabilities.sse is True
         sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[sdk_stdio("demo", record)])).session_id
         response = await conn.prompt(session_id=sid, prompt=[text_block("echo it")])
         assert response.stop_reason == "end_turn"
@@ -412,12 +412,12 @@ async def test_mcp_servers_that_cannot_be_served_are_refused_by_name(tmp_path, f
     client = RecordingClient()
     async with spawn(client, tmp_path, fake_api) as (conn, _):
         await conn.initialize(protocol_version=PROTOCOL_VERSION)
-        sse = SseMcpServer(type="sse", name="old-events", url="http://127.0.0.1:9/sse",
+        sse = SseMcpServer(type="sse", name="old-events", url="ftp://127.0.0.1:9/sse",
                            headers=[HttpHeader(name="X", value="y")])
         with pytest.raises(RequestError) as refused:
             await conn.new_session(cwd=str(tmp_path), mcp_servers=[sse])
         assert refused.value.code == -32602
-        assert "old-events" in str(refused.value) and "SSE" in str(refused.value)
+        assert "old-events" in str(refused.value) and "ftp://" in str(refused.value)
         missing = McpServerStdio(name="ghost", command="/no/such/server", args=[], env=[])
         with pytest.raises(RequestError) as refused:
             await conn.new_session(cwd=str(tmp_path), mcp_servers=[missing])

@@ -194,7 +194,7 @@ def test_config_bad_server_entries_are_reported_and_skipped(tmp_path: Path) -> N
     write(ws / ".mcp.json", json.dumps({"mcpServers": {
         "ok": {"command": "fine"},
         "nocmd": {"args": ["x"]},
-        "old": {"type": "sse", "url": "http://h/sse"},
+        "old": {"type": "sse", "url": "h/sse"},
         "bad name": {"command": "x"},
         "a__b": {"command": "x"},
         "novar": {"command": "${MISSING_VAR}"},
@@ -204,7 +204,7 @@ def test_config_bad_server_entries_are_reported_and_skipped(tmp_path: Path) -> N
     assert [s.name for s in cfg.servers] == ["ok"]
     problems = {p.server: p.message for p in cfg.problems}
     assert set(problems) == {"nocmd", "old", "bad name", "a__b", "novar", "weird"}
-    assert "command" in problems["nocmd"] and "sse" in problems["old"]
+    assert "command" in problems["nocmd"] and "http://" in problems["old"]
     assert "MISSING_VAR" in problems["novar"]
 
 

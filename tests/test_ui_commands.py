@@ -356,6 +356,9 @@ async def test_mcp_lists_servers_and_their_state(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: app.session is not None, what="session")
         await _type(pilot, "/mcp")
         await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen), what="the servers")
+        await _type(pilot, "details")
+        await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen), what="page")
         page = app.screen.plain()
         assert "tickets  not_started" in page and "tickets-server" in page

@@ -7,9 +7,9 @@ waits for them, bounded), each call cancelled with ``notifications/cancelled`` o
 ``session/cancel``, ended when the session ends. Unlike a project's ``.mcp.json``
 they need no trust: the user configured them in the client.
 
-Served: stdio (the schema says every agent MUST) and streamable HTTP (we advertise
-``mcpCapabilities.http``). Refused, with an ACP error naming the server and why,
-before any session is made: SSE and ACP-tunnelled servers, a stdio command that does
+Served: stdio (the schema says every agent MUST), streamable HTTP and SSE (we
+advertise ``mcpCapabilities.http`` and ``.sse``). Refused, with an ACP error naming
+the server and why, before any session is made: ACP-tunnelled servers, a stdio command that does
 not exist, a URL that is not http(s), two servers of one name. Names become part of
 tool names (``mcp__SERVER__TOOL``), so characters the model API does not allow turn
 into ``_``.
@@ -56,15 +56,13 @@ def server_configs(servers: list[Any] | None) -> list[ServerConfig]:
 def _config(server: Any) -> ServerConfig:
     kind = getattr(server, "type", None) or "stdio"  # the stdio variant has no type field
     name = safe_name(server.name)
-    if kind == "sse":
-        raise _refuse(server.name, "the SSE transport is not supported (use streamable HTTP)")
-    if kind == "http":
+    if kind in ("http", "sse"):
         if not server.url.startswith(("http://", "https://")):
             raise _refuse(server.name, f"url must start with http:// or https://, got {server.url!r}")
-        return ServerConfig(name=name, transport=Transport.HTTP, source=SOURCE, url=server.url,
-                            headers={h.name: h.value for h in server.headers})
+        return ServerConfig(name=name, transport=Transport.SSE if kind == "sse" else Transport.HTTP,
+                            source=SOURCE, url=server.url, headers={h.name: h.value for h in server.headers})
     if kind != "stdio":
-        raise _refuse(server.name, f"the {kind!r} transport is not supported (stdio and http are)")
+        raise _refuse(server.name, f"the {kind!r} transport is not supported (stdio, http and sse are)")
     command = server.command
     found = command if os.path.isabs(command) else shutil.which(command)
     if not command or not found or not os.access(found, os.X_OK) or os.path.isdir(found):

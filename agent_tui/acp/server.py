@@ -28,7 +28,7 @@ Choices the protocol leaves to us:
   agent text; an unknown name is answered as text, ``stopReason`` ``end_turn``,
   nothing sent to the model.
 - **MCP servers** sent with ``session/new`` / ``session/load`` are connected like the
-  MCP config files' servers (stdio and streamable HTTP, see :mod:`.mcp_servers`);
+  MCP config files' servers (stdio, streamable HTTP and SSE, see :mod:`.mcp_servers`);
   what cannot be served is refused with an error naming the server.
 - Each session has its own core ``Session``, run task, cancel scope and journal;
   sessions in one process are independent.
@@ -132,7 +132,7 @@ class AcpAgent:
                 prompt_capabilities=PromptCapabilities(
                     image=True, audio=False, embedded_context=True
                 ),
-                mcp_capabilities=McpCapabilities(http=True, sse=False),
+                mcp_capabilities=McpCapabilities(http=True, sse=True),
             ),
             agent_info=Implementation(name="agent-tui", title="agent-tui", version=_version()),
             auth_methods=[],

@@ -1,4 +1,4 @@
-"""Entry points: the TUI, print mode, ACP and the list of saved sessions.
+"""Entry points: the TUI, print mode, ACP, the list of saved sessions and MCP logins.
 
 ``main`` reads the command line (:mod:`.options`), has :mod:`.wiring` build the
 session it asks for, and starts the chosen front end. Imports stay lazy: the TUI's
@@ -24,6 +24,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv[:1] == ["sessions"]:
             return _sessions()
+        if argv[:1] == ["mcp"]:
+            from agent_tui.cli.mcp_command import mcp_main
+
+            return mcp_main(argv[1:])
         if argv[:1] == ["acp"]:
             opts = parse_options(argv[1:])
             from agent_tui.acp.server import run_acp

@@ -268,9 +268,11 @@ class Wiring:
             raise UsageError(
                 "auto mode (Claude Code's bypassPermissions) is turned off by "
                 f"permissions.disableBypassPermissionsMode in {settings.auto_disabled_by}")
-        mcp = self._mcp(workspace, emit, trusted=mode == "auto", extra=mcp_servers or [])
+        mcp, mcp_reload = self._mcp(workspace, emit, trusted=mode == "auto", extra=mcp_servers or [])
         mcp.attach(tools)
-        emit = _observed_by(emit, mcp.observe)  # the manager applies tool lists between turns
+        # Between turns: the config files are read again if they changed, then the
+        # manager applies tool lists.
+        emit = _observed_by(_observed_by(emit, mcp_reload.observe), mcp.observe)
         # --allowedTools / --disallowedTools stand above every settings file: they add
         # to its lists (a deny anywhere still wins, an ask still asks).
         rules = PermissionRules(allow=[*settings.allow, *opts.allowed_tools], ask=settings.ask,
@@ -403,9 +405,12 @@ class Wiring:
         ``extra`` servers come from the user's client (ACP) and always start."""
         from agent_tui.protocol import Notice, NoticeCode, NoticeLevel
         from agent_tui.tools.mcp import ServerState, ServerStatus, load_mcp
+        from agent_tui.tools.mcp.disabled import FILE as DISABLED_FILE, DisabledServers
 
         mcp = load_mcp(workspace, include_project=trusted, extra=extra,
-                       log_dir=self.store.root.parent / "mcp-logs")
+                       log_dir=self.store.root.parent / "mcp-logs",
+                       auth_dir=self.store.root.parent / "mcp-auth",
+                       disabled=DisabledServers(self.store.root.parent / DISABLED_FILE, workspace))
         for problem in mcp.problems:
             emit(Notice(level=NoticeLevel.WARNING, text=f"MCP config: {problem}"))
         if not trusted:
@@ -423,6 +428,9 @@ class Wiring:
             if state is ServerState.FAILED:
                 emit(Notice(level=NoticeLevel.ERROR,
                             text=f"MCP server {status.name} failed: {status.error}"))
+            elif state is ServerState.NEEDS_LOGIN:
+                emit(Notice(level=NoticeLevel.WARNING,
+                            text=f"MCP server {status.name} {status.error}"))
             elif state in (ServerState.STARTING, ServerState.READY):
                 tools = f" ({len(status.tools)} tools)" if state is ServerState.READY else ""
                 emit(Notice(level=NoticeLevel.INFO,
@@ -440,7 +448,21 @@ class Wiring:
 
         mcp.on_status(on_status)
         mcp.on_tools_changed(on_tools_changed)
-        return mcp
+        return mcp, self._mcp_reload(mcp, workspace, emit, trusted=trusted, extra=extra)
+
+    def _mcp_reload(self, mcp: Any, workspace: Path, emit: Callable[[Event], None], *,
+                    trusted: bool, extra: list[Any]) -> Any:
+        """The config files read again when they change (between turns), as loaded at
+        the start: the project's only when trusted."""
+        from agent_tui.protocol import Notice, NoticeLevel
+        from agent_tui.settings.mcp_servers import PROJECT_FILE, USER_FILE, load_config, user_config_dir
+        from agent_tui.tools.mcp.reload import McpReload
+
+        files = [user_config_dir() / USER_FILE] + ([workspace / PROJECT_FILE] if trusted else [])
+        return McpReload(
+            mcp, lambda: load_config(workspace, include_project=trusted), files,
+            lambda level, text: emit(Notice(level=NoticeLevel(level), text=text)),
+            fixed=frozenset(s.name for s in extra))
 
 
 def _forked(opened: Any) -> Any:

@@ -4,7 +4,8 @@ Both files have the shape Claude Code uses::
 
     {"mcpServers": {
         "files": {"command": "npx", "args": ["-y", "some-server"], "env": {"KEY": "..."}},
-        "web":   {"type": "http", "url": "http://127.0.0.1:8123/mcp", "headers": {"X": "..."}}
+        "web":   {"type": "http", "url": "http://127.0.0.1:8123/mcp", "headers": {"X": "..."}},
+        "old":   {"type": "sse", "url": "http://127.0.0.1:8124/sse"}
     }}
 
 The user file is ``$XDG_CONFIG_HOME/agent-tui/mcp.json`` (default
@@ -40,6 +41,17 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 class Transport(StrEnum):
     STDIO = "stdio"
     HTTP = "http"
+    SSE = "sse"  # the legacy HTTP+SSE transport (an SSE stream, messages POSTed)
+
+
+class OAuthOptions(BaseModel):
+    """A server entry's ``"oauth"`` (Claude Code's shape): for a server without dynamic
+    client registration, the client id registered with it and the callback port its
+    redirect URI names (``http://localhost:PORT/callback``); the scopes to ask for."""
+
+    client_id: str | None = None
+    callback_port: int | None = None
+    scopes: str | None = None
 
 
 class ServerConfig(BaseModel):
@@ -54,6 +66,7 @@ class ServerConfig(BaseModel):
     cwd: str | None = None
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
+    oauth: OAuthOptions | None = None  # "oauth": a pre-registered client, a fixed port, scopes
 
     def describe(self) -> str:
         if self.transport is Transport.STDIO:
@@ -144,7 +157,11 @@ def _load_file(path: Path, env: Mapping[str, str]) -> tuple[list[ServerConfig], 
     problems: list[ConfigProblem] = []
     for name, raw in servers_raw.items():
         try:
-            servers.append(_parse_server(path, str(name), raw, env))
+            server = _parse_server(path, str(name), raw, env)
+            servers.append(server)
+            ignored = _unknown_keys(server, raw)
+            if ignored:
+                problems.append(ConfigProblem(file=path, server=str(name), message=ignored))
         except _Bad as exc:
             problems.append(ConfigProblem(file=path, server=str(name), message=str(exc)))
     return servers, problems
@@ -164,12 +181,14 @@ def _parse_server(path: Path, name: str, raw: Any, env: Mapping[str, str]) -> Se
     kind = raw.get("type")
     if kind is None:
         kind = "http" if "url" in raw and "command" not in raw else "stdio"
-    if kind in ("http", "streamable-http", "streamable_http", "streamableHttp"):
+    if kind in ("http", "streamable-http", "streamable_http", "streamableHttp", "sse"):
         url = _expand(_need_str(raw, "url"), env, "url")
         if not url.startswith(("http://", "https://")):
             raise _Bad(f"url must start with http:// or https://, got {url!r}")
         headers = _str_map(raw.get("headers"), "headers", env)
-        return ServerConfig(name=name, transport=Transport.HTTP, source=path, url=url, headers=headers)
+        transport = Transport.SSE if kind == "sse" else Transport.HTTP
+        return ServerConfig(name=name, transport=transport, source=path, url=url, headers=headers,
+                            oauth=_oauth(raw.get("oauth"), env))
     if kind == "stdio":
         command = _expand(_need_str(raw, "command"), env, "command")
         args_raw = raw.get("args", [])
@@ -184,9 +203,41 @@ def _parse_server(path: Path, name: str, raw: Any, env: Mapping[str, str]) -> Se
             name=name, transport=Transport.STDIO, source=path, command=command, args=args,
             env=server_env, cwd=_expand(cwd, env, "cwd") if cwd else None,
         )
-    if kind == "sse":
-        raise _Bad('transport "sse" is not supported; use "http" (streamable HTTP)')
-    raise _Bad(f'unknown "type" {kind!r} (expected "stdio" or "http")')
+    raise _Bad(f'unknown "type" {kind!r} (expected "stdio", "http" or "sse")')
+
+
+_OAUTH_KEYS = {"clientId": "client_id", "callbackPort": "callback_port", "scopes": "scopes"}
+#: The keys a server entry may have; others are named in a problem (and ignored).
+KNOWN_KEYS = {
+    Transport.STDIO: {"type", "command", "args", "env", "cwd"},
+    Transport.HTTP: {"type", "url", "headers", "oauth"},
+    Transport.SSE: {"type", "url", "headers", "oauth"},
+}
+
+
+def _oauth(value: Any, env: Mapping[str, str]) -> OAuthOptions | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise _Bad('"oauth" must be an object')
+    unknown = sorted(set(value) - set(_OAUTH_KEYS))
+    if unknown:
+        raise _Bad(f'"oauth": not supported by agent-tui: {", ".join(unknown)} '
+                   f'(supported: {", ".join(_OAUTH_KEYS)})')
+    port = value.get("callbackPort")
+    if port is not None and (not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536):
+        raise _Bad('"oauth.callbackPort" must be a port number (1-65535)')
+    for key in ("clientId", "scopes"):
+        if key in value and (not isinstance(value[key], str) or not value[key]):
+            raise _Bad(f'"oauth.{key}" must be a non-empty string')
+    return OAuthOptions(
+        client_id=_expand(value["clientId"], env, "oauth.clientId") if "clientId" in value else None,
+        callback_port=port, scopes=value.get("scopes"))
+
+
+def _unknown_keys(server: ServerConfig, raw: dict[str, Any]) -> str | None:
+    unknown = sorted(set(raw) - KNOWN_KEYS[server.transport])
+    return f"not supported by agent-tui, ignored: {', '.join(unknown)}" if unknown else None
 
 
 def _need_str(raw: dict[str, Any], key: str) -> str:

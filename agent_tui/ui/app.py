@@ -32,6 +32,7 @@ from textual.worker import Worker, WorkerState
 
 from agent_tui.protocol.states import PermissionMode, TurnState
 from agent_tui.ui.app_commands import CommandsMixin
+from agent_tui.ui.app_mcp import McpMixin
 from agent_tui.ui.app_queue import QueueMixin
 from agent_tui.ui.app_screens import ScreensMixin
 from agent_tui.ui.bridge import CoreEventsReady, EventInbox
@@ -42,6 +43,7 @@ from agent_tui.ui.core_host import CoreHost, CoreState, MakeSession, SessionDire
 from agent_tui.ui.event_dispatch import EventDispatch
 from agent_tui.ui.file_source import FileSource
 from agent_tui.ui.jobs import Jobs
+from agent_tui.ui.mcp_offers import resource_suggestions
 from agent_tui.ui.notify import Notifier, NotifySettings
 from agent_tui.ui.keys import APP_BINDINGS, CTRL_C_WINDOW, DOUBLE_ESC_WINDOW, DoublePress
 from agent_tui.ui.safe_text import clean
@@ -81,7 +83,7 @@ WELCOME = (
 )
 
 
-class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
+class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
     TITLE = "agent-tui"
     BINDINGS = APP_BINDINGS
     ENABLE_COMMAND_PALETTE = True
@@ -188,7 +190,8 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
         self.suggestions = SuggestionList(id="suggestions")
         self.attachment_bar = AttachmentBar(id="attachments")
         self.files = FileSource(self.workspace, self._from_core(lambda fn: fn()), self.attachment_bar.add,
-                                lambda why: self.status.set_notice("warning", why))
+                                lambda why: self.status.set_notice("warning", why),
+                                lambda query: resource_suggestions(self.mcp_manager(), query))
         self.prompt.completer = Completion(self.prompt, self.suggestions, {
             MenuKind.COMMAND: CommandSource(self.commands),
             MenuKind.FILE: self.files,

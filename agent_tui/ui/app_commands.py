@@ -21,6 +21,7 @@ from agent_tui.ui.commands.builtin import BUILTIN, prompt_op, run_command
 from agent_tui.commands.reload import CommandSet
 from agent_tui.ui.commands.custom import as_command
 from agent_tui.ui.core_host import CoreState
+from agent_tui.ui.mcp_offers import prompt_commands, resource_mentions
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandLine, Commands, parse_command_line
 from agent_tui.ui.safe_text import clean, first_line
 from agent_tui.ui.themes import THEME_HELP, THEMES
@@ -83,7 +84,12 @@ class CommandsMixin:
                 return
             named = find_images(event.text, self.workspace())  # pasted paths, read now
             self.attachment_bar.clear()
-            self.submit(prompt_op(text, event.mode, [*attached, *named.images]))
+            wanted = resource_mentions(event.text, self.mcp_manager())  # type: ignore[attr-defined]
+            if wanted:  # @server:uri: sent once read (ui/app_mcp.py)
+                self.send_with_resources(event.text, text, [*attached, *named.images],  # type: ignore[attr-defined]
+                                         event.mode, wanted)
+            else:
+                self.submit(prompt_op(text, event.mode, [*attached, *named.images]))
             if named.refused:  # the path stays in the text; only the image is not sent
                 self.notice("warning", "image not attached: " + "; ".join(named.refused))
         if not self.running:
@@ -112,7 +118,8 @@ class CommandsMixin:
         if self._command_set is None or self._command_set.workspace != workspace:
             self._command_set = CommandSet(workspace, taken=frozenset(c.name for c in BUILTIN))
         loaded, reloaded = self._command_set.current()  # a stat per file; read again on a change
-        commands = Commands(BUILTIN, [as_command(c) for c in loaded.commands], loaded.problems)
+        mcp = prompt_commands(self.mcp_manager())  # type: ignore[attr-defined]
+        commands = Commands(BUILTIN, [*(as_command(c) for c in loaded.commands), *mcp], loaded.problems)
         if commands.problems and commands.problems != self._command_problems:
             new = [p for p in commands.problems if p not in self._command_problems]
             first = (new or commands.problems)[0]  # what an edit broke comes first

@@ -46,13 +46,15 @@ IMAGE_MARK = "▧"
 T = TypeVar("T")
 # ``@path``; a path with spaces written as a shell would: ``@my\\ file.txt``, ``@"my file.txt"``
 _MENTION = re.compile(rf"(?:^|(?<=\s))@(?:{shell_words.quoted()}|{shell_words.bare()})")
-_BLOCK = re.compile(r'\n\n<(file|folder) path="([^"\n]*)">\n(.*?)\n</\1>(?=\n\n<(?:file|folder) |\Z)', re.DOTALL)
+_BLOCK = re.compile(r'\n\n<(file|folder|resource) (?:path|uri)="([^"\n]*)">\n(.*?)\n</\1>'
+                    r'(?=\n\n<(?:file|folder|resource) |\Z)', re.DOTALL)
 
 
 class AttachmentKind(StrEnum):
     FILE = "file"
     FOLDER = "folder"
     IMAGE = "image"
+    RESOURCE = "resource"  # an MCP server's resource, @server:uri (ui/mcp_offers.py)
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,12 @@ class Completion:
         if not same:
             source.search(span.query, self._show)
 
+    def refresh(self) -> None:
+        """What the sources list changed (an MCP server came up): search again."""
+        span = self.span
+        if span is not None and self.menu.is_open:
+            self.sources[span.kind].search(span.query, self._show)
+
     def _show(self, items: list[Suggestion], empty: str, *, query: str) -> None:
         span = self.span
         if span is None or span.query != query:

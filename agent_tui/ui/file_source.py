@@ -1,5 +1,6 @@
 """The ``@`` picker's items: the workspace's files, searched as the user types, and a
-folder's entries when what is typed ends with ``/``.
+folder's entries when what is typed ends with ``/``; the MCP servers' resources
+(``@server:uri``, ``ui/mcp_offers.py``) that match come first.
 
 The file list is made once in the background (``ui/file_index.py``) and again each
 time the picker opens after a pause, so new files show; a search runs on a thread and
@@ -18,6 +19,7 @@ from rich.text import Text
 from agent_tui.ui.attachments import Attachment, AttachmentRefused, check, mention
 from agent_tui.ui.completion import Accepted, ShowFn
 from agent_tui.ui.file_index import FileIndex, Found
+from agent_tui.ui.mcp_offers import ResourceItem
 from agent_tui.ui.safe_text import clean
 from agent_tui.ui.widgets.suggestions import Suggestion
 
@@ -36,8 +38,10 @@ def found_prompt(found: Found) -> Text:
 
 class FileSource:
     def __init__(self, root: Callable[[], Path], on_ui: Callable[[Callable[[], None]], None],
-                 attach: Callable[[Attachment], None], refuse: Callable[[str], None]) -> None:
+                 attach: Callable[[Attachment], None], refuse: Callable[[str], None],
+                 resources: Callable[[str], list[Suggestion]] = lambda _q: []) -> None:
         self._root = root
+        self._resources = resources
         self._on_ui = on_ui  # runs a function on the UI's thread (from another)
         self._attach = attach
         self._refuse = refuse
@@ -47,9 +51,13 @@ class FileSource:
 
     @property
     def title(self) -> str:
+        try:
+            what = "files and MCP resources" if self._resources("") else "files"
+        except Exception:  # noqa: BLE001 - the files are still listed
+            what = "files"
         if self.index is not None and not self.index.respects_gitignore:
-            return "files (ripgrep not found: .gitignore is not read)"
-        return "files"
+            return f"{what} (ripgrep not found: .gitignore is not read)"
+        return what
 
     def _index(self) -> FileIndex:
         root = self._root()
@@ -87,6 +95,14 @@ class FileSource:
         threading.Thread(target=run, name="agent-tui-file-search", daemon=True).start()
 
     def _items(self, index: FileIndex, query: str) -> tuple[list[Suggestion], str]:
+        try:
+            offered = self._resources(query)
+        except Exception:  # noqa: BLE001 - the files are still listed
+            offered = []
+        items, empty = self._file_items(index, query)
+        return offered + items, empty
+
+    def _file_items(self, index: FileIndex, query: str) -> tuple[list[Suggestion], str]:
         if query == "" or query.endswith("/"):
             entries = index.folder(query) if query else index.folder("")
             if entries or query:
@@ -98,6 +114,8 @@ class FileSource:
         return items, f"no file matches @{clean(query)}{state}"
 
     def accept(self, item: Suggestion, *, enter: bool) -> Accepted:
+        if isinstance(item.data, ResourceItem):  # read when the message is sent
+            return Accepted(f"{mention(item.value)} ")
         path: str = item.data
         if path.endswith("/") and not enter:
             return Accepted(mention(path))  # Tab on a folder: into it

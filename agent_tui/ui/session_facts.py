@@ -1,6 +1,7 @@
 """What a running session holds that no Event carries: the permission rules in force
-(and where each came from) and its MCP servers, read through the Session's public
-attributes (``policy``, ``background``, ``workspace``) and the settings files.
+(and where each came from), read through the Session's public attributes
+(``policy``, ``workspace``) and the settings files. (Its MCP servers are
+``ui/mcp_offers.py``'s.)
 
 Where a rule came from is found by reading the settings files again (the merged
 settings keep no origin per rule): the first file that lists it, user before project.
@@ -77,19 +78,3 @@ def permission_facts(policy: Any, workspace: Path, user_dir: Path | None = None)
     else:
         mode_source = "the command line"
     return PermissionFacts(mode, mode_source, rules)
-
-
-@runtime_checkable
-class McpServers(Protocol):
-    """The session's MCP manager, among its background work, as the TUI reads it."""
-
-    def status(self) -> list[Any]: ...
-    def on_tools_changed(self, fn: Callable[[Any], None]) -> None: ...
-
-
-def mcp_statuses(background: list[Any]) -> list[Any] | None:
-    """The statuses of the session's MCP servers, or None when it has no MCP manager."""
-    for work in background:
-        if isinstance(work, McpServers):
-            return work.status()
-    return None

@@ -1,6 +1,6 @@
 """A real MCP server (official SDK) for tests/test_mcp.py.
 
-Usage: sdk_server.py RECORD_FILE [--http PORT] [--hang-start] [--escapee MARKER]
+Usage: sdk_server.py RECORD_FILE [--http PORT | --sse PORT] [--hang-start] [--escapee MARKER]
 
 Every tool appends JSON lines to RECORD_FILE: what it saw (request id, the caller's
 ``_meta``) and how it ended (done, cancelled, ignored the cancel).
@@ -125,6 +125,13 @@ async def crash(ctx: Context) -> str:
     os._exit(3)
 
 
+async def header(name: str, ctx: Context) -> str:
+    """The value of one HTTP header of the request (offered over SSE only)."""
+    request = ctx.request_context.request
+    headers = getattr(request, "headers", None)
+    return f"{name}: {headers.get(name) if headers is not None else None}"
+
+
 def start_escapee(marker: str) -> None:
     import subprocess
 
@@ -137,7 +144,11 @@ def start_escapee(marker: str) -> None:
 if __name__ == "__main__":
     if "--escapee" in sys.argv:
         start_escapee(sys.argv[sys.argv.index("--escapee") + 1])
-    if "--http" in sys.argv:
+    if "--sse" in sys.argv:
+        mcp.add_tool(header, annotations=ToolAnnotations(readOnlyHint=True))
+        port = int(sys.argv[sys.argv.index("--sse") + 1])
+        mcp.run("sse", host="127.0.0.1", port=port)
+    elif "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
         mcp.run("streamable-http", host="127.0.0.1", port=port)
     else:

@@ -13,7 +13,10 @@ which agent-tui does not speak) answers every plain call with -32601.
 
 A server that sends ``notifications/tools/list_changed`` is listed again (in the
 server task); ``on_tools`` then hands the new list to the manager, which applies it
-at a turn boundary.
+at a turn boundary. Its resources and prompts (:mod:`.catalog`) are listed when it is
+ready and again on their own list_changed notifications; ``on_catalog`` is told.
+Reading a resource or getting a prompt is a request run in the server task
+(:meth:`McpConnection.ask`), like a call.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from enum import StrEnum
 from pathlib import Path
@@ -33,7 +36,7 @@ from mcp.client.session import ClientSession, IncomingMessage
 from pydantic import BaseModel, Field
 
 from agent_tui.cancel import CancelScope
-from agent_tui.tools.mcp import procs
+from agent_tui.tools.mcp import catalog, procs
 from agent_tui.tools.mcp.call import Answer, AnswerKind, CallDispatcher, RemoteCall, serve_call
 from agent_tui.settings.mcp_servers import ServerConfig, Transport
 from agent_tui.tools.mcp.errors import ServerUnavailable, describe_startup, short
@@ -52,8 +55,10 @@ class ServerState(StrEnum):
     NOT_STARTED = "not_started"
     STARTING = "starting"
     READY = "ready"
+    NEEDS_LOGIN = "needs_login"  # an HTTP server wants an OAuth login (/mcp, ``mcp login``)
     FAILED = "failed"
     STOPPED = "stopped"
+    DISABLED = "disabled"  # turned off by the user (/mcp): not started
 
 
 class ServerStatus(BaseModel):
@@ -66,6 +71,8 @@ class ServerStatus(BaseModel):
     state: ServerState
     error: str | None = None
     tools: list[str] = Field(default_factory=list)
+    resources: int = 0
+    prompts: int = 0
     left_out: dict[str, str] = Field(default_factory=dict)  # tool -> why it is not offered
     pid: int | None = None
     restarts: int = 0
@@ -73,7 +80,24 @@ class ServerStatus(BaseModel):
 
 
 _STOP = object()
-_REFRESH = object()  # the server said its tools changed: list them again
+
+
+class _Ask:
+    """A request other than a tool call (read a resource, get a prompt), for the server task."""
+
+    def __init__(self, fn: Callable[[ClientSession], Awaitable[Any]]) -> None:
+        self.fn = fn
+        self.answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    async def run(self, session: ClientSession) -> None:
+        try:
+            result = await self.fn(session)
+        except Exception as exc:  # noqa: BLE001 - the asker words it
+            if not self.answer.done():
+                self.answer.set_exception(exc)
+            return
+        if not self.answer.done():
+            self.answer.set_result(result)
 
 
 class McpConnection:
@@ -86,23 +110,30 @@ class McpConnection:
         workspace: Path,
         start_timeout_s: float,
         log_dir: Path | None,
+        auth_dir: Path | None = None,
         on_change: Callable[[McpConnection], None] = lambda _c: None,
         on_tools: Callable[[McpConnection], None] = lambda _c: None,
+        on_catalog: Callable[[McpConnection], None] = lambda _c: None,
     ) -> None:
         self.config = config
         self.name = config.name
         self.workspace = workspace
         self.start_timeout_s = start_timeout_s
         self.log = StderrLog(config, log_dir)
+        self.auth_dir = auth_dir
+        self._login_needed = False
         self.state = ServerState.NOT_STARTED
         self.error: str | None = None
         self.tools: list[types.Tool] = []
         self.left_out: dict[str, str] = {}
+        self.resources: list[types.Resource] = []
+        self.prompts: list[types.Prompt] = []
         self.pid: int | None = None
         self.restarts = 0
         self.tag = uuid.uuid4().hex
         self._on_change = on_change
         self._on_tools = on_tools
+        self._on_catalog = on_catalog
         self._ids = itertools.count(1)
         self._task: asyncio.Task[None] | None = None
         self._inbox: asyncio.Queue[Any] | None = None
@@ -122,6 +153,8 @@ class McpConnection:
             state=self.state,
             error=self.error,
             tools=[t.name for t in self.tools],
+            resources=len(self.resources),
+            prompts=len(self.prompts),
             left_out=dict(self.left_out),
             pid=self.pid,
             restarts=self.restarts,
@@ -140,6 +173,11 @@ class McpConnection:
     def started(self) -> asyncio.Future[str | None] | None:
         """Settles when the latest start ended (None: ready; else the error)."""
         return self._started
+
+    def disable(self) -> None:
+        """Never started (the user turned it off); call before :meth:`start`."""
+        self._stopping = True
+        self._set_state(ServerState.DISABLED, "disabled: /mcp enables it")
 
     def start(self) -> None:
         """Start the server in the background (on the running loop); idempotent."""
@@ -160,6 +198,8 @@ class McpConnection:
             return
         if self._stopping:
             raise ServerUnavailable("the app is shutting down")
+        if self.state in (ServerState.NEEDS_LOGIN, ServerState.DISABLED):
+            raise ServerUnavailable(self.error or f"server is {self.state}")
         if self.state is ServerState.NOT_STARTED:
             self.start()
         elif self.state is ServerState.FAILED:
@@ -197,6 +237,15 @@ class McpConnection:
             self._inbox.put_nowait(call)
         return call
 
+    async def ask(self, fn: Callable[[ClientSession], Awaitable[Any]], timeout: float) -> Any:
+        """Run ``fn(session)`` in the server task; raise ServerUnavailable, TimeoutError
+        or what the server answered."""
+        if self.state is not ServerState.READY or self._inbox is None:
+            raise ServerUnavailable(f"server is {self.state}")
+        item = _Ask(fn)
+        self._inbox.put_nowait(item)
+        return await asyncio.wait_for(item.answer, timeout)
+
     def stderr_tail(self) -> str:
         """The last lines the server wrote to stderr since its latest start."""
         return self.log.tail()
@@ -210,6 +259,11 @@ class McpConnection:
             pass  # a UI callback must not break the connection
 
     def _fail(self, error: str) -> None:
+        if self._login_needed:
+            self._set_state(ServerState.NEEDS_LOGIN, f"needs a login: /mcp, or agent-tui mcp login {self.name}")
+            if self._started is not None and not self._started.done():
+                self._started.set_result(self.error)
+            return
         tail = self.stderr_tail()
         if tail and tail not in error:
             error = f"{error}; stderr: {tail}"
@@ -237,8 +291,9 @@ class McpConnection:
 
         async def on_message(message: IncomingMessage) -> None:
             # By method, not class: each protocol version has its own notification models.
-            if getattr(message, "method", None) == "notifications/tools/list_changed":
-                inbox.put_nowait(_REFRESH)
+            offer = catalog.CHANGED.get(getattr(message, "method", None) or "")
+            if offer is not None:
+                inbox.put_nowait(offer)
 
         try:
             with anyio.CancelScope() as life:
@@ -247,10 +302,11 @@ class McpConnection:
                 async with AsyncExitStack() as stack:
                     session, dispatcher = await connect(
                         stack, self.config, workspace=self.workspace, tag=self.tag,
-                        errlog=errlog, on_message=on_message,
+                        errlog=errlog, on_message=on_message, auth=self._auth(),
                     )
                     await session.initialize()
                     self._take_tools(await _list_tools(session))
+                    await self._list_catalog(session, catalog.Offer.RESOURCES, catalog.Offer.PROMPTS)
                     timer.cancel()
                     if self.config.transport is Transport.STDIO:
                         found = procs.find_tagged(self.tag, children_only=True)
@@ -287,6 +343,8 @@ class McpConnection:
             item = inbox.get_nowait()
             if isinstance(item, RemoteCall):
                 item.settle(Answer(AnswerKind.CLOSED, message="the server stopped"))
+            elif isinstance(item, _Ask) and not item.answer.done():
+                item.answer.set_exception(ServerUnavailable("the server stopped"))
         if errlog is not None:
             errlog.close()
         if self._stopping:
@@ -299,6 +357,19 @@ class McpConnection:
             self._fail("the server closed the connection (it may have exited)")
         else:
             self._fail(error or "the server stopped")
+
+    def _auth(self) -> Any:
+        """The OAuth provider of an HTTP server (None for stdio, or without a folder)."""
+        from agent_tui.tools.mcp import oauth
+
+        self._login_needed = False
+        if self.auth_dir is None or not oauth.uses_oauth(self.config):
+            return None
+
+        def needed() -> None:
+            self._login_needed = True
+
+        return oauth.background_provider(self.config, self.auth_dir, needed)
 
     def _start_timed_out(self, started: asyncio.Future[str | None]) -> None:
         if self.state is ServerState.STARTING and not started.done():
@@ -322,8 +393,12 @@ class McpConnection:
                     item = await inbox.get()
                     if item is _STOP:
                         break
-                    if item is _REFRESH:
+                    if item is catalog.Offer.TOOLS:
                         calls.start_soon(self._refresh_tools, session)
+                    elif isinstance(item, catalog.Offer):
+                        calls.start_soon(self._refresh_catalog, session, item)
+                    elif isinstance(item, _Ask):
+                        calls.start_soon(item.run, session)
                     else:
                         calls.start_soon(serve_call, session, item)
             if dispatcher.closed.is_set():
@@ -343,6 +418,26 @@ class McpConnection:
         self._take_tools(listed)
         try:
             self._on_tools(self)
+        except Exception:
+            pass  # the manager's callback must not break the connection
+
+
+    async def _list_catalog(self, session: ClientSession, *offers: catalog.Offer) -> None:
+        """List resources and/or prompts; a server that fails to list them keeps none
+        (or its last list) and says why in its error, but stays usable for tools."""
+        for offer in offers:
+            try:
+                if offer is catalog.Offer.RESOURCES:
+                    self.resources = await catalog.list_resources(session)
+                else:
+                    self.prompts = await catalog.list_prompts(session)
+            except Exception as exc:  # noqa: BLE001 - tools still work
+                self.error = f"could not list its {offer}: {short(exc)}"
+
+    async def _refresh_catalog(self, session: ClientSession, offer: catalog.Offer) -> None:
+        await self._list_catalog(session, offer)
+        try:
+            self._on_catalog(self)
         except Exception:
             pass  # the manager's callback must not break the connection
 

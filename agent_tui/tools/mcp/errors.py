@@ -43,7 +43,7 @@ def describe_startup(exc: BaseException, config: ServerConfig) -> str:
         if exc.code == types.CONNECTION_CLOSED:
             return "the server closed the connection during startup"
         return f"startup failed: error {exc.code}: {exc.message}"
-    if config.transport is Transport.HTTP:
+    if config.transport in (Transport.HTTP, Transport.SSE):
         return f"cannot use {config.url}: {short(exc)}"
     return f"startup failed: {short(exc)}"
 

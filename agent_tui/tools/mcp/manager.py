@@ -24,10 +24,13 @@ All methods run on one event loop (the core's); make one manager per loop.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import mcp_types as types
 
 from pydantic import BaseModel, Field
 
@@ -37,7 +40,10 @@ from agent_tui.settings.mcp_servers import ConfigProblem, ServerConfig, Transpor
 from agent_tui.tools.mcp.connection import McpConnection, ServerState, ServerStatus
 from agent_tui.tools.mcp.tool import McpTool, tool_name
 
+T = TypeVar("T")
 DEFAULT_START_TIMEOUT_S = 30.0
+#: How long reading a resource or getting a prompt for the user may take.
+ASK_TIMEOUT_S = 30.0
 DEFAULT_CONFIRM_S = 1.0
 #: At shutdown: how long servers get to end by themselves (stdin closed) before we
 #: send SIGTERM, and how long after SIGTERM before SIGKILL.
@@ -72,6 +78,8 @@ class McpManager:
         call_timeout_s: float | None = None,
         confirm_s: float = DEFAULT_CONFIRM_S,
         log_dir: str | os.PathLike[str] | None = None,
+        auth_dir: str | os.PathLike[str] | None = None,
+        disabled: Any = None,
     ) -> None:
         self.workspace = Path(workspace)
         self.problems: list[ConfigProblem] = list(problems or [])
@@ -79,6 +87,7 @@ class McpManager:
         self.call_timeout_s = call_timeout_s
         self._listeners: list[Callable[[ServerStatus], None]] = []
         self._change_listeners: list[Callable[[ToolsChange], None]] = []
+        self._catalog_listeners: list[Callable[[str], None]] = []
         self._toolsets: list[ToolSet] = []
         self._tools: dict[str, McpTool] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -89,14 +98,22 @@ class McpManager:
         self._waiting_for_start = False  # the first turn waits for servers: no request yet
         self._requested = False  # a request has offered the current tools
         self._pending: set[str] = set()
-        logs = Path(log_dir) if log_dir is not None else _default_log_dir()
-        self.connections: dict[str, McpConnection] = {
-            cfg.name: McpConnection(
-                cfg, workspace=self.workspace, start_timeout_s=start_timeout_s,
-                log_dir=logs, on_change=self._changed, on_tools=self._listed,
-            )
-            for cfg in servers
-        }
+        self._start_timeout_s = start_timeout_s
+        self._logs = Path(log_dir) if log_dir is not None else _default_log_dir()
+        self.auth_dir = Path(auth_dir) if auth_dir is not None else self._logs.parent / "mcp-auth"
+        self._gone: dict[str, McpConnection] = {}  # removed: their tools go at the turn's end
+        self.disabled = disabled  # a DisabledServers (.disabled), or None: none kept
+        off = disabled.names() if disabled is not None else set()
+        self.connections: dict[str, McpConnection] = {cfg.name: self._connection(cfg) for cfg in servers}
+        for name in off & set(self.connections):
+            self.connections[name].disable()
+
+    def _connection(self, cfg: ServerConfig) -> McpConnection:
+        return McpConnection(
+            cfg, workspace=self.workspace, start_timeout_s=self._start_timeout_s,
+            log_dir=self._logs, auth_dir=self.auth_dir, on_change=self._changed, on_tools=self._listed,
+            on_catalog=self._catalogued,
+        )
 
     # -- for the wiring -------------------------------------------------------
 
@@ -135,6 +152,53 @@ class McpManager:
     def status(self) -> list[ServerStatus]:
         return [conn.status() for conn in self.connections.values()]
 
+    # -- resources and prompts (the TUI's @server:uri mentions and /mcp__server__prompt)
+
+    def resources(self) -> list[tuple[str, types.Resource]]:
+        """Every ready server's resources, as (server, resource)."""
+        return [(c.name, r) for c in self.connections.values()
+                if c.state is ServerState.READY for r in c.resources]
+
+    def prompts(self) -> list[tuple[str, types.Prompt]]:
+        """Every ready server's prompts, as (server, prompt)."""
+        return [(c.name, p) for c in self.connections.values()
+                if c.state is ServerState.READY for p in c.prompts]
+
+    async def read_resource(self, server: str, uri: str) -> types.ReadResourceResult:
+        return await self._conn(server).ask(lambda s: s.read_resource(uri), ASK_TIMEOUT_S)
+
+    async def get_prompt(self, server: str, name: str, arguments: dict[str, str]) -> types.GetPromptResult:
+        return await self._conn(server).ask(lambda s: s.get_prompt(name, arguments), ASK_TIMEOUT_S)
+
+    def from_thread(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run ``coro`` (one of the methods above) on the manager's loop, from another
+        thread (the TUI's); the future raises RuntimeError before the servers started."""
+        if self._loop is None or self._loop.is_closed():
+            coro.close()
+            failed: concurrent.futures.Future[T] = concurrent.futures.Future()
+            failed.set_exception(RuntimeError("the MCP servers have not started yet"))
+            return failed
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def on_catalog(self, fn: Callable[[str], None]) -> None:
+        """Call ``fn(server)`` when a server's resources or prompts were listed again."""
+        self._catalog_listeners.append(fn)
+
+    def _conn(self, server: str) -> McpConnection:
+        from agent_tui.tools.mcp.errors import ServerUnavailable
+
+        conn = self.connections.get(server)
+        if conn is None:
+            raise ServerUnavailable(f"no MCP server named {server!r}")
+        return conn
+
+    def _catalogued(self, conn: McpConnection) -> None:
+        for fn in list(self._catalog_listeners):
+            try:
+                fn(conn.name)
+            except Exception:
+                pass  # a listener must not break the connection
+
     def on_status(self, fn: Callable[[ServerStatus], None]) -> None:
         """Call ``fn(status)`` on the loop whenever a server's state changes."""
         self._listeners.append(fn)
@@ -154,13 +218,78 @@ class McpManager:
         elif kind == "turn_ended":
             self._in_turn = False
             for name in sorted(self._pending):
-                self._apply(self.connections[name])
+                conn = self.connections.get(name) or self._gone.get(name)
+                if conn is not None:
+                    self._apply(conn)
             self._pending.clear()
+            self._gone = {n: c for n, c in self._gone.items() if c.task is not None and not c.task.done()}
 
     def request_stop(self, job_id: str) -> bool:
         """Part of the session's background work: MCP servers are not jobs a user
         stops one by one (they end when the session does)."""
         return False
+
+    # -- changing the servers during a session (a config edit, /mcp) -------------
+
+    def add_server(self, cfg: ServerConfig, *, start: bool | None = None) -> None:
+        """A server joins: started now, on the manager's loop, unless ``start`` is
+        False or (None) the user disabled it; then it is disabled."""
+        self._check_loop()
+        if start is None:
+            start = self.disabled is None or cfg.name not in self.disabled.names()
+        conn = self._connection(cfg)
+        self.connections[cfg.name] = conn
+        if start:
+            conn.start()
+        else:
+            conn.disable()
+
+    async def set_enabled(self, name: str, enabled: bool) -> None:
+        """Turn a server off (ended, its tools withdrawn) or on again (started)."""
+        conn = self._conn(name)
+        if enabled == (conn.state is not ServerState.DISABLED):
+            return
+        if self.disabled is not None:
+            self.disabled.set(name, not enabled)
+        await self.remove_server(name)
+        self.add_server(conn.config, start=enabled)
+
+    async def login(self, name: str, open_url: Any) -> None:
+        """Log in to an HTTP server now (:mod:`.login`), then connect it again."""
+        from agent_tui.tools.mcp.login import login
+
+        conn = self._conn(name)
+        await login(conn.config, self.auth_dir, open_url, workspace=self.workspace)
+        if conn.state is not ServerState.DISABLED:
+            await self.restart_server(name)
+
+    async def remove_server(self, name: str) -> None:
+        """End one server; its tools, resources and prompts are withdrawn (the tools
+        at the turn's end, as any tool list change)."""
+        self._check_loop()
+        conn = self.connections.pop(name, None)
+        if conn is None:
+            return
+        self._gone[name] = conn
+        conn.tools, conn.resources, conn.prompts = [], [], []
+        self._listed(conn)
+        await self._end([conn])
+
+    async def restart_server(self, name: str, cfg: ServerConfig | None = None) -> None:
+        """End one server and start it again (with ``cfg`` when its config changed).
+        Its tools stay offered: a call waits for the new start; the new listing is
+        applied at the turn boundary as any other."""
+        self._check_loop()
+        old = self.connections.get(name)
+        cfg = cfg or (old.config if old is not None else None)
+        if cfg is None:
+            return
+        if old is not None:
+            await self._end([old])
+        self.add_server(cfg)
+        for tool in self._tools.values():
+            if tool.server == name:
+                tool.conn = self.connections[name]
 
     async def shutdown(self) -> list[int]:
         """End every server: close sessions, then TERM -> grace -> KILL what is left.
@@ -168,7 +297,9 @@ class McpManager:
         Returns PIDs that survived SIGKILL (residue). Idempotent.
         """
         self._shut = True
-        conns = list(self.connections.values())
+        return await self._end([*self.connections.values(), *self._gone.values()])
+
+    async def _end(self, conns: list[McpConnection]) -> list[int]:
         for conn in conns:
             conn.stop()
         tasks = [c.task for c in conns if c.task is not None and not c.task.done()]
@@ -224,6 +355,8 @@ class McpManager:
                 change.removed.append(name)
             elif tool.spec_source != wanted[name]:
                 change.changed.append(name)
+            elif tool.conn is not conn:  # the server was restarted: same tool, new connection
+                tool.conn = conn
         change.added = [name for name in wanted if name not in offered]
         for name in change.removed + change.changed:
             del self._tools[name]
@@ -262,11 +395,14 @@ def load_mcp(
     call_timeout_s: float | None = None,
     confirm_s: float = DEFAULT_CONFIRM_S,
     log_dir: str | os.PathLike[str] | None = None,
+    auth_dir: str | os.PathLike[str] | None = None,
+    disabled: Any = None,
 ) -> McpManager:
     """Read the config files and build a manager; no process is started yet.
 
     ``extra`` servers (e.g. those an ACP client sends) join the files' and win over a
-    server of the same name. The timeouts and ``log_dir`` go to :class:`McpManager`.
+    server of the same name. The timeouts, ``log_dir``, ``auth_dir`` and ``disabled`` go
+    to :class:`McpManager`.
     ``MCP_TIMEOUT`` / ``MCP_TOOL_TIMEOUT`` (milliseconds, as in Claude Code) set the
     start and call timeouts when not given.
     """
@@ -281,7 +417,7 @@ def load_mcp(
     servers.update({s.name: s for s in extra})
     return McpManager(list(servers.values()), workspace=workspace, problems=config.problems,
                       start_timeout_s=start_timeout_s, call_timeout_s=call_timeout_s,
-                      confirm_s=confirm_s, log_dir=log_dir)
+                      confirm_s=confirm_s, log_dir=log_dir, auth_dir=auth_dir, disabled=disabled)
 
 
 def _env_seconds(env: Mapping[str, str], var: str) -> float | None:

@@ -1,4 +1,4 @@
-"""Opening a server's transport (stdio or streamable HTTP) and its ``ClientSession``,
+"""Opening a server's transport (stdio, streamable HTTP or the legacy SSE) and its ``ClientSession``,
 and the stdio server's stderr log.
 
 A stdio server is spawned through :func:`procs.launch`: tagged, and in a cgroup of
@@ -16,8 +16,10 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
+import httpx2
 import mcp_types as types
 from mcp.client.session import ClientSession, MessageHandlerFnT
+from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -42,8 +44,10 @@ async def connect(
     tag: str,
     errlog: TextIO | None,
     on_message: MessageHandler | None = None,
+    auth: httpx2.Auth | None = None,
 ) -> tuple[ClientSession, CallDispatcher]:
-    """Open the transport and the session inside ``stack`` (not yet initialized)."""
+    """Open the transport and the session inside ``stack`` (not yet initialized);
+    ``auth`` (an OAuth provider, :mod:`.oauth`) signs an HTTP or SSE server's requests."""
     if config.transport is Transport.STDIO:
         assert config.command is not None
         cwd = config.cwd or str(workspace)
@@ -55,10 +59,15 @@ async def connect(
             read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
         else:
             read, write = await stack.enter_async_context(stdio_client(params))
+    elif config.transport is Transport.SSE:
+        assert config.url is not None
+        read, write = await stack.enter_async_context(
+            sse_client(config.url, headers=config.headers or None, auth=auth)
+        )
     else:
         assert config.url is not None
         http = await stack.enter_async_context(
-            create_mcp_http_client(headers=config.headers or None)
+            create_mcp_http_client(headers=config.headers or None, auth=auth)
         )
         read, write = await stack.enter_async_context(
             streamable_http_client(config.url, http_client=http)

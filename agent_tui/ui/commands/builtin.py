@@ -7,7 +7,8 @@ made from it, so a command cannot be listed without a handler nor the other way 
 A command line never reaches the model as a message: a built-in command runs here, a
 custom one is handed to the session (``agent_tui/commands/use.py``: its ``!`` lines
 first when it has some, else the prompt it stands for, sent the way the keys said: a
-message, a follow-up or send-now), and an unknown one is reported with the nearest
+message, a follow-up or send-now), an MCP server's prompt is got from the server and
+sent the same way (``ui/app_mcp.py``), and an unknown one is reported with the nearest
 names and stays in the input to be fixed.
 """
 
@@ -38,7 +39,7 @@ from agent_tui.core.prompt import INIT_PROMPT
 from agent_tui.ui.commands import definitions, reports
 from agent_tui.commands.use import use_command
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind, CommandLine, Commands
-from agent_tui.ui.session_facts import mcp_statuses, permission_facts
+from agent_tui.ui.session_facts import permission_facts
 from agent_tui.ui.themes import THEMES
 from agent_tui.ui.usage import UsageTally
 from agent_tui.ui.widgets.prompt_input import SendMode
@@ -70,6 +71,12 @@ class CommandHost(Protocol):
 
     def when_session(self, then: Callable[[], None]) -> None:
         """Run ``then`` once the session exists (never, if it cannot start)."""
+
+    def open_mcp(self) -> None:
+        """``/mcp``: the servers and their actions (ui/app_mcp.py)."""
+
+    def run_mcp_prompt(self, command: Command, args: str, mode: SendMode) -> None:
+        """Get an MCP server's prompt for ``args`` (off the UI's thread), then send it."""
 
 
 def _help(host: CommandHost, args: str) -> None:
@@ -222,7 +229,7 @@ def _mcp(host: CommandHost, args: str) -> None:
     if parts is None:
         host.notice("info", "the session is still starting")
         return
-    host.show_page("MCP servers", reports.mcp_report(mcp_statuses(parts[1])))
+    host.open_mcp()
 
 
 def _skills(host: CommandHost, args: str) -> None:
@@ -271,7 +278,7 @@ TABLE: tuple[tuple[Command, Handler], ...] = (
     (Command("rewind", "go back to an earlier message (Esc Esc)"), _rewind),
     (Command("theme", "switch the theme", "[" + "|".join(THEMES) + "]", ArgsNeed.OPTIONAL), _theme),
     (Command("permissions", "the permission rules in force and where each came from"), _permissions),
-    (Command("mcp", "MCP servers: their state and their tools"), _mcp),
+    (Command("mcp", "MCP servers: their state; log in, restart, disable, enable"), _mcp),
     (Command("skills", "the skills the model may use, and where each came from"), _skills),
     (Command("agents", "the sub-agent types task can start, and where each came from"), _agents),
     (Command("quit", "stop what runs, then quit"), _quit),
@@ -313,6 +320,9 @@ def run_command(host: CommandHost, commands: Commands, line: CommandLine, mode: 
         use_command(session, command.spec, line.args,
                     send=lambda text: host.submit(prompt_op(text, mode)),
                     tell=lambda text: host.notice("warning", text))
+        return True
+    if command.kind is CommandKind.MCP_PROMPT:
+        host.run_mcp_prompt(command, line.args, mode)
         return True
     HANDLERS[command.name](host, line.args)
     return True

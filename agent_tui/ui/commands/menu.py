@@ -21,7 +21,7 @@ def command_prompt(command: Command) -> Text:
     line.append(usage[len(command.name) + 1 :], style="dim")
     line.append(" " * max(2, NAME_WIDTH - len(usage)))
     line.append(clean(command.description))
-    if command.kind is CommandKind.CUSTOM:
+    if command.kind in (CommandKind.CUSTOM, CommandKind.MCP_PROMPT):
         line.append(f"  ({command.scope})", style="dim")
     return line
 

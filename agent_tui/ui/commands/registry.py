@@ -22,6 +22,7 @@ __all__ = ["ArgsNeed", "Command", "CommandKind", "CommandLine", "Commands", "is_
 class CommandKind(StrEnum):
     BUILTIN = "builtin"  # run by the TUI
     CUSTOM = "custom"  # a Markdown file: a prompt sent to the model
+    MCP_PROMPT = "mcp_prompt"  # an MCP server's prompt (/mcp__server__prompt): got, then sent
 
 
 class ArgsNeed(StrEnum):
@@ -38,7 +39,7 @@ class Command:
     need: ArgsNeed = ArgsNeed.NONE
     kind: CommandKind = CommandKind.BUILTIN
     source: str = ""  # a custom command's file
-    scope: str = ""  # a custom command's origin: "project", "user", "claude"
+    scope: str = ""  # a custom command's origin: "project", "user", "claude"; "MCP server"
     template: str = ""  # a custom command's prompt
     spec: Any = None  # a custom command's file, read (agent_tui.commands.files.CommandFile)
     also: str = ""  # another name it can be typed as ("frontend:test")

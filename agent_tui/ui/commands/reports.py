@@ -92,6 +92,10 @@ def mcp_report(statuses: list[Any] | None) -> Text:
             out.append(f"  error: {first_line(status.error, 300)}\n")
         if status.tools:
             out.append(f"  {len(status.tools)} tool(s): " + ", ".join(clean(t) for t in status.tools) + "\n")
+        offers = [f"{n} {what}" for n, what in ((getattr(status, "resources", 0), "resource(s)"),
+                                                 (getattr(status, "prompts", 0), "prompt(s)")) if n]
+        if offers:
+            out.append("  " + ", ".join(offers) + "\n")
         if status.restarts:
             out.append(f"  restarted {status.restarts} time(s)\n", style="dim")
         if status.log:

@@ -213,7 +213,7 @@ class UserBlock(Block):
         message, attached = split_for_display(self.text)
         body.append_text(safe_text(message))
         for item in attached:  # folded: the model got the content, the transcript a line
-            mark = "▣" if item.kind is AttachmentKind.FOLDER else "▤"
+            mark = {AttachmentKind.FOLDER: "▣", AttachmentKind.RESOURCE: "◈"}.get(item.kind, "▤")
             body.append(f"\n{mark} {clean(item.path)}", style="bold")
             body.append(f"  ({item.lines} line{'s' if item.lines != 1 else ''} attached)", style="dim")
         for image in self.images:

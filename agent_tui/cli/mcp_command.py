@@ -1,0 +1,65 @@
+"""``agent-tui mcp login NAME``: log in to an HTTP MCP server of this project's
+``.mcp.json`` or the user's ``mcp.json`` (OAuth: the browser, or the URL printed when
+there is none; the redirect comes back to a loopback port). The tokens are kept
+owner-only in the state folder, where every later session finds them.
+``agent-tui mcp logout NAME`` forgets them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+def _show(text: str) -> None:
+    print(text, flush=True)  # the URL is needed now, also through a pipe
+
+
+USAGE = "usage: agent-tui mcp login|logout NAME [--cwd DIR]"
+
+
+def mcp_main(argv: list[str]) -> int:
+    from agent_tui.paths import state_home
+    from agent_tui.settings.mcp_servers import load_config
+    from agent_tui.tools.mcp.login import login, open_in_browser
+    from agent_tui.tools.mcp.oauth import AUTH_DIR, LoginRefused, TokenFile, token_path
+
+    args = list(argv)
+    cwd = Path.cwd()
+    if "--cwd" in args:
+        at = args.index("--cwd")
+        if at + 1 >= len(args):
+            print(USAGE, file=sys.stderr)
+            return 1
+        cwd = Path(args[at + 1]).expanduser().resolve()
+        del args[at : at + 2]
+    if len(args) != 2 or args[0] not in ("login", "logout"):
+        print(USAGE, file=sys.stderr)
+        return 1
+    action, name = args
+    config = load_config(cwd)
+    for problem in config.problems:
+        print(f"agent-tui: MCP config: {problem}", file=sys.stderr)
+    server = next((s for s in config.servers if s.name == name), None)
+    if server is None:
+        known = ", ".join(s.name for s in config.servers) or "none"
+        print(f"agent-tui: no MCP server named {name!r} (configured: {known})", file=sys.stderr)
+        return 1
+    auth_dir = state_home() / AUTH_DIR
+    if action == "logout":
+        TokenFile(token_path(auth_dir, server)).forget(client=True)
+        print(f"Logged out of {name}.")
+        return 0
+    try:
+        asyncio.run(login(server, auth_dir, open_in_browser(_show), workspace=cwd))
+    except LoginRefused as exc:
+        print(f"agent-tui: cannot log in to {name}: {exc}", file=sys.stderr)
+        return 1
+    except ValueError as exc:
+        print(f"agent-tui: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"agent-tui: the login to {name} was stopped", file=sys.stderr)
+        return 130
+    print(f"Logged in to {name}. Sessions started from now on use it (in a running one: /mcp, reconnect).")
+    return 0

@@ -1,0 +1,173 @@
+"""The app's side of MCP (a mixin of ``ui/app.py``): a message that mentions
+``@server:uri`` resources is sent once they are read, and an MCP prompt command
+(``/mcp__server__prompt``) once the prompt is got; ``/mcp`` lists the servers with
+their actions (log in, reconnect, disable, enable: ``ui/mcp_view.py``). Each waits
+for the server on a thread worker, so the UI keeps drawing; what fails is told and
+the text goes back to the input (nothing is lost). See ``ui/mcp_offers.py``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, assert_never
+
+from rich.text import Text
+from textual.message import Message
+
+from agent_tui.protocol import ImageAttachment
+from agent_tui.tools.mcp.catalog import PromptArgsError
+from agent_tui.ui.attachments import AttachmentRefused
+from agent_tui.ui.commands.builtin import prompt_op
+from agent_tui.ui.commands.registry import Command
+from agent_tui.ui.commands import reports
+from agent_tui.ui.mcp_offers import get_prompt, manager_of, read_resources, with_resources
+from agent_tui.ui.mcp_view import DETAILS, McpAction, action_of, intro, mcp_items
+from agent_tui.ui.widgets.prompt_input import SendMode
+
+if TYPE_CHECKING:
+    from agent_tui.protocol import Op
+    from agent_tui.ui.core_host import CoreHost
+    from agent_tui.ui.widgets.attachment_bar import AttachmentBar
+    from agent_tui.ui.widgets.prompt_input import PromptInput
+    from agent_tui.ui.widgets.status_line import StatusLine
+
+
+class McpOffersChanged(Message):
+    """An MCP server's state or lists changed (posted from the core's loop)."""
+
+
+class McpMixin:
+    """Mixin of the app: what it needs of it is declared here."""
+
+    host: CoreHost
+    status: StatusLine
+    prompt: PromptInput
+    attachment_bar: AttachmentBar
+
+    if TYPE_CHECKING:  # the app's own, for the type checker (never shadowing it)
+        def submit(self, op: Op) -> None: ...
+        def notice(self, level: str, text: str) -> None: ...
+        def call_from_thread(self, fn: Any, *args: Any) -> Any: ...
+        def show_page(self, title: str, body: Any) -> None: ...
+        def post_message(self, message: Message) -> bool: ...
+        picker_slot: Any
+
+    _mcp_watched: Any = None  # the manager whose changes refresh an open menu
+
+    def mcp_manager(self) -> Any:
+        session = self.host.session
+        manager = manager_of(list(session.background)) if session is not None else None
+        if manager is not None and manager is not self._mcp_watched:
+            self._mcp_watched = manager
+            # From the core's loop: posted, never waited for (the UI may be waiting on it).
+            manager.on_status(lambda _status: self.post_message(McpOffersChanged()))  # ready, or gone
+            manager.on_catalog(lambda _server: self.post_message(McpOffersChanged()))  # lists changed
+        return manager
+
+    def on_mcp_offers_changed(self, _message: McpOffersChanged) -> None:
+        """A menu open on MCP prompts or resources shows the servers' lists as they are now."""
+        completer = getattr(self.prompt, "completer", None)
+        if completer is not None:
+            completer.refresh()
+
+    def send_with_resources(self, typed: str, text: str, images: list[ImageAttachment],
+                            mode: SendMode, wanted: list[tuple[str, str]]) -> None:
+        """Read the resources ``typed`` mentions, then send ``text`` with them."""
+        manager = self.mcp_manager()
+        names = ", ".join(f"{s}:{u}" for s, u in wanted)
+        self.notice("info", f"reading {names}…")
+
+        def work() -> None:
+            try:
+                blocks, found = read_resources(manager, wanted)
+            except AttachmentRefused as exc:
+                self.call_from_thread(self._mcp_refused, typed, f"not sent: {exc}")
+                return
+            self.call_from_thread(self._mcp_send, with_resources(text, blocks), [*images, *found], mode)
+
+        self.run_worker(work, thread=True, exclusive=False, group="mcp")  # type: ignore[attr-defined]
+
+    def run_mcp_prompt(self, command: Command, args: str, mode: SendMode) -> None:
+        manager = self.mcp_manager()
+        typed = f"/{command.name}" + (f" {args}" if args else "")
+        if manager is None:
+            self._mcp_refused(typed, f"/{command.name}: the session has no MCP servers")
+            return
+        self.notice("info", f"getting the prompt {command.name}…")
+
+        def work() -> None:
+            try:
+                text, images = get_prompt(manager, command, args)
+            except (PromptArgsError, AttachmentRefused) as exc:
+                self.call_from_thread(self._mcp_refused, typed, str(exc))
+                return
+            self.call_from_thread(self._mcp_send, text, images, mode)
+
+        self.run_worker(work, thread=True, exclusive=False, group="mcp")  # type: ignore[attr-defined]
+
+    # -- /mcp ------------------------------------------------------------------------
+
+    def open_mcp(self) -> None:
+        from agent_tui.tools.mcp.oauth import uses_oauth
+        from agent_tui.ui.screens.picker import PickerScreen
+
+        manager = self.mcp_manager()
+        if manager is None:
+            self.show_page("MCP servers", reports.mcp_report(None))
+            return
+        statuses = manager.status()
+        oauth = {name: uses_oauth(conn.config) for name, conn in list(manager.connections.items())}
+
+        def chosen(choice: str | None) -> None:
+            if choice is not None:
+                self._mcp_act(manager, choice)
+
+        if not self.picker_slot.is_open:
+            self.picker_slot.open(PickerScreen("MCP servers", intro(statuses), mcp_items(statuses, oauth),
+                                               empty="no MCP servers"), chosen)
+
+    def _mcp_act(self, manager: Any, choice: str) -> None:
+        from agent_tui.tools.mcp.login import LOGIN_TIMEOUT_S, open_in_browser
+
+        if choice == DETAILS:
+            self.show_page("MCP servers", reports.mcp_report(manager.status()))
+            return
+        picked = action_of(choice)
+        if picked is None:
+            return
+        action, name = picked
+        wait = 60.0
+        match action:
+            case McpAction.LOGIN:
+                show = open_in_browser(lambda text: self.call_from_thread(self._mcp_login_url, name, text),
+                                       console=False)
+                work, doing, done, wait = manager.login(name, show), "logging in to", "logged in; connecting again", LOGIN_TIMEOUT_S + 30
+            case McpAction.RECONNECT:
+                work, doing, done = manager.restart_server(name), "reconnecting", "connecting again"
+            case McpAction.DISABLE:
+                work, doing, done = manager.set_enabled(name, False), "disabling", "disabled"
+            case McpAction.ENABLE:
+                work, doing, done = manager.set_enabled(name, True), "enabling", "enabled; starting"
+            case _:
+                assert_never(action)
+        self.notice("info", f"MCP: {doing} {name}…")
+
+        def run() -> None:
+            try:
+                manager.from_thread(work).result(wait)
+            except Exception as exc:  # noqa: BLE001 - worded for the user
+                self.call_from_thread(self.notice, "warning", f"MCP server {name}: {exc or type(exc).__name__}")
+                return
+            self.call_from_thread(self.notice, "info", f"MCP server {name}: {done}")
+
+        self.run_worker(run, thread=True, exclusive=False, group="mcp")  # type: ignore[attr-defined]
+
+    def _mcp_login_url(self, name: str, text: str) -> None:
+        self.show_page(f"MCP login: {name}", Text(text))
+
+    def _mcp_refused(self, typed: str, why: str) -> None:
+        self.notice("warning", why)
+        self.prompt.put_back(typed)  # fix it and send again (before what is typed since)
+
+    def _mcp_send(self, text: str, images: list[ImageAttachment], mode: SendMode) -> None:
+        self.status.clear_notice()
+        self.submit(prompt_op(text, mode, images))
