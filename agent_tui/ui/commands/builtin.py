@@ -12,32 +12,22 @@ from __future__ import annotations
 from collections.abc import Callable
 import os
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import RenderableType
 
-from agent_tui.protocol import (
-    ClearConversation,
-    Compact,
-    FollowUp,
-    ListModels,
-    Op,
-    RenameSession,
-    SendNow,
-    SetModel,
-    SetThinking,
-    ShowContext,
-    UserMessage,
-    ImageAttachment,
-)
-from agent_tui.core.prompt import INIT_PROMPT
-from agent_tui.ui.commands import definitions, reports
-from agent_tui.commands.use import use_command
+from agent_tui.ui.commands import definitions
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind, CommandLine, Commands
-from agent_tui.ui.session_facts import mcp_statuses, permission_facts
 from agent_tui.ui.themes import THEMES
-from agent_tui.ui.usage import UsageTally
 from agent_tui.ui.widgets.prompt_input import SendMode
+
+if TYPE_CHECKING:
+    from agent_tui.protocol import ImageAttachment, Op
+    from agent_tui.ui.usage import UsageTally
+
+# The first frame lists the commands but runs none: what running them takes (the Ops,
+# the reports and the settings they read, the custom commands' runner) is imported by
+# the handlers.
 
 MIN_THINKING_BUDGET = 1024  # the API's least budget_tokens
 
@@ -100,15 +90,21 @@ def _clear(host: CommandHost, args: str) -> None:
     if host.running:
         host.notice("info", "a turn is running: stop it (Esc) before /clear")
         return
+    from agent_tui.protocol import ClearConversation
+
     host.submit(ClearConversation())
 
 
 def _compact(host: CommandHost, args: str) -> None:
+    from agent_tui.protocol import Compact
+
     host.submit(Compact(instructions=args))
     host.notice("info", "compacting after the running turn…" if host.running else "compacting…")
 
 
 def _model(host: CommandHost, args: str) -> None:
+    from agent_tui.protocol import ListModels, SetModel
+
     if args:
         host.submit(SetModel(model=args))
     else:
@@ -132,14 +128,20 @@ def _thinking(host: CommandHost, args: str) -> None:
         host.notice("warning", f"/thinking takes off, adaptive or a budget of at least "
                                f"{MIN_THINKING_BUDGET} tokens, not {args!r}")
         return
+    from agent_tui.protocol import SetThinking
+
     host.submit(SetThinking(thinking=setting))
 
 
 def _cost(host: CommandHost, args: str) -> None:
+    from agent_tui.ui.commands import reports
+
     host.show_page("cost", reports.cost_report(host.usage))
 
 
 def _context(host: CommandHost, args: str) -> None:
+    from agent_tui.protocol import ShowContext
+
     host.submit(ShowContext())
 
 
@@ -151,6 +153,8 @@ def _session_or_say(host: CommandHost) -> Any:
 
 
 def _memory(host: CommandHost, args: str) -> None:
+    from agent_tui.ui.commands import reports
+
     session = _session_or_say(host)
     if session is not None:
         problems = getattr(session, "memory_problems", [])
@@ -158,10 +162,15 @@ def _memory(host: CommandHost, args: str) -> None:
 
 
 def _init(host: CommandHost, args: str) -> None:
+    from agent_tui.core.prompt import INIT_PROMPT
+    from agent_tui.protocol import UserMessage
+
     host.submit(UserMessage(text=INIT_PROMPT))
 
 
 def _hooks(host: CommandHost, args: str) -> None:
+    from agent_tui.ui.commands import reports
+
     session = _session_or_say(host)
     if session is not None:
         host.show_page("hooks", reports.hooks_report(session.hooks()))
@@ -172,6 +181,8 @@ def _resume(host: CommandHost, args: str) -> None:
 
 
 def _rename(host: CommandHost, args: str) -> None:
+    from agent_tui.protocol import RenameSession
+
     host.submit(RenameSession(name=args))
 
 
@@ -229,6 +240,9 @@ def _theme(host: CommandHost, args: str) -> None:
 
 
 def _permissions(host: CommandHost, args: str) -> None:
+    from agent_tui.ui.commands import reports
+    from agent_tui.ui.session_facts import permission_facts
+
     parts = host.session_parts()
     if parts is None:
         host.notice("info", "the session is still starting")
@@ -238,6 +252,9 @@ def _permissions(host: CommandHost, args: str) -> None:
 
 
 def _mcp(host: CommandHost, args: str) -> None:
+    from agent_tui.ui.commands import reports
+    from agent_tui.ui.session_facts import mcp_statuses
+
     parts = host.session_parts()
     if parts is None:
         host.notice("info", "the session is still starting")
@@ -281,6 +298,8 @@ HANDLERS: dict[str, Callable[[CommandHost, str], None]] = {
 
 
 def prompt_op(text: str, mode: SendMode, images: list[ImageAttachment] = ()) -> Op:  # type: ignore[assignment]
+    from agent_tui.protocol import FollowUp, SendNow, UserMessage
+
     match mode:
         case SendMode.SEND_NOW:
             return SendNow(text=text, images=list(images))
@@ -307,6 +326,8 @@ def run_command(host: CommandHost, commands: Commands, line: CommandLine, mode: 
             host.notice("info", f"/{line.name} runs once the session has started")
             host.when_session(lambda: run_command(host, commands, line, mode) and None)
             return True
+        from agent_tui.commands.use import use_command
+
         use_command(session, command.spec, line.args,
                     send=lambda text: host.submit(prompt_op(text, mode)),
                     tell=lambda text: host.notice("warning", text))

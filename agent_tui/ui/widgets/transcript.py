@@ -37,7 +37,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from agent_tui.protocol.ops import BASH_MODE_ID_PREFIX
 from agent_tui.ui.diffs import FileDiff
 from agent_tui.ui.widgets.thinking_block import ThinkingBlock
 from agent_tui.ui.widgets.transcript_input import TranscriptInput
@@ -143,6 +142,8 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
         if block is None:
             above = self._latest.get(parent) if parent else None  # the task call runs now
             block = ToolBlock(tool_use_id, name, depth=above.depth + 1 if above else 0)
+            from agent_tui.protocol import BASH_MODE_ID_PREFIX  # not for the first frame
+
             # The user's own ! command: its output is what they asked to see.
             block.expanded = tool_use_id.startswith(BASH_MODE_ID_PREFIX)
             self._tools[(turn_id, tool_use_id)] = block
