@@ -14,6 +14,7 @@ offending index, never a request the API rejects.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 from typing import Any
 
@@ -271,15 +272,18 @@ def model_records(records: Iterable[Any]) -> list[Any]:
     )
     if compaction is None:
         return kept
-    before = [r for r in kept if r.seq < compaction.kept_from_seq]
-    after = [r for r in kept if r.seq >= compaction.kept_from_seq and r is not compaction]
+    # The records are in journal order (seq ascending): the kept part is found by
+    # bisection, and only the records after the last user message before it are
+    # looked at, so that a request late in a long session costs what an early one does.
+    cut = bisect_left(kept, compaction.kept_from_seq, key=lambda r: r.seq)
+    after = [r for r in kept[cut:] if r is not compaction]
     # What the kept part's first user message must still be told: how the turn
     # before it ended (the interrupted note needs its results and its end).
-    last_user = max(
-        (i for i, r in enumerate(before) if isinstance(r, UserMessageRecord)), default=-1
+    last_user = next(
+        (i for i in range(cut - 1, -1, -1) if isinstance(kept[i], UserMessageRecord)), -1
     )
     carried = [
-        r for r in before[last_user + 1 :] if isinstance(r, (ToolResultRecord, TurnEndedRecord))
+        r for r in kept[last_user + 1 : cut] if isinstance(r, (ToolResultRecord, TurnEndedRecord))
     ]
     return [compaction, *carried, *after]
 
