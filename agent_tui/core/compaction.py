@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from bisect import bisect_left
 from typing import Any
 
 from agent_tui import crash_points
@@ -183,12 +184,13 @@ class Compactor:
             raise CompactionFailed(str(exc)) from exc
         if keep_from_seq is None:
             keep_from_seq = (records[-1].seq + 1) if records else 1
-        replaced = [r.seq for r in records if r.seq < keep_from_seq]
+        # The records are in seq order: the last one before the kept part, by bisection.
+        cut = bisect_left(records, keep_from_seq, key=lambda r: r.seq)
         record = CompactionRecord(
             compaction_id=f"c_{uuid.uuid4().hex[:12]}",
             summary=summary,
             kept_from_seq=keep_from_seq,
-            replaced_through_seq=max(replaced, default=0),
+            replaced_through_seq=records[cut - 1].seq if cut else 0,
             tokens_before=before,
             trigger=trigger,
             focus=focus,

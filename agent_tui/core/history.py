@@ -243,8 +243,16 @@ def _keep_block(block: dict[str, Any], foreign: bool) -> bool:
 def effective_records(records: Iterable[Any]) -> list[Any]:
     """The records the model view is built from: a rewind of the conversation cuts
     back to just before its checkpoint's user message (the journal keeps the rest)."""
-    kept: list[Any] = []
-    for record in records:
+    at = getattr(records, "at", None)  # the journal's copy says where its rewinds are
+    if at is not None:
+        if not at["rewind"]:
+            return list(records)
+        first = at["rewind"][0]
+        kept: list[Any] = list(records[:first])  # nothing before a rewind is cut
+        rest: Iterable[Any] = records[first:]
+    else:
+        kept, rest = [], records
+    for record in rest:
         if isinstance(record, RewindRecord) and record.restore is not RestoreWhat.CODE:
             for i in range(len(kept) - 1, -1, -1):
                 candidate = kept[i]
@@ -262,14 +270,22 @@ def model_records(records: Iterable[Any]) -> list[Any]:
     """The records the model view is built from: the effective records after the
     last ``/clear``, with the newest compaction's summary standing for what came
     before the part it kept."""
+    at = getattr(records, "at", None)
     kept = effective_records(records)
-    for i in range(len(kept) - 1, -1, -1):
-        if isinstance(kept[i], ConversationClearedRecord):
-            kept = kept[i + 1 :]
-            break
-    compaction = next(
-        (r for r in reversed(kept) if isinstance(r, CompactionRecord)), None
-    )
+    if at is not None and not at["rewind"]:
+        # Nothing was cut: the journal's positions hold in ``kept``.
+        cleared = at["conversation_cleared"][-1] if at["conversation_cleared"] else -1
+        compactions = [i for i in at["compaction"][-1:] if i > cleared]
+        compaction = kept[compactions[0]] if compactions else None
+        kept = kept[cleared + 1 :]
+    else:
+        for i in range(len(kept) - 1, -1, -1):
+            if isinstance(kept[i], ConversationClearedRecord):
+                kept = kept[i + 1 :]
+                break
+        compaction = next(
+            (r for r in reversed(kept) if isinstance(r, CompactionRecord)), None
+        )
     if compaction is None:
         return kept
     # The records are in journal order (seq ascending): the kept part is found by

@@ -28,6 +28,22 @@ from agent_tui.core.session_lock import SessionLock
 from agent_tui.protocol.events import Notice
 from agent_tui.protocol.states import NoticeCode, NoticeLevel
 
+#: The kinds of record that cut the conversation: where each stands is kept as the
+#: records are appended, so that the model view late in a long session finds them
+#: without looking at every record (``history.py``).
+INDEXED_KINDS = ("rewind", "conversation_cleared", "compaction")
+
+
+class Records(list):
+    """A copy of the journal's records, and ``at``: the positions in it of the
+    records of each of INDEXED_KINDS (a slice or a copy of it is a plain list)."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, records: Any = (), at: dict[str, list[int]] | None = None) -> None:
+        super().__init__(records)
+        self.at = at  # None (a copy made elsewhere): nothing is known of the positions
+
 
 class JournalWriteError(OSError):
     """The record could not be saved to disk (it is still kept in memory)."""
@@ -48,6 +64,8 @@ class Journal:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self._records: list[Any] = []
+        self._at: dict[str, list[int]] = {kind: [] for kind in INDEXED_KINDS}
+        self._tool_use_ids: set[str] = set()  # of the assistant messages' tool calls
         self._lock = threading.Lock()
         self._seq = 0
         self._fd: int | None = None
@@ -81,7 +99,7 @@ class Journal:
                 journal._set_aside(number, raw, torn=bool(tail) and number == len(lines) + 1)
                 continue
             checked = checked or ok
-            journal._records.append(record)
+            journal._keep(record)
             journal._seq = max(journal._seq, record.seq)
         return journal
 
@@ -100,10 +118,24 @@ class Journal:
             f"journal {self.path}: {len(self.damaged)} damaged line(s) set aside ({shown}); "
             "the rest of the session is loaded"))
 
+    def _keep(self, record: Any) -> None:
+        kind = getattr(record, "kind", None)
+        if kind in self._at:
+            self._at[kind].append(len(self._records))
+        elif kind == "assistant_message":
+            self._tool_use_ids.update(
+                b.get("id") for b in record.blocks if b.get("type") == "tool_use")
+        self._records.append(record)
+
     @property
-    def records(self) -> list[Any]:
+    def records(self) -> Records:
         with self._lock:
-            return list(self._records)
+            return Records(self._records, {k: list(v) for k, v in self._at.items()})
+
+    def has_tool_use(self, tool_use_id: str) -> bool:
+        """Whether an assistant message of this journal holds a call with this id."""
+        with self._lock:
+            return tool_use_id in self._tool_use_ids
 
     def append(self, record: Any, *, durable: bool = False) -> Any:
         """Add a record; write it through to disk when the journal has a file.
@@ -117,7 +149,7 @@ class Journal:
             self._seq += 1
             record.seq = self._seq
             record.ts = time.time()
-            self._records.append(record)
+            self._keep(record)
             if self.path is None:
                 return record
             self._unsaved.append(encode_line(record))
