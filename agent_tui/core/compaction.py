@@ -207,6 +207,11 @@ class Compactor:
                                   detail=f"not saved: {exc}"))
             raise CompactionFailed(f"the summary could not be saved: {exc}") from exc
         self.deps.usage.forget()
+        # The results before the kept part's last user message are in no view now.
+        last_user = next((records[i].seq for i in range(cut - 1, -1, -1)
+                          if isinstance(records[i], UserMessageRecord)), None)
+        if last_user is not None:
+            self.deps.journal.let_go_output(last_user)
         self._emit(Compaction(state=CompactionState.COMPLETED, trigger=trigger,
                               tokens_before=before, tokens_after=record.tokens_after))
         return record

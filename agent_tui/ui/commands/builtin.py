@@ -218,7 +218,7 @@ def _export(host: CommandHost, args: str) -> None:
     if not target.is_absolute():
         target = Path(session.workspace) / target
     try:
-        text = conversation_markdown(session.records(), session_id=session_id)
+        text = conversation_markdown(session.deps.journal.records_in_full(), session_id=session_id)
         write_atomic(target.parent, target.name, text.encode("utf-8"))
     except (OSError, ValueError) as exc:
         host.notice("error", f"/export: cannot write {target}: {getattr(exc, 'strerror', None) or exc}")
