@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_tui.protocol import Event, Shutdown
 from agent_tui.core.journal import Journal
+from agent_tui.core.limits import ModelLimits
 from agent_tui.core.permission import AllowAll, PermissionPolicy
 from agent_tui.core.session import Session
 from agent_tui.core.tool import Tool, ToolSet
@@ -63,10 +64,13 @@ class HostedSession:
         *,
         policy: PermissionPolicy | None = None,
         background: list[Any] | None = None,
+        journal: Journal | None = None,
+        limits: ModelLimits | None = None,
+        events: Stamped | None = None,
         **config: Any,
     ) -> None:
-        self.events = Stamped()
-        self.journal = Journal()
+        self.events = events or Stamped()
+        self.journal = journal or Journal()
         deps = SessionDeps(
             config=AgentConfig(workspace=workspace, model="claude-bench", **config),
             provider=provider,
@@ -74,6 +78,7 @@ class HostedSession:
             policy=policy or AllowAll(),
             journal=self.journal,
             emit=self.events,
+            **({"limits": limits} if limits is not None else {}),
         )
         self.session = Session(deps, background=background)
         self.loop: asyncio.AbstractEventLoop | None = None

@@ -2,8 +2,9 @@
 
     python -m bench.run [--quick] [--runs N] [--only AREA[,AREA...]]
 
-Areas: interrupts, stream, startup, keys, memory, cache, picker. ``--quick`` takes 3 runs a figure
-and leaves out the 5,000-message transcript (about a minute on its own).
+Areas: interrupts, stream, startup, terminal, keys, memory, session, cache, picker. ``--quick``
+takes 3 runs a figure, leaves out the 5,000-message transcript (about a minute on its own)
+and runs the long session for 300 turns instead of 2,000.
 Progress goes to stderr; the table to stdout, last.
 """
 
@@ -26,7 +27,8 @@ from bench.stats import (
     write_json,
 )
 
-AREAS = ("interrupts", "stream", "startup", "keys", "memory", "cache", "picker")
+AREAS = ("interrupts", "stream", "startup", "terminal", "keys", "memory", "session", "cache",
+         "picker")
 TREE_TITLES = {
     "term_exits": "tree that exits on TERM",
     "term_ignored": "tree that ignores TERM",
@@ -129,6 +131,50 @@ def startup_figures(runs: int) -> list[Figure]:
     return [Figure("first_frame", "time to first frame (pty)", "ms", agent,
                    ref_title="bare Textual app", ref_samples=bare,
                    target="<= 1.3x reference", check=ratio_at_most(1.3))]
+
+
+def terminal_figures(runs: int) -> list[Figure]:
+    from bench.terminal import DELAY_S, measure
+
+    result = measure(runs)
+    log(f"terminal: {runs} runs of each")
+    rate = f"{4 / DELAY_S:,.0f} characters/s"
+    rows = [
+        ("idle_bps", "bytes/s to the terminal, idle after one exchange", "B/s", True),
+        ("idle_cpu", "  CPU, idle after one exchange", "% core", True),
+        ("stream_bps", f"bytes/s to the terminal, a reply streams ({rate})", "B/s", False),
+        ("stream_cpu", "  CPU, a reply streams", "% core", False),
+    ]
+    out = []
+    for key, title, unit, targeted in rows:
+        figure = Figure(key, title, unit, [round(v, 1) for v in result[key]],
+                        ref_title="bare Textual app",
+                        ref_samples=[round(v, 1) for v in result[f"bare_{key}"]])
+        if targeted:
+            figure.target, figure.check = "<= 2x reference", ratio_at_most(2.0)
+        out.append(figure)
+    out[2].notes.append("the bare app streams the same text into Textual's Markdown widget")
+    return out
+
+
+def session_figures(turns: int) -> list[Figure]:
+    from bench.session_cost import DAY_HOURS, OUTPUT_BYTES, TURNS, figures_from, measure
+
+    result = measure(turns, log=log)
+    fig = figures_from(result)
+    cpu = Figure("turn_cpu", f"core CPU per turn at turn {fig['late_turn']:,} (a command, "
+                 "an answer)", "ms", [round(v, 2) for v in fig["late"]],
+                 ref_title="turn 10", ref_samples=[round(v, 2) for v in fig["early"]],
+                 target="<= 1.5x reference", check=ratio_at_most(1.5))
+    cpu.notes.append(f"{result['compactions']} compactions in {turns:,} turns; "
+                     f"{result['failed_turns']} turns not completed; {result['seconds']} s")
+    hours = DAY_HOURS * turns / TURNS
+    slope = Figure("rss_slope", f"RSS growth after warm-up, {hours:g} h simulated "
+                   f"({turns:,} turns, {turns * OUTPUT_BYTES / 1e6:,.0f} MB of output)", "MB/h",
+                   [round(fig["slope"], 2)], target="< 5 MB/h", check=median_at_most(5.0))
+    slope.notes.append("RSS every 20 turns (MB): " + ", ".join(
+        f"{mb:.0f}" for _, mb in result["rss"][:: max(1, len(result["rss"]) // 10)]))
+    return [cpu, slope]
 
 
 def key_figures(runs: int) -> list[Figure]:
@@ -236,7 +282,9 @@ def main(argv: list[str] | None = None) -> int:
         "interrupts": lambda: interrupt_figures(runs),
         "stream": lambda: stream_figures(runs),
         "startup": lambda: startup_figures(runs),
+        "terminal": lambda: terminal_figures(min(runs, 3)),
         "keys": lambda: key_figures(runs),
+        "session": lambda: session_figures(300 if args.quick else 2_000),
         # The transcript takes about a minute a run (see docs/bench.md): once is
         # enough, and --quick leaves it out.
         "memory": lambda: memory_figures(min(runs, 3), 0 if args.quick else 1),

@@ -77,3 +77,25 @@ def test_cache_share_is_measured_side_by_side_with_the_uncached_session() -> Non
     assert cached["rejections"] == plain["rejections"] == 0
     assert cached["share"] > 0.5 and plain["share"] == 0.0
     assert cached["compaction_ms"] > 0
+
+
+def test_terminal_bytes_and_cpu_are_measured_for_both_apps(monkeypatch) -> None:
+    from bench import terminal
+
+    monkeypatch.setattr(terminal, "IDLE_S", 0.3)
+    monkeypatch.setattr(terminal, "STREAM_S", 0.3)
+    for which in ("agent", "bare"):
+        result = terminal.run(which)
+        assert result["stream_bps"] > 0, which  # the streamed answer reached the screen
+        assert result["idle_bps"] >= 0 and result["idle_cpu"] >= 0
+
+
+def test_a_long_session_compacts_and_its_cost_per_turn_is_kept() -> None:
+    from bench import session_cost
+
+    result = session_cost.measure(25)
+    assert len(result["cpu_ms"]) == 25 and result["failed_turns"] == 0
+    assert result["compactions"] >= 3  # the window fills every few turns
+    assert [t for t, _ in result["rss"]] == [20]
+    figures = session_cost.figures_from(result)
+    assert len(figures["early"]) == 11 and figures["late_turn"] == 20

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from bisect import bisect_left
 from typing import Any, assert_never
 
 from agent_tui import crash_points
@@ -183,12 +184,13 @@ class Compactor:
             raise CompactionFailed(str(exc)) from exc
         if keep_from_seq is None:
             keep_from_seq = (records[-1].seq + 1) if records else 1
-        replaced = [r.seq for r in records if r.seq < keep_from_seq]
+        # The records are in seq order: the last one before the kept part, by bisection.
+        cut = bisect_left(records, keep_from_seq, key=lambda r: r.seq)
         record = CompactionRecord(
             compaction_id=f"c_{uuid.uuid4().hex[:12]}",
             summary=summary,
             kept_from_seq=keep_from_seq,
-            replaced_through_seq=max(replaced, default=0),
+            replaced_through_seq=records[cut - 1].seq if cut else 0,
             tokens_before=before,
             trigger=trigger,
             focus=focus,
@@ -205,6 +207,11 @@ class Compactor:
                                   detail=f"not saved: {exc}"))
             raise CompactionFailed(f"the summary could not be saved: {exc}") from exc
         self.deps.usage.forget()
+        # The results before the kept part's last user message are in no view now.
+        last_user = next((records[i].seq for i in range(cut - 1, -1, -1)
+                          if isinstance(records[i], UserMessageRecord)), None)
+        if last_user is not None:
+            self.deps.journal.let_go_output(last_user)
         self._emit(Compaction(state=CompactionState.COMPLETED, trigger=trigger,
                               tokens_before=before, tokens_after=record.tokens_after))
         return record

@@ -18,15 +18,36 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from agent_tui import crash_points
-from agent_tui.core.records import Record
+from agent_tui.core.records import AssistantMessageRecord, Record, ToolResultRecord
 from agent_tui.core.journal_lines import SET_ASIDE_SUFFIX, SetAside, encode_line, parse_line
 from agent_tui.core.session_lock import SessionLock
 from agent_tui.protocol.events import Notice
 from agent_tui.protocol.states import NoticeCode, NoticeLevel
+
+#: The kinds of record that cut the conversation: where each stands is kept as the
+#: records are appended, so that the model view late in a long session finds them
+#: without looking at every record (``history.py``).
+INDEXED_KINDS = ("rewind", "conversation_cleared", "compaction")
+# A tool result's output longer than this is let go from memory once no model view can
+# send it again (it stays in the file; see :meth:`Journal.let_go_output`).
+LET_GO_AT = 4096
+
+
+class Records(list[Record]):
+    """A copy of the journal's records, and ``at``: the positions in it of the
+    records of each of INDEXED_KINDS (a slice or a copy of it is a plain list)."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, records: Iterable[Record] = (),
+                 at: dict[str, list[int]] | None = None) -> None:
+        super().__init__(records)
+        self.at = at  # None (a copy made elsewhere): nothing is known of the positions
 
 
 class JournalWriteError(OSError):
@@ -48,6 +69,10 @@ class Journal:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self._records: list[Record] = []
+        self._at: dict[str, list[int]] = {kind: [] for kind in INDEXED_KINDS}
+        self._tool_use_ids: set[str] = set()  # of the assistant messages' tool calls
+        self._let_go: set[int] = set()  # positions of tool results whose output is on disk only
+        self._let_go_upto = 0  # positions before this were looked at
         self._lock = threading.Lock()
         self._seq = 0
         self._fd: int | None = None
@@ -81,7 +106,7 @@ class Journal:
                 journal._set_aside(number, raw, torn=bool(tail) and number == len(lines) + 1)
                 continue
             checked = checked or ok
-            journal._records.append(record)
+            journal._keep(record)
             journal._seq = max(journal._seq, record.seq)
         return journal
 
@@ -100,10 +125,68 @@ class Journal:
             f"journal {self.path}: {len(self.damaged)} damaged line(s) set aside ({shown}); "
             "the rest of the session is loaded"))
 
-    @property
-    def records(self) -> list[Record]:
+    def let_go_output(self, before_seq: int) -> int:
+        """Let go, in memory, of the output (and details) of the tool results before ``before_seq``
+        (what a compaction replaced: no model view sends it again) that the file holds.
+        :meth:`records_in_full` reads them back, and a rewind (which may bring them
+        back into the model view) restores them. Returns how many were let go."""
         with self._lock:
-            return list(self._records)
+            if self.path is None or self._unsaved:
+                return 0  # the file must hold every record first
+            count, i = 0, self._let_go_upto
+            while i < len(self._records) and self._records[i].seq < before_seq:
+                record = self._records[i]
+                if isinstance(record, ToolResultRecord) and (
+                        len(record.content) > LET_GO_AT or record.details):
+                    record.content = "" if len(record.content) > LET_GO_AT else record.content
+                    record.details = {}  # the run's facts: read when the result was made
+                    self._let_go.add(i)
+                    count += 1
+                i += 1
+            self._let_go_upto = i
+            return count
+
+    def _read_back(self) -> dict[int, ToolResultRecord]:
+        """The records let go of, as the file holds them, by position."""
+        assert self.path is not None
+        want = {self._records[i].seq: i for i in self._let_go}
+        return {want[r.seq]: r for r in Journal.load(self.path)._records
+                if r.seq in want and isinstance(r, ToolResultRecord)}
+
+    def records_in_full(self) -> Records:
+        """:attr:`records`, with every tool result's output (read back from the file
+        where it was let go of): for an export or a replay of the whole session."""
+        with self._lock:
+            if not self._let_go:
+                return Records(self._records, {k: list(v) for k, v in self._at.items()})
+            back = self._read_back()
+            return Records([back.get(i, r) for i, r in enumerate(self._records)],
+                           {k: list(v) for k, v in self._at.items()})
+
+    def _keep(self, record: Record) -> None:
+        kind = record.kind
+        if kind == "rewind" and self._let_go:  # the view may reach back: restore them
+            for i, full in self._read_back().items():
+                kept = self._records[i]
+                assert isinstance(kept, ToolResultRecord)
+                kept.content, kept.details = full.content, full.details
+            self._let_go.clear()
+        if kind in self._at:
+            self._at[kind].append(len(self._records))
+        elif isinstance(record, AssistantMessageRecord):
+            self._tool_use_ids.update(
+                str(b.get("id")) for b in record.blocks if b.get("type") == "tool_use")
+        self._records.append(record)
+
+    @property
+    def records(self) -> Records:
+        with self._lock:
+            return Records(self._records, {k: list(v) for k, v in self._at.items()})
+
+    def has_tool_use(self, tool_use_id: str) -> bool:
+        """Whether an assistant message of this journal holds a call with this id."""
+        with self._lock:
+            return tool_use_id in self._tool_use_ids
 
     def append(self, record: Record, *, durable: bool = False) -> Record:
         """Add a record; write it through to disk when the journal has a file.
@@ -115,9 +198,11 @@ class Journal:
         recovered: Notice | None = None
         with self._lock:
             self._seq += 1
-            record.seq = self._seq
-            record.ts = time.time()
-            self._records.append(record)
+            # Stamped in place, not by pydantic's __setattr__: that also adds each name
+            # to the record's set of fields set, half a KB more for every record of a
+            # session kept all along (nothing reads that set).
+            record.__dict__["seq"], record.__dict__["ts"] = self._seq, time.time()
+            self._keep(record)
             if self.path is None:
                 return record
             self._unsaved.append(encode_line(record))

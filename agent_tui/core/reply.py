@@ -154,7 +154,7 @@ class ReplyReader:
         if spoiled is not None and spoiled.state is ToolState.STREAMING:
             self.log.set_tool_state(spoiled, ToolState.FAILED,
                                     detail="the stream started its block again")
-        if event.id in self.log.calls or event.id in self._earlier_ids():
+        if event.id in self.log.calls or self.log.deps.journal.has_tool_use(event.id):
             # Two calls under one id cannot both be answered.
             reply.dropped.append({"id": event.id, "name": event.name, "partial": "",
                                    "why": "its id repeats an earlier call's"})
@@ -191,16 +191,6 @@ class ReplyReader:
         update = {k: v for k, v in event.model_dump().items()
                   if k in model.UsageCounts.model_fields and v is not None}
         reply.usage = usage.model_copy(update=update)
-
-    def _earlier_ids(self) -> set[str]:
-        """The tool_use ids the conversation holds already."""
-        return {
-            str(block.get("id"))
-            for record in self.log.deps.journal.records
-            if isinstance(record, AssistantMessageRecord)
-            for block in record.blocks
-            if block.get("type") == "tool_use"
-        }
 
     def _complete_call(self, call: ToolCall) -> None:
         """All arguments have arrived: parse and validate them, then queue the call."""

@@ -4,9 +4,10 @@ read back by the front ends for the listing under the call (one place knows its 
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from agent_tui.core.tool import ToolResult
+if TYPE_CHECKING:  # the TUI reads listings before it needs the core's models
+    from agent_tui.core.tool import ToolResult
 
 #: The API's error codes, in words a model (and a person) can act on.
 ERROR_WORDS = {
@@ -22,6 +23,8 @@ ERROR_WORDS = {
 def search_result(query: str, content: list[dict[str, Any]], *, searches: int,
                   stop_reason: str) -> ToolResult:
     """The call's result from the search request's content (kept whole in details)."""
+    from agent_tui.core.tool import ToolResult
+
     found: list[dict[str, Any]] = []
     errors: list[str] = []
     said: list[str] = []

@@ -13,11 +13,13 @@ import base64
 import binascii
 import io
 import os
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from agent_tui.protocol.ops import ImageAttachment
 from agent_tui.providers.images import MAX_EDGE, MAX_IMAGE_BASE64, pixel_size
 from agent_tui.units import format_bytes
+
+if TYPE_CHECKING:  # the model is imported where one is made: not for the first frame
+    from agent_tui.protocol import ImageAttachment
 
 MAX_ENCODED = MAX_IMAGE_BASE64
 MAX_RAW = MAX_ENCODED * 3 // 4
@@ -44,6 +46,8 @@ def sniff_image(head: bytes) -> str | None:
 
 def image_block(data: bytes, media_type: str) -> dict[str, Any]:
     encoded = base64.b64encode(data).decode("ascii")
+    from agent_tui.protocol import ImageAttachment
+
     return ImageAttachment(media_type=media_type, data=encoded).block()
 
 
@@ -97,6 +101,8 @@ def attachment_from(fh: BinaryIO, shown: str) -> ImageAttachment:
     data = fh.read(MAX_RAW + 1)
     if len(data) > MAX_RAW:  # it grew since its size was read
         raise ImageRefused(_too_large(shown, len(data)))
+    from agent_tui.protocol import ImageAttachment
+
     return ImageAttachment(media_type=media, data=base64.b64encode(data).decode("ascii"),
                            path=shown, size=len(data))
 

@@ -40,7 +40,6 @@ from agent_tui.ui.commands.menu import CommandSource
 from agent_tui.ui.completion import Completion, MenuKind
 from agent_tui.ui.diffs import FileDiff
 from agent_tui.ui.core_host import CoreHost, CoreState, MakeSession, SessionDirectory, SessionLike
-from agent_tui.ui.event_dispatch import EventDispatch
 from agent_tui.ui.file_source import FileSource
 from agent_tui.ui.jobs import Jobs
 from agent_tui.ui.mcp_offers import resource_suggestions
@@ -64,6 +63,7 @@ from agent_tui.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from agent_tui.protocol import Event, Op, PermissionRequested
+    from agent_tui.ui.event_dispatch import EventDispatch
     from agent_tui.ui.screens.background import BackgroundScreen
     from agent_tui.ui.screens.permission import PermissionScreen
     from agent_tui.ui.screens.rewind import RewindScreen
@@ -149,13 +149,23 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
         self.sessions = sessions  # where /resume finds saved sessions
         self.workspace_default = (workspace or Path.cwd()).resolve()  # until the session says
         self.notifier = Notifier(notify)  # off unless asked (run_tui reads the environment)
-        self.dispatch = EventDispatch(self)
+        self._dispatch: EventDispatch | None = None  # made with the first event
         self.last_input = 0.0  # monotonic time of the latest key or mouse event
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent) and not event.is_forwarded:
             self.last_input = time.monotonic()  # background work waits for a pause
         await super().on_event(event)
+
+    @property
+    def dispatch(self) -> EventDispatch:
+        """What shows the core's events (its module holds every Event model: imported
+        once there is an event to show, after the first frame)."""
+        if self._dispatch is None:
+            from agent_tui.ui.event_dispatch import EventDispatch
+
+            self._dispatch = EventDispatch(self)
+        return self._dispatch
 
     # -- the hosted core (see core_host.py) --------------------------------------------
 

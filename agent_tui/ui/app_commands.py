@@ -15,11 +15,7 @@ from rich.text import Text
 from textual.app import SystemCommand
 from textual.screen import Screen
 
-from agent_tui.files.image_paths import find_images, preview_images
-from agent_tui.ui.attachments import AttachmentRefused, expand, images
 from agent_tui.ui.commands.builtin import BUILTIN, prompt_op, run_command
-from agent_tui.commands.reload import CommandSet
-from agent_tui.ui.commands.custom import as_command
 from agent_tui.ui.core_host import CoreState
 from agent_tui.ui.mcp_offers import prompt_commands, resource_mentions
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandLine, Commands, parse_command_line
@@ -28,6 +24,7 @@ from agent_tui.ui.themes import THEME_HELP, THEMES
 from agent_tui.ui.widgets.prompt_input import PromptInput, SendMode
 
 if TYPE_CHECKING:
+    from agent_tui.commands.reload import CommandSet
     from agent_tui.protocol import Op
     from agent_tui.ui.core_host import CoreHost, MakeSession, SessionDirectory
     from agent_tui.ui.file_source import FileSource
@@ -73,6 +70,9 @@ class CommandsMixin:
             if not run_command(self, self.commands(), line, event.mode):  # type: ignore[arg-type]
                 self.prompt.put_back(event.text)  # an unknown command stays to be fixed
         else:
+            from agent_tui.files.image_paths import find_images
+            from agent_tui.ui.attachments import AttachmentRefused, expand, images
+
             text = event.text
             try:
                 if self.attachment_bar.items:
@@ -110,10 +110,17 @@ class CommandsMixin:
 
     def on_text_area_changed(self, event: Any) -> None:
         if event.text_area is self.prompt:
+            from agent_tui.files.image_paths import preview_images
+
             self.attachment_bar.prune(self.prompt.text)
             self.attachment_bar.set_named(*preview_images(self.prompt.text, self.workspace()))
 
     def commands(self) -> Commands:
+        # The custom commands' files are read when the menu opens or a command runs:
+        # not for the first frame.
+        from agent_tui.commands.reload import CommandSet
+        from agent_tui.ui.commands.custom import as_command
+
         workspace = self.workspace()
         if self._command_set is None or self._command_set.workspace != workspace:
             self._command_set = CommandSet(workspace, taken=frozenset(c.name for c in BUILTIN))

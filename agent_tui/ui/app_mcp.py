@@ -13,18 +13,16 @@ from typing import TYPE_CHECKING, Any, assert_never
 from rich.text import Text
 from textual.message import Message
 
-from agent_tui.protocol import ImageAttachment
 from agent_tui.tools.mcp.catalog import PromptArgsError
 from agent_tui.ui.attachments import AttachmentRefused
 from agent_tui.ui.commands.builtin import prompt_op
 from agent_tui.ui.commands.registry import Command
-from agent_tui.ui.commands import reports
 from agent_tui.ui.mcp_offers import get_prompt, manager_of, read_resources, with_resources
 from agent_tui.ui.mcp_view import DETAILS, McpAction, action_of, intro, mcp_items
 from agent_tui.ui.widgets.prompt_input import SendMode
 
 if TYPE_CHECKING:
-    from agent_tui.protocol import Op
+    from agent_tui.protocol import ImageAttachment, Op
     from agent_tui.ui.core_host import CoreHost
     from agent_tui.ui.widgets.attachment_bar import AttachmentBar
     from agent_tui.ui.widgets.prompt_input import PromptInput
@@ -112,6 +110,8 @@ class McpMixin:
 
         manager = self.mcp_manager()
         if manager is None:
+            from agent_tui.ui.commands import reports  # pydantic's: not for the first frame
+
             self.show_page("MCP servers", reports.mcp_report(None))
             return
         statuses = manager.status()
@@ -129,6 +129,8 @@ class McpMixin:
         from agent_tui.tools.mcp.login import LOGIN_TIMEOUT_S, open_in_browser
 
         if choice == DETAILS:
+            from agent_tui.ui.commands import reports  # pydantic's: not for the first frame
+
             self.show_page("MCP servers", reports.mcp_report(manager.status()))
             return
         picked = action_of(choice)

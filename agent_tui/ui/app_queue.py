@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.protocol import EditQueued, RemoveQueued, SteerState
 from agent_tui.protocol.states import SteerStatus
 from agent_tui.ui.widgets.queue_pane import Pending, QueuePane
 
 if TYPE_CHECKING:
-    from agent_tui.protocol import Op
+    from agent_tui.protocol import Op, SteerState
     from agent_tui.ui.screen_slots import ScreenSlot
     from agent_tui.ui.widgets.prompt_input import PromptInput
     from agent_tui.ui.widgets.status_line import StatusLine
@@ -58,6 +57,8 @@ class QueueMixin:
                 return
             self.queue_edits[item.id] = text
             self.queue_pane.mark(item.id, Pending.EDIT)
+            from agent_tui.protocol import EditQueued
+
             self.submit(EditQueued(id=item.id, text=text))
             self.queue_pane.focus()
 
@@ -65,6 +66,8 @@ class QueueMixin:
 
     def on_queue_pane_remove_requested(self, event: QueuePane.RemoveRequested) -> None:
         self.queue_pane.mark(event.item.id, Pending.REMOVE)
+        from agent_tui.protocol import RemoveQueued
+
         self.submit(RemoveQueued(id=event.item.id))
 
     def action_focus_queue(self) -> None:
@@ -83,6 +86,8 @@ class QueueMixin:
             return False
         self.pulled_back.add(item.id)
         self.queue_pane.mark(item.id, Pending.REMOVE)
+        from agent_tui.protocol import RemoveQueued
+
         self.submit(RemoveQueued(id=item.id))
         return True
 

@@ -30,13 +30,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import BinaryIO, TypeVar
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
-from agent_tui.protocol import ImageAttachment
 from agent_tui.files import shell_words
 from agent_tui.files.images import SNIFF_BYTES, ImageRefused, attachment_from, probe, sniff_image
-from agent_tui.files.workspace import FileTooLarge, Workspace, WorkspaceError
 from agent_tui.units import format_bytes
+
+if TYPE_CHECKING:
+    from agent_tui.protocol import ImageAttachment
+    from agent_tui.files.workspace import Workspace, WorkspaceError
+
+# The workspace reader (and pydantic, which it uses) is imported by what reads a file:
+# the attachment bar of the first frame only shows marks.
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_FOLDER_ENTRIES = 500
@@ -79,6 +84,8 @@ def mention(path: str) -> str:
 
 
 def _refused(path: str, exc: WorkspaceError | ImageRefused | OSError) -> AttachmentRefused:
+    from agent_tui.files.workspace import FileTooLarge, WorkspaceError
+
     if isinstance(exc, FileTooLarge):
         return AttachmentRefused(f"{path}: larger than {format_bytes(MAX_FILE_BYTES)} (not attached)")
     if isinstance(exc, ImageRefused):
@@ -90,6 +97,8 @@ def _refused(path: str, exc: WorkspaceError | ImageRefused | OSError) -> Attachm
 
 def _with_file(workspace: Workspace, path: str, read: Callable[[BinaryIO], T]) -> T:
     """``read`` on the workspace's file ``path``; what goes wrong, as a refusal."""
+    from agent_tui.files.workspace import WorkspaceError
+
     try:
         with workspace.open_read(path) as fh:
             return read(fh)
@@ -98,6 +107,8 @@ def _with_file(workspace: Workspace, path: str, read: Callable[[BinaryIO], T]) -
 
 
 def _read_text(workspace: Workspace, path: str) -> str:
+    from agent_tui.files.workspace import WorkspaceError
+
     if Path(path).suffix.lower() in OTHER_IMAGE_SUFFIXES:
         raise AttachmentRefused(f"{path}: an image the model cannot be sent "
                                 "(PNG, JPEG, GIF and WebP can; not attached)")
@@ -115,6 +126,8 @@ def _read_text(workspace: Workspace, path: str) -> str:
 
 def check(root: Path, path: str, listing: Callable[[str], list[str]]) -> Attachment:
     """Whether ``path`` can be attached now (raises :class:`AttachmentRefused`)."""
+    from agent_tui.files.workspace import Workspace
+
     workspace = Workspace(root)
     if path.endswith("/"):
         entries = listing(path)
@@ -128,6 +141,8 @@ def check(root: Path, path: str, listing: Callable[[str], list[str]]) -> Attachm
 
 def expand(text: str, attached: list[Attachment], root: Path, listing: Callable[[str], list[str]]) -> str:
     """``text`` with every attachment it still mentions added after it, read now."""
+    from agent_tui.files.workspace import Workspace
+
     named = mentions(text)
     workspace = Workspace(root)
     blocks = []
@@ -151,6 +166,8 @@ def expand(text: str, attached: list[Attachment], root: Path, listing: Callable[
 def images(text: str, attached: list[Attachment], root: Path) -> list[ImageAttachment]:
     """The attached images ``text`` still mentions, read now (raises
     :class:`AttachmentRefused` as :func:`expand` does)."""
+    from agent_tui.files.workspace import Workspace
+
     named = mentions(text)
     workspace = Workspace(root)
     return [_with_file(workspace, item.path, functools.partial(attachment_from, shown=item.path))

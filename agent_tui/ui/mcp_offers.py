@@ -15,11 +15,10 @@ spaces), in the order the prompt lists them; its messages are sent as the messag
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from agent_tui.protocol import ImageAttachment
 from agent_tui.files import shell_words
 from agent_tui.tools.mcp.catalog import (
     PromptArgsError,
@@ -31,11 +30,13 @@ from agent_tui.tools.mcp.catalog import (
     resource_mention,
     split_mention,
 )
-from agent_tui.tools.mcp.errors import short
 from agent_tui.ui.attachments import AttachmentRefused, mentions
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind
 from agent_tui.ui.safe_text import clean, first_line
 from agent_tui.ui.widgets.suggestions import Suggestion
+
+if TYPE_CHECKING:
+    from agent_tui.protocol import ImageAttachment
 
 #: How long the TUI waits for a resource or a prompt (the manager bounds it too).
 WAIT_S = 35.0
@@ -174,6 +175,8 @@ def _why(exc: BaseException) -> str:
     if isinstance(exc, TimeoutError):
         return f"no answer within {WAIT_S:g} s"
     message = getattr(exc, "message", None)
+    from agent_tui.tools.mcp.errors import short  # the SDK's errors: once a server answered
+
     return str(message) if isinstance(message, str) and message else short(exc)
 
 

@@ -9,25 +9,23 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from agent_tui.protocol import (
-    ContextReport,
-    Compaction,
-    ConversationCleared,
-    ModelChanged,
-    Models,
-    PermissionMode,
-    PermissionModeChanged,
-    SetModel,
-    SetPermissionMode,
-    Usage,
-)
+from agent_tui.protocol import PermissionMode
 from agent_tui.protocol.states import CompactionState
 from agent_tui.ui.safe_text import clean, first_line
 from agent_tui.ui.states import role_style
 from agent_tui.ui.usage import UsageTally, tokens_short
 
 if TYPE_CHECKING:
-    from agent_tui.protocol import Op
+    from agent_tui.protocol import (
+        Compaction,
+        ContextReport,
+        ConversationCleared,
+        ModelChanged,
+        Models,
+        Op,
+        PermissionModeChanged,
+        Usage,
+    )
     from agent_tui.ui.screen_slots import ScreenSlot
     from agent_tui.ui.widgets.queue_pane import QueuePane
     from agent_tui.ui.widgets.tools_pane import ToolsPane
@@ -103,6 +101,8 @@ class SessionView:
         nxt = order[(order.index(now) + 1) % len(order)] if now in order else order[0]
         self.permission_mode = nxt  # a second press at once goes on from here
         self.status.set_mode(nxt)
+        from agent_tui.protocol import SetPermissionMode
+
         self.submit(SetPermissionMode(mode=nxt))
 
     def usage_event(self, event: Usage) -> None:
@@ -147,6 +147,8 @@ class SessionView:
 
         def chosen(model_id: str | None) -> None:
             if model_id is not None and model_id != event.current:
+                from agent_tui.protocol import SetModel
+
                 self.submit(SetModel(model=model_id))
 
         self.model_slot.open(PickerScreen("model", intro, items, empty="the provider lists no models",

@@ -12,10 +12,12 @@ makes every sum of money "unknown price", never a number that is too low.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_tui.protocol import Usage
 from agent_tui.protocol.states import RequestPurpose
+
+if TYPE_CHECKING:
+    from agent_tui.protocol import Usage
 
 
 @dataclass
@@ -95,6 +97,8 @@ class UsageTally:
 
     def add_records(self, records: list[Any]) -> int:
         """A resumed session's ``usage`` journal records; how many were taken."""
+        from agent_tui.protocol import Usage
+
         taken = 0
         for record in records:
             if getattr(record, "kind", None) != "usage":

@@ -14,10 +14,33 @@
 See docs/mcp.md.
 """
 
-from agent_tui.tools.mcp.connection import ServerState, ServerStatus
-from agent_tui.settings.mcp_servers import ConfigProblem, ServerConfig, load_config, user_config_dir
-from agent_tui.tools.mcp.manager import McpManager, ToolsChange, load_mcp, load_mcp_tools
-from agent_tui.tools.mcp.tool import OPERATION_META_KEY, McpTool, tool_name
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_tui.settings.mcp_servers import ConfigProblem, ServerConfig, load_config, user_config_dir
+    from agent_tui.tools.mcp.connection import ServerState, ServerStatus
+    from agent_tui.tools.mcp.manager import McpManager, ToolsChange, load_mcp, load_mcp_tools
+    from agent_tui.tools.mcp.tool import OPERATION_META_KEY, McpTool, tool_name
+
+#: Where each name lives: imported on first use, so that importing one light module of
+#: this package (``catalog``, for the TUI's menus) does not load the MCP SDK.
+_HOME = {
+    "ConfigProblem": "agent_tui.settings.mcp_servers", "ServerConfig": "agent_tui.settings.mcp_servers",
+    "load_config": "agent_tui.settings.mcp_servers", "user_config_dir": "agent_tui.settings.mcp_servers",
+    "ServerState": "agent_tui.tools.mcp.connection", "ServerStatus": "agent_tui.tools.mcp.connection",
+    "McpManager": "agent_tui.tools.mcp.manager", "ToolsChange": "agent_tui.tools.mcp.manager",
+    "load_mcp": "agent_tui.tools.mcp.manager", "load_mcp_tools": "agent_tui.tools.mcp.manager",
+    "OPERATION_META_KEY": "agent_tui.tools.mcp.tool", "McpTool": "agent_tui.tools.mcp.tool",
+    "tool_name": "agent_tui.tools.mcp.tool",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOME:
+        return getattr(import_module(_HOME[name]), name)
+    raise AttributeError(f"module 'agent_tui.tools.mcp' has no attribute {name!r}")
+
 
 __all__ = [
     "OPERATION_META_KEY",

@@ -13,13 +13,17 @@ from __future__ import annotations
 import base64
 import shlex
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-import mcp_types as types
-from mcp.client.session import ClientSession
-
-from agent_tui.protocol import ImageAttachment
 from agent_tui.providers.images import IMAGE_TYPES, MAX_IMAGE_BASE64
 from agent_tui.units import format_bytes
+
+if TYPE_CHECKING:  # the SDK is imported by what talks to a server: the TUI lists and
+    # parses without it (its first frame does not pay for the SDK's models)
+    import mcp_types as types
+    from mcp.client.session import ClientSession
+
+    from agent_tui.protocol import ImageAttachment
 
 _LIST_PAGES = 50
 #: The most text one resource may put in a message.
@@ -43,6 +47,8 @@ CHANGED: dict[str, Offer] = {
 
 
 async def list_resources(session: ClientSession) -> list[types.Resource]:
+    import mcp_types as types
+
     caps = _caps(session)
     if caps is not None and caps.resources is None:
         return []
@@ -59,6 +65,8 @@ async def list_resources(session: ClientSession) -> list[types.Resource]:
 
 
 async def list_prompts(session: ClientSession) -> list[types.Prompt]:
+    import mcp_types as types
+
     caps = _caps(session)
     if caps is not None and caps.prompts is None:
         return []
@@ -129,6 +137,10 @@ def prompt_text(result: types.GetPromptResult) -> tuple[str, list[ImageAttachmen
 
 
 def _content(content: object) -> tuple[str, list[ImageAttachment]]:
+    import mcp_types as types
+
+    from agent_tui.protocol import ImageAttachment
+
     if isinstance(content, types.TextContent):
         return content.text, []
     if isinstance(content, types.ImageContent):
@@ -163,6 +175,10 @@ def split_mention(word: str, servers: set[str]) -> tuple[str, str] | None:
 def resource_block(server: str, uri: str, result: types.ReadResourceResult) -> tuple[str, list[ImageAttachment]]:
     """A read resource as the block that follows the message (its text, bounded), and
     the images among its contents."""
+    import mcp_types as types
+
+    from agent_tui.protocol import ImageAttachment
+
     texts: list[str] = []
     images: list[ImageAttachment] = []
     for item in result.contents:

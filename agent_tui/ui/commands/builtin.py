@@ -17,32 +17,22 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 import os
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import RenderableType
 
-from agent_tui.protocol import (
-    ClearConversation,
-    Compact,
-    FollowUp,
-    ListModels,
-    Op,
-    RenameSession,
-    SendNow,
-    SetModel,
-    SetThinking,
-    ShowContext,
-    UserMessage,
-    ImageAttachment,
-)
-from agent_tui.core.prompt import INIT_PROMPT
-from agent_tui.ui.commands import definitions, reports
-from agent_tui.commands.use import use_command
+from agent_tui.ui.commands import definitions
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind, CommandLine, Commands
-from agent_tui.ui.session_facts import permission_facts
 from agent_tui.ui.themes import THEMES
-from agent_tui.ui.usage import UsageTally
 from agent_tui.ui.widgets.prompt_input import SendMode
+
+if TYPE_CHECKING:
+    from agent_tui.protocol import ImageAttachment, Op
+    from agent_tui.ui.usage import UsageTally
+
+# The first frame lists the commands but runs none: what running them takes (the Ops,
+# the reports and the settings they read, the custom commands' runner) is imported by
+# the handlers.
 
 MIN_THINKING_BUDGET = 1024  # the API's least budget_tokens
 
@@ -87,15 +77,21 @@ def _clear(host: CommandHost, args: str) -> None:
     if host.running:
         host.notice("info", "a turn is running: stop it (Esc) before /clear")
         return
+    from agent_tui.protocol import ClearConversation
+
     host.submit(ClearConversation())
 
 
 def _compact(host: CommandHost, args: str) -> None:
+    from agent_tui.protocol import Compact
+
     host.submit(Compact(instructions=args))
     host.notice("info", "compacting after the running turn…" if host.running else "compacting…")
 
 
 def _model(host: CommandHost, args: str) -> None:
+    from agent_tui.protocol import ListModels, SetModel
+
     if args:
         host.submit(SetModel(model=args))
     else:
@@ -119,14 +115,20 @@ def _thinking(host: CommandHost, args: str) -> None:
         host.notice("warning", f"/thinking takes off, adaptive or a budget of at least "
                                f"{MIN_THINKING_BUDGET} tokens, not {args!r}")
         return
+    from agent_tui.protocol import SetThinking
+
     host.submit(SetThinking(thinking=setting))
 
 
 def _cost(host: CommandHost, args: str) -> None:
+    from agent_tui.ui.commands import reports
+
     host.show_page("cost", reports.cost_report(host.usage))
 
 
 def _context(host: CommandHost, args: str) -> None:
+    from agent_tui.protocol import ShowContext
+
     host.submit(ShowContext())
 
 
@@ -138,6 +140,8 @@ def _session_or_say(host: CommandHost) -> Any:
 
 
 def _memory(host: CommandHost, args: str) -> None:
+    from agent_tui.ui.commands import reports
+
     session = _session_or_say(host)
     if session is not None:
         problems = getattr(session, "memory_problems", [])
@@ -145,10 +149,15 @@ def _memory(host: CommandHost, args: str) -> None:
 
 
 def _init(host: CommandHost, args: str) -> None:
+    from agent_tui.core.prompt import INIT_PROMPT
+    from agent_tui.protocol import UserMessage
+
     host.submit(UserMessage(text=INIT_PROMPT))
 
 
 def _hooks(host: CommandHost, args: str) -> None:
+    from agent_tui.ui.commands import reports
+
     session = _session_or_say(host)
     if session is not None:
         host.show_page("hooks", reports.hooks_report(session.hooks()))
@@ -159,6 +168,8 @@ def _resume(host: CommandHost, args: str) -> None:
 
 
 def _rename(host: CommandHost, args: str) -> None:
+    from agent_tui.protocol import RenameSession
+
     host.submit(RenameSession(name=args))
 
 
@@ -194,7 +205,7 @@ def _export(host: CommandHost, args: str) -> None:
     if not target.is_absolute():
         target = Path(session.workspace) / target
     try:
-        text = conversation_markdown(session.records(), session_id=session_id)
+        text = conversation_markdown(session.deps.journal.records_in_full(), session_id=session_id)
         write_atomic(target.parent, target.name, text.encode("utf-8"))
     except (OSError, ValueError) as exc:
         host.notice("error", f"/export: cannot write {target}: {getattr(exc, 'strerror', None) or exc}")
@@ -216,6 +227,9 @@ def _theme(host: CommandHost, args: str) -> None:
 
 
 def _permissions(host: CommandHost, args: str) -> None:
+    from agent_tui.ui.commands import reports
+    from agent_tui.ui.session_facts import permission_facts
+
     parts = host.session_parts()
     if parts is None:
         host.notice("info", "the session is still starting")
@@ -288,6 +302,8 @@ HANDLERS: dict[str, Handler] = {command.name: handler for command, handler in TA
 
 
 def prompt_op(text: str, mode: SendMode, images: Sequence[ImageAttachment] = ()) -> Op:
+    from agent_tui.protocol import FollowUp, SendNow, UserMessage
+
     match mode:
         case SendMode.SEND_NOW:
             return SendNow(text=text, images=list(images))
@@ -317,6 +333,8 @@ def run_command(host: CommandHost, commands: Commands, line: CommandLine, mode: 
 
             host.when_session(once_started)
             return True
+        from agent_tui.commands.use import use_command
+
         use_command(session, command.spec, line.args,
                     send=lambda text: host.submit(prompt_op(text, mode)),
                     tell=lambda text: host.notice("warning", text))

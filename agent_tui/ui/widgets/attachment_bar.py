@@ -9,14 +9,18 @@ reason; they follow the text as it changes (``set_named``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.widgets import Static
 
-from agent_tui.files.image_paths import Probed
 from agent_tui.ui.attachments import IMAGE_MARK, Attachment, AttachmentKind, mentions
 from agent_tui.ui.safe_text import clean
 from agent_tui.ui.states import role_style
 from agent_tui.units import format_bytes
+
+if TYPE_CHECKING:
+    from agent_tui.files.image_paths import Probed
 
 _MARKS = {AttachmentKind.FOLDER: "▣ folder", AttachmentKind.FILE: "▤ file",
           AttachmentKind.IMAGE: f"{IMAGE_MARK} image"}

@@ -37,7 +37,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from agent_tui.protocol.ops import BASH_MODE_ID_PREFIX
 from agent_tui.ui.diffs import FileDiff
 from agent_tui.ui.widgets.thinking_block import ThinkingBlock
 from agent_tui.ui.widgets.transcript_input import TranscriptInput
@@ -90,6 +89,8 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
         self._tops: list[int] = []  # the first line of each block
         self._total = 0  # lines of all blocks
         self._stale_from = 0  # tops from this block on need recomputing
+        # (line, block): since the last sync the lines above ``line`` stay as drawn.
+        self._dirty: tuple[int, int] | None = None
         self._text: TextBlock | None = None
         self._thinking: ThinkingBlock | None = None
         self._tools: dict[tuple[str, str], ToolBlock] = {}  # (turn id, tool id) -> its row
@@ -143,6 +144,8 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
         if block is None:
             above = self._latest.get(parent) if parent else None  # the task call runs now
             block = ToolBlock(tool_use_id, name, depth=above.depth + 1 if above else 0)
+            from agent_tui.protocol import BASH_MODE_ID_PREFIX  # not for the first frame
+
             # The user's own ! command: its output is what they asked to see.
             block.expanded = tool_use_id.startswith(BASH_MODE_ID_PREFIX)
             self._tools[(turn_id, tool_use_id)] = block
@@ -188,7 +191,7 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
 
     def clear(self) -> None:
         """Show nothing (another session is opened in its place)."""
-        self.blocks, self._tops, self._total, self._stale_from = [], [], 0, 0
+        self.blocks, self._tops, self._total, self._stale_from, self._dirty = [], [], 0, 0, None
         self._text, self._thinking, self.cursor = None, None, None
         self._tools, self._new_output, self._index = {}, {}, {}
         self._kept.clear()
@@ -293,11 +296,19 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
         self.blocks.append(block)
         self._tops.append(self._total)
         self._stale_from = min(self._stale_from, len(self.blocks) - 1)
+        self._mark_dirty(self._total, len(self.blocks) - 1)
         self._schedule_sync()
 
     def _changed(self, block: Block) -> None:
-        self._stale_from = min(self._stale_from, self._index[id(block)])
+        i = self._index[id(block)]
+        if i < len(self._tops) and self._painter is not None:
+            self._mark_dirty(self._tops[i] + block.unchanged_lines(self._painter), i)
+        self._stale_from = min(self._stale_from, i)
         self._schedule_sync()
+
+    def _mark_dirty(self, line: int, i: int) -> None:
+        if self._dirty is None or line < self._dirty[0]:
+            self._dirty = (line, i)
 
     def _schedule_sync(self) -> None:
         # After the batch of events being handled, not once per event.
@@ -415,6 +426,9 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
             return
         following = self.following
         keep = self._anchor()  # from the tops before they change
+        dirty, self._dirty = self._dirty, None
+        first, painter, scrolled = self._stale_from, self._painter, self.scroll_offset.y
+        above = self._tops[first : dirty[1] + 1] if dirty else None
         self._ensure_tops()
         size = Size(self.scrollable_content_region.width, self._total)
         if size != self.virtual_size:
@@ -432,7 +446,14 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
             y = self._tops[keep[0]] + min(keep[1], max(block.height - 1, 0))
             if y != round(self.scroll_y):
                 self.scroll_to(y=y, animate=False, immediate=True)
-        self.refresh()
+        if (dirty is not None and painter is self._painter and scrolled == self.scroll_offset.y
+                and self._tops[first : dirty[1] + 1] == above):
+            # Only what changed is drawn (a streaming reply grows at its end), not all.
+            start = max(dirty[0], self.scroll_offset.y)  # in view, down to its bottom
+            if (below := self.scroll_offset.y + self.size.height - start) > 0:
+                self.refresh_lines(start, below)
+        else:
+            self.refresh()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)

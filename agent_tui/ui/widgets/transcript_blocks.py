@@ -138,6 +138,11 @@ class Block:
             self.height = len(self._lines)
         return self._lines
 
+    def unchanged_lines(self, painter: Painter) -> int:
+        """How many of the lines last rendered for ``painter`` stay as they are after
+        the change being made (0: any may change)."""
+        return 0
+
     def measured(self, painter: Painter) -> bool:
         """Rendered for ``painter`` since the content last changed (lines maybe forgotten)."""
         return self._key == painter.key
@@ -274,6 +279,17 @@ class TextBlock(Block):
         super().forget()
         self._piece_lines, self._pieces_rendered, self._piece_key = [], 0, None
         self._live_lines = None
+
+    def set_rewound(self, rewound: bool) -> None:
+        if self.rewound != rewound:
+            self._piece_key = None  # drawn faint or not: every line changes
+        super().set_rewound(rewound)
+
+    def unchanged_lines(self, painter: Painter) -> int:
+        # Settled pieces are rendered once and only added to: their lines stay.
+        if self._piece_key != painter.key or self.rewound:
+            return 0
+        return self.margin_top + len(self._piece_lines)
 
     def changed(self) -> None:
         super().changed()
