@@ -26,20 +26,19 @@ import itertools
 import uuid
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
 import mcp_types as types
 from mcp.client.session import ClientSession, IncomingMessage
-from pydantic import BaseModel, Field
 
 from agent_tui.cancel import CancelScope
 from agent_tui.tools.mcp import catalog, procs
 from agent_tui.tools.mcp.call import Answer, AnswerKind, CallDispatcher, RemoteCall, serve_call
 from agent_tui.settings.mcp_servers import ServerConfig, Transport
 from agent_tui.tools.mcp.errors import ServerUnavailable, describe_startup, short
+from agent_tui.tools.mcp.status import ServerState, ServerStatus
 from agent_tui.tools.mcp.transports import StderrLog, connect
 
 #: A server whose connection is lost after it was ready is restarted at the next
@@ -49,34 +48,6 @@ _LIST_PAGES = 50
 #: When a start ends: how long what is left of it gets between SIGTERM and SIGKILL.
 END_GRACE_S = 0.5
 NEEDS_TASKS = "needs MCP tasks (taskSupport: required), which agent-tui does not support"
-
-
-class ServerState(StrEnum):
-    NOT_STARTED = "not_started"
-    STARTING = "starting"
-    READY = "ready"
-    NEEDS_LOGIN = "needs_login"  # an HTTP server wants an OAuth login (/mcp, ``mcp login``)
-    FAILED = "failed"
-    STOPPED = "stopped"
-    DISABLED = "disabled"  # turned off by the user (/mcp): not started
-
-
-class ServerStatus(BaseModel):
-    """What the UI shows for one server."""
-
-    name: str
-    transport: Transport
-    source: str  # the config file it came from (or the ACP client)
-    target: str  # the command line or URL
-    state: ServerState
-    error: str | None = None
-    tools: list[str] = Field(default_factory=list)
-    resources: int = 0
-    prompts: int = 0
-    left_out: dict[str, str] = Field(default_factory=dict)  # tool -> why it is not offered
-    pid: int | None = None
-    restarts: int = 0
-    log: str | None = None  # where the server's stderr goes (stdio)
 
 
 _STOP = object()

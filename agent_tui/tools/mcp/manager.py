@@ -28,17 +28,20 @@ import concurrent.futures
 import os
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
-
-import mcp_types as types
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, Field
 
 from agent_tui.core.tool import ToolSet
 from agent_tui.tools.mcp import procs
 from agent_tui.settings.mcp_servers import ConfigProblem, ServerConfig, Transport, load_config
-from agent_tui.tools.mcp.connection import McpConnection, ServerState, ServerStatus
-from agent_tui.tools.mcp.tool import McpTool, tool_name
+from agent_tui.tools.mcp.status import ServerState, ServerStatus
+
+if TYPE_CHECKING:  # the MCP SDK is imported once a server is configured
+    import mcp_types as types
+
+    from agent_tui.tools.mcp.connection import McpConnection
+    from agent_tui.tools.mcp.tool import McpTool
 
 T = TypeVar("T")
 DEFAULT_START_TIMEOUT_S = 30.0
@@ -109,6 +112,8 @@ class McpManager:
             self.connections[name].disable()
 
     def _connection(self, cfg: ServerConfig) -> McpConnection:
+        from agent_tui.tools.mcp.connection import McpConnection
+
         return McpConnection(
             cfg, workspace=self.workspace, start_timeout_s=self._start_timeout_s,
             log_dir=self._logs, auth_dir=self.auth_dir, on_change=self._changed, on_tools=self._listed,
@@ -347,6 +352,8 @@ class McpManager:
             self._apply(conn)
 
     def _apply(self, conn: McpConnection) -> None:
+        from agent_tui.tools.mcp.tool import McpTool, tool_name
+
         wanted = {tool_name(conn.name, spec.name): spec for spec in conn.tools}
         offered = {name: t for name, t in self._tools.items() if t.server == conn.name}
         change = ToolsChange(server=conn.name)
