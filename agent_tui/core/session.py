@@ -36,10 +36,8 @@ from agent_tui.protocol import (
     Notice,
     NoticeLevel,
     Op,
-    SessionClosed,
-    Shutdown,
-    SteerDelivery,
-    SteerKind,
+    SessionClosed, SessionEndReason, Shutdown,
+    SteerDelivery, SteerKind,
     StopBackground,
     SteerState,
     SteerStatus,
@@ -52,12 +50,12 @@ from agent_tui.core.command_run import CommandRun
 from agent_tui.core.command_turns import CommandTurns
 from agent_tui.core.bash_mode import run_user_command
 from agent_tui.core.journal import JournalWriteError
-from agent_tui.core.records import SteerRecord, UserMessageRecord
+from agent_tui.core.records import SteerRecord
 from agent_tui.core.memory import MemoryFile, MemoryProblem
 from agent_tui.core.memory_loader import load_memory_with_problems
 from agent_tui.core.model_control import ModelControl
 from agent_tui.core.prompt import build_system_prompt
-from agent_tui.core.hook_points import HookPoints
+from agent_tui.core.session_end import SessionEnding, starting
 from agent_tui.core.hooks import HookRow
 from agent_tui.core.queue import Queued
 from agent_tui.core.rewind import Rewinder
@@ -152,10 +150,9 @@ class Session(SessionControls, CommandTurns):
         if isinstance(self.subagents, SubAgents):
             self.background.append(self.subagents)
         self._side_tasks: set[asyncio.Task[None]] = set()
+        self.ending = SessionEnding()  # SessionEnd, when it ends
         if deps.hooks is not None:  # SessionStart: its context is in the first request
-            resumed = any(isinstance(r, UserMessageRecord) for r in deps.journal.records)
-            start = HookPoints(deps, self.root, self._record).session_start
-            self.ready.append(lambda: start("resume" if resumed else "startup"))
+            self.ready.append(starting(deps, self.root, self._record))
 
     def past_records(self) -> list[Any]:
         """What the journal held when the session opened (a resumed session's
@@ -225,6 +222,7 @@ class Session(SessionControls, CommandTurns):
         turn = self._turn
         if turn is not None:
             turn.scope.cancel(CancelReason.USER_INTERRUPT)
+        self.ending.interrupt()  # SessionEnd hooks running as the session ends
         self.submit(Interrupt())
 
     @property
@@ -265,7 +263,7 @@ class Session(SessionControls, CommandTurns):
         while True:
             op = await ops.get()
             if isinstance(op, Shutdown):
-                await self._shutdown()
+                await self._shutdown(op.reason)
                 return
             try:
                 self._handle(op)
@@ -474,7 +472,7 @@ class Session(SessionControls, CommandTurns):
             assert self._idle is not None
             self._idle.set()
 
-    async def _shutdown(self) -> None:
+    async def _shutdown(self, reason: SessionEndReason) -> None:
         self.root.cancel(CancelReason.SHUTDOWN)
         self._return_queued()
         if self._rewind_task is not None:
@@ -491,6 +489,7 @@ class Session(SessionControls, CommandTurns):
                 await work.shutdown()
             except Exception as exc:
                 self._emit(Notice(level=NoticeLevel.ERROR, text=f"shutdown: {exc!r}"))
+        await self.ending.run(self.deps, self._record, reason)
         try:
             await self.deps.provider.aclose()
         except Exception:

@@ -1,6 +1,7 @@
 """The session's ops about its settings, queue and compaction (a part of ``Session``).
 
-Model and thinking switches, model listing, ``/clear``, ``/rename``, queue edits, and
+Model and thinking switches, model listing, ``/clear`` (with its ``SessionEnd`` and
+``SessionStart`` hooks, held like a rewind), ``/rename``, queue edits, and
 ``/compact`` between turns (held like a rewind: nothing starts until it is done,
 and Esc cancels it, leaving the conversation exactly as it was).
 """
@@ -12,6 +13,7 @@ from typing import Any
 from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.core.compaction import CompactionFailed, Compactor
 from agent_tui.core.context_report import context_report
+from agent_tui.core.hook_points import HookPoints
 from agent_tui.core.records import ConversationClearedRecord, SessionNamedRecord, SteerRecord
 from agent_tui.core.model_control import validate_model
 from agent_tui.core.plan_mode import switch_mode
@@ -31,6 +33,7 @@ from agent_tui.protocol import (
     SetModel,
     SetPermissionMode,
     ShowContext,
+    SessionEndReason,
     SetThinking,
     SteerState,
     SteerStatus,
@@ -78,10 +81,10 @@ class SessionControls:
             if self._turn is not None:
                 self._emit(Notice(level=NoticeLevel.WARNING,
                                   text="a turn is running: stop it (Esc) before /clear"))
-            else:
-                self._record(ConversationClearedRecord())
-                self.deps.usage.forget()
-                self._emit(ConversationCleared())
+            elif self.deps.hooks is None:
+                self._clear()
+            else:  # held like a rewind while the hooks run; Esc ends them
+                self._rewinding(self._clear_with_hooks())
         elif isinstance(op, SetPermissionMode):
             switch_mode(self.deps, self._record, self._emit, op.mode)
         elif isinstance(op, ShowContext):
@@ -93,6 +96,26 @@ class SessionControls:
         else:
             return False
         return True
+
+    def _clear(self) -> None:
+        self._record(ConversationClearedRecord())
+        self.deps.usage.forget()
+        self._emit(ConversationCleared())
+
+    async def _clear_with_hooks(self) -> None:
+        """``/clear`` with hooks: ``SessionEnd`` (reason ``clear``) reads the old
+        conversation, then it is cleared, then ``SessionStart`` (source ``clear``)
+        gives the new one its context."""
+        scope = self._hold_scope = self.root.child("clear")
+        try:
+            points = HookPoints(self.deps, scope, self._record)
+            await points.session_end(SessionEndReason.CLEAR)
+            self._clear()  # SessionEnd cannot keep the conversation
+            if not scope.cancelled:
+                await points.session_start("clear")
+        finally:
+            scope.detach()
+            self._hold_scope = None
 
     def _queue_changed(self, item: Queued | None, status: SteerStatus) -> None:
         if item is None:  # it was applied (or returned) first: an edit never races it

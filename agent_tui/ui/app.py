@@ -387,6 +387,9 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
             self.transcript.scroll_page_down(animate=False)
 
     def action_interrupt(self) -> None:
+        if self.host.state is CoreState.STOPPING:  # quitting: Esc ends SessionEnd hooks
+            self.host.interrupt_now()
+            return
         if self.dispatch.bash_mode and not self.running:  # a ! command: Esc stops it
             self.host.interrupt_now()
             return
@@ -403,6 +406,9 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
             self.open_rewind()
 
     def action_ctrl_c(self) -> None:
+        if self.host.state is CoreState.STOPPING:  # quitting: Ctrl+C ends SessionEnd hooks
+            self.host.interrupt_now()
+            return
         if self._ctrl_c.press():
             self.status.set_hint("")
             self.run_worker(self.action_quit(), exclusive=False)
