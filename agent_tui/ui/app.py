@@ -426,6 +426,11 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen([(c.usage, c.description) for c in self.commands().all()]))
 
+    def action_quit_soon(self) -> None:
+        """Ctrl+Q: quit in a worker, so that keys still reach the app meanwhile (Esc
+        ends the SessionEnd hooks that quitting runs)."""
+        self.run_worker(self.action_quit(), exclusive=False)
+
     async def action_quit(self) -> None:
         await self.shutdown_core()
         self.exit(1 if self.host.error else 0)
