@@ -201,3 +201,25 @@ async def test_clear_runs_session_end_then_session_start_and_quitting_says_so(
     assert [str(e) for e, _ in events] == [
         "SessionStart", "SessionEnd", "SessionStart", "SessionEnd"]
     assert {str(ending) for _, ending in events} == {"exited"}
+
+
+@needs_jq
+@pytest.mark.asyncio
+async def test_an_acp_session_runs_session_end_when_it_ends(fake_api, tmp_path, logs):
+    from acp import text_block
+
+    from tests.test_acp import RecordingClient, spawn, start as acp_start
+
+    hook = str(script(tmp_path / "hooks" / "end.sh", END_LOG_HOOK))
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"hooks": {"SessionEnd": [{"matcher": "other", "hooks": [
+        {"type": "command", "command": f"HOOK_LOG_DIR={logs} {hook}"}]}]}}))
+    fake_api.enqueue(Reply.text("Answered over ACP."))
+    client = RecordingClient()
+    async with spawn(client, tmp_path, fake_api, "--settings", str(settings)) as (conn, _):
+        sid = await acp_start(conn, tmp_path)
+        response = await conn.prompt(session_id=sid, prompt=[text_block("hello")])
+        assert response.stop_reason == "end_turn"
+        assert not (logs / "end.log").exists()  # the session goes on between prompts
+    assert lines(logs / "end.log") == [{"event": "SessionEnd", "reason": "other", "has_id": False,
+                                         "last": "Answered over ACP."}]
