@@ -51,6 +51,7 @@ def test_quitting_runs_session_end_and_esc_ends_a_hanging_one(
     settings.write_text(json.dumps({"hooks": {"SessionEnd": [{"matcher": "prompt_input_exit",
         "hooks": [{"type": "command", "timeout": 600,
                    "command": f"{shlex.quote(sys.executable)} {shlex.quote(str(hook))}"}]}]}}))
+    pid_file = logs / "hook.pid"
     tmux = Tmux(f"agent-tui-e2e-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     tmux.start([*agent_command(workspace), "--settings", str(settings)], {
         "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake_api.url,
@@ -60,10 +61,10 @@ def test_quitting_runs_session_end_and_esc_ends_a_hanging_one(
     try:
         tmux.wait_for("Type a message")
         tmux.keys("C-q")
-        pid_file = logs / "hook.pid"
         _until(lambda: pid_file.exists() and pid_file.read_text() != "", "the SessionEnd hook")
         assert (logs / "reason").read_text() == "prompt_input_exit"
         assert tmux.display("#{pane_dead}") == "0"  # quitting waits for the hook
+        tmux.wait_for("SessionEnd hooks running")  # the status line says Esc ends them
         tmux.keys("Escape")
         _until(lambda: tmux.display("#{pane_dead}") == "1"
                and tmux.display("#{pane_dead_status}#{pane_dead_signal}") != "", "the TUI to exit")
@@ -78,3 +79,5 @@ def test_quitting_runs_session_end_and_esc_ends_a_hanging_one(
         assert (end["event"], end["ending"]) == ("SessionEnd", "cancelled")
     finally:
         tmux.quit()
+        if pid_file.exists() and pid_file.read_text() and psutil.pid_exists(int(pid_file.read_text())):
+            psutil.Process(int(pid_file.read_text())).kill()  # a failed run leaves nothing behind

@@ -125,6 +125,7 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
         self.turn_id: str | None = None
         self.events_handled = 0  # core events rendered so far, before merging (tests wait on this)
         self.last_turn_status: str | None = None
+        self.session_ending = False
         self._esc = DoublePress(DOUBLE_ESC_WINDOW, clock)
         self._ctrl_c = DoublePress(CTRL_C_WINDOW, clock)
         self._permission_queue: list[PermissionRequested] = []
@@ -427,8 +428,7 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
             self.push_screen(HelpScreen([(c.usage, c.description) for c in self.commands().all()]))
 
     def action_quit_soon(self) -> None:
-        """Ctrl+Q: quit in a worker, so that keys still reach the app meanwhile (Esc
-        ends the SessionEnd hooks that quitting runs)."""
+        """Ctrl+Q, in a worker: keys still reach the app (Esc ends SessionEnd hooks)."""
         self.run_worker(self.action_quit(), exclusive=False)
 
     async def action_quit(self) -> None:
@@ -443,9 +443,15 @@ class AgentApp(CommandsMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
                 self.status.set_notice("info", "shutting down: stopping what runs…")
             except Exception:
                 pass  # the screen is already gone (called while unmounting)
+        for _ in range(500):  # quit before the core started (after the first frame): wait for it
+            if self.core_worker is not None or not self.is_running:
+                break
+            await self.host.wait_stopped(0.01)  # (its thread has not begun: a short sleep)
         if self.core_worker is None:
             return
         await self.host.wait_stopped(self._shutdown_timeout)
+        while self.session_ending and not self.host.done:  # each bounded by its timeout
+            await self.host.wait_stopped(1.0)
 
     async def on_unmount(self) -> None:
         # Every way out (ctrl+q, an exception, a test leaving run_test) stops the core.
