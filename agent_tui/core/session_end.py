@@ -12,6 +12,7 @@ interrupt (Esc, Ctrl+C) while it runs ends it, so quitting is never held for goo
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -38,12 +39,14 @@ class SessionEnding:
 
     def __init__(self) -> None:
         self._scope: CancelScope | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     async def run(
         self, deps: SessionDeps, record: Callable[[Any], object], reason: SessionEndReason
     ) -> None:
         if deps.hooks is None:
             return
+        self._loop = asyncio.get_running_loop()
         scope = self._scope = CancelScope("session_end")
         try:
             await HookPoints(deps, scope, record).session_end(reason)
@@ -52,6 +55,9 @@ class SessionEnding:
 
     def interrupt(self) -> None:
         """Esc or Ctrl+C while the hooks run (from any thread): end them now."""
-        scope = self._scope
-        if scope is not None:
-            scope.cancel(CancelReason.USER_INTERRUPT)
+        scope, loop = self._scope, self._loop
+        if scope is not None and loop is not None:  # on the session's loop, like its work
+            try:
+                loop.call_soon_threadsafe(scope.cancel, CancelReason.USER_INTERRUPT)
+            except RuntimeError:
+                pass  # the loop has ended: so have the hooks
