@@ -179,7 +179,9 @@ def test_subagent_hooks_get_its_id_and_type_start_gives_context_stop_blocks_once
     assert second["last_assistant_message"] == "Tests pass. Review: looks fine."
     transcript = Path(second["agent_transcript_path"])
     assert transcript.name == f"agent-{agent_id}.jsonl"
-    said = [e["message"]["content"] for e in lines(transcript) if e["type"] == "assistant"]
+    entries = lines(transcript)
+    assert all(e["isSidechain"] and e["agentId"] == agent_id for e in entries)
+    said = [e["message"]["content"] for e in entries if e["type"] == "assistant"]
     assert any(b.get("text") == "Tests pass. Review: looks fine." for c in said for b in c)
     assert second["transcript_path"].endswith("transcript.jsonl")  # the main session's
     assert len(child_requests) == 3

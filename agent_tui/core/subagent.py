@@ -117,7 +117,7 @@ class SubAgents:
         transcript = None if base is None else ClaudeTranscript(
             journal, base.parent / "subagents" / f"agent-{agent_id}.jsonl",
             session_id=parent.config.session_id, cwd=str(parent.config.workspace),
-            emit=parent.emit)
+            emit=parent.emit, agent_id=agent_id)
         return AgentIdentity(id=agent_id, type=agent.name if agent is not None else GENERAL,
                              transcript=transcript)
 
