@@ -223,3 +223,31 @@ async def test_an_acp_session_runs_session_end_when_it_ends(fake_api, tmp_path, 
         assert not (logs / "end.log").exists()  # the session goes on between prompts
     assert lines(logs / "end.log") == [{"event": "SessionEnd", "reason": "other", "has_id": False,
                                          "last": "Answered over ACP."}]
+
+
+@pytest.mark.asyncio
+async def test_esc_ends_a_hanging_session_end_hook_of_clear_and_the_conversation_is_cleared(
+    fake_api, tmp_path, logs
+):
+    from agent_tui.protocol import Interrupt
+
+    hang = hook_script(tmp_path / "scripts", "hang", HANGING_HOOK)
+    hooks = command_hooks(tmp_path, tmp_path / "ws", {"SessionEnd": [{"matcher": "clear", "hooks": [
+        {"type": "command", "command": hang, "timeout": 600}]}]})
+    run, _ = start(fake_api, tmp_path, hooks)
+    fake_api.enqueue(Reply.text("OLD-ANSWER"), Reply.text("fresh"))
+    run.submit(UserMessage(text="the old question"))
+    await run.idle()
+    run.submit(ClearConversation())
+    pid_file = logs / "hanging.pid"
+    await run.rec.wait_for(lambda: pid_file.exists() and pid_file.read_text() != "", timeout=30)
+    run.submit(Interrupt())
+    await run.idle(timeout=30)
+    assert gone(int(pid_file.read_text()))
+    [record] = hook_records(run)
+    assert (str(record.event), str(record.ending)) == ("SessionEnd", "cancelled")
+    assert run.rec.of("conversation_cleared")
+    run.submit(UserMessage(text="a new question"))
+    await run.idle()
+    assert "OLD-ANSWER" not in json.dumps(fake_api.requests[-1])
+    await run.close()

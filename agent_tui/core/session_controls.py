@@ -84,7 +84,7 @@ class SessionControls:
             elif self.deps.hooks is None:
                 self._clear()
             else:  # held like a rewind while the hooks run; Esc ends them
-                self._rewinding(self._clear_with_hooks())
+                self._rewinding(self._answer(self._clear_with_hooks(), what="/clear"))
         elif isinstance(op, SetPermissionMode):
             switch_mode(self.deps, self._record, self._emit, op.mode)
         elif isinstance(op, ShowContext):
