@@ -34,6 +34,12 @@ TOOL_LOG_HOOK = '''
     exit 0
 '''
 
+POST_LOG_HOOK = '''
+    #!/bin/bash
+    jq -c '{tool: .tool_name, agent_id: .agent_id, agent_type: .agent_type}' \\
+        >> "$HOOK_LOG_DIR/post_tool.log"
+'''
+
 START_HOOK = '''
     import json, os, sys
     data = json.load(sys.stdin)
@@ -136,6 +142,8 @@ def test_subagent_hooks_get_its_id_and_type_start_gives_context_stop_blocks_once
     hooks = {
         "PreToolUse": [{"matcher": "Bash", "hooks": [
             command(script(hooks_dir / "tool_log.sh", TOOL_LOG_HOOK))]}],
+        "PostToolUse": [{"matcher": "Bash", "hooks": [
+            command(script(hooks_dir / "post_log.sh", POST_LOG_HOOK))]}],
         "SubagentStart": [
             {"matcher": "reviewer", "hooks": [command(script(hooks_dir / "start.py", START_HOOK))]},
             {"matcher": "Explore|Plan", "hooks": [command(script(hooks_dir / "never.sh", NEVER_HOOK))]},
@@ -157,6 +165,10 @@ def test_subagent_hooks_get_its_id_and_type_start_gives_context_stop_blocks_once
     agent_id = child_call["agent_id"]
     assert child_call["has_id"] and child_call["agent_type"] == "reviewer"
     assert child_call["command"] == "echo child-work" and isinstance(agent_id, str) and agent_id
+
+    assert lines(logs / "post_tool.log") == [
+        {"tool": "Bash", "agent_id": None, "agent_type": None},
+        {"tool": "Bash", "agent_id": agent_id, "agent_type": "reviewer"}]
 
     # SubagentStart: once, for this agent; its context is in the first request only.
     [started] = lines(logs / "start.log")
@@ -196,9 +208,9 @@ def test_subagent_hooks_get_its_id_and_type_start_gives_context_stop_blocks_once
 
     # Each run is a hook record: the sub-agent's in its own journal.
     main_hooks, child_hooks = journals(tmp_path)
-    assert [r["event"] for r in main_hooks] == ["PreToolUse", "Stop"]
+    assert [r["event"] for r in main_hooks] == ["PreToolUse", "PostToolUse", "Stop"]
     assert [r["event"] for r in child_hooks] == [
-        "SubagentStart", "PreToolUse", "SubagentStop", "SubagentStop"]
+        "SubagentStart", "PreToolUse", "PostToolUse", "SubagentStop", "SubagentStop"]
     assert [r["decision"] for r in child_hooks if r["event"] == "SubagentStop"] == ["block", "none"]
     assert "REVIEWER-START-CONTEXT" in child_hooks[0]["context"]
 
