@@ -220,3 +220,34 @@ def test_claude_code_fields_not_acted_on_keep_the_hook_and_say_so(tmp_path):
     first = next(p for p in problems if ".if:" in p)
     assert first.startswith(f"{path}:{where(CLAUDE_FIELDS, chr(34) + 'if' + chr(34))}: ")
     assert not first.endswith("(skipped)")
+
+
+SUBAGENT_AND_END = """{
+  "hooks": {
+    "SubagentStart": [{"matcher": "code-reviewer", "hooks": [{"type": "command", "command": "echo a"}]}],
+    "SubagentStop": [{"matcher": "Explore|Plan", "hooks": [{"type": "command", "command": "echo b"}]}],
+    "SessionEnd": [
+      {"matcher": "clear|prompt_input_exit", "hooks": [{"type": "command", "command": "echo c"}]},
+      {"matcher": "quit", "hooks": [{"type": "command", "command": "echo d"}]}
+    ]
+  }
+}
+"""
+
+
+def test_subagent_and_session_end_hooks_load_and_a_session_end_matcher_is_checked(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(SUBAGENT_AND_END)
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
+    config = load_hooks(loaded, trusted=False)
+    assert [(str(c.event), c.matcher.text) for c in config.commands] == [
+        ("SubagentStart", "code-reviewer"), ("SubagentStop", "Explore|Plan"),
+        ("SessionEnd", "clear|prompt_input_exit"), ("SessionEnd", "quit")]
+    start, stop = config.commands[0].matcher, config.commands[1].matcher
+    assert start.matches("code-reviewer") and not start.matches("general-purpose")
+    assert stop.matches("Plan") and not stop.matches("Planner")  # exact names
+    quit_ = where(SUBAGENT_AND_END, '"matcher": "quit"')
+    assert [str(p) for p in config.problems] == [
+        f"{path}:{quit_}: hooks.SessionEnd[1].matcher: quit: not a SessionEnd matcher (known: "
+        "bypass_permissions_disabled, clear, logout, other, prompt_input_exit); the matcher "
+        "never matches it"]

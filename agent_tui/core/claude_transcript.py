@@ -52,13 +52,15 @@ _NAMESPACE = uuid.UUID("6f1c4b1e-55d2-4c47-9a43-0d6c2b1f7a31")
 
 
 class ClaudeTranscript:
-    """The transcript of one session's journal (the main agent's)."""
+    """The transcript of one journal: the main agent's, or a sub-agent's (``agent_id``
+    given: its lines are a side chain, ``isSidechain`` and ``agentId``, as Claude Code's)."""
 
     def __init__(
         self, journal: Journal, path: Path, *, session_id: str, cwd: str,
-        emit: Callable[[Event], None] | None = None,
+        emit: Callable[[Event], None] | None = None, agent_id: str | None = None,
     ) -> None:
         self.journal = journal
+        self.agent_id = agent_id
         self.path = path
         self.session_id = session_id
         self.cwd = cwd
@@ -123,7 +125,9 @@ class ClaudeTranscript:
                     last = line_id
                     continue
                 line = {
-                    "parentUuid": last, "isSidechain": False, "userType": "external",
+                    "parentUuid": last, "isSidechain": self.agent_id is not None,
+                    **({"agentId": self.agent_id} if self.agent_id is not None else {}),
+                    "userType": "external",
                     "cwd": self.cwd, "sessionId": self.session_id, "version": _VERSION,
                     **entry, "uuid": line_id, "timestamp": _stamp(record.ts),
                 }

@@ -104,6 +104,17 @@ class SubAgentsPort(Protocol):
 
 
 @dataclass(frozen=True)
+class AgentIdentity:
+    """Which sub-agent a loop is, as its hooks are told (``agent_id``, ``agent_type``);
+    ``transcript`` is its own conversation in Claude Code's shape
+    (``agent_transcript_path``)."""
+
+    id: str
+    type: str
+    transcript: ClaudeTranscript | None = None
+
+
+@dataclass(frozen=True)
 class SessionDeps:
     config: AgentConfig
     provider: model.Provider
@@ -121,4 +132,5 @@ class SessionDeps:
     # The conversation in Claude Code's JSONL shape, for hooks (``transcript_path``).
     transcript: ClaudeTranscript | None = None
     depth: int = 0  # 0 for the main agent, 1 for its sub-agents, ...
+    agent: AgentIdentity | None = None  # None: the main agent
     budget: RequestBudget = field(default_factory=RequestBudget)  # the run's model requests

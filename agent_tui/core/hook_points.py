@@ -24,8 +24,11 @@ Before any hook runs, the session's transcript in Claude Code's shape
 (``claude_transcript.py``, the hooks' ``transcript_path``) is brought up to date.
 
 A hook answering ``"continue": false`` ends the turn after the current tool batch
-(``stop_reason``). Sub-agents run tool hooks, never prompt or stop hooks (they have
-no user prompt, and their stop is the ``task`` call's result).
+(``stop_reason``). A sub-agent runs tool hooks, whose input then carries its
+``agent_id`` and ``agent_type``; ``SubagentStart`` before its first request (context
+for it), and ``SubagentStop`` where the main agent runs ``Stop`` (a block keeps it
+working, under the same loop guard); never ``UserPromptSubmit`` (it has no user
+prompt). ``SessionEnd``: when the session ends (``reason``); it cannot block.
 """
 
 from __future__ import annotations
@@ -101,13 +104,16 @@ class HookPoints:
     def _base(self) -> HookBase:
         """The common fields; the transcript is brought up to date first, so a hook
         reads the conversation up to now."""
-        transcript = self.deps.transcript
-        if transcript is not None:
-            transcript.sync()
+        transcript, agent = self.deps.transcript, self.deps.agent
+        for kept in (transcript, agent.transcript if agent is not None else None):
+            if kept is not None:
+                kept.sync()
         return HookBase(
             session_id=self.deps.config.session_id,
             transcript_path=str(transcript.path) if transcript is not None else "",
             cwd=str(self.deps.config.workspace),
+            agent_id=agent.id if agent is not None else None,
+            agent_type=agent.type if agent is not None else None,
         )
 
     def _wanted(self, event: HookEvent, subject: str | None = None) -> bool:
@@ -238,13 +244,14 @@ class HookPoints:
             )
 
     async def stop_goes_on(self) -> bool:
-        """``Stop``, when the model stopped on its own: True when a hook asks it to go
-        on (its reason is then the model's next message), at most
-        ``max_stop_continues`` times in a row."""
-        hooks = self.deps.hooks
-        if hooks is None or self.deps.depth or self.stop_reason is not None:
+        """``Stop`` (``SubagentStop`` in a sub-agent), when the model stopped on its
+        own: True when a hook asks it to go on (its reason is then the model's next
+        message), at most ``max_stop_continues`` times in a row."""
+        hooks, agent = self.deps.hooks, self.deps.agent
+        if hooks is None or self.stop_reason is not None or (self.deps.depth and agent is None):
             return False
         limit, active = hooks.max_stop_continues, self._continues > 0
+        event = E.STOP if agent is None else E.SUBAGENT_STOP
 
         def goes_on(answer: HookAnswer) -> bool:
             return (answer.decision is HookDecision.BLOCK and answer.stop is None
@@ -254,12 +261,18 @@ class HookPoints:
             return run.reason if goes_on(answer) and run.decision is HookDecision.BLOCK else ""
 
         said = last_assistant_text(self.deps.journal.records)
-        answer = await self._dispatch(
-            E.STOP, None,
-            lambda hooks, base: hooks.stop(base, self.scope, stop_hook_active=active,
-                                           last_assistant_message=said),
-            to_model=to_model,
-        )
+
+        def ask(hooks: HooksPort, base: HookBase) -> Awaitable[HookAnswer]:
+            if agent is None:
+                return hooks.stop(base, self.scope, stop_hook_active=active,
+                                  last_assistant_message=said)
+            kept = agent.transcript
+            return hooks.subagent_stop(
+                base, self.scope, stop_hook_active=active, last_assistant_message=said,
+                agent_transcript_path=str(kept.path) if kept is not None else "")
+
+        answer = await self._dispatch(event, agent.type if agent is not None else None, ask,
+                                      to_model=to_model)
         if answer is None:
             return False
         if goes_on(answer) and not self.scope.cancelled:
@@ -267,7 +280,7 @@ class HookPoints:
             return True
         if answer.decision is HookDecision.BLOCK and self._continues >= limit:
             self.deps.emit(Notice(level=NoticeLevel.WARNING, text=(
-                f"Stop hooks asked the agent to go on {limit} time(s) in a row; it stops "
+                f"{event} hooks asked the agent to go on {limit} time(s) in a row; it stops "
                 f"now ({answer.reason})")))
         return False
 
@@ -287,6 +300,25 @@ class HookPoints:
             self.deps.emit(Notice(level=NoticeLevel.INFO, text=(
                 "SessionStart hooks set " + ", ".join(sorted(answer.env))
                 + " for the commands of this session")))
+
+    async def subagent_start(self) -> None:
+        """``SubagentStart``, before a sub-agent's first request: what the hooks answer
+        as ``additionalContext`` is in that request."""
+        agent = self.deps.agent
+        if agent is None:
+            return
+        await self._dispatch(
+            E.SUBAGENT_START, agent.type,
+            lambda hooks, base: hooks.subagent_start(base, self.scope),
+            to_model=lambda _answer, run: run.context,
+        )
+
+    async def session_end(self, reason: str) -> None:
+        """``SessionEnd``: each hook is bounded by its timeout; Esc (the scope) ends them."""
+        await self._dispatch(
+            E.SESSION_END, reason,
+            lambda hooks, base: hooks.session_end(base, self.scope, reason=reason),
+        )
 
     async def pre_compact(self, trigger: str, instructions: str = "") -> HookAnswer:
         """``PreCompact`` (``trigger``: manual or auto), for the compaction to call

@@ -67,6 +67,14 @@ class HookBase(BaseModel):
     session_id: str
     transcript_path: str = ""
     cwd: str
+    # Inside a sub-agent (its tool hooks, SubagentStart, SubagentStop): which one, as
+    # Claude Code sends them; the main agent's hooks get neither key.
+    agent_id: str | None = None
+    agent_type: str | None = None
+
+    def fields(self) -> dict[str, Any]:
+        """The keys as a hook reads them (the agent's only inside a sub-agent)."""
+        return self.model_dump(exclude_none=True)
 
 
 class HookRow(BaseModel):
@@ -123,6 +131,19 @@ class HooksPort(Protocol):
     async def pre_compact(
         self, base: HookBase, scope: CancelScope, *, trigger: str, custom_instructions: str
     ) -> HookAnswer: ...
+
+    async def subagent_start(self, base: HookBase, scope: CancelScope) -> HookAnswer:
+        """Matched on ``base.agent_type``; cannot block: the answer's ``context`` is
+        for the sub-agent's first request."""
+
+    async def subagent_stop(
+        self, base: HookBase, scope: CancelScope, *, stop_hook_active: bool,
+        last_assistant_message: str = "", agent_transcript_path: str = "",
+    ) -> HookAnswer:
+        """Matched on ``base.agent_type``; a block keeps the sub-agent working."""
+
+    async def session_end(self, base: HookBase, scope: CancelScope, *, reason: str) -> HookAnswer:
+        """Matched on ``reason``; cannot block: the session ends whatever it answers."""
 
     def rows(self) -> list[HookRow]:
         """The hooks in force and where each came from."""

@@ -29,6 +29,7 @@ from agent_tui.protocol import (
     Op,
     SendNow,
     SessionClosed,
+    SessionEndReason,
     Shutdown,
     SteerDelivery,
     SteerKind,
@@ -42,12 +43,12 @@ from agent_tui.core.claude_transcript import ClaudeTranscript
 from agent_tui.core.command_run import CommandRun
 from agent_tui.core.command_turns import CommandTurns
 from agent_tui.core.journal import JournalWriteError
-from agent_tui.core.records import Record, SteerRecord, UserMessageRecord
+from agent_tui.core.records import Record, SteerRecord
 from agent_tui.core.memory import MemoryFile, MemoryProblem
 from agent_tui.core.memory_loader import load_memory_with_problems
 from agent_tui.core.model_control import ModelControl
 from agent_tui.core.prompt import build_system_prompt
-from agent_tui.core.hook_points import HookPoints
+from agent_tui.core.session_end import SessionEnding, starting
 from agent_tui.core.hooks import HookRow
 from agent_tui.core.queue import Queued
 from agent_tui.core.rewind import Rewinder
@@ -92,7 +93,7 @@ class Session(SessionControls, CommandTurns):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ops: asyncio.Queue[SessionOp] | None = None
         self._early: list[SessionOp] = []
-        self._closing = False  # a Shutdown was handled: the loop ends
+        self._closing: SessionEndReason | None = None  # a Shutdown was handled: the loop ends
         self._lock = threading.Lock()
         self._idle: asyncio.Event | None = None
         self._unhandled = 0  # ops submitted and not yet handled
@@ -138,10 +139,9 @@ class Session(SessionControls, CommandTurns):
         if isinstance(self.subagents, SubAgents):
             self.background.append(self.subagents)
         self._side_tasks: set[asyncio.Task[None]] = set()
+        self.ending = SessionEnding()  # SessionEnd, when it ends
         if deps.hooks is not None:  # SessionStart: its context is in the first request
-            resumed = any(isinstance(r, UserMessageRecord) for r in deps.journal.records)
-            start = HookPoints(deps, self.root, self._record).session_start
-            self.ready.append(lambda: start("resume" if resumed else "startup"))
+            self.ready.append(starting(deps, self.root, self._record))
 
     def past_records(self) -> list[Record]:
         """What the journal held when the session opened (a resumed session's
@@ -218,6 +218,7 @@ class Session(SessionControls, CommandTurns):
     def _stop_now(self) -> bool:
         """Cancel the running turn, or else what holds the session (a compaction, a
         ``!`` command, a command's lines). True when something was cancelled now."""
+        self.ending.interrupt()  # SessionEnd hooks running as the session ends
         turn = self._turn
         scope = turn.scope if turn is not None else self._hold_scope
         return scope is not None and scope.cancel(CancelReason.USER_INTERRUPT)
@@ -257,17 +258,17 @@ class Session(SessionControls, CommandTurns):
             self._ready_task = asyncio.ensure_future(
                 asyncio.gather(*(wait() for wait in self.ready), return_exceptions=True)
             )
-        while not self._closing:
+        while self._closing is None:
             op = await ops.get()
             try:
                 self._handle(op)
             except Exception as exc:  # a bug: say so, keep the session alive
                 self._emit(Notice(level=NoticeLevel.ERROR, text=f"internal error: {exc!r}"))
             finally:
-                if not self._closing:
+                if self._closing is None:
                     with self._lock:
                         self._unhandled -= 1
-        await self._shutdown()
+        await self._shutdown(self._closing)
 
     async def wait_idle(self) -> None:
         """Wait until no turn runs and nothing is queued to start one."""
@@ -315,7 +316,7 @@ class Session(SessionControls, CommandTurns):
             self._return_queued()
 
     def on_shutdown(self, op: Shutdown) -> None:
-        self._closing = True  # the loop ends, then ``_shutdown`` runs
+        self._closing = op.reason  # the loop ends, then ``_shutdown`` runs
 
     def on_command(self, op: CommandRun) -> None:
         self._command(op)
@@ -441,7 +442,7 @@ class Session(SessionControls, CommandTurns):
             assert self._idle is not None
             self._idle.set()
 
-    async def _shutdown(self) -> None:
+    async def _shutdown(self, reason: SessionEndReason) -> None:
         self.root.cancel(CancelReason.SHUTDOWN)
         self._return_queued()
         if self._rewind_task is not None:
@@ -458,6 +459,7 @@ class Session(SessionControls, CommandTurns):
                 await work.shutdown()
             except Exception as exc:
                 self._emit(Notice(level=NoticeLevel.ERROR, text=f"shutdown: {exc!r}"))
+        await self.ending.run(self.deps, self._record, reason)
         try:
             await self.deps.provider.aclose()
         except Exception:

@@ -1,7 +1,8 @@
 """The session's ops about its settings, queue and compaction (a part of ``Session``).
 
 The handlers ``core/op_dispatch.py`` calls for them: model and thinking switches, model
-listing, ``/clear``, ``/rename``, queue edits, approvals, stopping a call or a
+listing, ``/clear`` (with its ``SessionEnd`` and ``SessionStart`` hooks, held like a
+rewind), ``/rename``, queue edits, approvals, stopping a call or a
 background job, ``!`` commands, rewind, and ``/compact`` between turns (held like a
 rewind: nothing starts until it is done, and Esc cancels it, leaving the conversation
 exactly as it was).
@@ -18,6 +19,7 @@ from agent_tui.core.bash_mode import run_user_command
 from agent_tui.core.compaction import CompactionFailed, Compactor
 from agent_tui.core.context_report import context_report
 from agent_tui.core.deps import SessionDeps, SubAgentsPort
+from agent_tui.core.hook_points import HookPoints
 from agent_tui.core.memory import MemoryFile
 from agent_tui.core.records import (
     ConversationClearedRecord,
@@ -52,6 +54,7 @@ from agent_tui.protocol import (
     SetModel,
     SetPermissionMode,
     ShowContext,
+    SessionEndReason,
     SetThinking,
     SteerState,
     SteerStatus,
@@ -122,10 +125,10 @@ class SessionControls:
         if self._turn is not None:
             self._emit(Notice(level=NoticeLevel.WARNING,
                               text="a turn is running: stop it (Esc) before /clear"))
-        else:
-            self._record(ConversationClearedRecord())
-            self.deps.usage.forget()
-            self._emit(ConversationCleared())
+        elif self.deps.hooks is None:
+            self._clear()
+        else:  # held like a rewind while the hooks run; Esc ends them
+            self._rewinding(self._answer(self._clear_with_hooks(), what="/clear"))
 
     def on_set_permission_mode(self, op: SetPermissionMode) -> None:
         switch_mode(self.deps, self._record, self._emit, op.mode)
@@ -180,6 +183,26 @@ class SessionControls:
             self._emit(Notice(level=NoticeLevel.WARNING, text="a rewind is already running"))
         else:
             self._rewinding(self._answer(self.rewinder.rewind(op)))
+
+    def _clear(self) -> None:
+        self._record(ConversationClearedRecord())
+        self.deps.usage.forget()
+        self._emit(ConversationCleared())
+
+    async def _clear_with_hooks(self) -> None:
+        """``/clear`` with hooks: ``SessionEnd`` (reason ``clear``) reads the old
+        conversation, then it is cleared, then ``SessionStart`` (source ``clear``)
+        gives the new one its context."""
+        scope = self._hold_scope = self.root.child("clear")
+        try:
+            points = HookPoints(self.deps, scope, self._record)
+            await points.session_end(SessionEndReason.CLEAR)
+            self._clear()  # SessionEnd cannot keep the conversation
+            if not scope.cancelled:
+                await points.session_start("clear")
+        finally:
+            scope.detach()
+            self._hold_scope = None
 
     def _queue_changed(self, item: Queued | None, status: SteerStatus) -> None:
         if item is None:  # it was applied (or returned) first: an edit never races it

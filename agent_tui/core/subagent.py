@@ -13,20 +13,28 @@ front ends with ``parent_tool_use_id`` set to the ``task`` call they belong to.
 A typed sub-agent (``subagent_type``, a file of ``core/agent_types.py``) runs with
 its file's body as the system prompt, only the tools its file lists (never
 ``task``: it cannot start sub-agents of its own) and its model.
+
+Its hooks know it by an ``agent_id`` of its own and its ``agent_type`` (the type's
+name, ``general-purpose`` when none is named); its conversation is also kept in
+Claude Code's transcript shape (``subagents/agent-<agent_id>.jsonl`` in the
+session's folder) for them. ``SubagentStart`` hooks run before its first request.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import secrets
 from dataclasses import replace
 from collections.abc import Callable
 
 
 from agent_tui.cancel import CancelReason, CancelScope
-from agent_tui.core.agent_types import AgentType
+from agent_tui.core.agent_types import GENERAL, AgentType
 from agent_tui.core.approvals import Approvals
-from agent_tui.core.deps import SessionDeps
+from agent_tui.core.claude_transcript import ClaudeTranscript
+from agent_tui.core.deps import AgentIdentity, SessionDeps
+from agent_tui.core.hook_points import HookPoints
 from agent_tui.protocol import (
     BackgroundJobChanged,
     BackgroundKind,
@@ -93,6 +101,7 @@ class SubAgents:
 
         return replace(
             parent,
+            agent=self._identity(parent, journal, agent),
             config=config,
             tools=tools,
             journal=journal,
@@ -101,6 +110,17 @@ class SubAgents:
             approvals=parent.approvals if isinstance(parent.approvals, Approvals) else Approvals(),
             depth=parent.depth + 1,
         )
+
+    @staticmethod
+    def _identity(parent: SessionDeps, journal: Journal, agent: AgentType | None) -> AgentIdentity:
+        agent_id = secrets.token_hex(8)
+        base = parent.journal.path
+        transcript = None if base is None else ClaudeTranscript(
+            journal, base.parent / "subagents" / f"agent-{agent_id}.jsonl",
+            session_id=parent.config.session_id, cwd=str(parent.config.workspace),
+            emit=parent.emit, agent_id=agent_id)
+        return AgentIdentity(id=agent_id, type=agent.name if agent is not None else GENERAL,
+                             transcript=transcript)
 
     def _journal_for(self, parent: SessionDeps, name: str) -> Journal:
         base = parent.journal.path
@@ -144,6 +164,8 @@ class SubAgents:
         turn = Turn(deps, f"agent:{key}", scope, prompt)
         self.turns[key] = turn
         try:
+            if deps.hooks is not None:  # SubagentStart: its context is in the first request
+                await HookPoints(deps, scope, turn.log.record, turn.id).subagent_start()
             ended = await turn.run()
         finally:
             self.turns.pop(key, None)

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from agent_tui.protocol.states import Decision, PermissionMode, RestoreWhat
+from agent_tui.protocol.states import Decision, PermissionMode, RestoreWhat, SessionEndReason
 
 
 ImageMediaType = Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
@@ -130,9 +130,10 @@ class StopBackground(BaseModel):
 
 class Shutdown(BaseModel):
     """Stop the session: interrupt what runs, end background work, then stop.
-    Answered by ``session_closed``."""
+    Answered by ``session_closed``. ``reason`` is what ``SessionEnd`` hooks are told."""
 
     type: Literal["shutdown"] = "shutdown"
+    reason: SessionEndReason = SessionEndReason.OTHER
 
 
 class Compact(BaseModel):

@@ -209,6 +209,18 @@ class HookEvent(StrEnum):
     STOP = "Stop"
     SESSION_START = "SessionStart"
     PRE_COMPACT = "PreCompact"
+    SUBAGENT_START = "SubagentStart"
+    SUBAGENT_STOP = "SubagentStop"
+    SESSION_END = "SessionEnd"
+
+
+class SessionEndReason(StrEnum):
+    """Why the session ends, as a ``SessionEnd`` hook reads it (Claude Code's words)."""
+
+    CLEAR = "clear"  # /clear: a new conversation begins
+    LOGOUT = "logout"
+    PROMPT_INPUT_EXIT = "prompt_input_exit"  # the user quit the TUI
+    OTHER = "other"  # the end of a print-mode run, an ACP session's end, ...
 
 
 class HookDecision(StrEnum):

@@ -128,6 +128,7 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
         self.turn_id: str | None = None
         self.events_handled = 0  # core events rendered so far, before merging (tests wait on this)
         self.last_turn_status: str | None = None
+        self.session_ending = False
         self._esc = DoublePress(DOUBLE_ESC_WINDOW, clock)
         self._ctrl_c = DoublePress(CTRL_C_WINDOW, clock)
         self._permission_queue: list[PermissionRequested] = []
@@ -401,6 +402,9 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
             self.transcript.scroll_page_down(animate=False)
 
     def action_interrupt(self) -> None:
+        if self.host.state is CoreState.STOPPING:  # quitting: Esc ends SessionEnd hooks
+            self.host.interrupt_now()
+            return
         if self.dispatch.bash_mode and not self.running:  # a ! command: Esc stops it
             self.host.interrupt_now()
             return
@@ -417,6 +421,9 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
             self.open_rewind()
 
     def action_ctrl_c(self) -> None:
+        if self.host.state is CoreState.STOPPING:  # quitting: Ctrl+C ends SessionEnd hooks
+            self.host.interrupt_now()
+            return
         if self._ctrl_c.press():
             self.status.set_hint("")
             self.run_worker(self.action_quit(), exclusive=False)
@@ -434,6 +441,10 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen([(c.usage, c.description) for c in self.commands().all()]))
 
+    def action_quit_soon(self) -> None:
+        """Ctrl+Q, in a worker: keys still reach the app (Esc ends SessionEnd hooks)."""
+        self.run_worker(self.action_quit(), exclusive=False)
+
     async def action_quit(self) -> None:
         await self.shutdown_core()
         self.exit(1 if self.host.error else 0)
@@ -446,9 +457,15 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
                 self.status.set_notice("info", "shutting down: stopping what runs…")
             except Exception:
                 pass  # the screen is already gone (called while unmounting)
+        for _ in range(500):  # quit before the core started (after the first frame): wait for it
+            if self.core_worker is not None or not self.is_running:
+                break
+            await self.host.wait_stopped(0.01)  # (its thread has not begun: a short sleep)
         if self.core_worker is None:
             return
         await self.host.wait_stopped(self._shutdown_timeout)
+        while self.session_ending and not self.host.done:  # each bounded by its timeout
+            await self.host.wait_stopped(1.0)
 
     async def on_unmount(self) -> None:
         # Every way out (ctrl+q, an exception, a test leaving run_test) stops the core.

@@ -178,7 +178,7 @@ class CoreHost:
 
     def stop(self) -> bool:
         """Ask the session to shut down (once); False if it was asked before."""
-        from agent_tui.protocol import Shutdown
+        from agent_tui.protocol import SessionEndReason, Shutdown
 
         with self._lock:
             if self.state in (CoreState.STOPPING, CoreState.CLOSED):
@@ -187,7 +187,7 @@ class CoreHost:
             if not failed:
                 self.state = CoreState.STOPPING
         if not failed:
-            self.send(Shutdown())
+            self.send(Shutdown(reason=SessionEndReason.PROMPT_INPUT_EXIT))  # the user quit
         return True
 
     async def wait_stopped(self, timeout: float, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> bool:

@@ -39,6 +39,7 @@ from agent_tui.protocol import (
     Usage,
 )
 from agent_tui.protocol.states import (
+    HookEvent,
     HookRunState,
     NoticeCode,
     SteerStatus,
@@ -87,6 +88,7 @@ class Screen(Protocol):
     app_focus: bool  # the terminal's focus reports (Textual's)
     clock: Callable[[], float]
     rewound_text: str | None  # the input as the latest rewind left it
+    session_ending: bool  # SessionEnd hooks run (quitting waits for them; Esc ends them)
 
     @property
     def theme_variables(self) -> dict[str, str]: ...
@@ -191,6 +193,10 @@ class EventDispatch:
             case ContextReport():
                 s.context_reported(event)
             case HookStateChanged():
+                if event.event is HookEvent.SESSION_END:
+                    s.session_ending = event.state is HookRunState.RUNNING
+                    if s.session_ending:
+                        s.status.set_notice("info", "SessionEnd hooks running (Esc ends them)")
                 if event.tool_use_id is not None:
                     s.tools_pane.hook_check(
                         event.tool_use_id, running=event.state is HookRunState.RUNNING)

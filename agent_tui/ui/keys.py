@@ -24,7 +24,7 @@ CTRL_C_WINDOW = 2.0
 APP_BINDINGS: list[BindingType] = [
     Binding("escape", "interrupt", "interrupt", key_display="esc"),
     Binding("ctrl+c", "ctrl_c", "quit (twice)", key_display="^c", priority=True),
-    Binding("ctrl+q", "quit", "quit", show=False, priority=True),
+    Binding("ctrl+q", "quit_soon", "quit", show=False, priority=True),
     Binding("ctrl+b", "background_jobs", "jobs", key_display="^b"),
     Binding("ctrl+o", "toggle_last_output", "output", key_display="^o"),
     Binding("f1", "help", "help", key_display="f1"),

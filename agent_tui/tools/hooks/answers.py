@@ -11,8 +11,10 @@ One command's ending (:func:`decide`):
   hook's stdout to the user, so there is nothing to hide). Plain stdout is context
   for the model after ``UserPromptSubmit`` and ``SessionStart``. Claude Code's fields
   agent-tui does not act on (``UNSUPPORTED_SPECIFIC``) are named to the user.
-- exit 2: a block, with stderr as the reason (for ``SessionStart``, which gates
-  nothing, stderr is shown to the user).
+- exit 2: a block, with stderr as the reason (for ``SessionStart``,
+  ``SubagentStart`` and ``SessionEnd``, which gate nothing, stderr is shown to the
+  user); for ``Stop`` and ``SubagentStop`` a block means "go on", the reason being
+  the agent's next instruction.
 - any other exit: a failed hook, shown to the user; things go on.
 - timed out or could not start: shown to the user, and treated as ``onFailure``
   says; unset, an event that gates something (a tool call, a prompt, a compaction)
@@ -39,6 +41,10 @@ D = HookDecision
 
 #: Events whose hooks gate something: a failed hook of these may block.
 GATES = frozenset({E.PRE_TOOL_USE, E.USER_PROMPT_SUBMIT, E.PRE_COMPACT})
+#: Events whose hooks cannot block anything: exit 2 and ``decision`` only say something.
+CANNOT_BLOCK = frozenset({E.SESSION_START, E.SUBAGENT_START, E.SESSION_END})
+#: Events where a block means "do not stop yet" (the reason is the next instruction).
+STOPS = frozenset({E.STOP, E.SUBAGENT_STOP})
 #: Events whose plain stdout (exit 0, not JSON) is context for the model.
 STDOUT_IS_CONTEXT = frozenset({E.USER_PROMPT_SUBMIT, E.SESSION_START})
 #: ``hookSpecificOutput`` fields of Claude Code that agent-tui does not act on: named
@@ -78,7 +84,7 @@ def decide(event: HookEvent, hook: HookCommand, ran: CommandRun) -> HookRun:
         return _failed(run, event, hook, f"could not be started: {ran.error}", default_block=True)
     stderr = ran.stderr.strip()
     if ran.exit_code == 2:
-        if event is E.SESSION_START:
+        if event in CANNOT_BLOCK:
             run.message = stderr
         else:
             run.decision = D.BLOCK
@@ -116,7 +122,7 @@ def _read_stdout(run: HookRun, event: HookEvent, stdout: str) -> HookRun:
         return run
     if answer.system_message:
         run.message = answer.system_message
-    if answer.decision == "block" and event is not E.SESSION_START:
+    if answer.decision == "block" and event not in CANNOT_BLOCK:
         run.decision, run.reason = D.BLOCK, answer.reason or ""
     elif answer.decision == "approve" and event is E.PRE_TOOL_USE:
         run.decision, run.reason = D.ALLOW, answer.reason or ""
@@ -138,15 +144,15 @@ def _read_stdout(run: HookRun, event: HookEvent, stdout: str) -> HookRun:
         run.message = f"{run.message}; {said}" if run.message else said
     if not answer.continue_:
         run.stop = answer.stop_reason or ""
-        if event is E.STOP:
+        if event in STOPS:
             run.decision = D.NONE  # stop means stop
         elif event in GATES:
             run.decision = D.BLOCK
             # stopReason is for the user (the turn's end says it), not for the model.
             shown = None if event is E.PRE_TOOL_USE else answer.stop_reason
             run.reason = shown or run.reason or f"a {event} hook stopped the agent"
-    if run.decision is D.BLOCK and not run.reason and event is E.STOP:
-        run.reason = "a Stop hook asked you to go on"
+    if run.decision is D.BLOCK and not run.reason and event in STOPS:
+        run.reason = f"a {event} hook asked you to go on"
     return run
 
 

@@ -5,7 +5,8 @@ twice runs once), writes the input JSON Claude Code sends, runs them side by sid
 (``runner.py``), and combines what they said (``answers.py``). The input carries the
 common fields (``session_id``, ``transcript_path``: the session's transcript in
 Claude Code's JSONL shape, ``cwd``, ``permission_mode`` in Claude Code's words,
-``hook_event_name``) and the event's own; a tool's name, input and response are in
+``hook_event_name``; inside a sub-agent, ``agent_id`` and ``agent_type``) and the
+event's own; a tool's name, input and response are in
 Claude Code's shapes (``payloads.py``), and an ``updatedInput`` is turned back into
 our keys. The environment is a command's (the agent's credentials removed, the
 settings' ``env`` added) plus ``CLAUDE_PROJECT_DIR``, the workspace, and, for
@@ -148,6 +149,21 @@ class CommandHooks:
             "trigger": trigger, "custom_instructions": custom_instructions,
         })
 
+    async def subagent_start(self, base: HookBase, scope: CancelScope) -> HookAnswer:
+        return await self._run(E.SUBAGENT_START, base.agent_type, base, scope, {})
+
+    async def subagent_stop(
+        self, base: HookBase, scope: CancelScope, *, stop_hook_active: bool,
+        last_assistant_message: str = "", agent_transcript_path: str = "",
+    ) -> HookAnswer:
+        return await self._run(E.SUBAGENT_STOP, base.agent_type, base, scope, {
+            "stop_hook_active": stop_hook_active, "last_assistant_message": last_assistant_message,
+            "agent_transcript_path": agent_transcript_path,
+        })
+
+    async def session_end(self, base: HookBase, scope: CancelScope, *, reason: str) -> HookAnswer:
+        return await self._run(E.SESSION_END, reason, base, scope, {"reason": reason})
+
     # -- running --------------------------------------------------------------------
 
     def _mode(self) -> str:
@@ -162,7 +178,7 @@ class CommandHooks:
         if not hooks:
             return HookAnswer()
         payload = {
-            **base.model_dump(), "permission_mode": self._mode(),
+            **base.fields(), "permission_mode": self._mode(),
             "hook_event_name": str(event), **fields,
         }
         stdin = json.dumps(payload, ensure_ascii=False, default=str).encode()

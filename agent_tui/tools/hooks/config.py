@@ -38,7 +38,7 @@ DEFAULT_TIMEOUT_S = 60.0
 
 #: Claude Code events agent-tui does not run, for a clearer message than "unknown".
 OTHER_CLAUDE_EVENTS = frozenset({
-    "Notification", "SubagentStop", "SubagentStart", "SessionEnd", "PermissionRequest",
+    "Notification", "PermissionRequest",
     "PermissionDenied", "PostToolUseFailure", "Setup", "TeammateIdle", "TaskCompleted",
     "ConfigChange", "WorktreeCreate", "WorktreeRemove",
 })
@@ -46,6 +46,8 @@ OTHER_CLAUDE_EVENTS = frozenset({
 _SUBJECTS: dict[HookEvent, frozenset[str]] = {
     HookEvent.SESSION_START: frozenset({"startup", "resume", "clear", "compact"}),
     HookEvent.PRE_COMPACT: frozenset({"manual", "auto"}),
+    HookEvent.SESSION_END: frozenset({
+        "clear", "logout", "prompt_input_exit", "bypass_permissions_disabled", "other"}),
 }
 _GROUP_KEYS = ("matcher", "hooks")
 _HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage", "if", "async",
