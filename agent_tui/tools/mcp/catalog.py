@@ -13,7 +13,8 @@ from __future__ import annotations
 import base64
 import shlex
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.providers.images import IMAGE_TYPES, MAX_IMAGE_BASE64
 from agent_tui.units import format_bytes
@@ -47,35 +48,30 @@ CHANGED: dict[str, Offer] = {
 
 
 async def list_resources(session: ClientSession) -> list[types.Resource]:
-    import mcp_types as types
-
     caps = _caps(session)
     if caps is not None and caps.resources is None:
         return []
-    found: list[types.Resource] = []
-    cursor: str | None = None
-    for _ in range(_LIST_PAGES):
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_resources(params=params)
-        found.extend(page.resources)
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return found
+    return await _every_page(session.list_resources, lambda page: page.resources)
 
 
 async def list_prompts(session: ClientSession) -> list[types.Prompt]:
-    import mcp_types as types
-
     caps = _caps(session)
     if caps is not None and caps.prompts is None:
         return []
-    found: list[types.Prompt] = []
+    return await _every_page(session.list_prompts, lambda page: page.prompts)
+
+
+async def _every_page(list_page: Callable[..., Awaitable[Any]],
+                      items: Callable[[Any], list[Any]]) -> list[Any]:
+    """A paginated list, page after page (at most ``_LIST_PAGES`` of them)."""
+    import mcp_types as types
+
+    found: list[Any] = []
     cursor: str | None = None
     for _ in range(_LIST_PAGES):
         params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_prompts(params=params)
-        found.extend(page.prompts)
+        page = await list_page(params=params)
+        found.extend(items(page))
         cursor = page.next_cursor
         if not cursor:
             break
