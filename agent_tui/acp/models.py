@@ -34,6 +34,7 @@ class ModelChoice:
         self.listed: list[tuple[str, str]] = []  # (id, display name)
         self._listing: asyncio.Future[None] | None = None
         self._switching: asyncio.Future[str] | None = None
+        self._wanted = ""  # the model a switch waits for
 
     # -- what the core says (the bridge's event loop) ------------------------------
 
@@ -51,8 +52,10 @@ class ModelChoice:
                                   config_options=[self.option()])
 
     def on_error(self, event: Notice) -> None:
-        """An error while a switch waits is its answer (an unknown model)."""
-        if self._switching is not None and not self._switching.done():
+        """An error about the model a switch waits for is its answer (an unknown model);
+        another error meanwhile (the session's own) is not."""
+        if (self._switching is not None and not self._switching.done()
+                and repr(self._wanted) in event.text):
             self._switching.set_exception(RequestError.invalid_params(
                 {"configId": MODEL_OPTION, "details": event.text}))
 
@@ -72,6 +75,7 @@ class ModelChoice:
         if value == self.current:
             return [self.option()]
         self._switching = asyncio.get_running_loop().create_future()
+        self._wanted = value
         self._submit(SetModel(model=value))
         try:
             await asyncio.wait_for(asyncio.shield(self._switching), SWITCH_WAIT_S)
