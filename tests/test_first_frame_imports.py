@@ -2,7 +2,7 @@
 or the settings (``make bench`` times the frame; this says what is on its path).
 
 A fresh interpreter imports the entry point and the app and builds the app as
-``run_tui`` does, without running it; then says which of the modules the first frame
+``run_tui`` (ui/run.py) does, without running it; then says which of the modules the first frame
 must not wait for were imported."""
 
 from __future__ import annotations

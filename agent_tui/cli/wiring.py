@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.cli.options import Options, UsageError
+from agent_tui.cli.mcp_wiring import open_mcp
 from agent_tui.paths import private_dir, state_home, user_config_dir
 
 if TYPE_CHECKING:
@@ -268,7 +269,8 @@ class Wiring:
             raise UsageError(
                 "auto mode (Claude Code's bypassPermissions) is turned off by "
                 f"permissions.disableBypassPermissionsMode in {settings.auto_disabled_by}")
-        mcp, mcp_reload = self._mcp(workspace, emit, trusted=mode == "auto", extra=mcp_servers or [])
+        mcp, mcp_reload = open_mcp(workspace, emit, self.store.root.parent,
+                                   trusted=mode == "auto", extra=mcp_servers or [])
         mcp.attach(tools)
         # Between turns: the config files are read again if they changed, then the
         # manager applies tool lists.
@@ -395,74 +397,6 @@ class Wiring:
         extra = [self.opts.settings] if self.opts.settings is not None else []
         return hooks, HooksReload(hooks, workspace, trusted=mode == "auto", emit=emit,
                                   extra=extra, untrusted=config.untrusted)
-
-    def _mcp(
-        self, workspace: Path, emit: Callable[[Event], None], *, trusted: bool, extra: list[Any]
-    ) -> Any:
-        """MCP servers from the user's config, and the project's ``.mcp.json`` only when
-        the project is trusted to run commands (auto mode, which only the user can
-        choose): a cloned repository must not start programs just by being opened.
-        ``extra`` servers come from the user's client (ACP) and always start."""
-        from agent_tui.protocol import Notice, NoticeCode, NoticeLevel
-        from agent_tui.tools.mcp import ServerState, ServerStatus, load_mcp
-        from agent_tui.tools.mcp.disabled import FILE as DISABLED_FILE, DisabledServers
-
-        mcp = load_mcp(workspace, include_project=trusted, extra=extra,
-                       log_dir=self.store.root.parent / "mcp-logs",
-                       auth_dir=self.store.root.parent / "mcp-auth",
-                       disabled=DisabledServers(self.store.root.parent / DISABLED_FILE, workspace))
-        for problem in mcp.problems:
-            emit(Notice(level=NoticeLevel.WARNING, text=f"MCP config: {problem}"))
-        if not trusted:
-            listed = load_mcp(workspace, include_project=True)
-            skipped = sorted({s.name for s in listed.status()} - {s.name for s in mcp.status()})
-            if skipped:
-                emit(Notice(level=NoticeLevel.WARNING, text=(
-                    f"{workspace / '.mcp.json'} lists MCP servers {', '.join(skipped)}: not "
-                    "started, since that would run the project's commands. Use "
-                    "--permission-mode auto to trust this project, or add them to your "
-                    "user MCP config.")))
-
-        def on_status(status: ServerStatus) -> None:
-            state = status.state
-            if state is ServerState.FAILED:
-                emit(Notice(level=NoticeLevel.ERROR,
-                            text=f"MCP server {status.name} failed: {status.error}"))
-            elif state is ServerState.NEEDS_LOGIN:
-                emit(Notice(level=NoticeLevel.WARNING,
-                            text=f"MCP server {status.name} {status.error}"))
-            elif state in (ServerState.STARTING, ServerState.READY):
-                tools = f" ({len(status.tools)} tools)" if state is ServerState.READY else ""
-                emit(Notice(level=NoticeLevel.INFO,
-                            text=f"MCP server {status.name}: {state}{tools}"))
-            if state is ServerState.READY and status.left_out:
-                listing = "; ".join(f"{name} ({why})" for name, why in status.left_out.items())
-                emit(Notice(level=NoticeLevel.WARNING,
-                            text=f"MCP server {status.name}: not offered to the model: {listing}"))
-
-        def on_tools_changed(change: Any) -> None:
-            emit(Notice(level=NoticeLevel.INFO, code=NoticeCode.TOOLS_CHANGED, text=(
-                f"MCP server {change.server} changed its tools ({change.describe()}): the "
-                "model sees the new list from the next request on, so the prompt cache is "
-                "rebuilt once (that request costs more)")))
-
-        mcp.on_status(on_status)
-        mcp.on_tools_changed(on_tools_changed)
-        return mcp, self._mcp_reload(mcp, workspace, emit, trusted=trusted, extra=extra)
-
-    def _mcp_reload(self, mcp: Any, workspace: Path, emit: Callable[[Event], None], *,
-                    trusted: bool, extra: list[Any]) -> Any:
-        """The config files read again when they change (between turns), as loaded at
-        the start: the project's only when trusted."""
-        from agent_tui.protocol import Notice, NoticeLevel
-        from agent_tui.settings.mcp_servers import PROJECT_FILE, USER_FILE, load_config, user_config_dir
-        from agent_tui.tools.mcp.reload import McpReload
-
-        files = [user_config_dir() / USER_FILE] + ([workspace / PROJECT_FILE] if trusted else [])
-        return McpReload(
-            mcp, lambda: load_config(workspace, include_project=trusted), files,
-            lambda level, text: emit(Notice(level=NoticeLevel(level), text=text)),
-            fixed=frozenset(s.name for s in extra))
 
 
 def _forked(opened: Any) -> Any:

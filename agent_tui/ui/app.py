@@ -16,8 +16,6 @@ thread once the first frame is drawn.
 from __future__ import annotations
 
 import gc
-import os
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -68,7 +66,7 @@ if TYPE_CHECKING:
     from agent_tui.ui.screens.permission import PermissionScreen
     from agent_tui.ui.screens.rewind import RewindScreen
 
-__all__ = ["AgentApp", "SessionLike", "run_tui"]
+__all__ = ["AgentApp", "SessionLike"]
 
 # Seconds between renders of streamed text and tool output (and drains of the inbox:
 # deltas do not wake the UI). A keystroke that follows a stream frame within a frame
@@ -482,32 +480,3 @@ def _preload() -> None:
         import agent_tui.ui.screens.rewind  # noqa: F401
     except Exception:
         pass  # imported again where needed, and any error is reported there
-
-
-def run_tui(
-    make_session: MakeSession,
-    *,
-    theme: str = "dark",
-    title: str = "agent-tui",
-    welcome: bool = True,
-    sessions: SessionDirectory | None = None,
-    workspace: Path | None = None,
-) -> int:
-    """Run the TUI until the user quits; returns the process exit code (``welcome``:
-    the first-run hint above the transcript; a resumed session shows its own past;
-    ``sessions``: where ``/resume`` finds saved sessions)."""
-    notify, problem = NotifySettings.from_environ(os.environ)
-    app = AgentApp(make_session, theme=theme, title=title, welcome=welcome, sessions=sessions,
-                   workspace=workspace, notify=notify)
-    if problem:
-        app._startup_notice = app._startup_notice or problem
-    code = app.run()
-    if app.core_running:
-        # The core did not stop in time: its thread would keep the process alive.
-        sys.stderr.write("agent-tui: the agent core did not stop in time; exiting anyway\n")
-        sys.stderr.flush()
-        sys.stdout.flush()
-        os._exit(1)
-    if app.return_code not in (None, 0):
-        return app.return_code
-    return code or 0
