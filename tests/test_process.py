@@ -98,7 +98,8 @@ async def test_tree_ignoring_term_is_killed_after_grace_cancelled_from_another_t
     marker: str,
 ) -> None:
     script = f"trap '' TERM; while :; do (exec -a {marker}-tick sleep 0.05); done"
-    result = await run_and_cancel(tree(script, marker), marker=marker, from_thread=True)
+    # Two marked: the shell and a tick, so its trap is set before the cancel.
+    result = await run_and_cancel(tree(script, marker), marker=marker, expect=2, from_thread=True)
 
     assert_nothing_left(result, marker)
     assert result.signal == "SIGKILL"
