@@ -52,10 +52,18 @@ def main(argv: list[str] | None = None) -> int:
             wiring.containment_for(opts.cwd)
         theme = opts.theme or _settings_theme(opts.cwd, opts.settings) or "dark"
         return run_tui(wiring.make_session, theme=theme, welcome=wiring.chosen_id is None,
-                       sessions=wiring, workspace=opts.cwd)
+                       sessions=wiring, workspace=opts.cwd, on_hard_exit=_kill_all_runs)
     except UsageError as exc:
         print(f"agent-tui: {exc}", file=sys.stderr)
         return 1
+
+
+def _kill_all_runs() -> None:
+    """The process layer's last resort, imported only when it is needed (not before the
+    TUI's first frame)."""
+    from agent_tui.tools.process import kill_all_runs
+
+    kill_all_runs()
 
 
 def _settings_theme(workspace: Path, extra: Path | None = None) -> str | None:

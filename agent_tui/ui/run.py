@@ -4,10 +4,12 @@ the environment, and the exit code (a core that did not stop in time ends the pr
 from __future__ import annotations
 
 import os
+import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from agent_tui.ui.app import AgentApp
+from agent_tui.ui.app import SHUTDOWN_TIMEOUT, AgentApp
 from agent_tui.ui.core_host import MakeSession, SessionDirectory
 from agent_tui.ui.notify import NotifySettings
 
@@ -20,22 +22,43 @@ def run_tui(
     welcome: bool = True,
     sessions: SessionDirectory | None = None,
     workspace: Path | None = None,
+    on_hard_exit: Callable[[], object] | None = None,
 ) -> int:
     """Run the TUI until the user quits; returns the process exit code (``welcome``:
     the first-run hint above the transcript; a resumed session shows its own past;
-    ``sessions``: where ``/resume`` finds saved sessions)."""
+    ``sessions``: where ``/resume`` finds saved sessions; ``on_hard_exit``: ends every
+    process of ours at once, for a SIGHUP or SIGTERM that quitting did not answer in
+    time)."""
+    from agent_tui.ui.hangup import Hangup
+
     notify, problem = NotifySettings.from_environ(os.environ)
     app = AgentApp(make_session, theme=theme, title=title, welcome=welcome, sessions=sessions,
                    workspace=workspace, notify=notify)
     if problem:
         app._startup_notice = app._startup_notice or problem
-    code = app.run()
+
+    async def quit_after_signal(signum: int) -> None:
+        if signum != signal.SIGHUP:
+            await app.action_quit()  # the terminal is still there: leave it as quitting does
+            return
+        await app.shutdown_core()  # the core ends what runs and records how it ended
+        hangup.exit_now()  # the terminal is gone: nothing to restore, nobody to tell
+
+    hangup = Hangup(lambda signum: app.run_worker(quit_after_signal(signum), exclusive=False),
+                    on_hard_exit, deadline_s=SHUTDOWN_TIMEOUT + 5.0)
+    hangup.install()
+    try:
+        code = app.run()
+    finally:
+        hangup.uninstall()
     if app.core_running:
         # The core did not stop in time: its thread would keep the process alive.
         sys.stderr.write("agent-tui: the agent core did not stop in time; exiting anyway\n")
         sys.stderr.flush()
         sys.stdout.flush()
         os._exit(1)
+    if hangup.exit_code is not None:
+        return hangup.exit_code
     if app.return_code not in (None, 0):
         return app.return_code
     return code or 0
