@@ -76,6 +76,7 @@ from agent_tui.protocol import Event
 from agent_tui.core.session import Session
 from agent_tui.core.session_lock import SessionHeld
 from agent_tui.core.store import SessionNotFound
+from agent_tui.log_setup import setup_logging
 
 log = logging.getLogger("agent_tui.acp")
 
@@ -274,18 +275,6 @@ class AcpAgent:
         log.info("sessions closed")
 
 
-def _setup_logging() -> None:
-    level = os.environ.get("AGENT_TUI_LOG", "WARNING").upper()
-    target = os.environ.get("AGENT_TUI_LOG_FILE")
-    handler: logging.Handler = (
-        logging.FileHandler(target) if target else logging.StreamHandler(sys.stderr)
-    )
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(getattr(logging, level, logging.WARNING))
-
-
 async def serve(
     wiring: SessionOpener, proto_fd: int, on_hard_exit: Callable[[], object] = lambda: None
 ) -> int:
@@ -328,5 +317,5 @@ def run_acp(wiring: SessionOpener, *, on_hard_exit: Callable[[], object] = lambd
     (the CLI passes the process layer's ``kill_all_runs``).
     """
     proto_fd = claim_stdout()
-    _setup_logging()
+    setup_logging()  # stderr: stdout carries the protocol
     return asyncio.run(serve(wiring, proto_fd, on_hard_exit))

@@ -29,7 +29,11 @@ def run_tui(
     ``sessions``: where ``/resume`` finds saved sessions; ``on_hard_exit``: ends every
     process of ours at once, for a SIGHUP or SIGTERM that quitting did not answer in
     time)."""
+    from agent_tui.log_setup import setup_logging
+    from agent_tui.paths import state_home
     from agent_tui.ui.hangup import Hangup
+
+    setup_logging(state_home() / "agent-tui.log")  # stderr would land on the screen
 
     notify, problem = NotifySettings.from_environ(os.environ)
     app = AgentApp(make_session, theme=theme, title=title, welcome=welcome, sessions=sessions,
