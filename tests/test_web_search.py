@@ -41,11 +41,11 @@ def _searched(**kw) -> Reply:
 
 
 def _start(fake_api, tmp_path: Path, *, mode=PermissionMode.AUTO, rules=None,
-           journal: Journal | None = None) -> Running:
+           journal: Journal | None = None, retry_base: float = 0.01) -> Running:
     rec = Recorder()
     journal = journal if journal is not None else Journal(tmp_path / "journal.jsonl")
     deps = SessionDeps(
-        config=AgentConfig(workspace=tmp_path, model="claude-test"),
+        config=AgentConfig(workspace=tmp_path, model="claude-test", retry_base=retry_base),
         provider=AnthropicProvider(api_key="k", base_url=fake_api.url),
         tools=ToolSet([WebSearchTool()]),
         policy=Permissions(tmp_path, mode, rules),
@@ -243,13 +243,65 @@ async def test_esc_during_the_search_stops_it_and_bills_what_was_used(fake_api, 
 async def test_a_search_request_the_api_refuses_is_a_tool_error_and_the_turn_goes_on(
         fake_api, tmp_path):
     fake_api.enqueue(Reply.tool_use("web_search", {"query": "python 3.14 release"}),
-                     Reply.error(529, "overloaded_error"), Reply.text("I could not search."))
+                     Reply.error(400, "invalid_request_error", "tools.0: unknown tool type"),
+                     Reply.text("I could not search."))
+    run = _start(fake_api, tmp_path)
+    run.submit(UserMessage(text="search"))
+    await run.idle()
+    final = run.rec.final_tool("web_search")
+    assert final.state == "failed" and "The web search request failed: 400" in final.result
+    assert run.rec.of("retry_scheduled") == []  # a refusal is not tried again
+    assert len(_search_requests(fake_api)) == 1
+    assert run.rec.of("turn_ended")[-1].status == "completed"
+    await run.close()
+
+
+@pytest.mark.asyncio
+async def test_an_overloaded_search_request_is_tried_again_and_then_searches(fake_api, tmp_path):
+    fake_api.enqueue(Reply.tool_use("web_search", {"query": "python 3.14 release"}),
+                     Reply.error(529, "overloaded_error"), Reply.error(429, "rate_limit_error"),
+                     _searched(), Reply.text("ok"))
+    run = _start(fake_api, tmp_path)
+    run.submit(UserMessage(text="search"))
+    await run.idle()
+    final = run.rec.final_tool("web_search")
+    assert final.state == "succeeded" and RESULTS[0][1] in final.result
+    retries = run.rec.of("retry_scheduled")
+    assert [r.attempt for r in retries] == [1, 2]
+    assert "web search" in retries[0].reason and "529" in retries[0].reason
+    assert len(_search_requests(fake_api)) == 3
+    assert [r.kind for r in run.journal.records if r.kind == "retry"] == ["retry", "retry"]
+    await run.close()
+
+
+@pytest.mark.asyncio
+async def test_a_search_request_overloaded_every_time_fails_after_the_retries(fake_api, tmp_path):
+    fake_api.enqueue(Reply.tool_use("web_search", {"query": "python 3.14 release"}),
+                     *[Reply.error(529, "overloaded_error") for _ in range(5)],
+                     Reply.text("I could not search."))
     run = _start(fake_api, tmp_path)
     run.submit(UserMessage(text="search"))
     await run.idle()
     final = run.rec.final_tool("web_search")
     assert final.state == "failed" and "The web search request failed: 529" in final.result
+    assert len(run.rec.of("retry_scheduled")) == 4  # AgentConfig.max_retries
+    assert len(_search_requests(fake_api)) == 5
     assert run.rec.of("turn_ended")[-1].status == "completed"
+    await run.close()
+
+
+@pytest.mark.asyncio
+async def test_esc_during_a_search_s_back_off_stops_it(fake_api, tmp_path):
+    fake_api.enqueue(Reply.tool_use("web_search", {"query": "python 3.14 release"}),
+                     Reply.error(529, "overloaded_error"))
+    run = _start(fake_api, tmp_path, retry_base=60.0)
+    run.submit(UserMessage(text="search"))
+    await run.rec.wait_type("retry_scheduled")
+    run.submit(Interrupt())
+    await run.rec.wait_type("turn_ended")
+    assert run.rec.of("turn_ended")[-1].status == "cancelled"
+    assert run.rec.final_tool("web_search").state == "cancelled_while_running"
+    assert len(_search_requests(fake_api)) == 1
     await run.close()
 
 

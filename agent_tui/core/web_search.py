@@ -18,6 +18,7 @@ reported with purpose ``web_search`` (its searches are billed per use, in the co
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
@@ -26,7 +27,8 @@ from pydantic import BaseModel
 
 from agent_tui.cancel import CancelScope
 from agent_tui.core.deps import SessionDeps
-from agent_tui.protocol import Event, RequestPurpose
+from agent_tui.core.records import RetryRecord
+from agent_tui.protocol import Event, RequestPurpose, RetryScheduled
 from agent_tui.providers import base as model
 
 TOOL_TYPE = "web_search_20250305"
@@ -93,12 +95,8 @@ class Searcher:
                 tools=[search_tool(allowed_domains, blocked_domains)],
                 thinking={"type": "disabled"} if info is None or info.thinking_disabled else None,
             )
-            fold = _Fold(on_progress)
-            requests += 1
-            try:
-                await self._stream(request, fold)
-            finally:
-                self._report(fold)
+            fold, tries = await self._request(request, on_progress)
+            requests += tries
             content.extend(fold.content())
             searches += fold.usage.web_search_requests if fold.usage else 0
             stop = fold.stop_reason or "end_turn"
@@ -107,6 +105,33 @@ class Searcher:
         return SearchOutcome(content=content, stop_reason=stop, requests=requests,
                              searches=searches)
 
+    async def _request(self, request: model.ModelRequest,
+                       on_progress: Callable[[str], None]) -> tuple[_Fold, int]:
+        """One search request, tried again as a turn's model request is when the API is
+        overloaded or rate-limited before anything came (529, 429, 5xx, a dropped
+        connection); returns its folded reply and how many requests it took."""
+        cfg = self.deps.config
+        attempt = 0
+        while True:
+            fold = _Fold(on_progress)
+            try:
+                await self._stream(request, fold)
+                return fold, attempt + 1
+            except model.ProviderError as exc:
+                if not exc.retryable or fold.blocks or attempt >= cfg.max_retries:
+                    raise SearchFailed(str(exc)) from None
+                attempt += 1
+                delay = min(cfg.retry_cap, exc.retry_after or cfg.retry_base * 2 ** (attempt - 1))
+                reason = f"web search: {exc}"
+                self.record(RetryRecord(turn_id=self.turn_id, attempt=attempt, delay=delay,
+                                        reason=reason))
+                self.emit(RetryScheduled(turn_id=self.turn_id, attempt=attempt, delay=delay,
+                                         reason=reason))
+            finally:
+                self._report(fold)
+            async with self.scope.linked():  # cancel point: during the search's back-off
+                await asyncio.sleep(delay)
+
     async def _stream(self, request: model.ModelRequest, fold: _Fold) -> None:
         stream = self.deps.provider.stream(request)
         try:
@@ -114,8 +139,6 @@ class Searcher:
                 async for event in stream:
                     fold.on_event(event)
             fold.done = True
-        except model.ProviderError as exc:
-            raise SearchFailed(str(exc)) from None
         finally:
             aclose = getattr(stream, "aclose", None)
             if aclose is not None:
