@@ -193,3 +193,27 @@ async def test_a_transcript_that_cannot_be_written_never_fails_the_turn(fake_api
     assert run.session.last_status is TurnStatus.COMPLETED
     assert sum("could not be written" in n.text for n in run.rec.of("notice")) == 1
     await run.close()
+
+
+def test_a_transcript_that_fell_behind_a_compaction_still_writes_the_outputs_in_full(tmp_path):
+    """A compaction lets go, in memory, of the outputs it replaced; a transcript written
+    for the first time after that (no hook had run before) reads them back from the file."""
+    journal = Journal(tmp_path / "s" / "journal.jsonl")
+    big = "line of output\n" * 1000  # over the journal's let-go size
+    journal.append(UserMessageRecord(turn_id="t1", text="build it"))
+    journal.append(AssistantMessageRecord(turn_id="t1", ended="tool_use", model="claude-x", blocks=[
+        {"type": "tool_use", "id": "toolu_big", "name": "bash", "input": {"command": "make"}}]))
+    journal.append(ToolResultRecord(turn_id="t1", tool_use_id="toolu_big", name="bash",
+                                    state=ToolState.SUCCEEDED, content=big))
+    summary = journal.append(CompactionRecord(compaction_id="c1", summary="we built it",
+                                              kept_from_seq=4, replaced_through_seq=3))
+    assert journal.let_go_output(summary.seq) == 1
+    transcript = ClaudeTranscript.beside(journal, session_id="s-1", cwd="/work")
+    assert transcript is not None
+    transcript.sync()
+    [result] = [e for e in lines(transcript.path)
+                if isinstance(e["message"]["content"], list)
+                and e["message"]["content"][0].get("type") == "tool_result"]
+    assert result["message"]["content"][0]["content"] == big
+    assert result["toolUseResult"] == big
+    assert journal.records[2].content == ""  # memory stays let go of

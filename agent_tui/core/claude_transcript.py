@@ -102,7 +102,7 @@ class ClaudeTranscript:
     def _sync(self) -> None:
         if self._written is None:
             self._written = self._read_written()
-        records = [r for r in self.journal.records if r.seq > self._done_seq]
+        records = self.journal.records_after(self._done_seq)  # outputs let go of: read back
         lines: list[bytes] = []
         new: list[str] = []
         # The first sync walks the whole journal (lines already in the file included),

@@ -163,6 +163,16 @@ class Journal:
             return Records([back.get(i, r) for i, r in enumerate(self._records)],
                            {k: list(v) for k, v in self._at.items()})
 
+    def records_after(self, seq: int) -> list[Record]:
+        """The records after ``seq``, each in full (a tool result's output that was let
+        go of is read back from the file): for a reader that fell behind a compaction."""
+        with self._lock:
+            first = next((i for i, r in enumerate(self._records) if r.seq > seq), len(self._records))
+            if not any(i >= first for i in self._let_go):
+                return self._records[first:]
+            back = self._read_back()
+            return [back.get(i, r) for i, r in enumerate(self._records) if i >= first]
+
     def _keep(self, record: Record) -> None:
         kind = record.kind
         if kind == "rewind" and self._let_go:  # the view may reach back: restore them
