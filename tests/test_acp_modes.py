@@ -89,3 +89,24 @@ async def test_the_model_is_a_config_option_the_editor_can_switch(tmp_path, fake
         assert "unknown model" in str(raised.value.data)
         await conn.prompt(session_id=sid, prompt=[text_block("hi")])
     assert fake_api.requests[-1]["model"] == other
+
+
+@pytest.mark.asyncio
+async def test_a_switch_takes_a_refusal_by_its_code_even_when_it_names_the_provider_s_id():
+    """A cloud maps an alias (``opus``) to its own id: the refusal names that id, and is
+    still the switch's answer at once; another error meanwhile is not."""
+    from agent_tui.acp.models import ModelChoice
+    from agent_tui.protocol import Notice, NoticeCode, NoticeLevel
+
+    choice = ModelChoice(lambda op: None, "claude-sonnet-4-5")
+    switching = asyncio.ensure_future(choice.choose("opus"))
+    await asyncio.sleep(0)
+    choice.on_error(Notice(level=NoticeLevel.ERROR, text="journal write failed: 'opus' said"))
+    await asyncio.sleep(0)
+    assert not switching.done()  # not an answer: not a refusal
+    choice.on_error(Notice(level=NoticeLevel.ERROR, code=NoticeCode.MODEL_REFUSED,
+                           text="unknown model 'anthropic.claude-opus-4-5-v1:0' ('opus' here)"))
+    with pytest.raises(RequestError) as raised:
+        await asyncio.wait_for(switching, 1)
+    assert "anthropic.claude-opus" in str(raised.value.data)
+    assert choice.current == "claude-sonnet-4-5"

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from acp import RequestError
 from acp.schema import ConfigOptionUpdate, SessionConfigOptionSelect, SessionConfigSelectOption
 
-from agent_tui.protocol import ListModels, ModelChanged, Models, Notice, Op, SetModel
+from agent_tui.protocol import ListModels, ModelChanged, Models, Notice, NoticeCode, Op, SetModel
 
 MODEL_OPTION = "model"
 #: Seconds a session/new waits for the model list, and a switch for its answer.
@@ -34,7 +34,6 @@ class ModelChoice:
         self.listed: list[tuple[str, str]] = []  # (id, display name)
         self._listing: asyncio.Future[None] | None = None
         self._switching: asyncio.Future[str] | None = None
-        self._wanted = ""  # the model a switch waits for
 
     # -- what the core says (the bridge's event loop) ------------------------------
 
@@ -52,10 +51,11 @@ class ModelChoice:
                                   config_options=[self.option()])
 
     def on_error(self, event: Notice) -> None:
-        """An error about the model a switch waits for is its answer (an unknown model);
-        another error meanwhile (the session's own) is not."""
+        """A refused model while a switch waits is its answer (ops are applied in order,
+        and one switch waits at a time); another error meanwhile (the session's own) is
+        not."""
         if (self._switching is not None and not self._switching.done()
-                and repr(self._wanted) in event.text):
+                and event.code is NoticeCode.MODEL_REFUSED):
             self._switching.set_exception(RequestError.invalid_params(
                 {"configId": MODEL_OPTION, "details": event.text}))
 
@@ -75,7 +75,6 @@ class ModelChoice:
         if value == self.current:
             return [self.option()]
         self._switching = asyncio.get_running_loop().create_future()
-        self._wanted = value
         self._submit(SetModel(model=value))
         try:
             await asyncio.wait_for(asyncio.shield(self._switching), SWITCH_WAIT_S)

@@ -64,8 +64,8 @@ class ModelControl:
             self.deps.emit(exc.notice())
 
     async def set_model(self, name: str) -> None:
-        name = name.strip()
-        name = self.deps.provider.model_aliases.get(name.lower(), name)  # a cloud's ids
+        asked = name.strip()
+        name = self.deps.provider.model_aliases.get(asked.lower(), asked)  # a cloud's ids
         cfg = self.deps.config
         if not name or name == cfg.model:
             self.deps.emit(self.changed_event())
@@ -77,8 +77,10 @@ class ModelControl:
                 known = [m.id for m in await self._list_quietly()]
                 near = close_matches(name, known)
                 hint = f" Close matches: {', '.join(near)}." if near else ""
-                self.deps.emit(Notice(level=NoticeLevel.ERROR, text=(
-                    f"unknown model {name!r}: still using {cfg.model}.{hint}")))
+                alias = f" ({asked!r} here)" if asked != name else ""
+                self.deps.emit(Notice(level=NoticeLevel.ERROR, code=NoticeCode.MODEL_REFUSED,
+                                      text=f"unknown model {name!r}{alias}: still using "
+                                           f"{cfg.model}.{hint}"))
                 return
             info = None  # cannot ask now: switch anyway, the fallbacks apply
             self.deps.emit(Notice(level=NoticeLevel.WARNING, text=(

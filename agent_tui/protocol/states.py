@@ -160,6 +160,7 @@ class NoticeCode(StrEnum):
     JOURNAL_WRITE_FAILED = "journal_write_failed"
     JOURNAL_WRITE_RECOVERED = "journal_write_recovered"
     MODEL_SWITCHED = "model_switched"
+    MODEL_REFUSED = "model_refused"  # a SetModel named no model the provider has: unchanged
     CONTAINMENT = "containment"
     TOOLS_CHANGED = "tools_changed"  # an MCP server's tools changed (the prompt cache rebuilds)
     SESSION_FORKED = "session_forked"  # resumed while open elsewhere, or --fork-session
