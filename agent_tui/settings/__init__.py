@@ -79,6 +79,7 @@ from agent_tui.paths import (
 )
 from agent_tui.permissions import InvalidRule, PermissionRules, Rule
 from agent_tui.protocol import PermissionMode
+from agent_tui.settings.jsonc import relax
 from agent_tui.settings.lenient import validate_leniently
 from agent_tui.settings.problems import SettingsProblem, json_type
 from agent_tui.settings.schema import HooksSource, SettingsFile, resolve_mode
@@ -299,12 +300,29 @@ def parse_settings(
         text = raw.removeprefix("\ufeff")
     if not text.strip():
         return SettingsFile(), []  # an empty file is an empty object
+    relaxed: list[SettingsProblem] = []
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        return None, [SettingsProblem(
-            file=path, line=exc.lineno, column=exc.colno, message=f"invalid JSON: {exc.msg}",
-        )]
+        lenient = relax(text)  # comments and trailing commas: read, and said
+        value = None
+        if lenient.changed:
+            try:
+                value = json.loads(lenient.text)
+            except json.JSONDecodeError as after:
+                exc = after  # what is wrong besides them
+            except RecursionError:
+                pass
+        if value is None:
+            return None, [SettingsProblem(
+                file=path, line=exc.lineno, column=exc.colno, message=f"invalid JSON: {exc.msg}",
+            )]
+        line, column, what = lenient.describe(text)
+        relaxed.append(SettingsProblem(
+            file=path, line=line, column=column, only_this=True,
+            message=f"not strict JSON ({what}): read all the same; Claude Code ignores the "
+                    "whole file until they are removed"))
+        text = lenient.text
     except RecursionError:
         return None, [SettingsProblem(file=path, message="invalid JSON: nested too deeply")]
     if not isinstance(value, dict):
@@ -313,6 +331,7 @@ def parse_settings(
             message=f"the file must hold a JSON object {{...}}, not {json_type(value)}",
         )]
     data, problems = validate_leniently(value, text, path)
+    problems = relaxed + problems
     if data.hooks is not None:
         data._hooks_where = {
             loc[1:]: position_at(text, offset)
