@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,8 @@ SECRET = "sk-live-CLAUDE-USER-SECRET-1234"
 FOLDER_SECRET = "SECRETS-FOLDER-TOKEN-5678"
 SSH_KEY = "PRIVATE-SSH-KEY-9012"
 
-pytestmark = pytest.mark.skipif(shutil.which("jq") is None or shutil.which("python3") is None,
-                                reason="the user's hooks run python3 and jq, as theirs do")
+pytestmark = pytest.mark.skipif(shutil.which("jq") is None,
+                                reason="the user's Stop hook reads the transcript with jq")
 
 
 class Setup:
@@ -37,13 +38,17 @@ class Setup:
         (self.home / ".ssh").mkdir()
         (self.home / ".ssh" / "id_ed25519").write_text(SSH_KEY + "\n")
         (self.ws / "build").mkdir()
-        # `npm test` as the user's rule allows it: a stand-in npm that leaves a mark
+        # `npm test` as the user's rule allows it: a stand-in npm that leaves a mark; the
+        # hooks' `python3` is this interpreter (a shim of a version manager may need the
+        # real HOME, which the test replaces)
         bin_dir = tmp_path / "bin"
         bin_dir.mkdir()
         npm = bin_dir / "npm"
         npm.write_text('#!/bin/sh\necho "npm $*" > npm-ran\necho "1 passing"\n')
         npm.chmod(0o755)
-        self.path = f"{bin_dir}:/usr/bin:/bin:" + str(Path(shutil.which("python3") or "").parent)
+        (bin_dir / "python3").symlink_to(sys.executable)
+        jq = Path(shutil.which("jq") or "/usr/bin/jq").parent
+        self.path = f"{bin_dir}:{jq}:/usr/bin:/bin"
 
     def run(self, fake_api: Any, *args: str) -> subprocess.CompletedProcess[str]:
         env = env_for(self.tmp, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
