@@ -431,10 +431,11 @@ def test_permissions_page_names_each_rules_claude_code_file(home: Path, ws: Path
     loaded = load_settings(ws)
     policy = Permissions(ws, loaded.default_mode or "ask", loaded.permissions_rules())
     page = permissions_report(permission_facts(policy, ws)).plain
-    assert f"deny     Read(~/.ssh/**)   {placed['user']}" in page
-    assert f"deny     Bash(rm -rf *)   {placed['project']}" in page
-    assert f"allow    Bash(pytest:*)   {placed['local']}" in page
-    assert f"mode: plan  (from {placed['local']})" in page
+    assert placed["user"] == home / ".claude" / "settings.json"  # shown from ~ and the project
+    assert "deny     Read(~/.ssh/**)   ~/.claude/settings.json\n" in page
+    assert "deny     Bash(rm -rf *)   .claude/settings.json\n" in page
+    assert "allow    Bash(pytest:*)   .claude/settings.local.json\n" in page
+    assert "mode: plan  (from .claude/settings.local.json)" in page
 
 
 def test_parent_steps_and_folder_patterns_never_match_less(tmp_path: Path, ws: Path) -> None:

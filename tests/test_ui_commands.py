@@ -338,9 +338,10 @@ async def test_permissions_lists_each_rule_with_where_it_came_from(tmp_path: Pat
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen), what="page")
         page = app.screen.plain()
-        assert f"mode: accept-edits  (from {ws / '.agent-tui' / 'settings.json'})" in page
+        # a project's file is named from the workspace
+        assert "mode: accept-edits  (from .agent-tui/settings.json)" in page
         # in Claude Code's names, whichever spelling the files used
-        assert f"deny     Bash(rm -rf:*)   {ws / '.agent-tui' / 'settings.json'}" in page
+        assert "deny     Bash(rm -rf:*)   .agent-tui/settings.json\n" in page
         assert f"allow    Bash(git status:*)   {no_user_config / 'agent-tui' / 'settings.json'}" in page
         assert "allow    Read   command line" in page
 

@@ -144,6 +144,32 @@ async def test_journal_error_stays_until_the_session_ends() -> None:
 
 
 @pytest.mark.asyncio
+async def test_start_up_warnings_stay_whole_in_the_transcript_later_ones_in_the_status() -> None:
+    """The status line holds one notice, cut to its width, cleared when a turn starts:
+    what a settings file was found to hold (unknown keys, a bad rule) is said whole in
+    the transcript before the first turn, each warning and error once."""
+    unknown = ("/home/you/.claude/settings.json:3:3: not supported by agent-tui, ignored: "
+               "statusLine, includeCoAuthoredBy, enabledPlugins, cleanupPeriodDays")
+    bad_rule = (".claude/settings.local.json:4:7: permissions.allow[0]: permission rule "
+                "'Bsah(ls)' names no known tool 'Bsah' (did you mean \"Bash\"?) (skipped)")
+    events = [
+        Notice(level="warning", text=unknown),
+        Notice(level="info", text="an info note stays in the status line"),
+        Notice(level="error", text=bad_rule),
+        TurnStarted(turn_id="t1", text="hello"),
+        Notice(level="warning", text="a warning during the turn"),
+    ]
+    app, _ = _app(events)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        shown = " ".join(app.transcript.plain_text().split())  # as written, not as wrapped
+        assert shown.count("cleanupPeriodDays") == 1 and shown.count("'Bsah(ls)'") == 1
+        assert "⚠ warning: " + unknown in shown and "⚠ error: " + bad_rule in shown
+        assert "info note" not in shown and "during the turn" not in shown
+        assert "during the turn" in app.status.plain()
+
+
+@pytest.mark.asyncio
 async def test_retry_counts_down_with_the_clock_and_clears_when_the_reply_comes() -> None:
     now = [100.0]
     events = [*scenarios.RETRY]

@@ -42,6 +42,7 @@ from agent_tui.protocol.states import (
     HookEvent,
     HookRunState,
     NoticeCode,
+    NoticeLevel,
     SteerStatus,
     ToolState,
     TurnState,
@@ -116,6 +117,7 @@ class EventDispatch:
         self.screen = screen
         self.diffs: dict[str, FileDiff] = {}  # tool_use_id -> the change shown for it
         self.bash_mode: set[str] = set()  # the user's ! commands running now (Esc stops them)
+        self.turns_began = False  # until the first turn, warnings are start-up warnings
 
     def handle(self, event: Event) -> None:
         s = self.screen
@@ -132,6 +134,7 @@ class EventDispatch:
                 s.status.clear_retry()
                 self._tool_state(event)
             case TurnStarted():
+                self.turns_began = True
                 s.notifier.turn_started(s.clock())
                 s.turn_id = event.turn_id
                 s.turn_state = TurnState.RUNNING
@@ -155,10 +158,7 @@ class EventDispatch:
                 s.status.set_retry(event.attempt + 1, event.delay, clean(event.reason))
             case Notice():
                 s.status.set_notice(event.level, event.text, event.code)
-                if event.code is NoticeCode.SESSION_FORKED:  # said once: whole, where it stays
-                    from rich.text import Text
-
-                    s.transcript.add_turn_end(Text(f"⑂ {clean(event.text)}", style="bold"))
+                self._notice(event)
             case RewindPoints():
                 if s.rewind_slot.screen is not None:
                     s.rewind_slot.screen.show_points(event)
@@ -202,6 +202,23 @@ class EventDispatch:
                         event.tool_use_id, running=event.state is HookRunState.RUNNING)
             case _:
                 assert_never(event)
+
+    def _notice(self, event: Notice) -> None:
+        """A fork, and each warning of the start-up (a settings file's unknown keys, a
+        bad rule, hooks not run...), are said whole in the transcript, where they stay:
+        the status line shows only the latest notice, cut to its width."""
+        from rich.text import Text
+
+        from agent_tui.ui.states import role_style
+
+        s = self.screen
+        if event.code is NoticeCode.SESSION_FORKED:  # said once: whole, where it stays
+            s.transcript.add_turn_end(Text(f"⑂ {clean(event.text)}", style="bold"))
+        elif not self.turns_began and event.level in (NoticeLevel.WARNING, NoticeLevel.ERROR):
+            role = "error" if event.level is NoticeLevel.ERROR else "warning"
+            line = Text(f"⚠ {event.level}: ", style=role_style(s.theme_variables, role, bold=True))
+            line.append(clean(event.text))
+            s.transcript.add_turn_end(line)
 
     def _tool_state(self, event: ToolStateChanged) -> None:
         s = self.screen

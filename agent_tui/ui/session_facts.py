@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from agent_tui.core.agent_types import shown_path
 from agent_tui.permissions import Permissions, Rule
 from agent_tui.permissions.rules import InvalidRule
 from agent_tui.settings import read_settings_file, settings_paths
@@ -47,16 +48,17 @@ def _file_rules(workspace: Path, user_dir: Path | None) -> tuple[dict[tuple[str,
         if data is None:
             continue
         perms = data.permissions
+        shown = shown_path(path, workspace, None)  # .claude/settings.json, ~/.claude/...
         for kind in LISTS:
             for text in getattr(perms, kind):
                 try:
-                    origin.setdefault((kind, Rule.parse(text).text), str(path))
+                    origin.setdefault((kind, Rule.parse(text).text), shown)
                 except InvalidRule:
                     continue
         if perms.default_mode is not None:
             claude_file = path.parent.name == ".claude" or path == settings_paths(workspace)[0]
             mode = resolve_mode(perms.default_mode, claude_file=claude_file)[0].value
-            mode_file = str(path)
+            mode_file = shown
     return origin, mode, mode_file
 
 

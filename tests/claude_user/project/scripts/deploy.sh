@@ -1,0 +1,3 @@
+#!/bin/sh
+# Pushes the shop to production.
+touch deployed
