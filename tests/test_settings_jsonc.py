@@ -87,3 +87,17 @@ def test_print_mode_keeps_a_commented_file_s_deny_rule(fake_api, tmp_path: Path)
     assert not marker.exists()
     assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
     assert "not strict JSON" in out.stderr
+
+
+def test_claude_code_s_sandbox_network_object_is_named_and_the_network_stays_denied(
+        tmp_path: Path) -> None:
+    user_dir = tmp_path / "u"
+    user_dir.mkdir()
+    (user_dir / "settings.json").write_text(json.dumps({"sandbox": {
+        "enabled": True, "network": {"allowedDomains": ["github.com"], "allowLocalBinding": True},
+    }}, indent=2))
+    loaded = load_settings(tmp_path / "ws", user_dir=user_dir)
+    [problem] = loaded.problems
+    assert ":4:5: sandbox.network: Claude Code's network object (allowLocalBinding, " \
+           "allowedDomains) is not supported" in problem
+    assert loaded.sandbox.enabled and loaded.sandbox.network.value == "deny"

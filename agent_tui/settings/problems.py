@@ -111,6 +111,10 @@ def explain(err: Mapping[str, Any]) -> str:
         shown = json.dumps(key, ensure_ascii=False)
         return f"unknown key {shown}{where}{hint}; known keys: {', '.join(known)}"
     what = dotted(loc)
+    if loc == ("sandbox", "network") and isinstance(value, dict):
+        keys = ", ".join(sorted(str(k) for k in value)) or "an empty object"
+        return (f"{what}: Claude Code's network object ({keys}) is not supported; agent-tui "
+                'takes "deny" or "allow" (commands in the sandbox keep no network)')
     if kind == "string_type":
         return f"{what}: expected a string, got {json_type(value)}"
     if kind == "list_type":
