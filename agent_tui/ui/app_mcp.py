@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any, assert_never
 from rich.text import Text
 from textual.message import Message
 
-from agent_tui.tools.mcp.catalog import PromptArgsError
+from agent_tui.mcp_catalog.offers import PromptArgsError
+from agent_tui.mcp_catalog.port import McpServers, servers_of
 from agent_tui.ui.attachments import AttachmentRefused
 from agent_tui.ui.commands.builtin import prompt_op
 from agent_tui.ui.commands.registry import Command
-from agent_tui.ui.mcp_offers import get_prompt, manager_of, read_resources, with_resources
+from agent_tui.ui.mcp_offers import get_prompt, read_resources, with_resources
 from agent_tui.ui.mcp_view import DETAILS, McpAction, action_of, intro, mcp_items
 from agent_tui.ui.widgets.prompt_input import SendMode
 
@@ -49,16 +50,20 @@ class McpMixin:
         def post_message(self, message: Message) -> bool: ...
         picker_slot: Any
 
-    _mcp_watched: Any = None  # the manager whose changes refresh an open menu
+    _mcp_watched: McpServers | None = None  # the manager whose changes refresh an open menu
 
-    def mcp_manager(self) -> Any:
+    def mcp_manager(self) -> McpServers | None:
         session = self.host.session
-        manager = manager_of(list(session.background)) if session is not None else None
+        manager = servers_of(session.background) if session is not None else None
         if manager is not None and manager is not self._mcp_watched:
             self._mcp_watched = manager
-            # From the core's loop: posted, never waited for (the UI may be waiting on it).
-            manager.on_status(lambda _status: self.post_message(McpOffersChanged()))  # ready, or gone
-            manager.on_catalog(lambda _server: self.post_message(McpOffersChanged()))  # lists changed
+
+            def changed(_what: object) -> None:
+                # From the core's loop: posted, never waited for (the UI may be waiting on it).
+                self.post_message(McpOffersChanged())
+
+            manager.on_status(changed)  # ready, or gone
+            manager.on_catalog(changed)  # lists changed
         return manager
 
     def on_mcp_offers_changed(self, _message: McpOffersChanged) -> None:
@@ -71,6 +76,9 @@ class McpMixin:
                             mode: SendMode, wanted: list[tuple[str, str]]) -> None:
         """Read the resources ``typed`` mentions, then send ``text`` with them."""
         manager = self.mcp_manager()
+        if manager is None:  # (mentions name the servers of a session that has some)
+            self._mcp_refused(typed, "not sent: the session has no MCP servers")
+            return
         names = ", ".join(f"{s}:{u}" for s, u in wanted)
         self.notice("info", f"reading {names}…")
 
@@ -105,7 +113,6 @@ class McpMixin:
     # -- /mcp ------------------------------------------------------------------------
 
     def open_mcp(self) -> None:
-        from agent_tui.tools.mcp.oauth import uses_oauth
         from agent_tui.ui.screens.picker import PickerScreen
 
         manager = self.mcp_manager()
@@ -115,7 +122,7 @@ class McpMixin:
             self.show_page("MCP servers", reports.mcp_report(None))
             return
         statuses = manager.status()
-        oauth = {name: uses_oauth(conn.config) for name, conn in list(manager.connections.items())}
+        oauth = {name: manager.uses_oauth(name) for name in manager.servers()}
 
         def chosen(choice: str | None) -> None:
             if choice is not None:
@@ -125,8 +132,8 @@ class McpMixin:
             self.picker_slot.open(PickerScreen("MCP servers", intro(statuses), mcp_items(statuses, oauth),
                                                empty="no MCP servers"), chosen)
 
-    def _mcp_act(self, manager: Any, choice: str) -> None:
-        from agent_tui.tools.mcp.login import LOGIN_TIMEOUT_S, open_in_browser
+    def _mcp_act(self, manager: McpServers, choice: str) -> None:
+        from agent_tui.mcp_catalog.browser import LOGIN_TIMEOUT_S, open_in_browser
 
         if choice == DETAILS:
             from agent_tui.ui.commands import reports  # pydantic's: not for the first frame
