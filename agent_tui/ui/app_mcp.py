@@ -1,4 +1,4 @@
-"""The app's side of MCP (a mixin of ``ui/app.py``): a message that mentions
+"""The app's side of MCP (a part of ``ui/app.py``): a message that mentions
 ``@server:uri`` resources is sent once they are read, and an MCP prompt command
 (``/mcp__server__prompt``) once the prompt is got; ``/mcp`` lists the servers with
 their actions (log in, reconnect, disable, enable: ``ui/mcp_view.py``). Each waits
@@ -8,7 +8,8 @@ the text goes back to the input (nothing is lost). See ``ui/mcp_offers.py``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, assert_never
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from rich.text import Text
 from textual.message import Message
@@ -23,9 +24,11 @@ from agent_tui.ui.mcp_view import DETAILS, McpAction, action_of, intro, mcp_item
 from agent_tui.ui.widgets.prompt_input import SendMode
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from agent_tui.protocol import ImageAttachment, Op
+    from agent_tui.ui.screen_slots import ScreenSlot
     from agent_tui.ui.core_host import CoreHost
-    from agent_tui.ui.widgets.attachment_bar import AttachmentBar
     from agent_tui.ui.widgets.prompt_input import PromptInput
     from agent_tui.ui.widgets.status_line import StatusLine
 
@@ -34,111 +37,116 @@ class McpOffersChanged(Message):
     """An MCP server's state or lists changed (posted from the core's loop)."""
 
 
-class McpMixin:
-    """Mixin of the app: what it needs of it is declared here."""
+class McpHost(Protocol):
+    """What the app's side of MCP uses of the app."""
 
     host: CoreHost
     status: StatusLine
     prompt: PromptInput
-    attachment_bar: AttachmentBar
+    picker_slot: ScreenSlot[Any]
 
-    if TYPE_CHECKING:  # the app's own, for the type checker (never shadowing it)
-        def submit(self, op: Op) -> None: ...
-        def notice(self, level: str, text: str) -> None: ...
-        def call_from_thread(self, fn: Any, *args: Any) -> Any: ...
-        def show_page(self, title: str, body: Any) -> None: ...
-        def post_message(self, message: Message) -> bool: ...
-        picker_slot: Any
+    def submit(self, op: Op) -> None: ...
+    def notice(self, level: str, text: str) -> None: ...
+    def show_page(self, title: str, body: RenderableType) -> None: ...
+    def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
+    def post_message(self, message: Message) -> bool: ...
+    def run_worker(self, work: Callable[[], None], *, thread: bool, exclusive: bool, group: str) -> object: ...
 
-    _mcp_watched: McpServers | None = None  # the manager whose changes refresh an open menu
 
-    def mcp_manager(self) -> McpServers | None:
-        session = self.host.session
+class McpRequests:
+    """MCP resources and prompts asked for the user, and the ``/mcp`` actions."""
+
+    def __init__(self, app: McpHost) -> None:
+        self.app = app
+        self.watched: McpServers | None = None  # the servers whose changes refresh an open menu
+
+    def manager(self) -> McpServers | None:
+        session = self.app.host.session
         manager = servers_of(session.background) if session is not None else None
-        if manager is not None and manager is not self._mcp_watched:
-            self._mcp_watched = manager
+        if manager is not None and manager is not self.watched:
+            self.watched = manager
 
             def changed(_what: object) -> None:
                 # From the core's loop: posted, never waited for (the UI may be waiting on it).
-                self.post_message(McpOffersChanged())
+                self.app.post_message(McpOffersChanged())
 
             manager.on_status(changed)  # ready, or gone
             manager.on_catalog(changed)  # lists changed
         return manager
 
-    def on_mcp_offers_changed(self, _message: McpOffersChanged) -> None:
+    def offers_changed(self) -> None:
         """A menu open on MCP prompts or resources shows the servers' lists as they are now."""
-        completer = getattr(self.prompt, "completer", None)
+        completer = getattr(self.app.prompt, "completer", None)
         if completer is not None:
             completer.refresh()
 
     def send_with_resources(self, typed: str, text: str, images: list[ImageAttachment],
                             mode: SendMode, wanted: list[tuple[str, str]]) -> None:
         """Read the resources ``typed`` mentions, then send ``text`` with them."""
-        manager = self.mcp_manager()
+        manager = self.manager()
         if manager is None:  # (mentions name the servers of a session that has some)
-            self._mcp_refused(typed, "not sent: the session has no MCP servers")
+            self._refused(typed, "not sent: the session has no MCP servers")
             return
         names = ", ".join(f"{s}:{u}" for s, u in wanted)
-        self.notice("info", f"reading {names}…")
+        self.app.notice("info", f"reading {names}…")
 
         def work() -> None:
             try:
                 blocks, found = read_resources(manager, wanted)
             except AttachmentRefused as exc:
-                self.call_from_thread(self._mcp_refused, typed, f"not sent: {exc}")
+                self.app.call_from_thread(self._refused, typed, f"not sent: {exc}")
                 return
-            self.call_from_thread(self._mcp_send, with_resources(text, blocks), [*images, *found], mode)
+            self.app.call_from_thread(self._send, with_resources(text, blocks), [*images, *found], mode)
 
-        self.run_worker(work, thread=True, exclusive=False, group="mcp")  # type: ignore[attr-defined]
+        self.app.run_worker(work, thread=True, exclusive=False, group="mcp")
 
-    def run_mcp_prompt(self, command: Command, args: str, mode: SendMode) -> None:
-        manager = self.mcp_manager()
+    def run_prompt(self, command: Command, args: str, mode: SendMode) -> None:
+        manager = self.manager()
         typed = f"/{command.name}" + (f" {args}" if args else "")
         if manager is None:
-            self._mcp_refused(typed, f"/{command.name}: the session has no MCP servers")
+            self._refused(typed, f"/{command.name}: the session has no MCP servers")
             return
-        self.notice("info", f"getting the prompt {command.name}…")
+        self.app.notice("info", f"getting the prompt {command.name}…")
 
         def work() -> None:
             try:
                 text, images = get_prompt(manager, command, args)
             except (PromptArgsError, AttachmentRefused) as exc:
-                self.call_from_thread(self._mcp_refused, typed, str(exc))
+                self.app.call_from_thread(self._refused, typed, str(exc))
                 return
-            self.call_from_thread(self._mcp_send, text, images, mode)
+            self.app.call_from_thread(self._send, text, images, mode)
 
-        self.run_worker(work, thread=True, exclusive=False, group="mcp")  # type: ignore[attr-defined]
+        self.app.run_worker(work, thread=True, exclusive=False, group="mcp")
 
     # -- /mcp ------------------------------------------------------------------------
 
-    def open_mcp(self) -> None:
+    def open(self) -> None:
         from agent_tui.ui.screens.picker import PickerScreen
 
-        manager = self.mcp_manager()
+        manager = self.manager()
         if manager is None:
             from agent_tui.ui.commands import reports  # pydantic's: not for the first frame
 
-            self.show_page("MCP servers", reports.mcp_report(None))
+            self.app.show_page("MCP servers", reports.mcp_report(None))
             return
         statuses = manager.status()
         oauth = {name: manager.uses_oauth(name) for name in manager.servers()}
 
         def chosen(choice: str | None) -> None:
             if choice is not None:
-                self._mcp_act(manager, choice)
+                self._act(manager, choice)
 
-        if not self.picker_slot.is_open:
-            self.picker_slot.open(PickerScreen("MCP servers", intro(statuses), mcp_items(statuses, oauth),
+        if not self.app.picker_slot.is_open:
+            self.app.picker_slot.open(PickerScreen("MCP servers", intro(statuses), mcp_items(statuses, oauth),
                                                empty="no MCP servers"), chosen)
 
-    def _mcp_act(self, manager: McpServers, choice: str) -> None:
+    def _act(self, manager: McpServers, choice: str) -> None:
         from agent_tui.mcp_catalog.browser import LOGIN_TIMEOUT_S, open_in_browser
 
         if choice == DETAILS:
             from agent_tui.ui.commands import reports  # pydantic's: not for the first frame
 
-            self.show_page("MCP servers", reports.mcp_report(manager.status()))
+            self.app.show_page("MCP servers", reports.mcp_report(manager.status()))
             return
         picked = action_of(choice)
         if picked is None:
@@ -147,7 +155,7 @@ class McpMixin:
         wait = 60.0
         match action:
             case McpAction.LOGIN:
-                show = open_in_browser(lambda text: self.call_from_thread(self._mcp_login_url, name, text),
+                show = open_in_browser(lambda text: self.app.call_from_thread(self._login_url, name, text),
                                        console=False)
                 work, doing, done, wait = manager.login(name, show), "logging in to", "logged in; connecting again", LOGIN_TIMEOUT_S + 30
             case McpAction.RECONNECT:
@@ -158,25 +166,25 @@ class McpMixin:
                 work, doing, done = manager.set_enabled(name, True), "enabling", "enabled; starting"
             case _:
                 assert_never(action)
-        self.notice("info", f"MCP: {doing} {name}…")
+        self.app.notice("info", f"MCP: {doing} {name}…")
 
         def run() -> None:
             try:
                 manager.from_thread(work).result(wait)
             except Exception as exc:  # noqa: BLE001 - worded for the user
-                self.call_from_thread(self.notice, "warning", f"MCP server {name}: {exc or type(exc).__name__}")
+                self.app.call_from_thread(self.app.notice, "warning", f"MCP server {name}: {exc or type(exc).__name__}")
                 return
-            self.call_from_thread(self.notice, "info", f"MCP server {name}: {done}")
+            self.app.call_from_thread(self.app.notice, "info", f"MCP server {name}: {done}")
 
-        self.run_worker(run, thread=True, exclusive=False, group="mcp")  # type: ignore[attr-defined]
+        self.app.run_worker(run, thread=True, exclusive=False, group="mcp")
 
-    def _mcp_login_url(self, name: str, text: str) -> None:
-        self.show_page(f"MCP login: {name}", Text(text))
+    def _login_url(self, name: str, text: str) -> None:
+        self.app.show_page(f"MCP login: {name}", Text(text))
 
-    def _mcp_refused(self, typed: str, why: str) -> None:
-        self.notice("warning", why)
-        self.prompt.put_back(typed)  # fix it and send again (before what is typed since)
+    def _refused(self, typed: str, why: str) -> None:
+        self.app.notice("warning", why)
+        self.app.prompt.put_back(typed)  # fix it and send again (before what is typed since)
 
-    def _mcp_send(self, text: str, images: list[ImageAttachment], mode: SendMode) -> None:
-        self.status.clear_notice()
-        self.submit(prompt_op(text, mode, images))
+    def _send(self, text: str, images: list[ImageAttachment], mode: SendMode) -> None:
+        self.app.status.clear_notice()
+        self.app.submit(prompt_op(text, mode, images))

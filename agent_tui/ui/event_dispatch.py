@@ -54,6 +54,8 @@ from agent_tui.ui.safe_text import clean
 if TYPE_CHECKING:
     from rich.text import Text
 
+    from agent_tui.ui.app_queue import QueueEditor
+    from agent_tui.ui.app_screens import Overlays
     from agent_tui.ui.jobs import Jobs
     from agent_tui.ui.notify import Notifier
     from agent_tui.ui.screen_slots import ScreenSlot
@@ -89,14 +91,13 @@ class Screen(Protocol):
     clock: Callable[[], float]
     rewound_text: str | None  # the input as the latest rewind left it
     session_ending: bool  # SessionEnd hooks run (quitting waits for them; Esc ends them)
+    overlays: Overlays  # the permission prompts
+    queue_editor: QueueEditor  # what the queue's edits wait for
 
     @property
     def theme_variables(self) -> dict[str, str]: ...
     def turn_end_line(self, status: str, detail: str) -> Text: ...
-    def ask_permission(self, event: PermissionRequested) -> None: ...
     def alert(self, sequence: str) -> None: ...
-    def queue_answered(self, event: SteerState) -> None: ...
-    def withdraw_permission(self, tool_use_id: str) -> None: ...
     def session_closed_event(self) -> None: ...
     def render_streamed(self) -> None: ...
     # The working session (usage, compaction, models): see ui/session_view.py.
@@ -146,7 +147,7 @@ class EventDispatch:
             case TurnEnded():
                 self._turn_ended(event)
             case PermissionRequested():
-                s.ask_permission(event)
+                s.overlays.ask_permission(event)
                 s.alert(s.notifier.approval_waiting(s.app_focus))
             case SteerState():
                 self._steer(event)
@@ -235,7 +236,7 @@ class EventDispatch:
             ended_by=event.ended_by,
         )
         if event.state is not ToolState.AWAITING_APPROVAL:
-            s.withdraw_permission(event.tool_use_id)
+            s.overlays.withdraw_permission(event.tool_use_id)
 
     def _diff(self, event: ToolStateChanged) -> None:
         """An edit's change, once its input is complete (the permission prompt's, read
@@ -266,7 +267,7 @@ class EventDispatch:
     def _steer(self, event: SteerState) -> None:
         s = self.screen
         s.queue_pane.steer_state(event.id, event.kind, event.state, event.text)
-        s.queue_answered(event)
+        s.queue_editor.answered(event)
         if event.state is SteerStatus.APPLIED and s.turn_state in (TurnState.RUNNING, TurnState.CANCELLING):
             # Injected into the running turn (a steer that starts a new turn shows
             # as that turn's user message instead).

@@ -40,8 +40,8 @@ MIN_THINKING_BUDGET = 1024  # the API's least budget_tokens
 class CommandHost(Protocol):
     """What the commands need of the app."""
 
-    usage: UsageTally
-
+    @property
+    def usage(self) -> UsageTally: ...
     @property
     def running(self) -> bool: ...
     def submit(self, op: Op) -> None: ...
