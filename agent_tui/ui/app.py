@@ -86,7 +86,7 @@ WELCOME = (
 )
 
 
-class AgentApp(SessionView, App[int]):
+class AgentApp(App[int]):
     TITLE = "agent-tui"
     BINDINGS = APP_BINDINGS
     ENABLE_COMMAND_PALETTE = True
@@ -143,14 +143,13 @@ class AgentApp(SessionView, App[int]):
         self.prompt_diffs: dict[str, FileDiff] = {}
         self.rewound_text: str | None = None  # the input as the latest rewind left it
         self.usage = UsageTally()
-        self.current_model = ""
-        self.permission_mode = self.started_mode = PermissionMode.ASK  # until the session says
         self.sessions = sessions  # where /resume finds saved sessions
         self.workspace_default = (workspace or Path.cwd()).resolve()  # until the session says
         self.notifier = Notifier(notify)  # off unless asked (run_tui reads the environment)
         self._dispatch: EventDispatch | None = None  # made with the first event
         self.last_input = 0.0  # monotonic time of the latest key or mouse event
         # Its parts, each given what it uses of the app (a protocol in its module):
+        self.session_view = SessionView(self)
         self.queue_editor = QueueEditor(self)
         self.overlays = Overlays(self)
         self.mcp_requests = McpRequests(self)
@@ -240,7 +239,7 @@ class AgentApp(SessionView, App[int]):
 
     def session_started(self, badges: list[str], mode: PermissionMode) -> None:
         self.status.set_badges(badges)
-        self.session_modes(mode)
+        self.session_view.session_modes(mode)
 
     def start_failed(self, error: str) -> None:
         self.status.set_notice("error", f"cannot start the session: {error}")
@@ -359,6 +358,9 @@ class AgentApp(SessionView, App[int]):
 
     def action_focus_queue(self) -> None:
         self.queue_editor.focus_queue()
+
+    def action_cycle_mode(self) -> None:
+        self.session_view.cycle_mode()
 
     # -- themes -------------------------------------------------------
 

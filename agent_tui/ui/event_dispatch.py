@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from agent_tui.ui.app_queue import QueueEditor
     from agent_tui.ui.app_screens import Overlays
     from agent_tui.ui.jobs import Jobs
+    from agent_tui.ui.session_view import SessionView
     from agent_tui.ui.notify import Notifier
     from agent_tui.ui.screen_slots import ScreenSlot
     from agent_tui.ui.widgets.plan_pane import PlanPane
@@ -93,6 +94,7 @@ class Screen(Protocol):
     session_ending: bool  # SessionEnd hooks run (quitting waits for them; Esc ends them)
     overlays: Overlays  # the permission prompts
     queue_editor: QueueEditor  # what the queue's edits wait for
+    session_view: SessionView  # usage, compaction, models, the permission mode
 
     @property
     def theme_variables(self) -> dict[str, str]: ...
@@ -100,14 +102,6 @@ class Screen(Protocol):
     def alert(self, sequence: str) -> None: ...
     def session_closed_event(self) -> None: ...
     def render_streamed(self) -> None: ...
-    # The working session (usage, compaction, models): see ui/session_view.py.
-    def usage_event(self, event: Usage) -> None: ...
-    def compaction_event(self, event: Compaction) -> None: ...
-    def model_changed(self, event: ModelChanged) -> None: ...
-    def permission_mode_changed(self, event: PermissionModeChanged) -> None: ...
-    def models_listed(self, event: Models) -> None: ...
-    def conversation_cleared(self, event: ConversationCleared) -> None: ...
-    def context_reported(self, event: ContextReport) -> None: ...
 
 
 class EventDispatch:
@@ -180,19 +174,19 @@ class EventDispatch:
                 if event.parent_tool_use_id is None:  # a sub-agent's stays in its task
                     s.transcript.append_thinking(event.text)
             case Usage():
-                s.usage_event(event)
+                s.session_view.usage_event(event)
             case Compaction():
-                s.compaction_event(event)
+                s.session_view.compaction_event(event)
             case ModelChanged():
-                s.model_changed(event)
+                s.session_view.model_changed(event)
             case PermissionModeChanged():
-                s.permission_mode_changed(event)
+                s.session_view.permission_mode_changed(event)
             case Models():
-                s.models_listed(event)
+                s.session_view.models_listed(event)
             case ConversationCleared():
-                s.conversation_cleared(event)
+                s.session_view.conversation_cleared(event)
             case ContextReport():
-                s.context_reported(event)
+                s.session_view.context_reported(event)
             case HookStateChanged():
                 if event.event is HookEvent.SESSION_END:
                     s.session_ending = event.state is HookRunState.RUNNING
