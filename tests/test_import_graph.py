@@ -312,7 +312,7 @@ def test_checker_finds_one_front_end_importing_the_other(copy: Path) -> None:
     assert "agent_tui.acp.server imports agent_tui.ui.app (acp and ui never import" in bad
 
 
-@pytest.mark.parametrize("front_end", ["ui/app.py", "acp/server.py"])
+@pytest.mark.parametrize("front_end", ["ui/app/main.py", "acp/server.py"])
 def test_checker_finds_a_front_end_importing_the_tools(copy: Path, front_end: str) -> None:
     _plant(copy, front_end, "def _late():\n    from agent_tui.tools.mcp.manager import McpManager")
 

@@ -1,4 +1,4 @@
-"""Changing the queue from the app (a part of ``ui/app.py``): edit or remove a queued
+"""Changing the queue from the app (a part of ``ui/app/main.py``): edit or remove a queued
 steer or follow-up in the queue pane, and Up on an empty input pulls the newest one
 back into the input.
 
@@ -18,7 +18,7 @@ from agent_tui.ui.widgets.queue_pane import Pending, QueuePane
 
 if TYPE_CHECKING:
     from agent_tui.protocol import Op, SteerState
-    from agent_tui.ui.screen_slots import ScreenSlot
+    from agent_tui.ui.app.screen_slots import ScreenSlot
     from agent_tui.ui.widgets.prompt_input import PromptInput
     from agent_tui.ui.widgets.status_line import StatusLine
 

@@ -47,19 +47,19 @@ from agent_tui.protocol.states import (
     TurnState,
     TurnStatus,
 )
-from agent_tui.ui.diffs import DIFF_TOOLS, FileDiff, diff_for_call
-from agent_tui.ui.rewind_report import restores_conversation, rewind_report
-from agent_tui.ui.safe_text import clean
+from agent_tui.ui.render.diffs import DIFF_TOOLS, FileDiff, diff_for_call
+from agent_tui.ui.render.rewind_report import restores_conversation, rewind_report
+from agent_tui.ui.render.safe_text import clean
 
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from agent_tui.ui.app_queue import QueueEditor
-    from agent_tui.ui.app_screens import Overlays
-    from agent_tui.ui.jobs import Jobs
-    from agent_tui.ui.session_view import SessionView
-    from agent_tui.ui.notify import Notifier
-    from agent_tui.ui.screen_slots import ScreenSlot
+    from agent_tui.ui.app.queue_editor import QueueEditor
+    from agent_tui.ui.app.overlays import Overlays
+    from agent_tui.ui.link.jobs import Jobs
+    from agent_tui.ui.link.session_view import SessionView
+    from agent_tui.ui.app.notify import Notifier
+    from agent_tui.ui.app.screen_slots import ScreenSlot
     from agent_tui.ui.widgets.plan_pane import PlanPane
     from agent_tui.ui.widgets.prompt_input import PromptInput
     from agent_tui.ui.widgets.queue_pane import QueuePane

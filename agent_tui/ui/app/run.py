@@ -7,9 +7,9 @@ import os
 import sys
 from pathlib import Path
 
-from agent_tui.ui.app import AgentApp
-from agent_tui.ui.core_host import MakeSession, SessionDirectory
-from agent_tui.ui.notify import NotifySettings
+from agent_tui.ui.app.main import AgentApp
+from agent_tui.ui.link.core_host import MakeSession, SessionDirectory
+from agent_tui.ui.app.notify import NotifySettings
 
 
 def run_tui(

@@ -1,4 +1,4 @@
-"""The app's side of slash commands (a part of ``ui/app.py``): sending a line from
+"""The app's side of slash commands (a part of ``ui/app/main.py``): sending a line from
 the input (a command runs, a message goes to the core), the commands in force (built-in
 and custom, read again when their files changed, looked at each time the menu opens
 or a command runs), and what commands open: pages, the theme and session pickers, and
@@ -17,11 +17,11 @@ from textual.app import SystemCommand
 from textual.screen import Screen
 
 from agent_tui.ui.commands.builtin import BUILTIN, prompt_op, run_command
-from agent_tui.ui.core_host import CoreState
-from agent_tui.ui.mcp_offers import prompt_commands, resource_mentions
+from agent_tui.ui.link.core_host import CoreState
+from agent_tui.ui.input.mcp_offers import prompt_commands, resource_mentions
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandLine, Commands, parse_command_line
-from agent_tui.ui.safe_text import clean, first_line
-from agent_tui.ui.themes import THEME_HELP, THEMES
+from agent_tui.ui.render.safe_text import clean, first_line
+from agent_tui.ui.render.themes import THEME_HELP, THEMES
 from agent_tui.ui.widgets.prompt_input import PromptInput, SendMode
 
 if TYPE_CHECKING:
@@ -29,13 +29,13 @@ if TYPE_CHECKING:
 
     from agent_tui.commands.reload import CommandSet
     from agent_tui.protocol import Op
-    from agent_tui.ui.app_mcp import McpRequests
-    from agent_tui.ui.app_screens import Overlays
-    from agent_tui.ui.core_host import CoreHost, MakeSession, SessionDirectory
-    from agent_tui.ui.usage import UsageTally
-    from agent_tui.ui.file_source import FileSource
+    from agent_tui.ui.app.mcp_requests import McpRequests
+    from agent_tui.ui.app.overlays import Overlays
+    from agent_tui.ui.link.core_host import CoreHost, MakeSession, SessionDirectory
+    from agent_tui.ui.render.usage import UsageTally
+    from agent_tui.ui.input.file_source import FileSource
     from agent_tui.ui.widgets.attachment_bar import AttachmentBar
-    from agent_tui.ui.screen_slots import ScreenSlot
+    from agent_tui.ui.app.screen_slots import ScreenSlot
     from agent_tui.ui.widgets.queue_pane import QueuePane
     from agent_tui.ui.widgets.status_line import StatusLine
 
@@ -95,7 +95,7 @@ class CommandRunner:
                 self.app.prompt.put_back(event.text)  # an unknown command stays to be fixed
         else:
             from agent_tui.files.image_paths import find_images
-            from agent_tui.ui.attachments import AttachmentRefused, expand, images
+            from agent_tui.ui.input.attachments import AttachmentRefused, expand, images
 
             text = event.text
             try:
@@ -109,7 +109,7 @@ class CommandRunner:
             named = find_images(event.text, self.app.workspace())  # pasted paths, read now
             self.app.attachment_bar.clear()
             wanted = resource_mentions(event.text, self.mcp.manager())
-            if wanted:  # @server:uri: sent once read (ui/app_mcp.py)
+            if wanted:  # @server:uri: sent once read (ui/app/mcp_requests.py)
                 self.mcp.send_with_resources(event.text, text, [*attached, *named.images],
                                              event.mode, wanted)
             else:

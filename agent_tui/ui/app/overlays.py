@@ -1,4 +1,4 @@
-"""The screens the app opens over the main one (a part of ``ui/app.py``): permission
+"""The screens the app opens over the main one (a part of ``ui/app/main.py``): permission
 prompts, one at a time in the order asked (an edit's with its diff), the rewind menu,
 the background jobs, and the user's own editor for the draft (the app suspends)."""
 
@@ -8,15 +8,15 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui.ui.core_host import CoreHost, CoreState
-from agent_tui.ui.diffs import FileDiff, diff_for_call
+from agent_tui.ui.link.core_host import CoreHost, CoreState
+from agent_tui.ui.render.diffs import FileDiff, diff_for_call
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from agent_tui.protocol import Op, PermissionRequested
-    from agent_tui.ui.jobs import Jobs
-    from agent_tui.ui.screen_slots import ScreenSlot
+    from agent_tui.ui.link.jobs import Jobs
+    from agent_tui.ui.app.screen_slots import ScreenSlot
     from agent_tui.ui.widgets.prompt_input import PromptInput
     from agent_tui.ui.widgets.status_line import StatusLine
     from agent_tui.ui.widgets.transcript import Transcript
@@ -115,7 +115,7 @@ class Overlays:
     def edit_draft(self) -> None:
         from textual.app import SuspendNotSupported
 
-        from agent_tui.ui.external_editor import edit
+        from agent_tui.ui.input.external_editor import edit
 
         draft = self.app.prompt.text
         try:

@@ -1,7 +1,7 @@
 """The working session on screen: usage (the status line's context meter, tokens and
 cost), compaction (a divider with the tokens before and after, and honest started /
 cancelled / failed states), the model in use, the model picker, and a new
-conversation after ``/clear``, and the permission mode (Shift+Tab cycles it). A part of the app (``ui/app.py``)."""
+conversation after ``/clear``, and the permission mode (Shift+Tab cycles it). A part of the app (``ui/app/main.py``)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from rich.text import Text
 
 from agent_tui.protocol import PermissionMode
 from agent_tui.protocol.states import CompactionState
-from agent_tui.ui.safe_text import clean, first_line
-from agent_tui.ui.states import role_style
-from agent_tui.ui.usage import UsageTally, tokens_short
+from agent_tui.ui.render.safe_text import clean, first_line
+from agent_tui.ui.render.states import role_style
+from agent_tui.ui.render.usage import UsageTally, tokens_short
 
 if TYPE_CHECKING:
     from agent_tui.protocol import (
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         PermissionModeChanged,
         Usage,
     )
-    from agent_tui.ui.screen_slots import ScreenSlot
+    from agent_tui.ui.app.screen_slots import ScreenSlot
     from agent_tui.ui.widgets.queue_pane import QueuePane
     from agent_tui.ui.widgets.tools_pane import ToolsPane
     from agent_tui.ui.widgets.status_line import StatusLine

@@ -1,9 +1,9 @@
-"""The app's side of MCP (a part of ``ui/app.py``): a message that mentions
+"""The app's side of MCP (a part of ``ui/app/main.py``): a message that mentions
 ``@server:uri`` resources is sent once they are read, and an MCP prompt command
 (``/mcp__server__prompt``) once the prompt is got; ``/mcp`` lists the servers with
-their actions (log in, reconnect, disable, enable: ``ui/mcp_view.py``). Each waits
+their actions (log in, reconnect, disable, enable: ``ui/commands/mcp_view.py``). Each waits
 for the server on a thread worker, so the UI keeps drawing; what fails is told and
-the text goes back to the input (nothing is lost). See ``ui/mcp_offers.py``.
+the text goes back to the input (nothing is lost). See ``ui/input/mcp_offers.py``.
 """
 
 from __future__ import annotations
@@ -16,19 +16,19 @@ from textual.message import Message
 
 from agent_tui.mcp_catalog.offers import PromptArgsError
 from agent_tui.mcp_catalog.port import McpServers, servers_of
-from agent_tui.ui.attachments import AttachmentRefused
+from agent_tui.ui.input.attachments import AttachmentRefused
 from agent_tui.ui.commands.builtin import prompt_op
 from agent_tui.ui.commands.registry import Command
-from agent_tui.ui.mcp_offers import get_prompt, read_resources, with_resources
-from agent_tui.ui.mcp_view import DETAILS, McpAction, action_of, intro, mcp_items
+from agent_tui.ui.input.mcp_offers import get_prompt, read_resources, with_resources
+from agent_tui.ui.commands.mcp_view import DETAILS, McpAction, action_of, intro, mcp_items
 from agent_tui.ui.widgets.prompt_input import SendMode
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
     from agent_tui.protocol import ImageAttachment, Op
-    from agent_tui.ui.screen_slots import ScreenSlot
-    from agent_tui.ui.core_host import CoreHost
+    from agent_tui.ui.app.screen_slots import ScreenSlot
+    from agent_tui.ui.link.core_host import CoreHost
     from agent_tui.ui.widgets.prompt_input import PromptInput
     from agent_tui.ui.widgets.status_line import StatusLine
 

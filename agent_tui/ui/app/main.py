@@ -1,7 +1,7 @@
 """The Textual app: the main screen, the keys, and the screens on top of it.
 
-The core is hosted by :mod:`agent_tui.ui.core_host` (a thread worker with its own
-loop); its Events are shown by :mod:`agent_tui.ui.event_dispatch`. Quitting asks the
+The core is hosted by :mod:`agent_tui.ui.link.core_host` (a thread worker with its own
+loop); its Events are shown by :mod:`agent_tui.ui.link.event_dispatch`. Quitting asks the
 core to shut down and waits (bounded) for it to end what runs.
 
 Screens on top of the main one, each held by a :class:`ScreenSlot`: the permission
@@ -27,28 +27,28 @@ from textual.widgets import Footer
 from textual.worker import Worker
 
 from agent_tui.protocol.states import PermissionMode, TurnState
-from agent_tui.ui.app_commands import CommandRunner
-from agent_tui.ui.app_core import CoreRun
-from agent_tui.ui.app_mcp import McpOffersChanged, McpRequests
-from agent_tui.ui.app_queue import QueueEditor
-from agent_tui.ui.app_screens import Overlays
-from agent_tui.ui.bridge import CoreEventsReady, EventInbox
+from agent_tui.ui.app.command_runner import CommandRunner
+from agent_tui.ui.app.core_run import CoreRun
+from agent_tui.ui.app.mcp_requests import McpOffersChanged, McpRequests
+from agent_tui.ui.app.queue_editor import QueueEditor
+from agent_tui.ui.app.overlays import Overlays
+from agent_tui.ui.link.bridge import CoreEventsReady, EventInbox
 from agent_tui.ui.commands.menu import CommandSource
-from agent_tui.ui.completion import Completion, MenuKind
-from agent_tui.ui.diffs import FileDiff
-from agent_tui.ui.core_host import CoreHost, CoreState, MakeSession, SessionDirectory, SessionLike
-from agent_tui.ui.file_source import FileSource
-from agent_tui.ui.jobs import Jobs
-from agent_tui.ui.mcp_offers import resource_suggestions
-from agent_tui.ui.notify import Notifier, NotifySettings
-from agent_tui.ui.keys import APP_BINDINGS, CTRL_C_WINDOW, DOUBLE_ESC_WINDOW, DoublePress
-from agent_tui.ui.safe_text import clean
-from agent_tui.ui.screen_slots import ScreenSlot
-from agent_tui.ui.session_view import SessionView
-from agent_tui.ui.states import TURN_LOOKS, role_style
-from agent_tui.ui.themes import HIGH_CONTRAST, THEMES, theme_class, theme_css_paths
-from agent_tui.ui.times import default_format_time
-from agent_tui.ui.usage import UsageTally
+from agent_tui.ui.input.completion import Completion, MenuKind
+from agent_tui.ui.render.diffs import FileDiff
+from agent_tui.ui.link.core_host import CoreHost, CoreState, MakeSession, SessionDirectory, SessionLike
+from agent_tui.ui.input.file_source import FileSource
+from agent_tui.ui.link.jobs import Jobs
+from agent_tui.ui.input.mcp_offers import resource_suggestions
+from agent_tui.ui.app.notify import Notifier, NotifySettings
+from agent_tui.ui.input.keys import APP_BINDINGS, CTRL_C_WINDOW, DOUBLE_ESC_WINDOW, DoublePress
+from agent_tui.ui.render.safe_text import clean
+from agent_tui.ui.app.screen_slots import ScreenSlot
+from agent_tui.ui.link.session_view import SessionView
+from agent_tui.ui.render.states import TURN_LOOKS, role_style
+from agent_tui.ui.render.themes import HIGH_CONTRAST, THEMES, theme_class, theme_css_paths
+from agent_tui.ui.render.times import default_format_time
+from agent_tui.ui.render.usage import UsageTally
 from agent_tui.ui.widgets.plan_pane import PlanPane
 from agent_tui.ui.widgets.prompt_input import PromptInput
 from agent_tui.ui.widgets.queue_pane import QueuePane
@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from agent_tui.mcp_catalog.port import McpServers
     from agent_tui.protocol import Event, Op
     from agent_tui.ui.commands.registry import Commands
-    from agent_tui.ui.event_dispatch import EventDispatch
+    from agent_tui.ui.link.event_dispatch import EventDispatch
     from agent_tui.ui.screens.background import BackgroundScreen
     from agent_tui.ui.screens.permission import PermissionScreen
     from agent_tui.ui.screens.rewind import RewindScreen
@@ -166,7 +166,7 @@ class AgentApp(App[int]):
         """What shows the core's events (its module holds every Event model: imported
         once there is an event to show, after the first frame)."""
         if self._dispatch is None:
-            from agent_tui.ui.event_dispatch import EventDispatch
+            from agent_tui.ui.link.event_dispatch import EventDispatch
 
             self._dispatch = EventDispatch(self)
         return self._dispatch
@@ -269,7 +269,7 @@ class AgentApp(App[int]):
             self.events_handled = inbox.drained
 
     def alert(self, sequence: str) -> None:
-        """Write a notification (``ui/notify.py``) to the terminal, between frames."""
+        """Write a notification (``ui/app/notify.py``) to the terminal, between frames."""
         if sequence and self._driver is not None:
             self._driver.write(sequence)
             self._driver.flush()
@@ -291,7 +291,7 @@ class AgentApp(App[int]):
 
     def show_past(self, records: list[Any]) -> None:
         """A resumed session: its conversation so far, in the transcript."""
-        from agent_tui.ui.replay import show_past
+        from agent_tui.ui.render.replay import show_past
 
         if self.usage.add_records(records):
             self.status.set_usage(self.usage)

@@ -1,7 +1,7 @@
-"""The hosted core as the app runs it (a part of ``ui/app.py``): started on a thread
+"""The hosted core as the app runs it (a part of ``ui/app/main.py``): started on a thread
 worker once the first frame is drawn, switched for a saved session (``/resume``), and
 stopped at quit, waiting (bounded) for it to end what runs. The session itself is
-hosted by :mod:`agent_tui.ui.core_host`."""
+hosted by :mod:`agent_tui.ui.link.core_host`."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.worker import Worker, WorkerState
 
-from agent_tui.ui.bridge import CoreEventsReady
-from agent_tui.ui.core_host import CoreHost, CoreState, MakeSession
-from agent_tui.ui.jobs import Jobs
-from agent_tui.ui.usage import UsageTally
+from agent_tui.ui.link.bridge import CoreEventsReady
+from agent_tui.ui.link.core_host import CoreHost, CoreState, MakeSession
+from agent_tui.ui.link.jobs import Jobs
+from agent_tui.ui.render.usage import UsageTally
 
 if TYPE_CHECKING:
     from textual.message import Message

@@ -31,9 +31,9 @@ from agent_tui.mcp_catalog.offers import (
     resource_mention,
     split_mention,
 )
-from agent_tui.ui.attachments import AttachmentRefused, mentions
+from agent_tui.ui.input.attachments import AttachmentRefused, mentions
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind
-from agent_tui.ui.safe_text import clean, first_line
+from agent_tui.ui.render.safe_text import clean, first_line
 from agent_tui.ui.widgets.suggestions import Suggestion
 
 if TYPE_CHECKING:
