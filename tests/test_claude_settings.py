@@ -425,7 +425,7 @@ def test_a_specifier_on_a_tool_that_has_nothing_to_match_is_said(home: Path, ws:
 
 def test_permissions_page_names_each_rules_claude_code_file(home: Path, ws: Path) -> None:
     from agent_tui.ui.commands.reports import permissions_report
-    from agent_tui.ui.session_facts import permission_facts
+    from agent_tui.ui.link.session_facts import permission_facts
 
     placed = install(home, ws)
     loaded = load_settings(ws)

@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 from rich.text import Text  # noqa: E402
 from textual.app import App  # noqa: E402
 
-from agent_tui.ui.file_index import FileIndex  # noqa: E402
+from agent_tui.ui.input.file_index import FileIndex  # noqa: E402
 from agent_tui.ui.widgets.suggestions import Suggestion, SuggestionList  # noqa: E402
 
 PATHS = ["a/x", "a.b", "a-c/y", "a/z/w", "a0", "ab/c", "a/z/v", "b", "a/x.py", "ab.txt",

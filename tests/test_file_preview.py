@@ -11,7 +11,7 @@ from agent_tui.cancel import CancelScope
 from agent_tui.core.tool import ToolContext
 from agent_tui.files.preview import preview
 from agent_tui.tools.files import EditFileTool
-from agent_tui.ui.diffs import diff_for_call
+from agent_tui.ui.render.diffs import diff_for_call
 
 
 def _edit(root: Path, **raw: str) -> str:

@@ -24,7 +24,7 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "agent_tui.core.deps",
     "agent_tui.commands.files",
     "agent_tui.files.workspace",
-    "agent_tui.ui.event_dispatch",
+    "agent_tui.ui.link.event_dispatch",
     "agent_tui.ui.commands.reports",
 )
 

@@ -47,9 +47,10 @@ LAYERS: tuple[Layer, ...] = (
     # custom commands, read and expanded alike for every front end and print mode
     Layer("commands", ("commands",)),
     Layer("tools", ("tools",)),
-    # the workspace's files, images and the paths a message names: the tools and the
+    # the workspace's files, images and the paths a message names, and what MCP servers
+    # offer (their statuses, prompts and resources, the port to them): the tools and the
     # front ends read them alike
-    Layer("workspace files", ("files",)),
+    Layer("shared with the front ends", ("files", "mcp_catalog")),
     Layer("settings", ("settings", "containment_settings")),
     Layer("permissions", ("permissions",)),
     Layer("core", ("core",)),
@@ -71,20 +72,8 @@ KNOWN_CYCLES: tuple[frozenset[str], ...] = ()
 
 #: Layers a member never imports although they are below it: the front ends reach the
 #: tools (workspace paths, images, MCP state) only through the session or a lower
-#: shared module (``files``, ``settings``), never ``tools`` itself. No exceptions.
+#: shared module (``files``, ``mcp_catalog``, ``settings``), never ``tools`` itself. No exceptions.
 NEVER: dict[str, tuple[str, ...]] = {"ui": ("tools",), "acp": ("tools",)}
-
-#: The imports from a front end into ``tools`` still to be moved behind the session: the
-#: TUI's MCP prompts, resources and logins read the MCP catalog and login helpers. Each
-#: one is named (a new one fails the test) and must still be there (moved: remove it).
-KNOWN_CROSSINGS: frozenset[tuple[str, str]] = frozenset({
-    ("agent_tui.ui.mcp_offers", "agent_tui.tools.mcp.catalog"),
-    ("agent_tui.ui.mcp_offers", "agent_tui.tools.mcp.errors"),
-    ("agent_tui.ui.mcp_offers", "agent_tui.tools.mcp.manager"),
-    ("agent_tui.ui.app_mcp", "agent_tui.tools.mcp.catalog"),
-    ("agent_tui.ui.app_mcp", "agent_tui.tools.mcp.oauth"),
-    ("agent_tui.ui.app_mcp", "agent_tui.tools.mcp.login"),
-})
 
 #: Third-party packages only some layers may import.
 ONLY_IN: dict[str, tuple[str, ...]] = {"textual": ("ui",)}
@@ -185,7 +174,7 @@ def bad_imports(graph: Graph, layers: tuple[Layer, ...],
                 found.append(f"{where} ({layers[ia].name} is below {layers[ib].name})")
             elif ia == ib and layers[ia].apart:
                 found.append(f"{where} ({a} and {b} never import each other)")
-            elif b in never.get(a, ()) and (source, target) not in KNOWN_CROSSINGS:
+            elif b in never.get(a, ()):
                 found.append(f"{where} ({a} reaches {b} only through the session or a "
                              "lower shared module)")
     return found
@@ -263,11 +252,6 @@ def test_no_import_points_up_the_layers_or_across_the_front_ends(graph: Graph) -
     assert bad_imports(graph, LAYERS) == []
 
 
-def test_every_known_crossing_is_still_there(graph: Graph) -> None:
-    gone = sorted(pair for pair in KNOWN_CROSSINGS if pair[1] not in graph.edges.get(pair[0], {}))
-    assert gone == [], "moved behind the session at last: remove it from KNOWN_CROSSINGS"
-
-
 def test_no_import_cycle_beyond_the_known_ones(graph: Graph) -> None:
     assert [sorted(c) for c in cycles(graph) if c not in KNOWN_CYCLES] == []
 
@@ -328,7 +312,7 @@ def test_checker_finds_one_front_end_importing_the_other(copy: Path) -> None:
     assert "agent_tui.acp.server imports agent_tui.ui.app (acp and ui never import" in bad
 
 
-@pytest.mark.parametrize("front_end", ["ui/app.py", "acp/server.py"])
+@pytest.mark.parametrize("front_end", ["ui/app/main.py", "acp/server.py"])
 def test_checker_finds_a_front_end_importing_the_tools(copy: Path, front_end: str) -> None:
     _plant(copy, front_end, "def _late():\n    from agent_tui.tools.mcp.manager import McpManager")
 

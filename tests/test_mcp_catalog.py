@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agent_tui.tools.mcp import ServerState
-from agent_tui.tools.mcp.catalog import (
+from agent_tui.mcp_catalog.offers import (
     PromptArgsError,
     prompt_arguments,
     prompt_command,

@@ -392,8 +392,8 @@ def test_ripgrep_is_the_pinned_packages_binary_whatever_the_path_has(monkeypatch
 
 @pytest.mark.asyncio
 async def test_without_ripgrep_search_glob_and_the_picker_fall_back(repo, tmp_path, monkeypatch) -> None:
-    from agent_tui.ui.file_index import FileIndex
-    from agent_tui.ui.file_source import FileSource
+    from agent_tui.ui.input.file_index import FileIndex
+    from agent_tui.ui.input.file_source import FileSource
 
     empty = tmp_path / "empty-bin"
     empty.mkdir()

@@ -333,7 +333,7 @@ async def test_f1_opens_help() -> None:
 
 
 async def test_help_lists_every_key_of_the_main_screen() -> None:
-    from agent_tui.ui.keys import APP_BINDINGS, HELP
+    from agent_tui.ui.input.keys import APP_BINDINGS, HELP
 
     listed = " ".join(keys for keys, _what in HELP)
     for binding in APP_BINDINGS:
@@ -428,7 +428,7 @@ async def test_every_event_type_has_a_case_in_the_dispatch() -> None:
     import typing
 
     from agent_tui.protocol import Event
-    from agent_tui.ui import event_dispatch
+    from agent_tui.ui.link import event_dispatch
 
     tree = ast.parse(inspect.getsource(event_dispatch.EventDispatch.handle).strip().replace("\n    ", "\n"))
     named = set()

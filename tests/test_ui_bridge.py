@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 
 from agent_tui.protocol import Notice, TextDelta, ToolOutput
-from agent_tui.ui.bridge import EventInbox, coalesce
-from agent_tui.ui.keys import DoublePress
+from agent_tui.ui.link.bridge import EventInbox, coalesce
+from agent_tui.ui.input.keys import DoublePress
 
 
 def test_neighbouring_deltas_merge_and_order_is_kept() -> None:

@@ -458,7 +458,7 @@ async def test_resume_picks_a_saved_session_and_the_app_switches_to_it() -> None
 def test_a_resumed_sessions_usage_records_count_in_the_totals() -> None:
     from types import SimpleNamespace
 
-    from agent_tui.ui.usage import UsageTally, money
+    from agent_tui.ui.render.usage import UsageTally, money
 
     records = [
         SimpleNamespace(kind="usage", turn_id="t1", model="m", input_tokens=1000, output_tokens=10,

@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 from agent_tui.protocol import PermissionRequested, ToolStateChanged  # noqa: E402
 from agent_tui.protocol.states import ToolState  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
-from agent_tui.ui.diffs import FIRST_LINES, diff_for_call, render, summary, unified  # noqa: E402
+from agent_tui.ui.render.diffs import FIRST_LINES, diff_for_call, render, summary, unified  # noqa: E402
 from agent_tui.ui.screens.permission import PermissionScreen  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
 

@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 
 from agent_tui.protocol import UserMessage  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
-from agent_tui.ui.external_editor import edit  # noqa: E402
+from agent_tui.ui.input.external_editor import edit  # noqa: E402
 from tests.snapshot_tests.support import fake_factory  # noqa: E402
 
 SIZE = (100, 30)

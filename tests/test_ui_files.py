@@ -14,8 +14,8 @@ import pytest  # noqa: E402
 
 from agent_tui.protocol import UserMessage  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
-from agent_tui.ui.attachments import MAX_FILE_BYTES, split_for_display  # noqa: E402
-from agent_tui.ui.file_index import FileIndex  # noqa: E402
+from agent_tui.ui.input.attachments import MAX_FILE_BYTES, split_for_display  # noqa: E402
+from agent_tui.ui.input.file_index import FileIndex  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, wait_until  # noqa: E402
 
 SIZE = (110, 34)

@@ -19,7 +19,7 @@ from agent_tui.protocol import (  # noqa: E402
     TurnStarted,
 )
 from agent_tui.ui.app import AgentApp  # noqa: E402
-from agent_tui.ui.output_tail import OutputTail  # noqa: E402
+from agent_tui.ui.render.output_tail import OutputTail  # noqa: E402
 from agent_tui.ui.screens.background import BackgroundScreen  # noqa: E402
 from tests.snapshot_tests import scenarios  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
@@ -225,7 +225,7 @@ async def test_theme_option_still_chooses_at_start() -> None:
 
 
 def test_durations_read_short() -> None:
-    from agent_tui.ui.times import format_duration
+    from agent_tui.ui.render.times import format_duration
 
     assert [format_duration(s) for s in (0.42, 9.96, 12.7, 65, 3725)] == [
         "0.4s", "10.0s", "12s", "1m05s", "1h02m"]

@@ -16,7 +16,7 @@ from agent_tui.core.tool import ToolContext  # noqa: E402
 from agent_tui.cancel import CancelScope  # noqa: E402
 from agent_tui.protocol import UserMessage  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
-from agent_tui.ui.attachments import split_for_display  # noqa: E402
+from agent_tui.ui.input.attachments import split_for_display  # noqa: E402
 from tests.mcp_loop import running_manager  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
 from tests.test_mcp import SERVERS, stdio  # noqa: E402

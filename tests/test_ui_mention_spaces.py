@@ -13,8 +13,8 @@ os.environ["TEXTUAL_ANIMATIONS"] = "none"
 import pytest  # noqa: E402
 
 from agent_tui.ui.app import AgentApp  # noqa: E402
-from agent_tui.ui.attachments import mentions  # noqa: E402
-from agent_tui.ui.completion import MenuKind, span_at  # noqa: E402
+from agent_tui.ui.input.attachments import mentions  # noqa: E402
+from agent_tui.ui.input.completion import MenuKind, span_at  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, wait_until  # noqa: E402
 
 needs_rg = pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep (rg) is not installed")

@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 
 from agent_tui.protocol import PermissionRequested, TextDelta, TurnEnded, TurnStarted  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
-from agent_tui.ui.notify import NotifyMode, NotifySettings, pick, sequence  # noqa: E402
+from agent_tui.ui.app.notify import NotifyMode, NotifySettings, pick, sequence  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, settle  # noqa: E402
 
 

@@ -19,7 +19,7 @@ from agent_tui.core.tool import ToolSet  # noqa: E402
 from agent_tui.core.deps import AgentConfig, SessionDeps  # noqa: E402
 from agent_tui.providers.scripted import ScriptedProvider  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
-from agent_tui.ui.replay import input_summary  # noqa: E402
+from agent_tui.ui.render.replay import input_summary  # noqa: E402
 from tests.snapshot_tests.support import QuickTool, SlowTool, demo_script, wait_until  # noqa: E402
 
 SIZE = (100, 40)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from agent_tui.ui.safe_text import clean, first_line, one_line, safe_text, short_summary
+from agent_tui.ui.render.safe_text import clean, first_line, one_line, safe_text, short_summary
 
 
 def test_csi_and_osc_sequences_are_removed() -> None:

@@ -22,7 +22,7 @@ from agent_tui.settings import load_settings
 from agent_tui.tools.registry import default_tools
 from agent_tui.tools.web.search import WebSearchTool
 from agent_tui.ui.commands.reports import cost_report
-from agent_tui.ui.usage import UsageTally
+from agent_tui.ui.render.usage import UsageTally
 from tests.fake_api import Reply
 from tests.fake_api.fixtures import fake_api, sdk_client  # noqa: F401
 from tests.harness import Recorder, Running

@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
                 wiring.make_session, prompt=opts.prompt, output_format=opts.output_format,
                 input_format=opts.input_format, on_hard_exit=kill_all_runs,
             ))
-        from agent_tui.ui.run import run_tui
+        from agent_tui.ui.app.run import run_tui
 
         wiring = Wiring(opts, interactive=True)
         if opts.sandbox:  # one asked for that cannot run stops us before the first frame

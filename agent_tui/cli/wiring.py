@@ -135,7 +135,7 @@ class Wiring:
                                        fork=self.opts.fork_session)
         return session
 
-    # The TUI's /resume (ui.core_host.SessionDirectory).
+    # The TUI's /resume (ui.link.core_host.SessionDirectory).
 
     def saved_sessions(self) -> list[Any]:
         return self.store.list()

@@ -6,7 +6,7 @@ absolute, ``~/``, ``file://``, or relative to the workspace; bare with its space
 escaped (``Screen\\ Shot.png``, as a dragged file is pasted) or quoted. A path that
 names nothing is only text (``fix logo.png handling``). One that names a file the
 model cannot be sent (too large, not a PNG/JPEG/GIF/WebP, unreadable) is refused with
-the reason. ``@path`` mentions are the ``@`` picker's (``ui/attachments.py``).
+the reason. ``@path`` mentions are the ``@`` picker's (``ui/input/attachments.py``).
 """
 
 from __future__ import annotations

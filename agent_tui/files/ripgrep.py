@@ -1,7 +1,7 @@
 """Where the ripgrep binary is: the pinned ``ripgrep`` package's, else the PATH's.
 
 The search tools run it (``tools/search``), and the TUI's file picker lists files with
-it (``ui/file_index.py``), so both find the same binary the same way.
+it (``ui/input/file_index.py``), so both find the same binary the same way.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 or with backslash escapes (``my\\ file.png``, as a terminal pastes a dragged file).
 
 One grammar for the image paths a message names (``files/image_paths.py``) and the
-``@`` mentions of the TUI's picker (``ui/attachments.py``, ``ui/completion.py``): the
+``@`` mentions of the TUI's picker (``ui/input/attachments.py``, ``ui/input/completion.py``): the
 patterns are built here, a match is read back with :func:`word`, and a path is written
 with :func:`escape` so that it reads back as itself.
 """

@@ -1,7 +1,8 @@
 """MCP tools: servers from ``.mcp.json`` / the user's ``mcp.json``, as ``mcp__SERVER__TOOL``.
 
 - ``agent_tui.settings.mcp_servers``: reading and checking the config files;
-- :mod:`.status`: a server's state and status (no SDK);
+- ``agent_tui.mcp_catalog``: a server's state and status (no SDK), what the front ends make
+  of its prompts and resources, and the port they reach the manager through;
 - :mod:`.connection`: one connection per server, in one long-lived task;
 - :mod:`.transports`: opening stdio and streamable HTTP sessions, stderr logs;
 - :mod:`.call`: one ``tools/call`` and its cancel protocol, with our own request ids
@@ -20,16 +21,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent_tui.settings.mcp_servers import ConfigProblem, ServerConfig, load_config, user_config_dir
-    from agent_tui.tools.mcp.status import ServerState, ServerStatus
+    from agent_tui.mcp_catalog.status import ServerState, ServerStatus
     from agent_tui.tools.mcp.manager import McpManager, ToolsChange, load_mcp, load_mcp_tools
     from agent_tui.tools.mcp.tool import OPERATION_META_KEY, McpTool, tool_name
 
 #: Where each name lives: imported on first use, so that importing one light module of
-#: this package (``catalog``, for the TUI's menus) does not load the MCP SDK.
+#: this package (or a state from :mod:`agent_tui.mcp_catalog.status`) does not load the MCP SDK.
 _HOME = {
     "ConfigProblem": "agent_tui.settings.mcp_servers", "ServerConfig": "agent_tui.settings.mcp_servers",
     "load_config": "agent_tui.settings.mcp_servers", "user_config_dir": "agent_tui.settings.mcp_servers",
-    "ServerState": "agent_tui.tools.mcp.status", "ServerStatus": "agent_tui.tools.mcp.status",
+    "ServerState": "agent_tui.mcp_catalog.status", "ServerStatus": "agent_tui.mcp_catalog.status",
     "McpManager": "agent_tui.tools.mcp.manager", "ToolsChange": "agent_tui.tools.mcp.manager",
     "load_mcp": "agent_tui.tools.mcp.manager", "load_mcp_tools": "agent_tui.tools.mcp.manager",
     "OPERATION_META_KEY": "agent_tui.tools.mcp.tool", "McpTool": "agent_tui.tools.mcp.tool",

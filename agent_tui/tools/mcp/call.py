@@ -33,7 +33,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from pydantic import ValidationError
 
-from agent_tui.tools.mcp.errors import short
+from agent_tui.mcp_catalog.errors import short
 
 _NOTIFY_WRITE_S = 1.0
 

@@ -37,8 +37,9 @@ from agent_tui.cancel import CancelScope
 from agent_tui.tools.mcp import catalog, procs
 from agent_tui.tools.mcp.call import Answer, AnswerKind, CallDispatcher, RemoteCall, serve_call
 from agent_tui.settings.mcp_servers import ServerConfig, Transport
-from agent_tui.tools.mcp.errors import ServerUnavailable, describe_startup, short
-from agent_tui.tools.mcp.status import ServerState, ServerStatus
+from agent_tui.mcp_catalog.errors import short
+from agent_tui.tools.mcp.errors import ServerUnavailable, describe_startup
+from agent_tui.mcp_catalog.status import ServerState, ServerStatus
 from agent_tui.tools.mcp.transports import StderrLog, connect
 
 #: A server whose connection is lost after it was ready is restarted at the next

@@ -4,26 +4,13 @@ from __future__ import annotations
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
-from pydantic import ValidationError
 
+from agent_tui.mcp_catalog.errors import short
 from agent_tui.settings.mcp_servers import ServerConfig, Transport
 
 
 class ServerUnavailable(Exception):
     """The server is not running and will not be started for this call."""
-
-
-def short(exc: BaseException, limit: int = 300) -> str:
-    """An exception in one bounded line (a validation error as its first problems)."""
-    if isinstance(exc, ValidationError):
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'result'}: {err['msg']}"
-            for err in exc.errors()[:3]
-        )
-        text = f"invalid {exc.title}: {problems}"
-    else:
-        text = " ".join(f"{type(exc).__name__}: {exc}".split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -48,4 +35,4 @@ def describe_startup(exc: BaseException, config: ServerConfig) -> str:
     return f"startup failed: {short(exc)}"
 
 
-__all__ = ["ServerUnavailable", "describe_startup", "short"]
+__all__ = ["ServerUnavailable", "describe_startup"]

@@ -14,11 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import os
-import sys
-import threading
-import webbrowser
-from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -27,7 +22,8 @@ from mcp.client.session import ClientSession
 from mcp.shared.auth import AuthorizationCodeResult
 
 from agent_tui.settings.mcp_servers import ServerConfig
-from agent_tui.tools.mcp.errors import short
+from agent_tui.mcp_catalog.browser import LOGIN_TIMEOUT_S, OpenUrl
+from agent_tui.mcp_catalog.errors import short
 from agent_tui.tools.mcp.oauth import (
     LoginRefused,
     TokenFile,
@@ -38,35 +34,8 @@ from agent_tui.tools.mcp.oauth import (
     uses_oauth,
 )
 
-#: How long a login waits for the browser to come back.
-LOGIN_TIMEOUT_S = 300.0
 _PAGE = ("<!doctype html><title>agent-tui</title><p>{text}</p>"
          "<p>You can close this tab and go back to agent-tui.</p>")
-
-OpenUrl = Callable[[str], Awaitable[None] | None]
-
-
-def open_in_browser(show: Callable[[str], None], *, console: bool = True) -> OpenUrl:
-    """Open the URL in the user's browser when there is one (on a thread of its own:
-    some browsers' launchers wait until the browser ends); show it either way, for a
-    browser that does not come up or one on another machine. Without ``console``
-    (the TUI owns the terminal) only a graphical browser or the user's ``$BROWSER``
-    is tried, never a text one."""
-
-    def open_url(url: str) -> None:
-        graphical = bool(os.environ.get("BROWSER") or os.environ.get("DISPLAY")
-                         or os.environ.get("WAYLAND_DISPLAY") or sys.platform in ("darwin", "win32"))
-        try:
-            if not console and not graphical:
-                raise webbrowser.Error("no graphical browser")
-            browser = webbrowser.get()
-        except webbrowser.Error:
-            show(f"To log in, open: {url}")
-            return
-        show(f"Opening your browser to log in; if it does not open, visit: {url}")
-        threading.Thread(target=browser.open, args=(url,), name="mcp-login-browser", daemon=True).start()
-
-    return open_url
 
 
 class Callback:
@@ -191,4 +160,4 @@ def _worded(exc: BaseException, config: ServerConfig) -> BaseException:
     return ValueError(f"cannot log in to {config.url}: {short(leaf)}")
 
 
-__all__ = ["LOGIN_TIMEOUT_S", "Callback", "OpenUrl", "login", "open_in_browser"]
+__all__ = ["Callback", "login"]

@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, Field
 
 from agent_tui.core.tool import ToolSet
+from agent_tui.mcp_catalog.port import McpServers
 from agent_tui.tools.mcp import procs
 from agent_tui.settings.mcp_servers import ConfigProblem, ServerConfig, Transport, load_config
-from agent_tui.tools.mcp.status import ServerState, ServerStatus
+from agent_tui.mcp_catalog.status import ServerState, ServerStatus
 
 if TYPE_CHECKING:  # the MCP SDK is imported once a server is configured
     import mcp_types as types
@@ -68,8 +69,9 @@ class ToolsChange(BaseModel):
         return ", ".join(parts)
 
 
-class McpManager:
-    """Owns every MCP server connection of one session."""
+class McpManager(McpServers):
+    """Owns every MCP server connection of one session (the front ends reach it as
+    :class:`~agent_tui.mcp_catalog.port.McpServers`)."""
 
     def __init__(
         self,
@@ -156,6 +158,15 @@ class McpManager:
 
     def status(self) -> list[ServerStatus]:
         return [conn.status() for conn in self.connections.values()]
+
+    def servers(self) -> list[str]:
+        return list(self.connections)
+
+    def uses_oauth(self, name: str) -> bool:
+        from agent_tui.tools.mcp.oauth import uses_oauth
+
+        conn = self.connections.get(name)
+        return conn is not None and uses_oauth(conn.config)
 
     # -- resources and prompts (the TUI's @server:uri mentions and /mcp__server__prompt)
 

@@ -8,7 +8,7 @@ A command line never reaches the model as a message: a built-in command runs her
 custom one is handed to the session (``agent_tui/commands/use.py``: its ``!`` lines
 first when it has some, else the prompt it stands for, sent the way the keys said: a
 message, a follow-up or send-now), an MCP server's prompt is got from the server and
-sent the same way (``ui/app_mcp.py``), and an unknown one is reported with the nearest
+sent the same way (``ui/app/mcp_requests.py``), and an unknown one is reported with the nearest
 names and stays in the input to be fixed.
 """
 
@@ -23,12 +23,12 @@ from rich.console import RenderableType
 
 from agent_tui.ui.commands import definitions
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind, CommandLine, Commands
-from agent_tui.ui.themes import THEMES
+from agent_tui.ui.render.themes import THEMES
 from agent_tui.ui.widgets.prompt_input import SendMode
 
 if TYPE_CHECKING:
     from agent_tui.protocol import ImageAttachment, Op
-    from agent_tui.ui.usage import UsageTally
+    from agent_tui.ui.render.usage import UsageTally
 
 # The first frame lists the commands but runs none: what running them takes (the Ops,
 # the reports and the settings they read, the custom commands' runner) is imported by
@@ -40,8 +40,8 @@ MIN_THINKING_BUDGET = 1024  # the API's least budget_tokens
 class CommandHost(Protocol):
     """What the commands need of the app."""
 
-    usage: UsageTally
-
+    @property
+    def usage(self) -> UsageTally: ...
     @property
     def running(self) -> bool: ...
     def submit(self, op: Op) -> None: ...
@@ -63,7 +63,7 @@ class CommandHost(Protocol):
         """Run ``then`` once the session exists (never, if it cannot start)."""
 
     def open_mcp(self) -> None:
-        """``/mcp``: the servers and their actions (ui/app_mcp.py)."""
+        """``/mcp``: the servers and their actions (ui/app/mcp_requests.py)."""
 
     def run_mcp_prompt(self, command: Command, args: str, mode: SendMode) -> None:
         """Get an MCP server's prompt for ``args`` (off the UI's thread), then send it."""
@@ -228,7 +228,7 @@ def _theme(host: CommandHost, args: str) -> None:
 
 def _permissions(host: CommandHost, args: str) -> None:
     from agent_tui.ui.commands import reports
-    from agent_tui.ui.session_facts import permission_facts
+    from agent_tui.ui.link.session_facts import permission_facts
 
     parts = host.session_parts()
     if parts is None:

@@ -10,7 +10,7 @@ from typing import Any
 from rich.text import Text
 
 from agent_tui.protocol.tool_names import claude_name
-from agent_tui.ui.safe_text import clean, first_line
+from agent_tui.ui.render.safe_text import clean, first_line
 
 SKILL_FOLDERS = "~/.claude/skills, .claude/skills, ~/.agents/skills, .agents/skills"
 AGENT_FOLDERS = ".claude/agents, ~/.claude/agents"

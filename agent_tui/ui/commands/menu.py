@@ -7,8 +7,8 @@ from collections.abc import Callable
 from rich.text import Text
 
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind, Commands
-from agent_tui.ui.completion import Accepted, ShowFn
-from agent_tui.ui.safe_text import clean
+from agent_tui.ui.input.completion import Accepted, ShowFn
+from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.widgets.suggestions import Suggestion
 
 NAME_WIDTH = 22

@@ -16,9 +16,9 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_tui.protocol import BackgroundJobChanged, Op, StopBackground
-from agent_tui.ui.jobs import Jobs
-from agent_tui.ui.safe_text import clean, first_line
-from agent_tui.ui.states import Look, role_style
+from agent_tui.ui.link.jobs import Jobs
+from agent_tui.ui.render.safe_text import clean, first_line
+from agent_tui.ui.render.states import Look, role_style
 
 JOB_LOOKS: dict[str, Look] = {
     "running": Look("▶", "running", "primary"),

@@ -1,4 +1,4 @@
-"""The help screen: every key and what it does (from ``ui.keys.HELP``), then every
+"""The help screen: every key and what it does (from ``ui.input.keys.HELP``), then every
 slash command; a page like the others (``info.py``), so it scrolls where the terminal
 is too small to show it whole."""
 
@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding
 
-from agent_tui.ui.keys import HELP
+from agent_tui.ui.input.keys import HELP
 from agent_tui.ui.screens.info import InfoScreen
 
 

@@ -5,7 +5,7 @@ approves and goes on asking before changes, a approves and accepts edits, n keep
 planning.
 
 y / Enter allow once, a allow for the session, n / Esc deny, d deny with a note
-(type it, Enter sends). An edit shows its diff (``ui/diffs.py``) before the user
+(type it, Enter sends). An edit shows its diff (``ui/render/diffs.py``) before the user
 decides. The answer goes to the core as a ``Decide`` op. When the
 call stops waiting by itself (the turn was interrupted), the app dismisses the
 prompt without an answer.
@@ -32,11 +32,11 @@ from textual.widgets import Input, Static
 
 from agent_tui.protocol import Decide, PermissionRequested
 from agent_tui.protocol import Decision
-from agent_tui.ui.diffs import FileDiff
-from agent_tui.ui.diffs import render as render_diff
-from agent_tui.ui.diffs import summary as diff_summary
-from agent_tui.ui.safe_text import clean, short_summary
-from agent_tui.ui.states import role_style
+from agent_tui.ui.render.diffs import FileDiff
+from agent_tui.ui.render.diffs import render as render_diff
+from agent_tui.ui.render.diffs import summary as diff_summary
+from agent_tui.ui.render.safe_text import clean, short_summary
+from agent_tui.ui.render.states import role_style
 
 _INPUT_PREVIEW_LINES = 8
 PLAN_TOOL = "exit_plan_mode"

@@ -38,9 +38,9 @@ from agent_tui.protocol import (
     RewindPoint,
     RewindPoints,
 )
-from agent_tui.ui.safe_text import clean, first_line
-from agent_tui.ui.states import role_style
-from agent_tui.ui.times import default_format_time
+from agent_tui.ui.render.safe_text import clean, first_line
+from agent_tui.ui.render.states import role_style
+from agent_tui.ui.render.times import default_format_time
 
 
 # What the rewind does to a file (FileChangeInfo.kind) in words.

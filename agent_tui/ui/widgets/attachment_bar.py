@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
-from agent_tui.ui.attachments import IMAGE_MARK, Attachment, AttachmentKind, mentions
-from agent_tui.ui.safe_text import clean
-from agent_tui.ui.states import role_style
+from agent_tui.ui.input.attachments import IMAGE_MARK, Attachment, AttachmentKind, mentions
+from agent_tui.ui.render.safe_text import clean
+from agent_tui.ui.render.states import role_style
 from agent_tui.units import format_bytes
 
 if TYPE_CHECKING:

@@ -22,8 +22,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from agent_tui.protocol.states import PlanItemState
-from agent_tui.ui.safe_text import first_line
-from agent_tui.ui.states import PLAN_LOOKS, role_style
+from agent_tui.ui.render.safe_text import first_line
+from agent_tui.ui.render.states import PLAN_LOOKS, role_style
 
 if TYPE_CHECKING:
     from agent_tui.core.plan import Plan

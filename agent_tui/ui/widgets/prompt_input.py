@@ -25,7 +25,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
-from agent_tui.ui.keys import (
+from agent_tui.ui.input.keys import (
     FOLLOW_UP_KEYS,
     INPUT_BINDINGS,
     NEWLINE_KEYS,
@@ -43,7 +43,7 @@ class SendMode(StrEnum):
 
 
 class Completer(Protocol):
-    """A menu that follows the input (``ui/completion.py``)."""
+    """A menu that follows the input (``ui/input/completion.py``)."""
 
     def update(self) -> None:
         """The text or the cursor moved."""

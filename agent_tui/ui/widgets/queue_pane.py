@@ -23,8 +23,8 @@ from textual.message import Message
 from textual.widgets import Static
 
 from agent_tui.protocol.states import SteerKind, SteerStatus
-from agent_tui.ui.safe_text import first_line
-from agent_tui.ui.states import STEER_LOOKS, Look, role_style
+from agent_tui.ui.render.safe_text import first_line
+from agent_tui.ui.render.states import STEER_LOOKS, Look, role_style
 
 
 class Pending(StrEnum):

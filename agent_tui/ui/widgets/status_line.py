@@ -13,9 +13,9 @@ from rich.text import Text
 from textual.widgets import Static
 
 from agent_tui.protocol.states import NoticeCode, PermissionMode
-from agent_tui.ui.safe_text import first_line
-from agent_tui.ui.states import NOTICE_ROLES, TURN_LOOKS, role_style
-from agent_tui.ui.usage import UsageTally, money, tokens_short
+from agent_tui.ui.render.safe_text import first_line
+from agent_tui.ui.render.states import NOTICE_ROLES, TURN_LOOKS, role_style
+from agent_tui.ui.render.usage import UsageTally, money, tokens_short
 
 JOURNAL_ERROR_PREFIX = "journal not saved"
 

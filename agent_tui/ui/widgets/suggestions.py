@@ -1,7 +1,7 @@
 """The menu above the input: slash commands as ``/`` is typed, files after ``@``.
 
 Never focused: the input keeps the keys and hands ↑ ↓ Tab Enter Esc here while the
-menu is open (see ``ui/completion.py``); a click picks an item too. Hidden when closed.
+menu is open (see ``ui/input/completion.py``); a click picks an item too. Hidden when closed.
 
 The first screenful of items is laid out and painted first, the rest right after:
 measuring every option before the first paint would double the time to first results.

@@ -6,7 +6,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from agent_tui.ui.safe_text import clean, first_line
+from agent_tui.ui.render.safe_text import clean, first_line
 from agent_tui.ui.widgets.transcript_blocks import Block, Painter
 
 

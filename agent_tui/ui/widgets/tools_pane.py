@@ -23,9 +23,9 @@ from textual.widgets import Static
 from agent_tui.cancel import CancelReason
 from agent_tui.core.state import TERMINAL_TOOL_STATES
 from agent_tui.protocol import ToolState
-from agent_tui.ui.safe_text import clean, first_line, one_line, short_summary
-from agent_tui.ui.states import HEADLINE_TOOLS, exit_words, role_style, tool_look
-from agent_tui.ui.times import format_duration
+from agent_tui.ui.render.safe_text import clean, first_line, one_line, short_summary
+from agent_tui.ui.render.states import HEADLINE_TOOLS, exit_words, role_style, tool_look
+from agent_tui.ui.render.times import format_duration
 
 
 OUTPUT_LOOKBACK = 4096  # characters of a batch of output searched for its last line

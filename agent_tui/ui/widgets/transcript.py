@@ -37,7 +37,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from agent_tui.ui.diffs import FileDiff
+from agent_tui.ui.render.diffs import FileDiff
 from agent_tui.ui.widgets.thinking_block import ThinkingBlock
 from agent_tui.ui.widgets.transcript_input import TranscriptInput
 from agent_tui.ui.widgets.transcript_blocks import (

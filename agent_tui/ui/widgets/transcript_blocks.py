@@ -8,7 +8,7 @@ transcript may also make it :meth:`Block.forget` its lines (keeping their count)
 bound memory, and they are rendered again when scrolled back into view.
 
 Everything shown comes from outside (the user, the model, tools, file names): it is
-cleaned of control sequences and never parsed as markup (``ui/safe_text.py``).
+cleaned of control sequences and never parsed as markup (``ui/render/safe_text.py``).
 """
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ from textual.style import Style as VisualStyle
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 
-from agent_tui.ui.attachments import IMAGE_MARK, AttachmentKind, split_for_display
-from agent_tui.ui.diffs import FileDiff
-from agent_tui.ui.diffs import render as render_diff
-from agent_tui.ui.diffs import summary as diff_summary
-from agent_tui.ui.output_tail import OutputTail
-from agent_tui.ui.safe_text import clean, first_line, safe_text, short_summary
-from agent_tui.ui.search_results import search_listing
-from agent_tui.ui.states import role_style, tool_look
+from agent_tui.ui.input.attachments import IMAGE_MARK, AttachmentKind, split_for_display
+from agent_tui.ui.render.diffs import FileDiff
+from agent_tui.ui.render.diffs import render as render_diff
+from agent_tui.ui.render.diffs import summary as diff_summary
+from agent_tui.ui.render.output_tail import OutputTail
+from agent_tui.ui.render.safe_text import clean, first_line, safe_text, short_summary
+from agent_tui.ui.render.search_results import search_listing
+from agent_tui.ui.render.states import role_style, tool_look
 from agent_tui.ui.widgets.markdown_stream import LiveTail, MarkdownStream, Piece
 
 REWOUND_OPACITY = 0.45  # text no longer in the conversation is drawn this faint
@@ -334,7 +334,7 @@ class ToolBlock(Block):
         self.result = OutputTail()
         self.expanded = False
         self.output_dirty = False
-        self.diff: FileDiff | None = None  # an edit's change (ui/diffs.py)
+        self.diff: FileDiff | None = None  # an edit's change (ui/render/diffs.py)
 
     def set_diff(self, diff: FileDiff) -> None:
         """The change this call makes: folded to its summary unless it is short."""

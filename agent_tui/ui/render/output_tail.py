@@ -8,7 +8,7 @@ sequence split across two pieces is still removed whole.
 
 from __future__ import annotations
 
-from agent_tui.ui.safe_text import clean
+from agent_tui.ui.render.safe_text import clean
 
 MAX_LINES = 200
 MAX_CHARS = 64 * 1024

@@ -1,4 +1,4 @@
-"""Changing the queue from the app (a mixin of ``ui/app.py``): edit or remove a queued
+"""Changing the queue from the app (a part of ``ui/app/main.py``): edit or remove a queued
 steer or follow-up in the queue pane, and Up on an empty input pulls the newest one
 back into the input.
 
@@ -11,96 +11,102 @@ the core says it was removed (an item applied first stays applied).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.protocol.states import SteerStatus
 from agent_tui.ui.widgets.queue_pane import Pending, QueuePane
 
 if TYPE_CHECKING:
     from agent_tui.protocol import Op, SteerState
-    from agent_tui.ui.screen_slots import ScreenSlot
+    from agent_tui.ui.app.screen_slots import ScreenSlot
     from agent_tui.ui.widgets.prompt_input import PromptInput
     from agent_tui.ui.widgets.status_line import StatusLine
 
 
-class QueueMixin:
-    """Mixin of the app: what it needs of it is declared here."""
+class QueueHost(Protocol):
+    """What the queue editor uses of the app."""
 
     queue_pane: QueuePane
     prompt: PromptInput
     status: StatusLine
     queue_edit_slot: ScreenSlot[Any]
-    queue_edits: dict[str, str]  # id -> the text an edit asked for, until answered
-    pulled_back: set[str]  # ids whose removal puts the text into the input
 
-    if TYPE_CHECKING:  # the app's own, for the type checker (never shadowing it)
-        def submit(self, op: Op) -> None: ...
+    def submit(self, op: Op) -> None: ...
 
-    def on_queue_pane_edit_requested(self, event: QueuePane.EditRequested) -> None:
+
+class QueueEditor:
+    """The queue pane's edits and removals, and Up on an empty input."""
+
+    def __init__(self, app: QueueHost) -> None:
+        self.app = app
+        self.edits: dict[str, str] = {}  # id -> the text an edit asked for, until answered
+        self.pulled_back: set[str] = set()  # ids whose removal puts the text into the input
+
+    def edit_requested(self, event: QueuePane.EditRequested) -> None:
         from agent_tui.ui.screens.queue_edit import QueueEditScreen
 
         item = event.item
-        if self.queue_edit_slot.is_open:
+        if self.app.queue_edit_slot.is_open:
             return
 
         def edited(text: str | None) -> None:
-            current = self.queue_pane.items.get(item.id)
+            current = self.app.queue_pane.items.get(item.id)
             if text is None or text == item.text:
-                self.queue_pane.focus()
+                self.app.queue_pane.focus()
                 return
             if current is None or not current.waiting:
                 # Applied (or returned) while it was being edited: keep what was typed.
-                self.prompt.put_back(text)
-                self.status.set_notice("info", "that message was applied before the edit: "
+                self.app.prompt.put_back(text)
+                self.app.status.set_notice("info", "that message was applied before the edit: "
                                                "your edit is in the input")
-                self.prompt.focus()
+                self.app.prompt.focus()
                 return
-            self.queue_edits[item.id] = text
-            self.queue_pane.mark(item.id, Pending.EDIT)
+            self.edits[item.id] = text
+            self.app.queue_pane.mark(item.id, Pending.EDIT)
             from agent_tui.protocol import EditQueued
 
-            self.submit(EditQueued(id=item.id, text=text))
-            self.queue_pane.focus()
+            self.app.submit(EditQueued(id=item.id, text=text))
+            self.app.queue_pane.focus()
 
-        self.queue_edit_slot.open(QueueEditScreen(item.id, item.kind, item.text), edited)
+        self.app.queue_edit_slot.open(QueueEditScreen(item.id, item.kind, item.text), edited)
 
-    def on_queue_pane_remove_requested(self, event: QueuePane.RemoveRequested) -> None:
-        self.queue_pane.mark(event.item.id, Pending.REMOVE)
+    def remove_requested(self, event: QueuePane.RemoveRequested) -> None:
+        self.app.queue_pane.mark(event.item.id, Pending.REMOVE)
         from agent_tui.protocol import RemoveQueued
 
-        self.submit(RemoveQueued(id=event.item.id))
+        self.app.submit(RemoveQueued(id=event.item.id))
 
-    def action_focus_queue(self) -> None:
+    def focus_queue(self) -> None:
         """Alt+Up: the queued messages, to edit or remove one."""
-        if self.queue_pane.display:
-            self.queue_pane.focus()
+        if self.app.queue_pane.display:
+            self.app.queue_pane.focus()
 
-    def on_queue_pane_leave(self, _event: QueuePane.Leave) -> None:
-        self.prompt.focus()
+    def leave(self) -> None:
+        self.app.prompt.focus()
 
     def pull_back_newest(self) -> bool:
         """Up on an empty input: the newest queued item back into it (once the core
         confirms it was taken off the queue). False when nothing is queued."""
-        item = self.queue_pane.newest_waiting()
+        item = self.app.queue_pane.newest_waiting()
         if item is None:
             return False
         self.pulled_back.add(item.id)
-        self.queue_pane.mark(item.id, Pending.REMOVE)
+        self.app.queue_pane.mark(item.id, Pending.REMOVE)
         from agent_tui.protocol import RemoveQueued
 
-        self.submit(RemoveQueued(id=item.id))
+        self.app.submit(RemoveQueued(id=item.id))
         return True
 
-    def queue_answered(self, event: SteerState) -> None:
+    def answered(self, event: SteerState) -> None:
         """The core's answer about a queued item (after the pane has shown it)."""
-        asked = self.queue_edits.pop(event.id, None)
+        asked = self.edits.pop(event.id, None)
         if event.state is SteerStatus.REMOVED and event.id in self.pulled_back:
             self.pulled_back.discard(event.id)
-            self.prompt.put_back(event.text)
-            self.prompt.focus()
+            self.app.prompt.put_back(event.text)
+            self.app.prompt.focus()
         elif event.state in (SteerStatus.APPLIED, SteerStatus.RETURNED):
             self.pulled_back.discard(event.id)
             if asked is not None and asked != event.text and event.state is SteerStatus.APPLIED:
-                self.prompt.put_back(asked)
-                self.status.set_notice("info", "that message was applied before the edit reached it: "
+                self.app.prompt.put_back(asked)
+                self.app.status.set_notice("info", "that message was applied before the edit reached it: "
                                                "your edit is in the input")

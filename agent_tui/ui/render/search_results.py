@@ -7,8 +7,8 @@ from rich.style import Style
 from rich.text import Text
 
 from agent_tui.core.search_listing import listed_results
-from agent_tui.ui.safe_text import clean
-from agent_tui.ui.states import role_style
+from agent_tui.ui.render.safe_text import clean
+from agent_tui.ui.render.states import role_style
 
 MAX_SHOWN = 8  # results listed; the rest are counted (Ctrl+O shows the whole result)
 

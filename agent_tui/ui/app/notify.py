@@ -107,7 +107,7 @@ class Notifier:
         self._started = now
 
     def turn_ended(self, now: float, status: str, focused: bool) -> str:
-        from agent_tui.ui.times import format_duration
+        from agent_tui.ui.render.times import format_duration
 
         started, self._started = self._started, None
         if started is None or focused or now - started < self.settings.after_s:

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from agent_tui.protocol.states import NoticeLevel, RestoreWhat
-from agent_tui.ui.safe_text import clean, first_line
-from agent_tui.ui.states import role_style
+from agent_tui.ui.render.safe_text import clean, first_line
+from agent_tui.ui.render.states import role_style
 
 if TYPE_CHECKING:
     from agent_tui.protocol import FileChangeInfo, Rewound

@@ -48,16 +48,19 @@ from agent_tui.protocol.states import (
     TurnState,
     TurnStatus,
 )
-from agent_tui.ui.diffs import DIFF_TOOLS, FileDiff, diff_for_call
-from agent_tui.ui.rewind_report import restores_conversation, rewind_report
-from agent_tui.ui.safe_text import clean
+from agent_tui.ui.render.diffs import DIFF_TOOLS, FileDiff, diff_for_call
+from agent_tui.ui.render.rewind_report import restores_conversation, rewind_report
+from agent_tui.ui.render.safe_text import clean
 
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from agent_tui.ui.jobs import Jobs
-    from agent_tui.ui.notify import Notifier
-    from agent_tui.ui.screen_slots import ScreenSlot
+    from agent_tui.ui.app.queue_editor import QueueEditor
+    from agent_tui.ui.app.overlays import Overlays
+    from agent_tui.ui.link.jobs import Jobs
+    from agent_tui.ui.link.session_view import SessionView
+    from agent_tui.ui.app.notify import Notifier
+    from agent_tui.ui.app.screen_slots import ScreenSlot
     from agent_tui.ui.widgets.plan_pane import PlanPane
     from agent_tui.ui.widgets.prompt_input import PromptInput
     from agent_tui.ui.widgets.queue_pane import QueuePane
@@ -90,24 +93,16 @@ class Screen(Protocol):
     clock: Callable[[], float]
     rewound_text: str | None  # the input as the latest rewind left it
     session_ending: bool  # SessionEnd hooks run (quitting waits for them; Esc ends them)
+    overlays: Overlays  # the permission prompts
+    queue_editor: QueueEditor  # what the queue's edits wait for
+    session_view: SessionView  # usage, compaction, models, the permission mode
 
     @property
     def theme_variables(self) -> dict[str, str]: ...
     def turn_end_line(self, status: str, detail: str) -> Text: ...
-    def ask_permission(self, event: PermissionRequested) -> None: ...
     def alert(self, sequence: str) -> None: ...
-    def queue_answered(self, event: SteerState) -> None: ...
-    def withdraw_permission(self, tool_use_id: str) -> None: ...
     def session_closed_event(self) -> None: ...
     def render_streamed(self) -> None: ...
-    # The working session (usage, compaction, models): see ui/session_view.py.
-    def usage_event(self, event: Usage) -> None: ...
-    def compaction_event(self, event: Compaction) -> None: ...
-    def model_changed(self, event: ModelChanged) -> None: ...
-    def permission_mode_changed(self, event: PermissionModeChanged) -> None: ...
-    def models_listed(self, event: Models) -> None: ...
-    def conversation_cleared(self, event: ConversationCleared) -> None: ...
-    def context_reported(self, event: ContextReport) -> None: ...
 
 
 class EventDispatch:
@@ -149,7 +144,7 @@ class EventDispatch:
             case TurnEnded():
                 self._turn_ended(event)
             case PermissionRequested():
-                s.ask_permission(event)
+                s.overlays.ask_permission(event)
                 s.alert(s.notifier.approval_waiting(s.app_focus))
             case SteerState():
                 self._steer(event)
@@ -179,19 +174,19 @@ class EventDispatch:
                 if event.parent_tool_use_id is None:  # a sub-agent's stays in its task
                     s.transcript.append_thinking(event.text)
             case Usage():
-                s.usage_event(event)
+                s.session_view.usage_event(event)
             case Compaction():
-                s.compaction_event(event)
+                s.session_view.compaction_event(event)
             case ModelChanged():
-                s.model_changed(event)
+                s.session_view.model_changed(event)
             case PermissionModeChanged():
-                s.permission_mode_changed(event)
+                s.session_view.permission_mode_changed(event)
             case Models():
-                s.models_listed(event)
+                s.session_view.models_listed(event)
             case ConversationCleared():
-                s.conversation_cleared(event)
+                s.session_view.conversation_cleared(event)
             case ContextReport():
-                s.context_reported(event)
+                s.session_view.context_reported(event)
             case HookStateChanged():
                 if event.event is HookEvent.SESSION_END:
                     s.session_ending = event.state is HookRunState.RUNNING
@@ -209,7 +204,7 @@ class EventDispatch:
         the status line shows only the latest notice, cut to its width."""
         from rich.text import Text
 
-        from agent_tui.ui.states import role_style
+        from agent_tui.ui.render.states import role_style
 
         s = self.screen
         if event.code is NoticeCode.SESSION_FORKED:  # said once: whole, where it stays
@@ -252,7 +247,7 @@ class EventDispatch:
             ended_by=event.ended_by,
         )
         if event.state is not ToolState.AWAITING_APPROVAL:
-            s.withdraw_permission(event.tool_use_id)
+            s.overlays.withdraw_permission(event.tool_use_id)
 
     def _diff(self, event: ToolStateChanged) -> None:
         """An edit's change, once its input is complete (the permission prompt's, read
@@ -283,7 +278,7 @@ class EventDispatch:
     def _steer(self, event: SteerState) -> None:
         s = self.screen
         s.queue_pane.steer_state(event.id, event.kind, event.state, event.text)
-        s.queue_answered(event)
+        s.queue_editor.answered(event)
         if event.state is SteerStatus.APPLIED and s.turn_state in (TurnState.RUNNING, TurnState.CANCELLING):
             # Injected into the running turn (a steer that starts a new turn shows
             # as that turn's user message instead).

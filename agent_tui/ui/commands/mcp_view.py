@@ -3,7 +3,7 @@ with it: log in (an HTTP server that uses OAuth), reconnect, disable or enable, 
 the details page (tools, resources, prompts, errors, log).
 
 The choice is an id ``ACTION:SERVER``; :func:`action_of` reads it back. Running
-one is the app's (``ui/app_mcp.py``): the manager does it on the core's loop.
+one is the app's (``ui/app/mcp_requests.py``): the manager does it on the core's loop.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
-from agent_tui.ui.safe_text import clean, first_line
+from agent_tui.ui.render.safe_text import clean, first_line
 from agent_tui.ui.screens.picker import PickItem
 
 DETAILS = "details"

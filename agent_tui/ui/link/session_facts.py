@@ -1,7 +1,7 @@
 """What a running session holds that no Event carries: the permission rules in force
 (and where each came from), read through the Session's public attributes
 (``policy``, ``workspace``) and the settings files. (Its MCP servers are
-``ui/mcp_offers.py``'s.)
+``ui/input/mcp_offers.py``'s.)
 
 Where a rule came from is found by reading the settings files again (the merged
 settings keep no origin per rule): the first file that lists it, user before project.

@@ -1,19 +1,19 @@
 """The working session on screen: usage (the status line's context meter, tokens and
 cost), compaction (a divider with the tokens before and after, and honest started /
 cancelled / failed states), the model in use, the model picker, and a new
-conversation after ``/clear``, and the permission mode (Shift+Tab cycles it). A mixin of the app (``ui/app.py``)."""
+conversation after ``/clear``, and the permission mode (Shift+Tab cycles it). A part of the app (``ui/app/main.py``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 
 from agent_tui.protocol import PermissionMode
 from agent_tui.protocol.states import CompactionState
-from agent_tui.ui.safe_text import clean, first_line
-from agent_tui.ui.states import role_style
-from agent_tui.ui.usage import UsageTally, tokens_short
+from agent_tui.ui.render.safe_text import clean, first_line
+from agent_tui.ui.render.states import role_style
+from agent_tui.ui.render.usage import UsageTally, tokens_short
 
 if TYPE_CHECKING:
     from agent_tui.protocol import (
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         PermissionModeChanged,
         Usage,
     )
-    from agent_tui.ui.screen_slots import ScreenSlot
+    from agent_tui.ui.app.screen_slots import ScreenSlot
     from agent_tui.ui.widgets.queue_pane import QueuePane
     from agent_tui.ui.widgets.tools_pane import ToolsPane
     from agent_tui.ui.widgets.status_line import StatusLine
@@ -65,8 +65,8 @@ def compaction_line(event: Compaction, variables: dict[str, str]) -> Text:
     return line
 
 
-class SessionView:
-    """Mixin of the app: what it needs of it is declared here."""
+class SessionViewHost(Protocol):
+    """What the working session's view uses of the app."""
 
     transcript: Transcript
     tools_pane: ToolsPane
@@ -74,25 +74,33 @@ class SessionView:
     status: StatusLine
     usage: UsageTally
     model_slot: ScreenSlot[Any]
-    current_model: str
-    theme_variables: dict[str, str]
-    permission_mode: PermissionMode  # as the core last said (or Shift+Tab just asked)
-    started_mode: PermissionMode  # auto is in Shift+Tab's cycle only when it started so
 
-    if TYPE_CHECKING:  # the app's own, for the type checker (never shadowing it)
-        def submit(self, op: Op) -> None: ...
+    @property
+    def theme_variables(self) -> dict[str, str]: ...
+    def submit(self, op: Op) -> None: ...
+
+
+class SessionView:
+    """The working session on screen, and the permission mode and model in force."""
+
+    def __init__(self, app: SessionViewHost) -> None:
+        self.app = app
+        self.current_model = ""
+        # as the core last said (or Shift+Tab just asked); auto is in Shift+Tab's cycle
+        # only when the session started in it
+        self.permission_mode = self.started_mode = PermissionMode.ASK  # until the session says
 
     def session_modes(self, mode: PermissionMode) -> None:
         """The session started in ``mode``."""
         self.permission_mode = self.started_mode = mode
-        self.status.set_mode(mode)
+        self.app.status.set_mode(mode)
 
     def permission_mode_changed(self, event: PermissionModeChanged) -> None:
         self.permission_mode = event.mode
-        self.status.set_mode(event.mode)
-        self.status.set_notice("info", f"permission mode: {MODE_WORDS[event.mode]}")
+        self.app.status.set_mode(event.mode)
+        self.app.status.set_notice("info", f"permission mode: {MODE_WORDS[event.mode]}")
 
-    def action_cycle_mode(self) -> None:
+    def cycle_mode(self) -> None:
         """Shift+Tab: the next permission mode (the core confirms it)."""
         order = [PermissionMode.ASK, PermissionMode.ACCEPT_EDITS, PermissionMode.PLAN]
         if self.started_mode is PermissionMode.AUTO:
@@ -100,35 +108,35 @@ class SessionView:
         now = self.permission_mode
         nxt = order[(order.index(now) + 1) % len(order)] if now in order else order[0]
         self.permission_mode = nxt  # a second press at once goes on from here
-        self.status.set_mode(nxt)
+        self.app.status.set_mode(nxt)
         from agent_tui.protocol import SetPermissionMode
 
-        self.submit(SetPermissionMode(mode=nxt))
+        self.app.submit(SetPermissionMode(mode=nxt))
 
     def usage_event(self, event: Usage) -> None:
-        self.usage.add(event)
-        self.status.set_usage(self.usage)
+        self.app.usage.add(event)
+        self.app.status.set_usage(self.app.usage)
 
     def compaction_event(self, event: Compaction) -> None:
         if event.state is CompactionState.COMPLETED:
-            self.usage.compacted(event.tokens_after)
-            self.status.set_usage(self.usage)
-        self.transcript.add_turn_end(compaction_line(event, self.theme_variables))
+            self.app.usage.compacted(event.tokens_after)
+            self.app.status.set_usage(self.app.usage)
+        self.app.transcript.add_turn_end(compaction_line(event, self.app.theme_variables))
 
     def model_changed(self, event: ModelChanged) -> None:
         self.current_model = event.model
-        self.usage.set_window(event.context_window)
-        self.status.set_model(event.model, event.thinking)
-        self.status.set_usage(self.usage)
+        self.app.usage.set_window(event.context_window)
+        self.app.status.set_model(event.model, event.thinking)
+        self.app.status.set_usage(self.app.usage)
         thinking = f", thinking {event.thinking}" if event.thinking else ""
-        self.status.set_notice("info", f"model: {clean(event.model)}{thinking}")
+        self.app.status.set_notice("info", f"model: {clean(event.model)}{thinking}")
 
     def models_listed(self, event: Models) -> None:
         if event.error and not event.models:
-            self.status.set_notice("warning", f"cannot list the models: {first_line(event.error, 200)}")
+            self.app.status.set_notice("warning", f"cannot list the models: {first_line(event.error, 200)}")
             return
-        self.status.clear_notice()
-        if self.model_slot.is_open:
+        self.app.status.clear_notice()
+        if self.app.model_slot.is_open:
             return
         from agent_tui.ui.screens.picker import PickerScreen, PickItem
 
@@ -149,23 +157,23 @@ class SessionView:
             if model_id is not None and model_id != event.current:
                 from agent_tui.protocol import SetModel
 
-                self.submit(SetModel(model=model_id))
+                self.app.submit(SetModel(model=model_id))
 
-        self.model_slot.open(PickerScreen("model", intro, items, empty="the provider lists no models",
+        self.app.model_slot.open(PickerScreen("model", intro, items, empty="the provider lists no models",
                                           current=event.current), chosen)
 
     def conversation_cleared(self, event: ConversationCleared) -> None:
-        self.usage.cleared()
-        self.status.set_usage(self.usage)
-        self.tools_pane.clear()
-        self.tools_pane.flush()
-        self.queue_pane.clear_settled()
-        self.transcript.end_text()
-        self.transcript.add_turn_end(Text(
+        self.app.usage.cleared()
+        self.app.status.set_usage(self.app.usage)
+        self.app.tools_pane.clear()
+        self.app.tools_pane.flush()
+        self.app.queue_pane.clear_settled()
+        self.app.transcript.end_text()
+        self.app.transcript.add_turn_end(Text(
             "── new conversation: the model no longer sees what is above "
             "(the old conversation stays in the journal: `agent-tui sessions`) ──",
-            style=role_style(self.theme_variables, "accent")))
-        self.status.set_notice("info", "new conversation")
+            style=role_style(self.app.theme_variables, "accent")))
+        self.app.status.set_notice("info", "new conversation")
 
     def context_reported(self, event: ContextReport) -> None:
         """``/context``: what fills the window, one line a part."""
@@ -175,6 +183,6 @@ class SessionView:
         lines = [f"context of {event.model}: {used}{share}, {how}"]
         lines += [f"  {item.label}: ~{tokens_short(item.tokens)}" for item in event.items]
         lines += [f"  {note}" for note in event.notes]
-        self.transcript.end_text()
-        self.transcript.add_turn_end(Text("\n".join(clean(line) for line in lines),
-                                          style=role_style(self.theme_variables, "muted")))
+        self.app.transcript.end_text()
+        self.app.transcript.add_turn_end(Text("\n".join(clean(line) for line in lines),
+                                          style=role_style(self.app.theme_variables, "muted")))

@@ -15,7 +15,7 @@ from textual.theme import Theme
 
 def themes_dir() -> Path:
     """``themes/`` at the repository root (the package is installed editable)."""
-    return Path(__file__).resolve().parents[2] / "themes"
+    return Path(__file__).resolve().parents[3] / "themes"
 
 
 HIGH_CONTRAST = Theme(

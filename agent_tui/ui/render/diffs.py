@@ -21,8 +21,8 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
-from agent_tui.ui.safe_text import clean
-from agent_tui.ui.states import role_style
+from agent_tui.ui.render.safe_text import clean
+from agent_tui.ui.render.states import role_style
 
 DIFF_TOOLS = ("edit_file", "write_file")
 MAX_LINES = 400  # diff lines kept; the rest are counted

@@ -1,7 +1,7 @@
 """The Textual app: the main screen, the keys, and the screens on top of it.
 
-The core is hosted by :mod:`agent_tui.ui.core_host` (a thread worker with its own
-loop); its Events are shown by :mod:`agent_tui.ui.event_dispatch`. Quitting asks the
+The core is hosted by :mod:`agent_tui.ui.link.core_host` (a thread worker with its own
+loop); its Events are shown by :mod:`agent_tui.ui.link.event_dispatch`. Quitting asks the
 core to shut down and waits (bounded) for it to end what runs.
 
 Screens on top of the main one, each held by a :class:`ScreenSlot`: the permission
@@ -15,41 +15,40 @@ thread once the first frame is drawn.
 
 from __future__ import annotations
 
-import gc
-import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events, work
+from textual import events
 from textual.app import App, ComposeResult
 from textual.widgets import Footer
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from agent_tui.protocol.states import PermissionMode, TurnState
-from agent_tui.ui.app_commands import CommandsMixin
-from agent_tui.ui.app_mcp import McpMixin
-from agent_tui.ui.app_queue import QueueMixin
-from agent_tui.ui.app_screens import ScreensMixin
-from agent_tui.ui.bridge import CoreEventsReady, EventInbox
+from agent_tui.ui.app.command_runner import CommandRunner
+from agent_tui.ui.app.core_run import CoreRun
+from agent_tui.ui.app.mcp_requests import McpOffersChanged, McpRequests
+from agent_tui.ui.app.queue_editor import QueueEditor
+from agent_tui.ui.app.overlays import Overlays
+from agent_tui.ui.link.bridge import CoreEventsReady, EventInbox
 from agent_tui.ui.commands.menu import CommandSource
-from agent_tui.ui.completion import Completion, MenuKind
-from agent_tui.ui.diffs import FileDiff
-from agent_tui.ui.core_host import CoreHost, CoreState, MakeSession, SessionDirectory, SessionLike
-from agent_tui.ui.file_source import FileSource
-from agent_tui.ui.jobs import Jobs
-from agent_tui.ui.mcp_offers import resource_suggestions
-from agent_tui.ui.notify import Notifier, NotifySettings
-from agent_tui.ui.keys import APP_BINDINGS, CTRL_C_WINDOW, DOUBLE_ESC_WINDOW, DoublePress
-from agent_tui.ui.safe_text import clean
-from agent_tui.ui.screen_slots import ScreenSlot
-from agent_tui.ui.session_view import SessionView
-from agent_tui.ui.states import TURN_LOOKS, role_style
-from agent_tui.ui.themes import HIGH_CONTRAST, THEMES, theme_class, theme_css_paths
-from agent_tui.ui.times import default_format_time
-from agent_tui.ui.usage import UsageTally
+from agent_tui.ui.input.completion import Completion, MenuKind
+from agent_tui.ui.render.diffs import FileDiff
+from agent_tui.ui.link.core_host import CoreHost, CoreState, MakeSession, SessionDirectory, SessionLike
+from agent_tui.ui.input.file_source import FileSource
+from agent_tui.ui.link.jobs import Jobs
+from agent_tui.ui.input.mcp_offers import resource_suggestions
+from agent_tui.ui.app.notify import Notifier, NotifySettings
+from agent_tui.ui.input.keys import APP_BINDINGS, CTRL_C_WINDOW, DOUBLE_ESC_WINDOW, DoublePress
+from agent_tui.ui.render.safe_text import clean
+from agent_tui.ui.app.screen_slots import ScreenSlot
+from agent_tui.ui.link.session_view import SessionView
+from agent_tui.ui.render.states import TURN_LOOKS, role_style
+from agent_tui.ui.render.themes import HIGH_CONTRAST, THEMES, theme_class, theme_css_paths
+from agent_tui.ui.render.times import default_format_time
+from agent_tui.ui.render.usage import UsageTally
 from agent_tui.ui.widgets.plan_pane import PlanPane
 from agent_tui.ui.widgets.prompt_input import PromptInput
 from agent_tui.ui.widgets.queue_pane import QueuePane
@@ -60,8 +59,14 @@ from agent_tui.ui.widgets.tools_pane import ToolsPane
 from agent_tui.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from agent_tui.protocol import Event, Op, PermissionRequested
-    from agent_tui.ui.event_dispatch import EventDispatch
+    from rich.console import RenderableType
+    from textual.app import SystemCommand
+    from textual.screen import Screen
+
+    from agent_tui.mcp_catalog.port import McpServers
+    from agent_tui.protocol import Event, Op
+    from agent_tui.ui.commands.registry import Commands
+    from agent_tui.ui.link.event_dispatch import EventDispatch
     from agent_tui.ui.screens.background import BackgroundScreen
     from agent_tui.ui.screens.permission import PermissionScreen
     from agent_tui.ui.screens.rewind import RewindScreen
@@ -81,7 +86,7 @@ WELCOME = (
 )
 
 
-class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, App[int]):
+class AgentApp(App[int]):
     TITLE = "agent-tui"
     BINDINGS = APP_BINDINGS
     ENABLE_COMMAND_PALETTE = True
@@ -114,14 +119,12 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
         self.format_time = format_time
         self._cursor_blink = cursor_blink
         self._welcome = welcome
-        self._shutdown_timeout = shutdown_timeout
         self._startup_notice = (
             f"unknown theme {bad_theme!r}: using dark (choose dark, light or high-contrast)"
             if bad_theme is not None
             else ""
         )
         self.host = CoreHost(make_session, lambda: self.post_message(CoreEventsReady()))
-        self.core_worker: Worker[None] | None = None
         self.turn_state: str = "idle"
         self.turn_id: str | None = None
         self.events_handled = 0  # core events rendered so far, before merging (tests wait on this)
@@ -129,7 +132,6 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
         self.session_ending = False
         self._esc = DoublePress(DOUBLE_ESC_WINDOW, clock)
         self._ctrl_c = DoublePress(CTRL_C_WINDOW, clock)
-        self._permission_queue: list[PermissionRequested] = []
         self.permission_slot: ScreenSlot[PermissionScreen] = ScreenSlot(self)
         self.rewind_slot: ScreenSlot[RewindScreen] = ScreenSlot(self)
         self.background_slot: ScreenSlot[BackgroundScreen] = ScreenSlot(self)
@@ -137,19 +139,22 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
         self.picker_slot: ScreenSlot[Any] = ScreenSlot(self)
         self.model_slot: ScreenSlot[Any] = ScreenSlot(self)
         self.queue_edit_slot: ScreenSlot[Any] = ScreenSlot(self)
-        self.queue_edits: dict[str, str] = {}
-        self.pulled_back: set[str] = set()
         self.jobs = Jobs()
         self.prompt_diffs: dict[str, FileDiff] = {}
         self.rewound_text: str | None = None  # the input as the latest rewind left it
         self.usage = UsageTally()
-        self.current_model = ""
-        self.permission_mode = self.started_mode = PermissionMode.ASK  # until the session says
         self.sessions = sessions  # where /resume finds saved sessions
         self.workspace_default = (workspace or Path.cwd()).resolve()  # until the session says
         self.notifier = Notifier(notify)  # off unless asked (run_tui reads the environment)
         self._dispatch: EventDispatch | None = None  # made with the first event
         self.last_input = 0.0  # monotonic time of the latest key or mouse event
+        # Its parts, each given what it uses of the app (a protocol in its module):
+        self.session_view = SessionView(self)
+        self.queue_editor = QueueEditor(self)
+        self.overlays = Overlays(self)
+        self.mcp_requests = McpRequests(self)
+        self.command_runner = CommandRunner(self, self.mcp_requests, self.overlays)
+        self.core_run = CoreRun(self, shutdown_timeout)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent) and not event.is_forwarded:
@@ -161,7 +166,7 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
         """What shows the core's events (its module holds every Event model: imported
         once there is an event to show, after the first frame)."""
         if self._dispatch is None:
-            from agent_tui.ui.event_dispatch import EventDispatch
+            from agent_tui.ui.link.event_dispatch import EventDispatch
 
             self._dispatch = EventDispatch(self)
         return self._dispatch
@@ -182,7 +187,7 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
 
     @property
     def core_running(self) -> bool:
-        return self.core_worker is not None and not self.host.done
+        return self.core_run.worker is not None and not self.host.done
 
     # -- layout -------------------------------------------------------------------
 
@@ -195,12 +200,12 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
         self.queue_pane = QueuePane(id="queue")
         self.status = StatusLine(id="status", clock=self.clock)
         self.prompt = PromptInput(id="prompt", cursor_blink=self._cursor_blink)
-        self.prompt.on_up_when_empty = self.pull_back_newest
+        self.prompt.on_up_when_empty = self.queue_editor.pull_back_newest
         self.suggestions = SuggestionList(id="suggestions")
         self.attachment_bar = AttachmentBar(id="attachments")
-        self.files = FileSource(self.workspace, self._from_core(lambda fn: fn()), self.attachment_bar.add,
+        self.files = FileSource(self.workspace, self.core_run.from_core(lambda fn: fn()), self.attachment_bar.add,
                                 lambda why: self.status.set_notice("warning", why),
-                                lambda query: resource_suggestions(self.mcp_manager(), query))
+                                lambda query: resource_suggestions(self.mcp_requests.manager(), query))
         self.prompt.completer = Completion(self.prompt, self.suggestions, {
             MenuKind.COMMAND: CommandSource(self.commands),
             MenuKind.FILE: self.files,
@@ -226,51 +231,21 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
         # The session is built on the core's thread: building it may import the model
         # SDK and MCP (about a second), and the first frame must not wait for that,
         # nor share the interpreter with those imports while it is drawn.
-        self.call_after_refresh(self._start_core)
+        self.call_after_refresh(self.core_run.start)
 
     def _tick(self) -> None:
         self.status.tick()
         self.tools_pane.tick()
 
-    def _start_core(self) -> None:
-        # What exists after the first frame (modules, classes, the widgets) lives as
-        # long as the app: out of the cycle collector's way, so that a full collection
-        # while the user types costs a few milliseconds, not tens.
-        gc.freeze()
-        self.core_worker = self._run_core()
-        # What the first frame did without (Markdown, the screens) is imported off the
-        # UI's thread now, so that the first answer or prompt does not wait for it.
-        threading.Thread(target=_preload, name="agent-tui-preload", daemon=True).start()
-
-    @work(thread=True, exit_on_error=False, name="agent-core", group="core")
-    def _run_core(self) -> None:
-        self.host.run(self._from_core(self._show_past), self._from_core(self._start_failed),
-                      self._from_core(self._session_started))
-
-    def _session_started(self, badges: list[str], mode: PermissionMode) -> None:
+    def session_started(self, badges: list[str], mode: PermissionMode) -> None:
         self.status.set_badges(badges)
-        self.session_modes(mode)
+        self.session_view.session_modes(mode)
 
-    def _from_core(self, fn: Callable[..., None]) -> Callable[..., None]:
-        """``fn`` run on the UI's thread, called from another (the core's)."""
-        def call(*args: Any) -> None:
-            try:
-                self.call_from_thread(fn, *args)
-            except Exception:
-                pass  # the app is already closing
-        return call
-
-    def _start_failed(self, error: str) -> None:
+    def start_failed(self, error: str) -> None:
         self.status.set_notice("error", f"cannot start the session: {error}")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker is not self.core_worker or self.host.state is CoreState.START_FAILED:
-            return
-        if event.state is WorkerState.ERROR:
-            self.host.ended(repr(event.worker.error))
-            self.status.set_notice("error", f"the agent core stopped: {self.host.error}")
-        elif event.state is WorkerState.SUCCESS and self.host.ended(None) is CoreState.CRASHED:
-            self.status.set_notice("error", "the agent core stopped")
+        self.core_run.worker_state_changed(event)
 
     def submit(self, op: Op) -> None:
         self.host.submit(op)
@@ -294,7 +269,7 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
             self.events_handled = inbox.drained
 
     def alert(self, sequence: str) -> None:
-        """Write a notification (``ui/notify.py``) to the terminal, between frames."""
+        """Write a notification (``ui/app/notify.py``) to the terminal, between frames."""
         if sequence and self._driver is not None:
             self._driver.write(sequence)
             self._driver.flush()
@@ -314,9 +289,9 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
             line.append(": " + clean(detail).replace("_", " "))
         return line
 
-    def _show_past(self, records: list[Any]) -> None:
+    def show_past(self, records: list[Any]) -> None:
         """A resumed session: its conversation so far, in the transcript."""
-        from agent_tui.ui.replay import show_past
+        from agent_tui.ui.render.replay import show_past
 
         if self.usage.add_records(records):
             self.status.set_usage(self.usage)
@@ -328,25 +303,64 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
             self.status.set_notice("warning", f"cannot show the earlier conversation: {exc!r}")
 
     def switch_session(self, make: MakeSession) -> None:
-        """Stop this session and open another (``/resume``): a new core host."""
-        self.run_worker(self._switch_session(make), exclusive=True, group="switch")
+        self.core_run.switch(make)
 
-    async def _switch_session(self, make: MakeSession) -> None:
-        self.status.set_notice("info", "closing this session…")
-        await self.shutdown_core()
-        self.flush()
-        self.host = CoreHost(make, lambda: self.post_message(CoreEventsReady()))
-        self.events_handled = 0
-        self.turn_state, self.turn_id, self.last_turn_status = "idle", None, None
-        self.usage = UsageTally()
-        self.jobs = Jobs()
-        self.transcript.clear()
-        self.tools_pane.clear()
-        self.tools_pane.flush()
-        self.queue_pane.clear_all()
-        self.status.reset()
-        self.status.set_notice("info", "opening the saved session…")
-        self.core_worker = self._run_core()
+    # -- what the parts ask of the app, and the keys and messages they take -----------------
+
+    def workspace(self) -> Path:
+        session = self.host.session
+        return Path(session.workspace) if session is not None else self.workspace_default
+
+    def notice(self, level: str, text: str) -> None:
+        self.status.set_notice(level, text)
+
+    def show_page(self, title: str, body: RenderableType) -> None:
+        from agent_tui.ui.screens.info import InfoScreen
+
+        self.info_slot.dismiss()
+        self.info_slot.open(InfoScreen(title, body))
+
+    def commands(self) -> Commands:
+        return self.command_runner.commands()
+
+    def mcp_manager(self) -> McpServers | None:
+        return self.mcp_requests.manager()
+
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        self.command_runner.submitted(event)
+
+    def on_text_area_changed(self, event: Any) -> None:
+        self.command_runner.text_changed(event)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        return self.command_runner.system_commands(screen)
+
+    def on_mcp_offers_changed(self, _message: McpOffersChanged) -> None:
+        self.mcp_requests.offers_changed()
+
+    def on_prompt_input_editor_requested(self, _event: PromptInput.EditorRequested) -> None:
+        self.overlays.edit_draft()
+
+    def action_background_jobs(self) -> None:
+        self.overlays.background_jobs()
+
+    def action_toggle_last_output(self) -> None:
+        self.overlays.toggle_last_output()
+
+    def on_queue_pane_edit_requested(self, event: QueuePane.EditRequested) -> None:
+        self.queue_editor.edit_requested(event)
+
+    def on_queue_pane_remove_requested(self, event: QueuePane.RemoveRequested) -> None:
+        self.queue_editor.remove_requested(event)
+
+    def on_queue_pane_leave(self, _event: QueuePane.Leave) -> None:
+        self.queue_editor.leave()
+
+    def action_focus_queue(self) -> None:
+        self.queue_editor.focus_queue()
+
+    def action_cycle_mode(self) -> None:
+        self.session_view.cycle_mode()
 
     # -- themes -------------------------------------------------------
 
@@ -416,7 +430,7 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
             self._esc.reset()
             return
         if self._esc.press():
-            self.open_rewind()
+            self.overlays.open_rewind()
 
     def action_ctrl_c(self) -> None:
         if self.host.state is CoreState.STOPPING:  # quitting: Ctrl+C ends SessionEnd hooks
@@ -444,39 +458,10 @@ class AgentApp(CommandsMixin, McpMixin, ScreensMixin, QueueMixin, SessionView, A
         self.run_worker(self.action_quit(), exclusive=False)
 
     async def action_quit(self) -> None:
-        await self.shutdown_core()
+        await self.core_run.shutdown()
         self.exit(1 if self.host.error else 0)
-
-    async def shutdown_core(self) -> None:
-        """Ask the core to stop (ending what runs) and wait for it, bounded."""
-        if self.host.stop():
-            try:
-                self.status.set_hint("")
-                self.status.set_notice("info", "shutting down: stopping what runs…")
-            except Exception:
-                pass  # the screen is already gone (called while unmounting)
-        for _ in range(500):  # quit before the core started (after the first frame): wait for it
-            if self.core_worker is not None or not self.is_running:
-                break
-            await self.host.wait_stopped(0.01)  # (its thread has not begun: a short sleep)
-        if self.core_worker is None:
-            return
-        await self.host.wait_stopped(self._shutdown_timeout)
-        while self.session_ending and not self.host.done:  # each bounded by its timeout
-            await self.host.wait_stopped(1.0)
 
     async def on_unmount(self) -> None:
         # Every way out (ctrl+q, an exception, a test leaving run_test) stops the core.
-        await self.shutdown_core()
+        await self.core_run.shutdown()
 
-
-def _preload() -> None:
-    try:
-        import rich.markdown  # noqa: F401
-
-        import agent_tui.ui.screens.background  # noqa: F401
-        import agent_tui.ui.screens.help  # noqa: F401
-        import agent_tui.ui.screens.permission  # noqa: F401
-        import agent_tui.ui.screens.rewind  # noqa: F401
-    except Exception:
-        pass  # imported again where needed, and any error is reported there

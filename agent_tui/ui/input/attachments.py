@@ -59,7 +59,7 @@ class AttachmentKind(StrEnum):
     FILE = "file"
     FOLDER = "folder"
     IMAGE = "image"
-    RESOURCE = "resource"  # an MCP server's resource, @server:uri (ui/mcp_offers.py)
+    RESOURCE = "resource"  # an MCP server's resource, @server:uri (ui/input/mcp_offers.py)
 
 
 @dataclass(frozen=True)

@@ -47,9 +47,9 @@ from agent_tui.core.records import (
 )
 from agent_tui.protocol import ToolState
 from agent_tui.protocol.states import TurnStatus
-from agent_tui.ui.diffs import diff_for_call
-from agent_tui.ui.safe_text import first_line
-from agent_tui.ui.states import exit_words
+from agent_tui.ui.render.diffs import diff_for_call
+from agent_tui.ui.render.safe_text import first_line
+from agent_tui.ui.render.states import exit_words
 from agent_tui.ui.widgets.transcript import Transcript
 
 # Calls whose line says how they ended (as it did while the session ran).

@@ -9,9 +9,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from agent_tui.ui.app import SHUTDOWN_TIMEOUT, AgentApp
-from agent_tui.ui.core_host import MakeSession, SessionDirectory
-from agent_tui.ui.notify import NotifySettings
+from agent_tui.ui.app.main import SHUTDOWN_TIMEOUT, AgentApp
+from agent_tui.ui.app.notify import NotifySettings
+from agent_tui.ui.link.core_host import MakeSession, SessionDirectory
 
 
 def run_tui(
@@ -31,7 +31,7 @@ def run_tui(
     time)."""
     from agent_tui.log_setup import setup_logging
     from agent_tui.paths import state_home
-    from agent_tui.ui.hangup import Hangup
+    from agent_tui.ui.app.hangup import Hangup
 
     setup_logging(state_home() / "agent-tui.log")  # stderr would land on the screen
 
@@ -45,7 +45,7 @@ def run_tui(
         if signum != signal.SIGHUP:
             await app.action_quit()  # the terminal is still there: leave it as quitting does
             return
-        await app.shutdown_core()  # the core ends what runs and records how it ended
+        await app.core_run.shutdown()  # the core ends what runs and records how it ended
         hangup.exit_now()  # the terminal is gone: nothing to restore, nobody to tell
 
     hangup = Hangup(lambda signum: app.run_worker(quit_after_signal(signum), exclusive=False),

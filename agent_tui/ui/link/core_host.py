@@ -4,7 +4,7 @@
 the core's thread: building it may import the model SDK and MCP (about a second), and
 the first frame must not wait for that. The session runs there
 (``asyncio.run(session.run())``) and its Events reach the UI through
-:mod:`agent_tui.ui.bridge`. UI and core share no mutable state: the UI only calls
+:mod:`agent_tui.ui.link.bridge`. UI and core share no mutable state: the UI only calls
 ``session.submit(op)`` and ``session.interrupt_now()``, both thread-safe. Ops sent
 before the session exists are kept and handed over once it does.
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.protocol.states import PermissionMode
-from agent_tui.ui.bridge import EventInbox
+from agent_tui.ui.link.bridge import EventInbox
 
 if TYPE_CHECKING:
     from agent_tui.protocol import Event, Op

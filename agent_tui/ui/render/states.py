@@ -12,7 +12,7 @@ from rich.style import Style
 
 from agent_tui.protocol import ToolState, TurnState
 from agent_tui.protocol.states import PlanItemState
-from agent_tui.ui.safe_text import clean
+from agent_tui.ui.render.safe_text import clean
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """The ``@`` picker's items: the workspace's files, searched as the user types, and a
 folder's entries when what is typed ends with ``/``; the MCP servers' resources
-(``@server:uri``, ``ui/mcp_offers.py``) that match come first.
+(``@server:uri``, ``ui/input/mcp_offers.py``) that match come first.
 
-The file list is made once in the background (``ui/file_index.py``) and again each
+The file list is made once in the background (``ui/input/file_index.py``) and again each
 time the picker opens after a pause, so new files show; a search runs on a thread and
 answers on the UI's, and a newer query or a closed menu stops the one before.
 """
@@ -16,11 +16,11 @@ from pathlib import Path
 
 from rich.text import Text
 
-from agent_tui.ui.attachments import Attachment, AttachmentRefused, check, mention
-from agent_tui.ui.completion import Accepted, ShowFn
-from agent_tui.ui.file_index import FileIndex, Found
-from agent_tui.ui.mcp_offers import ResourceItem
-from agent_tui.ui.safe_text import clean
+from agent_tui.ui.input.attachments import Attachment, AttachmentRefused, check, mention
+from agent_tui.ui.input.completion import Accepted, ShowFn
+from agent_tui.ui.input.file_index import FileIndex, Found
+from agent_tui.ui.input.mcp_offers import ResourceItem
+from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.widgets.suggestions import Suggestion
 
 RELIST_AFTER = 10.0  # seconds: a picker opened later than this lists the files again

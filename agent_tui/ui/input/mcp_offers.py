@@ -2,7 +2,8 @@
 (in the ``@`` picker beside the files) and prompts as ``/mcp__server__prompt [args]``
 commands (in the command menu and ``/help``).
 
-The lists are read from the session's MCP manager each time a menu opens (a server
+The lists are read from the session's MCP servers (the port
+:class:`agent_tui.mcp_catalog.port.McpServers`) each time a menu opens (a server
 that says its resources or prompts changed is listed again by the manager, so the
 next menu shows the new ones). Reading a resource or getting a prompt is a request to
 the server, made on the core's loop from a thread worker (never on the UI's thread):
@@ -15,12 +16,12 @@ spaces), in the order the prompt lists them; its messages are sent as the messag
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from agent_tui.files import shell_words
-from agent_tui.tools.mcp.catalog import (
+from agent_tui.mcp_catalog.offers import (
     PromptArgsError,
     prompt_arguments,
     prompt_command,
@@ -30,27 +31,18 @@ from agent_tui.tools.mcp.catalog import (
     resource_mention,
     split_mention,
 )
-from agent_tui.ui.attachments import AttachmentRefused, mentions
+from agent_tui.ui.input.attachments import AttachmentRefused, mentions
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind
-from agent_tui.ui.safe_text import clean, first_line
+from agent_tui.ui.render.safe_text import clean, first_line
 from agent_tui.ui.widgets.suggestions import Suggestion
 
 if TYPE_CHECKING:
+    from agent_tui.mcp_catalog.port import McpServers
     from agent_tui.protocol import ImageAttachment
 
 #: How long the TUI waits for a resource or a prompt (the manager bounds it too).
 WAIT_S = 35.0
 MAX_RESOURCE_ITEMS = 50
-
-
-def manager_of(background: list[Any] | None) -> Any:
-    """The session's MCP manager, or None."""
-    from agent_tui.tools.mcp.manager import McpManager
-
-    for work in background or []:
-        if isinstance(work, McpManager):
-            return work
-    return None
 
 
 # -- resources ----------------------------------------------------------------------
@@ -68,7 +60,7 @@ class ResourceItem:
         return resource_mention(self.server, self.uri)
 
 
-def resource_suggestions(manager: Any, query: str) -> list[Suggestion]:
+def resource_suggestions(manager: McpServers | None, query: str) -> list[Suggestion]:
     """The resources whose ``server:uri``, name or title holds ``query`` (every one
     for an empty query), as picker items."""
     if manager is None:
@@ -94,12 +86,12 @@ def resource_suggestions(manager: Any, query: str) -> list[Suggestion]:
     return items
 
 
-def resource_mentions(text: str, manager: Any) -> list[tuple[str, str]]:
+def resource_mentions(text: str, manager: McpServers | None) -> list[tuple[str, str]]:
     """The ``@server:uri`` mentions in ``text`` that name one of the manager's servers,
     in the order written, each once."""
     if manager is None:
         return []
-    servers = set(manager.connections)
+    servers = set(manager.servers())
     found: list[tuple[str, str]] = []
     for word in _ordered_mentions(text):
         pair = split_mention(word, servers)
@@ -114,7 +106,7 @@ def _ordered_mentions(text: str) -> list[str]:
     return sorted(named, key=lambda w: text.find(shell_words.escape(w)))
 
 
-def read_resources(manager: Any, wanted: list[tuple[str, str]]) -> tuple[str, list[ImageAttachment]]:
+def read_resources(manager: McpServers, wanted: list[tuple[str, str]]) -> tuple[str, list[ImageAttachment]]:
     """Read each resource now (blocking: call it from a thread worker); the blocks to
     add after the message and their images, or AttachmentRefused with the reason."""
     blocks: list[str] = []
@@ -137,7 +129,7 @@ def with_resources(text: str, blocks: str) -> str:
 # -- prompts ------------------------------------------------------------------------
 
 
-def prompt_commands(manager: Any) -> list[Command]:
+def prompt_commands(manager: McpServers | None) -> list[Command]:
     """Each ready server's prompts as commands of kind ``mcp_prompt``."""
     if manager is None:
         return []
@@ -153,7 +145,7 @@ def prompt_commands(manager: Any) -> list[Command]:
     return commands
 
 
-def get_prompt(manager: Any, command: Command, typed: str) -> tuple[str, list[ImageAttachment]]:
+def get_prompt(manager: McpServers, command: Command, typed: str) -> tuple[str, list[ImageAttachment]]:
     """The prompt's messages for ``typed`` (blocking: call it from a thread worker);
     raises PromptArgsError with what to type, or AttachmentRefused with why it failed."""
     server, prompt = command.spec
@@ -175,7 +167,7 @@ def _why(exc: BaseException) -> str:
     if isinstance(exc, TimeoutError):
         return f"no answer within {WAIT_S:g} s"
     message = getattr(exc, "message", None)
-    from agent_tui.tools.mcp.errors import short  # the SDK's errors: once a server answered
+    from agent_tui.mcp_catalog.errors import short  # pydantic's: once a server answered
 
     return str(message) if isinstance(message, str) and message else short(exc)
 
@@ -183,7 +175,6 @@ def _why(exc: BaseException) -> str:
 __all__ = [
     "ResourceItem",
     "get_prompt",
-    "manager_of",
     "prompt_commands",
     "read_resources",
     "resource_mentions",
