@@ -33,7 +33,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.frontmatter import DefinitionError, FileProblem, key_line, read_definition
+from agent_tui.frontmatter import (
+    DefinitionError,
+    FileProblem,
+    key_line,
+    load_definitions,
+    read_definition,
+)
 from agent_tui.protocol.tool_names import is_mcp, our_name
 
 AGENTS_DIR = Path(".claude") / "agents"
@@ -47,8 +53,6 @@ MODEL_ALIASES: dict[str, str] = {
     "opus": "claude-opus-5-5",
     "haiku": "claude-haiku-4-5",
 }
-#: Claude Code's rule for skill and sub-agent names.
-DESCRIPTION_MAX = 1024
 APPLIED_KEYS = frozenset({"name", "description", "tools", "disallowedTools", "model"})
 #: Keys Claude Code documents for sub-agents that agent-tui reads and does not apply.
 NOT_APPLIED_KEYS = frozenset({
@@ -131,48 +135,18 @@ def agent_dirs(workspace: Path, home: Path | None = None) -> list[tuple[AgentSco
     ]
 
 
+def _agent_files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.md") if p.is_file())
+
+
 def load_agent_types(workspace: Path, home: Path | None = None) -> AgentTypes:
     """Every type in :func:`agent_dirs`; bad files become problems."""
-    found = AgentTypes()
-    seen: dict[str, str] = {}
-    for scope, folder in agent_dirs(workspace, home):
-        try:
-            files = sorted(p for p in folder.glob("*.md") if p.is_file())
-        except OSError:
-            continue
-        if len(files) > MAX_FILES:
-            found.problems.append(FileProblem(folder, f"more than {MAX_FILES} files: the rest "
-                                                      "are not read"))
-            files = files[:MAX_FILES]
-        for path in files:
-            try:
-                agent, notes = parse_agent_file(path, scope)
-            except DefinitionError as exc:
-                found.problems.append(FileProblem(path, f"{exc.message} (not loaded)", exc.line))
-                continue
-            except (OSError, UnicodeDecodeError) as exc:
-                reason = getattr(exc, "strerror", None) or exc
-                found.problems.append(FileProblem(path, f"cannot be read: {reason}"))
-                continue
-            found.problems.extend(notes)
-            if agent.name in seen:
-                found.problems.append(FileProblem(path, (
-                    f"sub-agent {agent.name!r} is also defined in {seen[agent.name]}, "
-                    "which is used")))
-                continue
-            seen[agent.name] = shown_path(path, workspace, home)
-            found.types.append(agent)
-    return found
-
-
-def shown_path(path: Path, workspace: Path, home: Path | None) -> str:
-    """A definition's file as a notice names it: from the workspace, or from ``~``."""
-    for base, prefix in ((Path(workspace), ""), (home if home is not None else Path.home(), "~/")):
-        try:
-            return prefix + str(path.relative_to(base))
-        except ValueError:
-            continue
-    return str(path)
+    types, problems = load_definitions(
+        agent_dirs(workspace, home), _agent_files, parse_agent_file, lambda agent: agent.name,
+        "sub-agent", cap=MAX_FILES, workspace=workspace, home=home)
+    return AgentTypes(types=types, problems=problems)
 
 
 def parse_agent_file(path: Path, scope: AgentScope) -> tuple[AgentType, list[FileProblem]]:
