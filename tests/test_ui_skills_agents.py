@@ -90,7 +90,7 @@ async def test_agents_lists_types_tools_models_and_bad_files(config) -> None:
     async with app.run_test(size=SIZE) as pilot:
         page = await _open(pilot, app, "/agents")
     assert "code-reviewer  project  .claude/agents/code-reviewer.md" in page
-    assert "tools: Read, Grep, Glob · model: haiku (claude-haiku-4-5)" in page
+    assert "tools: Read, Grep, Glob · model: haiku (the newest the API lists)" in page
     assert "tools: Bash, Read · model: inherit (the main agent's)" in page
     assert "explainer  user  ~/.claude/agents/explainer.md" in page
     assert "tools: all but Task · model: claude-sonnet-5-5" in page

@@ -15,8 +15,8 @@ name. One file::
 The body is the sub-agent's system prompt. ``tools`` takes Claude Code's names (ours
 too, through ``protocol/tool_names``); a sub-agent never gets ``task``, whatever the
 file says. ``disallowedTools`` takes tools away. ``model`` is ``inherit`` (the parent's
-model when the sub-agent starts), ``sonnet``/``opus``/``haiku`` (see
-:data:`MODEL_ALIASES`) or a model id passed as it is.
+model when the sub-agent starts), ``sonnet``/``opus``/``haiku`` or a model id, resolved
+when the sub-agent starts as a command's ``model:`` is (``core/model_control.py``).
 
 A file that cannot be used (no front matter, bad YAML, no name or description, a
 name against Claude Code's rule, an empty body) is a :class:`FileProblem` with its
@@ -47,12 +47,6 @@ MAX_FILES = 200  # per folder
 INHERIT = "inherit"
 #: The general sub-agent (today's: every tool but task), used when no type is named.
 GENERAL = "general-purpose"
-#: Claude Code's model aliases, as agent-tui resolves them.
-MODEL_ALIASES: dict[str, str] = {
-    "sonnet": "claude-sonnet-5-5",
-    "opus": "claude-opus-5-5",
-    "haiku": "claude-haiku-4-5",
-}
 APPLIED_KEYS = frozenset({"name", "description", "tools", "disallowedTools", "model"})
 #: Keys Claude Code documents for sub-agents that agent-tui reads and does not apply.
 NOT_APPLIED_KEYS = frozenset({
@@ -80,13 +74,6 @@ class AgentType(BaseModel):
     tools: tuple[str, ...] | None = None
     disallowed: tuple[str, ...] = ()
     model: str = INHERIT  # as written: inherit, an alias or an id
-
-    def resolve_model(self, parent_model: str, aliases: dict[str, str] | None = None) -> str:
-        """The model this sub-agent talks to when the parent uses ``parent_model``;
-        ``aliases``: the provider's (a cloud's ids), else :data:`MODEL_ALIASES`."""
-        if self.model == INHERIT:
-            return parent_model
-        return (aliases or MODEL_ALIASES).get(self.model, self.model)
 
     def allows(self, tool_name: str) -> bool:
         """Whether a tool of this name is given to the sub-agent (never ``task``)."""

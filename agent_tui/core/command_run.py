@@ -27,7 +27,6 @@ from agent_tui.protocol import Notice, NoticeLevel, ToolState, TurnState, TurnSt
 from agent_tui.providers import base as model
 
 SHELL_TOOL = "bash"  # the tool that runs command lines (core/tool.py's interface)
-MODEL_ALIASES = ("opus", "sonnet", "haiku")
 
 
 @dataclass(frozen=True)
@@ -115,26 +114,3 @@ async def run_steps(deps: SessionDeps, run: CommandRun, scope: CancelScope) -> l
                                  "nothing was sent")
         outputs.append(result.content)
     return outputs
-
-
-async def resolve_model(deps: SessionDeps, name: str, scope: CancelScope) -> str:
-    """A model id for ``name``: an alias (``opus``, ``sonnet``, ``haiku``) is the first
-    model the provider lists under it (the newest); an id is itself. Its limits are
-    looked up (in the background). Raises ``Cancelled`` when ``scope`` is."""
-    chosen = name.strip()
-    if chosen.lower() in deps.provider.model_aliases:  # a cloud's own ids
-        chosen = deps.provider.model_aliases[chosen.lower()]
-    elif chosen.lower() in MODEL_ALIASES:
-        try:
-            async with scope.linked():  # cancel point: asking for the model list
-                listed = await deps.provider.list_models()
-        except model.ProviderError:
-            listed = []
-        match = next((m.id for m in listed if chosen.lower() in m.id.lower()), None)
-        if match is None:
-            _say(deps, NoticeLevel.WARNING, f"model alias {chosen!r}: no such model listed; "
-                                            f"the turn runs on {deps.config.model}")
-            return deps.config.model
-        chosen = match
-    deps.limits.learn(deps.provider, chosen)
-    return chosen
