@@ -54,6 +54,16 @@ def system_text(body: dict) -> str:
     return system if isinstance(system, str) else "".join(b["text"] for b in system)
 
 
+async def run_go(srv, workspace: Path, home: Path):
+    """A session with the types of ``workspace`` and ``home`` that ran "go" to its end."""
+    run = start_session(provider_for(srv), tools_for(load_agent_types(workspace, home)),
+                        workspace)
+    run.submit(UserMessage(text="go"))
+    await run.idle(timeout=30)
+    assert srv.rejections == []
+    return run
+
+
 def tool_names(body: dict) -> list[str]:
     return [t["name"] for t in body.get("tools", [])]
 
@@ -143,11 +153,7 @@ async def test_a_typed_subagent_has_its_prompt_tools_and_model(fake_api, config)
         ("review it", 0): Reply.text("looks fine"),
         ("go", 1): Reply.text("all done"),
     })
-    run = start_session(provider_for(fake_api), tools_for(load_agent_types(workspace, home)),
-                        workspace)
-    run.submit(UserMessage(text="go"))
-    await run.idle(timeout=30)
-    assert fake_api.rejections == []
+    run = await run_go(fake_api, workspace, home)
     parent = request_for(fake_api, "go")
     assert parent["model"] == "claude-test"
     assert "task" in tool_names(parent)
@@ -286,14 +292,25 @@ async def test_a_model_alias_is_the_newest_model_of_its_line_the_api_lists(confi
             ("a verse", 0): Reply.text("roses"),
             ("go", 2): Reply.text("all done"),
         })
-        run = start_session(provider_for(srv), tools_for(load_agent_types(workspace, home)),
-                            workspace)
-        run.submit(UserMessage(text="go"))
-        await run.idle(timeout=30)
-        assert srv.rejections == []
+        run = await run_go(srv, workspace, home)
         assert request_for(srv, "review it")["model"] == "claude-haiku-5-5"
         assert request_for(srv, "a verse")["model"] == request_for(srv, "go")["model"]
         warnings = [e.text for e in run.rec.of("notice")]
         assert any("model alias 'opus': no such model listed" in w for w in warnings), warnings
         assert run.rec.tool_states("toolu_p")[-1] == "succeeded"
         await run.close()
+
+
+def test_tools_as_a_comma_string_or_a_yaml_list_name_the_same_tools(tmp_path):
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "as-string.md").write_text(
+        "---\nname: as-string\ndescription: d\ntools: Read, Bash(git diff:*), mcp__github\n"
+        "---\nS.\n")
+    (agents / "as-list.md").write_text(
+        "---\nname: as-list\ndescription: d\ntools:\n  - Read\n  - Bash(git diff:*)\n"
+        "  - mcp__github\n---\nL.\n")
+    types = load_agent_types(tmp_path, tmp_path / "nohome")
+    assert types.problems == []
+    assert types.get("as-string").tools == types.get("as-list").tools == (
+        "read_file", "bash", "mcp__github")
