@@ -23,8 +23,7 @@ from agent_tui.cancel import CancelScope
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.permission import PermissionPolicy
 from agent_tui.core.tool import InvalidInput, ToolContext
-from agent_tui.protocol import Notice, NoticeLevel, ToolState, TurnState, TurnStateChanged, Verdict
-from agent_tui.providers import base as model
+from agent_tui.protocol import ToolState, TurnState, TurnStateChanged, Verdict
 
 SHELL_TOOL = "bash"  # the tool that runs command lines (core/tool.py's interface)
 
@@ -59,10 +58,6 @@ class CommandRun:
 
 class CommandStopped(Exception):
     """The steps did not all run: nothing is sent. The message says why."""
-
-
-def _say(deps: SessionDeps, level: NoticeLevel, text: str) -> None:
-    deps.emit(Notice(level=level, text=text))
 
 
 async def run_steps(deps: SessionDeps, run: CommandRun, scope: CancelScope) -> list[str]:
