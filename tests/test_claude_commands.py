@@ -25,6 +25,10 @@ from tests.test_print_mode import env_for, wait_until
 
 FIXTURES = Path(__file__).parent / "claude_commands_fixtures"
 AGENT = [sys.executable, "-m", "agent_tui.cli"]
+# Claude Code's newer rule: $0 is the first word
+MIGRATE = ("---\ndescription: Migrate a component to another framework\n"
+           "argument-hint: [component] [from] [to]\n---\n"
+           "Migrate the $0 component from $1 to $2.\n")
 
 
 @pytest.fixture
@@ -101,6 +105,7 @@ def test_arguments_positional_words_split_as_a_shell_does(ws: Path) -> None:
 
 def test_arguments_counted_from_zero_where_the_file_uses_claude_codes_newer_rule(ws: Path) -> None:
     commands = ws / ".claude" / "commands"
+    (commands / "migrate.md").write_text(MIGRATE)
     (commands / "indexed.md").write_text(
         "First $ARGUMENTS[0], second $ARGUMENTS[1], all: $ARGUMENTS; $1 is the first.\n")
     (commands / "plain.md").write_text("Summarise the open issues.\n")
@@ -177,6 +182,7 @@ def test_print_mode_inlines_files_and_fills_positional_arguments(fake_api, ws) -
                                   '\n\nARGUMENTS: 42 "very high" alice')
 
     # a file that uses $0 counts from 0, as Claude Code's newer commands do
+    (ws / ".claude" / "commands" / "migrate.md").write_text(MIGRATE)
     fake_api.enqueue(Reply.text("migrated"))
     out = _agent(fake_api, ws, '/migrate "Search Bar" React Vue')
     assert out.returncode == 0, out.stderr
