@@ -20,16 +20,19 @@ plain text it was meant to be.
 
 :class:`FileProblem` is how loaders of these files report one bad file (file, line,
 message) while the rest still load. :func:`read_definition` reads a skill's or a
-sub-agent's file as Claude Code's rules have it (a front matter with a valid ``name``
-and a ``description``), raising :class:`DefinitionError` with the line.
+sub-agent's file as Claude Code's rules have it (a valid ``name`` and a
+``description``), raising :class:`DefinitionError` with the line;
+:func:`load_definitions` reads every file of a kind from its folders, the first of a
+name winning, each bad file a problem.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -154,6 +157,7 @@ def key_line(text: str, key: str) -> int | None:
 #: Claude Code's rule for skill and sub-agent names.
 NAME_RULE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 NAME_MAX = 64
+DESCRIPTION_MAX = 1024  # a longer description is cut there, with a notice
 DEFINITION_MAX_BYTES = 256 * 1024  # a definition bigger than this is refused
 
 
@@ -189,9 +193,27 @@ def check_name(name: Any, kind: str) -> str | None:
     return None
 
 
-def read_definition(path: Path, kind: str) -> Definition:
+def first_paragraph(body: str) -> str:
+    """The body's first paragraph of text (headings skipped), on one line."""
+    lines: list[str] = []
+    for raw in body.split("\n"):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            if lines:
+                break
+            continue
+        lines.append(line)
+    return " ".join(lines)
+
+
+def read_definition(path: Path, kind: str, default_name: str | None = None) -> Definition:
     """``path`` as a ``kind`` ("skill", "sub-agent"); raises DefinitionError (or
-    OSError, UnicodeDecodeError)."""
+    OSError, UnicodeDecodeError).
+
+    With ``default_name`` (a skill's folder), the file is read as Claude Code reads a
+    ``SKILL.md``: every key is optional, the name is ``default_name`` when the front
+    matter gives none and the description the body's first paragraph. Without it (a
+    sub-agent), a front matter with ``name`` and ``description`` is required."""
     if path.stat().st_size > DEFINITION_MAX_BYTES:
         raise DefinitionError(f"larger than {DEFINITION_MAX_BYTES // 1024} KB")
     text = path.read_bytes().decode("utf-8")
@@ -199,14 +221,89 @@ def read_definition(path: Path, kind: str) -> Definition:
         front = read_front_matter(text)
     except FrontMatterError as exc:
         raise DefinitionError(exc.message, exc.line) from None
-    if not front.present:
+    if not front.present and default_name is None:
         raise DefinitionError("no front matter (a --- block with name and description)", 1)
     name = front.meta.get("name")
+    if name is None and default_name is not None:
+        name = default_name
     wrong = check_name(name, kind)
     if wrong is not None:
+        if "name" not in front.meta:
+            wrong += " (the name is its folder's: give one with `name:`)"
         raise DefinitionError(wrong, key_line(text, "name") or 1)
     description = front.meta.get("description")
+    if description is None and default_name is not None:
+        description = first_paragraph(front.body)
     if not isinstance(description, str) or not description.strip():
         raise DefinitionError("no description (front matter `description:`)",
                               key_line(text, "description") or 1)
     return Definition(text=text, front=front, name=str(name), description=description)
+
+
+def shown_path(path: Path, workspace: Path, home: Path | None) -> str:
+    """A definition's file as a notice names it: from the workspace, or from ``~``."""
+    for base, prefix in ((Path(workspace), ""), (home if home is not None else Path.home(), "~/")):
+        try:
+            return prefix + str(path.relative_to(base))
+        except ValueError:
+            continue
+    return str(path)
+
+
+S = TypeVar("S")
+D = TypeVar("D")
+
+
+def load_definitions(
+    places: list[tuple[S, Path]],
+    files_in: Callable[[Path], list[Path]],
+    parse: Callable[[Path, S], tuple[D, list[FileProblem]]],
+    name_of: Callable[[D], str],
+    kind: str,
+    *,
+    cap: int,
+    workspace: Path,
+    home: Path | None,
+) -> tuple[list[D], list[FileProblem]]:
+    """Every definition in ``places`` ((scope, folder), the first of a name wins), and
+    what was wrong: a file that cannot be used is a problem with its file and line,
+    and the others still load. ``files_in(folder)`` lists a folder's files (raises
+    OSError when there is none); ``parse(file, scope)`` reads one (raises
+    DefinitionError, OSError or UnicodeDecodeError)."""
+    found: list[D] = []
+    problems: list[FileProblem] = []
+    seen: dict[str, str] = {}
+    files_seen: set[Path] = set()
+    for scope, folder in places:
+        try:
+            files = files_in(folder)
+        except OSError:
+            continue
+        if len(files) > cap:
+            problems.append(FileProblem(folder, f"more than {cap} {kind}s: the rest "
+                                                "are not read"))
+            files = files[:cap]
+        for path in files:
+            real = path.resolve()
+            if real in files_seen:  # the same file reached twice (home is the workspace)
+                continue
+            files_seen.add(real)
+            try:
+                item, notes = parse(path, scope)
+            except DefinitionError as exc:
+                problems.append(FileProblem(path, f"{exc.message} ({kind} not loaded)",
+                                            exc.line))
+                continue
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = getattr(exc, "strerror", None) or exc
+                problems.append(FileProblem(path, f"cannot be read: {reason}"))
+                continue
+            problems.extend(notes)
+            name = name_of(item)
+            if name in seen:
+                problems.append(FileProblem(path, (
+                    f"{kind} {name!r} is also defined in {seen[name]}, which is used")))
+                continue
+            seen[name] = shown_path(path, workspace, home)
+            found.append(item)
+    return found, problems

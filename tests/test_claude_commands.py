@@ -25,6 +25,10 @@ from tests.test_print_mode import env_for, wait_until
 
 FIXTURES = Path(__file__).parent / "claude_commands_fixtures"
 AGENT = [sys.executable, "-m", "agent_tui.cli"]
+# Claude Code's newer rule: $0 is the first word
+MIGRATE = ("---\ndescription: Migrate a component to another framework\n"
+           "argument-hint: [component] [from] [to]\n---\n"
+           "Migrate the $0 component from $1 to $2.\n")
 
 
 @pytest.fixture
@@ -88,10 +92,35 @@ def test_arguments_positional_words_split_as_a_shell_does(ws: Path) -> None:
     loaded = load_commands(ws)
     review = loaded.find("review-pr")
     assert split_args('"42" "very high" alice') == ["42", "very high", "alice"]
-    assert expand(review, '42 "very high" alice').compose([]) == \
-        "Review PR #42 with priority very high and assign it to alice."
-    assert expand(review, "7").compose([]) == "Review PR #7 with priority  and assign it to ."
+    # no $ARGUMENTS in the body: what was typed follows as "ARGUMENTS: ..." (Claude Code)
+    assert expand(review, '42 "very high" alice').compose([]) == (
+        "Review PR #42 with priority very high and assign it to alice.\n\n"
+        'ARGUMENTS: 42 "very high" alice')
+    # a placeholder past the last word stays as written (Claude Code keeps it)
+    assert expand(review, "7").compose([]) == (
+        "Review PR #7 with priority $2 and assign it to $3.\n\nARGUMENTS: 7")
+    assert expand(review, "").compose([]) == "Review PR #$1 with priority $2 and assign it to $3."
     assert split_args('unbalanced "quote') == ["unbalanced", '"quote']
+
+
+def test_arguments_counted_from_zero_where_the_file_uses_claude_codes_newer_rule(ws: Path) -> None:
+    commands = ws / ".claude" / "commands"
+    (commands / "migrate.md").write_text(MIGRATE)
+    (commands / "indexed.md").write_text(
+        "First $ARGUMENTS[0], second $ARGUMENTS[1], all: $ARGUMENTS; $1 is the first.\n")
+    (commands / "plain.md").write_text("Summarise the open issues.\n")
+    loaded = load_commands(ws)
+    assert expand(loaded.find("migrate"), '"Search Bar" React Vue').compose([]) == (
+        'Migrate the Search Bar component from React to Vue.\n\n'
+        'ARGUMENTS: "Search Bar" React Vue')
+    assert expand(loaded.find("indexed"), "a b").compose([]) == (
+        "First a, second b, all: a b; a is the first.")
+    # an argument is put in once: its own "$1" is not expanded again
+    assert expand(loaded.find("indexed"), "'$1' b").compose([]) == (
+        "First $1, second b, all: '$1' b; $1 is the first.")
+    assert expand(loaded.find("plain"), "in the parser").compose([]) == (
+        "Summarise the open issues.\n\nARGUMENTS: in the parser")
+    assert expand(loaded.find("plain"), "").compose([]) == "Summarise the open issues."
 
 
 def test_bang_lines_become_steps_with_file_and_line_and_their_output_goes_in_place(ws: Path) -> None:
@@ -149,7 +178,16 @@ def test_print_mode_inlines_files_and_fills_positional_arguments(fake_api, ws) -
 
     out = _agent(fake_api, ws, '/review-pr 42 "very high" alice')
     assert out.returncode == 0, out.stderr
-    assert _sent(fake_api, 1) == "Review PR #42 with priority very high and assign it to alice."
+    assert _sent(fake_api, 1) == ("Review PR #42 with priority very high and assign it to alice."
+                                  '\n\nARGUMENTS: 42 "very high" alice')
+
+    # a file that uses $0 counts from 0, as Claude Code's newer commands do
+    (ws / ".claude" / "commands" / "migrate.md").write_text(MIGRATE)
+    fake_api.enqueue(Reply.text("migrated"))
+    out = _agent(fake_api, ws, '/migrate "Search Bar" React Vue')
+    assert out.returncode == 0, out.stderr
+    assert _sent(fake_api, 2) == ("Migrate the Search Bar component from React to Vue.\n\n"
+                                  'ARGUMENTS: "Search Bar" React Vue')
 
 
 def test_a_subfolder_command_runs_by_its_name_and_a_users_command_too(fake_api, ws) -> None:
@@ -158,7 +196,7 @@ def test_a_subfolder_command_runs_by_its_name_and_a_users_command_too(fake_api, 
     assert _agent(fake_api, ws, "/backend:test api").returncode == 0
     assert _agent(fake_api, ws, "/standup the parser").returncode == 0
     assert [_sent(fake_api, i) for i in range(3)] == [
-        "Create a React component named Button in src/components/.",
+        "Create a React component named Button in src/components/.\n\nARGUMENTS: Button",
         "Run the backend tests matching api.",
         "Write my standup notes about the parser.",
     ]
@@ -209,7 +247,8 @@ def test_a_command_line_on_stdin_runs_the_command_too(fake_api, ws) -> None:
     out = _agent(fake_api, ws, "", "--input-format", "stream-json", "--output-format",
                  "stream-json", input=ops)
     assert out.returncode == 0, out.stderr
-    assert _sent(fake_api) == "Create a React component named Card in src/components/."
+    assert _sent(fake_api) == ("Create a React component named Card in src/components/.\n\n"
+                               "ARGUMENTS: Card")
 
 
 def test_sigint_while_a_bang_line_runs_ends_its_process_and_sends_nothing(fake_api, ws) -> None:

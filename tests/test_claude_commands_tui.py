@@ -76,7 +76,8 @@ async def test_the_menu_lists_claude_code_commands_with_descriptions_and_scopes(
         await _type(pilot, "42 high ada")
         await pilot.press("enter")
         await pilot.pause()
-        assert made[0].ops == [UserMessage(text="Review PR #42 with priority high and assign it to ada.")]
+        assert made[0].ops == [UserMessage(
+            text="Review PR #42 with priority high and assign it to ada.\n\nARGUMENTS: 42 high ada")]
 
 
 def _bash_session(ws: Path):

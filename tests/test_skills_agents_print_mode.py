@@ -46,7 +46,7 @@ def test_print_mode_loads_skills_and_agents_and_names_the_bad_files(fake_api, tm
     events = events_of(out.stdout)
     notices = [e["text"] for e in events if e["type"] == "notice"]
     assert any("broken-yaml/SKILL.md:4: front matter is not valid YAML" in n for n in notices)
-    assert any("no-front-matter/SKILL.md:1: no front matter" in n for n in notices)
+    assert not any("no-front-matter" in n for n in notices)  # it loads, as in Claude Code
     assert any("agents/bad-yaml.md:4: front matter is not valid YAML" in n for n in notices)
     assert any("agents/no-description.md:1: no description" in n for n in notices)
 
@@ -56,6 +56,9 @@ def test_print_mode_loads_skills_and_agents_and_names_the_bad_files(fake_api, tm
     names = [t["name"] for t in first["tools"]]
     assert names[-1] == "skill"  # after the built-in tools: their cache prefix is unchanged
     assert "PDF-FORMS-SKILL-BODY" not in json.dumps(first)
+    offered = next(t for t in first["tools"] if t["name"] == "skill")["description"]
+    assert "- no-front-matter: Checks that the changelog has an entry" in offered
+    assert "NO-FRONT-MATTER-SKILL-BODY" not in json.dumps(first)
     task = next(t for t in first["tools"] if t["name"] == "task")
     assert "- code-reviewer: Expert code reviewer." in task["description"]
     assert "PDF-FORMS-SKILL-BODY" in json.dumps(main[1]["messages"])

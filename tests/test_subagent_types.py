@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.agent_types import (
-    MODEL_ALIASES,
     AgentScope,
     load_agent_types,
 )
@@ -25,7 +24,7 @@ from agent_tui.tools.bash import BashTool
 from agent_tui.tools.files import ReadFileTool
 from agent_tui.tools.search.tools import GlobTool, GrepTool
 from agent_tui.tools.task import TaskTool
-from tests.fake_api import Reply
+from tests.fake_api import DEFAULT_MODELS, FakeAnthropicServer, ModelSpec, Reply
 from tests.harness import assert_subagent_stopped, start_session
 from tests.test_interrupts import provider_for
 from tests.test_subagents import alive, serve, tree
@@ -55,6 +54,16 @@ def system_text(body: dict) -> str:
     return system if isinstance(system, str) else "".join(b["text"] for b in system)
 
 
+async def run_go(srv, workspace: Path, home: Path):
+    """A session with the types of ``workspace`` and ``home`` that ran "go" to its end."""
+    run = start_session(provider_for(srv), tools_for(load_agent_types(workspace, home)),
+                        workspace)
+    run.submit(UserMessage(text="go"))
+    await run.idle(timeout=30)
+    assert srv.rejections == []
+    return run
+
+
 def tool_names(body: dict) -> list[str]:
     return [t["name"] for t in body.get("tools", [])]
 
@@ -73,9 +82,9 @@ def test_types_load_project_over_user_and_bad_files_are_named_with_line(config):
     reviewer = types.get("code-reviewer")
     assert reviewer.tools == ("read_file", "grep", "glob")  # Claude Code's names, as ours
     assert reviewer.system.startswith("CODE-REVIEWER-SYSTEM-PROMPT")
-    assert reviewer.resolve_model("claude-parent") == MODEL_ALIASES["haiku"]
-    assert types.get("test-runner").resolve_model("claude-parent") == "claude-parent"
-    assert types.get("explainer").resolve_model("claude-parent") == "claude-sonnet-5-5"
+    assert reviewer.model == "haiku"  # resolved when it starts: the newest Haiku listed
+    assert types.get("test-runner").model == "inherit"
+    assert types.get("explainer").model == "claude-sonnet-5-5"
     assert types.get("explainer").tools is None
     # an unquoted colon in the description is read as text
     assert types.get("explainer").description.endswith("Use when: the user asks how something works")
@@ -144,11 +153,7 @@ async def test_a_typed_subagent_has_its_prompt_tools_and_model(fake_api, config)
         ("review it", 0): Reply.text("looks fine"),
         ("go", 1): Reply.text("all done"),
     })
-    run = start_session(provider_for(fake_api), tools_for(load_agent_types(workspace, home)),
-                        workspace)
-    run.submit(UserMessage(text="go"))
-    await run.idle(timeout=30)
-    assert fake_api.rejections == []
+    run = await run_go(fake_api, workspace, home)
     parent = request_for(fake_api, "go")
     assert parent["model"] == "claude-test"
     assert "task" in tool_names(parent)
@@ -157,7 +162,7 @@ async def test_a_typed_subagent_has_its_prompt_tools_and_model(fake_api, config)
     assert tool_names(review) == ["read_file", "glob", "grep"]  # the parent's order
     assert system_text(review).startswith("CODE-REVIEWER-SYSTEM-PROMPT")
     assert system_text(review) == load_agent_types(workspace, home).get("code-reviewer").system
-    assert review["model"] == MODEL_ALIASES["haiku"]
+    assert review["model"] == "claude-haiku-4-5"
 
     tests = request_for(fake_api, "run the tests")
     assert tool_names(tests) == ["read_file", "bash"]  # Task in the file: never given
@@ -238,7 +243,7 @@ async def test_a_background_typed_subagent_keeps_its_tools(fake_api, config):
         lambda: any(e.state == "completed" for e in run.rec.of("background_job")), timeout=20)
     body = request_for(fake_api, "bg review")
     assert tool_names(body) == ["read_file", "glob", "grep"]
-    assert body["model"] == MODEL_ALIASES["haiku"]
+    assert body["model"] == "claude-haiku-4-5"
     await run.close()
 
 
@@ -262,6 +267,50 @@ async def test_a_type_with_an_empty_tools_list_gets_no_tools(fake_api, tmp_path)
     assert fake_api.rejections == []
     body = request_for(fake_api, "think hard")
     assert tool_names(body) == []
-    assert body["model"] == MODEL_ALIASES["sonnet"]
+    assert body["model"] == "claude-sonnet-5-5"
     assert run.rec.tool_states("toolu_think")[-1] == "succeeded"
     await run.close()
+
+
+@pytest.mark.asyncio
+async def test_a_model_alias_is_the_newest_model_of_its_line_the_api_lists(config, tmp_path):
+    """``model: haiku`` runs on the first Haiku the Models API lists (newest first), as a
+    command's ``model:`` does; an alias nothing is listed under runs on the parent's
+    model, said in a warning."""
+    workspace, home = config
+    (workspace / ".claude" / "agents" / "poet.md").write_text(
+        "---\nname: poet\ndescription: Writes verse\nmodel: opus\ntools: Read\n---\nRhyme.\n")
+    newer = ModelSpec("claude-haiku-5-5", "Claude Haiku 5.5", "2026-11-01T00:00:00Z", line="haiku")
+    listed = [newer, *(m for m in DEFAULT_MODELS if m.line != "opus")]  # no Opus listed
+    with FakeAnthropicServer(models=listed) as srv:
+        serve(srv, {
+            ("go", 0): Reply.tool_use("task", {"description": "review", "prompt": "review it",
+                                               "subagent_type": "code-reviewer"}, id="toolu_r"),
+            ("review it", 0): Reply.text("looks fine"),
+            ("go", 1): Reply.tool_use("task", {"description": "verse", "prompt": "a verse",
+                                               "subagent_type": "poet"}, id="toolu_p"),
+            ("a verse", 0): Reply.text("roses"),
+            ("go", 2): Reply.text("all done"),
+        })
+        run = await run_go(srv, workspace, home)
+        assert request_for(srv, "review it")["model"] == "claude-haiku-5-5"
+        assert request_for(srv, "a verse")["model"] == request_for(srv, "go")["model"]
+        warnings = [e.text for e in run.rec.of("notice")]
+        assert any("model alias 'opus': no such model listed" in w for w in warnings), warnings
+        assert run.rec.tool_states("toolu_p")[-1] == "succeeded"
+        await run.close()
+
+
+def test_tools_as_a_comma_string_or_a_yaml_list_name_the_same_tools(tmp_path):
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "as-string.md").write_text(
+        "---\nname: as-string\ndescription: d\ntools: Read, Bash(git diff:*), mcp__github\n"
+        "---\nS.\n")
+    (agents / "as-list.md").write_text(
+        "---\nname: as-list\ndescription: d\ntools:\n  - Read\n  - Bash(git diff:*)\n"
+        "  - mcp__github\n---\nL.\n")
+    types = load_agent_types(tmp_path, tmp_path / "nohome")
+    assert types.problems == []
+    assert types.get("as-string").tools == types.get("as-list").tools == (
+        "read_file", "bash", "mcp__github")

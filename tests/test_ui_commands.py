@@ -111,8 +111,9 @@ def test_custom_commands_from_the_four_folders_first_name_wins(tmp_path: Path, n
     assert by_name["deploy"].scope == "user" and by_name["deploy"].need.value == "required"
     assert len(problems) == 2 and any("empty prompt" in p for p in problems)
     assert expand(by_name["review"], "app.py") == "Review app.py for bugs."
-    assert expand(by_name["log"], "since monday") == "Summarize the git log\n\nsince monday"
-    assert expand(by_name["deploy"], "web") == "Deploy web now"
+    assert expand(by_name["log"], "since monday") == (
+        "Summarize the git log\n\nARGUMENTS: since monday")
+    assert expand(by_name["deploy"], "web") == "Deploy web now\n\nARGUMENTS: web"
 
 
 def test_front_matter_is_optional_and_an_unclosed_one_is_body() -> None:

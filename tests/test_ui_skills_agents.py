@@ -64,6 +64,9 @@ async def test_skills_lists_each_skill_with_where_it_came_from(config) -> None:
     assert "pdf-forms  user  ~/.claude/skills/pdf-forms" in page
     assert "release-notes  project  .claude/skills/release-notes" in page
     assert "csv-summary  project (.agents)  .agents/skills/csv-summary" in page
+    # no front matter: named after its folder, described by its first paragraph
+    assert "no-front-matter  project  .claude/skills/no-front-matter" in page
+    assert "Checks that the changelog has an entry for every merged change." in page
     assert "Drafts release notes from the git log since the last tag." in page
     assert "allowed-tools (not applied): Bash(git log:*), Bash(git describe:*), Read" in page
     assert ".claude/skills/broken-yaml/SKILL.md:4: front matter is not valid YAML" in page
@@ -87,7 +90,7 @@ async def test_agents_lists_types_tools_models_and_bad_files(config) -> None:
     async with app.run_test(size=SIZE) as pilot:
         page = await _open(pilot, app, "/agents")
     assert "code-reviewer  project  .claude/agents/code-reviewer.md" in page
-    assert "tools: Read, Grep, Glob · model: haiku (claude-haiku-4-5)" in page
+    assert "tools: Read, Grep, Glob · model: haiku (the newest the API lists)" in page
     assert "tools: Bash, Read · model: inherit (the main agent's)" in page
     assert "explainer  user  ~/.claude/agents/explainer.md" in page
     assert "tools: all but Task · model: claude-sonnet-5-5" in page

@@ -1,9 +1,14 @@
 """A command file's body with its arguments in it, as Claude Code expands it.
 
-- ``$ARGUMENTS`` is everything after the command name, as typed; ``$1`` .. ``$9`` are
-  its words, split as a shell would (``/fix "the login page" high``: ``$1`` is
-  ``the login page``), empty when there are fewer. A body with none of these gets
-  what was typed after it, on its own paragraph.
+- ``$ARGUMENTS`` is everything after the command name, as typed. ``$ARGUMENTS[0]``,
+  ``$ARGUMENTS[1]`` .. are its words, split as a shell would, counted from 0 (Claude
+  Code's current rule). ``$1`` .. ``$9`` are the words counted from 1, as command
+  files have long been written (``/fix "the login page" high``: ``$1`` is ``the login
+  page``), unless the file uses ``$0``: then ``$0`` .. ``$9`` count from 0, as Claude
+  Code's newer skills do. A placeholder past the last word stays as written (as in
+  Claude Code). A body without ``$ARGUMENTS`` gets what was typed after it as a last
+  paragraph ``ARGUMENTS: ...``, as Claude Code appends it. Arguments are put in once:
+  a ``$1`` inside an argument stays as typed.
 - ``!`cmd``` runs ``cmd`` before the prompt is sent (arguments already in it): its
   output takes its place in the prompt. Here it becomes a step
   (:class:`~agent_tui.core.command_run.ShellStep`, with the file and line); the
@@ -18,11 +23,12 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from agent_tui.commands.files import CommandFile
+from agent_tui.commands.files import ARGUMENTS, CommandFile
 from agent_tui.core.command_run import ShellStep
 
 _SHELL = re.compile(r"!`([^`]+)`")
-_PLACEHOLDER = re.compile(r"\$ARGUMENTS|\$([1-9])(?![0-9])")
+_PLACEHOLDER = re.compile(r"\$ARGUMENTS(?:\[([0-9]+)\])?|\$([0-9])(?![0-9])")
+_ZERO = re.compile(r"\$0(?![0-9])")  # a file that uses $0 counts $N from 0
 _MENTION = re.compile(r"(?:^|(?<=\s))@([^\s`]+)")
 _TRAILING = ".,;:!?)]}'\""
 
@@ -36,14 +42,20 @@ def split_args(args: str) -> list[str]:
         return args.split()
 
 
-def substitute(text: str, args: str, words: list[str]) -> str:
+def substitute(text: str, args: str, words: list[str], first: int = 1) -> str:
+    """``text`` with the arguments in; ``first``: the number ``$N`` of the first word."""
     def put(match: re.Match[str]) -> str:
-        if match[1] is None:
+        if match[1] is None and match[2] is None:
             return args
-        index = int(match[1]) - 1
-        return words[index] if index < len(words) else ""
+        index = int(match[1]) if match[1] is not None else int(match[2]) - first
+        return words[index] if 0 <= index < len(words) else match[0]
 
     return _PLACEHOLDER.sub(put, text)
+
+
+def counts_from(body: str) -> int:
+    """The number ``$N`` of the first word in ``body``: 0 when the file uses ``$0``."""
+    return 0 if _ZERO.search(body) else 1
 
 
 def mentions(text: str) -> list[str]:
@@ -82,15 +94,16 @@ def expand(command: CommandFile, args: str) -> Expanded:
     body = command.body.strip("\n")
     lead = len(command.body) - len(command.body.lstrip("\n"))
     words = split_args(args)
+    first = counts_from(body)
     done = Expanded()
     at = 0
     for match in _SHELL.finditer(body):
-        done.pieces.append(substitute(body[at:match.start()], args, words))
+        done.pieces.append(substitute(body[at:match.start()], args, words, first))
         line = command.body_line + lead + body.count("\n", 0, match.start())
-        step = substitute(match[1], args, words).strip()
+        step = substitute(match[1], args, words, first).strip()
         done.pieces.append(ShellStep(command=step, where=f"{command.source}:{line}"))
         at = match.end()
-    done.pieces.append(substitute(body[at:], args, words))
-    if args and _PLACEHOLDER.search(body) is None:
-        done.pieces.append(f"\n\n{args}")
+    done.pieces.append(substitute(body[at:], args, words, first))
+    if args.strip() and ARGUMENTS not in body:
+        done.pieces.append(f"\n\nARGUMENTS: {args.strip()}")
     return done

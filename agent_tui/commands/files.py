@@ -51,7 +51,7 @@ class CommandFile(BaseModel):
 
     @property
     def takes_arguments(self) -> bool:
-        return ARGUMENTS in self.body or any(f"${n}" in self.body for n in range(1, 10))
+        return ARGUMENTS in self.body or any(f"${n}" in self.body for n in range(10))
 
 
 class LoadedCommands(BaseModel):

@@ -15,8 +15,8 @@ name. One file::
 The body is the sub-agent's system prompt. ``tools`` takes Claude Code's names (ours
 too, through ``protocol/tool_names``); a sub-agent never gets ``task``, whatever the
 file says. ``disallowedTools`` takes tools away. ``model`` is ``inherit`` (the parent's
-model when the sub-agent starts), ``sonnet``/``opus``/``haiku`` (see
-:data:`MODEL_ALIASES`) or a model id passed as it is.
+model when the sub-agent starts), ``sonnet``/``opus``/``haiku`` or a model id, resolved
+when the sub-agent starts as a command's ``model:`` is (``core/model_control.py``).
 
 A file that cannot be used (no front matter, bad YAML, no name or description, a
 name against Claude Code's rule, an empty body) is a :class:`FileProblem` with its
@@ -33,7 +33,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.frontmatter import DefinitionError, FileProblem, key_line, read_definition
+from agent_tui.frontmatter import (
+    DefinitionError,
+    FileProblem,
+    key_line,
+    load_definitions,
+    read_definition,
+)
 from agent_tui.protocol.tool_names import is_mcp, our_name
 
 AGENTS_DIR = Path(".claude") / "agents"
@@ -41,14 +47,6 @@ MAX_FILES = 200  # per folder
 INHERIT = "inherit"
 #: The general sub-agent (today's: every tool but task), used when no type is named.
 GENERAL = "general-purpose"
-#: Claude Code's model aliases, as agent-tui resolves them.
-MODEL_ALIASES: dict[str, str] = {
-    "sonnet": "claude-sonnet-5-5",
-    "opus": "claude-opus-5-5",
-    "haiku": "claude-haiku-4-5",
-}
-#: Claude Code's rule for skill and sub-agent names.
-DESCRIPTION_MAX = 1024
 APPLIED_KEYS = frozenset({"name", "description", "tools", "disallowedTools", "model"})
 #: Keys Claude Code documents for sub-agents that agent-tui reads and does not apply.
 NOT_APPLIED_KEYS = frozenset({
@@ -76,13 +74,6 @@ class AgentType(BaseModel):
     tools: tuple[str, ...] | None = None
     disallowed: tuple[str, ...] = ()
     model: str = INHERIT  # as written: inherit, an alias or an id
-
-    def resolve_model(self, parent_model: str, aliases: dict[str, str] | None = None) -> str:
-        """The model this sub-agent talks to when the parent uses ``parent_model``;
-        ``aliases``: the provider's (a cloud's ids), else :data:`MODEL_ALIASES`."""
-        if self.model == INHERIT:
-            return parent_model
-        return (aliases or MODEL_ALIASES).get(self.model, self.model)
 
     def allows(self, tool_name: str) -> bool:
         """Whether a tool of this name is given to the sub-agent (never ``task``)."""
@@ -131,48 +122,18 @@ def agent_dirs(workspace: Path, home: Path | None = None) -> list[tuple[AgentSco
     ]
 
 
+def _agent_files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.md") if p.is_file())
+
+
 def load_agent_types(workspace: Path, home: Path | None = None) -> AgentTypes:
     """Every type in :func:`agent_dirs`; bad files become problems."""
-    found = AgentTypes()
-    seen: dict[str, str] = {}
-    for scope, folder in agent_dirs(workspace, home):
-        try:
-            files = sorted(p for p in folder.glob("*.md") if p.is_file())
-        except OSError:
-            continue
-        if len(files) > MAX_FILES:
-            found.problems.append(FileProblem(folder, f"more than {MAX_FILES} files: the rest "
-                                                      "are not read"))
-            files = files[:MAX_FILES]
-        for path in files:
-            try:
-                agent, notes = parse_agent_file(path, scope)
-            except DefinitionError as exc:
-                found.problems.append(FileProblem(path, f"{exc.message} (not loaded)", exc.line))
-                continue
-            except (OSError, UnicodeDecodeError) as exc:
-                reason = getattr(exc, "strerror", None) or exc
-                found.problems.append(FileProblem(path, f"cannot be read: {reason}"))
-                continue
-            found.problems.extend(notes)
-            if agent.name in seen:
-                found.problems.append(FileProblem(path, (
-                    f"sub-agent {agent.name!r} is also defined in {seen[agent.name]}, "
-                    "which is used")))
-                continue
-            seen[agent.name] = shown_path(path, workspace, home)
-            found.types.append(agent)
-    return found
-
-
-def shown_path(path: Path, workspace: Path, home: Path | None) -> str:
-    """A definition's file as a notice names it: from the workspace, or from ``~``."""
-    for base, prefix in ((Path(workspace), ""), (home if home is not None else Path.home(), "~/")):
-        try:
-            return prefix + str(path.relative_to(base))
-        except ValueError:
-            continue
-    return str(path)
+    types, problems = load_definitions(
+        agent_dirs(workspace, home), _agent_files, parse_agent_file, lambda agent: agent.name,
+        "sub-agent", cap=MAX_FILES, workspace=workspace, home=home)
+    return AgentTypes(types=types, problems=problems)
 
 
 def parse_agent_file(path: Path, scope: AgentScope) -> tuple[AgentType, list[FileProblem]]:

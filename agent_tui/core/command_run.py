@@ -23,11 +23,9 @@ from agent_tui.cancel import CancelScope
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.permission import PermissionPolicy
 from agent_tui.core.tool import InvalidInput, ToolContext
-from agent_tui.protocol import Notice, NoticeLevel, ToolState, TurnState, TurnStateChanged, Verdict
-from agent_tui.providers import base as model
+from agent_tui.protocol import ToolState, TurnState, TurnStateChanged, Verdict
 
 SHELL_TOOL = "bash"  # the tool that runs command lines (core/tool.py's interface)
-MODEL_ALIASES = ("opus", "sonnet", "haiku")
 
 
 @dataclass(frozen=True)
@@ -60,10 +58,6 @@ class CommandRun:
 
 class CommandStopped(Exception):
     """The steps did not all run: nothing is sent. The message says why."""
-
-
-def _say(deps: SessionDeps, level: NoticeLevel, text: str) -> None:
-    deps.emit(Notice(level=level, text=text))
 
 
 async def run_steps(deps: SessionDeps, run: CommandRun, scope: CancelScope) -> list[str]:
@@ -115,26 +109,3 @@ async def run_steps(deps: SessionDeps, run: CommandRun, scope: CancelScope) -> l
                                  "nothing was sent")
         outputs.append(result.content)
     return outputs
-
-
-async def resolve_model(deps: SessionDeps, name: str, scope: CancelScope) -> str:
-    """A model id for ``name``: an alias (``opus``, ``sonnet``, ``haiku``) is the first
-    model the provider lists under it (the newest); an id is itself. Its limits are
-    looked up (in the background). Raises ``Cancelled`` when ``scope`` is."""
-    chosen = name.strip()
-    if chosen.lower() in deps.provider.model_aliases:  # a cloud's own ids
-        chosen = deps.provider.model_aliases[chosen.lower()]
-    elif chosen.lower() in MODEL_ALIASES:
-        try:
-            async with scope.linked():  # cancel point: asking for the model list
-                listed = await deps.provider.list_models()
-        except model.ProviderError:
-            listed = []
-        match = next((m.id for m in listed if chosen.lower() in m.id.lower()), None)
-        if match is None:
-            _say(deps, NoticeLevel.WARNING, f"model alias {chosen!r}: no such model listed; "
-                                            f"the turn runs on {deps.config.model}")
-            return deps.config.model
-        chosen = match
-    deps.limits.learn(deps.provider, chosen)
-    return chosen

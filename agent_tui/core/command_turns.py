@@ -15,7 +15,8 @@ from dataclasses import replace
 from typing import Any
 
 from agent_tui.cancel import Cancelled, CancelScope
-from agent_tui.core.command_run import CommandRun, CommandStopped, resolve_model, run_steps
+from agent_tui.core.command_run import CommandRun, CommandStopped, run_steps
+from agent_tui.core.model_control import resolve_model
 from agent_tui.protocol import Notice, NoticeLevel, TurnState, TurnStateChanged
 
 

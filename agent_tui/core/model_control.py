@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import difflib
 
+from agent_tui.cancel import CancelScope
+from agent_tui.core.agent_types import INHERIT
 from agent_tui.core.deps import SessionDeps
 from agent_tui.core.journal import JournalWriteError
 from agent_tui.core.records import AssistantMessageRecord, ModelChangeRecord
@@ -23,6 +25,39 @@ from agent_tui.protocol import (
     NoticeLevel,
 )
 from agent_tui.providers import base as model
+
+
+#: Claude Code's model aliases: each is the newest model of its line the provider lists.
+MODEL_ALIASES = ("opus", "sonnet", "haiku")
+
+
+async def resolve_model(deps: SessionDeps, name: str, scope: CancelScope) -> str:
+    """The model id a command's or a sub-agent's ``model:`` names, in Claude Code's
+    words: ``inherit`` is the session's model; an alias (``opus``, ``sonnet``,
+    ``haiku``) is a cloud's id for it, else the first model the provider lists under it
+    (the Models API lists the newest first); anything else is an id. An alias nothing
+    is listed under is the session's model, with a warning. Its limits are looked up
+    (in the background). Raises ``Cancelled`` when ``scope`` is."""
+    chosen = name.strip()
+    alias = chosen.lower()
+    if not chosen or alias == INHERIT:
+        return deps.config.model
+    if alias in deps.provider.model_aliases:  # a cloud's own ids
+        chosen = deps.provider.model_aliases[alias]
+    elif alias in MODEL_ALIASES:
+        try:
+            async with scope.linked():  # cancel point: asking for the model list
+                listed = await deps.provider.list_models()
+        except model.ProviderError:
+            listed = []
+        match = next((m.id for m in listed if alias in m.id.lower()), None)
+        if match is None:
+            deps.emit(Notice(level=NoticeLevel.WARNING, text=(
+                f"model alias {chosen!r}: no such model listed; {deps.config.model} is used")))
+            return deps.config.model
+        chosen = match
+    deps.limits.learn(deps.provider, chosen)
+    return chosen
 
 
 def close_matches(name: str, known: list[str]) -> list[str]:

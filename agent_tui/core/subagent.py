@@ -29,8 +29,8 @@ from dataclasses import replace
 from collections.abc import Callable
 
 
-from agent_tui.cancel import CancelReason, CancelScope
-from agent_tui.core.agent_types import GENERAL, AgentType
+from agent_tui.cancel import Cancelled, CancelReason, CancelScope
+from agent_tui.core.agent_types import GENERAL, INHERIT, AgentType
 from agent_tui.core.approvals import Approvals
 from agent_tui.core.claude_transcript import ClaudeTranscript
 from agent_tui.core.deps import AgentIdentity, SessionDeps
@@ -45,6 +45,7 @@ from agent_tui.protocol import (
     TurnStatus,
 )
 from agent_tui.core.journal import Journal, JournalWriteError
+from agent_tui.core.model_control import resolve_model
 from agent_tui.core.records import AssistantMessageRecord, BackgroundResultRecord
 from agent_tui.core.queue import MessageQueue
 from agent_tui.core.state import tool_started
@@ -83,9 +84,7 @@ class SubAgents:
         if agent is None:
             config = replace(parent.config, system=SUBAGENT_SYSTEM)
         else:
-            config = replace(parent.config, system=agent.system,
-                             model=agent.resolve_model(parent.config.model,
-                                                       parent.provider.model_aliases))
+            config = replace(parent.config, system=agent.system)  # its model: at its start
             # the parent's tools as they are now, in their order, less what the type
             # does not list
             tools = ToolSet(t for name in parent.tools.names()
@@ -158,9 +157,17 @@ class SubAgents:
             return refused
         journal = self._journal_for(parent, parent_tool_use_id)
         deps = self._child_deps(parent, parent_tool_use_id, journal, agent)
-        return await self._run_turn(deps, parent_tool_use_id, scope, prompt)
+        return await self._run_turn(deps, parent_tool_use_id, scope, prompt, agent)
 
-    async def _run_turn(self, deps: SessionDeps, key: str, scope: CancelScope, prompt: str) -> ToolResult:
+    async def _run_turn(self, deps: SessionDeps, key: str, scope: CancelScope, prompt: str,
+                        agent: AgentType | None) -> ToolResult:
+        if agent is not None and agent.model != INHERIT:
+            try:  # an alias is the newest model the provider lists under it
+                deps.config.model = await resolve_model(deps, agent.model, scope)
+            except Cancelled:
+                return ToolResult(outcome=ToolState.CANCELLED_WHILE_RUNNING, is_error=True,
+                                  content="The sub-agent was stopped before it started.",
+                                  ended_by=scope.reason)
         turn = Turn(deps, f"agent:{key}", scope, prompt)
         self.turns[key] = turn
         try:
@@ -207,7 +214,7 @@ class SubAgents:
         self._scopes[job_id] = scope
         self._descriptions[job_id] = description
         self._changed(job_id, BackgroundState.RUNNING)
-        task = asyncio.get_running_loop().create_task(self._run_turn(deps, job_id, scope, prompt))
+        task = asyncio.get_running_loop().create_task(self._run_turn(deps, job_id, scope, prompt, agent))
         self._running[job_id] = task
 
         def done(t: asyncio.Task[ToolResult]) -> None:

@@ -8,9 +8,10 @@ name is reported and left out):
 3. ``~/.agents/skills/<skill>/SKILL.md`` and ``<workspace>/.agents/skills/<skill>/SKILL.md``
    (the open Agent Skills layout).
 
-``SKILL.md`` opens with front matter: ``name`` (lowercase letters, digits and hyphens,
-at most 64 characters) and ``description`` (what it does and when to use it, at most
-1024 characters) are required; ``allowed-tools`` is read and shown but grants nothing
+``SKILL.md`` opens with front matter, every key optional as in Claude Code: ``name``
+(lowercase letters, digits and hyphens, at most 64 characters; else the folder's name)
+and ``description`` (what it does and when to use it, at most 1024 characters; else the
+body's first paragraph); ``allowed-tools`` is read and shown but grants nothing
 (every call still goes through the permission rules); other keys are named in a
 notice. Only name and description are offered to the model (in the ``skill`` tool's
 description); the body is read when the model uses the skill.
@@ -26,8 +27,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.core.agent_types import DESCRIPTION_MAX, shown_path
-from agent_tui.frontmatter import DefinitionError, FileProblem, key_line, read_definition
+from agent_tui.frontmatter import (
+    DESCRIPTION_MAX,
+    FileProblem,
+    key_line,
+    load_definitions,
+    read_definition,
+)
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILLS = 200  # per folder
@@ -35,7 +41,8 @@ APPLIED_KEYS = frozenset({"name", "description", "allowed-tools"})
 #: Keys of Claude Code's or the open standard's that are read and not applied.
 NOT_APPLIED_KEYS = frozenset({
     "license", "metadata", "compatibility", "model", "context", "agent", "hooks",
-    "user-invocable", "disable-model-invocation", "argument-hint", "version",
+    "user-invocable", "disable-model-invocation", "argument-hint", "version", "when_to_use",
+    "effort", "paths", "shell", "arguments",
 })
 QUIET_KEYS = frozenset({"license", "metadata", "compatibility", "version"})  # facts, not behaviour
 
@@ -87,48 +94,21 @@ def skill_dirs(workspace: Path, home: Path | None = None) -> list[tuple[SkillSco
     ]
 
 
+def _skill_files(base: Path) -> list[Path]:
+    return sorted(p / SKILL_FILE for p in base.iterdir() if (p / SKILL_FILE).is_file())
+
+
 def load_skills(workspace: Path, home: Path | None = None) -> Skills:
-    found = Skills()
-    seen: dict[str, str] = {}
-    folders_seen: set[Path] = set()
-    for scope, base in skill_dirs(workspace, home):
-        try:
-            folders = sorted(p for p in base.iterdir() if (p / SKILL_FILE).is_file())
-        except OSError:
-            continue
-        if len(folders) > MAX_SKILLS:
-            found.problems.append(FileProblem(base, f"more than {MAX_SKILLS} skills: the rest "
-                                                    "are not read"))
-            folders = folders[:MAX_SKILLS]
-        for folder in folders:
-            real = folder.resolve()
-            if real in folders_seen:  # the same folder reached twice (home is the workspace)
-                continue
-            folders_seen.add(real)
-            path = folder / SKILL_FILE
-            try:
-                skill, notes = parse_skill(folder.absolute(), scope)
-            except DefinitionError as exc:
-                found.problems.append(FileProblem(path, f"{exc.message} (skill not loaded)",
-                                                  exc.line))
-                continue
-            except (OSError, UnicodeDecodeError) as exc:
-                reason = getattr(exc, "strerror", None) or exc
-                found.problems.append(FileProblem(path, f"cannot be read: {reason}"))
-                continue
-            found.problems.extend(notes)
-            if skill.name in seen:
-                found.problems.append(FileProblem(path, (
-                    f"skill {skill.name!r} is also defined in {seen[skill.name]}, which is used")))
-                continue
-            seen[skill.name] = shown_path(path, workspace, home)
-            found.skills.append(skill)
-    return found
+    skills, problems = load_definitions(
+        skill_dirs(workspace, home), _skill_files,
+        lambda path, scope: parse_skill(path.parent.absolute(), scope),
+        lambda skill: skill.name, "skill", cap=MAX_SKILLS, workspace=workspace, home=home)
+    return Skills(skills=skills, problems=problems)
 
 
 def parse_skill(folder: Path, scope: SkillScope) -> tuple[Skill, list[FileProblem]]:
     path = folder / SKILL_FILE
-    found = read_definition(path, "skill")
+    found = read_definition(path, "skill", default_name=folder.name)
     text, meta, name, description = found.text, found.front.meta, found.name, found.description
     notes: list[FileProblem] = []
     if len(description) > DESCRIPTION_MAX:

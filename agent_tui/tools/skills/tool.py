@@ -69,7 +69,7 @@ class SkillTool(Tool[SkillInput]):
                                                    "; this session has no skills")
             )
         try:
-            body = read_definition(skill.file, "skill").front.body
+            body = read_definition(skill.file, "skill", default_name=skill.folder.name).front.body
         except DefinitionError as exc:
             where = f"{skill.file}:{exc.line}" if exc.line else str(skill.file)
             return ToolResult.error(f"skill {skill.name}: {where}: {exc.message}")

@@ -9,6 +9,8 @@ from typing import Any
 
 from rich.text import Text
 
+from agent_tui.core.agent_types import INHERIT
+from agent_tui.core.model_control import MODEL_ALIASES
 from agent_tui.protocol.tool_names import claude_name
 from agent_tui.ui.render.safe_text import clean, first_line
 
@@ -91,7 +93,8 @@ def _tools(agent: Any) -> str:
 
 
 def _model(agent: Any) -> str:
-    resolved = agent.resolve_model("")
-    if not resolved:
+    if agent.model == INHERIT:
         return "inherit (the main agent's)"
-    return agent.model if resolved == agent.model else f"{agent.model} ({resolved})"
+    if agent.model.lower() in MODEL_ALIASES:
+        return f"{agent.model} (the newest the API lists)"
+    return str(agent.model)
