@@ -39,6 +39,7 @@ MODE_WORDS: dict[PermissionMode, str] = {
     PermissionMode.ACCEPT_EDITS: "accept edits (file edits in the workspace run, commands are asked)",
     PermissionMode.PLAN: "plan (read-only: nothing is changed until you approve a plan)",
     PermissionMode.AUTO: "auto (nothing is asked)",
+    PermissionMode.DONT_ASK: "don't ask (what is not allowed by a rule is refused, never asked)",
 }
 
 
@@ -77,7 +78,7 @@ class SessionView:
     current_model: str
     theme_variables: dict[str, str]
     permission_mode: PermissionMode  # as the core last said (or Shift+Tab just asked)
-    started_mode: PermissionMode  # auto is in Shift+Tab's cycle only when it started so
+    started_mode: PermissionMode  # auto and dont-ask are in Shift+Tab's cycle only when it started so
 
     if TYPE_CHECKING:  # the app's own, for the type checker (never shadowing it)
         def submit(self, op: Op) -> None: ...
@@ -95,8 +96,8 @@ class SessionView:
     def action_cycle_mode(self) -> None:
         """Shift+Tab: the next permission mode (the core confirms it)."""
         order = [PermissionMode.ASK, PermissionMode.ACCEPT_EDITS, PermissionMode.PLAN]
-        if self.started_mode is PermissionMode.AUTO:
-            order.append(PermissionMode.AUTO)
+        if self.started_mode in (PermissionMode.AUTO, PermissionMode.DONT_ASK):
+            order.append(self.started_mode)
         now = self.permission_mode
         nxt = order[(order.index(now) + 1) % len(order)] if now in order else order[0]
         self.permission_mode = nxt  # a second press at once goes on from here
