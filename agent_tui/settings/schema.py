@@ -43,7 +43,7 @@ def resolve_mode(word: str, *, claude_file: bool) -> tuple[PermissionMode, str |
     if claude_file and word == PermissionMode.AUTO.value:
         return PermissionMode.ASK, (
             "Claude Code's auto mode is not supported: ask is used instead (agent-tui's "
-            "auto, which allows every call, is bypassPermissions there)")
+            f"auto, which allows every call, is {PermissionMode.AUTO.claude_name} there)")
     return mode, None
 
 
