@@ -35,6 +35,7 @@ from agent_tui.protocol import PermissionMode, mode_choices
 RESERVED_ENV_PREFIX = "AGENT_TUI_"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
+
 def resolve_mode(word: str, *, claude_file: bool) -> tuple[PermissionMode, str | None]:
     """The mode a ``defaultMode`` word stands for, and a notice when it is not the same
     thing here. In Claude Code's own files ``auto`` is Claude Code's auto mode (each

@@ -78,7 +78,7 @@ class SessionView:
     current_model: str
     theme_variables: dict[str, str]
     permission_mode: PermissionMode  # as the core last said (or Shift+Tab just asked)
-    started_mode: PermissionMode  # auto and dont-ask are in Shift+Tab's cycle only when it started so
+    started_mode: PermissionMode  # auto, dont-ask: in Shift+Tab's cycle only when it started so
 
     if TYPE_CHECKING:  # the app's own, for the type checker (never shadowing it)
         def submit(self, op: Op) -> None: ...
