@@ -1,7 +1,7 @@
 """ACP session modes: the permission modes as an editor sees them. The SDK's client
 drives the real ``agent-tui acp`` process against the fake API: session/new offers
 the modes, session/set_mode switches (plan mode then refuses a write the model
-tries), an approved exit_plan_mode is a permission request whose approval switches
+tries; dontAsk refuses a command without asking the editor), an approved exit_plan_mode is a permission request whose approval switches
 the mode back, told as current_mode_update."""
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ async def test_modes_are_offered_and_plan_mode_refuses_a_write(tmp_path, fake_ap
     async with spawn(client, tmp_path, fake_api, "--permission-mode", "accept-edits") as (conn, _):
         sid, modes = await _new(conn, tmp_path)
         assert modes.current_mode_id == "accept-edits"
-        assert [m.id for m in modes.available_modes] == ["ask", "accept-edits", "plan", "auto"]
+        assert [m.id for m in modes.available_modes] == [
+            "ask", "accept-edits", "plan", "auto", "dont-ask"]
         await conn.set_session_mode(session_id=sid, mode_id="plan")
         await client.wait_for(lambda: client.of("current_mode_update", sid))
         assert client.of("current_mode_update", sid)[-1].current_mode_id == "plan"
@@ -45,6 +46,26 @@ async def test_modes_are_offered_and_plan_mode_refuses_a_write(tmp_path, fake_ap
     assert not (tmp_path / "x.txt").exists()
     result = fake_api.requests[1]["messages"][-1]["content"][0]
     assert result["type"] == "tool_result" and "plan mode" in result["content"]
+
+
+@pytest.mark.asyncio
+async def test_dont_ask_by_claude_codes_word_refuses_without_asking_the_editor(tmp_path, fake_api):
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "touch x"}, id="toolu_x"),
+                     Reply.text("refused"))
+    client = RecordingClient()
+    async with spawn(client, tmp_path, fake_api) as (conn, _):
+        sid, modes = await _new(conn, tmp_path)
+        assert modes.current_mode_id == "ask"
+        await conn.set_session_mode(session_id=sid, mode_id="dontAsk")
+        await client.wait_for(lambda: client.of("current_mode_update", sid))
+        assert client.of("current_mode_update", sid)[-1].current_mode_id == "dont-ask"
+        response = await asyncio.wait_for(
+            conn.prompt(session_id=sid, prompt=[text_block("touch it")]), 20)
+        assert response.stop_reason == "end_turn"
+    assert client.permission_requests == [] and not (tmp_path / "x").exists()
+    result = fake_api.requests[1]["messages"][-1]["content"][0]
+    assert result["tool_use_id"] == "toolu_x"
+    assert "permission mode dontAsk denies Bash without asking" in str(result["content"])
 
 
 @pytest.mark.asyncio

@@ -177,13 +177,13 @@ async def test_permission_mode_is_given_in_claude_codes_words_as_it_is_now(
     hooks = command_hooks(tmp_path, tmp_path / "ws", {"UserPromptSubmit": [
         {"hooks": [{"type": "command", "command": hook}]}]}, permission_mode=lambda: mode[0])
     run, _ = start(fake_api, tmp_path, hooks)
-    for ours in ("accept-edits", "plan", "auto", "ask"):
+    for ours in ("accept-edits", "plan", "auto", "ask", "dont-ask"):
         mode[0] = ours
         fake_api.enqueue(Reply.text("ok"))
         run.submit(UserMessage(text=ours))
         await run.idle()
     assert [p["permission_mode"] for p in logged(tmp_path)] == [
-        "acceptEdits", "plan", "bypassPermissions", "default"]
+        "acceptEdits", "plan", "bypassPermissions", "default", "dontAsk"]
     await run.close()
 
 

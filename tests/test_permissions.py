@@ -335,6 +335,39 @@ def test_non_interactive_ask_rule_denies_naming_the_rule(ws: Path) -> None:
     assert "no one to ask" in ruling.reason
 
 
+def test_dont_ask_refuses_what_ask_would_ask_and_keeps_every_rule(ws: Path) -> None:
+    rules = PermissionRules(allow=["Bash(make:*)", "Bash(rm:*)"], ask=["Bash(make deploy)"],
+                            deny=["Bash(rm:*)"])
+    p = Permissions(ws, "dontAsk", rules)  # interactive: still nobody is asked
+    assert p.mode is PermissionMode.DONT_ASK
+    assert verdict(p, read("src/a.py")) is Verdict.ALLOW  # read-only: never asked
+    assert verdict(p, bash("make test")) is Verdict.ALLOW  # an allow rule
+    denied = p.check(*bash("rm -rf x"))
+    assert denied.verdict is Verdict.DENY and denied.reason == "denied by rule Bash(rm:*)"
+    asked = p.check(*bash("make deploy"))  # an ask rule: refused, naming it
+    assert asked.verdict is Verdict.DENY and asked.rule == "ask:Bash(make deploy)"
+    assert "this session does not ask (permission mode dontAsk)" in asked.reason
+    refused = p.check(*write("src/a.py"))
+    assert refused.verdict is Verdict.DENY and refused.rule == "mode:dont-ask"
+    assert refused.reason == (
+        "permission mode dontAsk denies Write without asking (this session does not ask); an "
+        f"allow rule such as Write(/{(ws / 'src' / 'a.py').resolve()}) would allow it")
+    long = p.check(*bash("echo " + "x" * 200))  # no rule as long as the command
+    assert long.reason.endswith("an allow rule for Bash would allow it")
+    p.set_mode(PermissionMode.PLAN)  # plan mode rules as it always does
+    planned = p.check(*write("src/a.py"))
+    assert planned.verdict is Verdict.DENY and "plan mode" in planned.reason
+
+
+def test_a_commands_allowed_tools_allow_in_dont_ask_mode(ws: Path) -> None:
+    from agent_tui.commands.allowed import CommandPolicy, allowed_rules
+
+    rules, _ = allowed_rules(["Bash(git status:*)"], "c.md")
+    policy = CommandPolicy(Permissions(ws, "dont-ask"), rules, ws, "status")
+    assert policy.check(*bash("git status")).verdict is Verdict.ALLOW
+    assert policy.check(*bash("git push")).verdict is Verdict.DENY
+
+
 # -- fuzzing -----------------------------------------------------------------------
 
 

@@ -234,6 +234,7 @@ def test_system_prompt_and_append_system_prompt_together(fake_api, tmp_path):
 @pytest.mark.parametrize(("given", "ours"), [
     ("default", "ask"), ("acceptEdits", "accept-edits"), ("bypassPermissions", "auto"),
     ("ask", "ask"), ("accept-edits", "accept-edits"), ("auto", "auto"),
+    ("dontAsk", "dont-ask"), ("dont-ask", "dont-ask"),
 ])
 def test_claude_codes_mode_names_are_aliases(fake_api, tmp_path, given, ours):
     fake_api.enqueue(Reply.tool_use("bash", {"command": "touch ran"}), Reply.text("ok"))
@@ -267,10 +268,9 @@ def test_claude_codes_short_options_and_flags_are_taken():
         parse_options(["-p", "hi", "--dangerously-skip-permissions", "--permission-mode", "ask"])
     with pytest.raises(UsageError, match="not allowed with"):
         parse_options(["-p", "hi", "-c", "-r", "abc"])
-    # dontAsk never asks and refuses what is not allowed: print mode's ask
-    assert parse_options(["-p", "hi", "--permission-mode", "dontAsk"]).permission_mode == "ask"
-    with pytest.raises(UsageError, match="dontAsk: in print mode it is ask"):
-        parse_options(["--permission-mode", "dontAsk"])
+    # dontAsk is a mode of its own, in print mode and out of it
+    assert parse_options(["-p", "hi", "--permission-mode", "dontAsk"]).permission_mode == "dont-ask"
+    assert parse_options(["--permission-mode", "dontAsk"]).permission_mode == "dont-ask"
 
 
 def test_continue_and_resume_by_their_short_names(fake_api, tmp_path):

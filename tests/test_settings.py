@@ -227,7 +227,8 @@ def test_bad_mode_names_the_choices_and_claude_code_words_are_aliases(
 ) -> None:
     write_project(ws, {"permissions": {"defaultMode": "yolo"}})
     [problem] = load_settings(ws, user_dir=user_dir).problems
-    assert "unknown mode 'yolo': use one of ask, accept-edits, plan, auto, default, acceptEdits" in problem
+    assert ("unknown mode 'yolo': use one of ask, accept-edits, plan, auto, dont-ask, default, "
+            "acceptEdits, bypassPermissions, dontAsk") in problem
     write_project(ws, {"permissions": {"defaultMode": "acceptEdits"}})
     loaded = load_settings(ws, user_dir=user_dir)
     assert loaded.problems == [] and loaded.default_mode is PermissionMode.ACCEPT_EDITS

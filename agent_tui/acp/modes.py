@@ -23,6 +23,8 @@ MODES: tuple[SessionMode, ...] = (
                 description="Read-only, enforced: the agent plans, you approve the plan"),
     SessionMode(id=PermissionMode.AUTO.value, name="Auto",
                 description="Nothing is asked (deny rules still apply)"),
+    SessionMode(id=PermissionMode.DONT_ASK.value, name="Don't ask",
+                description="Nothing is asked: what no rule allows is refused"),
 )
 
 

@@ -15,13 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, NoReturn
 
+from agent_tui.protocol.states import CLAUDE_MODE_NAMES, PermissionMode, mode_choices
+
 PROVIDERS = ("anthropic", "bedrock", "vertex", "scripted")
 CLOUD_PROVIDERS = ("bedrock", "vertex")
 # How long print mode waits for a pipe on stdin to say anything (Claude Code's wait).
 STDIN_WAIT_S = 3.0
-MODES = ("ask", "accept-edits", "plan", "auto")
-#: Claude Code's names for the same modes.
-MODE_ALIASES = {"default": "ask", "acceptEdits": "accept-edits", "bypassPermissions": "auto"}
 
 
 class UsageError(Exception):
@@ -79,7 +78,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--model", help="model name")
     p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
     p.add_argument("--permission-mode", default=None, metavar="MODE",
-                   help=f"{', '.join(MODES)} (Claude Code's {', '.join(MODE_ALIASES)} too); "
+                   help=f"{', '.join(PermissionMode)} (Claude Code's "
+                   f"{', '.join(CLAUDE_MODE_NAMES)} too); "
                    "default: the settings files' defaultMode, else ask")
     p.add_argument("--theme", default=None, help="default: the settings files' theme, else dark")
     p.add_argument("--settings", type=Path, default=None, metavar="FILE",
@@ -169,8 +169,7 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         provider=provider,
         model=args.model,
         cwd=cwd.resolve(),
-        permission_mode=_checked_mode(args.permission_mode, args.dangerously_skip_permissions,
-                                      print_mode=args.print_mode),
+        permission_mode=_checked_mode(args.permission_mode, args.dangerously_skip_permissions),
         theme=args.theme,
         resume=args.resume,
         continue_=args.continue_,
@@ -207,26 +206,20 @@ def _default_provider() -> str:
     return "anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "scripted"
 
 
-def _checked_mode(
-    value: str | None, skip_permissions: bool = False, *, print_mode: bool = False
-) -> str | None:
+def _checked_mode(value: str | None, skip_permissions: bool = False) -> str | None:
     """Ours, from either spelling (and from ``--dangerously-skip-permissions``)."""
     if skip_permissions:
-        if value is not None and _checked_mode(value) != "auto":
+        if value is not None and _checked_mode(value) != PermissionMode.AUTO:
             raise UsageError(f"--dangerously-skip-permissions is --permission-mode auto: "
                              f"it cannot go with --permission-mode {value}")
-        return "auto"
-    if value is None or value in MODES:
-        return value
-    if value in MODE_ALIASES:
-        return MODE_ALIASES[value]
-    if value == "dontAsk":  # refuse what is not allowed, never ask: ask, where no one is
-        if print_mode:
-            return "ask"
-        raise UsageError("--permission-mode dontAsk: in print mode it is ask (nothing is "
-                         "asked there, what is not allowed is refused); here use ask")
-    choices = ", ".join([*MODES, *MODE_ALIASES])
-    raise UsageError(f"--permission-mode {value}: not a mode (use one of {choices})")
+        return PermissionMode.AUTO.value
+    if value is None:
+        return None
+    try:
+        return PermissionMode.parse(value).value
+    except ValueError:
+        raise UsageError(f"--permission-mode {value}: not a mode (use one of "
+                         f"{mode_choices()})") from None
 
 
 def read_piped(stdin: IO[str], wait: float = STDIN_WAIT_S) -> str:

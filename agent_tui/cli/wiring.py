@@ -191,7 +191,7 @@ class Wiring:
         self, emit: Callable[[Event], None], opened: Any, journal: Journal, *,
         cwd: Path | None, mcp_servers: list[Any] | None,
     ) -> tuple[str, Session]:
-        from agent_tui.protocol import Notice, NoticeCode, NoticeLevel
+        from agent_tui.protocol import Notice, NoticeCode, NoticeLevel, PermissionMode
         from agent_tui.core.journal import JournalWriteError
         from agent_tui.core.records import AgentProcessRecord, SessionStarted
         from agent_tui.core.session import Session
@@ -267,7 +267,7 @@ class Wiring:
         mode = opts.permission_mode or settings.default_mode or "ask"
         if mode == "auto" and settings.auto_disabled_by is not None:
             raise UsageError(
-                "auto mode (Claude Code's bypassPermissions) is turned off by "
+                f"auto mode (Claude Code's {PermissionMode.AUTO.claude_name}) is turned off by "
                 f"permissions.disableBypassPermissionsMode in {settings.auto_disabled_by}")
         mcp, mcp_reload = open_mcp(workspace, emit, self.store.root.parent,
                                    trusted=mode == "auto", extra=mcp_servers or [])

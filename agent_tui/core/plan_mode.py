@@ -77,6 +77,8 @@ _WHAT = {
     PermissionMode.ACCEPT_EDITS: "file edits inside the workspace run; commands are asked first",
     PermissionMode.PLAN: "read-only",
     PermissionMode.AUTO: "every call runs without asking",
+    PermissionMode.DONT_ASK: ("nothing is asked: a call that writes or runs is refused unless "
+                              "a permission rule allows it"),
 }
 
 

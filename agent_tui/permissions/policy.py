@@ -11,10 +11,12 @@ the first of these that speaks:
 5. the **mode**: ``ask`` allows read-only calls and asks for the rest,
    ``accept-edits`` also allows ``write_file``/``edit_file`` inside the workspace
    (except the files that grant power: agent-tui's project settings, ``.mcp.json``
-   and ``.git/``, see :data:`PROTECTED_PATHS`), ``auto`` allows everything.
+   and ``.git/``, see :data:`PROTECTED_PATHS`), ``auto`` allows everything,
+   ``dont-ask`` decides as ``ask`` does.
 
-In print mode (``non_interactive=True``) nobody can answer, so "ask" becomes "deny",
-with a reason that says how to allow it.
+In ``dont-ask`` mode (Claude Code's ``dontAsk``) nobody is ever asked, and in print
+mode (``non_interactive=True``) nobody can answer: there "ask" becomes "deny", with a
+reason that says why and which rule would allow the call.
 
 Rule syntax (``rules.py``) is Claude Code's: ``TOOL`` or ``TOOL(SPECIFIER)``, ``TOOL`` in
 Claude Code's names (``Bash``, ``Read``, ``Edit``, ``mcp__server``...) or ours. Rules,
@@ -132,27 +134,31 @@ class Permissions:
         ruling = self._decide(tool, args)
         if self.mode is PermissionMode.PLAN:
             ruling = planning(tool, args, ruling)
-        if ruling.verdict is Verdict.ASK and self.non_interactive:
-            reason = self._no_one_to_ask(tool, ruling)
+        if ruling.verdict is Verdict.ASK and (self.non_interactive
+                                               or self.mode is PermissionMode.DONT_ASK):
+            reason = self._no_one_to_ask(tool, args, ruling)
             return Ruling(verdict=Verdict.DENY, rule=ruling.rule, reason=reason)
         return ruling
 
     def remember(self, tool: AnyTool, args: BaseModel) -> None:
+        rule = self._call_rule(tool, args)
+        if rule not in self._session:
+            self._session.append(rule)
+
+    def _call_rule(self, tool: AnyTool, args: BaseModel) -> Rule:
+        """The exact rule for this call's shape: what "allow for this session" keeps."""
         kind, subject = _subject(tool, args)
         name = tool.name
         if kind is SubjectKind.COMMAND:
-            rule = Rule.for_call(name, subject)
-        elif kind is SubjectKind.PATH:
+            return Rule.for_call(name, subject)
+        if kind is SubjectKind.PATH:
             real = self._forms(subject)[-1][1]
-            rule = Rule.for_call(name, real, shown="/" + real)  # "//": from the root
-        elif kind is SubjectKind.DOMAIN:
-            rule = Rule.for_call(name, f"{DOMAIN_PREFIX}{subject}")
-        elif kind is SubjectKind.NAME:
-            rule = Rule.for_call(name, subject)
-        else:
-            rule = Rule.for_call(name)
-        if rule not in self._session:
-            self._session.append(rule)
+            return Rule.for_call(name, real, shown="/" + real)  # "//": from the root
+        if kind is SubjectKind.DOMAIN:
+            return Rule.for_call(name, f"{DOMAIN_PREFIX}{subject}")
+        if kind is SubjectKind.NAME:
+            return Rule.for_call(name, subject)
+        return Rule.for_call(name)
 
     @property
     def session_rules(self) -> list[Rule]:
@@ -240,18 +246,24 @@ class Permissions:
             what = "may have side effects"
         return Ruling(verdict=Verdict.ASK, rule=rule, reason=f"{claude_name(tool.name)} {what}")
 
-    def _no_one_to_ask(self, tool: AnyTool, ruling: Ruling) -> str:
+    def _no_one_to_ask(self, tool: AnyTool, args: BaseModel, ruling: Ruling) -> str:
+        """Why a call that would be asked is denied (the mode asks no one, or print mode
+        has no one to ask), and what would allow it."""
+        shown = claude_name(tool.name)
+        dont_ask = self.mode is PermissionMode.DONT_ASK
         if ruling.rule and ruling.rule.startswith("ask:"):
-            return (
-                f"rule {ruling.rule[4:]} asks before {claude_name(tool.name)}, and there is no "
-                "one to ask "
-                "in print mode; denied (change the rule to allow it)"
-            )
-        return (
-            f"permission mode {self.mode.value} denies {claude_name(tool.name)} in print mode "
-            "(there is no one to ask); use --permission-mode accept-edits or auto, "
-            "or an allow rule"
-        )
+            nobody = (f"this session does not ask (permission mode {self.mode.claude_name})"
+                      if dont_ask else "there is no one to ask in print mode")
+            return (f"rule {ruling.rule[4:]} asks before {shown}, and {nobody}; denied "
+                    "(change the rule to allow it)")
+        exact = self._call_rule(tool, args).text
+        allow = f"an allow rule such as {exact}" if len(exact) <= 120 and "\n" not in exact \
+            else f"an allow rule for {shown}"
+        if dont_ask:
+            return (f"permission mode {self.mode.claude_name} denies {shown} without asking "
+                    f"(this session does not ask); {allow} would allow it")
+        return (f"permission mode {self.mode.value} denies {shown} in print mode (there is no "
+                f"one to ask); use --permission-mode accept-edits or auto, or {allow}")
 
     def _allowed(self, name: str, kind: SubjectKind, subject: str) -> str | None:
         """The text of the allow rule that lets this call through, if any."""

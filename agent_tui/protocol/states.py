@@ -56,17 +56,20 @@ class PermissionMode(StrEnum):
     """Who decides what runs: ``ask`` asks for anything that writes or runs,
     ``accept-edits`` also allows file edits inside the workspace, ``plan`` is read-only
     (enforced: writes are refused, commands run in a read-only sandbox), ``auto``
-    allows all. Claude Code's words for them are :data:`CLAUDE_MODE_NAMES`."""
+    allows all, ``dont-ask`` never asks: what ``ask`` would ask is refused (only what a
+    rule allows runs). Claude Code's words for them are :data:`CLAUDE_MODE_NAMES`."""
 
     ASK = "ask"
     ACCEPT_EDITS = "accept-edits"
     PLAN = "plan"
     AUTO = "auto"
+    DONT_ASK = "dont-ask"
 
     @property
     def claude_name(self) -> str:
-        """Claude Code's word for this mode (hook payloads, notices)."""
-        return {v: k for k, v in CLAUDE_MODE_NAMES.items()}[self]
+        """Claude Code's word for this mode (hook payloads, notices): the one place a
+        mode is rendered in its words."""
+        return _CLAUDE_WORD[self]
 
     @classmethod
     def parse(cls, text: str) -> PermissionMode:
@@ -74,19 +77,26 @@ class PermissionMode(StrEnum):
         try:
             return CLAUDE_MODE_NAMES.get(text) or cls(text)
         except ValueError:
-            choices = ", ".join(m.value for m in cls)
-            raise ValueError(
-                f"unknown permission mode {text!r} (use one of {choices}, or Claude Code's "
-                f"{', '.join(CLAUDE_MODE_NAMES)})") from None
+            raise ValueError(f"unknown permission mode {text!r} (use one of "
+                             f"{mode_choices()})") from None
 
 
-#: Claude Code's permission mode words -> ours.
+#: Claude Code's permission mode words -> ours: the one table every reader of a mode
+#: word uses (the command line, settings files, ACP, hook payloads).
 CLAUDE_MODE_NAMES: dict[str, PermissionMode] = {
     "default": PermissionMode.ASK,
     "acceptEdits": PermissionMode.ACCEPT_EDITS,
     "plan": PermissionMode.PLAN,
     "bypassPermissions": PermissionMode.AUTO,
+    "dontAsk": PermissionMode.DONT_ASK,
 }
+_CLAUDE_WORD = {mode: word for word, mode in CLAUDE_MODE_NAMES.items()}
+
+
+def mode_choices() -> str:
+    """Every word a mode may be given by: ours, then Claude Code's (for messages)."""
+    words = [*(m.value for m in PermissionMode), *CLAUDE_MODE_NAMES]
+    return ", ".join(dict.fromkeys(words))
 
 
 class Decision(StrEnum):

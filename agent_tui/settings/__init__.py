@@ -32,7 +32,7 @@ precedence of :mod:`agent_tui.permissions`); ``defaultMode``, ``model``, ``theme
 the higher file's value wins, and a command-line option over all (the CLI applies
 that last step); ``env``: one mapping, the higher file's value wins per variable.
 ``defaultMode`` takes Claude Code's words too (``default``, ``acceptEdits``,
-``bypassPermissions``, ``plan``; ``dontAsk`` gives ``ask`` and a notice), and
+``bypassPermissions``, ``plan``, ``dontAsk``: ``protocol.CLAUDE_MODE_NAMES``), and
 ``permissions.disableBypassPermissionsMode: "disable"`` in any file turns ``auto`` off
 (the CLI refuses it, from the files or the command line).
 

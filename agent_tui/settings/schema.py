@@ -28,38 +28,23 @@ from pydantic import (
 from agent_tui import containment_settings as cs
 from agent_tui.credentials import CREDENTIAL_VARS
 from agent_tui.permissions import InvalidRule, Rule
-from agent_tui.protocol import PermissionMode
+from agent_tui.protocol import PermissionMode, mode_choices
 
 #: Variables ``env`` may not set: the agent's own credentials (``CREDENTIAL_VARS``, kept
 #: from commands on purpose) and the tags the process layer uses to find its runs.
 RESERVED_ENV_PREFIX = "AGENT_TUI_"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-# Claude Code's mode words, and the mode each is here.
-_CLAUDE_MODES = {
-    "default": PermissionMode.ASK,
-    "acceptEdits": PermissionMode.ACCEPT_EDITS,
-    "bypassPermissions": PermissionMode.AUTO,
-    "plan": PermissionMode.PLAN,
-    "dontAsk": PermissionMode.ASK,
-}
-_NOT_YET = {
-    "dontAsk": "dontAsk mode is not supported yet: ask is used instead (print mode denies "
-               "what it would ask)",
-}
-
 
 def resolve_mode(word: str, *, claude_file: bool) -> tuple[PermissionMode, str | None]:
     """The mode a ``defaultMode`` word stands for, and a notice when it is not the same
     thing here. In Claude Code's own files ``auto`` is Claude Code's auto mode (each
     call checked by a classifier), which agent-tui does not have: ``ask`` is used."""
-    if word in _CLAUDE_MODES:
-        return _CLAUDE_MODES[word], _NOT_YET.get(word)
-    mode = PermissionMode(word)
-    if claude_file and mode is PermissionMode.AUTO:
+    mode = PermissionMode.parse(word)
+    if claude_file and word == PermissionMode.AUTO.value:
         return PermissionMode.ASK, (
             "Claude Code's auto mode is not supported: ask is used instead (agent-tui's "
-            "auto, which allows every call, is bypassPermissions there)")
+            f"auto, which allows every call, is {PermissionMode.AUTO.claude_name} there)")
     return mode, None
 
 
@@ -80,13 +65,11 @@ def _check_rule(text: str) -> str:
 
 
 def _check_mode(value: str) -> str:
-    if value in _CLAUDE_MODES:
-        return value
     try:
-        return PermissionMode(value).value
+        PermissionMode.parse(value)
     except ValueError:
-        choices = ", ".join(dict.fromkeys([*(m.value for m in PermissionMode), *_CLAUDE_MODES]))
-        raise ValueError(f"unknown mode {value!r}: use one of {choices}") from None
+        raise ValueError(f"unknown mode {value!r}: use one of {mode_choices()}") from None
+    return value
 
 
 def _check_non_empty(value: str) -> str:

@@ -9,12 +9,11 @@ settings keep no origin per rule): the first file that lists it, user before pro
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from agent_tui.core.agent_types import shown_path
+from agent_tui.frontmatter import shown_path
 from agent_tui.permissions import Permissions, Rule
 from agent_tui.permissions.rules import InvalidRule
 from agent_tui.settings import read_settings_file, settings_paths

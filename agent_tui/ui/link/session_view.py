@@ -39,6 +39,7 @@ MODE_WORDS: dict[PermissionMode, str] = {
     PermissionMode.ACCEPT_EDITS: "accept edits (file edits in the workspace run, commands are asked)",
     PermissionMode.PLAN: "plan (read-only: nothing is changed until you approve a plan)",
     PermissionMode.AUTO: "auto (nothing is asked)",
+    PermissionMode.DONT_ASK: "don't ask (what is not allowed by a rule is refused, never asked)",
 }
 
 
@@ -86,8 +87,8 @@ class SessionView:
     def __init__(self, app: SessionViewHost) -> None:
         self.app = app
         self.current_model = ""
-        # as the core last said (or Shift+Tab just asked); auto is in Shift+Tab's cycle
-        # only when the session started in it
+        # as the core last said (or Shift+Tab just asked); auto and dont-ask are in
+        # Shift+Tab's cycle only when the session started in one
         self.permission_mode = self.started_mode = PermissionMode.ASK  # until the session says
 
     def session_modes(self, mode: PermissionMode) -> None:
@@ -103,8 +104,8 @@ class SessionView:
     def cycle_mode(self) -> None:
         """Shift+Tab: the next permission mode (the core confirms it)."""
         order = [PermissionMode.ASK, PermissionMode.ACCEPT_EDITS, PermissionMode.PLAN]
-        if self.started_mode is PermissionMode.AUTO:
-            order.append(PermissionMode.AUTO)
+        if self.started_mode in (PermissionMode.AUTO, PermissionMode.DONT_ASK):
+            order.append(self.started_mode)
         now = self.permission_mode
         nxt = order[(order.index(now) + 1) % len(order)] if now in order else order[0]
         self.permission_mode = nxt  # a second press at once goes on from here

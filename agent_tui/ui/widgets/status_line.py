@@ -24,6 +24,7 @@ MODE_LOOKS: dict[PermissionMode, tuple[str, str]] = {
     PermissionMode.ACCEPT_EDITS: ("⏵⏵ accept edits", "accent"),
     PermissionMode.PLAN: ("⏸ plan mode: read-only", "warning"),
     PermissionMode.AUTO: ("⚠ auto: nothing asked", "error"),
+    PermissionMode.DONT_ASK: ("⊘ don't ask: unallowed calls refused", "warning"),
 }
 
 
