@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent_tui.protocol import Event
+    from agent_tui.settings.claude_json import ProjectApproval
 
 
 def open_mcp(
     workspace: Path, emit: Callable[[Event], None], state: Path, *, trusted: bool,
-    extra: list[Any], approved: Any = None,
+    extra: list[Any], approved: ProjectApproval | None = None,
 ) -> tuple[Any, Any]:
     """MCP servers from the user's config (agent-tui's ``mcp.json``, Claude Code's
     ``~/.claude.json``), and the project's ``.mcp.json`` only when the project is
@@ -75,7 +76,7 @@ def open_mcp(
 
 
 def _reload(mcp: Any, workspace: Path, emit: Callable[[Event], None], *,
-            trusted: bool, extra: list[Any], approved: Any) -> Any:
+            trusted: bool, extra: list[Any], approved: ProjectApproval | None) -> Any:
     """The config files read again when they change (between turns), as loaded at
     the start: the project's servers only when trusted or approved. Of
     ``~/.claude.json`` only the parts read count as a change."""

@@ -241,9 +241,10 @@ class LoadedSettings(BaseModel):
             ("enableAllProjectMcpServers", data.enable_all_project_mcp_servers is True),
             ("enabledMcpjsonServers", bool(data.enabled_mcpjson_servers))) if given]
         if project and approves:
+            verb = "are" if len(approves) > 1 else "is"
             self.problem_details.append(SettingsProblem(file=path, message=(
-                f"{' and '.join(approves)} {'are' if len(approves) > 1 else 'is'} only taken from your user settings "
-                f"(~/.claude/settings.json, agent-tui's settings.json) or ~/.claude.json: a "
+                f"{' and '.join(approves)} {verb} only taken from your user settings "
+                "(~/.claude/settings.json, agent-tui's settings.json) or ~/.claude.json: a "
                 "repository cannot approve its own MCP servers (ignored)"), only_this=True))
             data = data.model_copy(update={"enable_all_project_mcp_servers": None,
                                            "enabled_mcpjson_servers": []})
