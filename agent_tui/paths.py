@@ -61,6 +61,14 @@ def claude_config_dir(environ: Mapping[str, str] | None = None) -> Path:
     return Path(explicit).expanduser() if explicit else Path.home() / ".claude"
 
 
+def claude_state_file(environ: Mapping[str, str] | None = None) -> Path:
+    """Claude Code's ``.claude.json`` (its MCP servers of the user and local scopes, its
+    record of the projects): in ``$CLAUDE_CONFIG_DIR`` when that is set, else
+    ``~/.claude.json`` (beside the folder, not in it)."""
+    explicit = (os.environ if environ is None else environ).get("CLAUDE_CONFIG_DIR")
+    return (Path(explicit).expanduser() if explicit else Path.home()) / ".claude.json"
+
+
 def project_settings_files(workspace: Path) -> list[Path]:
     """The project's settings files, in merge order (lowest first)."""
     root = Path(workspace)

@@ -1,7 +1,8 @@
 """``agent-tui mcp login NAME``: log in to an HTTP MCP server of this project's
-``.mcp.json`` or the user's ``mcp.json`` (OAuth: the browser, or the URL printed when
-there is none; the redirect comes back to a loopback port). The tokens are kept
-owner-only in the state folder, where every later session finds them.
+``.mcp.json``, the user's ``mcp.json`` or Claude Code's ``~/.claude.json`` (OAuth: the
+browser, or the URL printed when there is none; the redirect comes back to a loopback
+port). The tokens are kept owner-only in the state folder, where every later session
+finds them.
 ``agent-tui mcp logout NAME`` forgets them.
 """
 

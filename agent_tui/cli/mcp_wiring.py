@@ -1,5 +1,6 @@
 """The session's MCP servers as the wiring opens them: the config files (the project's
-only when trusted), what the user is told of each server, and the reload between turns."""
+only when trusted or approved by the user), what the user is told of each server, and
+the reload between turns."""
 
 from __future__ import annotations
 
@@ -9,15 +10,19 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent_tui.protocol import Event
+    from agent_tui.settings.claude_json import ProjectApproval
 
 
 def open_mcp(
     workspace: Path, emit: Callable[[Event], None], state: Path, *, trusted: bool,
-    extra: list[Any],
+    extra: list[Any], approved: ProjectApproval | None = None,
 ) -> tuple[Any, Any]:
-    """MCP servers from the user's config, and the project's ``.mcp.json`` only when
-    the project is trusted to run commands (auto mode, which only the user can
-    choose): a cloned repository must not start programs just by being opened.
+    """MCP servers from the user's config (agent-tui's ``mcp.json``, Claude Code's
+    ``~/.claude.json``), and the project's ``.mcp.json`` only when the project is
+    trusted to run commands (auto mode, which only the user can choose) or the user
+    approved them (``approved``: their settings' answer, joined with the one
+    ``~/.claude.json`` records): a cloned repository must not start programs just by
+    being opened.
     ``extra`` servers come from the user's client (ACP) and always start. ``state``: the
     state folder (logs, logins, the servers the user disabled). Returns the manager and
     what reads its config files again."""
@@ -25,21 +30,22 @@ def open_mcp(
     from agent_tui.tools.mcp import ServerState, ServerStatus, load_mcp
     from agent_tui.tools.mcp.disabled import FILE as DISABLED_FILE, DisabledServers
 
-    mcp = load_mcp(workspace, include_project=trusted, extra=extra,
+    mcp = load_mcp(workspace, include_project=trusted, extra=extra, approved=approved,
                    log_dir=state / "mcp-logs",
                    auth_dir=state / "mcp-auth",
                    disabled=DisabledServers(state / DISABLED_FILE, workspace))
     for problem in mcp.problems:
         emit(Notice(level=NoticeLevel.WARNING, text=f"MCP config: {problem}"))
     if not trusted:
-        listed = load_mcp(workspace, include_project=True)
+        listed = load_mcp(workspace, include_project=True, approved=approved)
         skipped = sorted({s.name for s in listed.status()} - {s.name for s in mcp.status()})
         if skipped:
             emit(Notice(level=NoticeLevel.WARNING, text=(
                 f"{workspace / '.mcp.json'} lists MCP servers {', '.join(skipped)}: not "
                 "started, since that would run the project's commands. Use "
-                "--permission-mode auto to trust this project, or add them to your "
-                "user MCP config.")))
+                "--permission-mode auto to trust this project, approve them in your user "
+                "settings (enabledMcpjsonServers in ~/.claude/settings.json), or add them "
+                "to your user MCP config.")))
 
     def on_status(status: ServerStatus) -> None:
         state = status.state
@@ -66,18 +72,29 @@ def open_mcp(
 
     mcp.on_status(on_status)
     mcp.on_tools_changed(on_tools_changed)
-    return mcp, _reload(mcp, workspace, emit, trusted=trusted, extra=extra)
+    return mcp, _reload(mcp, workspace, emit, trusted=trusted, extra=extra, approved=approved)
+
 
 def _reload(mcp: Any, workspace: Path, emit: Callable[[Event], None], *,
-            trusted: bool, extra: list[Any]) -> Any:
+            trusted: bool, extra: list[Any], approved: ProjectApproval | None) -> Any:
     """The config files read again when they change (between turns), as loaded at
-    the start: the project's only when trusted."""
+    the start: the project's servers only when trusted or approved. Of
+    ``~/.claude.json`` only the parts read count as a change."""
+    from agent_tui.paths import claude_state_file
     from agent_tui.protocol import Notice, NoticeLevel
+    from agent_tui.settings.claude_json import parts_digest
     from agent_tui.settings.mcp_servers import PROJECT_FILE, USER_FILE, load_config, user_config_dir
+    from agent_tui.tools.file_watch import content_digest
     from agent_tui.tools.mcp.reload import McpReload
 
-    files = [user_config_dir() / USER_FILE] + ([workspace / PROJECT_FILE] if trusted else [])
+    claude_json = claude_state_file()
+    files = [claude_json, user_config_dir() / USER_FILE, workspace / PROJECT_FILE]
+
+    def digest(path: Path) -> str:
+        return parts_digest(path, workspace) if path == claude_json else content_digest(path)
+
     return McpReload(
-        mcp, lambda: load_config(workspace, include_project=trusted), files,
+        mcp, lambda: load_config(workspace, include_project=trusted, approved=approved,
+                                 claude_json=claude_json), files,
         lambda level, text: emit(Notice(level=NoticeLevel(level), text=text)),
-        fixed=frozenset(s.name for s in extra))
+        fixed=frozenset(s.name for s in extra), digest=digest)

@@ -270,7 +270,8 @@ class Wiring:
                 f"auto mode (Claude Code's {PermissionMode.AUTO.claude_name}) is turned off by "
                 f"permissions.disableBypassPermissionsMode in {settings.auto_disabled_by}")
         mcp, mcp_reload = open_mcp(workspace, emit, self.store.root.parent,
-                                   trusted=mode == "auto", extra=mcp_servers or [])
+                                   trusted=mode == "auto", extra=mcp_servers or [],
+                                   approved=settings.mcpjson)
         mcp.attach(tools)
         # Between turns: the config files are read again if they changed, then the
         # manager applies tool lists.

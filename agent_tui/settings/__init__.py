@@ -41,9 +41,11 @@ but they cannot grant themselves ``auto`` mode, set variables that make every
 command run code of their choosing, open the sandbox or let web_fetch reach private
 addresses, and their hooks run only once the user trusts the project (the CLI
 decides); ``apiKeyHelper`` (a command that prints the API key) is taken from the
-user's files and ``--settings`` only. ``env`` is handed to the commands the agent
-runs (not to the agent itself); the agent's credentials and the process layer's
-``AGENT_TUI_*`` tags cannot be set.
+user's files and ``--settings`` only, and so are ``enableAllProjectMcpServers`` and
+``enabledMcpjsonServers`` (which of the project's ``.mcp.json`` servers may start: a
+repository cannot approve its own); ``disabledMcpjsonServers`` is taken from any file.
+``env`` is handed to the commands the agent runs (not to the agent itself); the
+agent's credentials and the process layer's ``AGENT_TUI_*`` tags cannot be set.
 
 ``hooks`` is kept as written, with where each part of it is in its file, for
 ``tools/hooks/`` to parse: a malformed hook is skipped alone, never the whole file.
@@ -79,6 +81,7 @@ from agent_tui.paths import (
 )
 from agent_tui.permissions import InvalidRule, PermissionRules, Rule
 from agent_tui.protocol import PermissionMode
+from agent_tui.settings.claude_json import ProjectApproval
 from agent_tui.settings.jsonc import relax
 from agent_tui.settings.lenient import validate_leniently
 from agent_tui.settings.problems import SettingsProblem, json_type
@@ -118,6 +121,8 @@ class LoadedSettings(BaseModel):
     # apiKeyHelper, and the file it came from (a user's file or --settings, never a project's)
     api_key_helper: str | None = None
     api_key_helper_file: Path | None = None
+    # which of the project's .mcp.json servers the user approved (their files only)
+    mcpjson: ProjectApproval = Field(default_factory=ProjectApproval)
     files: list[Path] = Field(default_factory=list)  # the files that were applied
     problem_details: list[SettingsProblem] = Field(default_factory=list)
 
@@ -226,7 +231,26 @@ class LoadedSettings(BaseModel):
             else:
                 self.api_key_helper = data.api_key_helper
                 self.api_key_helper_file = path
+        self._approval(data, path, project=project)
         self.files.append(path)
+
+    def _approval(self, data: SettingsFile, path: Path, *, project: bool) -> None:
+        """The MCP approval keys: a rejection from any file, an approval from the
+        user's only (a repository cannot approve its own servers)."""
+        approves = [key for key, given in (
+            ("enableAllProjectMcpServers", data.enable_all_project_mcp_servers is True),
+            ("enabledMcpjsonServers", bool(data.enabled_mcpjson_servers))) if given]
+        if project and approves:
+            verb = "are" if len(approves) > 1 else "is"
+            self.problem_details.append(SettingsProblem(file=path, message=(
+                f"{' and '.join(approves)} {verb} only taken from your user settings "
+                "(~/.claude/settings.json, agent-tui's settings.json) or ~/.claude.json: a "
+                "repository cannot approve its own MCP servers (ignored)"), only_this=True))
+            data = data.model_copy(update={"enable_all_project_mcp_servers": None,
+                                           "enabled_mcpjson_servers": []})
+        self.mcpjson = self.mcpjson.joined(ProjectApproval(
+            all=data.enable_all_project_mcp_servers is True,
+            enabled=data.enabled_mcpjson_servers, disabled=data.disabled_mcpjson_servers))
 
 
 # Variables that decide what code a command runs: not from a project's file.

@@ -1,6 +1,7 @@
-"""MCP server configuration: the project's ``.mcp.json`` and the user's ``mcp.json``.
+"""MCP server configuration: the project's ``.mcp.json``, the user's ``mcp.json`` and
+Claude Code's ``~/.claude.json`` (its user and local scopes: :mod:`.claude_json`).
 
-Both files have the shape Claude Code uses::
+The files have the shape Claude Code uses::
 
     {"mcpServers": {
         "files": {"command": "npx", "args": ["-y", "some-server"], "env": {"KEY": "..."}},
@@ -9,8 +10,9 @@ Both files have the shape Claude Code uses::
     }}
 
 The user file is ``$XDG_CONFIG_HOME/agent-tui/mcp.json`` (default
-``~/.config/agent-tui/mcp.json``); the project file is ``<workspace>/.mcp.json`` and
-wins over the user file for a server of the same name. ``${VAR}`` and
+``~/.config/agent-tui/mcp.json``); the project file is ``<workspace>/.mcp.json``. On a
+name clash: local scope over the project's over the user's ``mcp.json`` over Claude
+Code's user scope (:func:`load_config`). ``${VAR}`` and
 ``${VAR:-default}`` are expanded in commands, arguments, env values, URLs and headers.
 
 Loading never raises: every problem becomes a :class:`ConfigProblem` naming the file
@@ -28,6 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
+
+from agent_tui.paths import claude_state_file
+from agent_tui.settings.claude_json import ProjectApproval, read_claude_json
 
 PROJECT_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
@@ -110,20 +115,39 @@ def load_config(
     user_config_dir: str | os.PathLike[str] | None = None,
     environ: Mapping[str, str] | None = None,
     include_project: bool = True,
+    approved: ProjectApproval | None = None,
+    claude_json: Path | None = None,
 ) -> McpConfig:
-    """Read the user file, then the project file (which wins on a name clash)."""
+    """Every source's servers, a later one winning a name clash: Claude Code's user
+    scope (``~/.claude.json``), the user's ``mcp.json``, the project's ``.mcp.json``,
+    Claude Code's local scope (``~/.claude.json``'s entry for this project).
+
+    The project's servers load when ``include_project`` (the project is trusted), else
+    only those the user approved (``approved``, from the user's settings, joined with
+    what ``~/.claude.json`` records for this project); a rejected one never does.
+    ``claude_json``: that file (default: :func:`agent_tui.paths.claude_state_file`)."""
     env = os.environ if environ is None else environ
+    root = Path(workspace)
     user_dir = Path(user_config_dir) if user_config_dir is not None else _default_dir(env)
-    files = [user_dir / USER_FILE]
-    if include_project:
-        files.append(Path(workspace) / PROJECT_FILE)
+    claude = read_claude_json(claude_json or claude_state_file(env), root)
+    approval = claude.approval.joined(approved or ProjectApproval())
     by_name: dict[str, ServerConfig] = {}
     problems: list[ConfigProblem] = []
-    for path in files:
-        servers, file_problems = _load_file(path, env)
-        problems.extend(file_problems)
-        for server in servers:
-            by_name[server.name] = server  # later files (the project) win
+    if claude.problem is not None:
+        problems.append(ConfigProblem(file=claude.path, message=claude.problem))
+
+    def add(found: tuple[list[ServerConfig], list[ConfigProblem]]) -> None:
+        problems.extend(found[1])
+        by_name.update({server.name: server for server in found[0]})  # later sources win
+
+    add(_parse_servers(claude.path, claude.user_servers, env))
+    add(_load_file(user_dir / USER_FILE, env))
+    if include_project or approval.approves_any:
+        servers, file_problems = _load_file(root / PROJECT_FILE, env)
+        allowed = [s for s in servers if approval.allows(s.name, trusted=include_project)]
+        add((allowed, [p for p in file_problems if p.server is None
+                       or approval.allows(p.server, trusted=include_project)]))
+    add(_parse_servers(claude.path, claude.local_servers, env))
     return McpConfig(servers=list(by_name.values()), problems=problems)
 
 
@@ -151,6 +175,15 @@ def _load_file(path: Path, env: Mapping[str, str]) -> tuple[list[ServerConfig], 
     servers_raw = data.get("mcpServers")
     if servers_raw is None:
         return [], [ConfigProblem(file=path, message='no "mcpServers" object')]
+    return _parse_servers(path, servers_raw, env)
+
+
+def _parse_servers(
+    path: Path, servers_raw: Any, env: Mapping[str, str]
+) -> tuple[list[ServerConfig], list[ConfigProblem]]:
+    """The servers of one ``mcpServers`` object (None: there is none)."""
+    if servers_raw is None:
+        return [], []
     if not isinstance(servers_raw, dict):
         return [], [ConfigProblem(file=path, message='"mcpServers" must be an object')]
     servers: list[ServerConfig] = []

@@ -164,6 +164,13 @@ class SettingsFile(BaseModel):
     web_search: WebSearchSection | None = Field(default=None, alias="webSearch")
     # Claude Code's: a command that prints the API key (taken from the user's files only)
     api_key_helper: NonEmpty | None = Field(default=None, alias="apiKeyHelper")
+    # Claude Code's answer about the project's .mcp.json servers (the user's files only)
+    enable_all_project_mcp_servers: StrictBool | None = Field(
+        default=None, alias="enableAllProjectMcpServers")
+    enabled_mcpjson_servers: list[NonEmpty] = Field(
+        default_factory=list, alias="enabledMcpjsonServers")
+    disabled_mcpjson_servers: list[NonEmpty] = Field(
+        default_factory=list, alias="disabledMcpjsonServers")
 
 
 class HooksSource(BaseModel):
@@ -179,7 +186,8 @@ class HooksSource(BaseModel):
 KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
     (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
          "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch", "webSearch",
-         "apiKeyHelper"],
+         "apiKeyHelper", "enableAllProjectMcpServers", "enabledMcpjsonServers",
+         "disabledMcpjsonServers"],
     ("permissions",): ["allow", "ask", "deny", "defaultMode", "disableBypassPermissionsMode",
                        "additionalDirectories"],
     **cs.KNOWN_KEYS,

@@ -38,15 +38,20 @@ class Changes(BaseModel):
         return len(self.added) + len(self.changed) + len(self.removed)
 
 
-def _digest(path: Path) -> str:
+def content_digest(path: Path) -> str:
+    """The whole file's content, as a digest (what counts as a change by default)."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 class FileWatch:
     """The files ``files()`` names, as they were at the last :meth:`look`."""
 
-    def __init__(self, files: Callable[[], Iterable[Path]]) -> None:
+    def __init__(self, files: Callable[[], Iterable[Path]], *,
+                 digest: Callable[[Path], str] = content_digest) -> None:
+        """``digest``: what of a file counts (default its whole content; a file of which
+        only some parts are read may say only those)."""
         self._files = files
+        self._digest = digest
         self._seen: dict[Path, Stamp] = {}
         self._looked = False
 
@@ -65,7 +70,7 @@ class FileWatch:
                 if before is not None and (before.mtime_ns, before.size) == (st.st_mtime_ns, st.st_size):
                     seen[path] = before
                     continue
-                seen[path] = Stamp(st.st_mtime_ns, st.st_size, _digest(path))
+                seen[path] = Stamp(st.st_mtime_ns, st.st_size, self._digest(path))
             except OSError:
                 continue  # gone between the listing and the stat: removed
             if before is None:

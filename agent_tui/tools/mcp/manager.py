@@ -415,18 +415,19 @@ def load_mcp(
     log_dir: str | os.PathLike[str] | None = None,
     auth_dir: str | os.PathLike[str] | None = None,
     disabled: Any = None,
+    approved: Any = None,
 ) -> McpManager:
     """Read the config files and build a manager; no process is started yet.
 
     ``extra`` servers (e.g. those an ACP client sends) join the files' and win over a
     server of the same name. The timeouts, ``log_dir``, ``auth_dir`` and ``disabled`` go
-    to :class:`McpManager`.
+    to :class:`McpManager`; ``approved``: the project's servers the user approved.
     ``MCP_TIMEOUT`` / ``MCP_TOOL_TIMEOUT`` (milliseconds, as in Claude Code) set the
     start and call timeouts when not given.
     """
     env = os.environ if environ is None else environ
     config = load_config(workspace, user_config_dir=user_config_dir, environ=env,
-                         include_project=include_project)
+                         include_project=include_project, approved=approved)
     if start_timeout_s is None:
         start_timeout_s = _env_seconds(env, "MCP_TIMEOUT") or DEFAULT_START_TIMEOUT_S
     if call_timeout_s is None:

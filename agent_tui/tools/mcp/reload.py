@@ -5,6 +5,8 @@ only of a file that moved) at turn boundaries: when a turn starts and when it en
 never on a timer. When one changed it reads them again and brings the servers in
 line: a server added is started, one removed is stopped, one whose entry changed is
 restarted; servers left as they were keep running. One notice says what was done.
+Claude Code's ``~/.claude.json``, rewritten on its every run, counts as changed only
+when the parts of it that are read changed.
 
 An edit that breaks something keeps the last good version and says why: a file that
 no longer reads (invalid JSON, not an object) keeps every server it listed before;
@@ -19,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent_tui.tools.file_watch import FileWatch
+from agent_tui.tools.file_watch import FileWatch, content_digest
 from agent_tui.settings.mcp_servers import ConfigProblem, McpConfig, ServerConfig
 
 
@@ -34,12 +36,14 @@ class McpReload:
         tell: Callable[[str, str], None],
         *,
         fixed: frozenset[str] = frozenset(),
+        digest: Callable[[Path], str] = content_digest,
     ) -> None:
         self.manager = manager
         self._load = load
         self._tell = tell  # (level, text)
         self._fixed = fixed  # names not from the files (an ACP client's servers)
-        self._watch = FileWatch(lambda: [f for f in files if f.is_file()])
+        # digest: what of a file counts as a change (of ~/.claude.json only the parts read)
+        self._watch = FileWatch(lambda: [f for f in files if f.is_file()], digest=digest)
         self._watch.look()
         self._good: dict[str, ServerConfig] = {
             name: conn.config for name, conn in manager.connections.items() if name not in fixed
