@@ -144,7 +144,10 @@ def _check_agent(agent: Any, session_id: str, journals: dict[str, Journal],
     fork = forked_by.get(name)
     if fork is not None:
         pid = f"pid {fork.holder_pid}"
-        if len(notices) != 1 or pid not in notices[0].get("text", ""):
+        # A kill between the durable record and the notice's line on stdout leaves the
+        # fork unsaid: nobody is left to tell. Said twice, or naming another pid, is wrong.
+        unsaid_by_kill = not notices and agent.killed
+        if not unsaid_by_kill and (len(notices) != 1 or pid not in notices[0].get("text", "")):
             failures.append(f"agent {name} forked {fork.source} (holder {pid}) and said: "
                             f"{[n.get('text') for n in notices]}")
         if "--resume" in agent.argv and fork.source != session_id:
