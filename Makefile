@@ -1,5 +1,5 @@
 # make run: set up, then start the TUI on the offline model.
-# make test: set up, type-check, then run every test (TEST_JOBS=N workers; default one per core).
+# make test: set up, type-check, then run every test (TEST_JOBS=N workers; default two per core).
 # make typecheck: the type checker alone (mypy; settings in pyproject.toml).
 PYTHON ?= python3
 VENV := .venv
@@ -23,10 +23,17 @@ run: $(STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy
 
-# The test files run side by side, one worker per core (TEST_JOBS=1: one after another);
-# a file's tests stay together in one worker, in order.
+# The test files run side by side, two workers per core (TEST_JOBS=1: one after another):
+# the tests wait more than they compute (agent processes, servers, terminals), so a core
+# left by a waiting worker takes another's test. A file's tests stay together in one
+# worker, in order. The run writes bytecode even where PYTHONDONTWRITEBYTECODE is set:
+# compiled once before the tests, the package is not compiled again by every agent
+# process a test starts, nor the test files by every worker.
+TEST_JOBS_DEFAULT = $(shell $(PY) -c 'import os; print(2 * (os.cpu_count() or 1))' 2>/dev/null)
 test: typecheck
-	$(PY) -m pytest -q -n $(or $(TEST_JOBS),auto) --dist loadfile
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m compileall -q agent_tui tests bench
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n $(or $(TEST_JOBS),$(TEST_JOBS_DEFAULT),auto) \
+		--dist loadfile
 
 bench: $(STAMP)
 	$(PY) -m bench.run

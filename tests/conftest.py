@@ -7,6 +7,12 @@ no user settings, state, sessions or ``~/.claude`` of the machine it runs on, an
 running side by side (``pytest -n``) never share a state folder. A test that wants one
 sets it itself (``monkeypatch.setenv``).
 
+The fixtures several test files use live here too (helpers that are not fixtures live
+in tests/harness.py and the other modules under tests/ whose names do not start with
+``test_``): ``fake_api``, ``agent`` (the TUI in tmux against the fake API) and
+``make_manager`` (MCP managers, shut down after the test). A test file never imports
+another one.
+
 The home is made under ``/var/tmp``, not ``/tmp``: a sandboxed command gets a private
 ``/tmp``, and the sandbox tests expect the home outside it, as it is on a user's machine.
 """
@@ -14,14 +20,21 @@ The home is made under ``/var/tmp``, not ``/tmp``: a sandboxed command gets a pr
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+import uuid
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
 import pytest  # noqa: E402
+import pytest_asyncio  # noqa: E402
 
+from agent_tui.core.tool import ToolSet  # noqa: E402
+from agent_tui.tools.mcp import McpManager, ServerConfig  # noqa: E402
+from tests.fake_api import FakeAnthropicServer  # noqa: E402
 from tests.fake_api.fixtures import fake_api  # noqa: E402,F401  (a fixture)
+from tests.tmux_agent import REPO, Tmux, agent_command  # noqa: E402
 
 ISOLATED_PREFIXES = ("AGENT_TUI_", "ANTHROPIC_", "CLAUDE_")
 ISOLATED_NAMES = ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
@@ -44,3 +57,47 @@ def _own_home(_homes: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         if name.startswith(ISOLATED_PREFIXES) or name in ISOLATED_NAMES:
             monkeypatch.delenv(name)
     return home
+
+
+@pytest.fixture
+def agent(fake_api: FakeAnthropicServer, tmp_path: Path) -> Iterator[tuple[Tmux, Path]]:
+    """The TUI in its own tmux server, against the fake API, once its first frame shows;
+    yields the tmux and the workspace. The test file skips without tmux (``needs_tmux``)."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    home = tmp_path / "home"
+    home.mkdir()
+    tmux = Tmux(f"agent-tui-e2e-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    env = {
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": fake_api.url,
+        "AGENT_TUI_HOME": str(home),
+        "PYTHONPATH": str(REPO),
+        "AGENT_TUI_NOTIFY": "off",  # no bell from the tests
+    }
+    tmux.start(agent_command(workspace), env, workspace)
+    try:
+        tmux.wait_for("Type a message")  # the first frame, input placeholder shown
+        yield tmux, workspace
+    finally:
+        tmux.quit()
+
+
+@pytest_asyncio.fixture
+async def make_manager(tmp_path: Path) -> AsyncIterator[Any]:
+    """Makes started MCP managers (attached to a fresh ToolSet); shuts them all down."""
+    made: list[McpManager] = []
+
+    async def make(*configs: ServerConfig, **options: Any) -> tuple[McpManager, ToolSet]:
+        options.setdefault("start_timeout_s", 15.0)
+        manager = McpManager(list(configs), workspace=tmp_path, log_dir=tmp_path / "logs", **options)
+        made.append(manager)
+        tools = ToolSet()
+        manager.attach(tools)
+        manager.start()
+        await manager.wait_started(15.0)
+        return manager, tools
+
+    yield make
+    for manager in made:
+        await manager.shutdown()

@@ -1,4 +1,5 @@
-"""Shared helpers for core tests: run a real Session and watch its Events."""
+"""Shared helpers for core tests: run a real Session and watch its Events; the real
+SDK against the fake API, answering sub-agents by their task."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import psutil
 from pydantic import BaseModel
 
 from agent_tui.cancel import Cancelled
@@ -20,7 +22,9 @@ from agent_tui.core.permission import AllowAll, PermissionPolicy
 from agent_tui.core.session import Session
 from agent_tui.core.tool import Tool, ToolContext, ToolResult, ToolSet
 from agent_tui.core.deps import AgentConfig, SessionDeps
+from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.providers.base import Provider
+from tests.fake_api import Reply
 
 
 def plain(obj: Any) -> Any:
@@ -211,3 +215,41 @@ class StubbornTool(Tool):
     async def run(self, args: _Note, ctx: ToolContext) -> ToolResult:
         await asyncio.get_running_loop().run_in_executor(None, time.sleep, 3)
         return ToolResult.ok("too late")
+
+
+# ---------------------------------------------------- the real SDK, sub-agents
+
+
+def provider_for(srv) -> AnthropicProvider:
+    return AnthropicProvider(api_key="test-key", base_url=srv.url)
+
+
+def route(table: dict[tuple[str, int], Reply]):
+    """Answer by (first user text, number of assistant turns so far) of the request."""
+
+    def answer(body: dict) -> Reply:
+        messages = body["messages"]
+        first = messages[0]["content"][0]["text"]
+        step = sum(1 for m in messages if m["role"] == "assistant")
+        reply = table.get((first, step))
+        return reply.copy() if reply is not None else Reply.text(f"done: {first}")
+
+    return answer
+
+
+def alive(marker: str) -> bool:
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if marker in " ".join(proc.info["cmdline"] or []):
+                return True
+        except psutil.Error:
+            pass
+    return False
+
+
+def tree(marker: str) -> str:
+    return f"bash -c 'sleep 300; : {marker}' & sleep 300; : {marker}"
+
+
+def serve(fake_api, table) -> None:
+    fake_api.enqueue(*[route(table) for _ in range(30)])

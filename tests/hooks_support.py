@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -21,6 +22,7 @@ from agent_tui.settings import load_settings
 from agent_tui.tools.hooks import CommandHooks, load_hooks
 from agent_tui.tools.registry import default_tools
 from tests.harness import Recorder, Running
+from tests.print_agent import AGENT, env_for
 
 
 def hook_script(folder: Path, name: str, body: str) -> str:
@@ -90,3 +92,33 @@ def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
 
 def texts(message: dict[str, Any]) -> list[str]:
     return [b["text"] for b in message["content"] if b["type"] == "text"]
+
+
+# ------------------------------------------- Claude Code's hooks on the real agent
+
+
+def script(path: Path, body: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(body).lstrip())
+    path.chmod(0o755)
+    return path
+
+
+def python_hook(path: Path) -> str:
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(path))}"
+
+
+def agent(fake_api: Any, tmp_path: Path, prompt: str, hooks: dict[str, Any],
+          *more: str) -> subprocess.CompletedProcess[str]:
+    """``agent-tui -p`` in auto mode (nothing is refused but by the hooks), the hooks
+    in a settings file of Claude Code's shape given with ``--settings``."""
+    settings = tmp_path / "claude-settings.json"
+    settings.write_text(json.dumps({"$schema": "https://json.schemastore.org/claude-code-settings.json",
+                                    "hooks": hooks}, indent=2))
+    return subprocess.run(
+        AGENT + ["-p", prompt, "--output-format", "stream-json", "--permission-mode", "auto",
+                 "--cwd", str(tmp_path / "ws"), "--settings", str(settings), *more],
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
+                    XDG_CONFIG_HOME=str(tmp_path / "config")),
+        capture_output=True, text=True, timeout=90,
+    )

@@ -16,7 +16,7 @@ import pytest
 from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
 
 from tests.fake_api import Reply
-from tests.test_acp import AGENT, RecordingClient, agent_env
+from tests.acp_client import AGENT, RecordingClient, agent_env
 
 REVIEW = """---
 description: Review a pull request

@@ -17,8 +17,8 @@ from acp.schema import (
 )
 
 from tests.fake_api import Reply
-from tests.test_acp import RecordingClient, spawn
-from tests.test_read_images import png
+from tests.acp_client import RecordingClient, spawn
+from tests.image_files import png
 
 
 def _b64(data: bytes) -> str:

@@ -13,7 +13,7 @@ from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.schema import AllowedOutcome, RequestPermissionResponse
 
 from tests.fake_api import Reply
-from tests.test_acp import RecordingClient, spawn
+from tests.acp_client import RecordingClient, spawn
 
 ALLOW_ONCE = RequestPermissionResponse(outcome=AllowedOutcome(option_id="allow_once",
                                                               outcome="selected"))

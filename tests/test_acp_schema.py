@@ -26,7 +26,7 @@ from acp.schema import AllowedOutcome, McpServerStdio, RequestPermissionResponse
 from pydantic import TypeAdapter
 
 from tests.fake_api import Reply
-from tests.test_acp import AGENT, RecordingClient, agent_env
+from tests.acp_client import AGENT, RecordingClient, agent_env
 
 SDK_SERVER = str(Path(__file__).parent / "mcp_servers" / "sdk_server.py")
 

@@ -14,7 +14,7 @@ from agent_tui.permissions import Permissions
 from agent_tui.protocol import Verdict
 from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
 from tests.fake_api import Reply
-from tests.test_print_results import only_json, run
+from tests.print_agent import only_json, run
 
 
 @pytest.fixture
@@ -159,15 +159,15 @@ def test_the_sandbox_policy_takes_added_folders_as_the_workspace(roots):
 
 @pytest.mark.asyncio
 async def test_a_sandboxed_command_writes_in_an_added_folder_and_plan_mode_reads_it(roots):
-    from tests.test_sandbox import _PROBLEM, LIMITS, _policy
+    from tests.sandbox_support import BWRAP_PROBLEM, LIMITS, sandbox_policy
 
-    if _PROBLEM is not None:
-        pytest.skip(f"bwrap cannot run: {_PROBLEM}")
+    if BWRAP_PROBLEM is not None:
+        pytest.skip(f"bwrap cannot run: {BWRAP_PROBLEM}")
     from agent_tui.core.tool import Confinement
     from agent_tui.tools.bash import BashTool
 
     ws, extra = roots  # both under /tmp: the private /tmp must still show them
-    policy = _policy(ws)
+    policy = sandbox_policy(ws)
     tool = BashTool(limits=LIMITS, sandbox=policy)
     tool.plan_sandbox = policy.planning()
     wrote = await tool.run(tool.parse({"command": f"echo hi > {extra}/a.txt"}), ctx(ws, extra))

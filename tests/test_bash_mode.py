@@ -13,44 +13,8 @@ from pathlib import Path
 from agent_tui.core.journal import Journal
 from agent_tui.core.records import UserCommandRecord
 from tests.fake_api import Reply
-from tests.test_print_mode import AGENT, env_for, marked, wait_until
-
-
-class Agent:
-    """The agent in stream-json print mode, kept open."""
-
-    def __init__(self, tmp_path: Path, env: dict, *extra: str) -> None:
-        self.proc = subprocess.Popen(
-            AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
-                     "--cwd", str(tmp_path), *extra],
-            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True)
-        self.events: list[dict] = []
-
-    def send(self, op: dict) -> None:
-        self.proc.stdin.write(json.dumps(op) + "\n")
-        self.proc.stdin.flush()
-
-    def until(self, pred, timeout: float = 60) -> dict:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.events.append(json.loads(line))
-            if pred(self.events[-1]):
-                return self.events[-1]
-        raise AssertionError(f"not seen; events: {self.events}")
-
-    def ended_call(self) -> dict:
-        return self.until(lambda e: e["type"] == "tool_state" and e["tool_use_id"].startswith(
-            "bash_mode_") and e["state"] not in ("running", "awaiting_approval"))
-
-    def close(self) -> int:
-        self.proc.stdin.close()
-        code = self.proc.wait(30)
-        self.events += [json.loads(line) for line in self.proc.stdout if line.strip()]
-        return code
+from tests.print_agent import AGENT, env_for, marked, wait_until
+from tests.print_agent import Agent
 
 
 def _journal(tmp_path: Path) -> list:

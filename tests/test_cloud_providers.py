@@ -16,7 +16,7 @@ import pytest
 from tests.fake_api import Reply
 from tests.fake_api.bedrock import FakeBedrockServer
 from tests.fake_api.vertex import FakeVertexServer
-from tests.test_print_mode import AGENT, events_of, wait_until
+from tests.print_agent import AGENT, events_of, wait_until
 
 KEY_ID, SECRET = "AKIAFAKETESTKEY00001", "fake/secret/key+for+tests"
 BEDROCK_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
@@ -281,7 +281,6 @@ def test_skip_auth_sends_no_credentials_for_a_gateway(tmp_path):
         assert srv.refused_keys == ["MissingAuthenticationTokenException"]
         assert "Missing Authentication Token" in out.stderr
         assert srv.requests and "authorization" not in srv.request_headers[0]
-
 
 
 @pytest.mark.asyncio

@@ -14,7 +14,7 @@ from agent_tui.protocol import Interrupt, UserMessage
 from agent_tui.tools.bash import BashTool
 from tests.fake_api import Reply
 from tests.harness import SlowTool, start_session
-from tests.test_interrupts import provider_for
+from tests.harness import provider_for
 
 pytestmark = pytest.mark.asyncio
 

@@ -9,7 +9,7 @@ import subprocess
 import uuid
 
 from tests.fake_api import Reply
-from tests.test_print_mode import AGENT, env_for, events_of, marked, wait_until
+from tests.print_agent import AGENT, env_for, events_of, marked, wait_until
 
 
 def test_sigkill_mid_tool_then_continue_is_valid_and_honest(fake_api, tmp_path):

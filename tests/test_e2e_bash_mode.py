@@ -8,7 +8,9 @@ import json
 import uuid
 
 from tests.fake_api import FakeAnthropicServer, Reply
-from tests.test_e2e_tmux import _processes_with, _wait_until, agent, pytestmark  # noqa: F401
+from tests.tmux_agent import needs_tmux, processes_with, wait_for_condition
+
+pytestmark = needs_tmux
 
 
 def test_bang_runs_at_once_esc_stops_it_and_the_next_message_carries_it(
@@ -25,9 +27,9 @@ def test_bang_runs_at_once_esc_stops_it_and_the_next_message_carries_it(
     marker = f"E2E_BANG_{uuid.uuid4().hex[:10]}"
     tmux.type(f"!sleep 600; : {marker}")
     tmux.keys("Enter")
-    _wait_until(lambda: bool(_processes_with(marker)), "the command started")
+    wait_for_condition(lambda: bool(processes_with(marker)), "the command started")
     tmux.keys("Escape")
-    _wait_until(lambda: not _processes_with(marker), "the command stopped", timeout=10)
+    wait_for_condition(lambda: not processes_with(marker), "the command stopped", timeout=10)
     tmux.wait_for("cancelled while running")
 
     fake_api.enqueue(Reply.text("Two lines, and you stopped the sleep."))

@@ -14,7 +14,7 @@ import pytest
 
 from tests.fake_api import Reply
 from tests.fake_api.vertex import FakeVertexServer
-from tests.test_e2e_tmux import REPO, Tmux, agent_command
+from tests.tmux_agent import REPO, Tmux, agent_command
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

@@ -11,7 +11,9 @@ import uuid
 from pathlib import Path
 
 from tests.fake_api import FakeAnthropicServer, Reply
-from tests.test_e2e_tmux import REPO, Tmux, agent_command, pytestmark  # noqa: F401
+from tests.tmux_agent import REPO, Tmux, agent_command, needs_tmux
+
+pytestmark = needs_tmux
 
 CATALOG = str(Path(__file__).parent / "mcp_servers" / "catalog_server.py")
 

@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from tests.fake_api import FakeAnthropicServer
-from tests.test_e2e_tmux import REPO, WAIT, Tmux, agent_command
+from tests.tmux_agent import REPO, WAIT, Tmux, agent_command
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

@@ -8,7 +8,9 @@ import subprocess
 import sys
 
 from tests.fake_api import FakeAnthropicServer, Reply
-from tests.test_e2e_tmux import agent, pytestmark  # noqa: F401
+from tests.tmux_agent import needs_tmux
+
+pytestmark = needs_tmux
 
 
 def test_resume_in_the_tui_of_a_session_open_elsewhere_forks_and_names_the_pid(

@@ -6,134 +6,15 @@ assertion."""
 
 from __future__ import annotations
 
-import os
 import random
 import shlex
-import shutil
-import subprocess
-import sys
-import time
 import uuid
-from collections.abc import Callable, Iterator
-from pathlib import Path
 
-import psutil
-import pytest
 
 from tests.fake_api import FakeAnthropicServer, Reply
+from tests.tmux_agent import needs_tmux, processes_with, wait_for_condition
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-
-REPO = Path(__file__).resolve().parents[1]
-BINARY = Path(sys.executable).with_name("agent-tui")
-WAIT = 30.0  # seconds: generous, this machine has two cores and runs tests in parallel
-
-
-def agent_command(workspace: Path) -> list[str]:
-    base = [str(BINARY)] if BINARY.exists() else [sys.executable, "-m", "agent_tui.cli"]
-    return [*base, "--permission-mode", "auto", "--cwd", str(workspace)]
-
-
-class Tmux:
-    """One tmux server with one 120x40 session running the agent."""
-
-    def __init__(self, name: str) -> None:
-        self.socket = name
-        self.target = "e2e"
-
-    def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
-            capture_output=True, text=True, timeout=15, check=check,
-        )
-
-    def start(self, command: list[str], env: dict[str, str], cwd: Path) -> None:
-        env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
-        self.tmux(
-            "new-session", "-d", "-s", self.target, "-x", "120", "-y", "40", "-c", str(cwd),
-            *env_args, shlex.join(command),
-            # Without a client tmux may fall back to its default size (80x24): pin it.
-            ";", "set-option", "-g", "default-size", "120x40",
-            ";", "set-option", "-g", "window-size", "manual",
-            ";", "set-option", "-t", self.target, "remain-on-exit", "on",
-        )
-
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", self.target, check=False).stdout
-
-    def display(self, fmt: str) -> str:
-        return self.tmux("display-message", "-p", "-t", self.target, fmt, check=False).stdout.strip()
-
-    def type(self, text: str) -> None:
-        self.tmux("send-keys", "-t", self.target, "-l", text)
-
-    def keys(self, *keys: str) -> None:
-        self.tmux("send-keys", "-t", self.target, *keys)
-
-    def wait_for(self, what: str | Callable[[str], bool], timeout: float = WAIT) -> str:
-        check = (lambda screen: what in screen) if isinstance(what, str) else what
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if check(screen):
-                return screen
-            if self.display("#{pane_dead}") == "1":
-                break
-            time.sleep(0.1)
-        raise AssertionError(f"timed out waiting for {what!r}; the screen:\n{screen}")
-
-    def quit(self) -> None:
-        """Quit the agent (Ctrl+Q), bounded, then end the tmux server."""
-        try:
-            if self.display("#{pane_dead}") == "0":
-                self.keys("C-q")
-                deadline = time.monotonic() + 15
-                while time.monotonic() < deadline and self.display("#{pane_dead}") == "0":
-                    time.sleep(0.1)
-        finally:
-            self.tmux("kill-server", check=False)
-
-
-@pytest.fixture
-def agent(fake_api: FakeAnthropicServer, tmp_path: Path) -> Iterator[tuple[Tmux, Path]]:
-    workspace = tmp_path / "work"
-    workspace.mkdir()
-    home = tmp_path / "home"
-    home.mkdir()
-    tmux = Tmux(f"agent-tui-e2e-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    env = {
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": fake_api.url,
-        "AGENT_TUI_HOME": str(home),
-        "PYTHONPATH": str(REPO),
-        "AGENT_TUI_NOTIFY": "off",  # no bell from the tests
-    }
-    tmux.start(agent_command(workspace), env, workspace)
-    try:
-        tmux.wait_for("Type a message")  # the first frame, input placeholder shown
-        yield tmux, workspace
-    finally:
-        tmux.quit()
-
-
-def _processes_with(needle: str) -> list[psutil.Process]:
-    found = []
-    for proc in psutil.process_iter(["cmdline"]):
-        try:
-            if any(needle in part for part in proc.info["cmdline"] or ()):
-                found.append(proc)
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            pass
-    return found
-
-
-def _wait_until(condition: Callable[[], bool], what: str, timeout: float = WAIT) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+pytestmark = needs_tmux
 
 
 def test_a_single_esc_stops_a_real_process_tree(agent, fake_api: FakeAnthropicServer) -> None:
@@ -147,13 +28,13 @@ def test_a_single_esc_stops_a_real_process_tree(agent, fake_api: FakeAnthropicSe
     tmux.type("start the long job")
     tmux.keys("Enter")
     tmux.wait_for("▶ running")
-    _wait_until(lambda: len(_processes_with(seconds)) >= 2, "both sleeps started")
-    assert _processes_with(marker), "the bash process carries the marker"
+    wait_for_condition(lambda: len(processes_with(seconds)) >= 2, "both sleeps started")
+    assert processes_with(marker), "the bash process carries the marker"
 
     tmux.keys("Escape")  # one Esc, alone: it must not wait for more bytes
     screen = tmux.wait_for("turn cancelled")
     assert "cancelled while running" in screen
-    _wait_until(lambda: not _processes_with(marker) and not _processes_with(seconds),
+    wait_for_condition(lambda: not processes_with(marker) and not processes_with(seconds),
                 "no process of the tree left", timeout=5)
     assert len(fake_api.requests) == 1  # nothing was sent to the model after the interrupt
 

@@ -16,7 +16,7 @@ import pytest
 
 from agent_tui.ui.screens.permission import ARM_DELAY
 from tests.fake_api import FakeAnthropicServer, Reply
-from tests.test_e2e_tmux import BINARY, REPO, Tmux
+from tests.tmux_agent import BINARY, REPO, Tmux
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

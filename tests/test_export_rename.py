@@ -32,7 +32,7 @@ from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.screens.picker import PickerScreen  # noqa: E402
 from tests.fake_api import Reply  # noqa: E402
 from tests.snapshot_tests.support import QuickTool, demo_script, fake_factory, wait_until  # noqa: E402
-from tests.test_print_mode import AGENT, env_for  # noqa: E402
+from tests.print_agent import AGENT, env_for  # noqa: E402
 
 SIZE = (100, 30)
 

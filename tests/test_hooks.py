@@ -35,7 +35,7 @@ from agent_tui.protocol import (
 from tests.fake_api import Reply
 from tests.harness import Recorder, plain
 from tests.hooks_support import command_hooks, hook_records, hook_script, start, texts, tool_results
-from tests.test_subagents import route
+from tests.harness import route
 
 pytestmark = pytest.mark.asyncio
 
@@ -377,7 +377,6 @@ def _alive(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
-
 
 
 def _doc_blocks(kind: str) -> list[str]:

@@ -8,47 +8,17 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import stat
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.fake_api import Reply
 from tests.hooks_support import tool_results
-from tests.test_print_mode import AGENT, env_for, events_of
-
-
-def script(path: Path, body: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(body).lstrip())
-    path.chmod(0o755)
-    return path
-
-
-def python_hook(path: Path) -> str:
-    return f"{shlex.quote(sys.executable)} {shlex.quote(str(path))}"
-
-
-def agent(fake_api: Any, tmp_path: Path, prompt: str, hooks: dict[str, Any],
-          *more: str) -> subprocess.CompletedProcess[str]:
-    """``agent-tui -p`` in auto mode (nothing is refused but by the hooks), the hooks
-    in a settings file of Claude Code's shape given with ``--settings``."""
-    settings = tmp_path / "claude-settings.json"
-    settings.write_text(json.dumps({"$schema": "https://json.schemastore.org/claude-code-settings.json",
-                                    "hooks": hooks}, indent=2))
-    return subprocess.run(
-        AGENT + ["-p", prompt, "--output-format", "stream-json", "--permission-mode", "auto",
-                 "--cwd", str(tmp_path / "ws"), "--settings", str(settings), *more],
-        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
-                    XDG_CONFIG_HOME=str(tmp_path / "config")),
-        capture_output=True, text=True, timeout=90,
-    )
+from tests.print_agent import events_of
+from tests.hooks_support import agent, python_hook, script
 
 
 def tool_states(out: subprocess.CompletedProcess[str], name: str) -> list[str]:

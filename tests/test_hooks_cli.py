@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from tests.hooks_support import hook_script, settings_file
-from tests.test_print_mode import AGENT, env_for
+from tests.print_agent import AGENT, env_for
 
 
 def marker_hook(tmp_path: Path, name: str) -> dict:

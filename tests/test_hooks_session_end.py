@@ -27,8 +27,8 @@ from agent_tui.protocol import (
 )
 from tests.fake_api import Reply
 from tests.hooks_support import command_hooks, hook_records, hook_script, start, texts
-from tests.test_hooks_claude import agent, python_hook, script
-from tests.test_print_mode import AGENT, env_for, events_of
+from tests.hooks_support import agent, python_hook, script
+from tests.print_agent import AGENT, env_for, events_of
 
 needs_jq = pytest.mark.skipif(shutil.which("jq") is None, reason="the shell hook uses jq")
 
@@ -208,7 +208,7 @@ async def test_clear_runs_session_end_then_session_start_and_quitting_says_so(
 async def test_an_acp_session_runs_session_end_when_it_ends(fake_api, tmp_path, logs):
     from acp import text_block
 
-    from tests.test_acp import RecordingClient, spawn, start as acp_start
+    from tests.acp_client import RecordingClient, spawn, start as acp_start
 
     hook = str(script(tmp_path / "hooks" / "end.sh", END_LOG_HOOK))
     settings = tmp_path / "settings.json"

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from tests.fake_api import Reply
-from tests.test_hooks_claude import agent, python_hook, script
-from tests.test_print_mode import events_of
+from tests.hooks_support import agent, python_hook, script
+from tests.print_agent import events_of
 
 REVIEWER = """\
 ---

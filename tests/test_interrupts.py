@@ -13,15 +13,11 @@ import pytest
 from agent_tui.protocol import Decide, Interrupt, UserMessage
 from agent_tui.core.permission import AllowAll, Ruling
 from agent_tui.protocol import Decision, Verdict
-from agent_tui.providers.anthropic import AnthropicProvider
 from tests.fake_api import Reply
 from tests.harness import plain, QuickTool, SlowTool, StubbornTool, start_session
+from tests.harness import provider_for
 
 pytestmark = pytest.mark.asyncio
-
-
-def provider_for(srv) -> AnthropicProvider:
-    return AnthropicProvider(api_key="test-key", base_url=srv.url)
 
 
 async def second_turn_is_accepted(run, srv, expect_note: bool = True) -> dict:

@@ -6,157 +6,39 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pytest
-import pytest_asyncio
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.core.tool import InvalidInput, ToolContext, ToolResult, ToolSet
+from agent_tui.core.tool import InvalidInput
 from agent_tui.tools.mcp import McpManager, ServerConfig, ServerState, load_config, load_mcp, tool_name
 from agent_tui.settings.mcp_servers import Transport
 from tests.harness import told
-
-SERVERS = Path(__file__).parent / "mcp_servers"
-SDK_SERVER = str(SERVERS / "sdk_server.py")
-RAW_SERVER = str(SERVERS / "raw_server.py")
+from tests.mcp_support import (RAW_SERVER, SDK_SERVER, call, ctx_for, free_port, listening,
+                               records, stdio, wait_for_record, write)
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def stdio(name: str, *args: str) -> ServerConfig:
-    return ServerConfig(name=name, transport=Transport.STDIO, source=Path("test"),
-                        command=sys.executable, args=list(args))
-
-
-def records(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def ctx_for(scope: CancelScope, op: str = "op-1") -> ToolContext:
-    return ToolContext(scope=scope, workspace=Path("."), tool_use_id=f"tu-{op}", operation_id=op)
-
-
-async def call(tools: ToolSet, name: str, args: dict[str, Any], *, cancel_after: float | None = None,
-               cancel_on_start: Path | None = None, op: str = "op-1") -> tuple[ToolResult, float]:
-    """Run one call; cancel it after a delay, or once the server recorded its start.
-
-    The returned time runs from the cancel (or from the start, without one).
-    """
-    tool = tools.get(name)
-    assert tool is not None, f"{name} not in {tools.names()}"
-    scope = CancelScope()
-    cancelled_at: list[float] = []
-
-    def cancel() -> None:
-        cancelled_at.append(time.monotonic())
-        scope.cancel(CancelReason.USER_INTERRUPT)
-
-    async def cancel_when_started(record: Path) -> None:
-        await wait_for_record(record, "start")
-        cancel()
-
-    if cancel_after is not None:
-        asyncio.get_running_loop().call_later(cancel_after, cancel)
-    watcher = asyncio.create_task(cancel_when_started(cancel_on_start)) if cancel_on_start else None
-    t0 = time.monotonic()
-    try:
-        result = await tool.run(tool.parse(args), ctx_for(scope, op))
-    finally:
-        if watcher is not None:
-            watcher.cancel()
-    return result, time.monotonic() - (cancelled_at[0] if cancelled_at else t0)
-
-
-async def wait_for_record(path: Path, event: str, timeout: float = 5.0) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for rec in records(path):
-            if rec["event"] == event:
-                return rec
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"no {event!r} record in {records(path)}")
-
-
-@pytest_asyncio.fixture
-async def make_manager(tmp_path: Path) -> AsyncIterator[Any]:
-    made: list[McpManager] = []
-
-    async def make(*configs: ServerConfig, **options: Any) -> tuple[McpManager, ToolSet]:
-        options.setdefault("start_timeout_s", 15.0)
-        manager = McpManager(list(configs), workspace=tmp_path, log_dir=tmp_path / "logs", **options)
-        made.append(manager)
-        tools = ToolSet()
-        manager.attach(tools)
-        manager.start()
-        await manager.wait_started(15.0)
-        return manager, tools
-
-    yield make
-    for manager in made:
-        await manager.shutdown()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextmanager
-def listening(argv: list[str], port: int, log_path: Path, env: dict[str, str] | None = None,
-              timeout: float = 20.0) -> Iterator[str]:
-    """Run an HTTP MCP server until it listens on ``port``; yields its /mcp URL."""
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(argv, stdout=log, stderr=log, env=env)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(log_path.read_text()) from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @pytest.fixture
 def http_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The SDK server over streamable HTTP on a free port; yields (url, record file)."""
     record = tmp_path / "http-record.jsonl"
-    port = _free_port()
+    port = free_port()
     argv = [sys.executable, SDK_SERVER, str(record), "--http", str(port)]
     with listening(argv, port, tmp_path / "http-server.log") as url:
         yield url, record
 
 
 # ----------------------------------------------------------------------------- config
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
 
 
 def test_config_project_and_user_files_load_and_project_wins(tmp_path: Path) -> None:
@@ -351,7 +233,7 @@ async def test_http_server_that_ignores_cancel_is_unknown(make_manager: Any, htt
 
 @pytest.mark.asyncio
 async def test_http_server_not_listening_fails_clearly(make_manager: Any) -> None:
-    url = f"http://127.0.0.1:{_free_port()}/mcp"
+    url = f"http://127.0.0.1:{free_port()}/mcp"
     web = ServerConfig(name="web", transport=Transport.HTTP, source=Path("test"), url=url)
     manager, _ = await make_manager(web)
     [status] = manager.status()

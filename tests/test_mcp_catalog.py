@@ -22,9 +22,8 @@ from agent_tui.mcp_catalog.offers import (
     resource_block,
     split_mention,
 )
-from tests.test_mcp import SERVERS, call, make_manager, stdio
+from tests.mcp_support import SERVERS, call, stdio
 
-__all__ = ["make_manager"]
 CATALOG = str(SERVERS / "catalog_server.py")
 
 
@@ -96,4 +95,3 @@ def test_from_thread_before_the_servers_started_says_so(tmp_path: Path) -> None:
     future = manager.from_thread(manager.read_resource("notes", "notes://today"))
     with pytest.raises(RuntimeError, match="not started"):
         future.result(1)
-

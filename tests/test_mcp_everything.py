@@ -20,7 +20,7 @@ from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.tools.mcp import ServerConfig, ServerState
 from agent_tui.settings.mcp_servers import Transport
 from tests.harness import told
-from tests.test_mcp import _free_port, call, listening, make_manager  # noqa: F401 - a fixture
+from tests.mcp_support import free_port, call, listening
 
 ROOT = Path(__file__).resolve().parents[1]
 EVERYTHING = ROOT / ".ci" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
@@ -97,7 +97,7 @@ async def test_stdio_cancel_reaches_the_typescript_server_and_it_stays_up(make_m
 @pytest.fixture
 def everything_http(tmp_path: Path) -> Iterator[str]:
     assert NODE is not None
-    port = _free_port()
+    port = free_port()
     argv = [NODE, str(EVERYTHING), "streamableHttp"]
     with listening(argv, port, tmp_path / "everything-http.log", {**os.environ, "PORT": str(port)}) as url:
         yield url

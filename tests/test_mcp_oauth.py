@@ -23,10 +23,8 @@ from agent_tui.protocol import ToolState
 from agent_tui.tools.mcp import ServerConfig, ServerState
 from agent_tui.settings.mcp_servers import Transport
 from agent_tui.tools.mcp.oauth import LoginRefused, token_path
-from tests.test_mcp import SERVERS, _free_port, call, listening, make_manager, records
-
-__all__ = ["make_manager"]
-OAUTH = str(SERVERS / "oauth_server.py")
+from tests.mcp_support import free_port, call, records
+from tests.mcp_support import oauth_server
 
 
 def browser(seen: list[str], answers: list[Any]) -> Any:
@@ -46,14 +44,6 @@ def browser(seen: list[str], answers: list[Any]) -> Any:
         threading.Thread(target=follow, daemon=True).start()
 
     return open_url
-
-
-def oauth_server(tmp_path: Path, *args: str) -> Iterator[tuple[str, Path]]:
-    record = tmp_path / "oauth-record.jsonl"
-    port = _free_port()
-    argv = [sys.executable, OAUTH, str(record), str(port), *args]
-    with listening(argv, port, tmp_path / "oauth-server.log") as url:
-        yield url, record
 
 
 @pytest.fixture
@@ -151,7 +141,7 @@ def _project(tmp_path: Path, url: str) -> Path:
 
 def _login(tmp_path: Path, ws: Path, browser_cmd: str | None) -> subprocess.Popen:
     """``agent-tui mcp login web``; no ``browser_cmd``: no browser at all (none on the PATH)."""
-    from tests.test_print_mode import AGENT, env_for
+    from tests.print_agent import AGENT, env_for
 
     if browser_cmd is None:
         empty = tmp_path / "empty-bin"
@@ -196,7 +186,7 @@ def test_mcp_login_without_a_browser_prints_the_url_and_a_refusal_is_clear(tmp_p
 
 
 def test_mcp_login_of_an_unknown_server_names_those_configured(tmp_path: Path) -> None:
-    from tests.test_print_mode import AGENT, env_for
+    from tests.print_agent import AGENT, env_for
 
     ws = _project(tmp_path, "http://127.0.0.1:9/mcp")
     out = subprocess.run(AGENT + ["mcp", "login", "nope", "--cwd", str(ws)], capture_output=True, text=True,
@@ -223,7 +213,7 @@ async def test_an_sse_server_logs_in_the_same_way(make_manager: Any, tmp_path: P
 async def test_a_client_registered_by_hand_and_a_fixed_callback_port(make_manager: Any, tmp_path: Path) -> None:
     from agent_tui.tools.mcp import load_config
 
-    port = _free_port()
+    port = free_port()
     redirect = f"http://localhost:{port}/callback"
     for url, record in oauth_server(tmp_path, "--client", "hand-made", redirect):
         ws = tmp_path / "ws"

@@ -20,7 +20,7 @@ from agent_tui.protocol import TurnEnded, TurnStarted
 from agent_tui.core.tool import ToolSet
 from agent_tui.tools.mcp import McpManager, ServerState, load_config
 from agent_tui.tools.mcp.reload import McpReload
-from tests.test_mcp import SDK_SERVER, SERVERS, call
+from tests.mcp_support import SDK_SERVER, SERVERS, call
 
 CATALOG = str(SERVERS / "catalog_server.py")
 
@@ -183,8 +183,8 @@ def test_the_agent_reads_mcp_json_again_between_turns(fake_api, tmp_path: Path) 
     .mcp.json after the first turn is started, told once, and its tools reach the
     model; the fake API sees the tool list grow."""
     from tests.fake_api import Reply
-    from tests.test_bash_mode import Agent
-    from tests.test_print_mode import env_for
+    from tests.print_agent import Agent
+    from tests.print_agent import env_for
 
     ws = tmp_path
     (ws / ".mcp.json").write_text(json.dumps({"mcpServers": {}}))

@@ -14,15 +14,13 @@ import pytest
 from agent_tui.protocol import ToolState
 from agent_tui.tools.mcp import ServerState, load_config
 from agent_tui.settings.mcp_servers import Transport
-from tests.test_mcp import SDK_SERVER, _free_port, call, listening, make_manager, wait_for_record, write
-
-__all__ = ["make_manager"]  # the fixture, used by name
+from tests.mcp_support import SDK_SERVER, free_port, call, listening, wait_for_record, write
 
 
 @pytest.fixture
 def sse_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     record = tmp_path / "sse-record.jsonl"
-    port = _free_port()
+    port = free_port()
     argv = [sys.executable, SDK_SERVER, str(record), "--sse", str(port)]
     with listening(argv, port, tmp_path / "sse-server.log") as url:
         yield url.removesuffix("/mcp") + "/sse", record
@@ -63,7 +61,7 @@ async def test_an_sse_server_from_mcp_json_serves_tools_with_its_headers(
 
 @pytest.mark.asyncio
 async def test_an_sse_url_that_does_not_answer_fails_with_the_url(make_manager: Any, tmp_path: Path) -> None:
-    url = f"http://127.0.0.1:{_free_port()}/sse"
+    url = f"http://127.0.0.1:{free_port()}/sse"
     write(tmp_path / "ws" / ".mcp.json", json.dumps({"mcpServers": {"old": {"type": "sse", "url": url}}}))
     [server] = load_config(tmp_path / "ws", user_config_dir=tmp_path / "none", environ={}).servers
     manager, _ = await make_manager(server)
@@ -77,7 +75,7 @@ async def test_an_sse_server_sent_by_an_acp_client_serves_its_tools(sse_server: 
     from acp.schema import HttpHeader, SseMcpServer
 
     from tests.fake_api import Reply
-    from tests.test_acp import RecordingClient, spawn
+    from tests.acp_client import RecordingClient, spawn
 
     url, record = sse_server
     fake_api.enqueue(Reply.tool_use("mcp__old__header", {"name": "x-team"}, id="toolu_sse"), Reply.text("ok"))

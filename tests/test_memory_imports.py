@@ -15,7 +15,7 @@ import pytest
 from agent_tui.core.memory_loader import import_mentions, load_memory_with_problems
 from agent_tui.ui.commands.reports import memory_report
 from tests.fake_api import Reply
-from tests.test_print_mode import env_for
+from tests.print_agent import env_for
 
 FIXTURES = Path(__file__).parent / "claude_commands_fixtures"
 AGENT = [sys.executable, "-m", "agent_tui.cli"]
@@ -121,7 +121,7 @@ def test_the_agent_sends_the_memory_and_says_what_it_could_not_import(fake_api, 
 async def test_a_subfolders_memory_brings_its_imports_when_it_joins(fake_api, tmp_path, monkeypatch) -> None:
     from agent_tui.protocol import UserMessage
     from tests.harness import QuickTool, start_session
-    from tests.test_interrupts import provider_for
+    from tests.harness import provider_for
 
     ws = tmp_path / "ws"
     (ws / "pkg" / "notes").mkdir(parents=True)

@@ -27,8 +27,8 @@ from agent_tui.files.image_paths import MAX_IMAGES, attach_named, find_images, n
 from agent_tui.files.images import MAX_RAW, ImageRefused, check_attachment
 from tests.fake_api import Reply
 from tests.harness import Recorder, SlowTool, start_session
-from tests.test_print_mode import AGENT, env_for, events_of
-from tests.test_read_images import png
+from tests.print_agent import AGENT, env_for, events_of
+from tests.image_files import png
 
 GIF = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"
 

@@ -22,7 +22,7 @@ from agent_tui.tools.plan_mode import ExitPlanModeTool
 from agent_tui.tools.sandbox import make_policy, runs_here
 from agent_tui.containment_settings import Network
 from tests.fake_api import Reply
-from tests.test_print_mode import AGENT, env_for, events_of
+from tests.print_agent import AGENT, env_for, events_of
 
 PLAN = make_policy(Path("/"), network=Network.DENY, allow_write=[], private=[]).planning()
 BWRAP = runs_here(PLAN)

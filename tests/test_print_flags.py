@@ -12,7 +12,7 @@ import pytest
 from agent_tui.core.journal import Journal
 from agent_tui.core.records import TurnEndedRecord
 from tests.fake_api import Reply
-from tests.test_print_results import only_json, run
+from tests.print_agent import only_json, run
 
 
 def journal_of(tmp_path: Path, session_id: str) -> Journal:
@@ -310,8 +310,8 @@ def test_a_pipe_that_says_nothing_is_left_after_the_wait(fake_api, tmp_path):
     import os
     import subprocess
 
-    from tests.test_print_mode import AGENT
-    from tests.test_print_results import api_env
+    from tests.print_agent import AGENT
+    from tests.print_agent import api_env
 
     fake_api.enqueue(Reply.text("went on"))
     read_end, write_end = os.pipe()  # held open by this test, never written

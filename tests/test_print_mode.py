@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -11,43 +10,9 @@ import time
 import uuid
 from pathlib import Path
 
-import psutil
-import pytest
 
 from tests.fake_api import Reply
-
-AGENT = [sys.executable, "-m", "agent_tui.cli"]
-
-
-def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(AGENT_TUI_HOME=str(tmp_path / "home"), AGENT_TUI_SCRIPTED_DELAY="0")
-    env.update(extra)
-    return env
-
-
-def events_of(stdout: str) -> list[dict]:
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
-
-
-def marked(marker: str) -> list[psutil.Process]:
-    found = []
-    for proc in psutil.process_iter(["cmdline"]):
-        try:
-            if any(marker in part for part in proc.info["cmdline"] or []):
-                found.append(proc)
-        except psutil.Error:
-            pass
-    return found
-
-
-def wait_until(pred, timeout: float = 40.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return False
+from tests.print_agent import AGENT, env_for, events_of, marked, wait_until
 
 
 def run_command_in_print_mode(fake_api, tmp_path: Path, command: str) -> subprocess.Popen:

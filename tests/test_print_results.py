@@ -8,7 +8,6 @@ import json
 import signal
 import subprocess
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -16,31 +15,13 @@ from agent_tui.core.permission import AllowAll
 from agent_tui.core.pricing import PriceTable
 from agent_tui.protocol import PermissionMode
 from tests.fake_api import Reply
-from tests.test_print_mode import AGENT, env_for, events_of, marked, wait_until
+from tests.print_agent import AGENT, events_of, marked, wait_until
+from tests.print_agent import api_env, only_json, run
 
 PRICED = "claude-haiku-4-5"  # a model the price table knows
 RESULT_KEYS = {"type", "subtype", "is_error", "result", "session_id", "num_turns",
                "duration_ms", "duration_api_ms", "total_cost_usd", "usage",
                "permission_denials", "errors"}
-
-
-def api_env(tmp_path: Path, fake_api) -> dict[str, str]:
-    return env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url)
-
-
-def run(tmp_path: Path, fake_api, *args: str, input: str | None = None,
-        ) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        AGENT + ["--cwd", str(tmp_path), *args], env=api_env(tmp_path, fake_api), input=input,
-        capture_output=True, text=True, timeout=60,
-    )
-
-
-def only_json(stdout: str) -> dict:
-    """stdout holds one JSON object and nothing else (json.loads of all of it)."""
-    result = json.loads(stdout)
-    assert isinstance(result, dict) and stdout.endswith("}\n") and stdout.count("\n") == 1
-    return result
 
 
 def api_usage(fake_api) -> dict[str, object]:

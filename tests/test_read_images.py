@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import base64
-import struct
-import zlib
 
 import pytest
 
@@ -14,18 +12,9 @@ from agent_tui.tools.files import ReadFileTool
 from agent_tui.files.images import MAX_RAW, sniff_image
 from tests.fake_api import Reply
 from tests.harness import start_session
+from tests.image_files import png
 
 pytestmark = pytest.mark.asyncio
-
-
-def png(width: int = 2, height: int = 2) -> bytes:
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    raw = b"".join(b"\0" + b"\xff\x00\x00" * width for _ in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
 async def test_a_screenshot_read_reaches_the_model_as_an_image_block(fake_api, tmp_path):

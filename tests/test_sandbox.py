@@ -21,21 +21,8 @@ from agent_tui.core.tool import ToolContext, ToolResult
 from agent_tui.settings import load_settings
 from agent_tui.tools.bash import BashTool
 from agent_tui.permissions import Permissions, PermissionRules
-from agent_tui.tools.process import RunLimits
-from agent_tui.tools.sandbox import SandboxPolicy, SandboxUnavailable, make_policy, probe
-
-
-def _bwrap_problem() -> str | None:
-    try:
-        probe(make_policy(Path("/"), network=Network.DENY, allow_write=[], private=[]))
-    except SandboxUnavailable as exc:
-        return str(exc)
-    return None
-
-
-_PROBLEM = _bwrap_problem()
-needs_bwrap = pytest.mark.skipif(_PROBLEM is not None, reason=f"bwrap cannot run: {_PROBLEM}")
-LIMITS = RunLimits(grace_s=0.3, drain_s=0.3, kill_confirm_s=1.0)
+from agent_tui.tools.sandbox import SandboxPolicy, make_policy
+from tests.sandbox_support import LIMITS, needs_bwrap, sandbox_policy
 
 
 def _ctx(workspace: Path) -> ToolContext:
@@ -43,15 +30,8 @@ def _ctx(workspace: Path) -> ToolContext:
                        tool_use_id="toolu_test", operation_id="op_test")
 
 
-def _policy(workspace: Path, **kw: object) -> SandboxPolicy:
-    kw.setdefault("network", Network.DENY)
-    kw.setdefault("allow_write", [])
-    kw.setdefault("private", [])
-    return make_policy(workspace, **kw)  # type: ignore[arg-type]
-
-
 async def _sandboxed(workspace: Path, command: str, policy: SandboxPolicy | None = None) -> ToolResult:
-    tool = BashTool(limits=LIMITS, sandbox=policy or _policy(workspace))
+    tool = BashTool(limits=LIMITS, sandbox=policy or sandbox_policy(workspace))
     return await tool.run(tool.parse({"command": command}), _ctx(workspace))
 
 
@@ -97,7 +77,7 @@ async def test_sandbox_tmp_is_private_and_allow_write_opens_a_path(tmp_path: Pat
     workspace = tmp_path / "ws"
     workspace.mkdir()
     name = f"atui-private-{uuid.uuid4().hex[:8]}"
-    policy = _policy(workspace, allow_write=[str(extra)])
+    policy = sandbox_policy(workspace, allow_write=[str(extra)])
     result = await _sandboxed(workspace, f"echo t > /tmp/{name} && echo c > {extra}/f", policy)
 
     assert result.outcome is ToolState.SUCCEEDED, result.content
@@ -157,7 +137,7 @@ async def test_programs_under_tmp_stay_visible_and_read_only_through_the_private
     (tools / "mytool").write_text("#!/bin/sh\necho tool ran\n")
     (tools / "mytool").chmod(0o755)
     (other / "secret").write_text("host tmp")
-    policy = _policy(workspace, search_path=f"{tools}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    policy = sandbox_policy(workspace, search_path=f"{tools}{os.pathsep}/usr/bin{os.pathsep}/bin")
     own = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}  # this Python's, under /tmp too
     assert tools.resolve() in policy.read_only
     assert set(policy.read_only) - {tools.resolve()} <= own
@@ -175,7 +155,7 @@ def test_a_path_entry_that_is_tmp_itself_or_inside_the_workspace_is_not_bound_re
 ) -> None:
     workspace = tmp_path / "ws"
     (workspace / "bin").mkdir(parents=True)
-    policy = _policy(workspace, search_path=f"/tmp{os.pathsep}{workspace / 'bin'}")
+    policy = sandbox_policy(workspace, search_path=f"/tmp{os.pathsep}{workspace / 'bin'}")
     assert Path("/tmp") not in policy.read_only  # that would undo the private /tmp
     assert workspace.resolve() / "bin" not in policy.read_only  # already writable
 
@@ -198,7 +178,7 @@ async def test_an_ordinary_build_and_test_run_work_in_the_sandbox(tmp_path: Path
 
 @pytest.mark.asyncio
 async def test_sandboxed_bash_needs_no_approval_but_deny_rules_still_deny(tmp_path: Path) -> None:
-    tool = BashTool(limits=LIMITS, sandbox=_policy(tmp_path))
+    tool = BashTool(limits=LIMITS, sandbox=sandbox_policy(tmp_path))
     plain = BashTool(limits=LIMITS)
     policy = Permissions(tmp_path, "ask", PermissionRules(deny=["bash(rm:*)"]))
 
@@ -257,13 +237,13 @@ def test_limits_settings_are_read(tmp_path: Path) -> None:
 @pytest.mark.asyncio
 async def test_rewind_restores_what_a_sandboxed_command_changed(tmp_path: Path) -> None:
     from agent_tui.protocol import PlanRewind, RestoreWhat, Rewind
-    from tests.test_rewind_flow import start, turn
+    from tests.rewind_support import start, turn
 
     run, _ = start(tmp_path)
     ws = tmp_path / "ws"
     bash = run.session.tools.get("bash")
     assert isinstance(bash, BashTool)
-    bash.sandbox = _policy(ws)
+    bash.sandbox = sandbox_policy(ws)
     await turn(run, "write it")
     await turn(run, "shell it")  # sed, a new file and an rm, all under bwrap
     assert (ws / "a.txt").read_text() == "two\n" and not (ws / "keep.txt").exists()

@@ -18,9 +18,7 @@ from agent_tui.core.records import AgentProcessRecord, SessionForkedRecord, User
 from agent_tui.core.session_lock import SessionHeld, SessionLock
 from agent_tui.core.store import SessionStore
 from tests.fake_api import Reply
-from tests.test_print_mode import AGENT, env_for, events_of, wait_until
-
-# -- the lock ---------------------------------------------------------------------------
+from tests.print_agent import AGENT, env_for, events_of, wait_until
 
 
 def test_a_session_is_held_once_and_let_go(tmp_path):
@@ -277,7 +275,7 @@ def test_a_turn_still_running_elsewhere_is_closed_in_the_fork_as_such(fake_api, 
 async def test_acp_load_of_a_session_open_elsewhere_is_refused_naming_the_pid(tmp_path, fake_api):
     from acp import PROTOCOL_VERSION, RequestError, text_block
 
-    from tests.test_acp import RecordingClient, spawn, start
+    from tests.acp_client import RecordingClient, spawn, start
 
     fake_api.enqueue(Reply.text("first answer"))
     async with spawn(RecordingClient(), tmp_path, fake_api) as (conn, proc):

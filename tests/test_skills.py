@@ -23,7 +23,7 @@ from agent_tui.tools.skills import SkillTool, load_skills
 from agent_tui.tools.skills.catalog import SkillScope
 from tests.fake_api import Reply
 from tests.harness import start_session
-from tests.test_interrupts import provider_for
+from tests.harness import provider_for
 
 CONFIG = Path(__file__).parent / "claude_code"
 

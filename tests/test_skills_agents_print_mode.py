@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from tests.fake_api import Reply
-from tests.test_print_mode import AGENT, env_for, events_of
+from tests.print_agent import AGENT, env_for, events_of
 
 CONFIG = Path(__file__).parent / "claude_code"
 

@@ -9,7 +9,7 @@ import pytest
 from agent_tui.protocol import FollowUp, Interrupt, UserMessage
 from tests.fake_api import Reply
 from tests.harness import plain, SlowTool, start_session
-from tests.test_interrupts import provider_for
+from tests.harness import provider_for
 
 pytestmark = pytest.mark.asyncio
 

@@ -26,8 +26,8 @@ from agent_tui.tools.search.tools import GlobTool, GrepTool
 from agent_tui.tools.task import TaskTool
 from tests.fake_api import DEFAULT_MODELS, FakeAnthropicServer, ModelSpec, Reply
 from tests.harness import assert_subagent_stopped, start_session
-from tests.test_interrupts import provider_for
-from tests.test_subagents import alive, serve, tree
+from tests.harness import provider_for
+from tests.harness import alive, serve, tree
 
 CONFIG = Path(__file__).parent / "claude_code"
 

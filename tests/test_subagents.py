@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 
-import psutil
 import pytest
 
 from agent_tui.protocol import CancelTool, Interrupt, StopBackground, UserMessage
@@ -12,40 +11,10 @@ from agent_tui.tools.bash import BashTool
 from agent_tui.tools.task import TaskTool
 from tests.fake_api import Reply
 from tests.harness import assert_subagent_stopped, start_session
-from tests.test_interrupts import provider_for
+from tests.harness import provider_for
+from tests.harness import alive, serve, tree
 
 pytestmark = pytest.mark.asyncio
-
-
-def route(table: dict[tuple[str, int], Reply]):
-    """Answer by (first user text, number of assistant turns so far) of the request."""
-
-    def answer(body: dict) -> Reply:
-        messages = body["messages"]
-        first = messages[0]["content"][0]["text"]
-        step = sum(1 for m in messages if m["role"] == "assistant")
-        reply = table.get((first, step))
-        return reply.copy() if reply is not None else Reply.text(f"done: {first}")
-
-    return answer
-
-
-def alive(marker: str) -> bool:
-    for proc in psutil.process_iter(["cmdline"]):
-        try:
-            if marker in " ".join(proc.info["cmdline"] or []):
-                return True
-        except psutil.Error:
-            pass
-    return False
-
-
-def tree(marker: str) -> str:
-    return f"bash -c 'sleep 300; : {marker}' & sleep 300; : {marker}"
-
-
-def serve(fake_api, table) -> None:
-    fake_api.enqueue(*[route(table) for _ in range(30)])
 
 
 async def test_esc_stops_a_foreground_subagent_and_its_process_tree(fake_api, tmp_path):

@@ -15,7 +15,6 @@ from tests.harness import QuickTool, SlowTool, plain, start_session
 import pytest
 
 
-
 pytestmark = pytest.mark.asyncio
 
 def provider_for(srv) -> AnthropicProvider:

@@ -190,7 +190,7 @@ def test_plan_model_round_trips_with_the_models_own_field_names() -> None:
 async def test_acp_client_gets_plan_updates_live_and_after_a_cancel(tmp_path, fake_api) -> None:
     from acp import text_block
 
-    from tests.test_acp import RecordingClient, spawn, start
+    from tests.acp_client import RecordingClient, spawn, start
 
     fake_api.enqueue(Reply.tool_uses([("todo_write", PLAN_A, "toolu_plan"),
                                       ("bash", {"command": "sleep 30"}, "toolu_sleep")]))

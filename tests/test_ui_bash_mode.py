@@ -28,7 +28,7 @@ from agent_tui.providers.scripted import ScriptedProvider  # noqa: E402
 from agent_tui.tools.bash import BashTool  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from tests.snapshot_tests.support import demo_script, fake_factory, settle, wait_until  # noqa: E402
-from tests.test_print_mode import marked  # noqa: E402
+from tests.print_agent import marked  # noqa: E402
 
 WIDE = (110, 32)
 CALL = "bash_mode_0123456789ab"

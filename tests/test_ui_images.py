@@ -19,7 +19,7 @@ from agent_tui.protocol import TurnEnded, TurnStarted, TurnStateChanged, UserMes
 from agent_tui.protocol.states import TurnState  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
-from tests.test_read_images import png  # noqa: E402
+from tests.image_files import png  # noqa: E402
 
 SIZE = (110, 30)
 

@@ -19,7 +19,7 @@ from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.input.attachments import split_for_display  # noqa: E402
 from tests.mcp_loop import running_manager  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
-from tests.test_mcp import SERVERS, stdio  # noqa: E402
+from tests.mcp_support import SERVERS, stdio  # noqa: E402
 
 CATALOG = str(SERVERS / "catalog_server.py")
 SIZE = (110, 32)

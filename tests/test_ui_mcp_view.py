@@ -23,8 +23,8 @@ from agent_tui.ui.screens.info import InfoScreen  # noqa: E402
 from agent_tui.ui.screens.picker import PickerScreen  # noqa: E402
 from tests.mcp_loop import running_manager  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
-from tests.test_mcp import SERVERS, stdio  # noqa: E402
-from tests.test_mcp_oauth import oauth_server  # noqa: E402
+from tests.mcp_support import SERVERS, stdio  # noqa: E402
+from tests.mcp_support import oauth_server  # noqa: E402
 
 CATALOG = str(SERVERS / "catalog_server.py")
 SIZE = (110, 32)

@@ -5,7 +5,6 @@ reads back too, and the file is attached and sent (Textual pilot, ripgrep listin
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
@@ -17,7 +16,6 @@ from agent_tui.ui.input.attachments import mentions  # noqa: E402
 from agent_tui.ui.input.completion import MenuKind, span_at  # noqa: E402
 from tests.snapshot_tests.support import fake_factory, wait_until  # noqa: E402
 
-needs_rg = pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep (rg) is not installed")
 SIZE = (110, 34)
 SENT_FILE = '\n\n<file path="my notes/plan draft.txt">\nstep one\n</file>'
 
@@ -66,7 +64,6 @@ def _items(app) -> list[str]:
     return [i.value for i in app.suggestions.items] if app.suggestions.is_open else []
 
 
-@needs_rg
 @pytest.mark.asyncio
 async def test_the_picker_attaches_a_path_with_spaces_escaped(ws: Path) -> None:
     app, made = _app(ws)
@@ -86,7 +83,6 @@ async def test_the_picker_attaches_a_path_with_spaces_escaped(ws: Path) -> None:
         assert op.text == "read @my\\ notes/plan\\ draft.txt now" + SENT_FILE
 
 
-@needs_rg
 @pytest.mark.asyncio
 async def test_tab_goes_into_a_folder_with_a_space_and_a_quoted_mention_is_found(ws: Path) -> None:
     app, made = _app(ws)

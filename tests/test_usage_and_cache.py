@@ -19,7 +19,6 @@ from tests.fake_api import ModelSpec, Reply
 from tests.harness import QuickTool, start_session
 
 
-
 pytestmark = pytest.mark.asyncio
 
 def provider_for(srv) -> AnthropicProvider:
@@ -143,7 +142,7 @@ async def test_stream_json_carries_one_usage_event_per_request_and_takes_compact
     import subprocess
     import sys
 
-    from tests.test_print_mode import env_for, events_of
+    from tests.print_agent import env_for, events_of
 
     def answer(body):
         blocks = body["messages"][-1]["content"]

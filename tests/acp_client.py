@@ -1,0 +1,88 @@
+"""The real ``agent-tui acp`` process for tests: an ACP client (the SDK's) that records
+what the agent sends and answers permission requests when the test says, and the
+agent spawned against the fake API."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, spawn_agent_process
+from acp.schema import RequestPermissionResponse
+
+
+AGENT = [sys.executable, "-m", "agent_tui.cli", "acp"]
+META = "agent_tui"
+
+
+class RecordingClient:
+    """An ACP client that records updates; its permission handler waits for the test."""
+
+    def __init__(self) -> None:
+        self.updates: list[tuple[str, Any]] = []
+        self.permission_requests: list[Any] = []
+        self.answers: asyncio.Queue[RequestPermissionResponse] = asyncio.Queue()
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append((session_id, update))
+
+    async def request_permission(self, options: Any, session_id: str, tool_call: Any,
+                                 **kwargs: Any) -> RequestPermissionResponse:
+        self.permission_requests.append((session_id, tool_call, options))
+        return await self.answers.get()  # waits until the test answers
+
+    # -- reading what arrived -------------------------------------------------------
+
+    def of(self, kind: str, session_id: str | None = None) -> list[Any]:
+        return [u for s, u in self.updates
+                if u.session_update == kind and (session_id is None or s == session_id)]
+
+    def text(self, session_id: str | None = None) -> str:
+        return "".join(u.content.text for u in self.of("agent_message_chunk", session_id))
+
+    def tool_updates(self, tool_call_id: str) -> list[Any]:
+        return [u for _, u in self.updates
+                if u.session_update in ("tool_call", "tool_call_update")
+                and u.tool_call_id == tool_call_id]
+
+    def last_status(self, tool_call_id: str) -> str | None:
+        statuses = [u.status for u in self.tool_updates(tool_call_id) if u.status]
+        return statuses[-1] if statuses else None
+
+    def last_state(self, tool_call_id: str) -> str | None:
+        metas = [u.field_meta for u in self.tool_updates(tool_call_id) if u.field_meta]
+        return metas[-1][META]["state"] if metas else None
+
+    async def wait_for(self, pred: Any, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not pred():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out; updates: {self.updates!r}"[:3000])
+            await asyncio.sleep(0.01)
+
+
+def agent_env(tmp_path: Path, fake_api: Any) -> dict[str, str]:
+    return {
+        "AGENT_TUI_HOME": str(tmp_path / "home"),
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": fake_api.url,
+    }
+
+
+def spawn(client: RecordingClient, tmp_path: Path, fake_api: Any, *args: str) -> Any:
+    stderr = open(tmp_path / "agent-stderr.log", "ab")  # noqa: SIM115 - closed with the test
+    return spawn_agent_process(
+        client, *AGENT, *args, "--cwd", str(tmp_path),
+        env=agent_env(tmp_path, fake_api), cwd=str(tmp_path),
+        transport_kwargs={"stderr": stderr},
+    )
+
+
+async def start(conn: Any, cwd: Path) -> str:
+    init = await conn.initialize(protocol_version=PROTOCOL_VERSION)
+    assert init.agent_capabilities.load_session is True
+    session = await conn.new_session(cwd=str(cwd), mcp_servers=[])
+    return session.session_id

@@ -1,0 +1,130 @@
+"""MCP servers for tests: the real ones under tests/mcp_servers (the official SDK's,
+raw answers, OAuth), their configs, one call with a cancel at a chosen point, the
+record files the servers write, and an HTTP server run until it listens."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from agent_tui.cancel import CancelReason, CancelScope
+from agent_tui.core.tool import ToolContext, ToolResult, ToolSet
+from agent_tui.settings.mcp_servers import Transport
+from agent_tui.tools.mcp import ServerConfig
+
+
+SERVERS = Path(__file__).parent / "mcp_servers"
+SDK_SERVER = str(SERVERS / "sdk_server.py")
+RAW_SERVER = str(SERVERS / "raw_server.py")
+
+
+def stdio(name: str, *args: str) -> ServerConfig:
+    return ServerConfig(name=name, transport=Transport.STDIO, source=Path("test"),
+                        command=sys.executable, args=list(args))
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def ctx_for(scope: CancelScope, op: str = "op-1") -> ToolContext:
+    return ToolContext(scope=scope, workspace=Path("."), tool_use_id=f"tu-{op}", operation_id=op)
+
+
+async def call(tools: ToolSet, name: str, args: dict[str, Any], *, cancel_after: float | None = None,
+               cancel_on_start: Path | None = None, op: str = "op-1") -> tuple[ToolResult, float]:
+    """Run one call; cancel it after a delay, or once the server recorded its start.
+
+    The returned time runs from the cancel (or from the start, without one).
+    """
+    tool = tools.get(name)
+    assert tool is not None, f"{name} not in {tools.names()}"
+    scope = CancelScope()
+    cancelled_at: list[float] = []
+
+    def cancel() -> None:
+        cancelled_at.append(time.monotonic())
+        scope.cancel(CancelReason.USER_INTERRUPT)
+
+    async def cancel_when_started(record: Path) -> None:
+        await wait_for_record(record, "start")
+        cancel()
+
+    if cancel_after is not None:
+        asyncio.get_running_loop().call_later(cancel_after, cancel)
+    watcher = asyncio.create_task(cancel_when_started(cancel_on_start)) if cancel_on_start else None
+    t0 = time.monotonic()
+    try:
+        result = await tool.run(tool.parse(args), ctx_for(scope, op))
+    finally:
+        if watcher is not None:
+            watcher.cancel()
+    return result, time.monotonic() - (cancelled_at[0] if cancelled_at else t0)
+
+
+async def wait_for_record(path: Path, event: str, timeout: float = 5.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for rec in records(path):
+            if rec["event"] == event:
+                return rec
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"no {event!r} record in {records(path)}")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def listening(argv: list[str], port: int, log_path: Path, env: dict[str, str] | None = None,
+              timeout: float = 20.0) -> Iterator[str]:
+    """Run an HTTP MCP server until it listens on ``port``; yields its /mcp URL."""
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(argv, stdout=log, stderr=log, env=env)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(log_path.read_text()) from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+OAUTH = str(SERVERS / "oauth_server.py")
+
+
+def oauth_server(tmp_path: Path, *args: str) -> Iterator[tuple[str, Path]]:
+    record = tmp_path / "oauth-record.jsonl"
+    port = free_port()
+    argv = [sys.executable, OAUTH, str(record), str(port), *args]
+    with listening(argv, port, tmp_path / "oauth-server.log") as url:
+        yield url, record
