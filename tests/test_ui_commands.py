@@ -475,3 +475,22 @@ def test_a_resumed_sessions_usage_records_count_in_the_totals() -> None:
     assert tally.total().requests == 2 and money(tally.total()) == "$0.75"
     assert tally.interrupted().requests == 1
     assert tally.context is not None and tally.context.used == 3000
+
+
+@pytest.mark.asyncio
+async def test_resume_never_offers_the_session_that_is_open() -> None:
+    directory = _Directory()
+    make, made = fake_factory([])
+
+    def this_one(emit):
+        session = make(emit)
+        session.session_id = "s-new"  # the store lists this session too: it is open here
+        return session
+
+    app = AgentApp(this_one, cursor_blink=False, clock=lambda: 0.0, sessions=directory)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.session is not None, what="session")
+        await _type(pilot, "/resume")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen), what="picker")
+        assert [item.id for item in app.screen.items] == ["s-old"]

@@ -161,6 +161,11 @@ class Session(SessionControls, CommandTurns):
         return self.deps.config.workspace
 
     @property
+    def session_id(self) -> str:
+        """The saved session's id (its folder under the state home)."""
+        return self.deps.config.session_id
+
+    @property
     def tools(self) -> ToolSet:
         return self.deps.tools
 

@@ -274,8 +274,10 @@ class CommandRunner:
     def _list_sessions(self) -> None:
         directory = self.app.sessions
         assert directory is not None
-        try:
-            saved = directory.saved_sessions()
+        session = self.app.host.session
+        this = getattr(session, "session_id", None) if session is not None else None
+        try:  # this session is the one open: never offered to itself
+            saved = [s for s in directory.saved_sessions() if s.id != this]
         except Exception as exc:  # an unreadable store: say so, keep the session
             self.app.call_from_thread(self.notice, "error", f"cannot list the saved sessions: {exc!r}")
             return

@@ -74,8 +74,8 @@ def mcp_items(statuses: list[Any], oauth: dict[str, bool]) -> list[PickItem]:
 
 def intro(statuses: list[Any]) -> str:
     if not statuses:
-        return ("No MCP servers are configured (see docs/mcp.md: ~/.config/agent-tui/mcp.json "
-                "or the project's .mcp.json).")
+        return ("No MCP servers are configured (see docs/mcp.md: ~/.claude.json, "
+                "~/.config/agent-tui/mcp.json or the project's .mcp.json).")
     errors = [f"{s.name}: {first_line(s.error, 90)}" for s in statuses if s.error and str(s.state) == "failed"]
     text = ("The session's MCP servers. Choose what to do with one: log in (OAuth, in your "
             "browser), reconnect, disable (not started again in this project until enabled).")

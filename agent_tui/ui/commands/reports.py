@@ -80,8 +80,8 @@ def mcp_report(statuses: list[Any] | None) -> Text:
         out.append("this session has no MCP manager")
         return out
     if not statuses:
-        out.append("no MCP servers are configured (see docs/mcp.md: ~/.config/agent-tui/mcp.json "
-                   "or the project's .mcp.json)")
+        out.append("no MCP servers are configured (see docs/mcp.md: ~/.claude.json, "
+                   "~/.config/agent-tui/mcp.json or the project's .mcp.json)")
         return out
     for status in statuses:
         out.append(clean(status.name), style="bold")
