@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_api import FakeAnthropicServer, Reply
-from tests.test_e2e_tmux import REPO, Tmux, agent_command
+from tests.tmux_agent import REPO, Tmux, agent_command
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

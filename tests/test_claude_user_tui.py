@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.fake_api import Reply
-from tests.test_claude_user_print import Setup
-from tests.test_e2e_tmux import BINARY, REPO, Tmux
+from tests.claude_user_setup import Setup
+from tests.tmux_agent import BINARY, REPO, Tmux
 
 pytestmark = pytest.mark.skipif(
     shutil.which("tmux") is None or shutil.which("jq") is None,

@@ -13,7 +13,7 @@ from typing import Any
 
 from tests.fake_api import Reply
 from tests.hooks_support import hook_script, settings_file, tool_results
-from tests.test_print_mode import AGENT, env_for
+from tests.print_agent import AGENT, env_for
 
 
 def run(tmp_path: Path, ws: Path, fake_api: Any, *args: str) -> subprocess.CompletedProcess:

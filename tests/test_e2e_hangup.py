@@ -19,7 +19,7 @@ import psutil
 import pytest
 
 from tests.fake_api import FakeAnthropicServer, Reply
-from tests.test_e2e_tmux import REPO, WAIT, Tmux, agent_command
+from tests.tmux_agent import REPO, WAIT, Tmux, agent_command
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -72,9 +72,13 @@ def _start(tmp_path: Path, fake_api: FakeAnthropicServer, *more: str,
         "AGENT_TUI_HOME": str(home), "PYTHONPATH": str(REPO), "AGENT_TUI_NOTIFY": "off",
         **(env or {}),
     }, workspace)
-    tmux.wait_for("Type a message")
-    [pid] = [p for p in _with(str(workspace))
-             if psutil.Process(p).name() != "sh" and not psutil.Process(p).name().startswith("tmux")]
+    try:
+        tmux.wait_for("Type a message")
+        [pid] = [p for p in _with(str(workspace))
+                 if psutil.Process(p).name() != "sh" and not psutil.Process(p).name().startswith("tmux")]
+    except BaseException:
+        tmux.quit()  # never a tmux server left behind by a failed start
+        raise
     return tmux, home, exit_file, pid
 
 

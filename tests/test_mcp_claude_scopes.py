@@ -23,8 +23,8 @@ from agent_tui.protocol import Notice, TurnEnded, TurnStarted
 from agent_tui.settings import load_settings
 from agent_tui.settings.mcp_servers import load_config
 from tests.fake_api import Reply
-from tests.test_mcp import SDK_SERVER, call
-from tests.test_print_mode import AGENT, env_for, events_of
+from tests.mcp_support import SDK_SERVER, call
+from tests.print_agent import AGENT, env_for, events_of
 
 
 def _server(record: Path) -> dict[str, Any]:

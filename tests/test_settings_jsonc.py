@@ -12,7 +12,7 @@ from pathlib import Path
 from agent_tui.settings import load_settings
 from agent_tui.settings.jsonc import relax
 from tests.fake_api import Reply
-from tests.test_print_mode import AGENT, env_for, events_of
+from tests.print_agent import AGENT, env_for, events_of
 
 COMMENTED = '''{
   // never let the agent delete or push

@@ -9,8 +9,6 @@ from typing import Any
 
 from rich.text import Text
 
-from agent_tui.core.agent_types import INHERIT
-from agent_tui.core.model_control import MODEL_ALIASES
 from agent_tui.protocol.tool_names import claude_name
 from agent_tui.ui.render.safe_text import clean, first_line
 
@@ -93,6 +91,10 @@ def _tools(agent: Any) -> str:
 
 
 def _model(agent: Any) -> str:
+    # the core's words, imported when the page opens: not before the first frame
+    from agent_tui.core.agent_types import INHERIT
+    from agent_tui.core.model_control import MODEL_ALIASES
+
     if agent.model == INHERIT:
         return "inherit (the main agent's)"
     if agent.model.lower() in MODEL_ALIASES:
