@@ -11,7 +11,6 @@ import shlex
 import shutil
 import signal
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -19,7 +18,8 @@ import psutil
 import pytest
 
 from tests.fake_api import FakeAnthropicServer, Reply
-from tests.tmux_agent import REPO, WAIT, Tmux, agent_command
+from tests.tmux_agent import REPO, Tmux, agent_command
+from tests.tmux_agent import wait_for_condition as _until
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -29,14 +29,6 @@ with open(os.path.join(os.environ["HOOK_LOG_DIR"], "hook.pid"), "w") as fh:
     fh.write(str(os.getpid()))
 time.sleep(300)
 '''
-
-
-def _until(condition, what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def _gone(pid: int) -> bool:
