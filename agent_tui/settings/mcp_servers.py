@@ -31,8 +31,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_tui.paths import claude_state_file
+from agent_tui.paths import claude_state_file, user_config_dir
 from agent_tui.settings.claude_json import ProjectApproval, read_claude_json
+
+#: ``$XDG_CONFIG_HOME/agent-tui`` (``load_config``'s argument of that name shadows it).
+_user_dir = user_config_dir
 
 PROJECT_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
@@ -101,14 +104,6 @@ class McpConfig(BaseModel):
     problems: list[ConfigProblem] = Field(default_factory=list)
 
 
-def user_config_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_CONFIG_HOME/agent-tui``, else ``~/.config/agent-tui``."""
-    env = os.environ if environ is None else environ
-    xdg = env.get("XDG_CONFIG_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
-    return base / "agent-tui"
-
-
 def load_config(
     workspace: str | os.PathLike[str],
     *,
@@ -128,7 +123,7 @@ def load_config(
     ``claude_json``: that file (default: :func:`agent_tui.paths.claude_state_file`)."""
     env = os.environ if environ is None else environ
     root = Path(workspace)
-    user_dir = Path(user_config_dir) if user_config_dir is not None else _default_dir(env)
+    user_dir = Path(user_config_dir) if user_config_dir is not None else _user_dir(env)
     claude = read_claude_json(claude_json or claude_state_file(env), root)
     approval = claude.approval.joined(approved or ProjectApproval())
     by_name: dict[str, ServerConfig] = {}
@@ -149,10 +144,6 @@ def load_config(
                        or approval.allows(p.server, trusted=include_project)]))
     add(_parse_servers(claude.path, claude.local_servers, env))
     return McpConfig(servers=list(by_name.values()), problems=problems)
-
-
-def _default_dir(env: Mapping[str, str]) -> Path:
-    return user_config_dir(env)
 
 
 def _load_file(path: Path, env: Mapping[str, str]) -> tuple[list[ServerConfig], list[ConfigProblem]]:
