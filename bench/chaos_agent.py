@@ -1,121 +1,18 @@
-"""The agent process of a crash trial, started from a fork server with the agent preloaded.
-
-``python -m agent_tui.cli`` spends seconds importing the SDK and the core; ten
-thousand trials cannot pay that twice each. So every trial worker keeps one
-multiprocessing fork server that has imported all of the agent once
-(``PRELOAD``), and each agent process of a trial is forked from it and runs exactly
-what the command line runs: ``agent_tui.cli.main(argv)``, with the trial's own
-environment, working folder, stdin, stdout and crash-point channel, in a process
-group of its own (so a kill takes git with it, as a power cut would). Nothing else
-of the trial's process is inherited: the fork server never ran a thread.
-"""
+"""The agent process of a crash trial: forked with the agent preloaded
+(:mod:`bench.forked_agent`), with the trial's stdin, stdout and crash-point channel, in
+a process group of its own (so a kill takes git with it, as a power cut would)."""
 
 from __future__ import annotations
 
-import atexit
 import json
-import multiprocessing
 import os
 import signal
-import sys
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterator
-from multiprocessing import reduction
 from typing import Any
 
-# Everything the agent imports lazily on its way to the first request, and the bench's
-# own main module (a forked child runs it again: cheap once its imports are loaded).
-PRELOAD = [
-    "bench.chaos_agent",
-    "bench.chaos",
-    "bench.chaos_warm",
-    "anthropic",
-    "agent_tui.cli",
-    "agent_tui.headless",
-    "agent_tui.core.session",
-    "agent_tui.core.subagent",
-    "agent_tui.providers.anthropic",
-    "agent_tui.tools.registry",
-    "agent_tui.tools.mcp",
-    "agent_tui.tools.leftovers",
-    "agent_tui.tools.process.orphans",
-    "agent_tui.checkpoints",
-    "agent_tui.permissions",
-    "agent_tui.settings",
-]
-
-
-class Fd:
-    """A file descriptor handed to the forked agent (through the fork server's socket)."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-
-    def __reduce__(self) -> Any:
-        return (_inherited, (reduction.DupFd(self.fd),))
-
-
-def _inherited(dup: Any) -> int:
-    return dup.detach()
-
-
-# A forked child re-runs the main module, which is loaded already; runpy says so.
-warnings.filterwarnings("ignore", category=RuntimeWarning, module="runpy")
-
-
-def share_ssl_context() -> None:
-    """One CA bundle load per process, not per client (40 ms each): every client of a
-    trial talks plain HTTP to 127.0.0.1 and never uses it. Done in the workers and in
-    the fork server, so the forked agents inherit it."""
-    import httpcore2
-
-    context = httpcore2.default_ssl_context()
-    httpcore2.default_ssl_context = lambda **_: context
-
-
-def fork_context() -> Any:
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(PRELOAD)
-    return ctx
-
-
-def agent_main(argv: list[str], env: dict[str, str], cwd: str, stdin: int, stdout: int,
-               stderr: int, channel: tuple[int, int] | None) -> None:
-    """The forked agent: the trial's fds as 0/1/2, its environment, then the CLI."""
-    try:
-        os.setpgrp()
-    except OSError:
-        pass
-    for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
-        os.dup2(fd, target)
-        os.close(fd)
-    os.environ.clear()
-    os.environ.update(env)
-    if channel is not None:
-        for fd in channel:
-            os.set_inheritable(fd, False)  # for the agent alone, not its commands
-        os.environ["AGENT_TUI_CRASH_POINTS"] = f"{channel[0]},{channel[1]}"
-    os.chdir(cwd)
-    sys.stdin = open(0, encoding="utf-8", closefd=False)
-    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
-    sys.stderr = open(2, "w", encoding="utf-8", closefd=False)
-    from agent_tui.cli import main
-
-    code = 1
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        atexit._run_exitfuncs()  # what an interpreter does on its way out
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except OSError:
-                pass
-        os._exit(code)
+from bench.forked_agent import Fd, agent_main
 
 
 class AgentRun:

@@ -27,7 +27,7 @@ _fork: Any = None
 
 def _start_worker() -> None:
     global _srv
-    from bench.chaos_agent import share_ssl_context
+    from bench.forked_agent import share_ssl_context
     from tests.fake_api import FakeAnthropicServer
 
     share_ssl_context()
@@ -42,7 +42,7 @@ def run_one(kind: str, seed: int) -> Any:
     if _srv is None:
         _start_worker()
     if kind in ("crash", "concurrent"):
-        from bench.chaos_agent import fork_context
+        from bench.forked_agent import fork_context
         from bench.chaos_concurrent import run_trial as concurrent_trial
         from bench.chaos_crash import run_trial as crash_trial
 

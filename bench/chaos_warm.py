@@ -18,12 +18,12 @@ from pathlib import Path
 
 from agent_tui.core.journal import Journal
 from agent_tui.core.records import UserMessageRecord
-from bench.chaos_agent import share_ssl_context
 from agent_tui.protocol import TextDelta
 from agent_tui.providers import base
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.tools.background import BackgroundJobs
 from agent_tui.tools.registry import default_tools
+from bench.forked_agent import share_ssl_context
 
 
 def _sse(kind: str, data: dict) -> bytes:

@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 FRAME = re.compile(rb"\x1b\[\d+;\d+H")
 
-AGENT = "import sys; from agent_tui.cli import main; sys.exit(main())"
+AGENT = "from agent_tui.cli import run; run()"
 BARE = "import sys; from bench.bare_app import main; sys.exit(main())"
 
 

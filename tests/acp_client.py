@@ -7,11 +7,16 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, spawn_agent_process
+from acp import PROTOCOL_VERSION, connect_to_agent, spawn_agent_process
 from acp.schema import RequestPermissionResponse
+from acp.transports import default_environment
+
+from tests.forked_runs import end_agent, forked, start_agent
 
 
 AGENT = [sys.executable, "-m", "agent_tui.cli", "acp"]
@@ -73,12 +78,44 @@ def agent_env(tmp_path: Path, fake_api: Any) -> dict[str, str]:
 
 
 def spawn(client: RecordingClient, tmp_path: Path, fake_api: Any, *args: str) -> Any:
-    stderr = open(tmp_path / "agent-stderr.log", "ab")  # noqa: SIM115 - closed with the test
-    return spawn_agent_process(
-        client, *AGENT, *args, "--cwd", str(tmp_path),
-        env=agent_env(tmp_path, fake_api), cwd=str(tmp_path),
-        transport_kwargs={"stderr": stderr},
-    )
+    return acp_agent(client, [*args, "--cwd", str(tmp_path)], env=agent_env(tmp_path, fake_api),
+                     cwd=tmp_path)
+
+
+@asynccontextmanager
+async def acp_agent(client: Any, args: list[str], *, env: dict[str, str], cwd: Path,
+                    **connection_kwargs: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """``acp.spawn_agent_process`` for ``agent-tui acp``, with the agent forked
+    (tests/forked_runs.py) and its stderr in ``cwd/agent-stderr.log``. The environment
+    is the library's trimmed one plus ``env``, as it gives its agents."""
+    env = default_environment() | env
+    with open(cwd / "agent-stderr.log", "ab") as stderr:
+        if not forked():
+            async with spawn_agent_process(
+                client, *AGENT, *args, env=env, cwd=str(cwd),
+                # the library's 2 s wait for the agent to leave after stdin closes is short
+                # on a loaded machine, and its terminate() then races the agent's own exit
+                transport_kwargs={"stderr": stderr, "shutdown_timeout": 15.0},
+                **connection_kwargs,
+            ) as pair:
+                yield pair
+            return
+        proc, in_w, out_r = start_agent(["acp", *args], env=env, cwd=cwd, stderr=stderr.fileno())
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    read_transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), open(out_r, "rb", buffering=0))
+    write_transport, write_protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, open(in_w, "wb", buffering=0))
+    writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
+    conn = connect_to_agent(client, writer, reader, **connection_kwargs)
+    try:
+        yield conn, proc
+    finally:
+        await conn.close()
+        writer.close()  # the agent reads the end of its stdin and leaves
+        await asyncio.to_thread(end_agent, proc, 15.0)
+        read_transport.close()
 
 
 async def start(conn: Any, cwd: Path) -> str:

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.print_agent import AGENT, env_for
+from tests.print_agent import env_for
+from tests.forked_runs import run_agent
 
 SETUP = Path(__file__).parent / "claude_user"
 SECRET = "sk-live-CLAUDE-USER-SECRET-1234"
@@ -45,8 +46,8 @@ class Setup:
                       HOME=str(self.home), XDG_CONFIG_HOME=str(self.tmp / "xdg"),
                       PATH=self.path)
         env.pop("CLAUDE_CONFIG_DIR", None)
-        return subprocess.run(AGENT + ["-p", "tidy up and ship", "--cwd", str(self.ws), *args],
-                              env=env, capture_output=True, text=True, timeout=120)
+        return run_agent(["-p", "tidy up and ship", "--cwd", str(self.ws), *args],
+                              env=env, timeout=120)
 
     def guard_log(self) -> list[dict[str, Any]]:
         log = self.home / ".claude" / "guard-log.jsonl"

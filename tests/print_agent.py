@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import psutil
+from tests.forked_runs import run_agent
 
 
 AGENT = [sys.executable, "-m", "agent_tui.cli"]
@@ -54,9 +55,8 @@ def api_env(tmp_path: Path, fake_api) -> dict[str, str]:
 
 def run(tmp_path: Path, fake_api, *args: str, input: str | None = None,
         ) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        AGENT + ["--cwd", str(tmp_path), *args], env=api_env(tmp_path, fake_api), input=input,
-        capture_output=True, text=True, timeout=60,
+    return run_agent(
+        ["--cwd", str(tmp_path), *args], env=api_env(tmp_path, fake_api), input=input, timeout=60,
     )
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
+from acp import PROTOCOL_VERSION, text_block
 
 from tests.fake_api import Reply
-from tests.acp_client import AGENT, RecordingClient, agent_env
+from tests.acp_client import RecordingClient, acp_agent, agent_env
 
 REVIEW = """---
 description: Review a pull request
@@ -55,10 +55,8 @@ def _project(tmp_path: Path) -> Path:
 
 
 def _spawn(client: RecordingClient, tmp_path: Path, fake_api: Any) -> Any:
-    stderr = open(tmp_path / "agent-stderr.log", "ab")  # noqa: SIM115 - closed with the test
     env = agent_env(tmp_path, fake_api) | {"HOME": str(tmp_path / "userhome")}
-    return spawn_agent_process(client, *AGENT, "--cwd", str(tmp_path), env=env,
-                               cwd=str(tmp_path), transport_kwargs={"stderr": stderr})
+    return acp_agent(client, ["--cwd", str(tmp_path)], env=env, cwd=tmp_path)
 
 
 def _listed(client: RecordingClient, sid: str) -> dict[str, Any]:

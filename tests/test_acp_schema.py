@@ -26,7 +26,7 @@ from acp.schema import AllowedOutcome, McpServerStdio, RequestPermissionResponse
 from pydantic import TypeAdapter
 
 from tests.fake_api import Reply
-from tests.acp_client import AGENT, RecordingClient, agent_env
+from tests.acp_client import RecordingClient, acp_agent, agent_env
 
 SDK_SERVER = str(Path(__file__).parent / "mcp_servers" / "sdk_server.py")
 
@@ -81,8 +81,6 @@ ALLOW_ONCE = RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected"
 
 @pytest.mark.asyncio
 async def test_every_frame_the_agent_sends_is_valid_against_the_schema(tmp_path, fake_api):
-    from acp import spawn_agent_process
-
     (tmp_path / "notes.txt").write_text("one\ntwo\nthree\n")
     fake_api.enqueue(
         Reply.tool_use("edit_file", {"path": "notes.txt", "old_string": "two\n", "new_string": "2\n"},
@@ -102,32 +100,26 @@ async def test_every_frame_the_agent_sends_is_valid_against_the_schema(tmp_path,
             asked[event.message["id"]] = event.message["method"]
 
     client = RecordingClient()
-    stderr = open(tmp_path / "agent-stderr.log", "ab")  # noqa: SIM115 - closed below
-    try:
-        async with spawn_agent_process(
-            client, *AGENT, "--cwd", str(tmp_path), env=agent_env(tmp_path, fake_api),
-            cwd=str(tmp_path), transport_kwargs={"stderr": stderr}, observers=[observe],
-        ) as (conn, _proc):
-            await conn.initialize(protocol_version=PROTOCOL_VERSION)
-            server = McpServerStdio(name="demo", command=sys.executable,
-                                    args=[SDK_SERVER, str(tmp_path / "rec.jsonl")], env=[])
-            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[server])).session_id
-            prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("edit")]))
-            for n in (1, 2):  # the edit, then the command (ask mode)
-                await client.wait_for(lambda n=n: len(client.permission_requests) >= n)
-                client.answers.put_nowait(ALLOW_ONCE)
-            assert (await asyncio.wait_for(prompt, 20)).stop_reason == "end_turn"
+    async with acp_agent(client, ["--cwd", str(tmp_path)], env=agent_env(tmp_path, fake_api),
+                         cwd=tmp_path, observers=[observe]) as (conn, _proc):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        server = McpServerStdio(name="demo", command=sys.executable,
+                                args=[SDK_SERVER, str(tmp_path / "rec.jsonl")], env=[])
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[server])).session_id
+        prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("edit")]))
+        for n in (1, 2):  # the edit, then the command (ask mode)
+            await client.wait_for(lambda n=n: len(client.permission_requests) >= n)
+            client.answers.put_nowait(ALLOW_ONCE)
+        assert (await asyncio.wait_for(prompt, 20)).stop_reason == "end_turn"
 
-            prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("think")]))
-            await client.wait_for(lambda: "Thinking" in client.text(sid))
-            await conn.cancel(session_id=sid)
-            assert (await asyncio.wait_for(prompt, 10)).stop_reason == "cancelled"
+        prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("think")]))
+        await client.wait_for(lambda: "Thinking" in client.text(sid))
+        await conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(prompt, 10)).stop_reason == "cancelled"
 
-            with pytest.raises(RequestError):
-                await conn.prompt(session_id="no-such-session", prompt=[text_block("x")])
-            await conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
-    finally:
-        stderr.close()
+        with pytest.raises(RequestError):
+            await conn.prompt(session_id="no-such-session", prompt=[text_block("x")])
+        await conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
 
     kinds = {f.get("params", {}).get("update", {}).get("sessionUpdate") for f in frames}
     assert {"agent_message_chunk", "tool_call", "tool_call_update", "user_message_chunk",

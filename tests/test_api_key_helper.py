@@ -22,6 +22,7 @@ from agent_tui.cli.key_command import _run
 from agent_tui.providers.key_helper import KeyHelper, KeyHelperError, ttl_from_env
 from agent_tui.settings import load_settings
 from tests.fake_api import Reply
+from tests.forked_runs import run_agent
 
 AGENT = [sys.executable, "-m", "agent_tui.cli"]
 OLD, NEW = "sk-ant-helper-old-5f3a", "sk-ant-helper-new-9c1e"
@@ -69,9 +70,8 @@ def agent(fake_api, tmp_path: Path, home: Path, ws: Path, *args: str,
                AGENT_TUI_HOME=str(tmp_path / "state"), XDG_CONFIG_HOME=str(home / ".config"),
                **env_extra)
     env.pop("CLAUDE_CONFIG_DIR", None)
-    return subprocess.run(AGENT + ["--cwd", str(ws), "--model", "claude-haiku-4-5", *args],
-                          env=env, capture_output=True, text=True, timeout=90,
-                          stdin=subprocess.DEVNULL)
+    return run_agent(["--cwd", str(ws), "--model", "claude-haiku-4-5", *args],
+                     env=env, timeout=90, stdin=subprocess.DEVNULL)
 
 
 def state_text(tmp_path: Path) -> str:

@@ -22,6 +22,7 @@ from agent_tui.commands.expand import expand, split_args
 from agent_tui.commands.files import load_commands
 from tests.fake_api import Reply
 from tests.print_agent import env_for, wait_until
+from tests.forked_runs import run_agent
 
 FIXTURES = Path(__file__).parent / "claude_commands_fixtures"
 AGENT = [sys.executable, "-m", "agent_tui.cli"]
@@ -44,8 +45,7 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _agent(fake_api, ws: Path, prompt: str, *extra: str, **kw) -> subprocess.CompletedProcess:
     env = env_for(ws.parent, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
                   HOME=str(ws.parent / "home"), XDG_CONFIG_HOME=str(ws.parent / "config"))
-    return subprocess.run(AGENT + ["-p", prompt, "--cwd", str(ws), *extra], env=env,
-                          capture_output=True, text=True, timeout=90, **kw)
+    return run_agent(["-p", prompt, "--cwd", str(ws), *extra], env=env, timeout=90, **kw)
 
 
 def _sent(fake_api, index: int = 0) -> str:

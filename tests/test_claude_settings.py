@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
 from agent_tui.tools.search.tools import GlobTool, GrepTool
 from agent_tui.tools.web.tool import WebFetchTool
 from tests.fake_api import Reply
+from tests.forked_runs import run_agent
 
 FIXTURES = Path(__file__).parent / "claude_settings_fixtures"
 AGENT = [sys.executable, "-m", "agent_tui.cli"]
@@ -156,10 +156,10 @@ def test_disable_bypass_permissions_mode_refuses_auto(fake_api, tmp_path: Path, 
     env.update(ANTHROPIC_API_KEY="sk-test", ANTHROPIC_BASE_URL=fake_api.url, HOME=str(home),
                AGENT_TUI_HOME=str(tmp_path / "state"), XDG_CONFIG_HOME=str(home / ".config"))
     env.pop("CLAUDE_CONFIG_DIR", None)
-    out = subprocess.run(
-        AGENT + ["-p", "hi", "--cwd", str(ws), "--permission-mode", "auto",
+    out = run_agent(
+        ["-p", "hi", "--cwd", str(ws), "--permission-mode", "auto",
                  "--model", "claude-haiku-4-5"],
-        env=env, capture_output=True, text=True, timeout=90,
+        env=env, timeout=90,
     )
     assert out.returncode != 0
     assert (f"turned off by permissions.disableBypassPermissionsMode in {placed['local']}"
@@ -323,10 +323,10 @@ def test_a_denied_command_never_runs_in_print_mode(fake_api, tmp_path: Path, hom
     env.update(ANTHROPIC_API_KEY="sk-test", ANTHROPIC_BASE_URL=fake_api.url, HOME=str(home),
                AGENT_TUI_HOME=str(tmp_path / "state"), XDG_CONFIG_HOME=str(home / ".config"))
     env.pop("CLAUDE_CONFIG_DIR", None)
-    out = subprocess.run(
-        AGENT + ["-p", "clean up", "--cwd", str(ws), "--permission-mode", "auto",
+    out = run_agent(
+        ["-p", "clean up", "--cwd", str(ws), "--permission-mode", "auto",
                  "--model", "claude-haiku-4-5"],
-        env=env, capture_output=True, text=True, timeout=90,
+        env=env, timeout=90,
     )
     assert out.returncode == 0, out.stderr
     assert (ws / "victim").is_dir() and not (ws / "fetched").exists()
@@ -400,9 +400,9 @@ def test_a_search_in_print_mode_never_shows_a_denied_file(fake_api, tmp_path: Pa
     env.update(ANTHROPIC_API_KEY="sk-test", ANTHROPIC_BASE_URL=fake_api.url, HOME=str(home),
                AGENT_TUI_HOME=str(tmp_path / "state"), XDG_CONFIG_HOME=str(home / ".config"))
     env.pop("CLAUDE_CONFIG_DIR", None)
-    out = subprocess.run(
-        AGENT + ["-p", "find the key", "--cwd", str(ws), "--model", "claude-haiku-4-5"],
-        env=env, capture_output=True, text=True, timeout=90,
+    out = run_agent(
+        ["-p", "find the key", "--cwd", str(ws), "--model", "claude-haiku-4-5"],
+        env=env, timeout=90,
     )
     assert out.returncode == 0, out.stderr
     sent = json.dumps(fake_api.requests[-1]["messages"])

@@ -17,6 +17,7 @@ from tests.fake_api import Reply
 from tests.fake_api.bedrock import FakeBedrockServer
 from tests.fake_api.vertex import FakeVertexServer
 from tests.print_agent import AGENT, events_of, wait_until
+from tests.forked_runs import run_agent
 
 KEY_ID, SECRET = "AKIAFAKETESTKEY00001", "fake/secret/key+for+tests"
 BEDROCK_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
@@ -52,8 +53,8 @@ def vertex_env(tmp_path: Path, srv: FakeVertexServer, **extra: str) -> dict[str,
 
 
 def run(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(AGENT + ["--cwd", str(tmp_path), *args], env=env, capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    return run_agent(["--cwd", str(tmp_path), *args], env=env, timeout=60,
+                     stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import uuid
 
 from tests.fake_api import Reply
 from tests.print_agent import AGENT, env_for, events_of, marked, wait_until
+from tests.forked_runs import run_agent
 
 
 def test_sigkill_mid_tool_then_continue_is_valid_and_honest(fake_api, tmp_path):
@@ -28,10 +29,10 @@ def test_sigkill_mid_tool_then_continue_is_valid_and_honest(fake_api, tmp_path):
         assert marked(marker), "the command should outlive a SIGKILLed agent"
 
         fake_api.enqueue(Reply.text("I will check before retrying."))
-        second = subprocess.run(
-            AGENT + ["-p", "what happened?", "--continue", "--output-format", "stream-json",
+        second = run_agent(
+            ["-p", "what happened?", "--continue", "--output-format", "stream-json",
                      "--permission-mode", "auto", "--cwd", str(tmp_path)],
-            env=env, capture_output=True, text=True, timeout=60,
+            env=env, timeout=60,
         )
         assert second.returncode == 0, second.stderr
         assert fake_api.rejections == []
@@ -52,11 +53,11 @@ def test_sigkill_mid_tool_then_continue_is_valid_and_honest(fake_api, tmp_path):
 
         # The user can stop what was left, through the same ops as any background job.
         job_id = leftover[0]["id"]
-        third = subprocess.run(
-            AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
+        third = run_agent(
+            ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
                      "--continue", "--permission-mode", "auto", "--cwd", str(tmp_path)],
             input=json.dumps({"type": "stop_background", "id": job_id}) + "\n",
-            env=env, capture_output=True, text=True, timeout=60,
+            env=env, timeout=60,
         )
         assert wait_until(lambda: not marked(marker), timeout=10), third.stdout + third.stderr
     finally:

@@ -13,7 +13,8 @@ from typing import Any
 
 from tests.fake_api import Reply
 from tests.hooks_support import hook_script, settings_file, tool_results
-from tests.print_agent import AGENT, env_for
+from tests.print_agent import env_for
+from tests.forked_runs import run_agent
 
 
 def run(tmp_path: Path, ws: Path, fake_api: Any, *args: str) -> subprocess.CompletedProcess:
@@ -22,8 +23,7 @@ def run(tmp_path: Path, ws: Path, fake_api: Any, *args: str) -> subprocess.Compl
     env = env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
                   HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"))
     env.pop("CLAUDE_CONFIG_DIR", None)
-    return subprocess.run(AGENT + ["--cwd", str(ws), *args], env=env, capture_output=True,
-                          text=True, timeout=90)
+    return run_agent(["--cwd", str(ws), *args], env=env, timeout=90)
 
 
 def results_by_id(fake_api: Any) -> dict[str, str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
@@ -32,7 +31,8 @@ from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.screens.picker import PickerScreen  # noqa: E402
 from tests.fake_api import Reply  # noqa: E402
 from tests.snapshot_tests.support import QuickTool, demo_script, fake_factory, wait_until  # noqa: E402
-from tests.print_agent import AGENT, env_for  # noqa: E402
+from tests.print_agent import env_for  # noqa: E402
+from tests.forked_runs import run_agent
 
 SIZE = (100, 30)
 
@@ -108,13 +108,12 @@ def test_rename_names_the_session_for_agent_tui_sessions(fake_api, tmp_path: Pat
     fake_api.enqueue(Reply.text("hello"))
     ops = [{"type": "rename_session", "name": "  fix the\n parser "},
            {"type": "user_message", "text": "hi"}]
-    run = subprocess.run(
-        AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
+    run = run_agent(
+        ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
                  "--cwd", str(tmp_path)],
-        input="".join(json.dumps(op) + "\n" for op in ops), env=env, capture_output=True,
-        text=True, timeout=60)
+        input="".join(json.dumps(op) + "\n" for op in ops), env=env, timeout=60)
     assert run.returncode == 0, run.stderr
-    listing = subprocess.run(AGENT + ["sessions"], env=env, capture_output=True, text=True,
+    listing = run_agent(["sessions"], env=env,
                              timeout=60)
     assert "[fix the parser]" in listing.stdout, listing.stdout
 

@@ -9,7 +9,8 @@ import subprocess
 from pathlib import Path
 
 from tests.hooks_support import hook_script, settings_file
-from tests.print_agent import AGENT, env_for
+from tests.print_agent import env_for
+from tests.forked_runs import run_agent
 
 
 def marker_hook(tmp_path: Path, name: str) -> dict:
@@ -24,9 +25,9 @@ def marker_hook(tmp_path: Path, name: str) -> dict:
 
 def agent(tmp_path: Path, ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = env_for(tmp_path, XDG_CONFIG_HOME=str(tmp_path / "config"))
-    return subprocess.run(
-        AGENT + ["-p", "hello there", "--cwd", str(ws), *args],
-        env=env, capture_output=True, text=True, timeout=60,
+    return run_agent(
+        ["-p", "hello there", "--cwd", str(ws), *args],
+        env=env, timeout=60,
     )
 
 

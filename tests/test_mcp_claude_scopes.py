@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,8 @@ from agent_tui.settings import load_settings
 from agent_tui.settings.mcp_servers import load_config
 from tests.fake_api import Reply
 from tests.mcp_support import SDK_SERVER, call
-from tests.print_agent import AGENT, env_for, events_of
+from tests.print_agent import env_for, events_of
+from tests.forked_runs import run_agent
 
 
 def _server(record: Path) -> dict[str, Any]:
@@ -243,9 +243,9 @@ def test_the_model_calls_a_server_from_claude_json_through_print_mode(
                      Reply.text("echoed"))
     env = env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
                   HOME=str(home), XDG_CONFIG_HOME=str(tmp_path / "config"), MCP_TIMEOUT="30000")
-    out = subprocess.run(AGENT + ["-p", "echo", "--output-format", "stream-json",
+    out = run_agent(["-p", "echo", "--output-format", "stream-json",
                                   "--allowedTools", "mcp__cc", "--cwd", str(ws)],
-                         env=env, capture_output=True, text=True, timeout=120)
+                         env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     events = events_of(out.stdout)
     states = [e["state"] for e in events if e["type"] == "tool_state"

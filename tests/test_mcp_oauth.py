@@ -25,6 +25,7 @@ from agent_tui.settings.mcp_servers import Transport
 from agent_tui.tools.mcp.oauth import LoginRefused, token_path
 from tests.mcp_support import free_port, call, records
 from tests.mcp_support import oauth_server
+from tests.forked_runs import run_agent
 
 
 def browser(seen: list[str], answers: list[Any]) -> Any:
@@ -189,7 +190,7 @@ def test_mcp_login_of_an_unknown_server_names_those_configured(tmp_path: Path) -
     from tests.print_agent import AGENT, env_for
 
     ws = _project(tmp_path, "http://127.0.0.1:9/mcp")
-    out = subprocess.run(AGENT + ["mcp", "login", "nope", "--cwd", str(ws)], capture_output=True, text=True,
+    out = run_agent(["mcp", "login", "nope", "--cwd", str(ws)],
                          env=env_for(tmp_path, XDG_CONFIG_HOME=str(tmp_path / "config")), timeout=60)
     assert out.returncode == 1 and "no MCP server named 'nope' (configured: web)" in out.stderr
 

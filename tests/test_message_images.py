@@ -8,7 +8,6 @@ import asyncio
 import base64
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import anthropic
@@ -27,8 +26,9 @@ from agent_tui.files.image_paths import MAX_IMAGES, attach_named, find_images, n
 from agent_tui.files.images import MAX_RAW, ImageRefused, check_attachment
 from tests.fake_api import Reply
 from tests.harness import Recorder, SlowTool, start_session
-from tests.print_agent import AGENT, env_for, events_of
+from tests.print_agent import env_for, events_of
 from tests.image_files import png
+from tests.forked_runs import run_agent
 
 GIF = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"
 
@@ -215,12 +215,11 @@ def test_print_mode_attaches_a_named_image_and_refuses_bad_data(fake_api, tmp_pa
     fake_api.enqueue(Reply.text("a red square"), Reply.text("ok"))
     bad = {"type": "user_message", "text": "and this",
            "images": [{"media_type": "image/png", "data": base64.b64encode(GIF).decode()}]}
-    out = subprocess.run(
-        AGENT + ["-p", "what is in ./shot.png?", "--input-format", "stream-json",
+    out = run_agent(
+        ["-p", "what is in ./shot.png?", "--input-format", "stream-json",
                  "--output-format", "stream-json", "--cwd", str(tmp_path)],
         input=json.dumps(bad) + "\n",
-        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
-        capture_output=True, text=True, timeout=60,
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url), timeout=60,
     )
     assert out.returncode == 0, out.stderr
     (request,) = fake_api.requests

@@ -22,7 +22,8 @@ from agent_tui.tools.plan_mode import ExitPlanModeTool
 from agent_tui.tools.sandbox import make_policy, runs_here
 from agent_tui.containment_settings import Network
 from tests.fake_api import Reply
-from tests.print_agent import AGENT, env_for, events_of
+from tests.print_agent import env_for, events_of
+from tests.forked_runs import run_agent
 
 PLAN = make_policy(Path("/"), network=Network.DENY, allow_write=[], private=[]).planning()
 BWRAP = runs_here(PLAN)
@@ -127,11 +128,10 @@ def _plan_run(fake_api, tmp_path: Path, calls: list[tuple[str, dict]], *extra: s
     workspace = tmp_path / "ws"
     head = _repo(workspace)
     fake_api.enqueue(Reply.tool_uses(calls), Reply.text("planned"))
-    out = subprocess.run(
-        AGENT + ["-p", "do it", "--output-format", "stream-json", "--permission-mode", "plan",
+    out = run_agent(
+        ["-p", "do it", "--output-format", "stream-json", "--permission-mode", "plan",
                  "--cwd", str(workspace), *extra],
-        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
-        capture_output=True, text=True, timeout=90,
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url), timeout=90,
     )
     assert out.returncode == 0, out.stderr
     return workspace, head, events_of(out.stdout)
@@ -189,11 +189,10 @@ def test_exit_plan_mode_in_print_mode_has_no_one_to_approve_and_stays_read_only(
 def test_the_journal_keeps_the_mode_and_a_resume_in_another_mode_tells_the_model(fake_api, tmp_path):
     workspace, _head_before, events = _plan_run(fake_api, tmp_path, [("read_file", {"path": "x"})])
     fake_api.enqueue(Reply.text("ok"))
-    out = subprocess.run(
-        AGENT + ["-p", "go on", "--continue", "--permission-mode", "accept-edits",
+    out = run_agent(
+        ["-p", "go on", "--continue", "--permission-mode", "accept-edits",
                  "--cwd", str(workspace)],
-        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
-        capture_output=True, text=True, timeout=90,
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url), timeout=90,
     )
     assert out.returncode == 0, out.stderr
     last = json.dumps(fake_api.requests[-1]["messages"][-1]["content"])

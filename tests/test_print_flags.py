@@ -13,6 +13,7 @@ from agent_tui.core.journal import Journal
 from agent_tui.core.records import TurnEndedRecord
 from tests.fake_api import Reply
 from tests.print_agent import only_json, run
+from tests.forked_runs import run_agent
 
 
 def journal_of(tmp_path: Path, session_id: str) -> Journal:
@@ -308,17 +309,14 @@ def test_no_prompt_anywhere_is_a_usage_error(fake_api, tmp_path):
 
 def test_a_pipe_that_says_nothing_is_left_after_the_wait(fake_api, tmp_path):
     import os
-    import subprocess
 
-    from tests.print_agent import AGENT
     from tests.print_agent import api_env
 
     fake_api.enqueue(Reply.text("went on"))
     read_end, write_end = os.pipe()  # held open by this test, never written
     try:
-        out = subprocess.run(AGENT + ["--cwd", str(tmp_path), "-p", "hi", "--output-format", "json"],
-                             env=api_env(tmp_path, fake_api), stdin=read_end,
-                             capture_output=True, text=True, timeout=60)
+        out = run_agent(["--cwd", str(tmp_path), "-p", "hi", "--output-format", "json"],
+                        env=api_env(tmp_path, fake_api), stdin=read_end, timeout=60)
     finally:
         os.close(read_end)
         os.close(write_end)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tests.fake_api import Reply
 from tests.print_agent import AGENT, env_for, events_of, marked, wait_until
+from tests.forked_runs import run_agent
 
 
 def run_command_in_print_mode(fake_api, tmp_path: Path, command: str) -> subprocess.Popen:
@@ -36,10 +37,10 @@ def _stream_json_agent(workspace: Path, env: dict[str, str]) -> subprocess.Popen
 
 
 def test_scripted_stream_json_events_and_exit_zero(tmp_path):
-    out = subprocess.run(
-        AGENT + ["-p", "list files", "--output-format", "stream-json", "--permission-mode", "auto",
+    out = run_agent(
+        ["-p", "list files", "--output-format", "stream-json", "--permission-mode", "auto",
                  "--cwd", str(tmp_path)],
-        env=env_for(tmp_path), capture_output=True, text=True, timeout=60,
+        env=env_for(tmp_path), timeout=60,
     )
     assert out.returncode == 0, out.stderr
     events = events_of(out.stdout)
@@ -54,10 +55,9 @@ def test_scripted_stream_json_events_and_exit_zero(tmp_path):
 
 def test_anthropic_text_mode_against_the_fake_api(fake_api, tmp_path):
     fake_api.enqueue(Reply.text("Hello from the fake API."))
-    out = subprocess.run(
-        AGENT + ["-p", "hi", "--cwd", str(tmp_path)],
-        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
-        capture_output=True, text=True, timeout=60,
+    out = run_agent(
+        ["-p", "hi", "--cwd", str(tmp_path)],
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url), timeout=60,
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "Hello from the fake API."
@@ -66,10 +66,9 @@ def test_anthropic_text_mode_against_the_fake_api(fake_api, tmp_path):
 
 def test_ask_mode_in_print_mode_denies_and_says_so(fake_api, tmp_path):
     fake_api.enqueue(Reply.tool_use("bash", {"command": "touch should-not-exist"}), Reply.text("ok"))
-    out = subprocess.run(
-        AGENT + ["-p", "touch it", "--output-format", "stream-json", "--cwd", str(tmp_path)],
-        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
-        capture_output=True, text=True, timeout=60,
+    out = run_agent(
+        ["-p", "touch it", "--output-format", "stream-json", "--cwd", str(tmp_path)],
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url), timeout=60,
     )
     assert out.returncode == 0, out.stderr
     assert not (tmp_path / "should-not-exist").exists()
@@ -82,10 +81,9 @@ def test_ask_mode_in_print_mode_denies_and_says_so(fake_api, tmp_path):
 
 def test_failed_request_exits_one_with_a_clear_message(fake_api, tmp_path):
     fake_api.enqueue(Reply.error(401, "authentication_error", "invalid x-api-key"))
-    out = subprocess.run(
-        AGENT + ["-p", "hi", "--cwd", str(tmp_path)],
-        env=env_for(tmp_path, ANTHROPIC_API_KEY="bad", ANTHROPIC_BASE_URL=fake_api.url),
-        capture_output=True, text=True, timeout=60,
+    out = run_agent(
+        ["-p", "hi", "--cwd", str(tmp_path)],
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="bad", ANTHROPIC_BASE_URL=fake_api.url), timeout=60,
     )
     assert out.returncode == 1
     assert "invalid x-api-key" in out.stderr
@@ -140,16 +138,16 @@ def test_stream_json_input_steers_interrupts_and_ends_at_eof(fake_api, tmp_path)
 
 
 def test_bad_cwd_and_bad_script_get_a_clear_message(tmp_path):
-    out = subprocess.run(
-        AGENT + ["-p", "hi", "--cwd", str(tmp_path / "missing")],
-        env=env_for(tmp_path), capture_output=True, text=True, timeout=60,
+    out = run_agent(
+        ["-p", "hi", "--cwd", str(tmp_path / "missing")],
+        env=env_for(tmp_path), timeout=60,
     )
     assert out.returncode == 1 and "not a directory" in out.stderr
     bad = tmp_path / "script.json"
     bad.write_text("{not json")
-    out = subprocess.run(
-        AGENT + ["-p", "hi", "--provider", "scripted", "--script", str(bad), "--cwd", str(tmp_path)],
-        env=env_for(tmp_path), capture_output=True, text=True, timeout=60,
+    out = run_agent(
+        ["-p", "hi", "--provider", "scripted", "--script", str(bad), "--cwd", str(tmp_path)],
+        env=env_for(tmp_path), timeout=60,
     )
     assert out.returncode == 1 and f"invalid script {bad}:1:2" in out.stderr
 
@@ -173,10 +171,10 @@ def _mcp_env(tmp_path: Path, fake_api) -> dict[str, str]:
 def _run_in_mcp_project(fake_api, tmp_path: Path, prompt: str) -> subprocess.CompletedProcess:
     """Print mode in a trusted project whose .mcp.json starts the SDK test server."""
     workspace = _mcp_project(tmp_path)
-    return subprocess.run(
-        AGENT + ["-p", prompt, "--output-format", "stream-json", "--permission-mode", "auto",
+    return run_agent(
+        ["-p", prompt, "--output-format", "stream-json", "--permission-mode", "auto",
                  "--cwd", str(workspace)],
-        env=_mcp_env(tmp_path, fake_api), capture_output=True, text=True, timeout=90,
+        env=_mcp_env(tmp_path, fake_api), timeout=90,
     )
 
 
@@ -201,9 +199,9 @@ def test_project_mcp_servers_do_not_start_in_an_untrusted_project(fake_api, tmp_
     fake_api.enqueue(Reply.text("hi"))
     env = env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
                   XDG_CONFIG_HOME=str(tmp_path / "config"))
-    out = subprocess.run(
-        AGENT + ["-p", "hi", "--output-format", "stream-json", "--cwd", str(workspace)],
-        env=env, capture_output=True, text=True, timeout=60,
+    out = run_agent(
+        ["-p", "hi", "--output-format", "stream-json", "--cwd", str(workspace)],
+        env=env, timeout=60,
     )
     assert out.returncode == 0, out.stderr
     notices = [e["text"] for e in events_of(out.stdout) if e["type"] == "notice"]

@@ -25,6 +25,7 @@ from agent_tui.core.journal import Journal
 from agent_tui.core.records import NoticeRecord, UserMessageRecord
 from agent_tui.core.tool import InvalidInput
 from tests.fake_api import Reply
+from tests.forked_runs import run_agent
 
 AGENT = [sys.executable, "-m", "agent_tui.cli"]
 FIXTURE = HealthCheck.function_scoped_fixture  # tmp_path is shared by the examples: fine
@@ -58,11 +59,10 @@ def secret_run(fake_api, tmp_path: Path):
         ]),
         Reply.text("All done."),
     )
-    out = subprocess.run(
-        AGENT + ["-p", "dump the environment", "--permission-mode", "auto", "--cwd", str(ws),
+    out = run_agent(
+        ["-p", "dump the environment", "--permission-mode", "auto", "--cwd", str(ws),
                  "--output-format", "stream-json"],
-        env=secret_env(tmp_path, secret, fake_api.url),
-        capture_output=True, text=True, timeout=60,
+        env=secret_env(tmp_path, secret, fake_api.url), timeout=60,
     )
     assert out.returncode == 0, out.stderr
     return secret, ws, tmp_path / "home", out, fake_api
@@ -123,9 +123,9 @@ def test_every_permission_decision_is_in_the_journal(fake_api, tmp_path: Path) -
         ]),
         Reply.text("ok"),
     )
-    out = subprocess.run(
-        AGENT + ["-p", "go", "--cwd", str(ws)],  # no --permission-mode: ask, from nowhere
-        env=secret_env(tmp_path, "sk-test", fake_api.url), capture_output=True, text=True,
+    out = run_agent(
+        ["-p", "go", "--cwd", str(ws)],  # no --permission-mode: ask, from nowhere
+        env=secret_env(tmp_path, "sk-test", fake_api.url),
         timeout=60,
     )
     assert out.returncode == 0, out.stderr
@@ -147,9 +147,9 @@ def test_settings_env_reaches_commands(fake_api, tmp_path: Path) -> None:
     (ws / ".agent-tui" / "settings.json").write_text(json.dumps({"env": {"FROM_SETTINGS": "yes"}}))
     fake_api.enqueue(Reply.tool_use("bash", {"command": "echo $FROM_SETTINGS > seen.txt"}),
                      Reply.text("ok"))
-    out = subprocess.run(
-        AGENT + ["-p", "go", "--cwd", str(ws), "--permission-mode", "auto"],
-        env=secret_env(tmp_path, "sk-test", fake_api.url), capture_output=True, text=True,
+    out = run_agent(
+        ["-p", "go", "--cwd", str(ws), "--permission-mode", "auto"],
+        env=secret_env(tmp_path, "sk-test", fake_api.url),
         timeout=60,
     )
     assert out.returncode == 0, out.stderr

@@ -19,6 +19,7 @@ from agent_tui.core.session_lock import SessionHeld, SessionLock
 from agent_tui.core.store import SessionStore
 from tests.fake_api import Reply
 from tests.print_agent import AGENT, env_for, events_of, wait_until
+from tests.forked_runs import run_agent
 
 
 def test_a_session_is_held_once_and_let_go(tmp_path):
@@ -154,10 +155,10 @@ def test_two_agents_on_one_session_the_second_forks_and_says_the_pid(fake_api, t
         _say(first, "A1")
         _until_turn_ended(first)
         (session_id,) = _sessions(tmp_path / "home")
-        second = subprocess.run(
-            AGENT + ["-p", "B1", "--resume", session_id, "--output-format", "stream-json",
+        second = run_agent(
+            ["-p", "B1", "--resume", session_id, "--output-format", "stream-json",
                      "--permission-mode", "auto", "--cwd", str(tmp_path)],
-            env=env, capture_output=True, text=True, timeout=60)
+            env=env, timeout=60)
         assert second.returncode == 0, second.stderr
         notices = [e for e in events_of(second.stdout) if e["type"] == "notice"
                    and e.get("code") == "session_forked"]
@@ -210,10 +211,10 @@ def test_kill_9_of_the_holder_then_resume_continues_the_same_session(fake_api, t
         if first.poll() is None:
             first.kill()
     (session_id,) = _sessions(tmp_path / "home")
-    second = subprocess.run(
-        AGENT + ["-p", "B1", "--continue", "--output-format", "stream-json",
+    second = run_agent(
+        ["-p", "B1", "--continue", "--output-format", "stream-json",
                  "--permission-mode", "auto", "--cwd", str(tmp_path)],
-        env=env, capture_output=True, text=True, timeout=60)
+        env=env, timeout=60)
     assert second.returncode == 0, second.stderr
     assert not [e for e in events_of(second.stdout) if e.get("code") == "session_forked"]
     sessions = _sessions(tmp_path / "home")
@@ -226,12 +227,12 @@ def test_fork_session_forks_on_purpose_and_needs_a_session(fake_api, tmp_path):
     env = env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url)
     fake_api.enqueue(Reply.text("A1 done"), Reply.text("B1 done"))
     common = ["--output-format", "stream-json", "--permission-mode", "auto", "--cwd", str(tmp_path)]
-    first = subprocess.run(AGENT + ["-p", "A1", *common], env=env, capture_output=True, text=True,
+    first = run_agent(["-p", "A1", *common], env=env,
                            timeout=60)
     assert first.returncode == 0, first.stderr
     (session_id,) = _sessions(tmp_path / "home")
-    second = subprocess.run(AGENT + ["-p", "B1", "--continue", "--fork-session", *common],
-                            env=env, capture_output=True, text=True, timeout=60)
+    second = run_agent(["-p", "B1", "--continue", "--fork-session", *common],
+                            env=env, timeout=60)
     assert second.returncode == 0, second.stderr
     notices = [e["text"] for e in events_of(second.stdout) if e.get("code") == "session_forked"]
     assert len(notices) == 1 and "--fork-session" in notices[0], second.stdout
@@ -239,8 +240,7 @@ def test_fork_session_forks_on_purpose_and_needs_a_session(fake_api, tmp_path):
     assert _texts(sessions.pop(session_id)) == ["A1"]
     (fork,) = sessions.values()
     assert _texts(fork) == ["A1", "B1"]
-    alone = subprocess.run(AGENT + ["-p", "x", "--fork-session", *common], env=env,
-                           capture_output=True, text=True, timeout=60)
+    alone = run_agent(["-p", "x", "--fork-session", *common], env=env, timeout=60)
     assert alone.returncode == 1 and "--fork-session goes with" in alone.stderr
 
 
@@ -256,10 +256,10 @@ def test_a_turn_still_running_elsewhere_is_closed_in_the_fork_as_such(fake_api, 
         assert wait_until(lambda: b"tool_intent" in b"".join(
             p.read_bytes() for p in (tmp_path / "home").glob("sessions/*/journal.jsonl")))
         (session_id,) = _sessions(tmp_path / "home")
-        second = subprocess.run(
-            AGENT + ["-p", "B1", "--resume", session_id, "--output-format", "stream-json",
+        second = run_agent(
+            ["-p", "B1", "--resume", session_id, "--output-format", "stream-json",
                      "--permission-mode", "auto", "--cwd", str(tmp_path)],
-            env=env, capture_output=True, text=True, timeout=60)
+            env=env, timeout=60)
         assert second.returncode == 0, second.stderr
     finally:
         first.kill()

@@ -6,13 +6,13 @@ refused with its file, line and column."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 from agent_tui.settings import load_settings
 from agent_tui.settings.jsonc import relax
 from tests.fake_api import Reply
-from tests.print_agent import AGENT, env_for, events_of
+from tests.print_agent import env_for, events_of
+from tests.forked_runs import run_agent
 
 COMMENTED = '''{
   // never let the agent delete or push
@@ -76,12 +76,11 @@ def test_print_mode_keeps_a_commented_file_s_deny_rule(fake_api, tmp_path: Path)
     marker = ws / "deleted-everything"
     fake_api.enqueue(Reply.tool_use("bash", {"command": f"rm -f nothing; touch {marker}"}),
                      Reply.text("could not"))
-    out = subprocess.run(
-        AGENT + ["-p", "clean up", "--output-format", "json", "--permission-mode", "auto",
+    out = run_agent(
+        ["-p", "clean up", "--output-format", "json", "--permission-mode", "auto",
                  "--cwd", str(ws)],
         env=env_for(tmp_path, ANTHROPIC_API_KEY="k", ANTHROPIC_BASE_URL=fake_api.url,
-                    HOME=str(home), XDG_CONFIG_HOME=str(tmp_path / "xdg")),
-        capture_output=True, text=True, timeout=90)
+                    HOME=str(home), XDG_CONFIG_HOME=str(tmp_path / "xdg")), timeout=90)
     assert out.returncode == 0, out.stderr
     [result] = events_of(out.stdout)
     assert not marker.exists()

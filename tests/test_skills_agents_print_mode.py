@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 from tests.fake_api import Reply
-from tests.print_agent import AGENT, env_for, events_of
+from tests.print_agent import env_for, events_of
+from tests.forked_runs import run_agent
 
 CONFIG = Path(__file__).parent / "claude_code"
 
@@ -35,12 +35,11 @@ def test_print_mode_loads_skills_and_agents_and_names_the_bad_files(fake_api, tm
     fake_api.enqueue(*[answer for _ in range(8)])
     allow = tmp_path / "allow-task.json"  # print mode asks no one: the task call is allowed
     allow.write_text('{"permissions": {"allow": ["task"]}}')
-    out = subprocess.run(
-        AGENT + ["-p", "fill the form", "--output-format", "stream-json", "--cwd", str(workspace),
+    out = run_agent(
+        ["-p", "fill the form", "--output-format", "stream-json", "--cwd", str(workspace),
                  "--settings", str(allow)],
         env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
-                    HOME=str(home)),
-        capture_output=True, text=True, timeout=90,
+                    HOME=str(home)), timeout=90,
     )
     assert out.returncode == 0, out.stderr
     events = events_of(out.stdout)

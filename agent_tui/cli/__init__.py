@@ -10,10 +10,19 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from agent_tui.cli.options import UsageError, parse_options
 from agent_tui.cli.wiring import Wiring
 from agent_tui.paths import private_dir, state_home
+
+
+def run() -> NoReturn:
+    """The ``agent-tui`` command: :func:`main`, then out without freeing the heap
+    (:mod:`.process_exit`)."""
+    from agent_tui.cli.process_exit import leave
+
+    leave(main())
 
 
 def main(argv: list[str] | None = None) -> int:
