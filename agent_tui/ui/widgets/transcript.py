@@ -34,11 +34,13 @@ from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.timer import Timer
 
 from agent_tui.ui.render.diffs import FileDiff
 from agent_tui.ui.widgets.thinking_block import ThinkingBlock
+from agent_tui.ui.widgets.transcript_bar import TranscriptBar
 from agent_tui.ui.widgets.transcript_input import TranscriptInput
 from agent_tui.ui.widgets.transcript_blocks import (
     Block,
@@ -436,6 +438,16 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
     def on_resize(self, _event: events.Resize) -> None:
         self._stale_from = 0
         self._sync()
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Textual's scrollbar, drawn again only when it looks different (transcript_bar.py)."""
+        if self._vertical_scrollbar is None:
+            bar = TranscriptBar(vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     # -- drawing -------------------------------------------------------------------------------
 
