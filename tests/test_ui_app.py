@@ -86,6 +86,23 @@ async def test_esc_when_idle_sends_nothing() -> None:
         assert not any(isinstance(op, Interrupt) for op in made[0].ops)
 
 
+async def test_once_started_full_cycle_collections_are_rarer_than_python_s_default() -> None:
+    import gc
+
+    from agent_tui.ui.app.core_run import FULL_COLLECTION_EVERY
+
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)  # Python's default, whatever an earlier app set
+    try:
+        make, _ = fake_factory([])
+        app = AgentApp(make, cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.core_running, what="the core")
+            assert gc.get_threshold() == (700, 10, FULL_COLLECTION_EVERY) and FULL_COLLECTION_EVERY > 10
+    finally:
+        gc.set_threshold(*before)
+
+
 async def test_up_and_down_in_the_input_walk_the_messages_sent_before() -> None:
     make, made = fake_factory([])
     app = AgentApp(make, cursor_blink=False)

@@ -166,6 +166,35 @@ async def test_the_view_follows_new_text_only_while_at_the_end() -> None:
 
 
 @pytest.mark.asyncio
+async def test_the_scrollbar_is_drawn_again_only_when_it_looks_different() -> None:
+    events = _conversation(400)
+    app, _ = _app(events)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        transcript = app.transcript
+        bar = transcript.vertical_scrollbar
+        crop = bar.size.region
+
+        def thumb() -> list[int]:  # the rows the thumb covers (drawn reversed)
+            return [y for y, line in enumerate(bar.render_lines(crop))
+                    if any(seg.style and seg.style.reverse for seg in line)]
+
+        drawn = bar.render_lines(crop)
+        at_end = thumb()
+        assert at_end and at_end[-1] >= crop.height - 2
+        # A line more below 2,000: the thumb moves by far less than a cell.
+        app.inbox.emit(TurnStarted(turn_id="t999", text="one more"))
+        await wait_until(pilot, lambda: app.events_handled == len(events) + 1, what="event")
+        app.flush()
+        await pilot.pause()
+        assert transcript.following and bar.window_virtual_size == transcript.virtual_size.height
+        assert bar.render_lines(crop) is drawn  # the same lines, not rendered again
+        transcript.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        assert thumb()[0] == 0 != at_end[0]  # moved: drawn again
+
+
+@pytest.mark.asyncio
 async def test_page_keys_scroll_the_transcript_while_typing() -> None:
     events = _conversation(30)
     app, _ = _app(events)

@@ -12,7 +12,7 @@ import json
 from enum import StrEnum
 from typing import Any, assert_never
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PrivateAttr
 
 from agent_tui.cancel import CancelScope
 from agent_tui.core.records import AssistantMessageRecord
@@ -46,13 +46,30 @@ class Reply(BaseModel):
     ended: str = "end_turn"
     error: Any = None
     usage: model.UsageCounts | None = None  # None until message_start arrived
+    # Text and thinking deltas not yet added to their block, by the block's id: adding
+    # each delta to the block's string would copy all the text so far, for every delta
+    # (a long answer streamed fast would cost the core more and more). Joined when
+    # the reply is recorded.
+    _pending: dict[int, tuple[dict[str, Any], str, list[str]]] = PrivateAttr(default_factory=dict)
 
     @property
     def empty(self) -> bool:
         """Nothing was shown to the user (a retry cannot take shown text back)."""
         return not self.calls and not any(
             b.get("text") or b.get("thinking") or b.get("data") for b in self.blocks.values()
-        )
+        ) and not any(any(parts) for _, _, parts in self._pending.values())
+
+    def add_delta(self, block: dict[str, Any], key: str, text: str) -> None:
+        """``text`` goes at the end of ``block[key]`` (joined by :meth:`join_deltas`)."""
+        pending = self._pending.get(id(block))
+        if pending is None or pending[0] is not block:
+            pending = self._pending[id(block)] = (block, key, [])
+        pending[2].append(text)
+
+    def join_deltas(self) -> None:
+        for block, key, parts in self._pending.values():
+            block[key] += "".join(parts)
+        self._pending.clear()
 
     def complete_calls(self) -> list[ToolCall]:
         return [c for i, c in sorted(self.calls.items()) if c.input is not None]
@@ -117,7 +134,7 @@ class ReplyReader:
         block = reply.blocks.setdefault(event.index, {"type": "text", "text": ""})
         if block.get("type") != "text":
             return  # a delta for another kind of block (a garbled stream): dropped
-        block["text"] += event.text
+        reply.add_delta(block, "text", event.text)
         self.log.emit(TextDelta(turn_id=self.log.turn_id, text=event.text))
 
     def _citation_delta(self, reply: Reply, event: model.CitationDelta) -> None:
@@ -134,7 +151,7 @@ class ReplyReader:
         )
         if block.get("type") != "thinking":
             return  # a delta for another kind of block (a garbled stream): dropped
-        block["thinking"] += event.text
+        reply.add_delta(block, "thinking", event.text)
         self.log.emit(ThinkingDelta(turn_id=self.log.turn_id, text=event.text))
 
     def _signature_delta(self, reply: Reply, event: model.SignatureDelta) -> None:
@@ -228,6 +245,7 @@ class ReplyReader:
                     )
 
     def record(self, reply: Reply, model_id: str | None = None) -> None:
+        reply.join_deltas()
         blocks: list[dict[str, Any]] = []
         incomplete: list[dict[str, Any]] = []
         cut_thinking: list[dict[str, Any]] = []

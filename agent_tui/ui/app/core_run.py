@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from agent_tui.ui.widgets.tools_pane import ToolsPane
     from agent_tui.ui.widgets.transcript import Transcript
 
+# Young collections between two full ones (Python's default is 10).
+FULL_COLLECTION_EVERY = 100
+
 
 class CoreRunHost(Protocol):
     """What running the core uses of the app: what a new session starts afresh, and
@@ -70,6 +73,12 @@ class CoreRun:
         # long as the app: out of the cycle collector's way, so that a full collection
         # while the user types costs a few milliseconds, not tens.
         gc.freeze()
+        # A full collection still visits everything made since (a long transcript's
+        # lines, the journal): tens of milliseconds, every 10 young collections by
+        # default, that is several times a second while a fast stream renders. Every
+        # FULL_COLLECTION_EVERY instead; the young ones (where most cycles die) as before.
+        young, middle, _ = gc.get_threshold()
+        gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
         self.worker = self._run()
         # What the first frame did without (Markdown, the screens) is imported off the
         # UI's thread now, so that the first answer or prompt does not wait for it.

@@ -32,13 +32,15 @@ from rich.segment import Segment
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.timer import Timer
 
 from agent_tui.ui.render.diffs import FileDiff
 from agent_tui.ui.widgets.thinking_block import ThinkingBlock
+from agent_tui.ui.widgets.transcript_bar import TranscriptBar
 from agent_tui.ui.widgets.transcript_input import TranscriptInput
 from agent_tui.ui.widgets.transcript_blocks import (
     Block,
@@ -100,6 +102,8 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
         self._kept: OrderedDict[int, Block] = OrderedDict()  # rendered, oldest first
         self._painter: Painter | None = None
         self._sync_pending = False
+        self._frame: tuple[Painter | None, int] | None = None  # while a frame is drawn
+        self._placed = {}
         self._measurer: Timer | None = None
         self._measured_from = 0  # the first block whose height the measurer changed
         self.cursor: ToolBlock | None = None  # the selected tool call (when focused)
@@ -195,6 +199,7 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
         self._text, self._thinking, self.cursor = None, None, None
         self._tools, self._new_output, self._index = {}, {}, {}
         self._kept.clear()
+        self._placed = {}
         self.following = True
         self._schedule_sync()
 
@@ -216,42 +221,6 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
     def text_block(self) -> TextBlock | None:
         """The model text being streamed now, if any."""
         return self._text
-
-    # -- tool output -------------------------------------------------------------------
-
-    def toggle_last_tool(self) -> Block | None:
-        """Expand or fold the latest tool call or thinking (Ctrl+O); None when there is none."""
-        block = next((b for b in reversed(self.blocks) if isinstance(b, (ToolBlock, ThinkingBlock))), None)
-        if block is None:
-            return None
-        self.toggle(block)
-        return block
-
-    def toggle(self, block: ToolBlock | ThinkingBlock) -> None:
-        block.toggle()
-        self._changed(block)
-        if block.expanded:
-            self._sync()
-            self._show_end_of(block)
-
-    def _show_end_of(self, block: Block) -> None:
-        """Scroll so the end of ``block`` (the output's tail and the result) is in view."""
-        self._ensure_tops()
-        i = self._index[id(block)]
-        bottom = self._tops[i] + block.height
-        self.scroll_to(y=max(0, bottom - self.scrollable_content_region.height), animate=False,
-                       immediate=True)
-
-    def _show_block(self, block: Block) -> None:
-        """Scroll the least that puts ``block``'s first line in view."""
-        self._ensure_tops()
-        i = self._index[id(block)]
-        top = self._tops[i] + block.margin_top
-        height = self.scrollable_content_region.height
-        if top < self.scroll_y:
-            self.scroll_to(y=top, animate=False, immediate=True)
-        elif top >= self.scroll_y + height:
-            self.scroll_to(y=top - height + 1, animate=False, immediate=True)
 
     # -- streaming -------------------------------------------------------------------------
 
@@ -446,6 +415,8 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
             y = self._tops[keep[0]] + min(keep[1], max(block.height - 1, 0))
             if y != round(self.scroll_y):
                 self.scroll_to(y=y, animate=False, immediate=True)
+        top, height = self.scroll_offset.y, self.size.height
+        self._forget_placed(top - height, top + 2 * height)
         if (dirty is not None and painter is self._painter and scrolled == self.scroll_offset.y
                 and self._tops[first : dirty[1] + 1] == above):
             # Only what changed is drawn (a streaming reply grows at its end), not all.
@@ -468,11 +439,27 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
         self._stale_from = 0
         self._sync()
 
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Textual's scrollbar, drawn again only when it looks different (transcript_bar.py)."""
+        if self._vertical_scrollbar is None:
+            bar = TranscriptBar(vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
+
     # -- drawing -------------------------------------------------------------------------------
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._frame = (self._painter_now(), self.scrollable_content_region.width)  # once a frame
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame = None
+
     def render_line(self, y: int) -> Strip:
-        painter = self._painter_now()
-        width = self.scrollable_content_region.width
+        painter, width = self._frame or (self._painter_now(), self.scrollable_content_region.width)
         if painter is None:
             return Strip.blank(width, self.rich_style)
         # No _ensure_tops() here: every line of a frame must see the same tops. What
@@ -497,4 +484,4 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(line)) is not None:
             strip = self._select(strip, *span)
-        return strip.apply_offsets(0, line)  # where a mouse selection starts and ends
+        return self._placed_line(strip, line)  # where a mouse selection starts and ends

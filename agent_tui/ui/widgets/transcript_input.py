@@ -1,7 +1,13 @@
 """The transcript's keys and mouse (a mixin of ``transcript.py``): with the focus, ↑ ↓
-pick a tool call and Enter or Space shows or hides its output; a click on a call (or on
-the thinking) does the same; a mouse selection copies the text without the frame (a
-message's bar, the output's bar, the padding), rendering only the lines it spans."""
+pick a tool call and Enter or Space shows or hides its output (Ctrl+O the latest); a
+click on a call (or on the thinking) does the same; a mouse selection copies the text
+without the frame (a message's bar, the output's bar, the padding), rendering only the
+lines it spans.
+
+A line on screen carries its place (the offsets a selection reads). Those lines are
+made for the lines in view and kept in a map of their own, dropped as they scroll away:
+:meth:`Strip.apply_offsets` would keep one in every line it was made from, a second
+line (and its caches) for every line of the transcript ever shown."""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.geometry import Offset
 from textual.scroll_view import ScrollView
@@ -31,15 +38,54 @@ class TranscriptInput(ScrollView):
     _tools: dict[tuple[str, str], ToolBlock]  # (turn id, tool id) -> its row
     _tops: list[int]
     _total: int
+    _index: dict[int, int]  # id(block) -> its index in blocks
+    # Line -> (the line drawn, it with its offsets), for the lines in view.
+    _placed: dict[int, tuple[Strip, Strip]]
 
     if TYPE_CHECKING:  # the app's own, for the type checker (never shadowing it)
         def tool_blocks(self) -> list[ToolBlock]: ...
-        def toggle(self, block: ToolBlock | ThinkingBlock) -> None: ...
-        def _show_block(self, block: Block) -> None: ...
         def _ensure_tops(self) -> None: ...
         def _painter_now(self) -> Painter | None: ...
+        def _changed(self, block: Block) -> None: ...
+        def _sync(self) -> None: ...
 
     # -- keys and the mouse ------------------------------------------------------------------
+
+    # -- tool output (Ctrl+O, Enter, a click) ---------------------------------------------------------------
+
+    def toggle_last_tool(self) -> Block | None:
+        """Expand or fold the latest tool call or thinking (Ctrl+O); None when there is none."""
+        block = next((b for b in reversed(self.blocks) if isinstance(b, (ToolBlock, ThinkingBlock))), None)
+        if block is None:
+            return None
+        self.toggle(block)
+        return block
+
+    def toggle(self, block: ToolBlock | ThinkingBlock) -> None:
+        block.toggle()
+        self._changed(block)
+        if block.expanded:
+            self._sync()
+            self._show_end_of(block)
+
+    def _show_end_of(self, block: Block) -> None:
+        """Scroll so the end of ``block`` (the output's tail and the result) is in view."""
+        self._ensure_tops()
+        i = self._index[id(block)]
+        bottom = self._tops[i] + block.height
+        self.scroll_to(y=max(0, bottom - self.scrollable_content_region.height), animate=False,
+                       immediate=True)
+
+    def _show_block(self, block: Block) -> None:
+        """Scroll the least that puts ``block``'s first line in view."""
+        self._ensure_tops()
+        i = self._index[id(block)]
+        top = self._tops[i] + block.margin_top
+        height = self.scrollable_content_region.height
+        if top < self.scroll_y:
+            self.scroll_to(y=top, animate=False, immediate=True)
+        elif top >= self.scroll_y + height:
+            self.scroll_to(y=top - height + 1, animate=False, immediate=True)
 
     def on_focus(self) -> None:
         if self.cursor is None and self._tools:
@@ -88,6 +134,27 @@ class TranscriptInput(ScrollView):
         return None
 
     # -- text selection (the mouse) ------------------------------------------------------------
+
+    def _placed_line(self, strip: Strip, line: int) -> Strip:
+        """``strip`` as line ``line`` of the transcript (what Strip.apply_offsets makes),
+        made once while the line stays in view."""
+        placed = self._placed.get(line)
+        if placed is not None and placed[0] is strip:
+            return placed[1]
+        x = 0
+        segments: list[Segment] = []
+        for text, style, _ in strip:
+            offset = Style.from_meta({"offset": (x, line)})
+            segments.append(Segment(text, style + offset if style else offset))
+            x += len(text)
+        out = Strip(segments, strip.cell_length)
+        self._placed[line] = (strip, out)
+        return out
+
+    def _forget_placed(self, first: int, last: int) -> None:
+        """Drop the placed lines outside ``first`` to ``last`` (a few screens of them)."""
+        if len(self._placed) > 3 * max(last - first, 1):
+            self._placed = {k: v for k, v in self._placed.items() if first <= k <= last}
 
     def _select(self, strip: Strip, start: int, end: int) -> Strip:
         """``strip`` with characters ``start`` to ``end`` (-1: the end) drawn selected."""
