@@ -33,6 +33,7 @@ from agent_tui.ui.render.diffs import FileDiff
 from agent_tui.ui.render.diffs import render as render_diff
 from agent_tui.ui.render.diffs import summary as diff_summary
 from agent_tui.ui.render.output_tail import OutputTail
+from agent_tui.ui.render.plain_paragraph import PlainParagraph, is_plain_paragraph
 from agent_tui.ui.render.safe_text import clean, first_line, safe_text, short_summary
 from agent_tui.ui.render.search_results import search_listing
 from agent_tui.ui.render.states import role_style, tool_look
@@ -42,6 +43,8 @@ REWOUND_OPACITY = 0.45  # text no longer in the conversation is drawn this faint
 
 
 def _markdown(text: str) -> RenderableType:
+    if is_plain_paragraph(text):  # the same look for half the cost (no parse)
+        return PlainParagraph(text)
     # rich.markdown (with markdown-it and, for code, pygments) is imported when the
     # first model text is shown, not before the first frame.
     from rich.markdown import Markdown
