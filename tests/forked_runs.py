@@ -68,6 +68,54 @@ def run_agent(args: list[str], *, env: Mapping[str, str] | None = None,
     return subprocess.CompletedProcess(AGENT + args, proc.exitcode, _text(out), _text(err))
 
 
+class ForkedPopen(subprocess.Popen[Any]):
+    """``subprocess.Popen`` for an agent forked from the fork server: its pipes, ``pid``,
+    ``send_signal``, ``poll``, ``wait`` and ``communicate`` as Popen's (the process is
+    the fork server's child, so its end is read from the server, not ``waitpid``)."""
+
+    _forked: Any = None
+
+    def _execute_child(self, args: Any, executable: Any, preexec_fn: Any, close_fds: Any,
+                       pass_fds: Any, cwd: Any, env: Any, startupinfo: Any,
+                       creationflags: Any, shell: Any, p2cread: int, p2cwrite: int,
+                       c2pread: int, c2pwrite: int, errread: int, errwrite: int,
+                       *rest: Any) -> None:
+        from bench.forked_agent import Fd, agent_main
+
+        self._forked = _fork_context().Process(target=agent_main, args=(
+            list(args[len(AGENT):]), dict(os.environ if env is None else env),
+            str(cwd if cwd is not None else os.getcwd()),
+            Fd(0 if p2cread == -1 else p2cread), Fd(1 if c2pwrite == -1 else c2pwrite),
+            Fd(2 if errwrite == -1 else errwrite), None,
+        ))
+        try:
+            self._forked.start()
+            self.pid = self._forked.pid
+        finally:
+            self._close_pipe_fds(p2cread, p2cwrite, c2pread, c2pwrite, errread, errwrite)
+
+    def _internal_poll(self, *_: Any, **__: Any) -> int | None:
+        if self.returncode is None and self._forked is not None:
+            self.returncode = self._forked.exitcode
+        return self.returncode
+
+    def _wait(self, timeout: float | None) -> int:
+        if self.returncode is None:
+            self._forked.join(timeout)
+            if self._forked.exitcode is None:
+                raise subprocess.TimeoutExpired(self.args, timeout or 0.0)
+            self.returncode = self._forked.exitcode
+        return self.returncode
+
+
+def popen_agent(args: list[str], **popen: Any) -> subprocess.Popen[Any]:
+    """``subprocess.Popen(AGENT + args, **popen)``, forked (a fresh interpreter with
+    ``AGENT_TUI_TEST_FORK=0``)."""
+    if not forked():
+        return subprocess.Popen(AGENT + args, **popen)
+    return ForkedPopen(AGENT + args, **popen)
+
+
 def start_agent(args: list[str], *, env: Mapping[str, str], cwd: str | Path,
                 stderr: int) -> tuple[Any, int, int]:
     """A forked agent on two new pipes (and ``stderr``, a descriptor): the process (its

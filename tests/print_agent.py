@@ -1,21 +1,18 @@
-"""The real ``agent-tui`` process in print mode, for tests: its command line, an
-environment of its own, its stream-json events, a run against the fake API, an agent
-kept open on stdin, and the processes a command left behind."""
+"""The real ``agent-tui`` process in print mode, for tests: an environment of its own,
+its stream-json events, a run against the fake API, an agent kept open on stdin, and
+the processes a command left behind. The agents are forked (tests/forked_runs.py)."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import psutil
-from tests.forked_runs import run_agent
 
-
-AGENT = [sys.executable, "-m", "agent_tui.cli"]
+from tests.forked_runs import popen_agent, run_agent
 
 
 def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -71,8 +68,8 @@ class Agent:
     """The agent in stream-json print mode, kept open."""
 
     def __init__(self, tmp_path: Path, env: dict, *extra: str) -> None:
-        self.proc = subprocess.Popen(
-            AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
+        self.proc = popen_agent(
+            ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
                      "--cwd", str(tmp_path), *extra],
             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True)

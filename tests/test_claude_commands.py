@@ -22,7 +22,7 @@ from agent_tui.commands.expand import expand, split_args
 from agent_tui.commands.files import load_commands
 from tests.fake_api import Reply
 from tests.print_agent import env_for, wait_until
-from tests.forked_runs import run_agent
+from tests.forked_runs import popen_agent, run_agent
 
 FIXTURES = Path(__file__).parent / "claude_commands_fixtures"
 AGENT = [sys.executable, "-m", "agent_tui.cli"]
@@ -254,7 +254,7 @@ def test_a_command_line_on_stdin_runs_the_command_too(fake_api, ws) -> None:
 def test_sigint_while_a_bang_line_runs_ends_its_process_and_sends_nothing(fake_api, ws) -> None:
     env = env_for(ws.parent, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
                   HOME=str(ws.parent / "home"), XDG_CONFIG_HOME=str(ws.parent / "config"))
-    proc = subprocess.Popen(AGENT + ["-p", "/slow", "--cwd", str(ws), "--permission-mode", "auto"],
+    proc = popen_agent(["-p", "/slow", "--cwd", str(ws), "--permission-mode", "auto"],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert wait_until(lambda: (ws / "slow-started").exists(), 30), "the step never started"

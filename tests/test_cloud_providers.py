@@ -16,8 +16,8 @@ import pytest
 from tests.fake_api import Reply
 from tests.fake_api.bedrock import FakeBedrockServer
 from tests.fake_api.vertex import FakeVertexServer
-from tests.print_agent import AGENT, events_of, wait_until
-from tests.forked_runs import run_agent
+from tests.print_agent import events_of, wait_until
+from tests.forked_runs import popen_agent, run_agent
 
 KEY_ID, SECRET = "AKIAFAKETESTKEY00001", "fake/secret/key+for+tests"
 BEDROCK_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
@@ -174,7 +174,7 @@ def test_bedrock_api_key_is_sent_as_bearer_and_kept_from_commands(tmp_path):
 
 def test_esc_mid_stream_closes_the_bedrock_stream(bedrock, tmp_path):
     bedrock.enqueue(Reply.stall("Thinking about it", seconds=30))
-    proc = subprocess.Popen(AGENT + ["--cwd", str(tmp_path), "-p", "hello", "--output-format",
+    proc = popen_agent(["--cwd", str(tmp_path), "-p", "hello", "--output-format",
                                      "stream-json"], env=bedrock_env(tmp_path, bedrock),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             stdin=subprocess.DEVNULL)

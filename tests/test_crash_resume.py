@@ -9,16 +9,16 @@ import subprocess
 import uuid
 
 from tests.fake_api import Reply
-from tests.print_agent import AGENT, env_for, events_of, marked, wait_until
-from tests.forked_runs import run_agent
+from tests.print_agent import env_for, events_of, marked, wait_until
+from tests.forked_runs import popen_agent, run_agent
 
 
 def test_sigkill_mid_tool_then_continue_is_valid_and_honest(fake_api, tmp_path):
     marker = f"agent-tui-test-{uuid.uuid4().hex}"
     fake_api.enqueue(Reply.tool_use("bash", {"command": f"sleep 300; : {marker}"}, id="toolu_x"))
     env = env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url)
-    first = subprocess.Popen(
-        AGENT + ["-p", "build it", "--output-format", "stream-json", "--permission-mode", "auto",
+    first = popen_agent(
+        ["-p", "build it", "--output-format", "stream-json", "--permission-mode", "auto",
                  "--cwd", str(tmp_path)],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )

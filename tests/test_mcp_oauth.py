@@ -25,7 +25,7 @@ from agent_tui.settings.mcp_servers import Transport
 from agent_tui.tools.mcp.oauth import LoginRefused, token_path
 from tests.mcp_support import free_port, call, records
 from tests.mcp_support import oauth_server
-from tests.forked_runs import run_agent
+from tests.forked_runs import popen_agent, run_agent
 
 
 def browser(seen: list[str], answers: list[Any]) -> Any:
@@ -142,7 +142,7 @@ def _project(tmp_path: Path, url: str) -> Path:
 
 def _login(tmp_path: Path, ws: Path, browser_cmd: str | None) -> subprocess.Popen:
     """``agent-tui mcp login web``; no ``browser_cmd``: no browser at all (none on the PATH)."""
-    from tests.print_agent import AGENT, env_for
+    from tests.print_agent import env_for
 
     if browser_cmd is None:
         empty = tmp_path / "empty-bin"
@@ -152,7 +152,7 @@ def _login(tmp_path: Path, ws: Path, browser_cmd: str | None) -> subprocess.Pope
             env.pop(var, None)
     else:
         env = env_for(tmp_path, XDG_CONFIG_HOME=str(tmp_path / "config"), BROWSER=browser_cmd)
-    return subprocess.Popen(AGENT + ["mcp", "login", "web", "--cwd", str(ws)], env=env,
+    return popen_agent(["mcp", "login", "web", "--cwd", str(ws)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -187,7 +187,7 @@ def test_mcp_login_without_a_browser_prints_the_url_and_a_refusal_is_clear(tmp_p
 
 
 def test_mcp_login_of_an_unknown_server_names_those_configured(tmp_path: Path) -> None:
-    from tests.print_agent import AGENT, env_for
+    from tests.print_agent import env_for
 
     ws = _project(tmp_path, "http://127.0.0.1:9/mcp")
     out = run_agent(["mcp", "login", "nope", "--cwd", str(ws)],

@@ -12,15 +12,15 @@ from pathlib import Path
 
 
 from tests.fake_api import Reply
-from tests.print_agent import AGENT, env_for, events_of, marked, wait_until
-from tests.forked_runs import run_agent
+from tests.print_agent import env_for, events_of, marked, wait_until
+from tests.forked_runs import popen_agent, run_agent
 
 
 def run_command_in_print_mode(fake_api, tmp_path: Path, command: str) -> subprocess.Popen:
     """The real agent in stream-json print mode, asked by the model to run ``command``."""
     fake_api.enqueue(Reply.tool_use("bash", {"command": command}))
-    return subprocess.Popen(
-        AGENT + ["-p", "run it", "--output-format", "stream-json", "--permission-mode", "auto",
+    return popen_agent(
+        ["-p", "run it", "--output-format", "stream-json", "--permission-mode", "auto",
                  "--cwd", str(tmp_path)],
         env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -29,8 +29,8 @@ def run_command_in_print_mode(fake_api, tmp_path: Path, command: str) -> subproc
 
 def _stream_json_agent(workspace: Path, env: dict[str, str]) -> subprocess.Popen:
     """The agent reading ops from stdin and writing events to stdout (auto mode)."""
-    return subprocess.Popen(
-        AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
+    return popen_agent(
+        ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
                  "--permission-mode", "auto", "--cwd", str(workspace)],
         env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
@@ -255,8 +255,8 @@ def test_a_closed_stdout_interrupts_the_turn_ends_its_tree_and_exits(fake_api, t
 
 
 def test_text_mode_under_head_exits_promptly(tmp_path):
-    proc = subprocess.Popen(
-        AGENT + ["--provider", "scripted", "-p", "hello", "--cwd", str(tmp_path)],
+    proc = popen_agent(
+        ["--provider", "scripted", "-p", "hello", "--cwd", str(tmp_path)],
         env=env_for(tmp_path, AGENT_TUI_SCRIPTED_DELAY="0.01"),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )

@@ -15,8 +15,9 @@ from agent_tui.core.permission import AllowAll
 from agent_tui.core.pricing import PriceTable
 from agent_tui.protocol import PermissionMode
 from tests.fake_api import Reply
-from tests.print_agent import AGENT, events_of, marked, wait_until
+from tests.print_agent import events_of, marked, wait_until
 from tests.print_agent import api_env, only_json, run
+from tests.forked_runs import popen_agent
 
 PRICED = "claude-haiku-4-5"  # a model the price table knows
 RESULT_KEYS = {"type", "subtype", "is_error", "result", "session_id", "num_turns",
@@ -145,8 +146,8 @@ def test_stream_json_input_ends_with_one_result_for_the_run(fake_api, tmp_path):
 def test_json_output_of_an_interrupted_run_exits_130_with_an_error_result(fake_api, tmp_path):
     marker = f"agent-tui-test-{uuid.uuid4().hex}"
     fake_api.enqueue(Reply.tool_use("bash", {"command": f"sleep 300; : {marker}"}))
-    proc = subprocess.Popen(
-        AGENT + ["-p", "run it", "--output-format", "json", "--permission-mode", "auto",
+    proc = popen_agent(
+        ["-p", "run it", "--output-format", "json", "--permission-mode", "auto",
                  "--cwd", str(tmp_path)],
         env=api_env(tmp_path, fake_api), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True,

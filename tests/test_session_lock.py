@@ -18,8 +18,8 @@ from agent_tui.core.records import AgentProcessRecord, SessionForkedRecord, User
 from agent_tui.core.session_lock import SessionHeld, SessionLock
 from agent_tui.core.store import SessionStore
 from tests.fake_api import Reply
-from tests.print_agent import AGENT, env_for, events_of, wait_until
-from tests.forked_runs import run_agent
+from tests.print_agent import env_for, events_of, wait_until
+from tests.forked_runs import popen_agent, run_agent
 
 
 def test_a_session_is_held_once_and_let_go(tmp_path):
@@ -108,8 +108,8 @@ def test_a_fork_copies_whole_lines_only(tmp_path):
 
 
 def _stream_agent(tmp_path: Path, env: dict, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        AGENT + ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
+    return popen_agent(
+        ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
                  "--permission-mode", "auto", "--cwd", str(tmp_path), *extra],
         env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
