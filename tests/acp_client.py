@@ -5,6 +5,7 @@ agent spawned against the fake API."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -12,11 +13,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, connect_to_agent, spawn_agent_process
+from acp import PROTOCOL_VERSION, connect_to_agent
 from acp.schema import RequestPermissionResponse
 from acp.transports import default_environment
 
-from tests.forked_runs import end_agent, forked, start_agent
+from tests.forked_runs import end_agent, popen_agent
 
 
 AGENT = [sys.executable, "-m", "agent_tui.cli", "acp"]
@@ -85,28 +86,20 @@ def spawn(client: RecordingClient, tmp_path: Path, fake_api: Any, *args: str) ->
 @asynccontextmanager
 async def acp_agent(client: Any, args: list[str], *, env: dict[str, str], cwd: Path,
                     **connection_kwargs: Any) -> AsyncIterator[tuple[Any, Any]]:
-    """``acp.spawn_agent_process`` for ``agent-tui acp``, with the agent forked
+    """What ``acp.spawn_agent_process`` does for ``agent-tui acp``, with the agent forked
     (tests/forked_runs.py) and its stderr in ``cwd/agent-stderr.log``. The environment
-    is the library's trimmed one plus ``env``, as it gives its agents."""
-    env = default_environment() | env
+    is the library's trimmed one plus ``env``, as it gives its agents; the agent gets
+    15 s to leave once its stdin is closed."""
     with open(cwd / "agent-stderr.log", "ab") as stderr:
-        if not forked():
-            async with spawn_agent_process(
-                client, *AGENT, *args, env=env, cwd=str(cwd),
-                # the library's 2 s wait for the agent to leave after stdin closes is short
-                # on a loaded machine, and its terminate() then races the agent's own exit
-                transport_kwargs={"stderr": stderr, "shutdown_timeout": 15.0},
-                **connection_kwargs,
-            ) as pair:
-                yield pair
-            return
-        proc, in_w, out_r = start_agent(["acp", *args], env=env, cwd=cwd, stderr=stderr.fileno())
+        proc = popen_agent(["acp", *args], env=default_environment() | env, cwd=cwd,
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                           bufsize=0)
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     read_transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), open(out_r, "rb", buffering=0))
+        lambda: asyncio.StreamReaderProtocol(reader), proc.stdout)
     write_transport, write_protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, open(in_w, "wb", buffering=0))
+        asyncio.streams.FlowControlMixin, proc.stdin)
     writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
     conn = connect_to_agent(client, writer, reader, **connection_kwargs)
     try:
