@@ -1,11 +1,11 @@
 """``agent-tui`` runs for tests, forked with the agent preloaded (bench/forked_agent.py).
 
-``run_agent(args, ...)`` does what ``subprocess.run([python, "-m", "agent_tui.cli",
-*args], capture_output=True, text=True, ...)`` does and returns the same
-``CompletedProcess`` (or raises the same ``TimeoutExpired``). The agent is a real process
-of its own, with its pipes, folder, environment and exit code, and it runs what the
-command runs; only the imports are done once per test worker instead of once per run
-(they were most of the suite's CPU). It runs in a process group of its own.
+``popen_agent(args, ...)`` is ``subprocess.Popen([python, "-m", "agent_tui.cli",
+*args], ...)`` and ``run_agent(args, ...)`` is ``subprocess.run`` of it with
+``capture_output=True, text=True``. The agent is a real process of its own, with its
+pipes, folder, environment, pid, signals and exit code, and it runs what the command
+runs; only the imports are done once per test worker instead of once per run (they
+were most of the suite's CPU). It leads a process group of its own.
 
 ``AGENT_TUI_TEST_FORK=0`` starts a fresh interpreter for every run instead. Tests of the
 start itself (what is imported, and when) do not come here.
@@ -14,11 +14,9 @@ start itself (what is imported, and when) do not come here.
 from __future__ import annotations
 
 import os
-import selectors
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
