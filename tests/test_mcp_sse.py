@@ -39,7 +39,10 @@ async def test_an_sse_server_from_mcp_json_serves_tools_with_its_headers(
     [server] = cfg.servers
     assert server.transport is Transport.SSE and server.headers == {"X-Team": "blue"}
 
-    manager, tools = await make_manager(server, confirm_s=5.0)
+    # Not 5 s: a cancel the server never answers leaves the POST connection idle for
+    # confirm_s, and uvicorn closes an idle keep-alive connection after 5 s; the next
+    # POST on it could race that close (the SDK's SSE client does not send it again).
+    manager, tools = await make_manager(server, confirm_s=2.0)
     [status] = manager.status()
     assert status.state is ServerState.READY and status.transport is Transport.SSE
     assert "echo" in status.tools
