@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.print_agent import env_for
 from tests.forked_runs import run_agent
+from tests.print_agent import env_for
 
 SETUP = Path(__file__).parent / "claude_user"
 SECRET = "sk-live-CLAUDE-USER-SECRET-1234"

@@ -21,9 +21,9 @@ from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.settings import load_settings
 from agent_tui.tools.hooks import CommandHooks, load_hooks
 from agent_tui.tools.registry import default_tools
+from tests.forked_runs import run_agent
 from tests.harness import Recorder, Running
 from tests.print_agent import env_for
-from tests.forked_runs import run_agent
 
 
 def hook_script(folder: Path, name: str, body: str) -> str:
@@ -118,7 +118,7 @@ def agent(fake_api: Any, tmp_path: Path, prompt: str, hooks: dict[str, Any],
                                     "hooks": hooks}, indent=2))
     return run_agent(
         ["-p", prompt, "--output-format", "stream-json", "--permission-mode", "auto",
-                 "--cwd", str(tmp_path / "ws"), "--settings", str(settings), *more],
+         "--cwd", str(tmp_path / "ws"), "--settings", str(settings), *more],
         env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
                     XDG_CONFIG_HOME=str(tmp_path / "config")), timeout=90,
     )

@@ -70,7 +70,7 @@ class Agent:
     def __init__(self, tmp_path: Path, env: dict, *extra: str) -> None:
         self.proc = popen_agent(
             ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
-                     "--cwd", str(tmp_path), *extra],
+             "--cwd", str(tmp_path), *extra],
             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True)
         self.events: list[dict] = []

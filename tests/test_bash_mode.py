@@ -12,9 +12,9 @@ from pathlib import Path
 from agent_tui.core.journal import Journal
 from agent_tui.core.records import UserCommandRecord
 from tests.fake_api import Reply
+from tests.forked_runs import run_agent
 from tests.print_agent import env_for, marked, wait_until
 from tests.print_agent import Agent
-from tests.forked_runs import run_agent
 
 
 def _journal(tmp_path: Path) -> list:
@@ -105,7 +105,7 @@ def test_a_resumed_session_still_carries_a_command_not_yet_sent(fake_api, tmp_pa
     fake_api.enqueue(Reply.text("ok"))
     second = run_agent(
         ["-p", "and now?", "--continue", "--output-format", "stream-json",
-                 "--cwd", str(tmp_path)], env=env, timeout=60)
+         "--cwd", str(tmp_path)], env=env, timeout=60)
     assert second.returncode == 0, second.stderr
     texts = [b["text"] for b in fake_api.requests[-1]["messages"][-1]["content"]
              if b["type"] == "text"]

@@ -21,8 +21,8 @@ import pytest
 from agent_tui.commands.expand import expand, split_args
 from agent_tui.commands.files import load_commands
 from tests.fake_api import Reply
-from tests.print_agent import env_for, wait_until
 from tests.forked_runs import popen_agent, run_agent
+from tests.print_agent import env_for, wait_until
 
 FIXTURES = Path(__file__).parent / "claude_commands_fixtures"
 AGENT = [sys.executable, "-m", "agent_tui.cli"]

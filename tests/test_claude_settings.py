@@ -158,7 +158,7 @@ def test_disable_bypass_permissions_mode_refuses_auto(fake_api, tmp_path: Path, 
     env.pop("CLAUDE_CONFIG_DIR", None)
     out = run_agent(
         ["-p", "hi", "--cwd", str(ws), "--permission-mode", "auto",
-                 "--model", "claude-haiku-4-5"],
+         "--model", "claude-haiku-4-5"],
         env=env, timeout=90,
     )
     assert out.returncode != 0
@@ -325,7 +325,7 @@ def test_a_denied_command_never_runs_in_print_mode(fake_api, tmp_path: Path, hom
     env.pop("CLAUDE_CONFIG_DIR", None)
     out = run_agent(
         ["-p", "clean up", "--cwd", str(ws), "--permission-mode", "auto",
-                 "--model", "claude-haiku-4-5"],
+         "--model", "claude-haiku-4-5"],
         env=env, timeout=90,
     )
     assert out.returncode == 0, out.stderr

@@ -16,8 +16,8 @@ import pytest
 from tests.fake_api import Reply
 from tests.fake_api.bedrock import FakeBedrockServer
 from tests.fake_api.vertex import FakeVertexServer
-from tests.print_agent import events_of, wait_until
 from tests.forked_runs import popen_agent, run_agent
+from tests.print_agent import events_of, wait_until
 
 KEY_ID, SECRET = "AKIAFAKETESTKEY00001", "fake/secret/key+for+tests"
 BEDROCK_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"

@@ -9,8 +9,8 @@ import subprocess
 import uuid
 
 from tests.fake_api import Reply
-from tests.print_agent import env_for, events_of, marked, wait_until
 from tests.forked_runs import popen_agent, run_agent
+from tests.print_agent import env_for, events_of, marked, wait_until
 
 
 def test_sigkill_mid_tool_then_continue_is_valid_and_honest(fake_api, tmp_path):
@@ -19,7 +19,7 @@ def test_sigkill_mid_tool_then_continue_is_valid_and_honest(fake_api, tmp_path):
     env = env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url)
     first = popen_agent(
         ["-p", "build it", "--output-format", "stream-json", "--permission-mode", "auto",
-                 "--cwd", str(tmp_path)],
+         "--cwd", str(tmp_path)],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
@@ -31,7 +31,7 @@ def test_sigkill_mid_tool_then_continue_is_valid_and_honest(fake_api, tmp_path):
         fake_api.enqueue(Reply.text("I will check before retrying."))
         second = run_agent(
             ["-p", "what happened?", "--continue", "--output-format", "stream-json",
-                     "--permission-mode", "auto", "--cwd", str(tmp_path)],
+             "--permission-mode", "auto", "--cwd", str(tmp_path)],
             env=env, timeout=60,
         )
         assert second.returncode == 0, second.stderr
@@ -55,7 +55,7 @@ def test_sigkill_mid_tool_then_continue_is_valid_and_honest(fake_api, tmp_path):
         job_id = leftover[0]["id"]
         third = run_agent(
             ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
-                     "--continue", "--permission-mode", "auto", "--cwd", str(tmp_path)],
+             "--continue", "--permission-mode", "auto", "--cwd", str(tmp_path)],
             input=json.dumps({"type": "stop_background", "id": job_id}) + "\n",
             env=env, timeout=60,
         )

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.fake_api import Reply
+from tests.forked_runs import run_agent
 from tests.hooks_support import hook_script, settings_file, tool_results
 from tests.print_agent import env_for
-from tests.forked_runs import run_agent
 
 
 def run(tmp_path: Path, ws: Path, fake_api: Any, *args: str) -> subprocess.CompletedProcess:

@@ -30,9 +30,9 @@ from agent_tui.providers.scripted import ScriptedProvider  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.screens.picker import PickerScreen  # noqa: E402
 from tests.fake_api import Reply  # noqa: E402
-from tests.snapshot_tests.support import QuickTool, demo_script, fake_factory, wait_until  # noqa: E402
-from tests.print_agent import env_for  # noqa: E402
 from tests.forked_runs import run_agent
+from tests.print_agent import env_for  # noqa: E402
+from tests.snapshot_tests.support import QuickTool, demo_script, fake_factory, wait_until  # noqa: E402
 
 SIZE = (100, 30)
 
@@ -110,7 +110,7 @@ def test_rename_names_the_session_for_agent_tui_sessions(fake_api, tmp_path: Pat
            {"type": "user_message", "text": "hi"}]
     run = run_agent(
         ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
-                 "--cwd", str(tmp_path)],
+         "--cwd", str(tmp_path)],
         input="".join(json.dumps(op) + "\n" for op in ops), env=env, timeout=60)
     assert run.returncode == 0, run.stderr
     listing = run_agent(["sessions"], env=env,

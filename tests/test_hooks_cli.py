@@ -8,9 +8,9 @@ import json
 import subprocess
 from pathlib import Path
 
+from tests.forked_runs import run_agent
 from tests.hooks_support import hook_script, settings_file
 from tests.print_agent import env_for
-from tests.forked_runs import run_agent
 
 
 def marker_hook(tmp_path: Path, name: str) -> dict:

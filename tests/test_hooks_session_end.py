@@ -26,10 +26,10 @@ from agent_tui.protocol import (
     UserMessage,
 )
 from tests.fake_api import Reply
+from tests.forked_runs import popen_agent
 from tests.hooks_support import command_hooks, hook_records, hook_script, start, texts
 from tests.hooks_support import agent, python_hook, script
 from tests.print_agent import env_for, events_of
-from tests.forked_runs import popen_agent
 
 needs_jq = pytest.mark.skipif(shutil.which("jq") is None, reason="the shell hook uses jq")
 
@@ -132,7 +132,7 @@ def test_ctrl_c_ends_a_running_session_end_hook(fake_api, tmp_path, ws, logs):
     fake_api.enqueue(Reply.text("done"))
     proc = popen_agent(
         ["-p", "go", "--output-format", "stream-json", "--permission-mode", "auto",
-                 "--cwd", str(ws), "--settings", str(settings)],
+         "--cwd", str(ws), "--settings", str(settings)],
         env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
                     HOOK_LOG_DIR=str(logs)),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

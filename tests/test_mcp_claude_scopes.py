@@ -22,9 +22,9 @@ from agent_tui.protocol import Notice, TurnEnded, TurnStarted
 from agent_tui.settings import load_settings
 from agent_tui.settings.mcp_servers import load_config
 from tests.fake_api import Reply
+from tests.forked_runs import run_agent
 from tests.mcp_support import SDK_SERVER, call
 from tests.print_agent import env_for, events_of
-from tests.forked_runs import run_agent
 
 
 def _server(record: Path) -> dict[str, Any]:

@@ -23,9 +23,9 @@ from agent_tui.protocol import ToolState
 from agent_tui.tools.mcp import ServerConfig, ServerState
 from agent_tui.settings.mcp_servers import Transport
 from agent_tui.tools.mcp.oauth import LoginRefused, token_path
+from tests.forked_runs import popen_agent, run_agent
 from tests.mcp_support import free_port, call, records
 from tests.mcp_support import oauth_server
-from tests.forked_runs import popen_agent, run_agent
 
 
 def browser(seen: list[str], answers: list[Any]) -> Any:

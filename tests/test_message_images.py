@@ -25,10 +25,10 @@ from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.files.image_paths import MAX_IMAGES, attach_named, find_images, named_files
 from agent_tui.files.images import MAX_RAW, ImageRefused, check_attachment
 from tests.fake_api import Reply
-from tests.harness import Recorder, SlowTool, start_session
-from tests.print_agent import env_for, events_of
-from tests.image_files import png
 from tests.forked_runs import run_agent
+from tests.harness import Recorder, SlowTool, start_session
+from tests.image_files import png
+from tests.print_agent import env_for, events_of
 
 GIF = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"
 
@@ -217,7 +217,7 @@ def test_print_mode_attaches_a_named_image_and_refuses_bad_data(fake_api, tmp_pa
            "images": [{"media_type": "image/png", "data": base64.b64encode(GIF).decode()}]}
     out = run_agent(
         ["-p", "what is in ./shot.png?", "--input-format", "stream-json",
-                 "--output-format", "stream-json", "--cwd", str(tmp_path)],
+         "--output-format", "stream-json", "--cwd", str(tmp_path)],
         input=json.dumps(bad) + "\n",
         env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url), timeout=60,
     )

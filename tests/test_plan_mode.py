@@ -22,8 +22,8 @@ from agent_tui.tools.plan_mode import ExitPlanModeTool
 from agent_tui.tools.sandbox import make_policy, runs_here
 from agent_tui.containment_settings import Network
 from tests.fake_api import Reply
-from tests.print_agent import env_for, events_of
 from tests.forked_runs import run_agent
+from tests.print_agent import env_for, events_of
 
 PLAN = make_policy(Path("/"), network=Network.DENY, allow_write=[], private=[]).planning()
 BWRAP = runs_here(PLAN)
@@ -130,7 +130,7 @@ def _plan_run(fake_api, tmp_path: Path, calls: list[tuple[str, dict]], *extra: s
     fake_api.enqueue(Reply.tool_uses(calls), Reply.text("planned"))
     out = run_agent(
         ["-p", "do it", "--output-format", "stream-json", "--permission-mode", "plan",
-                 "--cwd", str(workspace), *extra],
+         "--cwd", str(workspace), *extra],
         env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url), timeout=90,
     )
     assert out.returncode == 0, out.stderr
@@ -191,7 +191,7 @@ def test_the_journal_keeps_the_mode_and_a_resume_in_another_mode_tells_the_model
     fake_api.enqueue(Reply.text("ok"))
     out = run_agent(
         ["-p", "go on", "--continue", "--permission-mode", "accept-edits",
-                 "--cwd", str(workspace)],
+         "--cwd", str(workspace)],
         env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url), timeout=90,
     )
     assert out.returncode == 0, out.stderr

@@ -12,8 +12,8 @@ import pytest
 from agent_tui.core.journal import Journal
 from agent_tui.core.records import TurnEndedRecord
 from tests.fake_api import Reply
-from tests.print_agent import only_json, run
 from tests.forked_runs import run_agent
+from tests.print_agent import only_json, run
 
 
 def journal_of(tmp_path: Path, session_id: str) -> Journal:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 
 from tests.fake_api import Reply
-from tests.print_agent import env_for, events_of, marked, wait_until
 from tests.forked_runs import popen_agent, run_agent
+from tests.print_agent import env_for, events_of, marked, wait_until
 
 
 def run_command_in_print_mode(fake_api, tmp_path: Path, command: str) -> subprocess.Popen:
@@ -21,7 +21,7 @@ def run_command_in_print_mode(fake_api, tmp_path: Path, command: str) -> subproc
     fake_api.enqueue(Reply.tool_use("bash", {"command": command}))
     return popen_agent(
         ["-p", "run it", "--output-format", "stream-json", "--permission-mode", "auto",
-                 "--cwd", str(tmp_path)],
+         "--cwd", str(tmp_path)],
         env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
@@ -31,7 +31,7 @@ def _stream_json_agent(workspace: Path, env: dict[str, str]) -> subprocess.Popen
     """The agent reading ops from stdin and writing events to stdout (auto mode)."""
     return popen_agent(
         ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
-                 "--permission-mode", "auto", "--cwd", str(workspace)],
+         "--permission-mode", "auto", "--cwd", str(workspace)],
         env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
 
@@ -39,7 +39,7 @@ def _stream_json_agent(workspace: Path, env: dict[str, str]) -> subprocess.Popen
 def test_scripted_stream_json_events_and_exit_zero(tmp_path):
     out = run_agent(
         ["-p", "list files", "--output-format", "stream-json", "--permission-mode", "auto",
-                 "--cwd", str(tmp_path)],
+         "--cwd", str(tmp_path)],
         env=env_for(tmp_path), timeout=60,
     )
     assert out.returncode == 0, out.stderr
@@ -173,7 +173,7 @@ def _run_in_mcp_project(fake_api, tmp_path: Path, prompt: str) -> subprocess.Com
     workspace = _mcp_project(tmp_path)
     return run_agent(
         ["-p", prompt, "--output-format", "stream-json", "--permission-mode", "auto",
-                 "--cwd", str(workspace)],
+         "--cwd", str(workspace)],
         env=_mcp_env(tmp_path, fake_api), timeout=90,
     )
 

@@ -15,9 +15,9 @@ from agent_tui.core.permission import AllowAll
 from agent_tui.core.pricing import PriceTable
 from agent_tui.protocol import PermissionMode
 from tests.fake_api import Reply
+from tests.forked_runs import popen_agent
 from tests.print_agent import events_of, marked, wait_until
 from tests.print_agent import api_env, only_json, run
-from tests.forked_runs import popen_agent
 
 PRICED = "claude-haiku-4-5"  # a model the price table knows
 RESULT_KEYS = {"type", "subtype", "is_error", "result", "session_id", "num_turns",
@@ -148,7 +148,7 @@ def test_json_output_of_an_interrupted_run_exits_130_with_an_error_result(fake_a
     fake_api.enqueue(Reply.tool_use("bash", {"command": f"sleep 300; : {marker}"}))
     proc = popen_agent(
         ["-p", "run it", "--output-format", "json", "--permission-mode", "auto",
-                 "--cwd", str(tmp_path)],
+         "--cwd", str(tmp_path)],
         env=api_env(tmp_path, fake_api), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True,
     )

@@ -61,7 +61,7 @@ def secret_run(fake_api, tmp_path: Path):
     )
     out = run_agent(
         ["-p", "dump the environment", "--permission-mode", "auto", "--cwd", str(ws),
-                 "--output-format", "stream-json"],
+         "--output-format", "stream-json"],
         env=secret_env(tmp_path, secret, fake_api.url), timeout=60,
     )
     assert out.returncode == 0, out.stderr

@@ -18,8 +18,8 @@ from agent_tui.core.records import AgentProcessRecord, SessionForkedRecord, User
 from agent_tui.core.session_lock import SessionHeld, SessionLock
 from agent_tui.core.store import SessionStore
 from tests.fake_api import Reply
-from tests.print_agent import env_for, events_of, wait_until
 from tests.forked_runs import popen_agent, run_agent
+from tests.print_agent import env_for, events_of, wait_until
 
 
 def test_a_session_is_held_once_and_let_go(tmp_path):
@@ -110,7 +110,7 @@ def test_a_fork_copies_whole_lines_only(tmp_path):
 def _stream_agent(tmp_path: Path, env: dict, *extra: str) -> subprocess.Popen:
     return popen_agent(
         ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
-                 "--permission-mode", "auto", "--cwd", str(tmp_path), *extra],
+         "--permission-mode", "auto", "--cwd", str(tmp_path), *extra],
         env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
 
@@ -157,7 +157,7 @@ def test_two_agents_on_one_session_the_second_forks_and_says_the_pid(fake_api, t
         (session_id,) = _sessions(tmp_path / "home")
         second = run_agent(
             ["-p", "B1", "--resume", session_id, "--output-format", "stream-json",
-                     "--permission-mode", "auto", "--cwd", str(tmp_path)],
+             "--permission-mode", "auto", "--cwd", str(tmp_path)],
             env=env, timeout=60)
         assert second.returncode == 0, second.stderr
         notices = [e for e in events_of(second.stdout) if e["type"] == "notice"
@@ -213,7 +213,7 @@ def test_kill_9_of_the_holder_then_resume_continues_the_same_session(fake_api, t
     (session_id,) = _sessions(tmp_path / "home")
     second = run_agent(
         ["-p", "B1", "--continue", "--output-format", "stream-json",
-                 "--permission-mode", "auto", "--cwd", str(tmp_path)],
+         "--permission-mode", "auto", "--cwd", str(tmp_path)],
         env=env, timeout=60)
     assert second.returncode == 0, second.stderr
     assert not [e for e in events_of(second.stdout) if e.get("code") == "session_forked"]
@@ -258,7 +258,7 @@ def test_a_turn_still_running_elsewhere_is_closed_in_the_fork_as_such(fake_api, 
         (session_id,) = _sessions(tmp_path / "home")
         second = run_agent(
             ["-p", "B1", "--resume", session_id, "--output-format", "stream-json",
-                     "--permission-mode", "auto", "--cwd", str(tmp_path)],
+             "--permission-mode", "auto", "--cwd", str(tmp_path)],
             env=env, timeout=60)
         assert second.returncode == 0, second.stderr
     finally:

@@ -11,8 +11,8 @@ from pathlib import Path
 from agent_tui.settings import load_settings
 from agent_tui.settings.jsonc import relax
 from tests.fake_api import Reply
-from tests.print_agent import env_for, events_of
 from tests.forked_runs import run_agent
+from tests.print_agent import env_for, events_of
 
 COMMENTED = '''{
   // never let the agent delete or push
@@ -78,7 +78,7 @@ def test_print_mode_keeps_a_commented_file_s_deny_rule(fake_api, tmp_path: Path)
                      Reply.text("could not"))
     out = run_agent(
         ["-p", "clean up", "--output-format", "json", "--permission-mode", "auto",
-                 "--cwd", str(ws)],
+         "--cwd", str(ws)],
         env=env_for(tmp_path, ANTHROPIC_API_KEY="k", ANTHROPIC_BASE_URL=fake_api.url,
                     HOME=str(home), XDG_CONFIG_HOME=str(tmp_path / "xdg")), timeout=90)
     assert out.returncode == 0, out.stderr

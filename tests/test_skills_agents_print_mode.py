@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 from tests.fake_api import Reply
-from tests.print_agent import env_for, events_of
 from tests.forked_runs import run_agent
+from tests.print_agent import env_for, events_of
 
 CONFIG = Path(__file__).parent / "claude_code"
 
@@ -37,7 +37,7 @@ def test_print_mode_loads_skills_and_agents_and_names_the_bad_files(fake_api, tm
     allow.write_text('{"permissions": {"allow": ["task"]}}')
     out = run_agent(
         ["-p", "fill the form", "--output-format", "stream-json", "--cwd", str(workspace),
-                 "--settings", str(allow)],
+         "--settings", str(allow)],
         env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
                     HOME=str(home)), timeout=90,
     )
