@@ -32,8 +32,8 @@ from typing import IO, Any, assert_never
 
 from pydantic import ValidationError
 
-from agent_tui.core.records import AssistantMessageRecord
-from agent_tui.core.session import Session
+from agent_tui.core.journal.records import AssistantMessageRecord
+from agent_tui.core.session.session import Session
 from agent_tui.permissions import Permissions
 from agent_tui.protocol import (
     OP_ADAPTER,

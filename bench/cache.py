@@ -30,7 +30,7 @@ def _model(body: dict) -> Any:
 
 
 async def _session(cached: bool, turns: int) -> dict[str, Any]:
-    from agent_tui.core.records import UsageRecord
+    from agent_tui.core.journal.records import UsageRecord
     from agent_tui.protocol import Compact, Interrupt, UserMessage
     from agent_tui.providers.anthropic import AnthropicProvider
     from tests.fake_api import FakeAnthropicServer, Reply

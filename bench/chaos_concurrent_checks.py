@@ -26,14 +26,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.journal import Journal
-from agent_tui.core.records import (
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.records import (
     AgentProcessRecord,
     SessionForkedRecord,
     TurnEndedRecord,
     UserMessageRecord,
 )
-from agent_tui.core.session_lock import SessionHeld, SessionLock
+from agent_tui.core.journal.session_lock import SessionHeld, SessionLock
 from bench.chaos_concurrent import LAST, TAG
 
 

@@ -138,7 +138,7 @@ class Router:
         return ("bash", {"command": command}, tid)
 
     def __call__(self, body: dict[str, Any]) -> Any:
-        from agent_tui.core.compaction import SUMMARY_ASK
+        from agent_tui.core.compaction.compaction import SUMMARY_ASK
         from tests.fake_api import Reply
 
         messages = body.get("messages") or [{}]

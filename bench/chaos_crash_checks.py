@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.checkpoints import meta as checkpoint_meta
-from agent_tui.core.compaction import SUMMARY_ASK
-from agent_tui.core.history import SUMMARY_HEADER, result_wording
-from agent_tui.core.journal import Journal
-from agent_tui.core.records import (
+from agent_tui.core.compaction.compaction import SUMMARY_ASK
+from agent_tui.core.history.history import SUMMARY_HEADER, result_wording
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.records import (
     CompactionRecord,
     SteerRecord,
     ToolIntentRecord,

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_tui.core.history import THINKING_TYPES
-from agent_tui.core.records import AssistantMessageRecord, ToolResultRecord
+from agent_tui.core.history.history import THINKING_TYPES
+from agent_tui.core.journal.records import AssistantMessageRecord, ToolResultRecord
 from bench.chaos_requests import sent_results, text_of
 from bench.host import Stamped
 

@@ -38,18 +38,18 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.protocol import Decide, Decision, Interrupt, Shutdown, UserMessage, Verdict
-from agent_tui.core.history import check_model_view, model_view
-from agent_tui.core.journal import Journal
-from agent_tui.core.records import ToolIntentRecord, ToolResultRecord
-from agent_tui.core.permission import AllowAll, Ruling
-from agent_tui.core.session import Session
-from agent_tui.core.thinking import parse_thinking
-from agent_tui.core.tool import ToolSet
-from agent_tui.core.deps import AgentConfig, SessionDeps
+from agent_tui.core.history.history import check_model_view, model_view
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.records import ToolIntentRecord, ToolResultRecord
+from agent_tui.core.calls.permission import AllowAll, Ruling
+from agent_tui.core.session.session import Session
+from agent_tui.core.usage.thinking import parse_thinking
+from agent_tui.core.calls.tool import ToolSet
+from agent_tui.core.services.deps import AgentConfig, SessionDeps
 from agent_tui.tools.background import BackgroundJobs
 from agent_tui.tools.bash import BashTool
 from agent_tui.tools.files import ReadFileTool
-from agent_tui.tools.process import RunLimits
+from agent_tui.runtime.process import RunLimits
 from bench.chaos import Outcome
 from bench.chaos_interrupt_checks import (
     esc_landed_after,

@@ -16,8 +16,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-from agent_tui.core.journal import Journal
-from agent_tui.core.records import UserMessageRecord
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.records import UserMessageRecord
 from agent_tui.protocol import TextDelta
 from agent_tui.providers import base
 from agent_tui.providers.anthropic import AnthropicProvider

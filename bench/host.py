@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.protocol import Event, Shutdown
-from agent_tui.core.journal import Journal
-from agent_tui.core.limits import ModelLimits
-from agent_tui.core.permission import AllowAll, PermissionPolicy
-from agent_tui.core.session import Session
-from agent_tui.core.tool import Tool, ToolSet
-from agent_tui.core.deps import AgentConfig, SessionDeps
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.usage.limits import ModelLimits
+from agent_tui.core.calls.permission import AllowAll, PermissionPolicy
+from agent_tui.core.session.session import Session
+from agent_tui.core.calls.tool import Tool, ToolSet
+from agent_tui.core.services.deps import AgentConfig, SessionDeps
 from agent_tui.providers.base import Provider
 
 

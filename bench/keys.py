@@ -31,11 +31,11 @@ import agent_tui.ui  # noqa: E402,F401  (before Textual: it sets the frame rate 
 from textual import events  # noqa: E402
 
 from agent_tui.protocol import Event, Interrupt, UserMessage  # noqa: E402
-from agent_tui.core.journal import Journal  # noqa: E402
-from agent_tui.core.permission import AllowAll  # noqa: E402
-from agent_tui.core.session import Session  # noqa: E402
-from agent_tui.core.tool import ToolSet  # noqa: E402
-from agent_tui.core.deps import AgentConfig, SessionDeps  # noqa: E402
+from agent_tui.core.journal.journal import Journal  # noqa: E402
+from agent_tui.core.calls.permission import AllowAll  # noqa: E402
+from agent_tui.core.session.session import Session  # noqa: E402
+from agent_tui.core.calls.tool import ToolSet  # noqa: E402
+from agent_tui.core.services.deps import AgentConfig, SessionDeps  # noqa: E402
 from agent_tui.providers.base import Provider  # noqa: E402
 from agent_tui.tools.bash import BashTool  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402

@@ -41,8 +41,8 @@ def log(msg: str) -> None:
 
 
 def interrupt_figures(runs: int) -> list[Figure]:
-    from agent_tui.tools.process import ContainmentMode, containment
-    from agent_tui.tools.process.cgroup_tree import set_enabled
+    from agent_tui.runtime.process import ContainmentMode, containment
+    from agent_tui.runtime.process.cgroup_tree import set_enabled
     from bench.interrupts import BENCH_GRACE_S, TreeBench, tree_reference_ms, workspace
     from bench.procs import TREES
 

@@ -30,9 +30,9 @@ from typing import Any
 
 import psutil
 
-from agent_tui.core.compaction import SUMMARY_ASK
-from agent_tui.core.journal import Journal
-from agent_tui.core.limits import ModelLimits
+from agent_tui.core.compaction.compaction import SUMMARY_ASK
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.usage.limits import ModelLimits
 from agent_tui.protocol import UserMessage
 from agent_tui.providers import base
 from agent_tui.tools.bash import BashTool

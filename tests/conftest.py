@@ -30,8 +30,8 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 import pytest  # noqa: E402
 import pytest_asyncio  # noqa: E402
 
-from agent_tui.core.tool import ToolSet  # noqa: E402
-from agent_tui.tools.mcp import McpManager, ServerConfig  # noqa: E402
+from agent_tui.core.calls.tool import ToolSet  # noqa: E402
+from agent_tui.mcp import McpManager, ServerConfig  # noqa: E402
 from tests.fake_api import FakeAnthropicServer  # noqa: E402
 from tests.fake_api.fixtures import fake_api  # noqa: E402,F401  (a fixture)
 from tests.tmux_agent import REPO, Tmux, agent_command  # noqa: E402

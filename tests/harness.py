@@ -15,13 +15,13 @@ from pydantic import BaseModel
 
 from agent_tui.cancel import Cancelled
 from agent_tui.protocol import Event, Shutdown
-from agent_tui.core.history import check_model_view, model_view, result_wording
-from agent_tui.core.journal import Journal
-from agent_tui.core.records import ToolResultRecord
-from agent_tui.core.permission import AllowAll, PermissionPolicy
-from agent_tui.core.session import Session
-from agent_tui.core.tool import Tool, ToolContext, ToolResult, ToolSet
-from agent_tui.core.deps import AgentConfig, SessionDeps
+from agent_tui.core.history.history import check_model_view, model_view, result_wording
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.records import ToolResultRecord
+from agent_tui.core.calls.permission import AllowAll, PermissionPolicy
+from agent_tui.core.session.session import Session
+from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult, ToolSet
+from agent_tui.core.services.deps import AgentConfig, SessionDeps
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.providers.base import Provider
 from tests.fake_api import Reply

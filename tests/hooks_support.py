@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.checkpoints import Checkpoints
-from agent_tui.core.deps import AgentConfig, SessionDeps
-from agent_tui.core.journal import Journal
-from agent_tui.core.records import HookRecord
-from agent_tui.core.permission import AllowAll, PermissionPolicy
-from agent_tui.core.session import Session
+from agent_tui.core.services.deps import AgentConfig, SessionDeps
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.records import HookRecord
+from agent_tui.core.calls.permission import AllowAll, PermissionPolicy
+from agent_tui.core.session.session import Session
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.settings import load_settings
-from agent_tui.tools.hooks import CommandHooks, load_hooks
+from agent_tui.hooks import CommandHooks, load_hooks
 from agent_tui.tools.registry import default_tools
 from tests.forked_runs import run_agent
 from tests.harness import Recorder, Running

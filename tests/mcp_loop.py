@@ -10,8 +10,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.tool import ToolSet
-from agent_tui.tools.mcp import McpManager, ServerConfig
+from agent_tui.core.calls.tool import ToolSet
+from agent_tui.mcp import McpManager, ServerConfig
 
 
 class ManagerThread:

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.cancel import CancelReason, CancelScope
-from agent_tui.core.tool import ToolContext, ToolResult, ToolSet
+from agent_tui.core.calls.tool import ToolContext, ToolResult, ToolSet
 from agent_tui.settings.mcp_servers import Transport
-from agent_tui.tools.mcp import ServerConfig
+from agent_tui.mcp import ServerConfig
 
 
 SERVERS = Path(__file__).parent / "mcp_servers"

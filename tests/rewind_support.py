@@ -4,10 +4,10 @@ file, changes files from the shell, or edits one, as the message asks."""
 from __future__ import annotations
 
 from agent_tui.checkpoints import Checkpoints
-from agent_tui.core.deps import AgentConfig, SessionDeps
-from agent_tui.core.journal import Journal
-from agent_tui.core.permission import AllowAll
-from agent_tui.core.session import Session
+from agent_tui.core.services.deps import AgentConfig, SessionDeps
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.calls.permission import AllowAll
+from agent_tui.core.session.session import Session
 from agent_tui.protocol import UserMessage
 from agent_tui.providers.scripted import Block, Rule, Script, ScriptedProvider
 from agent_tui.tools.registry import default_tools

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent_tui.containment_settings import Network
-from agent_tui.tools.process import RunLimits
-from agent_tui.tools.sandbox import SandboxPolicy, SandboxUnavailable, make_policy, probe
+from agent_tui.runtime.process import RunLimits
+from agent_tui.runtime.sandbox import SandboxPolicy, SandboxUnavailable, make_policy, probe
 
 
 def _bwrap_problem() -> str | None:

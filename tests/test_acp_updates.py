@@ -8,7 +8,7 @@ from pathlib import Path
 from agent_tui.acp.transport import check_message
 from agent_tui.acp.updates import ACP_STATUS, UpdateMapper, tool_kind
 from agent_tui.protocol import SideEffects, ToolState, ToolStateChanged
-from agent_tui.core.records import (
+from agent_tui.core.journal.records import (
     AssistantMessageRecord,
     SteerRecord,
     ToolIntentRecord,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.cancel import CancelScope
-from agent_tui.core.tool import ToolContext
+from agent_tui.core.calls.tool import ToolContext
 from agent_tui.permissions import Permissions
 from agent_tui.protocol import Verdict
 from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
@@ -144,7 +144,7 @@ def test_a_bad_add_dir_is_a_one_line_usage_error(fake_api, tmp_path, bad):
 
 def test_the_sandbox_policy_takes_added_folders_as_the_workspace(roots):
     from agent_tui.containment_settings import Network
-    from agent_tui.tools.sandbox import make_policy
+    from agent_tui.runtime.sandbox import make_policy
 
     ws, extra = roots
     policy = make_policy(ws, network=Network.DENY, allow_write=[], private=[])
@@ -163,7 +163,7 @@ async def test_a_sandboxed_command_writes_in_an_added_folder_and_plan_mode_reads
 
     if BWRAP_PROBLEM is not None:
         pytest.skip(f"bwrap cannot run: {BWRAP_PROBLEM}")
-    from agent_tui.core.tool import Confinement
+    from agent_tui.core.calls.tool import Confinement
     from agent_tui.tools.bash import BashTool
 
     ws, extra = roots  # both under /tmp: the private /tmp must still show them

@@ -10,7 +10,7 @@ import pytest
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import ToolState
-from agent_tui.core.tool import ToolContext
+from agent_tui.core.calls.tool import ToolContext
 from agent_tui.tools.background import (
     BackgroundJobs,
     BashOutputTool,
@@ -19,7 +19,7 @@ from agent_tui.tools.background import (
     KillShellTool,
 )
 from agent_tui.tools.bash import BashTool, bash_argv
-from agent_tui.tools.process import Escalation, RunLimits
+from agent_tui.runtime.process import Escalation, RunLimits
 from tests.trees.procs import marker, named, procs_with, wait_for_procs  # noqa: F401
 
 LIMITS = RunLimits(grace_s=0.3, drain_s=0.3, kill_confirm_s=1.0)

@@ -9,8 +9,8 @@ import time
 import uuid
 from pathlib import Path
 
-from agent_tui.core.journal import Journal
-from agent_tui.core.records import UserCommandRecord
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.records import UserCommandRecord
 from tests.fake_api import Reply
 from tests.forked_runs import run_agent
 from tests.print_agent import env_for, marked, wait_until

@@ -12,10 +12,10 @@ import pytest
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.core.tool import ToolContext, ToolResult
+from agent_tui.core.calls.tool import ToolContext, ToolResult
 from agent_tui.tools.background import BackgroundJobs, BashOutputTool, JobState, KillShellTool
 from agent_tui.tools.bash import BashInput, BashTool
-from agent_tui.tools.process import RunLimits
+from agent_tui.runtime.process import RunLimits
 from tests.harness import told
 from tests.trees.procs import marker, named, procs_with, wait_for_procs  # noqa: F401
 

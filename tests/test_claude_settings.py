@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
 from agent_tui.permissions import PermissionRules, Permissions, Rule
 from agent_tui.protocol import PermissionMode
 from agent_tui.protocol import Verdict

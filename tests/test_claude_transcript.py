@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.claude_transcript import ClaudeTranscript
-from agent_tui.core.journal import Journal
-from agent_tui.core.records import (
+from agent_tui.core.journal.claude_transcript import ClaudeTranscript
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.records import (
     AssistantMessageRecord,
     CompactionRecord,
     ConversationClearedRecord,

@@ -286,7 +286,7 @@ def test_skip_auth_sends_no_credentials_for_a_gateway(tmp_path):
 
 @pytest.mark.asyncio
 async def test_model_list_on_a_cloud_is_one_line_saying_how_to_choose(tmp_path):
-    from agent_tui.core.model_control import validate_model
+    from agent_tui.core.services.model_control import validate_model
     from agent_tui.providers.base import ProviderError
     from agent_tui.providers.cloud import BedrockProvider
     from agent_tui.providers.cloud_setup import bedrock_setup

@@ -1,4 +1,4 @@
-"""A custom command's own turn in the core (``core/command_run.py``, ``command_turns.py``):
+"""A custom command's own turn in the core (``core/commands/command_run.py``, ``command_turns.py``):
 sent while a turn runs it waits for that turn, then its ``!`` line runs through the
 session's ``bash`` tool and its prompt starts a turn on its model; when the turn it
 waited for is interrupted, it does not run, and says so."""
@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from agent_tui.core.command_run import CommandRun, ShellStep
+from agent_tui.core.commands.command_run import CommandRun, ShellStep
 from agent_tui.protocol import Interrupt, UserMessage
 from agent_tui.tools.bash import BashTool
 from tests.fake_api import Reply

@@ -7,9 +7,9 @@ import pytest
 
 import asyncio
 
-from agent_tui.core.history import check_model_view, model_view
-from agent_tui.core.journal import Journal
-from agent_tui.core.records import CompactionRecord, RewindRecord, UserMessageRecord
+from agent_tui.core.history.history import check_model_view, model_view
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.records import CompactionRecord, RewindRecord, UserMessageRecord
 from agent_tui.protocol import Compact, Interrupt, RestoreWhat, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider
 from tests.fake_api import FakeAnthropicServer, ModelSpec, Reply
@@ -194,10 +194,10 @@ async def test_resume_after_compaction_and_rewind_before_it_restores_everything(
     enqueue_model(fake_api, model, 20)
     path = tmp_path / "journal.jsonl"
     journal = Journal(path)
-    from agent_tui.core.deps import AgentConfig, SessionDeps
-    from agent_tui.core.permission import AllowAll
-    from agent_tui.core.session import Session
-    from agent_tui.core.tool import ToolSet
+    from agent_tui.core.services.deps import AgentConfig, SessionDeps
+    from agent_tui.core.calls.permission import AllowAll
+    from agent_tui.core.session.session import Session
+    from agent_tui.core.calls.tool import ToolSet
     from tests.harness import Recorder, Running
 
     rec = Recorder()
@@ -255,7 +255,7 @@ async def test_without_a_models_api_one_rejection_says_the_window_and_compaction
 
 
 async def test_the_window_is_read_from_the_apis_message_and_only_from_it():
-    from agent_tui.core.limits import ModelLimits, Overflow, parse_overflow
+    from agent_tui.core.usage.limits import ModelLimits, Overflow, parse_overflow
     from agent_tui.providers.base import ErrorKind, ProviderError
 
     said = ProviderError("400: prompt is too long: 210345 tokens > 200000 maximum",

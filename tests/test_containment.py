@@ -12,7 +12,7 @@ import pytest
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.tools.bash import to_tool_result
-from agent_tui.tools.process import (
+from agent_tui.runtime.process import (
     ContainmentMode,
     Escalation,
     LimitHit,
@@ -151,7 +151,7 @@ async def test_a_command_over_limits_memory_is_killed_and_says_so(tmp_path: Path
 async def test_a_command_that_cannot_be_found_fails_to_start_and_leaves_no_cgroup(
     tmp_path: Path,
 ) -> None:
-    from agent_tui.tools.process.cgroup_tree import tree
+    from agent_tui.runtime.process.cgroup_tree import tree
 
     run = ProcessRun(["/nonexistent/agent-tui-binary"], cwd=tmp_path, limits=LIMITS)
     with pytest.raises(FileNotFoundError):
@@ -169,8 +169,8 @@ async def test_leftovers_of_a_crashed_agent_are_listed_and_ended_by_their_cgroup
     import subprocess
     import uuid
 
-    from agent_tui.tools.leftovers import Leftovers, find_leftovers
-    from agent_tui.tools.process.cgroup_tree import AGENT_PREFIX, tree
+    from agent_tui.runtime.leftovers import Leftovers, find_leftovers
+    from agent_tui.runtime.process.cgroup_tree import AGENT_PREFIX, tree
 
     found_tree = tree()
     assert found_tree is not None
@@ -202,7 +202,7 @@ def test_another_agent_s_fresh_empty_cgroup_is_left_alone_and_an_old_one_is_tidi
     import time
     import uuid
 
-    from agent_tui.tools.process.cgroup_tree import _STALE_S, AGENT_PREFIX, _tidy, tree
+    from agent_tui.runtime.process.cgroup_tree import _STALE_S, AGENT_PREFIX, _tidy, tree
 
     found_tree = tree()
     assert found_tree is not None
@@ -234,7 +234,7 @@ async def test_an_mcp_stdio_server_launched_through_procs_runs_and_ends_in_its_c
 
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    from agent_tui.tools.mcp import procs
+    from agent_tui.mcp import procs
 
     tag = uuid.uuid4().hex
     command, args, env = procs.launch(tag, sys.executable, [SDK_SERVER, str(tmp_path / "r")],
@@ -267,7 +267,7 @@ def _cgroup_line(pid: int) -> str:
 
 
 def _v2_path(folder: Path) -> str:
-    from agent_tui.tools.process.cgroup_tree import tree
+    from agent_tui.runtime.process.cgroup_tree import tree
 
     found = tree()
     assert found is not None
@@ -275,7 +275,7 @@ def _v2_path(folder: Path) -> str:
 
 
 def _mcp_cgroups(tag: str) -> list[Path]:
-    from agent_tui.tools.process.cgroup_tree import tree
+    from agent_tui.runtime.process.cgroup_tree import tree
 
     found = tree()
     assert found is not None
@@ -285,7 +285,7 @@ def _mcp_cgroups(tag: str) -> list[Path]:
 async def _escaping_server(tmp_path: Path, marker: str):  # noqa: ANN202 - a test helper
     import sys
 
-    from agent_tui.tools.mcp import McpManager, ServerConfig
+    from agent_tui.mcp import McpManager, ServerConfig
     from agent_tui.settings.mcp_servers import Transport
 
     config = ServerConfig(name="esc", transport=Transport.STDIO, source=Path("test"),
@@ -307,7 +307,7 @@ async def _escapee_of(marker: str):  # noqa: ANN202 - a test helper
 async def test_an_mcp_server_runs_in_its_own_cgroup_and_its_escaped_child_ends_at_shutdown(
     tmp_path: Path, marker: str,
 ) -> None:
-    from agent_tui.tools.mcp import ServerState, procs
+    from agent_tui.mcp import ServerState, procs
 
     manager, conn = await _escaping_server(tmp_path, marker)
     try:
@@ -335,8 +335,8 @@ async def test_a_restarted_mcp_server_gets_a_new_cgroup_and_its_first_start_leav
 
     from agent_tui.cancel import CancelScope as Scope
     from agent_tui.protocol import ToolState
-    from agent_tui.core.tool import ToolContext, ToolSet
-    from agent_tui.tools.mcp import ServerState, procs
+    from agent_tui.core.calls.tool import ToolContext, ToolSet
+    from agent_tui.mcp import ServerState, procs
 
     manager, conn = await _escaping_server(tmp_path, marker)
     tools = ToolSet()
@@ -381,7 +381,7 @@ async def test_an_mcp_server_that_hangs_at_start_leaves_no_process_and_no_cgroup
 ) -> None:
     import sys
 
-    from agent_tui.tools.mcp import McpManager, ServerConfig, ServerState, procs
+    from agent_tui.mcp import McpManager, ServerConfig, ServerState, procs
     from agent_tui.settings.mcp_servers import Transport
 
     config = ServerConfig(name="hang", transport=Transport.STDIO, source=Path("test"),

@@ -14,10 +14,10 @@ import pytest
 from agent_tui import crash_points
 from agent_tui.atomic import is_temp, left_by_dead_process
 from agent_tui.checkpoints import Checkpoints
-from agent_tui.core.history import model_view
-from agent_tui.core.journal import Journal
-from agent_tui.core.journal_lines import SET_ASIDE_SUFFIX
-from agent_tui.core.records import (
+from agent_tui.core.history.history import model_view
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.journal_lines import SET_ASIDE_SUFFIX
+from agent_tui.core.journal.records import (
     AgentProcessRecord,
     AssistantMessageRecord,
     SessionStarted,
@@ -25,7 +25,7 @@ from agent_tui.core.records import (
     ToolIntentRecord,
     UserMessageRecord,
 )
-from agent_tui.core.store import SessionNotFound, SessionStore
+from agent_tui.core.journal.store import SessionNotFound, SessionStore
 from agent_tui.protocol import Shutdown, SteerKind, SteerStatus
 from tests.harness import QuickTool, Recorder
 
@@ -132,10 +132,10 @@ def test_when_no_line_says_the_workspace_the_refusal_names_the_session_to_resume
 
 @pytest.mark.asyncio
 async def test_a_steer_still_queued_when_the_agent_was_killed_is_offered_back(tmp_path):
-    from agent_tui.core.deps import AgentConfig, SessionDeps
-    from agent_tui.core.permission import AllowAll
-    from agent_tui.core.session import Session
-    from agent_tui.core.tool import ToolSet
+    from agent_tui.core.services.deps import AgentConfig, SessionDeps
+    from agent_tui.core.calls.permission import AllowAll
+    from agent_tui.core.session.session import Session
+    from agent_tui.core.calls.tool import ToolSet
     from agent_tui.providers.scripted import ScriptedProvider
 
     path = tmp_path / "journal.jsonl"

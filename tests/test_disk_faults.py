@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.journal import Journal, JournalWriteError
-from agent_tui.core.journal_lines import encode_line
-from agent_tui.core.records import NoticeRecord, UserMessageRecord
+from agent_tui.core.journal.journal import Journal, JournalWriteError
+from agent_tui.core.journal.journal_lines import encode_line
+from agent_tui.core.journal.records import NoticeRecord, UserMessageRecord
 from agent_tui.protocol import NoticeCode, NoticeLevel, Shutdown, UserMessage
 from tests.harness import Recorder
 

@@ -11,9 +11,9 @@ os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
 import pytest  # noqa: E402
 
-from agent_tui.core.export import conversation_markdown, fenced  # noqa: E402
-from agent_tui.core.journal import Journal  # noqa: E402
-from agent_tui.core.records import (  # noqa: E402
+from agent_tui.core.history.export import conversation_markdown, fenced  # noqa: E402
+from agent_tui.core.journal.journal import Journal  # noqa: E402
+from agent_tui.core.journal.records import (  # noqa: E402
     AssistantMessageRecord,
     SessionStarted,
     ToolResultRecord,
@@ -21,10 +21,10 @@ from agent_tui.core.records import (  # noqa: E402
     UserCommandRecord,
     UserMessageRecord,
 )
-from agent_tui.core.deps import AgentConfig, SessionDeps  # noqa: E402
-from agent_tui.core.permission import AllowAll  # noqa: E402
-from agent_tui.core.session import Session  # noqa: E402
-from agent_tui.core.tool import ToolSet  # noqa: E402
+from agent_tui.core.services.deps import AgentConfig, SessionDeps  # noqa: E402
+from agent_tui.core.calls.permission import AllowAll  # noqa: E402
+from agent_tui.core.session.session import Session  # noqa: E402
+from agent_tui.core.calls.tool import ToolSet  # noqa: E402
 from agent_tui.protocol import ToolState, TurnStatus  # noqa: E402
 from agent_tui.providers.scripted import ScriptedProvider  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402

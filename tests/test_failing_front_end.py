@@ -8,12 +8,12 @@ import asyncio
 
 import pytest
 
-from agent_tui.core.deps import AgentConfig, SessionDeps
-from agent_tui.core.journal import Journal
-from agent_tui.core.permission import AllowAll
-from agent_tui.core.records import ToolResultRecord, TurnEndedRecord
-from agent_tui.core.session import Session
-from agent_tui.core.tool import ToolSet
+from agent_tui.core.services.deps import AgentConfig, SessionDeps
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.calls.permission import AllowAll
+from agent_tui.core.journal.records import ToolResultRecord, TurnEndedRecord
+from agent_tui.core.session.session import Session
+from agent_tui.core.calls.tool import ToolSet
 from agent_tui.protocol import Event, Shutdown, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider
 from tests.fake_api import Reply

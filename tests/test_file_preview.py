@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent_tui.acp.updates import UpdateMapper
 from agent_tui.cancel import CancelScope
-from agent_tui.core.tool import ToolContext
+from agent_tui.core.calls.tool import ToolContext
 from agent_tui.files.preview import preview
 from agent_tui.tools.files import EditFileTool
 from agent_tui.ui.render.diffs import diff_for_call

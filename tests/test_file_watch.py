@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent_tui.tools.file_watch import FileWatch
+from agent_tui.runtime.file_watch import FileWatch
 
 
 def _touch_later(path: Path) -> None:

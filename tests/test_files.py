@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from agent_tui.cancel import CancelScope, Cancelled
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.core.tool import InvalidInput, ToolContext, ToolResult
+from agent_tui.core.calls.tool import InvalidInput, ToolContext, ToolResult
 from agent_tui.files import workspace as workspace_mod
 from agent_tui.tools.files import (
     DEFAULT_LINES,

@@ -25,10 +25,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agent_tui.core.history import check_model_view, model_view, result_wording
-from agent_tui.core.journal import Journal
-from agent_tui.core.journal_lines import parse_line
-from agent_tui.core.records import AssistantMessageRecord, ToolResultRecord
+from agent_tui.core.history.history import check_model_view, model_view, result_wording
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.journal_lines import parse_line
+from agent_tui.core.journal.records import AssistantMessageRecord, ToolResultRecord
 from agent_tui.protocol import Shutdown, UserMessage
 from agent_tui.providers import base
 from tests.fake_api import validate_messages

@@ -14,11 +14,11 @@ import psutil
 import pytest
 
 from agent_tui.cancel import CancelScope
-from agent_tui.core.deps import AgentConfig, SessionDeps
-from agent_tui.core.hook_points import HookPoints
-from agent_tui.core.journal import Journal
-from agent_tui.core.permission import AllowAll
-from agent_tui.core.tool import ToolSet
+from agent_tui.core.services.deps import AgentConfig, SessionDeps
+from agent_tui.core.hooks.hook_points import HookPoints
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.calls.permission import AllowAll
+from agent_tui.core.calls.tool import ToolSet
 from agent_tui.permissions import Permissions
 from agent_tui.protocol import (
     Decide,

@@ -11,8 +11,8 @@ import pytest
 
 from agent_tui.protocol import HookEvent
 from agent_tui.settings import load_settings
-from agent_tui.tools.hooks import CommandHooks, load_hooks
-from agent_tui.tools.hooks.matchers import Matcher
+from agent_tui.hooks import CommandHooks, load_hooks
+from agent_tui.hooks.matchers import Matcher
 
 BROKEN = """{
   "model": "claude-from-file",

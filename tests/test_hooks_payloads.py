@@ -14,7 +14,7 @@ import pytest
 
 from agent_tui.protocol import UserMessage
 from agent_tui.protocol.tool_names import CLAUDE_NAMES
-from agent_tui.tools.hooks.matchers import Matcher
+from agent_tui.hooks.matchers import Matcher
 from tests.fake_api import Reply
 from tests.hooks_support import command_hooks, hook_script, start, tool_results
 

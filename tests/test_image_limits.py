@@ -14,14 +14,14 @@ import os
 import mcp_types
 import pytest
 
-from agent_tui.core.context_report import context_report
+from agent_tui.core.compaction.context_report import context_report
 from agent_tui.protocol import ImageAttachment, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.providers.images import image_tokens
 from agent_tui.tools.files import ReadFileTool
 from agent_tui.files.image_paths import attach_named
 from agent_tui.files.images import ImageRefused, check_attachment, probe
-from agent_tui.tools.mcp.content import render_content
+from agent_tui.mcp.content import render_content
 from tests.fake_api import Reply
 from tests.harness import start_session
 from tests.image_files import jpeg, png

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import shutil
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,7 +47,12 @@ LAYERS: tuple[Layer, ...] = (
     Layer("front ends", ("ui", "acp"), apart=True),
     # custom commands, read and expanded alike for every front end and print mode
     Layer("commands", ("commands",)),
+    # the tools the model calls
     Layer("tools", ("tools",)),
+    # the machinery beside them: the MCP client and the user's hook commands
+    Layer("mcp and hooks", ("mcp", "hooks"), apart=True),
+    # local processes: the run unit, containment and the sandbox, leftovers, file watches
+    Layer("runtime", ("runtime",)),
     # the workspace's files, images and the paths a message names, and what MCP servers
     # offer (their statuses, prompts and resources, the port to them): the tools and the
     # front ends read them alike
@@ -66,6 +72,28 @@ LAYERS: tuple[Layer, ...] = (
     ),
 )
 
+#: The rooms of the core, top to bottom, held to the same rule: a room imports its own
+#: modules and the rooms below it, never one above.
+CORE_ROOMS: tuple[Layer, ...] = (
+    Layer("the session", ("session",)),
+    Layer("custom commands' turns", ("commands",)),
+    Layer("sub-agents", ("subagents",)),
+    Layer("the turn loop", ("turn",)),
+    Layer("compaction", ("compaction",)),
+    Layer("hook points", ("hooks",)),
+    Layer("the model view", ("history",)),
+    Layer("plan and bash modes", ("modes",)),
+    Layer("the session's services", ("services",)),
+    Layer("memory files", ("memory",)),
+    Layer("usage and the model's terms", ("usage",)),
+    Layer("the journal", ("journal",)),
+    Layer("tool calls", ("calls",)),
+    Layer("the package marker", ("",)),
+)
+
+#: Most modules a folder of the package may hold (its ``__init__.py`` not counted).
+MAX_FOLDER_MODULES = 15
+
 #: Cycles that are known and being broken right now. Each entry must still be a cycle
 #: (the test says when one is gone, so the list only shrinks), and nothing else may be.
 KNOWN_CYCLES: tuple[frozenset[str], ...] = ()
@@ -73,7 +101,9 @@ KNOWN_CYCLES: tuple[frozenset[str], ...] = ()
 #: Layers a member never imports although they are below it: the front ends reach the
 #: tools (workspace paths, images, MCP state) only through the session or a lower
 #: shared module (``files``, ``mcp_catalog``, ``settings``), never ``tools`` itself. No exceptions.
-NEVER: dict[str, tuple[str, ...]] = {"ui": ("tools",), "acp": ("tools",)}
+NEVER: dict[str, tuple[str, ...]] = {
+    "ui": ("tools", "mcp", "hooks", "runtime"), "acp": ("tools", "mcp", "hooks", "runtime"),
+}
 
 #: Third-party packages only some layers may import.
 ONLY_IN: dict[str, tuple[str, ...]] = {"textual": ("ui",)}
@@ -147,6 +177,22 @@ def unit_of(module: str) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
+def room_of(module: str) -> str:
+    """The room of the core a module stands in (``agent_tui.core.turn.reply`` -> ``turn``)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 else ""
+
+
+def core_only(graph: Graph) -> Graph:
+    """The graph of the core's own modules and the imports between them."""
+    inside = {m: p for m, p in graph.modules.items() if m.startswith("agent_tui.core")}
+    out = Graph(graph.root, inside)
+    for source, targets in graph.edges.items():
+        if source in inside:
+            out.edges[source] = {t: n for t, n in targets.items() if t in inside}
+    return out
+
+
 def layer_index(layers: tuple[Layer, ...]) -> dict[str, int]:
     return {member: i for i, layer in enumerate(layers) for member in layer.members}
 
@@ -157,14 +203,15 @@ def unplaced(graph: Graph, layers: tuple[Layer, ...]) -> list[str]:
 
 
 def bad_imports(graph: Graph, layers: tuple[Layer, ...],
-                never: dict[str, tuple[str, ...]] = NEVER) -> list[str]:
+                never: dict[str, tuple[str, ...]] = NEVER,
+                unit: Callable[[str], str] = unit_of) -> list[str]:
     """Imports that point up the layers, across to a member kept apart, or down to a
     layer the member never imports (``never``)."""
     index = layer_index(layers)
     found = []
     for source, targets in sorted(graph.edges.items()):
         for target, line in sorted(targets.items()):
-            a, b = unit_of(source), unit_of(target)
+            a, b = unit(source), unit(target)
             if a == b or a not in index or b not in index:
                 continue
             ia, ib = index[a], index[b]
@@ -261,6 +308,31 @@ def test_every_known_cycle_is_still_there(graph: Graph) -> None:
     assert gone == [], "broken at last: remove it from KNOWN_CYCLES"
 
 
+def test_every_room_of_the_core_stands_in_the_room_list(graph: Graph) -> None:
+    rooms = {room_of(m) for m in core_only(graph).modules}
+    assert sorted(rooms - set(layer_index(CORE_ROOMS))) == [], "place it in CORE_ROOMS"
+
+
+def test_no_import_points_up_the_rooms_of_the_core(graph: Graph) -> None:
+    assert bad_imports(core_only(graph), CORE_ROOMS, {}, room_of) == []
+
+
+def test_no_folder_holds_more_than_fifteen_modules() -> None:
+    crowded = {
+        str(folder.relative_to(PACKAGE.parent)): n
+        for folder in [PACKAGE, *(p for p in PACKAGE.rglob("*") if p.is_dir())]
+        if (n := len([f for f in folder.glob("*.py") if f.name != "__init__.py"]))
+        > MAX_FOLDER_MODULES
+    }
+    assert crowded == {}, "give the folder rooms of its own"
+
+
+def test_checker_finds_an_import_up_the_rooms_of_the_core(copy: Path) -> None:
+    _plant(copy, "core/journal/records.py", "def _peek():\n    from agent_tui.core.turn import turn\n")
+    (bad,) = bad_imports(core_only(build_graph(copy)), CORE_ROOMS, {}, room_of)
+    assert "agent_tui.core.journal.records imports agent_tui.core.turn.turn" in bad
+
+
 def test_textual_is_imported_by_the_tui_alone(graph: Graph) -> None:
     assert misplaced_packages(graph, ONLY_IN) == []
 
@@ -287,13 +359,13 @@ def _plant(root: Path, rel: str, code: str) -> None:
 
 
 def test_checker_finds_a_lazy_import_that_points_up(copy: Path) -> None:
-    _plant(copy, "core/history.py", "def _peek():\n    from agent_tui.tools import bash\n")
+    _plant(copy, "core/history/history.py", "def _peek():\n    from agent_tui.tools import bash\n")
     graph = build_graph(copy)
 
     (bad,) = bad_imports(graph, LAYERS)
 
-    assert bad.startswith("core/history.py:")
-    assert "agent_tui.core.history imports agent_tui.tools.bash (core is below tools)" in bad
+    assert bad.startswith("core/history/history.py:")
+    assert "agent_tui.core.history.history imports agent_tui.tools.bash (core is below tools)" in bad
 
 
 def test_checker_finds_a_relative_import_from_the_helpers_up(copy: Path) -> None:
@@ -314,12 +386,12 @@ def test_checker_finds_one_front_end_importing_the_other(copy: Path) -> None:
 
 @pytest.mark.parametrize("front_end", ["ui/app/main.py", "acp/server.py"])
 def test_checker_finds_a_front_end_importing_the_tools(copy: Path, front_end: str) -> None:
-    _plant(copy, front_end, "def _late():\n    from agent_tui.tools.mcp.manager import McpManager")
+    _plant(copy, front_end, "def _late():\n    from agent_tui.mcp.manager import McpManager")
 
     (bad,) = bad_imports(build_graph(copy), LAYERS)
 
     unit = front_end.partition("/")[0]
-    assert f"imports agent_tui.tools.mcp.manager ({unit} reaches tools only through" in bad
+    assert f"imports agent_tui.mcp.manager ({unit} reaches mcp only through" in bad
 
 
 def test_checker_finds_a_new_cycle(copy: Path) -> None:
@@ -340,8 +412,8 @@ def test_checker_finds_a_module_no_layer_holds(copy: Path) -> None:
 
 
 def test_checker_finds_textual_outside_the_tui(copy: Path) -> None:
-    _plant(copy, "core/queue.py", "def _draw():\n    from textual.app import App")
+    _plant(copy, "core/services/queue.py", "def _draw():\n    from textual.app import App")
 
     (bad,) = misplaced_packages(build_graph(copy), ONLY_IN)
 
-    assert bad.startswith("agent_tui.core.queue:")
+    assert bad.startswith("agent_tui.core.services.queue:")

@@ -11,7 +11,7 @@ import asyncio
 import pytest
 
 from agent_tui.protocol import Decide, Interrupt, UserMessage
-from agent_tui.core.permission import AllowAll, Ruling
+from agent_tui.core.calls.permission import AllowAll, Ruling
 from agent_tui.protocol import Decision, Verdict
 from tests.fake_api import Reply
 from tests.harness import plain, QuickTool, SlowTool, StubbornTool, start_session

@@ -10,8 +10,8 @@ import stat
 import pytest
 
 from agent_tui.protocol import UserMessage
-from agent_tui.core.journal import Journal, JournalWriteError
-from agent_tui.core.records import NoticeRecord, UserMessageRecord
+from agent_tui.core.journal.journal import Journal, JournalWriteError
+from agent_tui.core.journal.records import NoticeRecord, UserMessageRecord
 from agent_tui.providers.scripted import Block, Rule, Script, ScriptedProvider
 from tests.harness import QuickTool, Recorder, SlowTool, start_session
 
@@ -83,8 +83,8 @@ async def test_side_effecting_tool_does_not_start_when_its_intent_cannot_be_save
 
 @pytest.mark.asyncio
 async def test_resumed_journal_with_a_started_tool_and_no_result_says_unknown(tmp_path):
-    from agent_tui.core.history import check_model_view, model_view
-    from agent_tui.core.records import AssistantMessageRecord, ToolIntentRecord
+    from agent_tui.core.history.history import check_model_view, model_view
+    from agent_tui.core.journal.records import AssistantMessageRecord, ToolIntentRecord
 
     path = tmp_path / "journal.jsonl"
     journal = Journal(path)
@@ -103,10 +103,10 @@ async def test_resumed_journal_with_a_started_tool_and_no_result_says_unknown(tm
     journal.close()  # the agent was killed here
     provider = script([Block(text="checking")])
     rec = Recorder()
-    from agent_tui.core.permission import AllowAll
-    from agent_tui.core.session import Session
-    from agent_tui.core.tool import ToolSet
-    from agent_tui.core.deps import AgentConfig, SessionDeps
+    from agent_tui.core.calls.permission import AllowAll
+    from agent_tui.core.session.session import Session
+    from agent_tui.core.calls.tool import ToolSet
+    from agent_tui.core.services.deps import AgentConfig, SessionDeps
 
     resumed = Journal.load(path)
     deps = SessionDeps(
@@ -133,7 +133,7 @@ async def test_resumed_journal_with_a_started_tool_and_no_result_says_unknown(tm
 
 @pytest.mark.asyncio
 async def test_a_bug_in_the_turn_loop_ends_the_turn_failed_instead_of_hanging(tmp_path, monkeypatch):
-    from agent_tui.core.turn import Turn
+    from agent_tui.core.turn.turn import Turn
 
     async def broken(self):
         raise RuntimeError("boom")

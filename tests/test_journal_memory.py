@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import sys
 
-from agent_tui.core.history import build_view, model_records
-from agent_tui.core.journal import LET_GO_AT, Journal
-from agent_tui.core.records import (
+from agent_tui.core.history.history import build_view, model_records
+from agent_tui.core.journal.journal import LET_GO_AT, Journal
+from agent_tui.core.journal.records import (
     AssistantMessageRecord,
     CompactionRecord,
     ConversationClearedRecord,

@@ -17,8 +17,8 @@ import pytest
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.core.tool import InvalidInput
-from agent_tui.tools.mcp import McpManager, ServerConfig, ServerState, load_config, load_mcp, tool_name
+from agent_tui.core.calls.tool import InvalidInput
+from agent_tui.mcp import McpManager, ServerConfig, ServerState, load_config, load_mcp, tool_name
 from agent_tui.settings.mcp_servers import Transport
 from tests.harness import told
 from tests.mcp_support import (RAW_SERVER, SDK_SERVER, call, ctx_for, free_port, listening,
@@ -308,7 +308,7 @@ async def test_cancel_while_waiting_for_a_starting_server(tmp_path: Path) -> Non
         conn = manager.connections["hang"]
         from mcp_types import Tool as Spec
 
-        from agent_tui.tools.mcp.tool import McpTool
+        from agent_tui.mcp.tool import McpTool
 
         tool = McpTool(conn, Spec(name="x", input_schema={"type": "object"}))
         scope = CancelScope()
@@ -355,8 +355,8 @@ async def test_without_cgroups_a_stdio_server_runs_tagged_and_shutdown_ends_it(
 ) -> None:
     """Where no cgroup can be made, a server starts as before: tagged, in no cgroup of
     ours, and ended by its group and tag."""
-    from agent_tui.tools.mcp import procs
-    from agent_tui.tools.process.cgroup_tree import set_enabled
+    from agent_tui.mcp import procs
+    from agent_tui.runtime.process.cgroup_tree import set_enabled
 
     set_enabled(False)
     try:
@@ -382,8 +382,8 @@ async def test_without_cgroups_a_stdio_server_runs_tagged_and_shutdown_ends_it(
 
 @pytest.mark.asyncio
 async def test_images_reach_the_model_as_image_blocks_and_resources_as_text(make_manager: Any, tmp_path: Path) -> None:
-    from agent_tui.core.history import check_model_view, model_view
-    from agent_tui.core.records import AssistantMessageRecord, ToolResultRecord, UserMessageRecord
+    from agent_tui.core.history.history import check_model_view, model_view
+    from agent_tui.core.journal.records import AssistantMessageRecord, ToolResultRecord, UserMessageRecord
 
     _, tools = await make_manager(stdio("t", SDK_SERVER, str(tmp_path / "rec.jsonl")))
     result, _ = await call(tools, "mcp__t__picture", {})
@@ -414,7 +414,7 @@ async def test_images_reach_the_model_as_image_blocks_and_resources_as_text(make
 @pytest.mark.asyncio
 async def test_an_image_over_the_size_cap_is_named_not_sent(make_manager: Any, tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    from agent_tui.tools.mcp import content
+    from agent_tui.mcp import content
 
     monkeypatch.setattr(content, "MAX_IMAGE_BYTES", 10)
     _, tools = await make_manager(stdio("t", SDK_SERVER, str(tmp_path / "rec.jsonl")))

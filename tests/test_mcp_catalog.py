@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_tui.tools.mcp import ServerState
+from agent_tui.mcp import ServerState
 from agent_tui.mcp_catalog.offers import (
     PromptArgsError,
     prompt_arguments,
@@ -89,7 +89,7 @@ def test_a_mention_names_a_known_server() -> None:
 
 
 def test_from_thread_before_the_servers_started_says_so(tmp_path: Path) -> None:
-    from agent_tui.tools.mcp import McpManager
+    from agent_tui.mcp import McpManager
 
     manager = McpManager([stdio("notes", CATALOG)], workspace=tmp_path, log_dir=tmp_path)
     future = manager.from_thread(manager.read_resource("notes", "notes://today"))

@@ -71,7 +71,7 @@ class Session:
         self.mcp, self.reload = open_mcp(
             self.ws, self.emit, self.tmp / "state", trusted=False, extra=[],
             approved=settings.mcpjson)
-        from agent_tui.core.tool import ToolSet
+        from agent_tui.core.calls.tool import ToolSet
 
         self.tools = ToolSet()
         self.mcp.attach(self.tools)

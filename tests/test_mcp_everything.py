@@ -17,7 +17,7 @@ import pytest
 
 from agent_tui.cancel import CancelReason
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.tools.mcp import ServerConfig, ServerState
+from agent_tui.mcp import ServerConfig, ServerState
 from agent_tui.settings.mcp_servers import Transport
 from tests.harness import told
 from tests.mcp_support import free_port, call, listening

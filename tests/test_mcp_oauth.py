@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from agent_tui.protocol import ToolState
-from agent_tui.tools.mcp import ServerConfig, ServerState
+from agent_tui.mcp import ServerConfig, ServerState
 from agent_tui.settings.mcp_servers import Transport
-from agent_tui.tools.mcp.oauth import LoginRefused, token_path
+from agent_tui.mcp.oauth import LoginRefused, token_path
 from tests.forked_runs import popen_agent, run_agent
 from tests.mcp_support import free_port, call, records
 from tests.mcp_support import oauth_server
@@ -212,7 +212,7 @@ async def test_an_sse_server_logs_in_the_same_way(make_manager: Any, tmp_path: P
 
 @pytest.mark.asyncio
 async def test_a_client_registered_by_hand_and_a_fixed_callback_port(make_manager: Any, tmp_path: Path) -> None:
-    from agent_tui.tools.mcp import load_config
+    from agent_tui.mcp import load_config
 
     port = free_port()
     redirect = f"http://localhost:{port}/callback"
@@ -238,7 +238,7 @@ async def test_a_client_registered_by_hand_and_a_fixed_callback_port(make_manage
 
 
 def test_bad_oauth_options_are_named(tmp_path: Path) -> None:
-    from agent_tui.tools.mcp import load_config
+    from agent_tui.mcp import load_config
 
     ws = tmp_path
     (ws / ".mcp.json").write_text(json.dumps({"mcpServers": {

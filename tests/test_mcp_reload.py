@@ -17,9 +17,9 @@ import psutil
 import pytest
 
 from agent_tui.protocol import TurnEnded, TurnStarted
-from agent_tui.core.tool import ToolSet
-from agent_tui.tools.mcp import McpManager, ServerState, load_config
-from agent_tui.tools.mcp.reload import McpReload
+from agent_tui.core.calls.tool import ToolSet
+from agent_tui.mcp import McpManager, ServerState, load_config
+from agent_tui.mcp.reload import McpReload
 from tests.mcp_support import SDK_SERVER, SERVERS, call
 
 CATALOG = str(SERVERS / "catalog_server.py")
@@ -216,7 +216,7 @@ def test_the_agent_reads_mcp_json_again_between_turns(fake_api, tmp_path: Path) 
 
 @pytest.mark.asyncio
 async def test_servers_an_acp_client_sent_are_never_touched_by_a_reload(tmp_path: Path) -> None:
-    from agent_tui.tools.mcp import ServerConfig
+    from agent_tui.mcp import ServerConfig
     from agent_tui.settings.mcp_servers import Transport
 
     s = Session(tmp_path)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent_tui.protocol import ToolState
-from agent_tui.tools.mcp import ServerState, load_config
+from agent_tui.mcp import ServerState, load_config
 from agent_tui.settings.mcp_servers import Transport
 from tests.mcp_support import SDK_SERVER, free_port, call, listening, wait_for_record, write
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.memory_loader import import_mentions, load_memory_with_problems
+from agent_tui.core.memory.memory_loader import import_mentions, load_memory_with_problems
 from agent_tui.ui.commands.reports import memory_report
 from tests.fake_api import Reply
 from tests.print_agent import env_for

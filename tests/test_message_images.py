@@ -13,13 +13,13 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from agent_tui.core.deps import AgentConfig, SessionDeps
-from agent_tui.core.journal import Journal
-from agent_tui.core.journal_lines import parse_line
-from agent_tui.core.records import UserMessageRecord
-from agent_tui.core.permission import AllowAll
-from agent_tui.core.session import Session
-from agent_tui.core.tool import ToolSet
+from agent_tui.core.services.deps import AgentConfig, SessionDeps
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.journal_lines import parse_line
+from agent_tui.core.journal.records import UserMessageRecord
+from agent_tui.core.calls.permission import AllowAll
+from agent_tui.core.session.session import Session
+from agent_tui.core.calls.tool import ToolSet
 from agent_tui.protocol import FollowUp, ImageAttachment, Shutdown, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.files.image_paths import MAX_IMAGES, attach_named, find_images, named_files

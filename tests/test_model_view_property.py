@@ -12,13 +12,13 @@ from pydantic import BaseModel
 
 from agent_tui.cancel import Cancelled
 from agent_tui.protocol import Shutdown, UserMessage
-from agent_tui.core.history import check_model_view, model_view
-from agent_tui.core.records import ToolIntentRecord, ToolResultRecord, UserMessageRecord
-from agent_tui.core.permission import AllowAll
-from agent_tui.core.session import Session
-from agent_tui.core.tool import Tool, ToolContext, ToolResult, ToolSet
-from agent_tui.core.deps import AgentConfig, SessionDeps
-from agent_tui.core.journal import Journal
+from agent_tui.core.history.history import check_model_view, model_view
+from agent_tui.core.journal.records import ToolIntentRecord, ToolResultRecord, UserMessageRecord
+from agent_tui.core.calls.permission import AllowAll
+from agent_tui.core.session.session import Session
+from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult, ToolSet
+from agent_tui.core.services.deps import AgentConfig, SessionDeps
+from agent_tui.core.journal.journal import Journal
 from agent_tui.providers import base
 from tests.fake_api.validate import validate_messages
 from tests.harness import Recorder

@@ -1,4 +1,4 @@
-"""One door and one handler for every op (``core/op_dispatch.py``, ``Session.submit``).
+"""One door and one handler for every op (``core/commands/op_dispatch.py``, ``Session.submit``).
 
 Each kind of op reaches exactly its handler; an object sent as an op that is none is
 answered with an error notice (never dropped); and an interrupt cancels the running
@@ -14,8 +14,8 @@ import pytest
 
 from agent_tui.cancel import CancelReason
 from agent_tui.commands.allowed import CommandPolicy
-from agent_tui.core.command_run import CommandRun
-from agent_tui.core.op_dispatch import OP_TYPES, OpHandlers, dispatch
+from agent_tui.core.commands.command_run import CommandRun
+from agent_tui.core.commands.op_dispatch import OP_TYPES, OpHandlers, dispatch
 from agent_tui.permissions import PermissionRules, Permissions
 from agent_tui.protocol import OP_ADAPTER, Interrupt, Op, PermissionMode, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from agent_tui.core.permission import PermissionPolicy
+from agent_tui.core.calls.permission import PermissionPolicy
 from agent_tui.protocol import Verdict
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
 from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
 from agent_tui.protocol import PermissionMode
 from agent_tui.permissions import (

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from agent_tui.core.permission import Confinement
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.calls.permission import Confinement
+from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
 from agent_tui.permissions import PermissionRules, Permissions
 from agent_tui.protocol import PermissionMode, Verdict
 from agent_tui.tools.bash import BashTool
 from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
 from agent_tui.tools.plan_mode import ExitPlanModeTool
-from agent_tui.tools.sandbox import make_policy, runs_here
+from agent_tui.runtime.sandbox import make_policy, runs_here
 from agent_tui.containment_settings import Network
 from tests.fake_api import Reply
 from tests.forked_runs import run_agent

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.journal import Journal
-from agent_tui.core.records import TurnEndedRecord
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.records import TurnEndedRecord
 from tests.fake_api import Reply
 from tests.forked_runs import run_agent
 from tests.print_agent import only_json, run

@@ -11,8 +11,8 @@ import uuid
 
 import pytest
 
-from agent_tui.core.permission import AllowAll
-from agent_tui.core.pricing import PriceTable
+from agent_tui.core.calls.permission import AllowAll
+from agent_tui.core.usage.pricing import PriceTable
 from agent_tui.protocol import PermissionMode
 from tests.fake_api import Reply
 from tests.forked_runs import popen_agent
@@ -209,7 +209,7 @@ class _AlwaysAsks(AllowAll):
     mode = PermissionMode.ASK
 
     def check(self, tool, args):
-        from agent_tui.core.permission import Ruling
+        from agent_tui.core.calls.permission import Ruling
         from agent_tui.protocol import Verdict
 
         return Ruling(verdict=Verdict.ASK, rule="mode:ask", reason="asks")
@@ -222,10 +222,10 @@ def test_a_permission_question_that_reaches_print_mode_is_refused_not_waited_for
         tmp_path, capsys):
     import asyncio
 
-    from agent_tui.core.deps import AgentConfig, SessionDeps
-    from agent_tui.core.journal import Journal
-    from agent_tui.core.session import Session
-    from agent_tui.core.tool import ToolSet
+    from agent_tui.core.services.deps import AgentConfig, SessionDeps
+    from agent_tui.core.journal.journal import Journal
+    from agent_tui.core.session.session import Session
+    from agent_tui.core.calls.tool import ToolSet
     from agent_tui.headless import run_print
     from agent_tui.providers.scripted import ScriptedProvider
     from agent_tui.tools.registry import default_tools

@@ -12,7 +12,7 @@ import psutil
 import pytest
 
 from agent_tui.cancel import CancelReason, CancelScope
-from agent_tui.tools.process import (
+from agent_tui.runtime.process import (
     OWNER_ENV,
     owner_id,
     Escalation,
@@ -343,10 +343,10 @@ def test_a_forked_agent_has_an_owner_tag_of_its_own_and_its_parents_commands_are
     import json
     import subprocess
 
-    from agent_tui.tools.leftovers import find_leftovers
-    from agent_tui.tools.mcp.procs import tag_env
-    from agent_tui.tools.process import registry
-    from agent_tui.tools.process.cgroup_tree import tree
+    from agent_tui.runtime.leftovers import find_leftovers
+    from agent_tui.mcp.procs import tag_env
+    from agent_tui.runtime.process import registry
+    from agent_tui.runtime.process.cgroup_tree import tree
 
     parent = owner_id()
     parents_tree = tree()  # found before the fork: the child must not keep it
@@ -408,8 +408,8 @@ def test_no_zombie_or_process_of_ours_survives_the_module() -> None:
 def test_an_adopted_orphan_no_one_waits_for_is_reaped_on_the_second_scan() -> None:
     import subprocess
 
-    from agent_tui.tools.process.orphans import OrphanReaper
-    from agent_tui.tools.process.subreaper import enable_subreaper
+    from agent_tui.runtime.process.orphans import OrphanReaper
+    from agent_tui.runtime.process.subreaper import enable_subreaper
 
     assert enable_subreaper()
     # bash exits at once; its background sleep is orphaned and adopted by this process.

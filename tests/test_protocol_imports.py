@@ -42,6 +42,6 @@ def test_protocol_names_are_imported_from_the_protocol_only() -> None:
 
 
 def test_the_check_finds_a_protocol_name_taken_from_another_module(tmp_path: Path) -> None:
-    (tmp_path / "planted.py").write_text("from agent_tui.core.state import ToolState\n")
+    (tmp_path / "planted.py").write_text("from agent_tui.core.calls.state import ToolState\n")
     assert reexported_imports(tmp_path, [tmp_path]) == [
-        "planted.py:1: from agent_tui.core.state import ToolState"]
+        "planted.py:1: from agent_tui.core.calls.state import ToolState"]

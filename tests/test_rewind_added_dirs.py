@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from agent_tui.checkpoints import Checkpoints
-from agent_tui.core.deps import AgentConfig, SessionDeps
-from agent_tui.core.journal import Journal
-from agent_tui.core.permission import AllowAll
-from agent_tui.core.session import Session
+from agent_tui.core.services.deps import AgentConfig, SessionDeps
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.calls.permission import AllowAll
+from agent_tui.core.session.session import Session
 from agent_tui.protocol import PlanRewind, RestoreWhat, Rewind, UserMessage
 from agent_tui.providers.scripted import Block, Rule, Script, ScriptedProvider
 from agent_tui.tools.registry import default_tools

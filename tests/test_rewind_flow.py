@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.protocol import ListRewindPoints, PlanRewind, RestoreWhat, Rewind, UserMessage
-from agent_tui.core.history import REWIND_NOTE, check_model_view, model_view
+from agent_tui.core.history.history import REWIND_NOTE, check_model_view, model_view
 from tests.rewind_support import start, turn
 
 pytestmark = pytest.mark.asyncio

@@ -17,11 +17,11 @@ import pytest
 from agent_tui.cancel import CancelScope
 from agent_tui.containment_settings import Network
 from agent_tui.protocol import ToolState, Verdict
-from agent_tui.core.tool import ToolContext, ToolResult
+from agent_tui.core.calls.tool import ToolContext, ToolResult
 from agent_tui.settings import load_settings
 from agent_tui.tools.bash import BashTool
 from agent_tui.permissions import Permissions, PermissionRules
-from agent_tui.tools.sandbox import SandboxPolicy, make_policy
+from agent_tui.runtime.sandbox import SandboxPolicy, make_policy
 from tests.sandbox_support import LIMITS, needs_bwrap, sandbox_policy
 
 
@@ -300,7 +300,7 @@ async def _session_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *,
 async def test_without_cgroups_the_session_start_says_so_once_and_context_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from agent_tui.tools.process.cgroup_tree import set_enabled
+    from agent_tui.runtime.process.cgroup_tree import set_enabled
 
     set_enabled(False)
     try:
@@ -318,7 +318,7 @@ async def test_without_cgroups_the_session_start_says_so_once_and_context_says_w
 async def test_with_cgroups_the_start_is_quiet_and_context_names_the_cgroups(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from agent_tui.tools.process import ContainmentMode, containment
+    from agent_tui.runtime.process import ContainmentMode, containment
 
     if containment().mode is not ContainmentMode.CGROUP:
         pytest.skip(f"no writable cgroup v2 for the agent here: {containment().detail}")

@@ -10,7 +10,7 @@ from typing import Any
 import psutil
 import pytest
 
-from agent_tui.core.permission import AllowAll, Ruling
+from agent_tui.core.calls.permission import AllowAll, Ruling
 from agent_tui.protocol import (
     Decide,
     Decision,

@@ -22,12 +22,12 @@ import psutil
 import pytest
 
 from agent_tui.cancel import CancelReason, CancelScope
-from agent_tui.core.tool import ToolContext, ToolResult
+from agent_tui.core.calls.tool import ToolContext, ToolResult
 from agent_tui.permissions import Permissions
 from agent_tui.protocol import PermissionMode
 from agent_tui.protocol import Interrupt, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider
-from agent_tui.tools.process import live_runs
+from agent_tui.runtime.process import live_runs
 from agent_tui.tools.search.query import expand_braces
 from agent_tui.files import ripgrep
 from agent_tui.files.ripgrep import find_rg

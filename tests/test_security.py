@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_tui.core.journal import Journal
-from agent_tui.core.records import NoticeRecord, UserMessageRecord
-from agent_tui.core.tool import InvalidInput
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.records import NoticeRecord, UserMessageRecord
+from agent_tui.core.calls.tool import InvalidInput
 from tests.fake_api import Reply
 from tests.forked_runs import run_agent
 
@@ -170,7 +170,7 @@ def test_commands_do_not_see_the_key_even_when_settings_ask_for_it(tmp_path: Pat
 
 
 def test_command_env_drops_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agent_tui.tools.bash import command_env
+    from agent_tui.credentials import command_env
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "t")

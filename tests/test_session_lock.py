@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.journal import Journal
-from agent_tui.core.records import AgentProcessRecord, SessionForkedRecord, UserMessageRecord
-from agent_tui.core.session_lock import SessionHeld, SessionLock
-from agent_tui.core.store import SessionStore
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.records import AgentProcessRecord, SessionForkedRecord, UserMessageRecord
+from agent_tui.core.journal.session_lock import SessionHeld, SessionLock
+from agent_tui.core.journal.store import SessionStore
 from tests.fake_api import Reply
 from tests.forked_runs import popen_agent, run_agent
 from tests.print_agent import env_for, events_of, wait_until
@@ -37,7 +37,7 @@ def test_a_session_is_held_once_and_let_go(tmp_path):
 HOLDER = """
 import sys, time
 from pathlib import Path
-from agent_tui.core.session_lock import SessionLock
+from agent_tui.core.journal.session_lock import SessionLock
 lock = SessionLock.acquire(Path(sys.argv[1]))
 import subprocess
 child = subprocess.Popen(["sleep", "60"])  # a command the agent started

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.cancel import CancelScope
-from agent_tui.core.tool import ToolContext
+from agent_tui.core.calls.tool import ToolContext
 from agent_tui.protocol import UserMessage
 from agent_tui.tools.files import ReadFileTool, WriteFileTool
 from agent_tui.tools.skills import SkillTool, load_skills

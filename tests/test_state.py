@@ -2,7 +2,7 @@
 
 import pytest
 
-from agent_tui.core.state import (
+from agent_tui.core.calls.state import (
     advance_tool,
     advance_turn,
     IllegalTransition,

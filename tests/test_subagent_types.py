@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.agent_types import (
+from agent_tui.core.calls.agent_types import (
     AgentScope,
     load_agent_types,
 )
-from agent_tui.core.subagent import SUBAGENT_SYSTEM
+from agent_tui.core.subagents.subagent import SUBAGENT_SYSTEM
 from agent_tui.protocol import Interrupt, UserMessage
 from agent_tui.tools.bash import BashTool
 from agent_tui.tools.files import ReadFileTool

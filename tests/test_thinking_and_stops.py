@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from agent_tui.core.records import AssistantMessageRecord
-from agent_tui.core.thinking import ThinkingError, parse_thinking
+from agent_tui.core.journal.records import AssistantMessageRecord
+from agent_tui.core.usage.thinking import ThinkingError, parse_thinking
 from agent_tui.protocol import Interrupt, SetModel, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider
 from tests.fake_api import Reply

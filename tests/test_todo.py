@@ -10,20 +10,20 @@ from pathlib import Path
 import pytest
 
 from agent_tui.acp.updates import UpdateMapper, plan_update
-from agent_tui.core.deps import AgentConfig, SessionDeps
-from agent_tui.core.history import check_model_view, effective_records, model_view
-from agent_tui.core.journal import Journal
-from agent_tui.core.records import (
+from agent_tui.core.services.deps import AgentConfig, SessionDeps
+from agent_tui.core.history.history import check_model_view, effective_records, model_view
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.journal.records import (
     RewindRecord,
     ToolIntentRecord,
     ToolResultRecord,
     TurnEndedRecord,
     UserMessageRecord,
 )
-from agent_tui.core.permission import AllowAll
-from agent_tui.core.plan import Plan, PlanItem, cut_off_wording, plan_of
-from agent_tui.core.session import Session
-from agent_tui.core.tool import ToolContext, ToolSet
+from agent_tui.core.calls.permission import AllowAll
+from agent_tui.core.modes.plan import Plan, PlanItem, cut_off_wording, plan_of
+from agent_tui.core.session.session import Session
+from agent_tui.core.calls.tool import ToolContext, ToolSet
 from agent_tui.protocol import Interrupt, Shutdown, UserMessage
 from agent_tui.protocol.states import (
     PlanItemState,

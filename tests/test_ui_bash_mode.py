@@ -11,12 +11,12 @@ import pytest
 
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
-from agent_tui.core.deps import AgentConfig, SessionDeps  # noqa: E402
-from agent_tui.core.journal import Journal  # noqa: E402
-from agent_tui.core.permission import AllowAll  # noqa: E402
-from agent_tui.core.records import UserCommandRecord  # noqa: E402
-from agent_tui.core.session import Session  # noqa: E402
-from agent_tui.core.tool import ToolSet  # noqa: E402
+from agent_tui.core.services.deps import AgentConfig, SessionDeps  # noqa: E402
+from agent_tui.core.journal.journal import Journal  # noqa: E402
+from agent_tui.core.calls.permission import AllowAll  # noqa: E402
+from agent_tui.core.journal.records import UserCommandRecord  # noqa: E402
+from agent_tui.core.session.session import Session  # noqa: E402
+from agent_tui.core.calls.tool import ToolSet  # noqa: E402
 from agent_tui.protocol import (  # noqa: E402
     RunShell,
     ToolOutput,
@@ -107,7 +107,7 @@ async def test_esc_stops_a_bang_command_in_a_real_session(tmp_path: Path) -> Non
 
 @pytest.mark.asyncio
 async def test_a_resumed_session_shows_its_bang_commands(tmp_path: Path) -> None:
-    from agent_tui.core.records import TurnEndedRecord, UserMessageRecord
+    from agent_tui.core.journal.records import TurnEndedRecord, UserMessageRecord
     from agent_tui.protocol import TurnStatus
 
     path = tmp_path / "journal.jsonl"

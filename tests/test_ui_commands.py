@@ -349,7 +349,7 @@ async def test_permissions_lists_each_rule_with_where_it_came_from(tmp_path: Pat
 
 @pytest.mark.asyncio
 async def test_mcp_lists_servers_and_their_state(tmp_path: Path) -> None:
-    from agent_tui.tools.mcp.manager import load_mcp
+    from agent_tui.mcp.manager import load_mcp
 
     (tmp_path / ".mcp.json").write_text('{"mcpServers": {"tickets": {"command": "tickets-server"}}}')
     manager = load_mcp(tmp_path, user_config_dir=tmp_path / "user", log_dir=tmp_path / "logs")
@@ -420,7 +420,7 @@ class _Directory:
         return [_Saved("s-new", "fix the parser"), _Saved("s-old", "write the docs")]
 
     def session_maker(self, session_id: str):
-        from agent_tui.core.records import UserMessageRecord
+        from agent_tui.core.journal.records import UserMessageRecord
 
         def make(emit):
             self.opened.append(session_id)

@@ -15,9 +15,9 @@ from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 
-from agent_tui.core.deps import AgentConfig, SessionDeps  # noqa: E402
-from agent_tui.core.journal import Journal  # noqa: E402
-from agent_tui.core.session import Session  # noqa: E402
+from agent_tui.core.services.deps import AgentConfig, SessionDeps  # noqa: E402
+from agent_tui.core.journal.journal import Journal  # noqa: E402
+from agent_tui.core.session.session import Session  # noqa: E402
 from agent_tui.permissions import PermissionRules, Permissions  # noqa: E402
 from agent_tui.protocol import PermissionMode, PermissionRequested, SetPermissionMode  # noqa: E402
 from agent_tui.providers.anthropic import AnthropicProvider  # noqa: E402

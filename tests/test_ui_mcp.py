@@ -12,7 +12,7 @@ os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
 import pytest  # noqa: E402
 
-from agent_tui.core.tool import ToolContext  # noqa: E402
+from agent_tui.core.calls.tool import ToolContext  # noqa: E402
 from agent_tui.cancel import CancelScope  # noqa: E402
 from agent_tui.protocol import UserMessage  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
@@ -168,7 +168,7 @@ def test_snapshot_the_at_picker_with_a_resource_beside_the_files(snap_compare, t
 
 @pytest.mark.asyncio
 async def test_a_menu_open_before_the_server_is_ready_shows_its_prompts_once_it_is(tmp_path: Path) -> None:
-    from agent_tui.tools.mcp import McpManager
+    from agent_tui.mcp import McpManager
     from tests.mcp_loop import ManagerThread
 
     thread = ManagerThread(McpManager([stdio("notes", CATALOG)], workspace=tmp_path, log_dir=tmp_path / "logs",

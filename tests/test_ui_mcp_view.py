@@ -15,9 +15,9 @@ os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
 import pytest  # noqa: E402
 
-from agent_tui.tools.mcp import ServerConfig, ServerState  # noqa: E402
+from agent_tui.mcp import ServerConfig, ServerState  # noqa: E402
 from agent_tui.settings.mcp_servers import Transport  # noqa: E402
-from agent_tui.tools.mcp.disabled import DisabledServers  # noqa: E402
+from agent_tui.mcp.disabled import DisabledServers  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.screens.info import InfoScreen  # noqa: E402
 from agent_tui.ui.screens.picker import PickerScreen  # noqa: E402

@@ -12,11 +12,11 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
-from agent_tui.core.deps import AgentConfig, SessionDeps  # noqa: E402
-from agent_tui.core.journal import Journal  # noqa: E402
-from agent_tui.core.records import PermissionModeRecord  # noqa: E402
-from agent_tui.core.session import Session  # noqa: E402
-from agent_tui.core.tool import ToolSet  # noqa: E402
+from agent_tui.core.services.deps import AgentConfig, SessionDeps  # noqa: E402
+from agent_tui.core.journal.journal import Journal  # noqa: E402
+from agent_tui.core.journal.records import PermissionModeRecord  # noqa: E402
+from agent_tui.core.session.session import Session  # noqa: E402
+from agent_tui.core.calls.tool import ToolSet  # noqa: E402
 from agent_tui.permissions import Permissions  # noqa: E402
 from agent_tui.protocol import PermissionMode, PermissionRequested, SetPermissionMode  # noqa: E402
 from agent_tui.providers.scripted import Block, Rule, Script, ScriptedProvider  # noqa: E402

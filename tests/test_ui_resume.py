@@ -12,11 +12,11 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
-from agent_tui.core.journal import Journal  # noqa: E402
-from agent_tui.core.permission import AllowAll  # noqa: E402
-from agent_tui.core.session import Session  # noqa: E402
-from agent_tui.core.tool import ToolSet  # noqa: E402
-from agent_tui.core.deps import AgentConfig, SessionDeps  # noqa: E402
+from agent_tui.core.journal.journal import Journal  # noqa: E402
+from agent_tui.core.calls.permission import AllowAll  # noqa: E402
+from agent_tui.core.session.session import Session  # noqa: E402
+from agent_tui.core.calls.tool import ToolSet  # noqa: E402
+from agent_tui.core.services.deps import AgentConfig, SessionDeps  # noqa: E402
 from agent_tui.providers.scripted import ScriptedProvider  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.render.replay import input_summary  # noqa: E402

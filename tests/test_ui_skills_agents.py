@@ -12,8 +12,8 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
-from agent_tui.core.agent_types import load_agent_types  # noqa: E402
-from agent_tui.core.tool import ToolSet  # noqa: E402
+from agent_tui.core.calls.agent_types import load_agent_types  # noqa: E402
+from agent_tui.core.calls.tool import ToolSet  # noqa: E402
 from agent_tui.tools.skills import SkillTool, load_skills  # noqa: E402
 from agent_tui.tools.task import TaskTool  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402

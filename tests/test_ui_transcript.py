@@ -388,7 +388,7 @@ async def test_a_tool_id_used_again_in_a_later_turn_gets_a_row_of_its_own() -> N
 
 @pytest.mark.asyncio
 async def test_a_resumed_journal_with_a_repeated_tool_id_shows_both_calls() -> None:
-    from agent_tui.core.records import AssistantMessageRecord, ToolResultRecord, UserMessageRecord
+    from agent_tui.core.journal.records import AssistantMessageRecord, ToolResultRecord, UserMessageRecord
     from agent_tui.ui.render.replay import show_past
 
     def turn(turn_id: str, command: str) -> list:

@@ -11,8 +11,8 @@ import pytest
 
 import asyncio
 
-from agent_tui.core.records import UsageRecord
-from agent_tui.core.pricing import PriceTable
+from agent_tui.core.journal.records import UsageRecord
+from agent_tui.core.usage.pricing import PriceTable
 from agent_tui.protocol import Interrupt, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider
 from tests.fake_api import ModelSpec, Reply

@@ -15,7 +15,7 @@ import pytest
 
 from agent_tui.cancel import CancelScope
 from agent_tui.protocol import Interrupt, UserMessage, Verdict
-from agent_tui.core.tool import InvalidInput, ToolContext, ToolResult
+from agent_tui.core.calls.tool import InvalidInput, ToolContext, ToolResult
 from agent_tui.permissions import PermissionRules, Permissions
 from agent_tui.protocol import PermissionMode
 from agent_tui.providers.anthropic import AnthropicProvider

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.deps import AgentConfig, SessionDeps
-from agent_tui.core.journal import Journal
-from agent_tui.core.pricing import WEB_SEARCH_USD, PriceTable
-from agent_tui.core.records import ToolResultRecord, UsageRecord
-from agent_tui.core.session import Session
-from agent_tui.core.tool import ToolSet
-from agent_tui.core.usage import UsageMeter
+from agent_tui.core.services.deps import AgentConfig, SessionDeps
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.usage.pricing import WEB_SEARCH_USD, PriceTable
+from agent_tui.core.journal.records import ToolResultRecord, UsageRecord
+from agent_tui.core.session.session import Session
+from agent_tui.core.calls.tool import ToolSet
+from agent_tui.core.usage.usage import UsageMeter
 from agent_tui.permissions import PermissionRules, Permissions
 from agent_tui.protocol import Decide, Decision, Interrupt, PermissionMode, UserMessage, Verdict
 from agent_tui.providers.anthropic import AnthropicProvider

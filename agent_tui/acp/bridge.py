@@ -47,8 +47,8 @@ from agent_tui.acp.commands import event_text, start_command
 from agent_tui.acp.models import ModelChoice
 from agent_tui.acp.modes import mode_update
 from agent_tui.acp.updates import UpdateMapper, plan_update
-from agent_tui.core.plan import TODO_TOOL
-from agent_tui.core.session import Session
+from agent_tui.core.modes.plan import TODO_TOOL
+from agent_tui.core.session.session import Session
 from agent_tui.protocol import (
     BackgroundJobChanged,
     Compaction,

@@ -1,7 +1,7 @@
 """The MCP servers an ACP client sends with ``session/new`` / ``session/load``, as the
 MCP manager's server configs.
 
-They run exactly like the servers of the MCP config files (``tools/mcp``): started in
+They run exactly like the servers of the MCP config files (``mcp``): started in
 the background with the session, offered from the first request (the first turn
 waits for them, bounded), each call cancelled with ``notifications/cancelled`` on
 ``session/cancel``, ended when the session ends. Unlike a project's ``.mcp.json``

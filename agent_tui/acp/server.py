@@ -73,9 +73,9 @@ from agent_tui.acp.prompt_content import prompt_message
 from agent_tui.acp.transport import claim_stdout, open_stdio
 from agent_tui.commands.line import parse_command_line
 from agent_tui.protocol import Event
-from agent_tui.core.session import Session
-from agent_tui.core.session_lock import SessionHeld
-from agent_tui.core.store import SessionNotFound
+from agent_tui.core.session.session import Session
+from agent_tui.core.journal.session_lock import SessionHeld
+from agent_tui.core.journal.store import SessionNotFound
 from agent_tui.log_setup import setup_logging
 
 log = logging.getLogger("agent_tui.acp")

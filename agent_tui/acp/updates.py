@@ -46,8 +46,8 @@ from acp.schema import (
 
 from agent_tui.files.preview import FilePreview, preview
 from agent_tui.protocol import ToolOutput, ToolState, ToolStateChanged
-from agent_tui.core.history import effective_records, result_wording
-from agent_tui.core.records import (
+from agent_tui.core.history.history import effective_records, result_wording
+from agent_tui.core.journal.records import (
     AgentProcessRecord,
     AssistantMessageRecord,
     BackgroundResultRecord,
@@ -76,8 +76,8 @@ from agent_tui.core.records import (
     UserCommandRecord,
     UserMessageRecord,
 )
-from agent_tui.core.plan import plan_of
-from agent_tui.core.tool import ToolSet
+from agent_tui.core.modes.plan import plan_of
+from agent_tui.core.calls.tool import ToolSet
 from agent_tui.protocol.states import PlanItemState, SteerDelivery, SteerStatus, TodoPriority
 
 META_KEY = "agent_tui"

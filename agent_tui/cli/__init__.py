@@ -40,13 +40,13 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:1] == ["acp"]:
             opts = parse_options(argv[1:])
             from agent_tui.acp.server import run_acp
-            from agent_tui.tools.process import kill_all_runs
+            from agent_tui.runtime.process import kill_all_runs
 
             return run_acp(Wiring(opts, interactive=True), on_hard_exit=kill_all_runs)
         opts = parse_options(argv, stdin=sys.stdin)
         if opts.print_mode:
             from agent_tui.headless import run_print
-            from agent_tui.tools.process import kill_all_runs
+            from agent_tui.runtime.process import kill_all_runs
 
             wiring = Wiring(opts, interactive=False)
             wiring.containment_for(opts.cwd)  # a sandbox that cannot run stops us here
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 def _kill_all_runs() -> None:
     """The process layer's last resort, imported only when it is needed (not before the
     TUI's first frame)."""
-    from agent_tui.tools.process import kill_all_runs
+    from agent_tui.runtime.process import kill_all_runs
 
     kill_all_runs()
 
@@ -95,7 +95,7 @@ def _settings_theme(workspace: Path, extra: Path | None = None) -> str | None:
 
 
 def _sessions() -> int:
-    from agent_tui.core.store import SessionStore, describe
+    from agent_tui.core.journal.store import SessionStore, describe
 
     store = SessionStore(private_dir(state_home()))
     infos = store.list()

@@ -4,7 +4,7 @@ It is used when the anthropic provider has no key of its own: neither
 ``ANTHROPIC_API_KEY`` nor ``ANTHROPIC_AUTH_TOKEN`` is set (those come first, as in
 Claude Code), and ``--provider`` chose anthropic or nothing. The command is taken from
 the user's settings files and ``--settings`` only (``agent_tui/settings`` refuses a
-project's). It runs as a command like a hook does (``tools/hooks/runner.py``: its own
+project's). It runs as a command like a hook does (``hooks/runner.py``: its own
 process group, a time bound, ended like every command), in the workspace, with the
 agent's environment; what it prints stays in the provider.
 """
@@ -49,7 +49,7 @@ async def _run(command: str, timeout_s: float, cwd: Path) -> HelperRun:
     from agent_tui.cancel import CancelScope
     from agent_tui.protocol.states import HookEnding
     from agent_tui.providers.key_helper import HelperEnding, HelperRun
-    from agent_tui.tools.hooks.runner import run_command
+    from agent_tui.hooks.runner import run_command
 
     done = await run_command(command, b"", cwd=cwd, env=dict(os.environ),
                              timeout_s=timeout_s, scope=CancelScope())

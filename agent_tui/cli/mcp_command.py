@@ -23,8 +23,8 @@ def mcp_main(argv: list[str]) -> int:
     from agent_tui.paths import state_home
     from agent_tui.settings.mcp_servers import load_config
     from agent_tui.mcp_catalog.browser import open_in_browser
-    from agent_tui.tools.mcp.login import login
-    from agent_tui.tools.mcp.oauth import AUTH_DIR, LoginRefused, TokenFile, token_path
+    from agent_tui.mcp.login import login
+    from agent_tui.mcp.oauth import AUTH_DIR, LoginRefused, TokenFile, token_path
 
     args = list(argv)
     cwd = Path.cwd()

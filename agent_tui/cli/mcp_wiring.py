@@ -27,8 +27,8 @@ def open_mcp(
     state folder (logs, logins, the servers the user disabled). Returns the manager and
     what reads its config files again."""
     from agent_tui.protocol import Notice, NoticeCode, NoticeLevel
-    from agent_tui.tools.mcp import ServerState, ServerStatus, load_mcp
-    from agent_tui.tools.mcp.disabled import FILE as DISABLED_FILE, DisabledServers
+    from agent_tui.mcp import ServerState, ServerStatus, load_mcp
+    from agent_tui.mcp.disabled import FILE as DISABLED_FILE, DisabledServers
 
     mcp = load_mcp(workspace, include_project=trusted, extra=extra, approved=approved,
                    log_dir=state / "mcp-logs",
@@ -84,8 +84,8 @@ def _reload(mcp: Any, workspace: Path, emit: Callable[[Event], None], *,
     from agent_tui.protocol import Notice, NoticeLevel
     from agent_tui.settings.claude_json import parts_digest
     from agent_tui.settings.mcp_servers import PROJECT_FILE, USER_FILE, load_config, user_config_dir
-    from agent_tui.tools.file_watch import content_digest
-    from agent_tui.tools.mcp.reload import McpReload
+    from agent_tui.runtime.file_watch import content_digest
+    from agent_tui.mcp.reload import McpReload
 
     claude_json = claude_state_file()
     files = [claude_json, user_config_dir() / USER_FILE, workspace / PROJECT_FILE]

@@ -293,7 +293,7 @@ def _checked_max_turns(value: str | None, print_mode: bool) -> int | None:
 def _checked_thinking(value: str | None) -> str | None:
     if value is None:
         return None
-    from agent_tui.core.thinking import ThinkingError, parse_thinking
+    from agent_tui.core.usage.thinking import ThinkingError, parse_thinking
 
     try:
         parse_thinking(value)

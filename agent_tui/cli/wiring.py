@@ -19,9 +19,9 @@ from agent_tui.cli.mcp_wiring import open_mcp
 from agent_tui.paths import private_dir, state_home, user_config_dir
 
 if TYPE_CHECKING:
-    from agent_tui.core.journal import Journal
-    from agent_tui.core.session import Session
-    from agent_tui.core.store import SessionStore
+    from agent_tui.core.journal.journal import Journal
+    from agent_tui.core.session.session import Session
+    from agent_tui.core.journal.store import SessionStore
     from agent_tui.protocol import BackgroundJobChanged, Event
     from agent_tui.providers.base import Provider
     from agent_tui.settings import LoadedSettings
@@ -91,7 +91,7 @@ class Wiring:
         self.cloud_notes = take_cloud_env(opts)
         self.cloud = cloud_setup(opts)
         if opts.resume or opts.continue_:
-            from agent_tui.core.store import SessionNotFound
+            from agent_tui.core.journal.store import SessionNotFound
 
             try:
                 info = self.store.find(opts.resume) if opts.resume else self.store.latest_for(opts.cwd)
@@ -100,10 +100,10 @@ class Wiring:
             self.chosen_id = info.id
 
     def containment_for(self, workspace: Path) -> Any:
-        """What the commands run in (tools/containment.py); raises UsageError when the
+        """What the commands run in (runtime/containment.py); raises UsageError when the
         sandbox was asked for and cannot run: then nothing may run at all."""
-        from agent_tui.tools.containment import session_containment
-        from agent_tui.tools.sandbox import SandboxUnavailable
+        from agent_tui.runtime.containment import session_containment
+        from agent_tui.runtime.sandbox import SandboxUnavailable
 
         settings = self.settings_for(workspace)
         try:
@@ -125,7 +125,7 @@ class Wiring:
     @property
     def store(self) -> SessionStore:
         if self._store is None:
-            from agent_tui.core.store import SessionStore
+            from agent_tui.core.journal.store import SessionStore
 
             self._store = SessionStore(self.home)
         return self._store
@@ -160,8 +160,8 @@ class Wiring:
         ``fork_if_held`` False raises SessionHeld instead. ``mcp_servers``
         (``ServerConfig``s, e.g. those an ACP client sent) join the MCP config files'
         servers."""
-        from agent_tui.core.journal import Journal
-        from agent_tui.tools.process.orphans import start_orphan_reaper
+        from agent_tui.core.journal.journal import Journal
+        from agent_tui.runtime.process.orphans import start_orphan_reaper
 
         # This process is the subreaper of what its commands leave behind: reap the
         # orphans no run waits for (a daemon an MCP server started, a detached git).
@@ -181,7 +181,7 @@ class Wiring:
             raise
 
     def _hold(self, session_id: str | None, *, fork: bool, fork_if_held: bool) -> Any:
-        """The session to open, held by this process (core/store.py): a new one, the
+        """The session to open, held by this process (core/journal/store.py): a new one, the
         saved one, or a fork of it."""
         if session_id is None:
             return self.store.create()
@@ -192,19 +192,19 @@ class Wiring:
         cwd: Path | None, mcp_servers: list[Any] | None,
     ) -> tuple[str, Session]:
         from agent_tui.protocol import Notice, NoticeCode, NoticeLevel, PermissionMode
-        from agent_tui.core.journal import JournalWriteError
-        from agent_tui.core.records import AgentProcessRecord, SessionStarted
-        from agent_tui.core.session import Session
-        from agent_tui.core.budget import RequestBudget
-        from agent_tui.core.deps import AgentConfig, SessionDeps
-        from agent_tui.core.limits import ModelLimits
-        from agent_tui.core.pricing import PriceTable
-        from agent_tui.core.subagent import SubAgents
-        from agent_tui.core.thinking import ThinkingError, parse_thinking
-        from agent_tui.core.usage import UsageMeter
+        from agent_tui.core.journal.journal import JournalWriteError
+        from agent_tui.core.journal.records import AgentProcessRecord, SessionStarted
+        from agent_tui.core.session.session import Session
+        from agent_tui.core.usage.budget import RequestBudget
+        from agent_tui.core.services.deps import AgentConfig, SessionDeps
+        from agent_tui.core.usage.limits import ModelLimits
+        from agent_tui.core.usage.pricing import PriceTable
+        from agent_tui.core.subagents.subagent import SubAgents
+        from agent_tui.core.usage.thinking import ThinkingError, parse_thinking
+        from agent_tui.core.usage.usage import UsageMeter
         from agent_tui.tools.background import BackgroundJobs
-        from agent_tui.tools.process import owner_id
-        from agent_tui.tools.process.orphans import start_orphan_reaper
+        from agent_tui.runtime.process import owner_id
+        from agent_tui.runtime.process.orphans import start_orphan_reaper
         from agent_tui.permissions import PermissionRules, Permissions
         from agent_tui.tools.bash import BashTool
         from agent_tui.tools.registry import default_tools
@@ -341,7 +341,7 @@ class Wiring:
         """Skills and sub-agent types in Claude Code's folders (the project's and the
         user's), read once for the session; each bad file is a notice, the rest load."""
         from agent_tui.protocol import Notice, NoticeLevel
-        from agent_tui.core.agent_types import load_agent_types
+        from agent_tui.core.calls.agent_types import load_agent_types
         from agent_tui.tools.skills import load_skills
 
         skills = load_skills(workspace)
@@ -353,9 +353,9 @@ class Wiring:
     def _leftovers(self, journal: Journal | None, emit: Callable[[Event], None]) -> Any:
         """What earlier agent processes of this session left running (resume)."""
         from agent_tui.protocol import Notice, NoticeLevel
-        from agent_tui.core.records import AgentProcessRecord
-        from agent_tui.tools.leftovers import Leftovers, find_leftovers
-        from agent_tui.tools.process import owner_id
+        from agent_tui.core.journal.records import AgentProcessRecord
+        from agent_tui.runtime.leftovers import Leftovers, find_leftovers
+        from agent_tui.runtime.process import owner_id
 
         records = journal.records if journal is not None else []
         owners = {r.owner for r in records if isinstance(r, AgentProcessRecord)}
@@ -375,10 +375,10 @@ class Wiring:
         """Hooks from the user's settings and ``--settings``, and the project's only
         when the project is trusted to run commands, as for ``.mcp.json`` (auto mode,
         which only the user can choose); and what re-reads them between turns when
-        their files change (``tools/hooks/reload.py``)."""
+        their files change (``hooks/reload.py``)."""
         from agent_tui.protocol import Notice, NoticeLevel
-        from agent_tui.tools.hooks import CommandHooks, load_hooks
-        from agent_tui.tools.hooks.reload import HooksReload
+        from agent_tui.hooks import CommandHooks, load_hooks
+        from agent_tui.hooks.reload import HooksReload
 
         config = load_hooks(settings, trusted=mode == "auto")
         for problem in config.problems:
@@ -403,7 +403,7 @@ class Wiring:
 def _forked(opened: Any) -> Any:
     """The notice that says this session is a fork (once: when it is made)."""
     from agent_tui.protocol import Notice, NoticeCode, NoticeLevel
-    from agent_tui.core.records import ForkReason
+    from agent_tui.core.journal.records import ForkReason
 
     fork = opened.fork
     if fork.reason is ForkReason.ASKED:

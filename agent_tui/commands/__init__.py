@@ -5,5 +5,5 @@ stands below them: ``line`` (what a command line is), ``frontmatter`` and ``file
 (where the files are, what each says, the name each is typed as), ``expand`` (the
 arguments, the ``!`cmd``` steps, the ``@path`` mentions), ``allowed`` (the policy of a
 command's turn, from its ``allowed-tools``) and ``prepare`` (one use, ready for the
-session: ``core/command_run.py`` runs it).
+session: ``core/commands/command_run.py`` runs it).
 """

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agent_tui.core.permission import PermissionPolicy, Ruling
-from agent_tui.core.tool import AnyTool
+from agent_tui.core.calls.permission import PermissionPolicy, Ruling
+from agent_tui.core.calls.tool import AnyTool
 from agent_tui.permissions import InvalidRule, PermissionRules, Permissions, Rule
 from agent_tui.protocol import PermissionMode, Verdict
 from agent_tui.protocol.tool_names import our_name

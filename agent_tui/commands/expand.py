@@ -11,8 +11,8 @@
   a ``$1`` inside an argument stays as typed.
 - ``!`cmd``` runs ``cmd`` before the prompt is sent (arguments already in it): its
   output takes its place in the prompt. Here it becomes a step
-  (:class:`~agent_tui.core.command_run.ShellStep`, with the file and line); the
-  session runs the steps (``core/command_run.py``).
+  (:class:`~agent_tui.core.commands.command_run.ShellStep`, with the file and line); the
+  session runs the steps (``core/commands/command_run.py``).
 - ``@path`` names a workspace file whose content goes with the prompt (read by
   ``prepare.py``, under the file tools' rules).
 """
@@ -24,7 +24,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from agent_tui.commands.files import ARGUMENTS, CommandFile
-from agent_tui.core.command_run import ShellStep
+from agent_tui.core.commands.command_run import ShellStep
 
 _SHELL = re.compile(r"!`([^`]+)`")
 _PLACEHOLDER = re.compile(r"\$ARGUMENTS(?:\[([0-9]+)\])?|\$([0-9])(?![0-9])")

@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 
 from agent_tui.commands.frontmatter import parse_front_matter, split_top_level
 from agent_tui.commands.line import is_command_name
-from agent_tui.core.memory import claude_user_dir
+from agent_tui.core.memory.memory import claude_user_dir
 from agent_tui.paths import user_config_dir
 
 MAX_BYTES = 64 * 1024  # a prompt file bigger than this is refused

@@ -1,5 +1,5 @@
 """One use of a custom command, made ready for the session: ``/name args`` in, a
-:class:`~agent_tui.core.command_run.CommandRun` out, with what is worth saying.
+:class:`~agent_tui.core.commands.command_run.CommandRun` out, with what is worth saying.
 
 The arguments go in (``expand.py``), each ``@path`` the body names is read now and
 goes after the prompt as ``<file path="...">`` (inside the workspace only, symlinks
@@ -16,9 +16,9 @@ from pathlib import Path
 from agent_tui.commands.allowed import CommandPolicy, allowed_rules
 from agent_tui.commands.expand import expand, mentions
 from agent_tui.commands.files import CommandFile
-from agent_tui.core.command_run import CommandRun
-from agent_tui.core.permission import PermissionPolicy
-from agent_tui.core.tool import InvalidInput, ToolSet
+from agent_tui.core.commands.command_run import CommandRun
+from agent_tui.core.calls.permission import PermissionPolicy
+from agent_tui.core.calls.tool import InvalidInput, ToolSet
 from agent_tui.protocol import Verdict
 from agent_tui.files.workspace import FileTooLarge, Workspace, WorkspaceError
 from agent_tui.units import format_bytes

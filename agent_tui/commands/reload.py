@@ -1,6 +1,6 @@
 """The custom commands of a session, read again when their files change.
 
-:class:`CommandSet` looks at the command folders' files (``tools/file_watch.py``: a
+:class:`CommandSet` looks at the command folders' files (``runtime/file_watch.py``: a
 stat each, a read only of a file that moved) each time it is asked, which is when
 the menu opens or a ``/name`` is run, never on a timer. When something changed it
 reads them all again and says so once ("custom commands changed: N reloaded"); a
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from agent_tui.commands.files import MAX_FILES, CommandFile, LoadedCommands, command_dirs, load_commands
-from agent_tui.tools.file_watch import FileWatch
+from agent_tui.runtime.file_watch import FileWatch
 
 
 class CommandSet:

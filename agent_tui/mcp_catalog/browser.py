@@ -1,6 +1,6 @@
 """The browser a login to an HTTP MCP server opens: the authorization URL shown, and
 opened in the user's browser when there is one (the login itself is
-:mod:`agent_tui.tools.mcp.login`)."""
+:mod:`agent_tui.mcp.login`)."""
 
 from __future__ import annotations
 

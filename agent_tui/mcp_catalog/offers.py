@@ -2,7 +2,7 @@
 slash command (``/mcp__server__prompt``) whose typed words are its arguments, a
 resource as an ``@server:uri`` mention, and what a ``prompts/get`` or a resource read
 returns as text (and images) for the model. The front ends use them; the MCP
-servers' lists come from :mod:`agent_tui.tools.mcp.catalog`.
+servers' lists come from :mod:`agent_tui.mcp.catalog`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What a front end may ask of the session's MCP servers: their statuses, the
 resources and prompts they offer, reading one and getting one, and the actions of
 ``/mcp`` (log in, reconnect, disable, enable). The session's manager
-(:class:`agent_tui.tools.mcp.manager.McpManager`) is one; a front end finds it among
+(:class:`agent_tui.mcp.manager.McpManager`) is one; a front end finds it among
 the session's background work and never imports the tools.
 """
 

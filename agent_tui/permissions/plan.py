@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from agent_tui.core.permission import Confinement, Ruling
-from agent_tui.core.tool import AnyTool
+from agent_tui.core.calls.permission import Confinement, Ruling
+from agent_tui.core.calls.tool import AnyTool
 from agent_tui.protocol import Verdict
 
 EXIT_PLAN_MODE = "exit_plan_mode"

@@ -58,9 +58,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
-from agent_tui.core.permission import Ruling
+from agent_tui.core.calls.permission import Ruling
 from agent_tui.protocol import PermissionMode, Verdict
-from agent_tui.core.tool import AnyTool
+from agent_tui.core.calls.tool import AnyTool
 from agent_tui.permissions.globs import glob_regex, relative
 from agent_tui.permissions.plan import EXIT_PLAN_MODE, planning
 from agent_tui.permissions.rule_paths import parse_path_spec

@@ -36,7 +36,7 @@ from agent_tui.providers import base
 
 CHUNK = 4
 # How the core opens its note on the prompt after an interrupted turn
-# (core/history.py ``interrupted_note``): that message starts a new turn.
+# (core/history/history.py ``interrupted_note``): that message starts a new turn.
 INTERRUPTED_NOTE = "[The user interrupted the previous turn"
 
 

@@ -48,7 +48,7 @@ repository cannot approve its own); ``disabledMcpjsonServers`` is taken from any
 agent's credentials and the process layer's ``AGENT_TUI_*`` tags cannot be set.
 
 ``hooks`` is kept as written, with where each part of it is in its file, for
-``tools/hooks/`` to parse: a malformed hook is skipped alone, never the whole file.
+``hooks/`` to parse: a malformed hook is skipped alone, never the whole file.
 
 Loading never raises. A file that cannot be read, is not JSON or not an object is
 skipped whole and reported with the file, line and column. Inside a good file, what

@@ -117,7 +117,7 @@ class PermissionsSection(BaseModel):
 
 
 class PriceEntry(BaseModel):
-    """A model's price in USD per million tokens (core/pricing.py)."""
+    """A model's price in USD per million tokens (core/usage/pricing.py)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -152,12 +152,12 @@ class SettingsFile(BaseModel):
     env: dict[EnvName, EnvValue] = Field(default_factory=dict)
     limits: cs.LimitsSection = Field(default_factory=cs.LimitsSection)
     sandbox: cs.SandboxSection = Field(default_factory=cs.SandboxSection)
-    # The model's window when the Models API cannot say (core/limits.py).
+    # The model's window when the Models API cannot say (core/usage/limits.py).
     context_window: StrictInt | None = Field(default=None, alias="contextWindow", ge=1024)
     thinking: StrictStr | StrictInt | None = None  # off | adaptive | auto | a budget
     effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
     prices: dict[NonEmpty, PriceEntry] = Field(default_factory=dict)  # USD per MTok
-    hooks: Any = None  # parsed by tools/hooks, entry by entry
+    hooks: Any = None  # parsed by hooks, entry by entry
     # (line, column) of each part of ``hooks``, by its path below the ``hooks`` key
     _hooks_where: dict[tuple[Any, ...], tuple[int, int]] = PrivateAttr(default_factory=dict)
     web_fetch: WebFetchSection | None = Field(default=None, alias="webFetch")

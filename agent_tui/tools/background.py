@@ -1,6 +1,6 @@
 """Background commands: the registry of jobs and the tools that read and end them.
 
-A background job is a :class:`~agent_tui.tools.process.ProcessRun` under the registry's
+A background job is a :class:`~agent_tui.runtime.process.ProcessRun` under the registry's
 own cancel scope, not under any turn: Esc does not stop it. The model reads its new
 output with ``bash_output`` and ends it with ``kill_shell``; the UI uses the same
 registry (``jobs()``, ``peek()``, ``kill()``, ``on_change``). ``shutdown()`` ends every
@@ -23,8 +23,8 @@ from pydantic import BaseModel, Field
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.core.tool import Residue, Tool, ToolContext, ToolResult
-from agent_tui.tools.process import OutputCapture, ProcessRun, RunLimits, RunResult
+from agent_tui.core.calls.tool import Residue, Tool, ToolContext, ToolResult
+from agent_tui.runtime.process import OutputCapture, ProcessRun, RunLimits, RunResult
 
 _UNREAD_BYTES = 16 * 1024  # head and tail each of the output not yet read by the model
 

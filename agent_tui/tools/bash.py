@@ -1,6 +1,6 @@
 """The ``bash`` tool: one command line under ``bash -c`` in the workspace.
 
-The process work is the run unit's (:mod:`agent_tui.tools.process`); this module owns
+The process work is the run unit's (:mod:`agent_tui.runtime.process`); this module owns
 the tool's contract: its input, its environment (the agent's own credentials removed),
 the timeout, the three ways a running command stops (interrupt, timeout, sent to the
 background), and how each ending is worded for the model.
@@ -18,11 +18,11 @@ from pydantic import BaseModel, Field, field_validator
 
 from agent_tui.cancel import CancelReason
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.core.tool import Confinement, Tool, ToolContext, ToolResult
-from agent_tui.credentials import CREDENTIAL_VARS as HIDDEN_ENV
+from agent_tui.core.calls.tool import Confinement, Tool, ToolContext, ToolResult
+from agent_tui.credentials import command_env
 from agent_tui.tools.background import BackgroundJobs
-from agent_tui.tools.sandbox import SandboxPolicy, refusal_notes, runs_here
-from agent_tui.tools.process import (
+from agent_tui.runtime.sandbox import SandboxPolicy, refusal_notes, runs_here
+from agent_tui.runtime.process import (
     DEFAULT_GRACE_S,
     Escalation,
     LimitHit,
@@ -55,13 +55,6 @@ class BashInput(BaseModel):
         if "\0" in value:
             raise ValueError("a command cannot contain a NUL character")
         return value
-
-
-def command_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment a command gets: ours, minus the agent's credentials, plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if k not in HIDDEN_ENV}
-    env.update(extra or {})
-    return env
 
 
 def bash_argv(command: str) -> list[str]:
@@ -105,7 +98,7 @@ class BashTool(Tool[BashInput]):
         self.jobs = jobs
         self.limits = limits or RunLimits(grace_s=grace)
         self.default_timeout_ms = default_timeout_ms
-        self.sandbox = sandbox  # every command runs under it (tools/sandbox.py)
+        self.sandbox = sandbox  # every command runs under it (runtime/sandbox.py)
         # Plan mode's read-only sandbox for calls confined to it, and whether
         # bubblewrap runs it here (probed once, the first time a call asks).
         self.plan_sandbox: SandboxPolicy | None = None

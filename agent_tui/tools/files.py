@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.cancel import Cancelled
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.core.tool import In, Tool, ToolContext, ToolResult
+from agent_tui.core.calls.tool import In, Tool, ToolContext, ToolResult
 from agent_tui.files.images import read_image, sniff_image
 from agent_tui.files.preview import locate
 from agent_tui.files.workspace import (

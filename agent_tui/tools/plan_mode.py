@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
 
 MAX_PLAN_CHARS = 50_000
 

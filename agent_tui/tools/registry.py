@@ -17,7 +17,7 @@ import errno
 import os
 from typing import TYPE_CHECKING
 
-from agent_tui.core.tool import ToolSet
+from agent_tui.core.calls.tool import ToolSet
 from agent_tui.tools.files import (
     EditFileTool,
     OnAfterWrite,
@@ -27,7 +27,7 @@ from agent_tui.tools.files import (
 )
 
 if TYPE_CHECKING:
-    from agent_tui.core.agent_types import AgentTypes
+    from agent_tui.core.calls.agent_types import AgentTypes
     from agent_tui.tools.background import BackgroundJobs
     from agent_tui.tools.skills import Skills
 

@@ -5,7 +5,7 @@ returns the sub-agent's final answer; Esc on the turn stops it and everything it
 started. With ``run_in_background`` the sub-agent runs on its own (Esc does not
 stop it) and its result reaches the conversation when it finishes.
 
-``subagent_type`` names a sub-agent type (``core/agent_types.py``: the project's and
+``subagent_type`` names a sub-agent type (``core/calls/agent_types.py``: the project's and
 the user's ``.claude/agents/*.md``); the description lists them, fixed for the
 session (the prompt cache keys on the tools). Without it, or with
 ``general-purpose``, the sub-agent is the general one. A name that is no type is an
@@ -18,8 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_tui.core.agent_types import GENERAL, AgentTypes
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.calls.agent_types import GENERAL, AgentTypes
+from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
 
 
 class TaskInput(BaseModel):

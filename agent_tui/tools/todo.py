@@ -1,7 +1,7 @@
 """The ``todo_write`` tool: the model writes its plan, a checklist shown live.
 
 The call's input *is* the plan: the journal keeps it (the call's intent), and
-:mod:`agent_tui.core.plan` derives the plan in force from the journal, so the tool
+:mod:`agent_tui.core.modes.plan` derives the plan in force from the journal, so the tool
 itself keeps nothing. Writing the plan changes nothing outside the conversation: it is
 read-only for the permission policy and never asks.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_tui.core.plan import MAX_ITEMS, Plan, PlanItem
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.modes.plan import MAX_ITEMS, Plan, PlanItem
+from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
 from agent_tui.protocol.states import TodoStatus
 
 

@@ -291,7 +291,7 @@ RETRY: list[Event] = [
 
 # ------------------------------------------------------------ issue 11: every tool state on screen
 
-# Result texts as the core words them (core/history.py), so the transcript reads as it would.
+# Result texts as the core words them (core/history/history.py), so the transcript reads as it would.
 INTERRUPTED = (
     "Interrupted by the user after it started; it may have partly run (ended by SIGTERM, "
     "exit code -15). Verify its effects before redoing it."
@@ -429,7 +429,7 @@ SUBAGENT_INTERRUPTED: list[Event] = [
 def past_records() -> list:
     """Journal records of an earlier session: one turn cancelled mid-command, one
     completed (what ``--continue`` reads)."""
-    from agent_tui.core.records import (
+    from agent_tui.core.journal.records import (
         AssistantMessageRecord,
         ToolResultRecord,
         TurnEndedRecord,

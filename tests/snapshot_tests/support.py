@@ -16,11 +16,11 @@ from pydantic import BaseModel
 
 from agent_tui.cancel import Cancelled
 from agent_tui.protocol import Event, SessionClosed, Shutdown, ToolState, Verdict
-from agent_tui.core.journal import Journal
-from agent_tui.core.permission import AllowAll, Ruling
-from agent_tui.core.session import Session
-from agent_tui.core.tool import Tool, ToolContext, ToolResult, ToolSet
-from agent_tui.core.deps import AgentConfig, SessionDeps
+from agent_tui.core.journal.journal import Journal
+from agent_tui.core.calls.permission import AllowAll, Ruling
+from agent_tui.core.session.session import Session
+from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult, ToolSet
+from agent_tui.core.services.deps import AgentConfig, SessionDeps
 from agent_tui.providers.scripted import Block, Rule, Script, ScriptedProvider
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")

@@ -13,7 +13,7 @@ os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
 import pytest  # noqa: E402
 
-from agent_tui.core.records import (  # noqa: E402
+from agent_tui.core.journal.records import (  # noqa: E402
     ToolIntentRecord,
     ToolResultRecord,
     TurnEndedRecord,

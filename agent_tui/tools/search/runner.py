@@ -1,6 +1,6 @@
 """One search process, run to its end under the call's cancel scope.
 
-The search (ripgrep or the fallback) is a :class:`~agent_tui.tools.process.ProcessRun`
+The search (ripgrep or the fallback) is a :class:`~agent_tui.runtime.process.ProcessRun`
 like any command: its own process group, ended TERM -> grace -> KILL when the scope is
 cancelled (Esc, the time cap), with nothing left running. Its output is collected
 here up to ``max_bytes``; past that the search is killed at once and the result says
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.cancel import CancelReason, CancelScope
-from agent_tui.tools.bash import command_env
-from agent_tui.tools.process import ProcessRun, RunLimits, RunResult
+from agent_tui.credentials import command_env
+from agent_tui.runtime.process import ProcessRun, RunLimits, RunResult
 
 # A search holds no state worth a grace period: TERM ends it, KILL follows soon.
 SEARCH_LIMITS = RunLimits(grace_s=0.2, drain_s=0.2, head_bytes=8 * 1024, tail_bytes=8 * 1024)

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent_tui.cancel import CancelReason
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.core.tool import In, Tool, ToolContext, ToolResult
+from agent_tui.core.calls.tool import In, Tool, ToolContext, ToolResult
 from agent_tui.tools.files import describe_error
 from agent_tui.tools.search.query import GlobFilter, Query, SearchMode
 from agent_tui.tools.search.results import Caps, word_findings

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
 from agent_tui.frontmatter import DefinitionError, read_definition
 from agent_tui.tools.skills.catalog import SKILL_FILE, Skills
 

@@ -5,5 +5,5 @@
 - :mod:`.convert`: the body as text: HTML to Markdown, text as it is, binary described.
 - :mod:`.tool`: :class:`~.tool.WebFetchTool`, what the model sees.
 - :mod:`.search`: :class:`~.search.WebSearchTool`, the API's server-side web search,
-  asked per use (its request: ``core/web_search.py``).
+  asked per use (its request: ``core/turn/web_search.py``).
 """

@@ -4,7 +4,7 @@ Offered only when settings say ``"webSearch": {"enabled": true}``. Not read-only
 the permission policy: ``ask`` and ``accept-edits`` ask before each call (Claude
 Code's rule name is ``WebSearch``: ``"allow": ["WebSearch"]`` stops the asking,
 ``"deny": ["WebSearch"]`` refuses every search), ``auto`` allows. The search itself is
-``ToolContext.web_search`` (``core/web_search.py``): a separate request that declares
+``ToolContext.web_search`` (``core/turn/web_search.py``): a separate request that declares
 the server tool, made only once the call is allowed. The result the model gets, and
 the transcript shows, lists each result's title and link, then what the search said
 of them with its sources; the search's blocks are kept verbatim in the call's details.
@@ -16,9 +16,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
-from agent_tui.core.search_listing import search_result
-from agent_tui.core.web_search import SearchFailed
+from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.calls.search_listing import search_result
+from agent_tui.core.turn.web_search import SearchFailed
 
 
 class WebSearchInput(BaseModel):

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent_tui.cancel import Cancelled, CancelReason
 from agent_tui.protocol import SideEffects, ToolState
-from agent_tui.core.tool import Tool, ToolContext, ToolResult
+from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
 from agent_tui.tools.web.addresses import RefusedURL, check_url
 from agent_tui.tools.web.convert import BodyKind, body_kind, decode, html_to_markdown
 from agent_tui.units import format_bytes

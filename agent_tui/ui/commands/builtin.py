@@ -149,7 +149,7 @@ def _memory(host: CommandHost, args: str) -> None:
 
 
 def _init(host: CommandHost, args: str) -> None:
-    from agent_tui.core.prompt import INIT_PROMPT
+    from agent_tui.core.memory.prompt import INIT_PROMPT
     from agent_tui.protocol import UserMessage
 
     host.submit(UserMessage(text=INIT_PROMPT))
@@ -195,7 +195,7 @@ def _export(host: CommandHost, args: str) -> None:
     """The conversation as Markdown, to FILE (relative: in the workspace) or to
     ``conversation-<session id>.md`` there."""
     from agent_tui.atomic import write_atomic
-    from agent_tui.core.export import conversation_markdown
+    from agent_tui.core.history.export import conversation_markdown
 
     session = _session_or_say(host)
     if session is None:

@@ -92,8 +92,8 @@ def _tools(agent: Any) -> str:
 
 def _model(agent: Any) -> str:
     # the core's words, imported when the page opens: not before the first frame
-    from agent_tui.core.agent_types import INHERIT
-    from agent_tui.core.model_control import MODEL_ALIASES
+    from agent_tui.core.calls.agent_types import INHERIT
+    from agent_tui.core.services.model_control import MODEL_ALIASES
 
     if agent.model == INHERIT:
         return "inherit (the main agent's)"

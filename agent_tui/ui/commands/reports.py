@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.text import Text
 
-from agent_tui.core.pricing import WEB_SEARCH_USD
+from agent_tui.core.usage.pricing import WEB_SEARCH_USD
 from agent_tui.ui.render.safe_text import clean, first_line
 from agent_tui.ui.link.session_facts import PermissionFacts
 from agent_tui.ui.render.usage import Totals, UsageTally, money, tokens_short

@@ -15,8 +15,8 @@ from typing import Any, assert_never
 
 from rich.text import Text
 
-from agent_tui.core.history import effective_records
-from agent_tui.core.records import (
+from agent_tui.core.history.history import effective_records
+from agent_tui.core.journal.records import (
     AgentProcessRecord,
     AssistantMessageRecord,
     BackgroundResultRecord,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from agent_tui.core.search_listing import listed_results
+from agent_tui.core.calls.search_listing import listed_results
 from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.render.states import role_style
 

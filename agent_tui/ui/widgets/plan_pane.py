@@ -5,7 +5,7 @@ the items that are not plainly pending or done, the word (``in progress``,
 ``interrupted``). Hidden while there is no plan; a plan whose items are all done
 folds to one line.
 
-The plan is the one :mod:`agent_tui.core.plan` derives from the journal; the pane
+The plan is the one :mod:`agent_tui.core.modes.plan` derives from the journal; the pane
 follows the same events the journal records (a ``todo_write`` call that succeeded,
 a turn interrupted, a rewind of the conversation) and reads the saved records when a
 session is resumed. It keeps the plan that was in force before each turn, so a
@@ -26,7 +26,7 @@ from agent_tui.ui.render.safe_text import first_line
 from agent_tui.ui.render.states import PLAN_LOOKS, role_style
 
 if TYPE_CHECKING:
-    from agent_tui.core.plan import Plan
+    from agent_tui.core.modes.plan import Plan
 
 TODO_TOOL = "todo_write"  # core.plan.TODO_TOOL, without importing the core before it is needed
 
@@ -65,7 +65,7 @@ class PlanPane(VerticalScroll):
         if kind == "tool_state":
             if event.name == TODO_TOOL and event.parent_tool_use_id is None \
                     and event.state == "succeeded":
-                from agent_tui.core.plan import Plan, plan_items
+                from agent_tui.core.modes.plan import Plan, plan_items
 
                 items = plan_items(event.input)
                 if items is not None:
@@ -84,9 +84,9 @@ class PlanPane(VerticalScroll):
 
     def show_records(self, records: list[Any]) -> None:
         """A resumed session: the plan its journal leaves, and each turn's before it."""
-        from agent_tui.core.history import effective_records
-        from agent_tui.core.records import UserMessageRecord
-        from agent_tui.core.plan import PlanTracker
+        from agent_tui.core.history.history import effective_records
+        from agent_tui.core.journal.records import UserMessageRecord
+        from agent_tui.core.modes.plan import PlanTracker
 
         tracker = PlanTracker()
         for record in effective_records(records):

@@ -21,7 +21,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from agent_tui.cancel import CancelReason
-from agent_tui.core.state import TERMINAL_TOOL_STATES
+from agent_tui.core.calls.state import TERMINAL_TOOL_STATES
 from agent_tui.protocol import ToolState
 from agent_tui.ui.render.safe_text import clean, first_line, one_line, short_summary
 from agent_tui.ui.render.states import HEADLINE_TOOLS, exit_words, role_style, tool_look

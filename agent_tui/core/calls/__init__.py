@@ -1,0 +1,1 @@
+"""Tool calls: the Tool interface every tool implements, their states, and the permission question asked before one runs."""

@@ -1,0 +1,248 @@
+"""The Tool interface every tool implements, and the result it returns.
+
+The core knows tools only through this module: a name, a pydantic input model (its
+JSON schema is what the model sees), whether a call is read-only, and ``run``, which
+receives a cancel scope and an output sink. A tool never decides the turn's fate: on
+cancel it stops what it started, and returns a :class:`ToolResult` that says honestly
+how it ended.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, Field, ValidationError
+
+from agent_tui.cancel import CancelReason, CancelScope
+from agent_tui.protocol import Decision, PermissionMode, SideEffects, ToolState
+
+if TYPE_CHECKING:
+    from agent_tui.core.calls.agent_types import AgentType
+
+Outcome = Literal[
+    ToolState.SUCCEEDED, ToolState.FAILED, ToolState.CANCELLED_WHILE_RUNNING, ToolState.UNKNOWN
+]
+
+
+class Residue(BaseModel):
+    """A process of ours that could not be ended."""
+
+    pid: int
+    cmdline: str
+
+
+class ToolResult(BaseModel):
+    """How a tool call ended, in facts."""
+
+    outcome: Outcome
+    content: str
+    is_error: bool = False
+    side_effects: SideEffects = SideEffects.NONE
+    exit_code: int | None = None
+    signal: str | None = None
+    ended_by: CancelReason | None = None
+    residue: list[Residue] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+    # Content blocks beyond the text (images), passed to the model after it inside
+    # the tool_result, in the Messages API's shape.
+    blocks: list[dict[str, Any]] | None = None
+
+    @classmethod
+    def ok(cls, content: str, side_effects: SideEffects = SideEffects.NONE) -> ToolResult:
+        return cls(outcome=ToolState.SUCCEEDED, content=content, side_effects=side_effects)
+
+    @classmethod
+    def error(cls, content: str, side_effects: SideEffects = SideEffects.NONE) -> ToolResult:
+        return cls(
+            outcome=ToolState.FAILED, content=content, is_error=True, side_effects=side_effects
+        )
+
+
+class SubAgentSpawner(Protocol):
+    """Sub-agents bound to one ``task`` call (``agent``: the type it names, if any)."""
+
+    async def run(
+        self, description: str, prompt: str, agent: AgentType | None = None
+    ) -> ToolResult:
+        """A foreground sub-agent under the call's scope."""
+
+    def start_background(
+        self, description: str, prompt: str, agent: AgentType | None = None
+    ) -> ToolResult:
+        """A background sub-agent; the result says its job id."""
+
+
+class WebSearcher(Protocol):
+    """The API's server-side web search, bound to one ``web_search`` call that was
+    allowed (``core/turn/web_search.py``: ``Searcher``)."""
+
+    async def search(self, query: str, allowed_domains: list[str] | None = None,
+                     blocked_domains: list[str] | None = None,
+                     on_progress: Callable[[str], None] = lambda _text: None) -> Any:
+        """A ``SearchOutcome``: the search request's content, verbatim; raises
+        ``SearchFailed`` with the provider's words. ``on_progress`` hears each search
+        and its number of results as they come."""
+
+
+class Confinement(StrEnum):
+    """Where a call runs beyond what the session runs everything in."""
+
+    NONE = "none"
+    READ_ONLY = "read_only"  # plan mode: a read-only sandbox, no network
+
+
+@dataclass
+class ToolContext:
+    """What a running tool call may use: its scope, workspace and output sink."""
+
+    scope: CancelScope
+    workspace: Path
+    tool_use_id: str
+    operation_id: str
+    emit_output: Callable[[str], None] = lambda _text: None
+    env: dict[str, str] = field(default_factory=dict)
+    # Sub-agents bound to this call (core/subagents/subagent.py: Spawner), for the task tool.
+    subagents: SubAgentSpawner | None = None
+    # Plan mode's read-only sandbox, when the permission ruling asked for it.
+    confinement: Confinement = Confinement.NONE
+    # How the user approved this call (None: nobody was asked, a rule or mode allowed it).
+    approval: Decision | None = None
+    # Leaves plan mode (exit_plan_mode, once the user approved the plan): the mode the
+    # session is in now, None when it was not in plan mode. None outside a session.
+    leave_plan_mode: Callable[[Decision | None], PermissionMode | None] | None = None
+    # Folders added to the workspace (``--add-dir``, ``/add-dir``, settings
+    # ``permissions.additionalDirectories``): absolute, resolved; the file tools read
+    # and write inside them as inside the workspace, confined the same way.
+    added_dirs: tuple[Path, ...] = ()
+    # The web search request of this call (only a session's tool runner gives one).
+    web_search: WebSearcher | None = None
+
+
+In = TypeVar("In", bound=BaseModel)
+
+
+class Tool(ABC, Generic[In]):
+    """A capability the model can call, generic over its input model ``In``.
+
+    ``parse`` gives an ``In``, and ``run``, ``summary`` and the other questions about a
+    call take one, so a tool's methods are typed by its own model without a cast.
+    """
+
+    # Set on the class, or per instance by a tool made at run time (an MCP server's
+    # tool, the skill and task tools whose description lists what they offer).
+    name: str
+    description: str
+    # The input model (typed per tool, so not a ClassVar, which cannot hold the type
+    # variable).
+    Input: type[In]
+    read_only: bool = False
+    # True when the tool reports each file it writes to the checkpoint layer itself;
+    # otherwise the core snapshots around each side-effecting call (shell commands).
+    reports_own_writes: ClassVar[bool] = False
+    # True when cancelling with CancelReason.SEND_TO_BACKGROUND moves the running call
+    # to the background (it keeps running) instead of stopping it.
+    can_background: ClassVar[bool] = False
+    # True when calls may run alongside other such calls even though they are not
+    # read-only (sub-agents: each works on its own).
+    concurrent: ClassVar[bool] = False
+
+    def input_schema(self) -> dict[str, Any]:
+        return copy.deepcopy(_schema_of(self.Input))
+
+    def parse(self, raw: dict[str, Any]) -> In:
+        """Validate the model's input; raises :class:`InvalidInput` with a readable text."""
+        try:
+            return self.Input.model_validate(raw)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}"
+                for err in exc.errors()
+            )
+            raise InvalidInput(f"invalid input for {self.name}: {problems}") from None
+
+    def is_read_only(self, args: In) -> bool:
+        return self.read_only
+
+    def runs_sandboxed(self, args: In) -> bool:
+        """Whether this call runs inside the OS sandbox (then it needs no approval)."""
+        return False
+
+    def can_run_read_only(self, args: In) -> bool:
+        """Whether this call can run with ``Confinement.READ_ONLY`` (plan mode)."""
+        return False
+
+    def summary(self, args: In) -> str:
+        """One line that tells a person what this call will do."""
+        return f"{self.name} {args.model_dump_json()}"
+
+    def rewind_caveat(self, raw_input: dict[str, Any]) -> str | None:
+        """What rewinding the workspace's files cannot undo of this call, if anything."""
+        if self.read_only:
+            return None
+        return (
+            f"{self.name}: effects beyond the workspace's files (processes, network, "
+            "other folders) are not undone"
+        )
+
+    @abstractmethod
+    async def run(self, args: In, ctx: ToolContext) -> ToolResult: ...
+
+    def spec(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema(),
+        }
+
+
+# A tool of any input model, as the tool set holds them: which model is known only to
+# the tool itself, so a caller passes it back only what its own ``parse`` gave.
+AnyTool = Tool[Any]
+
+
+@functools.cache
+def _schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """An input model's JSON schema, built once: every request offers it again."""
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return schema
+
+
+class InvalidInput(ValueError):
+    pass
+
+
+class ToolSet:
+    """The tools a session offers, by name, in a stable order."""
+
+    def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
+        self._tools: dict[str, AnyTool] = {}
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: AnyTool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"duplicate tool name: {tool.name}")
+        self._tools[tool.name] = tool
+
+    def remove(self, name: str) -> None:
+        """Offer this tool no more (a server's tool list changed); no-op if absent."""
+        self._tools.pop(name, None)
+
+    def get(self, name: str) -> AnyTool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[dict[str, Any]]:
+        return [tool.spec() for tool in self._tools.values()]

@@ -1,0 +1,1 @@
+"""Custom commands' own turns, and which handler each op goes to."""

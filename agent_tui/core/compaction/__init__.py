@@ -1,0 +1,1 @@
+"""Compaction and ``/context``: what fills the window, and the summary that stands for it."""

@@ -1,0 +1,1 @@
+"""Where the core runs the user's hooks: tool calls, prompts, stops, the session's start and end."""

@@ -1,0 +1,332 @@
+"""Where the core runs the user's hooks, and what it makes of their answers.
+
+:class:`HookPoints` serves one turn (or the session, for ``SessionStart`` and
+``PreCompact``): it asks the :class:`~agent_tui.core.services.hooks_port.HooksPort` under the scope
+of what the hooks gate, tells the front ends while they run (``hook`` events: the
+tools pane shows "checked by hook"), journals each command's run (``HookRecord``,
+whose ``context`` is what the model is told because of it) and turns the answer into
+what the caller needs: a gate for a tool call, a blocked prompt, whether to go on.
+
+- ``PreToolUse``: before the permission check. Esc while it runs ends the hooks and
+  raises :class:`~agent_tui.cancel.Cancelled`: the call never starts. An
+  ``updatedInput`` replaces fields of the call's input (:meth:`HookPoints.changed_input`):
+  the call is checked and runs as changed, or, changed into nothing valid, never starts.
+- ``PostToolUse``: after a call succeeded; its feedback reaches the model as a note.
+- ``UserPromptSubmit``: when a turn starts; a block raises :class:`PromptBlocked`
+  (the prompt never reaches the model), context rides with the prompt.
+- ``Stop``: when the model stops on its own; a block asks it to go on, at most
+  ``max_stop_continues`` times in a row.
+- ``SessionStart``: context for the first request, and the variables the hooks wrote
+  to ``CLAUDE_ENV_FILE``, added to the environment of the session's commands.
+  ``PreCompact``: the answer, for the compaction to honour.
+
+Before any hook runs, the session's transcript in Claude Code's shape
+(``claude_transcript.py``, the hooks' ``transcript_path``) is brought up to date.
+
+A hook answering ``"continue": false`` ends the turn after the current tool batch
+(``stop_reason``). A sub-agent runs tool hooks, whose input then carries its
+``agent_id`` and ``agent_type``; ``SubagentStart`` before its first request (context
+for it), and ``SubagentStop`` where the main agent runs ``Stop`` (a block keeps it
+working, under the same loop guard); never ``UserPromptSubmit`` (it has no user
+prompt). ``SessionEnd``: when the session ends (``reason``); it cannot block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from agent_tui.cancel import Cancelled, CancelReason, CancelScope
+from agent_tui.core.services.deps import SessionDeps
+from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRun, HooksPort
+from agent_tui.core.journal.records import AssistantMessageRecord, HookRecord
+from agent_tui.core.calls.permission import decided_by, Ruling
+from agent_tui.protocol import HookStateChanged, Notice, NoticeLevel, Verdict
+from agent_tui.core.calls.tool import InvalidInput, AnyTool, ToolResult
+from agent_tui.protocol.states import HookDecision, HookEvent, HookRunState, ToolState
+from agent_tui.protocol.tool_names import claude_name
+
+E = HookEvent
+
+
+class PromptBlocked(Exception):
+    """A ``UserPromptSubmit`` hook blocked the prompt: the turn ends, the model never sees it."""
+
+
+def model_note(event: HookEvent, text: str) -> str:
+    """How a hook's words are put to the model."""
+    return f"[{event} hook] {text.strip()}"
+
+
+def gated(ruling: Ruling, answer: HookAnswer) -> Ruling:
+    """The permission ruling once ``PreToolUse`` hooks had their say: a block denies;
+    ask asks even where the settings allow; allow skips the ask of the permission
+    mode (never a deny or ask rule: those are the user's own words)."""
+    rule, reason = f"hook:{E.PRE_TOOL_USE}", answer.reason
+    if answer.decision is HookDecision.BLOCK:
+        return Ruling(verdict=Verdict.DENY, rule=rule, reason=reason or "blocked by a hook")
+    if answer.decision is HookDecision.ASK and ruling.verdict is Verdict.ALLOW:
+        return Ruling(verdict=Verdict.ASK, rule=rule, reason=reason or "a hook asks",
+                      confinement=ruling.confinement)
+    if answer.decision is HookDecision.ALLOW and decided_by(ruling.rule) == "mode":
+        return Ruling(verdict=Verdict.ALLOW, rule=rule, reason=reason or "allowed by a hook")
+    return ruling
+
+
+def last_assistant_text(records: list[Any]) -> str:
+    """The text of the model's last answer (``last_assistant_message``)."""
+    for record in reversed(records):
+        if isinstance(record, AssistantMessageRecord):
+            return "\n".join(b.get("text", "") for b in record.blocks if b.get("type") == "text")
+    return ""
+
+
+def _short(command: str) -> str:
+    line = command.strip().splitlines()[0] if command.strip() else command
+    return line if len(line) <= 60 else line[:57] + "..."
+
+
+class HookPoints:
+    def __init__(
+        self,
+        deps: SessionDeps,
+        scope: CancelScope,
+        record: Callable[[Any], object],
+        turn_id: str | None = None,
+    ) -> None:
+        self.deps = deps
+        self.scope = scope
+        self._record = record
+        self.turn_id = turn_id
+        self.stop_reason: str | None = None  # a hook asked to end the turn
+        self._continues = 0
+
+    def _base(self) -> HookBase:
+        """The common fields; the transcript is brought up to date first, so a hook
+        reads the conversation up to now."""
+        transcript, agent = self.deps.transcript, self.deps.agent
+        for kept in (transcript, agent.transcript if agent is not None else None):
+            if kept is not None:
+                kept.sync()
+        return HookBase(
+            session_id=self.deps.config.session_id,
+            transcript_path=str(transcript.path) if transcript is not None else "",
+            cwd=str(self.deps.config.workspace),
+            agent_id=agent.id if agent is not None else None,
+            agent_type=agent.type if agent is not None else None,
+        )
+
+    def _wanted(self, event: HookEvent, subject: str | None = None) -> bool:
+        hooks = self.deps.hooks
+        return hooks is not None and bool(hooks.matching(event, subject))
+
+    async def _dispatch(
+        self,
+        event: HookEvent,
+        subject: str | None,
+        ask: Callable[[HooksPort, HookBase], Awaitable[HookAnswer]],
+        *,
+        to_model: Callable[[HookAnswer, HookRun], str] = lambda _answer, _run: "",
+        tool_use_id: str | None = None,
+    ) -> HookAnswer | None:
+        """Run the event's hooks (None: there are none), tell and journal each run."""
+        hooks = self.deps.hooks
+        commands = [row.command for row in hooks.matching(event, subject)] if hooks else []
+        if hooks is None or not commands:
+            return None
+        emit = self.deps.emit
+        emit(HookStateChanged(event=event, state=HookRunState.RUNNING, commands=commands,
+                              turn_id=self.turn_id, tool_use_id=tool_use_id))
+        answer = await ask(hooks, self._base())
+        for run in answer.runs:
+            text = to_model(answer, run)
+            self._record(HookRecord(
+                event=event, command=run.command, source=run.source, ending=run.ending,
+                decision=run.decision, turn_id=self.turn_id, tool_use_id=tool_use_id,
+                exit_code=run.exit_code, signal=run.signal, duration_s=run.duration_s,
+                reason=run.reason, context=model_note(event, text) if text.strip() else "",
+            ))
+            if run.message:
+                emit(Notice(level=NoticeLevel.WARNING,
+                            text=f"{event} hook `{_short(run.command)}`: {run.message}"))
+        emit(HookStateChanged(event=event, state=HookRunState.ENDED, commands=commands,
+                              turn_id=self.turn_id, tool_use_id=tool_use_id,
+                              decision=answer.decision, detail=answer.reason))
+        ends_turn = event in (E.PRE_TOOL_USE, E.POST_TOOL_USE)  # the others decide themselves
+        if answer.stop is not None and ends_turn and self.stop_reason is None:
+            self.stop_reason = answer.stop
+            emit(Notice(level=NoticeLevel.INFO, text=(
+                f"a {event} hook ended the turn" + (f": {answer.stop}" if answer.stop else ""))))
+        return answer
+
+    # -- tool calls -------------------------------------------------------------------
+
+    async def pre_tool(self, tool_use_id: str, name: str, tool_input: dict[str, Any]) -> HookAnswer:
+        """``PreToolUse``; raises Cancelled when the turn was cancelled meanwhile."""
+        answer = await self._dispatch(
+            E.PRE_TOOL_USE, name,
+            lambda hooks, base: hooks.pre_tool_use(
+                base, self.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id),
+            to_model=lambda _answer, run: run.context, tool_use_id=tool_use_id,
+        )
+        if answer is None:
+            return HookAnswer()
+        if answer.cancelled or self.scope.cancelled:  # cancel point: while a hook gates a call
+            raise Cancelled(self.scope.reason or CancelReason.USER_INTERRUPT)
+        return answer
+
+    def changed_input(
+        self, tool: AnyTool, name: str, given: dict[str, Any], answer: HookAnswer
+    ) -> tuple[dict[str, Any], Any] | str | None:
+        """A ``PreToolUse`` hook's ``updatedInput`` over the call's input: the new input
+        and its parsed arguments; None when no hook changed it (or one blocked the
+        call); a text saying why when the changed input is not valid (the call never
+        starts: it runs as the hook wants it or not at all)."""
+        if not answer.updated_input or answer.decision is HookDecision.BLOCK:
+            return None
+        changed = {**given, **answer.updated_input}
+        try:
+            args = tool.parse(changed)
+        except InvalidInput as exc:
+            return ("Not started: a PreToolUse hook changed its input into one that is not "
+                    f"valid: {exc}")
+        self.deps.emit(Notice(level=NoticeLevel.INFO, text=(
+            f"a PreToolUse hook changed the input of {claude_name(name)}: "
+            + ", ".join(sorted(answer.updated_input)))))
+        return changed, args
+
+    def wants_post_tool(self, name: str, result: ToolResult) -> bool:
+        return (
+            result.outcome is ToolState.SUCCEEDED
+            and not self.scope.cancelled  # cancel point: no more hooks once Esc was pressed
+            and self._wanted(E.POST_TOOL_USE, name)
+        )
+
+    async def post_tool(
+        self, tool_use_id: str, name: str, tool_input: dict[str, Any], result: ToolResult
+    ) -> None:
+        """``PostToolUse``: a block's reason and any context reach the model as a note."""
+        response = {"content": result.content, "is_error": result.is_error,
+                    "exit_code": result.exit_code}
+
+        def to_model(_answer: HookAnswer, run: HookRun) -> str:
+            said = run.reason if run.decision is HookDecision.BLOCK else ""
+            return "\n".join(t for t in (said, run.context) if t.strip())
+
+        await self._dispatch(
+            E.POST_TOOL_USE, name,
+            lambda hooks, base: hooks.post_tool_use(
+                base, self.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id,
+                tool_response=response),
+            to_model=to_model, tool_use_id=tool_use_id,
+        )
+
+    # -- the turn -----------------------------------------------------------------------
+
+    async def prompt(self, text: str) -> None:
+        """``UserPromptSubmit``; raises PromptBlocked (or Cancelled)."""
+        if self.deps.depth:
+            return
+
+        def to_model(answer: HookAnswer, run: HookRun) -> str:
+            return "" if answer.decision is HookDecision.BLOCK else run.context
+
+        answer = await self._dispatch(
+            E.USER_PROMPT_SUBMIT, None,
+            lambda hooks, base: hooks.user_prompt_submit(base, self.scope, prompt=text),
+            to_model=to_model,
+        )
+        self.scope.raise_if_cancelled()  # cancel point: while a hook checks the prompt
+        if answer is not None and answer.decision is HookDecision.BLOCK:
+            raise PromptBlocked(
+                "a UserPromptSubmit hook blocked this prompt"
+                + (f": {answer.reason}" if answer.reason else "")
+            )
+
+    async def stop_goes_on(self) -> bool:
+        """``Stop`` (``SubagentStop`` in a sub-agent), when the model stopped on its
+        own: True when a hook asks it to go on (its reason is then the model's next
+        message), at most ``max_stop_continues`` times in a row."""
+        hooks, agent = self.deps.hooks, self.deps.agent
+        if hooks is None or self.stop_reason is not None or (self.deps.depth and agent is None):
+            return False
+        limit, active = hooks.max_stop_continues, self._continues > 0
+        event = E.STOP if agent is None else E.SUBAGENT_STOP
+
+        def goes_on(answer: HookAnswer) -> bool:
+            return (answer.decision is HookDecision.BLOCK and answer.stop is None
+                    and not answer.cancelled and self._continues < limit)
+
+        def to_model(answer: HookAnswer, run: HookRun) -> str:
+            return run.reason if goes_on(answer) and run.decision is HookDecision.BLOCK else ""
+
+        said = last_assistant_text(self.deps.journal.records)
+
+        def ask(hooks: HooksPort, base: HookBase) -> Awaitable[HookAnswer]:
+            if agent is None:
+                return hooks.stop(base, self.scope, stop_hook_active=active,
+                                  last_assistant_message=said)
+            kept = agent.transcript
+            return hooks.subagent_stop(
+                base, self.scope, stop_hook_active=active, last_assistant_message=said,
+                agent_transcript_path=str(kept.path) if kept is not None else "")
+
+        answer = await self._dispatch(event, agent.type if agent is not None else None, ask,
+                                      to_model=to_model)
+        if answer is None:
+            return False
+        if goes_on(answer) and not self.scope.cancelled:
+            self._continues += 1
+            return True
+        if answer.decision is HookDecision.BLOCK and self._continues >= limit:
+            self.deps.emit(Notice(level=NoticeLevel.WARNING, text=(
+                f"{event} hooks asked the agent to go on {limit} time(s) in a row; it stops "
+                f"now ({answer.reason})")))
+        return False
+
+    # -- the session --------------------------------------------------------------------
+
+    async def session_start(self, source: str) -> None:
+        """``SessionStart`` (``source``: startup or resume): context for the model, and
+        the variables the hooks wrote to ``CLAUDE_ENV_FILE`` for the session's commands."""
+        model = self.deps.config.model
+        answer = await self._dispatch(
+            E.SESSION_START, source,
+            lambda hooks, base: hooks.session_start(base, self.scope, source=source, model=model),
+            to_model=lambda _answer, run: run.context,
+        )
+        if answer is not None and answer.env and not self.scope.cancelled:
+            self.deps.config.env.update(answer.env)
+            self.deps.emit(Notice(level=NoticeLevel.INFO, text=(
+                "SessionStart hooks set " + ", ".join(sorted(answer.env))
+                + " for the commands of this session")))
+
+    async def subagent_start(self) -> None:
+        """``SubagentStart``, before a sub-agent's first request: what the hooks answer
+        as ``additionalContext`` is in that request."""
+        agent = self.deps.agent
+        if agent is None:
+            return
+        await self._dispatch(
+            E.SUBAGENT_START, agent.type,
+            lambda hooks, base: hooks.subagent_start(base, self.scope),
+            to_model=lambda _answer, run: run.context,
+        )
+
+    async def session_end(self, reason: str) -> None:
+        """``SessionEnd``: each hook is bounded by its timeout; Esc (the scope) ends them."""
+        await self._dispatch(
+            E.SESSION_END, reason,
+            lambda hooks, base: hooks.session_end(base, self.scope, reason=reason),
+        )
+
+    async def pre_compact(self, trigger: str, instructions: str = "") -> HookAnswer:
+        """``PreCompact`` (``trigger``: manual or auto), for the compaction to call
+        before it starts: a ``block`` decision means do not compact (``reason`` says
+        why); ``context`` holds what the hooks want the summary to keep."""
+        answer = await self._dispatch(
+            E.PRE_COMPACT, trigger,
+            lambda hooks, base: hooks.pre_compact(
+                base, self.scope, trigger=trigger, custom_instructions=instructions),
+        )
+        return answer if answer is not None else HookAnswer()

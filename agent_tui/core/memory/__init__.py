@@ -1,0 +1,1 @@
+"""Memory files and the system prompt built from them."""

@@ -1,0 +1,125 @@
+"""The system prompt: built once per session, byte-identical for all its requests.
+
+Nothing in it changes while the session runs (no clock, no live git state), so the
+prompt cache finds it again on every request. It holds the coding-agent
+instructions, the environment as it was at the session's start (workspace, platform,
+shell, date, git branch and a short status) and the project memory
+(``core/memory/memory.py``).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+from pathlib import Path
+
+from agent_tui.core.memory.memory import MemoryFile
+
+INSTRUCTIONS = """\
+You are agent-tui, a coding agent. You work in the user's workspace through tools: \
+you read and search files, edit them, and run commands. The user watches your tool \
+calls live and can stop you at any moment.
+
+# How to work
+- Understand before you change: read the files involved and search the codebase \
+(grep, glob) rather than guessing names or paths.
+- Prefer the dedicated tools: read_file over cat, edit_file over sed, grep and glob \
+over find or grep in bash. Use bash for builds, tests, git and other commands.
+- Keep changes small and focused on what was asked. Follow the project's existing \
+style, structure and conventions. Do not add files, dependencies or features nobody \
+asked for.
+- After a change, check it: run the relevant tests or the build when the project \
+has them, and say what you ran and what happened.
+- Be brief in what you write to the user. Lead with the answer or the result; name \
+the files you changed.
+- Ask when a request is ambiguous or a step is risky or destructive (deleting data, \
+force-pushing, touching files outside the workspace).
+
+# Interruptions and uncertain results
+- A tool result may say that a call was interrupted, denied, not run, or that its \
+result is unknown. Believe it: an interrupted command may have partly run, an unknown \
+result may or may not have taken effect.
+- Before redoing interrupted or uncertain work, check the current state (read the \
+file, list the folder, run git status) and continue from what is really there.
+- A denied call was not run: do not retry it unchanged; ask or take another way.
+- When the user steers you mid-task, follow the newest instruction.
+
+# Project instructions
+Files named AGENTS.md or CLAUDE.md hold the project's and the user's instructions. \
+Follow them; a folder's own file applies to work in that folder."""
+
+INIT_PROMPT = """\
+Draft an AGENTS.md for this project, at the workspace root. Explore first: the \
+README, the build and test setup, the layout of the source folders, and any existing \
+AGENTS.md or CLAUDE.md. Then write a short file (well under 200 lines) that tells a \
+coding agent what it needs and cannot quickly infer: how to build, test and lint; the \
+layout; conventions that matter; what to avoid. Write it with write_file so the user \
+can review the change before it is made. If an AGENTS.md exists, improve it instead."""
+
+
+def _git(workspace: Path, *args: str) -> str:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(workspace), *args],
+            capture_output=True, text=True, timeout=2.0, stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def environment(workspace: Path, today: datetime.date | None = None) -> str:
+    lines = [
+        f"Workspace (the current directory of every command): {workspace}",
+        f"Platform: {platform.system()} {platform.release()}",
+        f"Shell: {os.environ.get('SHELL') or '/bin/sh'} (commands run under bash -c)",
+        f"Today's date: {(today or datetime.date.today()).isoformat()}",
+    ]
+    branch = _git(workspace, "rev-parse", "--abbrev-ref", "HEAD")
+    if branch:
+        status = _git(workspace, "status", "--short")
+        changed = status.splitlines()
+        lines.append(f"Git branch at session start: {branch}")
+        if changed:
+            shown = "\n".join(changed[:20])
+            more = f"\n... and {len(changed) - 20} more" if len(changed) > 20 else ""
+            lines.append(f"Git status at session start ({len(changed)} changed):\n{shown}{more}")
+        else:
+            lines.append("Git status at session start: clean")
+    else:
+        lines.append("The workspace is not a git repository.")
+    return "\n".join(lines)
+
+
+def memory_section(memory: list[MemoryFile]) -> str:
+    parts = []
+    for item in memory:
+        note = " (cut at 64 KiB)" if item.truncated else ""
+        source = f' imported-from="{item.imported_from}"' if item.imported_from else ""
+        parts.append(f'<memory path="{item.path}" scope="{item.scope}"{source}{note}>\n'
+                     f'{item.text}\n</memory>')
+    return "\n\n".join(parts)
+
+
+def build_system_prompt(
+    workspace: Path,
+    memory: list[MemoryFile],
+    today: datetime.date | None = None,
+    *,
+    replaced_by: str | None = None,
+    appended: str = "",
+) -> str:
+    """The instructions and the environment, or ``replaced_by`` instead of both
+    (``--system-prompt``); then the memory files, then ``appended``
+    (``--append-system-prompt``)."""
+    if replaced_by is None:
+        sections = [INSTRUCTIONS, "# Environment\n" + environment(workspace, today)]
+    else:
+        sections = [replaced_by] if replaced_by.strip() else []
+    if memory:
+        sections.append("# Memory\n" + memory_section(memory))
+    if appended.strip():
+        sections.append(appended)
+    return "\n\n".join(sections)

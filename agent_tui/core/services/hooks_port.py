@@ -1,0 +1,149 @@
+"""The hooks port: what the core asks of the user's hooks, and the typed answers.
+
+A hook is a command the user configured to run at a point of the agent's work
+(Claude Code's format; ``hooks/`` parses the settings and runs the commands).
+The core calls one async method per event, under the cancel scope of what the hook
+gates, and gets a :class:`HookAnswer` back: what the hooks decided together, and the
+facts of each command's run (journalled one record each, ``core/hooks/hook_points.py``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel, Field
+
+from agent_tui.protocol.states import HookDecision, HookEnding, HookEvent
+
+if TYPE_CHECKING:
+    from agent_tui.cancel import CancelScope
+
+
+class HookRun(BaseModel):
+    """One hook command's run: what ran, how it ended, what it decided."""
+
+    command: str
+    source: str  # where it is configured: "FILE:LINE"
+    ending: HookEnding
+    exit_code: int | None = None
+    signal: str | None = None
+    duration_s: float = 0.0
+    decision: HookDecision = HookDecision.NONE
+    reason: str = ""  # why it decided (a block's reason goes to the model, or the user)
+    context: str = ""  # text it gave the model (additionalContext, or stdout where that counts)
+    message: str = ""  # for the user: systemMessage, or a failed hook's stderr
+    stop: str | None = None  # it asked to end the turn ("continue": false): its stopReason
+    # PreToolUse: the input fields it asked to change (``updatedInput``), in our keys.
+    updated_input: dict[str, Any] | None = None
+
+
+class HookAnswer(BaseModel):
+    """What the hooks of one event decided together.
+
+    The strongest decision wins (block over ask over allow), with the reasons of the
+    runs that decided it; ``context`` holds what every run gave the model.
+    """
+
+    runs: list[HookRun] = Field(default_factory=list)
+    decision: HookDecision = HookDecision.NONE
+    reason: str = ""
+    context: list[str] = Field(default_factory=list)
+    stop: str | None = None
+    # PreToolUse: the input fields the hooks asked to change, merged in run order.
+    updated_input: dict[str, Any] | None = None
+    # SessionStart: variables the hooks wrote to ``CLAUDE_ENV_FILE``, for the commands
+    # the agent runs in this session.
+    env: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def cancelled(self) -> bool:
+        """A run was ended because what it gated was cancelled (Esc, shutdown)."""
+        return any(run.ending is HookEnding.CANCELLED for run in self.runs)
+
+
+class HookBase(BaseModel):
+    """The input every hook gets on stdin (Claude Code's common fields)."""
+
+    session_id: str
+    transcript_path: str = ""
+    cwd: str
+    # Inside a sub-agent (its tool hooks, SubagentStart, SubagentStop): which one, as
+    # Claude Code sends them; the main agent's hooks get neither key.
+    agent_id: str | None = None
+    agent_type: str | None = None
+
+    def fields(self) -> dict[str, Any]:
+        """The keys as a hook reads them (the agent's only inside a sub-agent)."""
+        return self.model_dump(exclude_none=True)
+
+
+class HookRow(BaseModel):
+    """One configured hook, for ``/hooks``."""
+
+    event: HookEvent
+    matcher: str
+    command: str
+    timeout_s: float
+    source: str  # "FILE:LINE"
+
+
+class HooksPort(Protocol):
+    """The user's hooks. Each method runs the hooks configured for its event (none:
+    an empty answer at once), each in its own process group under ``scope``: when
+    the scope is cancelled, the hooks are ended and the answer says so.
+
+    ``tool_name`` and ``tool_input`` are ours, as the model sent them; what the hooks
+    read is Claude Code's shape of them (``Bash``, ``file_path``...), and an
+    ``updatedInput`` comes back in our keys."""
+
+    #: ``Stop`` hooks may keep the agent going at most this many times in a row.
+    max_stop_continues: int
+
+    def matching(self, event: HookEvent, subject: str | None = None) -> list[HookRow]:
+        """The hooks that would run for ``event`` (``subject``: the tool's name for
+        tool events, the trigger or source for the others)."""
+
+    async def pre_tool_use(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str,
+    ) -> HookAnswer: ...
+
+    async def post_tool_use(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str, tool_response: dict[str, Any],
+    ) -> HookAnswer: ...
+
+    async def user_prompt_submit(
+        self, base: HookBase, scope: CancelScope, *, prompt: str
+    ) -> HookAnswer: ...
+
+    async def stop(
+        self, base: HookBase, scope: CancelScope, *, stop_hook_active: bool,
+        last_assistant_message: str = "",
+    ) -> HookAnswer: ...
+
+    async def session_start(
+        self, base: HookBase, scope: CancelScope, *, source: str, model: str = ""
+    ) -> HookAnswer:
+        """Also gives the hooks ``CLAUDE_ENV_FILE``; the answer's ``env`` is what they
+        wrote there."""
+
+    async def pre_compact(
+        self, base: HookBase, scope: CancelScope, *, trigger: str, custom_instructions: str
+    ) -> HookAnswer: ...
+
+    async def subagent_start(self, base: HookBase, scope: CancelScope) -> HookAnswer:
+        """Matched on ``base.agent_type``; cannot block: the answer's ``context`` is
+        for the sub-agent's first request."""
+
+    async def subagent_stop(
+        self, base: HookBase, scope: CancelScope, *, stop_hook_active: bool,
+        last_assistant_message: str = "", agent_transcript_path: str = "",
+    ) -> HookAnswer:
+        """Matched on ``base.agent_type``; a block keeps the sub-agent working."""
+
+    async def session_end(self, base: HookBase, scope: CancelScope, *, reason: str) -> HookAnswer:
+        """Matched on ``reason``; cannot block: the session ends whatever it answers."""
+
+    def rows(self) -> list[HookRow]:
+        """The hooks in force and where each came from."""

@@ -1,0 +1,473 @@
+"""A conversation: takes Ops, runs turns one at a time, emits Events.
+
+The session runs on its own asyncio loop (a thread of its own under the TUI; the
+main thread in print and ACP modes). ``submit`` is the one thread-safe way in.
+A user message while a turn runs becomes a steer; a follow-up waits for the agent
+to stop on its own; an interrupt cancels the turn's scope and returns whatever is
+still queued to the user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from agent_tui.cancel import CancelReason, CancelScope
+from agent_tui.protocol import (
+    PermissionMode,
+    Event,
+    FollowUp,
+    ImageAttachment,
+    Interrupt,
+    Notice,
+    NoticeLevel,
+    Op,
+    SendNow,
+    SessionClosed,
+    SessionEndReason,
+    Shutdown,
+    SteerDelivery,
+    SteerKind,
+    SteerState,
+    SteerStatus,
+    TurnEnded,
+    TurnStatus,
+    UserMessage,
+)
+from agent_tui.core.journal.claude_transcript import ClaudeTranscript
+from agent_tui.core.commands.command_run import CommandRun
+from agent_tui.core.commands.command_turns import CommandTurns
+from agent_tui.core.journal.journal import JournalWriteError
+from agent_tui.core.journal.records import Record, SteerRecord
+from agent_tui.core.memory.memory import MemoryFile, MemoryProblem
+from agent_tui.core.memory.memory_loader import load_memory_with_problems
+from agent_tui.core.services.model_control import ModelControl
+from agent_tui.core.memory.prompt import build_system_prompt
+from agent_tui.core.hooks.session_end import SessionEnding, starting
+from agent_tui.core.services.hooks_port import HookRow
+from agent_tui.core.services.queue import Queued
+from agent_tui.core.session.rewind import Rewinder
+from agent_tui.core.subagents.resumed import mode_to_tell, settle_journal
+from agent_tui.core.commands.op_dispatch import HELD, OP_TYPES, SessionOp, dispatch, unknown_op
+from agent_tui.core.session.session_controls import BackgroundWork, SessionControls
+from agent_tui.core.subagents.subagent import SubAgents
+from agent_tui.core.services.deps import SessionDeps, SubAgentsPort
+from agent_tui.core.services.emit_guard import guarded
+from agent_tui.core.calls.permission import PermissionPolicy
+from agent_tui.core.calls.tool import ToolSet
+from agent_tui.core.turn.turn import Turn
+
+
+class Session(SessionControls, CommandTurns):
+    def __init__(
+        self,
+        deps: SessionDeps,
+        *,
+        background: list[BackgroundWork] | None = None,
+        on_start: list[Callable[[], None]] | None = None,
+        ready: list[Callable[[], Awaitable[None]]] | None = None,
+    ) -> None:
+        deps = replace(deps, emit=guarded(deps.emit))  # a broken front end loses events only
+        self.deps = deps
+        self.root = CancelScope("session")
+        self.background = list(background or [])
+        self.on_start = list(on_start or [])
+        # Waited for (bounded by each) before the first model request: e.g. MCP
+        # servers starting, so their tools are offered from the first turn on.
+        self.ready = list(ready or [])
+        self._ready_task: asyncio.Future[list[BaseException | None]] | None = None
+        deps.journal.on_recovered = deps.emit  # the user hears when writes work again
+        settled = settle_journal(self.deps.journal.records, self.tools, self._record)
+        self._offered_back = settled.offered_back
+        self._turn_ids = itertools.count(settled.turns + 1)
+        self._opened_with = len(deps.journal.records)  # records, once settled
+        self._turn: Turn | None = None
+        self._turn_task: asyncio.Task[None] | None = None
+        self._rewind_task: asyncio.Task[None] | None = None
+        self._held: list[SessionOp] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ops: asyncio.Queue[SessionOp] | None = None
+        self._early: list[SessionOp] = []
+        self._closing: SessionEndReason | None = None  # a Shutdown was handled: the loop ends
+        self._lock = threading.Lock()
+        self._idle: asyncio.Event | None = None
+        self._unhandled = 0  # ops submitted and not yet handled
+        self.last_status: TurnStatus | None = None
+        subagents: SubAgentsPort
+        if deps.subagents is None:
+            subagents = SubAgents(deps.journal, deps.emit)
+            deps = replace(deps, subagents=subagents)
+        else:  # a background sub-agent's news goes through the guard too
+            subagents = deps.subagents
+            subagents.emit = guarded(subagents.emit)
+        if deps.hooks is not None and deps.transcript is None:  # what hooks read
+            deps = replace(deps, transcript=ClaudeTranscript.beside(
+                deps.journal, session_id=deps.config.session_id,
+                cwd=str(deps.config.workspace), emit=deps.emit))
+        self.memory_files: list[MemoryFile] = []
+        self.memory_problems: list[MemoryProblem] = []
+        if not deps.config.system:
+            # Built once: byte-identical for every request of the session (the cache).
+            workspace = deps.config.workspace
+            loaded = load_memory_with_problems(workspace)
+            self.memory_files, self.memory_problems = loaded.files, loaded.problems
+            for problem in self.memory_problems:
+                deps.emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
+            cfg = deps.config
+            deps = replace(deps, config=replace(cfg, system=build_system_prompt(
+                workspace, self.memory_files, replaced_by=cfg.system_replaced_by,
+                appended=cfg.system_appended)))
+        self.deps = deps
+        self.models = ModelControl(deps)
+        self.models.restore()
+        self._hold_scope: CancelScope | None = None
+        self._compact_pending: str | None = None  # /compact asked while a turn ran
+        self._commands_waiting: list[CommandRun] = []  # sent while a turn ran
+        self._command_lines: CommandRun | None = None  # whose ! lines run now
+        # Facts for /context the wiring knows (how commands are contained, ...).
+        self.context_notes: list[str] = []
+        # Short words a front end shows beside the session's state ("sandbox"); the
+        # wiring sets them, the core never reads them.
+        self.badges: list[str] = []
+        self.subagents = subagents
+        self.rewinder = Rewinder(deps)
+        if isinstance(self.subagents, SubAgents):
+            self.background.append(self.subagents)
+        self._side_tasks: set[asyncio.Task[None]] = set()
+        self.ending = SessionEnding()  # SessionEnd, when it ends
+        if deps.hooks is not None:  # SessionStart: its context is in the first request
+            self.ready.append(starting(deps, self.root, self._record))
+
+    def past_records(self) -> list[Record]:
+        """What the journal held when the session opened (a resumed session's
+        conversation so far; empty for a new one), for a front end to show."""
+        return self.deps.journal.records[: self._opened_with]
+
+    def records(self) -> list[Record]:
+        """Every journal record so far (a copy), e.g. to replay a loaded session."""
+        return self.deps.journal.records
+
+    def memory(self) -> list[MemoryFile]:
+        """The memory files in the system prompt (``/memory``)."""
+        return list(self.memory_files)
+
+    @property
+    def workspace(self) -> Path:
+        return self.deps.config.workspace
+
+    @property
+    def session_id(self) -> str:
+        """The saved session's id (its folder under the state home)."""
+        return self.deps.config.session_id
+
+    @property
+    def tools(self) -> ToolSet:
+        return self.deps.tools
+
+    @property
+    def added_dirs(self) -> list[Path]:
+        """The folders added to the workspace; ``/add-dir`` appends (resolved ones)."""
+        return self.deps.config.added_dirs
+
+    def hooks(self) -> list[HookRow]:
+        """The hooks in force and where each came from (``/hooks``)."""
+        return self.deps.hooks.rows() if self.deps.hooks is not None else []
+
+    @property
+    def permission_mode(self) -> PermissionMode:
+        """The mode calls are decided by now (``SetPermissionMode`` changes it)."""
+        return self.deps.policy.mode
+
+    @property
+    def policy(self) -> PermissionPolicy:
+        """Who may run what (front ends list its rules)."""
+        return self.deps.policy
+
+    # -- the way in (any thread) ---------------------------------------------------
+
+    def submit(self, op: Op) -> None:
+        """The one way in for every op. An interrupt also cancels what runs at once,
+        here, from the caller's thread (Esc stops at once, however busy the loop
+        is); its handler on the loop then returns what was queued."""
+        if isinstance(op, Interrupt):
+            self._stop_now()
+        self._put(op)
+
+    def run_command(self, run: CommandRun) -> None:
+        """A custom command with its own turn (``core/commands/command_run.py``), from any thread:
+        its ``!`` lines run first, then its prompt; sent while a turn runs, it waits
+        for that turn to end, as a follow-up does."""
+        self._put(run)
+
+    def _put(self, op: SessionOp) -> None:
+        with self._lock:
+            self._unhandled += 1
+            if self._loop is None or self._ops is None:
+                self._early.append(op)
+                return
+            loop, ops = self._loop, self._ops
+        try:
+            loop.call_soon_threadsafe(ops.put_nowait, op)
+        except RuntimeError:
+            pass  # the session has stopped
+
+    def interrupt_now(self) -> None:
+        """``submit(Interrupt())``: cancel at once, from any thread (e.g. a signal handler)."""
+        self.submit(Interrupt())
+
+    def _stop_now(self) -> bool:
+        """Cancel the running turn, or else what holds the session (a compaction, a
+        ``!`` command, a command's lines). True when something was cancelled now."""
+        self.ending.interrupt()  # SessionEnd hooks running as the session ends
+        turn = self._turn
+        scope = turn.scope if turn is not None else self._hold_scope
+        return scope is not None and scope.cancel(CancelReason.USER_INTERRUPT)
+
+    @property
+    def busy(self) -> bool:
+        """A turn runs, or a command's ``!`` lines do (``command_turns.py``)."""
+        return self._turn is not None or self._command_lines is not None
+
+    # -- the loop ---------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Process ops until a Shutdown op arrives."""
+        ops: asyncio.Queue[SessionOp] = asyncio.Queue()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        with self._lock:
+            self._loop = asyncio.get_running_loop()
+            self._ops = ops
+            early, self._early = self._early, []
+        for op in early:
+            ops.put_nowait(op)
+        for steer in self._offered_back:
+            self._emit(SteerState(id=steer.id, state=SteerStatus.RETURNED,
+                                  kind=steer.steer_kind, text=steer.text))
+        told = mode_to_tell(self.deps.journal.records, self.deps.policy.mode)
+        if told is not None:
+            self._record(told)
+        for begin in self.on_start:  # work that must begin on the core's loop
+            try:
+                begin()
+            except Exception as exc:
+                self._emit(Notice(level=NoticeLevel.ERROR, text=f"could not start: {exc!r}"))
+        # The model's window and capabilities, in the background: no turn waits.
+        self._side(self._check_model())
+        if self.ready:
+            self._ready_task = asyncio.ensure_future(
+                asyncio.gather(*(wait() for wait in self.ready), return_exceptions=True)
+            )
+        while self._closing is None:
+            op = await ops.get()
+            try:
+                self._handle(op)
+            except Exception as exc:  # a bug: say so, keep the session alive
+                self._emit(Notice(level=NoticeLevel.ERROR, text=f"internal error: {exc!r}"))
+            finally:
+                if self._closing is None:
+                    with self._lock:
+                        self._unhandled -= 1
+        await self._shutdown(self._closing)
+
+    async def wait_idle(self) -> None:
+        """Wait until no turn runs and nothing is queued to start one."""
+        while True:
+            if self._idle is not None and self._idle.is_set():
+                with self._lock:
+                    if self._unhandled == 0:
+                        return
+            await asyncio.sleep(0.005)
+
+    def _emit(self, event: Event) -> None:
+        self.deps.emit(event)
+
+    def _record(self, record: Record) -> None:
+        try:
+            self.deps.journal.append(record)
+        except JournalWriteError as exc:
+            self._emit(exc.notice())
+
+    def _handle(self, op: SessionOp) -> None:
+        if not isinstance(op, OP_TYPES):
+            self._emit(unknown_op(op))
+            return
+        if isinstance(op, HELD) and self._rewind_task is not None:
+            self._held.append(op)  # starts once the rewind (or compaction) is done
+            return
+        dispatch(self, op)
+
+    # -- the handlers of core/commands/op_dispatch.py (the rest are in session_controls.py) ----
+
+    def on_message(self, op: UserMessage | SendNow | FollowUp) -> None:
+        if self._turn is None:
+            self._start_turn(op.text, images=op.images)
+            return
+        kind = SteerKind.FOLLOW_UP if isinstance(op, FollowUp) else SteerKind.STEER
+        self._enqueue(kind, op.text, op.images)
+        if isinstance(op, SendNow):
+            self._turn.send_to_background()
+
+    def on_interrupt(self, op: Interrupt) -> None:
+        """``submit`` cancelled what ran then; cancel what has started since (from an
+        op queued before this one), and give back what was queued."""
+        self._stop_now()
+        if self._turn is not None:
+            self._return_queued()
+
+    def on_shutdown(self, op: Shutdown) -> None:
+        self._closing = op.reason  # the loop ends, then ``_shutdown`` runs
+
+    def on_command(self, op: CommandRun) -> None:
+        self._command(op)
+
+    def _end_hold(self) -> None:
+        if self._hold_scope is not None:
+            self._hold_scope.detach()
+        self._hold_scope = None
+
+    def _side(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+
+    def _rewinding(self, coro: Any, then: Callable[[], None] | None = None) -> None:
+        """A rewind (or a compaction) holds the session like a turn: nothing starts
+        until it is done; then ``then``, then the ops it held."""
+        assert self._idle is not None
+        self._idle.clear()
+        self._rewind_task = asyncio.get_running_loop().create_task(coro)
+
+        def done(_task: Any) -> None:
+            self._rewind_task = None
+            if then is not None:
+                then()
+            held, self._held = self._held, []
+            if self._turn is None and self._rewind_task is None:  # ``then`` may hold again
+                assert self._idle is not None
+                self._idle.set()
+            for op in held:
+                self._handle(op)
+
+        self._rewind_task.add_done_callback(done)
+
+    async def _answer(self, coro: Any, what: str = "rewind") -> None:
+        try:
+            event = await coro
+        except Exception as exc:
+            self._emit(Notice(level=NoticeLevel.ERROR, text=f"{what} failed: {exc!r}"))
+            return
+        if event is not None:
+            self._emit(event)
+
+    def _enqueue(self, kind: SteerKind, text: str, images: list[ImageAttachment]) -> None:
+        item = self.deps.queue.add(kind, text, images)
+        self._record(SteerRecord(id=item.id, steer_kind=kind, state=SteerStatus.QUEUED, text=text))
+        self._emit(SteerState(id=item.id, state=SteerStatus.QUEUED, kind=kind, text=text,
+                              images=[i.label for i in images]))
+
+    def _return_queued(self) -> None:
+        for item in self.deps.queue.take_all():
+            self._record(
+                SteerRecord(
+                    id=item.id, steer_kind=item.kind, state=SteerStatus.RETURNED, text=item.text
+                )
+            )
+            self._emit(
+                SteerState(id=item.id, state=SteerStatus.RETURNED, kind=item.kind, text=item.text)
+            )
+
+    def _start_turn(self, text: str, applied: Sequence[Queued] = (),
+                    images: Sequence[ImageAttachment] = (),
+                    deps: SessionDeps | None = None) -> None:
+        turn_id = f"t{next(self._turn_ids)}"
+        images = [*images, *(image for item in applied for image in item.images)]
+        for item in applied:
+            self._record(
+                SteerRecord(
+                    id=item.id, steer_kind=item.kind, state=SteerStatus.APPLIED, text=item.text,
+                    turn_id=turn_id, delivery=SteerDelivery.NEW_TURN,
+                )
+            )
+            self._emit(SteerState(id=item.id, state=SteerStatus.APPLIED, kind=item.kind,
+                                  text=item.text, images=[i.label for i in item.images]))
+        checkpoint = self.rewinder.start_checkpoint(turn_id, text)
+        turn = Turn(
+            deps or self.deps, turn_id, self.root.child(turn_id), text, checkpoint,
+            ready=self._ready_task, images=images,
+        )
+        self._turn = turn
+        assert self._idle is not None
+        self._idle.clear()
+        self._turn_task = asyncio.get_running_loop().create_task(self._run_turn(turn))
+
+    async def _run_turn(self, turn: Turn) -> None:
+        try:
+            ended: TurnEnded | None = await turn.run()
+        except Exception as exc:  # a bug in the loop itself: say so, never hang
+            ended = None
+            self._emit(Notice(level=NoticeLevel.ERROR, text=f"internal error: {exc!r}"))
+            self._emit(TurnEnded(
+                turn_id=turn.id, status=TurnStatus.FAILED, detail=f"internal error: {exc!r}"
+            ))
+        finally:
+            turn.scope.detach()
+            self._turn = None
+            self._turn_task = None
+        self.last_status = ended.status if ended is not None else TurnStatus.FAILED
+        if self._compact_pending is not None:
+            # /compact asked while the turn ran: now, before what was queued starts.
+            focus, self._compact_pending = self._compact_pending, None
+            self._rewinding(self._compact_idle(focus), then=self._next_turn)
+            return
+        self._next_turn()
+
+    def _next_turn(self) -> None:
+        """After a turn: queued steers start the next one, then follow-ups."""
+        if self.last_status is TurnStatus.COMPLETED:
+            steers = self.deps.queue.take_steers()
+            if steers:
+                self._start_turn("\n\n".join(s.text for s in steers), steers)
+                return
+            if self._next_command():
+                return
+            follow_up = self.deps.queue.take_follow_up()
+            if follow_up is not None:
+                self._start_turn(follow_up.text, [follow_up])
+                return
+        else:
+            self._return_queued()
+            self._drop_commands()
+        if self._turn is None and self._rewind_task is None:
+            assert self._idle is not None
+            self._idle.set()
+
+    async def _shutdown(self, reason: SessionEndReason) -> None:
+        self.root.cancel(CancelReason.SHUTDOWN)
+        self._return_queued()
+        if self._rewind_task is not None:
+            await asyncio.wait({self._rewind_task})
+        await self.rewinder.settle()
+        task = self._turn_task
+        if task is not None:
+            try:
+                await task
+            except Exception as exc:
+                self._emit(Notice(level=NoticeLevel.ERROR, text=f"turn ended badly: {exc!r}"))
+        for work in self.background:
+            try:
+                await work.shutdown()
+            except Exception as exc:
+                self._emit(Notice(level=NoticeLevel.ERROR, text=f"shutdown: {exc!r}"))
+        await self.ending.run(self.deps, self._record, reason)
+        try:
+            await self.deps.provider.aclose()
+        except Exception:
+            pass
+        self.deps.journal.close()
+        self._emit(SessionClosed())

@@ -1,0 +1,244 @@
+"""The session's ops about its settings, queue and compaction (a part of ``Session``).
+
+The handlers ``core/commands/op_dispatch.py`` calls for them: model and thinking switches, model
+listing, ``/clear`` (with its ``SessionEnd`` and ``SessionStart`` hooks, held like a
+rewind), ``/rename``, queue edits, approvals, stopping a call or a
+background job, ``!`` commands, rewind, and ``/compact`` between turns (held like a
+rewind: nothing starts until it is done, and Esc cancels it, leaving the conversation
+exactly as it was).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
+
+from agent_tui.cancel import Cancelled, CancelScope
+from agent_tui.core.modes.bash_mode import run_user_command
+from agent_tui.core.compaction.compaction import CompactionFailed, Compactor
+from agent_tui.core.compaction.context_report import context_report
+from agent_tui.core.services.deps import SessionDeps, SubAgentsPort
+from agent_tui.core.hooks.hook_points import HookPoints
+from agent_tui.core.memory.memory import MemoryFile
+from agent_tui.core.journal.records import (
+    ConversationClearedRecord,
+    Record,
+    SessionNamedRecord,
+    SteerRecord,
+)
+from agent_tui.core.services.model_control import ModelControl, validate_model
+from agent_tui.core.modes.plan_mode import switch_mode
+from agent_tui.core.services.queue import Queued
+from agent_tui.core.turn.request import thinking_params
+from agent_tui.core.session.rewind import Rewinder
+from agent_tui.core.turn.turn import Turn
+from agent_tui.protocol import (
+    CancelTool,
+    ClearConversation,
+    Compact,
+    CompactionTrigger,
+    ConversationCleared,
+    Decide,
+    EditQueued,
+    Event,
+    ListModels,
+    ListRewindPoints,
+    Notice,
+    NoticeLevel,
+    PlanRewind,
+    RemoveQueued,
+    RenameSession,
+    Rewind,
+    RunShell,
+    SetModel,
+    SetPermissionMode,
+    ShowContext,
+    SessionEndReason,
+    SetThinking,
+    SteerState,
+    SteerStatus,
+    StopBackground,
+)
+from agent_tui.providers.base import ErrorKind
+
+
+class BackgroundWork(Protocol):
+    """Work that outlives turns (background commands, background sub-agents)."""
+
+    def request_stop(self, job_id: str) -> bool:
+        """Ask job ``job_id`` to stop; False when it is not one of these."""
+
+    async def shutdown(self) -> None: ...
+
+
+class SessionControls:
+    """Mixed into ``Session``: the handlers of ``core/commands/op_dispatch.py`` for the ops about
+    settings, the queue, approvals, background work and rewind. What it uses of the
+    session is declared here with its type; ``Session`` defines each."""
+
+    deps: SessionDeps
+    models: ModelControl
+    root: CancelScope
+    rewinder: Rewinder
+    subagents: SubAgentsPort
+    background: list[BackgroundWork]
+    _turn: Turn | None
+    _rewind_task: asyncio.Task[None] | None
+    _compact_pending: str | None
+    _hold_scope: CancelScope | None
+    memory_files: list[MemoryFile]
+    context_notes: list[str]
+    _emit: Callable[[Event], None]
+    _record: Callable[[Record], None]
+    _side: Callable[[Coroutine[Any, Any, None]], None]
+    _answer: Callable[..., Coroutine[Any, Any, None]]
+    _rewinding: Callable[..., None]
+    _end_hold: Callable[[], None]
+
+    def on_set_model(self, op: SetModel) -> None:
+        self._side(self.models.set_model(op.model))
+
+    def on_set_thinking(self, op: SetThinking) -> None:
+        self.models.set_thinking(op.thinking)
+
+    def on_rename_session(self, op: RenameSession) -> None:
+        name = " ".join(op.name.split())  # one line: it is listed with the sessions
+        if not name:
+            self._emit(Notice(level=NoticeLevel.WARNING, text="/rename needs a name"))
+        else:
+            self._record(SessionNamedRecord(name=name))
+            self._emit(Notice(level=NoticeLevel.INFO, text=f"this session is named {name!r}"))
+
+    def on_list_models(self, op: ListModels) -> None:
+        self._side(self._answer(self.models.list_models(), what="listing models"))
+
+    def on_compact(self, op: Compact) -> None:
+        if self._turn is not None:
+            self._compact_pending = op.instructions
+            self._emit(Notice(level=NoticeLevel.INFO,
+                              text="compaction will run when this turn ends"))
+        else:
+            self._rewinding(self._compact_idle(op.instructions))
+
+    def on_clear_conversation(self, op: ClearConversation) -> None:
+        if self._turn is not None:
+            self._emit(Notice(level=NoticeLevel.WARNING,
+                              text="a turn is running: stop it (Esc) before /clear"))
+        elif self.deps.hooks is None:
+            self._clear()
+        else:  # held like a rewind while the hooks run; Esc ends them
+            self._rewinding(self._answer(self._clear_with_hooks(), what="/clear"))
+
+    def on_set_permission_mode(self, op: SetPermissionMode) -> None:
+        switch_mode(self.deps, self._record, self._emit, op.mode)
+
+    def on_show_context(self, op: ShowContext) -> None:
+        self._emit(context_report(self.deps, self.memory_files, self.context_notes))
+
+    def on_edit_queued(self, op: EditQueued) -> None:
+        self._queue_changed(self.deps.queue.edit(op.id, op.text), SteerStatus.EDITED)
+
+    def on_remove_queued(self, op: RemoveQueued) -> None:
+        self._queue_changed(self.deps.queue.remove(op.id), SteerStatus.REMOVED)
+
+    def on_decide(self, op: Decide) -> None:
+        if not self.deps.approvals.resolve(op):
+            self._emit(
+                Notice(level=NoticeLevel.INFO, text="that permission request is no longer open")
+            )
+
+    def on_cancel_tool(self, op: CancelTool) -> None:
+        turn = self._turn
+        if not (turn is not None and turn.cancel_call(op.tool_use_id)) and not (
+            self.subagents.cancel_call(op.tool_use_id)
+        ):
+            self._emit(Notice(level=NoticeLevel.WARNING,
+                              text=f"no running tool call {op.tool_use_id!r}"))
+
+    def on_stop_background(self, op: StopBackground) -> None:
+        if not any(work.request_stop(op.id) for work in self.background):
+            self._emit(Notice(level=NoticeLevel.WARNING, text=f"no background job {op.id!r}"))
+
+    def on_run_shell(self, op: RunShell) -> None:
+        if self._turn is not None:
+            self._emit(Notice(level=NoticeLevel.WARNING, text="a turn is running: ! commands "
+                              "run when the agent is idle (stop it with Esc first)"))
+        else:  # held like a rewind: what is sent meanwhile waits for it; Esc stops it
+            scope = self._hold_scope = self.root.child("bash_mode")
+            self._rewinding(self._answer(run_user_command(self.deps, scope, op.command),
+                                         what="the command"), then=self._end_hold)
+
+    def on_list_rewind_points(self, op: ListRewindPoints) -> None:
+        self._side(self._answer(self.rewinder.points()))
+
+    def on_plan_rewind(self, op: PlanRewind) -> None:
+        self._side(self._answer(self.rewinder.plan(op)))
+
+    def on_rewind(self, op: Rewind) -> None:
+        if self._turn is not None:
+            self._emit(Notice(level=NoticeLevel.WARNING,
+                              text="a turn is running: stop it (Esc) before rewinding"))
+        elif self._rewind_task is not None:
+            self._emit(Notice(level=NoticeLevel.WARNING, text="a rewind is already running"))
+        else:
+            self._rewinding(self._answer(self.rewinder.rewind(op)))
+
+    def _clear(self) -> None:
+        self._record(ConversationClearedRecord())
+        self.deps.usage.forget()
+        self._emit(ConversationCleared())
+
+    async def _clear_with_hooks(self) -> None:
+        """``/clear`` with hooks: ``SessionEnd`` (reason ``clear``) reads the old
+        conversation, then it is cleared, then ``SessionStart`` (source ``clear``)
+        gives the new one its context."""
+        scope = self._hold_scope = self.root.child("clear")
+        try:
+            points = HookPoints(self.deps, scope, self._record)
+            await points.session_end(SessionEndReason.CLEAR)
+            self._clear()  # SessionEnd cannot keep the conversation
+            if not scope.cancelled:
+                await points.session_start("clear")
+        finally:
+            scope.detach()
+            self._hold_scope = None
+
+    def _queue_changed(self, item: Queued | None, status: SteerStatus) -> None:
+        if item is None:  # it was applied (or returned) first: an edit never races it
+            self._emit(Notice(level=NoticeLevel.INFO,
+                              text="that message is no longer queued (already applied)"))
+            return
+        self._record(SteerRecord(id=item.id, steer_kind=item.kind, state=status, text=item.text))
+        self._emit(SteerState(id=item.id, state=status, kind=item.kind, text=item.text))
+
+    async def _check_model(self) -> None:
+        """Learn the model's limits; an unknown model is said at once, with close matches."""
+        cfg = self.deps.config
+        await self.deps.limits.learn(self.deps.provider, cfg.model)
+        error = self.deps.limits.error(cfg.model)
+        if error is not None and error.kind is ErrorKind.NOT_FOUND:
+            message = await validate_model(self.deps.provider, cfg.model)
+            if message:
+                self._emit(Notice(level=NoticeLevel.ERROR, text=(
+                    f"{message}. Pick another with --model or /model.")))
+
+    async def _compact_idle(self, focus: str) -> None:
+        """``/compact`` between turns: held like a rewind; Esc cancels it."""
+        cfg = self.deps.config
+        scope = self._hold_scope = self.root.child("compaction")
+        params = thinking_params(self.deps)
+        try:
+            await Compactor(self.deps, cfg.system, self.deps.limits.window(cfg.model)).compact(
+                turn_id="compaction", scope=scope, trigger=CompactionTrigger.MANUAL,
+                focus=focus, thinking=params.thinking, max_tokens=params.max_tokens,
+            )
+        except Cancelled:
+            pass  # said by the compactor: the conversation is unchanged
+        except CompactionFailed as exc:
+            self._emit(Notice(level=NoticeLevel.WARNING,
+                              text=f"compaction failed: {exc}. The conversation is unchanged."))
+        finally:
+            scope.detach()
+            self._hold_scope = None
+

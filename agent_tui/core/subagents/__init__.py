@@ -1,0 +1,1 @@
+"""Sub-agents and forked sessions: nested agent loops, and what a resumed journal settles first."""

@@ -1,0 +1,1 @@
+"""The turn loop: a model request, its streamed reply, the tool batch, and what the turn tells."""

@@ -1,0 +1,353 @@
+"""The agent loop of one turn: model call -> tool batch -> (steer) -> model call ...
+
+Cancel points, each marked ``# cancel point``: before each model request, while the
+stream is read (a stalled read is interrupted, not waited out), during retry
+back-off, and those of the tool batch (``core/turn/tool_runner.py``). A cancel runs in
+two phases: the entrance closes (no new request, retry or tool start; queued calls
+become ``cancelled_before_start``), then running tools get a bounded cleanup budget
+to stop and report what they know. A tool that finished before or while the cancel
+arrived keeps its real result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+import asyncio
+import time
+import traceback
+from typing import Any
+
+from agent_tui.cancel import Cancelled, CancelReason, CancelScope
+from agent_tui.core.usage.budget import LimitReached
+from agent_tui.core.services.deps import SessionDeps
+from agent_tui.core.compaction.compaction import (
+    CompactionFailed,
+    Compactor,
+    last_step_seq,
+    learn_window,
+    turn_start_seq,
+)
+from agent_tui.core.usage.limits import Overflow
+from agent_tui.core.history.history import ModelViewError, build_view, check_model_view
+from agent_tui.core.hooks.hook_points import PromptBlocked
+from agent_tui.core.journal.records import (
+    ModelRequestRecord,
+    RetryRecord,
+    SteerRecord,
+    TurnEndedRecord,
+    UserMessageRecord,
+)
+from agent_tui.core.turn.reply import Reply, ReplyReader, StopReason
+from agent_tui.core.turn.request import build_request, thinking_params
+from agent_tui.protocol import (
+    CompactionTrigger,
+    ImageAttachment,
+    Notice,
+    NoticeLevel,
+    RequestPurpose,
+    RetryScheduled,
+    SteerDelivery,
+    SteerState,
+    SteerStatus,
+    TurnEnded,
+    TurnStarted,
+    TurnState,
+    TurnStatus,
+)
+from agent_tui.core.turn.tool_runner import ToolRunner
+from agent_tui.core.turn.turn_log import ToolCall, TurnLog
+from agent_tui.providers import base as model
+
+
+class Turn:
+    def __init__(
+        self,
+        deps: SessionDeps,
+        turn_id: str,
+        scope: CancelScope,
+        text: str,
+        checkpoint: asyncio.Task[None] | None = None,
+        ready: asyncio.Future[Any] | None = None,
+        images: Sequence[ImageAttachment] = (),
+    ) -> None:
+        self.deps = deps
+        self.id = turn_id
+        self.scope = scope
+        self.text = text
+        self.images = list(images)
+        self.ready = ready
+        self.log = TurnLog(deps, turn_id)
+        self.reader = ReplyReader(self.log, scope)
+        self.runner = ToolRunner(self.log, scope, checkpoint)
+        self._compaction_due: CompactionTrigger | None = None
+        self._told_left_out: set[str] = set()
+        self._overflow: Overflow | None = None  # the rejection that made it due, if one did
+
+    @property
+    def state(self) -> TurnState:
+        return self.log.state
+
+    @property
+    def calls(self) -> dict[str, ToolCall]:
+        return self.log.calls
+
+    # -- the loop -------------------------------------------------------------------
+
+    async def run(self) -> TurnEnded:
+        self._loop = asyncio.get_running_loop()
+        log = self.log
+        log.emit(TurnStarted(turn_id=self.id, text=self.text, images=[i.label for i in self.images]))
+        log.record(UserMessageRecord(turn_id=self.id, text=self.text, images=self.images), durable=True)
+        watch = self.scope.on_cancel(self._cancel_requested)
+        status, detail = TurnStatus.COMPLETED, ""
+        closed_by: CancelReason | None = None  # what ends unstarted calls, if not a cancel
+        why = ""
+        hooks = self.runner.hooks
+        try:
+            await self._until_ready()  # SessionStart hooks end before UserPromptSubmit's
+            await hooks.prompt(self.text)  # UserPromptSubmit: may block the prompt
+            while True:
+                reply = await self._call_model()
+                self.reader.record(reply, self.deps.config.model)
+                calls = reply.complete_calls()
+                if self.scope.cancelled:
+                    self.runner.close_entrance(calls)
+                    break
+                go_on = self._after_reply(reply, calls)
+                if not calls and not go_on:
+                    if await hooks.stop_goes_on():  # Stop: a hook may ask it to go on
+                        continue
+                    break
+                if calls:
+                    await self.runner.run_batch(calls)
+                    if self.scope.cancelled or hooks.stop_reason is not None:
+                        break
+                    self._apply_steers()
+        except Cancelled:
+            pass
+        except (PromptBlocked, LimitReached) as exc:
+            status, detail = TurnStatus.FAILED, str(exc)
+        except model.ProviderError as exc:
+            status, detail = TurnStatus.FAILED, f"model request failed: {exc}"
+            closed_by, why = CancelReason.STREAM_FAILED, f"the model's reply stream failed: {exc}"
+        except ModelViewError as exc:
+            status, detail = TurnStatus.FAILED, f"internal error, request not sent: {exc}"
+            closed_by, why = CancelReason.TURN_FAILED, detail
+        except Exception as exc:  # a bug: say so, keep the session alive
+            status, detail = TurnStatus.FAILED, f"internal error: {exc!r}"
+            closed_by, why = CancelReason.TURN_FAILED, detail
+            log.emit(Notice(level=NoticeLevel.ERROR, text=traceback.format_exc()))
+        finally:
+            watch.remove()
+        if self.scope.cancelled:
+            closed_by, why = None, ""  # the user's interrupt closed them
+        self.runner.close_entrance(list(self.calls.values()), closed_by, why)
+        if self.scope.cancelled:
+            status = TurnStatus.CANCELLED
+            if log.state is TurnState.RUNNING:
+                log.set_turn_state(TurnState.CANCELLING)
+            log.set_turn_state(TurnState.CANCELLED, self._cancel_summary())
+        else:
+            log.set_turn_state(
+                TurnState.COMPLETED if status is TurnStatus.COMPLETED else TurnState.FAILED, detail
+            )
+        if detail:
+            log.emit(Notice(level=NoticeLevel.ERROR, text=detail))
+        log.record(TurnEndedRecord(turn_id=self.id, status=status, detail=detail), durable=True)
+        ended = TurnEnded(turn_id=self.id, status=status, detail=detail)
+        log.emit(ended)
+        return ended
+
+    def _after_reply(self, reply: Reply, calls: list[ToolCall]) -> bool:
+        """What the stop reason asks: True when the turn goes on without tool calls."""
+        stop = reply.stop_reason
+        if stop == StopReason.PAUSE_TURN:
+            return True  # send the paused content back: the model goes on
+        if stop == StopReason.CONTEXT_WINDOW_EXCEEDED:
+            self._compaction_due = CompactionTrigger.OVERFLOW
+            return True
+        if stop == StopReason.REFUSAL:
+            self.log.emit(Notice(level=NoticeLevel.WARNING, text=(
+                "the model declined to go on with this request (stop reason: refusal)")))
+        elif stop == StopReason.MAX_TOKENS and not calls:
+            self.log.emit(Notice(level=NoticeLevel.WARNING, text=(
+                "the answer was cut off at the output limit (max_tokens); the model is "
+                "told so with your next message and may go on")))
+        return False
+
+    def _cancel_requested(self, reason: CancelReason) -> None:
+        # Runs on the cancelling thread; move to the loop to touch state.
+        try:
+            self._loop.call_soon_threadsafe(self._enter_cancelling)
+        except RuntimeError:
+            pass
+
+    def _enter_cancelling(self) -> None:
+        if self.log.state is not TurnState.RUNNING:
+            return
+        running = self.runner.running_at_cancel = len(self.runner.running)
+        self.log.set_turn_state(
+            TurnState.CANCELLING,
+            f"{running} tool call{'s' if running != 1 else ''} running" if running else "",
+        )
+
+    def _cancel_summary(self) -> str:
+        counts: dict[str, int] = {}
+        for call in self.calls.values():
+            counts[call.state] = counts.get(call.state, 0) + 1
+        return ", ".join(f"{n} {state}" for state, n in counts.items())
+
+    # -- model calls ------------------------------------------------------------------
+
+    async def _until_ready(self) -> None:
+        if self.ready is not None and not self.ready.done():
+            async with self.scope.linked():  # cancel point: waiting for tools to be ready
+                await asyncio.shield(self.ready)
+
+    async def _call_model(self) -> Reply:
+        attempt = 0
+        overflows = 0
+        cfg = self.deps.config
+        await self._until_ready()
+        counted = self.deps.depth > 0  # a sub-agent's steps are its task call's
+        while True:
+            self.scope.raise_if_cancelled()  # cancel point: before each model request
+            if not counted:
+                self.deps.budget.spend()  # --max-turns: the turn may end here
+                counted = True
+            await self._compact_if_due(overflows)
+            view = build_view(self.deps.journal.records, cfg.model)
+            self._tell_left_out(view.images_left_out)
+            check_model_view(view.messages)
+            request = build_request(self.deps, view)
+            self.log.record(
+                ModelRequestRecord(
+                    turn_id=self.id, attempt=attempt + 1, messages=len(view.messages),
+                    model=cfg.model,
+                )
+            )
+            reply = await self._stream_reply(request)
+            self._report_usage(reply)
+            error = reply.error
+            if error is None:
+                return reply
+            if error.kind is model.ErrorKind.CONTEXT_OVERFLOW and reply.empty and overflows < 2:
+                # The API said the prompt is too long (and how long the window is):
+                # compact, then try once more.
+                overflows += 1
+                self._compaction_due = CompactionTrigger.OVERFLOW
+                self._overflow = learn_window(self.deps, error)
+                continue
+            if not reply.empty or not error.retryable or attempt >= cfg.max_retries:
+                # Text already shown cannot be taken back by a retry: end the turn.
+                self.reader.record(reply, cfg.model)
+                raise error
+            attempt += 1
+            delay = min(cfg.retry_cap, error.retry_after or cfg.retry_base * 2 ** (attempt - 1))
+            self.log.record(
+                RetryRecord(turn_id=self.id, attempt=attempt, delay=delay, reason=str(error))
+            )
+            self.log.emit(
+                RetryScheduled(turn_id=self.id, attempt=attempt, delay=delay, reason=str(error))
+            )
+            async with self.scope.linked():  # cancel point: during retry back-off
+                await asyncio.sleep(delay)
+
+    def _tell_left_out(self, left_out: list[str]) -> None:
+        """Images the request cannot hold are left out of it: said once a turn each."""
+        new = [why for why in left_out if why not in self._told_left_out]
+        if not new:
+            return
+        self._told_left_out.update(new)
+        self.log.emit(Notice(level=NoticeLevel.WARNING, text=(
+            f"{len(new)} image{'s' if len(new) != 1 else ''} of the conversation left out of "
+            "the request (the journal keeps them): " + "; ".join(new))))
+
+    async def _compact_if_due(self, overflows: int) -> None:
+        cfg = self.deps.config
+        window = self.deps.limits.window(cfg.model)
+        trigger = self._compaction_due
+        if trigger is None and self.deps.usage.needs_compaction(window):
+            trigger = CompactionTrigger.AUTO
+        if trigger is None:
+            return
+        self._compaction_due = None
+        overflow, self._overflow = self._overflow, None
+        records = self.deps.journal.records
+        keep_from = turn_start_seq(records, self.id)
+        if overflows > 1:
+            # The turn itself no longer fits: keep only its newest step verbatim.
+            keep_from = last_step_seq(records, self.id) or keep_from
+        params = thinking_params(self.deps)
+        try:
+            await Compactor(self.deps, cfg.system, window).compact(
+                turn_id=self.id, scope=self.scope, trigger=trigger,
+                keep_from_seq=keep_from, thinking=params.thinking, max_tokens=params.max_tokens,
+                overflow=overflow,
+            )  # cancel points inside: before and while the summary request streams
+        except CompactionFailed as exc:
+            self.log.emit(Notice(level=NoticeLevel.WARNING, text=(
+                f"compaction failed: {exc}. The conversation is unchanged.")))
+            return
+        self._apply_steers()  # steers queued while it ran ride with this request
+
+    def _report_usage(self, reply: Reply) -> None:
+        if reply.usage is None:
+            return  # message_start never arrived: nothing was processed
+        cfg = self.deps.config
+        self.deps.usage.report(
+            self.log.record, self.log.emit, turn_id=self.id, model=cfg.model,
+            counts=reply.usage, interrupted=reply.ended in ("cancelled", "error"),
+            purpose=RequestPurpose.TURN, window=self.deps.limits.window(cfg.model),
+        )
+
+    async def _stream_reply(self, request: model.ModelRequest) -> Reply:
+        reply = Reply()
+        stream = self.deps.provider.stream(request)
+        started = time.monotonic()
+        try:
+            async with self.scope.linked():  # cancel point: while the stream is read
+                async for event in stream:
+                    self.reader.on_event(reply, event)
+            reply.ended = reply.stop_reason or "end_turn"
+        except Cancelled:
+            reply.ended = "cancelled"
+        except model.ProviderError as exc:
+            reply.ended, reply.error = "error", exc
+        finally:
+            await _close_stream(stream)
+            self.deps.budget.api_seconds += time.monotonic() - started
+        self.reader.settle(reply)
+        return reply
+
+    # -- steering ---------------------------------------------------------------------
+
+    def cancel_call(self, tool_use_id: str) -> bool:
+        """Stop one running call, leaving the turn to go on."""
+        return self.runner.cancel_call(tool_use_id)
+
+    def send_to_background(self) -> int:
+        """Move running calls that can keep running in the background there."""
+        return self.runner.send_to_background()
+
+    def _apply_steers(self) -> None:
+        """Steers ride after this batch's tool results, before the next model call."""
+        for item in self.deps.queue.take_steers():
+            self.log.record(
+                SteerRecord(
+                    id=item.id, steer_kind=item.kind, state=SteerStatus.APPLIED, text=item.text,
+                    turn_id=self.id, delivery=SteerDelivery.INJECTED, images=item.images,
+                )
+            )
+            self.log.emit(SteerState(id=item.id, state=SteerStatus.APPLIED, kind=item.kind,
+                                     text=item.text, images=[i.label for i in item.images]))
+
+
+async def _close_stream(stream: Any) -> None:
+    aclose = getattr(stream, "aclose", None)
+    if aclose is None:
+        return
+    try:
+        await asyncio.wait_for(aclose(), timeout=2.0)
+    except Exception:
+        pass  # closing is best effort; the connection is dropped with the client

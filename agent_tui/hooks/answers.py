@@ -1,0 +1,177 @@
+"""What a hook's ending means, in Claude Code's terms, and what several hooks decide.
+
+One command's ending (:func:`decide`):
+
+- exit 0: no opinion, unless stdout is a JSON object: ``decision`` (``block``, or
+  ``approve`` for ``PreToolUse``) with ``reason``; ``hookSpecificOutput``
+  ``permissionDecision`` (``allow`` | ``deny`` | ``ask`` | ``defer``) with
+  ``permissionDecisionReason``, ``updatedInput`` (the input fields to change before
+  the call runs) and ``additionalContext``; ``continue: false`` with ``stopReason``;
+  ``systemMessage`` for the user; ``suppressOutput`` is accepted (agent-tui shows no
+  hook's stdout to the user, so there is nothing to hide). Plain stdout is context
+  for the model after ``UserPromptSubmit`` and ``SessionStart``. Claude Code's fields
+  agent-tui does not act on (``UNSUPPORTED_SPECIFIC``) are named to the user.
+- exit 2: a block, with stderr as the reason (for ``SessionStart``,
+  ``SubagentStart`` and ``SessionEnd``, which gate nothing, stderr is shown to the
+  user); for ``Stop`` and ``SubagentStop`` a block means "go on", the reason being
+  the agent's next instruction.
+- any other exit: a failed hook, shown to the user; things go on.
+- timed out or could not start: shown to the user, and treated as ``onFailure``
+  says; unset, an event that gates something (a tool call, a prompt, a compaction)
+  is blocked, with the reason saying so.
+
+Several commands of one event (:func:`combine`): the strongest decision wins (block
+over ask over allow); in print mode, where no one can answer, ``ask`` blocks.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent_tui.core.services.hooks_port import HookAnswer, HookRun
+from agent_tui.protocol.states import HookDecision, HookEnding, HookEvent
+from agent_tui.hooks.config import HookCommand, OnFailure
+from agent_tui.hooks.runner import CommandRun
+
+E = HookEvent
+D = HookDecision
+
+#: Events whose hooks gate something: a failed hook of these may block.
+GATES = frozenset({E.PRE_TOOL_USE, E.USER_PROMPT_SUBMIT, E.PRE_COMPACT})
+#: Events whose hooks cannot block anything: exit 2 and ``decision`` only say something.
+CANNOT_BLOCK = frozenset({E.SESSION_START, E.SUBAGENT_START, E.SESSION_END})
+#: Events where a block means "do not stop yet" (the reason is the next instruction).
+STOPS = frozenset({E.STOP, E.SUBAGENT_STOP})
+#: Events whose plain stdout (exit 0, not JSON) is context for the model.
+STDOUT_IS_CONTEXT = frozenset({E.USER_PROMPT_SUBMIT, E.SESSION_START})
+#: ``hookSpecificOutput`` fields of Claude Code that agent-tui does not act on: named
+#: to the user when a hook answers with one, never silently dropped.
+UNSUPPORTED_SPECIFIC = frozenset({
+    "permissionApplyRules", "runAsynchronously", "sessionTitle", "initialUserMessage",
+    "watchPaths", "reloadSkills",
+})
+_RANK = {D.NONE: 0, D.ALLOW: 1, D.ASK: 2, D.BLOCK: 3}
+_PERMISSION = {"allow": D.ALLOW, "deny": D.BLOCK, "ask": D.ASK, "defer": D.NONE}
+
+
+class _Output(BaseModel):
+    """A hook's JSON answer (unknown fields are ignored, as Claude Code does)."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    continue_: bool = Field(default=True, alias="continue")
+    stop_reason: str | None = Field(default=None, alias="stopReason")
+    system_message: str | None = Field(default=None, alias="systemMessage")
+    decision: str | None = None
+    reason: str | None = None
+    specific: dict[str, Any] | None = Field(default=None, alias="hookSpecificOutput")
+
+
+def decide(event: HookEvent, hook: HookCommand, ran: CommandRun) -> HookRun:
+    run = HookRun(
+        command=hook.command, source=hook.source, ending=ran.ending, exit_code=ran.exit_code,
+        signal=ran.signal, duration_s=ran.duration_s,
+    )
+    if ran.ending is HookEnding.CANCELLED:
+        return run
+    if ran.ending is HookEnding.TIMED_OUT:
+        return _failed(run, event, hook, f"timed out after {hook.timeout_s:g} s and was killed",
+                       default_block=True)
+    if ran.ending is HookEnding.NOT_STARTED:
+        return _failed(run, event, hook, f"could not be started: {ran.error}", default_block=True)
+    stderr = ran.stderr.strip()
+    if ran.exit_code == 2:
+        if event in CANNOT_BLOCK:
+            run.message = stderr
+        else:
+            run.decision = D.BLOCK
+            run.reason = stderr or "a hook blocked this (exit code 2, no message)"
+        return run
+    if ran.exit_code != 0:
+        how = f"exit code {ran.exit_code}" if ran.exit_code is not None else f"signal {ran.signal}"
+        return _failed(run, event, hook, f"failed ({how})" + (f": {stderr}" if stderr else ""),
+                       default_block=False)
+    return _read_stdout(run, event, ran.stdout)
+
+
+def _failed(
+    run: HookRun, event: HookEvent, hook: HookCommand, what: str, *, default_block: bool
+) -> HookRun:
+    run.message = what
+    blocks = hook.on_failure is OnFailure.BLOCK or (hook.on_failure is None and default_block)
+    if blocks and event in GATES:
+        run.decision = D.BLOCK
+        run.reason = f"the {event} hook `{hook.command}` {what}; treated as a block"
+    return run
+
+
+def _read_stdout(run: HookRun, event: HookEvent, stdout: str) -> HookRun:
+    text = stdout.strip()
+    answer: _Output | None = None
+    if text.startswith("{"):
+        try:
+            answer = _Output.model_validate(json.loads(text))
+        except (ValueError, ValidationError, RecursionError):
+            run.message = "printed JSON that could not be read; taken as plain text"
+    if answer is None:
+        if event in STDOUT_IS_CONTEXT:
+            run.context = text
+        return run
+    if answer.system_message:
+        run.message = answer.system_message
+    if answer.decision == "block" and event not in CANNOT_BLOCK:
+        run.decision, run.reason = D.BLOCK, answer.reason or ""
+    elif answer.decision == "approve" and event is E.PRE_TOOL_USE:
+        run.decision, run.reason = D.ALLOW, answer.reason or ""
+    specific = answer.specific or {}
+    context = specific.get("additionalContext")
+    if isinstance(context, str):
+        run.context = context
+    permission = specific.get("permissionDecision")
+    if event is E.PRE_TOOL_USE and permission in _PERMISSION:
+        run.decision = _PERMISSION[permission]
+        reason = specific.get("permissionDecisionReason")
+        run.reason = reason if isinstance(reason, str) else ""
+    updated = specific.get("updatedInput")
+    if event is E.PRE_TOOL_USE and isinstance(updated, dict) and updated:
+        run.updated_input = updated  # Claude Code's keys: the caller translates them
+    unsupported = sorted(k for k in specific if k in UNSUPPORTED_SPECIFIC)
+    if unsupported:
+        said = f"answered {', '.join(unsupported)}, which agent-tui does not support (ignored)"
+        run.message = f"{run.message}; {said}" if run.message else said
+    if not answer.continue_:
+        run.stop = answer.stop_reason or ""
+        if event in STOPS:
+            run.decision = D.NONE  # stop means stop
+        elif event in GATES:
+            run.decision = D.BLOCK
+            # stopReason is for the user (the turn's end says it), not for the model.
+            shown = None if event is E.PRE_TOOL_USE else answer.stop_reason
+            run.reason = shown or run.reason or f"a {event} hook stopped the agent"
+    if run.decision is D.BLOCK and not run.reason and event in STOPS:
+        run.reason = f"a {event} hook asked you to go on"
+    return run
+
+
+def combine(runs: list[HookRun], *, can_ask: bool) -> HookAnswer:
+    """What the runs of one event decide together."""
+    answer = HookAnswer(runs=runs)
+    for run in runs:
+        decision = run.decision
+        if decision is D.ASK and not can_ask:
+            decision = D.BLOCK
+            run.reason = ("a hook asks to confirm this, and there is no one to ask in print "
+                          "mode" + (f" ({run.reason})" if run.reason else ""))
+            run.decision = decision
+        if _RANK[decision] > _RANK[answer.decision]:
+            answer.decision = decision
+    answer.reason = "\n".join(r.reason for r in runs if r.decision is answer.decision and r.reason)
+    answer.context = [r.context for r in runs if r.context.strip()]
+    answer.stop = next((r.stop for r in runs if r.stop is not None), None)
+    for run in runs:
+        if run.updated_input:
+            answer.updated_input = {**(answer.updated_input or {}), **run.updated_input}
+    return answer

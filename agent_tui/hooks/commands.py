@@ -1,0 +1,200 @@
+"""The core's hooks port over configured commands (:class:`CommandHooks`).
+
+For each event it picks the hooks whose matcher fits (the same command configured
+twice runs once), writes the input JSON Claude Code sends, runs them side by side
+(``runner.py``), and combines what they said (``answers.py``). The input carries the
+common fields (``session_id``, ``transcript_path``: the session's transcript in
+Claude Code's JSONL shape, ``cwd``, ``permission_mode`` in Claude Code's words,
+``hook_event_name``; inside a sub-agent, ``agent_id`` and ``agent_type``) and the
+event's own; a tool's name, input and response are in
+Claude Code's shapes (``payloads.py``), and an ``updatedInput`` is turned back into
+our keys. The environment is a command's (the agent's credentials removed, the
+settings' ``env`` added) plus ``CLAUDE_PROJECT_DIR``, the workspace, and, for
+``SessionStart``, ``CLAUDE_ENV_FILE`` (``env_file.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from agent_tui.cancel import CancelScope
+from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRow
+from agent_tui.protocol.states import HookEvent
+from agent_tui.protocol.tool_names import our_input
+from agent_tui.credentials import command_env
+from agent_tui.hooks.answers import combine, decide
+from agent_tui.hooks.config import HookCommand
+from agent_tui.hooks.env_file import (
+    ENV_FILE_VAR,
+    new_env_file,
+    read_env_file,
+    remove_env_file,
+)
+from agent_tui.hooks.payloads import claude_mode, tool_fields
+from agent_tui.hooks.payloads import tool_response as tool_response_of
+from agent_tui.hooks.runner import run_command
+from agent_tui.runtime.process import RunLimits
+
+E = HookEvent
+DEFAULT_MAX_STOP_CONTINUES = 3
+
+
+class CommandHooks:
+    """Implements :class:`agent_tui.core.services.hooks_port.HooksPort`."""
+
+    def __init__(
+        self,
+        commands: list[HookCommand],
+        *,
+        workspace: Path,
+        env: Mapping[str, str] | None = None,
+        permission_mode: str | Callable[[], str] = "ask",  # ours; a callable: the current one
+        interactive: bool = True,
+        max_stop_continues: int = DEFAULT_MAX_STOP_CONTINUES,
+        limits: RunLimits | None = None,
+    ) -> None:
+        self.commands = list(commands)
+        self.workspace = workspace
+        self.env = {**command_env(env), "CLAUDE_PROJECT_DIR": str(workspace)}
+        self.permission_mode = permission_mode
+        self.interactive = interactive
+        self.max_stop_continues = max_stop_continues
+        self.limits = limits
+
+    # -- what is configured ---------------------------------------------------------
+
+    def _hooks(self, event: HookEvent, subject: str | None) -> list[HookCommand]:
+        chosen: dict[str, HookCommand] = {}
+        for hook in self.commands:
+            if hook.event is event and hook.matcher.matches(subject):
+                chosen.setdefault(hook.command, hook)
+        return list(chosen.values())
+
+    def matching(self, event: HookEvent, subject: str | None = None) -> list[HookRow]:
+        return [_row(h) for h in self._hooks(event, subject)]
+
+    def rows(self) -> list[HookRow]:
+        return [_row(h) for h in self.commands]
+
+    # -- the events -----------------------------------------------------------------
+
+    async def pre_tool_use(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str,
+    ) -> HookAnswer:
+        answer = await self._run(E.PRE_TOOL_USE, tool_name, base, scope, {
+            **tool_fields(tool_name, tool_input, str(self.workspace)), "tool_use_id": tool_use_id,
+        })
+        for run in answer.runs:
+            if run.updated_input:
+                run.updated_input = our_input(tool_name, run.updated_input)
+        if answer.updated_input:
+            answer.updated_input = our_input(tool_name, answer.updated_input)
+        return answer
+
+    async def post_tool_use(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str, tool_response: dict[str, Any],
+    ) -> HookAnswer:
+        fields = tool_fields(tool_name, tool_input, str(self.workspace))
+        response = tool_response_of(tool_name, fields["tool_input"], tool_response)
+        return await self._run(E.POST_TOOL_USE, tool_name, base, scope, {
+            **fields, "tool_response": response,
+            "tool_use_id": tool_use_id,
+        })
+
+    async def user_prompt_submit(
+        self, base: HookBase, scope: CancelScope, *, prompt: str
+    ) -> HookAnswer:
+        return await self._run(E.USER_PROMPT_SUBMIT, None, base, scope, {"prompt": prompt})
+
+    async def stop(
+        self, base: HookBase, scope: CancelScope, *, stop_hook_active: bool,
+        last_assistant_message: str = "",
+    ) -> HookAnswer:
+        return await self._run(E.STOP, None, base, scope, {
+            "stop_hook_active": stop_hook_active, "last_assistant_message": last_assistant_message,
+        })
+
+    async def session_start(
+        self, base: HookBase, scope: CancelScope, *, source: str, model: str = ""
+    ) -> HookAnswer:
+        if not self._hooks(E.SESSION_START, source):
+            return HookAnswer()
+        path = new_env_file()
+        try:
+            env = {**self.env, ENV_FILE_VAR: str(path)}
+            fields = {"source": source, **({"model": model} if model else {})}
+            answer = await self._run(E.SESSION_START, source, base, scope, fields, env=env)
+            if scope.cancelled:  # cancel point: no reading once the session is ending
+                return answer
+            read = await read_env_file(path, env=self.env, cwd=self.workspace, scope=scope,
+                                       limits=self.limits)
+        finally:
+            remove_env_file(path)
+        answer.env = read.env
+        if read.error and answer.runs:
+            first = answer.runs[0]
+            first.message = f"{first.message}; {read.error}" if first.message else read.error
+        return answer
+
+    async def pre_compact(
+        self, base: HookBase, scope: CancelScope, *, trigger: str, custom_instructions: str
+    ) -> HookAnswer:
+        return await self._run(E.PRE_COMPACT, trigger, base, scope, {
+            "trigger": trigger, "custom_instructions": custom_instructions,
+        })
+
+    async def subagent_start(self, base: HookBase, scope: CancelScope) -> HookAnswer:
+        return await self._run(E.SUBAGENT_START, base.agent_type, base, scope, {})
+
+    async def subagent_stop(
+        self, base: HookBase, scope: CancelScope, *, stop_hook_active: bool,
+        last_assistant_message: str = "", agent_transcript_path: str = "",
+    ) -> HookAnswer:
+        return await self._run(E.SUBAGENT_STOP, base.agent_type, base, scope, {
+            "stop_hook_active": stop_hook_active, "last_assistant_message": last_assistant_message,
+            "agent_transcript_path": agent_transcript_path,
+        })
+
+    async def session_end(self, base: HookBase, scope: CancelScope, *, reason: str) -> HookAnswer:
+        return await self._run(E.SESSION_END, reason, base, scope, {"reason": reason})
+
+    # -- running --------------------------------------------------------------------
+
+    def _mode(self) -> str:
+        mode = self.permission_mode
+        return claude_mode(mode() if callable(mode) else mode)
+
+    async def _run(
+        self, event: HookEvent, subject: str | None, base: HookBase, scope: CancelScope,
+        fields: dict[str, Any], *, env: Mapping[str, str] | None = None,
+    ) -> HookAnswer:
+        hooks = self._hooks(event, subject)
+        if not hooks:
+            return HookAnswer()
+        payload = {
+            **base.fields(), "permission_mode": self._mode(),
+            "hook_event_name": str(event), **fields,
+        }
+        stdin = json.dumps(payload, ensure_ascii=False, default=str).encode()
+        ran = await asyncio.gather(*(
+            run_command(
+                hook.command, stdin, cwd=self.workspace, env=env if env is not None else self.env,
+                timeout_s=hook.timeout_s, scope=scope, limits=self.limits,
+            )
+            for hook in hooks
+        ))
+        runs = [decide(event, hook, result) for hook, result in zip(hooks, ran)]
+        return combine(runs, can_ask=self.interactive)
+
+
+def _row(hook: HookCommand) -> HookRow:
+    return HookRow(
+        event=hook.event, matcher=hook.matcher.text, command=hook.command,
+        timeout_s=hook.timeout_s, source=hook.source,
+    )

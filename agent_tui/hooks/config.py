@@ -1,0 +1,274 @@
+"""The ``hooks`` key of settings files, in Claude Code's shape, parsed entry by entry::
+
+    {"hooks": {"PreToolUse": [
+        {"matcher": "bash|mcp__.*",
+         "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30,
+                    "onFailure": "block"}]}]}}
+
+An event maps to a list of groups; a group has a ``matcher`` (``matchers.py``) and
+its ``hooks``, each a command (``type`` ``command``; ``timeout`` in seconds, default
+60; ``onFailure`` ``block`` or ``continue``; ``statusMessage``, ``once`` and
+``shell: "bash"`` are accepted). Claude Code's ``if``, ``async`` and ``asyncRewake``
+are accepted and not acted on: the hook runs for every call its matcher matches,
+before things go on, and a warning says so (a guard is never dropped for a field
+it carries). A malformed event, group or hook is reported with its file, line and
+column and skipped alone: the rest still apply. A matcher listing a name no tool
+(or trigger) has is warned about the same way, and kept. Hooks of a project's file are kept apart
+(``untrusted``) until the user trusts the project.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agent_tui.protocol.states import HookEvent
+from agent_tui.settings import LoadedSettings
+from agent_tui.settings.problems import SettingsProblem, json_type
+from agent_tui.settings.schema import HooksSource
+from agent_tui.hooks.matchers import Matcher
+
+DEFAULT_TIMEOUT_S = 60.0
+
+#: Claude Code events agent-tui does not run, for a clearer message than "unknown".
+OTHER_CLAUDE_EVENTS = frozenset({
+    "Notification", "PermissionRequest",
+    "PermissionDenied", "PostToolUseFailure", "Setup", "TeammateIdle", "TaskCompleted",
+    "ConfigChange", "WorktreeCreate", "WorktreeRemove",
+})
+#: What the matchers of the other events with a subject filter, in Claude Code's words.
+_SUBJECTS: dict[HookEvent, frozenset[str]] = {
+    HookEvent.SESSION_START: frozenset({"startup", "resume", "clear", "compact"}),
+    HookEvent.PRE_COMPACT: frozenset({"manual", "auto"}),
+    HookEvent.SESSION_END: frozenset({
+        "clear", "logout", "prompt_input_exit", "bypass_permissions_disabled", "other"}),
+}
+_GROUP_KEYS = ("matcher", "hooks")
+_HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage", "if", "async",
+              "asyncRewake", "shell", "once", "args")
+#: Claude Code's hook fields agent-tui accepts without acting on them, and what that
+#: means: said once per hook, never a reason to drop it (a guard must not be lost).
+_NOT_ACTED_ON = {
+    "if": "`if` is not evaluated here: the hook runs for every call its matcher matches",
+    "async": "`async` is not supported: the hook runs before things go on",
+    "asyncRewake": "`asyncRewake` is not supported: the hook runs before things go on",
+}
+
+
+class OnFailure(StrEnum):
+    """What a hook that fails to answer means for what it gates."""
+
+    BLOCK = "block"  # fail closed
+    CONTINUE = "continue"  # as if there were no hook
+
+
+class HookCommand(BaseModel):
+    """One configured hook command."""
+
+    event: HookEvent
+    matcher: Matcher = Field(default_factory=Matcher)
+    command: str
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    # None: a timeout or a failed start blocks, a crash (exit code other than 0 and 2)
+    # does not, as in Claude Code; set, every failure is treated so.
+    on_failure: OnFailure | None = None
+    file: Path
+    line: int | None = None
+    project: bool = False
+
+    @property
+    def source(self) -> str:
+        return f"{self.file}:{self.line}" if self.line is not None else str(self.file)
+
+
+class HooksConfig(BaseModel):
+    commands: list[HookCommand] = Field(default_factory=list)  # in force
+    untrusted: list[HookCommand] = Field(default_factory=list)  # a project's, not trusted
+    problems: list[SettingsProblem] = Field(default_factory=list)
+
+
+def load_hooks(settings: LoadedSettings, *, trusted: bool) -> HooksConfig:
+    """Every file's hooks; a project's only when ``trusted``."""
+    config = HooksConfig()
+    for source in settings.hooks:
+        commands, problems = parse_hooks(source)
+        config.problems.extend(problems)
+        if source.project and not trusted:
+            config.untrusted.extend(commands)
+        else:
+            config.commands.extend(commands)
+    return config
+
+
+class _Skip(Exception):
+    def __init__(self, loc: tuple[Any, ...], message: str) -> None:
+        super().__init__(message)
+        self.loc = loc
+        self.message = message
+
+
+def parse_hooks(source: HooksSource) -> tuple[list[HookCommand], list[SettingsProblem]]:
+    """One file's ``hooks`` value: the commands that parse, and a problem for each
+    entry that does not (skipped)."""
+    commands: list[HookCommand] = []
+    problems: list[SettingsProblem] = []
+
+    def problem(loc: tuple[Any, ...], message: str, *, skipped: bool = True) -> None:
+        line, column = _where(source, loc)
+        problems.append(SettingsProblem(
+            file=source.file, line=line, column=column, only_this=True,
+            message=f"{_dotted(loc)}: {message}" + (" (skipped)" if skipped else ""),
+        ))
+
+    value = source.value
+    if not isinstance(value, dict):
+        problem((), f"expected an object of events {{...}}, got {json_type(value)}")
+        return commands, problems
+    for name, groups in value.items():
+        try:
+            event = _event(name)
+            if not isinstance(groups, list):
+                raise _Skip((name,), f"expected a list of matcher groups, got {json_type(groups)}")
+        except _Skip as skip:
+            problem(skip.loc, skip.message)
+            continue
+        for g, group in enumerate(groups):
+            try:
+                matcher, hooks = _group(name, g, group)
+            except _Skip as skip:
+                problem(skip.loc, skip.message)
+                continue
+            unknown = _unknown_subjects(event, matcher)
+            if unknown:
+                problem((name, g, "matcher"), unknown, skipped=False)
+            for h, hook in enumerate(hooks):
+                loc = (name, g, "hooks", h)
+                try:
+                    commands.append(_command(event, matcher, hook, loc, source))
+                except _Skip as skip:
+                    problem(skip.loc, skip.message)
+                    continue
+                for key, said in _NOT_ACTED_ON.items():
+                    if key in hook and hook[key] not in (False, None):
+                        problem(loc + (key,), said, skipped=False)
+    return commands, problems
+
+
+def _unknown_subjects(event: HookEvent, matcher: Matcher) -> str:
+    """A warning for a matcher that lists names no subject of its event has ("" if none)."""
+    if event in (HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE):
+        names = matcher.unknown_names()
+        if names:
+            return (f"{', '.join(names)}: no tool has this name (Claude Code's names, such as "
+                    "Bash, Read, Edit|Write, mcp__server__tool, or agent-tui's own); the "
+                    "matcher never matches it")
+        return ""
+    known = _SUBJECTS.get(event)
+    if known is None:
+        return ""
+    names = sorted(n for n in matcher.names() if n not in known)
+    if not names:
+        return ""
+    return (f"{', '.join(names)}: not a {event} matcher (known: {', '.join(sorted(known))}); "
+            "the matcher never matches it")
+
+
+def _event(name: str) -> HookEvent:
+    try:
+        return HookEvent(name)
+    except ValueError:
+        pass
+    if name in OTHER_CLAUDE_EVENTS:
+        raise _Skip((name,), f"agent-tui does not run {name} hooks")
+    known = [e.value for e in HookEvent]
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f' (did you mean "{close[0]}"?)' if close else ""
+    raise _Skip((name,), f"unknown hook event{hint}; known events: {', '.join(known)}")
+
+
+def _group(name: str, g: int, group: Any) -> tuple[Matcher, list[Any]]:
+    loc = (name, g)
+    if not isinstance(group, dict):
+        raise _Skip(loc, f'expected {{"matcher": ..., "hooks": [...]}}, got {json_type(group)}')
+    _known_keys(group, _GROUP_KEYS, loc)
+    text = group.get("matcher", "")
+    if not isinstance(text, str):
+        raise _Skip(loc + ("matcher",), f"expected a string, got {json_type(text)}")
+    try:
+        matcher = Matcher.parse(text)
+    except ValueError as exc:
+        raise _Skip(loc + ("matcher",), str(exc)) from None
+    hooks = group.get("hooks")
+    if not isinstance(hooks, list):
+        where = loc + ("hooks",) if "hooks" in group else loc
+        raise _Skip(where, f"expected a list of hooks, got {json_type(hooks)}")
+    return matcher, hooks
+
+
+def _command(
+    event: HookEvent, matcher: Matcher, hook: Any, loc: tuple[Any, ...], source: HooksSource
+) -> HookCommand:
+    if not isinstance(hook, dict):
+        raise _Skip(loc, f'expected {{"type": "command", "command": ...}}, got {json_type(hook)}')
+    kind = hook.get("type")
+    if kind != "command":
+        shown = json.dumps(kind) if kind is not None else "missing"
+        raise _Skip(loc + ("type",) if "type" in hook else loc,
+                    f'type is {shown}: agent-tui runs "command" hooks only')
+    _known_keys(hook, _HOOK_KEYS, loc)
+    if "args" in hook:
+        raise _Skip(loc + ("args",), "exec form (`args`) is not supported; give the whole "
+                    "command line in `command`")
+    if hook.get("shell", "bash") != "bash":
+        raise _Skip(loc + ("shell",), 'hooks run with bash here; "shell" must be "bash"')
+    command = hook.get("command")
+    if not isinstance(command, str) or not command.strip() or "\0" in command:
+        raise _Skip(loc + ("command",) if "command" in hook else loc,
+                    "command must be a non-empty string")
+    timeout = hook.get("timeout", DEFAULT_TIMEOUT_S)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise _Skip(loc + ("timeout",), "timeout must be a number of seconds above 0")
+    failure = hook.get("onFailure")
+    try:
+        on_failure = OnFailure(failure) if failure is not None else None
+    except ValueError:
+        raise _Skip(loc + ("onFailure",), 'onFailure must be "block" or "continue"') from None
+    message = hook.get("statusMessage", "")
+    if not isinstance(message, str):
+        raise _Skip(loc + ("statusMessage",), "statusMessage must be a string")
+    line, _ = _where(source, loc)
+    return HookCommand(
+        event=event, matcher=matcher, command=command, timeout_s=float(min(timeout, 86400)),
+        on_failure=on_failure, file=source.file, line=line, project=source.project,
+    )
+
+
+def _known_keys(obj: dict[str, Any], known: Sequence[str], loc: tuple[Any, ...]) -> None:
+    for key in obj:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            raise _Skip(loc + (key,), f"unknown key {json.dumps(key)}{hint}; "
+                        f"known keys: {', '.join(known)}")
+
+
+def _where(source: HooksSource, loc: tuple[Any, ...]) -> tuple[int | None, int | None]:
+    while True:
+        if loc in source.where:
+            return source.where[loc]
+        if not loc:
+            return None, None
+        loc = loc[:-1]
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    out = "hooks"
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out

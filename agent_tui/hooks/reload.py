@@ -1,0 +1,161 @@
+"""The hooks of a session, read again when a settings file changes, between turns.
+
+:class:`HooksReload` watches every settings file hooks may come from (the five, and
+``--settings``) with ``runtime/file_watch.py``: a stat each when a turn starts (it sees
+the ``turn_started`` event, before the turn's first hook), never on a timer and never
+inside a turn, so a turn runs with one set of hooks from its start to its end. When
+a file changed, its hooks are parsed again and put in force in the session's
+:class:`CommandHooks` (``commands``), with one notice saying what changed.
+
+A broken edit (the file is no longer JSON, or a hook entry in it is malformed, so
+some entry would be skipped) keeps that file's last good hooks, and the notice says
+why (file, line, column). A project's hooks follow the trust rule the session
+started with: not run unless it was trusted (``--permission-mode auto``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from agent_tui.paths import project_settings_files, settings_files
+from agent_tui.protocol import Event, Notice, NoticeLevel
+from agent_tui.settings import read_settings_file
+from agent_tui.settings.problems import SettingsProblem
+from agent_tui.settings.schema import HooksSource
+from agent_tui.runtime.file_watch import FileWatch
+from agent_tui.hooks.commands import CommandHooks
+from agent_tui.hooks.config import HookCommand, parse_hooks
+
+_LISTED = 3  # hooks named in a notice, then "and N more"
+
+
+class HooksReload:
+    """Keeps ``hooks.commands`` in step with the settings files, between turns."""
+
+    def __init__(
+        self,
+        hooks: CommandHooks,
+        workspace: Path,
+        *,
+        trusted: bool,
+        emit: Callable[[Event], None],
+        extra: Sequence[Path] = (),
+        untrusted: Sequence[HookCommand] = (),
+    ) -> None:
+        self.hooks = hooks
+        self.trusted = trusted
+        self.emit = emit
+        self._project = set(project_settings_files(workspace))
+        self._files = [*settings_files(workspace), *extra]
+        # per file, its last good hooks (in force or, a project's untrusted, not run)
+        self._good: dict[Path, list[HookCommand]] = {path: [] for path in self._files}
+        for hook in [*hooks.commands, *untrusted]:
+            self._good.setdefault(hook.file, []).append(hook)
+        self._warnings: list[str] = []
+        self._watch = FileWatch(self._paths)
+        self._watch.look()  # as they are now: what the session started with
+
+    def _paths(self) -> Iterator[Path]:
+        yield from self._files
+
+    def observe(self, event: Any) -> None:
+        """The session's events: a turn starting is the time to look."""
+        if getattr(event, "type", "") == "turn_started":
+            self.look()
+
+    def look(self) -> None:
+        """Read the changed files again and put their hooks in force (one notice)."""
+        changes = self._watch.look()
+        if not changes:
+            return
+        before = list(self.hooks.commands)
+        held_before = {_key(h) for h in self._held()}
+        self._warnings = []
+        broken: list[str] = []
+        for path in [*changes.added, *changes.changed, *changes.removed]:
+            hooks, why = self._read(path)
+            if why is not None:
+                broken.append(f"{why}: the hooks of this file stay as they were")
+            else:
+                self._good[path] = hooks
+        now = [h for path in self._files for h in self._good.get(path, []) if self._runs(h)]
+        self.hooks.commands = now
+        parts = [_what_changed(before, now)]
+        held = self._held()
+        if {_key(h) for h in held} - held_before:
+            files = ", ".join(sorted({str(h.file) for h in held}))
+            parts.append(f"{files} lists {len(held)} hook(s): not run, since that would run "
+                         "the project's commands (--permission-mode auto trusts this project)")
+        parts = [p for p in (*parts, *self._warnings, *broken) if p]
+        if parts:
+            level = NoticeLevel.WARNING if broken or self._warnings else NoticeLevel.INFO
+            self.emit(Notice(level=level, text="; ".join(parts)))
+
+    def _held(self) -> list[HookCommand]:
+        """A project's hooks not run, the project not being trusted."""
+        return [h for path in self._files for h in self._good.get(path, []) if not self._runs(h)]
+
+    def _runs(self, hook: HookCommand) -> bool:
+        return self.trusted or not hook.project
+
+    def _read(self, path: Path) -> tuple[list[HookCommand], str | None]:
+        """The file's hooks now, or why the last good ones stay (a broken edit)."""
+        data, problems = read_settings_file(path)
+        if data is None:
+            if problems:  # unreadable, not JSON, not an object
+                return [], _why(problems[0])
+            return [], None  # gone: its hooks go with it
+        if data.hooks is None:
+            return [], None
+        source = HooksSource(file=path, project=path in self._project, value=data.hooks,
+                             where=data._hooks_where)
+        commands, problems = parse_hooks(source)
+        skipped = [p for p in problems if p.message.endswith("(skipped)")]
+        if skipped:
+            return [], _why(skipped[0])
+        self._warnings += [str(p) for p in problems]  # kept, with a word (as at start)
+        return commands, None
+
+
+def _why(problem: SettingsProblem) -> str:
+    """Where and what, without the start's "(skipped)": nothing is skipped here."""
+    shown = problem.model_copy(update={
+        "message": problem.message.removesuffix(" (skipped)"), "only_this": True})
+    return str(shown)
+
+
+def _key(hook: HookCommand) -> tuple[str, str, str]:
+    return str(hook.event), hook.matcher.text, hook.command
+
+
+def _name(hook: HookCommand) -> str:
+    matcher = f" [{hook.matcher.text}]" if hook.matcher.text else ""
+    command = hook.command if len(hook.command) <= 80 else hook.command[:79] + "…"
+    return f"{hook.event}{matcher} {command}"
+
+
+def _some(hooks: list[HookCommand]) -> str:
+    shown = ", ".join(_name(h) for h in hooks[:_LISTED])
+    return shown + (f" and {len(hooks) - _LISTED} more" if len(hooks) > _LISTED else "")
+
+
+def _what_changed(before: list[HookCommand], now: list[HookCommand]) -> str:
+    old = {_key(h) for h in before}
+    new = {_key(h) for h in now}
+    added = [h for h in now if _key(h) not in old]
+    removed = [h for h in before if _key(h) not in new]
+    changed = [h for h in now if _key(h) in old and any(
+        _key(b) == _key(h) and (b.timeout_s, b.on_failure) != (h.timeout_s, h.on_failure)
+        for b in before)]
+    parts = []
+    if added:
+        parts.append(f"added {_some(added)}")
+    if removed:
+        parts.append(f"removed {_some(removed)}")
+    if changed:
+        parts.append(f"changed {_some(changed)}")
+    if not parts:
+        return ""
+    return f"hooks reloaded ({len(now)} in force): " + "; ".join(parts)

@@ -1,0 +1,163 @@
+"""Logging in to an HTTP MCP server: the authorization URL opened in a browser (or
+shown when there is none), the redirect caught on a loopback port, the code
+exchanged for tokens (the SDK's provider does discovery, registration, PKCE and the
+exchange; :mod:`.oauth` keeps what it gets).
+
+The redirect URI is ``http://127.0.0.1:PORT/callback``, registered with the server
+once; a later login listens on the same port (when it is taken, the client is
+registered again with another). A refused login (the authorization server
+redirects with ``error=...``) ends with :class:`~.oauth.LoginRefused` naming the
+server's error and description.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from contextlib import AsyncExitStack
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+from mcp.client.session import ClientSession
+from mcp.shared.auth import AuthorizationCodeResult
+
+from agent_tui.settings.mcp_servers import ServerConfig
+from agent_tui.mcp_catalog.browser import LOGIN_TIMEOUT_S, OpenUrl
+from agent_tui.mcp_catalog.errors import short
+from agent_tui.mcp.oauth import (
+    LoginRefused,
+    TokenFile,
+    loopback_uri,
+    make_provider,
+    registered_port,
+    token_path,
+    uses_oauth,
+)
+
+_PAGE = ("<!doctype html><title>agent-tui</title><p>{text}</p>"
+         "<p>You can close this tab and go back to agent-tui.</p>")
+
+
+class Callback:
+    """The loopback listener the authorization server redirects the browser to."""
+
+    def __init__(self, port: int, host_name: str = "127.0.0.1") -> None:
+        self.port = port
+        self.host_name = host_name  # as the redirect URI names it ("localhost" when set by hand)
+        self._result: asyncio.Future[AuthorizationCodeResult] | None = None
+        self._server: asyncio.Server | None = None
+
+    @property
+    def redirect_uri(self) -> str:
+        return loopback_uri(self.port).replace("127.0.0.1", self.host_name, 1)
+
+    async def __aenter__(self) -> Callback:
+        self._result = asyncio.get_running_loop().create_future()
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    async def wait(self) -> AuthorizationCodeResult:
+        assert self._result is not None
+        return await asyncio.wait_for(asyncio.shield(self._result), LOGIN_TIMEOUT_S)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            line = (await asyncio.wait_for(reader.readline(), 10)).decode("latin-1")
+            while (await asyncio.wait_for(reader.readline(), 10)) not in (b"\r\n", b"\n", b""):
+                pass
+            parts = line.split()
+            url = urlparse(parts[1]) if len(parts) >= 2 else None
+            if url is None or url.path != "/callback":
+                await _answer(writer, 404, "Not found.")
+                return
+            query = {k: v[0] for k, v in parse_qs(url.query).items()}
+            self._settle(query)
+            await _answer(writer, 400 if "error" in query else 200,
+                          "The login was refused." if "error" in query else "Logged in.")
+        except (OSError, TimeoutError, UnicodeError):
+            pass
+        finally:
+            writer.close()
+
+    def _settle(self, query: dict[str, str]) -> None:
+        if self._result is None or self._result.done():
+            return
+        if "error" in query:
+            why = query["error"] + (f" ({query['error_description']})" if query.get("error_description") else "")
+            self._result.set_exception(LoginRefused(f"the authorization server refused the login: {why}"))
+        elif "code" in query:
+            self._result.set_result(AuthorizationCodeResult(
+                code=query["code"], state=query.get("state"), iss=query.get("iss")))
+        else:
+            self._result.set_exception(LoginRefused("the redirect carried neither a code nor an error"))
+
+
+async def _answer(writer: asyncio.StreamWriter, status: int, text: str) -> None:
+    body = _PAGE.format(text=text).encode()
+    reason = {200: "OK", 400: "Bad Request", 404: "Not Found"}[status]
+    writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
+                 f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+    await writer.drain()
+
+
+async def login(config: ServerConfig, auth_dir: Path, open_url: OpenUrl, *, workspace: Path) -> None:
+    """Log in to ``config``'s server now (a fresh login: stored tokens are dropped);
+    raise LoginRefused (the server said no) or ValueError (what else went wrong)."""
+    from agent_tui.mcp.transports import connect
+
+    if not uses_oauth(config):
+        raise ValueError(f"MCP server {config.name} is not an HTTP server that logs in "
+                         "(stdio, or its headers carry an Authorization)")
+    store = TokenFile(token_path(auth_dir, config))
+    store.forget()
+    fixed = config.oauth.callback_port if config.oauth is not None else None
+    if fixed:  # oauth.callbackPort: the redirect URI registered by hand names it
+        try:
+            callback = await Callback(fixed, "localhost").__aenter__()
+        except OSError as exc:
+            raise ValueError(f"cannot listen on port {fixed} (oauth.callbackPort): {exc.strerror or exc}") from None
+    else:
+        try:
+            callback = await Callback(registered_port(store)).__aenter__()
+        except OSError:  # the registered port is taken: register again with another
+            store.forget(client=True)
+            callback = await Callback(0).__aenter__()
+
+    async def redirect(url: str) -> None:
+        shown = open_url(url)
+        if inspect.isawaitable(shown):
+            await shown
+
+    try:
+        provider = make_provider(config, store, callback.redirect_uri, redirect, callback.wait)
+        async with AsyncExitStack() as stack:
+            session, _ = await connect(stack, config, workspace=workspace, tag="login", errlog=None,
+                                       auth=provider)
+            assert isinstance(session, ClientSession)
+            await session.initialize()
+    except BaseException as exc:  # noqa: BLE001 - worded, the cause first
+        raise _worded(exc, config) from None
+    finally:
+        await callback.__aexit__(None, None, None)
+    if not store.has_tokens():
+        raise ValueError(f"MCP server {config.name} did not ask for a login (no token was needed)")
+
+
+def _worded(exc: BaseException, config: ServerConfig) -> BaseException:
+    leaf = exc
+    while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
+        leaf = leaf.exceptions[0]
+    if isinstance(leaf, (LoginRefused, asyncio.CancelledError, KeyboardInterrupt)):
+        return leaf
+    if isinstance(leaf, TimeoutError):
+        return ValueError(f"no login came back within {LOGIN_TIMEOUT_S:g} s")
+    return ValueError(f"cannot log in to {config.url}: {short(leaf)}")
+
+
+__all__ = ["Callback", "login"]
