@@ -17,7 +17,7 @@ import pytest
 from agent_tui.core.compaction.context_report import context_report
 from agent_tui.protocol import ImageAttachment, UserMessage
 from agent_tui.providers.anthropic import AnthropicProvider
-from agent_tui.providers.images import image_tokens
+from agent_tui.image_limits import image_tokens
 from agent_tui.tools.files import ReadFileTool
 from agent_tui.files.image_paths import attach_named
 from agent_tui.files.images import ImageRefused, check_attachment, probe

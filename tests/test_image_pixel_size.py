@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from agent_tui.providers.images import MAX_IMAGE_TOKENS, image_tokens, pixel_size
+from agent_tui.image_limits import MAX_IMAGE_TOKENS, image_tokens, pixel_size
 from tests.image_files import gif, jpeg, png, webp
 
 SIZES = [(1, 1), (37, 21), (1568, 1000), (8000, 8000), (8001, 3), (3, 9000), (16383, 16383)]
@@ -70,6 +70,6 @@ def test_one_list_of_image_types():
     from typing import get_args
 
     from agent_tui.protocol.ops import ImageMediaType
-    from agent_tui.providers.images import IMAGE_TYPES
+    from agent_tui.image_limits import IMAGE_TYPES
 
     assert sorted(get_args(ImageMediaType)) == sorted(IMAGE_TYPES)

@@ -2,7 +2,7 @@
 
 Recognised by their first bytes, never by the file name; sent base64-encoded, within
 the API's 5 MB limit on the encoded image and its 8000x8000 pixels (read from the
-header: ``providers/images.py``); a larger one is described, not sent.
+header: ``image_limits.py``); a larger one is described, not sent.
 The same checks serve ``read_file`` and the images a user attaches to a message
 (:func:`attachment_from`, :func:`check_attachment`).
 """
@@ -15,7 +15,7 @@ import io
 import os
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from agent_tui.providers.images import MAX_EDGE, MAX_IMAGE_BASE64, pixel_size
+from agent_tui.image_limits import MAX_EDGE, MAX_IMAGE_BASE64, pixel_size
 from agent_tui.units import format_bytes
 
 if TYPE_CHECKING:  # the model is imported where one is made: not for the first frame

@@ -22,12 +22,12 @@ from typing import Any
 
 import mcp_types as types
 
-from agent_tui.providers.images import IMAGE_TYPES, MAX_EDGE, MAX_IMAGE_BASE64, pixel_size
+from agent_tui.image_limits import IMAGE_TYPES, MAX_EDGE, MAX_IMAGE_BASE64, pixel_size
 from agent_tui.units import format_bytes
 
 MAX_CONTENT_CHARS = 100_000
 #: The Messages API's image types and its 5 MB cap (on the base64 text, the larger of
-#: the two measures) and pixel size: ``providers/images.py``.
+#: the two measures) and pixel size: ``image_limits.py``.
 MAX_IMAGE_BYTES = MAX_IMAGE_BASE64
 MAX_IMAGES = 8
 

@@ -11,7 +11,7 @@ import base64
 import shlex
 from typing import TYPE_CHECKING
 
-from agent_tui.providers.images import IMAGE_TYPES, MAX_IMAGE_BASE64
+from agent_tui.image_limits import IMAGE_TYPES, MAX_IMAGE_BASE64
 from agent_tui.units import format_bytes
 
 if TYPE_CHECKING:  # the SDK's models: imported once a server answered, never for a menu

@@ -2,7 +2,7 @@
 
 The parts are estimated from what the next request would send: text at about 4
 characters a token, an image as the API counts it (from its pixel size, not its
-base64 length: ``providers/images.py``); ``used`` is the API's own count from the last
+base64 length: ``image_limits.py``); ``used`` is the API's own count from the last
 request when there was one.
 """
 

@@ -3,7 +3,7 @@
 A conversation gathers images (pasted, attached, read by tools) and the API refuses a
 request that holds more than ``MAX_IMAGES``, one over ``MANY_IMAGES`` that holds an
 image larger than ``MANY_IMAGES_EDGE`` pixels, or one of more than
-``MAX_REQUEST_BYTES`` (``providers/images.py``). Such a request would be refused
+``MAX_REQUEST_BYTES`` (``image_limits.py``). Such a request would be refused
 again with every message after, so the view leaves the oldest images out, each
 replaced by a line that says what was there and why it is left out; the journal keeps
 them all. :func:`fit_images` returns what it left out, for the user to be told.
@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from agent_tui.providers.images import (
+from agent_tui.image_limits import (
     MANY_IMAGES,
     MANY_IMAGES_EDGE,
     MAX_IMAGE_TOKENS,
