@@ -25,27 +25,12 @@ import os
 import random
 import sys
 import time
-from dataclasses import dataclass
 
+from bench.chaos_outcome import Outcome
 from bench.stats import RESULTS_DIR
 
 FAILURES_FILE = RESULTS_DIR / "chaos-failures.txt"
 KINDS = ("interrupt", "crash", "concurrent")
-
-
-@dataclass
-class Outcome:
-    seed: int
-    plan: str
-    failures: list[str]
-    seconds: float
-    # interrupt: how the first turn ended (cancelled, or completed when Esc came late);
-    # crash: where the kill landed (a crash point's kind, "timer", or "no kill")
-    status: str = ""
-    kind: str = "interrupt"
-    points: int = 0  # crash: the crash points the killed run passed
-    where: str = ""  # interrupt: the kind of the last event before Esc
-
 
 
 def trial_seeds(seed: int, trials: int) -> list[int]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import shutil
 import tempfile
 import threading
@@ -33,15 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.chaos import Outcome
+from bench.chaos_concurrent_checks import LAST, TAG, check_trial, locks_free
+from bench.chaos_outcome import Outcome
 from bench.chaos_agent import AgentRun
 from bench.chaos_crash import Trial
 from bench.procs import kill_marked
 
 NAMES = "ABC"
-LAST = "D"  # the agent that resumes the session once all the others have ended
 AGENT_TIMEOUT_S = 60.0
-TAG = re.compile(r"\bmsg ([A-D]\d)\b")
 
 
 @dataclass
@@ -189,7 +187,6 @@ def _journal_of(trial: Trial) -> tuple[str, Path] | None:
 
 
 def run_trial(srv: Any, ctx: Any, seed: int, *, base: Path | None = None) -> Outcome:
-    from bench.chaos_concurrent_checks import check_trial, locks_free
 
     started = time.monotonic()
     plan = make_plan(seed)

@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,10 @@ from agent_tui.core.journal.records import (
     UserMessageRecord,
 )
 from agent_tui.core.journal.session_lock import SessionHeld, SessionLock
-from bench.chaos_concurrent import LAST, TAG
+
+
+LAST = "D"  # the agent that resumes the session once all the others have ended
+TAG = re.compile(r"\bmsg ([A-D]\d)\b")
 
 
 def locks_free(root: Path) -> list[str]:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.chaos import Outcome
+from bench.chaos_outcome import Outcome
 from bench.chaos_agent import AgentRun
 from bench.procs import kill_marked, new_marker, procs_with
 

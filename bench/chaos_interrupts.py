@@ -50,7 +50,7 @@ from agent_tui.tools.background import BackgroundJobs
 from agent_tui.tools.bash import BashTool
 from agent_tui.tools.files import ReadFileTool
 from agent_tui.runtime.process import RunLimits
-from bench.chaos import Outcome
+from bench.chaos_outcome import Outcome
 from bench.chaos_interrupt_checks import (
     esc_landed_after,
     result_failures,

@@ -333,6 +333,11 @@ def test_checker_finds_an_import_up_the_rooms_of_the_core(copy: Path) -> None:
     assert "agent_tui.core.journal.records imports agent_tui.core.turn.turn" in bad
 
 
+def test_no_import_cycle_in_the_bench() -> None:
+    bench = PACKAGE.parent / "bench"
+    assert [sorted(c) for c in cycles(build_graph(bench))] == []
+
+
 def test_textual_is_imported_by_the_tui_alone(graph: Graph) -> None:
     assert misplaced_packages(graph, ONLY_IN) == []
 

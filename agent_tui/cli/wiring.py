@@ -35,7 +35,8 @@ def cloud_setup(opts: Options) -> Any:
     when a variable is missing or malformed or no credentials are found."""
     if opts.provider not in ("bedrock", "vertex"):
         return None
-    from agent_tui.providers.cloud_setup import CloudSetupError, bedrock_setup, vertex_setup
+    from agent_tui.providers.cloud_setup import bedrock_setup, vertex_setup
+    from agent_tui.providers.cloud_switch import CloudSetupError
 
     try:
         if opts.provider == "bedrock":

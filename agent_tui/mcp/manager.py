@@ -181,10 +181,14 @@ class McpManager(McpServers):
                 if c.state is ServerState.READY for p in c.prompts]
 
     async def read_resource(self, server: str, uri: str) -> types.ReadResourceResult:
-        return await self._conn(server).ask(lambda s: s.read_resource(uri), ASK_TIMEOUT_S)
+        result: types.ReadResourceResult = await self._conn(server).ask(
+            lambda s: s.read_resource(uri), ASK_TIMEOUT_S)
+        return result
 
     async def get_prompt(self, server: str, name: str, arguments: dict[str, str]) -> types.GetPromptResult:
-        return await self._conn(server).ask(lambda s: s.get_prompt(name, arguments), ASK_TIMEOUT_S)
+        result: types.GetPromptResult = await self._conn(server).ask(
+            lambda s: s.get_prompt(name, arguments), ASK_TIMEOUT_S)
+        return result
 
     def from_thread(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Run ``coro`` (one of the methods above) on the manager's loop, from another

@@ -327,7 +327,7 @@ def _message(exc: anthropic.APIStatusError) -> str:
         if isinstance(error, dict) and error.get("message"):
             return str(error["message"])
         if isinstance(body.get("message"), str):  # Bedrock's {"message": ...}
-            return body["message"]
+            return str(body["message"])
     return exc.message
 
 

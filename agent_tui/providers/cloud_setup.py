@@ -130,7 +130,8 @@ def _aws_session(env: Mapping[str, str]) -> Any:
 
 
 def _profile_region(env: Mapping[str, str]) -> str | None:
-    return _aws_session(env).region_name
+    region: str | None = _aws_session(env).region_name
+    return region
 
 
 def _check_aws_credentials(env: Mapping[str, str]) -> None:
