@@ -189,6 +189,41 @@ async def test_a_failed_compaction_leaves_the_session_usable_and_says_why(fake_a
     await run.close()
 
 
+async def test_an_overloaded_summary_request_is_tried_again_as_a_turns_would_be(fake_api, tmp_path):
+    replies = iter([Reply.error(529, "overloaded_error", retry_after=0)])
+    model = Model(summary_reply=lambda: next(replies, None) or Reply.text("summary after a retry"))
+    enqueue_model(fake_api, model, 10)
+    run = start_session(provider_for(fake_api), [QuickTool()], tmp_path)
+    run.submit(UserMessage(text="a task"))
+    await run.idle()
+    run.submit(Compact())
+    await run.rec.wait_for(lambda: any(e.state in ("completed", "failed")
+                                       for e in run.rec.of("compaction")))
+    await run.idle()
+    await run.close()
+    assert run.rec.of("compaction")[-1].state == "completed"
+    assert model.summaries == 2
+    (retry,) = run.rec.of("retry_scheduled")
+    assert retry.attempt == 1 and retry.reason.startswith("compaction: ")
+
+
+async def test_esc_during_a_summary_retry_back_off_sends_no_further_request(fake_api, tmp_path):
+    model = Model(summary_reply=lambda: Reply.error(529, "overloaded_error", retry_after=30))
+    enqueue_model(fake_api, model, 10)
+    run = start_session(provider_for(fake_api), [QuickTool()], tmp_path)
+    run.submit(UserMessage(text="a task"))
+    await run.idle()
+    before = model_view(run.journal.records)
+    run.submit(Compact())
+    await run.rec.wait_type("retry_scheduled")
+    run.submit(Interrupt())
+    await run.rec.wait_for(lambda: any(e.state == "cancelled" for e in run.rec.of("compaction")))
+    await run.idle()
+    await run.close()
+    assert model.summaries == 1  # the back-off ended with no second request
+    assert model_view(run.journal.records) == before
+
+
 async def test_resume_after_compaction_and_rewind_before_it_restores_everything(fake_api, tmp_path):
     model = Model()
     enqueue_model(fake_api, model, 20)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import uuid
 from bisect import bisect_left
+from collections.abc import Callable
 from typing import Any, assert_never
 
 from agent_tui import crash_points
@@ -36,6 +37,7 @@ from agent_tui.core.history.history import build_view, check_model_view
 from agent_tui.core.hooks.hook_points import HookPoints
 from agent_tui.core.journal.journal import JournalWriteError
 from agent_tui.core.usage.limits import Overflow
+from agent_tui.core.services.model_call import ModelCall
 from agent_tui.core.services.model_control import ModelControl
 from agent_tui.core.journal.records import AssistantMessageRecord, CompactionRecord, UserMessageRecord
 from agent_tui.protocol import (
@@ -295,43 +297,19 @@ class Compactor:
         )
         scope.raise_if_cancelled()  # cancel point: before the summary request
         crash_points.reached("compaction:request")  # a crash trial may kill here (or mid-stream)
+        asking = ModelCall(self.deps, scope, turn_id=turn_id, purpose=RequestPurpose.COMPACTION,
+                           record=self._record, emit=self._emit, window=lambda: self.window,
+                           label="compaction: ")
         texts: dict[int, str] = {}
-        usage: model.UsageCounts | None = None
-        interrupted = True
-        stream = self.deps.provider.stream(request)
-        try:
-            async with scope.linked():  # cancel point: while the summary streams
-                async for event in stream:
-                    match event:
-                        case model.MessageStarted():
-                            usage = event.usage.model_copy()
-                        case model.TextDelta():
-                            texts[event.index] = texts.get(event.index, "") + event.text
-                        case model.MessageEnded():
-                            update = {k: v for k, v in event.model_dump().items()
-                                      if k in model.UsageCounts.model_fields and v is not None}
-                            usage = (usage or model.UsageCounts()).model_copy(update=update)
-                        case (model.TextStarted() | model.ThinkingStarted() | model.ThinkingDelta()
-                              | model.SignatureDelta() | model.RedactedThinking() | model.CitationDelta()
-                              | model.OtherBlockStarted() | model.ToolUseStarted()
-                              | model.ToolInputDelta() | model.BlockStopped()):
-                            pass  # the summary is its text alone
-                        case _:
-                            assert_never(event)
-            interrupted = False
-        finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                try:
-                    await aclose()
-                except Exception:
-                    pass
-            if usage is not None:
-                self.deps.usage.report(
-                    self._record, self._emit, turn_id=turn_id, model=cfg.model, counts=usage,
-                    interrupted=interrupted, purpose=RequestPurpose.COMPACTION,
-                    window=self.window,
-                )
+
+        def fresh() -> Callable[[model.StreamEvent], None]:
+            texts.clear()  # a try again starts the summary over
+            return lambda event: _summary_text(texts, event)
+
+        # cancel points inside: while the summary streams, and during a retry's back-off
+        streamed, _tries = await asking.ask(request, fresh, shown=lambda: bool(texts))
+        if streamed.error is not None:
+            raise streamed.error
         summary = "\n".join(t for _i, t in sorted(texts.items()) if t.strip()).strip()
         if not summary:
             raise CompactionFailed("the model gave an empty summary")
@@ -360,3 +338,17 @@ def last_step_seq(records: list[Any], turn_id: str) -> int | None:
     seqs = [r.seq for r in records
             if isinstance(r, AssistantMessageRecord) and r.turn_id == turn_id]
     return seqs[-1] if seqs else None
+
+
+def _summary_text(texts: dict[int, str], event: model.StreamEvent) -> None:
+    """The summary is its text alone: each text block's deltas, joined by index."""
+    match event:
+        case model.TextDelta():
+            texts[event.index] = texts.get(event.index, "") + event.text
+        case (model.MessageStarted() | model.MessageEnded() | model.TextStarted()
+              | model.ThinkingStarted() | model.ThinkingDelta() | model.SignatureDelta()
+              | model.RedactedThinking() | model.CitationDelta() | model.OtherBlockStarted()
+              | model.ToolUseStarted() | model.ToolInputDelta() | model.BlockStopped()):
+            pass
+        case _:
+            assert_never(event)

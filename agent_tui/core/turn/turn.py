@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 import asyncio
-import time
 import traceback
-from typing import Any
+from typing import Any, assert_never
 
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.usage.budget import LimitReached
 from agent_tui.core.services.deps import SessionDeps
+from agent_tui.core.services.model_call import ModelCall, StreamEnding
 from agent_tui.core.compaction.compaction import (
     CompactionFailed,
     Compactor,
@@ -32,7 +32,6 @@ from agent_tui.core.history.history import ModelViewError, build_view, check_mod
 from agent_tui.core.hooks.hook_points import PromptBlocked
 from agent_tui.core.journal.records import (
     ModelRequestRecord,
-    RetryRecord,
     SteerRecord,
     TurnEndedRecord,
     UserMessageRecord,
@@ -45,7 +44,6 @@ from agent_tui.protocol import (
     Notice,
     NoticeLevel,
     RequestPurpose,
-    RetryScheduled,
     SteerDelivery,
     SteerState,
     SteerStatus,
@@ -78,6 +76,8 @@ class Turn:
         self.ready = ready
         self.log = TurnLog(deps, turn_id)
         self.reader = ReplyReader(self.log, scope)
+        self.asking = ModelCall(deps, scope, turn_id=turn_id, purpose=RequestPurpose.TURN,
+                                record=self.log.record, emit=self.log.emit)
         self.runner = ToolRunner(self.log, scope, checkpoint)
         self._compaction_due: CompactionTrigger | None = None
         self._told_left_out: set[str] = set()
@@ -227,7 +227,6 @@ class Turn:
                 )
             )
             reply = await self._stream_reply(request)
-            self._report_usage(reply)
             error = reply.error
             if error is None:
                 return reply
@@ -238,20 +237,13 @@ class Turn:
                 self._compaction_due = CompactionTrigger.OVERFLOW
                 self._overflow = learn_window(self.deps, error)
                 continue
-            if not reply.empty or not error.retryable or attempt >= cfg.max_retries:
+            delay = self.asking.retry_delay(error, attempt, shown=not reply.empty)
+            if delay is None:
                 # Text already shown cannot be taken back by a retry: end the turn.
                 self.reader.record(reply, cfg.model)
                 raise error
             attempt += 1
-            delay = min(cfg.retry_cap, error.retry_after or cfg.retry_base * 2 ** (attempt - 1))
-            self.log.record(
-                RetryRecord(turn_id=self.id, attempt=attempt, delay=delay, reason=str(error))
-            )
-            self.log.emit(
-                RetryScheduled(turn_id=self.id, attempt=attempt, delay=delay, reason=str(error))
-            )
-            async with self.scope.linked():  # cancel point: during retry back-off
-                await asyncio.sleep(delay)
+            await self.asking.back_off(error, attempt, delay)  # cancel point inside
 
     def _tell_left_out(self, left_out: list[str]) -> None:
         """Images the request cannot hold are left out of it: said once a turn each."""
@@ -291,32 +283,20 @@ class Turn:
             return
         self._apply_steers()  # steers queued while it ran ride with this request
 
-    def _report_usage(self, reply: Reply) -> None:
-        if reply.usage is None:
-            return  # message_start never arrived: nothing was processed
-        cfg = self.deps.config
-        self.deps.usage.report(
-            self.log.record, self.log.emit, turn_id=self.id, model=cfg.model,
-            counts=reply.usage, interrupted=reply.ended in ("cancelled", "error"),
-            purpose=RequestPurpose.TURN, window=self.deps.limits.window(cfg.model),
-        )
-
     async def _stream_reply(self, request: model.ModelRequest) -> Reply:
         reply = Reply()
-        stream = self.deps.provider.stream(request)
-        started = time.monotonic()
-        try:
-            async with self.scope.linked():  # cancel point: while the stream is read
-                async for event in stream:
-                    self.reader.on_event(reply, event)
-            reply.ended = reply.stop_reason or "end_turn"
-        except Cancelled:
-            reply.ended = "cancelled"
-        except model.ProviderError as exc:
-            reply.ended, reply.error = "error", exc
-        finally:
-            await _close_stream(stream)
-            self.deps.budget.api_seconds += time.monotonic() - started
+        # cancel point inside: while the stream is read
+        streamed = await self.asking.stream(request, lambda event: self.reader.on_event(reply, event))
+        self.deps.budget.api_seconds += streamed.seconds
+        match streamed.ending:
+            case StreamEnding.COMPLETED:
+                reply.ended = reply.stop_reason or "end_turn"
+            case StreamEnding.CANCELLED:
+                reply.ended = "cancelled"
+            case StreamEnding.FAILED:
+                reply.ended, reply.error = "error", streamed.error
+            case _:
+                assert_never(streamed.ending)
         self.reader.settle(reply)
         return reply
 
@@ -342,12 +322,3 @@ class Turn:
             self.log.emit(SteerState(id=item.id, state=SteerStatus.APPLIED, kind=item.kind,
                                      text=item.text, images=[i.label for i in item.images]))
 
-
-async def _close_stream(stream: Any) -> None:
-    aclose = getattr(stream, "aclose", None)
-    if aclose is None:
-        return
-    try:
-        await asyncio.wait_for(aclose(), timeout=2.0)
-    except Exception:
-        pass  # closing is best effort; the connection is dropped with the client

@@ -18,17 +18,16 @@ reported with purpose ``web_search`` (its searches are billed per use, in the co
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, assert_never
 
 from pydantic import BaseModel
 
 from agent_tui.cancel import CancelScope
 from agent_tui.core.services.deps import SessionDeps
-from agent_tui.core.journal.records import RetryRecord
-from agent_tui.protocol import Event, RequestPurpose, RetryScheduled
+from agent_tui.core.services.model_call import ModelCall
+from agent_tui.protocol import Event, RequestPurpose
 from agent_tui.providers import base as model
 
 TOOL_TYPE = "web_search_20250305"
@@ -95,10 +94,10 @@ class Searcher:
                 tools=[search_tool(allowed_domains, blocked_domains)],
                 thinking={"type": "disabled"} if info is None or info.thinking_disabled else None,
             )
-            fold, tries = await self._request(request, on_progress)
+            fold, tries, searched = await self._request(request, on_progress)
             requests += tries
             content.extend(fold.content())
-            searches += fold.usage.web_search_requests if fold.usage else 0
+            searches += searched
             stop = fold.stop_reason or "end_turn"
             if stop != "pause_turn":
                 break
@@ -106,56 +105,27 @@ class Searcher:
                              searches=searches)
 
     async def _request(self, request: model.ModelRequest,
-                       on_progress: Callable[[str], None]) -> tuple[_Fold, int]:
+                       on_progress: Callable[[str], None]) -> tuple[_Fold, int, int]:
         """One search request, tried again as a turn's model request is when the API is
         overloaded or rate-limited before anything came (529, 429, 5xx, a dropped
-        connection); returns its folded reply and how many requests it took."""
-        cfg = self.deps.config
-        attempt = 0
-        while True:
-            fold = _Fold(on_progress)
-            try:
-                await self._stream(request, fold)
-                return fold, attempt + 1
-            except model.ProviderError as exc:
-                if not exc.retryable or fold.blocks or attempt >= cfg.max_retries:
-                    raise SearchFailed(str(exc)) from None
-                attempt += 1
-                delay = min(cfg.retry_cap, exc.retry_after or cfg.retry_base * 2 ** (attempt - 1))
-                reason = f"web search: {exc}"
-                self.record(RetryRecord(turn_id=self.turn_id, attempt=attempt, delay=delay,
-                                        reason=reason))
-                self.emit(RetryScheduled(turn_id=self.turn_id, attempt=attempt, delay=delay,
-                                         reason=reason))
-            finally:
-                self._report(fold)
-            async with self.scope.linked():  # cancel point: during the search's back-off
-                await asyncio.sleep(delay)
+        connection); returns its folded reply, how many requests it took and how many
+        searches the API counted."""
+        asking = ModelCall(self.deps, self.scope, turn_id=self.turn_id,
+                           purpose=RequestPurpose.WEB_SEARCH, record=self.record,
+                           emit=self.emit, parent_tool_use_id=self.tool_use_id,
+                           label="web search: ")
+        folds: list[_Fold] = []
 
-    async def _stream(self, request: model.ModelRequest, fold: _Fold) -> None:
-        stream = self.deps.provider.stream(request)
-        try:
-            async with self.scope.linked():  # cancel point: while the search streams
-                async for event in stream:
-                    fold.on_event(event)
-            fold.done = True
-        finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                try:
-                    await aclose()
-                except Exception:
-                    pass  # best effort: the connection goes with the client
+        def fresh() -> Callable[[model.StreamEvent], None]:
+            folds.append(_Fold(on_progress))
+            return folds[-1].on_event
 
-    def _report(self, fold: _Fold) -> None:
-        if fold.usage is None:
-            return  # message_start never came: nothing was processed
-        cfg = self.deps.config
-        self.deps.usage.report(
-            self.record, self.emit, turn_id=self.turn_id, model=cfg.model, counts=fold.usage,
-            interrupted=not fold.done, purpose=RequestPurpose.WEB_SEARCH,
-            window=self.deps.limits.window(cfg.model), parent_tool_use_id=self.tool_use_id,
-        )
+        # cancel points inside: while the search streams, and during a retry's back-off
+        streamed, tries = await asking.ask(request, fresh, shown=lambda: bool(folds[-1].blocks))
+        if streamed.error is not None:
+            raise SearchFailed(str(streamed.error))
+        usage = streamed.usage
+        return folds[-1], tries, usage.web_search_requests if usage else 0
 
 
 class _Fold:
@@ -165,50 +135,57 @@ class _Fold:
         self.on_progress = on_progress
         self.blocks: dict[int, dict[str, Any]] = {}
         self.partial: dict[int, str] = {}
-        self.usage: model.UsageCounts | None = None
         self.stop_reason: str | None = None
-        self.done = False
 
     def on_event(self, event: model.StreamEvent) -> None:
-        if isinstance(event, model.MessageStarted):
-            self.usage = event.usage.model_copy()
-        elif isinstance(event, model.TextStarted):
-            self.blocks[event.index] = {"type": "text", "text": ""}
-        elif isinstance(event, model.TextDelta) and event.index in self.blocks:
-            self.blocks[event.index]["text"] = self.blocks[event.index].get("text", "") + event.text
-        elif isinstance(event, model.CitationDelta) and event.index in self.blocks:
-            self.blocks[event.index].setdefault("citations", []).append(event.citation)
-        elif isinstance(event, model.ThinkingStarted):
-            self.blocks[event.index] = {"type": "thinking", "thinking": "", "signature": ""}
-        elif isinstance(event, model.ThinkingDelta) and event.index in self.blocks:
-            self.blocks[event.index]["thinking"] += event.text
-        elif isinstance(event, model.SignatureDelta) and event.index in self.blocks:
-            self.blocks[event.index]["signature"] += event.signature
-        elif isinstance(event, model.RedactedThinking):
-            self.blocks[event.index] = {"type": "redacted_thinking", "data": event.data}
-        elif isinstance(event, model.OtherBlockStarted):
-            self.blocks[event.index] = dict(event.block)
-            if event.block.get("type") == "server_tool_use":
-                self.partial[event.index] = ""
-            elif event.block.get("type") == "web_search_tool_result":
-                self.on_progress(_told(event.block))
-        elif isinstance(event, model.ToolInputDelta) and event.index in self.partial:
-            self.partial[event.index] += event.partial_json
-        elif isinstance(event, model.BlockStopped) and event.index in self.partial:
-            raw = self.partial.pop(event.index)
-            try:
-                self.blocks[event.index]["input"] = json.loads(raw) if raw.strip() else {}
-            except (json.JSONDecodeError, RecursionError):
-                self.partial[event.index] = raw  # stays incomplete: never sent back
-                return
-            asked = self.blocks[event.index]["input"]
-            query = asked.get("query") if isinstance(asked, dict) else None
-            self.on_progress(f"searching: {' '.join(str(query or '').split())}\n")
-        elif isinstance(event, model.MessageEnded):
-            self.stop_reason = event.stop_reason
-            update = {k: v for k, v in event.model_dump().items()
-                      if k in model.UsageCounts.model_fields and v is not None}
-            self.usage = (self.usage or model.UsageCounts()).model_copy(update=update)
+        match event:
+            case model.MessageEnded():
+                self.stop_reason = event.stop_reason
+            case model.TextStarted():
+                self.blocks[event.index] = {"type": "text", "text": ""}
+            case model.TextDelta() if event.index in self.blocks:
+                block = self.blocks[event.index]
+                block["text"] = block.get("text", "") + event.text
+            case model.CitationDelta() if event.index in self.blocks:
+                self.blocks[event.index].setdefault("citations", []).append(event.citation)
+            case model.ThinkingStarted():
+                self.blocks[event.index] = {"type": "thinking", "thinking": "", "signature": ""}
+            case model.ThinkingDelta() if event.index in self.blocks:
+                self.blocks[event.index]["thinking"] += event.text
+            case model.SignatureDelta() if event.index in self.blocks:
+                self.blocks[event.index]["signature"] += event.signature
+            case model.RedactedThinking():
+                self.blocks[event.index] = {"type": "redacted_thinking", "data": event.data}
+            case model.OtherBlockStarted():
+                self._other_block(event)
+            case model.ToolInputDelta() if event.index in self.partial:
+                self.partial[event.index] += event.partial_json
+            case model.BlockStopped() if event.index in self.partial:
+                self._input_complete(event.index)
+            case (model.TextDelta() | model.CitationDelta() | model.ThinkingDelta()
+                  | model.SignatureDelta() | model.ToolInputDelta() | model.BlockStopped()
+                  | model.ToolUseStarted() | model.MessageStarted()):
+                pass  # usage is the request path's; a search reply has no tool_use of ours
+            case _:
+                assert_never(event)
+
+    def _other_block(self, event: model.OtherBlockStarted) -> None:
+        self.blocks[event.index] = dict(event.block)
+        if event.block.get("type") == "server_tool_use":
+            self.partial[event.index] = ""
+        elif event.block.get("type") == "web_search_tool_result":
+            self.on_progress(_told(event.block))
+
+    def _input_complete(self, index: int) -> None:
+        raw = self.partial.pop(index)
+        try:
+            self.blocks[index]["input"] = json.loads(raw) if raw.strip() else {}
+        except (json.JSONDecodeError, RecursionError):
+            self.partial[index] = raw  # stays incomplete: never sent back
+            return
+        asked = self.blocks[index]["input"]
+        query = asked.get("query") if isinstance(asked, dict) else None
+        self.on_progress(f"searching: {' '.join(str(query or '').split())}\n")
 
     def content(self) -> list[dict[str, Any]]:
         """The complete blocks, in order (a cut server_tool_use, or text or thinking
