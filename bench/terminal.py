@@ -9,7 +9,8 @@ process's CPU (user + system). Then ``stream`` + Enter: the same Markdown text
 (``answer_text()``, about 16 KB) streams in, 4 characters every ``DELAY_S`` seconds, to
 agent-tui's transcript from the scripted model and to the bare app's Markdown widget
 (Textual's own streaming); bytes and CPU are taken over ``STREAM_S`` seconds from 1 s
-into it. The cursor blinks in both (as users see them).
+into it. The bare app's cursor blinks (Textual's default); agent-tui's does not (its own
+default: an idle TUI writes nothing).
 """
 
 from __future__ import annotations

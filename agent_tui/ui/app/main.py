@@ -99,7 +99,7 @@ class AgentApp(App[int]):
         clock: Callable[[], float] = time.monotonic,
         format_time: Callable[[float], str] = default_format_time,
         title: str = "agent-tui",
-        cursor_blink: bool = True,
+        cursor_blink: bool = False,
         welcome: bool = True,
         shutdown_timeout: float = SHUTDOWN_TIMEOUT,
         sessions: SessionDirectory | None = None,

@@ -89,7 +89,7 @@ class PromptInput(TextArea):
             super().__init__()
             self.step = step
 
-    def __init__(self, *, id: str | None = None, cursor_blink: bool = True) -> None:
+    def __init__(self, *, id: str | None = None, cursor_blink: bool = False) -> None:
         super().__init__(
             "",
             id=id,
