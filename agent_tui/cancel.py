@@ -12,6 +12,10 @@ reason wins; later calls are harmless) and observable three ways:
 
 A scope may also carry a deadline (``cancel_after``), which cancels it with
 ``CancelReason.TIMEOUT``.
+
+A cancelled scope can be *hurried* (``hurry()``: the user pressed Esc again while the
+first Esc's cleanup ran): what is still being stopped under it stops now, without its
+grace. Observed through ``on_hurry`` (and ``hurried``), on the scope and every child.
 """
 
 from __future__ import annotations
@@ -68,6 +72,8 @@ class CancelScope:
         self._children: list[CancelScope] = []
         self._callbacks: list[_Callback] = []
         self._timer: asyncio.TimerHandle | threading.Timer | None = None
+        self._hurried = False
+        self._hurry_callbacks: list[Callable[[], None]] = []
 
     # -- tree -----------------------------------------------------------------
 
@@ -76,10 +82,13 @@ class CancelScope:
         kid = CancelScope(name, parent=self)
         with self._lock:
             inherited = self._reason
-            if inherited is None:
+            if inherited is None or not self._hurried:
                 self._children.append(kid)
+            hurried = self._hurried
         if inherited is not None:
             kid.cancel(inherited)
+        if hurried:
+            kid.hurry(inherited or CancelReason.USER_INTERRUPT)
         return kid
 
     def detach(self) -> None:
@@ -109,6 +118,38 @@ class CancelScope:
         for cb in callbacks:
             cb.fn(reason)
         return True
+
+    def hurry(self, reason: CancelReason = CancelReason.USER_INTERRUPT) -> bool:
+        """Cancel the scope if it is not yet, else hurry it and its children: what is
+        being stopped under it is stopped now, without its grace. True if this call
+        hurried (the scope was already cancelled and not yet hurried)."""
+        if self.cancel(reason):
+            return False
+        with self._lock:
+            if self._hurried:
+                return False
+            self._hurried = True
+            children = list(self._children)
+            callbacks, self._hurry_callbacks = self._hurry_callbacks, []
+        for kid in children:
+            kid.hurry(reason)
+        for fn in callbacks:
+            fn()
+        return True
+
+    @property
+    def hurried(self) -> bool:
+        return self._hurried
+
+    def on_hurry(self, fn: Callable[[], None]) -> None:
+        """Call ``fn()`` once when the scope is hurried (at once if it is already);
+        it runs on whichever thread hurries: keep it short and thread-safe."""
+        with self._lock:
+            hurried = self._hurried
+            if not hurried:
+                self._hurry_callbacks.append(fn)
+        if hurried:
+            fn()
 
     def cancel_after(self, seconds: float, reason: CancelReason = CancelReason.TIMEOUT) -> None:
         """Give the scope a deadline: it cancels itself after ``seconds``."""

@@ -23,7 +23,9 @@ import re
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import (
+    AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr,
+)
 
 _SIZE = re.compile(r"(\d+)\s*([KMGT]?)i?B?", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -62,6 +64,9 @@ class LimitsSection(BaseModel):
 
     pids: Count | None = None
     memory: Size | None = None
+    # SIGTERM -> SIGKILL for a command that is stopped (runtime/process/limits.py)
+    grace_s: Annotated[StrictInt | StrictFloat, Field(ge=0, le=30)] | None = Field(
+        default=None, alias="graceSeconds")
 
 
 class Network(StrEnum):
@@ -82,6 +87,7 @@ class Limits(BaseModel):
 
     pids: int | str | None = None
     memory: int | str | None = None
+    grace_s: float | None = None
 
 
 class Sandbox(BaseModel):
@@ -93,7 +99,7 @@ class Sandbox(BaseModel):
 
 
 KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
-    ("limits",): ["pids", "memory"],
+    ("limits",): ["pids", "memory", "graceSeconds"],
     ("sandbox",): ["enabled", "network", "allowWrite"],
 }
 
@@ -108,6 +114,8 @@ def merge(
         limits.pids = their_limits.pids
     if their_limits.memory is not None:
         limits.memory = their_limits.memory
+    if their_limits.grace_s is not None:
+        limits.grace_s = float(their_limits.grace_s)
     refused = []
     if theirs.enabled is not None:
         if project and not theirs.enabled:

@@ -95,6 +95,45 @@ async def test_interrupt_from_another_thread_reports_how_it_ended(
 
 
 @pytest.mark.asyncio
+async def test_a_second_esc_kills_at_once_without_the_rest_of_the_grace(
+    tmp_path: Path, marker: str
+) -> None:
+    scope = CancelScope("turn")
+    ctx = make_ctx(tmp_path, scope.child("tool"))
+    command = f"echo started; trap '' TERM; exec -a {marker} sleep 1000"  # TERM stays ignored
+    task = asyncio.create_task(bash(BashTool(limits=RunLimits(grace_s=60)), ctx, command))
+    await asyncio.to_thread(wait_for_procs, marker, 1, exact=True)
+    assert scope.cancel(CancelReason.USER_INTERRUPT)  # the first Esc: TERM, then the grace
+    await asyncio.sleep(0.3)
+    assert not task.done() and procs_with(marker)  # waiting out a 60 s grace
+    threading.Thread(target=scope.hurry).start()  # the second Esc, from the UI's thread
+    result = await asyncio.wait_for(task, 5)
+
+    assert result.outcome is ToolState.CANCELLED_WHILE_RUNNING
+    assert result.signal == "SIGKILL"
+    cleanup = result.details["cleanup"]
+    assert cleanup["escalation"] == "kill" and cleanup["grace_used_s"] < 5
+    assert result.residue == [] and procs_with(marker) == []
+
+
+def test_hurry_reaches_every_child_once_and_only_after_a_cancel() -> None:
+    root = CancelScope("root")
+    early = root.child("early")
+    heard: list[str] = []
+    early.on_hurry(lambda: heard.append("early"))
+    assert root.hurry() is False  # not cancelled yet: this cancels, it does not hurry
+    assert root.cancelled and early.cancelled and not early.hurried
+    late = root.child("late")  # made while the cancel's cleanup runs
+    late.on_hurry(lambda: heard.append("late"))
+    assert root.hurry() is True and root.hurry() is False
+    assert sorted(heard) == ["early", "late"] and late.hurried
+    after = root.child("after")
+    assert after.cancelled and after.hurried
+    after.on_hurry(lambda: heard.append("after"))  # already hurried: at once
+    assert heard[-1] == "after"
+
+
+@pytest.mark.asyncio
 async def test_timeout_fails_says_so_and_leaves_the_turn_alone(
     tmp_path: Path, marker: str
 ) -> None:

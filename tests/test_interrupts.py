@@ -223,6 +223,30 @@ async def test_tool_that_ignores_cancel_becomes_unknown_within_budget(fake_api, 
     await run.close()
 
 
+async def test_a_second_esc_ends_a_term_ignoring_command_at_once(fake_api, tmp_path):
+    from agent_tui.tools.bash import BashTool
+    from tests.trees.procs import procs_with, wait_for_procs
+
+    marker = f"second-esc-{tmp_path.name}"
+    command = f"trap '' TERM; exec -a {marker} sleep 1000"
+    fake_api.enqueue(Reply.tool_use("bash", {"command": command}, id="toolu_sh"))
+    run = start_session(provider_for(fake_api), [BashTool(grace=60)], tmp_path,
+                        cleanup_budget=120)
+    run.submit(UserMessage(text="go"))
+    await asyncio.to_thread(wait_for_procs, marker, 1, exact=True)
+    run.submit(Interrupt())  # TERM, ignored: the 60 s grace starts
+    await run.rec.wait_for(lambda: any(e.state == "cancelling" for e in run.rec.of("turn_state")))
+    await asyncio.sleep(0.2)
+    assert not run.rec.of("turn_ended") and procs_with(marker)
+    run.submit(Interrupt())  # the second Esc: KILL now
+    await run.idle(timeout=10)
+    assert procs_with(marker) == []
+    final = run.rec.final_tool("bash")
+    assert final.state == "cancelled_while_running"
+    assert run.rec.of("turn_ended")[-1].status == "cancelled"
+    await run.close()
+
+
 async def test_interrupt_when_idle_is_harmless(fake_api, tmp_path):
     run = start_session(provider_for(fake_api), [], tmp_path)
     run.submit(Interrupt())

@@ -233,6 +233,24 @@ def test_limits_settings_are_read(tmp_path: Path) -> None:
     assert any("not a size" in p for p in load_settings(tmp_path, user_dir=user).problems)
 
 
+
+def test_the_grace_setting_reaches_every_new_run(tmp_path: Path) -> None:
+    from agent_tui.runtime.process import DEFAULT_GRACE_S, RunLimits, configure_limits
+
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "settings.json").write_text('{"limits": {"graceSeconds": 0.25}}')
+    loaded = load_settings(tmp_path, user_dir=user)
+    assert loaded.limits.grace_s == 0.25 and not loaded.problems
+    try:
+        configure_limits(loaded.limits.pids, loaded.limits.memory, loaded.limits.grace_s)
+        assert RunLimits().grace_s == 0.25 and BashTool().limits.grace_s == 0.25
+    finally:
+        configure_limits(None, None, None)
+    assert RunLimits().grace_s == DEFAULT_GRACE_S
+    (user / "settings.json").write_text('{"limits": {"graceSeconds": 600}}')
+    assert any("graceSeconds" in p for p in load_settings(tmp_path, user_dir=user).problems)
+
 @needs_bwrap
 @pytest.mark.asyncio
 async def test_rewind_restores_what_a_sandboxed_command_changed(tmp_path: Path) -> None:

@@ -207,6 +207,7 @@ class Wiring:
         from agent_tui.runtime.process import owner_id
         from agent_tui.runtime.process.orphans import start_orphan_reaper
         from agent_tui.permissions import PermissionRules, Permissions
+        from agent_tui.runtime.process import RunLimits
         from agent_tui.tools.bash import BashTool
         from agent_tui.tools.registry import default_tools
         from agent_tui.tools.search.tools import GlobTool, GrepTool
@@ -259,6 +260,7 @@ class Wiring:
         self.containment = self.containment_for(Path(workspace))
         bash = tools.get("bash")
         assert isinstance(bash, BashTool)  # default_tools always offers it
+        bash.limits = RunLimits()  # the settings' limits and grace, configured just now
         bash.sandbox = self.containment.sandbox
         bash.plan_sandbox = self.containment.plan
         if self.containment.notice is not None:

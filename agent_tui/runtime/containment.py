@@ -65,7 +65,7 @@ def session_containment(
     """Apply ``limits``; build and check the sandbox when the flag (else the settings)
     asks for it. ``private``: the agent's own config and state folders, hidden from
     sandboxed commands. Raises SandboxUnavailable."""
-    configure_limits(limits.pids, limits.memory)
+    configure_limits(limits.pids, limits.memory, limits.grace_s)
     enabled = sandbox.enabled if sandbox_flag is None else sandbox_flag
     policy = None
     if enabled:

@@ -23,7 +23,6 @@ from agent_tui.credentials import command_env
 from agent_tui.tools.background import BackgroundJobs
 from agent_tui.runtime.sandbox import SandboxPolicy, refusal_notes, runs_here
 from agent_tui.runtime.process import (
-    DEFAULT_GRACE_S,
     Escalation,
     LimitHit,
     ProcessRun,
@@ -89,14 +88,15 @@ class BashTool(Tool[BashInput]):
     def __init__(
         self,
         jobs: BackgroundJobs | None = None,
-        grace: float = DEFAULT_GRACE_S,
+        grace: float | None = None,
         *,
         limits: RunLimits | None = None,
         default_timeout_ms: int | None = DEFAULT_TIMEOUT_MS,
         sandbox: SandboxPolicy | None = None,
     ) -> None:
         self.jobs = jobs
-        self.limits = limits or RunLimits(grace_s=grace)
+        # None: the settings' grace (``limits.graceSeconds``), else the default
+        self.limits = limits or (RunLimits() if grace is None else RunLimits(grace_s=grace))
         self.default_timeout_ms = default_timeout_ms
         self.sandbox = sandbox  # every command runs under it (runtime/sandbox.py)
         # Plan mode's read-only sandbox for calls confined to it, and whether
@@ -176,6 +176,7 @@ class BashTool(Tool[BashInput]):
             except OSError as exc:
                 return ToolResult.error(f"Could not start the command: {exc}")
             reason = await run.wait(scope)  # cancel point: Esc, timeout, send-now
+            scope.on_hurry(run.hurry)  # a second Esc while it stops: KILL, no grace
             if reason is CancelReason.SEND_TO_BACKGROUND and self.jobs is not None:
                 moved = self._send_to_background(run, args.command)
                 if moved is not None:

@@ -195,7 +195,7 @@ class Session(SessionControls, CommandTurns):
         here, from the caller's thread (Esc stops at once, however busy the loop
         is); its handler on the loop then returns what was queued."""
         if isinstance(op, Interrupt):
-            self._stop_now()
+            self._stop_now(hurry=True)
         self._put(op)
 
     def run_command(self, run: CommandRun) -> None:
@@ -220,13 +220,21 @@ class Session(SessionControls, CommandTurns):
         """``submit(Interrupt())``: cancel at once, from any thread (e.g. a signal handler)."""
         self.submit(Interrupt())
 
-    def _stop_now(self) -> bool:
+    def _stop_now(self, *, hurry: bool = False) -> bool:
         """Cancel the running turn, or else what holds the session (a compaction, a
-        ``!`` command, a command's lines). True when something was cancelled now."""
+        ``!`` command, a command's lines). True when something was cancelled now.
+        ``hurry``: when it was cancelled already (a second Esc), what is still being
+        stopped is stopped now, without its grace."""
         self.ending.interrupt()  # SessionEnd hooks running as the session ends
         turn = self._turn
         scope = turn.scope if turn is not None else self._hold_scope
-        return scope is not None and scope.cancel(CancelReason.USER_INTERRUPT)
+        if scope is None:
+            return False
+        if scope.cancel(CancelReason.USER_INTERRUPT):
+            return True
+        if hurry:
+            scope.hurry()
+        return False
 
     @property
     def busy(self) -> bool:

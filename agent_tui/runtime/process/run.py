@@ -74,6 +74,7 @@ class ProcessRun:
         self.phase = RunPhase.CREATED
         self.pid: int | None = None
         self.ended_by: CancelReason | None = None
+        self._hurried = False  # a second Esc: no more grace
         self._listeners: list[Callable[[bytes], None]] = []
         self._throttle: OutputThrottle | None = None
         if on_output is not None:
@@ -257,7 +258,13 @@ class ProcessRun:
         return self._record(cleanup, terms, t0)
 
     async def _terminate(self) -> Termination:
-        return await terminate(self, self.limits.grace_s, self.limits.kill_confirm_s)
+        return await terminate(self, self.limits.grace_s, self.limits.kill_confirm_s,
+                               lambda: self._hurried)
+
+    def hurry(self) -> None:
+        """The grace is over now (a second Esc): a stop that waits in it sends SIGKILL
+        at its next look (every poll), from any thread."""
+        self._hurried = True
 
     async def _drain(self, cleanup: Cleanup) -> None:
         """Give output in flight ``drain_s`` to arrive; then name who holds the pipe."""

@@ -96,11 +96,16 @@ SCAN = _Scan()
 Step = _Scan | float
 
 
+def _never() -> bool:
+    return False
+
+
 def escalate(
-    target: Target, grace_s: float, confirm_s: float
+    target: Target, grace_s: float, confirm_s: float, hurried: Callable[[], bool] = _never,
 ) -> Generator[Step, list[Found] | None, Termination]:
     """TERM the target, wait up to ``grace_s``, KILL what is left, confirm for up to
-    ``confirm_s``. ``grace_s`` <= 0 goes straight to KILL."""
+    ``confirm_s``. ``grace_s`` <= 0 goes straight to KILL, and so does the wait once
+    ``hurried()`` says so (the user pressed Esc again)."""
     term = Termination()
     found: list[Found] = []
     if grace_s > 0:
@@ -112,12 +117,12 @@ def escalate(
             return term  # nothing of it was left
         _signal(target, found, signal.SIGTERM, whole=whole)
         term.escalation = Escalation.TERM
-        alive = yield from _wait_gone(target, found, t0 + grace_s)
+        alive = yield from _wait_gone(target, found, t0 + grace_s, hurried)
         if not alive and target.whole_gone():
             term.grace_used_s = round(time.monotonic() - t0, 3)
             term.ended = found
             return term
-        term.grace_used_s = grace_s
+        term.grace_used_s = grace_s if not hurried() else round(time.monotonic() - t0, 3)
     # Rescan: the tree may have forked while it was "stopping".
     seen = {f.pid for f in found}
     found += [f for f in (yield SCAN) or [] if f.pid not in seen]
@@ -140,14 +145,15 @@ def _signal(target: Target, found: list[Found], sig: int, *, whole: bool) -> Non
 
 
 def _wait_gone(
-    target: Target, found: list[Found], deadline: float
+    target: Target, found: list[Found], deadline: float, hurried: Callable[[], bool] = _never,
 ) -> Generator[Step, list[Found] | None, list[Found]]:
-    """Pause until the whole and every member are gone; the members still there."""
+    """Pause until the whole and every member are gone (or the deadline passed, or the
+    wait was hurried); the members still there."""
     while True:
         alive = [f for f in found if not target.member_gone(f)]
         if not alive and target.whole_gone():
             return []
-        if time.monotonic() >= deadline:
+        if time.monotonic() >= deadline or hurried():
             return alive
         yield POLL_S
 
@@ -175,9 +181,10 @@ def terminate_now(target: Target, grace_s: float, confirm_s: float = 1.0) -> Ter
     return step
 
 
-async def terminate(target: Target, grace_s: float, confirm_s: float = 1.0) -> Termination:
+async def terminate(target: Target, grace_s: float, confirm_s: float = 1.0,
+                    hurried: Callable[[], bool] = _never) -> Termination:
     """Run the escalation on the event loop: scans in a thread, pauses as sleeps."""
-    steps = escalate(target, grace_s, confirm_s)
+    steps = escalate(target, grace_s, confirm_s, hurried)
     step = _advance(steps, None)
     while not isinstance(step, Termination):
         if isinstance(step, _Scan):

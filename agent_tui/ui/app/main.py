@@ -423,7 +423,10 @@ class AgentApp(App[int]):
         if self.running:
             self._esc.reset()
             if self.turn_state == TurnState.RUNNING:
-                self.status.set_turn(TurnState.CANCELLING, "stopping…")
+                self.status.set_turn(TurnState.CANCELLING, "stopping… (Esc again: kill now)")
+            elif self.turn_state == TurnState.CANCELLING:
+                # the second Esc: what is still in its grace is killed now
+                self.status.set_turn(TurnState.CANCELLING, "killing what is left…")
             self.host.interrupt_now()
             return
         if self.prompt.text.strip() and self.prompt.text != self.rewound_text:
