@@ -27,8 +27,8 @@ from bench.stats import (
     write_json,
 )
 
-AREAS = ("interrupts", "stream", "startup", "terminal", "keys", "memory", "session", "cache",
-         "picker")
+AREAS = ("interrupts", "esc_key", "stream", "startup", "terminal", "keys", "memory", "session",
+         "cache", "picker")
 TREE_TITLES = {
     "term_exits": "tree that exits on TERM",
     "term_ignored": "tree that ignores TERM",
@@ -92,6 +92,20 @@ def interrupt_figures(runs: int) -> list[Figure]:
         bench.close()
     figures = [f for kind in TREES for f in (gone[kind], sweep[kind])]
     return [*figures, *ended.values(), residue]
+
+
+def esc_key_figures(runs: int) -> list[Figure]:
+    from bench.esc_key import esc_samples
+
+    got = esc_samples(runs)
+    ref = "Textual's wait (ESCDELAY=100)"
+    close = Figure("esc_key_close", "Esc key (pty) -> server sees the stalled stream closed",
+                   "ms", got["close"], ref, got["close_ref"], target="median <= 30 ms",
+                   check=median_at_most(30.0))
+    shown = Figure("esc_key_shown", "Esc key (pty) -> first stop line on screen", "ms",
+                   got["shown"], ref, got["shown_ref"], target="median <= 50 ms",
+                   check=median_at_most(50.0))
+    return [close, shown]
 
 
 def stream_figures(runs: int) -> list[Figure]:
@@ -280,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown area(s) {unknown}; choose from {AREAS}")
     steps: dict[str, Callable[[], list[Figure]]] = {
         "interrupts": lambda: interrupt_figures(runs),
+        "esc_key": lambda: esc_key_figures(runs),
         "stream": lambda: stream_figures(runs),
         "startup": lambda: startup_figures(runs),
         "terminal": lambda: terminal_figures(min(runs, 3)),
