@@ -12,27 +12,21 @@ the turn stops. Side by side, the same app with Textual's own wait for a lone Es
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from typing import Any
 
-from bench.startup import AGENT, REPO, _env
+from bench.startup import AGENT, _env
+from bench.terminal import PtyApp
 
 STOP_LINE = b"stopping"  # the status line's word, the first sign of the stop on screen
 
 
-class EscSession:
+class EscSession(PtyApp):
     """One agent-tui on a pseudo-terminal against its own fake API."""
 
     def __init__(self, escdelay: str | None) -> None:
-        import fcntl
-        import pty
-        import struct
-        import subprocess
-        import sys
-        import termios
-        import threading
-
         from tests.fake_api import FakeAnthropicServer
 
         self.srv = FakeAnthropicServer().start()
@@ -43,39 +37,19 @@ class EscSession:
         env.pop("ESCDELAY", None)
         if escdelay is not None:
             env["ESCDELAY"] = escdelay
-        self.master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-        argv = [sys.executable, "-c", AGENT, "--cwd", workspace, "--model", "claude-bench"]
-        self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env,
-                                     cwd=REPO, start_new_session=True)
-        os.close(slave)
-        self.chunks: list[tuple[float, bytes]] = []
-        self._stop = False
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        self.timed: list[tuple[float, bytes]] = []  # every chunk, with its time
+        super().__init__([sys.executable, "-c", AGENT, "--cwd", workspace,
+                          "--model", "claude-bench"], env)
         self._wait(lambda: self._shown_since(0.0, b"idle"), 60, "no first frame")
         time.sleep(0.5)  # the first frame is up: the input takes keys
 
-    def _read(self) -> None:
-        import select
-
-        while not self._stop:
-            if not select.select([self.master], [], [], 0.05)[0]:
-                continue
-            try:
-                data = os.read(self.master, 65536)
-            except OSError:
-                return
-            if not data:
-                return
-            self.chunks.append((time.monotonic(), data))
+    def on_data(self, data: bytes) -> None:
+        self.timed.append((time.monotonic(), data))
 
     def _shown_since(self, t0: float, text: bytes) -> float | None:
-        seen = b"".join(d for t, d in self.chunks if t >= t0)
-        if text not in seen:
-            return None
+        """When ``text`` was first whole in what the app wrote from ``t0`` on."""
         got = b""
-        for t, d in self.chunks:
+        for t, d in list(self.timed):
             if t >= t0:
                 got += d
                 if text in got:
@@ -99,10 +73,7 @@ class EscSession:
         self.srv.enqueue(Reply.stall(after_text="Thinking about it", seconds=60))
         before = len(self.srv.disconnects)
         typed = time.monotonic()
-        for ch in "think":
-            os.write(self.master, ch.encode())
-            time.sleep(0.02)
-        os.write(self.master, b"\r")
+        self.type("think")
         self._wait(lambda: self._shown_since(typed, b"Thinking about it"), 60, "no reply shown")
         time.sleep(0.2)  # the screen settles: the Esc meets an app at rest
         t0 = time.monotonic()
@@ -117,15 +88,7 @@ class EscSession:
                 "shown_ms": (shown - t0) * 1000}
 
     def close(self) -> None:
-        import signal
-
-        self._stop = True
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        self.proc.wait()
-        self._reader.join(2)
+        super().close()
         self.srv.stop()
 
 

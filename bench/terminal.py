@@ -61,17 +61,10 @@ def answer_text() -> str:
     return part * 24
 
 
-class Pty:
-    """One app on a pseudo-terminal; a thread counts what it writes, with times."""
+class PtyApp:
+    """A program on a 100x30 pseudo-terminal; a thread keeps what it writes, with times."""
 
-    def __init__(self, which: str, home: str, workspace: str, script: Path, text: Path) -> None:
-        argv = [sys.executable, "-c", AGENT if which == "agent" else BARE]
-        env = _env(home)
-        if which == "agent":
-            argv += ["--provider", "scripted", "--script", str(script), "--cwd", workspace]
-            env["AGENT_TUI_SCRIPTED_DELAY"] = str(DELAY_S)
-        else:
-            env.update(BENCH_STREAM_FILE=str(text), BENCH_STREAM_DELAY=str(DELAY_S))
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
         self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env,
@@ -95,8 +88,12 @@ class Pty:
             if not data:
                 return
             self.chunks.append((time.monotonic(), len(data)))
+            self.on_data(data)
             if len(self.seen) < 1_000_000:
                 self.seen += data
+
+    def on_data(self, data: bytes) -> None:
+        """Each chunk as it is read (the reader's thread)."""
 
     def wait_frame(self, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
@@ -139,6 +136,20 @@ class Pty:
         self.proc.wait()
         self._reader.join(2)
         os.close(self.master)
+
+
+class Pty(PtyApp):
+    """agent-tui on the scripted model, or the bare app, streaming the same text."""
+
+    def __init__(self, which: str, home: str, workspace: str, script: Path, text: Path) -> None:
+        argv = [sys.executable, "-c", AGENT if which == "agent" else BARE]
+        env = _env(home)
+        if which == "agent":
+            argv += ["--provider", "scripted", "--script", str(script), "--cwd", workspace]
+            env["AGENT_TUI_SCRIPTED_DELAY"] = str(DELAY_S)
+        else:
+            env.update(BENCH_STREAM_FILE=str(text), BENCH_STREAM_DELAY=str(DELAY_S))
+        super().__init__(argv, env)
 
 
 def run(which: str) -> dict[str, float]:
