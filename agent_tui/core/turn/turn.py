@@ -212,8 +212,6 @@ class Turn:
         counted = self.deps.depth > 0  # a sub-agent's steps are its task call's
         while True:
             self.scope.raise_if_cancelled()  # cancel point: before each model request
-            self.deps.budget.check_spend(  # --max-budget-usd: the turn may end here
-                cfg.model, self.deps.usage.prices.lookup(cfg.model) is not None)
             if not counted:
                 self.deps.budget.spend()  # --max-turns: the turn may end here
                 counted = True
