@@ -1,0 +1,75 @@
+"""``agent-tui -p`` on a custom OpenAI-compatible provider from a ``--settings`` file:
+the tool loop with its cost from the configured price, and the spending cap, which
+sends no request past it and ends the run with its own subtype."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fake_openai import Call, FakeOpenAIServer, Reply
+from tests.forked_runs import run_agent
+from tests.print_agent import env_for
+
+PRICE = {"input": 2.0, "output": 8.0, "cacheRead": 0.5}
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as srv:
+        yield srv
+    assert srv.errors == []
+
+
+def agent(tmp_path: Path, fake: FakeOpenAIServer, *args: str, price: Any = PRICE,
+          ) -> tuple[int, dict[str, Any]]:
+    model: dict[str, Any] = {"contextWindow": 128_000}
+    if price is not None:
+        model["price"] = price
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"providers": {"fake": {
+        "api": "openai-chat", "baseURL": fake.url, "apiKeyEnv": "FAKE_OPENAI_KEY",
+        "models": {"gpt-test": model}}}}))
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    done = run_agent(["-p", "do it", "--output-format", "json", "--cwd", str(work),
+                      "--settings", str(settings), "--model", "fake/gpt-test",
+                      "--permission-mode", "auto", *args],
+                     env=env_for(tmp_path, FAKE_OPENAI_KEY="sk-test"), timeout=90)
+    assert done.stdout, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_print_mode_runs_the_tool_loop_and_prices_it(tmp_path: Path,
+                                                     fake: FakeOpenAIServer) -> None:
+    fake.enqueue(Reply(calls=[Call("bash", json.dumps({"command": "echo hi > made.txt"}))]),
+                 Reply(text="made it"))
+    code, result = agent(tmp_path, fake)
+    assert code == 0 and result["subtype"] == "success" and result["result"] == "made it"
+    assert (tmp_path / "work" / "made.txt").read_text() == "hi\n"
+    spent = sum((u.prompt - u.cached) * 2.0 + u.cached * 0.5 + u.output * 8.0
+                for u in fake.usage) / 1_000_000
+    assert result["total_cost_usd"] == pytest.approx(spent)
+    assert fake.requests[0]["model"] == "gpt-test"
+
+
+def test_the_spending_cap_sends_no_request_past_it(tmp_path: Path,
+                                                   fake: FakeOpenAIServer) -> None:
+    fake.enqueue(Reply(calls=[Call("bash", json.dumps({"command": "echo hi"}))]),
+                 Reply(text="never sent"))
+    code, result = agent(tmp_path, fake, "--max-budget-usd", "0.000001")
+    assert code == 1 and result["subtype"] == "error_max_budget_usd" and result["is_error"]
+    assert len(fake.requests) == 1  # the first request spent the cap; no second one
+    assert "spending cap" in " ".join(result.get("errors", []))
+
+
+def test_an_unknown_price_under_a_cap_is_never_counted_as_zero(
+        tmp_path: Path, fake: FakeOpenAIServer) -> None:
+    code, result = agent(tmp_path, fake, "--max-budget-usd", "5", price=None)
+    assert code == 1 and result["subtype"] == "error_max_budget_usd"
+    assert fake.requests == []
+    assert "unknown" in " ".join(result.get("errors", []))
