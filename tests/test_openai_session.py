@@ -1,34 +1,30 @@
-"""A real session (no screen) on the openai-chat provider, the real ``openai`` SDK over
-HTTP to the strict Chat Completions fake: the tool loop, and every stop-button
-guarantee on this wire format (Esc mid-tool, Esc in a stalled stream, Esc during a
+"""A real session (no screen) on each OpenAI wire format (Chat Completions and the
+Responses API), the real ``openai`` SDK over HTTP to the strict fakes: the tool loop,
+and every stop-button guarantee (Esc mid-tool, Esc in a stalled stream, Esc during a
 429 back-off); then a model switch across providers in one session."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
 
-from agent_tui.core.calls.permission import AllowAll
-from agent_tui.core.calls.tool import ToolSet
-from agent_tui.core.journal.journal import Journal
-from agent_tui.core.services.deps import AgentConfig, SessionDeps
-from agent_tui.core.session.session import Session
 from agent_tui.protocol import Interrupt, SetModel, UserMessage
-from agent_tui.providers.base import Provider
 from agent_tui.providers.factory import make_configured, routed
-from agent_tui.tools.bash import BashTool
 from tests.fake_api import FakeAnthropicServer
 from tests.fake_api import Reply as AnthropicReply
-from tests.fake_openai import Call, FakeOpenAIServer, Reply
-from tests.harness import Recorder, Running
+from tests.fake_openai import FakeOpenAIServer, Reply
+from tests.openai_support import bash, entries, fake_session, session, sleeping
 
 pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture(params=["openai-chat", "openai-responses"])
+def api(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
 
 
 @pytest.fixture
@@ -39,84 +35,62 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
     assert srv.errors == []
 
 
-def entries(url: str) -> dict[str, Any]:
-    return {"fake": {"api": "openai-chat", "baseURL": url, "apiKeyEnv": "FAKE_OPENAI_KEY",
-                     "models": {"gpt-test": {"contextWindow": 128_000, "images": True}}}}
+def answers(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """The tool answers a request carries: (call id, what the model is told)."""
+    if "messages" in body:
+        return [(m["tool_call_id"], m["content"]) for m in body["messages"]
+                if m["role"] == "tool"]
+    return [(i["call_id"], i["output"]) for i in body["input"]
+            if i.get("type") == "function_call_output"]
 
 
-def session(provider: Provider, workspace: Path, model: str) -> Running:
-    journal = Journal()
-    rec = Recorder()
-    deps = SessionDeps(config=AgentConfig(workspace=workspace, model=model),
-                       provider=provider, tools=ToolSet([BashTool(grace=0.5)]),
-                       policy=AllowAll(), journal=journal, emit=rec)
-    return Running(Session(deps), rec, journal)
+def calls(body: dict[str, Any]) -> list[str]:
+    if "messages" in body:
+        return [c["id"] for m in body["messages"] for c in m.get("tool_calls") or []]
+    return [i["call_id"] for i in body["input"] if i.get("type") == "function_call"]
 
 
-def chat_session(fake: FakeOpenAIServer, workspace: Path) -> Running:
-    configured = entries(fake.url)
-    default = make_configured("fake", configured)
-    return session(routed("fake", default, lambda n: make_configured(n, configured), configured),
-                   workspace, "gpt-test")
-
-
-def bash(command: str) -> Reply:
-    return Reply(calls=[Call("bash", json.dumps({"command": command}))])
-
-
-async def test_tool_loop_runs_and_answers_each_call(fake: FakeOpenAIServer, tmp_path: Path) -> None:
+async def test_tool_loop_runs_and_answers_each_call(fake: FakeOpenAIServer, tmp_path: Path, api: str) -> None:
     fake.enqueue(bash("echo made > out.txt && echo wrote it"), Reply(text="all done"))
-    run = chat_session(fake, tmp_path)
+    run = fake_session(fake, tmp_path, api=api)
     run.submit(UserMessage(text="write a file"))
     await run.idle()
     await run.close()
     assert (tmp_path / "out.txt").read_text() == "made\n"
     assert run.rec.of("turn_ended")[-1].status == "completed"
-    tool_message = fake.requests[1]["messages"][-1]
-    assert tool_message["role"] == "tool" and "wrote it" in tool_message["content"]
+    ((call_id, told),) = answers(fake.requests[1])
+    assert calls(fake.requests[1]) == [call_id] and "wrote it" in told
     usage = run.rec.of("usage")
     assert len(usage) == 2 and all(u.input_tokens > 0 and not u.interrupted for u in usage)
 
 
 async def test_esc_mid_tool_ends_its_processes_and_the_next_request_is_valid(
-        fake: FakeOpenAIServer, tmp_path: Path) -> None:
+        fake: FakeOpenAIServer, tmp_path: Path, api: str) -> None:
     marker = "31.4159265"
     fake.enqueue(bash(f"echo started; sleep {marker}"), Reply(text="understood"))
-    run = chat_session(fake, tmp_path)
+    run = fake_session(fake, tmp_path, api=api)
     run.submit(UserMessage(text="wait a while"))
     await run.rec.wait_for(lambda: "running" in run.rec.tool_states(name="bash"))
-    await run.rec.wait_for(lambda: _sleeping(marker))
+    await run.rec.wait_for(lambda: sleeping(marker))
     run.submit(Interrupt())
     await run.idle()
     assert run.rec.of("turn_ended")[-1].status == "cancelled"
     assert run.rec.tool_states(name="bash")[-1] == "cancelled_while_running"
-    assert not _sleeping(marker)
+    assert not sleeping(marker)
     run.submit(UserMessage(text="what happened?"))
     await run.idle()
     await run.close()
     assert fake.rejections == []  # the strict fake took the history as it was sent
-    sent = fake.requests[1]["messages"]
-    call_id = sent[2]["tool_calls"][0]["id"]
-    assert sent[3]["role"] == "tool" and sent[3]["tool_call_id"] == call_id
-    assert "Interrupted by the user" in sent[3]["content"]
+    ((call_id, told),) = answers(fake.requests[1])
+    assert calls(fake.requests[1]) == [call_id] and "Interrupted by the user" in told
     assert run.rec.of("turn_ended")[-1].status == "completed"
 
 
-def _sleeping(marker: str) -> bool:
-    for proc in psutil.process_iter(["cmdline"]):
-        try:
-            if marker in " ".join(proc.info["cmdline"] or []):
-                return True
-        except psutil.Error:
-            continue
-    return False
-
-
 async def test_esc_in_a_stalled_stream_closes_the_connection_and_bills_it(
-        fake: FakeOpenAIServer, tmp_path: Path) -> None:
+        fake: FakeOpenAIServer, tmp_path: Path, api: str) -> None:
     fake.enqueue(Reply(text="the start of an answer that stalls", chunk=5,
-                       stall_after=(2, 60)))
-    run = chat_session(fake, tmp_path)
+                       stall_after=(4, 60)))
+    run = fake_session(fake, tmp_path, api=api)
     run.submit(UserMessage(text="talk"))
     await run.rec.wait_type("text_delta")
     run.submit(Interrupt())
@@ -129,10 +103,10 @@ async def test_esc_in_a_stalled_stream_closes_the_connection_and_bills_it(
 
 
 async def test_esc_ends_a_429_back_off_and_sends_nothing_more(
-        fake: FakeOpenAIServer, tmp_path: Path) -> None:
+        fake: FakeOpenAIServer, tmp_path: Path, api: str) -> None:
     fake.enqueue(Reply.failure(429, "Rate limit reached for requests",
                                headers={"retry-after": "20"}, kind="rate_limit_error"))
-    run = chat_session(fake, tmp_path)
+    run = fake_session(fake, tmp_path, api=api)
     run.submit(UserMessage(text="hello"))
     await run.rec.wait_type("retry_scheduled")
     assert run.rec.of("retry_scheduled")[0].delay == 20  # the server's retry-after
@@ -144,11 +118,11 @@ async def test_esc_ends_a_429_back_off_and_sends_nothing_more(
 
 
 async def test_model_switch_across_providers_keeps_the_conversation(
-        fake: FakeOpenAIServer, fake_api: FakeAnthropicServer, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        fake: FakeOpenAIServer, fake_api: FakeAnthropicServer, tmp_path: Path, api: str,
+        ) -> None:
     from agent_tui.providers.anthropic import AnthropicProvider
 
-    configured = entries(fake.url)
+    configured = entries(fake.url, api)
     anthropic = AnthropicProvider(api_key="test-key", base_url=fake_api.url)
     router = routed("anthropic", anthropic, lambda n: make_configured(n, configured), configured)
     fake_api.enqueue(AnthropicReply.tool_use("bash", {"command": "echo one"}),
@@ -168,9 +142,8 @@ async def test_model_switch_across_providers_keeps_the_conversation(
     await run.close()
     assert fake.rejections == [] and [e.status for e in run.rec.of("turn_ended")] == [
         "completed"] * 3
-    on_openai = fake.requests[0]["messages"]
-    assert [m["role"] for m in on_openai] == ["system", "user", "assistant", "tool",
-                                              "assistant", "user"]
+    assert len(answers(fake.requests[0])) == 1 and len(calls(fake.requests[0])) == 1
+    assert len(answers(fake.requests[1])) == 2  # the first provider's call, and its own
     assert fake.requests[0]["model"] == "gpt-test"
     back = fake_api.requests[-1]["messages"]
     kinds = [b["type"] for m in back if isinstance(m["content"], list) for b in m["content"]]

@@ -6,7 +6,7 @@ HTTP on 127.0.0.1, for the real ``openai`` SDK::
         client = openai.AsyncOpenAI(base_url=srv.url, api_key="k", max_retries=0)
 
 Routes: ``POST /v1/chat/completions`` (streams only), ``POST /v1/responses``,
-``POST /v1/responses/{id}/cancel``, ``GET /v1/models``, ``GET /v1/models/{id}``.
+``GET /v1/models``, ``GET /v1/models/{id}``.
 A request is checked (:mod:`tests.fake_openai.validate_chat`,
 :mod:`tests.fake_openai.validate_responses`) before it takes the next scripted
 :class:`~tests.fake_openai.replies.Reply`: a refused request never reaches the model.
@@ -44,7 +44,9 @@ class ModelSpec:
     id: str
     window: int = 128_000
     images: bool = False
-    reasoning_in: bool = False  # takes reasoning_content back (DeepSeek's rule)
+    #: reasons: chat takes reasoning_content back (DeepSeek's rule); responses takes the
+    #: reasoning parameter and gives reasoning items
+    reasoning: bool = False
 
 
 @dataclass
@@ -59,7 +61,7 @@ class UsageRecord:
 class FakeOpenAIServer:
     def __init__(self, models: list[ModelSpec] | None = None) -> None:
         self.models = {m.id: m for m in (models or [ModelSpec("gpt-test", images=True),
-                                                    ModelSpec("reasoner", reasoning_in=True)])}
+                                                    ModelSpec("reasoner", reasoning=True)])}
         self.queue: deque[Reply] = deque()
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
@@ -67,7 +69,7 @@ class FakeOpenAIServer:
         self.disconnects: list[int] = []
         self.usage: list[UsageRecord] = []
         self.errors: list[str] = []
-        self.cancelled: list[str] = []  # Responses ids cancelled on the server
+        self.issued: dict[str, str] = {}  # reasoning item id: its encrypted content
         self.keys: set[str] | None = None
         self._prompts: dict[str, list[str]] = {}
         self._cond = threading.Condition()
@@ -243,7 +245,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if path == "/v1/chat/completions":
                 self._chat(body)
-            elif path == "/v1/responses" or path.startswith("/v1/responses/"):
+            elif path.startswith("/v1/responses"):
                 from .responses import serve_responses
 
                 serve_responses(self, path, body)
@@ -271,7 +273,7 @@ class _Handler(BaseHTTPRequestHandler):
         if spec is None:
             return
         try:
-            check_chat(body, images=spec.images, reasoning_in=spec.reasoning_in)
+            check_chat(body, images=spec.images, reasoning_in=spec.reasoning)
         except Invalid as exc:
             self.refuse(exc)
             return
