@@ -15,7 +15,7 @@ pytestmark = pytest.mark.asyncio
 
 from agent_tui.providers import base
 from agent_tui.providers.config import ProviderConfig
-from agent_tui.providers.openai_chat import OpenAIChatProvider
+from agent_tui.providers.openai_wire.chat import OpenAIChatProvider
 from tests.fake_openai import Call, FakeOpenAIServer, Reply
 
 TOOLS = [{"name": "bash", "description": "run", "input_schema": {
@@ -187,7 +187,7 @@ async def test_bad_input_is_a_clear_error(fake: FakeOpenAIServer,
 
 
 async def test_too_long_gives_the_window_in_the_core_s_words(fake: FakeOpenAIServer) -> None:
-    from agent_tui.core.limits import parse_overflow
+    from agent_tui.core.usage.limits import parse_overflow
 
     with FakeOpenAIServer() as small:
         small.models["gpt-test"].window = 2000

@@ -17,8 +17,7 @@ from typing import Any
 
 from agent_tui.providers import base
 from agent_tui.providers.anthropic import AnthropicProvider
-from agent_tui.providers.config import ProviderConfig
-from agent_tui.providers.openai_common import NO_KEY, info_from
+from agent_tui.providers.config import NO_KEY, ProviderConfig, info_from
 
 _FEATURES = {"cache_control": "cacheControl", "thinking": "thinking"}
 

@@ -22,6 +22,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
+from agent_tui.providers import base
+
+#: A key the SDKs need when the server takes none (a server on this machine).
+NO_KEY = "no-key"
+
 
 class Api(StrEnum):
     """The wire formats agent-tui speaks."""
@@ -88,6 +93,24 @@ class ProviderConfig(BaseModel):
         data = self.model_dump(by_alias=True, exclude_none=True)
         models = {**data.pop("models", {}), **dict(over.get("models") or {})}
         return ProviderConfig.model_validate({**data, **dict(over), "models": models})
+
+
+def info_from(model_id: str, entry: ModelEntry | None, listed: Any = None) -> base.ModelInfo:
+    """What the configuration (first) and the server's model list say of a model."""
+    extra = getattr(listed, "model_extra", None) or {}
+    window = (entry.context_window if entry else None) or _int(
+        extra.get("context_length") or extra.get("context_window")
+        or extra.get("max_context_length"))
+    return base.ModelInfo(
+        id=model_id, max_input_tokens=window,
+        max_tokens=entry.max_output if entry else None,
+        image_input=bool(entry and entry.images),
+        thinking_disabled=True,
+    )
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and value > 0 else None
 
 
 class ProviderConfigError(Exception):

@@ -24,11 +24,11 @@ def make_configured(name: str, configured: Mapping[str, Mapping[str, Any]] | Non
 def from_config(name: str, cfg: ProviderConfig) -> base.Provider:
     match cfg.api:
         case Api.OPENAI_CHAT:
-            from agent_tui.providers.openai_chat import OpenAIChatProvider
+            from agent_tui.providers.openai_wire.chat import OpenAIChatProvider
 
             return OpenAIChatProvider(name, cfg)
         case Api.OPENAI_RESPONSES:
-            from agent_tui.providers.openai_responses import OpenAIResponsesProvider
+            from agent_tui.providers.openai_wire.responses import OpenAIResponsesProvider
 
             return OpenAIResponsesProvider(name, cfg)
         case Api.ANTHROPIC:

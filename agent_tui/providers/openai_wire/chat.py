@@ -1,6 +1,6 @@
 """Any OpenAI-compatible server, on the Chat Completions API (``openai-chat``).
 
-The request is built by :mod:`agent_tui.providers.chat_messages`; the streamed chunks
+The request is built by :mod:`agent_tui.providers.openai_wire.chat_messages`; the streamed chunks
 become the provider interface's events here:
 
 - the stream's start (its headers arrived) is ``message_started``, with the request's
@@ -26,9 +26,9 @@ from typing import Any
 import openai
 
 from agent_tui.providers import base
-from agent_tui.providers.chat_messages import chat_body
+from agent_tui.providers.openai_wire.chat_messages import chat_body
 from agent_tui.providers.config import ProviderConfig
-from agent_tui.providers.openai_common import (
+from agent_tui.providers.openai_wire.common import (
     CHAT_REASONING,
     estimate_tokens,
     list_models,

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_tui.providers import base
-from agent_tui.providers.openai_common import CHAT_REASONING
+from agent_tui.providers.openai_wire.common import CHAT_REASONING
 
 
 def chat_body(request: base.ModelRequest, *, model: str, images: bool,

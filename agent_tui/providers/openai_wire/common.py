@@ -18,12 +18,10 @@ import httpx2
 import openai
 
 from agent_tui.providers import base
-from agent_tui.providers.config import ModelEntry, ProviderConfig
+from agent_tui.providers.config import NO_KEY, ProviderConfig, info_from
 from agent_tui.providers.retry_after import retry_after
 
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
-#: A key the SDK needs when the server takes none (a server on this machine).
-NO_KEY = "no-key"
 #: The marker of a thinking block that holds a Chat Completions ``reasoning_content``.
 CHAT_REASONING = "openai-chat:reasoning_content"
 #: The prefix of a thinking block's signature that holds a Responses reasoning item.
@@ -132,24 +130,6 @@ def usage_counts(prompt: int, output: int, cached: int, cache_write: int = 0,
 def estimate_tokens(payload: Any) -> int:
     """A request's size in tokens, roughly (4 bytes each), until the server says."""
     return max(1, len(json.dumps(payload, default=str)) // 4)
-
-
-def info_from(model_id: str, entry: ModelEntry | None, listed: Any = None) -> base.ModelInfo:
-    """What the configuration (first) and the server's model list say of a model."""
-    extra = getattr(listed, "model_extra", None) or {}
-    window = (entry.context_window if entry else None) or _int(
-        extra.get("context_length") or extra.get("context_window")
-        or extra.get("max_context_length"))
-    return base.ModelInfo(
-        id=model_id, max_input_tokens=window,
-        max_tokens=entry.max_output if entry else None,
-        image_input=bool(entry and entry.images),
-        thinking_disabled=True,
-    )
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and value > 0 else None
 
 
 async def lookup_model(client: openai.AsyncOpenAI, cfg: ProviderConfig, name: str,

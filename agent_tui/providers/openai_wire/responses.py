@@ -1,6 +1,6 @@
 """OpenAI on the Responses API (``openai``; ``openai-responses`` for other servers).
 
-The request is built by :mod:`agent_tui.providers.responses_items`; the stream's
+The request is built by :mod:`agent_tui.providers.openai_wire.responses_items`; the stream's
 events become the interface's:
 
 - ``response.created``: ``message_started`` (the request's size estimated until
@@ -24,7 +24,7 @@ import openai
 
 from agent_tui.providers import base
 from agent_tui.providers.config import ProviderConfig
-from agent_tui.providers.openai_common import (
+from agent_tui.providers.openai_wire.common import (
     estimate_tokens,
     list_models,
     lookup_model,
@@ -33,7 +33,7 @@ from agent_tui.providers.openai_common import (
     read_stream,
     usage_counts,
 )
-from agent_tui.providers.responses_items import reasoning_signature, responses_body
+from agent_tui.providers.openai_wire.responses_items import reasoning_signature, responses_body
 
 #: Models that reason by default, when the configuration does not say.
 REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4", "codex")

@@ -17,8 +17,8 @@ import json
 from typing import Any
 
 from agent_tui.providers import base
-from agent_tui.providers.chat_messages import result_parts, system_text
-from agent_tui.providers.openai_common import RESPONSES_REASONING
+from agent_tui.providers.openai_wire.chat_messages import result_parts, system_text
+from agent_tui.providers.openai_wire.common import RESPONSES_REASONING
 
 
 def responses_body(request: base.ModelRequest, *, images: bool, reasoning: bool,
