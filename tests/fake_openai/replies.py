@@ -41,6 +41,13 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     output_tokens: int | None = None
 
+    def output_estimate(self) -> int:
+        """Output tokens: a quarter of what the model wrote (text, reasoning, arguments)."""
+        if self.output_tokens is not None:
+            return self.output_tokens
+        written = len(self.text) + len(self.reasoning) + sum(len(c.arguments) for c in self.calls)
+        return max(1, written // 4)
+
     @classmethod
     def failure(cls, status: int, message: str, *, code: str | None = None,
                 headers: dict[str, str] | None = None, kind: str = "invalid_request_error",

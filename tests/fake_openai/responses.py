@@ -9,7 +9,6 @@ then ``response.completed`` with the usage (``input_tokens_details.cached_tokens
 
 from __future__ import annotations
 
-import json
 import secrets
 from typing import Any
 
@@ -50,7 +49,7 @@ def serve_responses(handler: Any, path: str, body: Any) -> None:
                                           body.get("tools")])
     number, reply = fake.take(body)
     if reply.stall_before and not handler.wait(reply.stall_before):
-        fake._note(fake.disconnects, number)
+        fake.gone(number)
         return
     if reply.status is not None:
         handler.send_json(reply.status, {"error": reply.error}, reply.headers)
@@ -134,7 +133,7 @@ def _stream(handler: Any, number: int, reply: Reply, spec: Any, prompt: int,
     fake = handler.fake
     events = _Events(reply, spec.id, fake)
     items = events.items()
-    output = reply.output_tokens or max(1, len(json.dumps(events.output)) // 16)
+    output = reply.output_estimate()
     handler.start_stream()
     try:
         for sent, event in enumerate(items):
@@ -150,5 +149,5 @@ def _stream(handler: Any, number: int, reply: Reply, spec: Any, prompt: int,
         fake._note(fake.usage, UsageRecord(number, prompt, cached, output, False))
     except ClientGone:
         fake._note(fake.usage, UsageRecord(number, prompt, cached, 0, True))
-        fake._note(fake.disconnects, number)
+        fake.gone(number)
         raise

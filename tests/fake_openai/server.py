@@ -12,8 +12,8 @@ A request is checked (:mod:`tests.fake_openai.validate_chat`,
 :class:`~tests.fake_openai.replies.Reply`: a refused request never reaches the model.
 
 Observation: ``requests`` (bodies that passed), ``rejections`` (400 messages),
-``disconnects`` (request index when the client closed a stalled or streaming
-answer), ``usage`` (what each answer counted: prompt, cached, output, interrupted).
+``disconnects`` (request index and ``time.monotonic()`` when the client closed a
+stalled or streaming answer), ``usage`` (what each answer counted: prompt, cached, output, interrupted).
 Usage: the prompt is a quarter of its JSON's length; the cached part is the longest
 prefix shared with an earlier request of the model, counted from 1024 tokens in steps
 of 128, as OpenAI's prompt cache does.
@@ -66,7 +66,7 @@ class FakeOpenAIServer:
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
         self.rejections: list[str] = []
-        self.disconnects: list[int] = []
+        self.disconnects: list[tuple[int, float]] = []
         self.usage: list[UsageRecord] = []
         self.errors: list[str] = []
         self.issued: dict[str, str] = {}  # reasoning item id: its encrypted content
@@ -102,6 +102,10 @@ class FakeOpenAIServer:
         with self._cond:
             what.append(item)
             self._cond.notify_all()
+
+    def gone(self, number: int) -> None:
+        """The client closed request ``number``'s connection (now)."""
+        self._note(self.disconnects, (number, time.monotonic()))
 
     def wait_for(self, what: str, count: int, timeout: float = 10.0) -> None:
         with self._cond:
@@ -286,7 +290,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         number, reply = self.fake.take(body)
         if reply.stall_before and not self.wait(reply.stall_before):
-            self.fake._note(self.fake.disconnects, number)
+            self.fake.gone(number)
             return
         if reply.status is not None:
             self.send_json(reply.status, {"error": reply.error}, reply.headers)
@@ -297,7 +301,7 @@ class _Handler(BaseHTTPRequestHandler):
                     prompt: int, cached: int) -> None:
         chunks = ChatChunks(reply, spec.id)
         deltas = chunks.deltas()
-        output = reply.output_tokens or max(1, sum(len(json.dumps(d)) for d in deltas) // 16)
+        output = reply.output_estimate()
         self.start_stream()
         try:
             for sent, delta in enumerate(deltas):
@@ -318,5 +322,5 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake._note(self.fake.usage, UsageRecord(number, prompt, cached, output, False))
         except ClientGone:
             self.fake._note(self.fake.usage, UsageRecord(number, prompt, cached, 0, True))
-            self.fake._note(self.fake.disconnects, number)
+            self.fake.gone(number)
             raise
