@@ -1,5 +1,5 @@
 """Helpers for the OpenAI-wire tests: a provider entry for a fake, a real session
-(no screen) on it, a scripted bash call, and whether a marked process still runs."""
+(no screen) on it, a scripted bash call, a conversation with model switches."""
 
 from __future__ import annotations
 
@@ -7,13 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from agent_tui.core.calls.permission import AllowAll
 from agent_tui.core.calls.tool import ToolSet
 from agent_tui.core.journal.journal import Journal
 from agent_tui.core.services.deps import AgentConfig, SessionDeps
 from agent_tui.core.session.session import Session
+from agent_tui.protocol import SetModel, UserMessage
 from agent_tui.providers.base import Provider
 from agent_tui.providers.factory import make_configured, routed
 from agent_tui.tools.bash import BashTool
@@ -49,11 +48,15 @@ def bash(command: str, **extra: Any) -> Reply:
     return Reply(calls=[Call("bash", json.dumps({"command": command}))], **extra)
 
 
-def sleeping(marker: str) -> bool:
-    for proc in psutil.process_iter(["cmdline"]):
-        try:
-            if marker in " ".join(proc.info["cmdline"] or []):
-                return True
-        except psutil.Error:
-            continue
-    return False
+async def converse(run: Running, *steps: str) -> None:
+    """Each step a user message sent and its turn waited for, or ``/model NAME``: a
+    switch, waited for."""
+    switches = len(run.rec.of("model_changed"))
+    for step in steps:
+        if step.startswith("/model "):
+            run.submit(SetModel(model=step.removeprefix("/model ")))
+            switches += 1
+            await run.rec.wait_type("model_changed", switches)
+        else:
+            run.submit(UserMessage(text=step))
+            await run.idle()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,17 +15,13 @@ pytestmark = pytest.mark.asyncio
 from agent_tui.providers import base
 from agent_tui.providers.config import ProviderConfig
 from agent_tui.providers.openai_wire.chat import OpenAIChatProvider
+from tests.fake_openai.fixtures import fake_openai  # noqa: F401  (a fixture)
 from tests.fake_openai import Call, FakeOpenAIServer, Reply
 
 TOOLS = [{"name": "bash", "description": "run", "input_schema": {
     "type": "object", "properties": {"command": {"type": "string"}}}}]
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as srv:
-        yield srv
-    assert srv.errors == []
 
 
 def provider(url: str, **models: Any) -> OpenAIChatProvider:
@@ -44,15 +39,11 @@ async def collect(p: OpenAIChatProvider, req: base.ModelRequest) -> list[Any]:
     return [event async for event in p.stream(req)]
 
 
-@pytest.fixture(autouse=True)
-def _key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FAKE_OPENAI_KEY", "sk-test")
 
-
-async def test_text_and_usage_with_cached_tokens(fake: FakeOpenAIServer) -> None:
-    p = provider(fake.url)
+async def test_text_and_usage_with_cached_tokens(fake_openai: FakeOpenAIServer) -> None:
+    p = provider(fake_openai.url)
     long = "x" * 6000
-    fake.enqueue(Reply(text="hello there"), Reply(text="again"))
+    fake_openai.enqueue(Reply(text="hello there"), Reply(text="again"))
     first = await collect(p, request([{"role": "user", "content": long}]))
     second = await collect(p, request([{"role": "user", "content": long},
                                        {"role": "assistant", "content": "hello there"},
@@ -60,17 +51,17 @@ async def test_text_and_usage_with_cached_tokens(fake: FakeOpenAIServer) -> None
     text = "".join(e.text for e in first if isinstance(e, base.TextDelta))
     assert text == "hello there"
     end = [e for e in second if isinstance(e, base.MessageEnded)][0]
-    recorded = fake.usage[1]
+    recorded = fake_openai.usage[1]
     assert end.cache_read_input_tokens == recorded.cached > 0
     assert end.input_tokens == recorded.prompt - recorded.cached
-    assert fake.requests[0]["stream_options"] == {"include_usage": True}
-    assert fake.requests[0]["messages"][0] == {"role": "system", "content": "be brief"}
+    assert fake_openai.requests[0]["stream_options"] == {"include_usage": True}
+    assert fake_openai.requests[0]["messages"][0] == {"role": "system", "content": "be brief"}
     await p.aclose()
 
 
-async def test_tool_call_assembled_from_argument_deltas(fake: FakeOpenAIServer) -> None:
-    p = provider(fake.url)
-    fake.enqueue(Reply(text="let me look", calls=[Call("bash", json.dumps(
+async def test_tool_call_assembled_from_argument_deltas(fake_openai: FakeOpenAIServer) -> None:
+    p = provider(fake_openai.url)
+    fake_openai.enqueue(Reply(text="let me look", calls=[Call("bash", json.dumps(
         {"command": "ls -la /tmp"}), id="call_1")], chunk=3))
     events = await collect(p, request([{"role": "user", "content": "list"}]))
     started = [e for e in events if isinstance(e, base.ToolUseStarted)]
@@ -79,7 +70,7 @@ async def test_tool_call_assembled_from_argument_deltas(fake: FakeOpenAIServer) 
     assert json.loads(args) == {"command": "ls -la /tmp"}
     assert [e for e in events if isinstance(e, base.MessageEnded)][0].stop_reason == "tool_use"
     # the history goes back as the API wants it: a tool message for the call
-    fake.enqueue(Reply(text="done"))
+    fake_openai.enqueue(Reply(text="done"))
     await collect(p, request([
         {"role": "user", "content": "list"},
         {"role": "assistant", "content": [
@@ -88,17 +79,17 @@ async def test_tool_call_assembled_from_argument_deltas(fake: FakeOpenAIServer) 
         {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "call_1", "content": "a\nb"},
             {"type": "text", "text": "and then?"}]}]))
-    sent = fake.requests[-1]["messages"]
+    sent = fake_openai.requests[-1]["messages"]
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool", "user"]
     assert sent[3] == {"role": "tool", "tool_call_id": "call_1", "content": "a\nb"}
     await p.aclose()
 
 
 async def test_fake_refuses_unanswered_call_and_answer_without_call(
-        fake: FakeOpenAIServer) -> None:
+        fake_openai: FakeOpenAIServer) -> None:
     import openai
 
-    client = openai.AsyncOpenAI(base_url=fake.url, api_key="k", max_retries=0)
+    client = openai.AsyncOpenAI(base_url=fake_openai.url, api_key="k", max_retries=0)
     call = {"id": "call_9", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
     bad = [
         [{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": [call]},
@@ -111,16 +102,16 @@ async def test_fake_refuses_unanswered_call_and_answer_without_call(
         with pytest.raises(openai.BadRequestError):
             await client.chat.completions.create(model="gpt-test", messages=messages,
                                                  stream=True)
-    assert "did not have response messages: call_9" in fake.rejections[0]
-    assert "must be a response to a preceeding message" in fake.rejections[1]
-    assert "'bogus' was unexpected" in fake.rejections[2]
-    assert fake.requests == []  # a refused request never reaches the model
+    assert "did not have response messages: call_9" in fake_openai.rejections[0]
+    assert "must be a response to a preceeding message" in fake_openai.rejections[1]
+    assert "'bogus' was unexpected" in fake_openai.rejections[2]
+    assert fake_openai.requests == []  # a refused request never reaches the model
     await client.close()
 
 
-async def test_esc_in_a_stalled_stream_closes_the_connection(fake: FakeOpenAIServer) -> None:
-    p = provider(fake.url)
-    fake.enqueue(Reply(text="a long answer that stalls", chunk=4, stall_after=(2, 30)))
+async def test_esc_in_a_stalled_stream_closes_the_connection(fake_openai: FakeOpenAIServer) -> None:
+    p = provider(fake_openai.url)
+    fake_openai.enqueue(Reply(text="a long answer that stalls", chunk=4, stall_after=(2, 30)))
     seen: list[Any] = []
 
     async def read() -> None:
@@ -133,8 +124,8 @@ async def test_esc_in_a_stalled_stream_closes_the_connection(fake: FakeOpenAISer
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await asyncio.to_thread(fake.wait_for, "disconnects", 1, 5.0)
-    assert fake.usage[-1].interrupted
+    await asyncio.to_thread(fake_openai.wait_for, "disconnects", 1, 5.0)
+    assert fake_openai.usage[-1].interrupted
     # billed: the request's size was reported when the stream started
     assert isinstance(seen[0], base.MessageStarted) and seen[0].usage.input_tokens > 0
     await p.aclose()
@@ -147,10 +138,10 @@ async def test_esc_in_a_stalled_stream_closes_the_connection(fake: FakeOpenAISer
     (Reply(text="abc", malformed=True), base.ErrorKind.OTHER, "malformed"),
     (Reply(text="abc", cut=True), base.ErrorKind.CONNECTION, "ended before"),
 ])
-async def test_failures_are_provider_errors(fake: FakeOpenAIServer, reply: Reply,
+async def test_failures_are_provider_errors(fake_openai: FakeOpenAIServer, reply: Reply,
                                             kind: base.ErrorKind, words: str) -> None:
-    p = provider(fake.url)
-    fake.enqueue(reply)
+    p = provider(fake_openai.url)
+    fake_openai.enqueue(reply)
     with pytest.raises(base.ProviderError) as caught:
         await collect(p, request([{"role": "user", "content": "go"}]))
     assert caught.value.kind is kind and caught.value.retryable
@@ -160,16 +151,16 @@ async def test_failures_are_provider_errors(fake: FakeOpenAIServer, reply: Reply
     await p.aclose()
 
 
-async def test_bad_input_is_a_clear_error(fake: FakeOpenAIServer,
+async def test_bad_input_is_a_clear_error(fake_openai: FakeOpenAIServer,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    fake.accept_keys("sk-right")
-    p = provider(fake.url)
+    fake_openai.accept_keys("sk-right")
+    p = provider(fake_openai.url)
     with pytest.raises(base.ProviderError) as caught:
         await collect(p, request([{"role": "user", "content": "go"}]))
     assert caught.value.kind is base.ErrorKind.AUTHENTICATION and "FAKE_OPENAI_KEY" in str(
         caught.value)
     monkeypatch.setenv("FAKE_OPENAI_KEY", "sk-right")
-    p = provider(fake.url)
+    p = provider(fake_openai.url)
     with pytest.raises(base.ProviderError) as caught:
         await collect(p, request([{"role": "user", "content": "go"}], model="nope"))
     assert caught.value.kind is base.ErrorKind.NOT_FOUND and "nope" in str(caught.value)
@@ -186,7 +177,7 @@ async def test_bad_input_is_a_clear_error(fake: FakeOpenAIServer,
     await dead.aclose()
 
 
-async def test_too_long_gives_the_window_in_the_core_s_words(fake: FakeOpenAIServer) -> None:
+async def test_too_long_gives_the_window_in_the_core_s_words(fake_openai: FakeOpenAIServer) -> None:
     from agent_tui.core.usage.limits import parse_overflow
 
     with FakeOpenAIServer() as small:
@@ -201,9 +192,9 @@ async def test_too_long_gives_the_window_in_the_core_s_words(fake: FakeOpenAISer
 
 
 async def test_reasoning_content_kept_in_the_loop_and_dropped_after(
-        fake: FakeOpenAIServer) -> None:
-    p = provider(fake.url, reasoner={"reasoning": True})
-    fake.enqueue(Reply(reasoning="think first", calls=[Call("bash", "{}", id="call_r")]))
+        fake_openai: FakeOpenAIServer) -> None:
+    p = provider(fake_openai.url, reasoner={"reasoning": True})
+    fake_openai.enqueue(Reply(reasoning="think first", calls=[Call("bash", "{}", id="call_r")]))
     events = await collect(p, request([{"role": "user", "content": "go"}], model="reasoner"))
     thought = "".join(e.text for e in events if isinstance(e, base.ThinkingDelta))
     signature = [e.signature for e in events if isinstance(e, base.SignatureDelta)][0]
@@ -215,9 +206,9 @@ async def test_reasoning_content_kept_in_the_loop_and_dropped_after(
                                            "content": "ok"}]}
     loop = [{"role": "user", "content": "go"}, assistant, result]
     await collect(p, request(loop, model="reasoner"))
-    assert fake.requests[-1]["messages"][2]["reasoning_content"] == "think first"
+    assert fake_openai.requests[-1]["messages"][2]["reasoning_content"] == "think first"
     later = [*loop, {"role": "assistant", "content": "done"},
              {"role": "user", "content": "next"}]
     await collect(p, request(later, model="reasoner"))
-    assert "reasoning_content" not in fake.requests[-1]["messages"][2]
+    assert "reasoning_content" not in fake_openai.requests[-1]["messages"][2]
     await p.aclose()

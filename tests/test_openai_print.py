@@ -5,12 +5,12 @@ sends no request past it and ends the run with its own subtype."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fake_openai.fixtures import fake_openai  # noqa: F401  (a fixture)
 from tests.fake_openai import Call, FakeOpenAIServer, Reply
 from tests.forked_runs import run_agent
 from tests.print_agent import env_for
@@ -18,21 +18,16 @@ from tests.print_agent import env_for
 PRICE = {"input": 2.0, "output": 8.0, "cacheRead": 0.5}
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as srv:
-        yield srv
-    assert srv.errors == []
 
 
-def agent(tmp_path: Path, fake: FakeOpenAIServer, *args: str, price: Any = PRICE,
+def agent(tmp_path: Path, fake_openai: FakeOpenAIServer, *args: str, price: Any = PRICE,
           ) -> tuple[int, dict[str, Any]]:
     model: dict[str, Any] = {"contextWindow": 128_000}
     if price is not None:
         model["price"] = price
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"providers": {"fake": {
-        "api": "openai-chat", "baseURL": fake.url, "apiKeyEnv": "FAKE_OPENAI_KEY",
+        "api": "openai-chat", "baseURL": fake_openai.url, "apiKeyEnv": "FAKE_OPENAI_KEY",
         "models": {"gpt-test": model}}}}))
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
@@ -45,31 +40,31 @@ def agent(tmp_path: Path, fake: FakeOpenAIServer, *args: str, price: Any = PRICE
 
 
 def test_print_mode_runs_the_tool_loop_and_prices_it(tmp_path: Path,
-                                                     fake: FakeOpenAIServer) -> None:
-    fake.enqueue(Reply(calls=[Call("bash", json.dumps({"command": "echo hi > made.txt"}))]),
+                                                     fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.enqueue(Reply(calls=[Call("bash", json.dumps({"command": "echo hi > made.txt"}))]),
                  Reply(text="made it"))
-    code, result = agent(tmp_path, fake)
+    code, result = agent(tmp_path, fake_openai)
     assert code == 0 and result["subtype"] == "success" and result["result"] == "made it"
     assert (tmp_path / "work" / "made.txt").read_text() == "hi\n"
     spent = sum((u.prompt - u.cached) * 2.0 + u.cached * 0.5 + u.output * 8.0
-                for u in fake.usage) / 1_000_000
+                for u in fake_openai.usage) / 1_000_000
     assert result["total_cost_usd"] == pytest.approx(spent)
-    assert fake.requests[0]["model"] == "gpt-test"
+    assert fake_openai.requests[0]["model"] == "gpt-test"
 
 
 def test_the_spending_cap_sends_no_request_past_it(tmp_path: Path,
-                                                   fake: FakeOpenAIServer) -> None:
-    fake.enqueue(Reply(calls=[Call("bash", json.dumps({"command": "echo hi"}))]),
+                                                   fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.enqueue(Reply(calls=[Call("bash", json.dumps({"command": "echo hi"}))]),
                  Reply(text="never sent"))
-    code, result = agent(tmp_path, fake, "--max-budget-usd", "0.000001")
+    code, result = agent(tmp_path, fake_openai, "--max-budget-usd", "0.000001")
     assert code == 1 and result["subtype"] == "error_max_budget_usd" and result["is_error"]
-    assert len(fake.requests) == 1  # the first request spent the cap; no second one
+    assert len(fake_openai.requests) == 1  # the first request spent the cap; no second one
     assert "spending cap" in " ".join(result.get("errors", []))
 
 
 def test_an_unknown_price_under_a_cap_is_never_counted_as_zero(
-        tmp_path: Path, fake: FakeOpenAIServer) -> None:
-    code, result = agent(tmp_path, fake, "--max-budget-usd", "5", price=None)
+        tmp_path: Path, fake_openai: FakeOpenAIServer) -> None:
+    code, result = agent(tmp_path, fake_openai, "--max-budget-usd", "5", price=None)
     assert code == 1 and result["subtype"] == "error_max_budget_usd"
-    assert fake.requests == []
+    assert fake_openai.requests == []
     assert "unknown" in " ".join(result.get("errors", []))

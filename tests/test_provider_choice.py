@@ -5,7 +5,6 @@ project's providers), the router, prices, and a bad tool call on an OpenAI wire.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from agent_tui.providers.factory import make_configured, routed
 from agent_tui.providers.presets import resolve
 from agent_tui.providers.prices import free_models, provider_prices
 from agent_tui.settings import load_settings
+from tests.fake_openai.fixtures import fake_openai  # noqa: F401  (a fixture)
 from tests.fake_openai import Call, FakeOpenAIServer, Reply
 from tests.openai_support import fake_session
 
@@ -72,19 +72,14 @@ def test_prices_from_configs_and_free_local_servers_but_never_a_guess() -> None:
     assert table.lookup("gpt-9000") is None
 
 
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
-    monkeypatch.setenv("FAKE_OPENAI_KEY", "sk-test")
-    with FakeOpenAIServer() as srv:
-        yield srv
 
 
 @pytest.mark.asyncio
 async def test_a_provider_without_its_key_fails_that_request_only(
-        fake: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+        fake_openai: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
     router = routed("fake", make_configured("fake", {"fake": {
-        "api": "openai-chat", "baseURL": fake.url, "apiKeyEnv": "FAKE_OPENAI_KEY"}}),
+        "api": "openai-chat", "baseURL": fake_openai.url, "apiKeyEnv": "FAKE_OPENAI_KEY"}}),
         lambda n: make_configured(n), {})
     request = base.ModelRequest(model="openrouter/a/b", system="",
                                 messages=[{"role": "user", "content": "hi"}])
@@ -100,10 +95,10 @@ async def test_a_provider_without_its_key_fails_that_request_only(
 @pytest.mark.asyncio
 @pytest.mark.parametrize("api", ["openai-chat", "openai-responses"])
 async def test_a_call_with_invalid_json_arguments_never_runs_and_the_session_goes_on(
-        fake: FakeOpenAIServer, tmp_path: Path, api: str) -> None:
-    fake.enqueue(Reply(calls=[Call("bash", '{"command": "touch never')]),
+        fake_openai: FakeOpenAIServer, tmp_path: Path, api: str) -> None:
+    fake_openai.enqueue(Reply(calls=[Call("bash", '{"command": "touch never')]),
                  Reply(text="sorry, again"))
-    run = fake_session(fake, tmp_path, api=api)
+    run = fake_session(fake_openai, tmp_path, api=api)
     run.submit(UserMessage(text="go"))
     await run.idle()
     run.submit(UserMessage(text="try again"))
@@ -112,5 +107,5 @@ async def test_a_call_with_invalid_json_arguments_never_runs_and_the_session_goe
     assert not (tmp_path / "never").exists()
     states = run.rec.tool_states(name="bash")
     assert "running" not in states and states[-1] == "failed"
-    assert fake.rejections == [] and len(fake.requests) == 2
+    assert fake_openai.rejections == [] and len(fake_openai.requests) == 2
     assert run.rec.of("turn_ended")[-1].status == "completed"

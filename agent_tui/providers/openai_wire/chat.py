@@ -23,18 +23,12 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-import openai
-
 from agent_tui.providers import base
 from agent_tui.providers.openai_wire.chat_messages import chat_body
-from agent_tui.providers.config import ProviderConfig
 from agent_tui.providers.openai_wire.common import (
     CHAT_REASONING,
+    OpenAIWireProvider,
     estimate_tokens,
-    list_models,
-    lookup_model,
-    make_client,
-    provider_error,
     read_stream,
     usage_counts,
 )
@@ -43,14 +37,7 @@ STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "
                 "length": "max_tokens", "content_filter": "refusal"}
 
 
-class OpenAIChatProvider(base.Provider):
-    def __init__(self, name: str, cfg: ProviderConfig, *,
-                 client: openai.AsyncOpenAI | None = None) -> None:
-        self.name = name
-        self.cfg = cfg
-        self.default_model = cfg.default_model or next(iter(cfg.models), "")
-        self._client = client or make_client(name, cfg)
-
+class OpenAIChatProvider(OpenAIWireProvider):
     def _body(self, request: base.ModelRequest) -> dict[str, Any]:
         entry = self.cfg.models.get(request.model)
         return chat_body(request, model=request.model,
@@ -59,10 +46,7 @@ class OpenAIChatProvider(base.Provider):
 
     async def stream(self, request: base.ModelRequest) -> AsyncIterator[base.StreamEvent]:
         body = self._body(request)
-        try:
-            stream = await self._client.chat.completions.create(**body)
-        except openai.APIError as exc:
-            raise provider_error(exc, self.name, self.cfg.api_key_env) from exc
+        stream = await self.create(self._client.chat.completions.create, body)
         fold = ChunkFold(estimate_tokens(body["messages"]) + estimate_tokens(body.get("tools")))
         yield fold.started(request.model)
         async for chunk in read_stream(stream, self.name):
@@ -71,14 +55,6 @@ class OpenAIChatProvider(base.Provider):
         for event in fold.finished():
             yield event
 
-    async def model_info(self, model: str) -> base.ModelInfo | None:
-        return await lookup_model(self._client, self.cfg, self.name, model)
-
-    async def list_models(self) -> list[base.ModelInfo]:
-        return await list_models(self._client, self.cfg, self.name)
-
-    async def aclose(self) -> None:
-        await self._client.close()
 
 
 class ChunkFold:

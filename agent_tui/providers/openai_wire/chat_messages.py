@@ -97,20 +97,28 @@ def _assistant(content: str | list[dict[str, Any]], *, keep_reasoning: bool) -> 
 
 
 def _user(content: str | list[dict[str, Any]], *, images: bool) -> list[dict[str, Any]]:
+    return user_items(content, images=images, part=_part, answer=lambda call_id, text: {
+        "role": "tool", "tool_call_id": call_id, "content": text})
+
+
+def user_items(content: str | list[dict[str, Any]], *, images: bool,
+               part: Callable[..., list[dict[str, Any]]],
+               answer: Callable[[str, str], dict[str, Any]]) -> list[dict[str, Any]]:
+    """A user message: each tool result as ``answer`` words it (first: the API wants
+    the answers right after the calls), then the rest as one user message of parts."""
     if isinstance(content, str):
         return [{"role": "user", "content": content}]
     answers: list[dict[str, Any]] = []
     parts: list[dict[str, Any]] = []
     for block in content:
         if block.get("type") == "tool_result":
-            text, pictures = result_parts(block.get("content"), _part, images=images)
+            text, pictures = result_parts(block.get("content"), part, images=images)
             if block.get("is_error"):
                 text = f"Error: {text}"
-            answers.append({"role": "tool", "tool_call_id": block["tool_use_id"],
-                            "content": text})
+            answers.append(answer(block["tool_use_id"], text))
             parts.extend(pictures)
         else:
-            parts.extend(_part(block, images=images))
+            parts.extend(part(block, images=images))
     if parts:
         answers.append({"role": "user", "content": parts})
     return answers

@@ -132,6 +132,34 @@ def estimate_tokens(payload: Any) -> int:
     return max(1, len(json.dumps(payload, default=str)) // 4)
 
 
+class OpenAIWireProvider(base.Provider):
+    """What both OpenAI wire formats' providers share: the client, the model lookups
+    (the configuration first, then the server's model list), closing."""
+
+    def __init__(self, name: str, cfg: ProviderConfig, *,
+                 client: openai.AsyncOpenAI | None = None) -> None:
+        self.name = name
+        self.cfg = cfg
+        self.default_model = cfg.default_model or next(iter(cfg.models), "")
+        self._client = client or make_client(name, cfg)
+
+    async def create(self, create: Any, body: dict[str, Any]) -> Any:
+        """``create(**body)`` (the SDK's streaming call), its failure a ProviderError."""
+        try:
+            return await create(**body)
+        except openai.APIError as exc:
+            raise provider_error(exc, self.name, self.cfg.api_key_env) from exc
+
+    async def model_info(self, model: str) -> base.ModelInfo | None:
+        return await lookup_model(self._client, self.cfg, self.name, model)
+
+    async def list_models(self) -> list[base.ModelInfo]:
+        return await list_models(self._client, self.cfg, self.name)
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
 async def lookup_model(client: openai.AsyncOpenAI, cfg: ProviderConfig, name: str,
                        model_id: str) -> base.ModelInfo | None:
     entry = cfg.models.get(model_id)

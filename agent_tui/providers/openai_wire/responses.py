@@ -20,16 +20,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-import openai
-
 from agent_tui.providers import base
-from agent_tui.providers.config import ProviderConfig
 from agent_tui.providers.openai_wire.common import (
+    OpenAIWireProvider,
     estimate_tokens,
-    list_models,
-    lookup_model,
-    make_client,
-    provider_error,
     read_stream,
     usage_counts,
 )
@@ -40,14 +34,7 @@ REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4", "codex")
 INCOMPLETE = {"max_output_tokens": "max_tokens", "content_filter": "refusal"}
 
 
-class OpenAIResponsesProvider(base.Provider):
-    def __init__(self, name: str, cfg: ProviderConfig, *,
-                 client: openai.AsyncOpenAI | None = None) -> None:
-        self.name = name
-        self.cfg = cfg
-        self.default_model = cfg.default_model or next(iter(cfg.models), "")
-        self._client = client or make_client(name, cfg)
-
+class OpenAIResponsesProvider(OpenAIWireProvider):
     def _body(self, request: base.ModelRequest) -> dict[str, Any]:
         entry = self.cfg.models.get(request.model)
         reasoning = (entry.reasoning if entry is not None and entry.reasoning is not None
@@ -56,10 +43,7 @@ class OpenAIResponsesProvider(base.Provider):
 
     async def stream(self, request: base.ModelRequest) -> AsyncIterator[base.StreamEvent]:
         body = self._body(request)
-        try:
-            stream = await self._client.responses.create(**body)
-        except openai.APIError as exc:
-            raise provider_error(exc, self.name, self.cfg.api_key_env) from exc
+        stream = await self.create(self._client.responses.create, body)
         fold = EventFold(estimate_tokens(body["input"]) + estimate_tokens(body.get("tools")),
                          self.name)
         async for event in read_stream(stream, self.name):
@@ -70,14 +54,6 @@ class OpenAIResponsesProvider(base.Provider):
                                      "response.completed)", retryable=True,
                                      kind=base.ErrorKind.CONNECTION)
 
-    async def model_info(self, model: str) -> base.ModelInfo | None:
-        return await lookup_model(self._client, self.cfg, self.name, model)
-
-    async def list_models(self) -> list[base.ModelInfo]:
-        return await list_models(self._client, self.cfg, self.name)
-
-    async def aclose(self) -> None:
-        await self._client.close()
 
 
 class EventFold:

@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from agent_tui.providers import base
-from agent_tui.providers.openai_wire.chat_messages import result_parts, system_text
+from agent_tui.providers.openai_wire.chat_messages import system_text, user_items
 from agent_tui.providers.openai_wire.common import RESPONSES_REASONING
 
 
@@ -84,23 +84,8 @@ def _reasoning_item(block: dict[str, Any]) -> dict[str, Any]:
 
 
 def _user(content: str | list[dict[str, Any]], *, images: bool) -> list[dict[str, Any]]:
-    if isinstance(content, str):
-        return [{"role": "user", "content": [{"type": "input_text", "text": content}]}]
-    items: list[dict[str, Any]] = []
-    parts: list[dict[str, Any]] = []
-    for block in content:
-        if block.get("type") == "tool_result":
-            output, pictures = result_parts(block.get("content"), _part, images=images)
-            if block.get("is_error"):
-                output = f"Error: {output}"
-            items.append({"type": "function_call_output", "call_id": block["tool_use_id"],
-                          "output": output})
-            parts.extend(pictures)
-        else:
-            parts.extend(_part(block, images=images))
-    if parts:
-        items.append({"role": "user", "content": parts})
-    return items
+    return user_items(content, images=images, part=_part, answer=lambda call_id, text: {
+        "type": "function_call_output", "call_id": call_id, "output": text})
 
 
 def _part(block: dict[str, Any], *, images: bool) -> list[dict[str, Any]]:
