@@ -12,9 +12,10 @@ has works too (``--model openrouter/any/model``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_tui.providers.config import Api, ProviderConfig, ProviderConfigError
+if TYPE_CHECKING:  # pydantic is loaded only when a provider is made: the command line
+    from agent_tui.providers.config import ProviderConfig  # reads the names first
 
 _M = dict[str, Any]
 
@@ -48,34 +49,34 @@ _OPENAI_MODELS: dict[str, _M] = {
 _LOCAL = {"free": True}
 
 PRESETS: dict[str, _M] = {
-    "openai": {"api": Api.OPENAI_RESPONSES, "baseURL": "https://api.openai.com/v1",
+    "openai": {"api": "openai-responses", "baseURL": "https://api.openai.com/v1",
                "apiKeyEnv": "OPENAI_API_KEY", "baseURLEnv": "OPENAI_BASE_URL",
                "defaultModel": "gpt-5", "models": _OPENAI_MODELS},
-    "openai-chat": {"api": Api.OPENAI_CHAT, "baseURL": "https://api.openai.com/v1",
+    "openai-chat": {"api": "openai-chat", "baseURL": "https://api.openai.com/v1",
                     "apiKeyEnv": "OPENAI_API_KEY", "baseURLEnv": "OPENAI_BASE_URL",
                     "defaultModel": "gpt-5", "models": _OPENAI_MODELS},
-    "openrouter": {"api": Api.OPENAI_CHAT, "baseURL": "https://openrouter.ai/api/v1",
+    "openrouter": {"api": "openai-chat", "baseURL": "https://openrouter.ai/api/v1",
                    "apiKeyEnv": "OPENROUTER_API_KEY"},
-    "deepseek": {"api": Api.OPENAI_CHAT, "baseURL": "https://api.deepseek.com/v1",
+    "deepseek": {"api": "openai-chat", "baseURL": "https://api.deepseek.com/v1",
                  "apiKeyEnv": "DEEPSEEK_API_KEY", "defaultModel": "deepseek-chat",
                  "models": {"deepseek-chat": {"contextWindow": 128_000, **_p(0.28, 0.42, 0.028)},
                             "deepseek-reasoner": {"contextWindow": 128_000, "reasoning": True,
                                                   **_p(0.28, 0.42, 0.028)}}},
-    "groq": {"api": Api.OPENAI_CHAT, "baseURL": "https://api.groq.com/openai/v1",
+    "groq": {"api": "openai-chat", "baseURL": "https://api.groq.com/openai/v1",
              "apiKeyEnv": "GROQ_API_KEY"},
-    "mistral": {"api": Api.OPENAI_CHAT, "baseURL": "https://api.mistral.ai/v1",
+    "mistral": {"api": "openai-chat", "baseURL": "https://api.mistral.ai/v1",
                 "apiKeyEnv": "MISTRAL_API_KEY"},
-    "xai": {"api": Api.OPENAI_CHAT, "baseURL": "https://api.x.ai/v1", "apiKeyEnv": "XAI_API_KEY"},
-    "together": {"api": Api.OPENAI_CHAT, "baseURL": "https://api.together.xyz/v1",
+    "xai": {"api": "openai-chat", "baseURL": "https://api.x.ai/v1", "apiKeyEnv": "XAI_API_KEY"},
+    "together": {"api": "openai-chat", "baseURL": "https://api.together.xyz/v1",
                  "apiKeyEnv": "TOGETHER_API_KEY"},
-    "ollama": {"api": Api.OPENAI_CHAT, "baseURL": "http://127.0.0.1:11434/v1", **_LOCAL},
-    "lmstudio": {"api": Api.OPENAI_CHAT, "baseURL": "http://127.0.0.1:1234/v1", **_LOCAL},
-    "llamacpp": {"api": Api.OPENAI_CHAT, "baseURL": "http://127.0.0.1:8080/v1", **_LOCAL},
-    "vllm": {"api": Api.OPENAI_CHAT, "baseURL": "http://127.0.0.1:8000/v1", **_LOCAL},
+    "ollama": {"api": "openai-chat", "baseURL": "http://127.0.0.1:11434/v1", **_LOCAL},
+    "lmstudio": {"api": "openai-chat", "baseURL": "http://127.0.0.1:1234/v1", **_LOCAL},
+    "llamacpp": {"api": "openai-chat", "baseURL": "http://127.0.0.1:8080/v1", **_LOCAL},
+    "vllm": {"api": "openai-chat", "baseURL": "http://127.0.0.1:8000/v1", **_LOCAL},
     # Anthropic-compatible servers: what they lack is said here, not assumed away.
-    "kimi": {"api": Api.ANTHROPIC, "baseURL": "https://api.moonshot.ai/anthropic",
+    "kimi": {"api": "anthropic", "baseURL": "https://api.moonshot.ai/anthropic",
              "apiKeyEnv": "MOONSHOT_API_KEY", "lacks": ["models", "cacheControl"]},
-    "glm": {"api": Api.ANTHROPIC, "baseURL": "https://api.z.ai/api/anthropic",
+    "glm": {"api": "anthropic", "baseURL": "https://api.z.ai/api/anthropic",
             "apiKeyEnv": "ZAI_API_KEY", "lacks": ["models"]},
 }
 
@@ -90,6 +91,8 @@ def known_names(configured: Mapping[str, Any] | None = None) -> list[str]:
 def resolve(name: str, configured: Mapping[str, Mapping[str, Any]] | None = None,
             ) -> ProviderConfig:
     """The provider ``name`` as the presets and the settings' entries make it."""
+    from agent_tui.providers.config import ProviderConfig, ProviderConfigError
+
     entry = (configured or {}).get(name)
     preset = PRESETS.get(name)
     if preset is None and entry is None:
