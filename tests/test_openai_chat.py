@@ -212,3 +212,23 @@ async def test_reasoning_content_kept_in_the_loop_and_dropped_after(
     await collect(p, request(later, model="reasoner"))
     assert "reasoning_content" not in fake_openai.requests[-1]["messages"][2]
     await p.aclose()
+
+
+async def test_images_go_to_a_model_that_takes_them_and_are_named_elsewhere(
+        fake_openai: FakeOpenAIServer) -> None:
+    p = provider(fake_openai.url, **{"gpt-test": {"images": True}})
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                         "data": "iVBORw0KGgo="}}
+    message = {"role": "user", "content": [image, {"type": "text", "text": "what is it?"}]}
+    fake_openai.enqueue(Reply(text="a dot"), Reply(text="no eyes"))
+    await collect(p, request([message]))
+    parts = fake_openai.requests[-1]["messages"][1]["content"]
+    assert parts[0] == {"type": "image_url", "image_url": {"url": "data:image/png;base64,"
+                                                                  "iVBORw0KGgo="}}
+    blind = provider(fake_openai.url)  # the configuration does not say it takes images
+    await collect(blind, request([message], model="reasoner"))
+    parts = fake_openai.requests[-1]["messages"][1]["content"]
+    assert parts[0]["type"] == "text" and "image was left out" in parts[0]["text"]
+    assert fake_openai.rejections == []
+    await p.aclose()
+    await blind.aclose()

@@ -1,6 +1,7 @@
-"""``agent-tui -p`` on a custom OpenAI-compatible provider from a ``--settings`` file:
-the tool loop with its cost from the configured price, and the spending cap, which
-sends no request past it and ends the run with its own subtype."""
+"""``agent-tui -p`` and ``agent-tui acp`` on a custom OpenAI-compatible provider from a
+``--settings`` file: the tool loop with its cost from the configured price, the
+spending cap, which sends no request past it and ends the run with its own subtype,
+and an ACP cancel in a stalled stream."""
 
 from __future__ import annotations
 
@@ -20,15 +21,20 @@ PRICE = {"input": 2.0, "output": 8.0, "cacheRead": 0.5}
 
 
 
-def agent(tmp_path: Path, fake_openai: FakeOpenAIServer, *args: str, price: Any = PRICE,
-          ) -> tuple[int, dict[str, Any]]:
+def settings_for(tmp_path: Path, url: str, price: Any = PRICE) -> Path:
     model: dict[str, Any] = {"contextWindow": 128_000}
     if price is not None:
         model["price"] = price
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"providers": {"fake": {
-        "api": "openai-chat", "baseURL": fake_openai.url, "apiKeyEnv": "FAKE_OPENAI_KEY",
+        "api": "openai-chat", "baseURL": url, "apiKeyEnv": "FAKE_OPENAI_KEY",
         "models": {"gpt-test": model}}}}))
+    return settings
+
+
+def agent(tmp_path: Path, fake_openai: FakeOpenAIServer, *args: str, price: Any = PRICE,
+          ) -> tuple[int, dict[str, Any]]:
+    settings = settings_for(tmp_path, fake_openai.url, price)
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     done = run_agent(["-p", "do it", "--output-format", "json", "--cwd", str(work),
@@ -68,3 +74,28 @@ def test_an_unknown_price_under_a_cap_is_never_counted_as_zero(
     assert code == 1 and result["subtype"] == "error_max_budget_usd"
     assert fake_openai.requests == []
     assert "unknown" in " ".join(result.get("errors", []))
+
+
+@pytest.mark.asyncio
+async def test_acp_cancel_in_a_stalled_stream_closes_it(tmp_path: Path,
+                                                       fake_openai: FakeOpenAIServer) -> None:
+    import asyncio
+
+    from acp import text_block
+
+    from tests.acp_client import RecordingClient, acp_agent, start
+
+    fake_openai.enqueue(Reply(text="I am thinking about it", chunk=4, stall_after=(3, 30)))
+    settings = settings_for(tmp_path, fake_openai.url)
+    client = RecordingClient()
+    env = {"AGENT_TUI_HOME": str(tmp_path / "home"), "FAKE_OPENAI_KEY": "sk-test"}
+    args = ["--cwd", str(tmp_path), "--settings", str(settings), "--model", "fake/gpt-test"]
+    async with acp_agent(client, args, env=env, cwd=tmp_path) as (conn, _):
+        sid = await start(conn, tmp_path)
+        prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("go")]))
+        await client.wait_for(lambda: "I am" in client.text(sid), timeout=30)
+        await conn.cancel(session_id=sid)
+        response = await asyncio.wait_for(prompt, 5)  # the stall is 30 s
+        assert response.stop_reason == "cancelled"
+        await asyncio.to_thread(fake_openai.wait_for, "disconnects", 1, 5.0)
+    assert len(fake_openai.requests) == 1
