@@ -5,11 +5,12 @@ test_openai_session.py."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
-from agent_tui.protocol import UserMessage
+from agent_tui.protocol import Interrupt, UserMessage
 from agent_tui.providers import base
 from agent_tui.providers.factory import make_configured, routed
 from tests.fake_api import FakeAnthropicServer
@@ -105,3 +106,26 @@ async def test_bad_streams_are_clear_errors(fake_openai: FakeOpenAIServer, reply
             pass
     assert words in str(caught.value) and caught.value.retryable
     await provider.aclose()
+
+
+async def test_esc_cancels_a_background_run_on_the_server_after_closing_the_stream(
+        fake_openai: FakeOpenAIServer, tmp_path: Path) -> None:
+    configured = entries(fake_openai.url, "openai-responses")
+    configured["fake"]["background"] = True
+    default = make_configured("fake", configured)
+    fake_openai.enqueue(Reply(text="a long run that stalls", chunk=4, stall_after=(4, 30)),
+                        Reply(text="fine"))
+    run = session(routed("fake", default, lambda n: default, configured), tmp_path, "gpt-test")
+    run.submit(UserMessage(text="go"))
+    await run.rec.wait_type("text_delta")
+    run.submit(Interrupt())
+    await run.idle()
+    await asyncio.to_thread(fake_openai.wait_for, "cancelled", 1, 5.0)
+    (number, _), = fake_openai.disconnects
+    assert fake_openai.requests[number]["background"] is True
+    assert fake_openai.requests[number]["store"] is True
+    assert fake_openai.paths[-1].endswith("/cancel")  # after the stream's close
+    await converse(run, "again")  # the session goes on
+    await run.close()
+    assert run.rec.of("turn_ended")[-1].status == "completed"
+    assert len(fake_openai.cancelled) == 1  # a finished run is not cancelled

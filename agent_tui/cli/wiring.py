@@ -201,6 +201,10 @@ class Wiring:
         opts = self.opts = provider_of_model(opts, settings.providers)
         provider = make_provider(opts, key_helper=key_helper, cloud=self.cloud,
                                  configured=settings.providers)
+        if not (opts.model or os.environ.get("AGENT_TUI_MODEL") or settings.model
+                or provider.default_model):
+            raise UsageError(f"{opts.provider}: which model? give --model {opts.provider}/MODEL "
+                             "(docs/providers.md)")
         jobs = BackgroundJobs(on_change=lambda info: emit(job_changed(info)))
         # the session's one list (AgentConfig.added_dirs): --add-dir, then the user's settings
         added_dirs = list(opts.add_dirs)

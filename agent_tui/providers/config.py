@@ -77,6 +77,9 @@ class ProviderConfig(BaseModel):
     #: what the server lacks, said rather than guessed (an Anthropic-compatible server:
     #: "models" (no Models API), "cacheControl", "thinking")
     lacks: list[str] = Field(default_factory=list)
+    #: Responses API: run each request in background mode (kept on the server), so that
+    #: an interrupted one is cancelled there too (``responses.cancel``)
+    background: StrictBool = False
 
     def url(self, environ: Mapping[str, str] | None = None) -> str | None:
         env = os.environ if environ is None else environ

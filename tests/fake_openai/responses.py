@@ -5,6 +5,8 @@ A scripted :class:`~tests.fake_openai.replies.Reply` becomes, in order: a reason
 item (its summary streamed, its ``encrypted_content`` issued and remembered), a
 message item (its text streamed), function call items (their arguments streamed),
 then ``response.completed`` with the usage (``input_tokens_details.cached_tokens``).
+``POST /v1/responses/{id}/cancel`` cancels a background response while it runs
+(recorded in ``cancelled``); any other is refused, as the API does.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ def _checked(event: dict[str, Any]) -> dict[str, Any]:
 
 def serve_responses(handler: Any, path: str, body: Any) -> None:
     fake = handler.fake
+    if path.startswith("/v1/responses/") and path.endswith("/cancel"):
+        _cancel(handler, path.split("/")[3])
+        return
     if path != "/v1/responses":
         handler.error(404, f"Invalid URL (POST {path})")
         return
@@ -54,7 +59,7 @@ def serve_responses(handler: Any, path: str, body: Any) -> None:
     if reply.status is not None:
         handler.send_json(reply.status, {"error": reply.error}, reply.headers)
         return
-    _stream(handler, number, reply, spec, prompt, cached)
+    _stream(handler, number, reply, spec, body, prompt, cached)
 
 
 class _Events:
@@ -126,13 +131,31 @@ class _Events:
         return self.event("response.completed", response=self.response("completed", usage))
 
 
-def _stream(handler: Any, number: int, reply: Reply, spec: Any, prompt: int,
-            cached: int) -> None:
+def _cancel(handler: Any, response_id: str) -> None:
+    """``responses.cancel``: only a background response, only while it runs."""
+    fake = handler.fake
+    run = fake.runs.get(response_id)
+    if run is None:
+        handler.error(404, f"Response with id '{response_id}' not found.")
+    elif not run["background"]:
+        handler.error(400, "Only background responses can be cancelled.")
+    else:
+        if run["status"] == "in_progress":
+            run["status"] = "cancelled"
+            fake._note(fake.cancelled, response_id)
+        handler.send_json(200, {**run["response"], "status": run["status"]})
+
+
+def _stream(handler: Any, number: int, reply: Reply, spec: Any, body: dict[str, Any],
+            prompt: int, cached: int) -> None:
     from .server import ClientGone, UsageRecord
 
     fake = handler.fake
     events = _Events(reply, spec.id, fake)
     items = events.items()
+    run = fake.runs[events.id] = {"background": body.get("background") is True,
+                                  "status": "in_progress",
+                                  "response": events.response("in_progress")}
     output = reply.output_estimate()
     handler.start_stream()
     try:
@@ -146,6 +169,7 @@ def _stream(handler: Any, number: int, reply: Reply, spec: Any, prompt: int,
         if not reply.cut:
             handler.event(events.completed(prompt, cached, output), "response.completed")
         handler.end_stream()
+        run["status"] = "completed"
         fake._note(fake.usage, UsageRecord(number, prompt, cached, output, False))
     except ClientGone:
         fake._note(fake.usage, UsageRecord(number, prompt, cached, 0, True))

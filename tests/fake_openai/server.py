@@ -6,6 +6,7 @@ HTTP on 127.0.0.1, for the real ``openai`` SDK::
         client = openai.AsyncOpenAI(base_url=srv.url, api_key="k", max_retries=0)
 
 Routes: ``POST /v1/chat/completions`` (streams only), ``POST /v1/responses``,
+``POST /v1/responses/{id}/cancel``,
 ``GET /v1/models``, ``GET /v1/models/{id}``.
 A request is checked (:mod:`tests.fake_openai.validate_chat`,
 :mod:`tests.fake_openai.validate_responses`) before it takes the next scripted
@@ -71,6 +72,8 @@ class FakeOpenAIServer:
         self.usage: list[UsageRecord] = []
         self.errors: list[str] = []
         self.issued: dict[str, str] = {}  # reasoning item id: its encrypted content
+        self.runs: dict[str, dict[str, Any]] = {}  # Responses ids: background, status
+        self.cancelled: list[str] = []  # background responses cancelled on the server
         self.keys: set[str] | None = None
         self._prompts: dict[str, list[str]] = {}
         self._cond = threading.Condition()
@@ -253,7 +256,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorized():
             return
         try:
-            body = json.loads(raw)
+            body = json.loads(raw) if raw else {}  # a cancel has no body
         except json.JSONDecodeError:
             self.error(400, "We could not parse the JSON body of your request.")
             return

@@ -40,6 +40,8 @@ def check_responses(body: Any, *, images: bool, reasoning: bool,
     keys_of(ResponseCreateParamsStreaming, body, "")
     if body.get("stream") is not True:
         raise Invalid("the fake serves streams only: set 'stream': true", "stream")
+    if body.get("background") and body.get("store") is False:
+        raise Invalid("Background mode requires store=true.", "background")
     if body.get("reasoning") is not None:
         keys_of(Reasoning, body["reasoning"], "reasoning")
     if not reasoning and (body.get("reasoning") or "reasoning.encrypted_content" in (

@@ -13,12 +13,20 @@ events become the interface's:
 - ``response.completed`` / ``response.incomplete``: the stop reason and the usage
   (``input_tokens_details.cached_tokens``); ``response.failed`` and ``error`` are
   provider errors.
+
+With ``background`` set in the provider's config, each request runs in background mode;
+when its stream is closed before the response completed (Esc), the connection goes at
+once, then ``responses.cancel`` stops the run on the server.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
+
+import httpx2
+import openai
 
 from agent_tui.providers import base
 from agent_tui.providers.openai_wire.common import (
@@ -32,6 +40,8 @@ from agent_tui.providers.openai_wire.responses_items import reasoning_signature,
 #: Models that reason by default, when the configuration does not say.
 REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4", "codex")
 INCOMPLETE = {"max_output_tokens": "max_tokens", "content_filter": "refusal"}
+#: How long an interrupted background run's cancel may take (the close waits for it).
+CANCEL_WAIT_S = 1.0
 
 
 class OpenAIResponsesProvider(OpenAIWireProvider):
@@ -39,21 +49,35 @@ class OpenAIResponsesProvider(OpenAIWireProvider):
         entry = self.cfg.models.get(request.model)
         reasoning = (entry.reasoning if entry is not None and entry.reasoning is not None
                      else request.model.startswith(REASONING_PREFIXES))
-        return responses_body(request, images=bool(entry and entry.images), reasoning=reasoning)
+        return responses_body(request, images=bool(entry and entry.images), reasoning=reasoning,
+                              background=self.cfg.background)
 
     async def stream(self, request: base.ModelRequest) -> AsyncIterator[base.StreamEvent]:
         body = self._body(request)
         stream = await self.create(self._client.responses.create, body)
         fold = EventFold(estimate_tokens(body["input"]) + estimate_tokens(body.get("tools")),
                          self.name)
-        async for event in read_stream(stream, self.name):
-            for out in fold.on_event(event):
-                yield out
+        try:
+            async for event in read_stream(stream, self.name):
+                for out in fold.on_event(event):
+                    yield out
+        finally:
+            if self.cfg.background and fold.response_id and not fold.ended:
+                await self._cancel_remote(fold.response_id)
         if not fold.ended:
             raise base.ProviderError("the stream ended before the answer did (no "
                                      "response.completed)", retryable=True,
                                      kind=base.ErrorKind.CONNECTION)
 
+
+
+    async def _cancel_remote(self, response_id: str) -> None:
+        """An interrupted background run is cancelled on the server (after the stream's
+        connection is closed), within a short bound: past it, the run's end is unknown."""
+        try:
+            await asyncio.wait_for(self._client.responses.cancel(response_id), CANCEL_WAIT_S)
+        except (openai.APIError, httpx2.TransportError, TimeoutError):
+            pass  # best effort: the server may have finished it, or be out of reach
 
 
 class EventFold:
@@ -65,10 +89,12 @@ class EventFold:
         self.args_seen: set[int] = set()
         self.calls = 0
         self.ended = False
+        self.response_id: str | None = None
 
     def on_event(self, event: Any) -> list[base.StreamEvent]:
         kind = event.type
         if kind == "response.created":
+            self.response_id = event.response.id
             return [base.MessageStarted(id=event.response.id, model=event.response.model,
                                         usage=base.UsageCounts(input_tokens=self.estimate))]
         if kind == "response.output_item.added":

@@ -1,7 +1,8 @@
 """The model view (Messages API shape) as a Responses API request.
 
 - The system prompt is ``instructions``; ``store`` is false (nothing is kept on the
-  server: the conversation goes whole each time, as for every other provider).
+  server: the conversation goes whole each time, as for every other provider), unless
+  the provider runs requests in ``background`` mode, which the server must keep.
 - A user message is an input message (``input_text``, ``input_image`` parts); a
   ``tool_result`` is a ``function_call_output`` for its ``call_id``.
 - An assistant message is, in its order: ``reasoning`` items, an assistant message
@@ -22,7 +23,7 @@ from agent_tui.providers.openai_wire.common import RESPONSES_REASONING
 
 
 def responses_body(request: base.ModelRequest, *, images: bool, reasoning: bool,
-                   ) -> dict[str, Any]:
+                   background: bool = False) -> dict[str, Any]:
     items: list[dict[str, Any]] = []
     for message in request.messages:
         if message["role"] == "assistant":
@@ -41,6 +42,8 @@ def responses_body(request: base.ModelRequest, *, images: bool, reasoning: bool,
                           "description": t.get("description", ""),
                           "parameters": t["input_schema"], "strict": False}
                          for t in request.tools if "input_schema" in t]
+    if background:  # kept on the server, so that a cancel can reach it there
+        body.update(background=True, store=True)
     if reasoning:
         body["include"] = ["reasoning.encrypted_content"]
         body["reasoning"] = {"summary": "auto"}
