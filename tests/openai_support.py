@@ -44,8 +44,10 @@ def fake_session(fake: FakeOpenAIServer, workspace: Path, *, api: str = "openai-
                    workspace, model)
 
 
-def bash(command: str, **extra: Any) -> Reply:
-    return Reply(calls=[Call("bash", json.dumps({"command": command}))], **extra)
+def bash(command: str, call_id: str | None = None, **extra: Any) -> Reply:
+    call = Call("bash", json.dumps({"command": command}))
+    call.id = call_id or call.id
+    return Reply(calls=[call], **extra)
 
 
 async def converse(run: Running, *steps: str) -> None:

@@ -122,7 +122,8 @@ async def test_model_switch_across_providers_keeps_the_conversation(
     router = routed("anthropic", anthropic, lambda n: make_configured(n, configured), configured)
     fake_api.enqueue(AnthropicReply.tool_use("bash", {"command": "echo one"}),
                      AnthropicReply.text("first done"), AnthropicReply.text("back again"))
-    fake_openai.enqueue(bash("echo two"), Reply(text="second done"))
+    # an id as some servers write them (Kimi): the Messages API takes it back all the same
+    fake_openai.enqueue(bash("echo two", call_id="functions.bash:0"), Reply(text="second done"))
     run = session(router, tmp_path, "claude-test")
     await converse(run, "first", "/model fake/gpt-test", "second", "/model claude-test", "third")
     await run.close()

@@ -19,7 +19,6 @@ an answer.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -30,6 +29,7 @@ from agent_tui.providers.openai_wire.common import (
     OpenAIWireProvider,
     estimate_tokens,
     read_stream,
+    safe_call_id,
     usage_counts,
 )
 
@@ -141,7 +141,7 @@ class ChunkFold:
             events += self._close_thinking() + self._stop(self.text)
             index = self.calls[call.index] = self._new_block()
             events.append(base.ToolUseStarted(
-                index=index, id=call.id or f"call_{uuid.uuid4().hex[:24]}", name=name))
+                index=index, id=safe_call_id(call.id), name=name))
         if function is not None and function.arguments:
             events.append(base.ToolInputDelta(index=index, partial_json=function.arguments))
         return events

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -26,6 +27,18 @@ RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
 CHAT_REASONING = "openai-chat:reasoning_content"
 #: The prefix of a thinking block's signature that holds a Responses reasoning item.
 RESPONSES_REASONING = "openai-responses:"
+
+
+_UNSAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def safe_call_id(raw: str | None) -> str:
+    """A tool call's id as every wire format takes it (the Messages API wants
+    ``^[a-zA-Z0-9_-]+$``; some servers send ``functions.bash:0``), so that the history
+    survives a switch of provider; a missing one is made."""
+    if not raw:
+        return f"call_{uuid.uuid4().hex[:24]}"
+    return _UNSAFE_ID.sub("_", raw)[:64]
 
 
 def make_client(name: str, cfg: ProviderConfig, *, timeout: float = 600.0) -> openai.AsyncOpenAI:

@@ -33,6 +33,7 @@ from agent_tui.providers.openai_wire.common import (
     OpenAIWireProvider,
     estimate_tokens,
     read_stream,
+    safe_call_id,
     usage_counts,
 )
 from agent_tui.providers.openai_wire.responses_items import reasoning_signature, responses_body
@@ -127,7 +128,8 @@ class EventFold:
             return [base.TextStarted(index=index)]
         if item.type == "function_call":
             self.calls += 1
-            return [base.ToolUseStarted(index=index, id=item.call_id, name=item.name)]
+            return [base.ToolUseStarted(index=index, id=safe_call_id(item.call_id),
+                                        name=item.name)]
         if item.type == "reasoning":
             return [base.ThinkingStarted(index=index)]
         return []
