@@ -109,3 +109,13 @@ async def test_a_call_with_invalid_json_arguments_never_runs_and_the_session_goe
     assert "running" not in states and states[-1] == "failed"
     assert fake_openai.rejections == [] and len(fake_openai.requests) == 2
     assert run.rec.of("turn_ended")[-1].status == "completed"
+
+
+def test_a_window_a_server_states_is_taken_only_when_it_is_one() -> None:
+    from types import SimpleNamespace
+
+    from agent_tui.providers.config import info_from
+
+    for stated, taken in ((200_000, 200_000), (1, None), (True, None), ("big", None)):
+        listed = SimpleNamespace(model_extra={"context_length": stated})
+        assert info_from("m", None, listed).max_input_tokens == taken

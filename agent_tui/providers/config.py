@@ -113,7 +113,10 @@ def info_from(model_id: str, entry: ModelEntry | None, listed: Any = None) -> ba
 
 
 def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and value > 0 else None
+    """A window a server states, if it is one (below 1,024 tokens it is not: a server
+    saying 1 would make every request compact)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1024 \
+        else None
 
 
 class ProviderConfigError(Exception):
