@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
@@ -80,6 +80,10 @@ class ProviderConfig(BaseModel):
     #: Responses API: run each request in background mode (kept on the server), so that
     #: an interrupted one is cancelled there too (``responses.cancel``)
     background: StrictBool = False
+    #: Chat Completions: the name the server gives the output limit (OpenAI's newer
+    #: ``max_completion_tokens``; most compatible servers know ``max_tokens``)
+    max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = Field(
+        default="max_tokens", alias="maxTokensParam")
 
     def url(self, environ: Mapping[str, str] | None = None) -> str | None:
         env = os.environ if environ is None else environ

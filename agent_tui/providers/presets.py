@@ -54,6 +54,7 @@ PRESETS: dict[str, _M] = {
                "defaultModel": "gpt-5", "models": _OPENAI_MODELS},
     "openai-chat": {"api": "openai-chat", "baseURL": "https://api.openai.com/v1",
                     "apiKeyEnv": "OPENAI_API_KEY", "baseURLEnv": "OPENAI_BASE_URL",
+                    "maxTokensParam": "max_completion_tokens",
                     "defaultModel": "gpt-5", "models": _OPENAI_MODELS},
     "openrouter": {"api": "openai-chat", "baseURL": "https://openrouter.ai/api/v1",
                    "apiKeyEnv": "OPENROUTER_API_KEY"},

@@ -42,7 +42,8 @@ class OpenAIChatProvider(OpenAIWireProvider):
         entry = self.cfg.models.get(request.model)
         return chat_body(request, model=request.model,
                          images=bool(entry and entry.images),
-                         reasoning_back=bool(entry and entry.reasoning))
+                         reasoning_back=bool(entry and entry.reasoning),
+                         max_tokens_param=self.cfg.max_tokens_param)
 
     async def stream(self, request: base.ModelRequest) -> AsyncIterator[base.StreamEvent]:
         body = self._body(request)

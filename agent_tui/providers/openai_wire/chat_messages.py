@@ -26,7 +26,7 @@ from agent_tui.providers.openai_wire.common import CHAT_REASONING
 
 
 def chat_body(request: base.ModelRequest, *, model: str, images: bool,
-              reasoning_back: bool) -> dict[str, Any]:
+              reasoning_back: bool, max_tokens_param: str = "max_tokens") -> dict[str, Any]:
     messages: list[dict[str, Any]] = []
     system = system_text(request.system)
     if system:
@@ -41,7 +41,7 @@ def chat_body(request: base.ModelRequest, *, model: str, images: bool,
     body: dict[str, Any] = {
         "model": model, "messages": messages, "stream": True,
         "stream_options": {"include_usage": True},
-        "max_completion_tokens": request.max_tokens,
+        max_tokens_param: request.max_tokens,
     }
     if request.tools:
         body["tools"] = [_tool(t) for t in request.tools if "input_schema" in t]
