@@ -148,30 +148,14 @@ def _cancel(handler: Any, response_id: str) -> None:
 
 def _stream(handler: Any, number: int, reply: Reply, spec: Any, body: dict[str, Any],
             prompt: int, cached: int) -> None:
-    from .server import ClientGone, UsageRecord
-
     fake = handler.fake
     events = _Events(reply, spec.id, fake)
-    items = events.items()
+    frames = [handler.sse(event, event["type"]) for event in events.items()]
     run = fake.runs[events.id] = {"background": body.get("background") is True,
                                   "status": "in_progress",
                                   "response": events.response("in_progress")}
-    output = reply.output_estimate()
-    handler.start_stream()
-    try:
-        for sent, event in enumerate(items):
-            if reply.stall_after and reply.stall_after[0] == sent:
-                if not handler.wait(reply.stall_after[1]):
-                    raise ClientGone()
-            handler.event(event, event["type"])
-            if reply.malformed and sent == 1:
-                handler.chunk(b"event: response.output_text.delta\ndata: {not json\n\n")
-        if not reply.cut:
-            handler.event(events.completed(prompt, cached, output), "response.completed")
-        handler.end_stream()
-        run["status"] = "completed"
-        fake._note(fake.usage, UsageRecord(number, prompt, cached, output, False))
-    except ClientGone:
-        fake._note(fake.usage, UsageRecord(number, prompt, cached, 0, True))
-        fake.gone(number)
-        raise
+    handler.play(number, reply, frames,
+                 b"event: response.output_text.delta\ndata: {not json\n\n",
+                 lambda output: [handler.sse(events.completed(prompt, cached, output),
+                                             "response.completed")], prompt, cached)
+    run["status"] = "completed"

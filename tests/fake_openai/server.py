@@ -200,9 +200,10 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError as exc:
             raise ClientGone() from exc
 
-    def event(self, payload: Any, name: str | None = None) -> None:
+    @staticmethod
+    def sse(payload: Any, name: str | None = None) -> bytes:
         head = f"event: {name}\n" if name else ""
-        self.chunk(f"{head}data: {json.dumps(payload)}\n\n".encode())
+        return f"{head}data: {json.dumps(payload)}\n\n".encode()
 
     def end_stream(self) -> None:
         self.chunk(b"")  # the zero chunk: "0\r\n\r\n"
@@ -311,24 +312,32 @@ class _Handler(BaseHTTPRequestHandler):
     def stream_chat(self, number: int, reply: Reply, spec: ModelSpec, body: dict[str, Any],
                     prompt: int, cached: int) -> None:
         chunks = ChatChunks(reply, spec.id)
-        deltas = chunks.deltas()
+
+        def ending(output: int) -> list[bytes]:
+            frames = [self.sse(chunks.finish())]
+            if (body.get("stream_options") or {}).get("include_usage"):
+                frames.append(self.sse(chunks.usage(prompt, cached, output)))
+            return [*frames, b"data: [DONE]\n\n"]
+
+        self.play(number, reply, [self.sse(d) for d in chunks.deltas()],
+                  b"data: {not json\n\n", ending, prompt, cached)
+
+    def play(self, number: int, reply: Reply, frames: list[bytes], bad: bytes,
+             ending: Any, prompt: int, cached: int) -> None:
+        """Stream ``frames`` as ``reply`` scripts it (a stall, a malformed frame, a cut),
+        then ``ending(output tokens)``'s; the usage recorded, interrupted or not."""
         output = reply.output_estimate()
         self.start_stream()
         try:
-            for sent, delta in enumerate(deltas):
-                if reply.stall_after and reply.stall_after[0] == sent:
-                    if not self.wait(reply.stall_after[1]):
-                        raise ClientGone()
-                self.event(delta)
+            for sent, frame in enumerate(frames):
+                if reply.stall_after and reply.stall_after[0] == sent and not self.wait(
+                        reply.stall_after[1]):
+                    raise ClientGone()
+                self.chunk(frame)
                 if reply.malformed and sent == 1:
-                    self.chunk(b"data: {not json\n\n")
-            if reply.cut:
-                self.end_stream()
-                return
-            self.event(chunks.finish())
-            if (body.get("stream_options") or {}).get("include_usage"):
-                self.event(chunks.usage(prompt, cached, output))
-            self.chunk(b"data: [DONE]\n\n")
+                    self.chunk(bad)
+            for frame in [] if reply.cut else ending(output):
+                self.chunk(frame)
             self.end_stream()
             self.fake._note(self.fake.usage, UsageRecord(number, prompt, cached, output, False))
         except ClientGone:
