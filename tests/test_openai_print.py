@@ -60,11 +60,12 @@ def test_print_mode_runs_the_tool_loop_and_prices_it(tmp_path: Path,
 
 def test_the_spending_cap_sends_no_request_past_it(tmp_path: Path,
                                                    fake_openai: FakeOpenAIServer) -> None:
-    fake_openai.enqueue(Reply(calls=[Call("bash", json.dumps({"command": "echo hi"}))]),
-                 Reply(text="never sent"))
+    fake_openai.enqueue(Reply(calls=[Call("bash", json.dumps({"command": "echo hi > x"}))]),
+                        Reply(text="never sent"))
     code, result = agent(tmp_path, fake_openai, "--max-budget-usd", "0.000001")
     assert code == 1 and result["subtype"] == "error_max_budget_usd" and result["is_error"]
     assert len(fake_openai.requests) == 1  # the first request spent the cap; no second one
+    assert not (tmp_path / "work" / "x").exists()  # nor did the call it asked for run
     assert "spending cap" in " ".join(result.get("errors", []))
 
 
