@@ -50,7 +50,7 @@ def test_tui_runs_a_tool_loop_stops_a_stalled_stream_and_switches_wire_format(
 
         tmux.type("/model resp/gpt-test")
         tmux.keys("Enter")
-        tmux.wait_for("resp/gpt-test")
+        tmux.wait_for("resp/gpt-test (")  # the status line: the switch is made, not only typed
         tmux.type("are you there?")
         tmux.keys("Enter")
         tmux.wait_for("Still here on the Responses API.")
