@@ -353,7 +353,9 @@ def run_result(
     """The result object of a run that ended with exit code ``code``."""
     budget = session.deps.budget
     end = tally.last_end
-    if budget.stopped and end is not None and end.status is TurnStatus.FAILED:
+    if budget.over_budget and end is not None and end.status is TurnStatus.FAILED:
+        subtype = ResultSubtype.ERROR_MAX_BUDGET_USD
+    elif budget.stopped and end is not None and end.status is TurnStatus.FAILED:
         subtype = ResultSubtype.ERROR_MAX_TURNS
     elif code == EXIT_OK:
         subtype = ResultSubtype.SUCCESS

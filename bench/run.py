@@ -28,7 +28,7 @@ from bench.stats import (
 )
 
 AREAS = ("interrupts", "esc_key", "stream", "startup", "terminal", "keys", "memory", "session",
-         "cache", "picker")
+         "cache", "picker", "providers")
 TREE_TITLES = {
     "term_exits": "tree that exits on TERM",
     "term_ignored": "tree that ignores TERM",
@@ -281,6 +281,28 @@ def picker_figures(runs: int) -> list[Figure]:
     return [opened, query]
 
 
+def provider_figures(runs: int) -> list[Figure]:
+    """The same session on each wire format: cache share, cost, Esc latency."""
+    from bench.provider_kinds import KINDS, TURNS, measure
+
+    figures: list[Figure] = []
+    for kind in KINDS:
+        share = Figure(f"{kind}_cache_share", f"{kind}: input read from the cache, "
+                       f"{TURNS}-turn session", "%")
+        cost = Figure(f"{kind}_cost", f"  {kind}: the session's cost at one price", "cents")
+        esc = Figure(f"{kind}_esc", f"  {kind}: Esc in a stalled stream -> server sees the "
+                     "close", "ms", target="median <= 100 ms", check=median_at_most(100.0))
+        for _ in range(max(1, min(runs, 3))):
+            result = measure(kind)
+            share.samples.append(round(result["share"] * 100, 1))
+            cost.samples.append(round(result["cost"] * 100, 2))
+            if result["esc_ms"] is not None:
+                esc.samples.append(round(result["esc_ms"], 2))
+        log(f"providers: {kind}")
+        figures += [share, cost, esc]
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="3 runs a figure")
@@ -305,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         "memory": lambda: memory_figures(min(runs, 3), 0 if args.quick else 1),
         "cache": lambda: cache_figures(runs),
         "picker": lambda: picker_figures(runs),
+        "providers": lambda: provider_figures(runs),
     }
     figures: list[Figure] = []
     failures: list[str] = []

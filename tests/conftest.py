@@ -36,7 +36,7 @@ from tests.fake_api import FakeAnthropicServer  # noqa: E402
 from tests.fake_api.fixtures import fake_api  # noqa: E402,F401  (a fixture)
 from tests.tmux_agent import REPO, Tmux, agent_command  # noqa: E402
 
-ISOLATED_PREFIXES = ("AGENT_TUI_", "ANTHROPIC_", "CLAUDE_")
+ISOLATED_PREFIXES = ("AGENT_TUI_", "ANTHROPIC_", "CLAUDE_", "OPENAI_")
 ISOLATED_NAMES = ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
                   "CLAUDECODE")
 

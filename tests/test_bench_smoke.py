@@ -99,3 +99,11 @@ def test_a_long_session_compacts_and_its_cost_per_turn_is_kept() -> None:
     assert [t for t, _ in result["rss"]] == [20]
     figures = session_cost.figures_from(result)
     assert len(figures["early"]) == 11 and figures["late_turn"] == 20
+
+
+def test_the_same_session_is_measured_on_each_provider_kind() -> None:
+    from bench.provider_kinds import KINDS, measure
+
+    for kind in KINDS:
+        result = measure(kind, turns=2)
+        assert result["esc_ms"] is not None and result["cost"] > 0 and result["requests"] >= 2

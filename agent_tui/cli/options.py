@@ -17,7 +17,7 @@ from typing import IO, NoReturn
 
 from agent_tui.protocol.states import CLAUDE_MODE_NAMES, PermissionMode, mode_choices
 
-PROVIDERS = ("anthropic", "bedrock", "vertex", "scripted")
+PROVIDERS = ("anthropic", "bedrock", "vertex", "scripted", "openai")
 CLOUD_PROVIDERS = ("bedrock", "vertex")
 # How long print mode waits for a pipe on stdin to say anything (Claude Code's wait).
 STDIN_WAIT_S = 3.0
@@ -62,6 +62,7 @@ class Options:
     append_system_prompt: str = ""
     fork_session: bool = False  # --fork-session: --resume / --continue into a new session
     provider_given: bool = False  # --provider was given (else a settings' apiKeyHelper may choose)
+    max_budget_usd: float | None = None  # --max-budget-usd: no request past this spend
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -71,11 +72,16 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Commands: 'agent-tui acp [options]' (Agent Client Protocol over stdio), "
         "'agent-tui sessions' (list saved sessions).",
     )
-    p.add_argument("--provider", choices=PROVIDERS, help="default: bedrock or vertex when "
+    p.add_argument("--provider", metavar="NAME", help=f"{', '.join(PROVIDERS)}, a preset "
+                   "(openrouter, ollama, lmstudio, deepseek...; docs/providers.md) or a "
+                   "\"providers\" entry of your settings; default: bedrock or vertex when "
                    "CLAUDE_CODE_USE_BEDROCK or CLAUDE_CODE_USE_VERTEX is 1, anthropic when "
                    "ANTHROPIC_API_KEY is set or your settings have an apiKeyHelper, else "
                    "scripted (offline)")
-    p.add_argument("--model", help="model name")
+    p.add_argument("--model", help="model name, or PROVIDER/MODEL (ollama/qwen3-coder)")
+    p.add_argument("--max-budget-usd", metavar="N", default=None,
+                   help="spend at most N US dollars in this run: a request past it is not "
+                   "sent (default: the settings' maxBudgetUsd)")
     p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
     p.add_argument("--permission-mode", default=None, metavar="MODE",
                    help=f"{', '.join(PermissionMode)} (Claude Code's "
@@ -142,7 +148,8 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
     cwd = (args.cwd or Path.cwd()).expanduser()
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd}: not a directory")
-    provider = args.provider or _default_provider()
+    chosen = _checked_provider(args.provider, args.model)
+    provider = chosen or _default_provider()
     allowed = _checked_rules("--allowedTools", args.allowed_tools)
     disallowed = _checked_rules("--disallowedTools", args.disallowed_tools)
     if args.input_format == "stream-json" and args.output_format == "json":
@@ -189,7 +196,8 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         system_prompt=args.system_prompt,
         append_system_prompt=args.append_system_prompt,
         fork_session=args.fork_session,
-        provider_given=args.provider is not None,
+        provider_given=chosen is not None,
+        max_budget_usd=_checked_budget(args.max_budget_usd),
     )
 
 
@@ -204,6 +212,33 @@ def _default_provider() -> str:
     if cloud is not None:
         return str(cloud)
     return "anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "scripted"
+
+
+def _checked_provider(given: str | None, model: str | None) -> str | None:
+    """``--provider``, else the provider ``--model PROVIDER/MODEL`` names (a built-in one
+    or a preset; a settings entry's name is seen by the wiring, which reads settings)."""
+    from agent_tui.providers.presets import BUILTIN_NAMES, PRESETS
+
+    if given is not None:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", given):
+            raise UsageError(f"--provider {given}: not a provider name")
+        return given
+    head, sep, rest = (model or "").partition("/")
+    if sep and rest and (head in BUILTIN_NAMES or head in PRESETS):
+        return head
+    return None
+
+
+def _checked_budget(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        budget = float(value)
+    except ValueError:
+        budget = 0.0
+    if not budget > 0 or budget != budget or budget == float("inf"):
+        raise UsageError(f"--max-budget-usd {value}: give an amount in US dollars above 0")
+    return budget
 
 
 def _checked_mode(value: str | None, skip_permissions: bool = False) -> str | None:

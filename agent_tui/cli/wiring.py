@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.cli.options import Options, UsageError
 from agent_tui.cli.mcp_wiring import open_mcp
+from agent_tui.cli.provider_choice import cloud_setup, make_provider, provider_of_model
 from agent_tui.paths import private_dir, state_home, user_config_dir
 
 if TYPE_CHECKING:
@@ -28,46 +29,6 @@ if TYPE_CHECKING:
 
 # How long the first turn waits for MCP servers that are still starting.
 MCP_READY_WAIT_S = 15.0
-
-
-def cloud_setup(opts: Options) -> Any:
-    """The cloud account ``opts`` chose, checked (None: no cloud); UsageError, one line,
-    when a variable is missing or malformed or no credentials are found."""
-    if opts.provider not in ("bedrock", "vertex"):
-        return None
-    from agent_tui.providers.cloud_setup import bedrock_setup, vertex_setup
-    from agent_tui.providers.cloud_switch import CloudSetupError
-
-    try:
-        if opts.provider == "bedrock":
-            return bedrock_setup()
-        if opts.provider == "vertex":
-            return vertex_setup()
-    except CloudSetupError as exc:
-        raise UsageError(str(exc)) from None
-    return None
-
-
-def make_provider(opts: Options, *, key_helper: Any = None, cloud: Any = None) -> Provider:
-    """``key_helper``: the settings' apiKeyHelper (cli/key_command.py), which makes
-    the provider anthropic, with the key it prints. ``cloud``: :func:`cloud_setup`'s."""
-    if opts.provider in ("bedrock", "vertex"):
-        from agent_tui.providers.cloud import BedrockProvider, VertexProvider
-
-        cloud = cloud if cloud is not None else cloud_setup(opts)
-        return BedrockProvider(cloud) if opts.provider == "bedrock" else VertexProvider(cloud)
-    if opts.provider == "anthropic" or key_helper is not None:
-        # Imported here: the SDK takes about a second to import.
-        from agent_tui.providers.anthropic import AnthropicProvider
-
-        return AnthropicProvider(key_helper=key_helper)
-    from agent_tui.providers.scripted import ScriptedProvider, ScriptError, load_script
-
-    try:
-        script = load_script(opts.script)
-    except ScriptError as exc:
-        raise UsageError(str(exc)) from None
-    return ScriptedProvider(script)
 
 
 class Wiring:
@@ -200,6 +161,7 @@ class Wiring:
         from agent_tui.core.services.deps import AgentConfig, SessionDeps
         from agent_tui.core.usage.limits import ModelLimits
         from agent_tui.core.usage.pricing import PriceTable
+        from agent_tui.providers.prices import free_models, provider_prices
         from agent_tui.core.subagents.subagent import SubAgents
         from agent_tui.core.usage.thinking import ThinkingError, parse_thinking
         from agent_tui.core.usage.usage import UsageMeter
@@ -236,7 +198,13 @@ class Wiring:
         key_helper, key_problem = key_helper_for(opts, settings)
         if key_problem is not None:
             emit(Notice(level=NoticeLevel.WARNING, text=key_problem))
-        provider = make_provider(opts, key_helper=key_helper, cloud=self.cloud)
+        opts = self.opts = provider_of_model(opts, settings.providers)
+        provider = make_provider(opts, key_helper=key_helper, cloud=self.cloud,
+                                 configured=settings.providers)
+        if not (opts.model or os.environ.get("AGENT_TUI_MODEL") or settings.model
+                or provider.default_model):
+            raise UsageError(f"{opts.provider}: which model? give --model {opts.provider}/MODEL "
+                             "(docs/providers.md)")
         jobs = BackgroundJobs(on_change=lambda info: emit(job_changed(info)))
         # the session's one list (AgentConfig.added_dirs): --add-dir, then the user's settings
         added_dirs = list(opts.add_dirs)
@@ -312,14 +280,19 @@ class Wiring:
             config.thinking = parse_thinking(opts.thinking or settings.thinking)
         except ThinkingError as exc:  # a settings file's value: say so, think by default
             emit(Notice(level=NoticeLevel.ERROR, text=f"settings: {exc}"))
-        prices = PriceTable(settings.prices)
+        prices = PriceTable({**provider_prices(opts.provider, settings.providers),
+                             **settings.prices}, free=free_models(opts.provider,
+                                                                  settings.providers))
         for price_problem in prices.problems:
             emit(Notice(level=NoticeLevel.ERROR, text=f"settings: {price_problem}"))
+        caps = [c for c in (opts.max_budget_usd, settings.max_budget_usd) if c is not None]
+        budget = RequestBudget(limit=opts.max_turns, max_usd=min(caps, default=None))
         deps = SessionDeps(config=config, provider=provider, tools=tools, policy=policy,
                            journal=journal, emit=emit, checkpoints=checkpoints,
-                           subagents=SubAgents(journal, emit), usage=UsageMeter(prices),
+                           subagents=SubAgents(journal, emit),
+                           usage=UsageMeter(prices, on_cost=budget.charge),
                            limits=ModelLimits(settings.context_window), hooks=hooks,
-                           budget=RequestBudget(limit=opts.max_turns))
+                           budget=budget)
         # A fork's earlier agents are the source's: what they left running is its own.
         leftovers = self._leftovers(journal if opened.fork is None else None, emit)
         try:

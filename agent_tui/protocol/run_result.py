@@ -27,6 +27,7 @@ class ResultSubtype(StrEnum):
 
     SUCCESS = "success"
     ERROR_MAX_TURNS = "error_max_turns"  # the --max-turns limit stopped it
+    ERROR_MAX_BUDGET_USD = "error_max_budget_usd"  # the --max-budget-usd cap stopped it
     ERROR_DURING_EXECUTION = "error_during_execution"  # a failure, or an interrupt
 
 

@@ -16,8 +16,6 @@ their credentials) and share the streaming, the cancel and the error mapping her
 
 from __future__ import annotations
 
-import email.utils
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -26,6 +24,7 @@ import httpx2
 
 from agent_tui.providers import base
 from agent_tui.providers.key_helper import KeyHelper, KeyHelperError
+from agent_tui.providers.retry_after import retry_after as _retry_after
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
@@ -329,20 +328,3 @@ def _message(exc: anthropic.APIStatusError) -> str:
         if isinstance(body.get("message"), str):  # Bedrock's {"message": ...}
             return str(body["message"])
     return exc.message
-
-
-def _retry_after(headers: Any) -> float | None:
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value)
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None

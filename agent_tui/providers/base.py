@@ -227,3 +227,10 @@ class Provider(ABC):
 
     async def aclose(self) -> None:
         """Release clients and connections."""
+
+
+async def close_stream(stream: AsyncIterator[StreamEvent]) -> None:
+    """Close a provider's stream (an async generator) now: its connection goes with it."""
+    close = getattr(stream, "aclose", None)
+    if close is not None:
+        await close()

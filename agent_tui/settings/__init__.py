@@ -115,6 +115,9 @@ class LoadedSettings(BaseModel):
     thinking: str | None = None
     effort: str | None = None
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
+    # providers entries (as written, each checked): the user's files and --settings only
+    providers: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    max_budget_usd: float | None = None
     hooks: list[HooksSource] = Field(default_factory=list)  # each file's, in load order
     web_fetch_allow_private: bool = False
     web_search_enabled: bool = False  # webSearch.enabled: offer the web_search tool
@@ -199,6 +202,7 @@ class LoadedSettings(BaseModel):
         if data.thinking is not None:
             self.thinking = str(data.thinking)
         self.prices.update({name: p.model_dump() for name, p in data.prices.items()})
+        self._providers(data, path, project=project)
         for key, value in data.env.items():
             if project and key in PROJECT_ENV_REFUSED:
                 self.problem_details.append(SettingsProblem(file=path, message=(
@@ -233,6 +237,29 @@ class LoadedSettings(BaseModel):
                 self.api_key_helper_file = path
         self._approval(data, path, project=project)
         self.files.append(path)
+
+    def _providers(self, data: SettingsFile, path: Path, *, project: bool) -> None:
+        """``providers`` and ``maxBudgetUsd``. A project's file may lower the cap, never
+        name a server: it could send the user's key to one of its choosing. (A
+        trusted project's entries would be taken here: the trust decision is the seam.)"""
+        if data.max_budget_usd is not None:
+            caps = [c for c in (self.max_budget_usd, data.max_budget_usd) if c is not None]
+            self.max_budget_usd = min(caps)
+        if data.providers is None:
+            return
+        if project:
+            self.problem_details.append(SettingsProblem(file=path, message=(
+                "providers is only taken from your user settings or --settings: a project's "
+                "file could send your API key to a server of its choosing (ignored)"),
+                only_this=True))
+            return
+        from agent_tui.providers.config import parse_providers
+
+        good, problems = parse_providers(data.providers)
+        self.providers.update(good)
+        for problem in problems:
+            self.problem_details.append(SettingsProblem(file=path, message=problem,
+                                                        only_this=True))
 
     def _approval(self, data: SettingsFile, path: Path, *, project: bool) -> None:
         """The MCP approval keys: a rejection from any file, an approval from the

@@ -157,6 +157,11 @@ class SettingsFile(BaseModel):
     thinking: StrictStr | StrictInt | None = None  # off | adaptive | auto | a budget
     effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
     prices: dict[NonEmpty, PriceEntry] = Field(default_factory=dict)  # USD per MTok
+    # custom providers and changes to presets (providers/config.py), entry by entry
+    providers: Any = None
+    # the most a run may spend (USD); the smallest cap of all files holds
+    max_budget_usd: float | None = Field(default=None, alias="maxBudgetUsd", gt=0,
+                                         allow_inf_nan=False)
     hooks: Any = None  # parsed by hooks, entry by entry
     # (line, column) of each part of ``hooks``, by its path below the ``hooks`` key
     _hooks_where: dict[tuple[Any, ...], tuple[int, int]] = PrivateAttr(default_factory=dict)
@@ -187,7 +192,7 @@ KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
     (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
          "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch", "webSearch",
          "apiKeyHelper", "enableAllProjectMcpServers", "enabledMcpjsonServers",
-         "disabledMcpjsonServers"],
+         "disabledMcpjsonServers", "providers", "maxBudgetUsd"],
     ("permissions",): ["allow", "ask", "deny", "defaultMode", "disableBypassPermissionsMode",
                        "additionalDirectories"],
     **cs.KNOWN_KEYS,

@@ -97,7 +97,10 @@ class ModelCall:
                      on_event: Callable[[model.StreamEvent], None]) -> Streamed:
         """One request: each event handed to ``on_event`` as it comes; the stream is
         closed however it ends, and the usage the API reported is recorded (a request
-        cut short is billed for what it processed, and says so)."""
+        cut short is billed for what it processed, and says so). Past the spending cap
+        the request is not sent (:class:`~agent_tui.core.usage.budget.BudgetReached`)."""
+        self.deps.budget.check_spend(
+            request.model, self.deps.usage.prices.lookup(request.model) is not None)
         usage: model.UsageCounts | None = None
         stream = self.deps.provider.stream(request)
         started = time.monotonic()

@@ -113,6 +113,8 @@ class Turn:
                 if self.scope.cancelled:
                     self.runner.close_entrance(calls)
                     break
+                if calls:  # --max-budget-usd: past the cap, this reply's calls never run
+                    self.deps.budget.check_spend(self.deps.config.model, priced=True)
                 go_on = self._after_reply(reply, calls)
                 if not calls and not go_on:
                     if await hooks.stop_goes_on():  # Stop: a hook may ask it to go on
@@ -127,6 +129,7 @@ class Turn:
             pass
         except (PromptBlocked, LimitReached) as exc:
             status, detail = TurnStatus.FAILED, str(exc)
+            closed_by, why = CancelReason.TURN_FAILED, detail  # calls it left unstarted
         except model.ProviderError as exc:
             status, detail = TurnStatus.FAILED, f"model request failed: {exc}"
             closed_by, why = CancelReason.STREAM_FAILED, f"the model's reply stream failed: {exc}"

@@ -12,7 +12,11 @@ Web searches (``usage.server_tool_use.web_search_requests``) are billed per sear
 the published $10 per 1,000 (:data:`WEB_SEARCH_USD`), on top of the tokens.
 
 A key matches a model id exactly or as a prefix at a ``-`` boundary
-(``claude-opus-4-5`` matches ``claude-opus-4-5-20251101``); the longest key wins.
+(``claude-opus-4-5`` matches ``claude-opus-4-5-20251101``); the longest key wins. An
+id routed to Anthropic's own providers (``anthropic/claude-...``, ``bedrock/...``)
+is priced as the bare id. The providers' configurations add their models' prices
+(``PROVIDER/MODEL``) and the prefixes of the models that cost nothing (``free``: a
+server on this machine; ``""`` is a bare id without a ``/``).
 """
 
 from __future__ import annotations
@@ -57,9 +61,16 @@ BUILTIN: dict[str, Price] = {
 }
 
 
+#: Providers whose ids are Anthropic's (``anthropic/claude-sonnet-4-5``).
+ANTHROPIC_ROUTES = ("anthropic/", "bedrock/", "vertex/")
+FREE = Price(input=0, output=0, cache_write=0, cache_read=0)
+
+
 class PriceTable:
-    def __init__(self, overrides: Mapping[str, object] | None = None) -> None:
+    def __init__(self, overrides: Mapping[str, object] | None = None, *,
+                 free: list[str] | None = None) -> None:
         self.prices = dict(BUILTIN)
+        self.free = free or []
         self.problems: list[str] = []
         for key, value in (overrides or {}).items():
             try:
@@ -68,6 +79,15 @@ class PriceTable:
                 self.problems.append(f"prices.{key}: {exc.errors()[0]['msg']}; ignored")
 
     def lookup(self, model: str) -> Price | None:
+        found = self._match(model)
+        if found is None and model.startswith(ANTHROPIC_ROUTES):
+            found = self._match(model.partition("/")[2])
+        if found is None and any(model.startswith(p) if p else "/" not in model
+                                 for p in self.free):
+            return FREE
+        return found
+
+    def _match(self, model: str) -> Price | None:
         best: str | None = None
         for key in self.prices:
             if model == key or model.startswith(key + "-"):

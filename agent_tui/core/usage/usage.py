@@ -22,8 +22,10 @@ COMPACT_AT = 0.85
 
 
 class UsageMeter:
-    def __init__(self, prices: PriceTable | None = None) -> None:
+    def __init__(self, prices: PriceTable | None = None,
+                 on_cost: Callable[[str, float | None], None] | None = None) -> None:
         self.prices = prices or PriceTable()
+        self.on_cost = on_cost  # the run's spending cap counts every request
         self.last: UsageCounts | None = None  # the last request of purpose "turn"
 
     def report(
@@ -47,6 +49,8 @@ class UsageMeter:
             cache_creation_input_tokens=counts.cache_creation_input_tokens,
             web_search_requests=counts.web_search_requests,
         )
+        if self.on_cost is not None:
+            self.on_cost(model, cost)
         fields = counts.model_dump()
         record(UsageRecord(turn_id=turn_id, model=model, interrupted=interrupted,
                            purpose=purpose, cost_usd=cost, **fields))
