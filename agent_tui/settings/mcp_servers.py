@@ -169,6 +169,14 @@ def _load_file(path: Path, env: Mapping[str, str]) -> tuple[list[ServerConfig], 
     return _parse_servers(path, servers_raw, env)
 
 
+def servers_of(
+    path: Path, servers_raw: Any, env: Mapping[str, str]
+) -> tuple[list[ServerConfig], list[ConfigProblem]]:
+    """The servers of an ``mcpServers`` object from elsewhere (``--mcp-config``);
+    ``path`` is where it is said to come from."""
+    return _parse_servers(path, servers_raw, env)
+
+
 def _parse_servers(
     path: Path, servers_raw: Any, env: Mapping[str, str]
 ) -> tuple[list[ServerConfig], list[ConfigProblem]]:
