@@ -38,7 +38,9 @@ from agent_tui.protocol import (
     Event,
     FollowUp,
     Interrupt,
+    ModelChanged,
     Notice,
+    NoticeLevel,
     PermissionMode,
     PermissionRequested,
     SetModel,
@@ -70,6 +72,7 @@ class SdkRun:
         self.session: Session | None = None
         self.owed = 0  # messages sent whose result is still to come
         self.interrupts: list[str] = []  # interrupt requests waiting for the turn's end
+        self.model_asks: list[str] = []  # set_model requests waiting for the switch
         self.last_status: TurnStatus | None = None
         self.initialized = False
         self._asker: PermissionAsker | None = None
@@ -79,6 +82,12 @@ class SdkRun:
     def emit(self, event: Event) -> None:
         if isinstance(event, Notice):
             self._say(f"{event.level}: {event.text}")
+            if event.level is not NoticeLevel.INFO:
+                self._model_refused(event.text)
+        elif isinstance(event, ModelChanged):
+            waiting, self.model_asks = self.model_asks, []
+            for request_id in waiting:
+                self.wire.answer(request_id)
         elif isinstance(event, PermissionRequested):
             self._question(event)
         elif isinstance(event, SteerState) and event.state is SteerStatus.RETURNED:
@@ -92,6 +101,12 @@ class SdkRun:
         else:
             self.session.submit(Decide(tool_use_id=asked.tool_use_id, decision=Decision.DENY,
                                        note=NO_ONE_TO_ASK))
+
+    def _model_refused(self, why: str) -> None:
+        """A model switch that did not happen is said to the app that asked for it."""
+        waiting, self.model_asks = self.model_asks, []
+        for request_id in waiting:
+            self.wire.refuse(request_id, why)
 
     def _turn_ended(self, ended: TurnEnded) -> None:
         self.owed = max(0, self.owed - 1)
@@ -175,8 +190,8 @@ class SdkRun:
                 self.wire.answer(request_id)
             case "set_model":
                 model = body.get("model") or self.session.deps.provider.default_model
+                self.model_asks.append(request_id)  # answered once it is switched
                 self.session.submit(SetModel(model=str(model)))
-                self.wire.answer(request_id)
             case _:
                 self.wire.refuse(request_id, f"agent-tui does not support the control request "
                                  f"{subtype!r}")
