@@ -36,7 +36,9 @@ from claude_agent_sdk import (  # noqa: E402
     ToolResultBlock,
     ToolUseBlock,
     UserMessage,
+    create_sdk_mcp_server,
     query,
+    tool,
 )
 
 AGENT_TUI = Path(sys.executable).parent / "agent-tui"
@@ -76,11 +78,18 @@ def tool_results(messages: list[Any]) -> list[ToolResultBlock]:
             for b in m.content if isinstance(b, ToolResultBlock)]
 
 
-def test_query_runs_a_tool_and_a_resumed_session_streams_partial_messages(fake_api, tmp_path):
+@tool("add", "Add two numbers", {"a": float, "b": float})
+async def add(args: dict) -> dict:
+    return {"content": [{"type": "text", "text": f"sum={args['a'] + args['b']:g}"}]}
+
+
+def test_query_runs_tools_and_a_resumed_session_streams_partial_messages(fake_api, tmp_path):
     fake_api.enqueue(Reply.tool_use("bash", {"command": "echo from-the-tool"}),
+                     Reply.tool_use("mcp__calc__add", {"a": 2, "b": 3}),
                      Reply.text("all done"), Reply.text("still here"))
+    calc = create_sdk_mcp_server("calc", tools=[add])
     first = asyncio.run(collect(query(prompt="run it", options=options(
-        tmp_path, fake_api, permission_mode="bypassPermissions"))))
+        tmp_path, fake_api, permission_mode="bypassPermissions", mcp_servers={"calc": calc}))))
 
     init, *rest = first
     assert isinstance(init, SystemMessage) and init.subtype == "init"
@@ -90,15 +99,18 @@ def test_query_runs_a_tool_and_a_resumed_session_streams_partial_messages(fake_a
     session_id = init.data["session_id"]
     uses = [b for m in rest if isinstance(m, AssistantMessage) for b in m.content
             if isinstance(b, ToolUseBlock)]
-    assert [(u.name, u.input) for u in uses] == [("Bash", {"command": "echo from-the-tool"})]
-    [result_block] = tool_results(rest)
-    assert result_block.tool_use_id == uses[0].id and result_block.is_error is False
-    assert "from-the-tool" in str(result_block.content)
+    assert [(u.name, u.input) for u in uses] == [("Bash", {"command": "echo from-the-tool"}),
+                                                 ("mcp__calc__add", {"a": 2, "b": 3})]
+    # the app's in-process MCP server answered the model's call, through mcp_message
+    ran, added = tool_results(rest)
+    assert ran.tool_use_id == uses[0].id and ran.is_error is False
+    assert "from-the-tool" in str(ran.content)
+    assert added.tool_use_id == uses[1].id and not added.is_error and "sum=5" in str(added.content)
     assert texts(rest) == ["all done"]
     result = rest[-1]
     assert isinstance(result, ResultMessage) and result.subtype == "success"
     assert result.result == "all done" and not result.is_error
-    assert result.session_id == session_id and result.num_turns == 2
+    assert result.session_id == session_id and result.num_turns == 3
 
     # resume by session id, with the model's stream as stream_event messages
     second = asyncio.run(collect(query(prompt="and now?", options=options(

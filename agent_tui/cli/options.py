@@ -63,10 +63,10 @@ class Options:
     fork_session: bool = False  # --fork-session: --resume / --continue into a new session
     provider_given: bool = False  # --provider was given (else a settings' apiKeyHelper may choose)
     max_budget_usd: float | None = None  # --max-budget-usd: no request past this spend
-    # The Agent SDK's (docs/scripts.md, "Agent SDK"): stream-json in Claude Code's shape
-    # (--verbose, or the SDK's entrypoint), its partial messages, who answers permission
-    # questions (stdio: the app), MCP servers as JSON or files.
-    verbose: bool = False
+    # The Agent SDK's (docs/scripts.md, "Agent SDK"): stream-json's shape (None: Claude
+    # Code's for the SDK's entrypoint, else ours), its partial messages, who answers
+    # permission questions (stdio: the app), MCP servers as JSON or files.
+    stream_shape: str | None = None
     include_partial_messages: bool = False
     permission_prompt_tool: str | None = None
     mcp_config: list[str] = field(default_factory=list)
@@ -152,6 +152,10 @@ def _parser() -> argparse.ArgumentParser:
 def _sdk_flags(p: argparse.ArgumentParser) -> None:
     """Flags the Claude Agent SDK passes (docs/scripts.md, "Agent SDK"); any other of
     Claude Code's is an unknown option, named in the error."""
+    p.add_argument("--stream-shape", choices=("agent-tui", "claude-code"), default=None,
+                   help="stream-json's lines: agent-tui's events, or Claude Code's messages "
+                   "and control protocol (default: claude-code when CLAUDE_CODE_ENTRYPOINT "
+                   "is an Agent SDK's, sdk-py or sdk-ts)")
     p.add_argument("--include-partial-messages", action="store_true",
                    help="stream-json in Claude Code's shape: the model's stream as "
                    "stream_event messages too")
@@ -227,7 +231,7 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         fork_session=args.fork_session,
         provider_given=chosen is not None,
         max_budget_usd=_checked_budget(args.max_budget_usd),
-        verbose=args.verbose,
+        stream_shape=args.stream_shape,
         include_partial_messages=args.include_partial_messages,
         permission_prompt_tool=args.permission_prompt_tool,
         mcp_config=args.mcp_config,

@@ -18,9 +18,19 @@ from agent_tui.cli.wiring import Wiring
 
 
 def claude_shaped(opts: Options) -> bool:
+    """Whether this print-mode run speaks Claude Code's protocol; the flags that only
+    mean something there are refused elsewhere, never ignored."""
     from agent_tui.sdk_protocol import wants_claude_shape
 
-    return wants_claude_shape(opts.output_format, opts.verbose, os.environ)
+    if wants_claude_shape(opts.output_format, opts.stream_shape, os.environ):
+        return True
+    for flag, given in (("--include-partial-messages", opts.include_partial_messages),
+                        ("--permission-prompt-tool", opts.permission_prompt_tool),
+                        ("--mcp-config", opts.mcp_config)):
+        if given:
+            raise UsageError(f"{flag} goes with Claude Code's stream-json (--output-format "
+                             "stream-json --stream-shape claude-code, as the Agent SDK runs it)")
+    return False
 
 
 def mcp_servers(opts: Options) -> list[Any]:

@@ -4,7 +4,7 @@ The SDKs (Python ``claude-agent-sdk``, TypeScript ``@anthropic-ai/claude-agent-s
 their CLI with ``--output-format stream-json --verbose --input-format stream-json`` and set
 ``CLAUDE_CODE_ENTRYPOINT`` (``sdk-py``, ``sdk-ts``). With ``cli_path`` pointing at
 agent-tui, such a run speaks Claude Code's messages instead of agent-tui's own events
-(:func:`wants_claude_shape`):
+(:func:`wants_claude_shape`: the entrypoint, or ``--stream-shape claude-code``):
 
 - ``wire.py``: the lines both ways and the control requests agent-tui sends (answers
   matched by ``request_id``);
@@ -24,10 +24,12 @@ from collections.abc import Mapping
 SDK_ENTRYPOINT_PREFIX = "sdk-"
 
 
-def wants_claude_shape(output_format: str, verbose: bool, env: Mapping[str, str]) -> bool:
-    """stream-json in Claude Code's shape: asked by ``--verbose`` (Claude Code's own
-    ``-p --output-format stream-json`` needs it) or by an Agent SDK's entrypoint;
-    agent-tui's own events otherwise."""
+def wants_claude_shape(output_format: str, shape: str | None, env: Mapping[str, str]) -> bool:
+    """stream-json in Claude Code's shape: asked by ``--stream-shape claude-code``, or,
+    when no shape is given, by an Agent SDK's entrypoint; agent-tui's own events
+    otherwise (``--verbose`` changes nothing: scripts that pass it keep our events)."""
     if output_format != "stream-json":
         return False
-    return verbose or env.get("CLAUDE_CODE_ENTRYPOINT", "").startswith(SDK_ENTRYPOINT_PREFIX)
+    if shape is not None:
+        return shape == "claude-code"
+    return env.get("CLAUDE_CODE_ENTRYPOINT", "").startswith(SDK_ENTRYPOINT_PREFIX)
