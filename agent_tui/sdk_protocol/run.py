@@ -41,7 +41,6 @@ from agent_tui.protocol import (
     ModelChanged,
     Notice,
     NoticeLevel,
-    PermissionMode,
     PermissionRequested,
     SetModel,
     SetPermissionMode,
@@ -52,6 +51,7 @@ from agent_tui.protocol import (
     TurnStatus,
     UserMessage,
 )
+from agent_tui.protocol.states import CLAUDE_MODE_NAMES
 from agent_tui.sdk_protocol.callbacks import PermissionAsker, SetupError, add_callbacks, hook_commands
 from agent_tui.sdk_protocol.inbound import BadMessage, user_message
 from agent_tui.sdk_protocol.messages import CLAUDE_CODE_PROTOCOL_VERSION, Messages
@@ -181,10 +181,12 @@ class SdkRun:
                 else:
                     self.wire.answer(request_id)
             case "set_permission_mode":
-                try:
-                    mode = PermissionMode.parse(str(body.get("mode")))
-                except ValueError as exc:
-                    self.wire.refuse(request_id, str(exc))
+                word = str(body.get("mode"))
+                mode = CLAUDE_MODE_NAMES.get(word)  # the app speaks Claude Code's words
+                if mode is None:
+                    self.wire.refuse(request_id, f"permission mode {word!r}: agent-tui takes "
+                                     f"{', '.join(CLAUDE_MODE_NAMES)} (Claude Code's auto "
+                                     "mode, a classifier, is not one of them)")
                     return
                 self.session.submit(SetPermissionMode(mode=mode))
                 self.wire.answer(request_id)
