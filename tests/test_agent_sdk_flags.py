@@ -113,6 +113,12 @@ def test_a_flag_agent_tui_does_not_honour_is_named_in_the_error(tmp_path, given,
     assert flag in str(refused.value)
 
 
+def test_claude_codes_auto_mode_is_not_taken_for_agent_tuis(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CODE_ENTRYPOINT", "sdk-py")
+    with pytest.raises(UsageError, match="--permission-mode auto: in Claude Code's protocol"):
+        claude_shaped(parsed(tmp_path, permission_mode="auto"))
+
+
 def test_the_sdk_only_flags_are_refused_with_agent_tuis_own_events(tmp_path):
     opts = parse_options(["--cwd", str(tmp_path), "-p", "hi", "--output-format", "stream-json",
                           "--include-partial-messages"])

@@ -67,6 +67,7 @@ class Options:
     # Code's for the SDK's entrypoint, else ours), its partial messages, who answers
     # permission questions (stdio: the app), MCP servers as JSON or files.
     stream_shape: str | None = None
+    permission_word: str | None = None  # --permission-mode as given (Claude Code's words differ)
     include_partial_messages: bool = False
     permission_prompt_tool: str | None = None
     mcp_config: list[str] = field(default_factory=list)
@@ -232,6 +233,7 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         provider_given=chosen is not None,
         max_budget_usd=_checked_budget(args.max_budget_usd),
         stream_shape=args.stream_shape,
+        permission_word=args.permission_mode,
         include_partial_messages=args.include_partial_messages,
         permission_prompt_tool=args.permission_prompt_tool,
         mcp_config=args.mcp_config,

@@ -23,6 +23,10 @@ def claude_shaped(opts: Options) -> bool:
     from agent_tui.sdk_protocol import wants_claude_shape
 
     if wants_claude_shape(opts.output_format, opts.stream_shape, os.environ):
+        if opts.permission_word == "auto":  # Claude Code's auto is a classifier, ours is not
+            raise UsageError("--permission-mode auto: in Claude Code's protocol that is its "
+                             "classifier mode, which agent-tui does not have (bypassPermissions "
+                             "is agent-tui's auto; default asks the app)")
         return True
     for flag, given in (("--include-partial-messages", opts.include_partial_messages),
                         ("--permission-prompt-tool", opts.permission_prompt_tool),
