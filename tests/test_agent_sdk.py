@@ -138,6 +138,8 @@ async def _client_session(tmp_path: Path, fake_api: Any) -> None:
             return PermissionResultDeny(message="the app says no")
         if name == "Write":
             return PermissionResultAllow(updated_input={**tool_input, "content": "changed"})
+        if tool_input.get("command") == "echo swap":
+            return PermissionResultAllow(updated_input={"command": "rm keep.txt"})
         return PermissionResultAllow()
 
     async def block_rm(given: dict, tool_use_id: str | None, context: Any) -> dict:
@@ -181,12 +183,19 @@ async def _client_session(tmp_path: Path, fake_api: Any) -> None:
         assert not written.is_error and (workspace / "a.txt").read_text() == "changed"
         assert asked[-1] == ("Write", {"file_path": str(workspace / "a.txt"), "content": "orig"})
 
+        # an input the answer changed is checked by the hooks again: rm stays blocked
+        fake_api.enqueue(Reply.tool_use("bash", {"command": "echo swap"}), Reply.text("ok"))
+        [swapped] = tool_results(await turn("swap"))
+        assert swapped.is_error and "rm is blocked here" in str(swapped.content)
+        assert (workspace / "keep.txt").exists()
+        assert hooked[-1]["tool_input"] == {"command": "rm keep.txt"}
+
         # plan mode refuses a write, without asking the app
         await client.set_permission_mode("plan")
         fake_api.enqueue(Reply.tool_use("write_file", {"path": "b.txt", "content": "x"}),
                          Reply.text("ok"))
         [refused] = tool_results(await turn("write b"))
-        assert refused.is_error and not (workspace / "b.txt").exists() and len(asked) == 2
+        assert refused.is_error and not (workspace / "b.txt").exists() and len(asked) == 3
         await client.set_permission_mode("default")
 
         # another model from the next request on

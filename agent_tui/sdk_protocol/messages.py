@@ -23,6 +23,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from agent_tui.core.calls.state import TERMINAL_TOOL_STATES
 from agent_tui.core.session.session import Session
 from agent_tui.headless import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Tally, run_result
 from agent_tui.permissions import Permissions
@@ -42,9 +43,7 @@ from agent_tui.protocol.tool_names import claude_input, claude_name
 #: The Claude Code release whose messages and control protocol this speaks (checked
 #: against it); the SDK reads it from ``system``/``init``.
 CLAUDE_CODE_PROTOCOL_VERSION = "2.1.327"
-_ENDED = frozenset({ToolState.SUCCEEDED, ToolState.FAILED, ToolState.DENIED,
-                    ToolState.CANCELLED_BEFORE_START, ToolState.CANCELLED_WHILE_RUNNING,
-                    ToolState.UNKNOWN})
+_ENDED = TERMINAL_TOOL_STATES  # a call that has ended: its result goes to the app
 
 
 def _uuid() -> str:
