@@ -65,6 +65,7 @@ def test_the_sdks_base_command_is_a_claude_shaped_print_run(tmp_path, monkeypatc
     ({"max_thinking_tokens": 2048}, lambda o: o.thinking == "2048"),
     ({"effort": "high"}, lambda o: o.effort == "high"),
     ({"permission_prompt_tool_name": "stdio"}, lambda o: o.permission_prompt_tool == "stdio"),
+    ({"max_budget_usd": 0.5}, lambda o: o.max_budget_usd == 0.5),
 ])
 def test_a_flag_the_sdk_passes_is_taken(tmp_path, given, seen):
     assert seen(parsed(tmp_path, **given))
