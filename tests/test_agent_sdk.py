@@ -11,6 +11,7 @@ switch and an interrupt during a slow command tree.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from tests.print_agent import marked, wait_until
 
 sdk = pytest.importorskip("claude_agent_sdk")
 from claude_agent_sdk import (  # noqa: E402
+    AgentDefinition,
     AssistantMessage,
     ClaudeAgentOptions,
     ClaudeSDKClient,
@@ -151,7 +153,10 @@ async def _client_session(tmp_path: Path, fake_api: Any) -> None:
         return {}
 
     opts = options(tmp_path, fake_api, can_use_tool=can_use_tool,
-                   hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[block_rm])]})
+                   hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[block_rm])]},
+                   agents={"reviewer": AgentDefinition(
+                       description="Reviews a change", prompt="You review code with care.",
+                       tools=["Read", "Grep"])})
     workspace = Path(opts.cwd)
     (workspace / "keep.txt").write_text("kept")
 
@@ -203,6 +208,18 @@ async def _client_session(tmp_path: Path, fake_api: Any) -> None:
         fake_api.enqueue(Reply.text("haiku here"))
         assert texts(await turn("who are you")) == ["haiku here"]
         assert fake_api.requests[-1]["model"] == "claude-haiku-4-5"
+
+        # a sub-agent the app defined in initialize: its prompt, its tools
+        fake_api.enqueue(Reply.tool_use("task", {"description": "review", "prompt": "look",
+                                                 "subagent_type": "reviewer"}),
+                         Reply.text("looks fine"), Reply.text("reviewed"))
+        got = await turn("review it")
+        assert texts(got) == ["reviewed"]
+        sub = fake_api.requests[-2]
+        assert "You review code with care." in json.dumps(sub["system"])
+        assert {t["name"] for t in sub["tools"]} == {"read_file", "grep"}
+        init = next(m for m in got if isinstance(m, SystemMessage))
+        assert "reviewer" in init.data["agents"]
 
         # interrupt during a slow command tree: it returns once every process is gone
         fake_api.enqueue(Reply.tool_use("bash", {

@@ -151,3 +151,51 @@ class PermissionAsker:
 
     def _deny(self, asked: PermissionRequested, why: str) -> None:
         self.submit(Decide(tool_use_id=asked.tool_use_id, decision=Decision.DENY, note=why))
+
+
+#: What an app's agent definition may say that agent-tui's sub-agent types hold.
+_AGENT_KEYS = frozenset({"description", "prompt", "tools", "disallowedTools", "model"})
+
+
+def add_agents(tools: Any, given: Any) -> None:
+    """The ``agents`` of an ``initialize`` request as sub-agent types of the ``task``
+    tool (beside ``.claude/agents/``'s; the app's win a name clash). A field agent-tui
+    does not act on is an error naming it, never dropped."""
+    if not given:
+        return
+    from agent_tui.core.calls.agent_types import INHERIT, AgentScope, AgentType
+    from agent_tui.tools.task import TaskTool, describe
+
+    task = tools.get("task")
+    if not isinstance(task, TaskTool) or not isinstance(given, dict):
+        raise SetupError("initialize: agents need the task tool, and an object of agents")
+    for name, spec in given.items():
+        if not isinstance(spec, dict) or not spec.get("description") or not spec.get("prompt"):
+            raise SetupError(f"initialize: agent {name!r} needs a description and a prompt")
+        extra = sorted(set(spec) - _AGENT_KEYS)
+        if extra:
+            raise SetupError(f"initialize: agent {name!r}: {', '.join(extra)} not supported by "
+                             "agent-tui (it takes description, prompt, tools, disallowedTools, "
+                             "model)")
+        agent = AgentType(
+            name=str(name), description=str(spec["description"]), system=str(spec["prompt"]),
+            file=Path("<agent sdk app>"), scope=AgentScope.USER,
+            tools=None if spec.get("tools") is None else _our_names(name, spec["tools"]),
+            disallowed=_our_names(name, spec.get("disallowedTools") or []),
+            model=str(spec.get("model") or INHERIT),
+        )
+        kept = [t for t in task.agent_types.types if t.name != agent.name]
+        task.agent_types.types = [*kept, agent]
+    task.description = describe(task.agent_types)
+
+
+def _our_names(agent: str, names: Any) -> tuple[str, ...]:
+    from agent_tui.protocol.tool_names import our_name
+
+    ours = []
+    for name in names if isinstance(names, list) else []:
+        found = our_name(str(name))
+        if found is None:
+            raise SetupError(f"initialize: agent {agent!r}: no tool is named {name!r}")
+        ours.append(found)
+    return tuple(ours)

@@ -110,7 +110,7 @@ class Messages:
             "mcp_servers": [{"name": name, "status": "connected"} for name in servers],
             "model": self.model, "permissionMode": mode, "slash_commands": _commands(session),
             "apiKeySource": "none", "claude_code_version": CLAUDE_CODE_PROTOCOL_VERSION,
-            "output_style": "default", "agents": [], "skills": [], "plugins": [],
+            "output_style": "default", "agents": _agents(session), "skills": [], "plugins": [],
             "uuid": _uuid(),
         }
 
@@ -220,6 +220,12 @@ class Messages:
         stop = {TurnStatus.COMPLETED: "end_turn", TurnStatus.CANCELLED: "interrupted"}
         return {**result.model_dump(mode="json"), "uuid": _uuid(),
                 "stop_reason": stop.get(ended.status), "terminal_reason": str(ended.status)}
+
+
+def _agents(session: Session) -> list[str]:
+    """The sub-agent types the ``task`` tool offers (files' and the app's)."""
+    types = getattr(session.tools.get("task"), "agent_types", None)
+    return list(types.names()) if types is not None else []
 
 
 def _commands(session: Session) -> list[str]:

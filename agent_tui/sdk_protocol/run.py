@@ -52,7 +52,13 @@ from agent_tui.protocol import (
     UserMessage,
 )
 from agent_tui.protocol.states import CLAUDE_MODE_NAMES
-from agent_tui.sdk_protocol.callbacks import PermissionAsker, SetupError, add_callbacks, hook_commands
+from agent_tui.sdk_protocol.callbacks import (
+    PermissionAsker,
+    SetupError,
+    add_agents,
+    add_callbacks,
+    hook_commands,
+)
 from agent_tui.sdk_protocol.inbound import BadMessage, user_message
 from agent_tui.sdk_protocol.messages import CLAUDE_CODE_PROTOCOL_VERSION, Messages
 from agent_tui.sdk_protocol.wire import Wire
@@ -206,10 +212,11 @@ class SdkRun:
             return
         self.initialized = True
         try:
-            for key in ("agents", "skills", "excludeDynamicSections", "systemPromptSnapshot"):
+            for key in ("skills", "excludeDynamicSections", "systemPromptSnapshot",
+                        "forwardSubagentText"):
                 if body.get(key):
-                    raise SetupError(f"initialize: {key} is not supported by agent-tui (its "
-                                     "sub-agents come from .claude/agents/)")
+                    raise SetupError(f"initialize: {key} is not supported by agent-tui")
+            add_agents(session.tools, body.get("agents"))
             add_callbacks(session.deps.hooks, hook_commands(body.get("hooks")), self.wire)
         except SetupError as exc:
             self.wire.refuse(request_id, str(exc))
