@@ -43,7 +43,8 @@ class Layer:
 #: Top to bottom: a module may import its own layer's modules and any layer below.
 LAYERS: tuple[Layer, ...] = (
     Layer("entry point", ("cli", "__main__")),
-    Layer("print mode", ("headless",)),
+    # print mode, and Claude Code's stream-json and control protocol beside it
+    Layer("print mode", ("headless", "sdk_protocol")),
     Layer("front ends", ("ui", "acp"), apart=True),
     # custom commands, read and expanded alike for every front end and print mode
     Layer("commands", ("commands",)),

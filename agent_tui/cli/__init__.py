@@ -45,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
             return run_acp(Wiring(opts, interactive=True), on_hard_exit=kill_all_runs)
         opts = parse_options(argv, stdin=sys.stdin)
         if opts.print_mode:
+            from agent_tui.cli.sdk_entry import claude_shaped, run_claude_shaped
+
+            if claude_shaped(opts):  # the Agent SDK's protocol (docs/scripts.md)
+                return run_claude_shaped(opts)
             from agent_tui.headless import run_print
             from agent_tui.runtime.process import kill_all_runs
 

@@ -63,6 +63,14 @@ class Options:
     fork_session: bool = False  # --fork-session: --resume / --continue into a new session
     provider_given: bool = False  # --provider was given (else a settings' apiKeyHelper may choose)
     max_budget_usd: float | None = None  # --max-budget-usd: no request past this spend
+    # The Agent SDK's (docs/scripts.md, "Agent SDK"): stream-json's shape (None: Claude
+    # Code's for the SDK's entrypoint, else ours), its partial messages, who answers
+    # permission questions (stdio: the app), MCP servers as JSON or files.
+    stream_shape: str | None = None
+    permission_word: str | None = None  # --permission-mode as given (Claude Code's words differ)
+    include_partial_messages: bool = False
+    permission_prompt_tool: str | None = None
+    mcp_config: list[str] = field(default_factory=list)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -88,9 +96,9 @@ def _parser() -> argparse.ArgumentParser:
                    f"{', '.join(CLAUDE_MODE_NAMES)} too); "
                    "default: the settings files' defaultMode, else ask")
     p.add_argument("--theme", default=None, help="default: the settings files' theme, else dark")
-    p.add_argument("--settings", type=Path, default=None, metavar="FILE",
-                   help="a settings file applied after the user's and the project's "
-                   "(trusted like your own: its hooks run)")
+    p.add_argument("--settings", default=None, metavar="FILE|JSON",
+                   help="a settings file (or its JSON) applied after the user's and the "
+                   "project's (trusted like your own: its hooks run)")
     group = p.add_mutually_exclusive_group()
     group.add_argument("-r", "--resume", metavar="SESSION_ID")
     group.add_argument("-c", "--continue", dest="continue_", action="store_true",
@@ -136,9 +144,32 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--thinking", metavar="off|adaptive|BUDGET", default=None,
                    help="extended thinking: off, adaptive, or a budget in tokens (default: "
                    "the settings' thinking, else what the model offers)")
+    _sdk_flags(p)
     p.add_argument("--effort", choices=("low", "medium", "high", "xhigh", "max"), default=None,
                    help="output effort, where the model supports it")
     return p
+
+
+def _sdk_flags(p: argparse.ArgumentParser) -> None:
+    """Flags the Claude Agent SDK passes (docs/scripts.md, "Agent SDK"); any other of
+    Claude Code's is an unknown option, named in the error."""
+    p.add_argument("--stream-shape", choices=("agent-tui", "claude-code"), default=None,
+                   help="stream-json's lines: agent-tui's events, or Claude Code's messages "
+                   "and control protocol (default: claude-code when CLAUDE_CODE_ENTRYPOINT "
+                   "is an Agent SDK's, sdk-py or sdk-ts)")
+    p.add_argument("--include-partial-messages", action="store_true",
+                   help="stream-json in Claude Code's shape: the model's stream as "
+                   "stream_event messages too")
+    p.add_argument("--permission-prompt-tool", metavar="stdio", default=None,
+                   help="stdio: permission questions go to the app over the control "
+                   "protocol (can_use_tool)")
+    p.add_argument("--mcp-config", metavar="FILE|JSON", action="append", default=[],
+                   help="MCP servers ({\"mcpServers\": {...}}) for this run, a file or JSON; "
+                   "repeatable")
+    p.add_argument("--system-prompt-file", type=Path, default=None, metavar="FILE",
+                   help="--system-prompt, read from FILE")
+    p.add_argument("--max-thinking-tokens", metavar="N", default=None,
+                   help="--thinking N")
 
 
 def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
@@ -156,6 +187,9 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         raise UsageError("--input-format stream-json needs --output-format stream-json (its "
                          "last line is the result object --output-format json would write)")
     prompt = args.prompt
+    # Input in stream-json is print mode (the Agent SDK passes no -p)
+    args.print_mode = args.print_mode or args.input_format == "stream-json"
+    _sdk_options(args)
     if args.print_mode and args.input_format == "text" and stdin is not None:
         piped = read_piped(stdin)  # last: a bad option never waits for stdin
         prompt = "\n".join(part for part in (prompt, piped) if part) or None
@@ -189,7 +223,7 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         add_dirs=add_dirs,
         thinking=_checked_thinking(args.thinking),
         effort=args.effort,
-        settings=args.settings.expanduser().resolve() if args.settings else None,
+        settings=_settings_file(args.settings),
         max_turns=_checked_max_turns(args.max_turns, args.print_mode),
         allowed_tools=allowed,
         disallowed_tools=disallowed,
@@ -198,7 +232,58 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         fork_session=args.fork_session,
         provider_given=chosen is not None,
         max_budget_usd=_checked_budget(args.max_budget_usd),
+        stream_shape=args.stream_shape,
+        permission_word=args.permission_mode,
+        include_partial_messages=args.include_partial_messages,
+        permission_prompt_tool=args.permission_prompt_tool,
+        mcp_config=args.mcp_config,
     )
+
+
+def _sdk_options(args: argparse.Namespace) -> None:
+    """The Agent SDK's spellings, checked and turned into ours."""
+    if args.permission_prompt_tool not in (None, "stdio"):
+        raise UsageError(f"--permission-prompt-tool {args.permission_prompt_tool}: agent-tui "
+                         "asks the app over the control protocol (stdio) or no one")
+    if args.permission_prompt_tool and args.input_format != "stream-json":
+        raise UsageError("--permission-prompt-tool stdio needs --input-format stream-json")
+    if args.include_partial_messages and args.output_format != "stream-json":
+        raise UsageError("--include-partial-messages needs --output-format stream-json")
+    if args.system_prompt_file is not None:
+        if args.system_prompt is not None:
+            raise UsageError("--system-prompt and --system-prompt-file: give one")
+        try:
+            args.system_prompt = args.system_prompt_file.expanduser().read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--system-prompt-file {args.system_prompt_file}: {exc}") from None
+    if args.max_thinking_tokens is not None:
+        if args.thinking is not None:
+            raise UsageError("--thinking and --max-thinking-tokens: give one")
+        args.thinking = args.max_thinking_tokens
+    if args.thinking == "disabled":  # Claude Code's word
+        args.thinking = "off"
+
+
+def _settings_file(value: str | None) -> Path | None:
+    """``--settings``: a file, or its JSON (the Agent SDK's way), kept in a private file
+    for this process."""
+    if value is None:
+        return None
+    if not value.lstrip().startswith("{"):
+        return Path(value).expanduser().resolve()
+    import atexit
+    import json
+    import tempfile
+
+    try:
+        json.loads(value)
+    except ValueError as exc:
+        raise UsageError(f"--settings: not valid JSON ({exc})") from None
+    fd, name = tempfile.mkstemp(prefix="agent-tui-settings-", suffix=".json")  # 0600
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(value)
+    atexit.register(lambda: Path(name).unlink(missing_ok=True))
+    return Path(name)
 
 
 def _default_provider() -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ from agent_tui.hooks.env_file import (
 )
 from agent_tui.hooks.payloads import claude_mode, tool_fields
 from agent_tui.hooks.payloads import tool_response as tool_response_of
-from agent_tui.hooks.runner import run_command
+from agent_tui.hooks.runner import CommandRun, run_command
 from agent_tui.runtime.process import RunLimits
 
 E = HookEvent
@@ -64,12 +64,16 @@ class CommandHooks:
         self.interactive = interactive
         self.max_stop_continues = max_stop_continues
         self.limits = limits
+        # Hooks an app registered (``sdk_protocol``: the Agent SDK's callbacks), run by
+        # ``run_extra`` instead of a shell; a settings reload leaves them alone.
+        self.extra: list[HookCommand] = []
+        self.run_extra: Callable[[HookCommand, bytes, CancelScope], Awaitable[CommandRun]] | None = None
 
     # -- what is configured ---------------------------------------------------------
 
     def _hooks(self, event: HookEvent, subject: str | None) -> list[HookCommand]:
         chosen: dict[str, HookCommand] = {}
-        for hook in self.commands:
+        for hook in [*self.commands, *self.extra]:
             if hook.event is event and hook.matcher.matches(subject):
                 chosen.setdefault(hook.command, hook)
         return list(chosen.values())
@@ -78,7 +82,7 @@ class CommandHooks:
         return [_row(h) for h in self._hooks(event, subject)]
 
     def rows(self) -> list[HookRow]:
-        return [_row(h) for h in self.commands]
+        return [_row(h) for h in [*self.commands, *self.extra]]
 
     # -- the events -----------------------------------------------------------------
 
@@ -183,7 +187,8 @@ class CommandHooks:
         }
         stdin = json.dumps(payload, ensure_ascii=False, default=str).encode()
         ran = await asyncio.gather(*(
-            run_command(
+            self.run_extra(hook, stdin, scope)
+            if self.run_extra is not None and hook in self.extra else run_command(
                 hook.command, stdin, cwd=self.workspace, env=env if env is not None else self.env,
                 timeout_s=hook.timeout_s, scope=scope, limits=self.limits,
             )

@@ -61,7 +61,7 @@ class LoginRefused(Exception):
 
 def uses_oauth(config: ServerConfig) -> bool:
     """HTTP and SSE servers, unless their headers already carry credentials."""
-    if config.transport is Transport.STDIO:
+    if config.transport in (Transport.STDIO, Transport.SDK):
         return False
     return not any(k.lower() == "authorization" for k in config.headers)
 

@@ -25,6 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from agent_tui.mcp import procs
+from agent_tui.mcp.app_servers import app_streams
 from agent_tui.mcp.call import CallDispatcher
 from agent_tui.settings.mcp_servers import ServerConfig, Transport
 
@@ -59,6 +60,8 @@ async def connect(
             read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
         else:
             read, write = await stack.enter_async_context(stdio_client(params))
+    elif config.transport is Transport.SDK:
+        read, write = await stack.enter_async_context(app_streams(config.name))
     elif config.transport is Transport.SSE:
         assert config.url is not None
         read, write = await stack.enter_async_context(

@@ -87,6 +87,9 @@ class Decide(BaseModel):
     tool_use_id: str
     decision: Decision
     note: str = ""
+    # An allow that changes the call (the Agent SDK's ``updatedInput``), in our keys: the
+    # whole input the call runs with, checked again by the permission rules.
+    updated_input: dict[str, Any] | None = None
 
 
 class ListRewindPoints(BaseModel):

@@ -50,6 +50,7 @@ class Transport(StrEnum):
     STDIO = "stdio"
     HTTP = "http"
     SSE = "sse"  # the legacy HTTP+SSE transport (an SSE stream, messages POSTed)
+    SDK = "sdk"  # in the app driving agent-tui (the Agent SDK's in-process servers)
 
 
 class OAuthOptions(BaseModel):
@@ -79,6 +80,8 @@ class ServerConfig(BaseModel):
     def describe(self) -> str:
         if self.transport is Transport.STDIO:
             return " ".join([self.command or "", *self.args])
+        if self.transport is Transport.SDK:
+            return "in the app (Agent SDK)"
         return self.url or ""
 
 
@@ -169,6 +172,14 @@ def _load_file(path: Path, env: Mapping[str, str]) -> tuple[list[ServerConfig], 
     return _parse_servers(path, servers_raw, env)
 
 
+def servers_of(
+    path: Path, servers_raw: Any, env: Mapping[str, str]
+) -> tuple[list[ServerConfig], list[ConfigProblem]]:
+    """The servers of an ``mcpServers`` object from elsewhere (``--mcp-config``);
+    ``path`` is where it is said to come from."""
+    return _parse_servers(path, servers_raw, env)
+
+
 def _parse_servers(
     path: Path, servers_raw: Any, env: Mapping[str, str]
 ) -> tuple[list[ServerConfig], list[ConfigProblem]]:
@@ -227,6 +238,8 @@ def _parse_server(path: Path, name: str, raw: Any, env: Mapping[str, str]) -> Se
             name=name, transport=Transport.STDIO, source=path, command=command, args=args,
             env=server_env, cwd=_expand(cwd, env, "cwd") if cwd else None,
         )
+    if kind == "sdk":  # the app's own server: reached through it (mcp/app_servers.py)
+        return ServerConfig(name=name, transport=Transport.SDK, source=path)
     raise _Bad(f'unknown "type" {kind!r} (expected "stdio", "http" or "sse")')
 
 
@@ -236,6 +249,7 @@ KNOWN_KEYS = {
     Transport.STDIO: {"type", "command", "args", "env", "cwd"},
     Transport.HTTP: {"type", "url", "headers", "oauth"},
     Transport.SSE: {"type", "url", "headers", "oauth"},
+    Transport.SDK: {"type", "name"},
 }
 
 

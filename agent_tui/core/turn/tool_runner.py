@@ -42,7 +42,7 @@ from agent_tui.protocol import (
     Verdict,
 )
 from agent_tui.core.modes.plan_mode import Permit, leave_plan_mode
-from agent_tui.core.calls.tool import AnyTool, ToolContext, ToolResult
+from agent_tui.core.calls.tool import AnyTool, InvalidInput, ToolContext, ToolResult
 from agent_tui.core.turn.turn_log import ToolCall, TurnLog
 from agent_tui.core.turn.web_search import Searcher
 
@@ -170,7 +170,40 @@ class ToolRunner:
             return None
         if decision.decision is Decision.ALLOW_SESSION:
             self.deps.policy.remember(tool, args)
+        if decision.updated_input is not None and decision.updated_input != call.input:
+            return await self._changed_by_answer(call, tool, decision.updated_input)
         return Permit(confinement=ruling.confinement, approval=decision.decision)
+
+    async def _changed_by_answer(
+        self, call: ToolCall, tool: AnyTool, changed: dict[str, Any]
+    ) -> Permit | None:
+        """An allow that changed the input: the call runs as changed, if that is valid
+        and the hooks and rules let it (an answer never beats a guard: the PreToolUse
+        hooks see the changed input too, and a deny rule still wins)."""
+        try:
+            args = tool.parse(changed)
+            hooked = await self.hooks.pre_tool(call.id, call.name, changed)
+        except InvalidInput as exc:
+            self._finish_unstarted(call, ToolState.FAILED, content=(
+                f"Not started: the permission answer changed its input into one that is not "
+                f"valid: {exc}"))
+            return None
+        except Cancelled:  # cancel point: Esc ended the hook; the call never starts
+            self._finish_unstarted(call, ToolState.CANCELLED_BEFORE_START)
+            return None
+        again = self.hooks.changed_input(tool, call.name, changed, hooked)
+        if isinstance(again, str):
+            self._finish_unstarted(call, ToolState.FAILED, content=again)
+            return None
+        changed, args = again if again is not None else (changed, args)
+        ruling = gated(self.deps.policy.check(tool, args), hooked)
+        if ruling.verdict is Verdict.DENY:
+            by = decided_by(ruling.rule)
+            self._finish_unstarted(call, ToolState.DENIED, note=ruling.reason,
+                                   denied_by="hook" if by == "hook" else "policy")
+            return None
+        call.input, call.args = changed, args
+        return Permit(confinement=ruling.confinement, approval=Decision.ALLOW_ONCE)
 
     async def _run_call(self, call: ToolCall) -> None:
         if call.invalid is not None or call.tool is None:
@@ -192,6 +225,7 @@ class ToolRunner:
         permit = await self._permitted(call, tool, args, hooked)
         if permit is None:
             return
+        args = call.args  # an answer may have changed it
         if self.checkpoint is not None and not self.log.read_only(call):
             try:
                 async with self.scope.linked():  # cancel point: waiting for the checkpoint
