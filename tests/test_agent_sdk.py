@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import psutil
 import pytest
 
 from tests.fake_api.replies import Reply
+from tests.agent_sdk_support import cli_script
 from tests.print_agent import marked, wait_until
 
 sdk = pytest.importorskip("claude_agent_sdk")
@@ -43,20 +43,6 @@ from claude_agent_sdk import (  # noqa: E402
     tool,
 )
 
-AGENT_TUI = Path(sys.executable).parent / "agent-tui"
-
-
-def cli_script(tmp_path: Path, fake_api: Any) -> Path:
-    """What ``cli_path`` names: agent-tui with the fake API's address and a key."""
-    script = tmp_path / "agent-tui-cli"
-    script.write_text(
-        "#!/bin/sh\n"
-        f"export ANTHROPIC_BASE_URL='{fake_api.url}' ANTHROPIC_API_KEY=test-key "
-        f"AGENT_TUI_HOME='{tmp_path / 'home'}'\n"
-        f"exec '{AGENT_TUI}' \"$@\"\n"
-    )
-    script.chmod(0o755)
-    return script
 
 
 def options(tmp_path: Path, fake_api: Any, **given: Any) -> ClaudeAgentOptions:

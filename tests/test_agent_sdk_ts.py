@@ -3,9 +3,10 @@
 ``pathToClaudeCodeExecutable`` names agent-tui (a script with the fake API's address);
 one ``query()`` runs a command the app's ``canUseTool`` allows, then one it denies.
 
-The package is not fetched here (no network in tests): set ``AGENT_TUI_TS_SDK`` to a
-folder where ``npm install @anthropic-ai/claude-agent-sdk`` was run; without it, or
-without Node, the test is skipped and says why.
+The package is not fetched here (no network in tests): ``.ci/run`` installs it, pinned in
+``.ci/package-lock.json``, into ``.ci/node_modules`` (without the optional native Claude
+Code binaries: the app runs agent-tui); ``AGENT_TUI_TS_SDK`` may name another folder
+where it was installed. Without it, or without Node, the test is skipped and says why.
 """
 
 from __future__ import annotations
@@ -19,16 +20,16 @@ from pathlib import Path
 import pytest
 
 from tests.fake_api.replies import Reply
-from tests.test_agent_sdk import cli_script
+from tests.agent_sdk_support import cli_script
 
-SDK_FOLDER = os.environ.get("AGENT_TUI_TS_SDK", "")
+SDK_FOLDER = os.environ.get("AGENT_TUI_TS_SDK") or str(Path(__file__).resolve().parents[1] / ".ci")
 ENTRY = Path(SDK_FOLDER) / "node_modules" / "@anthropic-ai" / "claude-agent-sdk" / "sdk.mjs"
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed"),
     pytest.mark.skipif(not SDK_FOLDER or not ENTRY.is_file(), reason=(
-        "the TypeScript Agent SDK is not installed: run `npm install "
-        "@anthropic-ai/claude-agent-sdk` in a folder and set AGENT_TUI_TS_SDK to it")),
+        "the TypeScript Agent SDK is not installed (.ci/run installs it from the npm "
+        "registry; or set AGENT_TUI_TS_SDK to a folder where it was installed)")),
 ]
 
 APP = """
