@@ -64,7 +64,7 @@ class OutputStyle:
 
 BUILTIN: tuple[OutputStyle, ...] = (
     OutputStyle("Default", "the coding agent's own instructions, concise", ""),
-    OutputStyle("Explanatory", "explains its implementation choices and the codebase as it works",
+    OutputStyle("Explanatory", "explains its choices and the codebase as it works",
                 EXPLANATORY, keep_coding_instructions=True),
     OutputStyle("Learning", "learn by doing: asks you to write small pieces (TODO(human))",
                 LEARNING, keep_coding_instructions=True),

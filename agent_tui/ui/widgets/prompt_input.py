@@ -244,6 +244,9 @@ class PromptInput(TextArea):
     def action_newline(self) -> None:
         self.insert("\n")
 
+    def action_external_editor(self) -> None:  # a key the user bound (keybindings.json)
+        self.post_message(self.EditorRequested())
+
     def put_back(self, text: str) -> None:
         """Return ``text`` to the input, before whatever is being typed now."""
         current = self.text
