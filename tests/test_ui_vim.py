@@ -116,6 +116,7 @@ async def test_typing_letters_in_normal_mode_never_reaches_the_text_and_enter_se
     text, _at, app = await _run("keep", "zqZ<cr>")
     assert app.sent == ["keep"]
     assert text == ""
+    assert app.prompt.vim is not None and app.prompt.vim.mode is VimMode.INSERT  # to type the next
 
 
 async def test_esc_clears_a_pending_operator_without_reaching_the_app() -> None:

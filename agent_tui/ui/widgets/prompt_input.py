@@ -231,6 +231,8 @@ class PromptInput(TextArea):
         self.post_message(self.Submitted(self, text.strip("\n"), mode))
         self.clear()
         self.remember(text.strip("\n"))
+        if self.vim is not None:  # the next message is typed
+            self.vim.set_mode(VimMode.INSERT)
 
     def action_submit(self) -> None:
         self._send(SendMode.MESSAGE)
