@@ -44,6 +44,20 @@ def test_the_builtin_styles_and_the_users_and_projects_files_are_listed(tmp_path
     assert loaded.find("default") is None and loaded.problems == []
 
 
+# Observed with Claude Code 2.1.197 against the fake API: the style's text goes into
+# the system prompt under this heading, after the environment; with a user's and a
+# project's style of the same name it takes the project's. Here the user's wins (a
+# cloned repository does not get to speak under a name the user chose).
+CLAUDE_CODE_HEADING = "# Output Style: Pirate\nANSWER LIKE A PIRATE."
+
+
+def test_the_style_heading_is_claude_codes(tmp_path: Path) -> None:
+    _write(tmp_path / ".claude" / "output-styles", "pirate.md",
+           "---\nname: Pirate\n---\nANSWER LIKE A PIRATE.\n")
+    style, _warnings = style_in_force(tmp_path, "Pirate")
+    assert CLAUDE_CODE_HEADING in build_system_prompt(tmp_path, [], style=style)
+
+
 def test_a_project_cannot_take_the_name_of_the_users_style_or_a_builtin(tmp_path: Path) -> None:
     _write(Path.home() / ".claude" / "output-styles", "pirate.md", PIRATE)
     project = tmp_path / ".claude" / "output-styles"
@@ -84,8 +98,8 @@ def test_a_style_replaces_the_coding_instructions_unless_it_keeps_them(tmp_path:
     assert "# How to work" in plain and "# How to work" in kept
     assert "# How to work" not in pirate
     assert "# Interruptions and uncertain results" in pirate  # the honesty part always stays
-    assert pirate.endswith("# Output style: Pirate\nAnswer like a pirate, arr.\n\nTail.")
-    assert kept.endswith("# Output style: kept\nUse diagrams.")
+    assert pirate.endswith("# Output Style: Pirate\nAnswer like a pirate, arr.\n\nTail.")
+    assert kept.endswith("# Output Style: kept\nUse diagrams.")
     explanatory = build_system_prompt(tmp_path, [], style=styles.find("explanatory"))
     assert "# How to work" in explanatory and "★ Insight" in explanatory
 
@@ -98,5 +112,5 @@ def test_output_style_in_settings_reaches_the_models_system_prompt(fake_api, tmp
     assert out.returncode == 0, out.stderr
     system = _system(fake_api.requests[0])
     assert system.startswith("You are agent-tui") and "# How to work" not in system
-    assert system.endswith("# Output style: Pirate\nAnswer like a pirate, arr.")
+    assert system.endswith("# Output Style: Pirate\nAnswer like a pirate, arr.")
     assert "not supported" not in out.stderr

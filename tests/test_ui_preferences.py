@@ -157,7 +157,7 @@ async def test_choosing_an_output_style_changes_the_sessions_prompt_and_saves_it
         await _type(pilot, "/output-style pirate")
         await pilot.press("enter")
         await wait_until(pilot, lambda: config.output_style == "Pirate", what="the style")
-        assert config.system.endswith("# Output style: Pirate\nArr.")
+        assert config.system.endswith("# Output Style: Pirate\nArr.")
         assert "# How to work" not in config.system
         saved = json.loads((tmp_path / ".claude" / "settings.local.json").read_text())
         assert saved == {"outputStyle": "Pirate"}

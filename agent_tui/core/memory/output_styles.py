@@ -28,7 +28,7 @@ DEFAULT = "default"
 MAX_STYLE_BYTES = 64 * 1024
 
 EXPLANATORY = """\
-# Output style: Explanatory
+# Output Style: Explanatory
 Besides doing the task, help the user understand the codebase and your choices. \
 Before and after writing code, give short educational insights about the \
 implementation choices you make, in this form:
@@ -41,7 +41,7 @@ Keep the insights specific to this codebase and this change, not general program
 advice. They go in the conversation, never in the code."""
 
 LEARNING = """\
-# Output style: Learning
+# Output Style: Learning
 Work with the user as a collaborative teacher: do the task, and let the user write \
 meaningful pieces of it themselves so they learn by doing. Share short educational \
 insights about implementation choices (as the Explanatory style does, with the \
@@ -136,7 +136,7 @@ def style_section(style: OutputStyle) -> str:
     """The style's text as it closes the system prompt."""
     if style.scope == "built-in":
         return style.prompt
-    return f"# Output style: {style.name}\n{style.prompt}"
+    return f"# Output Style: {style.name}\n{style.prompt}"
 
 
 def style_in_force(workspace: Path, name: str | None) -> tuple[OutputStyle | None, list[str]]:
