@@ -80,6 +80,17 @@ def test_a_bad_style_file_is_named_with_its_line_and_the_rest_load(tmp_path: Pat
     assert any("keep.md:2" in w and "true or false" in w for w in warnings)
 
 
+def test_a_projects_style_that_links_outside_the_project_is_not_read(tmp_path: Path) -> None:
+    secret = Path.home() / "secret.txt"
+    secret.write_text("TOKEN=hunter2\n")
+    folder = tmp_path / "work" / ".claude" / "output-styles"
+    folder.mkdir(parents=True)
+    (folder / "leak.md").symlink_to(secret)
+    style, warnings = style_in_force(tmp_path / "work", "leak")
+    assert style is None
+    assert any("leak.md:1: links outside the project" in w for w in warnings)
+
+
 def test_an_unknown_style_name_is_said_and_default_is_used(tmp_path: Path) -> None:
     style, warnings = style_in_force(tmp_path, "Nonesuch")
     assert style is None

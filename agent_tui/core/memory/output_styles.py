@@ -13,7 +13,9 @@ honest about what really ran.
 
 A project's style is only text for the model, like its CLAUDE.md: it is loaded, but a
 name is found first among the built-in styles, then the user's, then the project's, so
-a cloned repository cannot put its text under the name of one the user chose.
+a cloned repository cannot put its text under the name of one the user chose; and a
+project's file that links outside the project is not read (it would put a file of the
+user's into the prompt).
 """
 
 from __future__ import annotations
@@ -109,6 +111,15 @@ def read_style(path: Path, scope: str) -> OutputStyle:
                        keep, scope, path)
 
 
+def _outside(path: Path, workspace: Path) -> bool:
+    """A project's file that is a link to somewhere outside the project (a secret of
+    the user's, put into the prompt by a cloned repository)."""
+    try:
+        return not path.resolve().is_relative_to(workspace.resolve())
+    except (OSError, RuntimeError):
+        return True
+
+
 def load_output_styles(workspace: Path) -> OutputStyles:
     """The built-in styles, then the user's, then the project's; the first of a name wins."""
     styles = list(BUILTIN)
@@ -120,6 +131,8 @@ def load_output_styles(workspace: Path) -> OutputStyles:
             continue
         for path in files:
             try:
+                if scope == "project" and _outside(path, workspace):
+                    raise FrontMatterError("links outside the project: not read", 1)
                 style = read_style(path, scope)
             except FrontMatterError as exc:
                 problems.append(FileProblem(path, exc.message, exc.line))
