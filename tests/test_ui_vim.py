@@ -142,3 +142,8 @@ async def test_vim_off_gives_the_plain_input_back() -> None:
         app.prompt.set_vim(False)
         await pilot.press("x", "escape")
         assert app.prompt.text == "x" and app.prompt.border_subtitle is None
+
+
+async def test_a_huge_count_is_capped() -> None:
+    text, _at, _app = await _run("ab", "x99999999p")
+    assert text == "b" + "a" * 1000

@@ -23,6 +23,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 Location = tuple[int, int]
+MAX_COUNT = 1000  # a count typed by mistake (99999999p) must not fill the memory
 
 
 class VimMode(StrEnum):
@@ -155,7 +156,7 @@ class Vim:
         if ch.isdigit() and (self._count or ch != "0") and not self._pending.endswith("g"):
             self._count += ch
             return
-        count = int(self._count or "1")
+        count = min(int(self._count or "1"), MAX_COUNT)
         explicit = bool(self._count)
         text = area.text
         here = _offset(text, area.cursor_location)
