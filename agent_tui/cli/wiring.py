@@ -270,6 +270,7 @@ class Wiring:
             effort=opts.effort or settings.effort,
             system_replaced_by=opts.system_prompt,
             system_appended=opts.append_system_prompt,
+            output_style=settings.output_style,
             added_dirs=added_dirs,
         )
         if config.effort and self.cloud is not None:  # said, not dropped in silence

@@ -118,6 +118,8 @@ class LoadedSettings(BaseModel):
     # providers entries (as written, each checked): the user's files and --settings only
     providers: dict[str, dict[str, Any]] = Field(default_factory=dict)
     max_budget_usd: float | None = None
+    output_style: str | None = None  # outputStyle (core/memory/output_styles.py)
+    editor_mode: str | None = None  # editorMode: vim or normal (the TUI's input)
     hooks: list[HooksSource] = Field(default_factory=list)  # each file's, in load order
     web_fetch_allow_private: bool = False
     web_search_enabled: bool = False  # webSearch.enabled: offer the web_search tool
@@ -196,7 +198,7 @@ class LoadedSettings(BaseModel):
             self.model = data.model
         if data.theme is not None:
             self.theme = data.theme
-        for key in ("context_window", "effort"):
+        for key in ("context_window", "effort", "output_style", "editor_mode"):
             if getattr(data, key) is not None:
                 setattr(self, key, getattr(data, key))
         if data.thinking is not None:

@@ -176,6 +176,9 @@ class SettingsFile(BaseModel):
         default_factory=list, alias="enabledMcpjsonServers")
     disabled_mcpjson_servers: list[NonEmpty] = Field(
         default_factory=list, alias="disabledMcpjsonServers")
+    # Claude Code's: the output style's name, and the input's editing mode
+    output_style: NonEmpty | None = Field(default=None, alias="outputStyle")
+    editor_mode: Literal["normal", "vim"] | None = Field(default=None, alias="editorMode")
 
 
 class HooksSource(BaseModel):
@@ -192,7 +195,7 @@ KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
     (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
          "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch", "webSearch",
          "apiKeyHelper", "enableAllProjectMcpServers", "enabledMcpjsonServers",
-         "disabledMcpjsonServers", "providers", "maxBudgetUsd"],
+         "disabledMcpjsonServers", "providers", "maxBudgetUsd", "outputStyle", "editorMode"],
     ("permissions",): ["allow", "ask", "deny", "defaultMode", "disableBypassPermissionsMode",
                        "additionalDirectories"],
     **cs.KNOWN_KEYS,

@@ -70,5 +70,5 @@ def context_report(
         used=last.context_tokens if last is not None else sum(i.tokens for i in items),
         measured=last is not None,
         items=items,
-        notes=list(notes or []),
+        notes=[*(notes or []), f"output style: {cfg.output_style or 'Default'}"],
     )

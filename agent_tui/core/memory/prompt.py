@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 from agent_tui.core.memory.memory import MemoryFile
+from agent_tui.core.memory.output_styles import OutputStyle, style_section
 
 INSTRUCTIONS = """\
 You are agent-tui, a coding agent. You work in the user's workspace through tools: \
@@ -110,16 +111,23 @@ def build_system_prompt(
     *,
     replaced_by: str | None = None,
     appended: str = "",
+    style: OutputStyle | None = None,
 ) -> str:
     """The instructions and the environment, or ``replaced_by`` instead of both
-    (``--system-prompt``); then the memory files, then ``appended``
-    (``--append-system-prompt``)."""
+    (``--system-prompt``); then the memory files, the output style's text
+    (``output_styles.py``), then ``appended`` (``--append-system-prompt``)."""
     if replaced_by is None:
-        sections = [INSTRUCTIONS, "# Environment\n" + environment(workspace, today)]
+        instructions = INSTRUCTIONS
+        if style is not None and not style.keep_coding_instructions:  # a style's own way
+            instructions = instructions[:instructions.index("# How to work")] + \
+                instructions[instructions.index("# Interruptions"):]
+        sections = [instructions, "# Environment\n" + environment(workspace, today)]
     else:
         sections = [replaced_by] if replaced_by.strip() else []
     if memory:
         sections.append("# Memory\n" + memory_section(memory))
+    if style is not None and style.prompt.strip():
+        sections.append(style_section(style))
     if appended.strip():
         sections.append(appended)
     return "\n\n".join(sections)

@@ -42,6 +42,7 @@ class AgentConfig:
     system: str = ""
     system_replaced_by: str | None = None  # --system-prompt: instead of the default one
     system_appended: str = ""  # --append-system-prompt
+    output_style: str | None = None  # outputStyle (core/memory/output_styles.py); None: Default
     max_tokens: int = 8192
     max_retries: int = 4
     retry_base: float = 1.0

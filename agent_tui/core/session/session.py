@@ -47,6 +47,7 @@ from agent_tui.core.journal.records import Record, SteerRecord
 from agent_tui.core.memory.memory import MemoryFile, MemoryProblem
 from agent_tui.core.memory.memory_loader import load_memory_with_problems
 from agent_tui.core.services.model_control import ModelControl
+from agent_tui.core.memory.output_styles import style_in_force
 from agent_tui.core.memory.prompt import build_system_prompt
 from agent_tui.core.hooks.session_end import SessionEnding, starting
 from agent_tui.core.services.hooks_port import HookRow
@@ -119,9 +120,13 @@ class Session(SessionControls, CommandTurns):
             for problem in self.memory_problems:
                 deps.emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
             cfg = deps.config
+            style, warnings = style_in_force(workspace, cfg.output_style)
+            for warning in warnings:
+                deps.emit(Notice(level=NoticeLevel.WARNING, text=warning))
             deps = replace(deps, config=replace(cfg, system=build_system_prompt(
                 workspace, self.memory_files, replaced_by=cfg.system_replaced_by,
-                appended=cfg.system_appended)))
+                appended=cfg.system_appended, style=style),
+                output_style=style.name if style is not None else None))
         self.deps = deps
         self.models = ModelControl(deps)
         self.models.restore()

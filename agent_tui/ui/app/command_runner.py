@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.app import SystemCommand
 from textual.screen import Screen
 
+from agent_tui.ui.app.preferences import Preferences
 from agent_tui.ui.commands.builtin import BUILTIN, prompt_op, run_command
 from agent_tui.ui.link.core_host import CoreState
 from agent_tui.ui.input.mcp_offers import prompt_commands, resource_mentions
@@ -82,6 +83,7 @@ class CommandRunner:
         self.overlays = overlays
         self._command_problems: list[str] = []  # the custom commands' problems last told
         self._command_set: CommandSet | None = None  # the workspace's, re-read when a file changes
+        self.preferences = Preferences(app)  # /vim, /output-style, /keybindings
 
     # -- the input ----------------------------------------------------------------------
 

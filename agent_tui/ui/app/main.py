@@ -226,6 +226,7 @@ class AgentApp(App[int]):
         if self._startup_notice:
             self.status.set_notice("warning", self._startup_notice)
         self.prompt.focus()
+        self.command_runner.preferences.start(self, self.workspace())  # vim mode, keybindings
         self.set_interval(FLUSH_INTERVAL, self.flush)
         self.set_interval(1.0, self._tick)  # the retry countdown, running calls' times
         # The session is built on the core's thread: building it may import the model

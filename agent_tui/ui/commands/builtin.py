@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import RenderableType
 
-from agent_tui.ui.commands import definitions
+from agent_tui.ui.commands import definitions, preferences
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind, CommandLine, Commands
 from agent_tui.ui.render.themes import THEMES
 from agent_tui.ui.widgets.prompt_input import SendMode
@@ -67,6 +67,10 @@ class CommandHost(Protocol):
 
     def run_mcp_prompt(self, command: Command, args: str, mode: SendMode) -> None:
         """Get an MCP server's prompt for ``args`` (off the UI's thread), then send it."""
+
+    @property
+    def preferences(self) -> preferences.PreferencesHost:
+        """Vim mode, the output style, the keybindings (``ui/app/preferences.py``)."""
 
 
 def _help(host: CommandHost, args: str) -> None:
@@ -295,6 +299,9 @@ TABLE: tuple[tuple[Command, Handler], ...] = (
     (Command("mcp", "MCP servers: their state; log in, restart, disable, enable"), _mcp),
     (Command("skills", "the skills the model may use, and where each came from"), _skills),
     (Command("agents", "the sub-agent types task can start, and where each came from"), _agents),
+    (Command("vim", "vim mode in the input on or off (editorMode in the settings)"), preferences.vim),
+    (Command("output-style", "how the model writes: Default, Explanatory, Learning or yours", "[NAME]", ArgsNeed.OPTIONAL), preferences.output_style),
+    (Command("keybindings", "the keys in force and those of ~/.claude/keybindings.json not taken"), preferences.keybindings),
     (Command("quit", "stop what runs, then quit"), _quit),
 )
 BUILTIN: list[Command] = [command for command, _handler in TABLE]

@@ -68,6 +68,7 @@ HELP: list[tuple[str, str]] = [
     ("Esc", "interrupt the running turn (running tools are stopped; background jobs are not)"),
     ("Esc Esc", "on an empty input while idle (or one holding just the message a rewind put back): "
                 "rewind to an earlier message, or undo a rewind"),
+    ("/vim", "vim mode in the input: Esc leaves insert mode; on an empty input Esc still interrupts"),
     ("Ctrl+B", "background jobs: k stops the selected one"),
     ("Ctrl+O", "show or hide the latest tool call's output (an edit's diff) or the model's thinking"),
     ("Tab, ↑ ↓, Enter", "focus the transcript, pick a tool call, show or hide its output (or click it)"),

@@ -13,6 +13,9 @@ Down are not the input's: they scroll the transcript (:class:`PromptInput.Page`)
 
 A line that starts with ``!`` is a command for the shell (bash mode): the input's
 border takes the warning colour and its title says so, while the ``!`` is there.
+
+In vim mode (:meth:`PromptInput.set_vim`, ``ui/input/vim.py``) the keys go to vim first
+and the border's subtitle shows the mode.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from agent_tui.ui.input.keys import (
     SEND_NOW_KEYS,
     SUBMIT_KEYS,
 )
+from agent_tui.ui.input.vim import Vim, VimMode
 
 
 class SendMode(StrEnum):
@@ -109,6 +113,15 @@ class PromptInput(TextArea):
         self.sent: list[str] = []  # messages sent (what Up recalls), oldest first
         self._recalled: int | None = None  # the index shown, None: the draft
         self._draft = ""
+        self.vim: Vim | None = None  # vim mode, when on
+
+    def set_vim(self, on: bool) -> None:
+        """Turn vim mode on (in insert mode) or off; the subtitle shows the mode."""
+        def show(mode: VimMode) -> None:
+            self.border_subtitle = f"-- {mode.upper()} --"
+
+        self.vim = Vim(show) if on else None
+        self.border_subtitle = "-- INSERT --" if on else None
 
     def remember(self, text: str) -> None:
         """Add ``text`` to what Up recalls (a sent message, or one of a resumed session)."""
@@ -173,6 +186,10 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             return
+        if self.vim is not None and self.vim.key(self, event.key, event.character):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key in ("pageup", "pagedown"):
             event.stop()
             event.prevent_default()
@@ -214,6 +231,8 @@ class PromptInput(TextArea):
         self.post_message(self.Submitted(self, text.strip("\n"), mode))
         self.clear()
         self.remember(text.strip("\n"))
+        if self.vim is not None:  # the next message is typed
+            self.vim.set_mode(VimMode.INSERT)
 
     def action_submit(self) -> None:
         self._send(SendMode.MESSAGE)
@@ -226,6 +245,9 @@ class PromptInput(TextArea):
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    def action_external_editor(self) -> None:  # a key the user bound (keybindings.json)
+        self.post_message(self.EditorRequested())
 
     def put_back(self, text: str) -> None:
         """Return ``text`` to the input, before whatever is being typed now."""

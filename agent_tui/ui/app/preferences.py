@@ -1,0 +1,184 @@
+"""A user's habits in the TUI: vim mode, the output style, their keybindings.
+
+At start (:meth:`Preferences.start`) vim mode follows ``editorMode`` (Claude Code's
+``~/.claude.json``, then the settings files, the last one winning) and the keys of
+``~/.claude/keybindings.json`` are bound (``ui/input/keybindings.py``); the bindings
+not taken are named once. ``/output-style NAME`` changes the style of the running
+session (its system prompt is built again, so the next request has it) and saves it in
+the project's ``.claude/settings.local.json``, where Claude Code keeps it too.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Protocol
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.binding import Binding
+
+from agent_tui.ui.input.keybindings import KeyMap, apply_keymap, read_keybindings
+from agent_tui.ui.input.keys import APP_BINDINGS, INPUT_BINDINGS
+from agent_tui.ui.render.safe_text import clean, first_line
+from agent_tui.ui.widgets.prompt_input import PromptInput
+
+
+class PreferencesApp(Protocol):
+    prompt: PromptInput
+    picker_slot: Any
+    host: Any
+
+    @property
+    def running(self) -> bool: ...
+    def workspace(self) -> Path: ...
+    def notice(self, level: str, text: str) -> None: ...
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def editor_mode(workspace: Path) -> str | None:
+    """``editorMode`` as the files say it, read without the settings loader (before the
+    first frame: the full load on the core's thread reports any problem)."""
+    from agent_tui.paths import claude_state_file, settings_files
+
+    mode = None
+    for path in [claude_state_file(), *settings_files(workspace)]:
+        value = _json(path).get("editorMode")
+        if isinstance(value, str):
+            mode = value
+    return mode
+
+
+class Preferences:
+    def __init__(self, app: PreferencesApp) -> None:
+        self.app = app
+        self.keymap = KeyMap()
+
+    def start(self, app_node: Any, workspace: Path) -> None:
+        """Vim mode from ``editorMode``; the user's keybindings bound."""
+        if editor_mode(workspace) == "vim":
+            self.app.prompt.set_vim(True)
+        self.keymap = read_keybindings()
+        apply_keymap(self.keymap, app_node, self.app.prompt)
+        if self.keymap.refused:
+            self.app.notice("warning", f"keybindings.json: {len(self.keymap.refused)} not taken "
+                                       f"(/keybindings lists them): {self.keymap.refused[0]}")
+
+    def toggle_vim(self) -> bool:
+        on = self.app.prompt.vim is None
+        self.app.prompt.set_vim(on)
+        return on
+
+    # -- output styles ---------------------------------------------------------------
+
+    def _styles(self) -> Any:
+        from agent_tui.core.memory.output_styles import load_output_styles
+
+        return load_output_styles(self.app.workspace())
+
+    def open_output_style_picker(self) -> None:
+        from agent_tui.ui.screens.picker import PickerScreen, PickItem
+
+        session = self.app.host.session
+        current = getattr(getattr(getattr(session, "deps", None), "config", None),
+                          "output_style", None) or "Default"
+        items = [PickItem(s.name, Text(f"{clean(s.name):<16} {s.scope:<9} "
+                                       f"{first_line(s.description, 80)}"))
+                 for s in self._styles().styles]
+
+        def chosen(name: str | None) -> None:
+            if name is not None:
+                error = self.set_output_style(name)
+                if error is not None:
+                    self.app.notice("warning", error)
+
+        if not self.app.picker_slot.is_open:
+            self.app.picker_slot.open(PickerScreen(
+                "output style", "How the model writes. Saved for this project "
+                "(.claude/settings.local.json).", items, current=current), chosen)
+
+    def set_output_style(self, name: str) -> str | None:
+        from agent_tui.core.memory.prompt import build_system_prompt
+
+        session = self.app.host.session
+        if session is None or not hasattr(session, "deps"):
+            return "the session is still starting"
+        if self.app.running:
+            return "a turn is running: choose the output style when it has ended"
+        styles = self._styles()
+        style = styles.find(name)
+        if style is None and name.lower() != "default":
+            return (f"no output style {name!r}: there are "
+                    f"{', '.join(s.name for s in styles.styles)}")
+        cfg = session.deps.config
+        if cfg.system_replaced_by is None or style is not None:
+            cfg.system = build_system_prompt(
+                cfg.workspace, session.memory_files, replaced_by=cfg.system_replaced_by,
+                appended=cfg.system_appended, style=style)
+        cfg.output_style = style.name if style is not None else None
+        shown = style.name if style is not None else "Default"
+        saved = save_local_setting(self.app.workspace(), "outputStyle", shown)
+        self.app.notice("info", f"output style: {shown}" + (
+            " (saved in .claude/settings.local.json)" if saved is None else f" (not saved: {saved})"))
+        return None
+
+    # -- keybindings -------------------------------------------------------------------
+
+    def keybindings_page(self) -> RenderableType:
+        out = Text()
+        where = self.keymap.file or "~/.claude/keybindings.json (none)"
+        out.append(f"from {where}\n\n", style="dim")
+        mine = {b.key: b for b in self.keymap.bindings}
+        out.append("keys in force\n", style="bold")
+        seen: set[str] = set()
+        for binding in [*APP_BINDINGS, *INPUT_BINDINGS]:
+            if not isinstance(binding, Binding):
+                continue
+            key, action, what = binding.key, binding.action, binding.description
+            for one in key.split(","):
+                if one in mine or one in seen:
+                    continue
+                seen.add(one)
+                out.append(f"  {one:<16} {what or action}\n")
+        for yours in self.keymap.bindings:
+            out.append(f"  {yours.key:<16} {yours.what}", style="bold")
+            out.append(f"  (yours: {clean(yours.written)})\n", style="dim")
+        if self.keymap.refused:
+            out.append("\nnot taken\n", style="bold")
+            for line in self.keymap.refused:
+                out.append(f"  {clean(line)}\n")
+        vim = self.app.prompt.vim
+        out.append(f"\nvim mode: {vim.mode if vim is not None else 'off'} (/vim)\n", style="dim")
+        return out
+
+
+def save_local_setting(workspace: Path, key: str, value: str) -> str | None:
+    """Set ``key`` in the project's ``.claude/settings.local.json``; why not, or None.
+    A file that is not a JSON object is left as it is."""
+    from agent_tui.atomic import write_atomic
+
+    folder = workspace / ".claude"
+    path = folder / "settings.local.json"
+    data: dict[str, Any] = {}
+    if path.exists():
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
+            return f"{path} is not JSON ({exc})"
+        if not isinstance(loaded, dict):
+            return f"{path} is not a JSON object"
+        data = loaded
+    data[key] = value
+    try:
+        folder.mkdir(exist_ok=True)
+        write_atomic(folder, path.name, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    return None

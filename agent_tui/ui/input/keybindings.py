@@ -1,0 +1,159 @@
+"""The user's ``~/.claude/keybindings.json`` (Claude Code's format), mapped onto our keys.
+
+The file is ``{"bindings": [{"context": "Chat", "bindings": {"ctrl+e":
+"chat:externalEditor", "ctrl+u": null}}]}``: per context, keys to Claude Code's actions
+(``null`` unbinds). :func:`read_keybindings` turns it into :class:`KeyMap`: the
+bindings agent-tui honours (each a Textual key, the app's or the input's action) and,
+one line each, those it cannot, with the reason. Nothing is half applied: a binding is
+in force or named.
+
+The stop and quit keys are not the file's to take: Esc (interrupt), Ctrl+C and Ctrl+Q
+keep their jobs whatever it says. Keys the input handles itself before any binding
+(Enter, Ctrl+J, Ctrl+F, Ctrl+G, Up, Down, Page Up/Down, Ctrl+X) cannot be given another
+action either.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_tui.paths import claude_config_dir
+
+MAX_FILE_BYTES = 256 * 1024
+
+# Claude Code's action -> (whose: "app" or "input", our action, what it does).
+ACTIONS: dict[str, tuple[str, str, str]] = {
+    "app:interrupt": ("app", "interrupt", "interrupt the running turn"),
+    "app:exit": ("app", "quit_soon", "quit"),
+    "app:toggleTranscript": ("app", "toggle_last_output", "show or hide the latest tool output"),
+    "chat:submit": ("input", "submit", "send the message"),
+    "chat:newline": ("input", "newline", "new line in the input"),
+    "chat:cycleMode": ("app", "cycle_mode", "the next permission mode"),
+    "chat:externalEditor": ("input", "external_editor", "write the message in $EDITOR"),
+    "chat:undo": ("input", "undo", "undo the last edit in the input"),
+}
+CONTEXTS = ("Global", "Chat")  # the contexts whose actions we have
+KEPT_KEYS = {"escape": "Esc stays the stop key", "ctrl+c": "Ctrl+C stays the quit key",
+             "ctrl+q": "Ctrl+Q stays the quit key"}
+INPUT_OWN_KEYS = ("enter", "ctrl+j", "shift+enter", "ctrl+f", "alt+enter", "ctrl+g",
+                  "ctrl+enter", "up", "down", "pageup", "pagedown", "ctrl+x")
+NAMED_KEYS = {"esc": "escape", "escape": "escape", "return": "enter", "enter": "enter", "space": "space", "tab": "tab",
+              "backspace": "backspace", "delete": "delete", "pageup": "pageup",
+              "pagedown": "pagedown", "up": "up", "down": "down", "left": "left",
+              "right": "right", "home": "home", "end": "end"}
+MODIFIERS = {"ctrl": "ctrl", "control": "ctrl", "alt": "alt", "meta": "alt", "opt": "alt",
+             "option": "alt", "shift": "shift"}
+
+
+@dataclass(frozen=True)
+class KeyBinding:
+    key: str  # Textual's name
+    whose: str  # "app" or "input"
+    action: str
+    what: str
+    written: str  # as the file has it
+
+
+@dataclass
+class KeyMap:
+    file: Path | None = None
+    bindings: list[KeyBinding] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # "ctrl+x ctrl+k chat:killAgents: why"
+
+
+def textual_key(written: str) -> str | None:
+    """Claude Code's key (``ctrl+e``, ``meta+p``, ``shift+tab``) as Textual names it;
+    None for what Textual cannot tell (a chord, an unknown name)."""
+    parts = [p for p in written.strip().lower().split("+") if p]
+    if not parts or " " in written.strip():
+        return None
+    *mods, base = parts
+    if any(m not in MODIFIERS for m in mods):
+        return None
+    if len(base) == 1 and base.isalnum():
+        name = base
+    elif base in NAMED_KEYS:
+        name = NAMED_KEYS[base]
+    elif base.startswith("f") and base[1:].isdigit():
+        name = base
+    else:
+        return None
+    ordered = [m for m in ("ctrl", "alt", "shift") if m in {MODIFIERS[x] for x in mods}]
+    return "+".join([*ordered, name])
+
+
+def read_keybindings(path: Path | None = None) -> KeyMap:
+    """The file's bindings, honoured or named; a missing file is no bindings."""
+    path = path or claude_config_dir() / "keybindings.json"
+    keymap = KeyMap(file=path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        keymap.file = None
+        return keymap
+    except OSError as exc:
+        keymap.refused.append(f"{path}: cannot read: {exc.strerror or exc}")
+        return keymap
+    try:
+        if len(raw) > MAX_FILE_BYTES:
+            raise ValueError(f"larger than {MAX_FILE_BYTES // 1024} KiB")
+        data = json.loads(raw)
+        blocks = data["bindings"] if isinstance(data, dict) else None
+        if not isinstance(blocks, list):
+            raise ValueError('no "bindings" list')
+    except (ValueError, KeyError, RecursionError) as exc:
+        keymap.refused.append(f"{path}: not read: {exc}")
+        return keymap
+    for block in blocks:
+        _block(keymap, block)
+    return keymap
+
+
+def _block(keymap: KeyMap, block: Any) -> None:
+    if not isinstance(block, dict) or not isinstance(block.get("bindings"), dict):
+        keymap.refused.append(f"a block that is not {{\"context\", \"bindings\"}}: {str(block)[:80]}")
+        return
+    context = str(block.get("context", ""))
+    for written, action in block["bindings"].items():
+        why = _refusal(context, str(written), action)
+        if why is not None:
+            keymap.refused.append(f"{context} {written} → {action}: {why}")
+            continue
+        whose, ours, what = ACTIONS[str(action)]
+        key = textual_key(str(written))
+        assert key is not None  # _refusal checked it
+        keymap.bindings = [b for b in keymap.bindings if b.key != key]  # the last one wins
+        keymap.bindings.append(KeyBinding(key, whose, ours, what, str(written)))
+
+
+def _refusal(context: str, written: str, action: Any) -> str | None:
+    if context not in CONTEXTS:
+        return f"agent-tui has no {context or 'unnamed'} context (only {', '.join(CONTEXTS)})"
+    key = textual_key(written)
+    if key is None:
+        return "a key agent-tui cannot tell apart (chords and unknown names are not read)"
+    if key in KEPT_KEYS:
+        return KEPT_KEYS[key]
+    if action is None:
+        return "unbinding is not supported: the key keeps its job"
+    if key in INPUT_OWN_KEYS:
+        return "the input handles this key itself"
+    if not isinstance(action, str) or action not in ACTIONS:
+        return "an action agent-tui does not have"
+    return None
+
+
+def apply_keymap(keymap: KeyMap, app: Any, prompt: Any) -> None:
+    """Bind the honoured keys: the app's actions on the app, the input's on the input
+    (each replacing what the key did there)."""
+    from textual.binding import Binding
+
+    for binding in keymap.bindings:
+        node = app if binding.whose == "app" else prompt
+        node._bindings.key_to_bindings[binding.key] = [
+            Binding(binding.key, binding.action, binding.what, show=False)]
+        if binding.whose == "app":  # the input's own binding of the key would come first
+            prompt._bindings.key_to_bindings.pop(binding.key, None)
