@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, Field
 
 from agent_tui.core.calls.tool import ToolSet
+from agent_tui.mcp_catalog.elicitation import Elicitor, decline
 from agent_tui.mcp_catalog.port import McpServers
 from agent_tui.mcp import procs
 from agent_tui.settings.mcp_servers import ConfigProblem, ServerConfig, Transport, load_config
@@ -93,6 +94,7 @@ class McpManager(McpServers):
         self._listeners: list[Callable[[ServerStatus], None]] = []
         self._change_listeners: list[Callable[[ToolsChange], None]] = []
         self._catalog_listeners: list[Callable[[str], None]] = []
+        self._elicitor: Elicitor = decline  # until a front end can ask the user
         self._toolsets: list[ToolSet] = []
         self._tools: dict[str, McpTool] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -119,7 +121,7 @@ class McpManager(McpServers):
         return McpConnection(
             cfg, workspace=self.workspace, start_timeout_s=self._start_timeout_s,
             log_dir=self._logs, auth_dir=self.auth_dir, on_change=self._changed, on_tools=self._listed,
-            on_catalog=self._catalogued,
+            on_catalog=self._catalogued, elicitor=lambda: self._elicitor,
         )
 
     # -- for the wiring -------------------------------------------------------
@@ -199,6 +201,11 @@ class McpManager(McpServers):
             failed.set_exception(RuntimeError("the MCP servers have not started yet"))
             return failed
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def set_elicitor(self, fn: Elicitor) -> None:
+        """Who answers the servers' questions to the user from now on (awaited on the
+        servers' loop); until one is set, every question is declined."""
+        self._elicitor = fn
 
     def on_catalog(self, fn: Callable[[str], None]) -> None:
         """Call ``fn(server)`` when a server's resources or prompts were listed again."""
