@@ -157,11 +157,17 @@ def parse_value(field: FormField, text: str) -> Value:
         case FieldKind.STRING:
             return text
         case FieldKind.INTEGER:
-            return int(text)
+            try:
+                return int(text)
+            except ValueError:
+                raise ValueError("expected a whole number") from None
         case FieldKind.NUMBER:
-            number = float(text)
+            try:
+                number = float(text)
+            except ValueError:
+                raise ValueError("expected a number") from None
             if not math.isfinite(number):
-                raise ValueError("not a finite number")
+                raise ValueError("expected a finite number")
             return int(number) if number.is_integer() and "." not in text else number
         case FieldKind.BOOLEAN:
             if text.lower() in ("y", "yes", "true", "1", "on"):
