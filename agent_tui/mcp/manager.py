@@ -134,8 +134,10 @@ class McpManager(McpServers):
                 conn.start()
 
     async def wait_started(self, timeout: float) -> None:
-        """Wait (at most ``timeout``) until no server is starting."""
-        self._check_loop()
+        """Wait (at most ``timeout``) until no server is starting (those not started yet
+        are started now: a message that names a resource may come before the session
+        starts its servers)."""
+        self.start()
         starting = [c.started for c in self.connections.values() if c.state is ServerState.STARTING]
         pending = [asyncio.shield(t) for t in starting if t is not None and not t.done()]
         if pending:

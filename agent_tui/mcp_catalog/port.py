@@ -36,6 +36,9 @@ class McpServers(Protocol):
 
     def resources(self) -> list[tuple[str, types.Resource]]: ...
 
+    async def wait_started(self, timeout: float) -> None:
+        """Return once no server is starting (at most ``timeout`` seconds)."""
+
     def prompts(self) -> list[tuple[str, types.Prompt]]: ...
 
     async def read_resource(self, server: str, uri: str) -> types.ReadResourceResult: ...
