@@ -47,6 +47,10 @@ if TYPE_CHECKING:  # the MCP SDK is imported once a server is configured
 
 T = TypeVar("T")
 DEFAULT_START_TIMEOUT_S = 30.0
+#: How long one MCP tool call may take, unless the server's "timeout" or
+#: MCP_TOOL_TIMEOUT says otherwise: long enough for a build or a crawl, short enough
+#: that a server that never answers does not hold the turn until Esc.
+DEFAULT_TOOL_TIMEOUT_S = 600.0
 #: How long reading a resource or getting a prompt for the user may take.
 ASK_TIMEOUT_S = 30.0
 DEFAULT_CONFIRM_S = 1.0
@@ -161,7 +165,13 @@ class McpManager(McpServers):
         return list(self._tools.values())
 
     def status(self) -> list[ServerStatus]:
-        return [conn.status() for conn in self.connections.values()]
+        return [conn.status().model_copy(update={"tool_timeout_s": self.tool_timeout(conn.config)})
+                for conn in self.connections.values()]
+
+    def tool_timeout(self, cfg: ServerConfig) -> float | None:
+        """Seconds one of the server's tool calls may take: its "timeout", else the
+        session's (None: no bound)."""
+        return cfg.timeout_ms / 1000 if cfg.timeout_ms is not None else self.call_timeout_s
 
     def servers(self) -> list[str]:
         return list(self.connections)
@@ -319,6 +329,7 @@ class McpManager(McpServers):
         for tool in self._tools.values():
             if tool.server == name:
                 tool.conn = self.connections[name]
+                tool.call_timeout_s = self.tool_timeout(tool.conn.config)
 
     async def shutdown(self) -> list[int]:
         """End every server: close sessions, then TERM -> grace -> KILL what is left.
@@ -395,7 +406,7 @@ class McpManager(McpServers):
                 toolset.remove(name)
         for name in change.added + change.changed:
             tool = McpTool(conn, wanted[name], confirm_s=self.confirm_s,
-                           call_timeout_s=self.call_timeout_s)
+                           call_timeout_s=self.tool_timeout(conn.config))
             self._tools[name] = tool
             for toolset in self._toolsets:
                 if toolset.get(name) is None:
@@ -436,7 +447,8 @@ def load_mcp(
     server of the same name. The timeouts, ``log_dir``, ``auth_dir`` and ``disabled`` go
     to :class:`McpManager`; ``approved``: the project's servers the user approved.
     ``MCP_TIMEOUT`` / ``MCP_TOOL_TIMEOUT`` (milliseconds, as in Claude Code) set the
-    start and call timeouts when not given.
+    start and call timeouts when not given (default: 30 s and ``DEFAULT_TOOL_TIMEOUT_S``;
+    a server's own "timeout" wins over the call timeout).
     """
     env = os.environ if environ is None else environ
     config = load_config(workspace, user_config_dir=user_config_dir, environ=env,
@@ -444,7 +456,7 @@ def load_mcp(
     if start_timeout_s is None:
         start_timeout_s = _env_seconds(env, "MCP_TIMEOUT") or DEFAULT_START_TIMEOUT_S
     if call_timeout_s is None:
-        call_timeout_s = _env_seconds(env, "MCP_TOOL_TIMEOUT")
+        call_timeout_s = _env_seconds(env, "MCP_TOOL_TIMEOUT") or DEFAULT_TOOL_TIMEOUT_S
     servers = {s.name: s for s in config.servers}
     servers.update({s.name: s for s in extra})
     return McpManager(list(servers.values()), workspace=workspace, problems=config.problems,
