@@ -43,7 +43,7 @@ from acp import RequestError
 from acp.helpers import update_agent_thought_text
 from acp.schema import PermissionOption, PromptResponse
 
-from agent_tui.acp.commands import event_text, start_command
+from agent_tui.acp.commands import Say, event_text, start_command
 from agent_tui.acp.models import ModelChoice
 from agent_tui.acp.modes import mode_update
 from agent_tui.acp.updates import UpdateMapper, plan_update
@@ -226,16 +226,18 @@ class SessionBridge:
 
         return await self._run(start, refused)
 
-    async def command(self, name: str, args: str) -> PromptResponse:
-        """A prompt that is a slash command (:mod:`.commands`)."""
+    async def command(self, name: str, args: str,
+                      run: Callable[[Say], Awaitable[None]] | None = None) -> PromptResponse:
+        """A prompt that is a slash command (:mod:`.commands`), or that ``run`` makes ready
+        (an MCP prompt or resource, :mod:`.mcp_offers`): what it says is told as text."""
         session, models = self.session, self.models
         assert session is not None and models is not None
 
         def say(level: NoticeLevel, text: str) -> None:
             self._push(Notice(level=level, text=text))
 
-        return await self._run(lambda: start_command(session, models, name, args, say), [],
-                               command=True)
+        start = (lambda: run(say)) if run is not None else (lambda: start_command(session, models, name, args, say))
+        return await self._run(start, [], command=True)
 
     async def _run(self, start: Callable[[], Awaitable[None]], refused: list[str], *,
                    command: bool = False) -> PromptResponse:
