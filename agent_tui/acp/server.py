@@ -71,7 +71,7 @@ from agent_tui.acp.commands import commands_update
 from agent_tui.acp.mcp_offers import elicitor, needs_servers, offer_run, prompt_entries
 from agent_tui.acp.mcp_servers import server_configs
 from agent_tui.acp.models import check_option
-from agent_tui.acp.modes import mode_state, parse_mode
+from agent_tui.acp.modes import mode_state, parse_mode, restored_mode
 from agent_tui.acp.prompt_content import prompt_message
 from agent_tui.acp.transport import claim_stdout, open_stdio
 from agent_tui.commands.line import parse_command_line
@@ -175,10 +175,14 @@ class AcpAgent:
             return LoadSessionResponse(modes=mode_state(bridge.mode), config_options=options)
         bridge = await self._open(session_id, workspace, servers)
         await bridge.replay()
+        assert bridge.session is not None
+        mode = restored_mode(bridge.session.records(), bridge.mode)
+        if mode is not None:
+            bridge.set_mode(mode)
         bridge.start_pump()
         options = await self._options(bridge)
         self._announce(bridge)
-        return LoadSessionResponse(modes=mode_state(bridge.mode), config_options=options)
+        return LoadSessionResponse(modes=mode_state(mode or bridge.mode), config_options=options)
 
     @staticmethod
     def _announce(bridge: SessionBridge) -> None:
