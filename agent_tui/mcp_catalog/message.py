@@ -65,17 +65,24 @@ async def expand(manager: McpServers, text: str, *, wait_s: float = START_WAIT_S
     await manager.wait_started(wait_s)
     if stripped.startswith("/" + PROMPT_PREFIX):
         return await _prompt(manager, stripped[1:])
+    blocks, images = await read_resources(manager, wanted)
+    return text.rstrip() + "\n\n" + blocks, images
+
+
+async def read_resources(manager: McpServers, wanted: list[tuple[str, str]]) -> tuple[str, list[ImageAttachment]]:
+    """Each resource read now (on the servers' loop): the blocks that follow the
+    message and their images; raise :class:`OfferRefused` naming the one that failed."""
     blocks: list[str] = []
     images: list[ImageAttachment] = []
     for server, uri in wanted:
         try:
             result = await manager.read_resource(server, uri)
         except Exception as exc:  # noqa: BLE001 - told, and nothing sent
-            raise OfferRefused(f"{resource_mention(server, uri)}: {_why(exc)}") from None
+            raise OfferRefused(f"{resource_mention(server, uri)}: {why(exc)}") from None
         block, found = resource_block(server, uri, result)
         blocks.append(block)
         images.extend(found)
-    return text.rstrip() + "\n\n" + "\n\n".join(blocks), images
+    return "\n\n".join(blocks), images
 
 
 async def _prompt(manager: McpServers, line: str) -> tuple[str, list[ImageAttachment]]:
@@ -92,7 +99,7 @@ async def _prompt(manager: McpServers, line: str) -> tuple[str, list[ImageAttach
     try:
         result = await manager.get_prompt(server, prompt.name, arguments)
     except Exception as exc:  # noqa: BLE001 - told, and nothing sent
-        raise OfferRefused(f"/{name}: {_why(exc)}") from None
+        raise OfferRefused(f"/{name}: {why(exc)}") from None
     text, images = prompt_text(result)
     if not text.strip() and not images:
         raise OfferRefused(f"/{name}: the server's prompt is empty")
@@ -117,13 +124,15 @@ async def with_offers(background: Iterable[object] | None, op: M, refused: Calla
     return op.model_copy(update={"text": text, "images": [*getattr(op, "images", []), *images]})
 
 
-def _why(exc: BaseException) -> str:
+def why(exc: BaseException, waited: float | None = None) -> str:
+    """A failed read or get, in a few words for the user."""
     if isinstance(exc, TimeoutError):
-        return "no answer in time"
+        return f"no answer within {waited:g} s" if waited is not None else "no answer in time"
     message = getattr(exc, "message", None)
     from agent_tui.mcp_catalog.errors import short
 
     return str(message) if isinstance(message, str) and message else short(exc)
 
 
-__all__ = ["START_WAIT_S", "OfferRefused", "expand", "mentioned", "uses_offers", "with_offers"]
+__all__ = ["START_WAIT_S", "OfferRefused", "expand", "mentioned", "read_resources", "uses_offers", "why",
+           "with_offers"]
