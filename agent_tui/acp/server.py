@@ -32,6 +32,11 @@ Choices the protocol leaves to us:
   what cannot be served is refused with an error naming the server. Their prompts are
   commands, ``@server:uri`` reads a resource into the message, and their questions
   (elicitation) go to the client (:mod:`.mcp_offers`).
+- **The client's file system**: with ``fs/read_text_file`` offered, read_file reads
+  through it (unsaved buffers), after its own path checks; ``fs/write_text_file`` and
+  ``terminal/*`` are not used (writes stay atomic with their rewind point).
+- **Usage**: a ``usage_update`` after each model request (:mod:`.usage`);
+  ``session/load`` restores the session's mode (:func:`.modes.restored_mode`).
 - Each session has its own core ``Session``, run task, cancel scope and journal;
   sessions in one process are independent.
 
@@ -75,6 +80,7 @@ from agent_tui.acp.modes import mode_state, parse_mode, restored_mode
 from agent_tui.acp.prompt_content import prompt_message
 from agent_tui.acp.transport import claim_stdout, open_stdio
 from agent_tui.commands.line import parse_command_line
+from agent_tui.files.buffers import ReadsBuffers
 from agent_tui.mcp_catalog.offers import PROMPT_PREFIX
 from agent_tui.mcp_catalog.port import servers_of
 from agent_tui.protocol import Event, Notice
@@ -237,6 +243,7 @@ class AcpAgent:
             bridge.emit(event)
         bridge.attach(session)
         self._serve_mcp(bridge)
+        self._serve_buffers(bridge)
         self.sessions[new_id] = bridge
         log.info("session %s opened in %s", new_id, session.workspace)
         return bridge
@@ -252,6 +259,21 @@ class AcpAgent:
                                       lambda level, text: bridge.emit(Notice(level=level, text=text))))
         manager.on_status(lambda _status: self._announce(bridge))
         manager.on_catalog(lambda _server: self._announce(bridge))
+
+    def _serve_buffers(self, bridge: SessionBridge) -> None:
+        """A client that offers ``fs/read_text_file`` is asked for the files read_file
+        reads, so the agent sees unsaved edits (``files/buffers.py``)."""
+        fs = getattr(self.client_capabilities, "fs", None)
+        tool = bridge.session.tools.get("read_file") if bridge.session is not None else None
+        if not getattr(fs, "read_text_file", False) or not isinstance(tool, ReadsBuffers):
+            return
+        conn: Any = self.conn
+
+        async def read(path: Path) -> str | None:
+            answer = await conn.read_text_file(session_id=bridge.id, path=str(path))
+            return getattr(answer, "content", None)
+
+        tool.buffers = read
 
     def _bridge(self, session_id: str) -> SessionBridge:
         bridge = self.sessions.get(session_id)
