@@ -309,7 +309,9 @@ async def run_print(
     stopped_badly = False
     try:
         if prompt:
-            _submit_message(session, UserMessage(text=prompt), printer)
+            op = await _with_offers(session, UserMessage(text=prompt), printer)
+            if op is not None:
+                _submit_message(session, op, printer, commands=op.text == prompt)
         if input_format == "stream-json":
             await _pump_ops(session, stdin or sys.stdin, printer, stop_input)
         idle = asyncio.create_task(session.wait_idle())
@@ -395,10 +397,20 @@ def _settle(done: asyncio.Future[None]) -> None:
         done.set_result(None)
 
 
-def _submit_message(session: Session, op: Any, tell: Callable[[Event], None], where: str = "") -> None:
+async def _with_offers(session: Session, op: Any, tell: Callable[[Event], None], where: str = "") -> Any:
+    """``/mcp__server__prompt`` and ``@server:uri`` made ready (None: told, not sent)."""
+    from agent_tui.mcp_catalog.message import with_offers
+
+    return await with_offers(session.background, op, lambda why: tell(
+        Notice(level=NoticeLevel.ERROR, text=f"{where}not sent: {why}")))
+
+
+def _submit_message(session: Session, op: Any, tell: Callable[[Event], None], where: str = "",
+                    *, commands: bool = True) -> None:
     """A message goes with the images it carries or names (``files/image_paths.py``);
-    a command line runs its custom command, and is never sent as a message."""
-    if _command(session, op, tell, where):
+    a command line runs its custom command, and is never sent as a message (unless
+    ``commands`` is off: the text is an MCP prompt's, not the user's line)."""
+    if commands and _command(session, op, tell, where):
         return
     try:
         op, refused = attach_named(op, session.workspace)
@@ -464,7 +476,11 @@ async def _pump_ops(
                     def show(event: Event) -> None:
                         loop.call_soon_threadsafe(printer, event)
 
-                    _submit_message(session, op, show, f"stdin line {number}: ")
+                    where = f"stdin line {number}: "
+                    typed = op.text
+                    op = asyncio.run_coroutine_threadsafe(_with_offers(session, op, show, where), loop).result()
+                    if op is not None:
+                        _submit_message(session, op, show, where, commands=op.text == typed)
                     continue
                 session.submit(op)
         finally:

@@ -43,7 +43,8 @@ from acp import RequestError
 from acp.helpers import update_agent_thought_text
 from acp.schema import PermissionOption, PromptResponse
 
-from agent_tui.acp.commands import event_text, start_command
+from agent_tui.acp.commands import Say, event_text, start_command
+from agent_tui.acp.usage import UsageTracker
 from agent_tui.acp.models import ModelChoice
 from agent_tui.acp.modes import mode_update
 from agent_tui.acp.updates import UpdateMapper, plan_update
@@ -131,7 +132,6 @@ class _ActivePrompt:
 @dataclass
 class _Flush:
     """In the pump's queue: resolved once everything before it was sent."""
-
     done: asyncio.Future[None] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future())
 
@@ -139,7 +139,6 @@ class _Flush:
 @dataclass
 class _Send:
     """In the pump's queue: an update of ours (the command list), in order."""
-
     update: Any
 
 
@@ -159,6 +158,7 @@ class SessionBridge:
         self._pump_task: asyncio.Task[None] | None = None
         self._held: list[str] = []  # warnings told while no prompt ran (e.g. a server failed)
         self.models: ModelChoice | None = None  # the model option, once attached
+        self.usage = UsageTracker()  # the context filled and the cost, after each request
 
     # -- wiring ------------------------------------------------------------------------
 
@@ -226,16 +226,17 @@ class SessionBridge:
 
         return await self._run(start, refused)
 
-    async def command(self, name: str, args: str) -> PromptResponse:
-        """A prompt that is a slash command (:mod:`.commands`)."""
+    async def command(self, name: str, args: str,
+                      run: Callable[[Say], Awaitable[None]] | None = None) -> PromptResponse:
+        """A slash command (:mod:`.commands`), or a prompt ``run`` makes ready (:mod:`.mcp_offers`)."""
         session, models = self.session, self.models
         assert session is not None and models is not None
 
         def say(level: NoticeLevel, text: str) -> None:
             self._push(Notice(level=level, text=text))
 
-        return await self._run(lambda: start_command(session, models, name, args, say), [],
-                               command=True)
+        start = (lambda: run(say)) if run is not None else (lambda: start_command(session, models, name, args, say))
+        return await self._run(start, [], command=True)
 
     async def _run(self, start: Callable[[], Awaitable[None]], refused: list[str], *,
                    command: bool = False) -> PromptResponse:
@@ -394,9 +395,10 @@ class SessionBridge:
             case Compaction() | ConversationCleared() | ContextReport():
                 if self._prompt is not None and self._prompt.command and event_text(event):
                     await self._send(self.mapper.text(event_text(event)))
+            case Usage():
+                await self._send(self.usage.update(event))
             case (TurnStarted() | SteerState() | HookStateChanged() | RewindPoints()
-                  | RewindPlanned() | Rewound() | BackgroundJobChanged() | SessionClosed()
-                  | Usage()):
+                  | RewindPlanned() | Rewound() | BackgroundJobChanged() | SessionClosed()):
                 pass  # ACP has no update for these: the prompt and its response frame the turn
             case _:
                 assert_never(event)

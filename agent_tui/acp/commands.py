@@ -103,8 +103,9 @@ def available(workspace: Path) -> list[AvailableCommand]:
     return listed
 
 
-def commands_update(workspace: Path) -> AvailableCommandsUpdate:
-    return update_available_commands(available(workspace))
+def commands_update(workspace: Path, extra: list[AvailableCommand] | None = None) -> AvailableCommandsUpdate:
+    """The list, with ``extra`` commands (the MCP servers' prompts) last."""
+    return update_available_commands(available(workspace) + (extra or []))
 
 
 def unknown_text(name: str, workspace: Path) -> str:

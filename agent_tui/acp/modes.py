@@ -4,6 +4,10 @@
 ``session/set_mode`` switches (a ``SetPermissionMode`` op), and every switch, the
 editor's, the model's (``exit_plan_mode`` approved) or a resumed session's, is told
 back as a ``current_mode_update``. Plan mode is read-only and enforced by the agent.
+
+``session/load`` restores the mode the session was in (its journal's latest mode
+record), unless that would ask less than the mode the agent was started with: plan
+mode comes back, auto mode never does by itself (:func:`restored_mode`).
 """
 
 from __future__ import annotations
@@ -12,6 +16,9 @@ from acp import RequestError
 from acp.helpers import update_current_mode
 from acp.schema import CurrentModeUpdate, SessionMode, SessionModeState
 
+from typing import Any
+
+from agent_tui.core.modes.plan_mode import told_mode
 from agent_tui.protocol import PermissionMode
 
 MODES: tuple[SessionMode, ...] = (
@@ -26,6 +33,19 @@ MODES: tuple[SessionMode, ...] = (
     SessionMode(id=PermissionMode.DONT_ASK.value, name="Don't ask",
                 description="Nothing is asked: what no rule allows is refused"),
 )
+
+
+#: How much a mode lets run without asking (a load never restores a wider one).
+_WIDTH = {PermissionMode.PLAN: 0, PermissionMode.DONT_ASK: 0, PermissionMode.ASK: 1,
+          PermissionMode.ACCEPT_EDITS: 2, PermissionMode.AUTO: 3}
+
+
+def restored_mode(records: list[Any], current: PermissionMode) -> PermissionMode | None:
+    """The mode a loaded session goes back to (None: stay in ``current``)."""
+    saved = told_mode(records)
+    if saved is None or saved is current or _WIDTH[saved] > _WIDTH[current]:
+        return None
+    return saved
 
 
 def mode_state(current: PermissionMode) -> SessionModeState:

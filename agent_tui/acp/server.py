@@ -29,7 +29,14 @@ Choices the protocol leaves to us:
   nothing sent to the model.
 - **MCP servers** sent with ``session/new`` / ``session/load`` are connected like the
   MCP config files' servers (stdio, streamable HTTP and SSE, see :mod:`.mcp_servers`);
-  what cannot be served is refused with an error naming the server.
+  what cannot be served is refused with an error naming the server. Their prompts are
+  commands, ``@server:uri`` reads a resource into the message, and their questions
+  (elicitation) go to the client (:mod:`.mcp_offers`).
+- **The client's file system**: with ``fs/read_text_file`` offered, read_file reads
+  through it (unsaved buffers), after its own path checks; ``fs/write_text_file`` and
+  ``terminal/*`` are not used (writes stay atomic with their rewind point).
+- **Usage**: a ``usage_update`` after each model request (:mod:`.usage`);
+  ``session/load`` restores the session's mode (:func:`.modes.restored_mode`).
 - Each session has its own core ``Session``, run task, cancel scope and journal;
   sessions in one process are independent.
 
@@ -66,13 +73,17 @@ from acp.schema import (
 
 from agent_tui.acp.bridge import ClientConnection, SessionBridge
 from agent_tui.acp.commands import commands_update
+from agent_tui.acp.mcp_offers import elicitor, needs_servers, offer_run, prompt_entries
 from agent_tui.acp.mcp_servers import server_configs
 from agent_tui.acp.models import check_option
-from agent_tui.acp.modes import mode_state, parse_mode
+from agent_tui.acp.modes import mode_state, parse_mode, restored_mode
 from agent_tui.acp.prompt_content import prompt_message
 from agent_tui.acp.transport import claim_stdout, open_stdio
 from agent_tui.commands.line import parse_command_line
-from agent_tui.protocol import Event
+from agent_tui.files.buffers import ReadsBuffers
+from agent_tui.mcp_catalog.offers import PROMPT_PREFIX
+from agent_tui.mcp_catalog.port import servers_of
+from agent_tui.protocol import Event, Notice
 from agent_tui.core.session.session import Session
 from agent_tui.core.journal.session_lock import SessionHeld
 from agent_tui.core.journal.store import SessionNotFound
@@ -120,12 +131,14 @@ class AcpAgent:
         self.wiring = wiring
         self.conn: ClientConnection | None = None
         self.sessions: dict[str, SessionBridge] = {}
+        self.client_capabilities: Any = None  # what the client offers (initialize)
 
     def on_connect(self, conn: ClientConnection) -> None:
         self.conn = conn
 
     async def initialize(self, protocol_version: int, client_capabilities: Any = None,
                          client_info: Any = None, **kwargs: Any) -> InitializeResponse:
+        self.client_capabilities = client_capabilities
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
@@ -168,10 +181,14 @@ class AcpAgent:
             return LoadSessionResponse(modes=mode_state(bridge.mode), config_options=options)
         bridge = await self._open(session_id, workspace, servers)
         await bridge.replay()
+        assert bridge.session is not None
+        mode = restored_mode(bridge.session.records(), bridge.mode)
+        if mode is not None:
+            bridge.set_mode(mode)
         bridge.start_pump()
         options = await self._options(bridge)
         self._announce(bridge)
-        return LoadSessionResponse(modes=mode_state(bridge.mode), config_options=options)
+        return LoadSessionResponse(modes=mode_state(mode or bridge.mode), config_options=options)
 
     @staticmethod
     def _announce(bridge: SessionBridge) -> None:
@@ -179,7 +196,8 @@ class AcpAgent:
         this and the return, and the pump sends it after the response is written
         (an editor drops updates for a session id it has not been told)."""
         assert bridge.session is not None
-        bridge.announce(commands_update(bridge.session.workspace))
+        bridge.announce(commands_update(bridge.session.workspace,
+                                        prompt_entries(servers_of(bridge.session.background))))
 
     @staticmethod
     async def _options(bridge: SessionBridge) -> list[Any]:
@@ -224,9 +242,38 @@ class AcpAgent:
         for event in pending:
             bridge.emit(event)
         bridge.attach(session)
+        self._serve_mcp(bridge)
+        self._serve_buffers(bridge)
         self.sessions[new_id] = bridge
         log.info("session %s opened in %s", new_id, session.workspace)
         return bridge
+
+    def _serve_mcp(self, bridge: SessionBridge) -> None:
+        """The session's MCP servers ask the user through this client, and their
+        prompts join the command list as they become ready (:mod:`.mcp_offers`)."""
+        assert bridge.session is not None
+        manager = servers_of(bridge.session.background)
+        if manager is None:
+            return
+        manager.set_elicitor(elicitor(self.conn, bridge.id, self.client_capabilities,
+                                      lambda level, text: bridge.emit(Notice(level=level, text=text))))
+        manager.on_status(lambda _status: self._announce(bridge))
+        manager.on_catalog(lambda _server: self._announce(bridge))
+
+    def _serve_buffers(self, bridge: SessionBridge) -> None:
+        """A client that offers ``fs/read_text_file`` is asked for the files read_file
+        reads, so the agent sees unsaved edits (``files/buffers.py``)."""
+        fs = getattr(self.client_capabilities, "fs", None)
+        tool = bridge.session.tools.get("read_file") if bridge.session is not None else None
+        if not getattr(fs, "read_text_file", False) or not isinstance(tool, ReadsBuffers):
+            return
+        conn: Any = self.conn
+
+        async def read(path: Path) -> str | None:
+            answer = await conn.read_text_file(session_id=bridge.id, path=str(path))
+            return getattr(answer, "content", None)
+
+        tool.buffers = read
 
     def _bridge(self, session_id: str) -> SessionBridge:
         bridge = self.sessions.get(session_id)
@@ -242,9 +289,12 @@ class AcpAgent:
         # A command line: a prompt of text alone (resources and images make it a message).
         texts = [b.text for b in prompt if getattr(b, "type", None) == "text"]
         line = parse_command_line("\n\n".join(texts)) if len(texts) == len(prompt) else None
-        if line is not None:
+        if line is not None and not line.name.startswith(PROMPT_PREFIX):
             return await bridge.command(line.name, line.args)
         message, refused = prompt_message(prompt, bridge.session.workspace)
+        if needs_servers(message.text):  # an MCP prompt, or resources to read first
+            manager = servers_of(bridge.session.background)
+            return await bridge.command("", "", offer_run(manager, bridge.session, message))
         return await bridge.prompt(message, refused)
 
     async def set_session_mode(self, session_id: str, mode_id: str,

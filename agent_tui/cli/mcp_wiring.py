@@ -72,7 +72,22 @@ def open_mcp(
 
     mcp.on_status(on_status)
     mcp.on_tools_changed(on_tools_changed)
+    mcp.set_elicitor(_declined(emit))  # the TUI and an ACP client ask the user instead
     return mcp, _reload(mcp, workspace, emit, trusted=trusted, extra=extra, approved=approved)
+
+
+def _declined(emit: Callable[[Event], None]) -> Any:
+    """Print mode's answer to a server's question: no, said where the user reads."""
+    from agent_tui.mcp_catalog.elicitation import ElicitAction, ElicitAnswer, Elicitation
+    from agent_tui.protocol import Notice, NoticeLevel
+
+    async def decline(request: Elicitation) -> ElicitAnswer:
+        emit(Notice(level=NoticeLevel.WARNING, text=(
+            f"MCP server {request.server} asked for input ({request.message[:200]!r}): declined, "
+            "since nobody can answer here (print mode asks nothing; the TUI and ACP clients do)")))
+        return ElicitAnswer(action=ElicitAction.DECLINE)
+
+    return decline
 
 
 def _reload(mcp: Any, workspace: Path, emit: Callable[[Event], None], *,

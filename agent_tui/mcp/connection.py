@@ -34,9 +34,10 @@ import mcp_types as types
 from mcp.client.session import ClientSession, IncomingMessage
 
 from agent_tui.cancel import CancelScope
-from agent_tui.mcp import catalog, procs
+from agent_tui.mcp import catalog, elicit, procs
 from agent_tui.mcp.call import Answer, AnswerKind, CallDispatcher, RemoteCall, serve_call
 from agent_tui.settings.mcp_servers import ServerConfig, Transport
+from agent_tui.mcp_catalog.elicitation import Elicitor, decline
 from agent_tui.mcp_catalog.errors import short
 from agent_tui.mcp.errors import ServerUnavailable, describe_startup
 from agent_tui.mcp_catalog.status import ServerState, ServerStatus
@@ -86,6 +87,7 @@ class McpConnection:
         on_change: Callable[[McpConnection], None] = lambda _c: None,
         on_tools: Callable[[McpConnection], None] = lambda _c: None,
         on_catalog: Callable[[McpConnection], None] = lambda _c: None,
+        elicitor: Callable[[], Elicitor] = lambda: decline,
     ) -> None:
         self.config = config
         self.name = config.name
@@ -106,6 +108,7 @@ class McpConnection:
         self._on_change = on_change
         self._on_tools = on_tools
         self._on_catalog = on_catalog
+        self._elicitor = elicitor
         self._ids = itertools.count(1)
         self._task: asyncio.Task[None] | None = None
         self._inbox: asyncio.Queue[Any] | None = None
@@ -275,6 +278,7 @@ class McpConnection:
                     session, dispatcher = await connect(
                         stack, self.config, workspace=self.workspace, tag=self.tag,
                         errlog=errlog, on_message=on_message, auth=self._auth(),
+                        on_elicit=elicit.callback(self.name, self._elicitor),
                     )
                     await session.initialize()
                     self._take_tools(await _list_tools(session))

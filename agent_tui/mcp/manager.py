@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, Field
 
 from agent_tui.core.calls.tool import ToolSet
+from agent_tui.mcp_catalog.elicitation import Elicitor, decline
 from agent_tui.mcp_catalog.port import McpServers
 from agent_tui.mcp import procs
 from agent_tui.settings.mcp_servers import ConfigProblem, ServerConfig, Transport, load_config
@@ -46,6 +47,10 @@ if TYPE_CHECKING:  # the MCP SDK is imported once a server is configured
 
 T = TypeVar("T")
 DEFAULT_START_TIMEOUT_S = 30.0
+#: How long one MCP tool call may take, unless the server's "timeout" or
+#: MCP_TOOL_TIMEOUT says otherwise: long enough for a build or a crawl, short enough
+#: that a server that never answers does not hold the turn until Esc.
+DEFAULT_TOOL_TIMEOUT_S = 600.0
 #: How long reading a resource or getting a prompt for the user may take.
 ASK_TIMEOUT_S = 30.0
 DEFAULT_CONFIRM_S = 1.0
@@ -93,6 +98,7 @@ class McpManager(McpServers):
         self._listeners: list[Callable[[ServerStatus], None]] = []
         self._change_listeners: list[Callable[[ToolsChange], None]] = []
         self._catalog_listeners: list[Callable[[str], None]] = []
+        self._elicitor: Elicitor = decline  # until a front end can ask the user
         self._toolsets: list[ToolSet] = []
         self._tools: dict[str, McpTool] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -119,7 +125,7 @@ class McpManager(McpServers):
         return McpConnection(
             cfg, workspace=self.workspace, start_timeout_s=self._start_timeout_s,
             log_dir=self._logs, auth_dir=self.auth_dir, on_change=self._changed, on_tools=self._listed,
-            on_catalog=self._catalogued,
+            on_catalog=self._catalogued, elicitor=lambda: self._elicitor,
         )
 
     # -- for the wiring -------------------------------------------------------
@@ -132,8 +138,10 @@ class McpManager(McpServers):
                 conn.start()
 
     async def wait_started(self, timeout: float) -> None:
-        """Wait (at most ``timeout``) until no server is starting."""
-        self._check_loop()
+        """Wait (at most ``timeout``) until no server is starting (those not started yet
+        are started now: a message that names a resource may come before the session
+        starts its servers)."""
+        self.start()
         starting = [c.started for c in self.connections.values() if c.state is ServerState.STARTING]
         pending = [asyncio.shield(t) for t in starting if t is not None and not t.done()]
         if pending:
@@ -157,7 +165,13 @@ class McpManager(McpServers):
         return list(self._tools.values())
 
     def status(self) -> list[ServerStatus]:
-        return [conn.status() for conn in self.connections.values()]
+        return [conn.status().model_copy(update={"tool_timeout_s": self.tool_timeout(conn.config)})
+                for conn in self.connections.values()]
+
+    def tool_timeout(self, cfg: ServerConfig) -> float | None:
+        """Seconds one of the server's tool calls may take: its "timeout", else the
+        session's (None: no bound)."""
+        return cfg.timeout_ms / 1000 if cfg.timeout_ms is not None else self.call_timeout_s
 
     def servers(self) -> list[str]:
         return list(self.connections)
@@ -199,6 +213,11 @@ class McpManager(McpServers):
             failed.set_exception(RuntimeError("the MCP servers have not started yet"))
             return failed
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def set_elicitor(self, fn: Elicitor) -> None:
+        """Who answers the servers' questions to the user from now on (awaited on the
+        servers' loop); until one is set, every question is declined."""
+        self._elicitor = fn
 
     def on_catalog(self, fn: Callable[[str], None]) -> None:
         """Call ``fn(server)`` when a server's resources or prompts were listed again."""
@@ -310,6 +329,7 @@ class McpManager(McpServers):
         for tool in self._tools.values():
             if tool.server == name:
                 tool.conn = self.connections[name]
+                tool.call_timeout_s = self.tool_timeout(tool.conn.config)
 
     async def shutdown(self) -> list[int]:
         """End every server: close sessions, then TERM -> grace -> KILL what is left.
@@ -386,7 +406,7 @@ class McpManager(McpServers):
                 toolset.remove(name)
         for name in change.added + change.changed:
             tool = McpTool(conn, wanted[name], confirm_s=self.confirm_s,
-                           call_timeout_s=self.call_timeout_s)
+                           call_timeout_s=self.tool_timeout(conn.config))
             self._tools[name] = tool
             for toolset in self._toolsets:
                 if toolset.get(name) is None:
@@ -427,7 +447,8 @@ def load_mcp(
     server of the same name. The timeouts, ``log_dir``, ``auth_dir`` and ``disabled`` go
     to :class:`McpManager`; ``approved``: the project's servers the user approved.
     ``MCP_TIMEOUT`` / ``MCP_TOOL_TIMEOUT`` (milliseconds, as in Claude Code) set the
-    start and call timeouts when not given.
+    start and call timeouts when not given (default: 30 s and ``DEFAULT_TOOL_TIMEOUT_S``;
+    a server's own "timeout" wins over the call timeout).
     """
     env = os.environ if environ is None else environ
     config = load_config(workspace, user_config_dir=user_config_dir, environ=env,
@@ -435,7 +456,7 @@ def load_mcp(
     if start_timeout_s is None:
         start_timeout_s = _env_seconds(env, "MCP_TIMEOUT") or DEFAULT_START_TIMEOUT_S
     if call_timeout_s is None:
-        call_timeout_s = _env_seconds(env, "MCP_TOOL_TIMEOUT")
+        call_timeout_s = _env_seconds(env, "MCP_TOOL_TIMEOUT") or DEFAULT_TOOL_TIMEOUT_S
     servers = {s.name: s for s in config.servers}
     servers.update({s.name: s for s in extra})
     return McpManager(list(servers.values()), workspace=workspace, problems=config.problems,

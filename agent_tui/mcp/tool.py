@@ -149,7 +149,7 @@ class McpTool(Tool[McpArgs]):
                 return self._finished(answer, call.request_id)
             except Cancelled as exc:
                 reason = exc.reason
-            call.request_cancel(_reason_text(reason))
+            call.request_cancel(self._why(reason))
             try:
                 answer = await asyncio.wait_for(asyncio.shield(call.answer), self.confirm_s)
             except TimeoutError:
@@ -241,7 +241,7 @@ class McpTool(Tool[McpArgs]):
 
     def _silent_after_cancel(self, reason: CancelReason, request_id: str | None,
                              answer: Answer | None = None) -> ToolResult:
-        why = _reason_text(reason)
+        why = self._why(reason)
         lost = answer is not None and answer.kind in (AnswerKind.CLOSED, AnswerKind.MALFORMED)
         how = ("the connection to the server ended" if lost
                else f"the server did not confirm within {self.confirm_s:g} s")
@@ -249,6 +249,13 @@ class McpTool(Tool[McpArgs]):
         text += "; no result" if self.read_only else (
             "; the call may have completed, partly run, or not run on the server")
         return self._result(ToolState.UNKNOWN, text, request_id=request_id, is_error=True, ended_by=reason)
+
+
+    def _why(self, reason: CancelReason) -> str:
+        if reason is CancelReason.TIMEOUT and self.call_timeout_s is not None:
+            return (f"Timed out after {self.call_timeout_s:g} s (MCP server '{self.server}''s tool "
+                    "timeout: its \"timeout\" setting or MCP_TOOL_TIMEOUT, in milliseconds)")
+        return _reason_text(reason)
 
 
 def _reason_text(reason: CancelReason) -> str:

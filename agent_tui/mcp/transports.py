@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 import httpx2
 import mcp_types as types
-from mcp.client.session import ClientSession, MessageHandlerFnT
+from mcp.client.session import ClientSession, ElicitationFnT, MessageHandlerFnT
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -46,9 +46,11 @@ async def connect(
     errlog: TextIO | None,
     on_message: MessageHandler | None = None,
     auth: httpx2.Auth | None = None,
+    on_elicit: ElicitationFnT | None = None,
 ) -> tuple[ClientSession, CallDispatcher]:
     """Open the transport and the session inside ``stack`` (not yet initialized);
-    ``auth`` (an OAuth provider, :mod:`.oauth`) signs an HTTP or SSE server's requests."""
+    ``auth`` (an OAuth provider, :mod:`.oauth`) signs an HTTP or SSE server's requests;
+    ``on_elicit`` answers the server's questions to the user (:mod:`.elicit`)."""
     if config.transport is Transport.STDIO:
         assert config.command is not None
         cwd = config.cwd or str(workspace)
@@ -76,7 +78,8 @@ async def connect(
             streamable_http_client(config.url, http_client=http)
         )
     dispatcher = CallDispatcher(read, write)
-    session = ClientSession(dispatcher=dispatcher, client_info=CLIENT_INFO, message_handler=on_message)
+    session = ClientSession(dispatcher=dispatcher, client_info=CLIENT_INFO, message_handler=on_message,
+                            elicitation_callback=on_elicit)
     await stack.enter_async_context(session)
     return session, dispatcher
 

@@ -16,12 +16,12 @@ LOGIN_TIMEOUT_S = 300.0
 OpenUrl = Callable[[str], Awaitable[None] | None]
 
 
-def open_in_browser(show: Callable[[str], None], *, console: bool = True) -> OpenUrl:
+def open_in_browser(show: Callable[[str], None], *, console: bool = True, why: str = "log in") -> OpenUrl:
     """Open the URL in the user's browser when there is one (on a thread of its own:
     some browsers' launchers wait until the browser ends); show it either way, for a
     browser that does not come up or one on another machine. Without ``console``
     (the TUI owns the terminal) only a graphical browser or the user's ``$BROWSER``
-    is tried, never a text one."""
+    is tried, never a text one. ``why`` finishes "To ..., open: URL"."""
 
     def open_url(url: str) -> None:
         graphical = bool(os.environ.get("BROWSER") or os.environ.get("DISPLAY")
@@ -31,9 +31,9 @@ def open_in_browser(show: Callable[[str], None], *, console: bool = True) -> Ope
                 raise webbrowser.Error("no graphical browser")
             browser = webbrowser.get()
         except webbrowser.Error:
-            show(f"To log in, open: {url}")
+            show(f"To {why}, open: {url}")
             return
-        show(f"Opening your browser to log in; if it does not open, visit: {url}")
+        show(f"Opening your browser to {why}; if it does not open, visit: {url}")
         threading.Thread(target=browser.open, args=(url,), name="mcp-login-browser", daemon=True).start()
 
     return open_url

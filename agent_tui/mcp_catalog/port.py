@@ -1,6 +1,6 @@
 """What a front end may ask of the session's MCP servers: their statuses, the
-resources and prompts they offer, reading one and getting one, and the actions of
-``/mcp`` (log in, reconnect, disable, enable). The session's manager
+resources and prompts they offer, reading one and getting one, who answers their
+questions to the user, and the actions of ``/mcp`` (log in, reconnect, disable, enable). The session's manager
 (:class:`agent_tui.mcp.manager.McpManager`) is one; a front end finds it among
 the session's background work and never imports the tools.
 """
@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the SDK's models: imported once a server is configured
     import mcp_types as types
 
     from agent_tui.mcp_catalog.browser import OpenUrl
+    from agent_tui.mcp_catalog.elicitation import Elicitor
     from agent_tui.mcp_catalog.status import ServerStatus
 
 T = TypeVar("T")
@@ -35,6 +36,9 @@ class McpServers(Protocol):
 
     def resources(self) -> list[tuple[str, types.Resource]]: ...
 
+    async def wait_started(self, timeout: float) -> None:
+        """Return once no server is starting (at most ``timeout`` seconds)."""
+
     def prompts(self) -> list[tuple[str, types.Prompt]]: ...
 
     async def read_resource(self, server: str, uri: str) -> types.ReadResourceResult: ...
@@ -52,6 +56,9 @@ class McpServers(Protocol):
     def on_status(self, fn: Callable[[ServerStatus], None]) -> None: ...
 
     def on_catalog(self, fn: Callable[[str], None]) -> None: ...
+
+    def set_elicitor(self, fn: Elicitor) -> None:
+        """Who answers the servers' questions to the user (elicitation)."""
 
 
 def servers_of(background: Iterable[object] | None) -> McpServers | None:

@@ -39,4 +39,5 @@ class ServerStatus(BaseModel):
     pid: int | None = None
     restarts: int = 0
     log: str | None = None  # where the server's stderr goes (stdio)
+    tool_timeout_s: float | None = None  # how long one of its tool calls may take
 

@@ -76,6 +76,7 @@ class ServerConfig(BaseModel):
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     oauth: OAuthOptions | None = None  # "oauth": a pre-registered client, a fixed port, scopes
+    timeout_ms: int | None = None  # "timeout": its tools' call timeout (Claude Code's key)
 
     def describe(self) -> str:
         if self.transport is Transport.STDIO:
@@ -193,6 +194,7 @@ def _parse_servers(
     for name, raw in servers_raw.items():
         try:
             server = _parse_server(path, str(name), raw, env)
+            server.timeout_ms = _timeout(raw.get("timeout"))
             servers.append(server)
             ignored = _unknown_keys(server, raw)
             if ignored:
@@ -246,11 +248,20 @@ def _parse_server(path: Path, name: str, raw: Any, env: Mapping[str, str]) -> Se
 _OAUTH_KEYS = {"clientId": "client_id", "callbackPort": "callback_port", "scopes": "scopes"}
 #: The keys a server entry may have; others are named in a problem (and ignored).
 KNOWN_KEYS = {
-    Transport.STDIO: {"type", "command", "args", "env", "cwd"},
-    Transport.HTTP: {"type", "url", "headers", "oauth"},
-    Transport.SSE: {"type", "url", "headers", "oauth"},
+    Transport.STDIO: {"type", "command", "args", "env", "cwd", "timeout"},
+    Transport.HTTP: {"type", "url", "headers", "oauth", "timeout"},
+    Transport.SSE: {"type", "url", "headers", "oauth", "timeout"},
     Transport.SDK: {"type", "name"},
 }
+
+
+def _timeout(value: Any) -> int | None:
+    """``"timeout"`` in milliseconds; as in Claude Code, below 1000 it is ignored."""
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _Bad('"timeout" must be a whole number of milliseconds')
+    return value if value >= 1000 else None
 
 
 def _oauth(value: Any, env: Mapping[str, str]) -> OAuthOptions | None:

@@ -12,6 +12,7 @@ optional pre-image hook (the checkpoint layer) before replacing it.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_tui.cancel import Cancelled
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.calls.tool import In, Tool, ToolContext, ToolResult
+from agent_tui.files.buffers import OpenBuffers
 from agent_tui.files.images import read_image, sniff_image
 from agent_tui.files.preview import locate
 from agent_tui.files.workspace import (
@@ -94,6 +96,7 @@ class ReadFileTool(Tool[ReadFileInput]):
         # Folders read_file may also read in (skills' folders, given by absolute path):
         # read-only, confined to each folder as the workspace is (symlinks included).
         self.read_roots = [Path(os.path.abspath(r)) for r in read_roots]
+        self.buffers: OpenBuffers | None = None  # an editor's unsaved text (files/buffers.py)
 
     def summary(self, args: ReadFileInput) -> str:
         text = f"read_file {_one_line(args.path)}"
@@ -111,9 +114,22 @@ class ReadFileTool(Tool[ReadFileInput]):
         shown = ws.display(args.path)
         try:
             with ws.open_read(args.path) as fh:
-                return _read_lines(fh, shown, args.offset or 1, args.limit)
+                buffer = await self._buffer(ws, args.path, fh)
+                return _read_lines(buffer or fh, shown, args.offset or 1, args.limit)
         except (WorkspaceError, OSError) as exc:
             return ToolResult.error(describe_error(exc, shown))
+
+    async def _buffer(self, ws: Workspace, path: str, fh: BinaryIO) -> BinaryIO | None:
+        """The editor's text of a checked text file (``files/buffers.py``), or None."""
+        head = fh.read(_SNIFF_BYTES)
+        fh.seek(0)
+        if self.buffers is None or sniff_image(head) is not None or b"\0" in head:
+            return None
+        try:
+            text = await self.buffers(ws.resolve(path))
+        except Exception:  # noqa: BLE001 - the editor could not say: the disk can
+            return None
+        return io.BytesIO(text.encode("utf-8")) if text is not None else None
 
 
 class _Lines:
@@ -148,7 +164,7 @@ class _Lines:
 
 
 def _read_lines(fh: BinaryIO, shown: str, start: int, limit: int | None) -> ToolResult:
-    size = os.fstat(fh.fileno()).st_size
+    size = fh.getbuffer().nbytes if isinstance(fh, io.BytesIO) else os.fstat(fh.fileno()).st_size
     head = fh.read(_SNIFF_BYTES)
     media = sniff_image(head)
     if media is not None:  # a screenshot: the model looks at it

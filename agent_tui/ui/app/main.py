@@ -29,7 +29,7 @@ from textual.worker import Worker
 from agent_tui.protocol.states import PermissionMode, TurnState
 from agent_tui.ui.app.command_runner import CommandRunner
 from agent_tui.ui.app.core_run import CoreRun
-from agent_tui.ui.app.mcp_requests import McpOffersChanged, McpRequests
+from agent_tui.ui.app.mcp_requests import McpElicitationAsked, McpOffersChanged, McpRequests
 from agent_tui.ui.app.queue_editor import QueueEditor
 from agent_tui.ui.app.overlays import Overlays
 from agent_tui.ui.link.bridge import CoreEventsReady, EventInbox
@@ -241,6 +241,7 @@ class AgentApp(App[int]):
     def session_started(self, badges: list[str], mode: PermissionMode) -> None:
         self.status.set_badges(badges)
         self.session_view.session_modes(mode)
+        self.mcp_requests.manager()  # its servers may ask the user from now on
 
     def start_failed(self, error: str) -> None:
         self.status.set_notice("error", f"cannot start the session: {error}")
@@ -338,6 +339,9 @@ class AgentApp(App[int]):
 
     def on_mcp_offers_changed(self, _message: McpOffersChanged) -> None:
         self.mcp_requests.offers_changed()
+
+    def on_mcp_elicitation_asked(self, message: McpElicitationAsked) -> None:
+        self.mcp_requests.ask(message)
 
     def on_prompt_input_editor_requested(self, _event: PromptInput.EditorRequested) -> None:
         self.overlays.edit_draft()

@@ -1,6 +1,7 @@
 """The app's side of MCP (a part of ``ui/app/main.py``): a message that mentions
 ``@server:uri`` resources is sent once they are read, and an MCP prompt command
-(``/mcp__server__prompt``) once the prompt is got; ``/mcp`` lists the servers with
+(``/mcp__server__prompt``) once the prompt is got; a server's question to the user
+(elicitation) is a dialog (``ui/screens/elicitation.py``); ``/mcp`` lists the servers with
 their actions (log in, reconnect, disable, enable: ``ui/commands/mcp_view.py``). Each waits
 for the server on a thread worker, so the UI keeps drawing; what fails is told and
 the text goes back to the input (nothing is lost). See ``ui/input/mcp_offers.py``.
@@ -8,12 +9,16 @@ the text goes back to the input (nothing is lost). See ``ui/input/mcp_offers.py`
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from rich.text import Text
 from textual.message import Message
 
+from agent_tui.mcp_catalog.browser import open_in_browser
+from agent_tui.mcp_catalog.elicitation import ElicitAction, ElicitAnswer, Elicitation
 from agent_tui.mcp_catalog.offers import PromptArgsError
 from agent_tui.mcp_catalog.port import McpServers, servers_of
 from agent_tui.ui.input.attachments import AttachmentRefused
@@ -37,6 +42,15 @@ class McpOffersChanged(Message):
     """An MCP server's state or lists changed (posted from the core's loop)."""
 
 
+class McpElicitationAsked(Message):
+    """An MCP server asks the user (posted from the core's loop); ``answer`` takes the reply."""
+
+    def __init__(self, request: Elicitation, answer: concurrent.futures.Future[ElicitAnswer]) -> None:
+        super().__init__()
+        self.request = request
+        self.answer = answer
+
+
 class McpHost(Protocol):
     """What the app's side of MCP uses of the app."""
 
@@ -50,6 +64,7 @@ class McpHost(Protocol):
     def show_page(self, title: str, body: RenderableType) -> None: ...
     def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
     def post_message(self, message: Message) -> bool: ...
+    def push_screen(self, screen: Any, callback: Callable[[Any], None]) -> Any: ...
     def run_worker(self, work: Callable[[], None], *, thread: bool, exclusive: bool, group: str) -> object: ...
 
 
@@ -72,7 +87,44 @@ class McpRequests:
 
             manager.on_status(changed)  # ready, or gone
             manager.on_catalog(changed)  # lists changed
+            manager.set_elicitor(self.elicit)
         return manager
+
+    # -- a server asks the user (elicitation) ---------------------------------------
+
+    async def elicit(self, request: Elicitation) -> ElicitAnswer:
+        """On the core's loop: show the question, await the answer. Cancelled (the
+        server withdrew it, or the call ended): the dialog closes."""
+        answer: concurrent.futures.Future[ElicitAnswer] = concurrent.futures.Future()
+        self.app.post_message(McpElicitationAsked(request, answer))
+        try:
+            return await asyncio.wrap_future(answer)
+        finally:
+            answer.cancel()  # no-op once answered
+
+    def ask(self, message: McpElicitationAsked) -> None:
+        """On the app's thread: the dialog, its answer to the waiting server."""
+        from agent_tui.ui.screens.elicitation import ElicitationScreen
+
+        if message.answer.done():  # withdrawn before it was shown
+            return
+        screen = ElicitationScreen(message.request)
+
+        def answered(answer: ElicitAnswer | None) -> None:
+            if answer is None or message.answer.done():
+                return
+            message.answer.set_result(answer)
+            if answer.action is ElicitAction.ACCEPT and message.request.url:
+                opened = open_in_browser(lambda text: self.app.notice("info", text), console=False,
+                                         why=f"answer MCP server {message.request.server}")
+                opened(message.request.url)
+
+        def withdrawn(done: concurrent.futures.Future[ElicitAnswer]) -> None:
+            if done.cancelled():
+                screen.post_message(ElicitationScreen.Withdrawn())  # thread-safe
+
+        message.answer.add_done_callback(withdrawn)
+        self.app.push_screen(screen, answered)
 
     def offers_changed(self) -> None:
         """A menu open on MCP prompts or resources shows the servers' lists as they are now."""

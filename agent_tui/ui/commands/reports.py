@@ -96,6 +96,8 @@ def mcp_report(statuses: list[Any] | None) -> Text:
                                                  (getattr(status, "prompts", 0), "prompt(s)")) if n]
         if offers:
             out.append("  " + ", ".join(offers) + "\n")
+        if getattr(status, "tool_timeout_s", None):
+            out.append(f"  tool timeout: {status.tool_timeout_s:g} s\n", style="dim")
         if status.restarts:
             out.append(f"  restarted {status.restarts} time(s)\n", style="dim")
         if status.log:

@@ -27,7 +27,6 @@ from agent_tui.mcp_catalog.offers import (
     prompt_command,
     prompt_text,
     prompt_usage,
-    resource_block,
     resource_mention,
     split_mention,
 )
@@ -109,17 +108,14 @@ def _ordered_mentions(text: str) -> list[str]:
 def read_resources(manager: McpServers, wanted: list[tuple[str, str]]) -> tuple[str, list[ImageAttachment]]:
     """Read each resource now (blocking: call it from a thread worker); the blocks to
     add after the message and their images, or AttachmentRefused with the reason."""
-    blocks: list[str] = []
-    images: list[ImageAttachment] = []
-    for server, uri in wanted:
-        try:
-            result = manager.from_thread(manager.read_resource(server, uri)).result(WAIT_S)
-        except Exception as exc:  # noqa: BLE001 - every failure is told, and nothing sent
-            raise AttachmentRefused(f"{resource_mention(server, uri)}: {_why(exc)}") from None
-        block, found = resource_block(server, uri, result)
-        blocks.append(block)
-        images.extend(found)
-    return "\n\n".join(blocks), images
+    from agent_tui.mcp_catalog import message
+
+    try:
+        return manager.from_thread(message.read_resources(manager, wanted)).result(WAIT_S)
+    except message.OfferRefused as exc:
+        raise AttachmentRefused(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - every failure is told, and nothing sent
+        raise AttachmentRefused(f"{', '.join(resource_mention(*w) for w in wanted)}: {_why(exc)}") from None
 
 
 def with_resources(text: str, blocks: str) -> str:
@@ -164,12 +160,9 @@ def get_prompt(manager: McpServers, command: Command, typed: str) -> tuple[str, 
 
 
 def _why(exc: BaseException) -> str:
-    if isinstance(exc, TimeoutError):
-        return f"no answer within {WAIT_S:g} s"
-    message = getattr(exc, "message", None)
-    from agent_tui.mcp_catalog.errors import short  # pydantic's: once a server answered
+    from agent_tui.mcp_catalog.message import why  # pydantic's: once a server answered
 
-    return str(message) if isinstance(message, str) and message else short(exc)
+    return why(exc, WAIT_S)
 
 
 __all__ = [

@@ -114,10 +114,6 @@ class CoreHost:
                     self._pending.clear()
                 on_start_error(self.error)
                 return
-            if on_started is not None:
-                mode = getattr(session, "permission_mode", None)
-                on_started(list(session.badges), mode if isinstance(mode, PermissionMode)
-                           else PermissionMode.ASK)
             records = session.past_records()
             if records:
                 on_past(records)
@@ -126,6 +122,10 @@ class CoreHost:
                 if self.state is CoreState.STARTING:
                     self.state = CoreState.RUNNING
                 pending, self._pending = self._pending, []
+            if on_started is not None:  # the session is there for the UI to reach
+                mode = getattr(session, "permission_mode", None)
+                on_started(list(session.badges), mode if isinstance(mode, PermissionMode)
+                           else PermissionMode.ASK)
             for op in pending:  # typed (or quit) before the session existed
                 session.submit(op)
             asyncio.run(session.run())

@@ -1,0 +1,83 @@
+"""agent-tui's MCP client as the official conformance suite runs a client
+(``npx @modelcontextprotocol/conformance client --command "python this.py"``): the
+suite appends its server's URL and names the scenario in ``MCP_CONFORMANCE_SCENARIO``.
+
+It does what a session does, through the product's own code: the manager connects
+the server (streamable HTTP), lists its tools, and each tool is called as the model
+would call it (arguments made from its schema). A server that needs a login is
+logged in to as ``agent-tui mcp login`` does (``mcp/login.py``), with a "browser" that
+follows the authorization URL (the suite's authorization server approves at once),
+then connected again. A question (elicitation) is answered as a user who presses
+Enter through the TUI's form would: each field's default, accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from agent_tui.cancel import CancelScope
+from agent_tui.core.calls.tool import ToolContext, ToolSet
+from agent_tui.mcp import McpManager, ServerConfig, ServerState
+from agent_tui.mcp_catalog.elicitation import ElicitAction, ElicitAnswer, Elicitation
+from agent_tui.settings.mcp_servers import Transport
+
+NAME = "conformance"
+
+
+async def accept_defaults(request: Elicitation) -> ElicitAnswer:
+    content = {f.name: f.default for f in request.fields if f.default is not None}
+    return ElicitAnswer(action=ElicitAction.ACCEPT, content=content)
+
+
+async def browse(url: str) -> None:
+    """The user's browser: follow the authorization URL to our loopback callback."""
+    def follow() -> None:
+        with urllib.request.urlopen(url, timeout=20) as answer:  # noqa: S310 - the suite's loopback server
+            answer.read()
+
+    await asyncio.to_thread(follow)
+
+
+def _arguments(schema: dict[str, Any]) -> dict[str, Any]:
+    samples = {"integer": 2, "number": 3, "boolean": True, "string": "hello"}
+    props = schema.get("properties") or {}
+    return {name: samples.get(spec.get("type"), "hello") for name, spec in props.items()
+            if name in (schema.get("required") or props)}
+
+
+async def main(url: str) -> int:
+    home = Path(tempfile.mkdtemp(prefix="mcp-conformance-"))
+    config = ServerConfig(name=NAME, transport=Transport.HTTP, source=Path("conformance"), url=url)
+    manager = McpManager([config], workspace=home, log_dir=home / "logs", auth_dir=home / "auth",
+                         start_timeout_s=20)
+    manager.set_elicitor(accept_defaults)
+    tools = ToolSet()
+    manager.attach(tools)
+    manager.start()
+    await manager.wait_started(20)
+    conn = manager.connections[NAME]
+    if conn.state is ServerState.NEEDS_LOGIN:
+        await manager.login(NAME, browse)
+        await manager.wait_started(20)
+    if manager.connections[NAME].state is not ServerState.READY:
+        print(f"not ready: {manager.connections[NAME].error}", file=sys.stderr)
+        await manager.shutdown()
+        return 1
+    for tool in manager.tools():
+        scope = CancelScope()
+        ctx = ToolContext(scope=scope, workspace=home, tool_use_id="toolu_conformance", operation_id="op")
+        result = await tool.run(tool.parse(_arguments(tool.input_schema())), ctx)
+        print(f"{tool.name}: {result.outcome}: {result.content[:200]}", file=sys.stderr)
+    await manager.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    print(f"scenario {os.environ.get('MCP_CONFORMANCE_SCENARIO')}", file=sys.stderr)
+    sys.exit(asyncio.run(main(sys.argv[-1])))
