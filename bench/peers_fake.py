@@ -20,7 +20,7 @@ from tests.fake_api import Reply as AReply
 from tests.fake_openai import FakeOpenAIServer, ModelSpec
 from tests.fake_openai import Reply as OReply
 
-from bench.peers_setup import MODEL
+from bench.peers_setup import OPENAI_MODEL
 
 STALL_TEXT = "Thinking about it"
 ANSWER = "Benchmark answer ready"
@@ -72,7 +72,7 @@ class _Anthropic(FakeAnthropicServer):
 
 class _OpenAI(FakeOpenAIServer):
     def __init__(self, scene: Scene) -> None:
-        super().__init__([ModelSpec(MODEL)])
+        super().__init__([ModelSpec(OPENAI_MODEL)])
         self.scene = scene
 
     def take(self, body: dict[str, Any]) -> tuple[int, OReply]:

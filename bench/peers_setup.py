@@ -21,7 +21,10 @@ from bench.startup import AGENT, _env
 
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "agent-tui" / "bench-peers"
 KEY = "bench-key-0123456789abcdef"  # a dummy key, never a real one
-MODEL = "claude-bench"  # the model id every peer is told to use
+MODEL = "claude-bench"  # the model id of the Anthropic peers
+# opencode marks the messages of a model named claude-* with Anthropic's cache_control,
+# which an OpenAI-compatible server refuses: its model has a neutral name.
+OPENAI_MODEL = "bench-model"
 PINS = {  # npm package: version
     "@anthropic-ai/claude-code": "2.1.332",
     "opencode-ai": "1.18.33",
@@ -93,7 +96,7 @@ def command(peer: Peer, cache: Path, workspace: Path) -> list[str]:
                 "--dangerously-skip-permissions"]
     exe = str(cache / "node_modules" / ".bin" / peer.binary)
     if peer is OPENCODE:
-        return [exe, "--model", "bench/" + MODEL, str(workspace)]
+        return [exe, "--model", "bench/" + OPENAI_MODEL, str(workspace)]
     if peer is PI:
         return [exe, "--provider", "bench", "--model", MODEL]
     return [exe, "--model", MODEL]
@@ -103,7 +106,7 @@ def print_command(peer: Peer, cache: Path, workspace: Path, prompt: str) -> list
     """The argv of one print-mode turn (the answer on stdout, then exit)."""
     if peer is OPENCODE:
         exe = str(cache / "node_modules" / ".bin" / peer.binary)
-        return [exe, "run", "--model", "bench/" + MODEL, prompt]
+        return [exe, "run", "--model", "bench/" + OPENAI_MODEL, prompt]
     return [*command(peer, cache, workspace), "-p", prompt]
 
 
@@ -152,12 +155,12 @@ def write_config(peer: Peer, home: Path, workspace: Path, url: str) -> None:
     elif peer is OPENCODE:
         _json(home / ".config" / "opencode" / "opencode.json", {
             "autoupdate": False, "share": "disabled",
-            "model": "bench/" + MODEL, "small_model": "bench/" + MODEL,
+            "model": "bench/" + OPENAI_MODEL, "small_model": "bench/" + OPENAI_MODEL,
             "permission": {"bash": "allow", "edit": "allow"},
             "provider": {"bench": {
                 "npm": "@ai-sdk/openai-compatible", "name": "bench",
                 "options": {"baseURL": url, "apiKey": KEY},
-                "models": {MODEL: {"name": "bench"}},
+                "models": {OPENAI_MODEL: {"name": "bench"}},
             }},
         })
 
