@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -25,6 +26,16 @@ from bench.procs import kill_marked, new_marker, procs_with
 from bench.terminal import PtyApp
 
 ESCAPES = re.compile(rb"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
+# What a terminal answers to the queries a TUI sends at start (opencode waits for them):
+# the cursor's position, the device attributes, the colours, the window's size in pixels.
+ANSWERS = {
+    b"\x1b[6n": b"\x1b[1;1R",
+    b"\x1b[c": b"\x1b[?62;22c",
+    b"\x1b[0c": b"\x1b[?62;22c",
+    b"\x1b]10;?": b"\x1b]10;rgb:ffff/ffff/ffff\x1b\\",
+    b"\x1b]11;?": b"\x1b]11;rgb:0000/0000/0000\x1b\\",
+    b"\x1b[14t": b"\x1b[4;600;1000t",
+}
 IDLE_S = 5.0
 LEFT_AFTER_S = 5.0
 
@@ -71,10 +82,14 @@ class PeerTui(PtyApp):
         env["SHELL"] = "/bin/bash"
         self.timed: list[tuple[float, bytes]] = []
         self.notes: list[str] = []
-        super().__init__(command(peer, cache, self.workspace), env, cwd=self.workspace)
+        self.argv = command(peer, cache, self.workspace)
+        super().__init__(self.argv, env, cwd=self.workspace)
 
     def on_data(self, data: bytes) -> None:
         self.timed.append((time.monotonic(), data))
+        for query, answer in ANSWERS.items():  # a terminal answers what it is asked
+            if query in data:
+                os.write(self.master, answer)
 
     def shown_since(self, t0: float, word: str) -> float | None:
         got = b""
@@ -95,11 +110,10 @@ class PeerTui(PtyApp):
             value = pred()
             if value:
                 return value
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{self.peer.name} exited ({self.proc.returncode}): "
-                                   f"{what}; screen: {self.screen()[-200:]!r}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{self.peer.name}: {what}; screen: {self.screen()[-200:]!r}")
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                ended = "" if self.proc.poll() is None else f" (exit {self.proc.returncode})"
+                log_screen(self.peer.name, self.screen()[-300:])
+                raise RuntimeError(f"{what}{ended}")
             time.sleep(0.005)
 
     def screen(self) -> str:
@@ -117,6 +131,8 @@ class PeerTui(PtyApp):
     def ready(self) -> None:
         """Up and answering: the first frame, then one short exchange on screen."""
         self.wait(lambda: self.timed, 60, "no output")
+        if self.peer.ready_word:
+            self.wait(lambda: self.peer.ready_word in self.screen(), 90, "no prompt")
         self.quiet(1.5, 30)
         self.srv.scene.set("text")
         typed = time.monotonic()
@@ -179,8 +195,14 @@ class PeerTui(PtyApp):
 
     def close(self) -> None:
         super().close()
+        if self.argv[0] == "tmux":  # its server left our process group: ended by name
+            subprocess.run([*self.argv[:3], "kill-server"], capture_output=True, timeout=10)
         self.srv.stop()
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def log_screen(name: str, screen: str) -> None:
+    print(f"[bench-peers] {name}'s screen: {screen!r}", file=sys.stderr, flush=True)
 
 
 def print_turns(peer: Peer, cache: Path, turns: int) -> list[float]:

@@ -42,6 +42,7 @@ class Peer:
     api: str  # "anthropic" or "openai"
     stop_words: tuple[str, ...]  # lower case; the first one on screen is the stop line
     bash_tool: str  # the name of its shell tool, as the model calls it
+    ready_word: str = ""  # on screen when it takes a prompt ("": output is quiet)
 
     @property
     def version(self) -> str:
@@ -54,7 +55,7 @@ CLAUDE = Peer("Claude Code", "@anthropic-ai/claude-code", "claude", "anthropic",
 PI = Peer("pi", "@mariozechner/pi-coding-agent", "pi", "anthropic",
           ("aborted", "interrupted", "cancelled"), "bash")
 OPENCODE = Peer("opencode", "opencode-ai", "opencode", "openai",
-                ("interrupted", "aborted", "cancelled"), "bash")
+                ("interrupted", "aborted", "cancelled"), "bash", "askanything")
 PEERS = (AGENT_TUI, CLAUDE, PI, OPENCODE)
 
 
@@ -96,7 +97,10 @@ def command(peer: Peer, cache: Path, workspace: Path) -> list[str]:
                 "--dangerously-skip-permissions"]
     exe = str(cache / "node_modules" / ".bin" / peer.binary)
     if peer is OPENCODE:
-        return [exe, "--model", "bench/" + OPENAI_MODEL, str(workspace)]
+        # Inside tmux, which answers the terminal queries opencode waits on before it
+        # takes an Enter; the rest of its screen passes through unchanged.
+        return ["tmux", "-L", f"atui-bench-{os.getpid()}", "-f", "/dev/null", "new-session",
+                "-c", str(workspace), exe, "--model", "bench/" + OPENAI_MODEL, str(workspace)]
     if peer is PI:
         return [exe, "--provider", "bench", "--model", MODEL]
     return [exe, "--model", MODEL]
