@@ -25,7 +25,7 @@ from bench.peers_setup import AGENT_TUI, Peer, command, environment, print_comma
 from bench.procs import kill_marked, new_marker, procs_with
 from bench.terminal import PtyApp
 
-ESCAPES = re.compile(rb"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
+ESCAPES = re.compile(rb"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()*+].|\x1b[@-_]")
 # What a terminal answers to the queries a TUI sends at start (opencode waits for them):
 # the cursor's position, the device attributes, the colours, the window's size in pixels.
 ANSWERS = {
