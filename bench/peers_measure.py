@@ -195,7 +195,7 @@ class PeerTui(PtyApp):
 
     def close(self) -> None:
         super().close()
-        if self.argv[0] == "tmux":  # its server left our process group: ended by name
+        if self.argv[0] == "tmux":  # its server left our process group: ended by its socket
             subprocess.run([*self.argv[:3], "kill-server"], capture_output=True, timeout=10)
         self.srv.stop()
         shutil.rmtree(self.tmp, ignore_errors=True)

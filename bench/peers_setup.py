@@ -98,8 +98,9 @@ def command(peer: Peer, cache: Path, workspace: Path) -> list[str]:
     exe = str(cache / "node_modules" / ".bin" / peer.binary)
     if peer is OPENCODE:
         # Inside tmux, which answers the terminal queries opencode waits on before it
-        # takes an Enter; the rest of its screen passes through unchanged.
-        return ["tmux", "-L", f"atui-bench-{os.getpid()}", "-f", "/dev/null", "new-session",
+        # takes an Enter; the rest of its screen passes through unchanged. Its socket
+        # sits beside the workspace, in the session's own folder.
+        return ["tmux", "-S", str(workspace.parent / "tmux.sock"), "-f", "/dev/null", "new-session",
                 "-c", str(workspace), exe, "--model", "bench/" + OPENAI_MODEL, str(workspace)]
     if peer is PI:
         return [exe, "--provider", "bench", "--model", MODEL]
