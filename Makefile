@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test typecheck bench chaos setup clean
+.PHONY: run test typecheck bench bench-peers chaos setup clean
 
 setup: $(STAMP)
 
@@ -37,6 +37,11 @@ test: typecheck
 
 bench: $(STAMP)
 	$(PY) -m bench.run
+
+# Beside the peers: Claude Code, pi and opencode (pinned, from npm, into a cache outside
+# the repo), each against its own fake API; not part of `make test`. RUNS=N, ONLY=a,b.
+bench-peers: $(STAMP)
+	$(PY) -m bench.peers --runs $(or $(RUNS),3) $(if $(ONLY),--only '$(ONLY)',)
 
 chaos: $(STAMP)
 	$(PY) -m bench.chaos --trials $(or $(N),500) $(if $(SEED),--seed $(SEED),) \

@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from agent_tui.protocol import UserMessage
 from agent_tui.tools.bash import BashTool
@@ -122,38 +123,7 @@ class ApiBench:
                 "ended_ms": (host.events.of("turn_ended")[-1][0] - t0) * 1000}
 
     def stalled_stream_reference(self) -> float:
-        """A raw client reads the first bytes of a stalled stream, then closes: ms until
-        the server sees it (the server's own detection latency, the floor)."""
-        from tests.fake_api import Reply
-
-        srv = self.srv
-        srv.enqueue(Reply.stall(after_text="Thinking about it", seconds=60))
-        body = json.dumps({
-            "model": "claude-bench", "max_tokens": 64, "stream": True,
-            "messages": [{"role": "user", "content": "think"}],
-        }).encode()
-        head = (
-            "POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\n"
-            "anthropic-version: 2023-06-01\r\ncontent-type: application/json\r\n"
-            f"content-length: {len(body)}\r\n\r\n"
-        ).encode()
-        before = len(srv.disconnects)
-        sock = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
-        try:
-            sock.sendall(head + body)
-            got = b""
-            while b"text_delta" not in got:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    raise RuntimeError("reference stream ended early")
-                got += chunk
-            time.sleep(0.02)
-            t0 = time.monotonic()
-        finally:
-            sock.close()
-        srv.wait_for_disconnect(10, count=before + 1)
-        seen = srv.disconnects
-        return (seen[-1][1] - t0) * 1000
+        return stalled_close_reference_ms(self.srv)
 
     def backoff(self) -> float:
         from tests.fake_api import Reply
@@ -174,6 +144,40 @@ class ApiBench:
     def close(self) -> None:
         self.host.close()
         self.srv.stop()
+
+
+def stalled_close_reference_ms(srv: Any) -> float:
+    """A raw client reads the first bytes of a stalled stream, then closes: ms until
+    the server sees it (the server's own detection latency, the floor)."""
+    from tests.fake_api import Reply
+
+    srv.enqueue(Reply.stall(after_text="Thinking about it", seconds=60))
+    body = json.dumps({
+        "model": "claude-bench", "max_tokens": 64, "stream": True,
+        "messages": [{"role": "user", "content": "think"}],
+    }).encode()
+    head = (
+        "POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\n"
+        "anthropic-version: 2023-06-01\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\n\r\n"
+    ).encode()
+    before = len(srv.disconnects)
+    sock = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    try:
+        sock.sendall(head + body)
+        got = b""
+        while b"text_delta" not in got:
+            chunk = sock.recv(65536)
+            if not chunk:
+                raise RuntimeError("reference stream ended early")
+            got += chunk
+        time.sleep(0.02)
+        t0 = time.monotonic()
+    finally:
+        sock.close()
+    srv.wait_for_disconnect(10, count=before + 1)
+    seen = srv.disconnects
+    return (seen[-1][1] - t0) * 1000
 
 
 def backoff_reference_ms() -> float:

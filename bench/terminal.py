@@ -64,11 +64,11 @@ def answer_text() -> str:
 class PtyApp:
     """A program on a 100x30 pseudo-terminal; a thread keeps what it writes, with times."""
 
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path = REPO) -> None:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
         self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env,
-                                     cwd=REPO, start_new_session=True)
+                                     cwd=cwd, start_new_session=True)
         os.close(slave)
         self.ps = psutil.Process(self.proc.pid)
         self.chunks: list[tuple[float, int]] = []
