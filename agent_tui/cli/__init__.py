@@ -37,6 +37,10 @@ def main(argv: list[str] | None = None) -> int:
             from agent_tui.cli.mcp_command import mcp_main
 
             return mcp_main(argv[1:])
+        if argv[:1] in (["plugin"], ["plugins"]):
+            from agent_tui.cli.plugin_command import plugin_main
+
+            return plugin_main(argv[1:])
         if argv[:1] == ["acp"]:
             opts = parse_options(argv[1:])
             from agent_tui.acp.server import run_acp
