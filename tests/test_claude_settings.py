@@ -113,10 +113,11 @@ def test_unknown_keys_are_named_once_and_the_files_deny_rules_stay(home: Path, w
     loaded = load_settings(ws)
     user = [p for p in loaded.problem_details if p.file == placed["user"]]
     [notice] = [p for p in user if "not supported by agent-tui" in p.message]
-    for key in ("statusLine", "includeCoAuthoredBy", "enabledPlugins",
+    for key in ("statusLine", "includeCoAuthoredBy",
                 "cleanupPeriodDays", "forceLoginMethod"):
         assert notice.message.count(key) == 1, key
     assert "outputStyle" not in notice.message  # taken: the output style
+    assert "enabledPlugins" not in notice.message  # read by plugins/
     assert "additionalDirectories" not in notice.message  # taken, as --add-dir
     assert loaded.additional_directories == ["../shared-docs/"]
     assert "$schema" not in notice.message and "apiKeyHelper" not in notice.message

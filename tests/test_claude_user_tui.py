@@ -48,7 +48,7 @@ def test_the_tui_keeps_a_claude_code_user_safe(fake_api, tmp_path):
         # the start-up notices: unknown keys, the misspelled rule, the untrusted hooks
         screen = tmux.wait_for(lambda s: "Bsah" in flat(s) and "hook(s): not run" in flat(s))
         shown = flat(screen)
-        for key in ("statusLine", "includeCoAuthoredBy", "enabledPlugins", "cleanupPeriodDays",
+        for key in ("statusLine", "includeCoAuthoredBy", "formatter@acme-tools", "cleanupPeriodDays",
                     "spinnerTipsEnabled"):
             assert key in shown, screen
         assert "settings.local.json:4:7" in shown, screen

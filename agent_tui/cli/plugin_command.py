@@ -107,6 +107,8 @@ def _confirm_enable(records: Records, plugin_id: str, plugin: Plugin, yes: bool,
 
     print("\n".join(review(plugin)))
     if not (yes or ask(f"Enable {plugin_id}? [y/N] ")):
+        if not records.enabled().get(plugin_id):  # recorded as Claude Code's disabled
+            records.set_enabled(plugin_id, False)
         print(f"Not enabled. To enable it later: agent-tui plugin enable {plugin_id}")
         return 1
     records.set_enabled(plugin_id, True)
