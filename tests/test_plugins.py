@@ -195,3 +195,49 @@ def test_removing_a_marketplace_uninstalls_its_plugins(
     assert read(plugins / "installed_plugins.json")["plugins"] == {}
     assert read(home / ".claude" / "settings.json") == {"extraKnownMarketplaces": {},
                                                         "enabledPlugins": {}}
+
+
+def test_a_hostile_marketplace_cannot_write_or_read_outside_its_places(
+        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    market = tmp_path / "evil"
+    (market / ".claude-plugin").mkdir(parents=True)
+    (tmp_path / "secret").mkdir()
+    plugin = market / "p"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "dots", "version": ".."}')
+    (plugin / "link").symlink_to(tmp_path / "secret")
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps({
+        "name": "evil", "plugins": [{"name": "../../escape", "source": "./p"},
+                                    {"name": "out", "source": "../secret"},
+                                    {"name": "dots", "source": "./p"}]}))
+    assert cli("marketplace", "add", str(market)) == 0
+    assert "name '../../escape': letters, digits" in capsys.readouterr().err
+    assert cli("install", "out@evil", "--yes") == 1
+    assert "source ../secret is outside the marketplace" in capsys.readouterr().err
+    assert cli("install", "dots@evil", "--yes") == 0
+    out, err = capsys.readouterr()
+    copy = home / ".claude" / "plugins" / "cache" / "evil" / "dots" / "unknown"
+    assert f"Installed dots@evil in {copy}" in out
+    assert f"{plugin}/link: a symlink, not copied" in err and not (copy / "link").exists()
+
+
+def test_a_marketplace_from_a_git_url_is_cloned_into_claude_codes_folder(
+        home: Path, market: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(market), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "market")
+    url = f"file://{market}"
+    assert cli("marketplace", "add", url) == 0
+    clone = home / ".claude" / "plugins" / "marketplaces" / "acme-local"
+    known = read(home / ".claude" / "plugins" / "known_marketplaces.json")["acme-local"]
+    assert known["source"] == {"source": "git", "url": url}
+    assert known["installLocation"] == str(clone)
+    assert (clone / ".claude-plugin" / "marketplace.json").is_file()
+    assert cli("install", "kit@acme-local", "--yes") == 0
+    assert load_commands(tmp_path).find("kit:greet") is not None
+    assert cli("marketplace", "add", f"file://{tmp_path}/nothing-here") == 1

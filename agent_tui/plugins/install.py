@@ -148,7 +148,9 @@ def _no_links(skipped: list[str]) -> Any:
 
 
 def _safe(version: str) -> str:
-    return "".join(c if c.isalnum() or c in "._-" else "_" for c in version)[:64] or "unknown"
+    """A version as one folder name: never empty, "." or ".." (a manifest writes it)."""
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in version)[:64]
+    return safe if safe.strip(".") else "unknown"
 
 
 def installed_plugin(records: Records, plugin_id: str) -> Plugin:

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 MANIFEST = Path(".claude-plugin") / "plugin.json"
 MARKETPLACE = Path(".claude-plugin") / "marketplace.json"
 ROOT_VAR = "${CLAUDE_PLUGIN_ROOT}"
-NAME_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+NAME_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # never "." nor ".."
 MAX_JSON_BYTES = 1024 * 1024
 
 
@@ -195,6 +195,10 @@ def read_marketplace(root: Path) -> Marketplace:
     for n, entry in enumerate(_as_list(data.get("plugins"))):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             market.problems.append(f"{file}: plugins[{n}]: expected an object with a \"name\"")
+            continue
+        if not NAME_OK.match(entry["name"]):  # it becomes a folder's name in the cache
+            market.problems.append(f"{file}: plugins[{n}]: name {entry['name']!r}: letters, "
+                                   "digits, '.', '_' and '-' only (left out)")
             continue
         market.plugins.append(MarketEntry(
             name=entry["name"], source=entry.get("source"),
