@@ -72,6 +72,12 @@ def status_line_command(workspace: Path) -> tuple[str | None, list[str]]:
     return command, notes
 
 
+def status_line_for(workspace: Path) -> tuple[StatusLineCommand | None, list[str]]:
+    """The runner of the user's command (None: there is none), and the notes to say."""
+    command, notes = status_line_command(workspace)
+    return (StatusLineCommand(command, workspace) if command else None), notes
+
+
 def _read(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
