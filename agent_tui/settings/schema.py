@@ -182,6 +182,7 @@ class SettingsFile(BaseModel):
     # Claude Code's plugins, read by plugins/ (the user's file enables; a project's offers)
     enabled_plugins: Any = Field(default=None, alias="enabledPlugins")
     extra_known_marketplaces: Any = Field(default=None, alias="extraKnownMarketplaces")
+    status_line: Any = Field(default=None, alias="statusLine")  # hooks/status_line.py (user's only)
 
 
 class HooksSource(BaseModel):
@@ -199,7 +200,7 @@ KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
          "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch", "webSearch",
          "apiKeyHelper", "enableAllProjectMcpServers", "enabledMcpjsonServers",
          "disabledMcpjsonServers", "providers", "maxBudgetUsd", "outputStyle", "editorMode",
-         "enabledPlugins", "extraKnownMarketplaces"],
+         "enabledPlugins", "extraKnownMarketplaces", "statusLine"],
     ("permissions",): ["allow", "ask", "deny", "defaultMode", "disableBypassPermissionsMode",
                        "additionalDirectories"],
     **cs.KNOWN_KEYS,
