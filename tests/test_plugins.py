@@ -241,3 +241,15 @@ def test_a_marketplace_from_a_git_url_is_cloned_into_claude_codes_folder(
     assert cli("install", "kit@acme-local", "--yes") == 0
     assert load_commands(tmp_path).find("kit:greet") is not None
     assert cli("marketplace", "add", f"file://{tmp_path}/nothing-here") == 1
+
+
+def test_a_fifo_for_a_settings_file_hangs_nothing(home: Path, ws: Path) -> None:
+    import os
+
+    from agent_tui.hooks.status_line import status_line_command
+
+    (ws / ".claude").mkdir()
+    os.mkfifo(ws / ".claude" / "settings.json")
+    os.mkfifo(ws / ".claude" / "settings.local.json")
+    assert offered(ws) == []
+    assert status_line_command(ws) == (None, [])

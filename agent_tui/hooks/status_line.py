@@ -80,6 +80,8 @@ def status_line_for(workspace: Path) -> tuple[StatusLineCommand | None, list[str
 
 def _read(path: Path) -> dict[str, Any]:
     try:
+        if not path.is_file() or path.stat().st_size > 1024 * 1024:  # never a FIFO
+            return {}
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return {}

@@ -74,6 +74,8 @@ class Marketplace(BaseModel):
 def read_json(path: Path) -> Any:
     """A JSON file; raises PluginError with the file's name."""
     try:
+        if not path.is_file():  # a FIFO or a device would hang the read
+            raise PluginError(f"{path}: not a regular file")
         if path.stat().st_size > MAX_JSON_BYTES:
             raise PluginError(f"{path}: larger than {MAX_JSON_BYTES // 1024} KB")
         return json.loads(path.read_text(encoding="utf-8"))

@@ -5,11 +5,10 @@ runs on the user's machine. The user's own settings are the only ones that enabl
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from agent_tui.paths import project_settings_files
-from agent_tui.plugins.records import RecordError, Records
+from agent_tui.plugins.records import RecordError, Records, read_object
 
 
 def offered(workspace: Path, records: Records | None = None) -> list[str]:
@@ -46,7 +45,6 @@ def _where(entry: object) -> str:
 
 def _read(path: Path) -> dict[str, object]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return data if isinstance(data, dict) else {}
+        return read_object(path)
+    except RecordError:
+        return {}  # the settings loader says what is wrong with it

@@ -27,6 +27,7 @@ from agent_tui.paths import claude_config_dir
 MARKETPLACES = "known_marketplaces.json"
 INSTALLED = "installed_plugins.json"
 SETTINGS = "settings.json"
+MAX_BYTES = 1024 * 1024
 
 
 class RecordError(Exception):
@@ -42,8 +43,14 @@ def now() -> str:
 
 
 def read_object(path: Path) -> dict[str, Any]:
-    """A JSON object file; absent is empty; anything else is a RecordError."""
+    """A JSON object file; absent is empty; anything else is a RecordError. Only a
+    regular file of at most MAX_BYTES is read (a FIFO planted in a workspace must not
+    hang the start)."""
     try:
+        if not path.exists():
+            return {}
+        if not path.is_file() or path.stat().st_size > MAX_BYTES:
+            raise RecordError(f"{path}: not a regular file of at most {MAX_BYTES // 1024} KB")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
