@@ -113,15 +113,16 @@ def test_unknown_keys_are_named_once_and_the_files_deny_rules_stay(home: Path, w
     loaded = load_settings(ws)
     user = [p for p in loaded.problem_details if p.file == placed["user"]]
     [notice] = [p for p in user if "not supported by agent-tui" in p.message]
-    for key in ("statusLine", "includeCoAuthoredBy", "enabledPlugins",
-                "cleanupPeriodDays", "forceLoginMethod"):
+    for key in ("includeCoAuthoredBy", "cleanupPeriodDays", "forceLoginMethod"):
         assert notice.message.count(key) == 1, key
     assert "outputStyle" not in notice.message  # taken: the output style
+    assert "enabledPlugins" not in notice.message  # read by plugins/
+    assert "statusLine" not in notice.message  # run by the TUI
     assert "additionalDirectories" not in notice.message  # taken, as --add-dir
     assert loaded.additional_directories == ["../shared-docs/"]
     assert "$schema" not in notice.message and "apiKeyHelper" not in notice.message
     assert loaded.api_key_helper == "~/bin/print-api-key.sh"  # the user's: taken
-    assert (notice.line, notice.column) == (line_of(placed["user"], "statusLine"), 3)
+    assert (notice.line, notice.column) == (line_of(placed["user"], "includeCoAuthoredBy"), 3)
     assert user == [notice]  # nothing else is wrong in that file
     # its rules, mode and env apply all the same
     p = policy_of(ws)
@@ -341,7 +342,7 @@ def test_a_denied_command_never_runs_in_print_mode(fake_api, tmp_path: Path, hom
     assert "denied by rule Bash(curl *)" in json.dumps(results["toolu_curl"])
     notices = [line for line in out.stderr.splitlines() if "not supported by agent-tui" in line]
     assert len([n for n in notices if str(placed["user"]) in n]) == 1
-    assert "statusLine" in " ".join(notices)
+    assert "includeCoAuthoredBy" in " ".join(notices)
 
 
 def test_the_projects_hooks_wait_for_trust_and_the_users_do_not(home: Path, ws: Path) -> None:

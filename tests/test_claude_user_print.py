@@ -100,10 +100,13 @@ def test_a_claude_code_users_setup_keeps_them_safe_in_print_mode(fake_api, tmp_p
     user_file = setup.home / ".claude" / "settings.json"
     local_file = ws / ".claude" / "settings.local.json"
     # each unknown key is named once, with its file and line
-    for key in ("statusLine", "includeCoAuthoredBy", "enabledPlugins", "cleanupPeriodDays"):
+    for key in ("includeCoAuthoredBy", "cleanupPeriodDays"):
         naming = [n for n in notices if key in n]
         assert len(naming) == 1, (key, notices)
-        assert naming[0].startswith(f"{user_file}:3:3: ")
+        assert naming[0].startswith(f"{user_file}:4:3: ")  # its first unknown key
+    # enabledPlugins is read: the plugin it names was never installed here
+    [plugin] = [n for n in notices if "formatter@acme-tools" in n]
+    assert "enabled but not installed" in plugin
     [spinner] = [n for n in notices if "spinnerTipsEnabled" in n]
     assert spinner.startswith(f"{local_file}:8:3: ")
     # the rule naming no tool: a warning with its place

@@ -47,11 +47,16 @@ def test_the_tui_keeps_a_claude_code_user_safe(fake_api, tmp_path):
         tmux.wait_for("Type a message")
         # the start-up notices: unknown keys, the misspelled rule, the untrusted hooks
         screen = tmux.wait_for(lambda s: "Bsah" in flat(s) and "hook(s): not run" in flat(s))
-        shown = flat(screen)
-        for key in ("statusLine", "includeCoAuthoredBy", "enabledPlugins", "cleanupPeriodDays",
+        # the first ones are above the fold: a page up shows them
+        tmux.keys("PageUp")
+        above = tmux.wait_for(lambda s: "includeCoAuthoredBy" in flat(s))
+        tmux.keys("PageDown")
+        shown = flat(above) + flat(screen)
+        for key in ("includeCoAuthoredBy", "formatter@acme-tools", "cleanupPeriodDays",
                     "spinnerTipsEnabled"):
-            assert key in shown, screen
+            assert key in shown, above + screen
         assert "settings.local.json:4:7" in shown, screen
+        tmux.wait_for(lambda s: "cc-status project" in s)  # the user's status line
 
         tmux.type("ship it")
         tmux.keys("Enter")

@@ -59,6 +59,8 @@ LAYERS: tuple[Layer, ...] = (
     # front ends read them alike
     Layer("shared with the front ends", ("files", "mcp_catalog")),
     Layer("settings", ("settings", "containment_settings")),
+    # Claude Code's plugins: their records, manifests and parts, which the loaders above read
+    Layer("plugins", ("plugins",)),
     Layer("permissions", ("permissions",)),
     Layer("core", ("core",)),
     # Ops and Events, cheap to import: the core and the front ends stand on them
@@ -411,10 +413,10 @@ def test_checker_finds_a_new_cycle(copy: Path) -> None:
 
 
 def test_checker_finds_a_module_no_layer_holds(copy: Path) -> None:
-    (copy / "plugins").mkdir()
-    (copy / "plugins" / "__init__.py").write_text("")
+    (copy / "extensions").mkdir()
+    (copy / "extensions" / "__init__.py").write_text("")
 
-    assert unplaced(build_graph(copy), LAYERS) == ["plugins"]
+    assert unplaced(build_graph(copy), LAYERS) == ["extensions"]
 
 
 def test_checker_finds_textual_outside_the_tui(copy: Path) -> None:

@@ -37,6 +37,10 @@ def main(argv: list[str] | None = None) -> int:
             from agent_tui.cli.mcp_command import mcp_main
 
             return mcp_main(argv[1:])
+        if argv[:1] in (["plugin"], ["plugins"]):
+            from agent_tui.cli.plugin_command import plugin_main
+
+            return plugin_main(argv[1:])
         if argv[:1] == ["acp"]:
             opts = parse_options(argv[1:])
             from agent_tui.acp.server import run_acp
@@ -65,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
             wiring.containment_for(opts.cwd)
         theme = opts.theme or _settings_theme(opts.cwd, opts.settings) or "dark"
         return run_tui(wiring.make_session, theme=theme, welcome=wiring.chosen_id is None,
-                       sessions=wiring, workspace=opts.cwd, on_hard_exit=_kill_all_runs)
+                       sessions=wiring, workspace=opts.cwd, on_hard_exit=_kill_all_runs,
+                       status_line=_status_line)
     except UsageError as exc:
         print(f"agent-tui: {exc}", file=sys.stderr)
         return 1
@@ -77,6 +82,14 @@ def _kill_all_runs() -> None:
     from agent_tui.runtime.process import kill_all_runs
 
     kill_all_runs()
+
+
+def _status_line(workspace: Path) -> tuple[object, list[str]]:
+    """The user's statusLine command for the TUI (hooks/status_line.py), made once the
+    session exists: its import must not delay the first frame."""
+    from agent_tui.hooks.status_line import status_line_for
+
+    return status_line_for(workspace)
 
 
 def _settings_theme(workspace: Path, extra: Path | None = None) -> str | None:

@@ -323,7 +323,10 @@ class Wiring:
 
         skills = load_skills(workspace)
         agent_types = load_agent_types(workspace)
-        for problem in [*skills.problems, *agent_types.problems]:
+        from agent_tui.cli.plugin_wiring import add_plugin_definitions
+
+        for problem in [*skills.problems, *agent_types.problems,
+                        *add_plugin_definitions(skills, agent_types, workspace)]:
             emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
         return skills, agent_types
 

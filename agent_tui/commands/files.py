@@ -6,7 +6,9 @@ Folders, in the order a name is looked up (the first file of a name wins):
 ``/review``. A file in a subfolder is named as current Claude Code names it:
 ``frontend/test.md`` is ``/test``, shown with ``(project:frontend)``; it can also be
 typed ``/frontend:test`` (older Claude Code's name), which is its name when ``/test``
-is taken (another ``test.md``, or a built-in command).
+is taken (another ``test.md``, or a built-in command). An enabled plugin's
+``commands/deploy.md`` is ``/PLUGIN:deploy`` (``/deploy`` too when no other has it),
+after every folder above.
 
 Front matter keys: ``description`` (else the body's first line), ``argument-hint``,
 ``allowed-tools`` (Claude Code's rules: a string split at commas, or a list),
@@ -28,12 +30,14 @@ from agent_tui.commands.frontmatter import parse_front_matter, split_top_level
 from agent_tui.commands.line import is_command_name
 from agent_tui.core.memory.memory import claude_user_dir
 from agent_tui.paths import user_config_dir
+from agent_tui.plugins import plugin_folders
 
 MAX_BYTES = 64 * 1024  # a prompt file bigger than this is refused
 MAX_FILES = 500  # per folder: a huge folder must not stall the menu
 KNOWN_KEYS = frozenset({"description", "argument-hint", "allowed-tools", "model",
                         "disable-model-invocation"})
 ARGUMENTS = "$ARGUMENTS"
+PLUGIN = "plugin:"  # the scope of a plugin's folder: "plugin:NAME"
 
 
 class CommandFile(BaseModel):
@@ -75,6 +79,7 @@ def command_dirs(workspace: Path, user_dir: Path | None = None,
         ("user", user / "commands"),
         ("project", workspace / ".claude" / "commands"),
         ("user", claude / "commands"),
+        *((f"{PLUGIN}{name}", folder) for name, folder in plugin_folders("commands", claude_dir)),
     ]
 
 
@@ -141,10 +146,13 @@ def load_commands(workspace: Path, user_dir: Path | None = None, claude_dir: Pat
             continue
         for path in paths:
             parts = path.relative_to(folder).with_suffix("").parts
+            file_scope = scope
+            if scope.startswith(PLUGIN):  # a plugin's command is /PLUGIN:NAME
+                file_scope, parts = "plugin", (scope.removeprefix(PLUGIN), *parts)
             if not is_command_name(":".join(parts)) or ":".join(parts) in by_path:
                 continue
             try:
-                command, said = load_command(path, parts, scope)
+                command, said = load_command(path, parts, file_scope)
             except (OSError, ValueError) as exc:
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
                 kept = (last_good or {}).get(str(path))

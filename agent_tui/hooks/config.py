@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agent_tui.plugins import plugin_hooks
 from agent_tui.protocol.states import HookEvent
 from agent_tui.settings import LoadedSettings
 from agent_tui.settings.problems import SettingsProblem, json_type
@@ -103,6 +104,10 @@ def load_hooks(settings: LoadedSettings, *, trusted: bool) -> HooksConfig:
             config.untrusted.extend(commands)
         else:
             config.commands.extend(commands)
+    for part in plugin_hooks():  # the user's enabled plugins' hooks/hooks.json: the user's own
+        commands, problems = parse_hooks(HooksSource(file=part.file, project=False, value=part.value))
+        config.commands.extend(commands)
+        config.problems.extend(problems)
     return config
 
 

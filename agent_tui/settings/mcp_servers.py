@@ -32,6 +32,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agent_tui.paths import claude_state_file, user_config_dir
+from agent_tui.plugins import plugin_servers
 from agent_tui.settings.claude_json import ProjectApproval, read_claude_json
 
 #: ``$XDG_CONFIG_HOME/agent-tui`` (``load_config``'s argument of that name shadows it).
@@ -147,6 +148,8 @@ def load_config(
         add((allowed, [p for p in file_problems if p.server is None
                        or approval.allows(p.server, trusted=include_project)]))
     add(_parse_servers(claude.path, claude.local_servers, env))
+    for part in plugin_servers():  # the user's enabled plugins' .mcp.json: the user's own
+        add(_parse_servers(part.file, part.value, env))
     return McpConfig(servers=list(by_name.values()), problems=problems)
 
 

@@ -179,6 +179,10 @@ class SettingsFile(BaseModel):
     # Claude Code's: the output style's name, and the input's editing mode
     output_style: NonEmpty | None = Field(default=None, alias="outputStyle")
     editor_mode: Literal["normal", "vim"] | None = Field(default=None, alias="editorMode")
+    # Claude Code's plugins, read by plugins/ (the user's file enables; a project's offers)
+    enabled_plugins: Any = Field(default=None, alias="enabledPlugins")
+    extra_known_marketplaces: Any = Field(default=None, alias="extraKnownMarketplaces")
+    status_line: Any = Field(default=None, alias="statusLine")  # hooks/status_line.py (user's only)
 
 
 class HooksSource(BaseModel):
@@ -195,7 +199,8 @@ KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
     (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
          "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch", "webSearch",
          "apiKeyHelper", "enableAllProjectMcpServers", "enabledMcpjsonServers",
-         "disabledMcpjsonServers", "providers", "maxBudgetUsd", "outputStyle", "editorMode"],
+         "disabledMcpjsonServers", "providers", "maxBudgetUsd", "outputStyle", "editorMode",
+         "enabledPlugins", "extraKnownMarketplaces", "statusLine"],
     ("permissions",): ["allow", "ask", "deny", "defaultMode", "disableBypassPermissionsMode",
                        "additionalDirectories"],
     **cs.KNOWN_KEYS,

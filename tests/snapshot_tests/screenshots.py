@@ -21,6 +21,7 @@ SOURCES = {
     "cancelled-mixed.svg": "test_ui_snapshots/test_cancelled_turn_with_mixed_tool_states.svg",
     "cancelling-progress.svg": "test_ui_snapshots/TestToolStates.test_cancelling_shows_cleanup_progress_while_one_call_still_runs.svg",
     "help.svg": "test_ui_snapshots/test_help_screen.svg",
+    "status-command.svg": "test_status_line_tui/test_status_line_snapshot.svg",
     "plan-approval.svg": "test_ui_plan_mode/test_a_plan_waits_for_approval.svg",
     "plan-mode.svg": "test_ui_plan_mode/test_plan_mode_in_the_status_line.svg",
     "high-contrast.svg": "test_ui_snapshots/test_themes_cancelled_mixed[high-contrast].svg",

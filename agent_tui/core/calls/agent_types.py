@@ -58,6 +58,7 @@ NOT_APPLIED_KEYS = frozenset({
 class AgentScope(StrEnum):
     PROJECT = "project"
     USER = "user"
+    PLUGIN = "plugin"  # an enabled plugin's, named PLUGIN:AGENT
 
 
 class AgentType(BaseModel):

@@ -52,6 +52,7 @@ class SkillScope(StrEnum):
     PROJECT = "project"
     USER_AGENTS = "user (.agents)"
     PROJECT_AGENTS = "project (.agents)"
+    PLUGIN = "plugin"  # an enabled plugin's, named PLUGIN:SKILL
 
 
 class Skill(BaseModel):

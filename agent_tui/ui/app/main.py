@@ -45,6 +45,7 @@ from agent_tui.ui.input.keys import APP_BINDINGS, CTRL_C_WINDOW, DOUBLE_ESC_WIND
 from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.app.screen_slots import ScreenSlot
 from agent_tui.ui.link.session_view import SessionView
+from agent_tui.ui.link.status_refresh import MakeStatusLine, StatusRefresh
 from agent_tui.ui.render.states import TURN_LOOKS, role_style
 from agent_tui.ui.render.themes import HIGH_CONTRAST, THEMES, theme_class, theme_css_paths
 from agent_tui.ui.render.times import default_format_time
@@ -52,6 +53,7 @@ from agent_tui.ui.render.usage import UsageTally
 from agent_tui.ui.widgets.plan_pane import PlanPane
 from agent_tui.ui.widgets.prompt_input import PromptInput
 from agent_tui.ui.widgets.queue_pane import QueuePane
+from agent_tui.ui.widgets.status_command import StatusCommandLine
 from agent_tui.ui.widgets.status_line import StatusLine
 from agent_tui.ui.widgets.attachment_bar import AttachmentBar
 from agent_tui.ui.widgets.suggestions import SuggestionList
@@ -105,7 +107,9 @@ class AgentApp(App[int]):
         sessions: SessionDirectory | None = None,
         workspace: Path | None = None,
         notify: NotifySettings = NotifySettings(),
+        status_line: MakeStatusLine | None = None,
     ) -> None:
+        self._make_status_line = status_line  # the user's statusLine command, if any
         bad_theme = None
         if theme not in THEMES:
             bad_theme, theme = theme, "dark"
@@ -203,6 +207,10 @@ class AgentApp(App[int]):
         self.prompt.on_up_when_empty = self.queue_editor.pull_back_newest
         self.suggestions = SuggestionList(id="suggestions")
         self.attachment_bar = AttachmentBar(id="attachments")
+        self.status_command = StatusCommandLine(id="status-command")
+        self.status_refresh = StatusRefresh(
+            self, self._make_status_line, self.status_command.show,
+            lambda text: self.status.set_notice("warning", text), lambda: self.status.model)
         self.files = FileSource(self.workspace, self.core_run.from_core(lambda fn: fn()), self.attachment_bar.add,
                                 lambda why: self.status.set_notice("warning", why),
                                 lambda query: resource_suggestions(self.mcp_requests.manager(), query))
@@ -218,6 +226,7 @@ class AgentApp(App[int]):
         yield self.suggestions
         yield self.attachment_bar
         yield self.prompt
+        yield self.status_command
         yield Footer()
 
     def on_mount(self) -> None:
@@ -229,6 +238,8 @@ class AgentApp(App[int]):
         self.command_runner.preferences.start(self, self.workspace())  # vim mode, keybindings
         self.set_interval(FLUSH_INTERVAL, self.flush)
         self.set_interval(1.0, self._tick)  # the retry countdown, running calls' times
+        if self._make_status_line is not None:
+            self.set_interval(0.1, self.status_refresh.tick)
         # The session is built on the core's thread: building it may import the model
         # SDK and MCP (about a second), and the first frame must not wait for that,
         # nor share the interpreter with those imports while it is drawn.

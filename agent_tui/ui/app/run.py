@@ -12,6 +12,7 @@ from pathlib import Path
 from agent_tui.ui.app.main import SHUTDOWN_TIMEOUT, AgentApp
 from agent_tui.ui.app.notify import NotifySettings
 from agent_tui.ui.link.core_host import MakeSession, SessionDirectory
+from agent_tui.ui.link.status_refresh import MakeStatusLine
 
 
 def run_tui(
@@ -23,6 +24,7 @@ def run_tui(
     sessions: SessionDirectory | None = None,
     workspace: Path | None = None,
     on_hard_exit: Callable[[], object] | None = None,
+    status_line: MakeStatusLine | None = None,
 ) -> int:
     """Run the TUI until the user quits; returns the process exit code (``welcome``:
     the first-run hint above the transcript; a resumed session shows its own past;
@@ -39,7 +41,7 @@ def run_tui(
 
     notify, problem = NotifySettings.from_environ(os.environ)
     app = AgentApp(make_session, theme=theme, title=title, welcome=welcome, sessions=sessions,
-                   workspace=workspace, notify=notify)
+                   workspace=workspace, notify=notify, status_line=status_line)
     if problem:
         app._startup_notice = app._startup_notice or problem
 

@@ -167,6 +167,12 @@ def _hooks(host: CommandHost, args: str) -> None:
         host.show_page("hooks", reports.hooks_report(session.hooks()))
 
 
+def _plugin(host: CommandHost, args: str) -> None:
+    from agent_tui.ui.commands.plugins_page import plugins_report
+
+    host.show_page("plugins", plugins_report())
+
+
 def _resume(host: CommandHost, args: str) -> None:
     host.open_resume()
 
@@ -302,6 +308,7 @@ TABLE: tuple[tuple[Command, Handler], ...] = (
     (Command("vim", "vim mode in the input on or off (editorMode in the settings)"), preferences.vim),
     (Command("output-style", "how the model writes: Default, Explanatory, Learning or yours", "[NAME]", ArgsNeed.OPTIONAL), preferences.output_style),
     (Command("keybindings", "the keys in force and those of ~/.claude/keybindings.json not taken"), preferences.keybindings),
+    (Command("plugin", "Claude Code's plugins and marketplaces (agent-tui plugin changes them)"), _plugin),
     (Command("quit", "stop what runs, then quit"), _quit),
 )
 BUILTIN: list[Command] = [command for command, _handler in TABLE]

@@ -1,0 +1,148 @@
+"""``agent-tui plugin ...``: Claude Code's plugins on the command line.
+
+    agent-tui plugin marketplace add PATH|GIT-URL
+    agent-tui plugin marketplace list
+    agent-tui plugin marketplace remove NAME
+    agent-tui plugin install NAME[@MARKETPLACE] [--yes]
+    agent-tui plugin enable NAME[@MARKETPLACE] [--yes]
+    agent-tui plugin disable NAME[@MARKETPLACE]
+    agent-tui plugin list
+
+Before a plugin is enabled (``install`` enables too), what it will run is printed
+and a yes is needed: ``--yes``, or ``y`` typed at a terminal. Without it, nothing is
+enabled. The records are Claude Code's own (``plugins/records.py``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from agent_tui.plugins import Plugin, PluginError
+from agent_tui.plugins.records import RecordError, Records
+
+USAGE = ("usage: agent-tui plugin marketplace add|list|remove ... | "
+         "install|enable NAME[@MARKETPLACE] [--yes] | disable NAME[@MARKETPLACE] | list")
+
+
+def plugin_main(argv: list[str], *, ask: Callable[[str], bool] | None = None) -> int:
+    args = [a for a in argv if a not in ("--yes", "-y")]
+    yes = len(args) != len(argv)
+    records = Records()
+    try:
+        match args:
+            case ["marketplace", "add", source]:
+                return _market_add(records, source)
+            case ["marketplace", "list"]:
+                return _market_list(records)
+            case ["marketplace", "remove" | "rm", name]:
+                return _market_remove(records, name)
+            case ["install" | "i", spec]:
+                return _install(records, spec, yes, ask or _ask)
+            case ["enable", spec]:
+                return _enable(records, spec, yes, ask or _ask)
+            case ["disable", spec]:
+                return _disable(records, spec)
+            case ["list"]:
+                return _list(records)
+            case _:
+                print(USAGE, file=sys.stderr)
+                return 1
+    except (PluginError, RecordError) as exc:
+        print(f"agent-tui: {exc}", file=sys.stderr)
+        return 1
+
+
+def _market_add(records: Records, source: str) -> int:
+    from agent_tui.plugins.install import add_marketplace
+
+    market = add_marketplace(records, source)
+    for problem in market.problems:
+        print(f"agent-tui: {problem}", file=sys.stderr)
+    names = ", ".join(p.name for p in market.plugins) or "none"
+    print(f"Added marketplace {market.name} ({market.root}); its plugins: {names}")
+    return 0
+
+
+def _market_list(records: Records) -> int:
+    markets = records.marketplaces()
+    if not markets:
+        print("no marketplaces")
+    for name, entry in sorted(markets.items()):
+        source = entry.get("source", {}) if isinstance(entry, dict) else {}
+        where = source.get("path") or source.get("url") or source.get("repo") if isinstance(source, dict) else None
+        print(f"{name}  {where or '?'}")
+    return 0
+
+
+def _market_remove(records: Records, name: str) -> int:
+    from agent_tui.plugins.install import remove_marketplace
+
+    gone = remove_marketplace(records, name)
+    print(f"Removed marketplace {name}" + (f"; uninstalled {', '.join(gone)}" if gone else ""))
+    return 0
+
+
+def _install(records: Records, spec: str, yes: bool, ask: Callable[[str], bool]) -> int:
+    from agent_tui.plugins.install import install, plugin_id_for
+
+    plugin_id = plugin_id_for(records, spec)
+    plugin, skipped = install(records, plugin_id)
+    print(f"Installed {plugin_id} in {plugin.root}")
+    for path in skipped:
+        print(f"agent-tui: {path}: a symlink, not copied", file=sys.stderr)
+    return _confirm_enable(records, plugin_id, plugin, yes, ask)
+
+
+def _enable(records: Records, spec: str, yes: bool, ask: Callable[[str], bool]) -> int:
+    from agent_tui.plugins.install import installed_id, installed_plugin
+
+    plugin_id = installed_id(records, spec)
+    return _confirm_enable(records, plugin_id, installed_plugin(records, plugin_id), yes, ask)
+
+
+def _confirm_enable(records: Records, plugin_id: str, plugin: Plugin, yes: bool,
+                    ask: Callable[[str], bool]) -> int:
+    from agent_tui.plugins.review import review
+
+    print("\n".join(review(plugin)))
+    if not (yes or ask(f"Enable {plugin_id}? [y/N] ")):
+        if not records.enabled().get(plugin_id):  # recorded as Claude Code's disabled
+            records.set_enabled(plugin_id, False)
+        print(f"Not enabled. To enable it later: agent-tui plugin enable {plugin_id}")
+        return 1
+    records.set_enabled(plugin_id, True)
+    print(f"Enabled {plugin_id}: new sessions use it.")
+    return 0
+
+
+def _disable(records: Records, spec: str) -> int:
+    from agent_tui.plugins.install import installed_id
+
+    plugin_id = installed_id(records, spec)
+    records.set_enabled(plugin_id, False)
+    print(f"Disabled {plugin_id}")
+    return 0
+
+
+def _list(records: Records) -> int:
+    installed = records.installed()
+    enabled = records.enabled()
+    if not installed:
+        print("no plugins installed")
+    for plugin_id, entries in sorted(installed.items()):
+        version = next((str(e.get("version", "")) for e in entries), "")
+        state = "enabled" if enabled.get(plugin_id) else "disabled"
+        print(f"{plugin_id}  {version}  {state}")
+    return 0
+
+
+def _ask(question: str) -> bool:
+    """A yes typed at a terminal; without one (a pipe, a script) the answer is no."""
+    if not sys.stdin.isatty():
+        print("(no terminal to ask: give --yes to enable)", file=sys.stderr)
+        return False
+    try:
+        return input(question).strip().lower() in ("y", "yes")
+    except EOFError:
+        return False

@@ -1,0 +1,21 @@
+"""Claude Code's plugins: marketplaces, installed plugins and what an enabled one brings.
+
+``records.py`` reads and writes Claude Code's own files under ``~/.claude/plugins/``
+and ``~/.claude/settings.json``; ``manifest.py`` reads a plugin folder and a
+marketplace file; ``loaded.py`` gives every loader the enabled plugins' parts;
+``review.py`` says what a plugin will run; ``install.py`` adds marketplaces and
+installs, enables and disables plugins; ``offered.py`` names what a project's settings
+suggest (never installed or enabled unasked).
+"""
+
+from agent_tui.plugins.loaded import (
+    EnabledPlugins,
+    enabled_plugins,
+    plugin_folders,
+    plugin_hooks,
+    plugin_servers,
+)
+from agent_tui.plugins.manifest import JsonPart, Plugin, PluginError
+
+__all__ = ["EnabledPlugins", "JsonPart", "Plugin", "PluginError", "enabled_plugins",
+           "plugin_folders", "plugin_hooks", "plugin_servers"]
