@@ -4,6 +4,7 @@ is valid for the API and every tool result says what the journal shows."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -108,7 +109,7 @@ async def play(script: list[list[tuple[str, Any]]], interrupt_at: int, prompts: 
     journal = Journal()
     rec = Recorder()
     deps = SessionDeps(
-        config=AgentConfig(workspace=".", model="m", max_retries=0),  # type: ignore[arg-type]
+        config=AgentConfig(workspace=Path("."), model="m", max_retries=0),
         provider=model,
         tools=ToolSet([StepTool(read_only=False), StepTool(read_only=True)]),
         policy=AllowAll(),

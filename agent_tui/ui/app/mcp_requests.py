@@ -18,7 +18,6 @@ from rich.text import Text
 from textual.message import Message
 
 from agent_tui.mcp_catalog.browser import open_in_browser
-from agent_tui.mcp_catalog.elicitation import ElicitAction, ElicitAnswer, Elicitation
 from agent_tui.mcp_catalog.offers import PromptArgsError
 from agent_tui.mcp_catalog.port import McpServers, servers_of
 from agent_tui.ui.input.attachments import AttachmentRefused
@@ -30,6 +29,9 @@ from agent_tui.ui.widgets.prompt_input import SendMode
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
+
+    # pydantic models: imported when a server first asks, not before the first frame
+    from agent_tui.mcp_catalog.elicitation import ElicitAnswer, Elicitation
 
     from agent_tui.protocol import ImageAttachment, Op
     from agent_tui.ui.app.screen_slots import ScreenSlot
@@ -114,6 +116,8 @@ class McpRequests:
             if answer is None or message.answer.done():
                 return
             message.answer.set_result(answer)
+            from agent_tui.mcp_catalog.elicitation import ElicitAction
+
             if answer.action is ElicitAction.ACCEPT and message.request.url:
                 opened = open_in_browser(lambda text: self.app.notice("info", text), console=False,
                                          why=f"answer MCP server {message.request.server}")
