@@ -66,6 +66,10 @@ def named_files(parsed: ParsedCommand) -> NamedFiles:
             reads += args
         if program in WRITERS:
             writes += args
+        if program == "xargs":  # the file names come from its input
+            fed = Word("the names xargs reads", static=False)
+            reads += [fed] if any(r.program in READERS for r in command.runs) else []
+            writes += [fed] if any(r.program in WRITERS for r in command.runs) else []
         if program in _CHDIRS and args:
             folders.append(args[-1])
         reads += [r.target for r in command.redirects if r.reads_file]
@@ -158,8 +162,10 @@ def recursive_folders(parsed: ParsedCommand, folders: list[str]) -> list[str]:
                 or (program in _RECURSIVE_WITH_FLAG and any(_recursive(a) for a in args))):
             continue
         names = [a for a in args if not a.startswith("-")]
-        names += ["."] if program in _DEFAULT_HERE else []
         for folder in folders:
+            if program in _DEFAULT_HERE and not any(
+                    os.path.exists(os.path.join(folder, os.path.expanduser(n))) for n in names):
+                names.append(".")  # no path given: the searcher searches where it runs
             for name in names:
                 path = os.path.normpath(os.path.join(folder, os.path.expanduser(name)))
                 if os.path.isdir(path) and path not in found:

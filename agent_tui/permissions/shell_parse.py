@@ -39,6 +39,7 @@ MAX_DEPTH = 8
 
 #: Characters bash and the grammar do not read alike (the grammar takes CR, VT and FF
 #: for blanks, so ``a\r# ; rm x`` would hide ``rm x`` in a comment), and Unicode breaks.
+_JOINED_LINES = re.compile(r"[^\s\\]\\\n[^\s]")
 _ODD_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
 
 #: Builtins that run text, rename commands or read variables as code.
@@ -94,6 +95,9 @@ class _Parse:
         if tree.root_node.has_error:
             self.doubt("it does not parse as a whole (a syntax error or an unbalanced quote)")
         self.visit(tree.root_node, "")
+        if _JOINED_LINES.search(self.text):  # bash joins `r\<newline>m` into `rm`
+            self.doubt("a line continuation inside a word")
+            self.commands += self.script(Word(self.text.replace("\\\n", "")), "joined lines")
         if self.shell_reads_input:
             self.doubt("a shell reads commands from its input")
             for fed in self.fed_text:

@@ -76,7 +76,6 @@ WRAPPERS: dict[str, Wrapper] = {
     "fakeroot": _w("ls", "--lib --faked -i -s", "u"),
     "unbuffer": _w(flags="p"),
     "caffeinate": _w("tw", flags="dimsu"),
-    "coproc": _w(),
     "watch": _w("nqs", "--interval --equexit --shell", "bcdeghptrwx"),
     "script": _w("cEIOBTm", "--command --echo --log-in --log-out --log-io --log-timing",
                  "aefqk", script_option="c"),
@@ -115,6 +114,8 @@ def inner(words: tuple[Word, ...]) -> list[Inner]:
     args = words[1:]
     if name == "busybox" and args:
         return [Inner(words=args, via=name)]
+    if name == "coproc":  # `coproc NAME cmd`, `coproc { cmd; }`: the grammar reads words
+        return [Inner(words=args[i:], via=name) for i in range(min(3, len(args)))]
     if name in SHELLS:
         return _shell(name, args)
     if name in SCRIPT_RUNNERS:
