@@ -9,7 +9,7 @@ import pytest
 
 from agent_tui.permissions.shell_parse import parse_command
 from agent_tui.protocol import Verdict
-from tests.test_permissions import bash, policy, read, verdict, ws  # noqa: F401 (a fixture)
+from tests.test_permissions import EDIT, WRITE, bash, policy, read, verdict, ws  # noqa: F401
 
 # -- an allow rule is never widened -------------------------------------------------
 
@@ -291,3 +291,18 @@ def test_the_parse_is_a_tree_with_what_runs_through_wrappers() -> None:
         ("rm", "a"), ("ls",)]
     assert {c.context for c in parsed.commands} == {"", "command substitution", "subshell"}
     assert parsed.certain
+
+
+@pytest.mark.parametrize("mode", ["ask", "accept-edits", "auto"])
+def test_an_edit_of_a_read_denied_file_is_refused_with_one_answer(ws: Path, mode: str) -> None:
+    (ws / ".env").write_text("SECRET=1\n")
+    p = policy(ws, mode, deny=["Read(./.env)"])
+    answers = set()
+    for guess in ["SECRET=1", "SECRET=2", "nothing"]:
+        call = EDIT, EDIT.parse({"path": ".env", "old_string": guess, "new_string": "x"})
+        ruling = p.check(*call)
+        assert ruling.verdict is Verdict.DENY
+        answers.add(ruling.reason)
+    written = p.check(WRITE, WRITE.parse({"path": ".env", "content": "x"}))
+    assert written.verdict is Verdict.DENY and answers == {written.reason}
+    assert "Read(./.env)" in written.reason

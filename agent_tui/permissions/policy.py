@@ -70,6 +70,7 @@ from agent_tui.permissions.plan import EXIT_PLAN_MODE, planning
 from agent_tui.permissions.rule_paths import parse_path_spec
 from agent_tui.permissions.rules import (
     DOMAIN_PREFIX,
+    FAMILIES,
     PATH_SUBJECT_TOOLS,
     PermissionRules,
     Rule,
@@ -208,6 +209,12 @@ class Permissions:
                     rule=f"deny:{rule.text}",
                     reason=f"denied by rule {rule.text}",
                 )
+        if kind is SubjectKind.PATH and tool.name in FAMILIES["edit_file"] and (
+                secret := self.read_denied(subject)):
+            # an edit's answer ("not found", "occurs 3 times") would spell the file out
+            return Ruling(verdict=Verdict.DENY, rule=f"deny:{secret}",
+                          reason=f"denied by rule {secret}: a file that may not be read may "
+                          "not be edited or written either")
         if kind is SubjectKind.COMMAND and (files := file_ruling(self, parse_command(subject))):
             if files.verdict is Verdict.DENY:
                 return files
