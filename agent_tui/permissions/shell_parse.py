@@ -50,7 +50,7 @@ HARMLESS_VARIABLES = frozenset({
     "CI", "COLUMNS", "DEBUG", "FORCE_COLOR", "LANG", "LANGUAGE", "LC_ALL", "LC_COLLATE",
     "LC_CTYPE", "LC_MESSAGES", "LC_NUMERIC", "LC_TIME", "LINES", "NO_COLOR", "NODE_ENV",
     "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "RUST_BACKTRACE", "RUST_LOG", "TERM", "TZ",
-    "VERBOSE", "GOFLAGS_QUIET", "PYTHONHASHSEED", "CLICOLOR", "CLICOLOR_FORCE",
+    "VERBOSE", "PYTHONHASHSEED", "CLICOLOR", "CLICOLOR_FORCE",
 })
 _ARITH_REFS = frozenset({"variable_name", "simple_expansion", "expansion", "subscript",
                          "command_substitution", "word"})
@@ -62,7 +62,7 @@ _SUBSTRING = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:[\s0-9:-]*\}")
 #: Nodes that only hold statements: walked through.
 _CONTAINERS = frozenset({"program", "list", "pipeline", "subshell", "negated_command",
                          "do_group", "if_statement", "elif_clause", "else_clause",
-                         "while_statement", "case_item", "ERROR"})
+                         "while_statement", "ERROR"})
 #: Tokens and nodes with nothing to judge.
 _SKIPPED = frozenset({"comment", "heredoc_body", "heredoc_start", "heredoc_end",
                       "heredoc_content", "file_descriptor"})
@@ -133,6 +133,8 @@ class _Parse:
             self.children(node, ctx)
         elif kind in {"for_statement", "case_statement"}:
             self.loop_or_case(node, ctx)
+        elif kind == "case_item":
+            self.case_item(node, ctx)
         elif kind in _CONTAINERS:
             self.children(node, ctx if kind != "subshell" else "subshell")
         elif kind in _REDIRECTS:
@@ -172,6 +174,13 @@ class _Parse:
                 self.visit(child, ctx)
             elif child.is_named:
                 self.word(child, ctx)  # the list or the word: substitutions run
+
+    def case_item(self, node: tree_sitter.Node, ctx: str) -> None:
+        for index, child in enumerate(node.children):
+            if node.field_name_for_child(index) == "value":
+                self.word(child, ctx)  # a pattern: substitutions in it run
+            else:
+                self.visit(child, ctx)
 
     def test(self, node: tree_sitter.Node, ctx: str) -> None:
         if any(_text(n) in _ARITH_TEST_OPS for n in _descendants(node, {"test_operator"})):
