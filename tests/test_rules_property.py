@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
+from agent_tui.permissions.shell_parse import parse_command
 from agent_tui.protocol import Verdict
 from tests.test_permissions import bash, policy
 
@@ -43,6 +44,9 @@ def second_commands() -> st.SearchStrategy[str]:
 @example(a="git status", b="npm publish", how="{a} && {b}")
 def test_a_composition_is_allowed_only_when_both_parts_are(tmp_path: Path, a: str, b: str,
                                                           how: str) -> None:
+    # b must be a command of its own: `ls )` inside `"$(...)"` or `ls \` before ` | a`
+    # would be another text, which the attack table covers
+    assume(parse_command(b).certain and not b.endswith("\\"))
     p = policy(tmp_path, "ask", allow=RULES)
     composed = how.format(a=a, b=b)
     if p.check(*bash(composed)).verdict is Verdict.ALLOW:
