@@ -82,9 +82,9 @@ def full_summary(name: str, summary: str, limit: int = 8000) -> str:
 
 
 def short_summary(name: str, summary: str, limit: int = 300) -> str:
-    """A call's summary on one line (every line of it, see :func:`every_line`) without
-    the tool name it often starts with."""
-    line = every_line(summary, limit)
+    """A call's one-line summary without the tool name it often starts with; a
+    command's (``$ ...``) keeps every line of it (:func:`every_line`)."""
+    line = every_line(summary, limit) if summary.startswith("$ ") else first_line(summary, limit)
     name = clean(name)
     if line == name:
         return ""
