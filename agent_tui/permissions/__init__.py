@@ -14,13 +14,21 @@ from agent_tui.permissions.policy import (
     Permissions,
     SubjectKind,
 )
+from agent_tui.permissions.read_only import is_read_only, suggest_prefix
 from agent_tui.permissions.rules import InvalidRule, PermissionRules, Rule
+from agent_tui.permissions.shell_model import ParsedCommand, SimpleCommand
+from agent_tui.permissions.shell_parse import parse_command
 
 __all__ = [
     "PROTECTED_PATHS",
     "InvalidRule",
+    "ParsedCommand",
     "PermissionRules",
     "Permissions",
     "Rule",
+    "SimpleCommand",
     "SubjectKind",
+    "is_read_only",
+    "parse_command",
+    "suggest_prefix",
 ]

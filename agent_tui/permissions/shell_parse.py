@@ -23,6 +23,7 @@ parsed again, recursively. What the parse cannot vouch for is named in ``doubts`
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 
 import tree_sitter
@@ -33,6 +34,7 @@ from agent_tui.permissions.shell_quotes import ansi_c, unquoted
 from agent_tui.permissions.shell_wrappers import inner
 
 _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+_PARSER_LOCK = threading.Lock()
 
 #: How deep scripts inside scripts (``bash -c "bash -c '...'"``) and wrappers are followed.
 MAX_DEPTH = 8
@@ -72,7 +74,10 @@ _REDIRECTS = frozenset({"file_redirect", "herestring_redirect", "heredoc_redirec
 @lru_cache(maxsize=256)
 def parse_command(text: str) -> ParsedCommand:
     """Parse a command line as bash would read it (see the module's docstring)."""
-    return _Parse(text, 0).result()
+    try:
+        return _Parse(text, 0).result()
+    except RecursionError:  # thousands of nested substitutions: judged as unknown
+        return ParsedCommand(text, (), ("nested deeper than the judge follows",))
 
 
 class _Parse:
@@ -91,7 +96,8 @@ class _Parse:
             return ParsedCommand(self.text, (), ("nested deeper than the judge follows",))
         if _ODD_CHARS.search(self.text):
             self.doubt("it holds control characters bash and the parser read differently")
-        tree = _PARSER.parse(self.text.encode("utf-8", "surrogatepass"))
+        with _PARSER_LOCK:  # one parser, and the policy may be asked from several threads
+            tree = _PARSER.parse(self.text.encode("utf-8", "surrogatepass"))
         if tree.root_node.has_error:
             self.doubt("it does not parse as a whole (a syntax error or an unbalanced quote)")
         self.visit(tree.root_node, "")
