@@ -3,8 +3,8 @@
     python -m bench.run [--quick] [--runs N] [--only AREA[,AREA...]]
 
 Areas: interrupts, stream, startup, terminal, keys, memory, session, cache, picker, providers,
-rules. ``--quick`` takes 3 runs a figure, leaves out the 5,000-message transcript (about a minute on its own)
-and runs the long session for 300 turns instead of 2,000.
+rules. ``--quick`` takes 3 runs a figure, leaves out the 5,000-message transcript (about a
+minute on its own) and runs the long session for 300 turns instead of 2,000.
 Progress goes to stderr; the table to stdout, last.
 """
 

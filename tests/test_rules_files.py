@@ -28,7 +28,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_a_memory_import_of_a_read_denied_file_is_skipped_with_a_notice(project: Path) -> None:
     policy = Permissions(project, "auto", PermissionRules(deny=["Read(./.env)"]))
-    memory = load_memory_with_problems(project, refuse=read_refusal(policy, ToolSet([ReadFileTool()])))
+    refuse = read_refusal(policy, ToolSet([ReadFileTool()]))
+    memory = load_memory_with_problems(project, refuse=refuse)
     texts = "".join(item.text for item in memory.files)
     assert "plain notes" in texts and "hunter2" not in texts
     [problem] = [p for p in memory.problems if ".env" in p.text]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -14,7 +13,7 @@ import pytest
 
 from agent_tui.ui.screens.permission import ARM_DELAY
 from tests.fake_api import FakeAnthropicServer, Reply
-from tests.tmux_agent import BINARY, REPO, Tmux
+from tests.tmux_agent import Tmux, agent_command, agent_env
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -24,16 +23,11 @@ def test_a_hidden_command_is_asked_about_and_shown_whole(fake_api: FakeAnthropic
     workspace = tmp_path / "work"
     workspace.mkdir()
     (tmp_path / "home").mkdir()
-    base = [str(BINARY)] if BINARY.exists() else [sys.executable, "-m", "agent_tui.cli"]
     fake_api.enqueue(Reply.tool_use("bash", {"command": "ls #'\ntouch PWNED\n#'"}),
                      Reply.text("Nothing was touched."))
     tmux = Tmux(f"agent-tui-e2e-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    tmux.start([*base, "--permission-mode", "ask", "--allowedTools", "Bash(ls:*)",
-                "--cwd", str(workspace)], {
-        "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake_api.url,
-        "AGENT_TUI_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO),
-        "AGENT_TUI_NOTIFY": "off",
-    }, workspace)
+    tmux.start(agent_command(workspace, "--allowedTools", "Bash(ls:*)", mode="ask"),
+               agent_env(fake_api.url, tmp_path / "home"), workspace)
     try:
         tmux.wait_for("Type a message")
         tmux.type("list the files")

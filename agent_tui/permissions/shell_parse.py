@@ -386,7 +386,8 @@ def _text(node: tree_sitter.Node) -> str:
     return (node.text or b"").decode("utf-8", "surrogatepass")
 
 
-def _descendants(node: tree_sitter.Node, kinds: frozenset[str] | set[str]) -> list[tree_sitter.Node]:
+def _descendants(node: tree_sitter.Node,
+                 kinds: frozenset[str] | set[str]) -> list[tree_sitter.Node]:
     found: list[tree_sitter.Node] = []
     stack = list(node.children)
     while stack:
