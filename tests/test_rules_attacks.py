@@ -204,7 +204,7 @@ def test_a_deny_rule_does_not_catch_other_programs(ws: Path, command: str) -> No
 READS_ENV = [
     "cat .env", "cat ./.env", "cat \"$PWD/../ws/.env\"", "cat '.env'", 'cat ".env"',
     "cat .e''nv", "cat $'.env'", "grep SECRET .env", "grep -r SECRET .", "grep -rn SECRET",
-    "rg SECRET", "head -c 200 .env", "tail -n1 .env", "less .env", "more .env",
+    "rg --hidden SECRET", "rg -uu SECRET", "head -c 200 .env", "tail -n1 .env", "less .env", "more .env",
     "base64 .env", "xxd .env", "od -c .env", "strings .env", "cat .env | base64",
     "cat < .env", "base64 <.env", "sed -n p .env", "awk 1 .env", "dd if=.env",
     "cp .env /tmp/x", "mv .env x", "tar cf - .", "cat .en?", "cat .e*", "cat .{env,x}",
@@ -239,7 +239,7 @@ def test_read_deny_rules_rooted_at_home_and_the_file_system(ws: Path, tmp_path: 
 
 
 @pytest.mark.parametrize("command", ["cat notes.txt", "grep x notes.txt", "ls -a", "rg x src",
-                                     "echo .env"])
+                                     "echo .env", "rg SECRET"])  # rg skips hidden files
 def test_a_read_deny_rule_leaves_other_files_alone(ws: Path, command: str) -> None:
     (ws / ".env").write_text("SECRET=1\n")
     (ws / "notes.txt").write_text("x")

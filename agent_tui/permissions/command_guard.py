@@ -59,11 +59,11 @@ def file_ruling(policy: PathPolicy, parsed: ParsedCommand) -> Ruling | None:
             if rule is not None:
                 return _refused(rule, f"the command {verb} {path}")
     if reading:
-        for folder in recursive_folders(parsed, folders):
-            rule, complete = _denied_below(policy, reading, folder)
+        for folder, skips_hidden in recursive_folders(parsed, folders):
+            rule, complete = _denied_below(policy, reading, folder, skips_hidden)
             if rule is not None:
                 return _refused(rule, f"the command searches {folder}, which holds a file "
-                                "that rule denies")
+                                "that rule denies (the grep tool leaves such files out)")
             if not complete:
                 unknown.append(folder)
     if unknown:
@@ -111,14 +111,18 @@ def _paths(words: list[Word], folders: list[str]) -> Iterator[str]:
                 yield os.path.normpath(os.path.join(folder, path))
 
 
-def _denied_below(policy: PathPolicy, rules: list[Rule], folder: str) -> tuple[Rule | None, bool]:
-    """The rule denying a file below ``folder`` (and whether the search was complete)."""
+def _denied_below(policy: PathPolicy, rules: list[Rule], folder: str,
+                  skips_hidden: bool) -> tuple[Rule | None, bool]:
+    """The rule denying a file below ``folder`` the search would read (and whether the
+    walk was complete)."""
     seen = 0
     skip_git = not any(".git" in r.text for r in rules)  # its objects are many, and unreadable
     for top, dirs, files in os.walk(folder):
-        if skip_git:
-            dirs[:] = [d for d in dirs if d != ".git"]
+        if skip_git or skips_hidden:
+            dirs[:] = [d for d in dirs if d != ".git" and not (skips_hidden and d[:1] == ".")]
         for name in (*files, *dirs):
+            if skips_hidden and name[:1] == ".":
+                continue
             seen += 1
             if seen > MAX_WALK:
                 return None, False

@@ -151,25 +151,29 @@ def _sequence(body: str) -> list[str] | None:
 _SEARCHERS = frozenset({"rg", "ag", "ack", "tar", "zip", "rsync"})
 _RECURSIVE_WITH_FLAG = frozenset({"grep", "egrep", "fgrep", "zgrep", "cp", "scp"})
 _DEFAULT_HERE = frozenset({"rg", "ag", "ack", "grep", "egrep", "fgrep"})
+_SHOW_HIDDEN = frozenset({"--hidden", "-.", "-u", "--unrestricted", "-a", "--all-types"})
 
 
-def recursive_folders(parsed: ParsedCommand, folders: list[str]) -> list[str]:
-    """The folders a recursive reader searches (``grep -r x .``, ``rg x``, ``cp -r d e``)."""
-    found: list[str] = []
+def recursive_folders(parsed: ParsedCommand, folders: list[str]) -> list[tuple[str, bool]]:
+    """The folders a recursive reader searches (``grep -r x .``, ``rg x``, ``cp -r d e``),
+    each with whether it skips hidden files (``rg``, ``ag`` unless told otherwise)."""
+    found: list[tuple[str, bool]] = []
     for command in parsed.every():
         program, args = command.program, command.argv[1:]
         if not (program in _SEARCHERS
                 or (program in _RECURSIVE_WITH_FLAG and any(_recursive(a) for a in args))):
             continue
         names = [a for a in args if not a.startswith("-")]
+        skips_hidden = program in {"rg", "ag"} and not any(
+            a in _SHOW_HIDDEN or a.startswith("-uu") for a in args)
         for folder in folders:
             if program in _DEFAULT_HERE and not any(
                     os.path.exists(os.path.join(folder, os.path.expanduser(n))) for n in names):
                 names.append(".")  # no path given: the searcher searches where it runs
             for name in names:
                 path = os.path.normpath(os.path.join(folder, os.path.expanduser(name)))
-                if os.path.isdir(path) and path not in found:
-                    found.append(path)
+                if os.path.isdir(path) and (path, skips_hidden) not in found:
+                    found.append((path, skips_hidden))
     return found
 
 
