@@ -9,7 +9,7 @@ import pytest
 
 from agent_tui.permissions.shell_parse import parse_command
 from agent_tui.protocol import Verdict
-from tests.test_permissions import EDIT, WRITE, bash, policy, read, verdict, ws  # noqa: F401
+from tests.permission_calls import EDIT, WRITE, bash, policy, read, verdict, ws  # noqa: F401
 
 # -- an allow rule is never widened -------------------------------------------------
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from agent_tui.permissions.shell_parse import parse_command
 from agent_tui.protocol import Verdict
-from tests.test_permissions import bash, policy
+from tests.permission_calls import bash, policy
 
 ALLOWED = ["ls", "ls -la", "echo hi", "git status", "git status -s", "npm test"]
 RULES = ["Bash(ls:*)", "Bash(echo:*)", "Bash(git status:*)", "Bash(npm test:*)"]

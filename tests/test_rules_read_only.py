@@ -10,7 +10,7 @@ import pytest
 from agent_tui.permissions.read_only import is_read_only, suggest_prefix
 from agent_tui.permissions.shell_parse import parse_command
 from agent_tui.protocol import Verdict
-from tests.test_permissions import bash, policy, verdict, ws  # noqa: F401
+from tests.permission_calls import bash, policy, verdict, ws  # noqa: F401
 
 CERTAIN = [
     "git log --oneline | head -5", "npm test 2>&1 | tail -n 20", "cd src && make",
