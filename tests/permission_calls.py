@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pydantic import BaseModel
+from pydantic import create_model
 
 from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
 from agent_tui.permissions import PermissionRules, Permissions
@@ -14,29 +14,22 @@ from agent_tui.protocol import Verdict
 from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
 
 
-class FakeBash(Tool):
-    name = "bash"
-    description = "runs a command"
-
-    class Input(BaseModel):
-        command: str
+class _FakeTool(Tool):
+    """A tool that only has a name and an input: the policy never runs it."""
 
     async def run(self, args, ctx: ToolContext) -> ToolResult:  # pragma: no cover
         return ToolResult.ok("")
 
 
-class FakeMcp(Tool):
-    name = "mcp__github__create_issue"
-    description = "an MCP tool"
-
-    class Input(BaseModel):
-        title: str = ""
-
-    async def run(self, args, ctx: ToolContext) -> ToolResult:  # pragma: no cover
-        return ToolResult.ok("")
+def fake_tool(tool_name: str, fields: dict[str, tuple[type, object]]) -> Tool:
+    """A tool named ``tool_name`` whose input has ``fields`` (name: (type, default))."""
+    model = create_model(f"{tool_name}_input", **fields)  # type: ignore[call-overload]
+    return type(f"Fake_{tool_name}", (_FakeTool,), {"name": tool_name, "description": tool_name,
+                                                     "Input": model})()
 
 
-BASH, MCP = FakeBash(), FakeMcp()
+BASH = fake_tool("bash", {"command": (str, ...)})
+MCP = fake_tool("mcp__github__create_issue", {"title": (str, "")})
 READ, WRITE, EDIT = ReadFileTool(), WriteFileTool(), EditFileTool()
 
 

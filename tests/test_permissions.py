@@ -8,11 +8,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel
 
 from agent_tui.core.calls.permission import PermissionPolicy
 from agent_tui.protocol import Verdict
-from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
 from agent_tui.protocol import PermissionMode
 from agent_tui.permissions import (
     InvalidRule,
@@ -21,7 +19,7 @@ from agent_tui.permissions import (
     Rule,
 )
 from tests.permission_calls import (  # noqa: F401 (ws is a fixture)
-    BASH, bash, edit, mcp, policy, read, verdict, write, ws,
+    BASH, bash, edit, fake_tool, mcp, policy, read, verdict, write, ws,
 )
 
 
@@ -413,31 +411,9 @@ def test_a_deny_rule_sees_through_wrappers_an_allow_rule_does_not(ws: Path, comm
     assert verdict(allow, bash(command)) is Verdict.ASK
 
 
-class FakeTask(Tool):
-    name = "task"
-    description = "starts a sub-agent"
-
-    class Input(BaseModel):
-        prompt: str = ""
-        subagent_type: str | None = None
-
-    async def run(self, args, ctx: ToolContext) -> ToolResult:  # pragma: no cover
-        return ToolResult.ok("")
-
-
-class FakeSkill(Tool):
-    name = "skill"
-    description = "loads a skill"
-
-    class Input(BaseModel):
-        name: str
-
-    async def run(self, args, ctx: ToolContext) -> ToolResult:  # pragma: no cover
-        return ToolResult.ok("")
-
-
 def test_task_and_skill_rules_name_the_agent_and_the_skill(ws: Path) -> None:
-    task, skill = FakeTask(), FakeSkill()
+    task = fake_tool("task", {"prompt": (str, ""), "subagent_type": (str | None, None)})
+    skill = fake_tool("skill", {"name": (str, ...)})
     p = policy(ws, "ask", deny=["Task(deployer)", "Skill(acme:*)"], allow=["Skill(pdf)", "Agent"])
     assert p.check(task, task.parse({"subagent_type": "deployer"})).verdict is Verdict.DENY
     assert p.check(task, task.parse({"subagent_type": "reviewer"})).verdict is Verdict.ALLOW
