@@ -74,7 +74,6 @@ from agent_tui.permissions.rules import (
     PATH_SUBJECT_TOOLS,
     PermissionRules,
     Rule,
-    command_matches,
     domain_matches,
     is_pattern,
     name_matches,
@@ -185,8 +184,6 @@ class Permissions:
         """Whether any deny rule names files to keep from reading."""
         return any(r.specifier is not None and r.matches_tool("read_file") for r in self.rules.deny)
 
-    # -- deciding ---------------------------------------------------------------
-
     # -- what the command guard asks of the policy (command_guard.PathPolicy) ----
 
     @property
@@ -198,6 +195,8 @@ class Permissions:
 
     def is_inside(self, path: str) -> bool:
         return self._inside(path)
+
+    # -- deciding ---------------------------------------------------------------
 
     def _decide(self, tool: AnyTool, args: BaseModel) -> Ruling:
         kind, subject = _subject(tool, args)
