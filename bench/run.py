@@ -2,9 +2,9 @@
 
     python -m bench.run [--quick] [--runs N] [--only AREA[,AREA...]]
 
-Areas: interrupts, stream, startup, terminal, keys, memory, session, cache, picker. ``--quick``
-takes 3 runs a figure, leaves out the 5,000-message transcript (about a minute on its own)
-and runs the long session for 300 turns instead of 2,000.
+Areas: interrupts, stream, startup, terminal, keys, memory, session, cache, picker, providers,
+rules. ``--quick`` takes 3 runs a figure, leaves out the 5,000-message transcript (about a
+minute on its own) and runs the long session for 300 turns instead of 2,000.
 Progress goes to stderr; the table to stdout, last.
 """
 
@@ -28,7 +28,7 @@ from bench.stats import (
 )
 
 AREAS = ("interrupts", "esc_key", "stream", "startup", "terminal", "keys", "memory", "session",
-         "cache", "picker", "providers")
+         "cache", "picker", "providers", "rules")
 TREE_TITLES = {
     "term_exits": "tree that exits on TERM",
     "term_ignored": "tree that ignores TERM",
@@ -303,6 +303,37 @@ def provider_figures(runs: int) -> list[Figure]:
     return figures
 
 
+#: A 200-character command of the kind a model sends: a pipeline, a list, quotes, a
+#: substitution, a redirection and a wrapper.
+RULES_COMMAND = ("cd src && timeout 60 npm run test -- --reporter=dot 2>&1 | tail -n 40; "
+                 "git status --short | grep -v '^??' > /dev/null || echo \"changed: $(git diff "
+                 "--stat | wc -l) files\"; ls -la build && cat pkg1.json")
+
+
+def rules_figures(runs: int) -> list[Figure]:
+    import shlex
+
+    from agent_tui.permissions.read_only import is_read_only
+    from agent_tui.permissions.shell_parse import parse_command
+
+    parse = parse_command.__wrapped__  # not the cache: every call parses
+    assert len(RULES_COMMAND) == 200
+    parsed, split = Figure("rules_parse", "command judge: parse a 200-character command", "ms",
+                           ref_title="shlex.split (no grammar)", target="median <= 1 ms",
+                           check=median_at_most(1.0)), []
+    for _ in range(runs):
+        for _ in range(50):
+            start = time.perf_counter()
+            is_read_only(parse(RULES_COMMAND))
+            parsed.samples.append((time.perf_counter() - start) * 1000)
+            start = time.perf_counter()
+            shlex.split(RULES_COMMAND)
+            split.append((time.perf_counter() - start) * 1000)
+    parsed.ref_samples = split
+    log(f"rules: {len(parsed.samples)} parses")
+    return [parsed]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="3 runs a figure")
@@ -328,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         "cache": lambda: cache_figures(runs),
         "picker": lambda: picker_figures(runs),
         "providers": lambda: provider_figures(runs),
+        "rules": lambda: rules_figures(runs),
     }
     figures: list[Figure] = []
     failures: list[str] = []

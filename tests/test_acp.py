@@ -128,7 +128,7 @@ async def test_cancel_during_permission_request_never_runs_the_tool(tmp_path, fa
     tool_id, next_id = "toolu_acp_ask_1", "toolu_acp_ask_2"
     target = tmp_path / "must-not-exist.txt"
     fake_api.enqueue(Reply.tool_use("bash", {"command": f"touch {target}"}, id=tool_id),
-                     Reply.tool_use("bash", {"command": "echo allowed-ok"}, id=next_id),
+                     Reply.tool_use("bash", {"command": f"touch {tmp_path}/allowed-ok"}, id=next_id),
                      Reply.text("Next prompt works."))
     client = RecordingClient()
     async with spawn(client, tmp_path, fake_api) as (conn, _):  # default mode: ask

@@ -85,7 +85,7 @@ async def test_every_frame_the_agent_sends_is_valid_against_the_schema(tmp_path,
     fake_api.enqueue(
         Reply.tool_use("edit_file", {"path": "notes.txt", "old_string": "two\n", "new_string": "2\n"},
                        id="toolu_s_edit", text_before="Editing."),
-        Reply.tool_use("bash", {"command": "echo from bash"}, id="toolu_s_bash"),
+        Reply.tool_use("bash", {"command": "echo from bash > from-bash.txt"}, id="toolu_s_bash"),
         Reply.tool_use("mcp__demo__echo", {"text": "hello"}, id="toolu_s_mcp"),
         Reply.text("All done."),
         Reply.stall(after_text="Thinking slowly", seconds=30),

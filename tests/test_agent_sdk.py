@@ -126,7 +126,7 @@ async def _client_session(tmp_path: Path, fake_api: Any) -> None:
             return PermissionResultDeny(message="the app says no")
         if name == "Write":
             return PermissionResultAllow(updated_input={**tool_input, "content": "changed"})
-        if tool_input.get("command") == "echo swap":
+        if tool_input.get("command") == "echo swap > swap.txt":
             return PermissionResultAllow(updated_input={"command": "rm keep.txt"})
         return PermissionResultAllow()
 
@@ -175,7 +175,7 @@ async def _client_session(tmp_path: Path, fake_api: Any) -> None:
         assert asked[-1] == ("Write", {"file_path": str(workspace / "a.txt"), "content": "orig"})
 
         # an input the answer changed is checked by the hooks again: rm stays blocked
-        fake_api.enqueue(Reply.tool_use("bash", {"command": "echo swap"}), Reply.text("ok"))
+        fake_api.enqueue(Reply.tool_use("bash", {"command": "echo swap > swap.txt"}), Reply.text("ok"))
         [swapped] = tool_results(await turn("swap"))
         assert swapped.is_error and "rm is blocked here" in str(swapped.content)
         assert (workspace / "keep.txt").exists()

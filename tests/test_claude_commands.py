@@ -297,8 +297,9 @@ def test_allowed_tools_allow_what_they_name_and_never_what_a_rule_denies(ws: Pat
 
     tools = default_tools(ws)
     bash = tools.get("bash")
-    rules, problems = allowed_rules(["Bash(git status:*)", "Bash(git add:*)", "Frobnicate(x)"], "c.md")
-    assert [r.text for r in rules] == ["Bash(git status:*)", "Bash(git add:*)"]
+    rules, problems = allowed_rules(["Bash(git status:*)", "Bash(git add:*)", "Bash(git commit:*)",
+                                     "Frobnicate(x)"], "c.md")
+    assert [r.text for r in rules] == ["Bash(git status:*)", "Bash(git add:*)", "Bash(git commit:*)"]
     assert problems == ["c.md: allowed-tools: 'Frobnicate(x)' names no tool (ignored)"]
     policy = CommandPolicy(_policy(ws, deny=["bash(git add:*)"]), rules, ws, "commit")
 
@@ -306,7 +307,7 @@ def test_allowed_tools_allow_what_they_name_and_never_what_a_rule_denies(ws: Pat
         return policy.check(bash, bash.parse({"command": command}))
 
     assert verdict("git status --short").verdict is Verdict.ALLOW
-    assert "allowed-tools" in verdict("git status").reason
+    assert "allowed-tools" in verdict("git commit -m wip").reason  # (git status only reads)
     assert verdict("git add .").verdict is Verdict.DENY  # the session's deny rule stands
     assert verdict("git push").verdict is Verdict.DENY  # print mode: nobody to ask
     assert verdict("git status; rm -rf x").verdict is Verdict.DENY  # every part must be allowed

@@ -30,7 +30,7 @@ CALLS = [
     ("ssh", "read_file", {"path": "~/.ssh/id_ed25519"}),
     ("npm", "bash", {"command": "npm test -- --watch=false"}),
     ("check", "bash", {"command": "./scripts/check.sh"}),
-    ("ls", "bash", {"command": "ls"}),
+    ("ls", "bash", {"command": "ls > listing.txt"}),  # a plain ls only reads: it would run
 ]
 
 

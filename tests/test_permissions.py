@@ -8,12 +8,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel
 
 from agent_tui.core.calls.permission import PermissionPolicy
 from agent_tui.protocol import Verdict
-from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
-from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
 from agent_tui.protocol import PermissionMode
 from agent_tui.permissions import (
     InvalidRule,
@@ -21,67 +18,9 @@ from agent_tui.permissions import (
     Permissions,
     Rule,
 )
-
-
-class FakeBash(Tool):
-    name = "bash"
-    description = "runs a command"
-
-    class Input(BaseModel):
-        command: str
-
-    async def run(self, args, ctx: ToolContext) -> ToolResult:  # pragma: no cover
-        return ToolResult.ok("")
-
-
-class FakeMcp(Tool):
-    name = "mcp__github__create_issue"
-    description = "an MCP tool"
-
-    class Input(BaseModel):
-        title: str = ""
-
-    async def run(self, args, ctx: ToolContext) -> ToolResult:  # pragma: no cover
-        return ToolResult.ok("")
-
-
-BASH, MCP = FakeBash(), FakeMcp()
-READ, WRITE, EDIT = ReadFileTool(), WriteFileTool(), EditFileTool()
-
-
-def bash(cmd: str):
-    return BASH, BASH.parse({"command": cmd})
-
-
-def write(path: str):
-    return WRITE, WRITE.parse({"path": path, "content": "x"})
-
-
-def edit(path: str):
-    return EDIT, EDIT.parse({"path": path, "old_string": "a", "new_string": "b"})
-
-
-def read(path: str):
-    return READ, READ.parse({"path": path})
-
-
-def mcp():
-    return MCP, MCP.parse({"title": "t"})
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "src").mkdir(parents=True)
-    return root
-
-
-def policy(ws: Path, mode: str = "ask", **rules) -> Permissions:
-    return Permissions(ws, mode, PermissionRules(**rules))
-
-
-def verdict(p: Permissions, call) -> Verdict:
-    return p.check(*call).verdict
+from tests.permission_calls import (  # noqa: F401 (ws is a fixture)
+    BASH, bash, edit, fake_tool, mcp, policy, read, verdict, write, ws,
+)
 
 
 # -- modes -------------------------------------------------------------------------
@@ -94,7 +33,7 @@ def test_ask_mode_allows_reads_and_asks_for_writes_and_commands(ws: Path) -> Non
     assert verdict(p, read("src/a.py")) is Verdict.ALLOW
     assert verdict(p, write("src/a.py")) is Verdict.ASK
     assert verdict(p, edit("src/a.py")) is Verdict.ASK
-    assert verdict(p, bash("ls")) is Verdict.ASK
+    assert verdict(p, bash("make")) is Verdict.ASK
     assert verdict(p, mcp()) is Verdict.ASK
     assert p.check(*bash("ls")).rule == "mode:ask"
 
@@ -286,9 +225,9 @@ def test_remember_file_tools_by_path_and_other_tools_by_name(ws: Path) -> None:
 
 def test_remember_with_glob_characters_stays_exact(ws: Path) -> None:
     p = policy(ws, "ask")
-    p.remember(*bash("ls *:*"))
-    assert verdict(p, bash("ls *:*")) is Verdict.ALLOW
-    assert verdict(p, bash("ls *")) is Verdict.ASK
+    p.remember(*bash("touch *:*"))
+    assert verdict(p, bash("touch *:*")) is Verdict.ALLOW
+    assert verdict(p, bash("touch *")) is Verdict.ASK
     p.remember(*write("src/[a].py"))
     assert verdict(p, write("src/[a].py")) is Verdict.ALLOW
     assert verdict(p, write("src/a.py")) is Verdict.ASK
@@ -352,7 +291,7 @@ def test_dont_ask_refuses_what_ask_would_ask_and_keeps_every_rule(ws: Path) -> N
     assert refused.reason == (
         "permission mode dontAsk denies Write without asking (this session does not ask); an "
         f"allow rule such as Write(/{(ws / 'src' / 'a.py').resolve()}) would allow it")
-    long = p.check(*bash("echo " + "x" * 200))  # no rule as long as the command
+    long = p.check(*bash("touch " + "x" * 200))  # no rule as long as the command
     assert long.reason.endswith("an allow rule for Bash would allow it")
     p.set_mode(PermissionMode.PLAN)  # plan mode rules as it always does
     planned = p.check(*write("src/a.py"))
@@ -472,31 +411,9 @@ def test_a_deny_rule_sees_through_wrappers_an_allow_rule_does_not(ws: Path, comm
     assert verdict(allow, bash(command)) is Verdict.ASK
 
 
-class FakeTask(Tool):
-    name = "task"
-    description = "starts a sub-agent"
-
-    class Input(BaseModel):
-        prompt: str = ""
-        subagent_type: str | None = None
-
-    async def run(self, args, ctx: ToolContext) -> ToolResult:  # pragma: no cover
-        return ToolResult.ok("")
-
-
-class FakeSkill(Tool):
-    name = "skill"
-    description = "loads a skill"
-
-    class Input(BaseModel):
-        name: str
-
-    async def run(self, args, ctx: ToolContext) -> ToolResult:  # pragma: no cover
-        return ToolResult.ok("")
-
-
 def test_task_and_skill_rules_name_the_agent_and_the_skill(ws: Path) -> None:
-    task, skill = FakeTask(), FakeSkill()
+    task = fake_tool("task", {"prompt": (str, ""), "subagent_type": (str | None, None)})
+    skill = fake_tool("skill", {"name": (str, ...)})
     p = policy(ws, "ask", deny=["Task(deployer)", "Skill(acme:*)"], allow=["Skill(pdf)", "Agent"])
     assert p.check(task, task.parse({"subagent_type": "deployer"})).verdict is Verdict.DENY
     assert p.check(task, task.parse({"subagent_type": "reviewer"})).verdict is Verdict.ALLOW

@@ -24,9 +24,15 @@ BINARY = Path(sys.executable).with_name("agent-tui")
 WAIT = 30.0  # seconds: generous, this machine has two cores and runs tests in parallel
 
 
-def agent_command(workspace: Path) -> list[str]:
+def agent_command(workspace: Path, *flags: str, mode: str = "auto") -> list[str]:
     base = [str(BINARY)] if BINARY.exists() else [sys.executable, "-m", "agent_tui.cli"]
-    return [*base, "--permission-mode", "auto", "--cwd", str(workspace)]
+    return [*base, "--permission-mode", mode, *flags, "--cwd", str(workspace)]
+
+
+def agent_env(api_url: str, home: Path) -> dict[str, str]:
+    """The agent's environment in tmux: the fake API, its own state folder, no bell."""
+    return {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": api_url,
+            "AGENT_TUI_HOME": str(home), "PYTHONPATH": str(REPO), "AGENT_TUI_NOTIFY": "off"}
 
 
 class Tmux:

@@ -2,8 +2,10 @@
 
 A layer above the core (it implements ``core.permission.PermissionPolicy`` for the
 core's ``Tool`` interface) and below the tools, the settings and the front ends, which
-may all ask it. Its rooms: ``rules`` (the rule grammar), ``shell_words`` (splitting a
-command line into the commands it runs), ``globs`` (path patterns), ``policy`` (the
+may all ask it. Its rooms: ``rules`` (the rule grammar), ``shell_parse`` (reading a
+command line with bash's grammar into ``shell_model``'s simple commands),
+``command_judge`` (rules on parsed commands), ``command_guard`` (file rules on
+commands, doubts, read-only commands), ``globs`` (path patterns), ``policy`` (the
 mode, the rules and the session's memory, deciding each call).
 """
 
@@ -12,13 +14,21 @@ from agent_tui.permissions.policy import (
     Permissions,
     SubjectKind,
 )
+from agent_tui.permissions.read_only import is_read_only, suggest_prefix
 from agent_tui.permissions.rules import InvalidRule, PermissionRules, Rule
+from agent_tui.permissions.shell_model import ParsedCommand, SimpleCommand
+from agent_tui.permissions.shell_parse import parse_command
 
 __all__ = [
     "PROTECTED_PATHS",
     "InvalidRule",
+    "ParsedCommand",
     "PermissionRules",
     "Permissions",
     "Rule",
+    "SimpleCommand",
     "SubjectKind",
+    "is_read_only",
+    "parse_command",
+    "suggest_prefix",
 ]

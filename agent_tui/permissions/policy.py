@@ -23,15 +23,19 @@ Claude Code's names (``Bash``, ``Read``, ``Edit``, ``mcp__server``...) or ours. 
 reasons and remembered rules are shown in Claude Code's names. The specifier is
 matched against the call's subject:
 
-- a command (tools with a ``command`` argument, i.e. ``bash``): ``git status:*`` is a
-  prefix match on whole words (``git status``, ``git status -s``, not ``git statusx``),
-  ``git diff *`` a wildcard; without either the command must be exactly that. An
-  *allow* pattern rule only matches a command whose every part (split by
-  ``shell_words.py`` on ``;``, ``&&``, ``||``, ``|``, ``&``, newline) is allowed, and
-  never one with command substitution or output redirection to a file; *deny* and
-  *ask* rules match if any part matches, seeing through wrappers (``sudo``, ``env``,
-  ``bash -c``...: ``shell_words.command_forms``). Deny rules on commands are a guard
-  rail, not a sandbox (``eval``, a script and friends can hide a command).
+- a command (tools with a ``command`` argument, i.e. ``bash``), parsed with bash's
+  grammar (``shell_parse.py``) and judged on the parse (``command_judge.py``):
+  ``git status:*`` is a prefix of whole words (``git status``, ``git status -s``, not
+  ``git statusx``), ``git diff *`` a wildcard; without either the command must be
+  exactly that. An *allow* rule vouches only for a certain parse whose every simple
+  command (wherever it stands, and what runs through wrappers) is allowed, with no
+  redirection writing a file; *deny* and *ask* rules match if any simple command
+  anywhere matches, after quote removal, through wrappers, ``bash -c`` and ``eval``.
+  ``Read``/``Edit`` deny rules bind the commands that name a denied file
+  (``command_guard.py``); a command the parse cannot vouch for is asked about where
+  any of these rules guard commands. A read-only command (``read_only.py``) that reads
+  only inside the workspace runs without a rule in ``ask``, ``accept-edits`` and
+  ``dont-ask``, as in Claude Code.
 - a path (tools with a ``path`` argument; Glob and Grep without one search the
   workspace): a gitignore-style glob rooted as Claude Code roots it (``rule_paths.py``:
   ``//`` the filesystem, ``~/`` home, ``/`` the settings file's root, else the
@@ -66,15 +70,17 @@ from agent_tui.permissions.plan import EXIT_PLAN_MODE, planning
 from agent_tui.permissions.rule_paths import parse_path_spec
 from agent_tui.permissions.rules import (
     DOMAIN_PREFIX,
+    FAMILIES,
     PATH_SUBJECT_TOOLS,
     PermissionRules,
     Rule,
-    command_matches,
     domain_matches,
     is_pattern,
     name_matches,
 )
-from agent_tui.permissions.shell_words import command_forms, split_command
+from agent_tui.permissions.command_guard import doubt_ruling, file_ruling, reads_only
+from agent_tui.permissions.command_judge import allowed_by, first_match
+from agent_tui.permissions.shell_parse import parse_command
 from agent_tui.protocol.tool_names import claude_name
 
 
@@ -178,10 +184,23 @@ class Permissions:
         """Whether any deny rule names files to keep from reading."""
         return any(r.specifier is not None and r.matches_tool("read_file") for r in self.rules.deny)
 
+    # -- what the command guard asks of the policy (command_guard.PathPolicy) ----
+
+    @property
+    def root(self) -> str:
+        return self._root
+
+    def path_rule_matches(self, rule: Rule, path: str) -> bool:
+        return self._path_matches(rule, path, broad=True)
+
+    def is_inside(self, path: str) -> bool:
+        return self._inside(path)
+
     # -- deciding ---------------------------------------------------------------
 
     def _decide(self, tool: AnyTool, args: BaseModel) -> Ruling:
         kind, subject = _subject(tool, args)
+        files = None
         for rule in self.rules.deny:
             if self._matches(rule, tool.name, kind, subject, broad=True):
                 return Ruling(
@@ -189,6 +208,15 @@ class Permissions:
                     rule=f"deny:{rule.text}",
                     reason=f"denied by rule {rule.text}",
                 )
+        if kind is SubjectKind.PATH and tool.name in FAMILIES["edit_file"] and (
+                secret := self.read_denied(subject)):
+            # an edit's answer ("not found", "occurs 3 times") would spell the file out
+            return Ruling(verdict=Verdict.DENY, rule=f"deny:{secret}",
+                          reason=f"denied by rule {secret}: a file that may not be read may "
+                          "not be edited or written either")
+        if kind is SubjectKind.COMMAND and (files := file_ruling(self, parse_command(subject))):
+            if files.verdict is Verdict.DENY:
+                return files
         for rule in self._session:
             if self._matches(rule, tool.name, kind, subject, broad=False):
                 return Ruling(
@@ -201,11 +229,15 @@ class Permissions:
                 return Ruling(
                     verdict=Verdict.ASK, rule=f"ask:{rule.text}", reason=f"rule {rule.text} asks"
                 )
+        if kind is SubjectKind.COMMAND and files is not None:
+            return files  # a file name only known when it runs, under a deny rule on files
         allowed = self._allowed(tool.name, kind, subject)
         if allowed is not None:
             return Ruling(
                 verdict=Verdict.ALLOW, rule=f"allow:{allowed}", reason=f"allowed by rule {allowed}"
             )
+        if kind is SubjectKind.COMMAND and (unsure := doubt_ruling(self, parse_command(subject))):
+            return unsure
         return self._by_mode(tool, args, kind, subject)
 
     def _by_mode(self, tool: AnyTool, args: BaseModel, kind: SubjectKind, subject: str) -> Ruling:
@@ -214,6 +246,9 @@ class Permissions:
             return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="auto mode allows all")
         if tool.is_read_only(args):
             return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="read-only")
+        if (kind is SubjectKind.COMMAND and self.mode is not PermissionMode.PLAN
+                and reads_only(self, parse_command(subject))):
+            return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="read-only command")
         if tool.runs_sandboxed(args):  # deny and ask rules were checked before
             return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="runs in the sandbox")
         if (
@@ -297,9 +332,7 @@ class Permissions:
         if kind is SubjectKind.COMMAND:
             if rule.exact:
                 return subject.strip() == rule.specifier.strip()
-            parts = [subject, *(split_command(subject)[0])]
-            forms = [form for part in parts for form in command_forms(part)]
-            return any(command_matches(rule.specifier, form) for form in forms)
+            return first_match([rule], parse_command(subject)) is not None
         if kind is SubjectKind.PATH:
             return self._path_matches(rule, subject, broad=broad)
         if kind is SubjectKind.DOMAIN:
@@ -407,16 +440,5 @@ def _allowed_command(rules: list[Rule], command: str) -> str | None:
         if rule.specifier is not None and not is_pattern(rule.specifier):
             if command.strip() == rule.specifier.strip():
                 return rule.text
-    parts, risky = split_command(command)
-    if risky or not parts:
-        return None
-    used: list[str] = []
-    for part in parts:
-        matched = next((r for r in rules if r.specifier and command_matches(r.specifier, part)),
-                       None)
-        if matched is None:
-            return None
-        rule = matched
-        if rule.text not in used:
-            used.append(rule.text)
-    return ", ".join(used)
+    used = allowed_by(rules, parse_command(command))
+    return None if used is None else ", ".join(r.text for r in used)

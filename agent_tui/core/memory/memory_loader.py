@@ -21,7 +21,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
+
+from agent_tui.core.calls.permission import PermissionPolicy
+from agent_tui.core.calls.tool import InvalidInput, ToolSet
+from agent_tui.protocol import Verdict
 
 from agent_tui.core.memory.memory import (
     MAX_BYTES,
@@ -36,6 +41,9 @@ from agent_tui.core.memory.memory import (
     subfolder_memory,
 )
 
+#: Why a file may not be read ("" when it may).
+Refusal = Callable[[Path], str]
+READ_TOOL = "read_file"
 MAX_DEPTH = 5  # Claude Code's: an imported file may import, five hops at most
 _IMPORT = re.compile(r"(?:^|(?<=\s))@((?:[^\s\\]|\\ )+)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -70,8 +78,10 @@ def _inside(path: Path, folder: Path) -> bool:
 class Importer:
     """Adds memory files one by one, each followed by what it imports."""
 
-    def __init__(self, workspace: Path, *, claude_dir: Path | None = None) -> None:
+    def __init__(self, workspace: Path, *, claude_dir: Path | None = None,
+                 refuse: Refusal | None = None) -> None:
         self.workspace = workspace.resolve()
+        self.refuse = refuse  # a deny rule on reading a file keeps it out of the memory too
         self.claude_dir = Path(claude_dir or claude_user_dir()).resolve()
         self.files: list[MemoryFile] = []
         self.problems: list[MemoryProblem] = []
@@ -131,7 +141,7 @@ class Importer:
             if real.is_dir():
                 self._say(item.path, line, f"@{written}: a folder, not a file (not imported)")
                 continue
-            refusal = self._refusal(item.scope, real)
+            refusal = self._refusal(item.scope, real) or (self.refuse(real) if self.refuse else "")
             if refusal:
                 self._say(item.path, line, f"@{written}: {refusal} (not imported)")
                 continue
@@ -178,11 +188,27 @@ class Importer:
                 "and Markdown files of ~/.claude/")
 
 
+def read_refusal(policy: PermissionPolicy, tools: ToolSet) -> Refusal:
+    """Why the session's permission rules keep a file from being read ("" when they
+    do not): a deny rule on it, as the read tool would be told."""
+    def refuse(path: Path) -> str:
+        tool = tools.get(READ_TOOL)
+        if tool is None:
+            return ""
+        try:
+            ruling = policy.check(tool, tool.parse({"path": str(path)}))
+        except InvalidInput:
+            return ""
+        return (ruling.reason or "denied") if ruling.verdict is Verdict.DENY else ""
+    return refuse
+
+
 def load_memory_with_problems(
-    workspace: Path, user_dir: Path | None = None, claude_dir: Path | None = None
+    workspace: Path, user_dir: Path | None = None, claude_dir: Path | None = None,
+    refuse: Refusal | None = None,
 ) -> Memory:
     """The memory files with their imports, and what could not be loaded."""
-    importer = Importer(Path(workspace), claude_dir=claude_dir)
+    importer = Importer(Path(workspace), claude_dir=claude_dir, refuse=refuse)
     for path, scope in memory_places(workspace, user_dir, claude_dir):
         item = read_memory_file(path, scope)
         if item is not None:
@@ -197,11 +223,12 @@ def load_memory(
     return load_memory_with_problems(workspace, user_dir, claude_dir).files
 
 
-def folder_memory(workspace: Path, touched: Path, loaded: set[str]) -> Memory:
+def folder_memory(workspace: Path, touched: Path, loaded: set[str],
+                  refuse: Refusal | None = None) -> Memory:
     """The memory files of the folders down to ``touched`` not yet in ``loaded``
     (:func:`~agent_tui.core.memory.memory.subfolder_memory`), each with its imports (a
     project's: inside the workspace), and what could not be imported."""
-    importer = Importer(Path(workspace))
+    importer = Importer(Path(workspace), refuse=refuse)
     importer.seen |= {str(Path(p).resolve()) for p in loaded}
     for item in subfolder_memory(Path(workspace), touched, loaded):
         importer.add(item)

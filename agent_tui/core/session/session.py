@@ -45,7 +45,7 @@ from agent_tui.core.commands.command_turns import CommandTurns
 from agent_tui.core.journal.journal import JournalWriteError
 from agent_tui.core.journal.records import Record, SteerRecord
 from agent_tui.core.memory.memory import MemoryFile, MemoryProblem
-from agent_tui.core.memory.memory_loader import load_memory_with_problems
+from agent_tui.core.memory.memory_loader import load_memory_with_problems, read_refusal
 from agent_tui.core.services.model_control import ModelControl
 from agent_tui.core.memory.output_styles import style_in_force
 from agent_tui.core.memory.prompt import build_system_prompt
@@ -115,7 +115,8 @@ class Session(SessionControls, CommandTurns):
         if not deps.config.system:
             # Built once: byte-identical for every request of the session (the cache).
             workspace = deps.config.workspace
-            loaded = load_memory_with_problems(workspace)
+            loaded = load_memory_with_problems(
+                workspace, refuse=read_refusal(deps.policy, deps.tools))
             self.memory_files, self.memory_problems = loaded.files, loaded.problems
             for problem in self.memory_problems:
                 deps.emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))

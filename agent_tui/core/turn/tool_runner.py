@@ -27,7 +27,7 @@ from agent_tui.core.journal.records import (
     ToolIntentRecord,
     ToolResultRecord,
 )
-from agent_tui.core.memory.memory_loader import folder_memory
+from agent_tui.core.memory.memory_loader import folder_memory, read_refusal
 from agent_tui.core.calls.permission import decided_by
 from agent_tui.protocol import (
     Decision,
@@ -427,7 +427,8 @@ class ToolRunner:
             return
         records = self.deps.journal.records
         loaded = {r.path for r in records if isinstance(r, MemoryNoteRecord)}
-        found = folder_memory(self.deps.config.workspace, Path(path), loaded)
+        found = folder_memory(self.deps.config.workspace, Path(path), loaded,
+                              read_refusal(self.deps.policy, self.deps.tools))
         for item in found.files:  # a file's imports follow it, each a note of its own
             self.log.record(MemoryNoteRecord(path=item.path, text=item.text), durable=True)
         for problem in found.problems:

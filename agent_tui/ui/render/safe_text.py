@@ -63,9 +63,28 @@ def first_line(text: str, limit: int = 200) -> str:
     return ""
 
 
+def every_line(text: str, limit: int = 300) -> str:
+    """All non-empty lines of ``text`` on one line, each break shown as `` ⏎ ``, so a
+    command's later lines are never hidden behind its first; cut to ``limit``."""
+    lines = [line.expandtabs(4).strip() for line in clean(text).split("\n") if line.strip()]
+    line = " ⏎ ".join(lines)
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def full_summary(name: str, summary: str, limit: int = 8000) -> str:
+    """A call's whole summary, every line kept, without the tool name it starts with."""
+    text = clean(summary).strip("\n")
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    for lead in (clean(name) + ": ", clean(name) + " "):
+        if text.startswith(lead):
+            return text[len(lead) :].lstrip()
+    return "" if text == clean(name) else text
+
+
 def short_summary(name: str, summary: str, limit: int = 300) -> str:
-    """A call's one-line summary without the tool name it often starts with."""
-    line = first_line(summary, limit)
+    """A call's one-line summary without the tool name it often starts with; a
+    command's (``$ ...``) keeps every line of it (:func:`every_line`)."""
+    line = every_line(summary, limit) if summary.startswith("$ ") else first_line(summary, limit)
     name = clean(name)
     if line == name:
         return ""

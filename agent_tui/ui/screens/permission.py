@@ -35,7 +35,7 @@ from agent_tui.protocol import Decision
 from agent_tui.ui.render.diffs import FileDiff
 from agent_tui.ui.render.diffs import render as render_diff
 from agent_tui.ui.render.diffs import summary as diff_summary
-from agent_tui.ui.render.safe_text import clean, short_summary
+from agent_tui.ui.render.safe_text import clean, full_summary
 from agent_tui.ui.render.states import role_style
 
 _INPUT_PREVIEW_LINES = 8
@@ -127,7 +127,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
             return
         with Vertical(id="dialog"):
             yield Static(Text(f"Allow {clean(req.name)}?"), id="title")
-            summary = Text(short_summary(req.name, req.summary, 2000) or clean(req.name))
+            summary = Text(full_summary(req.name, req.summary) or clean(req.name))
             yield Static(summary, id="summary")
             if req.reason:
                 yield Static(Text("why asked: " + clean(req.reason)), id="reason")
