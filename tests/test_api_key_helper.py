@@ -228,7 +228,7 @@ def test_a_projects_api_key_helper_is_ignored_with_a_notice(fake_api, tmp_path: 
     project.parent.mkdir()
     project.write_text(json.dumps({"apiKeyHelper": f"touch '{marker}'; echo {OLD}"}))
     loaded = load_settings(ws, user_dir=home / ".config" / "agent-tui",
-                           claude_dir=home / ".claude")
+                           claude_dir=home / ".claude", trusted=True)
     assert loaded.api_key_helper is None
     [problem] = [p for p in loaded.problem_details if p.file == project]
     assert "apiKeyHelper is only taken from your user settings" in problem.message

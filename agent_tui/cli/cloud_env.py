@@ -21,12 +21,13 @@ from collections.abc import MutableMapping
 from pathlib import Path
 
 from agent_tui.cli.options import CLOUD_PROVIDERS, Options, UsageError
+from agent_tui.settings.bounded import read_config_text
 from agent_tui.paths import claude_config_dir, project_settings_files, user_config_dir
 
 
 def _env_of(path: Path) -> dict[str, str]:
     try:
-        env = json.loads(path.read_text(encoding="utf-8")).get("env")
+        env = json.loads(read_config_text(path)).get("env")
     except (OSError, ValueError, AttributeError, RecursionError):
         return {}
     return {k: v for k, v in env.items() if isinstance(v, str)} if isinstance(env, dict) else {}

@@ -31,6 +31,7 @@ from agent_tui.commands.line import is_command_name
 from agent_tui.core.memory.memory import claude_user_dir
 from agent_tui.paths import user_config_dir
 from agent_tui.plugins import plugin_folders
+from agent_tui.settings.bounded import read_config
 
 MAX_BYTES = 64 * 1024  # a prompt file bigger than this is refused
 MAX_FILES = 500  # per folder: a huge folder must not stall the menu
@@ -99,9 +100,7 @@ def _tools(value: Any) -> list[str]:
 
 def load_command(path: Path, parts: tuple[str, ...], scope: str) -> tuple[CommandFile, list[str]]:
     """One file as a command, and its problems; raises OSError or ValueError (skipped)."""
-    if path.stat().st_size > MAX_BYTES:
-        raise ValueError(f"larger than {MAX_BYTES // 1024} KB")
-    text = path.read_bytes().decode("utf-8")  # UnicodeDecodeError is a ValueError
+    text = read_config(path, limit=MAX_BYTES).decode("utf-8")  # UnicodeDecodeError: ValueError
     found = parse_front_matter(text)
     if not found.closed:
         raise ValueError(f"line {found.problems[0][0]}: {found.problems[0][1]}")

@@ -61,6 +61,7 @@ from pydantic import BaseModel
 from agent_tui.core.calls.permission import Ruling
 from agent_tui.protocol import PermissionMode, Verdict
 from agent_tui.core.calls.tool import AnyTool
+from agent_tui.permissions.guard_files import guard_ruling
 from agent_tui.permissions.globs import glob_regex, relative
 from agent_tui.permissions.plan import EXIT_PLAN_MODE, planning
 from agent_tui.permissions.rule_paths import parse_path_spec
@@ -196,6 +197,11 @@ class Permissions:
                     rule=f"session:{rule.text}",
                     reason="allowed for this session",
                 )
+        if kind is SubjectKind.PATH:  # the agent's own guard files ask (guard_files.py)
+            guard = guard_ruling(claude_name(tool.name), self.mode, not tool.is_read_only(args),
+                                 [p for _, p in self._forms(subject)])
+            if guard is not None:
+                return guard
         for rule in self.rules.ask:
             if self._matches(rule, tool.name, kind, subject, broad=True):
                 return Ruling(

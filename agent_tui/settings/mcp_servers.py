@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field
 
 from agent_tui.paths import claude_state_file, user_config_dir
 from agent_tui.plugins import plugin_servers
+from agent_tui.settings.bounded import read_config_text
 from agent_tui.settings.claude_json import ProjectApproval, read_claude_json
 
 #: ``$XDG_CONFIG_HOME/agent-tui`` (``load_config``'s argument of that name shadows it).
@@ -155,7 +156,7 @@ def load_config(
 
 def _load_file(path: Path, env: Mapping[str, str]) -> tuple[list[ServerConfig], list[ConfigProblem]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_config_text(path)
     except FileNotFoundError:
         return [], []
     except (OSError, UnicodeDecodeError) as exc:
