@@ -21,7 +21,7 @@ from collections.abc import MutableMapping
 from pathlib import Path
 
 from agent_tui.cli.options import CLOUD_PROVIDERS, Options, UsageError
-from agent_tui.settings.bounded import read_config_text
+from agent_tui.config_file import read_config_text
 from agent_tui.paths import claude_config_dir, project_settings_files, user_config_dir
 
 

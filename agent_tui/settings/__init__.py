@@ -79,7 +79,7 @@ from agent_tui.paths import (
 )
 from agent_tui.permissions import InvalidRule, PermissionRules, Rule
 from agent_tui.protocol import PermissionMode
-from agent_tui.settings.bounded import MAX_BYTES, Unreadable, read_config
+from agent_tui.config_file import MAX_BYTES, Unreadable, read_config
 from agent_tui.settings.claude_json import ProjectApproval
 from agent_tui.settings.jsonc import relax
 from agent_tui.settings.lenient import validate_leniently

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_tui.settings.bounded import read_config_text
+from agent_tui.config_file import read_config_text
 
 #: Claude Code keeps history in this file: it grows larger than a settings file.
 CLAUDE_JSON_BYTES = 64 << 20

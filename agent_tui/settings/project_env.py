@@ -44,6 +44,18 @@ def project_may_set(name: str) -> bool:
     return name in ALLOWED_NAMES or _ALLOWED_SHAPES.fullmatch(name) is not None
 
 
+#: Names a project's ``.mcp.json`` may expand with ``${...}`` besides those above: where
+#: things are and who runs them, never a secret. Any other name (an API key, a token)
+#: expands only in the user's own MCP config.
+EXPANDABLE_NAMES = frozenset({"HOME", "USER", "LOGNAME", "PATH", "SHELL", "TMPDIR", "PWD",
+                              "TERM", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"})
+
+
+def project_may_expand(name: str) -> bool:
+    """Whether a project's ``.mcp.json`` may expand ``${name}``."""
+    return name in EXPANDABLE_NAMES or project_may_set(name)
+
+
 def refused_message(names: list[str]) -> str:
     """The notice for a project file's refused names (one per file)."""
     listed = ", ".join(names)

@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field
 
 from agent_tui.atomic import write_atomic
 from agent_tui.paths import claude_state_file, private_dir
-from agent_tui.settings.bounded import read_config_text
+from agent_tui.config_file import read_config_text
 from agent_tui.settings.claude_json import CLAUDE_JSON_BYTES
 
 RECORD_FILE = "trusted-folders.json"
