@@ -263,8 +263,10 @@ class Wiring:
             raise UsageError(
                 f"auto mode (Claude Code's {PermissionMode.AUTO.claude_name}) is turned off by "
                 f"permissions.disableBypassPermissionsMode in {settings.auto_disabled_by}")
+        # the project's .mcp.json starts whole only in a trusted folder in auto mode
+        trusted = mode == "auto" and self.trust_for(Path(workspace)).trusted
         mcp, mcp_reload = open_mcp(workspace, emit, self.store.root.parent,
-                                   trusted=mode == "auto", extra=mcp_servers or [],
+                                   trusted=trusted, extra=mcp_servers or [],
                                    approved=settings.mcpjson)
         mcp.attach(tools)
         # Between turns: the config files are read again if they changed, then the

@@ -54,3 +54,9 @@ def guard_ruling(
                 "(settings, MCP servers, git hooks and config, instructions), which can "
                 "widen what the agent may do"))
     return None
+
+
+def no_one_to_ask(ruling: Ruling, nobody: str) -> str:
+    """Why a guard file write is denied where no one can be asked (no allow rule helps:
+    only auto mode, which the user chooses)."""
+    return f"{ruling.reason}; {nobody}, so it is denied (only auto mode writes them unasked)"

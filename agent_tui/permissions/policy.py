@@ -61,7 +61,7 @@ from pydantic import BaseModel
 from agent_tui.core.calls.permission import Ruling
 from agent_tui.protocol import PermissionMode, Verdict
 from agent_tui.core.calls.tool import AnyTool
-from agent_tui.permissions.guard_files import guard_ruling
+from agent_tui.permissions.guard_files import guard_ruling, no_one_to_ask as guard_denial
 from agent_tui.permissions.globs import glob_regex, relative
 from agent_tui.permissions.plan import EXIT_PLAN_MODE, planning
 from agent_tui.permissions.rule_paths import parse_path_spec
@@ -257,6 +257,9 @@ class Permissions:
         has no one to ask), and what would allow it."""
         shown = claude_name(tool.name)
         dont_ask = self.mode is PermissionMode.DONT_ASK
+        if ruling.rule and ruling.rule.startswith("guard:"):
+            return guard_denial(ruling, "this session does not ask" if dont_ask
+                                else "there is no one to ask in print mode")
         if ruling.rule and ruling.rule.startswith("ask:"):
             nobody = (f"this session does not ask (permission mode {self.mode.claude_name})"
                       if dont_ask else "there is no one to ask in print mode")
