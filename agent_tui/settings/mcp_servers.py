@@ -324,6 +324,8 @@ def _expand(text: str, env: Mapping[str, str], field: str) -> str:
     def sub(match: re.Match[str]) -> str:
         var, default = match.group(1), match.group(2)
         if isinstance(env, _ProjectEnviron) and not project_may_expand(var):
+            if default is not None:
+                return default  # never the value, which may be a secret
             raise _Bad(f"{field}: ${{{var}}} is not expanded in a project's .mcp.json: only "
                        "your own MCP config may hand a variable that can hold a secret to a "
                        "server (add the server to your user config)")
