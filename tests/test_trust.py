@@ -318,3 +318,24 @@ def test_an_mcp_servers_stderr_log_is_owner_only(tmp_path) -> None:
     assert handle is not None
     handle.close()
     assert stat.S_IMODE((tmp_path / "logs" / "s.log").stat().st_mode) == 0o600
+
+
+def test_print_mode_writes_no_escape_sequence_to_a_terminal() -> None:
+    import io
+
+    from agent_tui.headless import Printer
+    from agent_tui.protocol import Notice, NoticeLevel, TextDelta
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    hostile = "hi \x1b]52;c;ZXZpbA==\x07\x1b[2Jthere\x9b\x07\n"
+    out, err = Terminal(), Terminal()
+    printer = Printer("text", out, err)
+    printer(TextDelta(turn_id="t1", text=hostile))
+    printer(Notice(level=NoticeLevel.WARNING, text="\x1b]0;title\x07named"))
+    assert out.getvalue() == "hi there\n" and err.getvalue() == "warning: named\n"
+    piped = io.StringIO()  # a pipe or a file gets the text as it is
+    Printer("text", piped, io.StringIO())(TextDelta(turn_id="t1", text=hostile))
+    assert piped.getvalue() == hostile
