@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import signal
 import sys
 import threading
@@ -81,7 +80,7 @@ from agent_tui.protocol import (
 )
 from agent_tui.protocol.tool_names import claude_input, claude_name
 from agent_tui.files.image_paths import attach_named
-from agent_tui.runtime.process.output import strip_ansi
+from agent_tui.runtime.process.output import terminal_safe
 from agent_tui.files.images import ImageRefused
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
@@ -499,18 +498,10 @@ async def _pump_ops(
     await asyncio.wait({done, stop}, return_when=asyncio.FIRST_COMPLETED)
 
 
-#: Control characters a terminal acts on (C0 but tab and newline, DEL, C1).
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
-
 
 def _for_terminal(stream: IO[str], text: str) -> str:
-    """``text`` as shown on a terminal: escape sequences (from the model, a tool, a
-    server) and other control characters out, so nothing can move the cursor, set the
-    title or write to the clipboard; what goes to a pipe or a file stays as it is."""
+    """What reaches a terminal has no escape sequence (a pipe or a file: as it is)."""
     try:
-        tty = stream.isatty()
+        return terminal_safe(text) if stream.isatty() else text
     except (ValueError, OSError):
         return text
-    if not tty:
-        return text
-    return _CONTROLS.sub("", strip_ansi(text))
