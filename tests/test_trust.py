@@ -339,3 +339,28 @@ def test_print_mode_writes_no_escape_sequence_to_a_terminal() -> None:
     piped = io.StringIO()  # a pipe or a file gets the text as it is
     Printer("text", piped, io.StringIO())(TextDelta(turn_id="t1", text=hostile))
     assert piped.getvalue() == hostile
+
+
+def test_a_trusted_repository_gets_its_rules_but_not_the_names_that_run_code(
+        fake_api, tmp_path, hostile: Path) -> None:
+    from tests.sandbox_support import BWRAP_PROBLEM
+
+    if BWRAP_PROBLEM is not None:  # its settings turn the sandbox on: it must run
+        pytest.skip(f"bwrap cannot run: {BWRAP_PROBLEM}")
+    ws = hostile
+    fake_api.enqueue(Reply.tool_uses([
+        ("bash", {"command": "touch pushed"}, "toolu_allowed"),
+        ("bash", {"command": "echo \"$NODE_ENV $HOME\" > env-seen"}, "toolu_env"),
+    ]), Reply.text("done"))
+    env = env_for(tmp_path, ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=fake_api.url,
+                  XDG_CONFIG_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path / "home-dir"))
+    out = run_agent(["-p", "go", "--cwd", str(ws), "--trust"], env=env, timeout=90)
+    assert out.returncode == 0, out.stderr
+    assert (ws / "pushed").exists()  # its allow rule applies, in its sandbox
+    # its sandbox is on, but only the user makes a sandboxed command run unasked
+    said = {b["tool_use_id"]: json.dumps(b["content"]) for b in tool_results(fake_api.requests[-1])}
+    assert "no one to ask" in said["toolu_env"] and not (ws / "env-seen").exists()
+    assert "env HOME, GIT_CONFIG_COUNT, GIT_CONFIG_KEY_0, GIT_CONFIG_VALUE_0: not taken" \
+        in out.stderr
+    assert "this folder is not trusted" not in out.stderr
+    assert [m for m in opened_doors(ws) if m != "pushed"] == []

@@ -104,8 +104,8 @@ class SandboxPolicy(BaseModel):
                 out += [bind, str(path), str(path)]
         if self.workspace_writable:  # the guards stay as the user left them
             for root in (self.workspace, *self.allow_write):
-                for path in guard_paths(root):
-                    out += ["--ro-bind", str(path), str(path)]
+                for path in guard_paths(root):  # -try: one gone since the walk is no error
+                    out += ["--ro-bind-try", str(path), str(path)]
         for path in self.hidden:
             if path.is_dir():
                 out += ["--tmpfs", str(path), "--remount-ro", str(path)]
