@@ -19,11 +19,13 @@ MARKS = ("fsmonitor-ran", "env-fsmonitor-ran", "helper-ran", "stolen-key", "push
          "local-allowed", "status-line-ran")
 
 GUARD = """\
-import json, sys
+import json, os, sys
 call = json.load(sys.stdin)
 command = call.get("tool_input", {}).get("command", "")
 with open("guard-log", "a") as fh:
     fh.write(command + "\\n")
+with open("guard-seen", "a") as fh:  # what a hook is given: payload and environment
+    fh.write(json.dumps({"payload": call, "env": dict(os.environ)}) + "\\n")
 if "push --force" in command:
     print("the project's guard: no force pushes", file=sys.stderr)
     sys.exit(2)

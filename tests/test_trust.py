@@ -89,6 +89,8 @@ def test_an_untrusted_repository_grants_nothing_and_its_guard_still_runs(fake_ap
                  "apiKeyHelper", "MCP server approvals", "permissions.allow (1 rule)"):
         assert part in out.stderr, (part, out.stderr)
     assert KEY not in out.stderr + out.stdout
+    seen = (ws / "guard-seen").read_text()  # a hook gets neither the key nor the project's env
+    assert KEY not in seen and '"NODE_ENV"' not in seen
 
 
 # -- trust ------------------------------------------------------------------------------
@@ -364,3 +366,4 @@ def test_a_trusted_repository_gets_its_rules_but_not_the_names_that_run_code(
         in out.stderr
     assert "this folder is not trusted" not in out.stderr
     assert [m for m in opened_doors(ws) if m != "pushed"] == []
+    assert '"NODE_ENV"' not in (ws / "guard-seen").read_text()  # hooks: the user's env only
