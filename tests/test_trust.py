@@ -231,6 +231,11 @@ def test_special_files_are_refused_with_a_clear_message_not_read(tmp_path, kind)
     assert any("not a regular file" in p for p in settings.problems)
     commands = load_commands(ws, tmp_path / "user", tmp_path / "claude")
     assert any("not a regular file" in p for p in commands.problems)
+    # read before the settings loader: the cloud variables and the theme
+    from agent_tui.cli import _settings_theme
+    from agent_tui.cli.cloud_env import _env_of
+
+    assert _env_of(places[1]) == {} and _settings_theme(ws) is None
 
 
 def test_a_projects_mcp_json_never_expands_a_secret_but_the_users_file_may(tmp_path,
