@@ -10,6 +10,7 @@ read blocks.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import stat
@@ -372,3 +373,28 @@ def test_a_trusted_repository_gets_its_rules_but_not_the_names_that_run_code(
     assert "this folder is not trusted" not in out.stderr
     assert [m for m in opened_doors(ws) if m != "pushed"] == []
     assert '"NODE_ENV"' not in (ws / "guard-seen").read_text()  # hooks: the user's env only
+
+
+@pytest.mark.asyncio
+async def test_acp_says_what_an_untrusted_folder_was_refused(fake_api, tmp_path) -> None:
+    from acp import text_block
+
+    from tests.acp_client import RecordingClient, acp_agent, agent_env, start
+
+    ws = make_hostile_repo(tmp_path / "ws")
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "touch pushed"}), Reply.text("ok"))
+    client = RecordingClient()
+    env = agent_env(tmp_path, fake_api) | {"HOME": str(tmp_path / "home-dir")}
+    async with acp_agent(client, ["--cwd", str(ws)], env=env, cwd=tmp_path) as (conn, _):
+        session_id = await start(conn, ws)
+        prompt = asyncio.ensure_future(conn.prompt(session_id=session_id,
+                                                   prompt=[text_block("push")]))
+        await client.wait_for(lambda: client.permission_requests, timeout=60)  # not allowed
+        from acp.schema import AllowedOutcome, RequestPermissionResponse
+
+        await client.answers.put(RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id="reject_once")))
+        await prompt
+    said = client.text(session_id)
+    assert "this folder is not trusted" in said and "permissions.allow (2 rules)" in said
+    assert opened_doors(ws) == []
