@@ -50,7 +50,7 @@ def test_the_tui_keeps_a_claude_code_user_safe(fake_api, tmp_path):
         screen = tmux.wait_for(lambda s: "Bsah" in flat(s))
         # the first ones are above the fold: a page up shows them
         tmux.keys("PageUp")
-        above = tmux.wait_for(lambda s: "includeCoAuthoredBy" in flat(s))
+        above = tmux.wait_for(lambda s: "formatter@acme-tools" in flat(s))
         tmux.keys("PageDown")
         shown = flat(above) + flat(screen)
         for key in ("includeCoAuthoredBy", "formatter@acme-tools", "cleanupPeriodDays",
