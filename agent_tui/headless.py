@@ -80,6 +80,7 @@ from agent_tui.protocol import (
 )
 from agent_tui.protocol.tool_names import claude_input, claude_name
 from agent_tui.files.image_paths import attach_named
+from agent_tui.runtime.process.output import terminal_safe
 from agent_tui.files.images import ImageRefused
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
@@ -229,6 +230,8 @@ class Printer:
         if (self.closed if stream is self.out else self._err_closed):
             return
         try:
+            if self.fmt is OutputFormat.TEXT or stream is self.err:
+                text = _for_terminal(stream, text)
             stream.write(text)
             stream.flush()
         except BrokenPipeError:
@@ -493,3 +496,12 @@ async def _pump_ops(
     # The thread may stay blocked on stdin after a stop: it is a daemon, and what
     # it reads from then on is never submitted.
     await asyncio.wait({done, stop}, return_when=asyncio.FIRST_COMPLETED)
+
+
+
+def _for_terminal(stream: IO[str], text: str) -> str:
+    """What reaches a terminal has no escape sequence (a pipe or a file: as it is)."""
+    try:
+        return terminal_safe(text) if stream.isatty() else text
+    except (ValueError, OSError):
+        return text

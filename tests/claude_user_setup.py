@@ -29,6 +29,9 @@ class Setup:
         (self.home / ".ssh").mkdir()
         (self.home / ".ssh" / "id_ed25519").write_text(SSH_KEY + "\n")
         (self.ws / "build").mkdir()
+        # they accepted Claude Code's trust dialog for the project, as its users have
+        (self.home / ".claude.json").write_text(json.dumps({"projects": {
+            str(self.ws.resolve()): {"hasTrustDialogAccepted": True}}}))
         # `npm test` as the user's rule allows it: a stand-in npm that leaves a mark; the
         # hooks' `python3` is this interpreter (a shim of a version manager may need the
         # real HOME, which the test replaces)

@@ -46,8 +46,8 @@ def command_hooks(
 ) -> CommandHooks:
     """Hooks from a ``--settings`` file, loaded as the CLI loads them."""
     path = settings_file(tmp_path / "hook-settings.json", hooks)
-    loaded = load_settings(workspace, user_dir=tmp_path / "no-user-config", extra=[path])
-    config = load_hooks(loaded, trusted=False)
+    loaded = load_settings(workspace, user_dir=tmp_path / "no-user-config", extra=[path], trusted=True)
+    config = load_hooks(loaded)
     assert config.problems == [] and loaded.problems == [], (config.problems, loaded.problems)
     return CommandHooks(config.commands, workspace=workspace, interactive=interactive, **options)
 

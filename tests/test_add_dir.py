@@ -236,7 +236,7 @@ def test_additional_directories_come_from_the_users_files_never_a_projects(roots
     (ws / ".claude").mkdir()
     (ws / ".claude" / "settings.json").write_text(json.dumps({"permissions": {
         "additionalDirectories": ["/"], "deny": ["Bash(curl *)"]}}))
-    loaded = load_settings(ws, user_dir=user, claude_dir=claude)
+    loaded = load_settings(ws, user_dir=user, claude_dir=claude, trusted=True)
     assert loaded.additional_directories == ["../extra/"]
     problems = [str(p) for p in loaded.problem_details]
     assert len(problems) == 1 and "a project cannot widen" in problems[0]

@@ -228,14 +228,14 @@ def test_a_projects_api_key_helper_is_ignored_with_a_notice(fake_api, tmp_path: 
     project.parent.mkdir()
     project.write_text(json.dumps({"apiKeyHelper": f"touch '{marker}'; echo {OLD}"}))
     loaded = load_settings(ws, user_dir=home / ".config" / "agent-tui",
-                           claude_dir=home / ".claude")
+                           claude_dir=home / ".claude", trusted=True)
     assert loaded.api_key_helper is None
     [problem] = [p for p in loaded.problem_details if p.file == project]
     assert "apiKeyHelper is only taken from your user settings" in problem.message
     out = agent(fake_api, tmp_path, home, ws, "-p", "hi")
     assert out.returncode == 0, out.stderr  # the offline provider: no key, no helper
     assert not marker.exists() and fake_api.request_headers == []
-    assert f"{project}" in out.stderr and "apiKeyHelper is only taken" in out.stderr
+    assert f"{project}" in out.stderr and "apiKeyHelper" in out.stderr  # untrusted: withheld
 
 
 def test_an_api_key_in_the_environment_comes_before_the_helper(fake_api, tmp_path: Path,

@@ -85,7 +85,7 @@ def line_of(path: Path, text: str) -> int:
 
 
 def policy_of(ws: Path, mode: str = "auto") -> Permissions:
-    return Permissions(ws, mode, load_settings(ws).permissions_rules())
+    return Permissions(ws, mode, load_settings(ws, trusted=True).permissions_rules())
 
 
 def verdict(policy: Permissions, tool: Tool, **args) -> Verdict:
@@ -97,7 +97,7 @@ def verdict(policy: Permissions, tool: Tool, **args) -> Verdict:
 
 def test_claude_code_files_are_read_in_order_and_merged(home: Path, ws: Path) -> None:
     placed = install(home, ws)
-    loaded = load_settings(ws)
+    loaded = load_settings(ws, trusted=True)
     assert loaded.files == [placed["user"], placed["project"], placed["local"]]
     deny = [r.text for r in loaded.deny]
     assert "Read(~/.ssh/**)" in deny  # the user's
@@ -110,7 +110,7 @@ def test_claude_code_files_are_read_in_order_and_merged(home: Path, ws: Path) ->
 
 def test_unknown_keys_are_named_once_and_the_files_deny_rules_stay(home: Path, ws: Path) -> None:
     placed = install(home, ws, local=False)
-    loaded = load_settings(ws)
+    loaded = load_settings(ws, trusted=True)
     user = [p for p in loaded.problem_details if p.file == placed["user"]]
     [notice] = [p for p in user if "not supported by agent-tui" in p.message]
     for key in ("includeCoAuthoredBy", "cleanupPeriodDays", "forceLoginMethod"):
@@ -136,7 +136,7 @@ def test_unknown_keys_are_named_once_and_the_files_deny_rules_stay(home: Path, w
 def test_a_rule_naming_no_tool_is_warned_about_with_its_place(home: Path, ws: Path) -> None:
     placed = install(home, ws)
     local = placed["local"]
-    loaded = load_settings(ws)
+    loaded = load_settings(ws, trusted=True)
     problems = [str(p) for p in loaded.problem_details if p.file == local]
     line = line_of(local, "Bsah(ls)")
     assert (f"{local}:{line}:7: permissions.deny[0]: permission rule 'Bsah(ls)' names no "
@@ -171,11 +171,11 @@ def test_disable_bypass_permissions_mode_refuses_auto(fake_api, tmp_path: Path, 
 
 def test_a_project_cannot_grant_itself_bypass_mode_or_set_bash_env(home: Path, ws: Path) -> None:
     placed = install(home, ws, local=False)
-    loaded = load_settings(ws)
+    loaded = load_settings(ws, trusted=True)
     assert loaded.default_mode is PermissionMode.ACCEPT_EDITS  # the user's acceptEdits
     said = " ".join(str(p) for p in loaded.problem_details if p.file == placed["project"])
     assert "defaultMode bypassPermissions is only taken from your user settings" in said
-    assert "env BASH_ENV is only taken from your user settings" in said
+    assert "env BASH_ENV: not taken from a project's file" in said
 
 
 def test_claude_code_mode_words(home: Path, ws: Path) -> None:
@@ -185,7 +185,7 @@ def test_claude_code_mode_words(home: Path, ws: Path) -> None:
                        ("bypassPermissions", "auto"), ("plan", "plan"), ("dontAsk", "dont-ask"),
                        ("auto", "ask")]:
         path.write_text(json.dumps({"permissions": {"defaultMode": word}}))
-        loaded = load_settings(ws)
+        loaded = load_settings(ws, trusted=True)
         assert loaded.default_mode == PermissionMode(mode), word
         noted = word == "auto"  # Claude Code's auto (a classifier) is not agent-tui's
         assert bool(loaded.problems) is noted, (word, loaded.problems)
@@ -352,7 +352,7 @@ def test_the_projects_hooks_wait_for_trust_and_the_users_do_not(home: Path, ws: 
     for path in files:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"hooks": hooks, "statusLine": {"type": "command"}}))
-    loaded = load_settings(ws)
+    loaded = load_settings(ws, trusted=True)
     assert [(h.file, h.project) for h in loaded.hooks] == [
         (files[0], False), (files[1], True), (files[3], True), (files[2], True)]
 
@@ -416,7 +416,7 @@ def test_a_specifier_on_a_tool_that_has_nothing_to_match_is_said(home: Path, ws:
     path.parent.mkdir(parents=True)
     path.write_text('{"permissions": {"deny": [\n  "TodoWrite(x)",\n  "mcp__github__create_issue(x)",'
                     '\n  "Bash(x)"\n]}}')
-    loaded = load_settings(ws)
+    loaded = load_settings(ws, trusted=True)
     assert [r.text for r in loaded.deny] == ["Bash(x)"]
     said = [str(p) for p in loaded.problem_details]
     assert said[0].startswith(f"{path}:2:3: permissions.deny[0]: permission rule 'TodoWrite(x)' "
@@ -430,7 +430,7 @@ def test_permissions_page_names_each_rules_claude_code_file(home: Path, ws: Path
     from agent_tui.ui.link.session_facts import permission_facts
 
     placed = install(home, ws)
-    loaded = load_settings(ws)
+    loaded = load_settings(ws, trusted=True)
     policy = Permissions(ws, loaded.default_mode or "ask", loaded.permissions_rules())
     page = permissions_report(permission_facts(policy, ws)).plain
     assert placed["user"] == home / ".claude" / "settings.json"  # shown from ~ and the project

@@ -62,7 +62,7 @@ def test_a_claude_code_users_setup_keeps_them_safe_in_print_mode(fake_api, tmp_p
     results = results_by_id(fake_api)
     ws = setup.ws
 
-    # the project's deny rule applies at once (the project is not trusted): never ran
+    # the project's deny rule applies: never ran
     assert not (ws / "deployed").exists()
     assert results["deploy"]["is_error"]
     assert "Bash(./scripts/deploy.sh:*)" in content(results["deploy"])
@@ -113,10 +113,9 @@ def test_a_claude_code_users_setup_keeps_them_safe_in_print_mode(fake_api, tmp_p
     [bsah] = [n for n in notices if "Bsah" in n]
     assert bsah.startswith(f"{local_file}:4:7: ")
     assert 'names no known tool \'Bsah\' (did you mean "Bash"?)' in bsah
-    # the project's hook waits for trust, and a notice says so
-    assert not (ws / ".claude" / "command-log.txt").exists()
-    [untrusted] = [n for n in notices if "hook(s): not run" in n]
-    assert str(ws / ".claude" / "settings.json") in untrusted
+    # the project's hook runs (a guard always runs), and nothing says it was withheld
+    assert (ws / ".claude" / "command-log.txt").exists()
+    assert not [n for n in notices if "not trusted" in n]
 
     # what the guard saw: Claude Code's payload
     seen = setup.guard_log()
@@ -134,7 +133,7 @@ def test_a_claude_code_users_setup_keeps_them_safe_in_print_mode(fake_api, tmp_p
 
 
 def test_a_trusted_project_runs_its_hooks_and_its_deny_rules_still_win(fake_api, tmp_path):
-    """Auto mode trusts the project: its hook runs, in json output; a deny rule still
+    """In a trusted project in auto mode its hook runs, in json output; a deny rule still
     wins over bypassPermissions, and the hooks are told that mode."""
     setup = Setup(tmp_path)
     fake_api.enqueue(

@@ -344,7 +344,7 @@ def test_the_account_in_the_users_claude_settings_env_is_used(vertex, tmp_path):
     out = run(tmp_path, shell, "-p", "hello")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "from the settings" and len(vertex.routes) == 1
-    assert "env ANTHROPIC_BEDROCK_BASE_URL, CLAUDE_CODE_USE_BEDROCK is for commands only" in out.stderr
+    assert "env ANTHROPIC_BEDROCK_BASE_URL, CLAUDE_CODE_USE_BEDROCK is not used" in out.stderr
 
 
 def test_a_sub_agent_s_model_alias_is_the_cloud_s_id(tmp_path):

@@ -84,7 +84,7 @@ def test_default_mode_dont_ask_in_a_projects_claude_settings(fake_api, tmp_path)
         "deny": ["Bash(touch denied)"],
     }}))
     fake_api.enqueue(touches("allowed", "asked", "denied", "refused"), Reply.text("done"))
-    out = run(tmp_path, ws, fake_api, "-p", "touch", "--output-format", "json")
+    out = run(tmp_path, ws, fake_api, "-p", "touch", "--output-format", "json", "--trust")
     assert out.returncode == 0, out.stderr
     assert "defaultMode" not in out.stderr  # no notice: the mode is taken as it is
     assert (ws / "allowed").exists()

@@ -18,8 +18,9 @@ pytestmark = needs_tmux
 CATALOG = str(Path(__file__).parent / "mcp_servers" / "catalog_server.py")
 
 
-def _servers(workspace: Path, *names: str) -> None:
-    path = workspace / ".mcp.json"
+def _servers(workspace: Path, *names: str, path: Path | None = None) -> None:
+    path = path or workspace / ".mcp.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"mcpServers": {n: {"command": sys.executable, "args": [CATALOG]} for n in names}}))
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
@@ -55,7 +56,9 @@ def test_mcp_prompts_resources_and_a_config_edit_in_the_tui(fake_api: FakeAnthro
         sent = json.dumps(fake_api.requests[1]["messages"][-1])
         assert '<resource uri=\\"notes:notes://today\\">\\nbuy milk\\ncall Ada\\n</resource>' in sent
 
-        _servers(workspace, "notes", "more")
+        # the user's own MCP config gains a server (a project's .mcp.json changed during
+        # the session would not start unasked)
+        _servers(workspace, "more", path=tmp_path / "config" / "agent-tui" / "mcp.json")
         tmux.type("third")
         tmux.keys("Enter")
         tmux.wait_for("Three.")
@@ -64,7 +67,7 @@ def test_mcp_prompts_resources_and_a_config_edit_in_the_tui(fake_api: FakeAnthro
         tmux.keys("Escape")
         tmux.wait_for(lambda s: "/mcp__notes__review" not in s)
         tmux.keys("Enter")
-        # the /mcp view: the server added to .mcp.json was started between turns
+        # the /mcp view: the server added to the user's mcp.json was started between turns
         tmux.wait_for(lambda s: any(line.strip("█▊▌ ").startswith("more ") for line in s.splitlines()))
     finally:
         tmux.quit()

@@ -32,7 +32,7 @@ def asking_agent(fake_api: FakeAnthropicServer, tmp_path: Path) -> Iterator[Tmux
     (tmp_path / "home").mkdir()
     base = [str(BINARY)] if BINARY.exists() else [sys.executable, "-m", "agent_tui.cli"]
     tmux = Tmux(f"agent-tui-e2e-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    tmux.start([*base, "--permission-mode", "ask", "--cwd", str(workspace)], {
+    tmux.start([*base, "--permission-mode", "ask", "--cwd", str(workspace), "--trust"], {
         "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake_api.url,
         "AGENT_TUI_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO),
         "AGENT_TUI_NOTIFY": "off",

@@ -31,18 +31,14 @@ def agent(tmp_path: Path, ws: Path, *args: str) -> subprocess.CompletedProcess[s
     )
 
 
-def test_a_project_hook_runs_only_once_the_user_trusts_the_project(tmp_path):
+def test_a_project_hook_runs_in_the_default_mode_without_trust(tmp_path):
     ws = tmp_path / "ws"
     settings_file(ws / ".agent-tui" / "settings.json", marker_hook(tmp_path, "project"))
     ran = tmp_path / "project.ran"
-    untrusted = agent(tmp_path, ws)
+    untrusted = agent(tmp_path, ws)  # no --trust, no --permission-mode: a guard still runs
     assert untrusted.returncode == 0, untrusted.stderr
-    assert not ran.exists()
-    assert "lists 1 hook(s): not run" in untrusted.stderr
-    trusted = agent(tmp_path, ws, "--permission-mode", "auto")
-    assert trusted.returncode == 0, trusted.stderr
     assert ran.read_text() == "hello there"
-    assert "not run" not in trusted.stderr
+    assert "not run" not in untrusted.stderr
 
 
 def test_user_and_command_line_settings_hooks_run_without_trusting_the_project(tmp_path):

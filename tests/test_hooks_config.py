@@ -47,9 +47,9 @@ def where(text: str, needle: str, nth: int = 0) -> str:
 def test_a_malformed_entry_is_reported_with_file_line_column_and_the_rest_apply(tmp_path):
     path = tmp_path / "settings.json"
     path.write_text(BROKEN)
-    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path], trusted=True)
     assert loaded.problems == [] and loaded.model == "claude-from-file"  # the file applies
-    config = load_hooks(loaded, trusted=False)
+    config = load_hooks(loaded)
     assert [h.command for h in config.commands] == ["echo good", "echo kept"]
     kept = config.commands[1]
     assert kept.timeout_s == 5 and kept.on_failure == "continue" and kept.matcher.text == "Edit"
@@ -60,7 +60,9 @@ def test_a_malformed_entry_is_reported_with_file_line_column_and_the_rest_apply(
         (where(BROKEN, '"type": "prompt"'), 'hooks.PreToolUse[2].hooks[0].type: type is "prompt": '
          'agent-tui runs "command" hooks only (skipped)'),
         (where(BROKEN, '"comand"'), 'hooks.PreToolUse[2].hooks[1].comand: unknown key "comand" '
-         '(did you mean "command"?)'),
+         '(did you mean "command"?) ignored'),
+        (where(BROKEN, '{"type": "command", "comand"'), "hooks.PreToolUse[2].hooks[1]: command "
+         "must be a non-empty string (skipped)"),
         (where(BROKEN, '"timeout": -1'), "hooks.PreToolUse[2].hooks[2].timeout: timeout must be a "
          "number of seconds above 0 (skipped)"),
         (where(BROKEN, '"Notification"'), "hooks.Notification: agent-tui does not run Notification "
@@ -73,22 +75,22 @@ def test_a_malformed_entry_is_reported_with_file_line_column_and_the_rest_apply(
     for problem, (position, text) in zip(problems, expected):
         assert problem.startswith(f"{path}:{position}: "), (problem, position)
         assert text in problem, problem
-        assert problem.endswith("(skipped)")
+        assert problem.endswith("(skipped)") != ("unknown key" in problem)
 
 
 def test_hooks_that_are_not_an_object_are_skipped_and_the_file_still_applies(tmp_path):
     path = tmp_path / "settings.json"
     path.write_text(json.dumps({"theme": "light", "hooks": ["echo hi"]}))
-    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path], trusted=True)
     assert loaded.theme == "light"
-    [problem] = load_hooks(loaded, trusted=True).problems
+    [problem] = load_hooks(loaded).problems
     assert str(problem) == (f"{path}:1:20: hooks: expected an object of events {{...}}, "
                             "got a list (skipped)")
 
 
 def test_a_missing_settings_file_given_on_the_command_line_is_reported(tmp_path):
     missing = tmp_path / "nope.json"
-    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[missing])
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[missing], trusted=True)
     assert loaded.problems == [f"{missing}: no such file (settings file ignored)"]
 
 
@@ -113,8 +115,8 @@ def test_matchers_read_tool_names_as_claude_code_does(matcher, name, hit):
 def test_the_hooks_in_force_say_where_each_came_from(tmp_path):
     path = tmp_path / "settings.json"
     path.write_text(BROKEN)
-    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
-    hooks = CommandHooks(load_hooks(loaded, trusted=False).commands, workspace=tmp_path)
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path], trusted=True)
+    hooks = CommandHooks(load_hooks(loaded).commands, workspace=tmp_path)
     rows = hooks.rows()
     assert [(r.event, r.matcher, r.command, r.source) for r in rows] == [
         (HookEvent.PRE_TOOL_USE, "bash", "echo good", f"{path}:{where(BROKEN, 'echo good').split(':')[0]}"),
@@ -124,7 +126,7 @@ def test_the_hooks_in_force_say_where_each_came_from(tmp_path):
     assert hooks.matching(HookEvent.POST_TOOL_USE, "bash") == []
 
 
-def test_a_project_file_hooks_wait_for_trust(tmp_path):
+def test_a_project_files_hooks_run_trusted_or_not(tmp_path):
     ws = tmp_path / "ws"
     (ws / ".agent-tui").mkdir(parents=True)
     (ws / ".agent-tui" / "settings.json").write_text(json.dumps({"hooks": {"Stop": [
@@ -133,19 +135,28 @@ def test_a_project_file_hooks_wait_for_trust(tmp_path):
     user.mkdir()
     (user / "settings.json").write_text(json.dumps({"hooks": {"Stop": [
         {"hooks": [{"type": "command", "command": "echo user"}]}]}}))
-    loaded = load_settings(ws, user_dir=user)
-    untrusted = load_hooks(loaded, trusted=False)
-    assert [h.command for h in untrusted.commands] == ["echo user"]
-    assert [h.command for h in untrusted.untrusted] == ["echo project"]
-    trusted = load_hooks(loaded, trusted=True)
-    assert [h.command for h in trusted.commands] == ["echo user", "echo project"]
+    for trusted in (False, True):  # a guard can only take away: it always runs
+        loaded = load_settings(ws, user_dir=user, trusted=trusted)
+        assert [h.command for h in load_hooks(loaded).commands] == ["echo user", "echo project"]
+
+
+def test_a_misspelt_key_is_named_and_the_hook_still_runs(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "./guard.sh", "tiemout": 5}]}]}}))
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
+    config = load_hooks(loaded)
+    assert [h.command for h in config.commands] == ["./guard.sh"]
+    [problem] = [str(p) for p in config.problems]
+    assert 'unknown key "tiemout" (did you mean "timeout"?) ignored' in problem
+    assert "(skipped)" not in problem
 
 
 def test_the_hook_row_points_at_its_line(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     path.write_text('{"hooks": {"Stop": [\n  {"hooks": [\n    {"type": "command", "command": "x"}]}]}}')
-    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
-    [row] = CommandHooks(load_hooks(loaded, trusted=True).commands, workspace=tmp_path).rows()
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path], trusted=True)
+    [row] = CommandHooks(load_hooks(loaded).commands, workspace=tmp_path).rows()
     assert row.source == f"{path}:3"
 
 
@@ -169,8 +180,8 @@ UNKNOWN_NAMES = """{
 def test_a_matcher_naming_no_tool_is_warned_about_with_its_place_and_still_loads(tmp_path):
     path = tmp_path / "settings.json"
     path.write_text(UNKNOWN_NAMES)
-    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
-    config = load_hooks(loaded, trusted=False)
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path], trusted=True)
+    config = load_hooks(loaded)
     assert len(config.commands) == 6  # warned about, not dropped
     problems = [str(p) for p in config.problems]
     bsah, other, boot = (where(UNKNOWN_NAMES, f'"matcher": "{m}"')
@@ -207,8 +218,8 @@ CLAUDE_FIELDS = """{
 def test_claude_code_fields_not_acted_on_keep_the_hook_and_say_so(tmp_path):
     path = tmp_path / "settings.json"
     path.write_text(CLAUDE_FIELDS)
-    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
-    config = load_hooks(loaded, trusted=False)
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path], trusted=True)
+    config = load_hooks(loaded)
     assert [h.command for h in config.commands] == ["./block-rm.sh", "./slow.sh"]  # guard kept
     problems = [str(p) for p in config.problems]
     said = "\n".join(problems)
@@ -238,8 +249,8 @@ SUBAGENT_AND_END = """{
 def test_subagent_and_session_end_hooks_load_and_a_session_end_matcher_is_checked(tmp_path):
     path = tmp_path / "settings.json"
     path.write_text(SUBAGENT_AND_END)
-    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path])
-    config = load_hooks(loaded, trusted=False)
+    loaded = load_settings(tmp_path, user_dir=tmp_path / "none", extra=[path], trusted=True)
+    config = load_hooks(loaded)
     assert [(str(c.event), c.matcher.text) for c in config.commands] == [
         ("SubagentStart", "code-reviewer"), ("SubagentStop", "Explore|Plan"),
         ("SessionEnd", "clear|prompt_input_exit"), ("SessionEnd", "quit")]

@@ -152,22 +152,14 @@ async def test_a_broken_edit_keeps_the_last_good_hooks_and_says_why(tmp_path, en
     await run.close()
 
 
-async def test_a_projects_hooks_added_later_keep_the_trust_of_the_start(tmp_path, env, fake_api):
+async def test_a_projects_hooks_added_later_run_in_every_mode(tmp_path, env, fake_api):
     log = tmp_path / "log"
-    run = open_session(env)  # not trusted (not auto mode)
+    run = open_session(env)  # not trusted, not auto mode: a guard still runs
     await turn(run, fake_api, "one", "echo first")
     project = env / ".claude" / "settings.json"
     write(project, hooks_logging(tmp_path, log))
     await turn(run, fake_api, "two", "echo second")
-    assert lines(log) == []  # never run
-    said = [n for n in run.rec.of("notice") if "not run" in n.text]
-    assert len(said) == 1 and str(project) in said[0].text, [n.text for n in run.rec.of("notice")]
-    assert run.session.hooks() == []
+    assert lines(log) == ["pre echo second", "post"]
+    said = [n for n in run.rec.of("notice") if "hooks reloaded" in n.text]
+    assert len(said) == 1, [n.text for n in run.rec.of("notice")]
     await run.close()
-    trusted = open_session(env, "--permission-mode", "auto")
-    write(project, {})
-    await turn(trusted, fake_api, "one", "echo first")
-    write(project, hooks_logging(tmp_path, log))
-    await turn(trusted, fake_api, "two", "echo trusted")
-    assert lines(log) == ["pre echo trusted", "post"]
-    await trusted.close()

@@ -66,7 +66,7 @@ class Session:
         self.notices: list[str] = []
 
     async def open(self) -> None:
-        settings = load_settings(self.ws)
+        settings = load_settings(self.ws, trusted=True)
         self.settings_problems = settings.problems
         self.mcp, self.reload = open_mcp(
             self.ws, self.emit, self.tmp / "state", trusted=False, extra=[],

@@ -180,8 +180,9 @@ async def test_the_user_file_is_watched_too_and_a_new_file_counts(tmp_path: Path
 
 def test_the_agent_reads_mcp_json_again_between_turns(fake_api, tmp_path: Path) -> None:
     """The real agent (stream-json print mode, a trusted project): a server added to
-    .mcp.json after the first turn is started, told once, and its tools reach the
-    model; the fake API sees the tool list grow."""
+    the user's mcp.json after the first turn is started, told once, and its tools reach
+    the model; the fake API sees the tool list grow. One added to the project's
+    .mcp.json meanwhile (a command may have written it) does not start unasked."""
     from tests.fake_api import Reply
     from tests.print_agent import Agent
     from tests.print_agent import env_for
@@ -192,11 +193,14 @@ def test_the_agent_reads_mcp_json_again_between_turns(fake_api, tmp_path: Path) 
                   XDG_CONFIG_HOME=str(tmp_path / "config"), MCP_TIMEOUT="20000")
     fake_api.enqueue(Reply.text("one"), Reply.text("two"),
                      Reply.tool_use("mcp__demo__echo", {"text": "hot"}, id="toolu_hot"), Reply.text("three"))
-    agent = Agent(ws, env, "--permission-mode", "auto")
+    agent = Agent(ws, env, "--permission-mode", "auto", "--trust")
     try:
         agent.send({"type": "user_message", "text": "first"})
         agent.until(lambda e: e["type"] == "turn_ended")
-        _write(ws / ".mcp.json", {"demo": _entry(SDK_SERVER, str(tmp_path / "rec.jsonl"))})
+        (tmp_path / "config" / "agent-tui").mkdir(parents=True)
+        _write(tmp_path / "config" / "agent-tui" / "mcp.json",
+               {"demo": _entry(SDK_SERVER, str(tmp_path / "rec.jsonl"))})
+        _write(ws / ".mcp.json", {"planted": _entry(SDK_SERVER, str(tmp_path / "planted.jsonl"))})
         agent.send({"type": "user_message", "text": "second"})  # the edit is seen as it starts
         agent.until(lambda e: e["type"] == "turn_ended")
         if not any(e["type"] == "notice" and e["text"].startswith("MCP server demo: ready") for e in agent.events):
@@ -208,6 +212,8 @@ def test_the_agent_reads_mcp_json_again_between_turns(fake_api, tmp_path: Path) 
         agent.proc.kill()
     notices = [e["text"] for e in agent.events if e["type"] == "notice"]
     assert notices.count("MCP config changed: started demo") == 1, notices
+    held = [n for n in notices if "planted in" in n and "not started without your yes" in n]
+    assert held and not (tmp_path / "planted.jsonl").exists(), notices
     names = [[t["name"] for t in r.get("tools", [])] for r in fake_api.requests]
     assert "mcp__demo__echo" not in names[0] and "mcp__demo__echo" in names[2]
     states = [e["state"] for e in agent.events if e.get("tool_use_id") == "toolu_hot" and e["type"] == "tool_state"]

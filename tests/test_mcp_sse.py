@@ -32,9 +32,12 @@ async def test_an_sse_server_from_mcp_json_serves_tools_with_its_headers(
 ) -> None:
     url, record = sse_server
     ws = tmp_path / "ws"
-    write(ws / ".mcp.json", json.dumps({"mcpServers": {"old": {
+    ws.mkdir()
+    # the user's config: a project's .mcp.json expands no variable that may be a secret
+    write(tmp_path / "cfg" / "mcp.json", json.dumps({"mcpServers": {"old": {
         "type": "sse", "url": url, "headers": {"X-Team": "${TEAM}"}}}}))
-    cfg = load_config(ws, user_config_dir=tmp_path / "none", environ={"TEAM": "blue"})
+    cfg = load_config(ws, user_config_dir=tmp_path / "cfg", environ={"TEAM": "blue"},
+                      claude_json=tmp_path / "none")
     assert cfg.problems == []
     [server] = cfg.servers
     assert server.transport is Transport.SSE and server.headers == {"X-Team": "blue"}

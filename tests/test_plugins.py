@@ -108,7 +108,7 @@ def test_an_enabled_plugins_parts_load_as_the_users_own(
     greet = commands.find("kit:greet")
     assert greet is not None and greet.scope == "plugin:kit" and commands.find("greet") is greet
     assert greet.allowed_tools == ["Bash(echo:*)"]
-    [hook] = load_hooks(load_settings(ws), trusted=False).commands
+    [hook] = load_hooks(load_settings(ws)).commands
     assert hook.command == f'python3 "{copy}/hooks/guard.py"' and not hook.project
     [server] = [s for s in load_config(ws).servers if s.name.startswith("plugin_")]
     assert server.name == "plugin_kit_echo" and server.args == [str(copy / "server.py")]
@@ -119,7 +119,7 @@ def test_an_enabled_plugins_parts_load_as_the_users_own(
     # disabled: nothing of it loads
     assert cli("disable", "kit") == 0
     assert load_commands(ws).find("kit:greet") is None
-    assert load_hooks(load_settings(ws), trusted=False).commands == []
+    assert load_hooks(load_settings(ws)).commands == []
 
 
 def test_bad_input_is_said_clearly_and_the_rest_still_loads(
@@ -157,7 +157,7 @@ def test_bad_input_is_said_clearly_and_the_rest_still_loads(
     assert "plugin gone@acme-local is enabled but not installed" in said
     assert "../../outside.json is outside the plugin's folder" in said
     assert load_commands(ws).find("kit:greet") is not None
-    assert len(load_hooks(load_settings(ws), trusted=False).commands) == 1  # its own hooks.json
+    assert len(load_hooks(load_settings(ws)).commands) == 1  # its own hooks.json
 
 
 def test_a_projects_settings_offer_plugins_and_never_enable_them(

@@ -31,7 +31,7 @@ def _stream_json_agent(workspace: Path, env: dict[str, str]) -> subprocess.Popen
     """The agent reading ops from stdin and writing events to stdout (auto mode)."""
     return popen_agent(
         ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
-         "--permission-mode", "auto", "--cwd", str(workspace)],
+         "--permission-mode", "auto", "--cwd", str(workspace), "--trust"],
         env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
 
@@ -173,7 +173,7 @@ def _run_in_mcp_project(fake_api, tmp_path: Path, prompt: str) -> subprocess.Com
     workspace = _mcp_project(tmp_path)
     return run_agent(
         ["-p", prompt, "--output-format", "stream-json", "--permission-mode", "auto",
-         "--cwd", str(workspace)],
+         "--cwd", str(workspace), "--trust"],
         env=_mcp_env(tmp_path, fake_api), timeout=90,
     )
 

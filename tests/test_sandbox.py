@@ -194,7 +194,7 @@ def test_a_project_can_turn_the_sandbox_on_never_off(tmp_path: Path) -> None:
     (user / "settings.json").write_text('{"sandbox": {"enabled": true}}')
     (workspace / ".agent-tui" / "settings.json").write_text(
         '{"sandbox": {"enabled": false, "network": "allow", "allowWrite": ["/"]}}')
-    loaded = load_settings(workspace, user_dir=user)
+    loaded = load_settings(workspace, user_dir=user, trusted=True)
     assert loaded.sandbox.enabled is True
     assert loaded.sandbox.network is Network.DENY
     assert loaded.sandbox.allow_write == []
@@ -202,7 +202,7 @@ def test_a_project_can_turn_the_sandbox_on_never_off(tmp_path: Path) -> None:
 
     (user / "settings.json").write_text("{}")
     (workspace / ".agent-tui" / "settings.json").write_text('{"sandbox": {"enabled": true}}')
-    assert load_settings(workspace, user_dir=user).sandbox.enabled is True
+    assert load_settings(workspace, user_dir=user, trusted=True).sandbox.enabled is True
 
 
 def test_sandbox_without_bwrap_fails_at_start_and_runs_nothing(tmp_path: Path) -> None:
@@ -227,10 +227,10 @@ def test_limits_settings_are_read(tmp_path: Path) -> None:
     user = tmp_path / "user"
     user.mkdir()
     (user / "settings.json").write_text('{"limits": {"pids": 64, "memory": "512M"}}')
-    loaded = load_settings(tmp_path, user_dir=user)
+    loaded = load_settings(tmp_path, user_dir=user, trusted=True)
     assert (loaded.limits.pids, loaded.limits.memory) == (64, 512 << 20)
     (user / "settings.json").write_text('{"limits": {"memory": "lots"}}')
-    assert any("not a size" in p for p in load_settings(tmp_path, user_dir=user).problems)
+    assert any("not a size" in p for p in load_settings(tmp_path, user_dir=user, trusted=True).problems)
 
 
 
@@ -240,7 +240,7 @@ def test_the_grace_setting_reaches_every_new_run(tmp_path: Path) -> None:
     user = tmp_path / "user"
     user.mkdir()
     (user / "settings.json").write_text('{"limits": {"graceSeconds": 0.25}}')
-    loaded = load_settings(tmp_path, user_dir=user)
+    loaded = load_settings(tmp_path, user_dir=user, trusted=True)
     assert loaded.limits.grace_s == 0.25 and not loaded.problems
     try:
         configure_limits(loaded.limits.pids, loaded.limits.memory, loaded.limits.grace_s)
@@ -249,7 +249,7 @@ def test_the_grace_setting_reaches_every_new_run(tmp_path: Path) -> None:
         configure_limits(None, None, None)
     assert RunLimits().grace_s == DEFAULT_GRACE_S
     (user / "settings.json").write_text('{"limits": {"graceSeconds": 600}}')
-    assert any("graceSeconds" in p for p in load_settings(tmp_path, user_dir=user).problems)
+    assert any("graceSeconds" in p for p in load_settings(tmp_path, user_dir=user, trusted=True).problems)
 
 @needs_bwrap
 @pytest.mark.asyncio

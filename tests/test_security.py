@@ -124,7 +124,7 @@ def test_every_permission_decision_is_in_the_journal(fake_api, tmp_path: Path) -
         Reply.text("ok"),
     )
     out = run_agent(
-        ["-p", "go", "--cwd", str(ws)],  # no --permission-mode: ask, from nowhere
+        ["-p", "go", "--cwd", str(ws), "--trust"],  # no --permission-mode: ask, from nowhere
         env=secret_env(tmp_path, "sk-test", fake_api.url),
         timeout=60,
     )
@@ -144,11 +144,11 @@ def test_every_permission_decision_is_in_the_journal(fake_api, tmp_path: Path) -
 def test_settings_env_reaches_commands(fake_api, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     (ws / ".agent-tui").mkdir(parents=True)
-    (ws / ".agent-tui" / "settings.json").write_text(json.dumps({"env": {"FROM_SETTINGS": "yes"}}))
-    fake_api.enqueue(Reply.tool_use("bash", {"command": "echo $FROM_SETTINGS > seen.txt"}),
+    (ws / ".agent-tui" / "settings.json").write_text(json.dumps({"env": {"NODE_ENV": "yes"}}))
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "echo $NODE_ENV > seen.txt"}),
                      Reply.text("ok"))
     out = run_agent(
-        ["-p", "go", "--cwd", str(ws), "--permission-mode", "auto"],
+        ["-p", "go", "--cwd", str(ws), "--permission-mode", "auto", "--trust"],
         env=secret_env(tmp_path, "sk-test", fake_api.url),
         timeout=60,
     )
@@ -164,7 +164,7 @@ def test_commands_do_not_see_the_key_even_when_settings_ask_for_it(tmp_path: Pat
     (ws / ".agent-tui" / "settings.json").write_text(
         json.dumps({"env": {"ANTHROPIC_API_KEY": "${ANTHROPIC_API_KEY}"}})
     )
-    loaded = load_settings(ws, user_dir=tmp_path / "none")
+    loaded = load_settings(ws, user_dir=tmp_path / "none", trusted=True)
     assert loaded.env == {}  # the bad entry skipped alone
     assert "credentials never go to commands" in loaded.problems[0]
 

@@ -68,7 +68,7 @@ def bash_call(command: str):
 
 
 def test_no_files_means_defaults_and_no_problems(ws: Path, user_dir: Path) -> None:
-    loaded = load_settings(ws, user_dir=user_dir)
+    loaded = load_settings(ws, user_dir=user_dir, trusted=True)
     assert loaded.problems == [] and loaded.files == []
     assert loaded.default_mode is None and loaded.model is None and loaded.theme is None
     assert loaded.env == {}
@@ -96,7 +96,7 @@ def test_default_user_dir_is_read_when_none_given(
 ) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     path = write_user(tmp_path / "xdg" / "agent-tui", {"theme": "light"})
-    loaded = load_settings(ws)
+    loaded = load_settings(ws, trusted=True)
     assert loaded.theme == "light" and loaded.files == [path]
 
 
@@ -110,12 +110,12 @@ def test_full_file_is_read(ws: Path, user_dir: Path) -> None:
             "allow": ["bash(git status:*)"], "ask": ["write_file(*.lock)"],
             "deny": ["read_file(.env)"], "defaultMode": "accept-edits",
         },
-        "model": "claude-x", "theme": "light", "env": {"FOO": "bar"},
+        "model": "claude-x", "theme": "light", "env": {"NODE_ENV": "test"},
     })
-    loaded = load_settings(ws, user_dir=user_dir)
+    loaded = load_settings(ws, user_dir=user_dir, trusted=True)
     assert loaded.problems == [] and loaded.files == [path]
     assert loaded.default_mode is PermissionMode.ACCEPT_EDITS
-    assert (loaded.model, loaded.theme, loaded.env) == ("claude-x", "light", {"FOO": "bar"})
+    assert (loaded.model, loaded.theme, loaded.env) == ("claude-x", "light", {"NODE_ENV": "test"})
     rules = loaded.permissions_rules()
     # shown in Claude Code's names, whichever spelling the file used
     assert [r.text for r in rules.allow] == ["Bash(git status:*)"]
@@ -126,26 +126,27 @@ def test_full_file_is_read(ws: Path, user_dir: Path) -> None:
 def test_rules_add_up_and_project_scalars_win(ws: Path, user_dir: Path) -> None:
     user = write_user(user_dir, {
         "permissions": {"allow": ["bash(ls:*)"], "deny": ["bash(rm:*)"], "defaultMode": "auto"},
-        "model": "user-model", "theme": "light", "env": {"A": "user", "B": "user"},
+        "model": "user-model", "theme": "light", "env": {"A": "user", "LANG": "user"},
     })
     project = write_project(ws, {
         "permissions": {"allow": ["bash(make:*)", "bash(ls:*)"], "defaultMode": "ask"},
-        "model": "project-model", "env": {"B": "project"},
+        "model": "project-model", "env": {"LANG": "project"},
     })
-    loaded = load_settings(ws, user_dir=user_dir)
+    loaded = load_settings(ws, user_dir=user_dir, trusted=True)
     assert loaded.files == [user, project]
     assert [r.text for r in loaded.allow] == ["Bash(ls:*)", "Bash(make:*)"]  # no duplicates
     assert [r.text for r in loaded.deny] == ["Bash(rm:*)"]
     assert loaded.default_mode is PermissionMode.ASK  # project wins
     assert loaded.model == "project-model"
     assert loaded.theme == "light"  # the project did not say
-    assert loaded.env == {"A": "user", "B": "project"}
+    assert loaded.env == {"A": "user", "LANG": "project"}
+    assert loaded.user_env == {"A": "user", "LANG": "user"}  # what the user's hooks get
 
 
 def test_a_deny_in_either_file_beats_an_allow_in_the_other(ws: Path, user_dir: Path) -> None:
     write_user(user_dir, {"permissions": {"deny": ["bash(git push:*)"]}})
     write_project(ws, {"permissions": {"allow": ["bash(git push:*)", "bash(git status)"]}})
-    loaded = load_settings(ws, user_dir=user_dir)
+    loaded = load_settings(ws, user_dir=user_dir, trusted=True)
     policy = Permissions(ws, loaded.default_mode or "ask", loaded.permissions_rules())
     ruling = policy.check(*bash_call("git push origin main"))
     assert ruling.verdict is Verdict.DENY and ruling.rule == "deny:Bash(git push:*)"
@@ -156,7 +157,7 @@ def test_empty_file_and_byte_order_mark_are_fine(ws: Path, user_dir: Path) -> No
     write_user(user_dir, "  \n")
     path = write_project(ws, "")
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"theme": "light"}).encode())
-    loaded = load_settings(ws, user_dir=user_dir)
+    loaded = load_settings(ws, user_dir=user_dir, trusted=True)
     assert loaded.problems == [] and loaded.theme == "light"
 
 
@@ -168,7 +169,7 @@ def test_malformed_json_names_file_line_and_column_and_the_other_file_applies(
 ) -> None:
     user = write_user(user_dir, {"theme": "light", "permissions": {"deny": ["bash(rm:*)"]}})
     project = write_project(ws, '{\n  "model": "x",\n  "theme": "dark"\n  "env": {}\n}\n')
-    loaded = load_settings(ws, user_dir=user_dir)
+    loaded = load_settings(ws, user_dir=user_dir, trusted=True)
     assert loaded.files == [user]
     assert loaded.theme == "light" and loaded.model is None  # nothing of the broken file
     assert [r.text for r in loaded.deny] == ["Bash(rm:*)"]
@@ -179,7 +180,7 @@ def test_malformed_json_names_file_line_and_column_and_the_other_file_applies(
 
 def test_unknown_key_is_reported_at_its_line_with_a_suggestion(ws: Path, user_dir: Path) -> None:
     project = write_project(ws, '{\n  "theme": "light",\n  "permisions": {"allow": []}\n}')
-    loaded = load_settings(ws, user_dir=user_dir)
+    loaded = load_settings(ws, user_dir=user_dir, trusted=True)
     [problem] = loaded.problems
     assert problem == (f'{project}:3:3: not supported by agent-tui, ignored: permisions '
                        '(did you mean "permissions"?)')
@@ -188,7 +189,7 @@ def test_unknown_key_is_reported_at_its_line_with_a_suggestion(ws: Path, user_di
 
 def test_unknown_key_inside_permissions(ws: Path, user_dir: Path) -> None:
     path = write_user(user_dir, '{"permissions": {\n  "allow": [],\n  "default_mode": "auto"\n}}')
-    [problem] = load_settings(ws, user_dir=user_dir).problems
+    [problem] = load_settings(ws, user_dir=user_dir, trusted=True).problems
     assert problem.startswith(f"{path}:3:3: not supported by agent-tui, ignored: "
                               "permissions.default_mode")
     assert 'did you mean "defaultMode"' in problem
@@ -201,7 +202,7 @@ def test_wrong_types_are_reported_at_their_lines(ws: Path, user_dir: Path) -> No
         '    "deny": ["Bash", true]\n  },\n'
         '  "env": {"A": 1}\n}',
     )
-    loaded = load_settings(ws, user_dir=user_dir)
+    loaded = load_settings(ws, user_dir=user_dir, trusted=True)
     assert loaded.problems == [
         f"{path}:2:3: model: expected a string, got a number (skipped)",
         f"{path}:4:5: permissions.allow: expected a list of strings, got a string (skipped)",
@@ -215,7 +216,7 @@ def test_bad_rule_is_reported_at_its_element(ws: Path, user_dir: Path) -> None:
     path = write_project(
         ws, '{"permissions": {\n  "deny": [\n    "bash(ls)",\n    "bash(rm"\n  ]\n}}'
     )
-    loaded = load_settings(ws, user_dir=user_dir)
+    loaded = load_settings(ws, user_dir=user_dir, trusted=True)
     [problem] = loaded.problems
     assert problem.startswith(f"{path}:4:5: permissions.deny[1]: invalid permission rule 'bash(rm'")
     assert "missing ')'" in problem and problem.endswith("(skipped)")
@@ -226,17 +227,17 @@ def test_bad_mode_names_the_choices_and_claude_code_words_are_aliases(
     ws: Path, user_dir: Path
 ) -> None:
     write_project(ws, {"permissions": {"defaultMode": "yolo"}})
-    [problem] = load_settings(ws, user_dir=user_dir).problems
+    [problem] = load_settings(ws, user_dir=user_dir, trusted=True).problems
     assert ("unknown mode 'yolo': use one of ask, accept-edits, plan, auto, dont-ask, default, "
             "acceptEdits, bypassPermissions, dontAsk") in problem
     write_project(ws, {"permissions": {"defaultMode": "acceptEdits"}})
-    loaded = load_settings(ws, user_dir=user_dir)
+    loaded = load_settings(ws, user_dir=user_dir, trusted=True)
     assert loaded.problems == [] and loaded.default_mode is PermissionMode.ACCEPT_EDITS
 
 
 def test_env_cannot_carry_credentials_or_our_tags(ws: Path, user_dir: Path) -> None:
     write_project(ws, {"env": {"ANTHROPIC_API_KEY": "x", "AGENT_TUI_RUN_ID": "y", "1X": "z"}})
-    problems = load_settings(ws, user_dir=user_dir).problems
+    problems = load_settings(ws, user_dir=user_dir, trusted=True).problems
     assert len(problems) == 3
     assert any("credentials never go to commands" in p for p in problems)
     assert any("AGENT_TUI_* variables" in p for p in problems)
@@ -245,14 +246,14 @@ def test_env_cannot_carry_credentials_or_our_tags(ws: Path, user_dir: Path) -> N
 
 def test_top_level_must_be_an_object(ws: Path, user_dir: Path) -> None:
     path = write_user(user_dir, "[1, 2]")
-    assert load_settings(ws, user_dir=user_dir).problems == [
+    assert load_settings(ws, user_dir=user_dir, trusted=True).problems == [
         f"{path}:1:1: the file must hold a JSON object {{...}}, not a list (settings file ignored)"
     ]
 
 
 def test_empty_model_or_theme_is_refused(ws: Path, user_dir: Path) -> None:
     write_user(user_dir, {"model": " ", "theme": ""})
-    problems = load_settings(ws, user_dir=user_dir).problems
+    problems = load_settings(ws, user_dir=user_dir, trusted=True).problems
     assert [p.split(": ", 1)[1] for p in problems] == [
         "model: must not be empty (skipped)",
         "theme: must not be empty (skipped)",
@@ -262,7 +263,7 @@ def test_empty_model_or_theme_is_refused(ws: Path, user_dir: Path) -> None:
 def test_not_utf8_names_the_line(ws: Path, user_dir: Path) -> None:
     path = write_user(user_dir, "")
     path.write_bytes(b'{\n "theme": "caf\xe9"\n}')
-    [problem] = load_settings(ws, user_dir=user_dir).problems
+    [problem] = load_settings(ws, user_dir=user_dir, trusted=True).problems
     assert problem.startswith(f"{path}:2:") and "not valid UTF-8" in problem
 
 
@@ -272,25 +273,25 @@ def test_directory_fifo_and_huge_files_are_skipped_without_hanging(
     (ws / ".agent-tui" / "settings.json").mkdir(parents=True)
     user_dir.mkdir(parents=True)
     os.mkfifo(user_dir / "settings.json")  # nobody writes: reading it would block forever
-    problems = load_settings(ws, user_dir=user_dir).problems
-    assert any("not a regular file" in p for p in problems)
-    assert any("is a directory" in p for p in problems)
+    problems = load_settings(ws, user_dir=user_dir, trusted=True).problems
+    assert any("is a FIFO (named pipe), not a regular file" in p for p in problems)
+    assert any("is a folder" in p for p in problems)
     (user_dir / "settings.json").unlink()
     write_user(user_dir, '{"theme": "' + "x" * MAX_BYTES + '"}')
-    assert any("too big" in p for p in load_settings(ws, user_dir=user_dir).problems)
+    assert any("too big" in p for p in load_settings(ws, user_dir=user_dir, trusted=True).problems)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
 def test_unreadable_file_is_a_problem(ws: Path, user_dir: Path) -> None:
     path = write_user(user_dir, {"theme": "light"})
     path.chmod(0)
-    [problem] = load_settings(ws, user_dir=user_dir).problems
+    [problem] = load_settings(ws, user_dir=user_dir, trusted=True).problems
     assert problem.startswith(f"{path}: cannot read: Permission denied")
 
 
 def test_repeated_key_points_at_the_one_json_keeps(ws: Path, user_dir: Path) -> None:
     path = write_user(user_dir, '{"model": "ok",\n "model": 3}')
-    [problem] = load_settings(ws, user_dir=user_dir).problems
+    [problem] = load_settings(ws, user_dir=user_dir, trusted=True).problems
     assert problem.startswith(f"{path}:2:2: model: expected a string")
 
 
@@ -323,13 +324,13 @@ def test_a_link_into_the_settings_folder_is_protected_too(ws: Path) -> None:
     assert ruling.verdict is Verdict.ASK
 
 
-def test_an_allow_rule_or_auto_mode_still_lets_settings_edits_through(ws: Path) -> None:
+def test_only_auto_mode_lets_settings_edits_through_not_an_allow_rule(ws: Path) -> None:
     tool = WriteFileTool()
     args = tool.parse({"path": ".agent-tui/settings.json", "content": "{}"})
     assert Permissions(ws, "auto").check(tool, args).verdict is Verdict.ALLOW
     loaded = LoadedSettings(allow=["write_file(.agent-tui/**)"])
     policy = Permissions(ws, "accept-edits", loaded.permissions_rules())
-    assert policy.check(tool, args).verdict is Verdict.ALLOW
+    assert policy.check(tool, args).verdict is Verdict.ASK  # a guard file asks over a rule
 
 
 # -- hostile files -------------------------------------------------------------------
@@ -418,7 +419,7 @@ def test_fuzzed_file_pairs_load_with_the_good_one_applied(
     write_project(ws if ws.mkdir(exist_ok=True) is None else ws, project)
     user_dir.mkdir(exist_ok=True)
     (user_dir / "settings.json").write_bytes(user)
-    loaded = load_settings(ws, user_dir=user_dir)
+    loaded = load_settings(ws, user_dir=user_dir, trusted=True)
     good = parse_settings(json.dumps(project, indent=2), PATH)[0] is not None
     assert (ws / ".agent-tui" / "settings.json" in loaded.files) == good
     loaded.permissions_rules()
@@ -434,11 +435,11 @@ def test_a_project_cannot_grant_itself_auto_mode_or_hijack_commands(tmp_path) ->
     user.mkdir()
     (ws / ".agent-tui" / "settings.json").write_text(json.dumps({
         "permissions": {"defaultMode": "auto", "allow": ["bash(ls:*)"]},
-        "env": {"BASH_ENV": "./evil.sh", "FOO": "bar"},
+        "env": {"BASH_ENV": "./evil.sh", "NODE_ENV": "test"},
     }))
-    loaded = load_settings(ws, user_dir=user)
+    loaded = load_settings(ws, user_dir=user, trusted=True)
     assert loaded.default_mode is None
-    assert loaded.env == {"FOO": "bar"}
+    assert loaded.env == {"NODE_ENV": "test"}
     assert [r.text for r in loaded.allow] == ["Bash(ls:*)"]  # the rest of the file applies
     assert any("auto" in p and "(settings file ignored)" not in p for p in loaded.problems)
     assert any("BASH_ENV" in p for p in loaded.problems)
@@ -447,5 +448,5 @@ def test_a_project_cannot_grant_itself_auto_mode_or_hijack_commands(tmp_path) ->
         "permissions": {"defaultMode": "auto"}, "env": {"PATH": "/opt/bin"},
     }))
     (ws / ".agent-tui" / "settings.json").unlink()
-    mine = load_settings(ws, user_dir=user)
+    mine = load_settings(ws, user_dir=user, trusted=True)
     assert str(mine.default_mode) == "auto" and mine.env == {"PATH": "/opt/bin"}

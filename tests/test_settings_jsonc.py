@@ -32,7 +32,7 @@ def test_comments_and_trailing_commas_are_read_and_the_first_is_named(tmp_path: 
     user_dir.mkdir(parents=True)
     path = user_dir / "settings.json"
     path.write_text(COMMENTED)
-    loaded = load_settings(tmp_path / "ws", user_dir=user_dir)
+    loaded = load_settings(tmp_path / "ws", user_dir=user_dir, trusted=True)
     assert [r.text for r in loaded.deny] == ["Bash(rm:*)", "Bash(git push:*)"]
     assert loaded.theme == "light" and loaded.files == [path]
     [problem] = loaded.problems
@@ -45,7 +45,7 @@ def test_a_rule_s_later_problem_keeps_its_true_line_and_column(tmp_path: Path) -
     user_dir.mkdir()
     (user_dir / "settings.json").write_text(
         '{\n  // a note\n  "permissions": {"deny": ["Bsah(ls)",]}\n}\n')
-    problems = load_settings(tmp_path / "ws", user_dir=user_dir).problems
+    problems = load_settings(tmp_path / "ws", user_dir=user_dir, trusted=True).problems
     assert len(problems) == 2
     assert ":3:28: " in problems[1] and "Bsah" in problems[1]
 
@@ -55,7 +55,7 @@ def test_what_is_not_json_with_comments_either_is_still_refused_at_its_place(tmp
     user_dir.mkdir()
     path = user_dir / "settings.json"
     path.write_text('{\n  // a note\n  "theme": "light"\n  "model": "x"\n}\n')
-    loaded = load_settings(tmp_path / "ws", user_dir=user_dir)
+    loaded = load_settings(tmp_path / "ws", user_dir=user_dir, trusted=True)
     assert loaded.files == [] and loaded.theme is None
     [problem] = loaded.problems
     assert problem.startswith(f"{path}:4:3: invalid JSON: Expecting ',' delimiter")
@@ -95,7 +95,7 @@ def test_claude_code_s_sandbox_network_object_is_named_and_the_network_stays_den
     (user_dir / "settings.json").write_text(json.dumps({"sandbox": {
         "enabled": True, "network": {"allowedDomains": ["github.com"], "allowLocalBinding": True},
     }}, indent=2))
-    loaded = load_settings(tmp_path / "ws", user_dir=user_dir)
+    loaded = load_settings(tmp_path / "ws", user_dir=user_dir, trusted=True)
     [problem] = loaded.problems
     assert ":4:5: sandbox.network: Claude Code's network object (allowLocalBinding, " \
            "allowedDomains) is not supported" in problem

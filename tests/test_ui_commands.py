@@ -83,7 +83,7 @@ def test_unknown_names_get_the_nearest_ones() -> None:
     assert commands.nearest("zzzz") == []
 
 
-def test_custom_commands_from_the_four_folders_first_name_wins(tmp_path: Path, no_user_config: Path) -> None:
+def test_custom_commands_from_the_four_folders_the_users_name_wins(tmp_path: Path, no_user_config: Path) -> None:
     ws = tmp_path / "ws"
     (ws / ".agent-tui" / "commands").mkdir(parents=True)
     (ws / ".claude" / "commands" / "git").mkdir(parents=True)
@@ -104,13 +104,13 @@ def test_custom_commands_from_the_four_folders_first_name_wins(tmp_path: Path, n
     found, problems = load_custom(ws, no_user_config / "agent-tui")
     by_name = {c.name: c for c in found}
     assert set(by_name) == {"review", "standup", "log", "deploy"}
-    assert by_name["review"].description == "Review for bugs" and by_name["review"].scope == "project"
-    assert by_name["review"].args == "[file]"
+    # the user's /review wins over the project's (a notice names both files)
+    assert by_name["review"].description == "the user's review" and by_name["review"].scope == "user"
     assert by_name["standup"].description == "Write my standup" and by_name["standup"].scope == "user"
     assert by_name["log"].scope == "project:git" and by_name["log"].also == "git:log"
     assert by_name["deploy"].scope == "user" and by_name["deploy"].need.value == "required"
-    assert len(problems) == 2 and any("empty prompt" in p for p in problems)
-    assert expand(by_name["review"], "app.py") == "Review app.py for bugs."
+    assert len(problems) == 3 and any("empty prompt" in p for p in problems)
+    assert any("/review is also your own command" in p for p in problems)
     assert expand(by_name["log"], "since monday") == (
         "Summarize the git log\n\nARGUMENTS: since monday")
     assert expand(by_name["deploy"], "web") == "Deploy web now\n\nARGUMENTS: web"

@@ -294,12 +294,12 @@ def test_allow_private_comes_from_user_settings_only(tmp_path) -> None:
     user.mkdir()
     (project / ".agent-tui" / "settings.json").write_text(
         json.dumps({"webFetch": {"allowPrivate": True}}))
-    loaded = load_settings(project, user_dir=user)
+    loaded = load_settings(project, user_dir=user, trusted=True)
     assert loaded.web_fetch_allow_private is False
     assert any("webFetch.allowPrivate is only taken from your user settings" in p
                for p in loaded.problems)
     (user / "settings.json").write_text(json.dumps({"webFetch": {"allowPrivate": True}}))
-    assert load_settings(project, user_dir=user).web_fetch_allow_private is True
+    assert load_settings(project, user_dir=user, trusted=True).web_fetch_allow_private is True
     (user / "settings.json").write_text(json.dumps({"webFetch": {"allowPrivat": True}}))
-    typo = load_settings(project, user_dir=user)
+    typo = load_settings(project, user_dir=user, trusted=True)
     assert any('did you mean "allowPrivate"' in p for p in typo.problems)

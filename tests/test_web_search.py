@@ -312,11 +312,11 @@ def test_the_tool_is_offered_only_when_settings_enable_it(tmp_path):
     user, ws = tmp_path / "user", tmp_path / "ws"
     (ws / ".agent-tui").mkdir(parents=True)
     user.mkdir()
-    assert load_settings(ws, user_dir=user).web_search_enabled is False
+    assert load_settings(ws, user_dir=user, trusted=True).web_search_enabled is False
     (user / "settings.json").write_text('{"webSearch": {"enabled": true}}')
-    assert load_settings(ws, user_dir=user).web_search_enabled is True
+    assert load_settings(ws, user_dir=user, trusted=True).web_search_enabled is True
     (user / "settings.json").write_text('{"webSearch": {"enabled": "yes", "maxUses": 3}}')
-    problems = load_settings(ws, user_dir=user).problems
+    problems = load_settings(ws, user_dir=user, trusted=True).problems
     assert any("webSearch" in p for p in problems)
 
 

@@ -24,9 +24,12 @@ BINARY = Path(sys.executable).with_name("agent-tui")
 WAIT = 30.0  # seconds: generous, this machine has two cores and runs tests in parallel
 
 
-def agent_command(workspace: Path, *flags: str, mode: str = "auto") -> list[str]:
+def agent_command(workspace: Path, *flags: str, mode: str = "auto", trust: bool = True) -> list[str]:
+    """The agent in ``workspace``, in ``mode``, trusting its files (``trust``: else the
+    trust dialog comes first where the folder has files of its own)."""
     base = [str(BINARY)] if BINARY.exists() else [sys.executable, "-m", "agent_tui.cli"]
-    return [*base, "--permission-mode", mode, *flags, "--cwd", str(workspace)]
+    return [*base, "--permission-mode", mode, *flags, "--cwd", str(workspace),
+            *(["--trust"] if trust else [])]
 
 
 def agent_env(api_url: str, home: Path) -> dict[str, str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from agent_tui.cli.options import UsageError, parse_options
 from agent_tui.cli.wiring import Wiring
@@ -70,10 +70,23 @@ def main(argv: list[str] | None = None) -> int:
         theme = opts.theme or _settings_theme(opts.cwd, opts.settings) or "dark"
         return run_tui(wiring.make_session, theme=theme, welcome=wiring.chosen_id is None,
                        sessions=wiring, workspace=opts.cwd, on_hard_exit=_kill_all_runs,
-                       status_line=_status_line)
+                       status_line=_status_line,
+                       trust=lambda: _trust_question(wiring, opts.cwd))
     except UsageError as exc:
         print(f"agent-tui: {exc}", file=sys.stderr)
         return 1
+
+
+def _trust_question(wiring: Wiring, workspace: Path) -> Any:
+    """The TUI's trust dialog for ``workspace``, or None when it needs no answer (run
+    after the first frame: deciding imports the settings package)."""
+    from agent_tui.ui.screens.trust import TrustQuestion
+
+    trust = wiring.trust_for(workspace)
+    if not trust.needs_answer:
+        return None
+    return TrustQuestion(workspace=trust.workspace, found=[p.name for p in trust.project],
+                         answer=lambda yes: wiring.answer_trust(workspace, yes))
 
 
 def _kill_all_runs() -> None:
@@ -98,12 +111,13 @@ def _settings_theme(workspace: Path, extra: Path | None = None) -> str | None:
     import json
 
     from agent_tui.paths import settings_files
+    from agent_tui.config_file import read_config_text
 
     theme = None
     # user, then project, then --settings: the last one wins
     for path in [*settings_files(workspace), *([extra] if extra else [])]:
         try:
-            value = json.loads(path.read_text(encoding="utf-8")).get("theme")
+            value = json.loads(read_config_text(path)).get("theme")
         except (OSError, ValueError, AttributeError, RecursionError):
             continue
         if isinstance(value, str):

@@ -7,7 +7,8 @@ files (Claude Code's ``~/.claude/settings.json``, agent-tui's own, then ``--sett
 are taken into the agent's environment before the account is chosen, where the shell
 does not set them already (the shell wins). A project's file may not choose the account
 (its ``env`` could send the prompts and a Bedrock key to an address of its choosing):
-its cloud variables go to commands only, and a note says so.
+its cloud variables are not used (nor given to commands: settings/project_env.py), and
+a note says so.
 
 The files are read as plain JSON here, before the settings loader (and pydantic: the
 TUI's first frame does not wait for it); the full load reports any problem later.
@@ -21,12 +22,13 @@ from collections.abc import MutableMapping
 from pathlib import Path
 
 from agent_tui.cli.options import CLOUD_PROVIDERS, Options, UsageError
+from agent_tui.config_file import read_config_text
 from agent_tui.paths import claude_config_dir, project_settings_files, user_config_dir
 
 
 def _env_of(path: Path) -> dict[str, str]:
     try:
-        env = json.loads(path.read_text(encoding="utf-8")).get("env")
+        env = json.loads(read_config_text(path)).get("env")
     except (OSError, ValueError, AttributeError, RecursionError):
         return {}
     return {k: v for k, v in env.items() if isinstance(v, str)} if isinstance(env, dict) else {}
@@ -50,7 +52,7 @@ def take_cloud_env(opts: Options, environ: MutableMapping[str, str] | None = Non
     for path in project_settings_files(opts.cwd):
         names = sorted(k for k in _env_of(path) if k in CLOUD_VARS)
         if names and not found.keys() >= set(names):
-            notes.append(f"settings: {path}: env {', '.join(names)} is for commands only: a "
+            notes.append(f"settings: {path}: env {', '.join(names)} is not used: a "
                          "project's settings do not choose the account (set it in your "
                          "shell or your user settings)")
     if found and not opts.provider_given and opts.provider not in CLOUD_PROVIDERS:

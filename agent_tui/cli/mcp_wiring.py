@@ -42,8 +42,8 @@ def open_mcp(
         if skipped:
             emit(Notice(level=NoticeLevel.WARNING, text=(
                 f"{workspace / '.mcp.json'} lists MCP servers {', '.join(skipped)}: not "
-                "started, since that would run the project's commands. Use "
-                "--permission-mode auto to trust this project, approve them in your user "
+                "started, since that would run the project's commands. Trust this folder "
+                "(--trust) and use --permission-mode auto, approve them in your user "
                 "settings (enabledMcpjsonServers in ~/.claude/settings.json), or add them "
                 "to your user MCP config.")))
 
@@ -112,4 +112,5 @@ def _reload(mcp: Any, workspace: Path, emit: Callable[[Event], None], *,
         mcp, lambda: load_config(workspace, include_project=trusted, approved=approved,
                                  claude_json=claude_json), files,
         lambda level, text: emit(Notice(level=NoticeLevel(level), text=text)),
-        fixed=frozenset(s.name for s in extra), digest=digest)
+        fixed=frozenset(s.name for s in extra), digest=digest,
+        held_file=workspace / PROJECT_FILE)

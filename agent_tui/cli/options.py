@@ -71,6 +71,7 @@ class Options:
     include_partial_messages: bool = False
     permission_prompt_tool: str | None = None
     mcp_config: list[str] = field(default_factory=list)
+    trust: bool = False  # --trust: the workspace's own settings apply in full, this run
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -141,6 +142,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
                    help="run commands under bubblewrap: writes only in the workspace, no "
                    "network (default: the settings' sandbox.enabled)")
+    p.add_argument("--trust", action="store_true",
+                   help="trust this folder: its settings' allow rules, env, sandbox and "
+                   "defaultMode apply (untrusted, a project's files can only take away); "
+                   "for this run only (the TUI's trust dialog remembers its answer)")
     p.add_argument("--thinking", metavar="off|adaptive|BUDGET", default=None,
                    help="extended thinking: off, adaptive, or a budget in tokens (default: "
                    "the settings' thinking, else what the model offers)")
@@ -237,6 +242,7 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         include_partial_messages=args.include_partial_messages,
         permission_prompt_tool=args.permission_prompt_tool,
         mcp_config=args.mcp_config,
+        trust=args.trust,
     )
 
 

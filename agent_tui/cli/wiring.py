@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from agent_tui.protocol import BackgroundJobChanged, Event
     from agent_tui.providers.base import Provider
     from agent_tui.settings import LoadedSettings
+    from agent_tui.settings.trust import Trust
 
 # How long the first turn waits for MCP servers that are still starting.
 MCP_READY_WAIT_S = 15.0
@@ -47,6 +48,7 @@ class Wiring:
         self.chosen_id: str | None = None
         # Read once per workspace: the user's settings.json and the project's.
         self._settings: dict[Path, LoadedSettings] = {}
+        self._trust: dict[Path, Trust] = {}
         # A cloud account is checked before anything starts: what is missing stops us here.
         from agent_tui.cli.cloud_env import take_cloud_env
 
@@ -81,8 +83,27 @@ class Wiring:
             from agent_tui.settings import load_settings
 
             extra = [self.opts.settings] if self.opts.settings is not None else []
-            self._settings[workspace] = load_settings(workspace, extra=extra)
+            self._settings[workspace] = load_settings(
+                workspace, extra=extra, trusted=self.trust_for(workspace).trusted)
         return self._settings[workspace]
+
+    def trust_for(self, workspace: Path) -> Trust:
+        """Whether the folder's own files may grant (settings/trust.py), asked once."""
+        if workspace not in self._trust:
+            from agent_tui.settings.trust import decide
+
+            self._trust[workspace] = decide(workspace, flag=self.opts.trust, state=self.home)
+        return self._trust[workspace]
+
+    def answer_trust(self, workspace: Path, yes: bool) -> None:
+        """The user's answer in the trust dialog: a yes is remembered for the folder."""
+        from agent_tui.settings.trust import TrustSource, remember
+
+        if yes:
+            remember(workspace, self.home)
+            self._trust[workspace] = self.trust_for(workspace).model_copy(
+                update={"source": TrustSource.RECORD})
+        self._settings.pop(workspace, None)
 
     @property
     def store(self) -> SessionStore:
@@ -230,6 +251,8 @@ class Wiring:
         assert isinstance(bash, BashTool)  # default_tools always offers it
         bash.limits = RunLimits()  # the settings' limits and grace, configured just now
         bash.sandbox = self.containment.sandbox
+        bash.sandbox_runs_unasked = (self.opts.sandbox if self.opts.sandbox is not None
+                                     else settings.user_sandbox)
         bash.plan_sandbox = self.containment.plan
         if self.containment.notice is not None:
             emit(Notice(level=NoticeLevel.WARNING, text=self.containment.notice,
@@ -240,8 +263,10 @@ class Wiring:
             raise UsageError(
                 f"auto mode (Claude Code's {PermissionMode.AUTO.claude_name}) is turned off by "
                 f"permissions.disableBypassPermissionsMode in {settings.auto_disabled_by}")
+        # the project's .mcp.json starts whole only in a trusted folder in auto mode
+        trusted = mode == "auto" and self.trust_for(Path(workspace)).trusted
         mcp, mcp_reload = open_mcp(workspace, emit, self.store.root.parent,
-                                   trusted=mode == "auto", extra=mcp_servers or [],
+                                   trusted=trusted, extra=mcp_servers or [],
                                    approved=settings.mcpjson)
         mcp.attach(tools)
         # Between turns: the config files are read again if they changed, then the
@@ -352,32 +377,25 @@ class Wiring:
         self, workspace: Path, settings: LoadedSettings, emit: Callable[[Event], None], *,
         mode: str, current_mode: Callable[[], str] | None = None,
     ) -> tuple[Any, Any]:
-        """Hooks from the user's settings and ``--settings``, and the project's only
-        when the project is trusted to run commands, as for ``.mcp.json`` (auto mode,
-        which only the user can choose); and what re-reads them between turns when
-        their files change (``hooks/reload.py``)."""
+        """Hooks from every settings file, the project's too, in every mode (guards
+        always run; a project's hook can only take away); and what re-reads them
+        between turns when their files change (``hooks/reload.py``). They get the env of
+        the user's files only: a project's never reaches the user's hooks."""
         from agent_tui.protocol import Notice, NoticeLevel
         from agent_tui.hooks import CommandHooks, load_hooks
         from agent_tui.hooks.reload import HooksReload
 
-        config = load_hooks(settings, trusted=mode == "auto")
+        config = load_hooks(settings)
         for problem in config.problems:
             emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
-        if config.untrusted:
-            files = ", ".join(sorted({str(h.file) for h in config.untrusted}))
-            emit(Notice(level=NoticeLevel.WARNING, text=(
-                f"{files} lists {len(config.untrusted)} hook(s): not run, since that would run "
-                "the project's commands. Use --permission-mode auto to trust this project, "
-                "or add them to your user settings.")))
         # made even without hooks: a settings file may gain some during the session
         hooks = CommandHooks(
-            config.commands, workspace=workspace, env=settings.env,
+            config.commands, workspace=workspace, env=settings.user_env,
             permission_mode=current_mode or mode,
             interactive=self.interactive,
         )
         extra = [self.opts.settings] if self.opts.settings is not None else []
-        return hooks, HooksReload(hooks, workspace, trusted=mode == "auto", emit=emit,
-                                  extra=extra, untrusted=config.untrusted)
+        return hooks, HooksReload(hooks, workspace, emit=emit, extra=extra)
 
 
 def _forked(opened: Any) -> Any:

@@ -1,8 +1,9 @@
 """Where custom commands are, what each file says, and the name each is typed as.
 
 Folders, in the order a name is looked up (the first file of a name wins):
-``<workspace>/.agent-tui/commands/``, ``$XDG_CONFIG_HOME/agent-tui/commands/``,
-``<workspace>/.claude/commands/`` and ``~/.claude/commands/``. ``review.md`` is
+``$XDG_CONFIG_HOME/agent-tui/commands/``, ``~/.claude/commands/``,
+``<workspace>/.agent-tui/commands/`` and ``<workspace>/.claude/commands/``: the user's
+command wins over a project's of the same name, with a notice (as in Claude Code). ``review.md`` is
 ``/review``. A file in a subfolder is named as current Claude Code names it:
 ``frontend/test.md`` is ``/test``, shown with ``(project:frontend)``; it can also be
 typed ``/frontend:test`` (older Claude Code's name), which is its name when ``/test``
@@ -31,6 +32,7 @@ from agent_tui.commands.line import is_command_name
 from agent_tui.core.memory.memory import claude_user_dir
 from agent_tui.paths import user_config_dir
 from agent_tui.plugins import plugin_folders
+from agent_tui.config_file import read_config
 
 MAX_BYTES = 64 * 1024  # a prompt file bigger than this is refused
 MAX_FILES = 500  # per folder: a huge folder must not stall the menu
@@ -74,12 +76,12 @@ def command_dirs(workspace: Path, user_dir: Path | None = None,
     """(scope, folder), in the order a name is looked up."""
     user = user_dir if user_dir is not None else user_config_dir()
     claude = claude_dir if claude_dir is not None else claude_user_dir()
-    return [
-        ("project", workspace / ".agent-tui" / "commands"),
+    return [  # the user's first: a cloned repository's /commit never replaces theirs
         ("user", user / "commands"),
-        ("project", workspace / ".claude" / "commands"),
         ("user", claude / "commands"),
         *((f"{PLUGIN}{name}", folder) for name, folder in plugin_folders("commands", claude_dir)),
+        ("project", workspace / ".agent-tui" / "commands"),
+        ("project", workspace / ".claude" / "commands"),
     ]
 
 
@@ -99,9 +101,7 @@ def _tools(value: Any) -> list[str]:
 
 def load_command(path: Path, parts: tuple[str, ...], scope: str) -> tuple[CommandFile, list[str]]:
     """One file as a command, and its problems; raises OSError or ValueError (skipped)."""
-    if path.stat().st_size > MAX_BYTES:
-        raise ValueError(f"larger than {MAX_BYTES // 1024} KB")
-    text = path.read_bytes().decode("utf-8")  # UnicodeDecodeError is a ValueError
+    text = read_config(path, limit=MAX_BYTES).decode("utf-8")  # UnicodeDecodeError: ValueError
     found = parse_front_matter(text)
     if not found.closed:
         raise ValueError(f"line {found.problems[0][0]}: {found.problems[0][1]}")
@@ -149,7 +149,14 @@ def load_commands(workspace: Path, user_dir: Path | None = None, claude_dir: Pat
             file_scope = scope
             if scope.startswith(PLUGIN):  # a plugin's command is /PLUGIN:NAME
                 file_scope, parts = "plugin", (scope.removeprefix(PLUGIN), *parts)
-            if not is_command_name(":".join(parts)) or ":".join(parts) in by_path:
+            if not is_command_name(":".join(parts)):
+                continue
+            mine = by_path.get(":".join(parts))
+            if mine is not None:
+                if scope == "project" and mine.scope.startswith("user"):
+                    problems.append(f"{path}: /{':'.join(parts)} is also your own command "
+                                    f"({mine.source}): yours is used (a project's command "
+                                    "never replaces yours)")
                 continue
             try:
                 command, said = load_command(path, parts, file_scope)

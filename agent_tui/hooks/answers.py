@@ -94,7 +94,19 @@ def decide(event: HookEvent, hook: HookCommand, ran: CommandRun) -> HookRun:
         how = f"exit code {ran.exit_code}" if ran.exit_code is not None else f"signal {ran.signal}"
         return _failed(run, event, hook, f"failed ({how})" + (f": {stderr}" if stderr else ""),
                        default_block=False)
-    return _read_stdout(run, event, ran.stdout)
+    if ran.stdout_cut and event is E.PRE_TOOL_USE:
+        return _unreadable(run, hook, "printed more than agent-tui keeps of an answer")
+    return _read_stdout(run, event, ran.stdout, hook)
+
+
+def _unreadable(run: HookRun, hook: HookCommand, what: str) -> HookRun:
+    """A guard whose answer cannot be read fails closed: the call is refused, and says
+    why (the model controls what the hook reads, and so the length of its answer)."""
+    run.message = what
+    run.decision = D.BLOCK
+    run.reason = (f"the PreToolUse hook `{hook.command}` {what}, so its answer cannot be "
+                  "read; treated as a block")
+    return run
 
 
 def _failed(
@@ -108,13 +120,15 @@ def _failed(
     return run
 
 
-def _read_stdout(run: HookRun, event: HookEvent, stdout: str) -> HookRun:
+def _read_stdout(run: HookRun, event: HookEvent, stdout: str, hook: HookCommand) -> HookRun:
     text = stdout.strip()
     answer: _Output | None = None
     if text.startswith("{"):
         try:
             answer = _Output.model_validate(json.loads(text))
         except (ValueError, ValidationError, RecursionError):
+            if event is E.PRE_TOOL_USE:
+                return _unreadable(run, hook, "printed JSON that could not be read")
             run.message = "printed JSON that could not be read; taken as plain text"
     if answer is None:
         if event in STDOUT_IS_CONTEXT:

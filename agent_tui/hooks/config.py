@@ -13,8 +13,9 @@ are accepted and not acted on: the hook runs for every call its matcher matches,
 before things go on, and a warning says so (a guard is never dropped for a field
 it carries). A malformed event, group or hook is reported with its file, line and
 column and skipped alone: the rest still apply. A matcher listing a name no tool
-(or trigger) has is warned about the same way, and kept. Hooks of a project's file are kept apart
-(``untrusted``) until the user trusts the project.
+(or trigger) has is warned about the same way, and kept. A key agent-tui does not know
+(a typo such as ``tiemout``) is named and ignored: the hook still runs. Hooks of every
+file run, a project's too, trusted or not, in every mode: guards always run.
 """
 
 from __future__ import annotations
@@ -90,20 +91,17 @@ class HookCommand(BaseModel):
 
 class HooksConfig(BaseModel):
     commands: list[HookCommand] = Field(default_factory=list)  # in force
-    untrusted: list[HookCommand] = Field(default_factory=list)  # a project's, not trusted
     problems: list[SettingsProblem] = Field(default_factory=list)
 
 
-def load_hooks(settings: LoadedSettings, *, trusted: bool) -> HooksConfig:
-    """Every file's hooks; a project's only when ``trusted``."""
+def load_hooks(settings: LoadedSettings) -> HooksConfig:
+    """Every file's hooks, a project's too (a guard runs whether or not the project is
+    trusted: it can only take away)."""
     config = HooksConfig()
     for source in settings.hooks:
         commands, problems = parse_hooks(source)
         config.problems.extend(problems)
-        if source.project and not trusted:
-            config.untrusted.extend(commands)
-        else:
-            config.commands.extend(commands)
+        config.commands.extend(commands)
     for part in plugin_hooks():  # the user's enabled plugins' hooks/hooks.json: the user's own
         commands, problems = parse_hooks(HooksSource(file=part.file, project=False, value=part.value))
         config.commands.extend(commands)
@@ -145,15 +143,20 @@ def parse_hooks(source: HooksSource) -> tuple[list[HookCommand], list[SettingsPr
             continue
         for g, group in enumerate(groups):
             try:
-                matcher, hooks = _group(name, g, group)
+                matcher, hooks, unknown_keys = _group(name, g, group)
             except _Skip as skip:
                 problem(skip.loc, skip.message)
                 continue
+            for unknown_key in unknown_keys:
+                problem(unknown_key.loc, unknown_key.message, skipped=False)
             unknown = _unknown_subjects(event, matcher)
             if unknown:
                 problem((name, g, "matcher"), unknown, skipped=False)
             for h, hook in enumerate(hooks):
                 loc = (name, g, "hooks", h)
+                if isinstance(hook, dict) and hook.get("type") == "command":
+                    for unknown_key in _unknown_keys(hook, _HOOK_KEYS, loc):
+                        problem(unknown_key.loc, unknown_key.message, skipped=False)
                 try:
                     commands.append(_command(event, matcher, hook, loc, source))
                 except _Skip as skip:
@@ -197,11 +200,11 @@ def _event(name: str) -> HookEvent:
     raise _Skip((name,), f"unknown hook event{hint}; known events: {', '.join(known)}")
 
 
-def _group(name: str, g: int, group: Any) -> tuple[Matcher, list[Any]]:
+def _group(name: str, g: int, group: Any) -> tuple[Matcher, list[Any], list[_Skip]]:
     loc = (name, g)
     if not isinstance(group, dict):
         raise _Skip(loc, f'expected {{"matcher": ..., "hooks": [...]}}, got {json_type(group)}')
-    _known_keys(group, _GROUP_KEYS, loc)
+    unknown = _unknown_keys(group, _GROUP_KEYS, loc)
     text = group.get("matcher", "")
     if not isinstance(text, str):
         raise _Skip(loc + ("matcher",), f"expected a string, got {json_type(text)}")
@@ -213,7 +216,7 @@ def _group(name: str, g: int, group: Any) -> tuple[Matcher, list[Any]]:
     if not isinstance(hooks, list):
         where = loc + ("hooks",) if "hooks" in group else loc
         raise _Skip(where, f"expected a list of hooks, got {json_type(hooks)}")
-    return matcher, hooks
+    return matcher, hooks, unknown
 
 
 def _command(
@@ -226,7 +229,6 @@ def _command(
         shown = json.dumps(kind) if kind is not None else "missing"
         raise _Skip(loc + ("type",) if "type" in hook else loc,
                     f'type is {shown}: agent-tui runs "command" hooks only')
-    _known_keys(hook, _HOOK_KEYS, loc)
     if "args" in hook:
         raise _Skip(loc + ("args",), "exec form (`args`) is not supported; give the whole "
                     "command line in `command`")
@@ -254,13 +256,17 @@ def _command(
     )
 
 
-def _known_keys(obj: dict[str, Any], known: Sequence[str], loc: tuple[Any, ...]) -> None:
+def _unknown_keys(obj: dict[str, Any], known: Sequence[str], loc: tuple[Any, ...]) -> list[_Skip]:
+    """A word for each key agent-tui does not know: named and ignored, never a reason to
+    drop a guard (the hook runs with what it does know)."""
+    said = []
     for key in obj:
         if key not in known:
             close = difflib.get_close_matches(key, known, n=1)
             hint = f' (did you mean "{close[0]}"?)' if close else ""
-            raise _Skip(loc + (key,), f"unknown key {json.dumps(key)}{hint}; "
-                        f"known keys: {', '.join(known)}")
+            said.append(_Skip(loc + (key,), f"unknown key {json.dumps(key)}{hint} ignored; "
+                              f"known keys: {', '.join(known)}"))
+    return said
 
 
 def _where(source: HooksSource, loc: tuple[Any, ...]) -> tuple[int | None, int | None]:

@@ -9,8 +9,7 @@ a file changed, its hooks are parsed again and put in force in the session's
 
 A broken edit (the file is no longer JSON, or a hook entry in it is malformed, so
 some entry would be skipped) keeps that file's last good hooks, and the notice says
-why (file, line, column). A project's hooks follow the trust rule the session
-started with: not run unless it was trusted (``--permission-mode auto``).
+why (file, line, column). A project's hooks run as the user's do: guards always run.
 """
 
 from __future__ import annotations
@@ -39,19 +38,16 @@ class HooksReload:
         hooks: CommandHooks,
         workspace: Path,
         *,
-        trusted: bool,
         emit: Callable[[Event], None],
         extra: Sequence[Path] = (),
-        untrusted: Sequence[HookCommand] = (),
     ) -> None:
         self.hooks = hooks
-        self.trusted = trusted
         self.emit = emit
         self._project = set(project_settings_files(workspace))
         self._files = [*settings_files(workspace), *extra]
-        # per file, its last good hooks (in force or, a project's untrusted, not run)
+        # per file, its last good hooks (in force)
         self._good: dict[Path, list[HookCommand]] = {path: [] for path in self._files}
-        for hook in [*hooks.commands, *untrusted]:
+        for hook in hooks.commands:
             self._good.setdefault(hook.file, []).append(hook)
         self._warnings: list[str] = []
         self._watch = FileWatch(self._paths)
@@ -71,7 +67,6 @@ class HooksReload:
         if not changes:
             return
         before = list(self.hooks.commands)
-        held_before = {_key(h) for h in self._held()}
         self._warnings = []
         broken: list[str] = []
         for path in [*changes.added, *changes.changed, *changes.removed]:
@@ -80,25 +75,13 @@ class HooksReload:
                 broken.append(f"{why}: the hooks of this file stay as they were")
             else:
                 self._good[path] = hooks
-        now = [h for path in self._files for h in self._good.get(path, []) if self._runs(h)]
+        now = [h for path in self._files for h in self._good.get(path, [])]
         self.hooks.commands = now
         parts = [_what_changed(before, now)]
-        held = self._held()
-        if {_key(h) for h in held} - held_before:
-            files = ", ".join(sorted({str(h.file) for h in held}))
-            parts.append(f"{files} lists {len(held)} hook(s): not run, since that would run "
-                         "the project's commands (--permission-mode auto trusts this project)")
         parts = [p for p in (*parts, *self._warnings, *broken) if p]
         if parts:
             level = NoticeLevel.WARNING if broken or self._warnings else NoticeLevel.INFO
             self.emit(Notice(level=level, text="; ".join(parts)))
-
-    def _held(self) -> list[HookCommand]:
-        """A project's hooks not run, the project not being trusted."""
-        return [h for path in self._files for h in self._good.get(path, []) if not self._runs(h)]
-
-    def _runs(self, hook: HookCommand) -> bool:
-        return self.trusted or not hook.project
 
     def _read(self, path: Path) -> tuple[list[HookCommand], str | None]:
         """The file's hooks now, or why the last good ones stay (a broken edit)."""

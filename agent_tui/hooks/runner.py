@@ -39,6 +39,7 @@ class CommandRun(BaseModel):
     exit_code: int | None = None
     signal: str | None = None
     stdout: str = ""
+    stdout_cut: bool = False  # more was printed than is kept: the answer is not whole
     stderr: str = ""
     duration_s: float = 0.0
     error: str = ""  # why it could not be started
@@ -89,7 +90,7 @@ async def run_command(
         ending = HookEnding.CANCELLED
     return CommandRun(
         ending=ending, exit_code=result.exit_code, signal=result.signal,
-        stdout=result.output, stderr=stderr, duration_s=round(time.monotonic() - started, 3),
+        stdout=result.output, stdout_cut=result.dropped_bytes > 0, stderr=stderr, duration_s=round(time.monotonic() - started, 3),
     )
 
 

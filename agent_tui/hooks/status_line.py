@@ -26,6 +26,7 @@ from typing import Any
 from agent_tui.cancel import CancelScope
 from agent_tui.credentials import command_env
 from agent_tui.hooks.runner import run_command
+from agent_tui.config_file import read_config_text
 from agent_tui.paths import claude_config_dir, project_settings_files, user_config_dir
 from agent_tui.protocol.states import HookEnding
 
@@ -80,9 +81,7 @@ def status_line_for(workspace: Path) -> tuple[StatusLineCommand | None, list[str
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        if not path.is_file() or path.stat().st_size > 1024 * 1024:  # never a FIFO
-            return {}
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_config_text(path))  # bounded, never a FIFO or a device
     except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}

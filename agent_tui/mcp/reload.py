@@ -12,6 +12,11 @@ An edit that breaks something keeps the last good version and says why: a file t
 no longer reads (invalid JSON, not an object) keeps every server it listed before;
 a server entry that no longer reads keeps that server as it was. Servers that did
 not come from these files (an ACP client's) are never touched.
+
+A server of the project's ``.mcp.json`` (``held_file``) that is new or changed during
+the session is not started without the user's yes: a command the agent ran may have
+written that file. A changed one keeps running as it was approved; a new one waits for
+the next session, where the user's approval decides. A notice says so.
 """
 
 from __future__ import annotations
@@ -37,8 +42,10 @@ class McpReload:
         *,
         fixed: frozenset[str] = frozenset(),
         digest: Callable[[Path], str] = content_digest,
+        held_file: Path | None = None,
     ) -> None:
         self.manager = manager
+        self._held_file = held_file
         self._load = load
         self._tell = tell  # (level, text)
         self._fixed = fixed  # names not from the files (an ACP client's servers)
@@ -61,6 +68,7 @@ class McpReload:
             return
         config = self._load()
         wanted, kept = self._merge(config)
+        self._hold(wanted)
         added = [n for n in wanted if n not in self._good]
         removed = [n for n in self._good if n not in wanted]
         changed = [n for n in wanted if n in self._good and wanted[n] != self._good[n]]
@@ -84,6 +92,23 @@ class McpReload:
                     wanted[name] = good
                     kept.append(name)
         return wanted, kept
+
+    def _hold(self, wanted: dict[str, ServerConfig]) -> None:
+        """Keep the project file's new or changed entries from starting (said once)."""
+        if self._held_file is None:
+            return
+        held = [name for name, server in wanted.items()
+                if Path(server.source) == self._held_file and self._good.get(name) != server]
+        for name in held:
+            if name in self._good:
+                wanted[name] = self._good[name]  # as it was approved
+            else:
+                del wanted[name]
+        if held:
+            self._tell("warning", (
+                f"MCP config: {', '.join(held)} in {self._held_file} changed during the session: "
+                "not started without your yes (a command may have written that file); start "
+                "a new session to be asked, or add the server to your own MCP config"))
 
     async def _apply(self, wanted: dict[str, ServerConfig], added: list[str],
                      removed: list[str], changed: list[str]) -> None:

@@ -11,6 +11,8 @@ server said since its latest start.
 
 from __future__ import annotations
 
+import os
+
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -98,7 +100,11 @@ class StderrLog:
             return None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed by the server task
+            # owner-only: a server's stderr may hold what it was given (tokens, paths)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o600)
+            os.fchmod(fd, 0o600)  # a log made 0644 by an earlier version is tightened
+            fh = os.fdopen(fd, "a", encoding="utf-8")  # noqa: SIM115 - closed by the server task
             fh.write(f"\n{_LOG_MARK}{self.config.describe()}\n")
             fh.flush()
             return fh

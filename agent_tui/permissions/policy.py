@@ -65,6 +65,7 @@ from pydantic import BaseModel
 from agent_tui.core.calls.permission import Ruling
 from agent_tui.protocol import PermissionMode, Verdict
 from agent_tui.core.calls.tool import AnyTool
+from agent_tui.permissions.guard_files import guard_ruling, no_one_to_ask as guard_denial
 from agent_tui.permissions.globs import glob_regex, relative
 from agent_tui.permissions.plan import EXIT_PLAN_MODE, planning
 from agent_tui.permissions.rule_paths import parse_path_spec
@@ -224,6 +225,11 @@ class Permissions:
                     rule=f"session:{rule.text}",
                     reason="allowed for this session",
                 )
+        if kind is SubjectKind.PATH:  # the agent's own guard files ask (guard_files.py)
+            guard = guard_ruling(claude_name(tool.name), self.mode, not tool.is_read_only(args),
+                                 [p for _, p in self._forms(subject)])
+            if guard is not None:
+                return guard
         for rule in self.rules.ask:
             if self._matches(rule, tool.name, kind, subject, broad=True):
                 return Ruling(
@@ -286,6 +292,9 @@ class Permissions:
         has no one to ask), and what would allow it."""
         shown = claude_name(tool.name)
         dont_ask = self.mode is PermissionMode.DONT_ASK
+        if ruling.rule and ruling.rule.startswith("guard:"):
+            return guard_denial(ruling, "this session does not ask" if dont_ask
+                                else "there is no one to ask in print mode")
         if ruling.rule and ruling.rule.startswith("ask:"):
             nobody = (f"this session does not ask (permission mode {self.mode.claude_name})"
                       if dont_ask else "there is no one to ask in print mode")

@@ -185,6 +185,17 @@ def _supported(obj: Any, *path: str) -> bool:
 
 
 def _model_info(info: Any) -> base.ModelInfo:
+    """One model of a Models API answer; a ProviderError when the answer has another
+    shape (a list where an object belongs...): a message, never a traceback."""
+    try:
+        return _read_model_info(info)
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise base.ProviderError(
+            f"the Models API answered in a shape agent-tui cannot read ({type(info).__name__}: "
+            f"{exc})") from exc
+
+
+def _read_model_info(info: Any) -> base.ModelInfo:
     caps = getattr(info, "capabilities", None)
     levels = [lvl for lvl in ("low", "medium", "high", "xhigh", "max")
               if _supported(caps, "effort", lvl)] if _supported(caps, "effort") else []

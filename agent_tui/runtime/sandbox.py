@@ -14,7 +14,16 @@ in the foreground or the background, starts as
 - there is no network unless ``sandbox.network`` is ``allow`` (a new network namespace
   with only its own loopback: a listener of the host, even on 127.0.0.1, is out of
   reach);
-- a PID namespace: when the command ends, the kernel ends everything it left there.
+- a PID namespace: when the command ends, the kernel ends everything it left there;
+- every capability is dropped (``--cap-drop ALL``): root inside cannot remount what is
+  read-only, mount anything, or reach past file permissions (what root can still do is
+  in docs/security.md);
+- ``/run`` (and ``/var/run``) is an empty read-only folder: the host's Unix sockets
+  (Docker, D-Bus, systemd) are out of reach. Abstract Unix sockets belong to the network
+  namespace, so they are out of reach whenever the network is;
+- the agent's own guard files in the writable folders (``.claude/``, ``.agent-tui/``,
+  ``.mcp.json``, ``.git/hooks`` and ``.git/config``, ``CLAUDE.md``, ``AGENTS.md``, found
+  at any depth by a bounded walk: :func:`guard_paths`) are bound read-only.
 
 What the sandbox refused shows in the command's output as the system's error
 ("Read-only file system", "Connection refused", "Network is unreachable");
@@ -93,12 +102,17 @@ class SandboxPolicy(BaseModel):
         for path in (self.workspace, *self.allow_write):
             if path.exists():
                 out += [bind, str(path), str(path)]
+        if self.workspace_writable:  # the guards stay as the user left them
+            for root in (self.workspace, *self.allow_write):
+                for path in guard_paths(root):  # -try: one gone since the walk is no error
+                    out += ["--ro-bind-try", str(path), str(path)]
         for path in self.hidden:
             if path.is_dir():
                 out += ["--tmpfs", str(path), "--remount-ro", str(path)]
             elif path.exists():
                 out += ["--ro-bind", "/dev/null", str(path)]
-        out += ["--unshare-pid", "--die-with-parent"]
+        out += _no_host_sockets(self.network)
+        out += ["--unshare-pid", "--die-with-parent", "--cap-drop", "ALL"]
         if self.network is Network.DENY:
             out.append("--unshare-net")
         out += ["--chdir", str(cwd), "--", *argv]
@@ -124,6 +138,58 @@ def make_policy(
              if not any(_contains(w, p) for w in (workspace, *writable))]
     return SandboxPolicy(workspace=workspace, network=network, allow_write=writable,
                          hidden=tuple(keep), read_only=tuple(shown))
+
+
+#: Folders and files that are the agent's own guards (permissions/guard_files.py):
+#: read-only in the sandbox wherever they are.
+_GUARD_FOLDERS = (".claude", ".agent-tui")
+_GUARD_FILES = (".mcp.json", "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md")
+_GIT_GUARDS = ("hooks", "config")
+#: Folders a guard walk does not enter (big, and never a project's own configuration).
+_NOT_WALKED = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox", "target",
+                         ".mypy_cache", ".pytest_cache", "dist", "build"})
+#: Most folders one walk looks at, so a huge tree costs a bounded time per command.
+GUARD_WALK_LIMIT = 4000
+
+
+def guard_paths(root: Path) -> list[Path]:
+    """The guard files and folders under ``root`` that exist now (a bounded walk)."""
+    found: list[Path] = []
+    todo, seen = [root], 0
+    while todo and seen < GUARD_WALK_LIMIT:
+        folder = todo.pop()
+        seen += 1
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                continue  # bound where it points: the real one is found where it lies
+            path = Path(entry.path)
+            if entry.name in _GUARD_FOLDERS or entry.name in _GUARD_FILES:
+                found.append(path)
+            elif entry.name == ".git" and entry.is_dir():
+                found += [path / name for name in _GIT_GUARDS if (path / name).exists()]
+            elif entry.is_dir() and entry.name not in _NOT_WALKED:
+                todo.append(path)
+    return found
+
+
+def _no_host_sockets(network: Network) -> list[str]:
+    """``/run`` (and a real ``/var/run``) empty and read-only; the resolver's file kept
+    where ``/etc/resolv.conf`` points into ``/run`` and the network is allowed."""
+    out = []
+    for run in (Path("/run"), Path("/var/run")):
+        if run.is_dir() and not run.is_symlink():
+            out += ["--tmpfs", str(run)]
+    resolv = Path("/etc/resolv.conf").resolve()
+    if network is Network.ALLOW and _contains(Path("/run"), resolv) and resolv.is_file():
+        out += ["--ro-bind", str(resolv), str(resolv)]
+    for run in (Path("/run"), Path("/var/run")):
+        if run.is_dir() and not run.is_symlink():
+            out += ["--remount-ro", str(run)]
+    return out
 
 
 def _programs_under_tmp(search_path: str) -> list[Path]:

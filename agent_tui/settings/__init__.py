@@ -63,8 +63,6 @@ A file's shape is :mod:`.schema`; what is wrong in one, and how it is worded,
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -81,15 +79,15 @@ from agent_tui.paths import (
 )
 from agent_tui.permissions import InvalidRule, PermissionRules, Rule
 from agent_tui.protocol import PermissionMode
+from agent_tui.config_file import MAX_BYTES, Unreadable, read_config
 from agent_tui.settings.claude_json import ProjectApproval
 from agent_tui.settings.jsonc import relax
 from agent_tui.settings.lenient import validate_leniently
+from agent_tui.settings.project_env import project_may_set, refused_message
 from agent_tui.settings.problems import SettingsProblem, json_type
+from agent_tui.settings.untrusted import untrusted_message, withhold
 from agent_tui.settings.schema import HooksSource, SettingsFile, resolve_mode
 
-#: Bigger than any sane settings file; a bound so a hostile workspace cannot make us
-#: read a huge file at startup.
-MAX_BYTES = 1 << 20
 
 # -- the result ---------------------------------------------------------------------
 
@@ -109,8 +107,13 @@ class LoadedSettings(BaseModel):
     model: str | None = None
     theme: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
+    # the env of the user's files and --settings only: what the user's hooks get
+    user_env: dict[str, str] = Field(default_factory=dict)
     limits: cs.Limits = Field(default_factory=cs.Limits)
     sandbox: cs.Sandbox = Field(default_factory=cs.Sandbox)
+    # sandbox.enabled as the user's files and --settings say (a project's file may turn
+    # the sandbox on, but only the user makes sandboxed commands run unasked)
+    user_sandbox: bool = False
     context_window: int | None = None
     thinking: str | None = None
     effort: str | None = None
@@ -205,14 +208,17 @@ class LoadedSettings(BaseModel):
             self.thinking = str(data.thinking)
         self.prices.update({name: p.model_dump() for name, p in data.prices.items()})
         self._providers(data, path, project=project)
+        env_refused = [key for key in data.env if project and not project_may_set(key)]
+        if env_refused:
+            self.problem_details.append(SettingsProblem(
+                file=path, message=refused_message(env_refused), only_this=True))
         for key, value in data.env.items():
-            if project and key in PROJECT_ENV_REFUSED:
-                self.problem_details.append(SettingsProblem(file=path, message=(
-                    f"env {key} is only taken from your user settings: in a project's file "
-                    "it could make every approved command run the project's code (ignored)"),
-                    only_this=True))
-                continue
-            self.env[key] = value
+            if key not in env_refused:
+                self.env[key] = value
+                if not project:
+                    self.user_env[key] = value
+        if not project and data.sandbox.enabled is not None:
+            self.user_sandbox = data.sandbox.enabled
         for refused in cs.merge(self.limits, self.sandbox, data.limits, data.sandbox, project):
             self.problem_details.append(SettingsProblem(file=path, message=refused, only_this=True))
         if data.hooks is not None:
@@ -282,12 +288,6 @@ class LoadedSettings(BaseModel):
             enabled=data.enabled_mcpjson_servers, disabled=data.disabled_mcpjson_servers))
 
 
-# Variables that decide what code a command runs: not from a project's file.
-PROJECT_ENV_REFUSED = frozenset({
-    "BASH_ENV", "ENV", "PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PROMPT_COMMAND",
-    "SHELLOPTS", "BASHOPTS", "PS4", "IFS", "PYTHONPATH", "PYTHONSTARTUP", "NODE_OPTIONS",
-    "PERL5OPT", "RUBYOPT", "GIT_SSH_COMMAND", "GIT_EXEC_PATH",
-})
 
 
 user_settings_dir = user_config_dir
@@ -296,11 +296,13 @@ settings_paths = settings_files
 
 def load_settings(
     workspace: Path, *, user_dir: Path | None = None, claude_dir: Path | None = None,
-    extra: Sequence[Path] = (),
+    extra: Sequence[Path] = (), trusted: bool = False,
 ) -> LoadedSettings:
     """Read and merge the settings files in their order (:func:`settings_paths`), then
     the ``extra`` files (``--settings``); never raises.
 
+    Unless ``trusted`` (:mod:`.trust`), a project's file only takes away: what it
+    would grant is withheld (:func:`.trust.withhold`) and named in one notice per file.
     A missing file is no problem (a missing extra file is); a broken one is skipped
     whole, and a broken part of one skipped alone, each reported in ``problems``.
     """
@@ -312,6 +314,11 @@ def load_settings(
         if data is None and not problems and path in extra:
             problems = [SettingsProblem(file=path, message="no such file")]
         loaded.problem_details.extend(problems)
+        if data is not None and path in project and not trusted:
+            data, withheld = withhold(data)
+            if withheld:
+                loaded.problem_details.append(SettingsProblem(
+                    file=path, message=untrusted_message(withheld), only_this=True))
         if data is not None:
             mine = path in project or path in extra
             loaded.apply(data, path, project=path in project,
@@ -324,10 +331,10 @@ def read_settings_file(path: Path) -> tuple[SettingsFile | None, list[SettingsPr
     """One file: (its good settings, the problems of what was skipped), ``None`` when
     it is absent (no problems) or cannot be used at all (its problems)."""
     try:
-        raw = _read_bytes(path)
+        raw = read_config(path, limit=MAX_BYTES)
     except FileNotFoundError:
         return None, []
-    except _Unreadable as exc:
+    except Unreadable as exc:
         return None, [SettingsProblem(file=path, message=str(exc))]
     except OSError as exc:
         return None, [SettingsProblem(file=path, message=f"cannot read: {exc.strerror or exc}")]
@@ -391,37 +398,3 @@ def parse_settings(
             for loc, offset in positions_of(text).items() if loc[:1] == ("hooks",)
         }
     return data, problems
-
-
-# -- reading ------------------------------------------------------------------------
-
-
-class _Unreadable(Exception):
-    pass
-
-
-def _read_bytes(path: Path) -> bytes:
-    # O_NONBLOCK + fstat: a FIFO or device planted in a workspace must not hang startup.
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise _Unreadable("is a directory, not a settings file")
-        if not stat.S_ISREG(st.st_mode):
-            raise _Unreadable("not a regular file")
-        if st.st_size > MAX_BYTES:
-            raise _Unreadable(f"too big for a settings file ({st.st_size} bytes)")
-        chunks, size = [], 0
-        while size <= MAX_BYTES:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > MAX_BYTES:
-            raise _Unreadable("too big for a settings file")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-

@@ -24,6 +24,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agent_tui.config_file import read_config_text
+
+#: Claude Code keeps history in this file: it grows larger than a settings file.
+CLAUDE_JSON_BYTES = 64 << 20
+
 #: The keys of a project's entry that are read (and, for the reload, compared).
 _PROJECT_KEYS = ("mcpServers", "enableAllProjectMcpServers", "enabledMcpjsonServers",
                  "disabledMcpjsonServers")
@@ -91,7 +96,7 @@ def parts_digest(path: Path, workspace: Path) -> str:
 
 def _load(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_config_text(path, limit=CLAUDE_JSON_BYTES)
     except FileNotFoundError:
         return None, None
     except (OSError, UnicodeDecodeError) as exc:

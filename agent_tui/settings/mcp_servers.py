@@ -13,7 +13,10 @@ The user file is ``$XDG_CONFIG_HOME/agent-tui/mcp.json`` (default
 ``~/.config/agent-tui/mcp.json``); the project file is ``<workspace>/.mcp.json``. On a
 name clash: local scope over the project's over the user's ``mcp.json`` over Claude
 Code's user scope (:func:`load_config`). ``${VAR}`` and
-``${VAR:-default}`` are expanded in commands, arguments, env values, URLs and headers.
+``${VAR:-default}`` are expanded in commands, arguments, env values, URLs and headers;
+in the project's ``.mcp.json`` only names that hold no secret
+(:func:`agent_tui.settings.project_env.project_may_expand`): a cloned repository's
+server never gets the API key or a token through ``${...}``.
 
 Loading never raises: every problem becomes a :class:`ConfigProblem` naming the file
 (and the line and column of a JSON syntax error), and the other servers still load.
@@ -33,6 +36,8 @@ from pydantic import BaseModel, Field
 
 from agent_tui.paths import claude_state_file, user_config_dir
 from agent_tui.plugins import plugin_servers
+from agent_tui.config_file import read_config_text
+from agent_tui.settings.project_env import project_may_expand
 from agent_tui.settings.claude_json import ProjectApproval, read_claude_json
 
 #: ``$XDG_CONFIG_HOME/agent-tui`` (``load_config``'s argument of that name shadows it).
@@ -143,7 +148,7 @@ def load_config(
     add(_parse_servers(claude.path, claude.user_servers, env))
     add(_load_file(user_dir / USER_FILE, env))
     if include_project or approval.approves_any:
-        servers, file_problems = _load_file(root / PROJECT_FILE, env)
+        servers, file_problems = _load_file(root / PROJECT_FILE, _ProjectEnviron(env))
         allowed = [s for s in servers if approval.allows(s.name, trusted=include_project)]
         add((allowed, [p for p in file_problems if p.server is None
                        or approval.allows(p.server, trusted=include_project)]))
@@ -155,7 +160,7 @@ def load_config(
 
 def _load_file(path: Path, env: Mapping[str, str]) -> tuple[list[ServerConfig], list[ConfigProblem]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_config_text(path)
     except FileNotFoundError:
         return [], []
     except (OSError, UnicodeDecodeError) as exc:
@@ -307,9 +312,23 @@ def _str_map(value: Any, key: str, env: Mapping[str, str]) -> dict[str, str]:
     return {str(k): _expand(v, env, key) for k, v in value.items()}
 
 
+class _ProjectEnviron(dict[str, str]):
+    """The variables a project's ``.mcp.json`` may expand (:func:`_expand` names the
+    others as refused, not as unset)."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        super().__init__({k: v for k, v in env.items() if project_may_expand(k)})
+
+
 def _expand(text: str, env: Mapping[str, str], field: str) -> str:
     def sub(match: re.Match[str]) -> str:
         var, default = match.group(1), match.group(2)
+        if isinstance(env, _ProjectEnviron) and not project_may_expand(var):
+            if default is not None:
+                return default  # never the value, which may be a secret
+            raise _Bad(f"{field}: ${{{var}}} is not expanded in a project's .mcp.json: only "
+                       "your own MCP config may hand a variable that can hold a secret to a "
+                       "server (add the server to your user config)")
         if var in env:
             return env[var]
         if default is not None:

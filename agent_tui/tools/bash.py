@@ -99,6 +99,9 @@ class BashTool(Tool[BashInput]):
         self.limits = limits or (RunLimits() if grace is None else RunLimits(grace_s=grace))
         self.default_timeout_ms = default_timeout_ms
         self.sandbox = sandbox  # every command runs under it (runtime/sandbox.py)
+        # Whether a sandboxed command runs unasked: only when the user or the command
+        # line turned the sandbox on, never a project's file.
+        self.sandbox_runs_unasked = sandbox is not None
         # Plan mode's read-only sandbox for calls confined to it, and whether
         # bubblewrap runs it here (probed once, the first time a call asks).
         self.plan_sandbox: SandboxPolicy | None = None
@@ -123,8 +126,9 @@ class BashTool(Tool[BashInput]):
         return policy.with_added_dirs(ctx.added_dirs) if policy is not None else None
 
     def runs_sandboxed(self, args: BaseModel) -> bool:
-        """Sandboxed commands need no approval (deny and ask rules still apply)."""
-        return self.sandbox is not None
+        """Sandboxed commands need no approval when the user turned the sandbox on
+        (deny and ask rules still apply)."""
+        return self.sandbox is not None and self.sandbox_runs_unasked
 
     def _argv(self, command: str, ctx: ToolContext) -> list[str]:
         argv = bash_argv(command)

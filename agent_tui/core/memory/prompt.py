@@ -17,6 +17,7 @@ from pathlib import Path
 
 from agent_tui.core.memory.memory import MemoryFile
 from agent_tui.core.memory.output_styles import OutputStyle, style_section
+from agent_tui.credentials import command_env
 
 INSTRUCTIONS = """\
 You are agent-tui, a coding agent. You work in the user's workspace through tools: \
@@ -60,15 +61,31 @@ layout; conventions that matter; what to avoid. Write it with write_file so the 
 can review the change before it is made. If an AGENTS.md exists, improve it instead."""
 
 
+#: The workspace's git config may name commands (``core.fsmonitor``, hooks): off for the
+#: look at start-up, which runs before the user has said a word (the command line's
+#: ``-c`` wins over every config file).
+_SAFE_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+             "--no-optional-locks")
+
+
 def _git(workspace: Path, *args: str) -> str:
+    """``git`` at start-up: no command of the repository's, without the agent's key
+    (``credentials.command_env``) and without ``GIT_*`` variables that could add config."""
+    env = {k: v for k, v in command_env().items() if not k.startswith("GIT_")}
     try:
         out = subprocess.run(
-            ["git", "-C", str(workspace), *args],
-            capture_output=True, text=True, timeout=2.0, stdin=subprocess.DEVNULL,
+            ["git", *_SAFE_GIT, "-C", str(workspace), *args],
+            capture_output=True, text=True, timeout=2.0, stdin=subprocess.DEVNULL, env=env,
         )
     except (OSError, subprocess.SubprocessError):
         return ""
     return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def _runs_filters(workspace: Path) -> bool:
+    """Whether the repository's config names filter commands, which ``git status``
+    runs on files whose index entry looks stale: then the status is not read."""
+    return bool(_git(workspace, "config", "--get-regexp", r"^filter\..*\.(clean|smudge|process)$"))
 
 
 def environment(workspace: Path, today: datetime.date | None = None) -> str:
@@ -79,7 +96,11 @@ def environment(workspace: Path, today: datetime.date | None = None) -> str:
         f"Today's date: {(today or datetime.date.today()).isoformat()}",
     ]
     branch = _git(workspace, "rev-parse", "--abbrev-ref", "HEAD")
-    if branch:
+    if branch and _runs_filters(workspace):
+        lines.append(f"Git branch at session start: {branch}")
+        lines.append("Git status at session start: not read (the repository's config names "
+                     "filter commands, which git status would run)")
+    elif branch:
         status = _git(workspace, "status", "--short")
         changed = status.splitlines()
         lines.append(f"Git branch at session start: {branch}")

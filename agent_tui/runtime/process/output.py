@@ -1,6 +1,7 @@
 """A run's output: bounded capture for the model, throttled streaming for the UI.
 
-Also ``strip_ansi``, which turns terminal output into what a reader sees.
+Also ``strip_ansi``, which turns terminal output into what a reader sees, and
+``terminal_safe``, what may be written to a terminal.
 """
 
 from __future__ import annotations
@@ -36,6 +37,16 @@ def strip_ansi(text: str) -> str:
     if "\r" in text:
         text = "\n".join(_collapse_overwrites(line) for line in text.split("\n"))
     return text
+
+
+#: Control characters a terminal acts on (C0 but tab and newline, DEL, C1).
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with no escape sequence or control character left (but tab and newline):
+    nothing in it can move a cursor, set a title or write to the clipboard."""
+    return _CONTROLS.sub("", strip_ansi(text))
 
 
 def _decode(data: bytes) -> str:

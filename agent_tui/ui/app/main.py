@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from agent_tui.ui.commands.registry import Commands
     from agent_tui.ui.link.event_dispatch import EventDispatch
     from agent_tui.ui.screens.background import BackgroundScreen
+    from agent_tui.ui.screens.trust import TrustQuestion
     from agent_tui.ui.screens.permission import PermissionScreen
     from agent_tui.ui.screens.rewind import RewindScreen
 
@@ -108,6 +109,7 @@ class AgentApp(App[int]):
         workspace: Path | None = None,
         notify: NotifySettings = NotifySettings(),
         status_line: MakeStatusLine | None = None,
+        trust: Callable[[], TrustQuestion | None] | None = None,
     ) -> None:
         self._make_status_line = status_line  # the user's statusLine command, if any
         bad_theme = None
@@ -129,6 +131,7 @@ class AgentApp(App[int]):
             else ""
         )
         self.host = CoreHost(make_session, lambda: self.post_message(CoreEventsReady()))
+        self._trust = trust  # asked after the first frame, before the session is built
         self.turn_state: str = "idle"
         self.turn_id: str | None = None
         self.events_handled = 0  # core events rendered so far, before merging (tests wait on this)
@@ -243,7 +246,23 @@ class AgentApp(App[int]):
         # The session is built on the core's thread: building it may import the model
         # SDK and MCP (about a second), and the first frame must not wait for that,
         # nor share the interpreter with those imports while it is drawn.
-        self.call_after_refresh(self.core_run.start)
+        self.call_after_refresh(self._ask_trust)
+
+    def _ask_trust(self) -> None:
+        """The trust dialog (ui/screens/trust.py) when the folder needs an answer, then
+        the core; the answer decides what the folder's settings may do."""
+        question = self._trust() if self._trust is not None else None
+        if question is None:
+            self.core_run.start()
+            return
+        from agent_tui.ui.screens.trust import TrustScreen
+
+        def answered(yes: bool | None) -> None:
+            question.answer(bool(yes))
+            self.prompt.focus()
+            self.core_run.start()
+
+        self.push_screen(TrustScreen(question), answered)
 
     def _tick(self) -> None:
         self.status.tick()

@@ -13,6 +13,7 @@ from agent_tui.ui.app.main import SHUTDOWN_TIMEOUT, AgentApp
 from agent_tui.ui.app.notify import NotifySettings
 from agent_tui.ui.link.core_host import MakeSession, SessionDirectory
 from agent_tui.ui.link.status_refresh import MakeStatusLine
+from agent_tui.ui.screens.trust import TrustQuestion
 
 
 def run_tui(
@@ -25,12 +26,13 @@ def run_tui(
     workspace: Path | None = None,
     on_hard_exit: Callable[[], object] | None = None,
     status_line: MakeStatusLine | None = None,
+    trust: Callable[[], TrustQuestion | None] | None = None,
 ) -> int:
     """Run the TUI until the user quits; returns the process exit code (``welcome``:
     the first-run hint above the transcript; a resumed session shows its own past;
     ``sessions``: where ``/resume`` finds saved sessions; ``on_hard_exit``: ends every
     process of ours at once, for a SIGHUP or SIGTERM that quitting did not answer in
-    time)."""
+    time); ``trust``: the trust dialog's question, if the folder needs one)."""
     from agent_tui.log_setup import setup_logging
     from agent_tui.paths import state_home
     from agent_tui.ui.app.escape_key import lone_escape_at_once
@@ -41,7 +43,8 @@ def run_tui(
 
     notify, problem = NotifySettings.from_environ(os.environ)
     app = AgentApp(make_session, theme=theme, title=title, welcome=welcome, sessions=sessions,
-                   workspace=workspace, notify=notify, status_line=status_line)
+                   workspace=workspace, notify=notify, status_line=status_line,
+                   trust=trust)
     if problem:
         app._startup_notice = app._startup_notice or problem
 
