@@ -212,13 +212,13 @@ def test_claude_code_fields_not_acted_on_keep_the_hook_and_say_so(tmp_path):
     assert [h.command for h in config.commands] == ["./block-rm.sh", "./slow.sh"]  # guard kept
     problems = [str(p) for p in config.problems]
     said = "\n".join(problems)
-    assert "hooks.PreToolUse[0].hooks[0].if: `if` is not evaluated here" in said
+    assert config.commands[0].condition is not None  # `if` is honoured: no warning
+    assert config.commands[0].condition.text == "Bash(rm *)"
     assert "hooks.PreToolUse[0].hooks[1].async: `async` is not supported" in said
     assert "hooks.PreToolUse[0].hooks[2].args: exec form (`args`) is not supported" in said
     assert 'hooks.PreToolUse[0].hooks[3].shell: hooks run with bash here' in said
-    assert len(problems) == 4
-    first = next(p for p in problems if ".if:" in p)
-    assert first.startswith(f"{path}:{where(CLAUDE_FIELDS, chr(34) + 'if' + chr(34))}: ")
+    assert len(problems) == 3
+    first = next(p for p in problems if ".async:" in p)
     assert not first.endswith("(skipped)")
 
 

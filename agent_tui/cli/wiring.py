@@ -375,6 +375,8 @@ class Wiring:
             permission_mode=current_mode or mode,
             interactive=self.interactive,
         )
+        if settings.limits.stop_continues is not None:
+            hooks.max_stop_continues = settings.limits.stop_continues
         extra = [self.opts.settings] if self.opts.settings is not None else []
         return hooks, HooksReload(hooks, workspace, trusted=mode == "auto", emit=emit,
                                   extra=extra, untrusted=config.untrusted)

@@ -34,13 +34,16 @@ from agent_tui.hooks.env_file import (
     read_env_file,
     remove_env_file,
 )
-from agent_tui.hooks.payloads import claude_mode, tool_fields
+from agent_tui.hooks.payloads import claude_mode, failure_error, tool_fields
 from agent_tui.hooks.payloads import tool_response as tool_response_of
 from agent_tui.hooks.runner import CommandRun, run_command
+from agent_tui.permissions import Permissions
 from agent_tui.runtime.process import RunLimits
 
 E = HookEvent
-DEFAULT_MAX_STOP_CONTINUES = 3
+#: Claude Code's bound (observed: a Stop hook that always blocks gets 8 more turns);
+#: settings ``limits.stopHookContinues`` changes it.
+DEFAULT_MAX_STOP_CONTINUES = 8
 
 
 class CommandHooks:
@@ -68,18 +71,33 @@ class CommandHooks:
         # ``run_extra`` instead of a shell; a settings reload leaves them alone.
         self.extra: list[HookCommand] = []
         self.run_extra: Callable[[HookCommand, bytes, CancelScope], Awaitable[CommandRun]] | None = None
+        self._conditions = Permissions(workspace)  # only its rule matching: for ``if``
 
     # -- what is configured ---------------------------------------------------------
 
-    def _hooks(self, event: HookEvent, subject: str | None) -> list[HookCommand]:
+    def _hooks(
+        self, event: HookEvent, subject: str | None, tool_input: Mapping[str, Any] | None = None
+    ) -> list[HookCommand]:
         chosen: dict[str, HookCommand] = {}
         for hook in [*self.commands, *self.extra]:
-            if hook.event is event and hook.matcher.matches(subject):
+            if hook.event is event and hook.matcher.matches(subject) and self._met(
+                    hook, subject, tool_input):
                 chosen.setdefault(hook.command, hook)
         return list(chosen.values())
 
-    def matching(self, event: HookEvent, subject: str | None = None) -> list[HookRow]:
-        return [_row(h) for h in self._hooks(event, subject)]
+    def _met(self, hook: HookCommand, subject: str | None,
+             tool_input: Mapping[str, Any] | None) -> bool:
+        """A hook's ``if``: the call's tool and input match its rule (no input known:
+        it runs, a guard is never skipped for want of facts)."""
+        if hook.condition is None or subject is None or tool_input is None:
+            return True
+        return self._conditions.matches_input(hook.condition, subject, tool_input)
+
+    def matching(
+        self, event: HookEvent, subject: str | None = None,
+        tool_input: Mapping[str, Any] | None = None,
+    ) -> list[HookRow]:
+        return [_row(h) for h in self._hooks(event, subject, tool_input)]
 
     def rows(self) -> list[HookRow]:
         return [_row(h) for h in [*self.commands, *self.extra]]
@@ -92,7 +110,7 @@ class CommandHooks:
     ) -> HookAnswer:
         answer = await self._run(E.PRE_TOOL_USE, tool_name, base, scope, {
             **tool_fields(tool_name, tool_input, str(self.workspace)), "tool_use_id": tool_use_id,
-        })
+        }, tool_input=tool_input)
         for run in answer.runs:
             if run.updated_input:
                 run.updated_input = our_input(tool_name, run.updated_input)
@@ -109,7 +127,17 @@ class CommandHooks:
         return await self._run(E.POST_TOOL_USE, tool_name, base, scope, {
             **fields, "tool_response": response,
             "tool_use_id": tool_use_id,
-        })
+        }, tool_input=tool_input)
+
+    async def post_tool_use_failure(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str, tool_response: dict[str, Any],
+    ) -> HookAnswer:
+        return await self._run(E.POST_TOOL_USE_FAILURE, tool_name, base, scope, {
+            **tool_fields(tool_name, tool_input, str(self.workspace)),
+            "tool_use_id": tool_use_id, "error": failure_error(tool_response),
+            "is_interrupt": False,  # a call Esc ended runs no hook: the Interrupt event says it
+        }, tool_input=tool_input)
 
     async def user_prompt_submit(
         self, base: HookBase, scope: CancelScope, *, prompt: str
@@ -177,8 +205,9 @@ class CommandHooks:
     async def _run(
         self, event: HookEvent, subject: str | None, base: HookBase, scope: CancelScope,
         fields: dict[str, Any], *, env: Mapping[str, str] | None = None,
+        tool_input: Mapping[str, Any] | None = None,
     ) -> HookAnswer:
-        hooks = self._hooks(event, subject)
+        hooks = self._hooks(event, subject, tool_input)
         if not hooks:
             return HookAnswer()
         payload = {

@@ -8,10 +8,13 @@
 An event maps to a list of groups; a group has a ``matcher`` (``matchers.py``) and
 its ``hooks``, each a command (``type`` ``command``; ``timeout`` in seconds, default
 60; ``onFailure`` ``block`` or ``continue``; ``statusMessage``, ``once`` and
-``shell: "bash"`` are accepted). Claude Code's ``if``, ``async`` and ``asyncRewake``
-are accepted and not acted on: the hook runs for every call its matcher matches,
-before things go on, and a warning says so (a guard is never dropped for a field
-it carries). A malformed event, group or hook is reported with its file, line and
+``shell: "bash"`` are accepted). ``if`` is Claude Code's filter in permission-rule
+syntax (``"if": "Bash(git push:*)"``): on a tool event the hook runs only for calls
+the rule matches, read as a deny rule is (any part of a command, wrappers seen
+through); an ``if`` that does not parse, or on an event without a tool, is warned
+about and the hook runs for every call its matcher matches (a guard is never
+dropped for a field it carries). ``async`` and ``asyncRewake`` are accepted and not
+acted on: the hook runs before things go on, and a warning says so. A malformed event, group or hook is reported with its file, line and
 column and skipped alone: the rest still apply. A matcher listing a name no tool
 (or trigger) has is warned about the same way, and kept. Hooks of a project's file are kept apart
 (``untrusted``) until the user trusts the project.
@@ -29,6 +32,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agent_tui.plugins import plugin_hooks
+from agent_tui.permissions.rules import InvalidRule, Rule
 from agent_tui.protocol.states import HookEvent
 from agent_tui.settings import LoadedSettings
 from agent_tui.settings.problems import SettingsProblem, json_type
@@ -40,7 +44,7 @@ DEFAULT_TIMEOUT_S = 60.0
 #: Claude Code events agent-tui does not run, for a clearer message than "unknown".
 OTHER_CLAUDE_EVENTS = frozenset({
     "Notification", "PermissionRequest",
-    "PermissionDenied", "PostToolUseFailure", "Setup", "TeammateIdle", "TaskCompleted",
+    "PermissionDenied", "Setup", "TeammateIdle", "TaskCompleted",
     "ConfigChange", "WorktreeCreate", "WorktreeRemove",
 })
 #: What the matchers of the other events with a subject filter, in Claude Code's words.
@@ -56,7 +60,6 @@ _HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage", "if", 
 #: Claude Code's hook fields agent-tui accepts without acting on them, and what that
 #: means: said once per hook, never a reason to drop it (a guard must not be lost).
 _NOT_ACTED_ON = {
-    "if": "`if` is not evaluated here: the hook runs for every call its matcher matches",
     "async": "`async` is not supported: the hook runs before things go on",
     "asyncRewake": "`asyncRewake` is not supported: the hook runs before things go on",
 }
@@ -82,6 +85,7 @@ class HookCommand(BaseModel):
     file: Path
     line: int | None = None
     project: bool = False
+    condition: Rule | None = None  # ``if``: the calls it runs for (tool events only)
 
     @property
     def source(self) -> str:
@@ -159,15 +163,48 @@ def parse_hooks(source: HooksSource) -> tuple[list[HookCommand], list[SettingsPr
                 except _Skip as skip:
                     problem(skip.loc, skip.message)
                     continue
+                said_if = _condition_problem(event, hook)
+                if said_if:
+                    problem(loc + ("if",), said_if, skipped=False)
                 for key, said in _NOT_ACTED_ON.items():
                     if key in hook and hook[key] not in (False, None):
                         problem(loc + (key,), said, skipped=False)
     return commands, problems
 
 
+TOOL_EVENTS = frozenset({HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE,
+                         HookEvent.POST_TOOL_USE_FAILURE})
+
+
+def _condition(event: HookEvent, hook: dict[str, Any]) -> Rule | None:
+    text = hook.get("if")
+    if event not in TOOL_EVENTS or not isinstance(text, str) or not text.strip():
+        return None
+    try:
+        return Rule.parse(text)
+    except InvalidRule:
+        return None
+
+
+def _condition_problem(event: HookEvent, hook: dict[str, Any]) -> str:
+    """A warning for an ``if`` the hook cannot honour ("" when it is fine or absent)."""
+    if "if" not in hook or hook["if"] in (None, ""):
+        return ""
+    text = hook["if"]
+    if not isinstance(text, str):
+        return f"`if` must be a permission rule as a string, got {json_type(text)}; the hook runs for every call"
+    if event not in TOOL_EVENTS:
+        return f"`if` applies to tool events only; this {event} hook runs every time"
+    try:
+        Rule.parse(text)
+    except InvalidRule as exc:
+        return f"{exc}; the hook runs for every call its matcher matches"
+    return ""
+
+
 def _unknown_subjects(event: HookEvent, matcher: Matcher) -> str:
     """A warning for a matcher that lists names no subject of its event has ("" if none)."""
-    if event in (HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE):
+    if event in TOOL_EVENTS:
         names = matcher.unknown_names()
         if names:
             return (f"{', '.join(names)}: no tool has this name (Claude Code's names, such as "
@@ -251,6 +288,7 @@ def _command(
     return HookCommand(
         event=event, matcher=matcher, command=command, timeout_s=float(min(timeout, 86400)),
         on_failure=on_failure, file=source.file, line=line, project=source.project,
+        condition=_condition(event, hook),
     )
 
 

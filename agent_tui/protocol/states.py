@@ -216,6 +216,7 @@ class HookEvent(StrEnum):
 
     PRE_TOOL_USE = "PreToolUse"
     POST_TOOL_USE = "PostToolUse"
+    POST_TOOL_USE_FAILURE = "PostToolUseFailure"  # a call that failed by itself
     USER_PROMPT_SUBMIT = "UserPromptSubmit"
     STOP = "Stop"
     SESSION_START = "SessionStart"

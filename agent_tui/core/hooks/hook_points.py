@@ -12,6 +12,8 @@ what the caller needs: a gate for a tool call, a blocked prompt, whether to go o
   ``updatedInput`` replaces fields of the call's input (:meth:`HookPoints.changed_input`):
   the call is checked and runs as changed, or, changed into nothing valid, never starts.
 - ``PostToolUse``: after a call succeeded; its feedback reaches the model as a note.
+  ``PostToolUseFailure`` the same after a call that failed by itself (not one Esc
+  ended: the ``Interrupt`` event tells of those).
 - ``UserPromptSubmit``: when a turn starts; a block raises :class:`PromptBlocked`
   (the prompt never reaches the model), context rides with the prompt.
 - ``Stop``: when the model stops on its own; a block asks it to go on, at most
@@ -81,6 +83,15 @@ def last_assistant_text(records: list[Any]) -> str:
     return ""
 
 
+def _after(result: ToolResult) -> HookEvent | None:
+    """The event that follows a call's end: None for one that never ran or was cut off."""
+    if result.outcome is ToolState.SUCCEEDED:
+        return E.POST_TOOL_USE
+    if result.outcome is ToolState.FAILED:
+        return E.POST_TOOL_USE_FAILURE
+    return None
+
+
 def _short(command: str) -> str:
     line = command.strip().splitlines()[0] if command.strip() else command
     return line if len(line) <= 60 else line[:57] + "..."
@@ -116,9 +127,10 @@ class HookPoints:
             agent_type=agent.type if agent is not None else None,
         )
 
-    def _wanted(self, event: HookEvent, subject: str | None = None) -> bool:
+    def _wanted(self, event: HookEvent, subject: str | None = None,
+                tool_input: dict[str, Any] | None = None) -> bool:
         hooks = self.deps.hooks
-        return hooks is not None and bool(hooks.matching(event, subject))
+        return hooks is not None and bool(hooks.matching(event, subject, tool_input))
 
     async def _dispatch(
         self,
@@ -128,10 +140,12 @@ class HookPoints:
         *,
         to_model: Callable[[HookAnswer, HookRun], str] = lambda _answer, _run: "",
         tool_use_id: str | None = None,
+        tool_input: dict[str, Any] | None = None,
     ) -> HookAnswer | None:
         """Run the event's hooks (None: there are none), tell and journal each run."""
         hooks = self.deps.hooks
-        commands = [row.command for row in hooks.matching(event, subject)] if hooks else []
+        found = hooks.matching(event, subject, tool_input) if hooks else []
+        commands = [row.command for row in found]
         if hooks is None or not commands:
             return None
         emit = self.deps.emit
@@ -168,6 +182,7 @@ class HookPoints:
             lambda hooks, base: hooks.pre_tool_use(
                 base, self.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id),
             to_model=lambda _answer, run: run.context, tool_use_id=tool_use_id,
+            tool_input=tool_input,
         )
         if answer is None:
             return HookAnswer()
@@ -195,30 +210,40 @@ class HookPoints:
             + ", ".join(sorted(answer.updated_input)))))
         return changed, args
 
-    def wants_post_tool(self, name: str, result: ToolResult) -> bool:
+    def wants_post_tool(self, name: str, result: ToolResult,
+                        tool_input: dict[str, Any] | None = None) -> bool:
+        """``PostToolUse`` after a call that succeeded, ``PostToolUseFailure`` after
+        one that failed by itself; neither once Esc was pressed."""
+        event = _after(result)
         return (
-            result.outcome is ToolState.SUCCEEDED
+            event is not None
             and not self.scope.cancelled  # cancel point: no more hooks once Esc was pressed
-            and self._wanted(E.POST_TOOL_USE, name)
+            and self._wanted(event, name, tool_input)
         )
 
     async def post_tool(
         self, tool_use_id: str, name: str, tool_input: dict[str, Any], result: ToolResult
     ) -> None:
-        """``PostToolUse``: a block's reason and any context reach the model as a note."""
+        """``PostToolUse`` (or ``PostToolUseFailure``): a block's reason and any context
+        reach the model as a note."""
+        event = _after(result)
+        if event is None:
+            return
         response = {"content": result.content, "is_error": result.is_error,
-                    "exit_code": result.exit_code}
+                    "exit_code": result.exit_code, "details": result.details,
+                    "blocks": result.blocks}
+        failed = event is E.POST_TOOL_USE_FAILURE
 
         def to_model(_answer: HookAnswer, run: HookRun) -> str:
             said = run.reason if run.decision is HookDecision.BLOCK else ""
             return "\n".join(t for t in (said, run.context) if t.strip())
 
         await self._dispatch(
-            E.POST_TOOL_USE, name,
-            lambda hooks, base: hooks.post_tool_use(
+            event, name,
+            lambda hooks, base: (hooks.post_tool_use_failure if failed else hooks.post_tool_use)(
                 base, self.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id,
                 tool_response=response),
-            to_model=to_model, tool_use_id=tool_use_id,
+            to_model=to_model, tool_use_id=tool_use_id, tool_input=tool_input,
         )
 
     # -- the turn -----------------------------------------------------------------------

@@ -9,6 +9,7 @@ facts of each command's run (journalled one record each, ``core/hooks/hook_point
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, Field
@@ -99,7 +100,10 @@ class HooksPort(Protocol):
     #: ``Stop`` hooks may keep the agent going at most this many times in a row.
     max_stop_continues: int
 
-    def matching(self, event: HookEvent, subject: str | None = None) -> list[HookRow]:
+    def matching(
+        self, event: HookEvent, subject: str | None = None,
+        tool_input: Mapping[str, Any] | None = None,
+    ) -> list[HookRow]:
         """The hooks that would run for ``event`` (``subject``: the tool's name for
         tool events, the trigger or source for the others)."""
 
@@ -109,6 +113,11 @@ class HooksPort(Protocol):
     ) -> HookAnswer: ...
 
     async def post_tool_use(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str, tool_response: dict[str, Any],
+    ) -> HookAnswer: ...
+
+    async def post_tool_use_failure(
         self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
         tool_use_id: str, tool_response: dict[str, Any],
     ) -> HookAnswer: ...

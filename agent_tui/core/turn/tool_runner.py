@@ -255,7 +255,7 @@ class ToolRunner:
         finally:
             self.running.discard(call.id)
         self._finish(call, result)
-        if self.hooks.wants_post_tool(call.name, result):
+        if self.hooks.wants_post_tool(call.name, result, call.input or {}):
             await self._post_tool_hooks(call, result)
 
     async def _post_tool_hooks(self, call: ToolCall, result: ToolResult) -> None:
