@@ -103,15 +103,15 @@ def test_custom_commands_from_the_four_folders_first_name_wins(tmp_path: Path, n
     (tmp_path / "home" / ".claude" / "commands" / "deploy.md").write_text("Deploy $1 now\n")
     found, problems = load_custom(ws, no_user_config / "agent-tui")
     by_name = {c.name: c for c in found}
-    assert set(by_name) == {"review", "standup", "log", "deploy"}
+    assert set(by_name) == {"review", "standup", "git:log", "deploy"}
     assert by_name["review"].description == "Review for bugs" and by_name["review"].scope == "project"
     assert by_name["review"].args == "[file]"
     assert by_name["standup"].description == "Write my standup" and by_name["standup"].scope == "user"
-    assert by_name["log"].scope == "project:git" and by_name["log"].also == "git:log"
+    assert by_name["git:log"].scope == "project:git" and by_name["git:log"].also == "log"
     assert by_name["deploy"].scope == "user" and by_name["deploy"].need.value == "required"
     assert len(problems) == 2 and any("empty prompt" in p for p in problems)
     assert expand(by_name["review"], "app.py") == "Review app.py for bugs."
-    assert expand(by_name["log"], "since monday") == (
+    assert expand(by_name["git:log"], "since monday") == (
         "Summarize the git log\n\nARGUMENTS: since monday")
     assert expand(by_name["deploy"], "web") == "Deploy web now\n\nARGUMENTS: web"
 
