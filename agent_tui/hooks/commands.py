@@ -193,6 +193,31 @@ class CommandHooks:
             "agent_transcript_path": agent_transcript_path,
         })
 
+    async def stop_failure(
+        self, base: HookBase, scope: CancelScope, *, error: str, error_details: str,
+        last_assistant_message: str,
+    ) -> HookAnswer:
+        return await self._run(E.STOP_FAILURE, error, base, scope, {
+            "error": error, "error_details": error_details,
+            "last_assistant_message": last_assistant_message,
+        })
+
+    async def post_compact(
+        self, base: HookBase, scope: CancelScope, *, trigger: str, compact_summary: str
+    ) -> HookAnswer:
+        return await self._run(E.POST_COMPACT, trigger, base, scope, {
+            "trigger": trigger, "compact_summary": compact_summary,
+        })
+
+    async def interrupt(
+        self, base: HookBase, scope: CancelScope, *, tool_calls: list[dict[str, Any]],
+        processes_ended: list[dict[str, Any]], processes_left: list[dict[str, Any]],
+    ) -> HookAnswer:
+        return await self._run(E.INTERRUPT, None, base, scope, {
+            "tool_calls": tool_calls, "processes_ended": processes_ended,
+            "processes_left": processes_left,
+        })
+
     async def session_end(self, base: HookBase, scope: CancelScope, *, reason: str) -> HookAnswer:
         return await self._run(E.SESSION_END, reason, base, scope, {"reason": reason})
 

@@ -51,6 +51,10 @@ OTHER_CLAUDE_EVENTS = frozenset({
 _SUBJECTS: dict[HookEvent, frozenset[str]] = {
     HookEvent.SESSION_START: frozenset({"startup", "resume", "clear", "compact"}),
     HookEvent.PRE_COMPACT: frozenset({"manual", "auto"}),
+    HookEvent.POST_COMPACT: frozenset({"manual", "auto"}),
+    HookEvent.STOP_FAILURE: frozenset({
+        "rate_limit", "authentication_failed", "billing_error", "invalid_request",
+        "server_error", "max_output_tokens", "unknown"}),
     HookEvent.SESSION_END: frozenset({
         "clear", "logout", "prompt_input_exit", "bypass_permissions_disabled", "other"}),
 }

@@ -224,6 +224,10 @@ class HookEvent(StrEnum):
     SUBAGENT_START = "SubagentStart"
     SUBAGENT_STOP = "SubagentStop"
     SESSION_END = "SessionEnd"
+    STOP_FAILURE = "StopFailure"  # the turn ended on an API error
+    POST_COMPACT = "PostCompact"  # a compaction was saved
+    # agent-tui's own: after Esc, how each tool call ended and which processes were ended
+    INTERRUPT = "Interrupt"
 
 
 class SessionEndReason(StrEnum):

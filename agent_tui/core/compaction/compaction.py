@@ -216,6 +216,9 @@ class Compactor:
             self.deps.journal.let_go_output(last_user)
         self._emit(Compaction(state=CompactionState.COMPLETED, trigger=trigger,
                               tokens_before=before, tokens_after=record.tokens_after))
+        if self.deps.hooks is not None:  # PostCompact: told, nothing to decide
+            kind = "manual" if trigger is CompactionTrigger.MANUAL else "auto"
+            await HookPoints(self.deps, scope, self._record, turn_id).post_compact(kind, summary)
         return record
 
     async def _pre_compact(

@@ -36,17 +36,18 @@ prompt). ``SessionEnd``: when the session ends (``reason``); it cannot block.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, assert_never
 
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRun, HooksPort
-from agent_tui.core.journal.records import AssistantMessageRecord, HookRecord
+from agent_tui.core.journal.records import AssistantMessageRecord, HookRecord, ToolResultRecord
 from agent_tui.core.calls.permission import decided_by, Ruling
 from agent_tui.protocol import HookStateChanged, Notice, NoticeLevel, Verdict
 from agent_tui.core.calls.tool import InvalidInput, AnyTool, ToolResult
 from agent_tui.protocol.states import HookDecision, HookEvent, HookRunState, ToolState
 from agent_tui.protocol.tool_names import claude_name
+from agent_tui.providers.base import ErrorKind, ProviderError
 
 E = HookEvent
 
@@ -81,6 +82,25 @@ def last_assistant_text(records: list[Any]) -> str:
         if isinstance(record, AssistantMessageRecord):
             return "\n".join(b.get("text", "") for b in record.blocks if b.get("type") == "text")
     return ""
+
+
+def _failure_kind(exc: ProviderError) -> str:
+    """An API error in Claude Code's words for ``StopFailure``'s ``error`` (its matcher)."""
+    if exc.status == 402:
+        return "billing_error"
+    match exc.kind:
+        case ErrorKind.RATE_LIMIT:
+            return "rate_limit"
+        case ErrorKind.AUTHENTICATION | ErrorKind.PERMISSION:
+            return "authentication_failed"
+        case ErrorKind.INVALID | ErrorKind.TOO_LARGE | ErrorKind.NOT_FOUND | ErrorKind.CONTEXT_OVERFLOW:
+            return "invalid_request"
+        case ErrorKind.SERVER | ErrorKind.OVERLOADED:
+            return "server_error"
+        case ErrorKind.CONNECTION | ErrorKind.OTHER:
+            return "unknown"
+        case _:
+            assert_never(exc.kind)
 
 
 def _after(result: ToolResult) -> HookEvent | None:
@@ -344,6 +364,43 @@ class HookPoints:
             E.SESSION_END, reason,
             lambda hooks, base: hooks.session_end(base, self.scope, reason=reason),
         )
+
+    async def stop_failure(self, exc: ProviderError) -> None:
+        """``StopFailure``: the turn ended on an API error (``error``: Claude Code's
+        words for its kind; the hooks cannot block or change anything)."""
+        error = _failure_kind(exc)
+        await self._dispatch(E.STOP_FAILURE, error, lambda hooks, base: hooks.stop_failure(
+            base, self.scope, error=error, error_details=str(exc),
+            last_assistant_message=f"API Error: {exc}"))
+
+    async def interrupted(self) -> None:
+        """``Interrupt`` (agent-tui's own), once a turn Esc ended has closed: each tool
+        call of the turn with its end state, the processes that were ended (by which
+        signal) and any left running. The turn's scope is cancelled, so the hooks run
+        under the session's (shutdown ends them; their timeout bounds them)."""
+        results = [r for r in self.deps.journal.records
+                   if isinstance(r, ToolResultRecord) and r.turn_id == self.turn_id]
+        if not self._wanted(E.INTERRUPT):
+            return
+        calls = [{"tool_use_id": r.tool_use_id, "tool_name": claude_name(r.name),
+                  "state": r.state.value, "exit_code": r.exit_code, "signal": r.signal,
+                  "ended_by": r.ended_by, "side_effects": r.side_effects.value} for r in results]
+        ended = [{"tool_use_id": r.tool_use_id, "tool_name": claude_name(r.name),
+                  "signal": r.signal, "exit_code": r.exit_code} for r in results if r.signal]
+        left = [{"tool_use_id": r.tool_use_id, **kept} for r in results for kept in r.residue]
+        parent = self.scope.parent
+        scope = parent.child("interrupt hooks") if parent is not None else CancelScope("interrupt hooks")
+        try:
+            await HookPoints(self.deps, scope, self._record, self.turn_id)._dispatch(
+                E.INTERRUPT, None, lambda hooks, base: hooks.interrupt(
+                    base, scope, tool_calls=calls, processes_ended=ended, processes_left=left))
+        finally:
+            scope.detach()
+
+    async def post_compact(self, trigger: str, summary: str) -> None:
+        """``PostCompact``: the summary a compaction saved (nothing to decide)."""
+        await self._dispatch(E.POST_COMPACT, trigger, lambda hooks, base: hooks.post_compact(
+            base, self.scope, trigger=trigger, compact_summary=summary))
 
     async def pre_compact(self, trigger: str, instructions: str = "") -> HookAnswer:
         """``PreCompact`` (``trigger``: manual or auto), for the compaction to call

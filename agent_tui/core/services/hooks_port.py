@@ -151,6 +151,23 @@ class HooksPort(Protocol):
     ) -> HookAnswer:
         """Matched on ``base.agent_type``; a block keeps the sub-agent working."""
 
+    async def stop_failure(
+        self, base: HookBase, scope: CancelScope, *, error: str, error_details: str,
+        last_assistant_message: str,
+    ) -> HookAnswer:
+        """``StopFailure``: the turn ended on an API error (it cannot be blocked)."""
+
+    async def post_compact(
+        self, base: HookBase, scope: CancelScope, *, trigger: str, compact_summary: str
+    ) -> HookAnswer:
+        """``PostCompact``: a compaction's summary was saved."""
+
+    async def interrupt(
+        self, base: HookBase, scope: CancelScope, *, tool_calls: list[dict[str, Any]],
+        processes_ended: list[dict[str, Any]], processes_left: list[dict[str, Any]],
+    ) -> HookAnswer:
+        """``Interrupt`` (agent-tui's own): after Esc, each tool call's end state."""
+
     async def session_end(self, base: HookBase, scope: CancelScope, *, reason: str) -> HookAnswer:
         """Matched on ``reason``; cannot block: the session ends whatever it answers."""
 
