@@ -86,3 +86,67 @@ async def test_interrupt_tells_each_calls_end_and_the_processes_esc_ended(
     assert ended["signal"] in ("SIGTERM", "SIGKILL")
     assert seen["processes_left"] == []
     assert not (ws / "never").exists()
+
+
+ANSWER = """
+    given = json.load(sys.stdin)
+    with open(os.environ["HOOK_LOG"], "a") as log:
+        log.write(json.dumps(given) + "\\n")
+    if given["hook_event_name"] == "PermissionRequest":
+        ok = given["tool_input"]["command"].startswith("echo")
+        print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+              "decision": {"behavior": "allow"} if ok else
+                          {"behavior": "deny", "message": "only echo, please"}}}))
+"""
+
+
+async def test_permission_request_answers_for_the_user_and_never_lifts_a_deny_rule(
+        fake_api, tmp_path, monkeypatch):
+    from agent_tui.permissions import PermissionRules, Permissions
+    monkeypatch.setenv("HOOK_LOG", str(tmp_path / "hook.log"))
+    answer = hook_script(tmp_path / "hooks", "answer", ANSWER)
+    hooks = command_hooks(tmp_path, tmp_path / "ws", {
+        e: [{"matcher": "Bash", "hooks": [{"type": "command", "command": answer}]}]
+        for e in ("PermissionRequest", "PermissionDenied")})
+    (tmp_path / "ws").mkdir()
+    policy = Permissions(tmp_path / "ws", "ask", PermissionRules(deny=["Bash(echo secret*)"]),
+                         non_interactive=True)  # print mode: no one to ask
+    run, ws = start(fake_api, tmp_path, hooks, policy=policy)
+    fake_api.enqueue(Reply.tool_uses([("bash", {"command": "echo hi > said"}),
+                                      ("bash", {"command": "touch other"}),
+                                      ("bash", {"command": "echo secret > leak"})]),
+                     Reply.text("done"))
+    run.submit(UserMessage(text="go"))
+    await run.idle()
+    assert (ws / "said").exists()  # allowed by the hook, where print mode would deny
+    assert not (ws / "other").exists() and not (ws / "leak").exists()
+    seen = [(p["hook_event_name"], p["tool_input"]["command"]) for p in _logged(tmp_path / "hook.log")]
+    assert seen == [("PermissionRequest", "echo hi > said"), ("PermissionRequest", "touch other"),
+                    ("PermissionDenied", "echo secret > leak")]  # the deny rule is never asked
+    results = {r["content"] for r in tool_results_of(fake_api)}
+    assert any("only echo, please" in r for r in results)
+    denied = [p for p in _logged(tmp_path / "hook.log") if p["hook_event_name"] == "PermissionDenied"]
+    assert "Bash(echo secret*)" in denied[0]["reason"]
+
+
+def tool_results_of(fake_api) -> list[dict]:
+    last = fake_api.requests[-1]
+    return [b for m in last["messages"] if m["role"] == "user" and isinstance(m["content"], list)
+            for b in m["content"] if b.get("type") == "tool_result"]
+
+
+async def test_a_permission_prompt_notifies_beside_it(fake_api, tmp_path, monkeypatch):
+    from agent_tui.permissions import Permissions
+    hooks = _hooks(tmp_path, monkeypatch, "Notification")
+    (tmp_path / "ws").mkdir()
+    run, ws = start(fake_api, tmp_path, hooks, policy=Permissions(tmp_path / "ws", "ask"))
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "touch asked"}))
+    run.submit(UserMessage(text="go"))
+    await run.rec.wait_for(lambda: bool(_logged(tmp_path / "hook.log")))
+    [seen] = _logged(tmp_path / "hook.log")
+    assert seen["notification_type"] == "permission_prompt"
+    assert seen["message"] == "agent-tui needs your permission to use Bash"
+    assert run.rec.tool_states(name="bash")[-1] == "awaiting_approval"  # the prompt is up
+    run.submit(Interrupt())
+    await run.idle()
+    assert not (ws / "asked").exists()

@@ -27,7 +27,7 @@ BROKEN = """{
         {"type": "command", "command": "echo kept", "timeout": 5, "onFailure": "continue"}
       ]}
     ],
-    "Notification": [{"hooks": []}],
+    "Setup": [{"hooks": []}],
     "PreTooluse": [],
     "Stop": {"hooks": []}
   }
@@ -63,7 +63,7 @@ def test_a_malformed_entry_is_reported_with_file_line_column_and_the_rest_apply(
          '(did you mean "command"?)'),
         (where(BROKEN, '"timeout": -1'), "hooks.PreToolUse[2].hooks[2].timeout: timeout must be a "
          "number of seconds above 0 (skipped)"),
-        (where(BROKEN, '"Notification"'), "hooks.Notification: agent-tui does not run Notification "
+        (where(BROKEN, '"Setup"'), "hooks.Setup: agent-tui does not run Setup "
          "hooks (skipped)"),
         (where(BROKEN, '"PreTooluse"'), 'hooks.PreTooluse: unknown hook event (did you mean '
          '"PreToolUse"?)'),

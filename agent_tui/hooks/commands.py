@@ -193,6 +193,32 @@ class CommandHooks:
             "agent_transcript_path": agent_transcript_path,
         })
 
+    async def permission_request(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str,
+    ) -> HookAnswer:
+        return await self._run(E.PERMISSION_REQUEST, tool_name, base, scope, {
+            **tool_fields(tool_name, tool_input, str(self.workspace)), "tool_use_id": tool_use_id,
+            "permission_suggestions": [],
+        }, tool_input=tool_input)
+
+    async def permission_denied(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str, reason: str,
+    ) -> HookAnswer:
+        return await self._run(E.PERMISSION_DENIED, tool_name, base, scope, {
+            **tool_fields(tool_name, tool_input, str(self.workspace)), "tool_use_id": tool_use_id,
+            "reason": reason,
+        }, tool_input=tool_input)
+
+    async def notification(
+        self, base: HookBase, scope: CancelScope, *, message: str, title: str,
+        notification_type: str,
+    ) -> HookAnswer:
+        return await self._run(E.NOTIFICATION, notification_type, base, scope, {
+            "message": message, "title": title, "notification_type": notification_type,
+        })
+
     async def stop_failure(
         self, base: HookBase, scope: CancelScope, *, error: str, error_details: str,
         last_assistant_message: str,

@@ -43,8 +43,7 @@ DEFAULT_TIMEOUT_S = 60.0
 
 #: Claude Code events agent-tui does not run, for a clearer message than "unknown".
 OTHER_CLAUDE_EVENTS = frozenset({
-    "Notification", "PermissionRequest",
-    "PermissionDenied", "Setup", "TeammateIdle", "TaskCompleted",
+    "Setup", "TeammateIdle", "TaskCompleted",
     "ConfigChange", "WorktreeCreate", "WorktreeRemove",
 })
 #: What the matchers of the other events with a subject filter, in Claude Code's words.
@@ -52,6 +51,8 @@ _SUBJECTS: dict[HookEvent, frozenset[str]] = {
     HookEvent.SESSION_START: frozenset({"startup", "resume", "clear", "compact"}),
     HookEvent.PRE_COMPACT: frozenset({"manual", "auto"}),
     HookEvent.POST_COMPACT: frozenset({"manual", "auto"}),
+    HookEvent.NOTIFICATION: frozenset({
+        "permission_prompt", "idle_prompt", "auth_success", "elicitation_dialog"}),
     HookEvent.STOP_FAILURE: frozenset({
         "rate_limit", "authentication_failed", "billing_error", "invalid_request",
         "server_error", "max_output_tokens", "unknown"}),
@@ -177,7 +178,8 @@ def parse_hooks(source: HooksSource) -> tuple[list[HookCommand], list[SettingsPr
 
 
 TOOL_EVENTS = frozenset({HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE,
-                         HookEvent.POST_TOOL_USE_FAILURE})
+                         HookEvent.POST_TOOL_USE_FAILURE, HookEvent.PERMISSION_REQUEST,
+                         HookEvent.PERMISSION_DENIED})
 
 
 def _condition(event: HookEvent, hook: dict[str, Any]) -> Rule | None:

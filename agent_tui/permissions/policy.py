@@ -145,7 +145,7 @@ class Permissions:
         if ruling.verdict is Verdict.ASK and (self.non_interactive
                                                or self.mode is PermissionMode.DONT_ASK):
             reason = self._no_one_to_ask(tool, args, ruling)
-            return Ruling(verdict=Verdict.DENY, rule=ruling.rule, reason=reason)
+            return Ruling(verdict=Verdict.DENY, rule=ruling.rule, reason=reason, unasked=True)
         return ruling
 
     def remember(self, tool: AnyTool, args: BaseModel) -> None:

@@ -226,6 +226,9 @@ class HookEvent(StrEnum):
     SESSION_END = "SessionEnd"
     STOP_FAILURE = "StopFailure"  # the turn ended on an API error
     POST_COMPACT = "PostCompact"  # a compaction was saved
+    PERMISSION_REQUEST = "PermissionRequest"  # a call would be asked: a hook may answer
+    PERMISSION_DENIED = "PermissionDenied"  # a rule or the mode denied a call
+    NOTIFICATION = "Notification"  # the user is waited for (a permission prompt)
     # agent-tui's own: after Esc, how each tool call ended and which processes were ended
     INTERRUPT = "Interrupt"
 

@@ -147,12 +147,12 @@ class HookPoints:
             agent_type=agent.type if agent is not None else None,
         )
 
-    def _wanted(self, event: HookEvent, subject: str | None = None,
+    def wanted(self, event: HookEvent, subject: str | None = None,
                 tool_input: dict[str, Any] | None = None) -> bool:
         hooks = self.deps.hooks
         return hooks is not None and bool(hooks.matching(event, subject, tool_input))
 
-    async def _dispatch(
+    async def dispatch(
         self,
         event: HookEvent,
         subject: str | None,
@@ -197,7 +197,7 @@ class HookPoints:
 
     async def pre_tool(self, tool_use_id: str, name: str, tool_input: dict[str, Any]) -> HookAnswer:
         """``PreToolUse``; raises Cancelled when the turn was cancelled meanwhile."""
-        answer = await self._dispatch(
+        answer = await self.dispatch(
             E.PRE_TOOL_USE, name,
             lambda hooks, base: hooks.pre_tool_use(
                 base, self.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id),
@@ -238,7 +238,7 @@ class HookPoints:
         return (
             event is not None
             and not self.scope.cancelled  # cancel point: no more hooks once Esc was pressed
-            and self._wanted(event, name, tool_input)
+            and self.wanted(event, name, tool_input)
         )
 
     async def post_tool(
@@ -258,7 +258,7 @@ class HookPoints:
             said = run.reason if run.decision is HookDecision.BLOCK else ""
             return "\n".join(t for t in (said, run.context) if t.strip())
 
-        await self._dispatch(
+        await self.dispatch(
             event, name,
             lambda hooks, base: (hooks.post_tool_use_failure if failed else hooks.post_tool_use)(
                 base, self.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id,
@@ -276,7 +276,7 @@ class HookPoints:
         def to_model(answer: HookAnswer, run: HookRun) -> str:
             return "" if answer.decision is HookDecision.BLOCK else run.context
 
-        answer = await self._dispatch(
+        answer = await self.dispatch(
             E.USER_PROMPT_SUBMIT, None,
             lambda hooks, base: hooks.user_prompt_submit(base, self.scope, prompt=text),
             to_model=to_model,
@@ -316,7 +316,7 @@ class HookPoints:
                 base, self.scope, stop_hook_active=active, last_assistant_message=said,
                 agent_transcript_path=str(kept.path) if kept is not None else "")
 
-        answer = await self._dispatch(event, agent.type if agent is not None else None, ask,
+        answer = await self.dispatch(event, agent.type if agent is not None else None, ask,
                                       to_model=to_model)
         if answer is None:
             return False
@@ -335,7 +335,7 @@ class HookPoints:
         """``SessionStart`` (``source``: startup or resume): context for the model, and
         the variables the hooks wrote to ``CLAUDE_ENV_FILE`` for the session's commands."""
         model = self.deps.config.model
-        answer = await self._dispatch(
+        answer = await self.dispatch(
             E.SESSION_START, source,
             lambda hooks, base: hooks.session_start(base, self.scope, source=source, model=model),
             to_model=lambda _answer, run: run.context,
@@ -352,7 +352,7 @@ class HookPoints:
         agent = self.deps.agent
         if agent is None:
             return
-        await self._dispatch(
+        await self.dispatch(
             E.SUBAGENT_START, agent.type,
             lambda hooks, base: hooks.subagent_start(base, self.scope),
             to_model=lambda _answer, run: run.context,
@@ -360,7 +360,7 @@ class HookPoints:
 
     async def session_end(self, reason: str) -> None:
         """``SessionEnd``: each hook is bounded by its timeout; Esc (the scope) ends them."""
-        await self._dispatch(
+        await self.dispatch(
             E.SESSION_END, reason,
             lambda hooks, base: hooks.session_end(base, self.scope, reason=reason),
         )
@@ -369,7 +369,7 @@ class HookPoints:
         """``StopFailure``: the turn ended on an API error (``error``: Claude Code's
         words for its kind; the hooks cannot block or change anything)."""
         error = _failure_kind(exc)
-        await self._dispatch(E.STOP_FAILURE, error, lambda hooks, base: hooks.stop_failure(
+        await self.dispatch(E.STOP_FAILURE, error, lambda hooks, base: hooks.stop_failure(
             base, self.scope, error=error, error_details=str(exc),
             last_assistant_message=f"API Error: {exc}"))
 
@@ -380,7 +380,7 @@ class HookPoints:
         under the session's (shutdown ends them; their timeout bounds them)."""
         results = [r for r in self.deps.journal.records
                    if isinstance(r, ToolResultRecord) and r.turn_id == self.turn_id]
-        if not self._wanted(E.INTERRUPT):
+        if not self.wanted(E.INTERRUPT):
             return
         calls = [{"tool_use_id": r.tool_use_id, "tool_name": claude_name(r.name),
                   "state": r.state.value, "exit_code": r.exit_code, "signal": r.signal,
@@ -391,7 +391,7 @@ class HookPoints:
         parent = self.scope.parent
         scope = parent.child("interrupt hooks") if parent is not None else CancelScope("interrupt hooks")
         try:
-            await HookPoints(self.deps, scope, self._record, self.turn_id)._dispatch(
+            await HookPoints(self.deps, scope, self._record, self.turn_id).dispatch(
                 E.INTERRUPT, None, lambda hooks, base: hooks.interrupt(
                     base, scope, tool_calls=calls, processes_ended=ended, processes_left=left))
         finally:
@@ -399,14 +399,14 @@ class HookPoints:
 
     async def post_compact(self, trigger: str, summary: str) -> None:
         """``PostCompact``: the summary a compaction saved (nothing to decide)."""
-        await self._dispatch(E.POST_COMPACT, trigger, lambda hooks, base: hooks.post_compact(
+        await self.dispatch(E.POST_COMPACT, trigger, lambda hooks, base: hooks.post_compact(
             base, self.scope, trigger=trigger, compact_summary=summary))
 
     async def pre_compact(self, trigger: str, instructions: str = "") -> HookAnswer:
         """``PreCompact`` (``trigger``: manual or auto), for the compaction to call
         before it starts: a ``block`` decision means do not compact (``reason`` says
         why); ``context`` holds what the hooks want the summary to keep."""
-        answer = await self._dispatch(
+        answer = await self.dispatch(
             E.PRE_COMPACT, trigger,
             lambda hooks, base: hooks.pre_compact(
                 base, self.scope, trigger=trigger, custom_instructions=instructions),

@@ -151,6 +151,24 @@ class HooksPort(Protocol):
     ) -> HookAnswer:
         """Matched on ``base.agent_type``; a block keeps the sub-agent working."""
 
+    async def permission_request(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str,
+    ) -> HookAnswer:
+        """``PermissionRequest``: a call would be asked; a hook may answer for the user."""
+
+    async def permission_denied(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str, reason: str,
+    ) -> HookAnswer:
+        """``PermissionDenied``: a rule or the mode denied a call (told, not asked)."""
+
+    async def notification(
+        self, base: HookBase, scope: CancelScope, *, message: str, title: str,
+        notification_type: str,
+    ) -> HookAnswer:
+        """``Notification``: the user is waited for."""
+
     async def stop_failure(
         self, base: HookBase, scope: CancelScope, *, error: str, error_details: str,
         last_assistant_message: str,
