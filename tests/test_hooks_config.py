@@ -58,7 +58,7 @@ def test_a_malformed_entry_is_reported_with_file_line_column_and_the_rest_apply(
         (where(BROKEN, '"matcher": "("'), "hooks.PreToolUse[1].matcher: matcher '(' is not a "
          "valid regular expression"),
         (where(BROKEN, '"type": "prompt"'), 'hooks.PreToolUse[2].hooks[0].type: type is "prompt": '
-         'agent-tui runs "command" hooks only (skipped)'),
+         'agent-tui runs "command" and "http" hooks only (skipped)'),
         (where(BROKEN, '"comand"'), 'hooks.PreToolUse[2].hooks[1].comand: unknown key "comand" '
          '(did you mean "command"?)'),
         (where(BROKEN, '"timeout": -1'), "hooks.PreToolUse[2].hooks[2].timeout: timeout must be a "

@@ -83,6 +83,8 @@ def decide(event: HookEvent, hook: HookCommand, ran: CommandRun) -> HookRun:
                        default_block=True)
     if ran.ending is HookEnding.NOT_STARTED:
         return _failed(run, event, hook, f"could not be started: {ran.error}", default_block=True)
+    if ran.failure:
+        return _failed(run, event, hook, ran.failure, default_block=False)
     stderr = ran.stderr.strip()
     if ran.exit_code == 2:
         if event in CANNOT_BLOCK:

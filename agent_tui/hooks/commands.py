@@ -19,7 +19,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from agent_tui.cancel import CancelScope
 from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRow
@@ -27,7 +27,8 @@ from agent_tui.protocol.states import HookEvent
 from agent_tui.protocol.tool_names import our_input
 from agent_tui.credentials import command_env
 from agent_tui.hooks.answers import combine, decide
-from agent_tui.hooks.config import HookCommand
+from agent_tui.hooks.config import HookCommand, HookKind
+from agent_tui.hooks.http_hook import header_values, post_hook
 from agent_tui.hooks.env_file import (
     ENV_FILE_VAR,
     new_env_file,
@@ -249,6 +250,26 @@ class CommandHooks:
 
     # -- running --------------------------------------------------------------------
 
+    def _one(self, hook: HookCommand, stdin: bytes, scope: CancelScope,
+             env: Mapping[str, str] | None) -> Awaitable[CommandRun]:
+        """One hook's run: its command, or its POST (headers filled only with the
+        variables the hook allows, from a command's environment: the agent's own
+        credentials are never among them)."""
+        if self.run_extra is not None and hook in self.extra:  # an app's callback
+            return self.run_extra(hook, stdin, scope)
+        match hook.kind:
+            case HookKind.COMMAND:
+                return run_command(
+                    hook.command, stdin, cwd=self.workspace,
+                    env=env if env is not None else self.env,
+                    timeout_s=hook.timeout_s, scope=scope, limits=self.limits)
+            case HookKind.HTTP:
+                headers = header_values(hook.headers, hook.allowed_env, self.env)
+                return post_hook(hook.command, stdin, headers=headers, timeout_s=hook.timeout_s,
+                                 scope=scope)
+            case _:
+                assert_never(hook.kind)
+
     def _mode(self) -> str:
         mode = self.permission_mode
         return claude_mode(mode() if callable(mode) else mode)
@@ -266,14 +287,7 @@ class CommandHooks:
             "hook_event_name": str(event), **fields,
         }
         stdin = json.dumps(payload, ensure_ascii=False, default=str).encode()
-        ran = await asyncio.gather(*(
-            self.run_extra(hook, stdin, scope)
-            if self.run_extra is not None and hook in self.extra else run_command(
-                hook.command, stdin, cwd=self.workspace, env=env if env is not None else self.env,
-                timeout_s=hook.timeout_s, scope=scope, limits=self.limits,
-            )
-            for hook in hooks
-        ))
+        ran = await asyncio.gather(*(self._one(hook, stdin, scope, env) for hook in hooks))
         runs = [decide(event, hook, result) for hook, result in zip(hooks, ran)]
         return combine(runs, can_ask=self.interactive)
 

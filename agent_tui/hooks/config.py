@@ -6,8 +6,9 @@
                     "onFailure": "block"}]}]}}
 
 An event maps to a list of groups; a group has a ``matcher`` (``matchers.py``) and
-its ``hooks``, each a command (``type`` ``command``; ``timeout`` in seconds, default
-60; ``onFailure`` ``block`` or ``continue``; ``statusMessage``, ``once`` and
+its ``hooks``, each a command (``type`` ``command``) or an HTTP hook (``type``
+``http``: ``url``, ``headers``, ``allowedEnvVars``; ``http_hook.py``); ``timeout`` in
+seconds, default 60; ``onFailure`` ``block`` or ``continue``; ``statusMessage``, ``once`` and
 ``shell: "bash"`` are accepted). ``if`` is Claude Code's filter in permission-rule
 syntax (``"if": "Bash(git push:*)"``): on a tool event the hook runs only for calls
 the rule matches, read as a deny rule is (any part of a command, wrappers seen
@@ -25,6 +26,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -62,6 +64,8 @@ _SUBJECTS: dict[HookEvent, frozenset[str]] = {
 _GROUP_KEYS = ("matcher", "hooks")
 _HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage", "if", "async",
               "asyncRewake", "shell", "once", "args")
+_HTTP_KEYS = ("type", "url", "headers", "allowedEnvVars", "timeout", "onFailure",
+              "statusMessage", "if", "async", "once")
 #: Claude Code's hook fields agent-tui accepts without acting on them, and what that
 #: means: said once per hook, never a reason to drop it (a guard must not be lost).
 _NOT_ACTED_ON = {
@@ -77,12 +81,20 @@ class OnFailure(StrEnum):
     CONTINUE = "continue"  # as if there were no hook
 
 
+class HookKind(StrEnum):
+    COMMAND = "command"  # a bash command line
+    HTTP = "http"  # a POST of the input JSON to a URL (``http_hook.py``)
+
+
 class HookCommand(BaseModel):
-    """One configured hook command."""
+    """One configured hook: a command, or (``kind`` http) a URL to POST to."""
 
     event: HookEvent
     matcher: Matcher = Field(default_factory=Matcher)
-    command: str
+    command: str  # the command line; an HTTP hook's URL
+    kind: HookKind = HookKind.COMMAND
+    headers: dict[str, str] = Field(default_factory=dict)  # HTTP: sent with the POST
+    allowed_env: frozenset[str] = frozenset()  # HTTP: variables its headers may name
     timeout_s: float = DEFAULT_TIMEOUT_S
     # None: a timeout or a failed start blocks, a crash (exit code other than 0 and 2)
     # does not, as in Claude Code; set, every failure is treated so.
@@ -265,20 +277,11 @@ def _command(
     if not isinstance(hook, dict):
         raise _Skip(loc, f'expected {{"type": "command", "command": ...}}, got {json_type(hook)}')
     kind = hook.get("type")
-    if kind != "command":
+    if kind not in ("command", "http"):
         shown = json.dumps(kind) if kind is not None else "missing"
         raise _Skip(loc + ("type",) if "type" in hook else loc,
-                    f'type is {shown}: agent-tui runs "command" hooks only')
-    _known_keys(hook, _HOOK_KEYS, loc)
-    if "args" in hook:
-        raise _Skip(loc + ("args",), "exec form (`args`) is not supported; give the whole "
-                    "command line in `command`")
-    if hook.get("shell", "bash") != "bash":
-        raise _Skip(loc + ("shell",), 'hooks run with bash here; "shell" must be "bash"')
-    command = hook.get("command")
-    if not isinstance(command, str) or not command.strip() or "\0" in command:
-        raise _Skip(loc + ("command",) if "command" in hook else loc,
-                    "command must be a non-empty string")
+                    f'type is {shown}: agent-tui runs "command" and "http" hooks only')
+    _known_keys(hook, _HOOK_KEYS if kind == "command" else _HTTP_KEYS, loc)
     timeout = hook.get("timeout", DEFAULT_TIMEOUT_S)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise _Skip(loc + ("timeout",), "timeout must be a number of seconds above 0")
@@ -291,11 +294,51 @@ def _command(
     if not isinstance(message, str):
         raise _Skip(loc + ("statusMessage",), "statusMessage must be a string")
     line, _ = _where(source, loc)
-    return HookCommand(
-        event=event, matcher=matcher, command=command, timeout_s=float(min(timeout, 86400)),
+    common: dict[str, Any] = dict(
+        event=event, matcher=matcher, timeout_s=float(min(timeout, 86400)),
         on_failure=on_failure, file=source.file, line=line, project=source.project,
         condition=_condition(event, hook),
     )
+    if kind == "http":
+        return HookCommand(command=_url(hook, loc), kind=HookKind.HTTP,
+                           headers=_headers(hook, loc), allowed_env=_allowed_env(hook, loc),
+                           **common)
+    if "args" in hook:
+        raise _Skip(loc + ("args",), "exec form (`args`) is not supported; give the whole "
+                    "command line in `command`")
+    if hook.get("shell", "bash") != "bash":
+        raise _Skip(loc + ("shell",), 'hooks run with bash here; "shell" must be "bash"')
+    command = hook.get("command")
+    if not isinstance(command, str) or not command.strip() or "\0" in command:
+        raise _Skip(loc + ("command",) if "command" in hook else loc,
+                    "command must be a non-empty string")
+    return HookCommand(command=command, **common)
+
+
+def _url(hook: dict[str, Any], loc: tuple[Any, ...]) -> str:
+    url = hook.get("url")
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise _Skip(loc + ("url",) if "url" in hook else loc,
+                    "url must be an http:// or https:// address")
+    assert isinstance(url, str)
+    return url
+
+
+def _headers(hook: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, str]:
+    headers = hook.get("headers", {})
+    if not isinstance(headers, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) and "\n" not in v and "\r" not in v
+            for k, v in headers.items()):
+        raise _Skip(loc + ("headers",), "headers must be an object of strings, each on one line")
+    return dict(headers)
+
+
+def _allowed_env(hook: dict[str, Any], loc: tuple[Any, ...]) -> frozenset[str]:
+    names = hook.get("allowedEnvVars", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise _Skip(loc + ("allowedEnvVars",), "allowedEnvVars must be a list of variable names")
+    return frozenset(names)
 
 
 def _known_keys(obj: dict[str, Any], known: Sequence[str], loc: tuple[Any, ...]) -> None:
