@@ -21,7 +21,7 @@ BROKEN = """{
       {"matcher": "bash", "hooks": [{"type": "command", "command": "echo good"}]},
       {"matcher": "(", "hooks": [{"type": "command", "command": "echo bad-regex"}]},
       {"matcher": "Edit", "hooks": [
-        {"type": "prompt", "prompt": "is this fine?"},
+        {"type": "agent", "prompt": "is this fine?"},
         {"type": "command", "comand": "typo"},
         {"type": "command", "command": "echo slow", "timeout": -1},
         {"type": "command", "command": "echo kept", "timeout": 5, "onFailure": "continue"}
@@ -57,8 +57,8 @@ def test_a_malformed_entry_is_reported_with_file_line_column_and_the_rest_apply(
     expected = [
         (where(BROKEN, '"matcher": "("'), "hooks.PreToolUse[1].matcher: matcher '(' is not a "
          "valid regular expression"),
-        (where(BROKEN, '"type": "prompt"'), 'hooks.PreToolUse[2].hooks[0].type: type is "prompt": '
-         'agent-tui runs "command" and "http" hooks only (skipped)'),
+        (where(BROKEN, '"type": "agent"'), 'hooks.PreToolUse[2].hooks[0].type: type is "agent": '
+         'agent-tui runs "command", "http" and "prompt" hooks (skipped)'),
         (where(BROKEN, '"comand"'), 'hooks.PreToolUse[2].hooks[1].comand: unknown key "comand" '
          '(did you mean "command"?)'),
         (where(BROKEN, '"timeout": -1'), "hooks.PreToolUse[2].hooks[2].timeout: timeout must be a "

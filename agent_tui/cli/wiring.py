@@ -288,6 +288,7 @@ class Wiring:
             emit(Notice(level=NoticeLevel.ERROR, text=f"settings: {price_problem}"))
         caps = [c for c in (opts.max_budget_usd, settings.max_budget_usd) if c is not None]
         budget = RequestBudget(limit=opts.max_turns, max_usd=min(caps, default=None))
+        hooks.provider, hooks.model = provider, lambda: config.model  # prompt hooks ask it
         deps = SessionDeps(config=config, provider=provider, tools=tools, policy=policy,
                            journal=journal, emit=emit, checkpoints=checkpoints,
                            subagents=SubAgents(journal, emit),

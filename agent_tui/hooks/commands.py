@@ -23,12 +23,14 @@ from typing import Any, assert_never
 
 from agent_tui.cancel import CancelScope
 from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRow
-from agent_tui.protocol.states import HookEvent
+from agent_tui.protocol.states import HookEnding, HookEvent
+from agent_tui.providers.base import Provider
 from agent_tui.protocol.tool_names import our_input
 from agent_tui.credentials import command_env
 from agent_tui.hooks.answers import combine, decide
 from agent_tui.hooks.config import HookCommand, HookKind
 from agent_tui.hooks.http_hook import header_values, post_hook
+from agent_tui.hooks.prompt_hook import ask_model
 from agent_tui.hooks.env_file import (
     ENV_FILE_VAR,
     new_env_file,
@@ -73,6 +75,9 @@ class CommandHooks:
         self.extra: list[HookCommand] = []
         self.run_extra: Callable[[HookCommand, bytes, CancelScope], Awaitable[CommandRun]] | None = None
         self._conditions = Permissions(workspace)  # only its rule matching: for ``if``
+        # Prompt hooks ask the session's provider: set by the wiring once it is made.
+        self.provider: Provider | None = None
+        self.model: Callable[[], str] = lambda: ""
 
     # -- what is configured ---------------------------------------------------------
 
@@ -263,6 +268,12 @@ class CommandHooks:
                     hook.command, stdin, cwd=self.workspace,
                     env=env if env is not None else self.env,
                     timeout_s=hook.timeout_s, scope=scope, limits=self.limits)
+            case HookKind.PROMPT:
+                if self.provider is None:
+                    return _ready(CommandRun(ending=HookEnding.NOT_STARTED,
+                                             error="no model to ask in this session"))
+                return ask_model(self.provider, hook.model or self.model(), hook.command,
+                                 stdin.decode(), timeout_s=hook.timeout_s, scope=scope)
             case HookKind.HTTP:
                 headers = header_values(hook.headers, hook.allowed_env, self.env)
                 return post_hook(hook.command, stdin, headers=headers, timeout_s=hook.timeout_s,
@@ -290,6 +301,10 @@ class CommandHooks:
         ran = await asyncio.gather(*(self._one(hook, stdin, scope, env) for hook in hooks))
         runs = [decide(event, hook, result) for hook, result in zip(hooks, ran)]
         return combine(runs, can_ask=self.interactive)
+
+
+async def _ready(run: CommandRun) -> CommandRun:
+    return run
 
 
 def _row(hook: HookCommand) -> HookRow:

@@ -7,7 +7,8 @@
 
 An event maps to a list of groups; a group has a ``matcher`` (``matchers.py``) and
 its ``hooks``, each a command (``type`` ``command``) or an HTTP hook (``type``
-``http``: ``url``, ``headers``, ``allowedEnvVars``; ``http_hook.py``); ``timeout`` in
+``http``: ``url``, ``headers``, ``allowedEnvVars``; ``http_hook.py``) or a prompt
+hook (``type`` ``prompt``: ``prompt``, ``model``; ``prompt_hook.py``); ``timeout`` in
 seconds, default 60; ``onFailure`` ``block`` or ``continue``; ``statusMessage``, ``once`` and
 ``shell: "bash"`` are accepted). ``if`` is Claude Code's filter in permission-rule
 syntax (``"if": "Bash(git push:*)"``): on a tool event the hook runs only for calls
@@ -64,6 +65,7 @@ _SUBJECTS: dict[HookEvent, frozenset[str]] = {
 _GROUP_KEYS = ("matcher", "hooks")
 _HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage", "if", "async",
               "asyncRewake", "shell", "once", "args")
+_PROMPT_KEYS = ("type", "prompt", "model", "timeout", "onFailure", "statusMessage", "if", "once")
 _HTTP_KEYS = ("type", "url", "headers", "allowedEnvVars", "timeout", "onFailure",
               "statusMessage", "if", "async", "once")
 #: Claude Code's hook fields agent-tui accepts without acting on them, and what that
@@ -84,6 +86,7 @@ class OnFailure(StrEnum):
 class HookKind(StrEnum):
     COMMAND = "command"  # a bash command line
     HTTP = "http"  # a POST of the input JSON to a URL (``http_hook.py``)
+    PROMPT = "prompt"  # the model judges the event (``prompt_hook.py``)
 
 
 class HookCommand(BaseModel):
@@ -91,10 +94,11 @@ class HookCommand(BaseModel):
 
     event: HookEvent
     matcher: Matcher = Field(default_factory=Matcher)
-    command: str  # the command line; an HTTP hook's URL
+    command: str  # the command line; an HTTP hook's URL; a prompt hook's prompt
     kind: HookKind = HookKind.COMMAND
     headers: dict[str, str] = Field(default_factory=dict)  # HTTP: sent with the POST
     allowed_env: frozenset[str] = frozenset()  # HTTP: variables its headers may name
+    model: str | None = None  # prompt: the model to ask (None: the session's)
     timeout_s: float = DEFAULT_TIMEOUT_S
     # None: a timeout or a failed start blocks, a crash (exit code other than 0 and 2)
     # does not, as in Claude Code; set, every failure is treated so.
@@ -277,11 +281,11 @@ def _command(
     if not isinstance(hook, dict):
         raise _Skip(loc, f'expected {{"type": "command", "command": ...}}, got {json_type(hook)}')
     kind = hook.get("type")
-    if kind not in ("command", "http"):
+    if kind not in ("command", "http", "prompt"):
         shown = json.dumps(kind) if kind is not None else "missing"
         raise _Skip(loc + ("type",) if "type" in hook else loc,
-                    f'type is {shown}: agent-tui runs "command" and "http" hooks only')
-    _known_keys(hook, _HOOK_KEYS if kind == "command" else _HTTP_KEYS, loc)
+                    f'type is {shown}: agent-tui runs "command", "http" and "prompt" hooks')
+    _known_keys(hook, {"command": _HOOK_KEYS, "http": _HTTP_KEYS}.get(kind, _PROMPT_KEYS), loc)
     timeout = hook.get("timeout", DEFAULT_TIMEOUT_S)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise _Skip(loc + ("timeout",), "timeout must be a number of seconds above 0")
@@ -299,6 +303,14 @@ def _command(
         on_failure=on_failure, file=source.file, line=line, project=source.project,
         condition=_condition(event, hook),
     )
+    if kind == "prompt":
+        text, model = hook.get("prompt"), hook.get("model")
+        if not isinstance(text, str) or not text.strip():
+            raise _Skip(loc + ("prompt",) if "prompt" in hook else loc,
+                        "prompt must be a non-empty string")
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            raise _Skip(loc + ("model",), "model must be a model name")
+        return HookCommand(command=text, kind=HookKind.PROMPT, model=model, **common)
     if kind == "http":
         return HookCommand(command=_url(hook, loc), kind=HookKind.HTTP,
                            headers=_headers(hook, loc), allowed_env=_allowed_env(hook, loc),

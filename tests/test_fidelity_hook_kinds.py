@@ -1,7 +1,8 @@
 """HTTP hooks (``"type": "http"``) as Claude Code runs them: the input JSON POSTed to
 the hook's URL (a server on loopback here), a 2xx JSON answer read as a command's
 stdout, headers filled only with the variables the hook allows, a failed answer
-said and passed over, and no answer at all failing closed for a gate."""
+said and passed over, and no answer at all failing closed for a gate. Prompt hooks
+(``"type": "prompt"``): the model (the fake API) judges the event; its no blocks."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 
 from agent_tui.protocol import UserMessage
 from tests.fake_api import Reply
-from tests.hooks_support import command_hooks, start
+from tests.hooks_support import command_hooks, hook_records, start
 
 pytestmark = pytest.mark.asyncio
 
@@ -113,3 +114,29 @@ async def test_an_http_guard_that_does_not_answer_fails_closed(fake_api, tmp_pat
     await run.idle()
     assert not (ws / "ran").exists()
     assert run.rec.tool_states(name="bash")[-1] == "denied"
+
+
+async def test_a_prompt_hook_asks_the_model_and_its_no_is_a_block(fake_api, tmp_path: Path):
+    hooks = command_hooks(tmp_path, tmp_path / "ws", {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "prompt", "prompt": "Is this command safe to run? $ARGUMENTS", "timeout": 20}]}]})
+    run, ws = start(fake_api, tmp_path, hooks)
+    hooks.provider, hooks.model = run.session.deps.provider, lambda: "claude-test"
+    fake_api.enqueue(
+        Reply.tool_use("bash", {"command": "rm -rf build"}),
+        Reply.text('{"ok": false, "reason": "rm -rf is destructive"}'),  # the hook's judge
+        Reply.tool_use("bash", {"command": "touch fine"}),
+        Reply.text('```json\n{"ok": true}\n```'),
+        Reply.text("done"))
+    run.submit(UserMessage(text="go"))
+    await run.idle()
+    assert (ws / "fine").exists()
+    asked = fake_api.requests[1]
+    assert '{"ok": true}' in asked["system"] and not asked.get("tools")
+    question = asked["messages"][0]["content"]
+    assert question.startswith("Is this command safe to run? {")
+    assert json.loads(question.removeprefix("Is this command safe to run? "))["tool_input"] == {
+        "command": "rm -rf build"}
+    results = [b for m in fake_api.requests[-1]["messages"] if m["role"] == "user"
+               and isinstance(m["content"], list) for b in m["content"] if b["type"] == "tool_result"]
+    assert "rm -rf is destructive" in results[0]["content"]
+    assert [r.decision for r in hook_records(run)] == ["block", "none"]
