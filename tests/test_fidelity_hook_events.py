@@ -13,24 +13,15 @@ import pytest
 
 from agent_tui.protocol import Compact, Interrupt, UserMessage
 from tests.fake_api import Reply
-from tests.hooks_support import command_hooks, hook_script, start
+from tests.hooks_support import LOG_INPUT, command_hooks, hook_script, logged, start, tool_results
 
 pytestmark = pytest.mark.asyncio
 
-LOG = """
-    given = json.load(sys.stdin)
-    with open(os.environ["HOOK_LOG"], "a") as log:
-        log.write(json.dumps(given) + "\\n")
-"""
-
-
-def _logged(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
 def _hooks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *events: str):
     monkeypatch.setenv("HOOK_LOG", str(tmp_path / "hook.log"))
-    log = hook_script(tmp_path / "hooks", "log", LOG)
+    log = hook_script(tmp_path / "hooks", "log", LOG_INPUT)
     return command_hooks(tmp_path, tmp_path / "ws", {
         e: [{"hooks": [{"type": "command", "command": log}]}] for e in events})
 
@@ -41,8 +32,8 @@ async def test_an_api_error_runs_stop_failure_hooks(fake_api, tmp_path, monkeypa
     fake_api.enqueue(Reply.error(400, "invalid_request_error"))
     run.submit(UserMessage(text="hello"))
     await run.idle()
-    await run.rec.wait_for(lambda: bool(_logged(tmp_path / "hook.log")))
-    [seen] = _logged(tmp_path / "hook.log")  # no Stop: the model never stopped on its own
+    await run.rec.wait_for(lambda: bool(logged(tmp_path / "hook.log")))
+    [seen] = logged(tmp_path / "hook.log")  # no Stop: the model never stopped on its own
     assert seen["hook_event_name"] == "StopFailure" and seen["error"] == "invalid_request"
     assert seen["last_assistant_message"].startswith("API Error: ")  # as Claude Code words it
     assert "Invalid request" in seen["error_details"]
@@ -57,8 +48,8 @@ async def test_post_compact_gets_the_summary_saved(fake_api, tmp_path, monkeypat
     run.submit(UserMessage(text="hello"))
     await run.idle()
     run.submit(Compact(instructions=""))
-    await run.rec.wait_for(lambda: bool(_logged(tmp_path / "hook.log")))
-    [seen] = _logged(tmp_path / "hook.log")
+    await run.rec.wait_for(lambda: bool(logged(tmp_path / "hook.log")))
+    [seen] = logged(tmp_path / "hook.log")
     assert seen["hook_event_name"] == "PostCompact" and seen["trigger"] == "manual"
     assert "SUMMARY: the user said hello" in seen["compact_summary"]
 
@@ -75,8 +66,8 @@ async def test_interrupt_tells_each_calls_end_and_the_processes_esc_ended(
     run.submit(Interrupt())
     await run.idle()
     assert run.rec.of("turn_ended")[-1].status == "cancelled"
-    await run.rec.wait_for(lambda: bool(_logged(tmp_path / "hook.log")))
-    [seen] = _logged(tmp_path / "hook.log")
+    await run.rec.wait_for(lambda: bool(logged(tmp_path / "hook.log")))
+    [seen] = logged(tmp_path / "hook.log")
     assert seen["hook_event_name"] == "Interrupt"
     states = [(c["tool_name"], c["state"]) for c in seen["tool_calls"]]
     assert states == [("Bash", "succeeded"), ("Bash", "cancelled_while_running"),
@@ -120,19 +111,14 @@ async def test_permission_request_answers_for_the_user_and_never_lifts_a_deny_ru
     await run.idle()
     assert (ws / "said").exists()  # allowed by the hook, where print mode would deny
     assert not (ws / "other").exists() and not (ws / "leak").exists()
-    seen = [(p["hook_event_name"], p["tool_input"]["command"]) for p in _logged(tmp_path / "hook.log")]
+    seen = [(p["hook_event_name"], p["tool_input"]["command"]) for p in logged(tmp_path / "hook.log")]
     assert seen == [("PermissionRequest", "echo hi > said"), ("PermissionRequest", "touch other"),
                     ("PermissionDenied", "echo secret > leak")]  # the deny rule is never asked
-    results = {r["content"] for r in tool_results_of(fake_api)}
+    results = {str(r["content"]) for r in tool_results(fake_api.requests[-1])}
     assert any("only echo, please" in r for r in results)
-    denied = [p for p in _logged(tmp_path / "hook.log") if p["hook_event_name"] == "PermissionDenied"]
+    denied = [p for p in logged(tmp_path / "hook.log") if p["hook_event_name"] == "PermissionDenied"]
     assert "Bash(echo secret*)" in denied[0]["reason"]
 
-
-def tool_results_of(fake_api) -> list[dict]:
-    last = fake_api.requests[-1]
-    return [b for m in last["messages"] if m["role"] == "user" and isinstance(m["content"], list)
-            for b in m["content"] if b.get("type") == "tool_result"]
 
 
 async def test_a_permission_prompt_notifies_beside_it(fake_api, tmp_path, monkeypatch):
@@ -142,8 +128,8 @@ async def test_a_permission_prompt_notifies_beside_it(fake_api, tmp_path, monkey
     run, ws = start(fake_api, tmp_path, hooks, policy=Permissions(tmp_path / "ws", "ask"))
     fake_api.enqueue(Reply.tool_use("bash", {"command": "touch asked"}))
     run.submit(UserMessage(text="go"))
-    await run.rec.wait_for(lambda: bool(_logged(tmp_path / "hook.log")))
-    [seen] = _logged(tmp_path / "hook.log")
+    await run.rec.wait_for(lambda: bool(logged(tmp_path / "hook.log")))
+    [seen] = logged(tmp_path / "hook.log")
     assert seen["notification_type"] == "permission_prompt"
     assert seen["message"] == "agent-tui needs your permission to use Bash"
     assert run.rec.tool_states(name="bash")[-1] == "awaiting_approval"  # the prompt is up

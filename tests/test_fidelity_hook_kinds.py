@@ -16,7 +16,7 @@ import pytest
 
 from agent_tui.protocol import UserMessage
 from tests.fake_api import Reply
-from tests.hooks_support import command_hooks, hook_records, start
+from tests.hooks_support import command_hooks, hook_records, start, tool_results
 
 pytestmark = pytest.mark.asyncio
 
@@ -97,8 +97,7 @@ async def test_an_http_guard_blocks_and_sees_claude_codes_payload(
     assert body["hook_event_name"] == "PreToolUse" and body["tool_name"] == "Bash"
     assert headers["Authorization"] == "Bearer t0ken"
     assert headers["X-Key"] == ""  # the agent's own key is never sent, allowed or not
-    results = [b for m in fake_api.requests[-1]["messages"] if m["role"] == "user"
-               and isinstance(m["content"], list) for b in m["content"] if b["type"] == "tool_result"]
+    results = tool_results(fake_api.requests[-1])
     assert "no rm through the guard" in results[0]["content"]
     notices = [n.text for n in run.rec.of("notice")]
     assert any("answered HTTP 500" in n for n in notices)
@@ -136,7 +135,6 @@ async def test_a_prompt_hook_asks_the_model_and_its_no_is_a_block(fake_api, tmp_
     assert question.startswith("Is this command safe to run? {")
     assert json.loads(question.removeprefix("Is this command safe to run? "))["tool_input"] == {
         "command": "rm -rf build"}
-    results = [b for m in fake_api.requests[-1]["messages"] if m["role"] == "user"
-               and isinstance(m["content"], list) for b in m["content"] if b["type"] == "tool_result"]
+    results = tool_results(fake_api.requests[-1])
     assert "rm -rf is destructive" in results[0]["content"]
     assert [r.decision for r in hook_records(run)] == ["block", "none"]

@@ -17,25 +17,16 @@ from agent_tui.hooks.payloads import tool_response
 from agent_tui.protocol import HookEvent, UserMessage
 from agent_tui.settings import load_settings
 from tests.fake_api import Reply
-from tests.hooks_support import command_hooks, hook_script, start
+from tests.hooks_support import LOG_INPUT, command_hooks, hook_script, logged, start, tool_results
 
 SEEN = json.loads((Path(__file__).parent / "fidelity_fixtures" / "claude_code_hooks.json").read_text())
 
-LOG = """
-    given = json.load(sys.stdin)
-    with open(os.environ["HOOK_LOG"], "a") as log:
-        log.write(json.dumps(given) + "\\n")
-"""
-
-
-def _logged(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
 @pytest.mark.asyncio
 async def test_if_payloads_and_failures_as_claude_code_sends_them(fake_api, tmp_path, monkeypatch):
     monkeypatch.setenv("HOOK_LOG", str(tmp_path / "hook.log"))
-    log = hook_script(tmp_path / "hooks", "log", LOG)
+    log = hook_script(tmp_path / "hooks", "log", LOG_INPUT)
     hooks = command_hooks(tmp_path, tmp_path / "ws", {
         "PreToolUse": [
             {"matcher": "Bash", "hooks": [{"type": "command", "command": log, "if": "Bash(git push:*)"}]},
@@ -54,7 +45,7 @@ async def test_if_payloads_and_failures_as_claude_code_sends_them(fake_api, tmp_
         Reply.text("done"))
     run.submit(UserMessage(text="go"))
     await run.idle()
-    seen = _logged(tmp_path / "hook.log")
+    seen = logged(tmp_path / "hook.log")
     pre = [p for p in seen if p["hook_event_name"] == "PreToolUse"]
     # `if`: only the calls its rule matches (a guard on `git push` sees it inside a list)
     assert sorted(p["tool_input"].get("command") or p["tool_input"]["file_path"] for p in pre) == sorted([

@@ -48,14 +48,22 @@ async def _type(pilot, text: str) -> None:
     await pilot.press(*[("space" if c == " " else c) for c in text])
 
 
+def _app(ws: Path):
+    make, made = fake_factory([], workspace=ws)
+    return AgentApp(make, cursor_blink=False, clock=lambda: 0.0, workspace=ws), made
+
+
+async def _typed_commit(app, pilot) -> None:
+    await wait_until(pilot, lambda: app.session is not None, what="session")
+    await _type(pilot, "/commit")
+    await pilot.pause()
+
+
 @pytest.mark.asyncio
 async def test_enter_on_slash_commit_runs_commit_not_commit_push_pr(ws: Path) -> None:
-    make, made = fake_factory([], workspace=ws)
-    app = AgentApp(make, cursor_blink=False, clock=lambda: 0.0, workspace=ws)
+    app, made = _app(ws)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session is not None, what="session")
-        await _type(pilot, "/commit")
-        await pilot.pause()
+        await _typed_commit(app, pilot)
         assert [item.value for item in app.suggestions.items][:2] == ["commit", "commit-push-pr"]
         await pilot.press("enter")  # the command takes arguments: run as typed, with none
         await wait_until(pilot, lambda: bool(made[0].ops), what="the command's prompt")
@@ -65,12 +73,9 @@ async def test_enter_on_slash_commit_runs_commit_not_commit_push_pr(ws: Path) ->
 
 @pytest.mark.asyncio
 async def test_enter_after_moving_to_another_item_takes_that_item(ws: Path) -> None:
-    make, made = fake_factory([], workspace=ws)
-    app = AgentApp(make, cursor_blink=False, clock=lambda: 0.0, workspace=ws)
+    app, made = _app(ws)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.session is not None, what="session")
-        await _type(pilot, "/commit")
-        await pilot.pause()
+        await _typed_commit(app, pilot)
         await pilot.press("down", "enter")  # chosen on purpose: completed, not run
         await pilot.pause()
         assert app.prompt.text == "/commit-push-pr " and made[0].ops == []
