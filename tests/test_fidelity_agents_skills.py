@@ -8,8 +8,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agent_tui.core.calls.agent_types import load_agent_types
+from agent_tui.protocol import UserMessage
+from agent_tui.tools.files import ReadFileTool
 from agent_tui.tools.skills.catalog import load_skills
+from agent_tui.tools.task import TaskTool
+from tests.fake_api import Reply
+from tests.harness import provider_for, serve, start_session
 
 SEEN = json.loads((Path(__file__).parent / "fidelity_fixtures" /
                    "claude_code_agents_skills.json").read_text())
@@ -69,3 +76,24 @@ def test_a_skill_named_by_a_title_is_called_by_its_folder(tmp_path: Path) -> Non
     skills = load_skills(tmp_path, home=tmp_path / "home")
     assert [s.name for s in skills.skills] == ["writing-rules"]
     assert any("'Writing Hookify Rules' is a title" in str(p) for p in skills.problems)
+
+
+@pytest.mark.asyncio
+async def test_a_listed_tool_the_session_does_not_offer_is_said_when_the_sub_agent_starts(
+        fake_api, tmp_path: Path) -> None:
+    _write(tmp_path, {".claude/agents/searcher.md": "---\nname: searcher\ndescription: Searches\n"
+                      "tools: Read, WebSearch, mcp__github\n---\nSearch.\n"})
+    types = load_agent_types(tmp_path, tmp_path / "nohome")
+    serve(fake_api, {
+        ("go", 0): Reply.tool_use("task", {"description": "search", "prompt": "search it",
+                                           "subagent_type": "searcher"}, id="toolu_s"),
+        ("search it", 0): Reply.text("found"),
+        ("go", 1): Reply.text("done"),
+    })
+    run = start_session(provider_for(fake_api), [ReadFileTool(), TaskTool(types)], tmp_path)
+    run.submit(UserMessage(text="go"))
+    await run.idle(timeout=20)
+    said = [n.text for n in run.rec.of("notice")]
+    assert "sub-agent searcher: WebSearch, mcp__github not offered in this session; it runs without" in said
+    assert run.rec.tool_states("toolu_s")[-1] == "succeeded"
+    await run.close()
