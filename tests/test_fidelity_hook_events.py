@@ -41,17 +41,29 @@ async def test_an_api_error_runs_stop_failure_hooks(fake_api, tmp_path, monkeypa
     assert run.rec.of("turn_ended")[-1].status == "failed"
 
 
-async def test_post_compact_gets_the_summary_saved(fake_api, tmp_path, monkeypatch):
-    hooks = _hooks(tmp_path, monkeypatch, "PostCompact")
+async def test_post_compact_gets_the_summary_and_session_start_compact_adds_context(
+        fake_api, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOOK_LOG", str(tmp_path / "hook.log"))
+    log = hook_script(tmp_path / "hooks", "log", LOG_INPUT)
+    hooks = command_hooks(tmp_path, tmp_path / "ws", {
+        "PostCompact": [{"hooks": [{"type": "command", "command": log}]}],
+        "SessionStart": [{"matcher": "compact", "hooks": [
+            {"type": "command", "command": f"{log} && echo 'REMEMBER: the branch is main'"}]}]})
     run, _ws = start(fake_api, tmp_path, hooks)
-    fake_api.enqueue(Reply.text("first answer"), Reply.text("SUMMARY: the user said hello"))
+    fake_api.enqueue(Reply.text("first answer"), Reply.text("SUMMARY: the user said hello"),
+                     Reply.text("next answer"))
     run.submit(UserMessage(text="hello"))
     await run.idle()
     run.submit(Compact(instructions=""))
-    await run.rec.wait_for(lambda: bool(logged(tmp_path / "hook.log")))
-    [seen] = logged(tmp_path / "hook.log")
-    assert seen["hook_event_name"] == "PostCompact" and seen["trigger"] == "manual"
-    assert "SUMMARY: the user said hello" in seen["compact_summary"]
+    await run.rec.wait_for(lambda: len(logged(tmp_path / "hook.log")) == 2)
+    start_again, post = logged(tmp_path / "hook.log")  # in Claude Code 2.1.332's order
+    assert post["hook_event_name"] == "PostCompact" and post["trigger"] == "manual"
+    assert "SUMMARY: the user said hello" in post["compact_summary"]
+    assert start_again["hook_event_name"] == "SessionStart" and start_again["source"] == "compact"
+    await run.idle()
+    run.submit(UserMessage(text="go on"))
+    await run.idle()
+    assert "REMEMBER: the branch is main" in json.dumps(fake_api.requests[-1]["messages"])
 
 
 async def test_interrupt_tells_each_calls_end_and_the_processes_esc_ended(

@@ -184,7 +184,7 @@ class CommandHooks:
         self, base: HookBase, scope: CancelScope, *, trigger: str, custom_instructions: str
     ) -> HookAnswer:
         return await self._run(E.PRE_COMPACT, trigger, base, scope, {
-            "trigger": trigger, "custom_instructions": custom_instructions,
+            "trigger": trigger, "custom_instructions": custom_instructions or None,
         })
 
     async def subagent_start(self, base: HookBase, scope: CancelScope) -> HookAnswer:
