@@ -73,21 +73,39 @@ class FileProblem:
         return f"{where}: {self.message}"
 
 
-def read_front_matter(text: str) -> FrontMatter:
-    """Split ``text`` into front matter and body; raises :class:`FrontMatterError`."""
-    text = text.removeprefix("\ufeff")
-    lines = text.split("\n")
+@dataclass(frozen=True)
+class Fenced:
+    """A text cut at its front matter's fences (:func:`fenced`)."""
+
+    block: list[str]  # the lines between the fences (``\r`` dropped)
+    body: list[str]  # the lines after the closing fence
+    body_line: int  # 1-based line of the file where ``body`` starts
+
+
+def fenced(text: str) -> Fenced | None:
+    """``text`` cut at its front matter's fences; None when it has none (no opening
+    ``---``); raises :class:`FrontMatterError` when one is opened and never closed.
+    The one reading of the fences: skills, sub-agents and commands alike."""
+    lines = text.removeprefix("\ufeff").split("\n")
     if not lines or lines[0].rstrip("\r").strip() != FENCE:
-        return FrontMatter(body=text)
+        return None
     end = next(
         (i for i in range(1, len(lines)) if lines[i].rstrip("\r").strip() == FENCE), None
     )
     if end is None:
         raise FrontMatterError("the front matter opened here is never closed with ---", 1)
-    block = "\n".join(line.rstrip("\r") for line in lines[1:end])
-    meta = _parse(block)
-    body = "\n".join(lines[end + 1 :])
-    return FrontMatter(meta=meta, body=body, body_line=end + 2, present=True)
+    return Fenced(block=[line.rstrip("\r") for line in lines[1:end]], body=lines[end + 1 :],
+                  body_line=end + 2)
+
+
+def read_front_matter(text: str) -> FrontMatter:
+    """Split ``text`` into front matter and body; raises :class:`FrontMatterError`."""
+    cut = fenced(text)
+    if cut is None:
+        return FrontMatter(body=text.removeprefix("\ufeff"))
+    meta = _parse("\n".join(cut.block))
+    return FrontMatter(meta=meta, body="\n".join(cut.body), body_line=cut.body_line,
+                       present=True)
 
 
 def _parse(block: str) -> dict[str, Any]:
