@@ -148,3 +148,22 @@ async def test_a_permission_prompt_notifies_beside_it(fake_api, tmp_path, monkey
     run.submit(Interrupt())
     await run.idle()
     assert not (ws / "asked").exists()
+
+
+async def test_a_projects_permission_request_hook_may_deny_but_never_allow(
+        fake_api, tmp_path, monkeypatch):
+    from agent_tui.permissions import Permissions
+    monkeypatch.setenv("HOOK_LOG", str(tmp_path / "hook.log"))
+    answer = hook_script(tmp_path / "hooks", "answer", ANSWER)
+    hooks = command_hooks(tmp_path, tmp_path / "ws", {"PermissionRequest": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": answer}]}]})
+    hooks.commands = [h.model_copy(update={"project": True}) for h in hooks.commands]
+    (tmp_path / "ws").mkdir()
+    run, ws = start(fake_api, tmp_path, hooks,
+                    policy=Permissions(tmp_path / "ws", "ask", non_interactive=True))
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "echo hi > said"}), Reply.text("done"))
+    run.submit(UserMessage(text="go"))
+    await run.idle()
+    assert len(logged(tmp_path / "hook.log")) == 1  # it ran, and said allow
+    assert not (ws / "said").exists()  # print mode's deny stands
+    assert any("cannot allow a call" in n.text for n in run.rec.of("notice"))

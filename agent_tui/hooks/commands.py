@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, assert_never
 
 from agent_tui.cancel import CancelScope
-from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRow
-from agent_tui.protocol.states import HookEnding, HookEvent
+from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRow, HookRun
+from agent_tui.protocol.states import HookDecision, HookEnding, HookEvent
 from agent_tui.providers.base import Provider
 from agent_tui.protocol.tool_names import our_input
 from agent_tui.credentials import command_env
@@ -299,8 +299,19 @@ class CommandHooks:
         }
         stdin = json.dumps(payload, ensure_ascii=False, default=str).encode()
         ran = await asyncio.gather(*(self._one(hook, stdin, scope, env) for hook in hooks))
-        runs = [decide(event, hook, result) for hook, result in zip(hooks, ran)]
+        runs = [_held(event, hook, decide(event, hook, result)) for hook, result in zip(hooks, ran)]
         return combine(runs, can_ask=self.interactive)
+
+
+def _held(event: HookEvent, hook: HookCommand, run: HookRun) -> HookRun:
+    """A project's ``PermissionRequest`` hook may deny for you, never allow: a cloned
+    repository does not answer permission prompts on your behalf (stricter than
+    Claude Code, where a trusted project's hook may)."""
+    if event is E.PERMISSION_REQUEST and hook.project and run.decision is HookDecision.ALLOW:
+        run.decision = HookDecision.NONE
+        said = "a project's PermissionRequest hook cannot allow a call; you are asked"
+        run.message = f"{run.message}; {said}" if run.message else said
+    return run
 
 
 async def _ready(run: CommandRun) -> CommandRun:
