@@ -40,6 +40,7 @@ async def test_if_payloads_and_failures_as_claude_code_sends_them(fake_api, tmp_
     fake_api.enqueue(
         Reply.tool_uses([("bash", {"command": "git status"}),
                          ("bash", {"command": "echo ok && git push origin main"}),
+                         ("bash", {"command": "sudo -n git push"}),
                          ("read_file", {"path": "a.env"}), ("read_file", {"path": "notes.txt"})]),
         Reply.tool_use("bash", {"command": "false"}),
         Reply.text("done"))
@@ -47,9 +48,12 @@ async def test_if_payloads_and_failures_as_claude_code_sends_them(fake_api, tmp_
     await run.idle()
     seen = logged(tmp_path / "hook.log")
     pre = [p for p in seen if p["hook_event_name"] == "PreToolUse"]
-    # `if`: only the calls its rule matches (a guard on `git push` sees it inside a list)
+    # `if`: only the calls its rule matches; a guard on `git push` sees it inside a list
+    # (as Claude Code does) and through a wrapper (stricter: Claude Code lets it by)
+    seen_if = SEEN["PreToolUse_if_commands"]
+    assert "echo ok && git push origin main" in seen_if["ran_for"] and "sudo git push" in seen_if["not_for"]
     assert sorted(p["tool_input"].get("command") or p["tool_input"]["file_path"] for p in pre) == sorted([
-        "echo ok && git push origin main", str(ws / "a.env")])
+        "echo ok && git push origin main", "sudo -n git push", str(ws / "a.env")])
     post = [p for p in seen if p["hook_event_name"] == "PostToolUse"]
     expected = SEEN["PostToolUse_Read"]["tool_response"]
     assert sorted((p["tool_response"]["file"] for p in post), key=lambda f: f["filePath"]) == [
@@ -59,7 +63,8 @@ async def test_if_payloads_and_failures_as_claude_code_sends_them(fake_api, tmp_
          "numLines": 2, "totalLines": 2}]  # Claude Code counts the empty last line: 3
     assert all(p["tool_response"]["type"] == "text" for p in post)
     failed = [p for p in seen if p["hook_event_name"] == "PostToolUseFailure"]
-    assert [p["tool_input"]["command"] for p in failed] == ["git status", "echo ok && git push origin main", "false"]
+    assert [p["tool_input"]["command"] for p in failed] == [
+        "git status", "echo ok && git push origin main", "sudo -n git push", "false"]
     theirs = set(SEEN["PostToolUseFailure_Bash"]["keys"]) - {"prompt_id", "effort", "duration_ms"}
     assert theirs <= set(failed[-1])
     assert failed[-1]["error"].startswith(SEEN["PostToolUseFailure_Bash"]["error"])
