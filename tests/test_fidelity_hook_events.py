@@ -16,6 +16,7 @@ from tests.fake_api import Reply
 from tests.hooks_support import LOG_INPUT, command_hooks, hook_script, logged, start, tool_results
 
 pytestmark = pytest.mark.asyncio
+SEEN = json.loads((Path(__file__).parent / "fidelity_fixtures" / "claude_code_hooks.json").read_text())
 
 
 
@@ -121,6 +122,8 @@ async def test_permission_request_answers_for_the_user_and_never_lifts_a_deny_ru
                      Reply.text("done"))
     run.submit(UserMessage(text="go"))
     await run.idle()
+    seen_cc = SEEN["PermissionRequest_answers_in_print_mode"]["calls"]
+    assert seen_cc["echo hi > said"] == "ran" and "denied" in seen_cc["echo secret > leak"]
     assert (ws / "said").exists()  # allowed by the hook, where print mode would deny
     assert not (ws / "other").exists() and not (ws / "leak").exists()
     seen = [(p["hook_event_name"], p["tool_input"]["command"]) for p in logged(tmp_path / "hook.log")]
