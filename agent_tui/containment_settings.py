@@ -67,6 +67,9 @@ class LimitsSection(BaseModel):
     # SIGTERM -> SIGKILL for a command that is stopped (runtime/process/limits.py)
     grace_s: Annotated[StrictInt | StrictFloat, Field(ge=0, le=30)] | None = Field(
         default=None, alias="graceSeconds")
+    # How many times in a row Stop/SubagentStop hooks may keep the agent going
+    stop_continues: Annotated[StrictInt, Field(ge=0, le=100)] | None = Field(
+        default=None, alias="stopHookContinues")
 
 
 class Network(StrEnum):
@@ -88,6 +91,7 @@ class Limits(BaseModel):
     pids: int | str | None = None
     memory: int | str | None = None
     grace_s: float | None = None
+    stop_continues: int | None = None  # None: Claude Code's 8
 
 
 class Sandbox(BaseModel):
@@ -99,7 +103,7 @@ class Sandbox(BaseModel):
 
 
 KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
-    ("limits",): ["pids", "memory", "graceSeconds"],
+    ("limits",): ["pids", "memory", "graceSeconds", "stopHookContinues"],
     ("sandbox",): ["enabled", "network", "allowWrite"],
 }
 
@@ -116,6 +120,8 @@ def merge(
         limits.memory = their_limits.memory
     if their_limits.grace_s is not None:
         limits.grace_s = float(their_limits.grace_s)
+    if their_limits.stop_continues is not None:
+        limits.stop_continues = their_limits.stop_continues
     refused = []
     if theirs.enabled is not None:
         if project and not theirs.enabled:

@@ -73,21 +73,39 @@ class FileProblem:
         return f"{where}: {self.message}"
 
 
-def read_front_matter(text: str) -> FrontMatter:
-    """Split ``text`` into front matter and body; raises :class:`FrontMatterError`."""
-    text = text.removeprefix("\ufeff")
-    lines = text.split("\n")
+@dataclass(frozen=True)
+class Fenced:
+    """A text cut at its front matter's fences (:func:`fenced`)."""
+
+    block: list[str]  # the lines between the fences (``\r`` dropped)
+    body: list[str]  # the lines after the closing fence
+    body_line: int  # 1-based line of the file where ``body`` starts
+
+
+def fenced(text: str) -> Fenced | None:
+    """``text`` cut at its front matter's fences; None when it has none (no opening
+    ``---``); raises :class:`FrontMatterError` when one is opened and never closed.
+    The one reading of the fences: skills, sub-agents and commands alike."""
+    lines = text.removeprefix("\ufeff").split("\n")
     if not lines or lines[0].rstrip("\r").strip() != FENCE:
-        return FrontMatter(body=text)
+        return None
     end = next(
         (i for i in range(1, len(lines)) if lines[i].rstrip("\r").strip() == FENCE), None
     )
     if end is None:
         raise FrontMatterError("the front matter opened here is never closed with ---", 1)
-    block = "\n".join(line.rstrip("\r") for line in lines[1:end])
-    meta = _parse(block)
-    body = "\n".join(lines[end + 1 :])
-    return FrontMatter(meta=meta, body=body, body_line=end + 2, present=True)
+    return Fenced(block=[line.rstrip("\r") for line in lines[1:end]], body=lines[end + 1 :],
+                  body_line=end + 2)
+
+
+def read_front_matter(text: str) -> FrontMatter:
+    """Split ``text`` into front matter and body; raises :class:`FrontMatterError`."""
+    cut = fenced(text)
+    if cut is None:
+        return FrontMatter(body=text.removeprefix("\ufeff"))
+    meta = _parse("\n".join(cut.block))
+    return FrontMatter(meta=meta, body="\n".join(cut.body), body_line=cut.body_line,
+                       present=True)
 
 
 def _parse(block: str) -> dict[str, Any]:
@@ -115,22 +133,37 @@ def _parse(block: str) -> dict[str, Any]:
 
 def _repaired(block: str) -> object:
     """The block read again with each top-level plain value that holds ``: `` quoted
-    (``description: Use when: reviewing``), or None when that does not help."""
+    (``description: Use when: reviewing``), its indented continuation lines folded
+    into it as YAML folds a plain value (a long ``description`` over several lines,
+    as Claude Code's plugins write them), or None when that does not help."""
     lines = block.split("\n")
+    out: list[str] = []
     changed = False
-    for i, raw in enumerate(lines):
-        match = _FLAT.match(raw)
+    i = 0
+    while i < len(lines):
+        match = _FLAT.match(lines[i])
+        i += 1
         if match is None:
+            out.append(lines[i - 1])
             continue
         value = (match.group(2) or "").strip()
-        if ": " in value and not value.startswith(_STRUCTURED):
-            quoted = value.replace("'", "''")
-            lines[i] = f"{match.group(1)}: '{quoted}'"
+        more = i
+        while more < len(lines) and lines[more][:1] in (" ", "\t") and lines[more].strip():
+            more += 1
+        if more > i and _FLAT.match(lines[i].strip()):
+            more = i  # a key indented by mistake: never folded into the value above
+        folded = " ".join([value, *(line.strip() for line in lines[i:more])]).strip()
+        if value and ": " in folded and not value.startswith(_STRUCTURED):
+            quoted = folded.replace("'", "''")
+            out.append(f"{match.group(1)}: '{quoted}'")
             changed = True
+            i = more
+        else:
+            out.append(lines[i - 1])
     if not changed:
         return None
     try:
-        fixed: object = yaml.safe_load("\n".join(lines))
+        fixed: object = yaml.safe_load("\n".join(out))
     except yaml.YAMLError:
         return None
     return fixed
@@ -212,7 +245,9 @@ def read_definition(path: Path, kind: str, default_name: str | None = None) -> D
 
     With ``default_name`` (a skill's folder), the file is read as Claude Code reads a
     ``SKILL.md``: every key is optional, the name is ``default_name`` when the front
-    matter gives none and the description the body's first paragraph. Without it (a
+    matter gives none or gives a title rather than a name (``Writing Hookify Rules``:
+    Claude Code lists that skill by its folder), and the description the body's first
+    paragraph. Without it (a
     sub-agent), a front matter with ``name`` and ``description`` is required."""
     if path.stat().st_size > DEFINITION_MAX_BYTES:
         raise DefinitionError(f"larger than {DEFINITION_MAX_BYTES // 1024} KB")
@@ -224,8 +259,9 @@ def read_definition(path: Path, kind: str, default_name: str | None = None) -> D
     if not front.present and default_name is None:
         raise DefinitionError("no front matter (a --- block with name and description)", 1)
     name = front.meta.get("name")
-    if name is None and default_name is not None:
-        name = default_name
+    if default_name is not None and (name is None or (
+            check_name(name, kind) is not None and check_name(default_name, kind) is None)):
+        name = default_name  # a title ("Writing Hookify Rules"): the folder names it
     wrong = check_name(name, kind)
     if wrong is not None:
         if "name" not in front.meta:

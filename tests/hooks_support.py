@@ -26,6 +26,19 @@ from tests.harness import Recorder, Running
 from tests.print_agent import env_for
 
 
+#: A hook script's body that appends the input it read to ``$HOOK_LOG`` (one JSON line).
+LOG_INPUT = """
+    given = json.load(sys.stdin)
+    with open(os.environ["HOOK_LOG"], "a") as log:
+        log.write(json.dumps(given) + "\\n")
+"""
+
+
+def logged(path: Path) -> list[dict[str, Any]]:
+    """What a ``LOG_INPUT`` hook wrote, in order (nothing yet: empty)."""
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
 def hook_script(folder: Path, name: str, body: str) -> str:
     """A Python hook script; returns the command line that runs it."""
     folder.mkdir(parents=True, exist_ok=True)

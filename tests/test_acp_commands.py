@@ -66,12 +66,12 @@ def _listed(client: RecordingClient, sid: str) -> dict[str, Any]:
 
 def _check_list(commands: dict[str, Any]) -> None:
     assert list(commands)[:4] == ["compact", "clear", "context", "model"]
-    assert {"review", "risky", "test", "eli5"} <= set(commands)
+    assert {"review", "risky", "frontend:test", "eli5"} <= set(commands)
     review = commands["review"]
     assert review.description == "Review a pull request (project)"
     assert review.input.root.hint == "[pr] [priority]"
-    assert commands["test"].description == "Run the frontend tests (project:frontend)"
-    assert commands["test"].input is None  # it takes no arguments
+    assert commands["frontend:test"].description == "Run the frontend tests (project:frontend)"
+    assert commands["frontend:test"].input is None  # it takes no arguments
     assert commands["eli5"].description == "Explain simply (user)"
     assert commands["eli5"].input.root.hint == "arguments"
     assert commands["clear"].input is None and commands["compact"].input.root.hint

@@ -64,8 +64,8 @@ async def test_the_menu_lists_claude_code_commands_with_descriptions_and_scopes(
         shown = _lines(app)
         assert "Create a git commit" in shown["commit"] and "(project)" in shown["commit"]
         assert shown["commit"].startswith("/commit [message]")
-        assert "Create a React component" in shown["component"]
-        assert "(project:frontend)" in shown["component"]
+        assert "Create a React component" in shown["frontend:component"]
+        assert "(project:frontend)" in shown["frontend:component"]
         assert "(project:backend)" in shown["backend:test"]
         assert "Write my standup" in shown["standup"] and "(user)" in shown["standup"]
         assert "unclosed" not in shown

@@ -21,13 +21,13 @@ BROKEN = """{
       {"matcher": "bash", "hooks": [{"type": "command", "command": "echo good"}]},
       {"matcher": "(", "hooks": [{"type": "command", "command": "echo bad-regex"}]},
       {"matcher": "Edit", "hooks": [
-        {"type": "prompt", "prompt": "is this fine?"},
+        {"type": "agent", "prompt": "is this fine?"},
         {"type": "command", "comand": "typo"},
         {"type": "command", "command": "echo slow", "timeout": -1},
         {"type": "command", "command": "echo kept", "timeout": 5, "onFailure": "continue"}
       ]}
     ],
-    "Notification": [{"hooks": []}],
+    "Setup": [{"hooks": []}],
     "PreTooluse": [],
     "Stop": {"hooks": []}
   }
@@ -57,15 +57,15 @@ def test_a_malformed_entry_is_reported_with_file_line_column_and_the_rest_apply(
     expected = [
         (where(BROKEN, '"matcher": "("'), "hooks.PreToolUse[1].matcher: matcher '(' is not a "
          "valid regular expression"),
-        (where(BROKEN, '"type": "prompt"'), 'hooks.PreToolUse[2].hooks[0].type: type is "prompt": '
-         'agent-tui runs "command" hooks only (skipped)'),
+        (where(BROKEN, '"type": "agent"'), 'hooks.PreToolUse[2].hooks[0].type: type is "agent": '
+         'agent-tui runs "command", "http" and "prompt" hooks (skipped)'),
         (where(BROKEN, '"comand"'), 'hooks.PreToolUse[2].hooks[1].comand: unknown key "comand" '
          '(did you mean "command"?) ignored'),
         (where(BROKEN, '{"type": "command", "comand"'), "hooks.PreToolUse[2].hooks[1]: command "
          "must be a non-empty string (skipped)"),
         (where(BROKEN, '"timeout": -1'), "hooks.PreToolUse[2].hooks[2].timeout: timeout must be a "
          "number of seconds above 0 (skipped)"),
-        (where(BROKEN, '"Notification"'), "hooks.Notification: agent-tui does not run Notification "
+        (where(BROKEN, '"Setup"'), "hooks.Setup: agent-tui does not run Setup "
          "hooks (skipped)"),
         (where(BROKEN, '"PreTooluse"'), 'hooks.PreTooluse: unknown hook event (did you mean '
          '"PreToolUse"?)'),
@@ -223,13 +223,13 @@ def test_claude_code_fields_not_acted_on_keep_the_hook_and_say_so(tmp_path):
     assert [h.command for h in config.commands] == ["./block-rm.sh", "./slow.sh"]  # guard kept
     problems = [str(p) for p in config.problems]
     said = "\n".join(problems)
-    assert "hooks.PreToolUse[0].hooks[0].if: `if` is not evaluated here" in said
+    assert config.commands[0].condition is not None  # `if` is honoured: no warning
+    assert config.commands[0].condition.text == "Bash(rm *)"
     assert "hooks.PreToolUse[0].hooks[1].async: `async` is not supported" in said
     assert "hooks.PreToolUse[0].hooks[2].args: exec form (`args`) is not supported" in said
     assert 'hooks.PreToolUse[0].hooks[3].shell: hooks run with bash here' in said
-    assert len(problems) == 4
-    first = next(p for p in problems if ".if:" in p)
-    assert first.startswith(f"{path}:{where(CLAUDE_FIELDS, chr(34) + 'if' + chr(34))}: ")
+    assert len(problems) == 3
+    first = next(p for p in problems if ".async:" in p)
     assert not first.endswith("(skipped)")
 
 

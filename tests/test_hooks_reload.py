@@ -129,7 +129,7 @@ async def test_an_edit_inside_a_turn_waits_for_the_next_turn(tmp_path, env, fake
 @pytest.mark.parametrize("broken, why", [
     ('{"hooks": {"PreToolUse": [', "invalid JSON"),
     (json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "prompt", "prompt": "is this fine?"}]}]}}), 'type is "prompt"'),
+        {"type": "agent", "prompt": "is this fine?"}]}]}}), 'type is "agent"'),
 ])
 async def test_a_broken_edit_keeps_the_last_good_hooks_and_says_why(tmp_path, env, fake_api,
                                                                      broken, why):

@@ -103,15 +103,15 @@ def test_custom_commands_from_the_four_folders_the_users_name_wins(tmp_path: Pat
     (tmp_path / "home" / ".claude" / "commands" / "deploy.md").write_text("Deploy $1 now\n")
     found, problems = load_custom(ws, no_user_config / "agent-tui")
     by_name = {c.name: c for c in found}
-    assert set(by_name) == {"review", "standup", "log", "deploy"}
+    assert set(by_name) == {"review", "standup", "git:log", "deploy"}
     # the user's /review wins over the project's (a notice names both files)
     assert by_name["review"].description == "the user's review" and by_name["review"].scope == "user"
     assert by_name["standup"].description == "Write my standup" and by_name["standup"].scope == "user"
-    assert by_name["log"].scope == "project:git" and by_name["log"].also == "git:log"
+    assert by_name["git:log"].scope == "project:git" and by_name["git:log"].also == "log"
     assert by_name["deploy"].scope == "user" and by_name["deploy"].need.value == "required"
     assert len(problems) == 3 and any("empty prompt" in p for p in problems)
     assert any("/review is also your own command" in p for p in problems)
-    assert expand(by_name["log"], "since monday") == (
+    assert expand(by_name["git:log"], "since monday") == (
         "Summarize the git log\n\nARGUMENTS: since monday")
     assert expand(by_name["deploy"], "web") == "Deploy web now\n\nARGUMENTS: web"
 

@@ -313,6 +313,7 @@ class Wiring:
             emit(Notice(level=NoticeLevel.ERROR, text=f"settings: {price_problem}"))
         caps = [c for c in (opts.max_budget_usd, settings.max_budget_usd) if c is not None]
         budget = RequestBudget(limit=opts.max_turns, max_usd=min(caps, default=None))
+        hooks.provider, hooks.model = provider, lambda: config.model  # prompt hooks ask it
         deps = SessionDeps(config=config, provider=provider, tools=tools, policy=policy,
                            journal=journal, emit=emit, checkpoints=checkpoints,
                            subagents=SubAgents(journal, emit),
@@ -394,6 +395,8 @@ class Wiring:
             permission_mode=current_mode or mode,
             interactive=self.interactive,
         )
+        if settings.limits.stop_continues is not None:
+            hooks.max_stop_continues = settings.limits.stop_continues
         extra = [self.opts.settings] if self.opts.settings is not None else []
         return hooks, HooksReload(hooks, workspace, emit=emit, extra=extra)
 

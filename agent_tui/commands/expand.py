@@ -10,7 +10,8 @@
   paragraph ``ARGUMENTS: ...``, as Claude Code appends it. Arguments are put in once:
   a ``$1`` inside an argument stays as typed.
 - ``!`cmd``` runs ``cmd`` before the prompt is sent (arguments already in it): its
-  output takes its place in the prompt. Here it becomes a step
+  output takes its place in the prompt. A fenced block opened with ```` ```! ```` is
+  one such command (its lines run as one script), as in Claude Code. Here it becomes a step
   (:class:`~agent_tui.core.commands.command_run.ShellStep`, with the file and line); the
   session runs the steps (``core/commands/command_run.py``).
 - ``@path`` names a workspace file whose content goes with the prompt (read by
@@ -26,7 +27,9 @@ from dataclasses import dataclass, field
 from agent_tui.commands.files import ARGUMENTS, CommandFile
 from agent_tui.core.commands.command_run import ShellStep
 
-_SHELL = re.compile(r"!`([^`]+)`")
+# ``!`cmd``` inline, or a fenced block opened with ```` ```! ```` (its lines are one
+# command, run as a script), as Claude Code runs both.
+_SHELL = re.compile(r"^```!\s*?\n(?P<block>.*?)\n?```[ \t]*$|!`(?P<inline>[^`]+)`", re.M | re.S)
 _PLACEHOLDER = re.compile(r"\$ARGUMENTS(?:\[([0-9]+)\])?|\$([0-9])(?![0-9])")
 _ZERO = re.compile(r"\$0(?![0-9])")  # a file that uses $0 counts $N from 0
 _MENTION = re.compile(r"(?:^|(?<=\s))@([^\s`]+)")
@@ -100,7 +103,8 @@ def expand(command: CommandFile, args: str) -> Expanded:
     for match in _SHELL.finditer(body):
         done.pieces.append(substitute(body[at:match.start()], args, words, first))
         line = command.body_line + lead + body.count("\n", 0, match.start())
-        step = substitute(match[1], args, words, first).strip()
+        given = match["block"] if match["block"] is not None else match["inline"]
+        step = substitute(given, args, words, first).strip()
         done.pieces.append(ShellStep(command=step, where=f"{command.source}:{line}"))
         at = match.end()
     done.pieces.append(substitute(body[at:], args, words, first))

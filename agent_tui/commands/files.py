@@ -3,13 +3,13 @@
 Folders, in the order a name is looked up (the first file of a name wins):
 ``$XDG_CONFIG_HOME/agent-tui/commands/``, ``~/.claude/commands/``,
 ``<workspace>/.agent-tui/commands/`` and ``<workspace>/.claude/commands/``: the user's
-command wins over a project's of the same name, with a notice (as in Claude Code). ``review.md`` is
-``/review``. A file in a subfolder is named as current Claude Code names it:
-``frontend/test.md`` is ``/test``, shown with ``(project:frontend)``; it can also be
-typed ``/frontend:test`` (older Claude Code's name), which is its name when ``/test``
-is taken (another ``test.md``, or a built-in command). An enabled plugin's
-``commands/deploy.md`` is ``/PLUGIN:deploy`` (``/deploy`` too when no other has it),
-after every folder above.
+command wins over a project's of the same name, with a notice (as in Claude Code).
+``review.md`` is ``/review``. A file in a subfolder is named as Claude Code 2.1.x names
+it: ``frontend/test.md`` is ``/frontend:test``, shown with ``(project:frontend)``; it can
+also be typed ``/test`` (``short``) where that is unambiguous: no other command (a
+``test.md`` elsewhere, or a built-in command) has that name.
+An enabled plugin's ``commands/deploy.md`` is ``/PLUGIN:deploy`` (``/deploy`` too
+when no other has it), after every folder above.
 
 Front matter keys: ``description`` (else the body's first line), ``argument-hint``,
 ``allowed-tools`` (Claude Code's rules: a string split at commas, or a list),
@@ -43,8 +43,9 @@ PLUGIN = "plugin:"  # the scope of a plugin's folder: "plugin:NAME"
 
 
 class CommandFile(BaseModel):
-    name: str  # as typed after "/"
+    name: str  # as typed after "/": "frontend:test" for frontend/test.md
     path_name: str  # "frontend:test": always accepted too
+    short: str = ""  # "test": also accepted, where no other command has that name
     description: str
     argument_hint: str = ""
     allowed_tools: list[str] = Field(default_factory=list)
@@ -66,7 +67,7 @@ class LoadedCommands(BaseModel):
 
     def find(self, name: str) -> CommandFile | None:
         for command in self.commands:
-            if name in (command.name, command.path_name):
+            if name in (command.name, command.path_name) or (command.short and name == command.short):
                 return command
         return None
 
@@ -117,10 +118,9 @@ def load_command(path: Path, parts: tuple[str, ...], scope: str) -> tuple[Comman
         notes.append(f"{path}:{found.lines['disable-model-invocation']}: disable-model-invocation: "
                      "false has no effect: the model never runs commands in agent-tui")
     model = meta.get("model")
-    name = parts[-1]
     namespace = ":".join(parts[:-1])
     return CommandFile(
-        name=name, path_name=":".join(parts),
+        name=":".join(parts), path_name=":".join(parts),
         description=str(meta.get("description") or _first_line(found.body)),
         argument_hint=found.raw.get("argument-hint", ""),  # "[pr] [priority]" is text
         allowed_tools=_tools(meta.get("allowed-tools")),
@@ -167,7 +167,7 @@ def load_commands(workspace: Path, user_dir: Path | None = None, claude_dir: Pat
                     problems.append(f"{path}: {reason} (skipped)")
                     continue
                 problems.append(f"{path}: {reason} (its last good version is kept)")
-                command = kept.model_copy(update={"name": parts[-1]})
+                command = kept.model_copy(update={"name": ":".join(parts), "short": ""})
                 said = []
             by_path[command.path_name] = command
             problems.extend(said)
@@ -175,15 +175,17 @@ def load_commands(workspace: Path, user_dir: Path | None = None, claude_dir: Pat
 
 
 def _named(commands: list[CommandFile], taken: frozenset[str]) -> list[CommandFile]:
-    """A subfolder's command is typed by its file's name when no other command has it."""
+    """A subfolder's command may also be typed by its file's name when no other
+    command has it."""
     short: dict[str, int] = {}
     for command in commands:
-        short[command.name] = short.get(command.name, 0) + 1
-    top = {c.path_name for c in commands if c.path_name == c.name}
+        last = command.path_name.rsplit(":", 1)[-1]
+        short[last] = short.get(last, 0) + 1
+    top = {c.path_name for c in commands if ":" not in c.path_name}
     named = []
     for command in commands:
-        if command.path_name != command.name and (
-                short[command.name] > 1 or command.name in top or command.name in taken):
-            command = command.model_copy(update={"name": command.path_name})
+        last = command.path_name.rsplit(":", 1)[-1]
+        if ":" in command.path_name and short[last] == 1 and last not in top and last not in taken:
+            command = command.model_copy(update={"short": last})
         named.append(command)
     return named

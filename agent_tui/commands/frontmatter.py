@@ -1,6 +1,9 @@
 """The front matter of a command file: YAML between two ``---`` lines at the top.
 
-Claude Code's command files use a small part of YAML, and that is what is read here:
+The fences are found as for skills and sub-agents (:func:`agent_tui.frontmatter.fenced`);
+what lies between is read leniently, line by line, so one bad line never costs the
+whole file. Claude Code's command files use a small part of YAML, and that is what is
+read here:
 ``key: value`` (quoted or not), ``true`` / ``false``, an inline list ``[a, b]``, a
 block list (``- item`` lines under the key), a folded or literal block (``>`` / ``|``)
 and ``#`` comments. A line that is none of these is a problem with its line number
@@ -13,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-FENCE = "---"
+from agent_tui.frontmatter import FrontMatterError, fenced
 
 
 class FrontMatter(BaseModel):
@@ -66,17 +69,17 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
 
 
 def parse_front_matter(text: str) -> FrontMatter:
-    lines = text.split("\n")
-    if not lines or lines[0].strip() != FENCE:
-        return FrontMatter(body=text)
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() == FENCE), None)
-    if end is None:
+    try:
+        cut = fenced(text)
+    except FrontMatterError:
         return FrontMatter(body=text, opened=True, closed=False,
                            problems=[(1, "the front matter opened here is never closed by a '---' line")])
+    if cut is None:
+        return FrontMatter(body=text)
     found = FrontMatter(opened=True)
     key: str | None = None
     block: list[str] | None = None  # a ">" or "|" value being read
-    for number, line in enumerate(lines[1:end], 2):
+    for number, line in enumerate(cut.block, 2):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
@@ -106,12 +109,11 @@ def parse_front_matter(text: str) -> FrontMatter:
         found.values[key] = "" if block is not None else _scalar(value)
         found.raw[key] = _unquoted(value)
         found.lines[key] = number
-    body_lines = lines[end + 1 :]
     skipped = 0
-    while skipped < len(body_lines) and not body_lines[skipped].strip():
+    while skipped < len(cut.body) and not cut.body[skipped].strip():
         skipped += 1
-    found.body = "\n".join(body_lines[skipped:])
-    found.body_line = end + 2 + skipped
+    found.body = "\n".join(cut.body[skipped:])
+    found.body_line = cut.body_line + skipped
     return found
 
 

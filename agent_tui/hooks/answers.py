@@ -7,7 +7,8 @@ One command's ending (:func:`decide`):
   ``permissionDecision`` (``allow`` | ``deny`` | ``ask`` | ``defer``) with
   ``permissionDecisionReason``, ``updatedInput`` (the input fields to change before
   the call runs) and ``additionalContext``; ``continue: false`` with ``stopReason``;
-  ``systemMessage`` for the user; ``suppressOutput`` is accepted (agent-tui shows no
+  ``systemMessage`` for the user; for ``PermissionRequest``, ``hookSpecificOutput``
+  ``decision.behavior`` ``allow`` or ``deny`` (with ``message``); ``suppressOutput`` is accepted (agent-tui shows no
   hook's stdout to the user, so there is nothing to hide). Plain stdout is context
   for the model after ``UserPromptSubmit`` and ``SessionStart``. Claude Code's fields
   agent-tui does not act on (``UNSUPPORTED_SPECIFIC``) are named to the user.
@@ -82,6 +83,8 @@ def decide(event: HookEvent, hook: HookCommand, ran: CommandRun) -> HookRun:
                        default_block=True)
     if ran.ending is HookEnding.NOT_STARTED:
         return _failed(run, event, hook, f"could not be started: {ran.error}", default_block=True)
+    if ran.failure:
+        return _failed(run, event, hook, ran.failure, default_block=False)
     stderr = ran.stderr.strip()
     if ran.exit_code == 2:
         if event in CANNOT_BLOCK:
@@ -149,6 +152,13 @@ def _read_stdout(run: HookRun, event: HookEvent, stdout: str, hook: HookCommand)
         run.decision = _PERMISSION[permission]
         reason = specific.get("permissionDecisionReason")
         run.reason = reason if isinstance(reason, str) else ""
+    chosen = specific.get("decision")
+    if event is E.PERMISSION_REQUEST and isinstance(chosen, dict):
+        behavior = chosen.get("behavior")
+        if behavior in ("allow", "deny"):
+            run.decision = D.ALLOW if behavior == "allow" else D.BLOCK
+            said = chosen.get("message")
+            run.reason = said if isinstance(said, str) else ""
     updated = specific.get("updatedInput")
     if event is E.PRE_TOOL_USE and isinstance(updated, dict) and updated:
         run.updated_input = updated  # Claude Code's keys: the caller translates them

@@ -19,28 +19,34 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from agent_tui.cancel import CancelScope
-from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRow
-from agent_tui.protocol.states import HookEvent
+from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRow, HookRun
+from agent_tui.protocol.states import HookDecision, HookEnding, HookEvent
+from agent_tui.providers.base import Provider
 from agent_tui.protocol.tool_names import our_input
 from agent_tui.credentials import command_env
 from agent_tui.hooks.answers import combine, decide
-from agent_tui.hooks.config import HookCommand
+from agent_tui.hooks.config import HookCommand, HookKind
+from agent_tui.hooks.http_hook import header_values, post_hook
+from agent_tui.hooks.prompt_hook import ask_model
 from agent_tui.hooks.env_file import (
     ENV_FILE_VAR,
     new_env_file,
     read_env_file,
     remove_env_file,
 )
-from agent_tui.hooks.payloads import claude_mode, tool_fields
+from agent_tui.hooks.payloads import claude_mode, failure_error, tool_fields
 from agent_tui.hooks.payloads import tool_response as tool_response_of
 from agent_tui.hooks.runner import CommandRun, run_command
+from agent_tui.permissions import Permissions
 from agent_tui.runtime.process import RunLimits
 
 E = HookEvent
-DEFAULT_MAX_STOP_CONTINUES = 3
+#: Claude Code's bound (observed: a Stop hook that always blocks gets 8 more turns);
+#: settings ``limits.stopHookContinues`` changes it.
+DEFAULT_MAX_STOP_CONTINUES = 8
 
 
 class CommandHooks:
@@ -68,18 +74,36 @@ class CommandHooks:
         # ``run_extra`` instead of a shell; a settings reload leaves them alone.
         self.extra: list[HookCommand] = []
         self.run_extra: Callable[[HookCommand, bytes, CancelScope], Awaitable[CommandRun]] | None = None
+        self._conditions = Permissions(workspace)  # only its rule matching: for ``if``
+        # Prompt hooks ask the session's provider: set by the wiring once it is made.
+        self.provider: Provider | None = None
+        self.model: Callable[[], str] = lambda: ""
 
     # -- what is configured ---------------------------------------------------------
 
-    def _hooks(self, event: HookEvent, subject: str | None) -> list[HookCommand]:
+    def _hooks(
+        self, event: HookEvent, subject: str | None, tool_input: Mapping[str, Any] | None = None
+    ) -> list[HookCommand]:
         chosen: dict[str, HookCommand] = {}
         for hook in [*self.commands, *self.extra]:
-            if hook.event is event and hook.matcher.matches(subject):
+            if hook.event is event and hook.matcher.matches(subject) and self._met(
+                    hook, subject, tool_input):
                 chosen.setdefault(hook.command, hook)
         return list(chosen.values())
 
-    def matching(self, event: HookEvent, subject: str | None = None) -> list[HookRow]:
-        return [_row(h) for h in self._hooks(event, subject)]
+    def _met(self, hook: HookCommand, subject: str | None,
+             tool_input: Mapping[str, Any] | None) -> bool:
+        """A hook's ``if``: the call's tool and input match its rule (no input known:
+        it runs, a guard is never skipped for want of facts)."""
+        if hook.condition is None or subject is None or tool_input is None:
+            return True
+        return self._conditions.matches_input(hook.condition, subject, tool_input)
+
+    def matching(
+        self, event: HookEvent, subject: str | None = None,
+        tool_input: Mapping[str, Any] | None = None,
+    ) -> list[HookRow]:
+        return [_row(h) for h in self._hooks(event, subject, tool_input)]
 
     def rows(self) -> list[HookRow]:
         return [_row(h) for h in [*self.commands, *self.extra]]
@@ -92,7 +116,7 @@ class CommandHooks:
     ) -> HookAnswer:
         answer = await self._run(E.PRE_TOOL_USE, tool_name, base, scope, {
             **tool_fields(tool_name, tool_input, str(self.workspace)), "tool_use_id": tool_use_id,
-        })
+        }, tool_input=tool_input)
         for run in answer.runs:
             if run.updated_input:
                 run.updated_input = our_input(tool_name, run.updated_input)
@@ -109,7 +133,17 @@ class CommandHooks:
         return await self._run(E.POST_TOOL_USE, tool_name, base, scope, {
             **fields, "tool_response": response,
             "tool_use_id": tool_use_id,
-        })
+        }, tool_input=tool_input)
+
+    async def post_tool_use_failure(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str, tool_response: dict[str, Any],
+    ) -> HookAnswer:
+        return await self._run(E.POST_TOOL_USE_FAILURE, tool_name, base, scope, {
+            **tool_fields(tool_name, tool_input, str(self.workspace)),
+            "tool_use_id": tool_use_id, "error": failure_error(tool_response),
+            "is_interrupt": False,  # a call Esc ended runs no hook: the Interrupt event says it
+        }, tool_input=tool_input)
 
     async def user_prompt_submit(
         self, base: HookBase, scope: CancelScope, *, prompt: str
@@ -150,7 +184,7 @@ class CommandHooks:
         self, base: HookBase, scope: CancelScope, *, trigger: str, custom_instructions: str
     ) -> HookAnswer:
         return await self._run(E.PRE_COMPACT, trigger, base, scope, {
-            "trigger": trigger, "custom_instructions": custom_instructions,
+            "trigger": trigger, "custom_instructions": custom_instructions or None,
         })
 
     async def subagent_start(self, base: HookBase, scope: CancelScope) -> HookAnswer:
@@ -165,10 +199,87 @@ class CommandHooks:
             "agent_transcript_path": agent_transcript_path,
         })
 
+    async def permission_request(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str,
+    ) -> HookAnswer:
+        return await self._run(E.PERMISSION_REQUEST, tool_name, base, scope, {
+            **tool_fields(tool_name, tool_input, str(self.workspace)), "tool_use_id": tool_use_id,
+            "permission_suggestions": [],
+        }, tool_input=tool_input)
+
+    async def permission_denied(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str, reason: str,
+    ) -> HookAnswer:
+        return await self._run(E.PERMISSION_DENIED, tool_name, base, scope, {
+            **tool_fields(tool_name, tool_input, str(self.workspace)), "tool_use_id": tool_use_id,
+            "reason": reason,
+        }, tool_input=tool_input)
+
+    async def notification(
+        self, base: HookBase, scope: CancelScope, *, message: str, title: str,
+        notification_type: str,
+    ) -> HookAnswer:
+        return await self._run(E.NOTIFICATION, notification_type, base, scope, {
+            "message": message, "title": title, "notification_type": notification_type,
+        })
+
+    async def stop_failure(
+        self, base: HookBase, scope: CancelScope, *, error: str, error_details: str,
+        last_assistant_message: str,
+    ) -> HookAnswer:
+        return await self._run(E.STOP_FAILURE, error, base, scope, {
+            "error": error, "error_details": error_details,
+            "last_assistant_message": last_assistant_message,
+        })
+
+    async def post_compact(
+        self, base: HookBase, scope: CancelScope, *, trigger: str, compact_summary: str
+    ) -> HookAnswer:
+        return await self._run(E.POST_COMPACT, trigger, base, scope, {
+            "trigger": trigger, "compact_summary": compact_summary,
+        })
+
+    async def interrupt(
+        self, base: HookBase, scope: CancelScope, *, tool_calls: list[dict[str, Any]],
+        processes_ended: list[dict[str, Any]], processes_left: list[dict[str, Any]],
+    ) -> HookAnswer:
+        return await self._run(E.INTERRUPT, None, base, scope, {
+            "tool_calls": tool_calls, "processes_ended": processes_ended,
+            "processes_left": processes_left,
+        })
+
     async def session_end(self, base: HookBase, scope: CancelScope, *, reason: str) -> HookAnswer:
         return await self._run(E.SESSION_END, reason, base, scope, {"reason": reason})
 
     # -- running --------------------------------------------------------------------
+
+    def _one(self, hook: HookCommand, stdin: bytes, scope: CancelScope,
+             env: Mapping[str, str] | None) -> Awaitable[CommandRun]:
+        """One hook's run: its command, or its POST (headers filled only with the
+        variables the hook allows, from a command's environment: the agent's own
+        credentials are never among them)."""
+        if self.run_extra is not None and hook in self.extra:  # an app's callback
+            return self.run_extra(hook, stdin, scope)
+        match hook.kind:
+            case HookKind.COMMAND:
+                return run_command(
+                    hook.command, stdin, cwd=self.workspace,
+                    env=env if env is not None else self.env,
+                    timeout_s=hook.timeout_s, scope=scope, limits=self.limits)
+            case HookKind.PROMPT:
+                if self.provider is None:
+                    return _ready(CommandRun(ending=HookEnding.NOT_STARTED,
+                                             error="no model to ask in this session"))
+                return ask_model(self.provider, hook.model or self.model(), hook.command,
+                                 stdin.decode(), timeout_s=hook.timeout_s, scope=scope)
+            case HookKind.HTTP:
+                headers = header_values(hook.headers, hook.allowed_env, self.env)
+                return post_hook(hook.command, stdin, headers=headers, timeout_s=hook.timeout_s,
+                                 scope=scope)
+            case _:
+                assert_never(hook.kind)
 
     def _mode(self) -> str:
         mode = self.permission_mode
@@ -177,8 +288,9 @@ class CommandHooks:
     async def _run(
         self, event: HookEvent, subject: str | None, base: HookBase, scope: CancelScope,
         fields: dict[str, Any], *, env: Mapping[str, str] | None = None,
+        tool_input: Mapping[str, Any] | None = None,
     ) -> HookAnswer:
-        hooks = self._hooks(event, subject)
+        hooks = self._hooks(event, subject, tool_input)
         if not hooks:
             return HookAnswer()
         payload = {
@@ -186,16 +298,24 @@ class CommandHooks:
             "hook_event_name": str(event), **fields,
         }
         stdin = json.dumps(payload, ensure_ascii=False, default=str).encode()
-        ran = await asyncio.gather(*(
-            self.run_extra(hook, stdin, scope)
-            if self.run_extra is not None and hook in self.extra else run_command(
-                hook.command, stdin, cwd=self.workspace, env=env if env is not None else self.env,
-                timeout_s=hook.timeout_s, scope=scope, limits=self.limits,
-            )
-            for hook in hooks
-        ))
-        runs = [decide(event, hook, result) for hook, result in zip(hooks, ran)]
+        ran = await asyncio.gather(*(self._one(hook, stdin, scope, env) for hook in hooks))
+        runs = [_held(event, hook, decide(event, hook, result)) for hook, result in zip(hooks, ran)]
         return combine(runs, can_ask=self.interactive)
+
+
+def _held(event: HookEvent, hook: HookCommand, run: HookRun) -> HookRun:
+    """A project's ``PermissionRequest`` hook may deny for you, never allow: a cloned
+    repository does not answer permission prompts on your behalf (stricter than
+    Claude Code, where a trusted project's hook may)."""
+    if event is E.PERMISSION_REQUEST and hook.project and run.decision is HookDecision.ALLOW:
+        run.decision = HookDecision.NONE
+        said = "a project's PermissionRequest hook cannot allow a call; you are asked"
+        run.message = f"{run.message}; {said}" if run.message else said
+    return run
+
+
+async def _ready(run: CommandRun) -> CommandRun:
+    return run
 
 
 def _row(hook: HookCommand) -> HookRow:

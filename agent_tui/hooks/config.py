@@ -6,12 +6,17 @@
                     "onFailure": "block"}]}]}}
 
 An event maps to a list of groups; a group has a ``matcher`` (``matchers.py``) and
-its ``hooks``, each a command (``type`` ``command``; ``timeout`` in seconds, default
-60; ``onFailure`` ``block`` or ``continue``; ``statusMessage``, ``once`` and
-``shell: "bash"`` are accepted). Claude Code's ``if``, ``async`` and ``asyncRewake``
-are accepted and not acted on: the hook runs for every call its matcher matches,
-before things go on, and a warning says so (a guard is never dropped for a field
-it carries). A malformed event, group or hook is reported with its file, line and
+its ``hooks``, each a command (``type`` ``command``) or an HTTP hook (``type``
+``http``: ``url``, ``headers``, ``allowedEnvVars``; ``http_hook.py``) or a prompt
+hook (``type`` ``prompt``: ``prompt``, ``model``; ``prompt_hook.py``); ``timeout`` in
+seconds, default 60; ``onFailure`` ``block`` or ``continue``; ``statusMessage``, ``once`` and
+``shell: "bash"`` are accepted). ``if`` is Claude Code's filter in permission-rule
+syntax (``"if": "Bash(git push:*)"``): on a tool event the hook runs only for calls
+the rule matches, read as a deny rule is (any part of a command, wrappers seen
+through); an ``if`` that does not parse, or on an event without a tool, is warned
+about and the hook runs for every call its matcher matches (a guard is never
+dropped for a field it carries). ``async`` and ``asyncRewake`` are accepted and not
+acted on: the hook runs before things go on, and a warning says so. A malformed event, group or hook is reported with its file, line and
 column and skipped alone: the rest still apply. A matcher listing a name no tool
 (or trigger) has is warned about the same way, and kept. A key agent-tui does not know
 (a typo such as ``tiemout``) is named and ignored: the hook still runs. Hooks of every
@@ -23,6 +28,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -30,6 +36,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agent_tui.plugins import plugin_hooks
+from agent_tui.permissions.rules import InvalidRule, Rule
 from agent_tui.protocol.states import HookEvent
 from agent_tui.settings import LoadedSettings
 from agent_tui.settings.problems import SettingsProblem, json_type
@@ -40,24 +47,34 @@ DEFAULT_TIMEOUT_S = 60.0
 
 #: Claude Code events agent-tui does not run, for a clearer message than "unknown".
 OTHER_CLAUDE_EVENTS = frozenset({
-    "Notification", "PermissionRequest",
-    "PermissionDenied", "PostToolUseFailure", "Setup", "TeammateIdle", "TaskCompleted",
+    "Setup", "TeammateIdle", "TaskCompleted",
     "ConfigChange", "WorktreeCreate", "WorktreeRemove",
 })
 #: What the matchers of the other events with a subject filter, in Claude Code's words.
 _SUBJECTS: dict[HookEvent, frozenset[str]] = {
     HookEvent.SESSION_START: frozenset({"startup", "resume", "clear", "compact"}),
     HookEvent.PRE_COMPACT: frozenset({"manual", "auto"}),
+    HookEvent.POST_COMPACT: frozenset({"manual", "auto"}),
+    HookEvent.NOTIFICATION: frozenset({
+        "permission_prompt", "idle_prompt", "auth_success", "elicitation_dialog"}),
+    HookEvent.STOP_FAILURE: frozenset({
+        "rate_limit", "authentication_failed", "billing_error", "invalid_request",
+        "server_error", "max_output_tokens", "unknown"}),
     HookEvent.SESSION_END: frozenset({
         "clear", "logout", "prompt_input_exit", "bypass_permissions_disabled", "other"}),
 }
 _GROUP_KEYS = ("matcher", "hooks")
 _HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage", "if", "async",
               "asyncRewake", "shell", "once", "args")
+_PROMPT_KEYS = ("type", "prompt", "model", "timeout", "onFailure", "statusMessage", "if", "once")
+_HTTP_KEYS = ("type", "url", "headers", "allowedEnvVars", "timeout", "onFailure",
+              "statusMessage", "if", "async", "once")
+_KEYS_OF_KIND: dict[Any, tuple[str, ...]] = {
+    "command": _HOOK_KEYS, "http": _HTTP_KEYS, "prompt": _PROMPT_KEYS,
+}
 #: Claude Code's hook fields agent-tui accepts without acting on them, and what that
 #: means: said once per hook, never a reason to drop it (a guard must not be lost).
 _NOT_ACTED_ON = {
-    "if": "`if` is not evaluated here: the hook runs for every call its matcher matches",
     "async": "`async` is not supported: the hook runs before things go on",
     "asyncRewake": "`asyncRewake` is not supported: the hook runs before things go on",
 }
@@ -70,12 +87,22 @@ class OnFailure(StrEnum):
     CONTINUE = "continue"  # as if there were no hook
 
 
+class HookKind(StrEnum):
+    COMMAND = "command"  # a bash command line
+    HTTP = "http"  # a POST of the input JSON to a URL (``http_hook.py``)
+    PROMPT = "prompt"  # the model judges the event (``prompt_hook.py``)
+
+
 class HookCommand(BaseModel):
-    """One configured hook command."""
+    """One configured hook: a command, or (``kind`` http) a URL to POST to."""
 
     event: HookEvent
     matcher: Matcher = Field(default_factory=Matcher)
-    command: str
+    command: str  # the command line; an HTTP hook's URL; a prompt hook's prompt
+    kind: HookKind = HookKind.COMMAND
+    headers: dict[str, str] = Field(default_factory=dict)  # HTTP: sent with the POST
+    allowed_env: frozenset[str] = frozenset()  # HTTP: variables its headers may name
+    model: str | None = None  # prompt: the model to ask (None: the session's)
     timeout_s: float = DEFAULT_TIMEOUT_S
     # None: a timeout or a failed start blocks, a crash (exit code other than 0 and 2)
     # does not, as in Claude Code; set, every failure is treated so.
@@ -83,6 +110,7 @@ class HookCommand(BaseModel):
     file: Path
     line: int | None = None
     project: bool = False
+    condition: Rule | None = None  # ``if``: the calls it runs for (tool events only)
 
     @property
     def source(self) -> str:
@@ -154,23 +182,58 @@ def parse_hooks(source: HooksSource) -> tuple[list[HookCommand], list[SettingsPr
                 problem((name, g, "matcher"), unknown, skipped=False)
             for h, hook in enumerate(hooks):
                 loc = (name, g, "hooks", h)
-                if isinstance(hook, dict) and hook.get("type") == "command":
-                    for unknown_key in _unknown_keys(hook, _HOOK_KEYS, loc):
+                known = _KEYS_OF_KIND.get(hook.get("type")) if isinstance(hook, dict) else None
+                if known is not None:  # named and ignored: the hook still runs
+                    for unknown_key in _unknown_keys(hook, known, loc):
                         problem(unknown_key.loc, unknown_key.message, skipped=False)
                 try:
                     commands.append(_command(event, matcher, hook, loc, source))
                 except _Skip as skip:
                     problem(skip.loc, skip.message)
                     continue
+                said_if = _condition_problem(event, hook)
+                if said_if:
+                    problem(loc + ("if",), said_if, skipped=False)
                 for key, said in _NOT_ACTED_ON.items():
                     if key in hook and hook[key] not in (False, None):
                         problem(loc + (key,), said, skipped=False)
     return commands, problems
 
 
+TOOL_EVENTS = frozenset({HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE,
+                         HookEvent.POST_TOOL_USE_FAILURE, HookEvent.PERMISSION_REQUEST,
+                         HookEvent.PERMISSION_DENIED})
+
+
+def _condition(event: HookEvent, hook: dict[str, Any]) -> Rule | None:
+    text = hook.get("if")
+    if event not in TOOL_EVENTS or not isinstance(text, str) or not text.strip():
+        return None
+    try:
+        return Rule.parse(text)
+    except InvalidRule:
+        return None
+
+
+def _condition_problem(event: HookEvent, hook: dict[str, Any]) -> str:
+    """A warning for an ``if`` the hook cannot honour ("" when it is fine or absent)."""
+    if "if" not in hook or hook["if"] in (None, ""):
+        return ""
+    text = hook["if"]
+    if not isinstance(text, str):
+        return f"`if` must be a permission rule as a string, got {json_type(text)}; the hook runs for every call"
+    if event not in TOOL_EVENTS:
+        return f"`if` applies to tool events only; this {event} hook runs every time"
+    try:
+        Rule.parse(text)
+    except InvalidRule as exc:
+        return f"{exc}; the hook runs for every call its matcher matches"
+    return ""
+
+
 def _unknown_subjects(event: HookEvent, matcher: Matcher) -> str:
     """A warning for a matcher that lists names no subject of its event has ("" if none)."""
-    if event in (HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE):
+    if event in TOOL_EVENTS:
         names = matcher.unknown_names()
         if names:
             return (f"{', '.join(names)}: no tool has this name (Claude Code's names, such as "
@@ -225,19 +288,10 @@ def _command(
     if not isinstance(hook, dict):
         raise _Skip(loc, f'expected {{"type": "command", "command": ...}}, got {json_type(hook)}')
     kind = hook.get("type")
-    if kind != "command":
+    if kind not in ("command", "http", "prompt"):
         shown = json.dumps(kind) if kind is not None else "missing"
         raise _Skip(loc + ("type",) if "type" in hook else loc,
-                    f'type is {shown}: agent-tui runs "command" hooks only')
-    if "args" in hook:
-        raise _Skip(loc + ("args",), "exec form (`args`) is not supported; give the whole "
-                    "command line in `command`")
-    if hook.get("shell", "bash") != "bash":
-        raise _Skip(loc + ("shell",), 'hooks run with bash here; "shell" must be "bash"')
-    command = hook.get("command")
-    if not isinstance(command, str) or not command.strip() or "\0" in command:
-        raise _Skip(loc + ("command",) if "command" in hook else loc,
-                    "command must be a non-empty string")
+                    f'type is {shown}: agent-tui runs "command", "http" and "prompt" hooks')
     timeout = hook.get("timeout", DEFAULT_TIMEOUT_S)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise _Skip(loc + ("timeout",), "timeout must be a number of seconds above 0")
@@ -250,10 +304,59 @@ def _command(
     if not isinstance(message, str):
         raise _Skip(loc + ("statusMessage",), "statusMessage must be a string")
     line, _ = _where(source, loc)
-    return HookCommand(
-        event=event, matcher=matcher, command=command, timeout_s=float(min(timeout, 86400)),
+    common: dict[str, Any] = dict(
+        event=event, matcher=matcher, timeout_s=float(min(timeout, 86400)),
         on_failure=on_failure, file=source.file, line=line, project=source.project,
+        condition=_condition(event, hook),
     )
+    if kind == "prompt":
+        text, model = hook.get("prompt"), hook.get("model")
+        if not isinstance(text, str) or not text.strip():
+            raise _Skip(loc + ("prompt",) if "prompt" in hook else loc,
+                        "prompt must be a non-empty string")
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            raise _Skip(loc + ("model",), "model must be a model name")
+        return HookCommand(command=text, kind=HookKind.PROMPT, model=model, **common)
+    if kind == "http":
+        return HookCommand(command=_url(hook, loc), kind=HookKind.HTTP,
+                           headers=_headers(hook, loc), allowed_env=_allowed_env(hook, loc),
+                           **common)
+    if "args" in hook:
+        raise _Skip(loc + ("args",), "exec form (`args`) is not supported; give the whole "
+                    "command line in `command`")
+    if hook.get("shell", "bash") != "bash":
+        raise _Skip(loc + ("shell",), 'hooks run with bash here; "shell" must be "bash"')
+    command = hook.get("command")
+    if not isinstance(command, str) or not command.strip() or "\0" in command:
+        raise _Skip(loc + ("command",) if "command" in hook else loc,
+                    "command must be a non-empty string")
+    return HookCommand(command=command, **common)
+
+
+def _url(hook: dict[str, Any], loc: tuple[Any, ...]) -> str:
+    url = hook.get("url")
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise _Skip(loc + ("url",) if "url" in hook else loc,
+                    "url must be an http:// or https:// address")
+    assert isinstance(url, str)
+    return url
+
+
+def _headers(hook: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, str]:
+    headers = hook.get("headers", {})
+    if not isinstance(headers, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) and "\n" not in v and "\r" not in v
+            for k, v in headers.items()):
+        raise _Skip(loc + ("headers",), "headers must be an object of strings, each on one line")
+    return dict(headers)
+
+
+def _allowed_env(hook: dict[str, Any], loc: tuple[Any, ...]) -> frozenset[str]:
+    names = hook.get("allowedEnvVars", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise _Skip(loc + ("allowedEnvVars",), "allowedEnvVars must be a list of variable names")
+    return frozenset(names)
 
 
 def _unknown_keys(obj: dict[str, Any], known: Sequence[str], loc: tuple[Any, ...]) -> list[_Skip]:

@@ -43,6 +43,7 @@ class CommandRun(BaseModel):
     stderr: str = ""
     duration_s: float = 0.0
     error: str = ""  # why it could not be started
+    failure: str = ""  # an HTTP hook's failed answer (a status, a body that is no JSON)
 
 
 async def run_command(

@@ -55,9 +55,10 @@ matched against the call's subject:
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel
@@ -130,6 +131,13 @@ class Permissions:
 
     # -- the policy -------------------------------------------------------------
 
+    def matches_input(self, rule: Rule, name: str, tool_input: Mapping[str, Any]) -> bool:
+        """Whether ``rule`` matches a call of tool ``name`` (ours) with ``tool_input``
+        (our keys) as a deny or ask rule would: any part of a command, wrappers seen
+        through (a hook's ``if`` condition: a guard runs whenever it may be at stake)."""
+        kind, subject = _subject_of(name, tool_input, has_path=name in PATH_SUBJECT_TOOLS)
+        return self._matches(rule, name, kind, subject, broad=True)
+
     def set_mode(self, mode: PermissionMode) -> None:
         """Decide calls by ``mode`` from now on (session rules stay)."""
         self.mode = mode
@@ -144,7 +152,7 @@ class Permissions:
         if ruling.verdict is Verdict.ASK and (self.non_interactive
                                                or self.mode is PermissionMode.DONT_ASK):
             reason = self._no_one_to_ask(tool, args, ruling)
-            return Ruling(verdict=Verdict.DENY, rule=ruling.rule, reason=reason)
+            return Ruling(verdict=Verdict.DENY, rule=ruling.rule, reason=reason, unasked=True)
         return ruling
 
     def remember(self, tool: AnyTool, args: BaseModel) -> None:
@@ -414,18 +422,22 @@ def _real(path: str) -> str:
 
 
 def _subject(tool: AnyTool, args: BaseModel) -> tuple[SubjectKind, str]:
-    command = getattr(args, "command", None)
+    return _subject_of(tool.name, args.model_dump(), has_path=hasattr(args, "path"))
+
+
+def _subject_of(name: str, given: Mapping[str, Any], *, has_path: bool) -> tuple[SubjectKind, str]:
+    command = given.get("command")
     if isinstance(command, str):
         return SubjectKind.COMMAND, command
-    path = getattr(args, "path", None)
+    path = given.get("path")
     if isinstance(path, str):
         return SubjectKind.PATH, path
-    if path is None and tool.name in PATH_SUBJECT_TOOLS and hasattr(args, "path"):
+    if path is None and name in PATH_SUBJECT_TOOLS and has_path:
         return SubjectKind.PATH, "."  # Glob and Grep without a path search the workspace
-    url = getattr(args, "url", None)
+    url = given.get("url")
     if isinstance(url, str):
         return SubjectKind.DOMAIN, url_host(url) or ""
-    named = getattr(args, _NAMED.get(tool.name, ""), None) if tool.name in _NAMED else None
+    named = given.get(_NAMED[name]) if name in _NAMED else None
     if isinstance(named, str):
         return SubjectKind.NAME, named
     return SubjectKind.NONE, ""

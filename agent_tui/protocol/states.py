@@ -216,6 +216,7 @@ class HookEvent(StrEnum):
 
     PRE_TOOL_USE = "PreToolUse"
     POST_TOOL_USE = "PostToolUse"
+    POST_TOOL_USE_FAILURE = "PostToolUseFailure"  # a call that failed by itself
     USER_PROMPT_SUBMIT = "UserPromptSubmit"
     STOP = "Stop"
     SESSION_START = "SessionStart"
@@ -223,6 +224,13 @@ class HookEvent(StrEnum):
     SUBAGENT_START = "SubagentStart"
     SUBAGENT_STOP = "SubagentStop"
     SESSION_END = "SessionEnd"
+    STOP_FAILURE = "StopFailure"  # the turn ended on an API error
+    POST_COMPACT = "PostCompact"  # a compaction was saved
+    PERMISSION_REQUEST = "PermissionRequest"  # a call would be asked: a hook may answer
+    PERMISSION_DENIED = "PermissionDenied"  # a rule or the mode denied a call
+    NOTIFICATION = "Notification"  # the user is waited for (a permission prompt)
+    # agent-tui's own: after Esc, how each tool call ended and which processes were ended
+    INTERRUPT = "Interrupt"
 
 
 class SessionEndReason(StrEnum):

@@ -125,6 +125,19 @@ def _check_tools(tools: Any) -> str | None:
     return None
 
 
+def _check_system_message(content: Any, i: int) -> str | None:
+    """A ``role: "system"`` message: text only, never empty; it takes no part in the
+    alternation of user and assistant."""
+    if isinstance(content, str):
+        return None if content.strip() else f"messages.{i}.content: system text must be non-empty"
+    if not isinstance(content, list) or not content:
+        return f"messages.{i}.content: Input should be a valid string or a non-empty list"
+    for j, block in enumerate(content):
+        if not isinstance(block, dict) or block.get("type") != "text":
+            return f"messages.{i}.content.{j}.type: Input should be 'text'"
+    return None
+
+
 def _check_system(system: Any) -> str | None:
     if system is None or isinstance(system, str):
         return None
@@ -303,10 +316,15 @@ def validate_messages(body: Any, *, allow_assistant_last: bool = False,
         role = msg.get("role")
         if "role" not in msg:
             return f"messages.{i}.role: Field required"
-        if role not in ("user", "assistant"):
-            return f"messages.{i}.role: Input should be 'user' or 'assistant'"
+        if role not in ("user", "assistant", "system"):
+            return f"messages.{i}.role: Input should be 'user', 'assistant' or 'system'"
         if "content" not in msg:
             return f"messages.{i}.content: Field required"
+        if role == "system":  # mid-conversation system text (Claude Code 2.1.x sends it)
+            err = _check_system_message(msg["content"], i)
+            if err:
+                return err
+            continue
         content = msg["content"]
         is_last = i == len(messages) - 1
         if isinstance(content, str):

@@ -1,8 +1,9 @@
 """Sub-agent types: Markdown files in Claude Code's shape that the ``task`` tool names.
 
-Read from ``<workspace>/.claude/agents/*.md`` (the project's) and
-``~/.claude/agents/*.md`` (the user's); a project's type hides a user's of the same
-name. One file::
+Read from ``<workspace>/.claude/agents/`` (the project's) and ``~/.claude/agents/``
+(the user's), every ``*.md`` file, in subfolders too (``review/security.md``: a
+type is named by its front matter, never by its folder); a project's type hides a
+user's of the same name. One file::
 
     ---
     name: code-reviewer
@@ -13,8 +14,11 @@ name. One file::
     You are a careful code reviewer. ...
 
 The body is the sub-agent's system prompt. ``tools`` takes Claude Code's names (ours
-too, through ``protocol/tool_names``); a sub-agent never gets ``task``, whatever the
-file says. ``disallowedTools`` takes tools away. ``model`` is ``inherit`` (the parent's
+too, through ``protocol/tool_names``): ``MultiEdit`` gives ``edit_file`` (one edit per
+call), ``LS`` gives ``glob``; a name agent-tui has no tool for (``NotebookEdit``) is
+said in a note and left out, and a tool it lists that the session does not offer
+(``WebSearch`` while web search is off, an MCP server that is not up) is said when
+the sub-agent starts; a sub-agent never gets ``task``, whatever the file says. ``disallowedTools`` takes tools away. ``model`` is ``inherit`` (the parent's
 model when the sub-agent starts), ``sonnet``/``opus``/``haiku`` or a model id, resolved
 when the sub-agent starts as a command's ``model:`` is (``core/services/model_control.py``).
 
@@ -47,6 +51,10 @@ MAX_FILES = 200  # per folder
 INHERIT = "inherit"
 #: The general sub-agent (today's: every tool but task), used when no type is named.
 GENERAL = "general-purpose"
+#: Claude Code's tools agent-tui does the work of with another: the one it gets.
+STAND_INS = {"multi_edit": "edit_file", "NotebookRead": "read_file"}
+#: Claude Code's tools agent-tui has nothing for (a sub-agent listing one is told so).
+MISSING_TOOLS = frozenset({"notebook_edit"})
 APPLIED_KEYS = frozenset({"name", "description", "tools", "disallowedTools", "model"})
 #: Keys Claude Code documents for sub-agents that agent-tui reads and does not apply.
 NOT_APPLIED_KEYS = frozenset({
@@ -126,7 +134,7 @@ def agent_dirs(workspace: Path, home: Path | None = None) -> list[tuple[AgentSco
 def _agent_files(folder: Path) -> list[Path]:
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.glob("*.md") if p.is_file())
+    return sorted(p for p in folder.rglob("*.md") if p.is_file())
 
 
 def load_agent_types(workspace: Path, home: Path | None = None) -> AgentTypes:
@@ -168,6 +176,14 @@ def parse_agent_file(path: Path, scope: AgentScope) -> tuple[AgentType, list[Fil
     return agent, notes
 
 
+def _tool_for(bare: str) -> str | None:
+    """Ours for a name in either spelling, a stand-in's for a tool done another way."""
+    if bare in STAND_INS:
+        return STAND_INS[bare]
+    ours = our_name(bare)
+    return STAND_INS.get(ours, ours) if ours is not None else None
+
+
 def _tool_list(
     meta: dict[str, Any], key: str, path: Path, text: str, notes: list[FileProblem]
 ) -> tuple[str, ...] | None:
@@ -187,8 +203,11 @@ def _tool_list(
     names: list[str] = []
     for item in filter(None, items):
         bare = item.split("(", 1)[0].strip()  # Task(worker): which types it may start
-        ours = our_name(bare)
-        if ours is None:
+        ours = _tool_for(bare)
+        if ours in MISSING_TOOLS:
+            notes.append(FileProblem(path, f"{key}: {item!r}: agent-tui has no such tool; "
+                                           "left out", line))
+        elif ours is None:
             notes.append(FileProblem(path, f"{key}: {item!r} names no tool; left out", line))
         elif ours == "task" and key == "tools":
             notes.append(FileProblem(path, f"{key}: {item!r}: a sub-agent cannot start "

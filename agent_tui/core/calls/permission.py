@@ -23,6 +23,9 @@ class Ruling(BaseModel):
     reason: str = ""
     # Where an allowed call must run (plan mode: a command in a read-only sandbox).
     confinement: Confinement = Confinement.NONE
+    # A deny only because no one can be asked (print mode, dontAsk): a PermissionRequest
+    # hook may still answer for the user.
+    unasked: bool = False
 
 
 def decided_by(rule: str | None) -> str:

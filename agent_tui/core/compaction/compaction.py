@@ -216,6 +216,12 @@ class Compactor:
             self.deps.journal.let_go_output(last_user)
         self._emit(Compaction(state=CompactionState.COMPLETED, trigger=trigger,
                               tokens_before=before, tokens_after=record.tokens_after))
+        if self.deps.hooks is not None:  # as Claude Code: SessionStart with source
+            # "compact" (its context joins the next request), then PostCompact (told)
+            kind = "manual" if trigger is CompactionTrigger.MANUAL else "auto"
+            points = HookPoints(self.deps, scope, self._record, turn_id)
+            await points.session_start("compact")
+            await points.post_compact(kind, summary)
         return record
 
     async def _pre_compact(

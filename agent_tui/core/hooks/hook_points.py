@@ -12,6 +12,8 @@ what the caller needs: a gate for a tool call, a blocked prompt, whether to go o
   ``updatedInput`` replaces fields of the call's input (:meth:`HookPoints.changed_input`):
   the call is checked and runs as changed, or, changed into nothing valid, never starts.
 - ``PostToolUse``: after a call succeeded; its feedback reaches the model as a note.
+  ``PostToolUseFailure`` the same after a call that failed by itself (not one Esc
+  ended: the ``Interrupt`` event tells of those).
 - ``UserPromptSubmit``: when a turn starts; a block raises :class:`PromptBlocked`
   (the prompt never reaches the model), context rides with the prompt.
 - ``Stop``: when the model stops on its own; a block asks it to go on, at most
@@ -34,17 +36,18 @@ prompt). ``SessionEnd``: when the session ends (``reason``); it cannot block.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, assert_never
 
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRun, HooksPort
-from agent_tui.core.journal.records import AssistantMessageRecord, HookRecord
+from agent_tui.core.journal.records import AssistantMessageRecord, HookRecord, ToolResultRecord
 from agent_tui.core.calls.permission import decided_by, Ruling
 from agent_tui.protocol import HookStateChanged, Notice, NoticeLevel, Verdict
 from agent_tui.core.calls.tool import InvalidInput, AnyTool, ToolResult
 from agent_tui.protocol.states import HookDecision, HookEvent, HookRunState, ToolState
 from agent_tui.protocol.tool_names import claude_name
+from agent_tui.providers.base import ErrorKind, ProviderError
 
 E = HookEvent
 
@@ -79,6 +82,34 @@ def last_assistant_text(records: list[Any]) -> str:
         if isinstance(record, AssistantMessageRecord):
             return "\n".join(b.get("text", "") for b in record.blocks if b.get("type") == "text")
     return ""
+
+
+def _failure_kind(exc: ProviderError) -> str:
+    """An API error in Claude Code's words for ``StopFailure``'s ``error`` (its matcher)."""
+    if exc.status == 402:
+        return "billing_error"
+    match exc.kind:
+        case ErrorKind.RATE_LIMIT:
+            return "rate_limit"
+        case ErrorKind.AUTHENTICATION | ErrorKind.PERMISSION:
+            return "authentication_failed"
+        case ErrorKind.INVALID | ErrorKind.TOO_LARGE | ErrorKind.NOT_FOUND | ErrorKind.CONTEXT_OVERFLOW:
+            return "invalid_request"
+        case ErrorKind.SERVER | ErrorKind.OVERLOADED:
+            return "server_error"
+        case ErrorKind.CONNECTION | ErrorKind.OTHER:
+            return "unknown"
+        case _:
+            assert_never(exc.kind)
+
+
+def _after(result: ToolResult) -> HookEvent | None:
+    """The event that follows a call's end: None for one that never ran or was cut off."""
+    if result.outcome is ToolState.SUCCEEDED:
+        return E.POST_TOOL_USE
+    if result.outcome is ToolState.FAILED:
+        return E.POST_TOOL_USE_FAILURE
+    return None
 
 
 def _short(command: str) -> str:
@@ -116,11 +147,12 @@ class HookPoints:
             agent_type=agent.type if agent is not None else None,
         )
 
-    def _wanted(self, event: HookEvent, subject: str | None = None) -> bool:
+    def wanted(self, event: HookEvent, subject: str | None = None,
+                tool_input: dict[str, Any] | None = None) -> bool:
         hooks = self.deps.hooks
-        return hooks is not None and bool(hooks.matching(event, subject))
+        return hooks is not None and bool(hooks.matching(event, subject, tool_input))
 
-    async def _dispatch(
+    async def dispatch(
         self,
         event: HookEvent,
         subject: str | None,
@@ -128,10 +160,12 @@ class HookPoints:
         *,
         to_model: Callable[[HookAnswer, HookRun], str] = lambda _answer, _run: "",
         tool_use_id: str | None = None,
+        tool_input: dict[str, Any] | None = None,
     ) -> HookAnswer | None:
         """Run the event's hooks (None: there are none), tell and journal each run."""
         hooks = self.deps.hooks
-        commands = [row.command for row in hooks.matching(event, subject)] if hooks else []
+        found = hooks.matching(event, subject, tool_input) if hooks else []
+        commands = [row.command for row in found]
         if hooks is None or not commands:
             return None
         emit = self.deps.emit
@@ -163,11 +197,12 @@ class HookPoints:
 
     async def pre_tool(self, tool_use_id: str, name: str, tool_input: dict[str, Any]) -> HookAnswer:
         """``PreToolUse``; raises Cancelled when the turn was cancelled meanwhile."""
-        answer = await self._dispatch(
+        answer = await self.dispatch(
             E.PRE_TOOL_USE, name,
             lambda hooks, base: hooks.pre_tool_use(
                 base, self.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id),
             to_model=lambda _answer, run: run.context, tool_use_id=tool_use_id,
+            tool_input=tool_input,
         )
         if answer is None:
             return HookAnswer()
@@ -195,30 +230,40 @@ class HookPoints:
             + ", ".join(sorted(answer.updated_input)))))
         return changed, args
 
-    def wants_post_tool(self, name: str, result: ToolResult) -> bool:
+    def wants_post_tool(self, name: str, result: ToolResult,
+                        tool_input: dict[str, Any] | None = None) -> bool:
+        """``PostToolUse`` after a call that succeeded, ``PostToolUseFailure`` after
+        one that failed by itself; neither once Esc was pressed."""
+        event = _after(result)
         return (
-            result.outcome is ToolState.SUCCEEDED
+            event is not None
             and not self.scope.cancelled  # cancel point: no more hooks once Esc was pressed
-            and self._wanted(E.POST_TOOL_USE, name)
+            and self.wanted(event, name, tool_input)
         )
 
     async def post_tool(
         self, tool_use_id: str, name: str, tool_input: dict[str, Any], result: ToolResult
     ) -> None:
-        """``PostToolUse``: a block's reason and any context reach the model as a note."""
+        """``PostToolUse`` (or ``PostToolUseFailure``): a block's reason and any context
+        reach the model as a note."""
+        event = _after(result)
+        if event is None:
+            return
         response = {"content": result.content, "is_error": result.is_error,
-                    "exit_code": result.exit_code}
+                    "exit_code": result.exit_code, "details": result.details,
+                    "blocks": result.blocks}
+        failed = event is E.POST_TOOL_USE_FAILURE
 
         def to_model(_answer: HookAnswer, run: HookRun) -> str:
             said = run.reason if run.decision is HookDecision.BLOCK else ""
             return "\n".join(t for t in (said, run.context) if t.strip())
 
-        await self._dispatch(
-            E.POST_TOOL_USE, name,
-            lambda hooks, base: hooks.post_tool_use(
+        await self.dispatch(
+            event, name,
+            lambda hooks, base: (hooks.post_tool_use_failure if failed else hooks.post_tool_use)(
                 base, self.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id,
                 tool_response=response),
-            to_model=to_model, tool_use_id=tool_use_id,
+            to_model=to_model, tool_use_id=tool_use_id, tool_input=tool_input,
         )
 
     # -- the turn -----------------------------------------------------------------------
@@ -231,7 +276,7 @@ class HookPoints:
         def to_model(answer: HookAnswer, run: HookRun) -> str:
             return "" if answer.decision is HookDecision.BLOCK else run.context
 
-        answer = await self._dispatch(
+        answer = await self.dispatch(
             E.USER_PROMPT_SUBMIT, None,
             lambda hooks, base: hooks.user_prompt_submit(base, self.scope, prompt=text),
             to_model=to_model,
@@ -271,7 +316,7 @@ class HookPoints:
                 base, self.scope, stop_hook_active=active, last_assistant_message=said,
                 agent_transcript_path=str(kept.path) if kept is not None else "")
 
-        answer = await self._dispatch(event, agent.type if agent is not None else None, ask,
+        answer = await self.dispatch(event, agent.type if agent is not None else None, ask,
                                       to_model=to_model)
         if answer is None:
             return False
@@ -290,7 +335,7 @@ class HookPoints:
         """``SessionStart`` (``source``: startup or resume): context for the model, and
         the variables the hooks wrote to ``CLAUDE_ENV_FILE`` for the session's commands."""
         model = self.deps.config.model
-        answer = await self._dispatch(
+        answer = await self.dispatch(
             E.SESSION_START, source,
             lambda hooks, base: hooks.session_start(base, self.scope, source=source, model=model),
             to_model=lambda _answer, run: run.context,
@@ -307,7 +352,7 @@ class HookPoints:
         agent = self.deps.agent
         if agent is None:
             return
-        await self._dispatch(
+        await self.dispatch(
             E.SUBAGENT_START, agent.type,
             lambda hooks, base: hooks.subagent_start(base, self.scope),
             to_model=lambda _answer, run: run.context,
@@ -315,16 +360,53 @@ class HookPoints:
 
     async def session_end(self, reason: str) -> None:
         """``SessionEnd``: each hook is bounded by its timeout; Esc (the scope) ends them."""
-        await self._dispatch(
+        await self.dispatch(
             E.SESSION_END, reason,
             lambda hooks, base: hooks.session_end(base, self.scope, reason=reason),
         )
+
+    async def stop_failure(self, exc: ProviderError) -> None:
+        """``StopFailure``: the turn ended on an API error (``error``: Claude Code's
+        words for its kind; the hooks cannot block or change anything)."""
+        error = _failure_kind(exc)
+        await self.dispatch(E.STOP_FAILURE, error, lambda hooks, base: hooks.stop_failure(
+            base, self.scope, error=error, error_details=str(exc),
+            last_assistant_message=f"API Error: {exc}"))
+
+    async def interrupted(self) -> None:
+        """``Interrupt`` (agent-tui's own), once a turn Esc ended has closed: each tool
+        call of the turn with its end state, the processes that were ended (by which
+        signal) and any left running. The turn's scope is cancelled, so the hooks run
+        under the session's (shutdown ends them; their timeout bounds them)."""
+        results = [r for r in self.deps.journal.records
+                   if isinstance(r, ToolResultRecord) and r.turn_id == self.turn_id]
+        if not self.wanted(E.INTERRUPT):
+            return
+        calls = [{"tool_use_id": r.tool_use_id, "tool_name": claude_name(r.name),
+                  "state": r.state.value, "exit_code": r.exit_code, "signal": r.signal,
+                  "ended_by": r.ended_by, "side_effects": r.side_effects.value} for r in results]
+        ended = [{"tool_use_id": r.tool_use_id, "tool_name": claude_name(r.name),
+                  "signal": r.signal, "exit_code": r.exit_code} for r in results if r.signal]
+        left = [{"tool_use_id": r.tool_use_id, **kept} for r in results for kept in r.residue]
+        parent = self.scope.parent
+        scope = parent.child("interrupt hooks") if parent is not None else CancelScope("interrupt hooks")
+        try:
+            await HookPoints(self.deps, scope, self._record, self.turn_id).dispatch(
+                E.INTERRUPT, None, lambda hooks, base: hooks.interrupt(
+                    base, scope, tool_calls=calls, processes_ended=ended, processes_left=left))
+        finally:
+            scope.detach()
+
+    async def post_compact(self, trigger: str, summary: str) -> None:
+        """``PostCompact``: the summary a compaction saved (nothing to decide)."""
+        await self.dispatch(E.POST_COMPACT, trigger, lambda hooks, base: hooks.post_compact(
+            base, self.scope, trigger=trigger, compact_summary=summary))
 
     async def pre_compact(self, trigger: str, instructions: str = "") -> HookAnswer:
         """``PreCompact`` (``trigger``: manual or auto), for the compaction to call
         before it starts: a ``block`` decision means do not compact (``reason`` says
         why); ``context`` holds what the hooks want the summary to keep."""
-        answer = await self._dispatch(
+        answer = await self.dispatch(
             E.PRE_COMPACT, trigger,
             lambda hooks, base: hooks.pre_compact(
                 base, self.scope, trigger=trigger, custom_instructions=instructions),

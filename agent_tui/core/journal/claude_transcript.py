@@ -6,7 +6,8 @@ line, each a message of the conversation (``type`` ``user`` or ``assistant``, an
 by ``uuid`` and ``parentUuid`` (a tree: the conversation is the chain that ends at
 the last line; a rewind of the conversation branches from the line before the
 rewound message, and ``/clear`` starts a new root) and stamped with ``sessionId``, ``timestamp`` and
-``cwd``. Hook scripts read it, a Stop hook for the last thing the assistant said.
+``cwd``, written compact as Claude Code writes it (``{"type":"assistant"...}``, no
+spaces): hook scripts grep it, a Stop hook for the last thing the assistant said.
 
 :class:`ClaudeTranscript` writes that file beside the journal (``transcript.jsonl`` in
 the session's folder) from the journal's records, which stay the one source of
@@ -131,7 +132,8 @@ class ClaudeTranscript:
                     "cwd": self.cwd, "sessionId": self.session_id, "version": _VERSION,
                     **entry, "uuid": line_id, "timestamp": _stamp(record.ts),
                 }
-                lines.append(json.dumps(line, ensure_ascii=False, default=str).encode() + b"\n")
+                text = json.dumps(line, ensure_ascii=False, separators=(",", ":"), default=str)
+                lines.append(text.encode() + b"\n")
                 new.append(line_id)
                 last = line_id
         if lines:

@@ -9,6 +9,7 @@ facts of each command's run (journalled one record each, ``core/hooks/hook_point
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, Field
@@ -99,7 +100,10 @@ class HooksPort(Protocol):
     #: ``Stop`` hooks may keep the agent going at most this many times in a row.
     max_stop_continues: int
 
-    def matching(self, event: HookEvent, subject: str | None = None) -> list[HookRow]:
+    def matching(
+        self, event: HookEvent, subject: str | None = None,
+        tool_input: Mapping[str, Any] | None = None,
+    ) -> list[HookRow]:
         """The hooks that would run for ``event`` (``subject``: the tool's name for
         tool events, the trigger or source for the others)."""
 
@@ -109,6 +113,11 @@ class HooksPort(Protocol):
     ) -> HookAnswer: ...
 
     async def post_tool_use(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str, tool_response: dict[str, Any],
+    ) -> HookAnswer: ...
+
+    async def post_tool_use_failure(
         self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
         tool_use_id: str, tool_response: dict[str, Any],
     ) -> HookAnswer: ...
@@ -141,6 +150,41 @@ class HooksPort(Protocol):
         last_assistant_message: str = "", agent_transcript_path: str = "",
     ) -> HookAnswer:
         """Matched on ``base.agent_type``; a block keeps the sub-agent working."""
+
+    async def permission_request(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str,
+    ) -> HookAnswer:
+        """``PermissionRequest``: a call would be asked; a hook may answer for the user."""
+
+    async def permission_denied(
+        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
+        tool_use_id: str, reason: str,
+    ) -> HookAnswer:
+        """``PermissionDenied``: a rule or the mode denied a call (told, not asked)."""
+
+    async def notification(
+        self, base: HookBase, scope: CancelScope, *, message: str, title: str,
+        notification_type: str,
+    ) -> HookAnswer:
+        """``Notification``: the user is waited for."""
+
+    async def stop_failure(
+        self, base: HookBase, scope: CancelScope, *, error: str, error_details: str,
+        last_assistant_message: str,
+    ) -> HookAnswer:
+        """``StopFailure``: the turn ended on an API error (it cannot be blocked)."""
+
+    async def post_compact(
+        self, base: HookBase, scope: CancelScope, *, trigger: str, compact_summary: str
+    ) -> HookAnswer:
+        """``PostCompact``: a compaction's summary was saved."""
+
+    async def interrupt(
+        self, base: HookBase, scope: CancelScope, *, tool_calls: list[dict[str, Any]],
+        processes_ended: list[dict[str, Any]], processes_left: list[dict[str, Any]],
+    ) -> HookAnswer:
+        """``Interrupt`` (agent-tui's own): after Esc, each tool call's end state."""
 
     async def session_end(self, base: HookBase, scope: CancelScope, *, reason: str) -> HookAnswer:
         """Matched on ``reason``; cannot block: the session ends whatever it answers."""

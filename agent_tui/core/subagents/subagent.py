@@ -40,6 +40,8 @@ from agent_tui.protocol import (
     BackgroundKind,
     BackgroundState,
     Event,
+    Notice,
+    NoticeLevel,
     SideEffects,
     ToolState,
     TurnStatus,
@@ -50,6 +52,7 @@ from agent_tui.core.journal.records import AssistantMessageRecord, BackgroundRes
 from agent_tui.core.services.queue import MessageQueue
 from agent_tui.core.calls.state import tool_started
 from agent_tui.core.calls.tool import ToolResult, ToolSet
+from agent_tui.protocol.tool_names import claude_name
 from agent_tui.core.turn.turn import Turn
 
 SUBAGENT_SYSTEM = (
@@ -89,6 +92,13 @@ class SubAgents:
             # does not list
             tools = ToolSet(t for name in parent.tools.names()
                             if agent.allows(name) and (t := parent.tools.get(name)) is not None)
+            offered = parent.tools.names()
+            absent = [n for n in agent.tools or ()
+                      if not any(o == n or o.startswith(n + "__") for o in offered)]
+            if absent:
+                parent.emit(Notice(level=NoticeLevel.WARNING, text=(
+                    f"sub-agent {agent.name}: " + ", ".join(claude_name(n) for n in absent)
+                    + " not offered in this session; it runs without")))
 
         def emit(event: Event) -> None:
             parent_emit = parent.emit

@@ -20,6 +20,11 @@ from typing import Any, Literal
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.history.history import result_wording
 from agent_tui.core.hooks.hook_points import HookPoints, gated
+from agent_tui.core.hooks.permission_points import (
+    notify_permission_prompt,
+    permission_denied,
+    permission_request,
+)
 from agent_tui.core.services.hooks_port import HookAnswer
 from agent_tui.core.journal.records import (
     MemoryNoteRecord,
@@ -28,7 +33,8 @@ from agent_tui.core.journal.records import (
     ToolResultRecord,
 )
 from agent_tui.core.memory.memory_loader import folder_memory, read_refusal
-from agent_tui.core.calls.permission import decided_by
+from agent_tui.core.calls.permission import Ruling, decided_by
+from agent_tui.protocol.states import HookDecision, HookEvent
 from agent_tui.protocol import (
     Decision,
     Notice,
@@ -135,13 +141,33 @@ class ToolRunner:
             turn_id=turn_id, tool_use_id=call.id, verdict=ruling.verdict,
             decided_by=by, rule=ruling.rule, reason=ruling.reason,
         ))
+        if ruling.verdict is Verdict.ASK or ruling.unasked:  # a hook may answer for the user
+            try:
+                answered = await permission_request(self.hooks, call.id, call.name, call.input or {})
+            except Cancelled:
+                self._finish_unstarted(call, ToolState.CANCELLED_BEFORE_START)
+                return None
+            if answered.decision in (HookDecision.ALLOW, HookDecision.BLOCK):
+                allowed = answered.decision is HookDecision.ALLOW
+                ruling = Ruling(verdict=Verdict.ALLOW if allowed else Verdict.DENY,
+                                rule=f"hook:{HookEvent.PERMISSION_REQUEST}",
+                                reason=answered.reason or f"{'allowed' if allowed else 'denied'} "
+                                "by a PermissionRequest hook", confinement=ruling.confinement)
+                by = "hook"
+                self.log.record(PermissionRecord(
+                    turn_id=turn_id, tool_use_id=call.id, verdict=ruling.verdict,
+                    decided_by=by, rule=ruling.rule, reason=ruling.reason))
         if ruling.verdict is Verdict.DENY:
             self._finish_unstarted(call, ToolState.DENIED, note=ruling.reason,
                                    denied_by="hook" if by == "hook" else "policy")
+            if by != "hook":
+                await permission_denied(self.hooks, call.id, call.name, call.input or {},
+                                        ruling.reason)
             return None
         if ruling.verdict is not Verdict.ASK:
             return Permit(confinement=ruling.confinement)
         self.log.set_tool_state(call, ToolState.AWAITING_APPROVAL)
+        notify_permission_prompt(self.hooks, call.name)
         self.log.emit(
             PermissionRequested(
                 turn_id=turn_id,
@@ -255,7 +281,7 @@ class ToolRunner:
         finally:
             self.running.discard(call.id)
         self._finish(call, result)
-        if self.hooks.wants_post_tool(call.name, result):
+        if self.hooks.wants_post_tool(call.name, result, call.input or {}):
             await self._post_tool_hooks(call, result)
 
     async def _post_tool_hooks(self, call: ToolCall, result: ToolResult) -> None:

@@ -101,6 +101,7 @@ class Turn:
         watch = self.scope.on_cancel(self._cancel_requested)
         status, detail = TurnStatus.COMPLETED, ""
         closed_by: CancelReason | None = None  # what ends unstarted calls, if not a cancel
+        failure: model.ProviderError | None = None  # the API error that ended it (StopFailure)
         why = ""
         hooks = self.runner.hooks
         try:
@@ -131,6 +132,7 @@ class Turn:
             status, detail = TurnStatus.FAILED, str(exc)
             closed_by, why = CancelReason.TURN_FAILED, detail  # calls it left unstarted
         except model.ProviderError as exc:
+            failure = exc
             status, detail = TurnStatus.FAILED, f"model request failed: {exc}"
             closed_by, why = CancelReason.STREAM_FAILED, f"the model's reply stream failed: {exc}"
         except ModelViewError as exc:
@@ -159,6 +161,12 @@ class Turn:
         log.record(TurnEndedRecord(turn_id=self.id, status=status, detail=detail), durable=True)
         ended = TurnEnded(turn_id=self.id, status=status, detail=detail)
         log.emit(ended)
+        # After the turn is said ended (a hook never delays the stop): Interrupt after
+        # Esc, StopFailure after an API error.
+        if status is TurnStatus.CANCELLED:
+            await hooks.interrupted()
+        elif failure is not None:
+            await hooks.stop_failure(failure)
         return ended
 
     def _after_reply(self, reply: Reply, calls: list[ToolCall]) -> bool:

@@ -116,7 +116,12 @@ def parse_skill(folder: Path, scope: SkillScope) -> tuple[Skill, list[FileProble
         notes.append(FileProblem(path, f"description is longer than {DESCRIPTION_MAX} "
                                        "characters: cut there", key_line(text, "description")))
         description = description[:DESCRIPTION_MAX]
-    if name != folder.name:
+    given = meta.get("name")
+    if isinstance(given, str) and given != name:
+        notes.append(FileProblem(path, f"name {given!r} is a title, not a skill name: the skill "
+                                       f"is called {name!r}, its folder's name, as in Claude Code",
+                                 key_line(text, "name")))
+    elif name != folder.name:
         notes.append(FileProblem(path, f"name {name!r} differs from its folder "
                                        f"{folder.name!r}: the skill is called {name!r}",
                                  key_line(text, "name")))

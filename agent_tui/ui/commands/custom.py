@@ -1,8 +1,8 @@
 """Custom commands in the TUI's menu: the files ``agent_tui/commands/`` reads, as menu
 items.
 
-Where they are, how each is named (``frontend/test.md`` is ``/test``, shown with
-``(project:frontend)``) and what its front matter says is ``agent_tui.commands.files``'s;
+Where they are, how each is named (``frontend/test.md`` is ``/frontend:test``, ``/test`` too where
+unambiguous, shown with ``(project:frontend)``) and what its front matter says is ``agent_tui.commands.files``'s;
 running one is ``agent_tui.commands.use``'s (print mode does the same). Here each
 becomes a :class:`~agent_tui.ui.commands.registry.Command` of kind ``custom``, shown
 with its scope.
@@ -27,7 +27,7 @@ def as_command(spec: CommandFile) -> Command:
         args=spec.argument_hint or ("ARGS" if uses else ""),
         need=ArgsNeed.REQUIRED if uses else ArgsNeed.OPTIONAL, kind=CommandKind.CUSTOM,
         source=spec.source, scope=spec.scope, template=spec.body, spec=spec,
-        also=spec.path_name if spec.path_name != spec.name else "",
+        also=spec.short,
     )
 
 

@@ -31,14 +31,22 @@ class CommandSource:
 
     def __init__(self, commands: Callable[[], Commands]) -> None:
         self._commands = commands
+        self._typed = ""  # the name typed after "/", as last searched
 
     def search(self, query: str, show: ShowFn) -> None:
+        self._typed = query
         found = self._commands().matching(query)
         items = [Suggestion(c.name, command_prompt(c), c) for c in found]
         show(items, f"no command matches /{clean(query)}", query=query)
 
     def accept(self, item: Suggestion, *, enter: bool) -> Accepted:
         command: Command = item.data
+        found = self._commands().get(self._typed)
+        typed = found is not None and found.name == command.name
+        if enter and typed and command.kind is CommandKind.CUSTOM:
+            # A complete command line runs as typed, as in Claude Code (its arguments,
+            # if any, are empty); the name typed may be a short one (``/test``).
+            return Accepted(f"/{self._typed}", submit=True)
         if enter and command.need is not ArgsNeed.REQUIRED:
             return Accepted(f"/{command.name}", submit=True)
         return Accepted(f"/{command.name} ")

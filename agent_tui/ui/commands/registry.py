@@ -75,21 +75,25 @@ class Commands:
         return self._by_name.get(name) or self._aliases.get(name)
 
     def matching(self, query: str) -> list[Command]:
-        """For the menu: names starting with ``query`` first, then names holding it,
-        then descriptions holding it (each in the order the commands are listed)."""
+        """For the menu: the command named exactly ``query`` first (so Enter on ``/commit``
+        runs ``/commit``, never ``/commit-push-pr``), then names starting with it, then
+        names holding it, then descriptions holding it (each in the order listed)."""
         q = query.lower()
         if not q:
             return self.all()
+        exact = self.get(query)
         starts, inside, described = [], [], []
         for command in self._by_name.values():
             name = command.name.lower()
+            if command is exact:
+                continue
             if name.startswith(q):
                 starts.append(command)
             elif q in name:
                 inside.append(command)
             elif q in command.description.lower():
                 described.append(command)
-        return starts + inside + described
+        return ([exact] if exact is not None else []) + starts + inside + described
 
     def nearest(self, name: str) -> list[str]:
         """Names close to ``name`` (a typo), the closest first."""

@@ -4,8 +4,10 @@ while it is open.
 ``/`` at the very start of the input, with no space typed yet, opens the command menu
 (filtered by what follows the slash); ``@`` at the start of a word opens the file
 picker (filtered by what follows it). While a menu is open: ↑ ↓ move, Tab completes,
-Enter completes (a command that needs nothing more runs at once), Esc closes it until
-the text changes.
+Enter completes (a command that needs nothing more runs at once; a custom command's
+name typed in full runs as typed, as in Claude Code), Esc closes it until the text
+changes. A name typed in full is always the first item, so Enter on ``/commit`` never
+runs ``/commit-push-pr``.
 
 Each menu's items come from a :class:`Source`; a source may answer later (the file
 picker searches on a thread) and is told when its menu closes, so it can stop.

@@ -1,0 +1,172 @@
+"""The hook events beyond the first six, on a real session (real SDK, the fake API,
+real hook commands): ``StopFailure`` after an API error (as Claude Code 2.1.332 sends
+it, ``fidelity_fixtures/claude_code_hooks.json``), ``PostCompact`` with the summary
+saved, and agent-tui's own ``Interrupt`` after Esc: every tool call's end state and
+the processes Esc ended, told after the turn is said ended."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent_tui.protocol import Compact, Interrupt, UserMessage
+from tests.fake_api import Reply
+from tests.hooks_support import LOG_INPUT, command_hooks, hook_script, logged, start, tool_results
+
+pytestmark = pytest.mark.asyncio
+SEEN = json.loads((Path(__file__).parent / "fidelity_fixtures" / "claude_code_hooks.json").read_text())
+
+
+
+def _hooks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *events: str):
+    monkeypatch.setenv("HOOK_LOG", str(tmp_path / "hook.log"))
+    log = hook_script(tmp_path / "hooks", "log", LOG_INPUT)
+    return command_hooks(tmp_path, tmp_path / "ws", {
+        e: [{"hooks": [{"type": "command", "command": log}]}] for e in events})
+
+
+async def test_an_api_error_runs_stop_failure_hooks(fake_api, tmp_path, monkeypatch):
+    hooks = _hooks(tmp_path, monkeypatch, "StopFailure", "Stop")
+    run, _ws = start(fake_api, tmp_path, hooks)
+    fake_api.enqueue(Reply.error(400, "invalid_request_error"))
+    run.submit(UserMessage(text="hello"))
+    await run.idle()
+    await run.rec.wait_for(lambda: bool(logged(tmp_path / "hook.log")))
+    [seen] = logged(tmp_path / "hook.log")  # no Stop: the model never stopped on its own
+    assert seen["hook_event_name"] == "StopFailure" and seen["error"] == "invalid_request"
+    assert seen["last_assistant_message"].startswith("API Error: ")  # as Claude Code words it
+    assert "Invalid request" in seen["error_details"]
+    assert {"session_id", "transcript_path", "cwd"} <= set(seen)
+    assert run.rec.of("turn_ended")[-1].status == "failed"
+
+
+async def test_post_compact_gets_the_summary_and_session_start_compact_adds_context(
+        fake_api, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOOK_LOG", str(tmp_path / "hook.log"))
+    log = hook_script(tmp_path / "hooks", "log", LOG_INPUT)
+    hooks = command_hooks(tmp_path, tmp_path / "ws", {
+        "PostCompact": [{"hooks": [{"type": "command", "command": log}]}],
+        "SessionStart": [{"matcher": "compact", "hooks": [
+            {"type": "command", "command": f"{log} && echo 'REMEMBER: the branch is main'"}]}]})
+    run, _ws = start(fake_api, tmp_path, hooks)
+    fake_api.enqueue(Reply.text("first answer"), Reply.text("SUMMARY: the user said hello"),
+                     Reply.text("next answer"))
+    run.submit(UserMessage(text="hello"))
+    await run.idle()
+    run.submit(Compact(instructions=""))
+    await run.rec.wait_for(lambda: len(logged(tmp_path / "hook.log")) == 2)
+    start_again, post = logged(tmp_path / "hook.log")  # in Claude Code 2.1.332's order
+    assert post["hook_event_name"] == "PostCompact" and post["trigger"] == "manual"
+    assert "SUMMARY: the user said hello" in post["compact_summary"]
+    assert start_again["hook_event_name"] == "SessionStart" and start_again["source"] == "compact"
+    await run.idle()
+    run.submit(UserMessage(text="go on"))
+    await run.idle()
+    assert "REMEMBER: the branch is main" in json.dumps(fake_api.requests[-1]["messages"])
+
+
+async def test_interrupt_tells_each_calls_end_and_the_processes_esc_ended(
+        fake_api, tmp_path, monkeypatch):
+    hooks = _hooks(tmp_path, monkeypatch, "Interrupt")
+    run, ws = start(fake_api, tmp_path, hooks)
+    fake_api.enqueue(Reply.tool_uses([("bash", {"command": "echo done > first"}),
+                                      ("bash", {"command": "touch started; sleep 60"}),
+                                      ("bash", {"command": "touch never"})]))
+    run.submit(UserMessage(text="go"))
+    await run.rec.wait_for(lambda: (ws / "started").exists())
+    run.submit(Interrupt())
+    await run.idle()
+    assert run.rec.of("turn_ended")[-1].status == "cancelled"
+    await run.rec.wait_for(lambda: bool(logged(tmp_path / "hook.log")))
+    [seen] = logged(tmp_path / "hook.log")
+    assert seen["hook_event_name"] == "Interrupt"
+    states = [(c["tool_name"], c["state"]) for c in seen["tool_calls"]]
+    assert states == [("Bash", "succeeded"), ("Bash", "cancelled_while_running"),
+                      ("Bash", "cancelled_before_start")]
+    [ended] = seen["processes_ended"]
+    assert ended["tool_use_id"] == seen["tool_calls"][1]["tool_use_id"]
+    assert ended["signal"] in ("SIGTERM", "SIGKILL")
+    assert seen["processes_left"] == []
+    assert not (ws / "never").exists()
+
+
+ANSWER = """
+    given = json.load(sys.stdin)
+    with open(os.environ["HOOK_LOG"], "a") as log:
+        log.write(json.dumps(given) + "\\n")
+    if given["hook_event_name"] == "PermissionRequest":
+        ok = given["tool_input"]["command"].startswith("echo")
+        print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+              "decision": {"behavior": "allow"} if ok else
+                          {"behavior": "deny", "message": "only echo, please"}}}))
+"""
+
+
+async def test_permission_request_answers_for_the_user_and_never_lifts_a_deny_rule(
+        fake_api, tmp_path, monkeypatch):
+    from agent_tui.permissions import PermissionRules, Permissions
+    monkeypatch.setenv("HOOK_LOG", str(tmp_path / "hook.log"))
+    answer = hook_script(tmp_path / "hooks", "answer", ANSWER)
+    hooks = command_hooks(tmp_path, tmp_path / "ws", {
+        e: [{"matcher": "Bash", "hooks": [{"type": "command", "command": answer}]}]
+        for e in ("PermissionRequest", "PermissionDenied")})
+    (tmp_path / "ws").mkdir()
+    policy = Permissions(tmp_path / "ws", "ask", PermissionRules(deny=["Bash(echo secret*)"]),
+                         non_interactive=True)  # print mode: no one to ask
+    run, ws = start(fake_api, tmp_path, hooks, policy=policy)
+    fake_api.enqueue(Reply.tool_uses([("bash", {"command": "echo hi > said"}),
+                                      ("bash", {"command": "touch other"}),
+                                      ("bash", {"command": "echo secret > leak"})]),
+                     Reply.text("done"))
+    run.submit(UserMessage(text="go"))
+    await run.idle()
+    seen_cc = SEEN["PermissionRequest_answers_in_print_mode"]["calls"]
+    assert seen_cc["echo hi > said"] == "ran" and "denied" in seen_cc["echo secret > leak"]
+    assert (ws / "said").exists()  # allowed by the hook, where print mode would deny
+    assert not (ws / "other").exists() and not (ws / "leak").exists()
+    seen = [(p["hook_event_name"], p["tool_input"]["command"]) for p in logged(tmp_path / "hook.log")]
+    assert seen == [("PermissionRequest", "echo hi > said"), ("PermissionRequest", "touch other"),
+                    ("PermissionDenied", "echo secret > leak")]  # the deny rule is never asked
+    results = {str(r["content"]) for r in tool_results(fake_api.requests[-1])}
+    assert any("only echo, please" in r for r in results)
+    denied = [p for p in logged(tmp_path / "hook.log") if p["hook_event_name"] == "PermissionDenied"]
+    assert "Bash(echo secret*)" in denied[0]["reason"]
+
+
+
+async def test_a_permission_prompt_notifies_beside_it(fake_api, tmp_path, monkeypatch):
+    from agent_tui.permissions import Permissions
+    hooks = _hooks(tmp_path, monkeypatch, "Notification")
+    (tmp_path / "ws").mkdir()
+    run, ws = start(fake_api, tmp_path, hooks, policy=Permissions(tmp_path / "ws", "ask"))
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "touch asked"}))
+    run.submit(UserMessage(text="go"))
+    await run.rec.wait_for(lambda: bool(logged(tmp_path / "hook.log")))
+    [seen] = logged(tmp_path / "hook.log")
+    assert seen["notification_type"] == "permission_prompt"
+    assert seen["message"] == "agent-tui needs your permission to use Bash"
+    assert run.rec.tool_states(name="bash")[-1] == "awaiting_approval"  # the prompt is up
+    run.submit(Interrupt())
+    await run.idle()
+    assert not (ws / "asked").exists()
+
+
+async def test_a_projects_permission_request_hook_may_deny_but_never_allow(
+        fake_api, tmp_path, monkeypatch):
+    from agent_tui.permissions import Permissions
+    monkeypatch.setenv("HOOK_LOG", str(tmp_path / "hook.log"))
+    answer = hook_script(tmp_path / "hooks", "answer", ANSWER)
+    hooks = command_hooks(tmp_path, tmp_path / "ws", {"PermissionRequest": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": answer}]}]})
+    hooks.commands = [h.model_copy(update={"project": True}) for h in hooks.commands]
+    (tmp_path / "ws").mkdir()
+    run, ws = start(fake_api, tmp_path, hooks,
+                    policy=Permissions(tmp_path / "ws", "ask", non_interactive=True))
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "echo hi > said"}), Reply.text("done"))
+    run.submit(UserMessage(text="go"))
+    await run.idle()
+    assert len(logged(tmp_path / "hook.log")) == 1  # it ran, and said allow
+    assert not (ws / "said").exists()  # print mode's deny stands
+    assert any("cannot allow a call" in n.text for n in run.rec.of("notice"))
