@@ -91,6 +91,7 @@ class Overlays:
         if self.app.permission_slot.is_open or not self.waiting:
             return
         request = self.waiting.pop(0)
+        from agent_tui.ui.screens.approval_answer import answered
         from agent_tui.ui.screens.permission import PermissionScreen
 
         # The call waits for the answer: the file is as it was, so a write's diff is exact.
@@ -98,10 +99,14 @@ class Overlays:
         if diff is not None:
             self.app.prompt_diffs[request.tool_use_id] = diff
             self.app.transcript.tool_diff(request.tool_use_id, diff)
-        self.app.permission_slot.open(PermissionScreen(request, self.app.submit, diff=diff,
-                                                   type_ahead=self.app.prompt.insert,
-                                                   typed_at=self.app.last_input),
-                                  lambda _result: self._show_next_permission())
+        screen = PermissionScreen(request, self.app.submit, diff=diff,
+                                  type_ahead=self.app.prompt.insert, typed_at=self.app.last_input)
+
+        def closed(_result: object) -> None:
+            answered(screen.chosen, self.app.workspace(), self.app.submit, self.app.status)
+            self._show_next_permission()
+
+        self.app.permission_slot.open(screen, closed)
 
     def withdraw_permission(self, tool_use_id: str) -> None:
         """The call stopped waiting (decided, or the turn was interrupted)."""

@@ -29,8 +29,8 @@ from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from agent_tui.ui.input.attachments import IMAGE_MARK, AttachmentKind, split_for_display
-from agent_tui.ui.render.diffs import FileDiff
-from agent_tui.ui.render.diffs import render as render_diff
+from agent_tui.ui.render.diff_view import render as render_diff
+from agent_tui.ui.render.diffs import FileDiff, tense_of
 from agent_tui.ui.render.diffs import summary as diff_summary
 from agent_tui.ui.render.output_tail import OutputTail
 from agent_tui.ui.render.plain_paragraph import PlainParagraph, is_plain_paragraph
@@ -423,11 +423,12 @@ class ToolBlock(Block):
         lines = painter.frame(painter.render(head, painter.width - 2)[:1])
         if self.diff is not None and not self.expanded:
             fold = Text(no_wrap=True, overflow="ellipsis")
-            fold.append(diff_summary(self.diff), style="bold")
-            fold.append("  (Enter or a click unfolds it; Ctrl+O the latest)", style=painter.role("text-muted"))
+            fold.append(diff_summary(self.diff, tense_of(self.state)), style="bold")
+            fold.append(f"  ({len(self.diff.lines) + self.diff.more} lines: ctrl+o to unfold)",
+                        style=painter.role("text-muted"))
             lines += painter.frame(painter.render(fold, painter.width - 9)[:1], indent=5)
         elif self.diff is not None:
-            body = render_diff(self.diff, painter.variables)
+            body = render_diff(self.diff, painter.variables, tense=tense_of(self.state))
             if self.result:
                 result, _cut = self.result.tail()
                 body.append("\n── result ──\n", style=painter.role("text-muted"))
