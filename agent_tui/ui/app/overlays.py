@@ -103,10 +103,17 @@ class Overlays:
                                   type_ahead=self.app.prompt.insert, typed_at=self.app.last_input)
 
         def closed(_result: object) -> None:
-            answered(screen.chosen, self.app.workspace(), self.app.submit, self.app.status)
+            answered(screen.chosen, self.app.workspace(), self.app.submit, self._tell)
             self._show_next_permission()
 
         self.app.permission_slot.open(screen, closed)
+
+    def _tell(self, level: str, text: str) -> None:
+        """A notice about an answer: in the status line, and in the transcript to stay."""
+        from rich.text import Text
+
+        self.app.status.set_notice(level, text)
+        self.app.transcript.add_turn_end(Text("  " + text, style="dim" if level == "info" else "bold"))
 
     def withdraw_permission(self, tool_use_id: str) -> None:
         """The call stopped waiting (decided, or the turn was interrupted)."""

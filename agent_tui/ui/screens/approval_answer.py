@@ -8,25 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
 from agent_tui.protocol import Op, PermissionMode, SetPermissionMode
 from agent_tui.settings.local_rules import save_allow_rules
 from agent_tui.ui.screens.approval_choices import Act, Choice
 
 
-class Notices(Protocol):
-    def set_notice(self, level: str, text: str) -> None: ...
-
-
 def answered(choice: Choice | None, workspace: Path, submit: Callable[[Op], None],
-             notices: Notices) -> None:
+             tell: Callable[[str, str], None]) -> None:
+    """Act on ``choice``; ``tell(level, text)`` says what became of it."""
     if choice is None:
         return
     if choice.act is Act.ACCEPT_EDITS:
         submit(SetPermissionMode(mode=PermissionMode.ACCEPT_EDITS))
-        notices.set_notice("info", "accept-edits: file edits are allowed for the rest of the "
-                           "session (shift+tab changes the mode)")
+        tell("info", "accept-edits: file edits are allowed for the rest of the session "
+             "(shift+tab changes the mode)")
     elif choice.act is Act.ALLOW_RULES:
         saved = save_allow_rules(workspace, choice.rules)
-        notices.set_notice("info" if saved.ok else "warning", saved.notice())
+        tell("info" if saved.ok else "warning", saved.notice())
