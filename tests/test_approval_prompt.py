@@ -1,5 +1,6 @@
 """The inline permission prompt's keys: a digit answers at once, arrows and Enter
-confirm, the old letters still work, Tab adds a note for the model, Esc denies;
+confirm, the old letters still work, Tab edits a command (or adds a note for the
+model), Esc denies;
 "don't ask again" sends the rule and saves it (a notice names the file and the rule,
 or says why it could not be saved); "allow all edits" switches to accept-edits."""
 
@@ -73,8 +74,18 @@ async def test_arrows_and_enter_and_the_old_letters_answer(tmp_path: Path) -> No
 async def test_esc_denies_and_tab_adds_a_note_for_the_model(tmp_path: Path) -> None:
     ops, _ = await _answer(tmp_path, scenes.COMMAND, "escape")
     assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.DENY)]
-    ops, _ = await _answer(tmp_path, scenes.COMMAND, "tab", *"use pnpm", "enter")
+    ops, _ = await _answer(tmp_path, scenes.COMMAND, "d", *"use pnpm", "enter")
     assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.DENY, note="use pnpm")]
+    ops, _ = await _answer(tmp_path, scenes.FETCH, "tab", *"read the docs", "enter")
+    assert ops == [Decide(tool_use_id="toolu_f", decision=Decision.DENY, note="read the docs")]
+
+
+async def test_tab_edits_the_command_and_it_runs_as_edited(tmp_path: Path) -> None:
+    ops, _ = await _answer(tmp_path, scenes.COMMAND, "tab", *" -- --bail", "enter")
+    assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.ALLOW_ONCE, updated_input={
+        "command": "npm test -- --bail", "description": "Run the project's test suite"})]
+    ops, _ = await _answer(tmp_path, scenes.COMMAND, "tab", "enter")  # as it was: no change
+    assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.ALLOW_ONCE)]
 
 
 async def test_allow_all_edits_switches_to_accept_edits(tmp_path: Path) -> None:

@@ -7,8 +7,9 @@ plan whole), why it asks (the rule or the mode), and numbered answers
 (``approval_choices.py``): ``1. Yes``, ``2. Yes, and don't ask again for: npm test *``,
 ``3. No``. A digit answers at once; arrows move and Enter confirms; the old letters
 still work (y allow once, a the second answer, n deny, d deny with a note). Esc denies.
-Tab amends: a note for the model (Enter denies with it: the model reads what to do
-instead). Shift+Tab on an edit allows it and accepts edits from now on; ctrl+o unfolds
+Tab amends: a command is edited in place (Enter runs it as edited, checked by the
+rules again), any other call gets a note for the model (Enter denies with it: the model
+reads what to do instead). Shift+Tab on an edit allows it and accepts edits from now on; ctrl+o unfolds
 a long diff.
 
 The answer goes to the core as a ``Decide`` op (with the rules chosen to last); the app
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from rich.text import Text
 from textual import events
@@ -80,7 +82,8 @@ class PermissionScreen(ModalScreen[Decide | None]):
         Binding("y", "letter('y')", "allow once", show=False),
         Binding("a", "letter('a')", "the second answer", show=False),
         Binding("n,escape", "deny", "deny", show=False),
-        Binding("d,tab", "deny_with_note", "deny with note", show=False),
+        Binding("d", "deny_with_note", "deny with note", show=False),
+        Binding("tab", "amend", "amend", show=False),
         Binding("shift+tab", "accept_edits", show=False),
         Binding("ctrl+o", "unfold", show=False),
     ]
@@ -170,7 +173,8 @@ class PermissionScreen(ModalScreen[Decide | None]):
         return out
 
     def _keys_text(self) -> Text:
-        keys = "↑↓ and enter, or 1-3 · tab: a note for the model instead · esc: deny"
+        tab = "tab: edit the command" if self.amends_command else "tab: a note for the model instead"
+        keys = f"↑↓ and enter, or 1-3 · {tab} · esc: deny"
         if self.diff is not None and not self.diff.short:
             keys += " · ctrl+o: all lines"
         return Text(keys)
@@ -201,11 +205,11 @@ class PermissionScreen(ModalScreen[Decide | None]):
                 "you were typing: that went to the input. Answer once you have read this.",
                 style="italic"), id="typing"))
 
-    def _answer(self, choice: Choice, note: str = "") -> None:
+    def _answer(self, choice: Choice, note: str = "", updated: dict[str, Any] | None = None) -> None:
         if self.decided is not None:
             return
         self.chosen = choice
-        self.decided = choice.decide(self.tool_use_id, note)
+        self.decided = choice.decide(self.tool_use_id, note).model_copy(update={"updated_input": updated})
         self._decide(self.decided)
         self.dismiss(self.decided)
 
@@ -242,6 +246,23 @@ class PermissionScreen(ModalScreen[Decide | None]):
     def _deny_choice(self) -> Choice:
         return next(c for c in self.choices if c.act is Act.DENY)
 
+    @property
+    def amends_command(self) -> bool:
+        """Tab edits the command itself (a command call), else adds a note."""
+        return self.request.name == "bash" and isinstance(self.request.input.get("command"), str)
+
+    async def action_amend(self) -> None:
+        if not self.amends_command:
+            await self.action_deny_with_note()
+            return
+        if self.query("#note"):
+            return
+        field = Input(str(self.request.input["command"]), id="note", classes="command",
+                      select_on_focus=False)
+        field.border_title = "edit the command: Enter runs it as edited, Esc denies"
+        await self.query_one("#dialog").mount(field, before=self.query_one("#keys"))
+        field.focus()
+
     async def action_deny_with_note(self) -> None:
         if self.query("#note"):
             return
@@ -252,4 +273,11 @@ class PermissionScreen(ModalScreen[Decide | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self._answer(self._deny_choice(), event.value.strip())
+        if not event.input.has_class("command"):
+            self._answer(self._deny_choice(), event.value.strip())
+            return
+        command = event.value.strip()
+        if not command:
+            return  # nothing to run: Esc denies
+        changed = command != self.request.input.get("command")
+        self._answer(self.choices[0], updated={**self.request.input, "command": command} if changed else None)
