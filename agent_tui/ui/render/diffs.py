@@ -148,6 +148,12 @@ def _lines(n: int) -> str:
     return f"{n} line{'s' if n != 1 else ''}"
 
 
+def _counts(diff: FileDiff, add: str, remove: str) -> str:
+    parts = [f"{add} {_lines(diff.added)}"] if diff.added else []
+    parts += [f"{remove} {_lines(diff.removed)}"] if diff.removed else []
+    return ", ".join(parts)
+
+
 def summary(diff: FileDiff, tense: Tense = Tense.DID) -> str:
     """What the change is, in the tense of the moment: "Added 1 line, removed 1 line"
     once done, "will add 1 line, remove 1 line" before; a new file "will create
@@ -161,17 +167,13 @@ def summary(diff: FileDiff, tense: Tense = Tense.DID) -> str:
         case Tense.WILL if diff.content_only:
             return f"will write {_lines(diff.added)} to {name}"
         case Tense.WILL:
-            parts = [f"add {_lines(diff.added)}"] if diff.added else []
-            parts += [f"remove {_lines(diff.removed)}"] if diff.removed else []
-            return "will " + (", ".join(parts) or "change nothing")
+            return "will " + (_counts(diff, "add", "remove") or "change nothing")
         case Tense.DID if diff.new_file:
             return f"Created {name} ({_lines(diff.added)})"
         case Tense.DID if diff.content_only:
             return f"Wrote {_lines(diff.added)} to {name}"
         case Tense.DID:
-            parts = [f"added {_lines(diff.added)}"] if diff.added else []
-            parts += [f"removed {_lines(diff.removed)}"] if diff.removed else []
-            text = ", ".join(parts) or "changed nothing"
+            text = _counts(diff, "added", "removed") or "changed nothing"
             return text[:1].upper() + text[1:]
 
 
