@@ -22,6 +22,7 @@ def _answer(option_id: str) -> RequestPermissionResponse:
 @pytest.mark.asyncio
 async def test_allow_always_saves_the_prefix_rule_and_the_next_call_runs_unasked(tmp_path, fake_api):
     home = tmp_path / "user"
+    (tmp_path / ".git").mkdir()  # a repository: the rule's file is kept out of git
     env = agent_env(tmp_path, fake_api) | {"HOME": str(home), "XDG_CONFIG_HOME": str(home / "xdg")}
     fake_api.enqueue(Reply.tool_use("bash", {"command": "git init -q"}, id="toolu_a1"),
                      Reply.text("First."),

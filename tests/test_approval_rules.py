@@ -83,6 +83,12 @@ def test_a_chosen_rule_applies_at_once_after_deny_and_ask_rules(tmp_path: Path) 
 # -- saving -----------------------------------------------------------------------------
 
 
+# Claude Code 2.1.197, "2. Yes, and don't ask again for: npm test *" in a git repository:
+# this file, and "**/.claude/settings.local.json" in ~/.config/git/ignore (the
+# repository's .gitignore untouched; outside a repository, no git ignore at all).
+CLAUDE_CODE_WROTE = '{\n  "permissions": {\n    "allow": [\n      "Bash(npm test *)"\n    ]\n  }\n}\n'
+
+
 def _env(tmp_path: Path) -> dict[str, str]:
     return {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
 
@@ -91,14 +97,22 @@ def test_the_file_is_created_and_kept_out_of_git_as_claude_code_does(tmp_path: P
     ignore = tmp_path / "xdg" / "git" / "ignore"
     ignore.parent.mkdir(parents=True)
     ignore.write_text("*.swp")  # the user's own lines stay
+    (tmp_path / ".git").mkdir()  # only in a repository, as Claude Code
     saved = save_allow_rules(tmp_path, ["Bash(npm test *)"], _env(tmp_path))
     assert saved.ok and "Bash(npm test *)" in saved.notice() and ".claude/settings.local.json" in saved.notice()
     path = tmp_path / ".claude" / "settings.local.json"
-    assert json.loads(path.read_text()) == {"permissions": {"allow": ["Bash(npm test *)"]}}
+    assert path.read_text() == CLAUDE_CODE_WROTE  # byte for byte what Claude Code writes
     assert ignore.read_text() == f"*.swp\n{IGNORE_LINE}\n"
     save_allow_rules(tmp_path, ["Bash(npm test *)"], _env(tmp_path))  # not twice, in neither file
     assert ignore.read_text().count(IGNORE_LINE) == 1
     assert json.loads(path.read_text())["permissions"]["allow"] == ["Bash(npm test *)"]
+
+
+def test_outside_a_repository_the_git_ignore_is_not_touched(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    assert save_allow_rules(work, ["Bash(make)"], _env(tmp_path)).ok
+    assert not (tmp_path / "xdg").exists()
 
 
 def test_a_rule_joins_what_the_file_holds(tmp_path: Path) -> None:

@@ -43,6 +43,7 @@ def test_dont_ask_again_saves_the_rule_and_it_holds_in_a_new_session(
         fake_api: FakeAnthropicServer, tmp_path: Path) -> None:
     workspace = tmp_path / "work"
     workspace.mkdir()
+    (workspace / ".git").mkdir()  # a repository: the rule's file is kept out of git
     (tmp_path / "home").mkdir()
     fake_api.enqueue(Reply.tool_use("bash", {"command": "git init -q", "description": "Make a repository"}),
                      Reply.text("Made it."))
@@ -58,7 +59,7 @@ def test_dont_ask_again_saves_the_rule_and_it_holds_in_a_new_session(
         tmux.wait_for("saved to .claude/settings.local.json")
         saved = json.loads((workspace / ".claude" / "settings.local.json").read_text())
         assert saved == {"permissions": {"allow": ["Bash(git init *)"]}}
-        assert (workspace / ".git").is_dir()
+        assert (workspace / ".git" / "HEAD").is_file()  # git init ran
         ignore = tmp_path / "home" / ".config" / "git" / "ignore"
         assert ignore.read_text() == "**/.claude/settings.local.json\n"
     finally:

@@ -11,8 +11,10 @@ an allow rule would not stop the asking.
 
 :func:`save_allow_rules` adds rules to ``permissions.allow`` of the file, created if
 missing, in one atomic write (``atomic.py``), and keeps the file out of git as Claude
-Code does: the line ``**/.claude/settings.local.json`` in the user's global git ignore
-(``$XDG_CONFIG_HOME/git/ignore``). The file is only ever replaced by a file holding
+Code 2.1.197 does (observed): in a git repository, the line
+``**/.claude/settings.local.json`` in the user's global git ignore
+(``$XDG_CONFIG_HOME/git/ignore``, else ``~/.config/git/ignore``); the repository's own
+``.gitignore`` is not touched. The file is only ever replaced by a file holding
 everything it held plus the rules: a file that cannot be read, is not a JSON object of
 the expected shape (comments included: they would be lost), is read-only or a symbolic
 link is left as it is, and the result says why (the rule still applies for the
@@ -136,8 +138,16 @@ def save_allow_rules(workspace: Path, rules: Sequence[str],
     problem = _write(workspace, rules)
     if problem:
         return Saved(path, tuple(rules), f"{LOCAL_FILE} {problem}; it was left as it is")
-    _ignore_in_git(os.environ if env is None else env)
+    if _in_git(workspace):
+        _ignore_in_git(os.environ if env is None else env)
     return result
+
+
+def _in_git(workspace: Path) -> bool:
+    """Whether the workspace is inside a git repository (Claude Code touches the git
+    ignore only then)."""
+    here = workspace.absolute()
+    return any((folder / ".git").exists() for folder in (here, *here.parents))
 
 
 def _write(workspace: Path, rules: Sequence[str]) -> str:
