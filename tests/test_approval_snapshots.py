@@ -46,3 +46,12 @@ def test_the_prompt_for_each_kind_of_call(snap_compare, tmp_path: Path, scene: s
 def test_an_edit_after_it_ran_shows_its_numbered_diff(snap_compare, tmp_path: Path) -> None:
     events = scenes.edit_done()
     assert snap_compare(_app(events, tmp_path), terminal_size=WIDE, run_before=_settled(events))
+
+
+def test_tab_opens_the_command_for_editing(snap_compare, tmp_path: Path, monkeypatch) -> None:
+    from agent_tui.ui.screens import permission
+
+    monkeypatch.setattr(permission, "ARM_DELAY", 0.0)  # the keys answer at once
+    events = scenes.COMMAND
+    assert snap_compare(_app(events, tmp_path), terminal_size=WIDE,
+                        run_before=_settled(events, ("tab", *" -- --bail")))
