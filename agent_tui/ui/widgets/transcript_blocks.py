@@ -14,7 +14,7 @@ cleaned of control sequences and never parsed as markup (``ui/render/safe_text.p
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from rich.cells import cell_len
 from rich.console import RenderableType
@@ -319,6 +319,17 @@ class TextBlock(Block):
         return self._piece_lines + self._live_lines
 
 
+class Fold(Protocol):
+    """Calls drawn as one line while folded (``read_fold.ReadRun``)."""
+
+    blocks: list[ToolBlock]
+    folded: bool
+
+    @property
+    def hides(self) -> bool: ...
+    def render(self, block: ToolBlock, painter: Painter) -> list[Strip]: ...
+
+
 class ToolBlock(Block):
     """One tool call: a compact line (state symbol and word, name, summary) that
     expands to the tail of its output and its result."""
@@ -338,6 +349,7 @@ class ToolBlock(Block):
         self.expanded = False
         self.output_dirty = False
         self.diff: FileDiff | None = None  # an edit's change (ui/render/diffs.py)
+        self.run: Fold | None = None  # consecutive reads folded to one line (read_fold.py)
 
     def set_diff(self, diff: FileDiff) -> None:
         """The change this call makes: folded to its summary unless it is short."""
@@ -418,6 +430,8 @@ class ToolBlock(Block):
         return out
 
     def render(self, painter: Painter) -> list[Strip]:
+        if self.run is not None and self.run.hides:
+            return self.run.render(self, painter)
         head = self.head(painter)
         head.truncate(painter.width - 2, overflow="ellipsis")
         lines = painter.frame(painter.render(head, painter.width - 2)[:1])
