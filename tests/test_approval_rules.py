@@ -26,6 +26,8 @@ OFFERED = {
     "make": "make",
     "pytest -q tests/test_x.py": "pytest -q tests/test_x.py",
     "python3 setup.py build": "python3 setup.py build",
+    "cp a b": "cp a b",  # a file, not a subcommand: the command itself
+    "curl example.com": "curl example.com",
 }
 # The shell forms a rule must never be offered for (the rule engine's cases): compound
 # commands, pipes into a shell, substitutions, redirections, wrappers, globs, quoting.
@@ -160,3 +162,11 @@ def test_a_read_only_file_or_a_linked_folder_is_not_written(tmp_path: Path) -> N
     (other / ".claude").symlink_to(elsewhere)
     saved = save_allow_rules(other, ["Bash(npm test *)"], _env(tmp_path))
     assert "symbolic link" in saved.problem and list(elsewhere.iterdir()) == []
+    third = tmp_path / "third"
+    (third / ".claude").mkdir(parents=True)
+    target = tmp_path / "secret.json"
+    target.write_text("{}")
+    (third / ".claude" / "settings.local.json").symlink_to(target)
+    saved = save_allow_rules(third, ["Bash(npm test *)"], _env(tmp_path))
+    assert "symbolic link" in saved.problem and target.read_text() == "{}"
+    assert (third / ".claude" / "settings.local.json").is_symlink()

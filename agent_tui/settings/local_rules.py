@@ -26,6 +26,7 @@ the guarded paths, ``permissions.PROTECTED_PATHS``).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -50,6 +51,12 @@ DANGEROUS = frozenset({
     "bash", "sh", "zsh", "dash", "ksh", "fish", "env", "xargs", "nohup", "timeout", "nice",
     "command", "builtin", "time", "watch", "parallel", "ssh", "find", "git-shell",
 })
+#: Programs whose second word is a file, not a subcommand: offered the exact command only.
+EXACT_ONLY = frozenset({
+    "mv", "cp", "ln", "tee", "touch", "mkdir", "truncate", "install", "rsync", "scp", "curl",
+    "wget", "tar", "unzip", "zip", "cat", "sed", "awk", "perl", "python", "python3", "node",
+    "ruby", "php", "deno", "bun",
+})
 _PLAIN = re.compile(r"[A-Za-z0-9_./:@%+,=-]+")  # a word the shell takes as it is
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9_:-]*")  # `test`, `log`, `run`, `build:dev`
 MAX_EXACT = 120  # longer commands are not offered as exact rules
@@ -68,7 +75,7 @@ def suggest_prefix(command: str) -> str | None:
         return None
     if any(c in w for w in words for c in "*?"):
         return None
-    if len(words) >= 2 and _SUBCOMMAND.fullmatch(words[1]):
+    if len(words) >= 2 and _SUBCOMMAND.fullmatch(words[1]) and program not in EXACT_ONLY:
         return f"{program} {words[1]} *"
     exact = " ".join(words)
     return exact if len(exact) <= MAX_EXACT else None
@@ -151,56 +158,66 @@ def _in_git(workspace: Path) -> bool:
 
 
 def _write(workspace: Path, rules: Sequence[str]) -> str:
-    """Add the rules to the file; an empty answer, or what stopped it."""
+    """Add the rules to the file; an empty answer, or what stopped it. The folder is
+    opened once, never through a link, and the file read and replaced inside it."""
     folder = workspace / LOCAL_FILE.parent
-    if folder.is_symlink() or (workspace / LOCAL_FILE).is_symlink():
-        return "is a symbolic link (not followed)"
     try:
         folder.mkdir(exist_ok=True)
+        dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as exc:
+        if folder.is_symlink():
+            return "is in a folder that is a symbolic link (not followed)"
         return f"could not be created ({exc.strerror or exc})"
-    data, mode, problem = _read(workspace / LOCAL_FILE)
-    if problem:
-        return problem
-    allow = data.setdefault("permissions", {}).setdefault("allow", [])
-    new = [rule for rule in rules if rule not in allow]
-    if not new:
-        return ""
-    allow.extend(new)
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     try:
-        write_atomic(folder, LOCAL_FILE.name, text.encode("utf-8"),
-                     mode=mode if mode is not None else 0o644, exact_mode=mode is not None)
-    except OSError as exc:
-        return f"could not be written ({exc.strerror or exc})"
-    return ""
+        data, mode, problem = _read(dir_fd)
+        if problem:
+            return problem
+        allow = data.setdefault("permissions", {}).setdefault("allow", [])
+        new = [rule for rule in rules if rule not in allow]
+        if not new:
+            return ""
+        allow.extend(new)
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        try:
+            write_atomic(dir_fd, LOCAL_FILE.name, text.encode("utf-8"),
+                         mode=mode if mode is not None else 0o644, exact_mode=mode is not None)
+        except OSError as exc:
+            return f"could not be written ({exc.strerror or exc})"
+        return ""
+    finally:
+        os.close(dir_fd)
 
 
-def _read(path: Path) -> tuple[dict[str, Any], int | None, str]:
+def _read(dir_fd: int) -> tuple[dict[str, Any], int | None, str]:
     """The file's object, its mode (None: there is no file) and a problem, if any."""
     try:
-        st = path.lstat()
+        fd = os.open(LOCAL_FILE.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
     except FileNotFoundError:
         return {}, None, ""
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return {}, None, "is a symbolic link (not followed)"
         return {}, None, f"could not be read ({exc.strerror or exc})"
-    if not stat.S_ISREG(st.st_mode):
-        return {}, None, "is not a regular file"
-    if not os.access(path, os.W_OK) or not st.st_mode & stat.S_IWUSR:
-        return {}, None, "is read-only"
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return {}, None, f"could not be read ({getattr(exc, 'strerror', None) or exc})"
+    with os.fdopen(fd, "rb") as file:
+        st = os.fstat(file.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            return {}, None, "is not a regular file"
+        if not st.st_mode & stat.S_IWUSR:
+            return {}, None, "is read-only"
+        try:
+            raw = file.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            return {}, None, f"could not be read ({getattr(exc, 'strerror', None) or exc})"
+    mode = stat.S_IMODE(st.st_mode)
     if not raw.strip():
-        return {}, stat.S_IMODE(st.st_mode), ""
+        return {}, mode, ""
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         return {}, None, (f"is not plain JSON (line {exc.lineno}, column {exc.colno}: "
                           f"{exc.msg}; comments count, they would be lost)")
     problem = _shape(data)
-    return (data if not problem else {}), stat.S_IMODE(st.st_mode), problem
+    return (data if not problem else {}), mode, problem
 
 
 def _shape(data: Any) -> str:
