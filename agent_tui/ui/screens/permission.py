@@ -2,7 +2,7 @@
 
 It sits inline at the foot of the window, over the input, and the transcript stays
 visible above it (the screen is see-through). It shows the call as a person reads it
-(``ui/render/call_preview.py``; an edit's numbered diff, ``ui/render/diff_view.py``; a
+(``call_preview.py``; an edit's numbered diff, ``ui/render/diff_view.py``; a
 plan whole), why it asks (the rule or the mode), and numbered answers
 (``approval_choices.py``): ``1. Yes``, ``2. Yes, and don't ask again for: npm test *``,
 ``3. No``. A digit answers at once; arrows move and Enter confirms; the old letters
@@ -38,7 +38,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from agent_tui.protocol import Decide, PermissionRequested
-from agent_tui.ui.render import call_preview
+from agent_tui.ui.screens import call_preview
 from agent_tui.ui.render.diff_view import render as render_diff
 from agent_tui.ui.render.diffs import FileDiff, Tense
 from agent_tui.ui.render.safe_text import clean
