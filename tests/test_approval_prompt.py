@@ -93,3 +93,21 @@ async def test_allow_all_edits_switches_to_accept_edits(tmp_path: Path) -> None:
     assert ops == [Decide(tool_use_id="toolu_e", decision=Decision.ALLOW_ONCE),
                    SetPermissionMode(mode=PermissionMode.ACCEPT_EDITS)]
     assert "accept-edits" in notice
+
+
+async def test_ctrl_o_unfolds_a_long_diff_in_the_prompt(tmp_path: Path) -> None:
+    old = "".join(f"line {i}\n" for i in range(1, 41))
+    (tmp_path / "long.txt").write_text(old)
+    new = "".join(f"line {i}{' changed' if i % 5 == 0 else ''}\n" for i in range(1, 41))
+    events = scenes._asked("change it", "Writing.", "toolu_l", "write_file", "write_file long.txt",
+                           {"path": "long.txt", "content": new}, "Write writes files", "mode:ask")
+    make, _ = fake_factory(events, workspace=tmp_path)
+    app = AgentApp(make, cursor_blink=False, clock=lambda: 0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        diff = app.screen.query_one("#diff")
+        assert "ctrl+o: all lines" in str(app.screen.query_one("#keys").render())
+        folded = diff.outer_size.height
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert diff.has_class("unfolded") and diff.outer_size.height > folded
