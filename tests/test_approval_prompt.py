@@ -108,6 +108,7 @@ async def test_ctrl_o_unfolds_a_long_diff_in_the_prompt(tmp_path: Path) -> None:
         diff = app.screen.query_one("#diff")
         assert "ctrl+o: all lines" in str(app.screen.query_one("#keys").render())
         folded = diff.outer_size.height
+        await wait_until(pilot, lambda: app.screen.armed, what="the prompt takes keys")
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert diff.has_class("unfolded") and diff.outer_size.height > folded
