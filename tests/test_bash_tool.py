@@ -236,7 +236,7 @@ async def test_core_giving_up_on_the_call_still_kills_the_tree(tmp_path: Path, m
 def test_schema_and_flags() -> None:
     tool = BashTool()
     schema = tool.input_schema()
-    assert set(schema["properties"]) == {"command", "timeout_ms", "run_in_background"}
+    assert set(schema["properties"]) == {"command", "timeout_ms", "run_in_background", "description"}
     assert schema["required"] == ["command"]
     assert tool.name == "bash" and tool.read_only is False
     assert isinstance(tool.parse({"command": "ls"}), BashInput)

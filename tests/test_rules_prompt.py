@@ -39,6 +39,6 @@ async def test_the_permission_prompt_and_the_transcript_show_every_line(tmp_path
     async with app.run_test(size=(100, 34)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen), what="prompt")
         await pilot.pause()
-        shown = str(app.screen.query_one("#summary").render())
+        shown = str(app.screen.query_one("#call").render())
         assert "touch PWNED" in shown and shown.count("\n") >= 2
         assert "touch PWNED" in app.transcript.plain_text()

@@ -217,6 +217,7 @@ class TestFilePicker:
 
 OLD_SRC = "".join(f"    step_{i}()\n" for i in range(1, 25))
 NEW_SRC = OLD_SRC.replace("    step_4()\n", "    step_4(verbose=True)\n").replace(
+    "    step_11()\n", "    step_11(retries=3)\n").replace(
     "    step_18()\n", "    step_18()\n    log('done')\n")
 
 

@@ -43,6 +43,7 @@ from acp import RequestError
 from acp.helpers import update_agent_thought_text
 from acp.schema import PermissionOption, PromptResponse
 
+from agent_tui.acp import lasting
 from agent_tui.acp.commands import Say, event_text, start_command
 from agent_tui.acp.usage import UsageTracker
 from agent_tui.acp.models import ModelChoice
@@ -89,17 +90,6 @@ from agent_tui.protocol import (
 
 log = logging.getLogger("agent_tui.acp")
 
-# Option ids are ours; the kinds are ACP's. "Always" lasts for this session only.
-PERMISSION_OPTIONS = [
-    PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
-    PermissionOption(option_id="allow_always", name="Allow for this session", kind="allow_always"),
-    PermissionOption(option_id="reject_once", name="Deny", kind="reject_once"),
-]
-DECISIONS = {
-    "allow_once": Decision.ALLOW_ONCE,
-    "allow_always": Decision.ALLOW_SESSION,
-    "reject_once": Decision.DENY,
-}
 SHUTDOWN_BUDGET = 8.0  # seconds a session may take to stop its turn and tools
 
 
@@ -461,7 +451,7 @@ class SessionBridge:
                                                 event.input)
         try:
             response = await self.conn.request_permission(
-                session_id=self.id, tool_call=tool_call, options=PERMISSION_OPTIONS
+                session_id=self.id, tool_call=tool_call, options=lasting.options(event)
             )
         except asyncio.CancelledError:
             return  # the turn was cancelled: the core ends the call cancelled_before_start
@@ -478,10 +468,10 @@ class SessionBridge:
             # ACP's "cancelled" outcome means the prompt turn was cancelled.
             self.cancel()
             return
-        decision = DECISIONS.get(outcome.option_id)
-        note = "" if decision is not None else f"unknown option {outcome.option_id!r}"
-        session.submit(Decide(tool_use_id=event.tool_use_id, decision=decision or Decision.DENY,
-                              note=note))
+        decide, said = lasting.answer(event, outcome.option_id, Path(session.workspace))
+        session.submit(decide)  # a lasting rule applies at once; the notice says if it was saved
+        if said is not None:
+            self._push(said)
 
     # -- shutdown --------------------------------------------------------------------------
 

@@ -65,6 +65,9 @@ class CommandPolicy:
     def remember(self, tool: AnyTool, args: BaseModel) -> None:
         self.base.remember(tool, args)
 
+    def allow(self, rules: list[str]) -> None:
+        self.base.allow(rules)
+
     # The mode is the session's: a command's turn reads it (plan mode) and may change it.
     @property
     def mode(self) -> PermissionMode:

@@ -12,6 +12,7 @@ apply (the old text is not there exactly once), there is no preview.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -61,6 +62,10 @@ def preview(name: str, tool_input: dict[str, Any] | None, workspace: Path,
         ws = pick_root(workspace, added_dirs, path)
         absolute = str(ws.resolve(path))
         data = _read(ws, path)
+    except FileNotFoundError:  # a folder on its way is missing: a new file, if inside
+        absolute, data = os.path.normpath(os.path.join(workspace, path)), None
+        if os.path.commonpath([absolute, os.path.abspath(workspace)]) != os.path.abspath(workspace):
+            return None
     except (WorkspaceError, OSError):
         return None
     old = _text(data)

@@ -73,6 +73,7 @@ from agent_tui.permissions.rule_paths import parse_path_spec
 from agent_tui.permissions.rules import (
     DOMAIN_PREFIX,
     FAMILIES,
+    InvalidRule,
     PATH_SUBJECT_TOOLS,
     PermissionRules,
     Rule,
@@ -159,6 +160,16 @@ class Permissions:
         rule = self._call_rule(tool, args)
         if rule not in self._session:
             self._session.append(rule)
+
+    def allow(self, rules: list[str]) -> None:
+        """Allow rules the user chose at a prompt: from now on, as if read from settings
+        (after deny and ask rules, so these still catch what they name)."""
+        try:
+            added = PermissionRules(allow=rules).allow
+        except InvalidRule:
+            return
+        allow = [*self.rules.allow, *(r for r in added if r not in self.rules.allow)]
+        self.rules = self.rules.model_copy(update={"allow": allow})
 
     def _call_rule(self, tool: AnyTool, args: BaseModel) -> Rule:
         """The exact rule for this call's shape: what "allow for this session" keeps."""

@@ -97,6 +97,7 @@ class PermissionRequested(BaseModel):
     input: dict[str, Any]
     reason: str = ""
     parent_tool_use_id: str | None = None
+    rule: str | None = None  # what made it ask: "ask:Bash(git push:*)", "mode:ask"
 
 
 class SteerState(BaseModel):

@@ -90,6 +90,9 @@ class Decide(BaseModel):
     # An allow that changes the call (the Agent SDK's ``updatedInput``), in our keys: the
     # whole input the call runs with, checked again by the permission rules.
     updated_input: dict[str, Any] | None = None
+    # Allow rules the user chose to last ("don't ask again for: npm test *"), in Claude
+    # Code's text: they apply from this call on (the front end saves them to a file).
+    rules: list[str] = Field(default_factory=list)
 
 
 class ListRewindPoints(BaseModel):

@@ -47,6 +47,10 @@ class BashInput(BaseModel):
         description="Start it in the background and return at once with a shell id; "
         "read its output with bash_output, stop it with kill_shell",
     )
+    description: str | None = Field(
+        default=None, max_length=300,
+        description="What the command does, in 5-10 words (the user reads it when asked)",
+    )
 
     @field_validator("command")
     @classmethod

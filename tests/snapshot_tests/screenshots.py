@@ -16,6 +16,9 @@ DOCS = ROOT / "docs" / "screenshots"
 
 # docs/screenshots/NAME -> the snapshot it shows
 SOURCES = {
+    "approval-command.svg": "test_approval_snapshots/test_the_prompt_for_each_kind_of_call[COMMAND].svg",
+    "approval-edit.svg": "test_approval_snapshots/test_the_prompt_for_each_kind_of_call[EDIT].svg",
+    "edit-diff.svg": "test_approval_snapshots/test_an_edit_after_it_ran_shows_its_numbered_diff.svg",
     "approval-and-queued.svg": "test_ui_snapshots/TestToolStates.test_queued_call_waits_behind_one_awaiting_approval.svg",
     "background-jobs.svg": "test_ui_snapshots/test_background_jobs_screen.svg",
     "cancelled-mixed.svg": "test_ui_snapshots/test_cancelled_turn_with_mixed_tool_states.svg",

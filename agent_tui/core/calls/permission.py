@@ -51,6 +51,9 @@ class PermissionPolicy(Protocol):
     def remember(self, tool: AnyTool, args: BaseModel) -> None:
         """The user chose "allow for this session" for a call like this one."""
 
+    def allow(self, rules: list[str]) -> None:
+        """Allow rules (Claude Code's text) the user chose to last: they apply now."""
+
 
 class AllowAll:
     """A policy that allows everything (the ``auto`` mode, and tests)."""
@@ -64,4 +67,7 @@ class AllowAll:
         return Ruling(verdict=Verdict.ALLOW, rule="mode:auto")
 
     def remember(self, tool: AnyTool, args: BaseModel) -> None:
+        pass
+
+    def allow(self, rules: list[str]) -> None:
         pass

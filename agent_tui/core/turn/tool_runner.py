@@ -176,6 +176,7 @@ class ToolRunner:
                 summary=tool.summary(args),
                 input=call.input or {},
                 reason=ruling.reason,
+                rule=ruling.rule,
             )
         )
         try:
@@ -194,7 +195,9 @@ class ToolRunner:
         if denied:
             self._finish_unstarted(call, ToolState.DENIED, note=decision.note, denied_by="user")
             return None
-        if decision.decision is Decision.ALLOW_SESSION:
+        if decision.rules:
+            self.deps.policy.allow(decision.rules)
+        elif decision.decision is Decision.ALLOW_SESSION:
             self.deps.policy.remember(tool, args)
         if decision.updated_input is not None and decision.updated_input != call.input:
             return await self._changed_by_answer(call, tool, decision.updated_input)

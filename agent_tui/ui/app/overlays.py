@@ -91,6 +91,7 @@ class Overlays:
         if self.app.permission_slot.is_open or not self.waiting:
             return
         request = self.waiting.pop(0)
+        from agent_tui.ui.screens.approval_answer import answered
         from agent_tui.ui.screens.permission import PermissionScreen
 
         # The call waits for the answer: the file is as it was, so a write's diff is exact.
@@ -98,10 +99,21 @@ class Overlays:
         if diff is not None:
             self.app.prompt_diffs[request.tool_use_id] = diff
             self.app.transcript.tool_diff(request.tool_use_id, diff)
-        self.app.permission_slot.open(PermissionScreen(request, self.app.submit, diff=diff,
-                                                   type_ahead=self.app.prompt.insert,
-                                                   typed_at=self.app.last_input),
-                                  lambda _result: self._show_next_permission())
+        screen = PermissionScreen(request, self.app.submit, diff=diff,
+                                  type_ahead=self.app.prompt.insert, typed_at=self.app.last_input)
+
+        def closed(_result: object) -> None:
+            answered(screen.chosen, self.app.workspace(), self.app.submit, self._tell)
+            self._show_next_permission()
+
+        self.app.permission_slot.open(screen, closed)
+
+    def _tell(self, level: str, text: str) -> None:
+        """A notice about an answer: in the status line, and in the transcript to stay."""
+        from rich.text import Text
+
+        self.app.status.set_notice(level, text)
+        self.app.transcript.add_turn_end(Text("  " + text, style="dim" if level == "info" else "bold"))
 
     def withdraw_permission(self, tool_use_id: str) -> None:
         """The call stopped waiting (decided, or the turn was interrupted)."""

@@ -53,6 +53,8 @@ from agent_tui.ui.render.rewind_report import restores_conversation, rewind_repo
 from agent_tui.ui.render.safe_text import clean
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rich.text import Text
 
     from agent_tui.ui.app.queue_editor import QueueEditor
@@ -99,6 +101,7 @@ class Screen(Protocol):
 
     @property
     def theme_variables(self) -> dict[str, str]: ...
+    def workspace(self) -> Path: ...
     def turn_end_line(self, status: str, detail: str) -> Text: ...
     def alert(self, sequence: str) -> None: ...
     def session_closed_event(self) -> None: ...
@@ -256,7 +259,11 @@ class EventDispatch:
         if known is not None and not known.content_only:
             return
         better = self.screen.prompt_diffs.get(event.tool_use_id)
-        diff = better or known or diff_for_call(event.name, event.input)
+        # Before it runs, the file is as the call will find it: read it (exact numbers,
+        # a new file known as new); after, only the call's input tells.
+        before = event.state in (ToolState.QUEUED, ToolState.AWAITING_APPROVAL)
+        diff = better or known or diff_for_call(event.name, event.input,
+                                                self.screen.workspace() if before else None)
         if diff is not None and diff is not known:
             self.diffs[event.tool_use_id] = diff
             self.screen.transcript.tool_diff(event.tool_use_id, diff)

@@ -1,13 +1,19 @@
-"""The change an ``edit_file`` or ``write_file`` call makes, as a unified diff, and how
-it is drawn: every line with its symbol (``+`` added, ``-`` removed, a space for
-context), never by colour alone, the colour (and the syntax of the file's language)
-only helping. Long diffs fold to a summary: "+12 −3 in app.py".
+"""The change an ``edit_file`` or ``write_file`` call makes, as numbered diff lines.
 
-``edit_file``'s diff is exact: its input holds the old and the new text. A
-``write_file``'s is exact when the file was read before the call ran (the permission
-prompt reads it while the call waits, through ``files/preview.py``, as the ACP front
-end does); otherwise only the new content is known, and its first lines are shown as
-such.
+Each line keeps its numbers in the old and the new file, so the change is shown where
+it is (a change on line 2 is line 2), with one line of context on each side and the
+words that changed inside a changed line marked (``diff_words.py``). Drawn by
+``diff_view.py``: every line with its number and symbol (``+`` added, ``-`` removed, a
+space for context), never by colour alone.
+
+The diff is exact when the file is read while the call waits (the permission prompt
+does, through ``files/preview.py``, as the ACP front end does): an ``edit_file`` is then
+placed in its file, and a ``write_file`` compared with what it replaces. Without the
+file, an edit's old and new text are compared by themselves (numbered from 1), and a
+write shows only its new content's first lines, as such.
+
+What a diff says of itself depends on when it is read (:class:`Tense`): "will write"
+while the call waits, "Wrote" once it succeeded, "not written" when it did not run.
 """
 
 from __future__ import annotations
@@ -18,29 +24,43 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from rich.style import Style
-from rich.text import Text
-
+from agent_tui.ui.render.diff_words import changed_spans
 from agent_tui.ui.render.safe_text import clean
-from agent_tui.ui.render.states import role_style
 
 DIFF_TOOLS = ("edit_file", "write_file")
 MAX_LINES = 400  # diff lines kept; the rest are counted
 FIRST_LINES = 20  # of a new file (or a write whose old content is not known)
 UNFOLDED_UP_TO = 12  # diffs with this many lines or fewer show unfolded
+CONTEXT = 1  # lines of context on each side of a change
 
 
 class LineKind(StrEnum):
     ADDED = "+"
     REMOVED = "-"
     CONTEXT = " "
-    HUNK = "@"
+    HUNK = "@"  # a gap between two hunks (lines not shown)
+
+
+class Tense(StrEnum):
+    """When a diff is spoken of: before the call runs, after it did, or it never ran."""
+
+    WILL = "will"
+    DID = "did"
+    DID_NOT = "did_not"
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    kind: LineKind
+    text: str
+    number: int | None = None  # in the new file (context, added) or the old (removed)
+    changed: tuple[tuple[int, int], ...] = ()  # character spans of the words that changed
 
 
 @dataclass(frozen=True)
 class FileDiff:
     path: str
-    lines: list[tuple[LineKind, str]] = field(default_factory=list)
+    lines: list[DiffLine] = field(default_factory=list)
     added: int = 0
     removed: int = 0
     more: int = 0  # lines left out (past MAX_LINES, or of a new file past FIRST_LINES)
@@ -60,38 +80,56 @@ def _split(text: str) -> list[str]:
     return text.splitlines()
 
 
-def unified(path: str, old: str, new: str) -> FileDiff:
+def unified(path: str, old: str, new: str, *, context: int = CONTEXT) -> FileDiff:
+    """The numbered diff of two whole texts (``context`` lines each side of a change)."""
     old_lines, new_lines = _split(old), _split(new)
-    lines: list[tuple[LineKind, str]] = []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    lines: list[DiffLine] = []
     added = removed = 0
-    for line in list(difflib.unified_diff(old_lines, new_lines, lineterm="", n=3))[2:]:
-        kind = LineKind(line[:1] or " ")
-        if kind is LineKind.HUNK:
-            lines.append((kind, line))
-            continue
-        added += kind is LineKind.ADDED
-        removed += kind is LineKind.REMOVED
-        lines.append((kind, line[1:]))
+    groups = list(matcher.get_grouped_opcodes(context))
+    for n, group in enumerate(groups):
+        if n or group[0][1] > 0:  # lines before this hunk are not shown
+            lines.append(DiffLine(LineKind.HUNK, "…"))
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [DiffLine(LineKind.CONTEXT, new_lines[j], j + 1) for j in range(j1, j2)]
+                continue
+            gone, come = old_lines[i1:i2], new_lines[j1:j2]
+            pairs = changed_spans(gone, come) if tag == "replace" else ([()] * len(gone), [()] * len(come))
+            lines += [DiffLine(LineKind.REMOVED, text, i1 + k + 1, pairs[0][k]) for k, text in enumerate(gone)]
+            lines += [DiffLine(LineKind.ADDED, text, j1 + k + 1, pairs[1][k]) for k, text in enumerate(come)]
+            removed += len(gone)
+            added += len(come)
+    if groups and groups[-1][-1][2] < len(old_lines):  # and lines after the last
+        lines.append(DiffLine(LineKind.HUNK, "…"))
     more = max(0, len(lines) - MAX_LINES)
     return FileDiff(path, lines[:MAX_LINES], added, removed, more)
 
 
 def new_content(path: str, content: str, *, new_file: bool) -> FileDiff:
     lines = _split(content)
-    shown = [(LineKind.ADDED, line) for line in lines[:FIRST_LINES]]
+    shown = [DiffLine(LineKind.ADDED, line, i + 1) for i, line in enumerate(lines[:FIRST_LINES])]
     return FileDiff(path, shown, added=len(lines), more=max(0, len(lines) - FIRST_LINES),
                     new_file=new_file, content_only=not new_file)
 
 
 def diff_for_call(name: str, args: dict[str, Any] | None, workspace: Path | None = None) -> FileDiff | None:
-    """The diff of a call (``workspace``: read the file now for a write_file, which is
-    only right before the call runs)."""
+    """The diff of a call (``workspace``: read the file now, which is only right before
+    the call runs: an edit is then placed in its file, a write compared with it)."""
     if name not in DIFF_TOOLS or not isinstance(args, dict):
         return None
     path = args.get("path")
     if not isinstance(path, str):
         return None
+    before = None
+    if workspace is not None:
+        from agent_tui.files.preview import preview  # not on the first frame's path
+
+        # The file as the call will find it: the preview both front ends read.
+        before = preview(name, args, workspace)
     if name == "edit_file":
+        if before is not None and before.old is not None:
+            return unified(path, before.old, before.new)
         old, new = args.get("old_string"), args.get("new_string")
         if isinstance(old, str) and isinstance(new, str):
             return unified(path, old, new)
@@ -99,64 +137,51 @@ def diff_for_call(name: str, args: dict[str, Any] | None, workspace: Path | None
     content = args.get("content")
     if not isinstance(content, str):
         return None
-    from agent_tui.files.preview import preview  # not on the first frame's path
-
-    # The file as the call will find it: the preview both front ends read.
-    before = preview(name, args, workspace) if workspace is not None else None
-    if before is None:  # unreadable, not text, outside the workspace: show what is known
+    if before is None:  # not read, unreadable, not text, outside the workspace
         return new_content(path, content, new_file=False)
     if before.old is None:
         return new_content(path, content, new_file=True)
     return unified(path, before.old, content)
 
 
-def summary(diff: FileDiff) -> str:
-    """"+12 −3 in app.py" (a new file: "new file app.py, 40 lines")."""
-    if diff.new_file:
-        return f"new file {clean(diff.name)}, {diff.added} line{'s' if diff.added != 1 else ''}"
-    if diff.content_only:
-        return f"wrote {clean(diff.name)}, {diff.added} line{'s' if diff.added != 1 else ''}"
-    return f"+{diff.added} −{diff.removed} in {clean(diff.name)}"
+def _lines(n: int) -> str:
+    return f"{n} line{'s' if n != 1 else ''}"
 
 
-def _highlighter(path: str) -> Any:
-    from rich.syntax import Syntax
-
-    try:
-        lexer = Syntax.guess_lexer(path)
-    except Exception:
-        lexer = "text"
-    return Syntax("", lexer, theme="ansi_dark", background_color="default")
+def _counts(diff: FileDiff, add: str, remove: str) -> str:
+    parts = [f"{add} {_lines(diff.added)}"] if diff.added else []
+    parts += [f"{remove} {_lines(diff.removed)}"] if diff.removed else []
+    return ", ".join(parts)
 
 
-def render(diff: FileDiff, variables: dict[str, str], *, highlight: bool = True) -> Text:
-    """Every line with its symbol; added and removed lines in the theme's success and
-    error colours, the code in its language's colours."""
-    added = role_style(variables, "success", bold=True)
-    removed = role_style(variables, "error", bold=True)
-    muted = role_style(variables, "text-muted")
-    syntax = _highlighter(diff.path) if highlight else None
-    out = Text(no_wrap=False)
-    if diff.new_file or diff.content_only:
-        out.append("new file\n" if diff.new_file else
-                   "the old content was not read before the write: the new content's first lines\n",
-                   style=muted)
-    for i, (kind, line) in enumerate(diff.lines):
-        if i:
-            out.append("\n")
-        if kind is LineKind.HUNK:
-            out.append(clean(line), style=muted)
-            continue
-        symbol_style = {LineKind.ADDED: added, LineKind.REMOVED: removed}.get(kind, muted)
-        out.append(f"{kind.value} ", style=symbol_style)
-        code = clean(line).expandtabs(4)
-        if syntax is not None and kind is not LineKind.REMOVED:
-            body = syntax.highlight(code)
-            body.rstrip()
-            body.end = ""
-            out.append_text(body)
-        else:
-            out.append(code, style=Style(dim=True) if kind is LineKind.REMOVED else None)
-    if diff.more:
-        out.append(f"\n… {diff.more} more line{'s' if diff.more != 1 else ''}", style=muted)
-    return out
+def summary(diff: FileDiff, tense: Tense = Tense.DID) -> str:
+    """What the change is, in the tense of the moment: "Added 1 line, removed 1 line"
+    once done, "will add 1 line, remove 1 line" before; a new file "will create
+    hello.txt (3 lines)" / "Created hello.txt (3 lines)"."""
+    name = clean(diff.name)
+    match tense:
+        case Tense.DID_NOT:
+            return f"{name} not changed"
+        case Tense.WILL if diff.new_file:
+            return f"will create {name} ({_lines(diff.added)})"
+        case Tense.WILL if diff.content_only:
+            return f"will write {_lines(diff.added)} to {name}"
+        case Tense.WILL:
+            return "will " + (_counts(diff, "add", "remove") or "change nothing")
+        case Tense.DID if diff.new_file:
+            return f"Created {name} ({_lines(diff.added)})"
+        case Tense.DID if diff.content_only:
+            return f"Wrote {_lines(diff.added)} to {name}"
+        case Tense.DID:
+            text = _counts(diff, "added", "removed") or "changed nothing"
+            return text[:1].upper() + text[1:]
+
+
+def tense_of(state: str) -> Tense:
+    """The tense for a call in this tool state (``ToolState`` values)."""
+    if state == "succeeded":
+        return Tense.DID
+    if state in ("streaming", "queued", "awaiting_approval", "running"):
+        return Tense.WILL
+    return Tense.DID_NOT
+

@@ -1,14 +1,21 @@
 """The permission prompt: one tool call waits for the user's word.
 
-A plan (``exit_plan_mode``) is shown whole, with the same keys worded for it: y
-approves and goes on asking before changes, a approves and accepts edits, n keeps
-planning.
+It sits inline at the foot of the window, over the input, and the transcript stays
+visible above it (the screen is see-through). It shows the call as a person reads it
+(``call_preview.py``; an edit's numbered diff, ``ui/render/diff_view.py``; a
+plan whole), why it asks (the rule or the mode), and numbered answers
+(``approval_choices.py``): ``1. Yes``, ``2. Yes, and don't ask again for: npm test *``,
+``3. No``. A digit answers at once; arrows move and Enter confirms; the old letters
+still work (y allow once, a the second answer, n deny, d deny with a note). Esc denies.
+Tab amends: a command is edited in place (Enter runs it as edited, checked by the
+rules again), any other call gets a note for the model (Enter denies with it: the model
+reads what to do instead). Shift+Tab on an edit allows it and accepts edits from now on; ctrl+o unfolds
+a long diff.
 
-y / Enter allow once, a allow for the session, n / Esc deny, d deny with a note
-(type it, Enter sends). An edit shows its diff (``ui/render/diffs.py``) before the user
-decides. The answer goes to the core as a ``Decide`` op. When the
-call stops waiting by itself (the turn was interrupted), the app dismisses the
-prompt without an answer.
+The answer goes to the core as a ``Decide`` op (with the rules chosen to last); the app
+saves those rules and switches the mode (``ui/app/overlays.py``). When the call stops
+waiting by itself (the turn was interrupted), the app dismisses the prompt without an
+answer.
 
 An answer never comes from type-ahead: the prompt takes answer keys only once it has
 been on screen for ``ARM_DELAY`` seconds with no key pressed (before or after it
@@ -18,9 +25,9 @@ other keys are ignored; Esc (deny, never a grant) always works.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
+from typing import Any
 
 from rich.text import Text
 from textual import events
@@ -31,61 +38,57 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from agent_tui.protocol import Decide, PermissionRequested
-from agent_tui.protocol import Decision
-from agent_tui.ui.render.diffs import FileDiff
-from agent_tui.ui.render.diffs import render as render_diff
-from agent_tui.ui.render.diffs import summary as diff_summary
-from agent_tui.ui.render.safe_text import clean, full_summary
+from agent_tui.ui.screens import call_preview
+from agent_tui.ui.render.diff_view import render as render_diff
+from agent_tui.ui.render.diffs import FileDiff, Tense
+from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.render.states import role_style
+from agent_tui.ui.screens.approval_choices import PLAN_TOOL, Act, Choice, choices_for, why
 
-_INPUT_PREVIEW_LINES = 8
-PLAN_TOOL = "exit_plan_mode"
-KEYS = (
-    ("y/enter", "allow once", "success"),
-    ("a", "allow for session", "success"),
-    ("n/esc", "deny", "error"),
-    ("d", "deny with note", "error"),
-)
-# The same answers for a plan: "allow for session" goes on in accept-edits.
-PLAN_KEYS = (
-    ("y/enter", "approve, ask before changes", "success"),
-    ("a", "approve, accept edits", "success"),
-    ("n/esc", "keep planning", "error"),
-    ("d", "keep planning, with a note", "error"),
-)
 #: Seconds the prompt must be shown, with no key pressed, before a key answers it.
 ARM_DELAY = 0.5
+__all__ = ["ARM_DELAY", "PLAN_TOOL", "PermissionScreen"]
 
 
 class PermissionScreen(ModalScreen[Decide | None]):
     DEFAULT_CSS = """
-    PermissionScreen { align: center middle; }
+    PermissionScreen { align: left bottom; background: $background 0%; }
     PermissionScreen > #dialog {
-        width: 90%;
-        max-width: 100;
+        width: 100%;
         height: auto;
-        max-height: 90%;
-        border: thick $warning;
+        max-height: 75%;
+        border-top: round $warning;
+        border-title-color: $warning;
         background: $surface;
         padding: 0 1;
     }
     PermissionScreen #title { text-style: bold; color: $warning; }
-    PermissionScreen #summary { margin: 1 0 0 0; }
-    PermissionScreen #input { color: $text-muted; max-height: 10; }
-    PermissionScreen #diff { height: auto; max-height: 20; margin: 1 0 0 0; }
-    PermissionScreen #keys { margin: 1 0 0 0; }
-    PermissionScreen #note { margin: 1 0 0 0; }
+    PermissionScreen #call { height: auto; max-height: 14; margin: 1 0 0 2; }
+    PermissionScreen #why { color: $text-muted; margin: 1 0 0 0; }
+    PermissionScreen #diff { height: auto; max-height: 16; margin: 1 0 0 0; }
+    PermissionScreen #diff.unfolded { max-height: 60; }
+    PermissionScreen #question { margin: 1 0 0 0; }
+    PermissionScreen #keys { color: $text-muted; margin: 1 0 0 0; }
     PermissionScreen #plan { height: auto; max-height: 24; margin: 1 0 0 0; }
     """
 
     BINDINGS = [
-        Binding("y,enter", "allow_once", "allow once", show=False),
-        Binding("a", "allow_session", "allow for session", show=False),
+        Binding("1", "choose(0)", show=False),
+        Binding("2", "choose(1)", show=False),
+        Binding("3", "choose(2)", show=False),
+        Binding("up", "move(-1)", show=False),
+        Binding("down", "move(1)", show=False),
+        Binding("enter", "confirm", show=False),
+        Binding("y", "letter('y')", "allow once", show=False),
+        Binding("a", "letter('a')", "the second answer", show=False),
         Binding("n,escape", "deny", "deny", show=False),
         Binding("d", "deny_with_note", "deny with note", show=False),
+        Binding("tab", "amend", "amend", show=False),
+        Binding("shift+tab", "accept_edits", show=False),
+        Binding("ctrl+o", "unfold", show=False),
     ]
 
-    # The note field exists only after "d": a focused field would swallow y / a / n.
+    # The note field exists only after "d" or Tab: a focused field would swallow keys.
     AUTO_FOCUS = None
 
     def __init__(
@@ -106,6 +109,9 @@ class PermissionScreen(ModalScreen[Decide | None]):
         self.diff = diff  # an edit's change, shown instead of its raw input
         self._decide = decide
         self.decided: Decide | None = None
+        self.chosen: Choice | None = None  # the answer given (the app acts on its rules)
+        self.choices = choices_for(request)
+        self.highlighted = 0
         self._type_ahead = type_ahead
         self._clock = clock
         self._last_key = typed_at
@@ -120,39 +126,64 @@ class PermissionScreen(ModalScreen[Decide | None]):
         """The model presents a plan (exit_plan_mode): approving it leaves plan mode."""
         return self.request.name == PLAN_TOOL
 
+    # -- what it shows ----------------------------------------------------------------
+
     def compose(self) -> ComposeResult:
         req = self.request
-        if self.is_plan:
-            yield from self._compose_plan()
-            return
+        variables = self.app.theme_variables
         with Vertical(id="dialog"):
-            yield Static(Text(f"Allow {clean(req.name)}?"), id="title")
-            summary = Text(full_summary(req.name, req.summary) or clean(req.name))
-            yield Static(summary, id="summary")
-            if req.reason:
-                yield Static(Text("why asked: " + clean(req.reason)), id="reason")
-            if self.diff is not None:
-                with VerticalScroll(id="diff"):
-                    yield Static(Text(diff_summary(self.diff), style="bold"), id="diff-summary")
-                    yield Static(render_diff(self.diff, self.app.theme_variables), id="diff-lines")
+            if self.is_plan:
+                yield Static(Text("Ready to code? Here is the plan:"), id="title")
+                plan = req.input.get("plan") if isinstance(req.input, dict) else None
+                with VerticalScroll(id="plan"):
+                    yield Static(Text(clean(str(plan or req.summary))), id="plan-text")
+                yield Static(Text("Would you like to proceed? Plan mode ends and the changes begin."),
+                             id="question")
             else:
-                preview = self._input_preview()
-                if preview:
-                    yield Static(Text(preview), id="input")
+                yield Static(Text(self._title()), id="title")
+                if self.diff is not None:
+                    yield Static(Text(clean(self.request.input.get("path", "") or self.diff.path)),
+                                 id="call")
+                    with VerticalScroll(id="diff"):
+                        yield Static(render_diff(self.diff, variables, tense=Tense.WILL),
+                                     id="diff-lines")
+                else:
+                    yield Static(call_preview.body(req.name, req.input, variables), id="call")
+                reason = why(req)
+                if reason:
+                    yield Static(Text("Asks because " + reason), id="why")
+                yield Static(Text("Do you want to proceed?"), id="question")
+            yield Static(self._choices_text(), id="choices")
             yield Static(self._keys_text(), id="keys")
 
-    def _compose_plan(self) -> ComposeResult:
-        plan = self.request.input.get("plan") if isinstance(self.request.input, dict) else None
-        with Vertical(id="dialog"):
-            yield Static(Text("Approve this plan? Plan mode ends and the changes begin."),
-                         id="title")
-            with VerticalScroll(id="plan"):
-                yield Static(Text(clean(str(plan or self.request.summary))), id="plan-text")
-            yield Static(self._keys_text(), id="keys")
+    def _title(self) -> str:
+        new_file = self.diff is not None and self.diff.new_file
+        return call_preview.title(self.request.name, new_file=new_file)
+
+    def _choices_text(self) -> Text:
+        variables = self.app.theme_variables
+        out = Text()
+        for i, choice in enumerate(self.choices):
+            out.append("\n" if out else "")
+            here = i == self.highlighted
+            role = "error" if choice.act is Act.DENY else "success"
+            out.append("❯ " if here else "  ", style=role_style(variables, role, bold=True))
+            out.append(f"{i + 1}. {choice.label}",
+                       style=role_style(variables, role, bold=True) if here else "")
+        return out
+
+    def _keys_text(self) -> Text:
+        tab = "tab: edit the command" if self.amends_command else "tab: a note for the model instead"
+        keys = f"↑↓ and enter, or 1-3 · {tab} · esc: deny"
+        if self.diff is not None and not self.diff.short:
+            keys += " · ctrl+o: all lines"
+        return Text(keys)
 
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = "plan" if self.is_plan else "permission"
         self._shown_at = self._clock()
+
+    # -- keys ---------------------------------------------------------------------------
 
     @property
     def armed(self) -> bool:
@@ -174,53 +205,79 @@ class PermissionScreen(ModalScreen[Decide | None]):
                 "you were typing: that went to the input. Answer once you have read this.",
                 style="italic"), id="typing"))
 
-    def _input_preview(self) -> str:
-        try:
-            text = json.dumps(self.request.input, indent=2, ensure_ascii=False)
-        except (TypeError, ValueError):
-            text = str(self.request.input)
-        lines = clean(text).split("\n")
-        if len(lines) <= 1 and not self.request.input:
-            return ""
-        if len(lines) > _INPUT_PREVIEW_LINES:
-            lines = lines[:_INPUT_PREVIEW_LINES] + [f"… {len(lines) - _INPUT_PREVIEW_LINES} more lines"]
-        return "\n".join(lines)
-
-    def _keys_text(self) -> Text:
-        variables = self.app.theme_variables
-        out = Text()
-        for key, what, role in (PLAN_KEYS if self.is_plan else KEYS):
-            if out:
-                out.append("   ")
-            out.append(f"[{key}]", style=role_style(variables, role, bold=True))
-            out.append(f" {what}")
-        return out
-
-    def _answer(self, decision: Decision, note: str = "") -> None:
+    def _answer(self, choice: Choice, note: str = "", updated: dict[str, Any] | None = None) -> None:
         if self.decided is not None:
             return
-        self.decided = Decide(tool_use_id=self.tool_use_id, decision=decision, note=note)
+        self.chosen = choice
+        self.decided = choice.decide(self.tool_use_id, note).model_copy(update={"updated_input": updated})
         self._decide(self.decided)
         self.dismiss(self.decided)
 
-    def action_allow_once(self) -> None:
-        self._answer(Decision.ALLOW_ONCE)
+    def action_choose(self, index: int) -> None:
+        if 0 <= index < len(self.choices):
+            self._answer(self.choices[index])
 
-    def action_allow_session(self) -> None:
-        self._answer(Decision.ALLOW_SESSION)
+    def action_move(self, step: int) -> None:
+        self.highlighted = (self.highlighted + step) % len(self.choices)
+        self.query_one("#choices", Static).update(self._choices_text())
+
+    def action_confirm(self) -> None:
+        self._answer(self.choices[self.highlighted])
+
+    def action_letter(self, letter: str) -> None:
+        choice = next((c for c in self.choices if c.letter == letter), None)
+        if choice is not None:
+            self._answer(choice)
+
+    def action_accept_edits(self) -> None:
+        choice = next((c for c in self.choices if c.act is Act.ACCEPT_EDITS), None)
+        if choice is not None:
+            self._answer(choice)
+
+    def action_unfold(self) -> None:
+        if self.query("#diff"):
+            self.query_one("#diff").toggle_class("unfolded")
 
     def action_deny(self) -> None:
         notes = self.query("#note").results(Input)
         note = next(notes, None)
-        self._answer(Decision.DENY, note.value.strip() if note is not None else "")
+        self._answer(self._deny_choice(), note.value.strip() if note is not None else "")
+
+    def _deny_choice(self) -> Choice:
+        return next(c for c in self.choices if c.act is Act.DENY)
+
+    @property
+    def amends_command(self) -> bool:
+        """Tab edits the command itself (a command call), else adds a note."""
+        return self.request.name == "bash" and isinstance(self.request.input.get("command"), str)
+
+    async def action_amend(self) -> None:
+        if not self.amends_command:
+            await self.action_deny_with_note()
+            return
+        if self.query("#note"):
+            return
+        field = Input(str(self.request.input["command"]), id="note", classes="command",
+                      select_on_focus=False)
+        field.border_title = "edit the command: Enter runs it as edited, Esc denies"
+        await self.query_one("#dialog").mount(field, before=self.query_one("#keys"))
+        field.focus()
 
     async def action_deny_with_note(self) -> None:
         if self.query("#note"):
             return
-        note = Input(placeholder="note for the model (Enter denies with it, Esc denies)", id="note")
-        await self.query_one("#dialog").mount(note)
+        note = Input(placeholder="what the model should do instead (Enter denies with it, Esc denies)",
+                     id="note")
+        await self.query_one("#dialog").mount(note, before=self.query_one("#keys"))
         note.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self._answer(Decision.DENY, event.value.strip())
+        if not event.input.has_class("command"):
+            self._answer(self._deny_choice(), event.value.strip())
+            return
+        command = event.value.strip()
+        if not command:
+            return  # nothing to run: Esc denies
+        changed = command != self.request.input.get("command")
+        self._answer(self.choices[0], updated={**self.request.input, "command": command} if changed else None)

@@ -39,6 +39,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from agent_tui.ui.render.diffs import FileDiff
+from agent_tui.ui.widgets.read_fold import join
 from agent_tui.ui.widgets.thinking_block import ThinkingBlock
 from agent_tui.ui.widgets.transcript_bar import TranscriptBar
 from agent_tui.ui.widgets.transcript_input import TranscriptInput
@@ -155,9 +156,14 @@ class Transcript(TranscriptInput, ScrollView, can_focus=True):
             self._tools[(turn_id, tool_use_id)] = block
             self._latest[tool_use_id] = block
             self._close_text()  # text after a tool call starts a new block
+            run = join(self.blocks, block)
             self._add(block)
+            if run is not None:
+                self._changed(run.blocks[0])
         block.set_state(state, summary, detail, result)
         self._changed(block)
+        if block.run is not None and block.run.hides:
+            self._changed(block.run.blocks[0])  # the run's line shows its state
 
     def tool_diff(self, tool_use_id: str, diff: FileDiff) -> None:
         """The change an edit makes (shown under its call, folded when long)."""

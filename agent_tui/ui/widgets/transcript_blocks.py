@@ -14,7 +14,7 @@ cleaned of control sequences and never parsed as markup (``ui/render/safe_text.p
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from rich.cells import cell_len
 from rich.console import RenderableType
@@ -29,8 +29,8 @@ from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from agent_tui.ui.input.attachments import IMAGE_MARK, AttachmentKind, split_for_display
-from agent_tui.ui.render.diffs import FileDiff
-from agent_tui.ui.render.diffs import render as render_diff
+from agent_tui.ui.render.diff_view import render as render_diff
+from agent_tui.ui.render.diffs import FileDiff, tense_of
 from agent_tui.ui.render.diffs import summary as diff_summary
 from agent_tui.ui.render.output_tail import OutputTail
 from agent_tui.ui.render.plain_paragraph import PlainParagraph, is_plain_paragraph
@@ -319,6 +319,17 @@ class TextBlock(Block):
         return self._piece_lines + self._live_lines
 
 
+class Fold(Protocol):
+    """Calls drawn as one line while folded (``read_fold.ReadRun``)."""
+
+    blocks: list[ToolBlock]
+    folded: bool
+
+    @property
+    def hides(self) -> bool: ...
+    def render(self, block: ToolBlock, painter: Painter) -> list[Strip]: ...
+
+
 class ToolBlock(Block):
     """One tool call: a compact line (state symbol and word, name, summary) that
     expands to the tail of its output and its result."""
@@ -338,6 +349,7 @@ class ToolBlock(Block):
         self.expanded = False
         self.output_dirty = False
         self.diff: FileDiff | None = None  # an edit's change (ui/render/diffs.py)
+        self.run: Fold | None = None  # consecutive reads folded to one line (read_fold.py)
 
     def set_diff(self, diff: FileDiff) -> None:
         """The change this call makes: folded to its summary unless it is short."""
@@ -418,16 +430,19 @@ class ToolBlock(Block):
         return out
 
     def render(self, painter: Painter) -> list[Strip]:
+        if self.run is not None and self.run.hides:
+            return self.run.render(self, painter)
         head = self.head(painter)
         head.truncate(painter.width - 2, overflow="ellipsis")
         lines = painter.frame(painter.render(head, painter.width - 2)[:1])
         if self.diff is not None and not self.expanded:
             fold = Text(no_wrap=True, overflow="ellipsis")
-            fold.append(diff_summary(self.diff), style="bold")
-            fold.append("  (Enter or a click unfolds it; Ctrl+O the latest)", style=painter.role("text-muted"))
+            fold.append(diff_summary(self.diff, tense_of(self.state)), style="bold")
+            fold.append(f"  ({len(self.diff.lines) + self.diff.more} lines: ctrl+o to unfold)",
+                        style=painter.role("text-muted"))
             lines += painter.frame(painter.render(fold, painter.width - 9)[:1], indent=5)
         elif self.diff is not None:
-            body = render_diff(self.diff, painter.variables)
+            body = render_diff(self.diff, painter.variables, tense=tense_of(self.state))
             if self.result:
                 result, _cut = self.result.tail()
                 body.append("\n── result ──\n", style=painter.role("text-muted"))

@@ -62,6 +62,14 @@ class TranscriptInput(ScrollView):
         return block
 
     def toggle(self, block: ToolBlock | ThinkingBlock) -> None:
+        run = block.run if isinstance(block, ToolBlock) else None
+        if run is not None and run.hides:  # a folded run of reads: show its calls
+            run.folded = False
+            for member in run.blocks:
+                member.changed()
+                self._changed(member)
+            self._sync()
+            return
         block.toggle()
         self._changed(block)
         if block.expanded:

@@ -1,0 +1,249 @@
+"""The rules a user chooses at a permission prompt to last ("Yes, and don't ask again
+for: npm test *"), and their home: the project's ``.claude/settings.local.json``, where
+Claude Code puts them.
+
+:func:`lasting_rules` says which rule, if any, a call may be offered: for a command the
+program and its subcommand (``Bash(npm test *)``), never wider, and nothing for a
+command that is not one plain command (:func:`suggest_prefix`) or that a dangerous
+program runs; for a web fetch its domain (``WebFetch(domain:example.com)``); for an
+MCP tool its name (``mcp__server__tool``). A call an ask rule caught is offered none:
+an allow rule would not stop the asking.
+
+:func:`save_allow_rules` adds rules to ``permissions.allow`` of the file, created if
+missing, in one atomic write (``atomic.py``), and keeps the file out of git as Claude
+Code 2.1.197 does (observed): in a git repository, the line
+``**/.claude/settings.local.json`` in the user's global git ignore
+(``$XDG_CONFIG_HOME/git/ignore``, else ``~/.config/git/ignore``); the repository's own
+``.gitignore`` is not touched. The file is only ever replaced by a file holding
+everything it held plus the rules: a file that cannot be read, is not a JSON object of
+the expected shape (comments included: they would be lost), is read-only or a symbolic
+link is left as it is, and the result says why (the rule still applies for the
+session: the core has it already).
+
+Only the user's choice writes here, never the agent's tools (``.claude/`` is one of
+the guarded paths, ``permissions.PROTECTED_PATHS``).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import stat
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from agent_tui.atomic import write_atomic
+from agent_tui.permissions import InvalidRule, PermissionRules
+
+LOCAL_FILE = Path(".claude") / "settings.local.json"
+IGNORE_LINE = "**/.claude/settings.local.json"
+
+#: Programs never offered a lasting rule: they delete, take privileges, or run other
+#: commands (a rule on them would allow whatever they are given).
+DANGEROUS = frozenset({
+    "rm", "rmdir", "shred", "dd", "mkfs", "sudo", "su", "doas", "pkexec", "chmod", "chown",
+    "chgrp", "kill", "pkill", "killall", "reboot", "shutdown", "eval", "exec", "source",
+    "bash", "sh", "zsh", "dash", "ksh", "fish", "env", "xargs", "nohup", "timeout", "nice",
+    "command", "builtin", "time", "watch", "parallel", "ssh", "find", "git-shell",
+})
+#: Programs whose second word is a file, not a subcommand: offered the exact command only.
+EXACT_ONLY = frozenset({
+    "mv", "cp", "ln", "tee", "touch", "mkdir", "truncate", "install", "rsync", "scp", "curl",
+    "wget", "tar", "unzip", "zip", "cat", "sed", "awk", "perl", "python", "python3", "node",
+    "ruby", "php", "deno", "bun",
+})
+_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+,=-]+")  # a word the shell takes as it is
+_SUBCOMMAND = re.compile(r"[a-z][a-z0-9_:-]*")  # `test`, `log`, `run`, `build:dev`
+MAX_EXACT = 120  # longer commands are not offered as exact rules
+
+
+def suggest_prefix(command: str) -> str | None:
+    """The rule specifier to offer for a command, or None: ``npm test *`` for
+    ``npm test --watch``; the command itself when its second word is no subcommand
+    (``pytest -q``). Conservative: only one simple command of plain words (no
+    operators, quotes, variables, redirections or globs), never a dangerous program."""
+    words = command.split()
+    if not words or not all(_PLAIN.fullmatch(w) for w in words) or "\n" in command:
+        return None
+    program = words[0]
+    if program.rsplit("/", 1)[-1] in DANGEROUS or "=" in program or program.startswith("-"):
+        return None
+    if any(c in w for w in words for c in "*?"):
+        return None
+    if len(words) >= 2 and _SUBCOMMAND.fullmatch(words[1]) and program not in EXACT_ONLY:
+        return f"{program} {words[1]} *"
+    exact = " ".join(words)
+    return exact if len(exact) <= MAX_EXACT else None
+
+
+def lasting_rules(name: str, tool_input: Mapping[str, Any], *, asked_by_rule: bool = False) -> list[str]:
+    """The allow rules (Claude Code's text) to offer for this call; empty: none."""
+    if asked_by_rule:
+        return []
+    if name == "bash":
+        command = tool_input.get("command")
+        spec = suggest_prefix(command) if isinstance(command, str) else None
+        return [f"Bash({spec})"] if spec else []
+    if name == "web_fetch":
+        url = tool_input.get("url")
+        host = _host(url) if isinstance(url, str) else None
+        return [f"WebFetch(domain:{host})"] if host else []
+    if name.startswith("mcp__") and re.fullmatch(r"mcp__[A-Za-z0-9_-]+", name):
+        return [name]
+    return []
+
+
+def _host(url: str) -> str | None:
+    try:
+        host = urlsplit(url.strip()).hostname
+    except ValueError:
+        return None
+    if not host or not re.fullmatch(r"[a-z0-9.-]+", host.lower()):
+        return None
+    return host.lower().rstrip(".")
+
+
+def shown(rule: str) -> str:
+    """What a rule allows, as the prompt's choice says it: ``npm test *``, ``example.com``."""
+    inner = rule[rule.find("(") + 1:-1] if rule.endswith(")") and "(" in rule else rule
+    return inner.removeprefix("domain:")
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What became of rules saved to the project's file."""
+
+    path: Path
+    rules: tuple[str, ...]
+    problem: str = ""  # empty: saved (or there already)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
+
+    def notice(self) -> str:
+        names = ", ".join(self.rules)
+        if self.ok:
+            return f"{names} saved to {LOCAL_FILE}: not asked again, in later sessions too"
+        return f"{names} applies for this session only: {self.problem}"
+
+
+def save_allow_rules(workspace: Path, rules: Sequence[str],
+                     env: Mapping[str, str] | None = None) -> Saved:
+    """Add ``rules`` to ``permissions.allow`` of ``workspace``'s settings.local.json."""
+    path = workspace / LOCAL_FILE
+    result = Saved(path, tuple(rules))
+    try:
+        PermissionRules(allow=list(rules))
+    except InvalidRule as exc:
+        return Saved(path, tuple(rules), f"not a rule ({exc})")
+    problem = _write(workspace, rules)
+    if problem:
+        return Saved(path, tuple(rules), f"{LOCAL_FILE} {problem}; it was left as it is")
+    if _in_git(workspace):
+        _ignore_in_git(os.environ if env is None else env)
+    return result
+
+
+def _in_git(workspace: Path) -> bool:
+    """Whether the workspace is inside a git repository (Claude Code touches the git
+    ignore only then)."""
+    here = workspace.absolute()
+    return any((folder / ".git").exists() for folder in (here, *here.parents))
+
+
+def _write(workspace: Path, rules: Sequence[str]) -> str:
+    """Add the rules to the file; an empty answer, or what stopped it. The folder is
+    opened once, never through a link, and the file read and replaced inside it."""
+    folder = workspace / LOCAL_FILE.parent
+    try:
+        folder.mkdir(exist_ok=True)
+        dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        if folder.is_symlink():
+            return "is in a folder that is a symbolic link (not followed)"
+        return f"could not be created ({exc.strerror or exc})"
+    try:
+        data, mode, problem = _read(dir_fd)
+        if problem:
+            return problem
+        allow = data.setdefault("permissions", {}).setdefault("allow", [])
+        new = [rule for rule in rules if rule not in allow]
+        if not new:
+            return ""
+        allow.extend(new)
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        try:
+            write_atomic(dir_fd, LOCAL_FILE.name, text.encode("utf-8"),
+                         mode=mode if mode is not None else 0o644, exact_mode=mode is not None)
+        except OSError as exc:
+            return f"could not be written ({exc.strerror or exc})"
+        return ""
+    finally:
+        os.close(dir_fd)
+
+
+def _read(dir_fd: int) -> tuple[dict[str, Any], int | None, str]:
+    """The file's object, its mode (None: there is no file) and a problem, if any."""
+    try:
+        fd = os.open(LOCAL_FILE.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return {}, None, ""
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return {}, None, "is a symbolic link (not followed)"
+        return {}, None, f"could not be read ({exc.strerror or exc})"
+    with os.fdopen(fd, "rb") as file:
+        st = os.fstat(file.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            return {}, None, "is not a regular file"
+        if not st.st_mode & stat.S_IWUSR:
+            return {}, None, "is read-only"
+        try:
+            raw = file.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            return {}, None, f"could not be read ({getattr(exc, 'strerror', None) or exc})"
+    mode = stat.S_IMODE(st.st_mode)
+    if not raw.strip():
+        return {}, mode, ""
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return {}, None, (f"is not plain JSON (line {exc.lineno}, column {exc.colno}: "
+                          f"{exc.msg}; comments count, they would be lost)")
+    problem = _shape(data)
+    return (data if not problem else {}), mode, problem
+
+
+def _shape(data: Any) -> str:
+    if not isinstance(data, dict):
+        return "does not hold a JSON object"
+    permissions = data.get("permissions", {})
+    if not isinstance(permissions, dict):
+        return '"permissions" is not an object'
+    allow = permissions.get("allow", [])
+    if not isinstance(allow, list):
+        return '"permissions.allow" is not a list'
+    return ""
+
+
+def _ignore_in_git(env: Mapping[str, str]) -> None:
+    """Claude Code's way to keep the file out of every repository: one line in the
+    user's global git ignore. Best effort: the rule is saved either way."""
+    config = env.get("XDG_CONFIG_HOME") or os.path.join(env.get("HOME") or str(Path.home()), ".config")
+    folder = Path(config) / "git"
+    target = folder / "ignore"
+    try:
+        old = target.read_text(encoding="utf-8") if target.exists() else ""
+        if IGNORE_LINE in old.splitlines():
+            return
+        folder.mkdir(parents=True, exist_ok=True)
+        text = old + ("" if not old or old.endswith("\n") else "\n") + IGNORE_LINE + "\n"
+        write_atomic(folder, "ignore", text.encode("utf-8"), mode=0o644)
+    except (OSError, UnicodeDecodeError):
+        return

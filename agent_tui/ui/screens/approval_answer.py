@@ -1,0 +1,28 @@
+"""What the app does with a permission answer beyond the ``Decide`` op the prompt sent:
+a lasting rule is saved to the project's ``.claude/settings.local.json`` (the core
+applies it already, so a file that cannot take it costs only the later sessions), and
+"allow all edits" switches the session to accept-edits. Either way a notice says what
+became of it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from agent_tui.protocol import Op, PermissionMode, SetPermissionMode
+from agent_tui.settings.local_rules import save_allow_rules
+from agent_tui.ui.screens.approval_choices import Act, Choice
+
+
+def answered(choice: Choice | None, workspace: Path, submit: Callable[[Op], None],
+             tell: Callable[[str, str], None]) -> None:
+    """Act on ``choice``; ``tell(level, text)`` says what became of it."""
+    if choice is None:
+        return
+    if choice.act is Act.ACCEPT_EDITS:
+        submit(SetPermissionMode(mode=PermissionMode.ACCEPT_EDITS))
+        tell("info", "accept-edits: file edits are allowed for the rest of the session "
+             "(shift+tab changes the mode)")
+    elif choice.act is Act.ALLOW_RULES:
+        saved = save_allow_rules(workspace, choice.rules)
+        tell("info" if saved.ok else "warning", saved.notice())

@@ -1,0 +1,80 @@
+"""The numbered answers a permission prompt offers, per kind of call, as Claude Code
+words them: ``1. Yes``, ``2. Yes, and don't ask again for: npm test *``, ``3. No``.
+
+The second answer depends on the call: a lasting allow rule where one can be offered
+(``settings/local_rules.lasting_rules``: a command's program and subcommand, a fetch's
+domain, an MCP tool's name), accept-edits for the rest of the session for a file edit,
+"for this session" (this exact call's shape) otherwise. A plan's answers are worded for
+it. Each answer keeps its old letter (y, a, n) too."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from agent_tui.protocol import Decide, PermissionRequested
+from agent_tui.protocol import Decision
+from agent_tui.settings.local_rules import lasting_rules, shown
+from agent_tui.ui.render.safe_text import clean
+
+PLAN_TOOL = "exit_plan_mode"
+EDIT_TOOLS = ("write_file", "edit_file", "multi_edit", "notebook_edit")
+
+
+class Act(StrEnum):
+    ALLOW_ONCE = "allow_once"
+    ALLOW_RULES = "allow_rules"  # and save the rules to .claude/settings.local.json
+    ALLOW_SESSION = "allow_session"
+    ACCEPT_EDITS = "accept_edits"  # allow, and switch the session to accept-edits
+    DENY = "deny"
+
+
+@dataclass(frozen=True)
+class Choice:
+    label: str
+    act: Act
+    letter: str  # the old key: y, a, n
+    rules: tuple[str, ...] = ()
+
+    def decide(self, tool_use_id: str, note: str = "") -> Decide:
+        decision = {Act.DENY: Decision.DENY, Act.ALLOW_SESSION: Decision.ALLOW_SESSION,
+                    Act.ALLOW_RULES: Decision.ALLOW_SESSION}.get(self.act, Decision.ALLOW_ONCE)
+        return Decide(tool_use_id=tool_use_id, decision=decision, note=note, rules=list(self.rules))
+
+
+def _second(request: PermissionRequested) -> Choice:
+    if request.name in EDIT_TOOLS:
+        return Choice("Yes, allow all edits during this session (shift+tab)", Act.ACCEPT_EDITS, "a")
+    asked_by_rule = (request.rule or "").startswith("ask:")
+    rules = lasting_rules(request.name, request.input, asked_by_rule=asked_by_rule)
+    if not rules:
+        return Choice("Yes, for this session (this exact call)", Act.ALLOW_SESSION, "a")
+    what = ", ".join(clean(shown(rule)) for rule in rules)
+    if request.name == "web_fetch":
+        label = f"Yes, and don't ask again for domain: {what}"
+    elif request.name == "bash":
+        label = f"Yes, and don't ask again for: {what}"
+    else:
+        label = f"Yes, and don't ask again for {what}"
+    return Choice(label, Act.ALLOW_RULES, "a", tuple(rules))
+
+
+def choices_for(request: PermissionRequested) -> list[Choice]:
+    if request.name == PLAN_TOOL:
+        return [Choice("Yes, and manually approve edits", Act.ALLOW_ONCE, "y"),
+                Choice("Yes, and auto-accept edits", Act.ALLOW_SESSION, "a"),
+                Choice("No, keep planning", Act.DENY, "n")]
+    return [Choice("Yes", Act.ALLOW_ONCE, "y"), _second(request),
+            Choice("No, and tell the model what to do differently (esc)", Act.DENY, "n")]
+
+
+def why(request: PermissionRequested) -> str:
+    """Why it asks, in words: the rule or the mode that did."""
+    rule = request.rule or ""
+    kind, _, what = rule.partition(":")
+    reason = clean(request.reason)
+    if kind == "ask":
+        return f"the rule {clean(what)} asks"
+    if kind == "mode":
+        return f"{reason} (permission mode {clean(what)})" if reason else f"permission mode {clean(what)}"
+    return reason

@@ -1,0 +1,98 @@
+"""What a permission prompt shows of the call it asks about, read as a person reads it:
+a command as text with the model's description of it, a fetch as its address, an MCP
+tool's (and any other tool's) arguments as a list of ``name: value`` lines, never as
+raw JSON. Everything shown passes through ``safe_text.clean``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+
+from agent_tui.protocol.tool_names import MCP_PREFIX, claude_name
+from agent_tui.ui.render.safe_text import clean
+from agent_tui.ui.render.states import role_style
+
+MAX_ARGS = 12  # arguments listed; the rest are counted
+MAX_VALUE = 300  # characters of one value
+MAX_COMMAND_LINES = 12
+
+
+def title(name: str, *, new_file: bool = False) -> str:
+    """The prompt's heading: "Bash command", "Edit file", "Create file", "MCP tool"."""
+    match name:
+        case "bash":
+            return "Bash command"
+        case "edit_file" | "multi_edit":
+            return "Edit file"
+        case "write_file":
+            return "Create file" if new_file else "Write file"
+        case "web_fetch":
+            return "Fetch"
+        case "web_search":
+            return "Web search"
+        case _ if name.startswith(MCP_PREFIX):
+            return "MCP tool"
+    return f"Tool {clean(claude_name(name))}"
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):
+            text = str(value)
+    text = clean(text).replace("\n", " ⏎ ")
+    return text if len(text) <= MAX_VALUE else text[:MAX_VALUE] + "…"
+
+
+def arguments(tool_input: dict[str, Any], variables: dict[str, str], skip: tuple[str, ...] = ()) -> Text:
+    """``name: value`` lines, the names muted."""
+    out = Text()
+    items = [(k, v) for k, v in tool_input.items() if k not in skip]
+    for key, value in items[:MAX_ARGS]:
+        out.append("\n" if out else "")
+        out.append(f"{clean(str(key))}: ", style=role_style(variables, "text-muted"))
+        out.append(_value(value))
+    if len(items) > MAX_ARGS:
+        out.append(f"\n… {len(items) - MAX_ARGS} more", style=role_style(variables, "text-muted"))
+    return out
+
+
+def _command(tool_input: dict[str, Any], variables: dict[str, str]) -> Text:
+    command = clean(str(tool_input.get("command", ""))).expandtabs(4)
+    lines = command.split("\n")
+    if len(lines) > MAX_COMMAND_LINES:
+        lines = lines[:MAX_COMMAND_LINES] + [f"… {len(lines) - MAX_COMMAND_LINES} more lines"]
+    out = Text("\n".join(lines), style="bold")
+    description = tool_input.get("description")
+    if isinstance(description, str) and description.strip():
+        out.append("\n" + clean(description.strip()), style=role_style(variables, "text-muted"))
+    extras = []
+    if tool_input.get("run_in_background"):
+        extras.append("runs in the background")
+    if isinstance(tool_input.get("timeout_ms"), int):
+        extras.append(f"stopped after {tool_input['timeout_ms'] / 1000:g} s")
+    if extras:
+        out.append("\n" + ", ".join(extras), style=role_style(variables, "text-muted"))
+    return out
+
+
+def body(name: str, tool_input: dict[str, Any], variables: dict[str, str]) -> Text:
+    """The call, for a prompt that shows no diff and no plan."""
+    if name == "bash" and isinstance(tool_input.get("command"), str):
+        return _command(tool_input, variables)
+    if name == "web_fetch" and isinstance(tool_input.get("url"), str):
+        out = Text(clean(tool_input["url"]), style="bold")
+        rest = arguments(tool_input, variables, skip=("url",))
+        return out.append("\n").append_text(rest) if rest else out
+    if name.startswith(MCP_PREFIX):
+        server, _, tool = name[len(MCP_PREFIX):].partition("__")
+        out = Text(f"{clean(tool or server)}", style="bold")
+        out.append(f"  from the MCP server {clean(server)}", style=role_style(variables, "text-muted"))
+        rest = arguments(tool_input, variables)
+        return out.append("\n").append_text(rest) if rest else out.append("\n(no arguments)")
+    return arguments(tool_input, variables)

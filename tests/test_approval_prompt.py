@@ -1,0 +1,114 @@
+"""The inline permission prompt's keys: a digit answers at once, arrows and Enter
+confirm, the old letters still work, Tab edits a command (or adds a note for the
+model), Esc denies;
+"don't ask again" sends the rule and saves it (a notice names the file and the rule,
+or says why it could not be saved); "allow all edits" switches to accept-edits."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+os.environ["TEXTUAL_ANIMATIONS"] = "none"
+
+import pytest  # noqa: E402
+
+from agent_tui.protocol import Decide, Decision, PermissionMode, SetPermissionMode  # noqa: E402
+from agent_tui.ui.app import AgentApp  # noqa: E402
+from agent_tui.ui.screens.permission import PermissionScreen  # noqa: E402
+from tests.snapshot_tests import approval_scenarios as scenes  # noqa: E402
+from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
+
+pytestmark = pytest.mark.asyncio
+SIZE = (100, 30)
+
+
+@pytest.fixture(autouse=True)
+def _no_user_home(tmp_path: Path, monkeypatch) -> None:
+    """The global git ignore goes to a throwaway home."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+
+
+async def _answer(tmp_path: Path, events, *keys: str):
+    make, made = fake_factory(events, workspace=scenes.workspace(tmp_path))
+    app = AgentApp(make, cursor_blink=False, clock=lambda: 0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        assert isinstance(app.screen, PermissionScreen)
+        await wait_until(pilot, lambda: app.screen.armed, what="the prompt takes answers")
+        await pilot.press(*keys)
+        await wait_until(pilot, lambda: not isinstance(app.screen, PermissionScreen), what="answered")
+        ops = [op for op in made[0].ops if isinstance(op, Decide | SetPermissionMode)]
+        return ops, app.status.notice_text
+
+
+async def test_two_allows_and_saves_the_rule_for_the_program_and_subcommand(tmp_path: Path) -> None:
+    ops, notice = await _answer(tmp_path, scenes.COMMAND, "2")
+    assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.ALLOW_SESSION, rules=["Bash(npm test *)"])]
+    saved = json.loads((tmp_path / ".claude" / "settings.local.json").read_text())
+    assert saved == {"permissions": {"allow": ["Bash(npm test *)"]}}
+    assert "Bash(npm test *)" in notice and ".claude/settings.local.json" in notice
+
+
+async def test_a_malformed_settings_file_keeps_its_bytes_and_the_rule_holds_for_the_session(tmp_path: Path) -> None:
+    path = tmp_path / ".claude" / "settings.local.json"
+    path.parent.mkdir()
+    path.write_text('{"permissions": ')
+    ops, notice = await _answer(tmp_path, scenes.COMMAND, "down", "enter")
+    assert ops[0].rules == ["Bash(npm test *)"]  # the core applies it all the same
+    assert "applies for this session only" in notice and "not plain JSON" in notice
+    assert path.read_text() == '{"permissions": '
+
+
+async def test_arrows_and_enter_and_the_old_letters_answer(tmp_path: Path) -> None:
+    ops, _ = await _answer(tmp_path, scenes.DANGEROUS, "down", "up", "enter")
+    assert ops == [Decide(tool_use_id="toolu_r", decision=Decision.ALLOW_ONCE)]
+    ops, _ = await _answer(tmp_path, scenes.DANGEROUS, "a")  # rm: this exact call, no rule
+    assert ops == [Decide(tool_use_id="toolu_r", decision=Decision.ALLOW_SESSION)]
+    assert not (tmp_path / ".claude").exists()
+    ops, _ = await _answer(tmp_path, scenes.DANGEROUS, "3")
+    assert ops == [Decide(tool_use_id="toolu_r", decision=Decision.DENY)]
+
+
+async def test_esc_denies_and_tab_adds_a_note_for_the_model(tmp_path: Path) -> None:
+    ops, _ = await _answer(tmp_path, scenes.COMMAND, "escape")
+    assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.DENY)]
+    ops, _ = await _answer(tmp_path, scenes.COMMAND, "d", *"use pnpm", "enter")
+    assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.DENY, note="use pnpm")]
+    ops, _ = await _answer(tmp_path, scenes.FETCH, "tab", *"read the docs", "enter")
+    assert ops == [Decide(tool_use_id="toolu_f", decision=Decision.DENY, note="read the docs")]
+
+
+async def test_tab_edits_the_command_and_it_runs_as_edited(tmp_path: Path) -> None:
+    ops, _ = await _answer(tmp_path, scenes.COMMAND, "tab", *" -- --bail", "enter")
+    assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.ALLOW_ONCE, updated_input={
+        "command": "npm test -- --bail", "description": "Run the project's test suite"})]
+    ops, _ = await _answer(tmp_path, scenes.COMMAND, "tab", "enter")  # as it was: no change
+    assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.ALLOW_ONCE)]
+
+
+async def test_allow_all_edits_switches_to_accept_edits(tmp_path: Path) -> None:
+    ops, notice = await _answer(tmp_path, scenes.EDIT, "shift+tab")
+    assert ops == [Decide(tool_use_id="toolu_e", decision=Decision.ALLOW_ONCE),
+                   SetPermissionMode(mode=PermissionMode.ACCEPT_EDITS)]
+    assert "accept-edits" in notice
+
+
+async def test_ctrl_o_unfolds_a_long_diff_in_the_prompt(tmp_path: Path) -> None:
+    old = "".join(f"line {i}\n" for i in range(1, 41))
+    (tmp_path / "long.txt").write_text(old)
+    new = "".join(f"line {i}{' changed' if i % 5 == 0 else ''}\n" for i in range(1, 41))
+    events = scenes._asked("change it", "Writing.", "toolu_l", "write_file", "write_file long.txt",
+                           {"path": "long.txt", "content": new}, "Write writes files", "mode:ask")
+    make, _ = fake_factory(events, workspace=tmp_path)
+    app = AgentApp(make, cursor_blink=False, clock=lambda: 0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        diff = app.screen.query_one("#diff")
+        assert "ctrl+o: all lines" in str(app.screen.query_one("#keys").render())
+        folded = diff.outer_size.height
+        await wait_until(pilot, lambda: app.screen.armed, what="the prompt takes keys")
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert diff.has_class("unfolded") and diff.outer_size.height > folded

@@ -1,0 +1,57 @@
+"""Snapshots of the permission prompt, one per kind of call (command, a command that
+gets no lasting rule, edit, new file, web fetch, MCP tool, plan), and of an edit's
+numbered diff in the transcript once it ran. The prompt sits at the foot of the
+window; the transcript stays visible above it.
+
+Review changes in snapshot_report.html, then ``pytest --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+os.environ["TEXTUAL_ANIMATIONS"] = "none"
+
+import pytest  # noqa: E402
+
+from agent_tui.ui.app import AgentApp  # noqa: E402
+from tests.snapshot_tests import approval_scenarios as scenes  # noqa: E402
+from tests.snapshot_tests.support import fake_factory, settle  # noqa: E402
+
+WIDE = (100, 30)
+
+
+def _app(events, tmp: Path) -> AgentApp:
+    make, _ = fake_factory(events, workspace=scenes.workspace(tmp))
+    return AgentApp(make, cursor_blink=False, clock=lambda: 0.0)
+
+
+def _settled(events, keys: tuple[str, ...] = ()):
+    async def run_before(pilot) -> None:
+        await settle(pilot, pilot.app, len(events))
+        if keys:
+            await pilot.press(*keys)
+            await settle(pilot, pilot.app, len(events))
+
+    return run_before
+
+
+@pytest.mark.parametrize("scene", ["COMMAND", "DANGEROUS", "EDIT", "NEW_FILE", "FETCH", "MCP", "PLAN"])
+def test_the_prompt_for_each_kind_of_call(snap_compare, tmp_path: Path, scene: str) -> None:
+    events = getattr(scenes, scene)
+    assert snap_compare(_app(events, tmp_path), terminal_size=WIDE, run_before=_settled(events))
+
+
+def test_an_edit_after_it_ran_shows_its_numbered_diff(snap_compare, tmp_path: Path) -> None:
+    events = scenes.edit_done()
+    assert snap_compare(_app(events, tmp_path), terminal_size=WIDE, run_before=_settled(events))
+
+
+def test_tab_opens_the_command_for_editing(snap_compare, tmp_path: Path, monkeypatch) -> None:
+    from agent_tui.ui.screens import permission
+
+    monkeypatch.setattr(permission, "ARM_DELAY", 0.0)  # the keys answer at once
+    events = scenes.COMMAND
+    assert snap_compare(_app(events, tmp_path), terminal_size=WIDE,
+                        run_before=_settled(events, ("tab", *" -- --bail")))

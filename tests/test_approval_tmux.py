@@ -1,0 +1,82 @@
+"""End to end in tmux, in ``ask`` mode: "Yes, and don't ask again for: git init *"
+writes the rule to the project's ``.claude/settings.local.json``; the next ``git init``
+runs unasked, in a new session too, while another command still asks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from agent_tui.ui.screens.permission import ARM_DELAY
+from tests.fake_api import FakeAnthropicServer, Reply
+from tests.tmux_agent import BINARY, REPO, Tmux
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def _start(tmp_path: Path, fake_api: FakeAnthropicServer, workspace: Path) -> Tmux:
+    base = [str(BINARY)] if BINARY.exists() else [sys.executable, "-m", "agent_tui.cli"]
+    tmux = Tmux(f"agent-tui-e2e-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    tmux.start([*base, "--permission-mode", "ask", "--cwd", str(workspace)], {
+        "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake_api.url,
+        "AGENT_TUI_HOME": str(tmp_path / "state"), "PYTHONPATH": str(REPO),
+        "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config"),
+        "AGENT_TUI_NOTIFY": "off",
+    }, workspace)
+    tmux.wait_for("Type a message")
+    return tmux
+
+
+def _ask(tmux: Tmux, text: str) -> None:
+    tmux.type(text)
+    tmux.keys("Enter")
+
+
+def test_dont_ask_again_saves_the_rule_and_it_holds_in_a_new_session(
+        fake_api: FakeAnthropicServer, tmp_path: Path) -> None:
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    (workspace / ".git").mkdir()  # a repository: the rule's file is kept out of git
+    (tmp_path / "home").mkdir()
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "git init -q", "description": "Make a repository"}),
+                     Reply.text("Made it."))
+    tmux = _start(tmp_path, fake_api, workspace)
+    try:
+        _ask(tmux, "make a repo")
+        screen = tmux.wait_for("Yes, and don't ask again for: git init *")
+        assert "Make a repository" in screen and "1. Yes" in screen and "3. No" in screen
+        assert "make a repo" in screen  # the transcript stays visible above the prompt
+        time.sleep(ARM_DELAY * 2)  # a key before the prompt is armed goes to the input
+        tmux.keys("2")
+        tmux.wait_for("Made it.")
+        tmux.wait_for("saved to .claude/settings.local.json")
+        saved = json.loads((workspace / ".claude" / "settings.local.json").read_text())
+        assert saved == {"permissions": {"allow": ["Bash(git init *)"]}}
+        assert (workspace / ".git" / "HEAD").is_file()  # git init ran
+        ignore = tmp_path / "home" / ".config" / "git" / "ignore"
+        assert ignore.read_text() == "**/.claude/settings.local.json\n"
+    finally:
+        tmux.quit()
+
+    # A new session: the same prefix runs unasked; another command still asks.
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "git init --quiet"}, id="toolu_again"),
+                     Reply.tool_use("bash", {"command": "git add -A"}, id="toolu_other"),
+                     Reply.text("Stopped there."))
+    tmux = _start(tmp_path, fake_api, workspace)
+    try:
+        _ask(tmux, "again")
+        screen = tmux.wait_for("Do you want to proceed?")
+        assert "git add -A" in screen and "git init --quiet" in screen
+        assert screen.count("Do you want to proceed?") == 1
+        time.sleep(ARM_DELAY * 2)
+        tmux.keys("Escape")
+        tmux.wait_for("Stopped there.")
+    finally:
+        tmux.quit()
