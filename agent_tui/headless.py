@@ -32,7 +32,7 @@ from typing import IO, Any, assert_never
 
 from pydantic import ValidationError
 
-from agent_tui.core.journal.records import AssistantMessageRecord
+from agent_tui.core.history.export import final_answer
 from agent_tui.core.session.session import Session
 from agent_tui.permissions import Permissions
 from agent_tui.protocol import (
@@ -382,17 +382,6 @@ def run_result(
         usage=tally.usage, permission_denials=tally.denials(str(session.workspace)),
         errors=errors,
     )
-
-
-def final_answer(records: list[Any]) -> str:
-    """The text of the last answer (of the main agent) that had some."""
-    for record in reversed(records):
-        if isinstance(record, AssistantMessageRecord):
-            texts = [b["text"] for b in record.blocks
-                     if b.get("type") == "text" and b["text"].strip()]
-            if texts:
-                return "\n".join(texts)
-    return ""
 
 
 def _settle(done: asyncio.Future[None]) -> None:

@@ -32,7 +32,7 @@ def test_a_hidden_command_is_asked_about_and_shown_whole(fake_api: FakeAnthropic
         tmux.wait_for("Type a message")
         tmux.type("list the files")
         tmux.keys("Enter")
-        screen = tmux.wait_for("Allow bash?")
+        screen = tmux.wait_for("Do you want to proceed?")
         assert "touch PWNED" in screen, screen
         assert not (workspace / "PWNED").exists()
         time.sleep(ARM_DELAY * 2)  # a key before the prompt is armed goes to the input

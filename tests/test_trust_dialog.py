@@ -60,7 +60,7 @@ def test_the_tui_asks_once_and_an_untrusted_folder_only_takes_away(fake_api, tmp
             line.strip() for line in s.splitlines()))
         tmux.type("push it")
         tmux.keys("Enter")
-        tmux.wait_for("Allow bash?")  # the project's allow rule is not in force
+        tmux.wait_for("Do you want to proceed?")  # the project's allow rule is not in force
         assert "guard-log" in os.listdir(ws)  # ... and its guard ran
         time.sleep(ARM_DELAY * 2)
         tmux.keys("n")

@@ -106,3 +106,14 @@ def _assistant(record: AssistantMessageRecord, calls: dict[str, tuple[str, dict[
     if text:
         out.insert(0, "## Assistant\n\n" + "\n\n".join(text))
     return out
+
+
+def final_answer(records: Iterable[Any]) -> str:
+    """The text of the last answer that had some."""
+    for record in reversed(list(records)):
+        if isinstance(record, AssistantMessageRecord):
+            texts = [b["text"] for b in record.blocks
+                     if b.get("type") == "text" and b["text"].strip()]
+            if texts:
+                return "\n".join(texts)
+    return ""

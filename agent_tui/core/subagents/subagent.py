@@ -48,7 +48,8 @@ from agent_tui.protocol import (
 )
 from agent_tui.core.journal.journal import Journal, JournalWriteError
 from agent_tui.core.services.model_control import resolve_model
-from agent_tui.core.journal.records import AssistantMessageRecord, BackgroundResultRecord
+from agent_tui.core.history.export import final_answer
+from agent_tui.core.journal.records import BackgroundResultRecord
 from agent_tui.core.services.queue import MessageQueue
 from agent_tui.core.calls.state import tool_started
 from agent_tui.core.calls.tool import ToolResult, ToolSet
@@ -186,7 +187,7 @@ class SubAgents:
             ended = await turn.run()
         finally:
             self.turns.pop(key, None)
-        answer = _final_answer(deps.journal)
+        answer = final_answer(deps.journal.records)
         side_effects = (
             SideEffects.UNVERIFIED
             if any(
@@ -312,12 +313,3 @@ class Spawner:
             "it finishes; the user can stop it.",
             SideEffects.UNVERIFIED,
         )
-
-
-def _final_answer(journal: Journal) -> str:
-    for record in reversed(journal.records):
-        if isinstance(record, AssistantMessageRecord):
-            texts = [b["text"] for b in record.blocks if b.get("type") == "text" and b["text"].strip()]
-            if texts:
-                return "\n".join(texts)
-    return ""

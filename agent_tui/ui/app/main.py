@@ -249,20 +249,15 @@ class AgentApp(App[int]):
         self.call_after_refresh(self._ask_trust)
 
     def _ask_trust(self) -> None:
-        """The trust dialog (ui/screens/trust.py) when the folder needs an answer, then
-        the core; the answer decides what the folder's settings may do."""
+        """The trust dialog (ui/screens/trust.py) if the folder needs an answer, then the core."""
+        from agent_tui.ui.screens.trust import ask_trust
+
         question = self._trust() if self._trust is not None else None
-        if question is None:
-            self.core_run.start()
-            return
-        from agent_tui.ui.screens.trust import TrustScreen
+        ask_trust(self, question, then=self._start_core)
 
-        def answered(yes: bool | None) -> None:
-            question.answer(bool(yes))
-            self.prompt.focus()
-            self.core_run.start()
-
-        self.push_screen(TrustScreen(question), answered)
+    def _start_core(self) -> None:  # after the trust dialog, if it came
+        self.prompt.focus()
+        self.core_run.start()
 
     def _tick(self) -> None:
         self.status.tick()

@@ -14,10 +14,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -103,3 +104,16 @@ class TrustScreen(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+def ask_trust(app: App[Any], question: TrustQuestion | None, then: Callable[[], object]) -> None:
+    """Ask ``question`` in the dialog, if there is one, then ``then`` (the core starts)."""
+    if question is None:
+        then()
+        return
+
+    def answered(yes: bool | None) -> None:
+        question.answer(bool(yes))
+        then()
+
+    app.push_screen(TrustScreen(question), answered)
