@@ -51,7 +51,7 @@ console.log(JSON.stringify({ asked, messages }));
 
 
 def test_the_typescript_sdk_runs_a_query_with_its_permission_callback(fake_api, tmp_path):
-    fake_api.enqueue(Reply.tool_use("bash", {"command": "echo yes-from-ts"}),
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "touch yes.txt && echo yes-from-ts"}),
                      Reply.tool_use("bash", {"command": "echo no > no.txt"}),
                      Reply.text("ts done"))
     workspace = tmp_path / "ws"

@@ -71,6 +71,11 @@ def test_dont_ask_again_saves_the_rule_and_it_holds_in_a_new_session(
                      Reply.text("Stopped there."))
     tmux = _start(tmp_path, fake_api, workspace)
     try:
+        # The folder holds configuration now (.claude/): the user is asked to trust it
+        # once, as for any folder with files of its own; its rules apply once trusted.
+        tmux.wait_for("Do you trust the files in this folder?")
+        time.sleep(1.2)  # the dialog takes keys once it is armed (0.5 s)
+        tmux.keys("y")
         _ask(tmux, "again")
         screen = tmux.wait_for("Do you want to proceed?")
         assert "git add -A" in screen and "git init --quiet" in screen

@@ -30,7 +30,8 @@ def _project(tmp_path: Path) -> Path:
 def _run(fake_api, tmp_path: Path, prompt: str) -> subprocess.CompletedProcess:
     workspace = tmp_path / "ws" if (tmp_path / "ws").exists() else _project(tmp_path)
     return run_agent(
-        ["-p", prompt, "--output-format", "stream-json", "--permission-mode", "auto", "--cwd", str(workspace)],
+        ["-p", prompt, "--output-format", "stream-json", "--permission-mode", "auto", "--trust",
+         "--cwd", str(workspace)],
         env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
                     XDG_CONFIG_HOME=str(tmp_path / "config"), MCP_TIMEOUT="20000"),
         timeout=90,
