@@ -191,6 +191,7 @@ class Wiring:
         from agent_tui.runtime.process.orphans import start_orphan_reaper
         from agent_tui.permissions import PermissionRules, Permissions
         from agent_tui.runtime.process import RunLimits
+        from agent_tui.runtime.guard_sweep import GuardSweep
         from agent_tui.tools.bash import BashTool
         from agent_tui.tools.registry import default_tools
         from agent_tui.tools.search.tools import GlobTool, GrepTool
@@ -254,6 +255,11 @@ class Wiring:
         bash.sandbox_runs_unasked = (self.opts.sandbox if self.opts.sandbox is not None
                                      else settings.user_sandbox)
         bash.plan_sandbox = self.containment.plan
+        # the guard paths a sandboxed command creates go where the sandbox cannot reach
+        sweep = GuardSweep(self.store.root / session_id / "quarantine", notify=lambda text: emit(
+            Notice(level=NoticeLevel.WARNING, text=text, code=NoticeCode.CONTAINMENT)))
+        bash.sweep = sweep
+        emit = _observed_by(emit, sweep.observe)  # at a turn's start, before the reloads
         if self.containment.notice is not None:
             emit(Notice(level=NoticeLevel.WARNING, text=self.containment.notice,
                         code=NoticeCode.CONTAINMENT))

@@ -23,7 +23,8 @@ in the foreground or the background, starts as
   namespace, so they are out of reach whenever the network is;
 - the agent's own guard files in the writable folders (``.claude/``, ``.agent-tui/``,
   ``.mcp.json``, ``.git/hooks`` and ``.git/config``, ``CLAUDE.md``, ``AGENTS.md``, found
-  at any depth by a bounded walk: :func:`guard_paths`) are bound read-only.
+  at any depth by a bounded walk: ``runtime/guard_sweep.py``) are bound read-only, and
+  one a command creates is moved out of reach when it ends (the same module).
 
 What the sandbox refused shows in the command's output as the system's error
 ("Read-only file system", "Connection refused", "Network is unreachable");
@@ -43,6 +44,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from agent_tui.containment_settings import Network
+from agent_tui.runtime.guard_sweep import GuardBaseline, take_baseline
 
 #: Under $HOME: folders of credentials no command needs to read.
 SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".docker", ".kube", ".config/gcloud", ".netrc")
@@ -89,8 +91,13 @@ class SandboxPolicy(BaseModel):
         extra = f", also writable: {', '.join(map(str, self.allow_write))}" if self.allow_write else ""
         return f"sandbox on (bubblewrap): writes only in the workspace and a private /tmp{extra}; {net}"
 
-    def wrap(self, argv: list[str], cwd: Path) -> list[str]:
-        """``argv`` as bubblewrap runs it under this policy, in ``cwd``."""
+    def writable_roots(self) -> list[Path]:
+        """The folders a command may write (none in plan mode's sandbox)."""
+        return [self.workspace, *self.allow_write] if self.workspace_writable else []
+
+    def wrap(self, argv: list[str], cwd: Path, guards: GuardBaseline | None = None) -> list[str]:
+        """``argv`` as bubblewrap runs it under this policy, in ``cwd``; ``guards`` the
+        guard paths there now (walked here when not given)."""
         bwrap = shutil.which("bwrap") or "bwrap"
         out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                "--tmpfs", "/tmp"]
@@ -103,9 +110,9 @@ class SandboxPolicy(BaseModel):
             if path.exists():
                 out += [bind, str(path), str(path)]
         if self.workspace_writable:  # the guards stay as the user left them
-            for root in (self.workspace, *self.allow_write):
-                for path in guard_paths(root):  # -try: one gone since the walk is no error
-                    out += ["--ro-bind-try", str(path), str(path)]
+            found = guards if guards is not None else take_baseline(self.writable_roots())
+            for path in found.bindable():  # -try: one gone since the walk is no error
+                out += ["--ro-bind-try", str(path), str(path)]
         for path in self.hidden:
             if path.is_dir():
                 out += ["--tmpfs", str(path), "--remount-ro", str(path)]
@@ -138,42 +145,6 @@ def make_policy(
              if not any(_contains(w, p) for w in (workspace, *writable))]
     return SandboxPolicy(workspace=workspace, network=network, allow_write=writable,
                          hidden=tuple(keep), read_only=tuple(shown))
-
-
-#: Folders and files that are the agent's own guards (permissions/guard_files.py):
-#: read-only in the sandbox wherever they are.
-_GUARD_FOLDERS = (".claude", ".agent-tui")
-_GUARD_FILES = (".mcp.json", "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md")
-_GIT_GUARDS = ("hooks", "config")
-#: Folders a guard walk does not enter (big, and never a project's own configuration).
-_NOT_WALKED = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox", "target",
-                         ".mypy_cache", ".pytest_cache", "dist", "build"})
-#: Most folders one walk looks at, so a huge tree costs a bounded time per command.
-GUARD_WALK_LIMIT = 4000
-
-
-def guard_paths(root: Path) -> list[Path]:
-    """The guard files and folders under ``root`` that exist now (a bounded walk)."""
-    found: list[Path] = []
-    todo, seen = [root], 0
-    while todo and seen < GUARD_WALK_LIMIT:
-        folder = todo.pop()
-        seen += 1
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_symlink():
-                continue  # bound where it points: the real one is found where it lies
-            path = Path(entry.path)
-            if entry.name in _GUARD_FOLDERS or entry.name in _GUARD_FILES:
-                found.append(path)
-            elif entry.name == ".git" and entry.is_dir():
-                found += [path / name for name in _GIT_GUARDS if (path / name).exists()]
-            elif entry.is_dir() and entry.name not in _NOT_WALKED:
-                todo.append(path)
-    return found
 
 
 def _no_host_sockets(network: Network) -> list[str]:

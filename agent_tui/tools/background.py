@@ -81,6 +81,7 @@ class _Job:
         self.result: RunResult | None = None
         self.unread = OutputCapture(_UNREAD_BYTES, _UNREAD_BYTES)
         self.supervisor: asyncio.Task[None] | None = None
+        self.on_end: Callable[[str], None] | None = None  # told the shell id once it ended
 
     def feed(self, data: bytes) -> None:
         self.unread.feed(data)
@@ -126,11 +127,13 @@ class BackgroundJobs:
         cwd: str | os.PathLike[str],
         env: Mapping[str, str] | None = None,
         timeout_s: float | None = None,
+        on_end: Callable[[str], None] | None = None,
     ) -> str:
-        """Start ``argv`` as a background job; returns its shell id at once."""
+        """Start ``argv`` as a background job; returns its shell id at once. ``on_end``
+        is called with it when the job has ended."""
         self._check_open()
         run = ProcessRun(argv, cwd=cwd, env=env, limits=self.limits)
-        job = self._register(run, command, timeout_s)
+        job = self._register(run, command, timeout_s, on_end)
         run.add_listener(job.feed)  # before start: not a byte is missed
         try:
             await run.start()
@@ -143,21 +146,28 @@ class BackgroundJobs:
         self._notify(job)
         return job.shell_id
 
-    def adopt(self, run: ProcessRun, command: str, timeout_s: float | None = None) -> str:
+    def adopt(
+        self, run: ProcessRun, command: str, timeout_s: float | None = None,
+        on_end: Callable[[str], None] | None = None,
+    ) -> str:
         """Take over a running foreground run (send-now). Returns its shell id.
 
         The run keeps running; output from now on is unread for the model.
         """
         self._check_open()
-        job = self._register(run, command, timeout_s)
+        job = self._register(run, command, timeout_s, on_end)
         run.add_listener(job.feed)
         job.supervisor = asyncio.ensure_future(self._supervise(job))
         self._notify(job)
         return job.shell_id
 
-    def _register(self, run: ProcessRun, command: str, timeout_s: float | None) -> _Job:
+    def _register(
+        self, run: ProcessRun, command: str, timeout_s: float | None,
+        on_end: Callable[[str], None] | None,
+    ) -> _Job:
         shell_id = f"shell_{next(self._ids)}"
         job = _Job(shell_id, command, run, self._root.child(shell_id))
+        job.on_end = on_end
         if timeout_s is not None:
             job.scope.cancel_after(timeout_s)
         self._jobs[shell_id] = job
@@ -181,6 +191,11 @@ class BackgroundJobs:
             raise
         finally:
             job.scope.detach()
+            if job.on_end is not None:
+                try:
+                    job.on_end(job.shell_id)
+                except Exception:  # noqa: BLE001 - the caller's trouble must not break a job
+                    pass
         job.state = JobState.KILLED if job.result.ended_by is not None else JobState.EXITED
         self._notify(job)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, assert_never
 
@@ -21,6 +21,7 @@ from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.calls.tool import Confinement, Tool, ToolContext, ToolResult
 from agent_tui.credentials import command_env
 from agent_tui.tools.background import BackgroundJobs
+from agent_tui.runtime.guard_sweep import GuardBaseline, GuardSweep, take_baseline, wording
 from agent_tui.runtime.sandbox import SandboxPolicy, refusal_notes, runs_here
 from agent_tui.runtime.process import (
     Escalation,
@@ -106,6 +107,9 @@ class BashTool(Tool[BashInput]):
         # Whether a sandboxed command runs unasked: only when the user or the command
         # line turned the sandbox on, never a project's file.
         self.sandbox_runs_unasked = sandbox is not None
+        # Moves the guard paths a sandboxed command created out of reach (set by the
+        # session: it knows the quarantine folder and tells the user).
+        self.sweep: GuardSweep | None = None
         # Plan mode's read-only sandbox for calls confined to it, and whether
         # bubblewrap runs it here (probed once, the first time a call asks).
         self.plan_sandbox: SandboxPolicy | None = None
@@ -134,12 +138,22 @@ class BashTool(Tool[BashInput]):
         (deny and ask rules still apply)."""
         return self.sandbox is not None and self.sandbox_runs_unasked
 
-    def _argv(self, command: str, ctx: ToolContext) -> list[str]:
+    def _argv(self, command: str, ctx: ToolContext) -> tuple[list[str], GuardBaseline | None]:
+        """The command as it runs, and the guard paths it found (sandboxed, writable)."""
         argv = bash_argv(command)
         policy = self._policy(ctx)
         if policy is None:
-            return argv
-        return policy.wrap(argv, Path(ctx.workspace))
+            return argv, None
+        roots = policy.writable_roots()
+        guards = take_baseline(roots) if roots else None
+        return policy.wrap(argv, Path(ctx.workspace), guards), guards
+
+    def _swept(self, guards: GuardBaseline | None) -> str | None:
+        """After a sandboxed command: the guard paths it created, moved out of reach."""
+        if guards is None or self.sweep is None:
+            return None
+        moved = self.sweep.end(guards)
+        return wording(moved) if moved else None
 
     def summary(self, args: BashInput) -> str:
         suffix = " (background)" if args.run_in_background else ""
@@ -171,8 +185,9 @@ class BashTool(Tool[BashInput]):
         scope = ctx.scope.child("bash")  # our own: a timeout must not cancel the turn
         if timeout_ms is not None:
             scope.cancel_after(timeout_ms / 1000)
+        argv, guards = self._argv(args.command, ctx)
         run = ProcessRun(
-            self._argv(args.command, ctx),
+            argv,
             cwd=ctx.workspace,
             env=env,
             limits=self.limits,
@@ -186,21 +201,26 @@ class BashTool(Tool[BashInput]):
             reason = await run.wait(scope)  # cancel point: Esc, timeout, send-now
             scope.on_hurry(run.hurry)  # a second Esc while it stops: KILL, no grace
             if reason is CancelReason.SEND_TO_BACKGROUND and self.jobs is not None:
-                moved = self._send_to_background(run, args.command)
+                moved = self._send_to_background(run, args.command, guards)
                 if moved is not None:
                     return moved
             result = await (run.stop(reason) if reason is not None else run.finish())
+            swept = self._swept(guards)
         except asyncio.CancelledError:
             # The core stopped waiting for us: nothing we started may keep running.
             # SIGKILL now; the full sweep and reaping finish on their own task.
             run.kill_now()
             if run.pid is not None:
                 _finish_detached(run, scope.reason or CancelReason.USER_INTERRUPT)
+            self._swept(guards)  # the PID namespace is gone with its leader
             raise
         finally:
             scope.detach()
-        return to_tool_result(result, timeout_ms=timeout_ms, grace_s=self.limits.grace_s,
+        done = to_tool_result(result, timeout_ms=timeout_ms, grace_s=self.limits.grace_s,
                               sandbox=self._policy(ctx))
+        if swept is not None:
+            done = done.model_copy(update={"content": f"{done.content}\n{swept}"})
+        return done
 
     async def _start_background(
         self, args: BashInput, ctx: ToolContext, env: dict[str, str]
@@ -209,16 +229,19 @@ class BashTool(Tool[BashInput]):
             return ToolResult.error("Background commands are not available in this session.")
         # A background command outlives the turn, so only the explicit timeout applies.
         timeout_s = args.timeout_ms / 1000 if args.timeout_ms is not None else None
+        argv, guards = self._argv(args.command, ctx)
         try:
             shell_id = await self.jobs.start(
-                self._argv(args.command, ctx),
+                argv,
                 command=args.command,
                 cwd=ctx.workspace,
                 env=env,
                 timeout_s=timeout_s,
+                on_end=self._sweep_when_ended(guards),
             )
         except (OSError, RuntimeError) as exc:
             return ToolResult.error(f"Could not start the background command: {exc}")
+        self._watch(shell_id, guards)
         return ToolResult(
             outcome=ToolState.SUCCEEDED,
             content=(
@@ -229,13 +252,33 @@ class BashTool(Tool[BashInput]):
             details={"shell_id": shell_id},
         )
 
-    def _send_to_background(self, run: ProcessRun, command: str) -> ToolResult | None:
+    def _sweep_when_ended(self, guards: GuardBaseline | None) -> Callable[[str], None] | None:
+        """For a sandboxed background job: what sweeps it when it ends."""
+        sweep = self.sweep
+        if guards is None or sweep is None:
+            return None
+
+        def ended(shell_id: str) -> None:
+            sweep.forget(shell_id)
+            sweep.end(guards)
+
+        return ended
+
+    def _watch(self, shell_id: str, guards: GuardBaseline | None) -> None:
+        """A sandboxed job runs on: swept at each turn's start too."""
+        if guards is not None and self.sweep is not None:
+            self.sweep.watch(shell_id, guards)
+
+    def _send_to_background(
+        self, run: ProcessRun, command: str, guards: GuardBaseline | None = None,
+    ) -> ToolResult | None:
         """Hand the live process to the registry instead of killing it."""
         if run.leader_exited or self.jobs is None:
             return None  # it ended meanwhile: report the ending as it is
         try:
             run.set_output_sink(None)  # the tool call ends here: stop streaming into it
-            shell_id = self.jobs.adopt(run, command)
+            shell_id = self.jobs.adopt(run, command, on_end=self._sweep_when_ended(guards))
+            self._watch(shell_id, guards)
         except RuntimeError:
             return None  # registry shutting down: stop it like any interrupt
         so_far = run.capture.text() or "(no output yet)"
