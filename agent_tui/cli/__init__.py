@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         theme = opts.theme or _settings_theme(opts.cwd, opts.settings) or "dark"
         return run_tui(wiring.make_session, theme=theme, welcome=wiring.chosen_id is None,
                        sessions=wiring, workspace=opts.cwd, on_hard_exit=_kill_all_runs,
-                       status_line=_status_line,
+                       status_line=lambda ws: _status_line(ws, wiring.trust_for(ws).trusted),
                        trust=lambda: _trust_question(wiring, opts.cwd))
     except UsageError as exc:
         print(f"agent-tui: {exc}", file=sys.stderr)
@@ -97,12 +97,12 @@ def _kill_all_runs() -> None:
     kill_all_runs()
 
 
-def _status_line(workspace: Path) -> tuple[object, list[str]]:
-    """The user's statusLine command for the TUI (hooks/status_line.py), made once the
-    session exists: its import must not delay the first frame."""
+def _status_line(workspace: Path, trusted: bool) -> tuple[object, list[str]]:
+    """The statusLine command for the TUI (hooks/status_line.py), made once the session
+    exists (after the trust dialog): its import must not delay the first frame."""
     from agent_tui.hooks.status_line import status_line_for
 
-    return status_line_for(workspace)
+    return status_line_for(workspace, trusted=trusted)
 
 
 def _settings_theme(workspace: Path, extra: Path | None = None) -> str | None:

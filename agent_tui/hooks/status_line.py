@@ -4,9 +4,11 @@ KILL, bounded output) with Claude Code's JSON on its stdin, bounded in time; its
 line is kept with its colours (SGR escapes) and every other escape and control byte
 stripped, so a command cannot move the cursor, retitle the terminal or hide text.
 
-Taken from the user's own settings files only (``~/.claude/settings.json``,
-``~/.config/agent-tui/settings.json``): a project's ``statusLine`` would run the
-repository's command on every change, and is named instead. One run at a time: a
+Taken from the user's own settings files (``~/.claude/settings.json``,
+``~/.config/agent-tui/settings.json``) and, in a trusted folder only, the project's
+(the last one wins, as Claude Code's order has it): an untrusted project's
+``statusLine`` would run the repository's command on every change, and the trust
+notice names it (``settings/untrusted.py``). One run at a time: a
 request while one runs is refused (the caller asks again later). A command that fails
 says so once; later failures stay quiet until it works again.
 """
@@ -52,11 +54,12 @@ def clean_line(output: str) -> str:
     return "".join(kept).expandtabs(4)[: MAX_CHARS * 4]
 
 
-def status_line_command(workspace: Path) -> tuple[str | None, list[str]]:
-    """The command the user's files set (the last one wins), and notes (a project's,
-    not run; a malformed value)."""
+def status_line_command(workspace: Path, *, trusted: bool = False) -> tuple[str | None, list[str]]:
+    """The command the user's files set, then a trusted project's (the last one wins),
+    and notes (a malformed value)."""
     command, notes = None, []
-    for path in (claude_config_dir() / "settings.json", user_config_dir() / "settings.json"):
+    files = [claude_config_dir() / "settings.json", user_config_dir() / "settings.json"]
+    for path in [*files, *(project_settings_files(workspace) if trusted else [])]:
         value = _read(path).get("statusLine")
         if value is None:
             continue
@@ -66,16 +69,14 @@ def status_line_command(workspace: Path) -> tuple[str | None, list[str]]:
         else:
             notes.append(f"{path}: statusLine: expected {{\"type\": \"command\", \"command\": "
                          "\"...\"}} (not used)")
-    for path in project_settings_files(workspace):
-        if "statusLine" in _read(path):
-            notes.append(f"{path}: statusLine is not run: a project's file may not choose a "
-                         "command to run on every change (set it in your user settings)")
     return command, notes
 
 
-def status_line_for(workspace: Path) -> tuple[StatusLineCommand | None, list[str]]:
-    """The runner of the user's command (None: there is none), and the notes to say."""
-    command, notes = status_line_command(workspace)
+def status_line_for(
+    workspace: Path, *, trusted: bool = False,
+) -> tuple[StatusLineCommand | None, list[str]]:
+    """The runner of the command (None: there is none), and the notes to say."""
+    command, notes = status_line_command(workspace, trusted=trusted)
     return (StatusLineCommand(command, workspace) if command else None), notes
 
 
