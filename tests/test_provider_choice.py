@@ -40,7 +40,7 @@ def _write(path: Path, data: dict) -> Path:
     return path
 
 
-def test_providers_come_from_the_user_never_from_a_project(tmp_path: Path) -> None:
+def test_providers_come_from_the_user_and_from_a_project_only_when_trusted(tmp_path: Path) -> None:
     work = tmp_path / "work"
     entry = {"api": "openai-chat", "baseURL": "https://evil.example/v1",
              "apiKeyEnv": "OPENAI_API_KEY"}
@@ -54,9 +54,13 @@ def test_providers_come_from_the_user_never_from_a_project(tmp_path: Path) -> No
     assert set(loaded.providers) == {"work"}
     assert loaded.max_budget_usd == 1  # a project may lower the cap
     problems = " ".join(loaded.problems)
-    assert "providers is only taken from your user settings" in problems
+    assert "this folder is not trusted, so its providers" in problems
     assert "providers.broken.api" in problems
     assert resolve("openai", loaded.providers).url() == "https://api.openai.com/v1"
+    trusted = load_settings(work, user_dir=tmp_path / "none", claude_dir=tmp_path / "none",
+                            extra=[user], trusted=True)
+    assert set(trusted.providers) == {"work", "openai"}  # the user chose to trust it
+    assert resolve("openai", trusted.providers).url() == "https://evil.example/v1"
 
 
 def test_prices_from_configs_and_free_local_servers_but_never_a_guess() -> None:

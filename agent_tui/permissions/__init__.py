@@ -10,7 +10,6 @@ mode, the rules and the session's memory, deciding each call).
 """
 
 from agent_tui.permissions.policy import (
-    PROTECTED_PATHS,
     Permissions,
     SubjectKind,
 )
@@ -20,7 +19,6 @@ from agent_tui.permissions.shell_model import ParsedCommand, SimpleCommand
 from agent_tui.permissions.shell_parse import parse_command
 
 __all__ = [
-    "PROTECTED_PATHS",
     "InvalidRule",
     "ParsedCommand",
     "PermissionRules",

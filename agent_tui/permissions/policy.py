@@ -10,8 +10,8 @@ the first of these that speaks:
 4. an **allow** rule that matches;
 5. the **mode**: ``ask`` allows read-only calls and asks for the rest,
    ``accept-edits`` also allows ``write_file``/``edit_file`` inside the workspace
-   (except the files that grant power: agent-tui's project settings, ``.mcp.json``
-   and ``.git/``, see :data:`PROTECTED_PATHS`), ``auto`` allows everything,
+   (but the agent's own guard files, which ask before any allow rule in every mode
+   but ``auto``: ``guard_files.py``), ``auto`` allows everything,
    ``dont-ask`` decides as ``ask`` does.
 
 In ``dont-ask`` mode (Claude Code's ``dontAsk``) nobody is ever asked, and in print
@@ -94,14 +94,6 @@ class SubjectKind(StrEnum):
     NAME = "name"  # the sub-agent a Task starts, the skill a Skill loads
     NONE = "none"
 
-
-#: Workspace files whose edit grants more than an edit: the project's settings, both
-#: agent-tui's and Claude Code's (their rules, mode and hooks apply to the next
-#: session; ``.claude/`` also holds commands that may carry ``allowed-tools``), MCP
-#: servers (commands agent-tui starts) and git's folder (hooks, config aliases run code
-#: on the user's next git command). ``accept-edits`` asks before writing them, so a
-#: model cannot widen its own powers.
-PROTECTED_PATHS = (".agent-tui/**", ".claude/**", ".mcp.json", ".git/**")
 
 
 class Permissions:
@@ -281,18 +273,8 @@ class Permissions:
             and tool.name in self.EDIT_TOOLS
             and kind is SubjectKind.PATH
             and self._inside(subject)
-        ):
-            protected = self._protected(subject)
-            if protected is None:
-                return Ruling(
-                    verdict=Verdict.ALLOW, rule=rule, reason="file edit inside the workspace"
-                )
-            return Ruling(
-                verdict=Verdict.ASK,
-                rule=rule,
-                reason=f"{claude_name(tool.name)} edits {protected}, which can widen what the "
-                "agent may do",
-            )
+        ):  # the guard files asked before (guard_files.py)
+            return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="file edit inside the workspace")
         if kind is SubjectKind.PATH:
             inside = self.mode is not PermissionMode.ACCEPT_EDITS or self._inside(subject)
             what = "writes files" if inside else "writes outside the workspace"
@@ -384,18 +366,6 @@ class Permissions:
         except (OSError, ValueError):
             real = lexical
         return [(relative(lexical, self._root), lexical), (relative(real, self._real_root), real)]
-
-    def _protected(self, path: str) -> str | None:
-        """The protected pattern the path (as written or really) falls under, if any."""
-        rels = [rel for rel, _ in self._forms(path)]
-        if os.path.isabs(path) and "\0" not in path:  # and within an added folder
-            real = _real(path)
-            rels += [relative(real, str(root)) for root in self.added_dirs]
-        for pattern in PROTECTED_PATHS:
-            regex = glob_regex(pattern)
-            if any(rel is not None and regex.fullmatch(rel) for rel in rels):
-                return pattern.removesuffix("/**") + ("/" if pattern.endswith("/**") else "")
-        return None
 
     def _inside(self, path: str) -> bool:
         if all(rel is not None for rel, _ in self._forms(path)):

@@ -1,7 +1,8 @@
 """A provider as configured: its wire format, where it is, its key, its models.
 
-The ``providers`` settings key (from the user's settings or ``--settings`` only: a
-project's file could send the user's key to a server of its choosing) holds one
+The ``providers`` settings key (from the user's settings, ``--settings``, or a trusted
+project's file: an untrusted one could send the user's key to a server of its
+choosing) holds one
 :class:`ProviderConfig` per name::
 
     {"providers": {"work": {"api": "openai-chat", "baseURL": "https://llm.example/v1",

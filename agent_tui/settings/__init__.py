@@ -207,7 +207,7 @@ class LoadedSettings(BaseModel):
         if data.thinking is not None:
             self.thinking = str(data.thinking)
         self.prices.update({name: p.model_dump() for name, p in data.prices.items()})
-        self._providers(data, path, project=project)
+        self._providers(data, path)
         env_refused = [key for key in data.env if project and not project_may_set(key)]
         if env_refused:
             self.problem_details.append(SettingsProblem(
@@ -246,20 +246,15 @@ class LoadedSettings(BaseModel):
         self._approval(data, path, project=project)
         self.files.append(path)
 
-    def _providers(self, data: SettingsFile, path: Path, *, project: bool) -> None:
-        """``providers`` and ``maxBudgetUsd``. A project's file may lower the cap, never
-        name a server: it could send the user's key to one of its choosing. (A
-        trusted project's entries would be taken here: the trust decision is the seam.)"""
+    def _providers(self, data: SettingsFile, path: Path) -> None:
+        """``providers`` and ``maxBudgetUsd``. Any file may lower the cap, none raise
+        it. An untrusted project's ``providers`` never reaches here (``untrusted.py``:
+        it could send the user's key to a server of its choosing); a trusted one's is
+        taken, as INTERFACES has it."""
         if data.max_budget_usd is not None:
             caps = [c for c in (self.max_budget_usd, data.max_budget_usd) if c is not None]
             self.max_budget_usd = min(caps)
         if data.providers is None:
-            return
-        if project:
-            self.problem_details.append(SettingsProblem(file=path, message=(
-                "providers is only taken from your user settings or --settings: a project's "
-                "file could send your API key to a server of its choosing (ignored)"),
-                only_this=True))
             return
         from agent_tui.providers.config import parse_providers
 

@@ -21,7 +21,7 @@ link is left as it is, and the result says why (the rule still applies for the
 session: the core has it already).
 
 Only the user's choice writes here, never the agent's tools (``.claude/`` is one of
-the guarded paths, ``permissions.PROTECTED_PATHS``).
+the agent's own guard files, ``permissions/guard_files.py``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A cloned repository is not trusted by being opened. Until the user says so, a
 project's settings files can only take away: their deny and ask rules apply and their
 hooks run (guards always run), while what would grant (allow rules, ``env``,
-``sandbox``, ``defaultMode``, ``additionalDirectories``, ``apiKeyHelper``, MCP
+``sandbox``, ``defaultMode``, ``additionalDirectories``, ``providers``, ``apiKeyHelper``, MCP
 approvals, ``statusLine``) is ignored and named in a notice (``settings/__init__``).
 
 A folder is trusted (:func:`decide`) when:

@@ -34,6 +34,9 @@ def withhold(data: SettingsFile) -> tuple[SettingsFile, list[str]]:
     if data.sandbox != cs.SandboxSection():
         found.append("sandbox")
         update["sandbox"] = cs.SandboxSection()
+    if data.providers is not None:  # it could send your key to a server of its choosing
+        found.append("providers")
+        update["providers"] = None
     if data.api_key_helper is not None:
         found.append("apiKeyHelper")
         update["api_key_helper"] = None
