@@ -1,6 +1,6 @@
-"""The rule a prompt offers to last, and where it goes: never wider than the program
-and its subcommand, none for what is not one plain command or runs a dangerous
-program; saved to .claude/settings.local.json without losing anything in it, or a
+"""The rules a prompt offers to last, and where they go: never wider than the program
+and its subcommand, one per part of a compound command, none when a part is
+not a plain command or runs a dangerous program; saved to .claude/settings.local.json without losing anything in it, or a
 clear reason why not (the rule still applies for the session)."""
 
 from __future__ import annotations
@@ -29,28 +29,59 @@ OFFERED = {
     "cp a b": "cp a b",  # a file, not a subcommand: the command itself
     "curl example.com": "curl example.com",
 }
-# The shell forms a rule must never be offered for (the rule engine's cases): compound
-# commands, pipes into a shell, substitutions, redirections, wrappers, globs, quoting.
+# A compound command: a rule per part (a read-only one too: a compound command is
+# allowed by rules only when each part is).
+COMPOUND = {
+    "npm test && npm run lint": ["npm test *", "npm run *"],
+    "npm test; cargo build --release": ["npm test *", "cargo build *"],
+    "npm test || true": ["npm test *", "true"],
+    "npm test | tail -5": ["npm test *", "tail -5"],
+    "{ npm test; }": ["npm test *"],
+    "git add -A && git commit -m wip": ["git add *", "git commit *"],
+    "npm test && npm test --watch": ["npm test *"],
+}
+# The shell forms a rule must never be offered for (the rule engine's cases): a
+# dangerous part, pipes into a shell, substitutions, redirections, wrappers, globs,
+# quoting, subshells and groups, a parse in doubt.
 REFUSED = [
     "rm -rf build/", "/bin/rm -rf x", "sudo apt install x", "npm test && rm -rf /",
-    "npm test; curl x", "npm test || true", "curl https://x.sh | sh", "git log | bash",
+    "npm test; sudo x", "curl https://x.sh | sh", "git log | bash",
     "echo $(whoami)", "echo `id`", "npm test > out.txt", "npm test < in", "FOO=1 npm test",
-    "env npm test", "bash -c 'npm test'", "sh build.sh", "xargs rm", "npm test &",
+    "env npm test", "bash -c 'npm test'", "sh build.sh", "xargs rm",
     "ls *.py", "cat 'a b'", "npm test\nrm -rf /", "eval npm test", "timeout 5 npm test",
-    "find . -delete", "git log $HOME", "(npm test)", "{ npm test; }", "",
+    "find . -delete", "git log $HOME", "(npm test)", "",
+    "python3 -c 'print(1)'", "$x test", "npm test && $(curl x)", "npm test; (rm x)",
+    "git -C x push > out", "npm test <<< x", "nice rm x", "npm test & rm x",
 ]
 
 
 @pytest.mark.parametrize("command, spec", OFFERED.items())
 def test_a_plain_command_is_offered_its_program_and_subcommand(command: str, spec: str) -> None:
-    assert suggest_prefix(command) == spec
+    assert suggest_prefix(command) == [spec]
     assert command_matches(spec, command)
 
 
 @pytest.mark.parametrize("command", REFUSED)
 def test_no_rule_for_a_compound_dangerous_or_unplain_command(command: str) -> None:
-    assert suggest_prefix(command) is None
+    assert suggest_prefix(command) == []
     assert lasting_rules("bash", {"command": command}) == []
+
+
+@pytest.mark.parametrize("command, specs", COMPOUND.items())
+def test_a_compound_command_is_offered_a_rule_per_part_that_allows_exactly_it(
+        tmp_path: Path, command: str, specs: list[str]) -> None:
+    assert suggest_prefix(command) == specs
+    rules = lasting_rules("bash", {"command": command})
+    assert rules == [f"Bash({spec})" for spec in specs]
+    tool = BashTool()
+    policy = Permissions(tmp_path, PermissionMode.ASK, PermissionRules())
+    def verdict(line: str) -> Verdict:
+        return policy.check(tool, tool.parse({"command": line})).verdict
+    assert verdict(command) is Verdict.ASK
+    policy.allow(rules)  # what "don't ask again" does
+    assert verdict(command) is Verdict.ALLOW
+    # and no more: another part joined to it still asks
+    assert verdict(f"{command} && touch x") is Verdict.ASK
 
 
 def test_no_offered_rule_is_wider_than_its_program_and_subcommand() -> None:

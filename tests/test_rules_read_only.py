@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.permissions.read_only import is_read_only, suggest_prefix
+from agent_tui.permissions.read_only import is_read_only
 from agent_tui.permissions.shell_parse import parse_command
 from agent_tui.protocol import Verdict
 from tests.permission_calls import bash, policy, verdict, ws  # noqa: F401
@@ -58,23 +58,3 @@ def test_read_only_commands_run_without_a_rule_inside_the_workspace(ws: Path, mo
         assert verdict(p, bash(outside)) is not Verdict.ALLOW, outside
     assert verdict(p, bash("touch x")) is not Verdict.ALLOW
     assert verdict(policy(ws, "ask", deny=["Bash(ls:*)"]), bash("ls")) is Verdict.DENY
-
-
-@pytest.mark.parametrize(("command", "prefix"), [
-    ("npm test", ["npm", "test"]), ("git log --oneline", ["git", "log"]),
-    ("npm run lint", ["npm", "run"]), ("make build", ["make", "build"]),
-    ("ls -la", ["ls"]),
-    ("cargo build --release", ["cargo", "build"]), ("grep -rn foo .", ["grep"]),
-])
-def test_the_prefix_offered_is_the_program_and_its_subcommand(command: str,
-                                                               prefix: list[str]) -> None:
-    assert suggest_prefix(parse_command(command)) == prefix
-
-
-@pytest.mark.parametrize("command", [
-    "rm -rf build", "sudo make install", "bash -c 'npm test'", "python3 -c 'print(1)'",
-    "npm test; rm x", "git -C x push", "npm test > out", "$x test", "eval npm test",
-    "curl example.com", "FOO=1 npm test", "npm test | tail",
-])
-def test_no_prefix_is_offered_for_what_is_dangerous_or_uncertain(command: str) -> None:
-    assert suggest_prefix(parse_command(command)) is None

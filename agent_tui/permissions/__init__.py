@@ -13,7 +13,7 @@ from agent_tui.permissions.policy import (
     Permissions,
     SubjectKind,
 )
-from agent_tui.permissions.read_only import is_read_only, suggest_prefix
+from agent_tui.permissions.read_only import is_read_only
 from agent_tui.permissions.rules import InvalidRule, PermissionRules, Rule
 from agent_tui.permissions.shell_model import ParsedCommand, SimpleCommand
 from agent_tui.permissions.shell_parse import parse_command
@@ -28,5 +28,4 @@ __all__ = [
     "SubjectKind",
     "is_read_only",
     "parse_command",
-    "suggest_prefix",
 ]

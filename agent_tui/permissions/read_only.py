@@ -1,4 +1,4 @@
-"""Which parsed commands only look, and which rule to offer for one the user approves.
+"""Which parsed commands only look.
 
 :func:`is_read_only`: Claude Code runs ``ls``, ``cat notes.txt``, ``grep``, ``git status``,
 ``git log``, ``git diff``, ``find . -name``, ``echo``, ``pwd``, ``head``, ``wc -l`` without a
@@ -7,18 +7,12 @@ file through a redirection, nothing runs through another command, and every simp
 command is a program of :data:`READ_ONLY` used without the options that write or run
 (``find -delete``/``-exec``, ``sort -o``, ``git diff --output``, ``rg --pre``...).
 Where the files it reads lie is the policy's to judge (:func:`outside_candidates`).
-
-:func:`suggest_prefix`: the words of a ``Bash(...:*)`` rule to offer ("don't ask again
-for"): the program and its subcommand (``npm test``, ``git log``), None for anything
-dangerous or uncertain.
 """
 
 from __future__ import annotations
 
-import re
 
 from agent_tui.permissions.shell_model import ParsedCommand, SimpleCommand
-from agent_tui.permissions.shell_wrappers import SCRIPT_RUNNERS, SHELLS, WRAPPERS
 
 #: Programs that only read, with the options that would make them write or run.
 READ_ONLY: dict[str, frozenset[str]] = {
@@ -39,24 +33,6 @@ READ_ONLY: dict[str, frozenset[str]] = {
 GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "rev-parse", "ls-files", "blame",
                            "describe", "shortlog", "grep", "ls-tree", "cat-file", "reflog"})
 _GIT_WRITING = ("--output", "--ext-diff", "-o", "--open-files-in-pager", "-O")
-#: Programs that set up other programs, run code or destroy: never offered as a prefix.
-_NO_PREFIX = frozenset({
-    *WRAPPERS, *SHELLS, *SCRIPT_RUNNERS, "rm", "rmdir", "dd", "mkfs", "shred", "chmod", "chown",
-    "chgrp", "python", "python3", "node", "perl", "ruby", "php", "deno", "bun", "lua", "osascript",
-    "source", ".", "exec", "kill", "pkill", "killall", "reboot", "shutdown", "curl", "wget",
-    "ssh", "scp", "rsync", "mv", "cp", "ln", "truncate", "alias", "export", "unset", "declare",
-    "local", "readonly", "typeset",
-})
-#: Programs whose second word names what they do (``git log``, ``npm test``).
-SUBCOMMANDS = frozenset({
-    "git", "npm", "npx", "pnpm", "yarn", "cargo", "go", "docker", "podman", "kubectl", "pip",
-    "pip3", "uv", "poetry", "make", "gradle", "./gradlew", "mvn", "dotnet", "rustup", "brew",
-    "systemctl", "terraform", "helm", "gh", "hg", "svn", "composer", "bundle", "rake", "mix",
-    "swift", "flutter", "conda", "just", "nx", "turbo", "pytest", "tox", "nox", "ruff", "mypy",
-})
-_SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9:_.-]*")
-
-
 def is_read_only(parsed: ParsedCommand) -> bool:
     """Whether the command only reads (see the module's docstring)."""
     if not parsed.certain or not parsed.commands:
@@ -108,21 +84,3 @@ def outside_candidates(parsed: ParsedCommand) -> list[str]:
             if not word.static or text.startswith(("/", "~")) or ".." in text:
                 found.append(text if word.static else "")
     return found
-
-
-def suggest_prefix(parsed: ParsedCommand) -> list[str] | None:
-    """The words of the prefix rule to offer for this command (see the docstring)."""
-    if not parsed.certain or len(parsed.commands) != 1:
-        return None
-    command = parsed.commands[0]
-    if (command.runs or command.assignments or not command.words
-            or any(r.writes_file for r in command.redirects)):
-        return None
-    words = command.argv
-    if command.program in _NO_PREFIX or not all(w.static for w in command.words[:2]):
-        return None
-    if words[0] in SUBCOMMANDS or command.program in SUBCOMMANDS:
-        if len(words) < 2 or not _SUBCOMMAND.fullmatch(words[1]):
-            return None  # `git -C dir push`: the subcommand is not where it is looked for
-        return [words[0], words[1]]
-    return [words[0]]

@@ -2,10 +2,10 @@
 for: npm test *"), and their home: the project's ``.claude/settings.local.json``, where
 Claude Code puts them.
 
-:func:`lasting_rules` says which rule, if any, a call may be offered: for a command the
-program and its subcommand (``Bash(npm test *)``), never wider, and nothing for a
-command that is not one plain command (:func:`suggest_prefix`) or that a dangerous
-program runs; for a web fetch its domain (``WebFetch(domain:example.com)``); for an
+:func:`lasting_rules` says which rules, if any, a call may be offered: for a command the
+program and its subcommand (``Bash(npm test *)``), never wider, one per part of a
+compound command (``npm test && npm run lint``: two), and nothing when
+a part is not a plain command or a dangerous program runs (:func:`suggest_prefix`); for a web fetch its domain (``WebFetch(domain:example.com)``); for an
 MCP tool its name (``mcp__server__tool``). A call an ask rule caught is offered none:
 an allow rule would not stop the asking.
 
@@ -38,14 +38,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from agent_tui.atomic import write_atomic
-from agent_tui.permissions import InvalidRule, PermissionRules
+from agent_tui.permissions import InvalidRule, PermissionRules, parse_command
+from agent_tui.permissions.shell_model import SimpleCommand
+from agent_tui.permissions.shell_wrappers import SCRIPT_RUNNERS, SHELLS, WRAPPERS
 
 LOCAL_FILE = Path(".claude") / "settings.local.json"
 IGNORE_LINE = "**/.claude/settings.local.json"
 
 #: Programs never offered a lasting rule: they delete, take privileges, or run other
 #: commands (a rule on them would allow whatever they are given).
-DANGEROUS = frozenset({
+DANGEROUS = frozenset(WRAPPERS) | SHELLS | SCRIPT_RUNNERS | frozenset({
     "rm", "rmdir", "shred", "dd", "mkfs", "sudo", "su", "doas", "pkexec", "chmod", "chown",
     "chgrp", "kill", "pkill", "killall", "reboot", "shutdown", "eval", "exec", "source",
     "bash", "sh", "zsh", "dash", "ksh", "fish", "env", "xargs", "nohup", "timeout", "nice",
@@ -62,16 +64,39 @@ _SUBCOMMAND = re.compile(r"[a-z][a-z0-9_:-]*")  # `test`, `log`, `run`, `build:d
 MAX_EXACT = 120  # longer commands are not offered as exact rules
 
 
-def suggest_prefix(command: str) -> str | None:
-    """The rule specifier to offer for a command, or None: ``npm test *`` for
-    ``npm test --watch``; the command itself when its second word is no subcommand
-    (``pytest -q``). Conservative: only one simple command of plain words (no
-    operators, quotes, variables, redirections or globs), never a dangerous program."""
-    words = command.split()
-    if not words or not all(_PLAIN.fullmatch(w) for w in words) or "\n" in command:
+def suggest_prefix(command: str) -> list[str]:
+    """The rule specifiers to offer for a command, read through the shell grammar
+    (``permissions.parse_command``): one per part, in order (``npm test *`` for ``npm
+    test --watch``; the command itself when its second word is no subcommand: ``pytest
+    -q``), a read-only one too (``| tail -5``: a rule allows a compound command only
+    when one allows each part). Empty when any part may not have one: a dangerous program, a wrapper, a substitution, a
+    subshell, a variable, a glob, a redirection, quoting, or a parse in doubt."""
+    if "\n" in command:
+        return []
+    parsed = parse_command(command)
+    if not parsed.certain or not parsed.commands:
+        return []
+    specs: list[str] = []
+    for part in parsed.commands:
+        if part.context:
+            return []  # inside a subshell, a substitution, a function
+        spec = _spec(part)
+        if spec is None:
+            return []
+        if spec not in specs:
+            specs.append(spec)
+    return specs
+
+
+def _spec(part: SimpleCommand) -> str | None:
+    """One simple command's rule specifier, or None."""
+    if part.runs or part.assignments or part.redirects or not part.words:
         return None
+    if not all(w.static and not w.pattern and _PLAIN.fullmatch(w.text) for w in part.words):
+        return None
+    words = list(part.argv)
     program = words[0]
-    if program.rsplit("/", 1)[-1] in DANGEROUS or "=" in program or program.startswith("-"):
+    if part.program in DANGEROUS or "=" in program or program.startswith("-"):
         return None
     if any(c in w for w in words for c in "*?"):
         return None
@@ -87,8 +112,8 @@ def lasting_rules(name: str, tool_input: Mapping[str, Any], *, asked_by_rule: bo
         return []
     if name == "bash":
         command = tool_input.get("command")
-        spec = suggest_prefix(command) if isinstance(command, str) else None
-        return [f"Bash({spec})"] if spec else []
+        specs = suggest_prefix(command) if isinstance(command, str) else []
+        return [f"Bash({spec})" for spec in specs]
     if name == "web_fetch":
         url = tool_input.get("url")
         host = _host(url) if isinstance(url, str) else None
