@@ -36,6 +36,7 @@ class CancelReason(StrEnum):
     TIMEOUT = "timeout"
     SHUTDOWN = "shutdown"
     SEND_TO_BACKGROUND = "send_to_background"
+    BUDGET = "budget"  # --max-budget-usd: the spending cap ended the turn
     # Not a scope's cancel: why calls that never started were closed out with the turn
     # (``tool_state.ended_by`` of a ``cancelled_before_start`` call).
     STREAM_FAILED = "stream_failed"  # the model's reply stream failed after they were complete

@@ -335,6 +335,8 @@ async def run_print(
         code = EXIT_OK  # a SIGINT while idle, before any turn: nothing went wrong
     else:
         code = exit_code(printer.statuses, interrupted=interrupted_turn)
+        if code == EXIT_INTERRUPTED and not interrupted_turn and session.deps.budget.over_budget:
+            code = EXIT_ERROR  # the cap stopped it, not the user: an error, as in Claude Code
     printer.finish(run_result(
         session, printer.tally, code, elapsed=time.monotonic() - began,
         records=session.records()[opened_with:],
@@ -358,7 +360,8 @@ def run_result(
     """The result object of a run that ended with exit code ``code``."""
     budget = session.deps.budget
     end = tally.last_end
-    if budget.over_budget and end is not None and end.status is TurnStatus.FAILED:
+    if budget.over_budget and end is not None and end.status in (TurnStatus.FAILED,
+                                                                  TurnStatus.CANCELLED):
         subtype = ResultSubtype.ERROR_MAX_BUDGET_USD
     elif budget.stopped and end is not None and end.status is TurnStatus.FAILED:
         subtype = ResultSubtype.ERROR_MAX_TURNS

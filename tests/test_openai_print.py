@@ -67,6 +67,14 @@ def test_the_spending_cap_sends_no_request_past_it(tmp_path: Path,
     assert len(fake_openai.requests) == 1  # the first request spent the cap; no second one
     assert not (tmp_path / "work" / "x").exists()  # nor did the call it asked for run
     assert "spending cap" in " ".join(result.get("errors", []))
+    # as if interrupted (the same cancel path), and the call says what stopped it
+    (path,) = (tmp_path / "home").glob("sessions/*/journal.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    (ended,) = [r for r in records if r.get("kind") == "turn_ended"]
+    assert ended["status"] == "cancelled" and "spending cap" in ended["detail"]
+    (call,) = [r for r in records if r.get("kind") == "tool_result"]
+    assert call["state"] == "cancelled_before_start" and call["ended_by"] == "budget"
+    assert "spending cap" in call["content"]
 
 
 def test_an_unknown_price_under_a_cap_is_never_counted_as_zero(

@@ -90,6 +90,9 @@ def result_wording(record: ToolResultRecord) -> tuple[str, bool]:
         if record.ended_by in (CancelReason.STREAM_FAILED, CancelReason.TURN_FAILED):
             why = f" ({record.content})" if record.content else ""
             return f"Not run: the turn ended before this tool call could start{why}.", True
+        if record.ended_by is CancelReason.BUDGET:
+            why = f" ({record.content})" if record.content else ""
+            return f"Not run: the spending cap ended the turn before this tool call started{why}.", True
         return "Not run: the user interrupted the turn before this tool call started.", True
     if state is ToolState.CANCELLED_WHILE_RUNNING:
         ended = _how_it_ended(record)
@@ -115,7 +118,8 @@ def result_wording(record: ToolResultRecord) -> tuple[str, bool]:
 
 
 # Who stopped a call that had started (ToolResultRecord.ended_by, a CancelReason).
-_STOPPED_BY: dict[str, str] = {CancelReason.TIMEOUT: "Timed out", CancelReason.SHUTDOWN: "Stopped at shutdown"}
+_STOPPED_BY: dict[str, str] = {CancelReason.TIMEOUT: "Timed out", CancelReason.SHUTDOWN: "Stopped at shutdown",
+                               CancelReason.BUDGET: "Stopped by the spending cap"}
 
 
 def _how_it_ended(record: ToolResultRecord) -> str:

@@ -17,7 +17,7 @@ import traceback
 from typing import Any, assert_never
 
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
-from agent_tui.core.usage.budget import LimitReached
+from agent_tui.core.usage.budget import BudgetReached, LimitReached
 from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.services.model_call import ModelCall, StreamEnding
 from agent_tui.core.compaction.compaction import (
@@ -128,6 +128,9 @@ class Turn:
                     self._apply_steers()
         except Cancelled:
             pass
+        except BudgetReached as exc:  # the cap: the turn ends as if interrupted, saying why
+            detail = str(exc)
+            self.scope.cancel(CancelReason.BUDGET)
         except (PromptBlocked, LimitReached) as exc:
             status, detail = TurnStatus.FAILED, str(exc)
             closed_by, why = CancelReason.TURN_FAILED, detail  # calls it left unstarted
@@ -144,7 +147,9 @@ class Turn:
             log.emit(Notice(level=NoticeLevel.ERROR, text=traceback.format_exc()))
         finally:
             watch.remove()
-        if self.scope.cancelled:
+        if self.scope.reason is CancelReason.BUDGET:
+            closed_by, why = CancelReason.BUDGET, detail  # the cap closed them, not the user
+        elif self.scope.cancelled:
             closed_by, why = None, ""  # the user's interrupt closed them
         self.runner.close_entrance(list(self.calls.values()), closed_by, why)
         if self.scope.cancelled:
