@@ -1,4 +1,4 @@
-"""``agent-tui -p`` and ``agent-tui acp`` on a custom OpenAI-compatible provider from a
+"""``agent-tui -p`` and ``agent-tui acp`` on a custom provider (OpenAI-compatible, and the cap on every wire format) from a
 ``--settings`` file: the tool loop with its cost from the configured price, the
 spending cap, which sends no request past it and ends the run with its own subtype,
 and an ACP cancel in a stalled stream."""
@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.fake_openai.fixtures import fake_openai  # noqa: F401  (a fixture)
+from tests.fake_api import Reply as AnthropicReply
 from tests.fake_openai import Call, FakeOpenAIServer, Reply
 from tests.forked_runs import run_agent
 from tests.print_agent import env_for
@@ -21,24 +22,25 @@ PRICE = {"input": 2.0, "output": 8.0, "cacheRead": 0.5}
 
 
 
-def settings_for(tmp_path: Path, url: str, price: Any = PRICE) -> Path:
+def settings_for(tmp_path: Path, url: str, price: Any = PRICE, api: str = "openai-chat",
+                 model_id: str = "gpt-test") -> Path:
     model: dict[str, Any] = {"contextWindow": 128_000}
     if price is not None:
         model["price"] = price
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"providers": {"fake": {
-        "api": "openai-chat", "baseURL": url, "apiKeyEnv": "FAKE_OPENAI_KEY",
-        "models": {"gpt-test": model}}}}))
+        "api": api, "baseURL": url, "apiKeyEnv": "FAKE_OPENAI_KEY",
+        "models": {model_id: model}}}}))
     return settings
 
 
-def agent(tmp_path: Path, fake_openai: FakeOpenAIServer, *args: str, price: Any = PRICE,
-          ) -> tuple[int, dict[str, Any]]:
-    settings = settings_for(tmp_path, fake_openai.url, price)
+def agent(tmp_path: Path, fake: Any, *args: str, price: Any = PRICE, api: str = "openai-chat",
+          model_id: str = "gpt-test") -> tuple[int, dict[str, Any]]:
+    settings = settings_for(tmp_path, fake.url, price, api, model_id)
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     done = run_agent(["-p", "do it", "--output-format", "json", "--cwd", str(work),
-                      "--settings", str(settings), "--model", "fake/gpt-test",
+                      "--settings", str(settings), "--model", f"fake/{model_id}",
                       "--permission-mode", "auto", *args],
                      env=env_for(tmp_path, FAKE_OPENAI_KEY="sk-test"), timeout=90)
     assert done.stdout, done.stderr
@@ -58,13 +60,28 @@ def test_print_mode_runs_the_tool_loop_and_prices_it(tmp_path: Path,
     assert fake_openai.requests[0]["model"] == "gpt-test"
 
 
-def test_the_spending_cap_sends_no_request_past_it(tmp_path: Path,
+@pytest.mark.parametrize("api", ["openai-chat", "openai-responses"])
+def test_the_spending_cap_sends_no_request_past_it(tmp_path: Path, api: str,
                                                    fake_openai: FakeOpenAIServer) -> None:
     fake_openai.enqueue(Reply(calls=[Call("bash", json.dumps({"command": "echo hi > x"}))]),
                         Reply(text="never sent"))
-    code, result = agent(tmp_path, fake_openai, "--max-budget-usd", "0.000001")
-    assert code == 1 and result["subtype"] == "error_max_budget_usd" and result["is_error"]
+    code, result = agent(tmp_path, fake_openai, "--max-budget-usd", "0.000001", api=api)
     assert len(fake_openai.requests) == 1  # the first request spent the cap; no second one
+    _stopped_by_the_cap(tmp_path, code, result)
+
+
+def test_the_spending_cap_holds_on_an_anthropic_compatible_server(tmp_path: Path,
+                                                                  fake_api: Any) -> None:
+    fake_api.enqueue(AnthropicReply.tool_use("bash", {"command": "echo hi > x"}),
+                     AnthropicReply.text("never sent"))
+    code, result = agent(tmp_path, fake_api, "--max-budget-usd", "0.000001", api="anthropic",
+                         model_id="claude-test")
+    assert len(fake_api.requests) == 1
+    _stopped_by_the_cap(tmp_path, code, result)
+
+
+def _stopped_by_the_cap(tmp_path: Path, code: int, result: dict[str, Any]) -> None:
+    assert code == 1 and result["subtype"] == "error_max_budget_usd" and result["is_error"]
     assert not (tmp_path / "work" / "x").exists()  # nor did the call it asked for run
     assert "spending cap" in " ".join(result.get("errors", []))
     # as if interrupted (the same cancel path), and the call says what stopped it
