@@ -13,6 +13,8 @@ import pytest
 
 from agent_tui.protocol import Interrupt, UserMessage
 from agent_tui.providers.factory import make_configured, routed
+from agent_tui.ui.commands.reports import cost_report
+from agent_tui.ui.render.usage import UsageTally
 from tests.fake_api import FakeAnthropicServer
 from tests.fake_api import Reply as AnthropicReply
 from tests.fake_openai.fixtures import fake_openai  # noqa: F401  (a fixture)
@@ -57,6 +59,7 @@ async def test_tool_loop_runs_and_answers_each_call(fake_openai: FakeOpenAIServe
     assert calls(fake_openai.requests[1]) == [call_id] and "wrote it" in told
     usage = run.rec.of("usage")
     assert len(usage) == 2 and all(u.input_tokens > 0 and not u.interrupted for u in usage)
+    assert not any(u.estimated for u in usage)  # the server said each size
 
 
 async def test_esc_mid_tool_ends_its_processes_and_the_next_request_is_valid(
@@ -95,6 +98,10 @@ async def test_esc_in_a_stalled_stream_closes_the_connection_and_bills_it(
     assert run.rec.of("turn_ended")[-1].status == "cancelled"
     (usage,) = run.rec.of("usage")
     assert usage.interrupted and usage.input_tokens > 0
+    assert usage.estimated  # the server never said the size: the record says it is a guess
+    tally = UsageTally()
+    tally.add(usage)
+    assert "1 interrupted request(s) ended before the server said" in cost_report(tally).plain
 
 
 async def test_esc_ends_a_429_back_off_and_sends_nothing_more(

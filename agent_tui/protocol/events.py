@@ -232,6 +232,9 @@ class Usage(BaseModel):
     interrupted: bool = False
     purpose: RequestPurpose = RequestPurpose.TURN
     cost_usd: float | None = None  # None: the model's price is unknown
+    # input_tokens is agent-tui's estimate (a request cut before the server said its
+    # size: OpenAI's wire formats say it only at the end), and so is its cost
+    estimated: bool = False
     context_window: int | None = None
     parent_tool_use_id: str | None = None
 

@@ -39,6 +39,9 @@ class UsageCounts(BaseModel):
     cache_creation_input_tokens: int = 0
     # usage.server_tool_use.web_search_requests: searches the API ran (billed per use)
     web_search_requests: int = 0
+    # input_tokens is agent-tui's estimate, not the server's: a wire format that says
+    # the request's size only at its end (OpenAI's) was cut before it did
+    estimated: bool = False
 
     @property
     def context_tokens(self) -> int:

@@ -139,6 +139,7 @@ class UsageRecord(_Record):
     interrupted: bool = False
     purpose: RequestPurpose = RequestPurpose.TURN
     cost_usd: float | None = None
+    estimated: bool = False  # input_tokens is an estimate: cut before the server said
 
 
 class CompactionRecord(_Record):

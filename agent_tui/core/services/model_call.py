@@ -62,6 +62,8 @@ def fold_usage(usage: model.UsageCounts | None,
         case model.MessageEnded():
             update = {k: v for k, v in event.model_dump().items()
                       if k in model.UsageCounts.model_fields and v is not None}
+            if "input_tokens" in update:
+                update["estimated"] = False  # the server said it
             return (usage or model.UsageCounts()).model_copy(update=update)
         case _:
             return usage

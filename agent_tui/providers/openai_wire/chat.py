@@ -72,7 +72,7 @@ class ChunkFold:
         self.usage: dict[str, int] | None = None
 
     def started(self, model: str) -> base.MessageStarted:
-        return base.MessageStarted(model=model, usage=base.UsageCounts(input_tokens=self.estimate))
+        return base.MessageStarted(model=model, usage=base.UsageCounts(input_tokens=self.estimate, estimated=True))
 
     def _new_block(self) -> int:
         index = self.next_index

@@ -97,7 +97,7 @@ class EventFold:
         if kind == "response.created":
             self.response_id = event.response.id
             return [base.MessageStarted(id=event.response.id, model=event.response.model,
-                                        usage=base.UsageCounts(input_tokens=self.estimate))]
+                                        usage=base.UsageCounts(input_tokens=self.estimate, estimated=True))]
         if kind == "response.output_item.added":
             return self._added(event.output_index, event.item)
         if kind == "response.output_text.delta":

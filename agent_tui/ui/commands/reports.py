@@ -47,6 +47,10 @@ def cost_report(tally: UsageTally) -> Text:
     if total.web_search_requests:
         out.append(f"\nweb searches are billed per search (${WEB_SEARCH_USD * 1000:g} per "
                    "1,000), on top of the tokens: included in the cost above\n", style="dim")
+    if total.estimated:
+        out.append(f"\n{total.estimated} interrupted request(s) ended before the server said "
+                   "their size: their input tokens and cost are estimated (about 4 bytes of "
+                   "the request a token)\n", style="dim")
     if not total.price_known:
         out.append(f"\n{total.unpriced} request(s) used a model whose price is unknown: "
                    "the cost is not summed up", style="dim")

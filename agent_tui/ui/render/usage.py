@@ -30,9 +30,11 @@ class Totals:
     cost_usd: float = 0.0
     unpriced: int = 0  # requests whose price is unknown
     web_search_requests: int = 0  # searches the API ran (billed per search, in cost_usd)
+    estimated: int = 0  # requests whose input is agent-tui's estimate
 
     def add(self, usage: Usage) -> None:
         self.requests += 1
+        self.estimated += int(usage.estimated)
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
         self.cache_read_input_tokens += usage.cache_read_input_tokens
@@ -46,7 +48,7 @@ class Totals:
     def merge(self, other: Totals) -> None:
         for name in ("requests", "input_tokens", "output_tokens", "cache_read_input_tokens",
                      "cache_creation_input_tokens", "cost_usd", "unpriced",
-                     "web_search_requests"):
+                     "web_search_requests", "estimated"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     @property
