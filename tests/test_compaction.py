@@ -302,3 +302,14 @@ async def test_the_window_is_read_from_the_apis_message_and_only_from_it():
     assert limits.learn_from_overflow("gateway/model", said) == Overflow(210345, 200000)
     assert limits.window("gateway/model") == 200_000  # what the endpoint enforces wins
     assert limits.window("another-model") == 500_000  # for that model only
+
+
+def test_a_routed_anthropic_id_has_its_models_window() -> None:
+    from agent_tui.core.usage.limits import DEFAULT_WINDOW, ModelLimits
+
+    limits = ModelLimits()  # a window the default is not, so a miss shows
+    for model_id in ("claude-opus-4-7", "anthropic/claude-opus-4-7", "bedrock/claude-opus-4-7",
+                     "us.anthropic.claude-opus-4-7-v1:0", "claude-opus-4-7@20260101"):
+        assert limits.window(model_id) == 1_000_000 != DEFAULT_WINDOW, model_id
+        assert limits.max_output(model_id) == 128_000, model_id
+    assert limits.window("ollama/claude-opus-4-7-look-alike") == DEFAULT_WINDOW

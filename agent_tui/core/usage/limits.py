@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from agent_tui.providers import base as model
+from agent_tui.core.usage.pricing import ANTHROPIC_ROUTES
 
 LOOKUP_TIMEOUT_S = 5.0
 DEFAULT_WINDOW = 200_000
@@ -67,6 +68,8 @@ _CLOUD_FORM = re.compile(r"^(?:.*/)?(?:[a-z-]+\.)?anthropic\.|@.*$")
 
 
 def _table(model_id: str) -> tuple[int, int] | None:
+    for route in ANTHROPIC_ROUTES:  # ``anthropic/claude-x`` is ``claude-x``'s window
+        model_id = model_id.removeprefix(route)
     model_id = _CLOUD_FORM.sub("", model_id)
     best: tuple[str, int, int] | None = None
     for prefix, window, out in BUILTIN:
