@@ -60,3 +60,54 @@ async def test_a_failing_status_line_says_its_error_once_and_the_input_still_wor
         assert "no git here" not in app.status.plain()  # said once
         await pilot.press(*"still typing")
         assert app.prompt.text == "still typing"
+
+
+@pytest.mark.asyncio
+async def test_the_status_line_is_told_the_lines_edits_changed_and_the_api_time(
+        tmp_path: Path) -> None:
+    from agent_tui.protocol import ToolState, ToolStateChanged, TurnStarted
+    from agent_tui.ui.link.status_refresh import status_payload
+
+    edit = {"path": "a.txt", "old_string": "one\ntwo", "new_string": "one\n2\n3\nfour"}
+    events = [TurnStarted(turn_id="t1", text="edit it")] + [
+        ToolStateChanged(turn_id="t1", tool_use_id="toolu_1", name="edit_file", state=state,
+                         summary="a.txt", input=edit)
+        for state in (ToolState.QUEUED, ToolState.RUNNING, ToolState.SUCCEEDED,
+                      ToolState.SUCCEEDED)]  # told twice, counted once
+    make, _ = fake_factory(events, workspace=tmp_path)
+    seen = tmp_path / "seen.json"
+    app = AgentApp(make, cursor_blink=False, clock=lambda: 0.0, status_line=lambda ws: (
+        StatusLineCommand(f"cat > {seen}; echo ok", ws), []))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.usage.lines_added > 0, what="the edit counted")
+        payload = status_payload(app.session, "m", app.usage, 0.0)
+        assert (payload["cost"]["total_lines_added"], payload["cost"]["total_lines_removed"]) == (3, 1)
+        await wait_until(pilot, lambda: seen.exists() and '"total_lines_added": 3' in seen.read_text(),
+                         what="the command told it")
+
+    class Budget:
+        api_seconds = 1.25
+
+    class Deps:
+        budget = Budget()
+
+    class Session:
+        workspace, deps = tmp_path, Deps()
+
+    assert status_payload(Session(), "m", app.usage, 0.0)["cost"]["total_api_duration_ms"] == 1250
+
+
+def test_the_status_line_gets_the_users_settings_env(tmp_path: Path, monkeypatch) -> None:
+    from agent_tui.hooks.status_line import status_line_for
+
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps(
+        {"statusLine": {"type": "command", "command": "printf %s \"$TEAM\""}}))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-never-shown")
+    command, _ = status_line_for(tmp_path, env={"TEAM": "core"})
+    assert command is not None
+    assert command.env["TEAM"] == "core" and "ANTHROPIC_API_KEY" not in command.env

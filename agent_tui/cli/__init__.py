@@ -70,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         theme = opts.theme or _settings_theme(opts.cwd, opts.settings) or "dark"
         return run_tui(wiring.make_session, theme=theme, welcome=wiring.chosen_id is None,
                        sessions=wiring, workspace=opts.cwd, on_hard_exit=_kill_all_runs,
-                       status_line=lambda ws: _status_line(ws, wiring.trust_for(ws).trusted),
+                       status_line=lambda ws: _status_line(
+                           ws, wiring.trust_for(ws).trusted, wiring.settings_for(ws).user_env),
                        trust=lambda: _trust_question(wiring, opts.cwd))
     except UsageError as exc:
         print(f"agent-tui: {exc}", file=sys.stderr)
@@ -97,12 +98,13 @@ def _kill_all_runs() -> None:
     kill_all_runs()
 
 
-def _status_line(workspace: Path, trusted: bool) -> tuple[object, list[str]]:
+def _status_line(workspace: Path, trusted: bool, env: dict[str, str]) -> tuple[object, list[str]]:
     """The statusLine command for the TUI (hooks/status_line.py), made once the session
-    exists (after the trust dialog): its import must not delay the first frame."""
+    exists (after the trust dialog): its import must not delay the first frame. ``env``:
+    the user's own settings' env, as hooks get it."""
     from agent_tui.hooks.status_line import status_line_for
 
-    return status_line_for(workspace, trusted=trusted)
+    return status_line_for(workspace, trusted=trusted, env=env)
 
 
 def _settings_theme(workspace: Path, extra: Path | None = None) -> str | None:

@@ -73,11 +73,12 @@ def status_line_command(workspace: Path, *, trusted: bool = False) -> tuple[str 
 
 
 def status_line_for(
-    workspace: Path, *, trusted: bool = False,
+    workspace: Path, *, trusted: bool = False, env: Mapping[str, str] | None = None,
 ) -> tuple[StatusLineCommand | None, list[str]]:
-    """The runner of the command (None: there is none), and the notes to say."""
+    """The runner of the command (None: there is none), and the notes to say. ``env``:
+    the user's own settings' env (never a project's, as for hooks)."""
     command, notes = status_line_command(workspace, trusted=trusted)
-    return (StatusLineCommand(command, workspace) if command else None), notes
+    return (StatusLineCommand(command, workspace, env) if command else None), notes
 
 
 def _read(path: Path) -> dict[str, Any]:

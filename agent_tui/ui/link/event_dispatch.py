@@ -49,6 +49,7 @@ from agent_tui.protocol.states import (
     TurnStatus,
 )
 from agent_tui.ui.render.diffs import DIFF_TOOLS, FileDiff, diff_for_call
+from agent_tui.ui.render.usage import UsageTally
 from agent_tui.ui.render.rewind_report import restores_conversation, rewind_report
 from agent_tui.ui.render.safe_text import clean
 
@@ -98,6 +99,7 @@ class Screen(Protocol):
     overlays: Overlays  # the permission prompts
     queue_editor: QueueEditor  # what the queue's edits wait for
     session_view: SessionView  # usage, compaction, models, the permission mode
+    usage: UsageTally  # the session's usage, and the lines its edits changed
 
     @property
     def theme_variables(self) -> dict[str, str]: ...
@@ -236,6 +238,9 @@ class EventDispatch:
         )
         if event.name in DIFF_TOOLS and event.state is not ToolState.STREAMING:
             self._diff(event)
+            diff = self.diffs.get(event.tool_use_id)
+            if event.state is ToolState.SUCCEEDED and diff is not None:  # the status line's
+                s.usage.count_lines(event.tool_use_id, diff.added, diff.removed)
         s.tools_pane.tool_state(
             event.tool_use_id,
             event.name,

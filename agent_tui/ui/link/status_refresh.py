@@ -32,6 +32,8 @@ def status_payload(session: Any, model: str, usage: UsageTally, started: float) 
     workspace = str(session.workspace)
     transcript = getattr(getattr(getattr(session, "deps", None), "transcript", None), "path", None)
     total = usage.total()
+    budget = getattr(getattr(session, "deps", None), "budget", None)
+    api_ms = int(getattr(budget, "api_seconds", 0.0) * 1000)
     context = usage.context
     window = (context.window if context else None) or usage.window
     used = context.used if context else 0
@@ -47,7 +49,8 @@ def status_payload(session: Any, model: str, usage: UsageTally, started: float) 
         "output_style": {"name": "default"},
         "cost": {"total_cost_usd": round(total.cost_usd, 6),
                  "total_duration_ms": int((time.monotonic() - started) * 1000),
-                 "total_api_duration_ms": 0, "total_lines_added": 0, "total_lines_removed": 0},
+                 "total_api_duration_ms": api_ms, "total_lines_added": usage.lines_added,
+                 "total_lines_removed": usage.lines_removed},
         "context_window": {"total_input_tokens": total.input_tokens,
                            "total_output_tokens": total.output_tokens,
                            "context_window_size": window,

@@ -80,6 +80,20 @@ class UsageTally:
         self.turns: dict[str, TurnUsage] = {}
         self.context: ContextUse | None = None
         self.window: int | None = None  # the latest context window heard of
+        # lines the agent's edits added and removed, per call that succeeded
+        self._lines: dict[str, tuple[int, int]] = {}
+
+    def count_lines(self, call_id: str, added: int, removed: int) -> None:
+        """A file edit that succeeded, counted once however often it is told."""
+        self._lines[call_id] = (added, removed)
+
+    @property
+    def lines_added(self) -> int:
+        return sum(added for added, _ in self._lines.values())
+
+    @property
+    def lines_removed(self) -> int:
+        return sum(removed for _, removed in self._lines.values())
 
     def add(self, usage: Usage) -> None:
         turn = self.turns.get(usage.turn_id)
