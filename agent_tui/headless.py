@@ -273,7 +273,10 @@ async def run_print(
     input_format: str,
     stdin: IO[str] | None = None,
     on_hard_exit: Callable[[], object] = lambda: None,
+    init_only: bool = False,
 ) -> int:
+    """One print-mode run; ``init_only`` (``--init-only``): the Setup and SessionStart
+    hooks run, then it ends without a prompt."""
     began = time.monotonic()
     loop = asyncio.get_running_loop()
     stop_input: asyncio.Future[None] = loop.create_future()  # read no more ops
@@ -311,7 +314,9 @@ async def run_print(
     loop.add_signal_handler(signal.SIGINT, on_sigint)
     stopped_badly = False
     try:
-        if prompt:
+        if init_only:
+            await session.wait_ready()
+        elif prompt:
             op = await _with_offers(session, UserMessage(text=prompt), printer)
             if op is not None:
                 _submit_message(session, op, printer, commands=op.text == prompt)
@@ -331,8 +336,8 @@ async def run_print(
         loop.remove_signal_handler(signal.SIGINT)
     if stopped_badly:
         code = EXIT_ERROR
-    elif sigints and not interrupted_turn and not printer.statuses:
-        code = EXIT_OK  # a SIGINT while idle, before any turn: nothing went wrong
+    elif (sigints or init_only) and not interrupted_turn and not printer.statuses:
+        code = EXIT_OK  # a SIGINT while idle, or --init-only's hooks: nothing went wrong
     else:
         code = exit_code(printer.statuses, interrupted=interrupted_turn)
         if code == EXIT_INTERRUPTED and not interrupted_turn and session.deps.budget.over_budget:

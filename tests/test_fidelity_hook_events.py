@@ -170,3 +170,54 @@ async def test_a_projects_permission_request_hook_may_deny_but_never_allow(
     assert len(logged(tmp_path / "hook.log")) == 1  # it ran, and said allow
     assert not (ws / "said").exists()  # print mode's deny stands
     assert any("cannot allow a call" in n.text for n in run.rec.of("notice"))
+
+
+SETUP_HOOK = LOG_INPUT + """
+    if given["hook_event_name"] == "Setup":
+        with open(os.environ["CLAUDE_ENV_FILE"], "a") as env:
+            env.write("export BUILT_BY=setup\\n")
+        print(json.dumps({"hookSpecificOutput": {"hookEventName": "Setup",
+                                                 "additionalContext": "deps installed"}}))
+"""
+
+
+def _setup_run(fake_api, tmp_path: Path, *args: str):
+    from tests.forked_runs import run_agent
+    from tests.hooks_support import settings_file
+    from tests.print_agent import env_for
+
+    log = hook_script(tmp_path / "hooks", "setup", SETUP_HOOK)
+    group = [{"hooks": [{"type": "command", "command": log}]}]
+    settings = settings_file(tmp_path / "s.json", {
+        "Setup": [{"matcher": "init", **group[0]}, {"matcher": "maintenance", **group[0]}],
+        "SessionStart": group})
+    ws = tmp_path / "ws"
+    ws.mkdir(exist_ok=True)
+    env = env_for(tmp_path, ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=fake_api.url,
+                  HOOK_LOG=str(tmp_path / "hook.log"), HOME=str(tmp_path / "home-dir"),
+                  XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    return run_agent(["--cwd", str(ws), "--settings", str(settings), *args], env=env, timeout=90)
+
+
+async def test_init_only_runs_setup_then_session_start_and_ends_without_a_request(
+        fake_api, tmp_path):
+    out = _setup_run(fake_api, tmp_path, "--init-only")
+    assert out.returncode == 0, out.stderr
+    seen = logged(tmp_path / "hook.log")
+    assert [(s["hook_event_name"], s.get("trigger") or s.get("source")) for s in seen] == [
+        ("Setup", "init"), ("SessionStart", "startup")]  # Claude Code's order and words
+    assert {"session_id", "transcript_path", "cwd"} <= set(seen[0])
+    assert fake_api.requests == []
+
+
+async def test_maintenance_runs_its_setup_hooks_whose_context_and_env_reach_the_session(
+        fake_api, tmp_path):
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "echo built=$BUILT_BY"}),
+                     Reply.text("done"))
+    out = _setup_run(fake_api, tmp_path, "--maintenance", "-p", "go",
+                     "--permission-mode", "auto")
+    assert out.returncode == 0, out.stderr
+    seen = logged(tmp_path / "hook.log")
+    assert [s.get("trigger") for s in seen if s["hook_event_name"] == "Setup"] == ["maintenance"]
+    assert "deps installed" in json.dumps(fake_api.requests[0]["messages"])
+    assert "built=setup" in json.dumps(tool_results(fake_api.requests[1]))

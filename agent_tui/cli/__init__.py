@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(run_print(
                 wiring.make_session, prompt=opts.prompt, output_format=opts.output_format,
                 input_format=opts.input_format, on_hard_exit=kill_all_runs,
+                init_only=opts.init_only,
             ))
         from agent_tui.ui.app.run import run_tui
 

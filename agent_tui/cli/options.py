@@ -72,6 +72,10 @@ class Options:
     permission_prompt_tool: str | None = None
     mcp_config: list[str] = field(default_factory=list)
     trust: bool = False  # --trust: the workspace's own settings apply in full, this run
+    # --init / --maintenance: Setup hooks (that trigger) before SessionStart; --init-only:
+    # those and SessionStart's, then the run ends
+    setup_trigger: str | None = None
+    init_only: bool = False
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -142,6 +146,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
                    help="run commands under bubblewrap: writes only in the workspace, no "
                    "network (default: the settings' sandbox.enabled)")
+    setup = p.add_mutually_exclusive_group()
+    setup.add_argument("--init", dest="setup_trigger", action="store_const", const="init",
+                       help="run the Setup hooks (trigger init) before the session starts")
+    setup.add_argument("--init-only", action="store_true",
+                       help="run the Setup (init) and SessionStart hooks, then exit")
+    setup.add_argument("--maintenance", dest="setup_trigger", action="store_const",
+                       const="maintenance",
+                       help="run the Setup hooks (trigger maintenance) before the session starts")
     p.add_argument("--trust", action="store_true",
                    help="trust this folder: its settings' allow rules, env, sandbox and "
                    "defaultMode apply (untrusted, a project's files can only take away); "
@@ -193,12 +205,12 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
                          "last line is the result object --output-format json would write)")
     prompt = args.prompt
     # Input in stream-json is print mode (the Agent SDK passes no -p)
-    args.print_mode = args.print_mode or args.input_format == "stream-json"
+    args.print_mode = args.print_mode or args.input_format == "stream-json" or args.init_only
     _sdk_options(args)
     if args.print_mode and args.input_format == "text" and stdin is not None:
         piped = read_piped(stdin)  # last: a bad option never waits for stdin
         prompt = "\n".join(part for part in (prompt, piped) if part) or None
-    if args.print_mode and not prompt and args.input_format != "stream-json":
+    if args.print_mode and not prompt and args.input_format != "stream-json" and not args.init_only:
         hint = ("; a prompt right after a rule list is read as rules: put it first, or end "
                 "the rules with --") if allowed or disallowed else ""
         raise UsageError(f"-p needs a prompt, as an argument or on stdin (or --input-format "
@@ -243,6 +255,8 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         permission_prompt_tool=args.permission_prompt_tool,
         mcp_config=args.mcp_config,
         trust=args.trust,
+        setup_trigger="init" if args.init_only else args.setup_trigger,
+        init_only=args.init_only,
     )
 
 

@@ -303,6 +303,7 @@ class Wiring:
             system_appended=opts.append_system_prompt,
             output_style=settings.output_style,
             added_dirs=added_dirs,
+            setup_trigger=opts.setup_trigger,
         )
         if config.effort and self.cloud is not None:  # said, not dropped in silence
             emit(Notice(level=NoticeLevel.WARNING, text=(

@@ -43,7 +43,7 @@ D = HookDecision
 #: Events whose hooks gate something: a failed hook of these may block.
 GATES = frozenset({E.PRE_TOOL_USE, E.USER_PROMPT_SUBMIT, E.PRE_COMPACT})
 #: Events whose hooks cannot block anything: exit 2 and ``decision`` only say something.
-CANNOT_BLOCK = frozenset({E.SESSION_START, E.SUBAGENT_START, E.SESSION_END})
+CANNOT_BLOCK = frozenset({E.SESSION_START, E.SETUP, E.SUBAGENT_START, E.SESSION_END})
 #: Events where a block means "do not stop yet" (the reason is the next instruction).
 STOPS = frozenset({E.STOP, E.SUBAGENT_STOP})
 #: Events whose plain stdout (exit 0, not JSON) is context for the model.

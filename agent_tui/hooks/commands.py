@@ -161,13 +161,24 @@ class CommandHooks:
     async def session_start(
         self, base: HookBase, scope: CancelScope, *, source: str, model: str = ""
     ) -> HookAnswer:
-        if not self._hooks(E.SESSION_START, source):
+        fields = {"source": source, **({"model": model} if model else {})}
+        return await self._with_env_file(E.SESSION_START, source, base, scope, fields)
+
+    async def setup(self, base: HookBase, scope: CancelScope, *, trigger: str) -> HookAnswer:
+        return await self._with_env_file(E.SETUP, trigger, base, scope, {"trigger": trigger})
+
+    async def _with_env_file(
+        self, event: HookEvent, subject: str, base: HookBase, scope: CancelScope,
+        fields: dict[str, Any],
+    ) -> HookAnswer:
+        """The hooks of ``event`` with ``CLAUDE_ENV_FILE``; the answer's ``env`` is what
+        they wrote there (read bounded, after they ended)."""
+        if not self._hooks(event, subject):
             return HookAnswer()
         path = new_env_file()
         try:
             env = {**self.env, ENV_FILE_VAR: str(path)}
-            fields = {"source": source, **({"model": model} if model else {})}
-            answer = await self._run(E.SESSION_START, source, base, scope, fields, env=env)
+            answer = await self._run(event, subject, base, scope, fields, env=env)
             if scope.cancelled:  # cancel point: no reading once the session is ending
                 return answer
             read = await read_env_file(path, env=self.env, cwd=self.workspace, scope=scope,

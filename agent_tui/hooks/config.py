@@ -47,12 +47,13 @@ DEFAULT_TIMEOUT_S = 60.0
 
 #: Claude Code events agent-tui does not run, for a clearer message than "unknown".
 OTHER_CLAUDE_EVENTS = frozenset({
-    "Setup", "TeammateIdle", "TaskCompleted",
+    "TeammateIdle", "TaskCompleted",
     "ConfigChange", "WorktreeCreate", "WorktreeRemove",
 })
 #: What the matchers of the other events with a subject filter, in Claude Code's words.
 _SUBJECTS: dict[HookEvent, frozenset[str]] = {
     HookEvent.SESSION_START: frozenset({"startup", "resume", "clear", "compact"}),
+    HookEvent.SETUP: frozenset({"init", "maintenance"}),
     HookEvent.PRE_COMPACT: frozenset({"manual", "auto"}),
     HookEvent.POST_COMPACT: frozenset({"manual", "auto"}),
     HookEvent.NOTIFICATION: frozenset({

@@ -220,6 +220,7 @@ class HookEvent(StrEnum):
     USER_PROMPT_SUBMIT = "UserPromptSubmit"
     STOP = "Stop"
     SESSION_START = "SessionStart"
+    SETUP = "Setup"  # --init / --maintenance: once, before SessionStart
     PRE_COMPACT = "PreCompact"
     SUBAGENT_START = "SubagentStart"
     SUBAGENT_STOP = "SubagentStop"

@@ -340,10 +340,23 @@ class HookPoints:
             lambda hooks, base: hooks.session_start(base, self.scope, source=source, model=model),
             to_model=lambda _answer, run: run.context,
         )
+        self._take_env(E.SESSION_START, answer)
+
+    async def setup(self, trigger: str) -> None:
+        """``Setup`` (``--init``, ``--maintenance``: ``trigger``), before ``SessionStart``:
+        context for the model and ``CLAUDE_ENV_FILE`` variables, as ``SessionStart``'s."""
+        answer = await self.dispatch(
+            E.SETUP, trigger,
+            lambda hooks, base: hooks.setup(base, self.scope, trigger=trigger),
+            to_model=lambda _answer, run: run.context,
+        )
+        self._take_env(E.SETUP, answer)
+
+    def _take_env(self, event: HookEvent, answer: HookAnswer | None) -> None:
         if answer is not None and answer.env and not self.scope.cancelled:
             self.deps.config.env.update(answer.env)
             self.deps.emit(Notice(level=NoticeLevel.INFO, text=(
-                "SessionStart hooks set " + ", ".join(sorted(answer.env))
+                f"{event} hooks set " + ", ".join(sorted(answer.env))
                 + " for the commands of this session")))
 
     async def subagent_start(self) -> None:

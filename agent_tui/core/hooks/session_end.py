@@ -27,10 +27,18 @@ def starting(
     deps: SessionDeps, root: CancelScope, record: Callable[[Any], object]
 ) -> Callable[[], Awaitable[None]]:
     """``SessionStart`` as the session opens (``startup``, or ``resume`` for a
-    conversation that has one), for the session to wait for before its first request."""
+    conversation that has one), after ``Setup`` when ``--init`` or ``--maintenance``
+    asked for it, for the session to wait for before its first request."""
     resumed = any(isinstance(r, UserMessageRecord) for r in deps.journal.records)
-    start = HookPoints(deps, root, record).session_start
-    return lambda: start("resume" if resumed else "startup")
+    points = HookPoints(deps, root, record)
+    trigger = deps.config.setup_trigger
+
+    async def start() -> None:
+        if trigger is not None:  # --init / --maintenance: Setup first, once
+            await points.setup(trigger)
+        await points.session_start("resume" if resumed else "startup")
+
+    return start
 
 
 class SessionEnding:

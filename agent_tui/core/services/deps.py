@@ -63,6 +63,9 @@ class AgentConfig:
     # session: ``/add-dir`` appends to it, sub-agents' copies share it, the permission
     # policy reads it; each tool call gets it as ``ToolContext.added_dirs``.
     added_dirs: list[Path] = field(default_factory=list)
+    # ``Setup`` hooks to run before ``SessionStart``: "init" (--init, --init-only) or
+    # "maintenance" (--maintenance); None: none.
+    setup_trigger: str | None = None
 
 
 class CheckpointsPort(Protocol):

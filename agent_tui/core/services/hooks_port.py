@@ -137,6 +137,10 @@ class HooksPort(Protocol):
         """Also gives the hooks ``CLAUDE_ENV_FILE``; the answer's ``env`` is what they
         wrote there."""
 
+    async def setup(self, base: HookBase, scope: CancelScope, *, trigger: str) -> HookAnswer:
+        """``Setup`` (``--init``, ``--maintenance``), matched on ``trigger``; like
+        ``session_start``, it gives the hooks ``CLAUDE_ENV_FILE`` and cannot block."""
+
     async def pre_compact(
         self, base: HookBase, scope: CancelScope, *, trigger: str, custom_instructions: str
     ) -> HookAnswer: ...

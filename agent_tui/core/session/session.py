@@ -289,6 +289,14 @@ class Session(SessionControls, CommandTurns):
                         self._unhandled -= 1
         await self._shutdown(self._closing)
 
+    async def wait_ready(self) -> None:
+        """Wait until what the session waits for before its first request (SessionStart
+        hooks, MCP servers starting) has ended; at once when nothing is."""
+        while self._ready_task is None and self.ready and self._closing is None:
+            await asyncio.sleep(0.005)  # run() has not started it yet
+        if self._ready_task is not None:
+            await asyncio.shield(self._ready_task)
+
     async def wait_idle(self) -> None:
         """Wait until no turn runs and nothing is queued to start one."""
         while True:
