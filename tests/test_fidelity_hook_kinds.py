@@ -138,3 +138,45 @@ async def test_a_prompt_hook_asks_the_model_and_its_no_is_a_block(fake_api, tmp_
     results = tool_results(fake_api.requests[-1])
     assert "rm -rf is destructive" in results[0]["content"]
     assert [r.decision for r in hook_records(run)] == ["block", "none"]
+
+
+async def test_a_prompt_hooks_request_is_paid_for_and_held_to_the_spending_cap(
+        fake_api, tmp_path: Path):
+    from agent_tui.core.usage.hook_account import HookAccount
+    from agent_tui.core.usage.pricing import PriceTable
+
+    hooks = command_hooks(tmp_path, tmp_path / "ws", {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "prompt", "prompt": "Safe? $ARGUMENTS", "timeout": 20}]}]})
+    run, ws = start(fake_api, tmp_path, hooks)
+    deps = run.session.deps
+    deps.usage.prices = PriceTable({"claude-test": {
+        "input": 3, "output": 15, "cache_write": 3.75, "cache_read": 0.3}})
+    budget = deps.budget
+    budget.max_usd = 1.0
+    deps.usage.on_cost = budget.charge
+    hooks.provider, hooks.model = deps.provider, lambda: "claude-test"
+    hooks.account = account = HookAccount(budget, deps.usage, deps.journal, run.rec)
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "touch one"}),
+                     Reply.text('{"ok": true}'), Reply.text("done"))
+    account.observe(type("Started", (), {"type": "turn_started", "turn_id": "t1"})())
+    run.submit(UserMessage(text="go"))
+    await run.idle()
+    assert (ws / "one").exists()
+    hook_usage = [u for u in run.rec.of("usage") if u.purpose == "hook"]
+    assert len(hook_usage) == 1 and hook_usage[0].cost_usd and hook_usage[0].turn_id == "t1"
+    assert budget.spent_usd == pytest.approx(sum(u.cost_usd for u in run.rec.of("usage")))
+    assert any(getattr(r, "purpose", None) == "hook" for r in deps.journal.records)
+    # past the cap the hook's model is not asked: the guard fails closed
+    budget.spent_usd = 5.0
+    sent = len(fake_api.requests)
+    run_result = await ask_with(hooks, account)
+    assert run_result.ending == "not_started" and "spending cap" in (run_result.error or "")
+    assert len(fake_api.requests) == sent
+
+
+async def ask_with(hooks, account):
+    from agent_tui.cancel import CancelScope
+    from agent_tui.hooks.prompt_hook import ask_model
+
+    return await ask_model(hooks.provider, "claude-test", "Safe?", "{}", timeout_s=5,
+                           scope=CancelScope("t"), account=account)

@@ -179,6 +179,7 @@ class Wiring:
         from agent_tui.core.journal.records import AgentProcessRecord, SessionStarted
         from agent_tui.core.session.session import Session
         from agent_tui.core.usage.budget import RequestBudget
+        from agent_tui.core.usage.hook_account import HookAccount
         from agent_tui.core.services.deps import AgentConfig, SessionDeps
         from agent_tui.core.usage.limits import ModelLimits
         from agent_tui.core.usage.pricing import PriceTable
@@ -321,10 +322,13 @@ class Wiring:
         caps = [c for c in (opts.max_budget_usd, settings.max_budget_usd) if c is not None]
         budget = RequestBudget(limit=opts.max_turns, max_usd=min(caps, default=None))
         hooks.provider, hooks.model = provider, lambda: config.model  # prompt hooks ask it
+        meter = UsageMeter(prices, on_cost=budget.charge)
+        hooks.account = account = HookAccount(budget, meter, journal, emit)  # and pay here
+        emit = _observed_by(emit, account.observe)
         deps = SessionDeps(config=config, provider=provider, tools=tools, policy=policy,
                            journal=journal, emit=emit, checkpoints=checkpoints,
                            subagents=SubAgents(journal, emit),
-                           usage=UsageMeter(prices, on_cost=budget.charge),
+                           usage=meter,
                            limits=ModelLimits(settings.context_window), hooks=hooks,
                            budget=budget)
         # A fork's earlier agents are the source's: what they left running is its own.

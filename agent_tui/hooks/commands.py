@@ -30,7 +30,7 @@ from agent_tui.credentials import command_env
 from agent_tui.hooks.answers import combine, decide
 from agent_tui.hooks.config import HookCommand, HookKind
 from agent_tui.hooks.http_hook import header_values, post_hook
-from agent_tui.hooks.prompt_hook import ask_model
+from agent_tui.hooks.prompt_hook import Account, ask_model
 from agent_tui.hooks.env_file import (
     ENV_FILE_VAR,
     new_env_file,
@@ -75,8 +75,10 @@ class CommandHooks:
         self.extra: list[HookCommand] = []
         self.run_extra: Callable[[HookCommand, bytes, CancelScope], Awaitable[CommandRun]] | None = None
         self._conditions = Permissions(workspace)  # only its rule matching: for ``if``
-        # Prompt hooks ask the session's provider: set by the wiring once it is made.
+        # Prompt hooks ask the session's provider, through its account (the spending
+        # cap, /cost): set by the wiring once they are made.
         self.provider: Provider | None = None
+        self.account: Account | None = None
         self.model: Callable[[], str] = lambda: ""
 
     # -- what is configured ---------------------------------------------------------
@@ -284,7 +286,8 @@ class CommandHooks:
                     return _ready(CommandRun(ending=HookEnding.NOT_STARTED,
                                              error="no model to ask in this session"))
                 return ask_model(self.provider, hook.model or self.model(), hook.command,
-                                 stdin.decode(), timeout_s=hook.timeout_s, scope=scope)
+                                 stdin.decode(), timeout_s=hook.timeout_s, scope=scope,
+                                 account=self.account)
             case HookKind.HTTP:
                 headers = header_values(hook.headers, hook.allowed_env, self.env)
                 return post_hook(hook.command, stdin, headers=headers, timeout_s=hook.timeout_s,

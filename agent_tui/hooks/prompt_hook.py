@@ -9,7 +9,9 @@ that reason: the call is denied, the prompt blocked, a ``Stop`` hook keeps the a
 going with the reason as its next instruction. An answer that is not that object is
 a failed hook (said to the user); no answer (the provider failed, the hook's timeout
 passed) fails closed for a gate, as a command that cannot start does. Esc ends the
-request. The request is not counted in ``/cost`` (a difference from the turn's).
+request. The request goes through the session's account (``core/usage/hook_account.py``):
+past the spending cap it is not sent, and its usage is recorded (purpose ``hook``: in
+``/cost`` and the cap's sum), a cut one as interrupted.
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ import re
 import time
 from collections.abc import AsyncIterator
 
+from typing import Protocol
+
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
+from agent_tui.core.services.model_call import fold_usage
 from agent_tui.hooks.runner import CommandRun
 from agent_tui.protocol.states import HookEnding
 from agent_tui.providers.base import (
@@ -29,7 +34,15 @@ from agent_tui.providers.base import (
     ProviderError,
     StreamEvent,
     TextDelta,
+    UsageCounts,
 )
+
+
+class Account(Protocol):
+    """What a prompt hook's request costs (``core/usage/hook_account.py``)."""
+
+    def refused(self, model: str) -> str | None: ...
+    def report(self, model: str, counts: UsageCounts, cut: bool) -> None: ...
 
 SYSTEM = (
     "You check one event of a coding agent for a hook its user configured. Judge only "
@@ -65,17 +78,22 @@ def verdict(answer: str) -> CommandRun:
 
 async def ask_model(
     provider: Provider, model: str, prompt: str, payload: str, *, timeout_s: float,
-    scope: CancelScope,
+    scope: CancelScope, account: Account | None = None,
 ) -> CommandRun:
     """Ask the model; always returns (never raises for the provider's failures)."""
     if scope.cancelled:  # cancel point: what it would gate is already cancelled
         return CommandRun(ending=HookEnding.CANCELLED)
+    why = account.refused(model) if account is not None else None
+    if why is not None:  # the spending cap: not sent
+        return CommandRun(ending=HookEnding.NOT_STARTED, error=f"the model was not asked: {why}")
     started = time.monotonic()
     request = ModelRequest(model=model, system=SYSTEM, max_tokens=MAX_TOKENS,
                            messages=[{"role": "user", "content": prompt_text(prompt, payload)}])
     own = scope.child("prompt hook")  # its timeout must not cancel what it gates
     own.cancel_after(timeout_s)
     parts: list[str] = []
+    usage: UsageCounts | None = None
+    completed = False
     stream = provider.stream(request)
 
     def took() -> float:
@@ -84,8 +102,10 @@ async def ask_model(
     try:
         async with own.linked():  # cancel point: while the model answers
             async for event in stream:
+                usage = fold_usage(usage, event)
                 if isinstance(event, TextDelta):
                     parts.append(event.text)
+        completed = True
     except Cancelled:
         timed_out = own.reason is CancelReason.TIMEOUT and not scope.cancelled
         return CommandRun(ending=HookEnding.TIMED_OUT if timed_out else HookEnding.CANCELLED,
@@ -96,6 +116,8 @@ async def ask_model(
     finally:
         own.detach()
         await _close(stream)
+        if usage is not None and account is not None:  # billed, cut or not
+            account.report(model, usage, cut=not completed)
     run = verdict("".join(parts))
     run.duration_s = took()
     return run

@@ -209,6 +209,7 @@ class RequestPurpose(StrEnum):
     TURN = "turn"
     COMPACTION = "compaction"
     WEB_SEARCH = "web_search"  # a web_search call's own request (the server-side tool)
+    HOOK = "hook"  # a prompt hook's request (hooks/prompt_hook.py)
 
 
 class HookEvent(StrEnum):
