@@ -257,12 +257,11 @@ def _silence(stream: IO[str]) -> None:
         os.close(null)
 
 
-def exit_code(statuses: list[TurnStatus], interrupted: bool) -> int:
-    if interrupted or (statuses and statuses[-1] is TurnStatus.CANCELLED):
+def exit_code(statuses: list[TurnStatus], interrupted: bool, over_budget: bool = False) -> int:
+    """130 for the user's interrupt; 1 for a failure or the spending cap (Claude Code's)."""
+    if interrupted or (statuses and statuses[-1] is TurnStatus.CANCELLED and not over_budget):
         return EXIT_INTERRUPTED
-    if not statuses or statuses[-1] is TurnStatus.FAILED:
-        return EXIT_ERROR
-    return EXIT_OK
+    return EXIT_OK if statuses and statuses[-1] is TurnStatus.COMPLETED else EXIT_ERROR
 
 
 async def run_print(
@@ -275,8 +274,7 @@ async def run_print(
     on_hard_exit: Callable[[], object] = lambda: None,
     init_only: bool = False,
 ) -> int:
-    """One print-mode run; ``init_only`` (``--init-only``): the Setup and SessionStart
-    hooks run, then it ends without a prompt."""
+    """One print-mode run (``init_only``: the Setup and SessionStart hooks, no prompt)."""
     began = time.monotonic()
     loop = asyncio.get_running_loop()
     stop_input: asyncio.Future[None] = loop.create_future()  # read no more ops
@@ -339,9 +337,8 @@ async def run_print(
     elif (sigints or init_only) and not interrupted_turn and not printer.statuses:
         code = EXIT_OK  # a SIGINT while idle, or --init-only's hooks: nothing went wrong
     else:
-        code = exit_code(printer.statuses, interrupted=interrupted_turn)
-        if code == EXIT_INTERRUPTED and not interrupted_turn and session.deps.budget.over_budget:
-            code = EXIT_ERROR  # the cap stopped it, not the user: an error, as in Claude Code
+        code = exit_code(printer.statuses, interrupted=interrupted_turn,
+                         over_budget=session.deps.budget.over_budget)
     printer.finish(run_result(
         session, printer.tally, code, elapsed=time.monotonic() - began,
         records=session.records()[opened_with:],
@@ -407,9 +404,8 @@ async def _with_offers(session: Session, op: Any, tell: Callable[[Event], None],
 
 def _submit_message(session: Session, op: Any, tell: Callable[[Event], None], where: str = "",
                     *, commands: bool = True) -> None:
-    """A message goes with the images it carries or names (``files/image_paths.py``);
-    a command line runs its custom command, and is never sent as a message (unless
-    ``commands`` is off: the text is an MCP prompt's, not the user's line)."""
+    """A message goes with the images it carries or names (``files/image_paths.py``); a
+    command line runs its custom command (unless ``commands`` is off: an MCP prompt's)."""
     if commands and _command(session, op, tell, where):
         return
     try:
