@@ -237,6 +237,34 @@ def test_special_files_are_refused_with_a_clear_message_not_read(tmp_path, kind)
     from agent_tui.cli.cloud_env import _env_of
 
     assert _env_of(places[1]) == {} and _settings_theme(ws) is None
+    # and what reads them later: the watches between turns, the TUI's vim mode, a saved
+    # setting (each returns, none waits on the file)
+    from agent_tui.runtime.file_watch import FileWatch
+    from agent_tui.settings.local_rules import save_local_key
+    from agent_tui.ui.app.preferences import editor_mode
+
+    watch = FileWatch(lambda: places)
+    watch.look()
+    assert not watch.look()
+    assert editor_mode(ws) is None
+    local = ws / ".claude" / "settings.local.json"
+    os.mkfifo(local) if kind == "fifo" else local.symlink_to("/dev/zero")
+    assert save_local_key(ws, "outputStyle", "Explanatory")  # refused, with why
+    assert (local.is_fifo() if kind == "fifo" else local.is_symlink())  # left as it was
+
+
+def test_print_mode_in_a_folder_whose_settings_are_fifos_ends(fake_api, tmp_path) -> None:
+    ws = tmp_path / "ws"
+    (ws / ".claude").mkdir(parents=True)
+    for place in (ws / ".mcp.json", ws / ".claude" / "settings.json",
+                  ws / ".claude" / "settings.local.json"):
+        os.mkfifo(place)  # nobody writes: a read would block forever
+    fake_api.enqueue(Reply.text("fine"))
+    env = env_for(tmp_path, ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=fake_api.url,
+                  HOME=str(tmp_path / "home-dir"), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    out = run_agent(["-p", "hi", "--cwd", str(ws)], env=env, timeout=60)
+    assert out.returncode == 0 and "fine" in out.stdout, out.stderr
+    assert "not a regular file" in out.stderr
 
 
 def test_a_projects_mcp_json_never_expands_a_secret_but_the_users_file_may(tmp_path,

@@ -16,6 +16,8 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
+from agent_tui.config_file import read_config
+
 
 class Stamp(NamedTuple):
     mtime_ns: int
@@ -39,8 +41,10 @@ class Changes(BaseModel):
 
 
 def content_digest(path: Path) -> str:
-    """The whole file's content, as a digest (what counts as a change by default)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The whole file's content, as a digest (what counts as a change by default). Read
+    bounded (``config_file.py``): a FIFO, a device or a huge file raises, and the watch
+    takes it as not there, never waiting on it."""
+    return hashlib.sha256(read_config(path)).hexdigest()
 
 
 class FileWatch:

@@ -31,7 +31,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -167,7 +167,13 @@ def save_allow_rules(workspace: Path, rules: Sequence[str],
         PermissionRules(allow=list(rules))
     except InvalidRule as exc:
         return Saved(path, tuple(rules), f"not a rule ({exc})")
-    problem = _write(workspace, rules)
+    def add(data: dict[str, Any]) -> bool:
+        allow = data.setdefault("permissions", {}).setdefault("allow", [])
+        new = [rule for rule in rules if rule not in allow]
+        allow.extend(new)
+        return bool(new)
+
+    problem = _write(workspace, add)
     if problem:
         return Saved(path, tuple(rules), f"{LOCAL_FILE} {problem}; it was left as it is")
     if _in_git(workspace):
@@ -182,9 +188,22 @@ def _in_git(workspace: Path) -> bool:
     return any((folder / ".git").exists() for folder in (here, *here.parents))
 
 
-def _write(workspace: Path, rules: Sequence[str]) -> str:
-    """Add the rules to the file; an empty answer, or what stopped it. The folder is
-    opened once, never through a link, and the file read and replaced inside it."""
+def save_local_key(workspace: Path, key: str, value: Any) -> str:
+    """Set a top-level ``key`` of the project's settings.local.json (``outputStyle``),
+    with the same care as the rules; an empty answer, or what stopped it."""
+    def put(data: dict[str, Any]) -> bool:
+        changed = bool(data.get(key) != value)
+        data[key] = value
+        return changed
+
+    problem = _write(workspace, put)
+    return f"{LOCAL_FILE} {problem}; it was left as it is" if problem else ""
+
+
+def _write(workspace: Path, change: Callable[[dict[str, Any]], bool]) -> str:
+    """Change the file's object (``change`` says whether it did); an empty answer, or
+    what stopped it. The folder is opened once, never through a link, and the file read
+    and replaced inside it."""
     folder = workspace / LOCAL_FILE.parent
     try:
         folder.mkdir(exist_ok=True)
@@ -197,11 +216,8 @@ def _write(workspace: Path, rules: Sequence[str]) -> str:
         data, mode, problem = _read(dir_fd)
         if problem:
             return problem
-        allow = data.setdefault("permissions", {}).setdefault("allow", [])
-        new = [rule for rule in rules if rule not in allow]
-        if not new:
+        if not change(data):
             return ""
-        allow.extend(new)
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         try:
             write_atomic(dir_fd, LOCAL_FILE.name, text.encode("utf-8"),
@@ -216,7 +232,8 @@ def _write(workspace: Path, rules: Sequence[str]) -> str:
 def _read(dir_fd: int) -> tuple[dict[str, Any], int | None, str]:
     """The file's object, its mode (None: there is no file) and a problem, if any."""
     try:
-        fd = os.open(LOCAL_FILE.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+        fd = os.open(LOCAL_FILE.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK,
+                     dir_fd=dir_fd)  # a FIFO is not waited on: refused below
     except FileNotFoundError:
         return {}, None, ""
     except OSError as exc:

@@ -36,8 +36,10 @@ class PreferencesApp(Protocol):
 
 
 def _json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+    from agent_tui.config_file import read_config_text
+
+    try:  # bounded: a FIFO or a device is never waited on
+        data = json.loads(read_config_text(path))
     except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -160,25 +162,9 @@ class Preferences:
 
 
 def save_local_setting(workspace: Path, key: str, value: str) -> str | None:
-    """Set ``key`` in the project's ``.claude/settings.local.json``; why not, or None.
-    A file that is not a JSON object is left as it is."""
-    from agent_tui.atomic import write_atomic
+    """Set ``key`` in the project's ``.claude/settings.local.json``; why not, or None
+    (``settings/local_rules.py``: never through a link, a FIFO or over a file that is not
+    a JSON object)."""
+    from agent_tui.settings.local_rules import save_local_key
 
-    folder = workspace / ".claude"
-    path = folder / "settings.local.json"
-    data: dict[str, Any] = {}
-    if path.exists():
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError) as exc:
-            return f"{path} is not JSON ({exc})"
-        if not isinstance(loaded, dict):
-            return f"{path} is not a JSON object"
-        data = loaded
-    data[key] = value
-    try:
-        folder.mkdir(exist_ok=True)
-        write_atomic(folder, path.name, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
-    except OSError as exc:
-        return str(exc.strerror or exc)
-    return None
+    return save_local_key(workspace, key, value) or None
