@@ -166,3 +166,26 @@ async def test_choosing_an_output_style_changes_the_sessions_prompt_and_saves_it
         await wait_until(pilot, lambda: "no output style 'nonesuch'" in str(app.status.notice_text),
                          what="the warning")
         assert config.output_style == "Pirate"
+
+
+@pytest.mark.asyncio
+async def test_slash_vim_is_kept_for_the_next_session_in_your_own_settings(tmp_path: Path) -> None:
+    from agent_tui.paths import user_config_dir
+
+    saved = user_config_dir() / "settings.json"
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    saved.write_text('{"theme": "light"}')  # what was there stays
+    app = _fake_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.prompt.vim is None
+        await _type(pilot, "/vim")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.prompt.vim is not None, what="vim mode on")
+    assert json.loads(saved.read_text()) == {"theme": "light", "editorMode": "vim"}
+    again = _fake_app(tmp_path)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: again.prompt.vim is not None, what="vim mode from the file")
+        await _type(pilot, "/vim")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: again.prompt.vim is None, what="vim mode off")
+    assert json.loads(saved.read_text())["editorMode"] == "normal"

@@ -173,7 +173,7 @@ def save_allow_rules(workspace: Path, rules: Sequence[str],
         allow.extend(new)
         return bool(new)
 
-    problem = _write(workspace, add)
+    problem = _write(workspace / LOCAL_FILE, add)
     if problem:
         return Saved(path, tuple(rules), f"{LOCAL_FILE} {problem}; it was left as it is")
     if _in_git(workspace):
@@ -191,36 +191,42 @@ def _in_git(workspace: Path) -> bool:
 def save_local_key(workspace: Path, key: str, value: Any) -> str:
     """Set a top-level ``key`` of the project's settings.local.json (``outputStyle``),
     with the same care as the rules; an empty answer, or what stopped it."""
+    return save_key(workspace / LOCAL_FILE, key, value)
+
+
+def save_key(path: Path, key: str, value: Any) -> str:
+    """Set a top-level ``key`` of a settings file (the user's ``editorMode`` too), with
+    the same care as the rules; an empty answer, or what stopped it."""
     def put(data: dict[str, Any]) -> bool:
         changed = bool(data.get(key) != value)
         data[key] = value
         return changed
 
-    problem = _write(workspace, put)
-    return f"{LOCAL_FILE} {problem}; it was left as it is" if problem else ""
+    problem = _write(path, put)
+    return f"{path} {problem}; it was left as it is" if problem else ""
 
 
-def _write(workspace: Path, change: Callable[[dict[str, Any]], bool]) -> str:
+def _write(path: Path, change: Callable[[dict[str, Any]], bool]) -> str:
     """Change the file's object (``change`` says whether it did); an empty answer, or
     what stopped it. The folder is opened once, never through a link, and the file read
     and replaced inside it."""
-    folder = workspace / LOCAL_FILE.parent
+    folder = path.parent
     try:
-        folder.mkdir(exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
         dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as exc:
         if folder.is_symlink():
             return "is in a folder that is a symbolic link (not followed)"
         return f"could not be created ({exc.strerror or exc})"
     try:
-        data, mode, problem = _read(dir_fd)
+        data, mode, problem = _read(dir_fd, path.name)
         if problem:
             return problem
         if not change(data):
             return ""
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         try:
-            write_atomic(dir_fd, LOCAL_FILE.name, text.encode("utf-8"),
+            write_atomic(dir_fd, path.name, text.encode("utf-8"),
                          mode=mode if mode is not None else 0o644, exact_mode=mode is not None)
         except OSError as exc:
             return f"could not be written ({exc.strerror or exc})"
@@ -229,10 +235,10 @@ def _write(workspace: Path, change: Callable[[dict[str, Any]], bool]) -> str:
         os.close(dir_fd)
 
 
-def _read(dir_fd: int) -> tuple[dict[str, Any], int | None, str]:
+def _read(dir_fd: int, name: str) -> tuple[dict[str, Any], int | None, str]:
     """The file's object, its mode (None: there is no file) and a problem, if any."""
     try:
-        fd = os.open(LOCAL_FILE.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK,
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK,
                      dir_fd=dir_fd)  # a FIFO is not waited on: refused below
     except FileNotFoundError:
         return {}, None, ""

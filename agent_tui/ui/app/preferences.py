@@ -74,8 +74,17 @@ class Preferences:
                                        f"(/keybindings lists them): {self.keymap.refused[0]}")
 
     def toggle_vim(self) -> bool:
+        """Vim mode on or off, kept for the next session in your own settings
+        (``editorMode`` in agent-tui's user settings file)."""
+        from agent_tui.paths import user_config_dir
+        from agent_tui.settings.local_rules import save_key
+
         on = self.app.prompt.vim is None
         self.app.prompt.set_vim(on)
+        problem = save_key(user_config_dir() / "settings.json", "editorMode",
+                           "vim" if on else "normal")
+        if problem:
+            self.app.notice("warning", f"vim mode not saved: {problem}")
         return on
 
     # -- output styles ---------------------------------------------------------------
