@@ -76,6 +76,7 @@ class Options:
     # those and SessionStart's, then the run ends
     setup_trigger: str | None = None
     init_only: bool = False
+    plugin_dirs: list[Path] = field(default_factory=list)  # --plugin-dir: this run's plugins
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -143,6 +144,9 @@ def _parser() -> argparse.ArgumentParser:
                    default=[], help="a folder the file tools may also read and write, as "
                    "the workspace (permissions, checkpoints and the sandbox cover it); "
                    "repeatable")
+    p.add_argument("--plugin-dir", dest="plugin_dirs", metavar="DIR", action="append",
+                   type=Path, default=[], help="load the plugin in DIR for this run (as "
+                   "Claude Code's --plugin-dir: as if installed and enabled); repeatable")
     p.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
                    help="run commands under bubblewrap: writes only in the workspace, no "
                    "network (default: the settings' sandbox.enabled)")
@@ -221,6 +225,12 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         if not folder.is_dir():
             raise UsageError(f"--add-dir {folder}: not a directory")
         add_dirs.append(folder.resolve())
+    plugin_dirs = []
+    for folder in args.plugin_dirs:
+        folder = folder.expanduser()
+        if not folder.is_dir():
+            raise UsageError(f"--plugin-dir {folder}: not a directory")
+        plugin_dirs.append(folder.resolve())
     if args.fork_session and not (args.resume or args.continue_):
         raise UsageError("--fork-session goes with --resume ID or --continue")
     return Options(
@@ -257,6 +267,7 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         trust=args.trust,
         setup_trigger="init" if args.init_only else args.setup_trigger,
         init_only=args.init_only,
+        plugin_dirs=plugin_dirs,
     )
 
 

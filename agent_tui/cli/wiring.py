@@ -49,6 +49,10 @@ class Wiring:
         # Read once per workspace: the user's settings.json and the project's.
         self._settings: dict[Path, LoadedSettings] = {}
         self._trust: dict[Path, Trust] = {}
+        if opts.plugin_dirs:  # --plugin-dir: this run's plugins, beside the enabled ones
+            from agent_tui.plugins import use_plugin_dirs
+
+            use_plugin_dirs(opts.plugin_dirs)
         # A cloud account is checked before anything starts: what is missing stops us here.
         from agent_tui.cli.cloud_env import take_cloud_env
 

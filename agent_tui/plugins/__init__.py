@@ -14,8 +14,9 @@ from agent_tui.plugins.loaded import (
     plugin_folders,
     plugin_hooks,
     plugin_servers,
+    use_plugin_dirs,
 )
 from agent_tui.plugins.manifest import JsonPart, Plugin, PluginError
 
 __all__ = ["EnabledPlugins", "JsonPart", "Plugin", "PluginError", "enabled_plugins",
-           "plugin_folders", "plugin_hooks", "plugin_servers"]
+           "plugin_folders", "plugin_hooks", "plugin_servers", "use_plugin_dirs"]

@@ -4,9 +4,11 @@ types, hooks, MCP servers each ask here for their part, in one call).
 A plugin counts when the user's own Claude Code settings (``~/.claude/settings.json``)
 say ``enabledPlugins: {"NAME@MARKETPLACE": true}`` and Claude Code's
 ``installed_plugins.json`` records where it is installed. A project's settings never
-enable one (``offered.py`` says what they name). Whatever is wrong with one plugin (a
-missing install, a broken manifest, a path outside its folder) is a problem naming it,
-and the others still load.
+enable one (``offered.py`` says what they name). ``--plugin-dir DIR`` (the user's
+command line, as Claude Code's) adds a plugin folder for this run only
+(:func:`use_plugin_dirs`), as if installed and enabled. Whatever is wrong with one
+plugin (a missing install, a broken manifest, a path outside its folder) is a problem
+naming it, and the others still load.
 """
 
 from __future__ import annotations
@@ -33,9 +35,26 @@ def plugin_name(plugin_id: str) -> str:
     return plugin_id.rpartition("@")[0] or plugin_id
 
 
+#: ``--plugin-dir`` folders of this process's run (the command line's: set once, at start).
+_RUN_DIRS: list[Path] = []
+
+
+def use_plugin_dirs(folders: list[Path]) -> None:
+    """``--plugin-dir``: these plugin folders load for this run, beside the enabled ones."""
+    _RUN_DIRS[:] = list(folders)
+
+
 def enabled_plugins(claude_dir: Path | None = None) -> EnabledPlugins:
     records = Records(claude_dir)
     found = EnabledPlugins()
+    for folder in _RUN_DIRS:
+        try:
+            plugin = read_plugin(folder)
+        except PluginError as exc:
+            found.problems.append(f"--plugin-dir {folder}: not loaded: {exc}")
+            continue
+        found.plugins.append(plugin)
+        found.problems.extend(plugin.problems)
     try:
         enabled = [pid for pid, on in records.enabled().items() if on]
         for plugin_id in enabled:
