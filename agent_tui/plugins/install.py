@@ -3,7 +3,8 @@ Claude Code writes them (``records.py``), so that either program sees the other'
 
 A marketplace comes from a local folder (recorded as ``{"source": "directory"}``) or a
 git URL (cloned, without prompts and bounded in time, into
-``~/.claude/plugins/marketplaces/NAME``). A plugin is copied from its marketplace into
+``~/.claude/plugins/marketplaces/NAME``). A plugin is copied from its marketplace (or
+from its git source, cloned first: ``sources.py``) into
 ``~/.claude/plugins/cache/MARKETPLACE/PLUGIN/VERSION/``; symlinks are not copied (a
 link could reach outside the plugin). Installing does not enable: enabling is a
 separate yes, given after the user has seen what the plugin runs (``review.py``).
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,8 +21,7 @@ from typing import Any
 from agent_tui.plugins.loaded import plugin_name
 from agent_tui.plugins.manifest import Marketplace, Plugin, PluginError, read_marketplace, read_plugin
 from agent_tui.plugins.records import Records
-
-GIT_TIMEOUT_S = 120.0
+from agent_tui.plugins.sources import fetch, git, is_git_source
 
 
 def is_git_url(source: str) -> bool:
@@ -58,15 +57,7 @@ def _add_git(records: Records, url: str) -> Marketplace:
 
 
 def _git_clone(url: str, into: Path) -> None:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}
-    try:
-        done = subprocess.run(["git", "clone", "--depth", "1", "--", url, str(into)],
-                              capture_output=True, text=True, env=env, timeout=GIT_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise PluginError(f"git clone {url}: {exc}") from None
-    if done.returncode != 0:
-        raise PluginError(f"git clone {url} failed: {done.stderr.strip()[-500:]}")
+    git(["clone", "--quiet", "--depth", "1", "--", url, str(into)], url)
 
 
 def known_marketplace(records: Records, name: str) -> Marketplace:
@@ -113,24 +104,34 @@ def install(records: Records, plugin_id: str) -> tuple[Plugin, list[str]]:
     if entry is None:
         raise PluginError(f"marketplace {market_name} has no plugin {name!r} "
                           f"(it has: {', '.join(p.name for p in market.plugins) or 'none'})")
-    source = _source_folder(market, entry.source)
-    found = read_plugin(source, name)  # a broken manifest stops here, nothing copied
-    version = found.version or entry.version or "unknown"
-    target = records.folder / "cache" / market_name / name / _safe(version)
-    if target.exists():
-        shutil.rmtree(target)
-    skipped: list[str] = []
-    shutil.copytree(source, target, symlinks=True, ignore=_no_links(skipped))
+    with tempfile.TemporaryDirectory(prefix=".fetching-", dir=_made(records.folder)) as scratch:
+        if is_git_source(entry.source):  # github, url, git-subdir: cloned first
+            source = fetch(entry.source, Path(scratch) / "repo")
+        else:
+            source = _source_folder(market, entry.source)
+        found = read_plugin(source, name)  # a broken manifest stops here, nothing copied
+        version = found.version or entry.version or "unknown"
+        target = records.folder / "cache" / market_name / name / _safe(version)
+        if target.exists():
+            shutil.rmtree(target)
+        skipped: list[str] = []
+        shutil.copytree(source, target, symlinks=True, ignore=_no_links(skipped))
     records.set_installed(plugin_id, target, version)
     return read_plugin(target, name), skipped
+
+
+def _made(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def _source_folder(market: Marketplace, source: Any) -> Path:
     """A plugin's folder: a path inside the marketplace (relative to its ``pluginRoot``
     when it is a bare name)."""
     if not isinstance(source, str):
-        raise PluginError(f"marketplace {market.name}: plugin source {source!r} is not supported "
-                          "yet (a path inside the marketplace is)")
+        kind = source.get("source") if isinstance(source, dict) else source
+        raise PluginError(f"marketplace {market.name}: plugin source {kind!r} is not supported "
+                          "(a path inside the marketplace, github, url and git-subdir are)")
     bare = market.plugin_root is not None and not source.startswith(("./", "../"))
     base = market.plugin_root if bare and market.plugin_root else market.root
     path = (base / source).resolve()
@@ -140,10 +141,11 @@ def _source_folder(market: Marketplace, source: Any) -> Path:
 
 
 def _no_links(skipped: list[str]) -> Any:
+    """Links are left out (said), and a clone's ``.git`` (not the plugin's)."""
     def ignore(folder: str, names: list[str]) -> list[str]:
         links = [n for n in names if os.path.islink(os.path.join(folder, n))]
         skipped.extend(os.path.join(folder, n) for n in links)
-        return links
+        return links + [n for n in names if n == ".git" and n not in links]
     return ignore
 
 
