@@ -58,7 +58,7 @@ def test_a_malformed_entry_is_reported_with_file_line_column_and_the_rest_apply(
         (where(BROKEN, '"matcher": "("'), "hooks.PreToolUse[1].matcher: matcher '(' is not a "
          "valid regular expression"),
         (where(BROKEN, '"type": "agent"'), 'hooks.PreToolUse[2].hooks[0].type: type is "agent": '
-         'agent-tui runs "command", "http" and "prompt" hooks (skipped)'),
+         'agent-tui runs "command", "http", "prompt" and "mcp_tool" hooks (skipped)'),
         (where(BROKEN, '"comand"'), 'hooks.PreToolUse[2].hooks[1].comand: unknown key "comand" '
          '(did you mean "command"?) ignored'),
         (where(BROKEN, '{"type": "command", "comand"'), "hooks.PreToolUse[2].hooks[1]: command "

@@ -326,6 +326,7 @@ class Wiring:
         caps = [c for c in (opts.max_budget_usd, settings.max_budget_usd) if c is not None]
         budget = RequestBudget(limit=opts.max_turns, max_usd=min(caps, default=None))
         hooks.provider, hooks.model = provider, lambda: config.model  # prompt hooks ask it
+        hooks.mcp_tools = mcp.tools  # MCP tool hooks call the session's servers
         meter = UsageMeter(prices, on_cost=budget.charge)
         hooks.account = account = HookAccount(budget, meter, journal, emit)  # and pay here
         emit = _observed_by(emit, account.observe)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, assert_never
 
 from agent_tui.cancel import CancelScope
+from agent_tui.core.calls.tool import AnyTool
 from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRow, HookRun
 from agent_tui.protocol.states import HookDecision, HookEnding, HookEvent
 from agent_tui.providers.base import Provider
@@ -30,6 +31,7 @@ from agent_tui.credentials import command_env
 from agent_tui.hooks.answers import combine, decide
 from agent_tui.hooks.config import HookCommand, HookKind
 from agent_tui.hooks.http_hook import header_values, post_hook
+from agent_tui.hooks.mcp_hook import call_tool
 from agent_tui.hooks.prompt_hook import Account, ask_model
 from agent_tui.hooks.env_file import (
     ENV_FILE_VAR,
@@ -79,6 +81,8 @@ class CommandHooks:
         # cap, /cost): set by the wiring once they are made.
         self.provider: Provider | None = None
         self.account: Account | None = None
+        # MCP tool hooks call the session's MCP tools: set by the wiring.
+        self.mcp_tools: Callable[[], Sequence[AnyTool]] | None = None
         self.model: Callable[[], str] = lambda: ""
 
     # -- what is configured ---------------------------------------------------------
@@ -288,6 +292,13 @@ class CommandHooks:
                 return ask_model(self.provider, hook.model or self.model(), hook.command,
                                  stdin.decode(), timeout_s=hook.timeout_s, scope=scope,
                                  account=self.account)
+            case HookKind.MCP_TOOL:
+                if self.mcp_tools is None:
+                    return _ready(CommandRun(ending=HookEnding.NOT_STARTED,
+                                             error="no MCP servers in this session"))
+                return call_tool(self.mcp_tools(), hook.mcp_server, hook.mcp_tool,
+                                 hook.mcp_input, _given(stdin), workspace=self.workspace,
+                                 timeout_s=hook.timeout_s, scope=scope)
             case HookKind.HTTP:
                 headers = header_values(hook.headers, hook.allowed_env, self.env)
                 return post_hook(hook.command, stdin, headers=headers, timeout_s=hook.timeout_s,
@@ -326,6 +337,13 @@ def _held(event: HookEvent, hook: HookCommand, run: HookRun) -> HookRun:
         said = "a project's PermissionRequest hook cannot allow a call; you are asked"
         run.message = f"{run.message}; {said}" if run.message else said
     return run
+
+
+def _given(stdin: bytes) -> Any:
+    try:
+        return json.loads(stdin)
+    except ValueError:
+        return {}
 
 
 async def _ready(run: CommandRun) -> CommandRun:

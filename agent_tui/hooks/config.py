@@ -70,8 +70,10 @@ _HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage", "if", 
 _PROMPT_KEYS = ("type", "prompt", "model", "timeout", "onFailure", "statusMessage", "if", "once")
 _HTTP_KEYS = ("type", "url", "headers", "allowedEnvVars", "timeout", "onFailure",
               "statusMessage", "if", "async", "once")
+_MCP_KEYS = ("type", "server", "tool", "input", "timeout", "onFailure", "statusMessage", "if",
+             "once")
 _KEYS_OF_KIND: dict[Any, tuple[str, ...]] = {
-    "command": _HOOK_KEYS, "http": _HTTP_KEYS, "prompt": _PROMPT_KEYS,
+    "command": _HOOK_KEYS, "http": _HTTP_KEYS, "prompt": _PROMPT_KEYS, "mcp_tool": _MCP_KEYS,
 }
 #: Claude Code's hook fields agent-tui accepts without acting on them, and what that
 #: means: said once per hook, never a reason to drop it (a guard must not be lost).
@@ -92,6 +94,7 @@ class HookKind(StrEnum):
     COMMAND = "command"  # a bash command line
     HTTP = "http"  # a POST of the input JSON to a URL (``http_hook.py``)
     PROMPT = "prompt"  # the model judges the event (``prompt_hook.py``)
+    MCP_TOOL = "mcp_tool"  # a configured MCP server's tool is called (``mcp_hook.py``)
 
 
 class HookCommand(BaseModel):
@@ -104,6 +107,10 @@ class HookCommand(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)  # HTTP: sent with the POST
     allowed_env: frozenset[str] = frozenset()  # HTTP: variables its headers may name
     model: str | None = None  # prompt: the model to ask (None: the session's)
+    # mcp_tool: the server, its tool, and the arguments (``${path}`` of the input JSON)
+    mcp_server: str = ""
+    mcp_tool: str = ""
+    mcp_input: dict[str, Any] = Field(default_factory=dict)
     timeout_s: float = DEFAULT_TIMEOUT_S
     # None: a timeout or a failed start blocks, a crash (exit code other than 0 and 2)
     # does not, as in Claude Code; set, every failure is treated so.
@@ -289,10 +296,10 @@ def _command(
     if not isinstance(hook, dict):
         raise _Skip(loc, f'expected {{"type": "command", "command": ...}}, got {json_type(hook)}')
     kind = hook.get("type")
-    if kind not in ("command", "http", "prompt"):
+    if kind not in ("command", "http", "prompt", "mcp_tool"):
         shown = json.dumps(kind) if kind is not None else "missing"
-        raise _Skip(loc + ("type",) if "type" in hook else loc,
-                    f'type is {shown}: agent-tui runs "command", "http" and "prompt" hooks')
+        raise _Skip(loc + ("type",) if "type" in hook else loc, f'type is {shown}: agent-tui '
+                    'runs "command", "http", "prompt" and "mcp_tool" hooks')
     timeout = hook.get("timeout", DEFAULT_TIMEOUT_S)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise _Skip(loc + ("timeout",), "timeout must be a number of seconds above 0")
@@ -318,6 +325,8 @@ def _command(
         if model is not None and (not isinstance(model, str) or not model.strip()):
             raise _Skip(loc + ("model",), "model must be a model name")
         return HookCommand(command=text, kind=HookKind.PROMPT, model=model, **common)
+    if kind == "mcp_tool":
+        return _mcp_tool(hook, loc, source, common)
     if kind == "http":
         return HookCommand(command=_url(hook, loc), kind=HookKind.HTTP,
                            headers=_headers(hook, loc), allowed_env=_allowed_env(hook, loc),
@@ -332,6 +341,21 @@ def _command(
         raise _Skip(loc + ("command",) if "command" in hook else loc,
                     "command must be a non-empty string")
     return HookCommand(command=command, **common)
+
+
+def _mcp_tool(hook: dict[str, Any], loc: tuple[Any, ...], source: HooksSource,
+              common: dict[str, Any]) -> HookCommand:
+    if source.project:  # stricter than Claude Code: a repository's guard is a command
+        raise _Skip(loc, "a project's settings may not call your MCP servers from a hook")
+    server, tool, given = hook.get("server"), hook.get("tool"), hook.get("input", {})
+    for key, value in (("server", server), ("tool", tool)):
+        if not isinstance(value, str) or not value.strip():
+            raise _Skip(loc + (key,) if key in hook else loc, f"{key} must be a non-empty string")
+    if not isinstance(given, dict):
+        raise _Skip(loc + ("input",), f"input must be an object, got {json_type(given)}")
+    assert isinstance(server, str) and isinstance(tool, str)
+    return HookCommand(command=f"{server}/{tool}", kind=HookKind.MCP_TOOL, mcp_server=server,
+                       mcp_tool=tool, mcp_input=given, **common)
 
 
 def _url(hook: dict[str, Any], loc: tuple[Any, ...]) -> str:
