@@ -40,6 +40,12 @@ async def handled(run: Running, name: str) -> None:
     await run.rec.wait_for(lambda: any(name in n.text for n in run.rec.of("notice")))
 
 
+def held_work(kind: WorkKind, scope: CancelScope) -> Work:
+    """Work of ``kind`` that holds the slot (not a turn)."""
+    run = CommandRun(name="held", steps=[], compose=lambda outputs: "")
+    return Work(kind=kind, scope=scope, command=run if kind is WorkKind.COMMAND_LINES else None)
+
+
 def refusals(run: Running) -> list[str]:
     return [n.text for n in run.rec.of("notice") if n.level == "warning"]
 
@@ -63,10 +69,10 @@ async def test_while_work_holds_the_slot_new_work_waits_for_it_and_a_rewind_is_r
         except Cancelled:
             cancelled.append(True)
 
-    session.slot.start(Work(kind=kind, scope=scope), work(scope))
+    session.slot.start(held_work(kind, scope), work(scope))
     assert session.busy is (kind is WorkKind.COMMAND_LINES)  # only a command's lines lead a turn
     with pytest.raises(RuntimeError):  # one piece of work at a time, however it is asked
-        session.slot.start(Work(kind=WorkKind.COMPACTION, scope=scope), work(scope))
+        session.slot.start(held_work(WorkKind.COMPACTION, scope), work(scope))
 
     run.submit(UserMessage(text="sent meanwhile"))
     run.submit(Rewind(checkpoint_id="t1", restore=RestoreWhat.CONVERSATION))
@@ -100,7 +106,7 @@ async def test_esc_cancels_the_work_in_the_slot_and_what_waited_still_runs(
         except Cancelled:
             stopped.set()
 
-    run.session.slot.start(Work(kind=kind, scope=scope), work())
+    run.session.slot.start(held_work(kind, scope), work())
     run.submit(UserMessage(text="sent meanwhile"))
     run.submit(Interrupt())
     await asyncio.wait_for(stopped.wait(), 10)

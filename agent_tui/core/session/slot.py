@@ -55,6 +55,12 @@ class Work:
     turn: Turn | None = None  # a TURN's turn: steers and tool cancels reach it
     command: CommandRun | None = None  # whose lines a COMMAND_LINES runs
 
+    def __post_init__(self) -> None:
+        if (self.kind is WorkKind.TURN) != (self.turn is not None):
+            raise ValueError("a turn, and only a turn, carries its Turn")
+        if (self.kind is WorkKind.COMMAND_LINES) != (self.command is not None):
+            raise ValueError("a command's lines, and only they, carry their command")
+
 
 @dataclass
 class AfterTurn:
