@@ -25,7 +25,7 @@ from agent_tui.protocol import (
     UserMessage,
 )
 from agent_tui.tools.bash import BashTool
-from tests.fake_api import Reply
+from tests.fake_api import FakeAnthropicServer, Reply
 from tests.harness import Running, SlowTool, provider_for, start_session
 
 pytestmark = pytest.mark.asyncio
@@ -40,10 +40,35 @@ async def handled(run: Running, name: str) -> None:
     await run.rec.wait_for(lambda: any(name in n.text for n in run.rec.of("notice")))
 
 
+async def idle_session(fake_api: FakeAnthropicServer, tmp_path: Path) -> Running:
+    """A session with no tools, its loop running, and one reply for a turn."""
+    fake_api.enqueue(Reply.text("after it"))
+    run = start_session(provider_for(fake_api), [], tmp_path)
+    await handled(run, "started")
+    return run
+
+
 def held_work(kind: WorkKind, scope: CancelScope) -> Work:
     """Work of ``kind`` that holds the slot (not a turn)."""
     run = CommandRun(name="held", steps=[], compose=lambda outputs: "")
     return Work(kind=kind, scope=scope, command=run if kind is WorkKind.COMMAND_LINES else None)
+
+
+class Held:
+    """Work of one kind in a session's slot, running until released or cancelled."""
+
+    def __init__(self, run: Running, kind: WorkKind) -> None:
+        self.scope = run.session.root.child(f"test {kind}")
+        self.release = asyncio.Event()
+        self.stopped = asyncio.Event()  # set when Esc cancelled it
+        run.session.slot.start(held_work(kind, self.scope), self.work())
+
+    async def work(self) -> None:
+        try:
+            async with self.scope.linked():
+                await self.release.wait()
+        except Cancelled:
+            self.stopped.set()
 
 
 def refusals(run: Running) -> list[str]:
@@ -54,25 +79,12 @@ def refusals(run: Running) -> list[str]:
 async def test_while_work_holds_the_slot_new_work_waits_for_it_and_a_rewind_is_refused(
     fake_api, tmp_path: Path, kind: WorkKind
 ) -> None:
-    fake_api.enqueue(Reply.text("after it"))
-    run = start_session(provider_for(fake_api), [], tmp_path)
-    await handled(run, "started")
+    run = await idle_session(fake_api, tmp_path)
     session = run.session
-    release = asyncio.Event()
-    scope = session.root.child(f"test {kind}")
-    cancelled: list[bool] = []
-
-    async def work(scope: CancelScope) -> None:
-        try:
-            async with scope.linked():
-                await release.wait()
-        except Cancelled:
-            cancelled.append(True)
-
-    session.slot.start(held_work(kind, scope), work(scope))
+    held = Held(run, kind)
     assert session.busy is (kind is WorkKind.COMMAND_LINES)  # only a command's lines lead a turn
     with pytest.raises(RuntimeError):  # one piece of work at a time, however it is asked
-        session.slot.start(held_work(WorkKind.COMPACTION, scope), work(scope))
+        Held(run, WorkKind.COMPACTION)
 
     run.submit(UserMessage(text="sent meanwhile"))
     run.submit(Rewind(checkpoint_id="t1", restore=RestoreWhat.CONVERSATION))
@@ -82,10 +94,10 @@ async def test_while_work_holds_the_slot_new_work_waits_for_it_and_a_rewind_is_r
     assert "is running" in refused or "already running" in refused
     assert session.slot.kind is kind
 
-    release.set()
+    held.release.set()
     await run.idle()
     assert [e.text for e in run.rec.of("turn_started")] == ["sent meanwhile"]
-    assert session.slot.running is None and not cancelled
+    assert session.slot.running is None and not held.stopped.is_set()
     await run.close()
 
 
@@ -93,23 +105,11 @@ async def test_while_work_holds_the_slot_new_work_waits_for_it_and_a_rewind_is_r
 async def test_esc_cancels_the_work_in_the_slot_and_what_waited_still_runs(
     fake_api, tmp_path: Path, kind: WorkKind
 ) -> None:
-    fake_api.enqueue(Reply.text("after it"))
-    run = start_session(provider_for(fake_api), [], tmp_path)
-    await handled(run, "started")
-    stopped = asyncio.Event()
-    scope = run.session.root.child(f"test {kind}")
-
-    async def work() -> None:
-        try:
-            async with scope.linked():
-                await asyncio.Event().wait()
-        except Cancelled:
-            stopped.set()
-
-    run.session.slot.start(held_work(kind, scope), work())
+    run = await idle_session(fake_api, tmp_path)
+    held = Held(run, kind)
     run.submit(UserMessage(text="sent meanwhile"))
     run.submit(Interrupt())
-    await asyncio.wait_for(stopped.wait(), 10)
+    await asyncio.wait_for(held.stopped.wait(), 10)
     await run.idle()
     assert [e.text for e in run.rec.of("turn_started")] == ["sent meanwhile"]
     await run.close()
