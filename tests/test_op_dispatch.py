@@ -93,7 +93,7 @@ async def test_an_interrupt_cancels_inside_submit_and_only_once(fake_api, tmp_pa
     run = start_session(AnthropicProvider(api_key="k", base_url=fake_api.url), [slow], tmp_path)
     run.submit(UserMessage(text="go"))
     await slow.started.wait()
-    turn = run.session._turn
+    turn = run.session.slot.turn
     assert turn is not None and not turn.scope.cancelled
     run.submit(Interrupt())
     # No await since: the session's loop (this one) has not run, and the turn is stopped.

@@ -47,11 +47,6 @@ SessionOp = Op | CommandRun
 #: Every kind of op, for telling a stray object from an op.
 OP_TYPES: tuple[type, ...] = (*get_args(get_args(Op)[0]), CommandRun)
 
-#: Ops that wait while a rewind, a compaction or a ``!`` command holds the session.
-HELD: tuple[type, ...] = (
-    UserMessage, FollowUp, SendNow, Compact, ClearConversation, CommandRun, RunShell,
-)
-
 
 class OpHandlers(Protocol):
     """One method per kind of op (``core/session/session.py`` and ``core/session/session_controls.py``)."""

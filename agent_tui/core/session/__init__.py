@@ -1,1 +1,1 @@
-"""A conversation: takes Ops, runs turns one at a time, emits Events; its controls and rewind."""
+"""A conversation: takes Ops, runs its work one at a time in one slot, emits Events; its controls, custom commands' turns and rewind."""

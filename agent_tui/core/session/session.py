@@ -15,7 +15,7 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, assert_never
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import (
@@ -41,7 +41,6 @@ from agent_tui.protocol import (
 )
 from agent_tui.core.journal.claude_transcript import ClaudeTranscript
 from agent_tui.core.commands.command_run import CommandRun
-from agent_tui.core.commands.command_turns import CommandTurns
 from agent_tui.core.journal.journal import JournalWriteError
 from agent_tui.core.journal.records import Record, SteerRecord
 from agent_tui.core.memory.memory import MemoryFile, MemoryProblem
@@ -54,8 +53,12 @@ from agent_tui.core.services.hooks_port import HookRow
 from agent_tui.core.services.queue import Queued
 from agent_tui.core.session.rewind import Rewinder
 from agent_tui.core.subagents.resumed import mode_to_tell, settle_journal
-from agent_tui.core.commands.op_dispatch import HELD, OP_TYPES, SessionOp, dispatch, unknown_op
+from agent_tui.core.commands.op_dispatch import OP_TYPES, SessionOp, dispatch, unknown_op
+from agent_tui.core.session.command_turns import CommandTurns
 from agent_tui.core.session.session_controls import BackgroundWork, SessionControls
+from agent_tui.core.session.slot import (
+    SLOT_OPS, Arrival, Slot, Work, WorkKind, arrival, counts_as_busy, refusal,
+)
 from agent_tui.core.subagents.subagent import SubAgents
 from agent_tui.core.services.deps import SessionDeps, SubAgentsPort
 from agent_tui.core.services.emit_guard import guarded
@@ -87,16 +90,14 @@ class Session(SessionControls, CommandTurns):
         self._offered_back = settled.offered_back
         self._turn_ids = itertools.count(settled.turns + 1)
         self._opened_with = len(deps.journal.records)  # records, once settled
-        self._turn: Turn | None = None
-        self._turn_task: asyncio.Task[None] | None = None
-        self._rewind_task: asyncio.Task[None] | None = None
-        self._held: list[SessionOp] = []
+        # What runs now (a turn, a compaction, a rewind, ...), what waits for it, and
+        # what runs after the turn: one slot.
+        self.slot = Slot(replay=self._handle, emit=self._emit)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ops: asyncio.Queue[SessionOp] | None = None
         self._early: list[SessionOp] = []
         self._closing: SessionEndReason | None = None  # a Shutdown was handled: the loop ends
         self._lock = threading.Lock()
-        self._idle: asyncio.Event | None = None
         self._unhandled = 0  # ops submitted and not yet handled
         self.last_status: TurnStatus | None = None
         subagents: SubAgentsPort
@@ -131,10 +132,6 @@ class Session(SessionControls, CommandTurns):
         self.deps = deps
         self.models = ModelControl(deps)
         self.models.restore()
-        self._hold_scope: CancelScope | None = None
-        self._compact_pending: str | None = None  # /compact asked while a turn ran
-        self._commands_waiting: list[CommandRun] = []  # sent while a turn ran
-        self._command_lines: CommandRun | None = None  # whose ! lines run now
         # Facts for /context the wiring knows (how commands are contained, ...).
         self.context_notes: list[str] = []
         # Short words a front end shows beside the session's state ("sandbox"); the
@@ -227,33 +224,24 @@ class Session(SessionControls, CommandTurns):
         self.submit(Interrupt())
 
     def _stop_now(self, *, hurry: bool = False) -> bool:
-        """Cancel the running turn, or else what holds the session (a compaction, a
-        ``!`` command, a command's lines). True when something was cancelled now.
-        ``hurry``: when it was cancelled already (a second Esc), what is still being
-        stopped is stopped now, without its grace."""
+        """Cancel what runs in the slot (a turn, a compaction, a ``!`` command, a
+        command's lines). True when something was cancelled now. ``hurry``: when it
+        was cancelled already (a second Esc), what is still being stopped is stopped
+        now, without its grace."""
         self.ending.interrupt()  # SessionEnd hooks running as the session ends
-        turn = self._turn
-        scope = turn.scope if turn is not None else self._hold_scope
-        if scope is None:
-            return False
-        if scope.cancel(CancelReason.USER_INTERRUPT):
-            return True
-        if hurry:
-            scope.hurry()
-        return False
+        return self.slot.stop(hurry=hurry)
 
     @property
     def busy(self) -> bool:
         """A turn runs, or a command's ``!`` lines do (``command_turns.py``)."""
-        return self._turn is not None or self._command_lines is not None
+        kind = self.slot.kind
+        return kind is not None and counts_as_busy(kind)
 
     # -- the loop ---------------------------------------------------------------------
 
     async def run(self) -> None:
         """Process ops until a Shutdown op arrives."""
         ops: asyncio.Queue[SessionOp] = asyncio.Queue()
-        self._idle = asyncio.Event()
-        self._idle.set()
         with self._lock:
             self._loop = asyncio.get_running_loop()
             self._ops = ops
@@ -300,10 +288,9 @@ class Session(SessionControls, CommandTurns):
     async def wait_idle(self) -> None:
         """Wait until no turn runs and nothing is queued to start one."""
         while True:
-            if self._idle is not None and self._idle.is_set():
-                with self._lock:
-                    if self._unhandled == 0:
-                        return
+            with self._lock:
+                if self._ops is not None and self.slot.running is None and self._unhandled == 0:
+                    return
             await asyncio.sleep(0.005)
 
     def _emit(self, event: Event) -> None:
@@ -319,27 +306,38 @@ class Session(SessionControls, CommandTurns):
         if not isinstance(op, OP_TYPES):
             self._emit(unknown_op(op))
             return
-        if isinstance(op, HELD) and self._rewind_task is not None:
-            self._held.append(op)  # starts once the rewind (or compaction) is done
-            return
+        if isinstance(op, SLOT_OPS) and (running := self.slot.kind) is not None:
+            verdict = arrival(running, op)
+            match verdict:
+                case Arrival.WAIT:
+                    self.slot.wait(op)  # handled again once the slot is free
+                    return
+                case Arrival.REFUSE:
+                    self._emit(Notice(level=NoticeLevel.WARNING, text=refusal(running, op)))
+                    return
+                case Arrival.JOIN | Arrival.START:
+                    pass  # its handler starts its work, or joins the running turn
+                case _:
+                    assert_never(verdict)
         dispatch(self, op)
 
     # -- the handlers of core/commands/op_dispatch.py (the rest are in session_controls.py) ----
 
     def on_message(self, op: UserMessage | SendNow | FollowUp) -> None:
-        if self._turn is None:
+        turn = self.slot.turn
+        if turn is None:
             self._start_turn(op.text, images=op.images)
             return
         kind = SteerKind.FOLLOW_UP if isinstance(op, FollowUp) else SteerKind.STEER
         self._enqueue(kind, op.text, op.images)
         if isinstance(op, SendNow):
-            self._turn.send_to_background()
+            turn.send_to_background()
 
     def on_interrupt(self, op: Interrupt) -> None:
         """``submit`` cancelled what ran then; cancel what has started since (from an
         op queued before this one), and give back what was queued."""
         self._stop_now()
-        if self._turn is not None:
+        if self.slot.turn is not None:
             self._return_queued()
 
     def on_shutdown(self, op: Shutdown) -> None:
@@ -348,35 +346,10 @@ class Session(SessionControls, CommandTurns):
     def on_command(self, op: CommandRun) -> None:
         self._command(op)
 
-    def _end_hold(self) -> None:
-        if self._hold_scope is not None:
-            self._hold_scope.detach()
-        self._hold_scope = None
-
     def _side(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._side_tasks.add(task)
         task.add_done_callback(self._side_tasks.discard)
-
-    def _rewinding(self, coro: Any, then: Callable[[], None] | None = None) -> None:
-        """A rewind (or a compaction) holds the session like a turn: nothing starts
-        until it is done; then ``then``, then the ops it held."""
-        assert self._idle is not None
-        self._idle.clear()
-        self._rewind_task = asyncio.get_running_loop().create_task(coro)
-
-        def done(_task: Any) -> None:
-            self._rewind_task = None
-            if then is not None:
-                then()
-            held, self._held = self._held, []
-            if self._turn is None and self._rewind_task is None:  # ``then`` may hold again
-                assert self._idle is not None
-                self._idle.set()
-            for op in held:
-                self._handle(op)
-
-        self._rewind_task.add_done_callback(done)
 
     async def _answer(self, coro: Any, what: str = "rewind") -> None:
         try:
@@ -419,14 +392,11 @@ class Session(SessionControls, CommandTurns):
             self._emit(SteerState(id=item.id, state=SteerStatus.APPLIED, kind=item.kind,
                                   text=item.text, images=[i.label for i in item.images]))
         checkpoint = self.rewinder.start_checkpoint(turn_id, text)
-        turn = Turn(
-            deps or self.deps, turn_id, self.root.child(turn_id), text, checkpoint,
-            ready=self._ready_task, images=images,
-        )
-        self._turn = turn
-        assert self._idle is not None
-        self._idle.clear()
-        self._turn_task = asyncio.get_running_loop().create_task(self._run_turn(turn))
+        scope = self.root.child(turn_id)
+        turn = Turn(deps or self.deps, turn_id, scope, text, checkpoint,
+                    ready=self._ready_task, images=images)
+        self.slot.start(Work(kind=WorkKind.TURN, scope=scope, turn=turn),
+                        self._run_turn(turn), then=self._after_turn)
 
     async def _run_turn(self, turn: Turn) -> None:
         try:
@@ -437,15 +407,14 @@ class Session(SessionControls, CommandTurns):
             self._emit(TurnEnded(
                 turn_id=turn.id, status=TurnStatus.FAILED, detail=f"internal error: {exc!r}"
             ))
-        finally:
-            turn.scope.detach()
-            self._turn = None
-            self._turn_task = None
         self.last_status = ended.status if ended is not None else TurnStatus.FAILED
-        if self._compact_pending is not None:
+
+    def _after_turn(self) -> None:
+        after = self.slot.after_turn
+        if after.compact is not None:
             # /compact asked while the turn ran: now, before what was queued starts.
-            focus, self._compact_pending = self._compact_pending, None
-            self._rewinding(self._compact_idle(focus), then=self._next_turn)
+            focus, after.compact = after.compact, None
+            self._start_compaction(focus, then=self._next_turn)
             return
         self._next_turn()
 
@@ -465,22 +434,12 @@ class Session(SessionControls, CommandTurns):
         else:
             self._return_queued()
             self._drop_commands()
-        if self._turn is None and self._rewind_task is None:
-            assert self._idle is not None
-            self._idle.set()
 
     async def _shutdown(self, reason: SessionEndReason) -> None:
         self.root.cancel(CancelReason.SHUTDOWN)
         self._return_queued()
-        if self._rewind_task is not None:
-            await asyncio.wait({self._rewind_task})
+        await self.slot.settle()  # what runs ends at once: the root is cancelled
         await self.rewinder.settle()
-        task = self._turn_task
-        if task is not None:
-            try:
-                await task
-            except Exception as exc:
-                self._emit(Notice(level=NoticeLevel.ERROR, text=f"turn ended badly: {exc!r}"))
         for work in self.background:
             try:
                 await work.shutdown()

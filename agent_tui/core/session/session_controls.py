@@ -1,16 +1,16 @@
 """The session's ops about its settings, queue and compaction (a part of ``Session``).
 
 The handlers ``core/commands/op_dispatch.py`` calls for them: model and thinking switches, model
-listing, ``/clear`` (with its ``SessionEnd`` and ``SessionStart`` hooks, held like a
-rewind), ``/rename``, queue edits, approvals, stopping a call or a
-background job, ``!`` commands, rewind, and ``/compact`` between turns (held like a
-rewind: nothing starts until it is done, and Esc cancels it, leaving the conversation
-exactly as it was).
+listing, ``/clear`` (with its ``SessionEnd`` and ``SessionStart`` hooks, in the
+session's slot), ``/rename``, queue edits, approvals, stopping a call or a
+background job, ``!`` commands, rewind, and ``/compact`` between turns (in the slot:
+nothing starts until it is done, and Esc cancels it, leaving the conversation
+exactly as it was). What may start while other work runs is decided before these
+handlers are called (``slot.py``).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
@@ -32,7 +32,7 @@ from agent_tui.core.modes.plan_mode import switch_mode
 from agent_tui.core.services.queue import Queued
 from agent_tui.core.turn.request import thinking_params
 from agent_tui.core.session.rewind import Rewinder
-from agent_tui.core.turn.turn import Turn
+from agent_tui.core.session.slot import Slot, Work, WorkKind
 from agent_tui.protocol import (
     CancelTool,
     ClearConversation,
@@ -83,18 +83,13 @@ class SessionControls:
     rewinder: Rewinder
     subagents: SubAgentsPort
     background: list[BackgroundWork]
-    _turn: Turn | None
-    _rewind_task: asyncio.Task[None] | None
-    _compact_pending: str | None
-    _hold_scope: CancelScope | None
+    slot: Slot
     memory_files: list[MemoryFile]
     context_notes: list[str]
     _emit: Callable[[Event], None]
     _record: Callable[[Record], None]
     _side: Callable[[Coroutine[Any, Any, None]], None]
     _answer: Callable[..., Coroutine[Any, Any, None]]
-    _rewinding: Callable[..., None]
-    _end_hold: Callable[[], None]
 
     def on_set_model(self, op: SetModel) -> None:
         self._side(self.models.set_model(op.model))
@@ -114,21 +109,20 @@ class SessionControls:
         self._side(self._answer(self.models.list_models(), what="listing models"))
 
     def on_compact(self, op: Compact) -> None:
-        if self._turn is not None:
-            self._compact_pending = op.instructions
+        if self.slot.turn is not None:
+            self.slot.after_turn.compact = op.instructions
             self._emit(Notice(level=NoticeLevel.INFO,
                               text="compaction will run when this turn ends"))
         else:
-            self._rewinding(self._compact_idle(op.instructions))
+            self._start_compaction(op.instructions)
 
     def on_clear_conversation(self, op: ClearConversation) -> None:
-        if self._turn is not None:
-            self._emit(Notice(level=NoticeLevel.WARNING,
-                              text="a turn is running: stop it (Esc) before /clear"))
-        elif self.deps.hooks is None:
+        if self.deps.hooks is None:
             self._clear()
-        else:  # held like a rewind while the hooks run; Esc ends them
-            self._rewinding(self._answer(self._clear_with_hooks(), what="/clear"))
+        else:  # in the slot while the hooks run; Esc ends them
+            scope = self.root.child("clear")
+            self.slot.start(Work(kind=WorkKind.CLEAR, scope=scope),
+                            self._answer(self._clear_with_hooks(scope), what="/clear"))
 
     def on_set_permission_mode(self, op: SetPermissionMode) -> None:
         switch_mode(self.deps, self._record, self._emit, op.mode)
@@ -149,7 +143,7 @@ class SessionControls:
             )
 
     def on_cancel_tool(self, op: CancelTool) -> None:
-        turn = self._turn
+        turn = self.slot.turn
         if not (turn is not None and turn.cancel_call(op.tool_use_id)) and not (
             self.subagents.cancel_call(op.tool_use_id)
         ):
@@ -161,13 +155,10 @@ class SessionControls:
             self._emit(Notice(level=NoticeLevel.WARNING, text=f"no background job {op.id!r}"))
 
     def on_run_shell(self, op: RunShell) -> None:
-        if self._turn is not None:
-            self._emit(Notice(level=NoticeLevel.WARNING, text="a turn is running: ! commands "
-                              "run when the agent is idle (stop it with Esc first)"))
-        else:  # held like a rewind: what is sent meanwhile waits for it; Esc stops it
-            scope = self._hold_scope = self.root.child("bash_mode")
-            self._rewinding(self._answer(run_user_command(self.deps, scope, op.command),
-                                         what="the command"), then=self._end_hold)
+        # In the slot: what is sent meanwhile waits for it; Esc stops it.
+        scope = self.root.child("bash_mode")
+        self.slot.start(Work(kind=WorkKind.USER_COMMAND, scope=scope), self._answer(
+            run_user_command(self.deps, scope, op.command), what="the command"))
 
     def on_list_rewind_points(self, op: ListRewindPoints) -> None:
         self._side(self._answer(self.rewinder.points()))
@@ -176,33 +167,24 @@ class SessionControls:
         self._side(self._answer(self.rewinder.plan(op)))
 
     def on_rewind(self, op: Rewind) -> None:
-        if self._turn is not None:
-            self._emit(Notice(level=NoticeLevel.WARNING,
-                              text="a turn is running: stop it (Esc) before rewinding"))
-        elif self._rewind_task is not None:
-            self._emit(Notice(level=NoticeLevel.WARNING, text="a rewind is already running"))
-        else:
-            self._rewinding(self._answer(self.rewinder.rewind(op)))
+        scope = self.root.child("rewind")  # unread: files are never restored halfway
+        self.slot.start(Work(kind=WorkKind.REWIND, scope=scope),
+                        self._answer(self.rewinder.rewind(op)))
 
     def _clear(self) -> None:
         self._record(ConversationClearedRecord())
         self.deps.usage.forget()
         self._emit(ConversationCleared())
 
-    async def _clear_with_hooks(self) -> None:
+    async def _clear_with_hooks(self, scope: CancelScope) -> None:
         """``/clear`` with hooks: ``SessionEnd`` (reason ``clear``) reads the old
         conversation, then it is cleared, then ``SessionStart`` (source ``clear``)
         gives the new one its context."""
-        scope = self._hold_scope = self.root.child("clear")
-        try:
-            points = HookPoints(self.deps, scope, self._record)
-            await points.session_end(SessionEndReason.CLEAR)
-            self._clear()  # SessionEnd cannot keep the conversation
-            if not scope.cancelled:
-                await points.session_start("clear")
-        finally:
-            scope.detach()
-            self._hold_scope = None
+        points = HookPoints(self.deps, scope, self._record)
+        await points.session_end(SessionEndReason.CLEAR)
+        self._clear()  # SessionEnd cannot keep the conversation
+        if not scope.cancelled:
+            await points.session_start("clear")
 
     def _queue_changed(self, item: Queued | None, status: SteerStatus) -> None:
         if item is None:  # it was applied (or returned) first: an edit never races it
@@ -223,10 +205,14 @@ class SessionControls:
                 self._emit(Notice(level=NoticeLevel.ERROR, text=(
                     f"{message}. Pick another with --model or /model.")))
 
-    async def _compact_idle(self, focus: str) -> None:
-        """``/compact`` between turns: held like a rewind; Esc cancels it."""
+    def _start_compaction(self, focus: str, then: Callable[[], None] | None = None) -> None:
+        """``/compact`` between turns, in the slot; Esc cancels it."""
+        scope = self.root.child("compaction")
+        self.slot.start(Work(kind=WorkKind.COMPACTION, scope=scope),
+                        self._compact_idle(scope, focus), then=then)
+
+    async def _compact_idle(self, scope: CancelScope, focus: str) -> None:
         cfg = self.deps.config
-        scope = self._hold_scope = self.root.child("compaction")
         params = thinking_params(self.deps)
         try:
             await Compactor(self.deps, cfg.system, self.deps.limits.window(cfg.model)).compact(
@@ -238,7 +224,4 @@ class SessionControls:
         except CompactionFailed as exc:
             self._emit(Notice(level=NoticeLevel.WARNING,
                               text=f"compaction failed: {exc}. The conversation is unchanged."))
-        finally:
-            scope.detach()
-            self._hold_scope = None
 

@@ -1,7 +1,7 @@
 """The session's side of custom commands with a turn of their own (a part of ``Session``).
 
 A :class:`~agent_tui.core.commands.command_run.CommandRun` sent while idle runs at once: its
-``!`` lines while the session holds (as for a compaction: an ``interrupt`` stops
+``!`` lines in the session's slot (as a compaction: an ``interrupt`` stops
 them, and what was sent meanwhile waits), then its prompt as a turn under the
 command's policy and model. Sent while a turn runs, it waits for that turn to end
 and starts after the steers (before the follow-ups); when that turn does not
@@ -12,49 +12,47 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.core.commands.command_run import CommandRun, CommandStopped, run_steps
+from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.services.model_control import resolve_model
-from agent_tui.protocol import Notice, NoticeLevel, TurnState, TurnStateChanged
+from agent_tui.core.session.slot import Slot, Work, WorkKind
+from agent_tui.protocol import Event, Notice, NoticeLevel, TurnState, TurnStateChanged
 
 
 class CommandTurns:
-    """Mixed into ``Session``, whose state (``deps``, ``root``, ``_turn``,
-    ``_hold_scope``, ``_commands_waiting``) and helpers (``_emit``, ``_rewinding``,
-    ``_start_turn``) it uses."""
+    """Mixed into ``Session``, whose state (``deps``, ``root``, ``slot``) and helpers
+    (``_emit``, ``_start_turn``) it uses."""
 
-    deps: Any
+    deps: SessionDeps
     root: CancelScope
-    _turn: Any
-    _hold_scope: CancelScope | None
-    _commands_waiting: list[CommandRun]
-    _command_lines: CommandRun | None
-    _emit: Callable[[Any], None]
-    _rewinding: Callable[..., None]
+    slot: Slot
+    _emit: Callable[[Event], None]
     _start_turn: Callable[..., None]
 
     def _command(self, run: CommandRun) -> None:
-        if self._turn is None:
+        if self.slot.turn is None:
             self._start_command(run)
             return
-        self._commands_waiting.append(run)
+        self.slot.after_turn.commands.append(run)
         self._emit(Notice(level=NoticeLevel.INFO, text=f"/{run.name} runs when this turn ends"))
 
     def _next_command(self) -> bool:
         """After a completed turn: start the command that waited for it, if any."""
-        if not self._commands_waiting:
+        waiting = self.slot.after_turn.commands
+        if not waiting:
             return False
-        self._start_command(self._commands_waiting.pop(0))
+        self._start_command(waiting.pop(0))
         return True
 
     def _drop_commands(self) -> None:
         """The turn they waited for did not complete: they are not run."""
-        for run in self._commands_waiting:
+        waiting = self.slot.after_turn.commands
+        for run in waiting:
             self._emit(Notice(level=NoticeLevel.WARNING,
                               text=f"/{run.name} not run: the turn before it did not complete"))
-        self._commands_waiting.clear()
+        waiting.clear()
 
     def _stopped(self, run: CommandRun, scope: CancelScope, why: str) -> None:
         self._emit(Notice(level=NoticeLevel.ERROR, text=why))
@@ -63,8 +61,7 @@ class CommandTurns:
 
     def _start_command(self, run: CommandRun) -> None:
         ready: list[tuple[str, str | None]] = []
-        scope = self._hold_scope = self.root.child(f"command {run.name}")
-        self._command_lines = run
+        scope = self.root.child(f"command {run.name}")
 
         async def steps() -> None:
             try:
@@ -75,10 +72,6 @@ class CommandTurns:
                 self._stopped(run, scope, str(exc))
             except Cancelled:
                 self._stopped(run, scope, f"/{run.name} stopped before its prompt: nothing was sent")
-            finally:
-                scope.detach()
-                self._hold_scope = None
-                self._command_lines = None
 
         def then() -> None:
             if not ready:
@@ -89,4 +82,5 @@ class CommandTurns:
                 deps = replace(deps, config=replace(deps.config, model=chosen))
             self._start_turn(text, deps=deps)
 
-        self._rewinding(steps(), then=then)
+        self.slot.start(Work(kind=WorkKind.COMMAND_LINES, scope=scope, command=run),
+                        steps(), then=then)
