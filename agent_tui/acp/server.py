@@ -36,7 +36,9 @@ Choices the protocol leaves to us:
   offered, read_file and edit_file read through it (unsaved buffers); with
   ``fs/write_text_file``, write_file and edit_file have the editor write, after the same
   approval, path checks, cancel check and rewind pre-image as a disk write.
-  ``terminal/*`` is not used (docs/acp.md says why).
+  ``terminal/*`` is not used (docs/acp.md says why): a client that shows a terminal
+  fed by the agent (``_meta.terminal_output``) sees bash calls as terminal views
+  (:mod:`.updates`).
 - **Usage**: a ``usage_update`` after each model request (:mod:`.usage`);
   ``session/load`` restores the session's mode (:func:`.modes.restored_mode`).
 - Each session has its own core ``Session``, run task, cancel scope and journal;
@@ -81,6 +83,7 @@ from agent_tui.acp.models import check_option
 from agent_tui.acp.modes import mode_state, parse_mode, restored_mode
 from agent_tui.acp.prompt_content import prompt_message
 from agent_tui.acp.transport import claim_stdout, open_stdio
+from agent_tui.acp.updates import shows_terminals
 from agent_tui.commands.line import parse_command_line
 from agent_tui.files.buffers import Editor, ReadsBuffers, WritesBuffers
 from agent_tui.mcp_catalog.offers import PROMPT_PREFIX
@@ -244,6 +247,7 @@ class AcpAgent:
         for event in pending:
             bridge.emit(event)
         bridge.attach(session)
+        bridge.mapper.terminals = shows_terminals(self.client_capabilities)  # bash as a view
         self._serve_mcp(bridge)
         self._serve_buffers(bridge)
         self.sessions[new_id] = bridge
