@@ -90,6 +90,8 @@ async def test_writes_go_through_the_editor_after_our_checks(tmp_path: Path, fak
     notes, new, raced = tmp_path / "notes.txt", tmp_path / "sub" / "new.txt", tmp_path / "raced.txt"
     notes.write_text("saved line\n")
     raced.write_text("one\n")
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(b"caf\xe9 one\n")  # not UTF-8: the editor could not hold it as it is
     fake_api.enqueue(
         Reply.tool_use("edit_file", {"path": "notes.txt", "old_string": "unsaved line",
                                      "new_string": "edited line"}, id="toolu_edit"),
@@ -97,6 +99,8 @@ async def test_writes_go_through_the_editor_after_our_checks(tmp_path: Path, fak
         Reply.tool_use("write_file", {"path": "../outside.txt", "content": "x"}, id="toolu_out"),
         Reply.tool_use("edit_file", {"path": "raced.txt", "old_string": "one",
                                      "new_string": "two"}, id="toolu_race"),
+        Reply.tool_use("edit_file", {"path": "latin.txt", "old_string": "one",
+                                     "new_string": "two"}, id="toolu_latin"),
         Reply.text("done"))
     client = WritingEditor({str(notes): "unsaved line\n", str(raced): "one\n"},
                            retype={str(raced): "one, typed meanwhile\n"})
@@ -114,6 +118,7 @@ async def test_writes_go_through_the_editor_after_our_checks(tmp_path: Path, fak
     assert "outside" in results[2]  # refused by our path check: the editor was never asked
     assert "changed while it was being edited" in results[3]  # the buffer moved: no write
     assert raced.read_text() == "one\n"
+    assert "Edited latin.txt" in results[4] and latin.read_bytes() == b"caf\xe9 two\n"
     # The rewind pre-image is the buffer's text (the user's unsaved line), not the disk's.
     blobs = [p.read_bytes() for p in (tmp_path / "home").rglob("*") if p.is_file()]
     assert b"unsaved line\n" in blobs

@@ -12,7 +12,8 @@ buffer. Everything before the write is as for a write to disk: the approval, the
 checked (the editor is given the real absolute path, links resolved by us), the cancel
 check and the rewind pre-image last, right before the editor is asked. The pre-image is
 the text the editor showed (unsaved edits included), so a rewind gives the user back
-what they had; edit_file edits that text, and refuses if it changed meanwhile.
+what they had; edit_file edits that text, and refuses if it changed meanwhile. A file
+that is not UTF-8 text (:func:`is_text`) is edited on disk, byte for byte.
 """
 
 from __future__ import annotations
@@ -56,6 +57,15 @@ class EditorRefused(WorkspaceError):
     """The editor did not write the file."""
 
 
+def is_text(data: bytes) -> bool:
+    """Whether an editor can hold ``data`` as it is: UTF-8 text without NUL bytes."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return b"\0" not in data
+
+
 async def shown_text(read: OpenBuffers | None, ws: Workspace, path: str) -> bytes | None:
     """The editor's text of the (checked) file ``path``, as UTF-8; None: as on disk."""
     if read is None:
@@ -87,4 +97,4 @@ async def write_through(editor: Editor, ws: Workspace, path: str, data: bytes, *
 
 
 __all__ = ["Editor", "EditorRefused", "OpenBuffers", "ReadsBuffers", "SaveBuffer",
-           "WritesBuffers", "shown_text", "write_through"]
+           "WritesBuffers", "is_text", "shown_text", "write_through"]
