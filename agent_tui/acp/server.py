@@ -4,8 +4,9 @@ Supported: ``initialize``, ``session/new``, ``session/load`` (replays the journa
 updates, then continues), ``session/prompt``, ``session/cancel``, ``session/set_mode``
 (the permission modes, :mod:`.modes`), ``session/set_config_option`` (the model,
 :mod:`.models`); the agent sends ``session/update`` (message chunks, tool calls, tool
-call updates, mode and config option updates, the slash commands) and
-``session/request_permission``. Anything else is answered ``-32601 Method not
+call updates, mode and config option updates, the slash commands),
+``session/request_permission``, and ``fs/read_text_file`` / ``fs/write_text_file``
+when the client offers them (docs/acp.md). Anything else is answered ``-32601 Method not
 found``: :class:`AcpAgent` deliberately does not subclass the SDK's ``Agent``
 protocol, whose unwritten methods would become silent stubs.
 
