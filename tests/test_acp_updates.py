@@ -173,6 +173,11 @@ def test_a_bash_call_is_a_terminal_view_for_a_client_that_shows_them(tmp_path: P
     mapper.tool_state(ToolStateChanged(**denied, state=ToolState.QUEUED))
     refused = mapper.tool_state(ToolStateChanged(**denied, state=ToolState.DENIED))
     assert "terminal_exit" not in refused.field_meta
+    started = dict(base, tool_use_id="toolu_bg")
+    mapper.tool_state(ToolStateChanged(**started, state=ToolState.QUEUED,
+                                       input={"command": "sleep 9", "run_in_background": True}))
+    assert "terminal_info" not in mapper.tool_state(
+        ToolStateChanged(**started, state=ToolState.RUNNING)).field_meta
     plain = UpdateMapper(tmp_path)
     plain.tool_state(ToolStateChanged(**base, state=ToolState.RUNNING))
     shown = plain.tool_output(ToolOutput(turn_id="t1", tool_use_id="toolu_sh", text="a\n"))

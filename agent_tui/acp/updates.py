@@ -282,10 +282,12 @@ class UpdateMapper:
 
     def _terminal(self, event: ToolStateChanged, meta: dict[str, Any],
                   content: list[Any] | None) -> list[Any] | None:
-        """A bash call's terminal view: opened as it runs, told its exit at the end."""
+        """A bash call's terminal view: opened as it runs, told its exit at the end (a
+        background command's call ends as it starts: it keeps its text)."""
         view = {"terminal_id": event.tool_use_id}
+        background = (self._inputs.get(event.tool_use_id) or {}).get("run_in_background")
         if self.terminals and event.name == "bash" and event.state is _S.RUNNING \
-                and event.tool_use_id not in self._views:
+                and not background and event.tool_use_id not in self._views:
             self._views.add(event.tool_use_id)
             meta["terminal_info"] = {**view, "cwd": str(self.workspace)}
             return [TerminalToolCallContent(type="terminal", terminal_id=event.tool_use_id)]
