@@ -14,7 +14,7 @@ from typing import Any
 import psutil
 import pytest
 from acp import PROTOCOL_VERSION, RequestError, text_block
-from acp.schema import AllowedOutcome, RequestPermissionResponse
+from acp.schema import AllowedOutcome, ClientCapabilities, RequestPermissionResponse
 
 from tests.fake_api import Reply
 from tests.acp_client import AGENT, META, RecordingClient, agent_env, spawn, start
@@ -95,14 +95,20 @@ async def test_cancel_during_stream_ends_prompt_cancelled(tmp_path, fake_api):
 async def test_cancel_during_running_tool_ends_its_process_tree(tmp_path, fake_api):
     marker = f"acp-marker-{uuid.uuid4().hex}"
     tool_id = "toolu_acp_slow_1"
-    command = f"for i in 1 2; do bash -c 'sleep 30; echo {marker}' & done; wait"
+    command = f"echo started; for i in 1 2; do bash -c 'sleep 30; echo {marker}' & done; wait"
     fake_api.enqueue(Reply.tool_use("bash", {"command": command}, id=tool_id))
     client = RecordingClient()
+    # A client that shows agent-fed terminals (Zed's _meta.terminal_output): the command
+    # is shown as a terminal view, and still runs, and is stopped, by the agent.
+    caps = ClientCapabilities.model_validate({"_meta": {"terminal_output": True}})
     async with spawn(client, tmp_path, fake_api, "--permission-mode", "auto") as (conn, _):
-        sid = await start(conn, tmp_path)
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps)
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
         prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block("slow")]))
         await client.wait_for(lambda: client.last_status(tool_id) == "in_progress")
         await client.wait_for(lambda: len(marked(marker)) >= 3)  # the shell and its two children
+        await client.wait_for(lambda: any("terminal_output" in (u.field_meta or {})
+                                          for u in client.tool_updates(tool_id)))
         await conn.cancel(session_id=sid)
         response = await asyncio.wait_for(prompt, 15)
         assert response.stop_reason == "cancelled"
@@ -111,6 +117,14 @@ async def test_cancel_during_running_tool_ends_its_process_tree(tmp_path, fake_a
         assert client.last_state(tool_id) == "cancelled_while_running"
         assert_no_tool_left_open(client)
         assert len(fake_api.requests) == 1
+        metas = [u.field_meta or {} for u in client.tool_updates(tool_id)]
+        running = next(u for u in client.tool_updates(tool_id) if u.status == "in_progress")
+        assert running.content[0].type == "terminal" and running.content[0].terminal_id == tool_id
+        assert running.field_meta["terminal_info"] == {"terminal_id": tool_id, "cwd": str(tmp_path)}
+        shown = "".join(m["terminal_output"]["data"] for m in metas if "terminal_output" in m)
+        assert "started" in shown
+        assert metas[-1]["terminal_exit"]["terminal_id"] == tool_id  # the view is closed
+        assert metas[-1]["terminal_exit"]["signal"] is not None
 
         # The client going away (end of input) mid-tool also ends the process tree.
         fake_api.enqueue(Reply.tool_use("bash", {"command": command}, id="toolu_acp_slow_2"))

@@ -65,7 +65,7 @@ def _listed(client: RecordingClient, sid: str) -> dict[str, Any]:
 
 
 def _check_list(commands: dict[str, Any]) -> None:
-    assert list(commands)[:4] == ["compact", "clear", "context", "model"]
+    assert list(commands)[:4] == ["clear", "compact", "model", "context"]  # the table's order
     assert {"review", "risky", "frontend:test", "eli5"} <= set(commands)
     review = commands["review"]
     assert review.description == "Review a pull request (project)"
@@ -192,3 +192,20 @@ async def test_compact_and_model_are_ops_told_as_text(tmp_path, fake_api):
         updates = client.of("config_option_update", sid)
         assert updates and updates[-1].config_options[0].current_value == "claude-haiku-4-5"
         assert "Model: claude-haiku-4-5" in client.text(sid)
+
+
+def test_the_tui_and_acp_list_the_built_in_commands_of_one_table(tmp_path: Path) -> None:
+    from agent_tui.commands.builtin import ACP_BUILTINS, BUILTINS
+    from agent_tui.acp.commands import available
+    from agent_tui.ui.commands.builtin import BUILTIN, HANDLERS
+
+    assert [c.name for c in BUILTIN] == [b.name for b in BUILTINS] and set(HANDLERS) == {
+        b.name for b in BUILTINS}
+    assert [c.description for c in BUILTIN] == [b.description for b in BUILTINS]
+    offered = {c.name: c for c in available(tmp_path)}
+    assert [b.name for b in ACP_BUILTINS] == list(offered)  # no custom command here
+    compact = offered["compact"]
+    assert compact.description == "Summarize the conversation so far, to free context"
+    assert compact.input is not None and compact.input.root.hint == "focus"
+    assert offered["clear"].input is None
+    assert not {"resume", "rewind", "export", "theme"} & set(offered)  # they need a screen

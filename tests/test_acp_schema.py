@@ -5,8 +5,9 @@ from it (``acp/schema.py``: "Generated from schema/schema.json"), not as the JSO
 file; the JSON Schema of each message type is built back from those models and
 checked with ``jsonschema``. A session exercises what the agent can send: the
 initialize and session/new answers, message chunks, tool calls with their updates
-(a command, an edit with its diff, an MCP tool), a permission request, a cancelled
-prompt, an error answer and a session/load replay.
+(a command shown as a terminal view, an edit with its diff written through the
+editor's fs/write_text_file, an MCP tool), a permission request, a cancelled prompt, an
+error answer and a session/load replay.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ SDK_SERVER = str(Path(__file__).parent / "mcp_servers" / "sdk_server.py")
 SENT_BY_AGENT = {
     "session/update": acp_schema.SessionNotification,
     "session/request_permission": acp_schema.RequestPermissionRequest,
+    "fs/read_text_file": acp_schema.ReadTextFileRequest,
+    "fs/write_text_file": acp_schema.WriteTextFileRequest,
 }
 ANSWERS = {
     "initialize": acp_schema.InitializeResponse,
@@ -77,6 +80,21 @@ def problems(frame: dict[str, Any], asked: dict[Any, str]) -> list[str]:
 
 
 ALLOW_ONCE = RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id="allow_once"))
+#: An editor that offers its files (it saves what it is asked to write) and shows
+#: agent-fed terminals.
+EDITOR = acp_schema.ClientCapabilities.model_validate(
+    {"fs": {"readTextFile": True, "writeTextFile": True}, "_meta": {"terminal_output": True}})
+
+
+class SavingEditor(RecordingClient):
+    async def read_text_file(self, path: str, session_id: str, line: int | None = None,
+                             limit: int | None = None, **kwargs: Any) -> Any:
+        return acp_schema.ReadTextFileResponse(content=Path(path).read_text())
+
+    async def write_text_file(self, content: str, path: str, session_id: str,
+                              **kwargs: Any) -> Any:
+        Path(path).write_text(content)
+        return acp_schema.WriteTextFileResponse()
 
 
 @pytest.mark.asyncio
@@ -99,10 +117,10 @@ async def test_every_frame_the_agent_sends_is_valid_against_the_schema(tmp_path,
         elif "method" in event.message and "id" in event.message:
             asked[event.message["id"]] = event.message["method"]
 
-    client = RecordingClient()
+    client = SavingEditor()
     async with acp_agent(client, ["--cwd", str(tmp_path)], env=agent_env(tmp_path, fake_api),
                          cwd=tmp_path, observers=[observe]) as (conn, _proc):
-        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=EDITOR)
         server = McpServerStdio(name="demo", command=sys.executable,
                                 args=[SDK_SERVER, str(tmp_path / "rec.jsonl")], env=[])
         sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[server])).session_id
@@ -130,6 +148,10 @@ async def test_every_frame_the_agent_sends_is_valid_against_the_schema(tmp_path,
     diffs = [c for u in updates if isinstance(u.get("content"), list) for c in u["content"]
              if c.get("type") == "diff"]
     assert diffs and diffs[0]["oldText"] == "one\ntwo\nthree\n"
+    assert any(f.get("method") == "fs/write_text_file" for f in frames)
+    assert (tmp_path / "notes.txt").read_text() == "one\n2\nthree\n"
+    assert any(c.get("type") == "terminal" for u in updates if isinstance(u.get("content"), list)
+               for c in u["content"])
     bad = {i: p for i, f in enumerate(frames) if (p := problems(f, asked))}
     assert not bad, {i: (frames[i], p) for i, p in list(bad.items())[:5]}
     assert len(frames) > 20

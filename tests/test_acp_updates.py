@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent_tui.acp.transport import check_message
 from agent_tui.acp.updates import ACP_STATUS, UpdateMapper, tool_kind
-from agent_tui.protocol import SideEffects, ToolState, ToolStateChanged
+from agent_tui.protocol import SideEffects, ToolOutput, ToolState, ToolStateChanged
 from agent_tui.core.journal.records import (
     AssistantMessageRecord,
     SteerRecord,
@@ -150,3 +150,35 @@ def test_the_bridge_has_a_case_for_every_event_type():
     from tests.event_cases import unhandled_events
 
     assert unhandled_events(SessionBridge._forward) == set()
+
+
+def test_a_bash_call_is_a_terminal_view_for_a_client_that_shows_them(tmp_path: Path):
+    mapper = UpdateMapper(tmp_path)
+    mapper.terminals = True
+    base = dict(turn_id="t1", tool_use_id="toolu_sh", name="bash")
+    mapper.tool_state(ToolStateChanged(**base, state=ToolState.QUEUED, input={"command": "ls"}))
+    running = mapper.tool_state(ToolStateChanged(**base, state=ToolState.RUNNING))
+    assert [c.type for c in running.content] == ["terminal"]
+    assert running.field_meta["terminal_info"] == {"terminal_id": "toolu_sh", "cwd": str(tmp_path)}
+    chunk = mapper.tool_output(ToolOutput(turn_id="t1", tool_use_id="toolu_sh", text="a\n"))
+    assert chunk.field_meta == {"terminal_output": {"terminal_id": "toolu_sh", "data": "a\n"}}
+    assert chunk.content is None  # the view stays; the output is not a text block
+    done = mapper.tool_state(ToolStateChanged(**base, state=ToolState.SUCCEEDED, exit_code=0,
+                                              result="a"))
+    assert done.content[0].type == "terminal" and done.status == "completed"
+    assert done.field_meta["terminal_exit"] == {"terminal_id": "toolu_sh", "exit_code": 0,
+                                                "signal": None}
+    # A call that never ran has no view; other tools and other clients keep the text.
+    denied = dict(base, tool_use_id="toolu_no")
+    mapper.tool_state(ToolStateChanged(**denied, state=ToolState.QUEUED))
+    refused = mapper.tool_state(ToolStateChanged(**denied, state=ToolState.DENIED))
+    assert "terminal_exit" not in refused.field_meta
+    started = dict(base, tool_use_id="toolu_bg")
+    mapper.tool_state(ToolStateChanged(**started, state=ToolState.QUEUED,
+                                       input={"command": "sleep 9", "run_in_background": True}))
+    assert "terminal_info" not in mapper.tool_state(
+        ToolStateChanged(**started, state=ToolState.RUNNING)).field_meta
+    plain = UpdateMapper(tmp_path)
+    plain.tool_state(ToolStateChanged(**base, state=ToolState.RUNNING))
+    shown = plain.tool_output(ToolOutput(turn_id="t1", tool_use_id="toolu_sh", text="a\n"))
+    assert shown.content[0].content.text == "a\n"

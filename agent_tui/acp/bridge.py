@@ -6,11 +6,9 @@ task sends them, so the client sees them in the order they happened. A prompt's
 response is sent only after the pump has sent every update of its turn (the pump
 resolves the prompt when it reaches the turn's ``turn_ended``).
 
-Permission: a ``permission_requested`` event becomes a ``session/request_permission``
-request sent by a task of its own (the pump never waits for the user). The answer
-becomes a ``decide`` op. When the turn is cancelled the request task is cancelled: a
-late answer is dropped, the core never gets an allow, and the call ends
-``cancelled_before_start``.
+Permission (:mod:`.asking`): a ``permission_requested`` event becomes a
+``session/request_permission`` request sent by a task of its own; a cancelled turn
+withdraws it, and a late answer is never an allow.
 
 Warnings and errors become agent text, marked as ours; those told while no prompt
 runs (an MCP server that failed as the session started) are sent at the start of the
@@ -30,7 +28,6 @@ nothing.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import threading
 from collections import deque
@@ -41,9 +38,9 @@ from typing import Any, Protocol, assert_never
 
 from acp import RequestError
 from acp.helpers import update_agent_thought_text
-from acp.schema import PermissionOption, PromptResponse
+from acp.schema import PromptResponse
 
-from agent_tui.acp import lasting
+from agent_tui.acp.asking import Asker, AsksPermission
 from agent_tui.acp.commands import Say, event_text, start_command
 from agent_tui.acp.usage import UsageTracker
 from agent_tui.acp.models import ModelChoice
@@ -56,8 +53,6 @@ from agent_tui.protocol import (
     Compaction,
     ContextReport,
     ConversationCleared,
-    Decide,
-    Decision,
     Event,
     HookStateChanged,
     ModelChanged,
@@ -93,14 +88,10 @@ log = logging.getLogger("agent_tui.acp")
 SHUTDOWN_BUDGET = 8.0  # seconds a session may take to stop its turn and tools
 
 
-class ClientConnection(Protocol):
+class ClientConnection(AsksPermission, Protocol):
     """What the bridge needs from the SDK's agent-side connection."""
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None: ...
-
-    async def request_permission(
-        self, session_id: str, tool_call: Any, options: list[PermissionOption], **kwargs: Any
-    ) -> Any: ...
 
 
 class PromptBusy(RequestError):
@@ -143,7 +134,8 @@ class SessionBridge:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: int | None = None
         self._prompt: _ActivePrompt | None = None
-        self._asks: dict[str, asyncio.Task[None]] = {}
+        self.asker = Asker(session_id, conn, cancelled=self._cancel_requested,
+                           cancel=self.cancel, tell=self._push)
         self._run_task: asyncio.Task[None] | None = None
         self._pump_task: asyncio.Task[None] | None = None
         self._held: list[str] = []  # warnings told while no prompt ran (e.g. a server failed)
@@ -299,8 +291,10 @@ class SessionBridge:
         # Cancel the scope first: an allow racing this cancel then finds the turn
         # cancelled and the call never starts.
         self.session.interrupt_now()
-        for task in list(self._asks.values()):
-            task.cancel()
+        self.asker.drop_all()
+
+    def _cancel_requested(self) -> bool:
+        return self._prompt is not None and self._prompt.cancel_requested
 
     # -- the pump ------------------------------------------------------------------------
 
@@ -347,17 +341,14 @@ class SessionBridge:
                         and event.parent_tool_use_id is None:
                     await self._send_plan()
                 if event.state is not ToolState.AWAITING_APPROVAL:
-                    ask = self._asks.pop(event.tool_use_id, None)
-                    if ask is not None:
-                        ask.cancel()
+                    self.asker.drop(event.tool_use_id)
             case ToolOutput():
                 update = self.mapper.tool_output(event)
                 if update is not None:
                     await self._send(update)
             case PermissionRequested():
-                task = asyncio.get_running_loop().create_task(self._ask(event))
-                self._asks[event.tool_use_id] = task
-                task.add_done_callback(functools.partial(self._forget_ask, event.tool_use_id))
+                if self.session is not None:
+                    self.asker.ask(self.session, self.mapper, event)
             case Notice():
                 if event.level is NoticeLevel.ERROR and self.models is not None:
                     self.models.on_error(event)
@@ -438,48 +429,12 @@ class SessionBridge:
         except ConnectionError:
             log.info("session %s: client gone; update dropped", self.id)
 
-    # -- permission ------------------------------------------------------------------------
-
-    def _forget_ask(self, tool_use_id: str, task: asyncio.Task[None]) -> None:
-        if self._asks.get(tool_use_id) is task:
-            del self._asks[tool_use_id]
-
-    async def _ask(self, event: PermissionRequested) -> None:
-        session = self.session
-        assert session is not None
-        tool_call = self.mapper.permission_call(event.tool_use_id, event.name, event.summary,
-                                                event.input)
-        try:
-            response = await self.conn.request_permission(
-                session_id=self.id, tool_call=tool_call, options=lasting.options(event)
-            )
-        except asyncio.CancelledError:
-            return  # the turn was cancelled: the core ends the call cancelled_before_start
-        except Exception as exc:
-            log.warning("session %s: permission request failed: %r", self.id, exc)
-            session.submit(Decide(tool_use_id=event.tool_use_id, decision=Decision.DENY,
-                                  note=f"the client could not be asked ({exc})"))
-            return
-        active = self._prompt
-        if active is not None and active.cancel_requested:
-            return  # answered after session/cancel: never an allow
-        outcome = response.outcome
-        if outcome.outcome == "cancelled":
-            # ACP's "cancelled" outcome means the prompt turn was cancelled.
-            self.cancel()
-            return
-        decide, said = lasting.answer(event, outcome.option_id, Path(session.workspace))
-        session.submit(decide)  # a lasting rule applies at once; the notice says if it was saved
-        if said is not None:
-            self._push(said)
-
     # -- shutdown --------------------------------------------------------------------------
 
     async def close(self) -> None:
         """Stop the session: interrupt what runs, end its tools, flush updates."""
         session = self.session
-        for task in list(self._asks.values()):
-            task.cancel()
+        self.asker.drop_all()
         if session is not None and self._run_task is not None:
             session.submit(Shutdown())
             try:

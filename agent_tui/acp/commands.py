@@ -4,7 +4,9 @@ After ``session/new`` and ``session/load`` the agent sends an
 ``available_commands_update`` (once the response is out) listing the built-in
 commands below and the custom commands of the session's workspace (the folders of
 ``commands/files.py``: ``.agent-tui/commands/``, ``.claude/commands/``, the user's),
-each with its description and its ``argument-hint`` as the input hint.
+each with its description and its ``argument-hint`` as the input hint. The built-in
+ones, and their words, are those of the one table (``commands/builtin.py``) that need no
+screen.
 
 A prompt whose text is a command line (``commands/line.py``) runs the command, and
 its ``session/prompt`` is answered when what it started is over:
@@ -38,6 +40,7 @@ from acp.schema import AvailableCommand, AvailableCommandInput, AvailableCommand
 from acp.schema import UnstructuredCommandInput
 
 from agent_tui.acp.models import ModelChoice
+from agent_tui.commands.builtin import ACP_BUILTINS
 from agent_tui.commands.files import CommandFile, LoadedCommands, load_commands
 from agent_tui.commands.use import use_command
 from agent_tui.protocol import (
@@ -62,13 +65,9 @@ class Builtin(StrEnum):
     MODEL = "model"
 
 
-_ABOUT: dict[Builtin, tuple[str, str]] = {  # description, input hint ("" for none)
-    Builtin.COMPACT: ("Summarize the conversation to free context", "what the summary should keep"),
-    Builtin.CLEAR: ("Start a new conversation (the old one stays in the session's journal)", ""),
-    Builtin.CONTEXT: ("Show what fills the context window", ""),
-    Builtin.MODEL: ("Show the model, or switch to another one", "model id (none: show)"),
-}
 BUILTIN_NAMES = frozenset(b.value for b in Builtin)
+if BUILTIN_NAMES != {b.name for b in ACP_BUILTINS}:  # the table says which run here
+    raise RuntimeError(f"ACP's built-in commands differ from the table's: {sorted(BUILTIN_NAMES)}")
 
 
 def builtin(name: str) -> Builtin | None:
@@ -89,6 +88,10 @@ def _entry(name: str, description: str, hint: str) -> AvailableCommand:
     return AvailableCommand(name=name, description=description, input=given)
 
 
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _custom_entry(command: CommandFile) -> AvailableCommand:
     hint = command.argument_hint or ("arguments" if command.takes_arguments else "")
     return _entry(command.name, f"{command.description} ({command.scope})", hint)
@@ -97,7 +100,7 @@ def _custom_entry(command: CommandFile) -> AvailableCommand:
 def available(workspace: Path) -> list[AvailableCommand]:
     """Built-in commands first, then the custom ones (a custom file named like a
     built-in is not offered: the built-in runs)."""
-    listed = [_entry(b.value, *_ABOUT[b]) for b in Builtin]
+    listed = [_entry(b.name, _sentence(b.description), b.hint) for b in ACP_BUILTINS]
     listed += [_custom_entry(c) for c in custom_commands(workspace).commands
                if c.name not in BUILTIN_NAMES]
     return listed

@@ -4,8 +4,9 @@ Supported: ``initialize``, ``session/new``, ``session/load`` (replays the journa
 updates, then continues), ``session/prompt``, ``session/cancel``, ``session/set_mode``
 (the permission modes, :mod:`.modes`), ``session/set_config_option`` (the model,
 :mod:`.models`); the agent sends ``session/update`` (message chunks, tool calls, tool
-call updates, mode and config option updates, the slash commands) and
-``session/request_permission``. Anything else is answered ``-32601 Method not
+call updates, mode and config option updates, the slash commands),
+``session/request_permission``, and ``fs/read_text_file`` / ``fs/write_text_file``
+when the client offers them (docs/acp.md). Anything else is answered ``-32601 Method not
 found``: :class:`AcpAgent` deliberately does not subclass the SDK's ``Agent``
 protocol, whose unwritten methods would become silent stubs.
 
@@ -32,9 +33,13 @@ Choices the protocol leaves to us:
   what cannot be served is refused with an error naming the server. Their prompts are
   commands, ``@server:uri`` reads a resource into the message, and their questions
   (elicitation) go to the client (:mod:`.mcp_offers`).
-- **The client's file system**: with ``fs/read_text_file`` offered, read_file reads
-  through it (unsaved buffers), after its own path checks; ``fs/write_text_file`` and
-  ``terminal/*`` are not used (writes stay atomic with their rewind point).
+- **The client's file system** (``files/buffers.py``): with ``fs/read_text_file``
+  offered, read_file and edit_file read through it (unsaved buffers); with
+  ``fs/write_text_file``, write_file and edit_file have the editor write, after the same
+  approval, path checks, cancel check and rewind pre-image as a disk write.
+  ``terminal/*`` is not used (docs/acp.md says why): a client that shows a terminal
+  fed by the agent (``_meta.terminal_output``) sees bash calls as terminal views
+  (:mod:`.updates`).
 - **Usage**: a ``usage_update`` after each model request (:mod:`.usage`);
   ``session/load`` restores the session's mode (:func:`.modes.restored_mode`).
 - Each session has its own core ``Session``, run task, cancel scope and journal;
@@ -79,8 +84,9 @@ from agent_tui.acp.models import check_option
 from agent_tui.acp.modes import mode_state, parse_mode, restored_mode
 from agent_tui.acp.prompt_content import prompt_message
 from agent_tui.acp.transport import claim_stdout, open_stdio
+from agent_tui.acp.updates import shows_terminals
 from agent_tui.commands.line import parse_command_line
-from agent_tui.files.buffers import ReadsBuffers
+from agent_tui.files.buffers import Editor, ReadsBuffers, WritesBuffers
 from agent_tui.mcp_catalog.offers import PROMPT_PREFIX
 from agent_tui.mcp_catalog.port import servers_of
 from agent_tui.protocol import Event, Notice
@@ -242,6 +248,7 @@ class AcpAgent:
         for event in pending:
             bridge.emit(event)
         bridge.attach(session)
+        bridge.mapper.terminals = shows_terminals(self.client_capabilities)  # bash as a view
         self._serve_mcp(bridge)
         self._serve_buffers(bridge)
         self.sessions[new_id] = bridge
@@ -261,11 +268,11 @@ class AcpAgent:
         manager.on_catalog(lambda _server: self._announce(bridge))
 
     def _serve_buffers(self, bridge: SessionBridge) -> None:
-        """A client that offers ``fs/read_text_file`` is asked for the files read_file
-        reads, so the agent sees unsaved edits (``files/buffers.py``)."""
+        """A client that offers ``fs/read_text_file`` is asked for the files the tools
+        read, so the agent sees unsaved edits; one that offers ``fs/write_text_file``
+        writes the write tools' files, so they show in its buffers (``files/buffers.py``)."""
         fs = getattr(self.client_capabilities, "fs", None)
-        tool = bridge.session.tools.get("read_file") if bridge.session is not None else None
-        if not getattr(fs, "read_text_file", False) or not isinstance(tool, ReadsBuffers):
+        if bridge.session is None or fs is None:
             return
         conn: Any = self.conn
 
@@ -273,7 +280,16 @@ class AcpAgent:
             answer = await conn.read_text_file(session_id=bridge.id, path=str(path))
             return getattr(answer, "content", None)
 
-        tool.buffers = read
+        async def save(path: Path, text: str) -> None:
+            await conn.write_text_file(session_id=bridge.id, path=str(path), content=text)
+
+        reader = read if getattr(fs, "read_text_file", False) else None
+        tools = bridge.session.tools
+        for tool in (tools.get(name) for name in tools.names()):
+            if isinstance(tool, ReadsBuffers):
+                tool.buffers = reader
+            if isinstance(tool, WritesBuffers) and getattr(fs, "write_text_file", False):
+                tool.editor = Editor(save=save, read=reader)
 
     def _bridge(self, session_id: str) -> SessionBridge:
         bridge = self.sessions.get(session_id)

@@ -14,6 +14,13 @@ runs, then ``completed`` or ``failed``) and our own state rides along in ``_meta
 
     {"agent_tui": {"state": "cancelled_while_running", "side_effects": "unverified",
                    "exit_code": null, "signal": "SIGTERM", ...}}
+
+A client that says it shows a terminal fed by the agent (``_meta.terminal_output`` in
+its capabilities, Zed's convention: :func:`shows_terminals`) gets a running ``bash``
+call as a terminal view: ``content`` ``{"type": "terminal", "terminalId": <call id>}``
+with ``_meta.terminal_info`` as it starts, its output as ``_meta.terminal_output``
+chunks, and ``_meta.terminal_exit`` at the end. The command still runs in our process
+control (docs/acp.md); the view only shows it.
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
     ToolCallUpdate,
+    TerminalToolCallContent,
 )
 
 from agent_tui.files.preview import FilePreview, preview
@@ -173,6 +181,12 @@ def plan_update(records: list[Any]) -> AgentPlanUpdate | None:
     return update
 
 
+def shows_terminals(client_capabilities: Any) -> bool:
+    """Whether the client shows a terminal the agent feeds (``_meta.terminal_output``)."""
+    meta = getattr(client_capabilities, "field_meta", None)
+    return isinstance(meta, dict) and meta.get("terminal_output") is True
+
+
 def _meta(state: ToolState, **facts: Any) -> dict[str, Any]:
     body: dict[str, Any] = {"state": str(state)}
     body.update({k: v for k, v in facts.items() if v not in (None, "", [])})
@@ -189,6 +203,8 @@ class UpdateMapper:
         self._output: dict[str, str] = {}
         self._inputs: dict[str, dict[str, Any] | None] = {}
         self._diffs: dict[str, FilePreview | None] = {}  # made once, before the file changes
+        self.terminals = False  # show bash calls as terminal views (:func:`shows_terminals`)
+        self._views: set[str] = set()  # the calls shown as one
 
     def edit_content(self, tool_use_id: str, name: str, tool_input: dict[str, Any] | None) -> list[Any]:
         """A whole-file diff for the file tools that write (``files/preview.py``: a client
@@ -238,6 +254,7 @@ class UpdateMapper:
             if event.result:
                 content.append(tool_content(text_block(event.result)))
             raw_output = {**meta[META_KEY], "result": event.result}
+        content = self._terminal(event, meta, content)
         if event.tool_use_id not in self._started:
             self._started.add(event.tool_use_id)
             update: Update = start_tool_call(
@@ -263,10 +280,34 @@ class UpdateMapper:
         update.field_meta = meta
         return update
 
+    def _terminal(self, event: ToolStateChanged, meta: dict[str, Any],
+                  content: list[Any] | None) -> list[Any] | None:
+        """A bash call's terminal view: opened as it runs, told its exit at the end (a
+        background command's call ends as it starts: it keeps its text)."""
+        view = {"terminal_id": event.tool_use_id}
+        background = (self._inputs.get(event.tool_use_id) or {}).get("run_in_background")
+        if self.terminals and event.name == "bash" and event.state is _S.RUNNING \
+                and not background and event.tool_use_id not in self._views:
+            self._views.add(event.tool_use_id)
+            meta["terminal_info"] = {**view, "cwd": str(self.workspace)}
+            return [TerminalToolCallContent(type="terminal", terminal_id=event.tool_use_id)]
+        if event.tool_use_id in self._views and ACP_STATUS[event.state] in ("completed", "failed"):
+            self._views.discard(event.tool_use_id)
+            meta["terminal_exit"] = {**view, "exit_code": event.exit_code, "signal": event.signal}
+            terminal = TerminalToolCallContent(type="terminal", terminal_id=event.tool_use_id)
+            return [terminal, *(content or [])]
+        return content
+
     def tool_output(self, event: ToolOutput) -> Update | None:
-        """Live output of a running call: the content shows the latest tail."""
+        """Live output of a running call: the content shows the latest tail (a terminal
+        view gets each chunk as it comes)."""
         if event.tool_use_id not in self._started:
             return None
+        if event.tool_use_id in self._views:
+            update = update_tool_call(event.tool_use_id)
+            update.field_meta = {"terminal_output": {"terminal_id": event.tool_use_id,
+                                                     "data": event.text}}
+            return update
         tail = (self._output.get(event.tool_use_id, "") + event.text)[-OUTPUT_TAIL:]
         self._output[event.tool_use_id] = tail
         return update_tool_call(event.tool_use_id, content=[tool_content(text_block(tail))])

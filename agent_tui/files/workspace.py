@@ -349,13 +349,15 @@ class Workspace:
         *,
         make_parents: bool = True,
         before_write: BeforeWrite | None = None,
+        write: bool = True,
     ) -> WriteReport:
         """Replace (or create) the file ``path`` with ``data``, atomically.
 
         ``before_write(real_path, old_bytes_or_None)`` runs after the path is resolved
         and right before the first byte is written; if it raises, nothing is written.
         The old bytes are read only when a hook is given. Existing permission bits
-        are kept.
+        are kept. ``write=False`` checks the path and runs the hook but writes nothing:
+        the caller has the file written another way (an editor, ``files/buffers.py``).
         """
         with self._walk(path, create_parents=make_parents) as walk:
             if walk.name is None:
@@ -369,7 +371,8 @@ class Workspace:
             mode = 0o666 if old_st is None else stat.S_IMODE(old_st.st_mode)
             # relative to the folder held open: a symlink swapped in at ``name`` is
             # replaced, never written through; umask applies to a new file only
-            write_atomic(dir_fd, name, data, mode=mode, exact_mode=old_st is not None)
+            if write:
+                write_atomic(dir_fd, name, data, mode=mode, exact_mode=old_st is not None)
             return WriteReport(
                 path=target,
                 relative=walk.relative(),

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_tui.cancel import Cancelled
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.calls.tool import In, Tool, ToolContext, ToolResult
-from agent_tui.files.buffers import OpenBuffers
+from agent_tui.files.buffers import Editor, OpenBuffers, is_text, shown_text, write_through
 from agent_tui.files.images import read_image, sniff_image
 from agent_tui.files.preview import locate
 from agent_tui.files.workspace import (
@@ -31,6 +31,7 @@ from agent_tui.files.workspace import (
     FileTooLarge,
     Workspace,
     WorkspaceError,
+    WriteReport,
     pick_root,
 )
 from agent_tui.units import format_bytes
@@ -123,13 +124,10 @@ class ReadFileTool(Tool[ReadFileInput]):
         """The editor's text of a checked text file (``files/buffers.py``), or None."""
         head = fh.read(_SNIFF_BYTES)
         fh.seek(0)
-        if self.buffers is None or sniff_image(head) is not None or b"\0" in head:
+        if sniff_image(head) is not None or b"\0" in head:
             return None
-        try:
-            text = await self.buffers(ws.resolve(path))
-        except Exception:  # noqa: BLE001 - the editor could not say: the disk can
-            return None
-        return io.BytesIO(text.encode("utf-8")) if text is not None else None
+        text = await shown_text(self.buffers, ws, path)  # None: the editor could not say
+        return io.BytesIO(text) if text is not None else None
 
 
 class _Lines:
@@ -245,6 +243,7 @@ class _WriteTool(Tool[In]):
     ) -> None:
         self.on_before_write = on_before_write
         self.on_after_write = on_after_write
+        self.editor: Editor | None = None  # an editor that writes for us (files/buffers.py)
 
     def rewind_caveat(self, raw_input: dict[str, Any]) -> str | None:
         return None  # a pre-image of every file it writes is kept: fully undoable
@@ -257,6 +256,16 @@ class _WriteTool(Tool[In]):
             self.on_after_write(path, data)
         except Exception:
             pass  # the write happened; a missed note only makes a later rewind ask first
+
+    async def _write(self, ctx: ToolContext, ws: Workspace, path: str, data: bytes, *,
+                     make_parents: bool = True, expect: bytes | None = None,
+                     plain: bool = True) -> WriteReport:
+        """The guarded write: to disk, or through the editor when one writes for us."""
+        hook = self._hook(ctx, expect)
+        if self.editor is None or not plain:  # not UTF-8 text: on disk, byte for byte
+            return ws.write_atomic(path, data, make_parents=make_parents, before_write=hook)
+        return await write_through(self.editor, ws, path, data, make_parents=make_parents,
+                                   before_write=hook)
 
     def _hook(self, ctx: ToolContext, expect: bytes | None = None) -> BeforeWrite:
         def before_write(path: Path, old: bytes | None) -> None:
@@ -306,7 +315,7 @@ class WriteFileTool(_WriteTool[WriteFileInput]):
             return ws
         ctx.scope.raise_if_cancelled()
         try:
-            report = ws.write_atomic(args.path, data, before_write=self._hook(ctx))
+            report = await self._write(ctx, ws, args.path, data)
         except (WorkspaceError, OSError) as exc:
             return ToolResult.error(describe_error(exc, ws.display(args.path)))
         self._written(report.path, data)
@@ -377,6 +386,10 @@ class EditFileTool(_WriteTool[EditFileInput]):
         shown = ws.display(args.path)
         try:
             data = ws.read_bytes(args.path, limit=MAX_EDIT_BYTES)
+            plain = is_text(data)
+            if self.editor is not None and plain:  # what the user sees, unsaved edits included
+                shown_data = await shown_text(self.editor.read, ws, args.path)
+                data = data if shown_data is None else shown_data
         except FileNotFoundError:
             return ToolResult.error(f"{shown} does not exist (use write_file to create it)")
         except FileTooLarge:
@@ -392,9 +405,8 @@ class EditFileTool(_WriteTool[EditFileInput]):
         new_data = data[:pos] + new_b + data[pos + len(old_b) :]
         ctx.scope.raise_if_cancelled()
         try:
-            report = ws.write_atomic(
-                args.path, new_data, make_parents=False, before_write=self._hook(ctx, expect=data)
-            )
+            report = await self._write(ctx, ws, args.path, new_data, make_parents=False,
+                                       expect=data, plain=plain)
         except (WorkspaceError, OSError) as exc:
             return ToolResult.error(describe_error(exc, ws.display(args.path)))
         self._written(report.path, new_data)

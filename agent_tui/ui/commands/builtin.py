@@ -1,8 +1,9 @@
 """The commands the TUI runs itself, and what running a command line does.
 
-``TABLE`` (at the end) is their one list: each command with its handler. The menu, the
-help and the palette list ``BUILTIN``, and ``run_command`` calls ``HANDLERS``; both are
-made from it, so a command cannot be listed without a handler nor the other way round.
+The commands are the one table of every front end (``agent_tui/commands/builtin.py``);
+``HANDLERS`` (at the end) gives each its handler. The menu, the help and the palette
+list ``BUILTIN``, and ``run_command`` calls ``HANDLERS``; a command without a handler,
+or a handler without a command, stops the import.
 
 A command line never reaches the model as a message: a built-in command runs here, a
 custom one is handed to the session (``agent_tui/commands/use.py``: its ``!`` lines
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import RenderableType
 
+from agent_tui.commands.builtin import BUILTINS
 from agent_tui.ui.commands import definitions, preferences
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind, CommandLine, Commands
 from agent_tui.ui.render.themes import THEMES
@@ -283,36 +285,23 @@ def _quit(host: CommandHost, args: str) -> None:
 
 Handler = Callable[[CommandHost, str], None]
 
-# The one table of the built-in commands: each with its handler, in the menu's order.
-TABLE: tuple[tuple[Command, Handler], ...] = (
-    (Command("help", "every key and every command"), _help),
-    (Command("clear", "start a new conversation (the old one stays listed by `sessions`)"), _clear),
-    (Command("compact", "summarize the conversation so far, to free context", "[focus]", ArgsNeed.OPTIONAL), _compact),
-    (Command("model", "use another model (no name: choose from a list)", "[NAME]", ArgsNeed.OPTIONAL), _model),
-    (Command("thinking", "thinking from the next request on", "off|adaptive|BUDGET", ArgsNeed.REQUIRED), _thinking),
-    (Command("cost", "tokens and cost of this session, per turn"), _cost),
-    (Command("context", "what fills the model's context window"), _context),
-    (Command("memory", "the AGENTS.md / CLAUDE.md files the agent follows"), _memory),
-    (Command("init", "ask the model to draft an AGENTS.md for this project (you review the write)"), _init),
-    (Command("hooks", "the hooks in force and where each came from"), _hooks),
-    (Command("resume", "open a saved session"), _resume),
-    (Command("rename", "name this session (shown by `sessions` and /resume)", "NAME", ArgsNeed.REQUIRED), _rename),
-    (Command("add-dir", "let the file tools use another folder too (as --add-dir)", "DIR", ArgsNeed.REQUIRED), _add_dir),
-    (Command("export", "write the conversation as Markdown (tool calls folded)", "[FILE]", ArgsNeed.OPTIONAL), _export),
-    (Command("rewind", "go back to an earlier message (Esc Esc)"), _rewind),
-    (Command("theme", "switch the theme", "[" + "|".join(THEMES) + "]", ArgsNeed.OPTIONAL), _theme),
-    (Command("permissions", "the permission rules in force and where each came from"), _permissions),
-    (Command("mcp", "MCP servers: their state; log in, restart, disable, enable"), _mcp),
-    (Command("skills", "the skills the model may use, and where each came from"), _skills),
-    (Command("agents", "the sub-agent types task can start, and where each came from"), _agents),
-    (Command("vim", "vim mode in the input on or off (editorMode in the settings)"), preferences.vim),
-    (Command("output-style", "how the model writes: Default, Explanatory, Learning or yours", "[NAME]", ArgsNeed.OPTIONAL), preferences.output_style),
-    (Command("keybindings", "the keys in force and those of ~/.claude/keybindings.json not taken"), preferences.keybindings),
-    (Command("plugin", "Claude Code's plugins and marketplaces (agent-tui plugin changes them)"), _plugin),
-    (Command("quit", "stop what runs, then quit"), _quit),
-)
-BUILTIN: list[Command] = [command for command, _handler in TABLE]
-HANDLERS: dict[str, Handler] = {command.name: handler for command, handler in TABLE}
+# Each built-in command's handler; the commands themselves, their words and their order
+# are the one table of every front end (``agent_tui/commands/builtin.py``).
+HANDLERS: dict[str, Handler] = {
+    "help": _help, "clear": _clear, "compact": _compact, "model": _model,
+    "thinking": _thinking, "cost": _cost, "context": _context, "memory": _memory,
+    "init": _init, "hooks": _hooks, "resume": _resume, "rename": _rename,
+    "add-dir": _add_dir, "export": _export, "rewind": _rewind, "theme": _theme,
+    "permissions": _permissions, "mcp": _mcp, "skills": _skills, "agents": _agents,
+    "vim": preferences.vim, "output-style": preferences.output_style,
+    "keybindings": preferences.keybindings, "plugin": _plugin, "quit": _quit,
+}
+_ARGS = {"theme": "[" + "|".join(THEMES) + "]"}  # what only the TUI knows
+BUILTIN: list[Command] = [Command(b.name, b.description, _ARGS.get(b.name, b.args), b.need)
+                          for b in BUILTINS]
+if set(HANDLERS) != {command.name for command in BUILTIN}:  # listed iff it has a handler
+    raise RuntimeError(f"built-in commands without a handler, or handlers without a "
+                       f"command: {sorted(set(HANDLERS) ^ {c.name for c in BUILTIN})}")
 
 
 def prompt_op(text: str, mode: SendMode, images: Sequence[ImageAttachment] = ()) -> Op:

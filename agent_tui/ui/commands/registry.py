@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from agent_tui.commands.builtin import ArgsNeed
 from agent_tui.commands.line import CommandLine, is_command_name, parse_command_line
 
 __all__ = ["ArgsNeed", "Command", "CommandKind", "CommandLine", "Commands", "is_command_name",
@@ -23,12 +24,6 @@ class CommandKind(StrEnum):
     BUILTIN = "builtin"  # run by the TUI
     CUSTOM = "custom"  # a Markdown file: a prompt sent to the model
     MCP_PROMPT = "mcp_prompt"  # an MCP server's prompt (/mcp__server__prompt): got, then sent
-
-
-class ArgsNeed(StrEnum):
-    NONE = "none"
-    OPTIONAL = "optional"
-    REQUIRED = "required"
 
 
 @dataclass(frozen=True)
