@@ -79,7 +79,7 @@ LAYERS: tuple[Layer, ...] = (
 #: modules and the rooms below it, never one above.
 CORE_ROOMS: tuple[Layer, ...] = (
     Layer("the session", ("session",)),
-    Layer("custom commands' turns", ("commands",)),
+    Layer("custom commands and the op dispatch", ("commands",)),
     Layer("sub-agents", ("subagents",)),
     Layer("the turn loop", ("turn",)),
     Layer("compaction", ("compaction",)),
