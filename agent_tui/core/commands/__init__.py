@@ -1,1 +1,1 @@
-"""Custom commands' own turns, and which handler each op goes to."""
+"""Custom commands as they run (their lines, their checks), and which handler each op goes to."""
