@@ -221,3 +221,26 @@ async def test_maintenance_runs_its_setup_hooks_whose_context_and_env_reach_the_
     assert [s.get("trigger") for s in seen if s["hook_event_name"] == "Setup"] == ["maintenance"]
     assert "deps installed" in json.dumps(fake_api.requests[0]["messages"])
     assert "built=setup" in json.dumps(tool_results(fake_api.requests[1]))
+
+
+async def test_an_idle_wait_after_an_answer_notifies_once_and_a_message_disarms_it(
+        fake_api, tmp_path, monkeypatch):
+    hooks = _hooks(tmp_path, monkeypatch, "Notification")
+    run, _ws = start(fake_api, tmp_path, hooks)
+    run.session.idle.after_s = 1.0  # the TUI's is 60 s, as Claude Code's
+    # the third answer takes 2 s: a reminder left armed by the second wait would fire in it
+    fake_api.enqueue(Reply.text("one"), Reply.text("two"),
+                     Reply.text("three", chunk=1, delay_between_events=0.2))
+    run.submit(UserMessage(text="first"))
+    await run.rec.wait_for(lambda: len(logged(tmp_path / "hook.log")) == 1)
+    [seen] = logged(tmp_path / "hook.log")
+    assert seen["notification_type"] == "idle_prompt"
+    assert seen["message"] == "agent-tui is waiting for your input"
+    run.submit(UserMessage(text="second"))
+    await run.rec.wait_for(lambda: len(run.rec.of("turn_ended")) == 2)
+    run.submit(UserMessage(text="third"))  # written before the wait ran out: no reminder
+    await run.rec.wait_for(lambda: len(run.rec.of("turn_ended")) == 3)
+    assert len(logged(tmp_path / "hook.log")) == 1
+    await run.rec.wait_for(lambda: len(logged(tmp_path / "hook.log")) == 2)
+    await run.idle()
+    assert [s["notification_type"] for s in logged(tmp_path / "hook.log")] == ["idle_prompt"] * 2

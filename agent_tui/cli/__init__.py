@@ -16,6 +16,10 @@ from agent_tui.cli.options import UsageError, parse_options
 from agent_tui.cli.wiring import Wiring
 from agent_tui.paths import private_dir, state_home
 
+#: Seconds the TUI waits for you after an answer before the Notification hooks say so
+#: (Claude Code's idle notification: 60 s).
+IDLE_NOTIFY_S = 60.0
+
 
 def run() -> NoReturn:
     """The ``agent-tui`` command: :func:`main`, then out without freeing the heap
@@ -66,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         from agent_tui.ui.app.run import run_tui
 
         wiring = Wiring(opts, interactive=True)
+        wiring.idle_notify_s = IDLE_NOTIFY_S  # Notification idle_prompt, as Claude Code's
         if opts.sandbox:  # one asked for that cannot run stops us before the first frame
             wiring.containment_for(opts.cwd)
         theme = opts.theme or _settings_theme(opts.cwd, opts.settings) or "dark"

@@ -43,6 +43,7 @@ class Wiring:
     def __init__(self, opts: Options, *, interactive: bool) -> None:
         self.opts = opts
         self.interactive = interactive
+        self.idle_notify_s: float | None = None  # the TUI's: a person waits there
         self.home = private_dir(state_home())
         self._store: SessionStore | None = None
         self.chosen_id: str | None = None
@@ -309,6 +310,7 @@ class Wiring:
             output_style=settings.output_style,
             added_dirs=added_dirs,
             setup_trigger=opts.setup_trigger,
+            idle_notify_s=self.idle_notify_s,
         )
         if config.effort and self.cloud is not None:  # said, not dropped in silence
             emit(Notice(level=NoticeLevel.WARNING, text=(

@@ -66,6 +66,9 @@ class AgentConfig:
     # ``Setup`` hooks to run before ``SessionStart``: "init" (--init, --init-only) or
     # "maintenance" (--maintenance); None: none.
     setup_trigger: str | None = None
+    # ``Notification`` idle_prompt after this many seconds of the user not writing once
+    # the work ended (the TUI: 60, as Claude Code); None: never (print mode, protocols).
+    idle_notify_s: float | None = None
 
 
 class CheckpointsPort(Protocol):

@@ -49,6 +49,8 @@ from agent_tui.core.services.model_control import ModelControl
 from agent_tui.core.memory.output_styles import style_in_force
 from agent_tui.core.memory.prompt import build_system_prompt
 from agent_tui.core.hooks.session_end import SessionEnding, starting
+from agent_tui.core.hooks.hook_points import HookPoints
+from agent_tui.core.hooks.idle import IdleReminder
 from agent_tui.core.services.hooks_port import HookRow
 from agent_tui.core.services.queue import Queued
 from agent_tui.core.session.rewind import Rewinder
@@ -143,6 +145,9 @@ class Session(SessionControls, CommandTurns):
             self.background.append(self.subagents)
         self._side_tasks: set[asyncio.Task[None]] = set()
         self.ending = SessionEnding()  # SessionEnd, when it ends
+        # Notification idle_prompt, once the work ended and the user has not written
+        self.idle = IdleReminder(lambda: HookPoints(deps, self.root, self._record),
+                                 deps.config.idle_notify_s if deps.hooks is not None else None)
         if deps.hooks is not None:  # SessionStart: its context is in the first request
             self.ready.append(starting(deps, self.root, self._record))
 
@@ -303,6 +308,7 @@ class Session(SessionControls, CommandTurns):
             self._emit(exc.notice())
 
     def _handle(self, op: SessionOp) -> None:
+        self.idle.disarm()  # the user is here: no "waiting for your input" for this wait
         if not isinstance(op, OP_TYPES):
             self._emit(unknown_op(op))
             return
@@ -417,6 +423,8 @@ class Session(SessionControls, CommandTurns):
             self._start_compaction(focus, then=self._next_turn)
             return
         self._next_turn()
+        if self.slot.kind is None:  # nothing follows: the user is waited for
+            self.idle.arm()
 
     def _next_turn(self) -> None:
         """After a turn: queued steers start the next one, then follow-ups."""
@@ -437,6 +445,7 @@ class Session(SessionControls, CommandTurns):
 
     async def _shutdown(self, reason: SessionEndReason) -> None:
         self.root.cancel(CancelReason.SHUTDOWN)
+        self.idle.disarm()
         self._return_queued()
         await self.slot.settle()  # what runs ends at once: the root is cancelled
         await self.rewinder.settle()
