@@ -112,11 +112,14 @@ async def run_callback(wire: Wire, hook: HookCommand, stdin: bytes, scope: Cance
 class PermissionAsker:
     """Answers ``permission_requested`` through the app's ``can_use_tool``."""
 
-    def __init__(self, wire: Wire, submit: Callable[[Op], None], workspace: Path) -> None:
+    def __init__(self, wire: Wire, submit: Callable[[Op], None], workspace: Path,
+                 on_asking: Callable[[bool], None] = lambda _waiting: None) -> None:
         self.wire = wire
         self.submit = submit
         self.workspace = workspace
+        self.on_asking = on_asking  # True while a question waits for the app
         self._asking: set[asyncio.Task[None]] = set()
+        self._waiting = 0  # questions the app has not answered yet
 
     def __call__(self, asked: PermissionRequested) -> None:
         task = asyncio.get_running_loop().create_task(self._ask(asked))
@@ -134,11 +137,16 @@ class PermissionAsker:
             body["decision_reason"] = asked.reason
         if asked.parent_tool_use_id is not None:
             body["agent_id"] = asked.parent_tool_use_id
+        self._waiting += 1
+        self.on_asking(True)
         try:
             answer = await self.wire.request(body)
         except ControlError as exc:
             self._deny(asked, f"the app's permission callback failed: {exc}")
             return
+        finally:
+            self._waiting -= 1
+            self.on_asking(self._waiting > 0)
         if answer.get("behavior") != "allow":
             self._deny(asked, str(answer.get("message") or "denied by the app"))
             if answer.get("interrupt"):
