@@ -30,6 +30,7 @@ from agent_tui.protocol import (
     BackgroundJobChanged,
     ContextReport,
     Event,
+    FileChangeInfo,
     Notice,
     NoticeLevel,
     PlanRewind,
@@ -171,11 +172,9 @@ class Controls:
         elif isinstance(event, ContextReport):
             self._answer(ContextReport, lambda _ask: self._context(event))
         elif isinstance(event, RewindPlanned):
-            self._answer(RewindPlanned, lambda _ask: _changes(
-                [c.path for c in event.changes],
-                event.changes))
+            self._answer(RewindPlanned, lambda _ask: self._changes(event.changes))
         elif isinstance(event, Rewound):
-            self._answer(Rewound, lambda _ask: _rewound(event))
+            self._answer(Rewound, lambda _ask: self._rewound(event))
         elif isinstance(event, Notice) and event.level is not NoticeLevel.INFO:
             self._refuse_rewinds(event.text)
         elif isinstance(event, BackgroundJobChanged):
@@ -226,6 +225,22 @@ class Controls:
                 "cache_read_input_tokens": last.cache_read_input_tokens},
         }
 
+    def _changes(self, changes: list[FileChangeInfo]) -> dict[str, Any]:
+        """Files by their absolute paths, as Claude Code names them."""
+        return {"canRewind": True,
+                "filesChanged": [str(self.session.workspace / c.path) for c in changes],
+                "insertions": sum(c.lines_added or 0 for c in changes),
+                "deletions": sum(c.lines_removed or 0 for c in changes)}
+
+    def _rewound(self, done: Rewound) -> dict[str, Any]:
+        answer = self._changes(done.restored)
+        problems = [*done.errors, *(f"{c.path}: changed since, not restored"
+                                    for c in done.skipped_conflicts)]
+        if problems:
+            answer["error"] = "; ".join(problems)
+            answer["canRewind"] = not done.errors
+        return answer
+
     def _task(self, job: BackgroundJobChanged) -> list[dict[str, Any]]:
         """A background job's life as Claude Code's task messages."""
         known = job.id in self.tasks
@@ -255,17 +270,3 @@ def _server(status: ServerStatus) -> dict[str, Any]:
     return shown
 
 
-def _changes(paths: list[str], changes: list[Any]) -> dict[str, Any]:
-    return {"canRewind": True, "filesChanged": paths,
-            "insertions": sum(c.lines_added or 0 for c in changes),
-            "deletions": sum(c.lines_removed or 0 for c in changes)}
-
-
-def _rewound(done: Rewound) -> dict[str, Any]:
-    answer = _changes([c.path for c in done.restored], done.restored)
-    problems = [*done.errors, *(f"{c.path}: changed since, not restored"
-                                for c in done.skipped_conflicts)]
-    if problems:
-        answer["error"] = "; ".join(problems)
-        answer["canRewind"] = not done.errors
-    return answer

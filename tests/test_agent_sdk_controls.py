@@ -1,0 +1,246 @@
+"""The Agent SDK's questions about the session, through the real Python SDK: context
+usage, MCP status, toggle and reconnect, ``rewind_files``, ``stop_task``; and the
+messages that go with them: ``session_state_changed``, replayed user messages,
+thinking and usage in ``stream_event``, background jobs as task messages.
+
+One ``ClaudeSDKClient`` process against the fake API; each answer and message is
+checked against the shapes in ``tests/agent_sdk_shapes`` (written from the SDKs'
+types). The stream's exact events are checked in-process, on ``Messages`` itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.protocol import TextDelta, ThinkingDelta, Usage
+from agent_tui.sdk_protocol.messages import Messages
+from tests.agent_sdk_support import cli_script
+from tests.fake_api.replies import Reply
+from tests.print_agent import marked, wait_until
+
+pytest.importorskip("claude_agent_sdk")
+from claude_agent_sdk import (  # noqa: E402
+    AssistantMessage,
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    ResultMessage,
+    StreamEvent,
+    SystemMessage,
+    ThinkingBlock,
+    UserMessage,
+    create_sdk_mcp_server,
+    tool,
+)
+
+SHAPES = Path(__file__).parent / "agent_sdk_shapes"
+_TYPES: dict[str, Any] = {"str": str, "int": int, "bool": bool, "null": type(None),
+                          "list": list, "dict": dict, "number": (int, float)}
+
+
+def mismatches(value: Any, shape: Any, where: str = "") -> list[str]:
+    """Where ``value`` differs from ``shape`` (the fixtures' little language)."""
+    if isinstance(shape, str):
+        names = shape.split("|")
+        kinds = tuple(_TYPES[k] for k in names)
+        wrong = not isinstance(value, kinds) or (isinstance(value, bool) and "bool" not in names)
+        return [f"{where or '.'}: {value!r} is not {shape}"] if wrong else []
+    if isinstance(shape, list):
+        if not isinstance(value, list):
+            return [f"{where}: not a list"]
+        return [m for i, item in enumerate(value) for m in mismatches(item, shape[0], f"{where}[{i}]")]
+    if "const" in shape and len(shape) == 1:
+        return [] if value == shape["const"] else [f"{where}: {value!r} != {shape['const']!r}"]
+    if not isinstance(value, dict):
+        return [f"{where}: not an object"]
+    found: list[str] = []
+    for key, inner in shape.items():
+        name = key.removeprefix("?")
+        if name in value:
+            found += mismatches(value[name], inner, f"{where}.{name}")
+        elif not key.startswith("?"):
+            found.append(f"{where}.{name}: missing")
+    return found
+
+
+def check(name: str, value: Any) -> None:
+    shape = json.loads((SHAPES / f"{name}.json").read_text())
+    assert mismatches(value, shape) == [], (name, value)
+
+
+def test_shape_checker_catches_a_wrong_message():
+    good = {"type": "system", "subtype": "session_state_changed", "state": "idle",
+            "uuid": "u", "session_id": "s"}
+    check("session_state_changed", good)
+    assert mismatches({**good, "state": 3}, json.loads(
+        (SHAPES / "session_state_changed.json").read_text())) == [".state: 3 is not str"]
+    assert mismatches({"canRewind": "yes"}, json.loads(
+        (SHAPES / "rewind_files.json").read_text())) == [".canRewind: 'yes' is not bool"]
+    assert mismatches({"x": True}, {"x": "int"}) == [".x: True is not int"]
+
+
+def test_the_stream_carries_thinking_and_the_requests_usage_as_claude_codes_does():
+    sent: list[dict[str, Any]] = []
+    messages = Messages(sent.append, partial=True)
+    messages(ThinkingDelta(turn_id="t", text="let me "))
+    messages(ThinkingDelta(turn_id="t", text="think"))
+    messages(TextDelta(turn_id="t", text="hello"))
+    messages(Usage(turn_id="t", model="m", input_tokens=120, output_tokens=7,
+                   cache_read_input_tokens=30, cache_creation_input_tokens=4))
+    events = [m["event"] for m in sent if m["type"] == "stream_event"]
+    assert [e["type"] for e in events] == [
+        "message_start", "content_block_start", "content_block_delta", "content_block_delta",
+        "content_block_stop", "content_block_start", "content_block_delta",
+        "content_block_stop", "message_delta", "message_stop"]
+    stream = [m for m in sent if m["type"] == "stream_event"]
+    check("stream_message_start", stream[0])
+    check("stream_thinking_start", stream[1])
+    check("stream_thinking_delta", stream[2])
+    assert "".join(e["delta"].get("thinking", "") for e in events[2:4]) == "let me think"
+    assert events[5]["index"] == 1 and events[6]["delta"] == {"type": "text_delta", "text": "hello"}
+    check("stream_message_delta", stream[8])
+    assert events[8]["delta"]["stop_reason"] == "end_turn"
+    assert events[8]["usage"]["input_tokens"] == 120 and events[8]["usage"]["output_tokens"] == 7
+    assert events[8]["usage"]["cache_read_input_tokens"] == 30
+    thinking, text = [m for m in sent if m["type"] == "assistant"]
+    check("assistant_thinking", thinking)
+    assert thinking["message"]["content"][0]["thinking"] == "let me think"
+    assert text["message"]["content"] == [{"type": "text", "text": "hello"}]
+
+
+@tool("add", "Add two numbers", {"a": float, "b": float})
+async def add(args: dict) -> dict:
+    return {"content": [{"type": "text", "text": f"sum={args['a'] + args['b']:g}"}]}
+
+
+async def _session(tmp_path: Path, fake_api: Any) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "f.txt").write_text("one\n")
+    opts = ClaudeAgentOptions(
+        cli_path=str(cli_script(tmp_path, fake_api)), cwd=str(workspace),
+        model="claude-sonnet-5-5", permission_mode="bypassPermissions",
+        include_partial_messages=True, extra_args={"replay-user-messages": None},
+        enable_file_checkpointing=True, env={"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1"},
+        mcp_servers={"calc": create_sdk_mcp_server("calc", tools=[add])})
+    seen: list[Any] = []
+
+    async with ClaudeSDKClient(options=opts) as client:
+        async def turn(prompt: str) -> list[Any]:
+            await client.query(prompt)
+            got = [m async for m in client.receive_response()]
+            seen.extend(got)
+            return got
+
+        # thinking, text and usage in the stream; the user message echoed with its uuid
+        fake_api.enqueue(Reply.message([{"type": "thinking", "thinking": "let me think"},
+                                        {"type": "text", "text": "hello"}]))
+        got = await turn("think first")
+        [thinking] = [b for m in got if isinstance(m, AssistantMessage) for b in m.content
+                      if isinstance(b, ThinkingBlock)]
+        assert thinking.thinking == "let me think"
+        deltas = [m.event for m in got if isinstance(m, StreamEvent)
+                  and m.event["type"] == "message_delta"]
+        counts = deltas[-1]["usage"]
+        assert counts["output_tokens"] > 0 and counts["input_tokens"] + counts[
+            "cache_creation_input_tokens"] + counts["cache_read_input_tokens"] > 0
+        [echo] = [m for m in got if isinstance(m, UserMessage) and m.content == "think first"]
+        assert echo.uuid
+
+        # a file written in the next turn, and the state around it
+        fake_api.enqueue(Reply.tool_use("write_file", {"path": "f.txt", "content": "two\n"}),
+                         Reply.text("written"))
+        got = await turn("write it")
+        [written] = [m for m in got if isinstance(m, UserMessage) and m.content == "write it"]
+        assert (workspace / "f.txt").read_text() == "two\n"
+
+        # the context the conversation fills, with the last request's usage
+        usage = await client.get_context_usage()
+        check("context_usage", usage)
+        ids = [c["id"] for c in usage["categories"]]
+        assert {"system_prompt", "system_tools", "messages", "free_space"} <= set(ids)
+        assert usage["model"] == "claude-sonnet-5-5" and 0 < usage["totalTokens"] < usage["maxTokens"]
+        assert usage["apiUsage"]["output_tokens"] > 0
+        assert usage["mcpTools"] == [{"name": "mcp__calc__add", "serverName": "calc",
+                                      "tokens": 0, "isLoaded": True}]
+
+        # MCP servers: status, off and on again, reconnect, unknown names
+        status = await client.get_mcp_status()
+        check("mcp_status", status)
+        [calc] = status["mcpServers"]
+        assert calc["name"] == "calc" and calc["status"] == "connected"
+        assert calc["transport"] == "sdk" and [t["name"] for t in calc["tools"]] == ["add"]
+        await client.toggle_mcp_server("calc", False)
+        assert [s["status"] for s in (await client.get_mcp_status())["mcpServers"]] == ["disabled"]
+        await client.toggle_mcp_server("calc", True)
+        await client.reconnect_mcp_server("calc")
+
+        async def connected() -> None:
+            while [s["status"] for s in (await client.get_mcp_status())["mcpServers"]] != [
+                    "connected"]:
+                await asyncio.sleep(0.05)
+
+        await asyncio.wait_for(connected(), 30)
+        for call in (client.toggle_mcp_server("nope", True), client.reconnect_mcp_server("nope")):
+            with pytest.raises(Exception, match="Server not found: nope"):
+                await call
+
+        # rewind_files: a dry run says what would change; the rewind restores it
+        query = client._query
+        assert query is not None
+        preview = await query._send_control_request({
+            "subtype": "rewind_files", "user_message_id": written.uuid, "dry_run": True})
+        check("rewind_files", preview)
+        assert preview["canRewind"] and preview["filesChanged"] == [str(workspace / "f.txt")]
+        assert (workspace / "f.txt").read_text() == "two\n"
+        await client.rewind_files(written.uuid)
+        assert (workspace / "f.txt").read_text() == "one\n"
+        with pytest.raises(Exception, match="No file checkpoint found for this message"):
+            await client.rewind_files("not-a-message")
+
+        # a background command: task_started gives its id, stop_task ends it
+        fake_api.enqueue(Reply.tool_use("bash", {"command": "sleep 41.3",
+                                                 "run_in_background": True}),
+                         Reply.text("started"))
+        got = await turn("start it")
+        [started] = [m for m in got if isinstance(m, SystemMessage) and m.subtype == "task_started"]
+        check("task_started", started.data)
+        assert started.data["task_type"] == "local_bash"
+        assert await asyncio.to_thread(wait_until, lambda: len(marked("41.3")) >= 1)
+        await client.stop_task(started.data["task_id"])
+        ended: list[Any] = []
+
+        async def until_notified() -> None:
+            async for message in client.receive_messages():
+                ended.append(message)
+                if isinstance(message, SystemMessage) and message.subtype == "task_notification":
+                    return
+
+        await asyncio.wait_for(until_notified(), 30)
+        [updated] = [m for m in ended if isinstance(m, SystemMessage) and m.subtype == "task_updated"]
+        check("task_updated", updated.data)
+        assert updated.data["patch"]["status"] == "killed"
+        check("task_notification", ended[-1].data)
+        assert ended[-1].data["status"] == "stopped"
+        assert await asyncio.to_thread(wait_until, lambda: not marked("41.3"))
+        with pytest.raises(Exception, match="No running task with ID"):
+            await client.stop_task(started.data["task_id"])
+        seen.extend(ended)
+
+    states = [m.data for m in seen if isinstance(m, SystemMessage)
+              and m.subtype == "session_state_changed"]
+    for state in states:
+        check("session_state_changed", state)
+        assert "sdk_host_only" not in state  # asked for by the app: it sees them
+    assert [s["state"] for s in states][:3] == ["running", "idle", "running"]
+    results = [m for m in seen if isinstance(m, ResultMessage)]
+    assert len(results) == 3 and all(not r.is_error for r in results)
+    assert fake_api.errors == []
+
+
+def test_context_mcp_rewind_tasks_and_session_state_through_the_sdk(fake_api, tmp_path):
+    asyncio.run(asyncio.wait_for(_session(tmp_path, fake_api), 120))
