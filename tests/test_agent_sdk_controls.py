@@ -244,3 +244,13 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
 
 def test_context_mcp_rewind_tasks_and_session_state_through_the_sdk(fake_api, tmp_path):
     asyncio.run(asyncio.wait_for(_session(tmp_path, fake_api), 120))
+
+
+def test_session_state_frames_are_sent_only_when_asked_for():
+    from agent_tui.sdk_protocol.run import state_frames
+
+    assert state_frames({}) is None
+    assert state_frames({"CLAUDE_CODE_SDK_READS_SESSION_STATE": "1"}) is False  # sdk_host_only
+    assert state_frames({"CLAUDE_CODE_SDK_READS_SESSION_STATE": "0"}) is None
+    assert state_frames({"CLAUDE_CODE_SDK_READS_SESSION_STATE": "1",
+                         "CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "true"}) is True
