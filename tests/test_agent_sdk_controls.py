@@ -156,6 +156,11 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
                          Reply.text("written"))
         got = await turn("write it")
         [written] = [m for m in got if isinstance(m, UserMessage) and m.content == "write it"]
+        events = [m.event for m in got if isinstance(m, StreamEvent)]
+        assert [e["type"] for e in events if e["type"].startswith("message")] == [
+            "message_start", "message_delta", "message_stop"] * 2
+        assert [e["delta"]["stop_reason"] for e in events if e["type"] == "message_delta"] == [
+            "tool_use", "end_turn"]
         assert (workspace / "f.txt").read_text() == "two\n"
 
         # the context the conversation fills, with the last request's usage
