@@ -151,6 +151,22 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
         [echo] = [m for m in got if isinstance(m, UserMessage) and m.content == "think first"]
         assert echo.uuid
 
+        # a message that starts no turn still gets its result, saying why
+        got = await turn("/nope now")
+        unknown = got[-1]
+        assert isinstance(unknown, ResultMessage) and unknown.is_error and unknown.num_turns == 0
+        assert not [m for m in got if isinstance(m, (AssistantMessage, StreamEvent))]
+        assert "unknown command /nope" in str(unknown.errors)
+
+        async def odd_message() -> Any:
+            yield {"type": "user", "message": {"role": "user", "content": [
+                {"type": "document", "source": {}}]}, "parent_tool_use_id": None}
+
+        await client.query(odd_message())
+        odd = [m async for m in client.receive_response()][-1]
+        assert isinstance(odd, ResultMessage) and odd.is_error
+        assert "content block of type 'document'" in str(odd.errors)
+
         # a file written in the next turn, and the state around it
         fake_api.enqueue(Reply.tool_use("write_file", {"path": "f.txt", "content": "two\n"}),
                          Reply.text("written"))
@@ -243,7 +259,7 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
         assert "sdk_host_only" not in state  # asked for by the app: it sees them
     assert [s["state"] for s in states][:3] == ["running", "idle", "running"]
     results = [m for m in seen if isinstance(m, ResultMessage)]
-    assert len(results) == 3 and all(not r.is_error for r in results)
+    assert [r.is_error for r in results] == [False, True, False, False]
     assert fake_api.errors == []
 
 

@@ -6,7 +6,7 @@ answer names the commands, the models and the permission mode), then user messag
 and control requests, in any order:
 
 - a user message starts a turn, or waits for the running one and its follow-ups;
-  every message gets its own ``result``;
+  every message gets its own ``result`` (one that starts no turn, an error saying why);
 - ``interrupt`` is the stop button: its answer is sent once the turn has ended and
   what it started is gone; the turn's ``result`` follows; messages still waiting
   get a ``result`` saying they did not run;
@@ -182,15 +182,18 @@ class SdkRun:
 
     def _not_run(self, returned: SteerState) -> None:
         """A message that waited behind an interrupted turn: its own result says so."""
-        self.owed = max(0, self.owed - 1)
         if self.sent:
             self.sent.pop(0)
+        self._unrun(f"not run: the turn before it was interrupted ({returned.text[:80]!r})")
+
+    def _unrun(self, why: str) -> None:
+        """The result of a message that started no turn, saying why."""
+        self.owed = max(0, self.owed - 1)
         self.wire.send({
             "type": "result", "subtype": "error_during_execution", "is_error": True,
             "result": "", "session_id": self.messages.session_id, "num_turns": 0,
             "duration_ms": 0, "duration_api_ms": 0, "total_cost_usd": 0.0, "usage": {},
-            "permission_denials": [], "stop_reason": None,
-            "errors": [f"not run: the turn before it was interrupted ({returned.text[:80]!r})"],
+            "permission_denials": [], "stop_reason": None, "errors": [why],
         })
         if self.owed == 0:
             self._set_state("idle")
@@ -233,6 +236,8 @@ class SdkRun:
             message, verbatim = user_message(line)
         except BadMessage as exc:
             self._say(f"error: stdin: {exc}")
+            self.owed += 1  # owed the result that says it was not sent
+            self._unrun(f"not sent: {exc}")
             return
         op: UserMessage | FollowUp = message if self.owed == 0 else FollowUp(
             text=message.text, images=message.images)
@@ -245,7 +250,17 @@ class SdkRun:
             return
         from agent_tui.headless import _submit_message
 
-        _submit_message(self.session, op, self.emit)
+        refused: list[str] = []
+
+        def tell(event: Event) -> None:
+            if isinstance(event, Notice) and event.level is NoticeLevel.ERROR:
+                refused.append(event.text)  # an unknown command, an image refused: not sent
+            self.emit(event)
+
+        _submit_message(self.session, op, tell)
+        if refused:
+            self.sent.pop()
+            self._unrun(refused[-1])
 
     def _control(self, line: dict[str, Any]) -> None:
         assert self.session is not None
