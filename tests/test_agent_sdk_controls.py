@@ -11,7 +11,6 @@ types). The stream's exact events are checked in-process, on ``Messages`` itself
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ import pytest
 
 from agent_tui.protocol import TextDelta, ThinkingDelta, Usage
 from agent_tui.sdk_protocol.messages import Messages
-from tests.agent_sdk_support import cli_script
+from tests.agent_sdk_support import cli_script, mismatches, shape
 from tests.fake_api.replies import Reply
 from tests.print_agent import marked, wait_until
 
@@ -37,49 +36,20 @@ from claude_agent_sdk import (  # noqa: E402
     tool,
 )
 
-SHAPES = Path(__file__).parent / "agent_sdk_shapes"
-_TYPES: dict[str, Any] = {"str": str, "int": int, "bool": bool, "null": type(None),
-                          "list": list, "dict": dict, "number": (int, float)}
-
-
-def mismatches(value: Any, shape: Any, where: str = "") -> list[str]:
-    """Where ``value`` differs from ``shape`` (the fixtures' little language)."""
-    if isinstance(shape, str):
-        names = shape.split("|")
-        kinds = tuple(_TYPES[k] for k in names)
-        wrong = not isinstance(value, kinds) or (isinstance(value, bool) and "bool" not in names)
-        return [f"{where or '.'}: {value!r} is not {shape}"] if wrong else []
-    if isinstance(shape, list):
-        if not isinstance(value, list):
-            return [f"{where}: not a list"]
-        return [m for i, item in enumerate(value) for m in mismatches(item, shape[0], f"{where}[{i}]")]
-    if "const" in shape and len(shape) == 1:
-        return [] if value == shape["const"] else [f"{where}: {value!r} != {shape['const']!r}"]
-    if not isinstance(value, dict):
-        return [f"{where}: not an object"]
-    found: list[str] = []
-    for key, inner in shape.items():
-        name = key.removeprefix("?")
-        if name in value:
-            found += mismatches(value[name], inner, f"{where}.{name}")
-        elif not key.startswith("?"):
-            found.append(f"{where}.{name}: missing")
-    return found
-
-
 def check(name: str, value: Any) -> None:
-    shape = json.loads((SHAPES / f"{name}.json").read_text())
-    assert mismatches(value, shape) == [], (name, value)
+    assert mismatches(value, shape(name)) == [], (name, value)
 
 
 def test_shape_checker_catches_a_wrong_message():
     good = {"type": "system", "subtype": "session_state_changed", "state": "idle",
             "uuid": "u", "session_id": "s"}
     check("session_state_changed", good)
-    assert mismatches({**good, "state": 3}, json.loads(
-        (SHAPES / "session_state_changed.json").read_text())) == [".state: 3 is not str"]
-    assert mismatches({"canRewind": "yes"}, json.loads(
-        (SHAPES / "rewind_files.json").read_text())) == [".canRewind: 'yes' is not bool"]
+    assert mismatches({**good, "state": 3}, shape("session_state_changed")) == [
+        ".state: 3 is not str"]
+    assert mismatches({"canRewind": "yes"}, shape("rewind_files")) == [
+        ".canRewind: 'yes' is not bool"]
+    assert mismatches({"type": "user"}, shape("session_state_changed"))[0] == (
+        ".type: 'user' != 'system'")
     assert mismatches({"x": True}, {"x": "int"}) == [".x: True is not int"]
 
 
