@@ -156,6 +156,9 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
         assert {"system_prompt", "system_tools", "messages", "free_space"} <= set(ids)
         assert usage["model"] == "claude-sonnet-5-5" and 0 < usage["totalTokens"] < usage["maxTokens"]
         assert usage["apiUsage"]["output_tokens"] > 0
+        grid = [square for row in usage["gridRows"] for square in row]
+        assert len(usage["gridRows"]) == 10 and len(grid) in (100, 200)
+        assert grid[0]["categoryName"] == "System prompt" and grid[-1]["categoryName"] == "Free space"
         assert usage["mcpTools"] == [{"name": "mcp__calc__add", "serverName": "calc",
                                       "tokens": 0, "isLoaded": True}]
 

@@ -2,7 +2,7 @@
 
 - ``get_context_usage``: what fills the window (the ``/context`` report), by Claude
   Code's categories (``system_prompt``, ``system_tools``, ``memory_files``,
-  ``messages``, ``free_space``), with the last request's usage.
+  ``messages``, ``free_space``), drawn as its grid, with the last request's usage.
 - ``mcp_status``, ``mcp_toggle``, ``mcp_reconnect``: the session's MCP servers (the
   app's in-process ones included); an unknown name is ``Server not found: NAME``.
 - ``rewind_files``: the files back to the checkpoint of a user message, named by its
@@ -18,6 +18,7 @@ Answers that need the session (the report, a rewind) wait for its Event.
 from __future__ import annotations
 
 import asyncio
+import math
 import uuid
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -211,7 +212,7 @@ class Controls:
             "categories": categories, "totalTokens": report.used, "maxTokens": window,
             "rawMaxTokens": window,
             "percentage": round(100 * report.used / window) if window else 0,
-            "gridRows": [], "model": report.model,
+            "gridRows": _grid(categories, window), "model": report.model,
             "memoryFiles": [{"path": m.path, "type": m.scope, "tokens": len(m.text) // 4}
                             for m in self.session.memory()],
             "mcpTools": [{"name": name, "serverName": name.split("__")[1], "tokens": 0,
@@ -258,6 +259,29 @@ class Controls:
              "output_file": "", "summary": job.detail or job.description,
              "tool_use_id": None, "uuid": str(uuid.uuid4())},
         ]
+
+
+def _grid(categories: list[dict[str, Any]], window: int) -> list[list[dict[str, Any]]]:
+    """The window as ``/context`` draws it: 10 rows of squares (20 a row past 200k
+    tokens), each category's squares in turn, then free space."""
+    columns = 20 if window > 200_000 else 10
+    count = 10 * columns
+    per = window / count if window > 0 else 1.0
+    squares: list[dict[str, Any]] = []
+
+    def square(category: dict[str, Any], fullness: float) -> dict[str, Any]:
+        return {"color": category["color"], "isFilled": True,
+                "categoryName": category["name"], "tokens": category["tokens"],
+                "percentage": round(100 * category["tokens"] / window) if window > 0 else 0,
+                "squareFullness": fullness}
+
+    *used, free = categories
+    for category in used:
+        exact = category["tokens"] / per
+        squares += [square(category, min(1.0, exact - i)) for i in range(math.ceil(exact))]
+    squares = squares[:count]
+    squares += [square(free, 1.0)] * (count - len(squares))
+    return [squares[row * columns:(row + 1) * columns] for row in range(10)]
 
 
 def _server(status: ServerStatus) -> dict[str, Any]:
