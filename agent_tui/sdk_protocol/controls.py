@@ -264,21 +264,24 @@ class Controls:
 def _grid(categories: list[dict[str, Any]], window: int) -> list[list[dict[str, Any]]]:
     """The window as ``/context`` draws it: 10 rows of squares (20 a row past 200k
     tokens), each category's squares in turn, then free space."""
+    if window <= 0:
+        return []
     columns = 20 if window > 200_000 else 10
     count = 10 * columns
-    per = window / count if window > 0 else 1.0
+    per = window / count
     squares: list[dict[str, Any]] = []
 
     def square(category: dict[str, Any], fullness: float) -> dict[str, Any]:
         return {"color": category["color"], "isFilled": True,
                 "categoryName": category["name"], "tokens": category["tokens"],
-                "percentage": round(100 * category["tokens"] / window) if window > 0 else 0,
+                "percentage": round(100 * category["tokens"] / window),
                 "squareFullness": fullness}
 
     *used, free = categories
     for category in used:
         exact = category["tokens"] / per
-        squares += [square(category, min(1.0, exact - i)) for i in range(math.ceil(exact))]
+        squares += [square(category, min(1.0, exact - i))
+                    for i in range(min(count, math.ceil(exact)))]
     squares = squares[:count]
     squares += [square(free, 1.0)] * (count - len(squares))
     return [squares[row * columns:(row + 1) * columns] for row in range(10)]
