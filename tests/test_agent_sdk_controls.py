@@ -167,6 +167,7 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
         check("mcp_status", status)
         [calc] = status["mcpServers"]
         assert calc["name"] == "calc" and calc["status"] == "connected"
+        assert calc["scope"] == "dynamic" and calc["source"] == "sdk"
         assert calc["transport"] == "sdk" and [t["name"] for t in calc["tools"]] == ["add"]
         await client.toggle_mcp_server("calc", False)
         assert [s["status"] for s in (await client.get_mcp_status())["mcpServers"]] == ["disabled"]

@@ -45,6 +45,7 @@ from agent_tui.protocol import (
 )
 from agent_tui.protocol.states import BackgroundKind, BackgroundState
 from agent_tui.sdk_protocol.wire import Wire
+from agent_tui.settings.mcp_servers import Transport
 
 #: The requests :class:`Controls` answers.
 SUBTYPES = frozenset({"get_context_usage", "mcp_status", "mcp_toggle", "mcp_reconnect",
@@ -290,6 +291,8 @@ def _grid(categories: list[dict[str, Any]], window: int) -> list[list[dict[str, 
 def _server(status: ServerStatus) -> dict[str, Any]:
     shown: dict[str, Any] = {"name": status.name, "status": _MCP_STATUS[status.state],
                              "transport": str(status.transport), "source": status.source}
+    if status.transport is Transport.SDK:  # the app's own, as Claude Code names them
+        shown.update(source="sdk", scope="dynamic")
     if status.error:
         shown["error"] = status.error
     if status.state is ServerState.READY:
