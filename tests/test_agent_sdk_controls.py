@@ -96,7 +96,8 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
         model="claude-sonnet-5-5", permission_mode="bypassPermissions",
         include_partial_messages=True, extra_args={"replay-user-messages": None},
         enable_file_checkpointing=True, env={"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1"},
-        mcp_servers={"calc": create_sdk_mcp_server("calc", tools=[add])})
+        mcp_servers={"calc": create_sdk_mcp_server("calc", tools=[add]),
+                     "broken": {"type": "stdio", "command": str(tmp_path / "no-such-server")}})
     seen: list[Any] = []
 
     async with ClaudeSDKClient(options=opts) as client:
@@ -165,21 +166,23 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
         # MCP servers: status, off and on again, reconnect, unknown names
         status = await client.get_mcp_status()
         check("mcp_status", status)
-        [calc] = status["mcpServers"]
+        broken, calc = sorted(status["mcpServers"], key=lambda s: s["name"])
         assert calc["name"] == "calc" and calc["status"] == "connected"
+        assert broken["status"] == "failed" and broken["error"] and "tools" not in broken
         assert calc["scope"] == "dynamic" and calc["source"] == "sdk"
         assert calc["transport"] == "sdk" and [t["name"] for t in calc["tools"]] == ["add"]
+        async def calc_status() -> str:
+            servers = (await client.get_mcp_status())["mcpServers"]
+            return next(s["status"] for s in servers if s["name"] == "calc")
+
         await client.toggle_mcp_server("calc", False)
-        assert [s["status"] for s in (await client.get_mcp_status())["mcpServers"]] == ["disabled"]
-        await client.toggle_mcp_server("calc", True)
+        assert await calc_status() == "disabled"
+        await client.toggle_mcp_server("calc", True)  # answered once it is connected
+        assert await calc_status() == "connected"
         await client.reconnect_mcp_server("calc")
-
-        async def connected() -> None:
-            while [s["status"] for s in (await client.get_mcp_status())["mcpServers"]] != [
-                    "connected"]:
-                await asyncio.sleep(0.05)
-
-        await asyncio.wait_for(connected(), 30)
+        assert await calc_status() == "connected"
+        with pytest.raises(Exception, match="Failed to connect to broken"):
+            await client.reconnect_mcp_server("broken")
         for call in (client.toggle_mcp_server("nope", True), client.reconnect_mcp_server("nope")):
             with pytest.raises(Exception, match="Server not found: nope"):
                 await call

@@ -51,6 +51,8 @@ from agent_tui.settings.mcp_servers import Transport
 SUBTYPES = frozenset({"get_context_usage", "mcp_status", "mcp_toggle", "mcp_reconnect",
                       "rewind_files", "stop_task"})
 
+#: How long ``mcp_toggle`` (on) and ``mcp_reconnect`` wait for the server to connect.
+MCP_CONNECT_TIMEOUT_S = 60.0
 _MCP_STATUS = {
     ServerState.READY: "connected", ServerState.STARTING: "pending",
     ServerState.NOT_STARTED: "pending", ServerState.NEEDS_LOGIN: "needs-auth",
@@ -107,13 +109,16 @@ class Controls:
                 if not isinstance(enabled, bool):
                     self.wire.refuse(request_id, "mcp_toggle: enabled must be true or false")
                     return
-                self._mcp(request_id, body, lambda m, name: m.set_enabled(name, enabled))
+                self._mcp(request_id, body, lambda m, name: m.set_enabled(name, enabled),
+                          connects=enabled)
             case "mcp_reconnect":
                 self._mcp(request_id, body, lambda m, name: m.restart_server(name))
             case "rewind_files":
                 self._rewind(request_id, body)
             case "stop_task":
                 self._stop(request_id, str(body.get("task_id")))
+            case _:
+                self.wire.refuse(request_id, f"not a request of these: {', '.join(SUBTYPES)}")
 
     def _servers(self) -> McpServers | None:
         return servers_of(self.session.background)
@@ -123,7 +128,10 @@ class Controls:
         return servers.status() if servers is not None else []
 
     def _mcp(self, request_id: str, body: dict[str, Any],
-             act: Callable[[McpServers, str], Coroutine[Any, Any, None]]) -> None:
+             act: Callable[[McpServers, str], Coroutine[Any, Any, None]],
+             connects: bool = True) -> None:
+        """Turn a server off or on, or start it again; one that should connect is
+        answered once it has (or with why it did not)."""
         name = str(body.get("serverName"))
         servers = self._servers()
         if servers is None or name not in servers.servers():
@@ -133,8 +141,16 @@ class Controls:
         async def run() -> None:
             try:
                 await act(servers, name)
+                if connects:
+                    await servers.wait_started(MCP_CONNECT_TIMEOUT_S)
             except Exception as exc:  # said to the app: the request failed
                 self.wire.refuse(request_id, f"{body.get('subtype')} {name}: {exc}")
+                return
+            status = next((s for s in servers.status() if s.name == name), None)
+            if connects and status is not None and status.state in (
+                    ServerState.FAILED, ServerState.NEEDS_LOGIN):
+                self.wire.refuse(request_id, f"Failed to connect to {name}: "
+                                 f"{status.error or status.state}")
             else:
                 self.wire.answer(request_id)
 
