@@ -38,6 +38,7 @@ import sys
 import threading
 import uuid
 from collections.abc import Callable, Mapping
+from enum import StrEnum
 from typing import IO, Any
 
 from agent_tui.core.session.session import Session
@@ -81,6 +82,14 @@ _EOF = None
 _TRUE = ("1", "true", "yes", "on")
 
 
+class SessionState(StrEnum):
+    """``session_state_changed``'s states, as Claude Code names them."""
+
+    IDLE = "idle"
+    RUNNING = "running"
+    REQUIRES_ACTION = "requires_action"  # the app's permission callback is asked
+
+
 def state_frames(env: Mapping[str, str]) -> bool | None:
     """Whether ``session_state_changed`` is sent: True for the app to see, False
     marked ``sdk_host_only`` (read by the SDK itself), None not at all."""
@@ -107,7 +116,7 @@ class SdkRun:
         self.initialized = False
         self.replay = replay
         self.states = states
-        self.state = "idle"
+        self.state = SessionState.IDLE
         self.sent: list[tuple[str, Any]] = []  # messages owed a turn: (uuid, what was sent)
         self.controls: Controls | None = None
         self._asker: PermissionAsker | None = None
@@ -128,7 +137,7 @@ class SdkRun:
         elif isinstance(event, SteerState) and event.state is SteerStatus.RETURNED:
             self._not_run(event)
         elif isinstance(event, TurnStarted):
-            self._set_state("running")
+            self._set_state(SessionState.RUNNING)
         self.messages(event)
         if isinstance(event, TurnStarted):
             self._turn_started(event)
@@ -136,11 +145,11 @@ class SdkRun:
             for message in self.controls.see(event):
                 self.wire.send(message)
 
-    def _set_state(self, state: str) -> None:
+    def _set_state(self, state: SessionState) -> None:
         if self.states is None or state == self.state:
             return
         self.state = state
-        frame = {"type": "system", "subtype": "session_state_changed", "state": state,
+        frame = {"type": "system", "subtype": "session_state_changed", "state": str(state),
                  "uuid": str(uuid.uuid4()), "session_id": self.messages.session_id}
         self.wire.send(frame if self.states else {**frame, "sdk_host_only": True})
 
@@ -178,7 +187,7 @@ class SdkRun:
         for request_id in waiting:
             self.wire.answer(request_id)
         if self.owed == 0:
-            self._set_state("idle")
+            self._set_state(SessionState.IDLE)
 
     def _not_run(self, returned: SteerState) -> None:
         """A message that waited behind an interrupted turn: its own result says so."""
@@ -196,7 +205,7 @@ class SdkRun:
             "permission_denials": [], "stop_reason": None, "errors": [why],
         })
         if self.owed == 0:
-            self._set_state("idle")
+            self._set_state(SessionState.IDLE)
 
     # -- the app's lines ------------------------------------------------------------
 
@@ -211,10 +220,10 @@ class SdkRun:
     def _asking(self, waiting: bool) -> None:
         """The app's permission callback is asked (``requires_action``), or answered
         (the turn runs on; one that ended meanwhile stays ``idle``)."""
-        if waiting and self.state != "idle":
-            self._set_state("requires_action")
-        elif not waiting and self.state == "requires_action":
-            self._set_state("running")
+        if waiting and self.state is not SessionState.IDLE:
+            self._set_state(SessionState.REQUIRES_ACTION)
+        elif not waiting and self.state is SessionState.REQUIRES_ACTION:
+            self._set_state(SessionState.RUNNING)
 
     def line(self, line: dict[str, Any]) -> None:
         kind = line.get("type")
