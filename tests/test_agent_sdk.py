@@ -212,6 +212,8 @@ async def _client_session(tmp_path: Path, fake_api: Any) -> None:
         assert {t["name"] for t in sub["tools"]} == {"read_file", "grep"}
         init = next(m for m in got if isinstance(m, SystemMessage) and m.subtype == "init")
         assert "reviewer" in init.data["agents"]
+        listed = (await client.get_context_usage())["agents"]
+        assert {"agentType": "reviewer", "source": "flagSettings", "tokens": 4} in listed
 
         # interrupt during a slow command tree: it returns once every process is gone
         fake_api.enqueue(Reply.tool_use("bash", {

@@ -31,6 +31,8 @@ from agent_tui.protocol.tool_names import claude_input, claude_name, our_input
 from agent_tui.sdk_protocol.wire import ControlError, Wire
 
 CALLBACK_PREFIX = "sdk-callback:"
+#: The file the app's hooks and agents are said to come from.
+APP_FILE = Path("<agent sdk app>")
 
 
 class SetupError(Exception):
@@ -66,7 +68,7 @@ def _group(event: HookEvent, group: Any) -> list[HookCommand]:
             timeout_s=float(group.get("timeout") or DEFAULT_TIMEOUT_S),
             on_failure=OnFailure.CONTINUE if failure == "continue" else (
                 None if failure is None else OnFailure.BLOCK),
-            file=Path("<agent sdk app>"),
+            file=APP_FILE,
         ) for callback_id in group.get("hookCallbackIds") or []]
     except (ValueError, TypeError) as exc:
         raise SetupError(f"initialize: a {event} hook: {exc}") from None
@@ -187,7 +189,7 @@ def add_agents(tools: Any, given: Any) -> None:
                              "model)")
         agent = AgentType(
             name=str(name), description=str(spec["description"]), system=str(spec["prompt"]),
-            file=Path("<agent sdk app>"), scope=AgentScope.USER,
+            file=APP_FILE, scope=AgentScope.USER,
             tools=None if spec.get("tools") is None else _our_names(name, spec["tools"]),
             disallowed=_our_names(name, spec.get("disallowedTools") or []),
             model=str(spec.get("model") or INHERIT),

@@ -44,6 +44,7 @@ from agent_tui.protocol import (
     Usage,
 )
 from agent_tui.protocol.states import BackgroundKind, BackgroundState
+from agent_tui.sdk_protocol.callbacks import APP_FILE
 from agent_tui.sdk_protocol.wire import Wire
 from agent_tui.settings.mcp_servers import Transport
 
@@ -68,6 +69,8 @@ _CATEGORIES = {
     "tool output": ("messages", "Messages", "purple_FOR_SUBAGENTS_ONLY"),
     "compaction summary": ("messages", "Messages", "purple_FOR_SUBAGENTS_ONLY"),
 }
+#: Where a sub-agent type comes from, in Claude Code's words (the app's: flagSettings).
+_AGENT_SOURCE = {"project": "projectSettings", "user": "userSettings", "plugin": "plugin"}
 _TASK_TYPE = {BackgroundKind.SHELL: "local_bash", BackgroundKind.AGENT: "local_agent"}
 _NOTIFIED = {BackgroundState.EXITED: "completed", BackgroundState.COMPLETED: "completed",
              BackgroundState.FAILED: "failed", BackgroundState.KILLED: "stopped",
@@ -236,7 +239,7 @@ class Controls:
                           "isLoaded": True}
                          for name in self.session.tools.names() if name.count("__") >= 2
                          and name.startswith("mcp__")],
-            "agents": [], "isAutoCompactEnabled": True,
+            "agents": self._agents(), "isAutoCompactEnabled": True,
             "apiUsage": None if last is None else {
                 "input_tokens": last.input_tokens, "output_tokens": last.output_tokens,
                 "cache_creation_input_tokens": last.cache_creation_input_tokens,
@@ -258,6 +261,13 @@ class Controls:
             answer["error"] = "; ".join(problems)
             answer["canRewind"] = not done.errors
         return answer
+
+    def _agents(self) -> list[dict[str, Any]]:
+        """The sub-agent types the model is offered, and what their listing costs."""
+        types = getattr(self.session.tools.get("task"), "agent_types", None)
+        return [{"agentType": t.name, "tokens": len(t.description) // 4,
+                 "source": "flagSettings" if t.file == APP_FILE else _AGENT_SOURCE[str(t.scope)]}
+                for t in (types.types if types is not None else [])]
 
     def _task(self, job: BackgroundJobChanged) -> list[dict[str, Any]]:
         """A background job's life as Claude Code's task messages."""
