@@ -43,7 +43,7 @@ from agent_tui.protocol import (
     StopBackground,
     Usage,
 )
-from agent_tui.protocol.states import BackgroundKind, BackgroundState
+from agent_tui.protocol.states import BackgroundKind, BackgroundState, RequestPurpose
 from agent_tui.sdk_protocol.callbacks import APP_FILE
 from agent_tui.sdk_protocol.wire import Wire
 from agent_tui.settings.mcp_servers import Transport
@@ -71,6 +71,7 @@ _CATEGORIES = {
 }
 #: Where a sub-agent type comes from, in Claude Code's words (the app's: flagSettings).
 _AGENT_SOURCE = {"project": "projectSettings", "user": "userSettings", "plugin": "plugin"}
+_REWINDS = (RewindPlanned, Rewound)
 _TASK_TYPE = {BackgroundKind.SHELL: "local_bash", BackgroundKind.AGENT: "local_agent"}
 _NOTIFIED = {BackgroundState.EXITED: "completed", BackgroundState.COMPLETED: "completed",
              BackgroundState.FAILED: "failed", BackgroundState.KILLED: "stopped",
@@ -83,8 +84,7 @@ _UPDATED = {BackgroundState.EXITED: "completed", BackgroundState.COMPLETED: "com
 @dataclass
 class _Ask:
     request_id: str
-    answered_by: type[Any]
-    dry_run: bool = False
+    answered_by: type[Any]  # the Event that answers it
 
 
 class Controls:
@@ -169,8 +169,11 @@ class Controls:
         if self.session.busy:
             self.wire.refuse(request_id, "a turn is running: interrupt it before rewinding")
             return
+        if any(a.answered_by in _REWINDS for a in self._asks):  # its notice would be ambiguous
+            self.wire.refuse(request_id, "a rewind is already running")
+            return
         if body.get("dry_run"):
-            self._asks.append(_Ask(request_id, RewindPlanned, dry_run=True))
+            self._asks.append(_Ask(request_id, RewindPlanned))
             self.session.submit(PlanRewind(checkpoint_id=turn))
         else:
             self._asks.append(_Ask(request_id, Rewound))
@@ -189,28 +192,29 @@ class Controls:
     def see(self, event: Event) -> list[dict[str, Any]]:
         """Answer what waits for ``event``; the messages it makes for the app."""
         if isinstance(event, Usage) and event.parent_tool_use_id is None:
-            self.last_usage = event
+            if event.purpose is RequestPurpose.TURN:
+                self.last_usage = event
         elif isinstance(event, ContextReport):
-            self._answer(ContextReport, lambda _ask: self._context(event))
+            self._answer(ContextReport, lambda: self._context(event))
         elif isinstance(event, RewindPlanned):
-            self._answer(RewindPlanned, lambda _ask: self._changes(event.changes))
+            self._answer(RewindPlanned, lambda: self._changes(event.changes))
         elif isinstance(event, Rewound):
-            self._answer(Rewound, lambda _ask: self._rewound(event))
+            self._answer(Rewound, lambda: self._rewound(event))
         elif isinstance(event, Notice) and event.level is not NoticeLevel.INFO:
             self._refuse_rewinds(event.text)
         elif isinstance(event, BackgroundJobChanged):
             return self._task(event)
         return []
 
-    def _answer(self, kind: type[Any], response: Callable[[_Ask], dict[str, Any]]) -> None:
+    def _answer(self, kind: type[Any], response: Callable[[], dict[str, Any]]) -> None:
         ask = next((a for a in self._asks if a.answered_by is kind), None)
         if ask is not None:
             self._asks.remove(ask)
-            self.wire.answer(ask.request_id, response(ask))
+            self.wire.answer(ask.request_id, response())
 
     def _refuse_rewinds(self, why: str) -> None:
         """A rewind that could not be done is said in a notice (the only answer)."""
-        for ask in [a for a in self._asks if a.answered_by in (RewindPlanned, Rewound)]:
+        for ask in [a for a in self._asks if a.answered_by in _REWINDS]:
             self._asks.remove(ask)
             self.wire.refuse(ask.request_id, why)
 
