@@ -139,6 +139,7 @@ async def _client_session(tmp_path: Path, fake_api: Any) -> None:
         return {}
 
     opts = options(tmp_path, fake_api, can_use_tool=can_use_tool,
+                   env={"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS": "1"},
                    hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[block_rm])]},
                    agents={"reviewer": AgentDefinition(
                        description="Reviews a change", prompt="You review code with care.",
@@ -162,8 +163,13 @@ async def _client_session(tmp_path: Path, fake_api: Any) -> None:
         # the permission callback denies: the model is told the app's words
         fake_api.enqueue(Reply.tool_use("bash", {"command": "echo no > said.txt"}),
                          Reply.text("ok"))
-        [denied] = tool_results(await turn("say no"))
+        got = await turn("say no")
+        [denied] = tool_results(got)
         assert denied.is_error and "the app says no" in str(denied.content)
+        # the session waits on the app while its callback is asked
+        assert [m.data["state"] for m in got if isinstance(m, SystemMessage)
+                and m.subtype == "session_state_changed"] == [
+            "idle", "running", "requires_action", "running"]
         assert asked[-1] == ("Bash", {"command": "echo no > said.txt"})
         assert not (workspace / "said.txt").exists()
 
@@ -204,8 +210,10 @@ async def _client_session(tmp_path: Path, fake_api: Any) -> None:
         sub = fake_api.requests[-2]
         assert "You review code with care." in json.dumps(sub["system"])
         assert {t["name"] for t in sub["tools"]} == {"read_file", "grep"}
-        init = next(m for m in got if isinstance(m, SystemMessage))
+        init = next(m for m in got if isinstance(m, SystemMessage) and m.subtype == "init")
         assert "reviewer" in init.data["agents"]
+        listed = (await client.get_context_usage())["agents"]
+        assert {"agentType": "reviewer", "source": "flagSettings", "tokens": 4} in listed
 
         # interrupt during a slow command tree: it returns once every process is gone
         fake_api.enqueue(Reply.tool_use("bash", {

@@ -59,6 +59,7 @@ def test_the_sdks_base_command_is_a_claude_shaped_print_run(tmp_path, monkeypatc
     ({"settings": '{"model": "x"}'},
      lambda o: json.loads(o.settings.read_text()) == {"model": "x"}),
     ({"include_partial_messages": True}, lambda o: o.include_partial_messages),
+    ({"extra_args": {"replay-user-messages": None}}, lambda o: o.replay_user_messages),
     ({"thinking": {"type": "adaptive"}}, lambda o: o.thinking == "adaptive"),
     ({"thinking": {"type": "disabled"}}, lambda o: o.thinking == "off"),
     ({"thinking": {"type": "enabled", "budget_tokens": 4000}}, lambda o: o.thinking == "4000"),
@@ -124,4 +125,8 @@ def test_the_sdk_only_flags_are_refused_with_agent_tuis_own_events(tmp_path):
     opts = parse_options(["--cwd", str(tmp_path), "-p", "hi", "--output-format", "stream-json",
                           "--include-partial-messages"])
     with pytest.raises(UsageError, match="--include-partial-messages goes with"):
+        claude_shaped(opts)
+    opts = parse_options(["--cwd", str(tmp_path), "-p", "hi", "--output-format", "stream-json",
+                          "--replay-user-messages"])
+    with pytest.raises(UsageError, match="--replay-user-messages goes with"):
         claude_shaped(opts)

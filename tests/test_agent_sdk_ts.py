@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_api.replies import Reply
-from tests.agent_sdk_support import cli_script
+from tests.agent_sdk_support import cli_script, mismatches, shape
 
 SDK_FOLDER = os.environ.get("AGENT_TUI_TS_SDK") or str(Path(__file__).resolve().parents[1] / ".ci")
 ENTRY = Path(SDK_FOLDER) / "node_modules" / "@anthropic-ai" / "claude-agent-sdk" / "sdk.mjs"
@@ -36,17 +36,24 @@ APP = """
 const { query } = await import(process.env.SDK_ENTRY);
 const asked = [];
 const messages = [];
-for await (const m of query({ prompt: "run two", options: {
+const answers = {};
+const q = query({ prompt: "run two", options: {
     pathToClaudeCodeExecutable: process.env.CLI, cwd: process.env.WORKSPACE,
     canUseTool: async (name, input) => {
       asked.push([name, input]);
       return input.command.includes("no")
         ? { behavior: "deny", message: "the app says no" }
         : { behavior: "allow", updatedInput: input };
-    } } })) {
+    } } });
+for await (const m of q) {
   messages.push(m);
+  if (m.type === "system" && m.subtype === "init" && !answers.usage) {
+    answers.usage = await q.getContextUsage();
+    answers.status = await q.mcpServerStatus();
+    answers.rewind = await q.rewindFiles("not-a-message", { dryRun: true }).catch(e => String(e));
+  }
 }
-console.log(JSON.stringify({ asked, messages }));
+console.log(JSON.stringify({ asked, messages, answers }));
 """
 
 
@@ -72,4 +79,9 @@ def test_the_typescript_sdk_runs_a_query_with_its_permission_callback(fake_api, 
     assert [a[0] for a in said["asked"]] == ["Bash", "Bash"]
     assert not (workspace / "no.txt").exists()
     assert said["messages"][-1]["result"] == "ts done"
+    # the session's questions, answered in the TypeScript SDK's types
+    answers = said["answers"]
+    assert mismatches(answers["usage"], shape("context_usage")) == []
+    assert answers["usage"]["maxTokens"] > 0 and answers["status"] == []
+    assert "No file checkpoint found for this message" in answers["rewind"]
     assert fake_api.errors == []

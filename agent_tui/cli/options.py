@@ -69,6 +69,7 @@ class Options:
     stream_shape: str | None = None
     permission_word: str | None = None  # --permission-mode as given (Claude Code's words differ)
     include_partial_messages: bool = False
+    replay_user_messages: bool = False  # each user message echoed back with its uuid
     permission_prompt_tool: str | None = None
     mcp_config: list[str] = field(default_factory=list)
     trust: bool = False  # --trust: the workspace's own settings apply in full, this run
@@ -181,6 +182,9 @@ def _sdk_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--include-partial-messages", action="store_true",
                    help="stream-json in Claude Code's shape: the model's stream as "
                    "stream_event messages too")
+    p.add_argument("--replay-user-messages", action="store_true",
+                   help="stream-json in Claude Code's shape: each user message echoed "
+                   "back, with the uuid rewind_files takes")
     p.add_argument("--permission-prompt-tool", metavar="stdio", default=None,
                    help="stdio: permission questions go to the app over the control "
                    "protocol (can_use_tool)")
@@ -262,6 +266,7 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         stream_shape=args.stream_shape,
         permission_word=args.permission_mode,
         include_partial_messages=args.include_partial_messages,
+        replay_user_messages=args.replay_user_messages,
         permission_prompt_tool=args.permission_prompt_tool,
         mcp_config=args.mcp_config,
         trust=args.trust,

@@ -29,6 +29,7 @@ def claude_shaped(opts: Options) -> bool:
                              "is agent-tui's auto; default asks the app)")
         return True
     for flag, given in (("--include-partial-messages", opts.include_partial_messages),
+                        ("--replay-user-messages", opts.replay_user_messages),
                         ("--permission-prompt-tool", opts.permission_prompt_tool),
                         ("--mcp-config", opts.mcp_config)):
         if given:
@@ -87,6 +88,6 @@ def run_claude_shaped(opts: Options) -> int:
 
     return asyncio.run(run_sdk(
         make_session, prompt=opts.prompt, input_format=opts.input_format,
-        partial=opts.include_partial_messages, ask_app=opts.permission_prompt_tool == "stdio",
+        partial=opts.include_partial_messages, replay=opts.replay_user_messages, ask_app=opts.permission_prompt_tool == "stdio",
         on_hard_exit=kill_all_runs,
     ))

@@ -13,6 +13,8 @@ agent-tui, such a run speaks Claude Code's messages instead of agent-tui's own e
 - ``inbound.py``: the app's user messages as Ops;
 - ``callbacks.py``: the app's side of a turn: ``can_use_tool`` and ``hook_callback``;
 - ``sdk_mcp.py``: the app's in-process MCP servers, reached through ``mcp_message``;
+- ``controls.py``: what the app asks about the session (context usage, MCP servers,
+  ``rewind_files``, ``stop_task``) and background jobs as task messages;
 - ``run.py``: the run: ``initialize``, then messages and control requests until stdin ends.
 """
 

@@ -31,6 +31,8 @@ from agent_tui.protocol.tool_names import claude_input, claude_name, our_input
 from agent_tui.sdk_protocol.wire import ControlError, Wire
 
 CALLBACK_PREFIX = "sdk-callback:"
+#: The file the app's hooks and agents are said to come from.
+APP_FILE = Path("<agent sdk app>")
 
 
 class SetupError(Exception):
@@ -66,7 +68,7 @@ def _group(event: HookEvent, group: Any) -> list[HookCommand]:
             timeout_s=float(group.get("timeout") or DEFAULT_TIMEOUT_S),
             on_failure=OnFailure.CONTINUE if failure == "continue" else (
                 None if failure is None else OnFailure.BLOCK),
-            file=Path("<agent sdk app>"),
+            file=APP_FILE,
         ) for callback_id in group.get("hookCallbackIds") or []]
     except (ValueError, TypeError) as exc:
         raise SetupError(f"initialize: a {event} hook: {exc}") from None
@@ -112,11 +114,14 @@ async def run_callback(wire: Wire, hook: HookCommand, stdin: bytes, scope: Cance
 class PermissionAsker:
     """Answers ``permission_requested`` through the app's ``can_use_tool``."""
 
-    def __init__(self, wire: Wire, submit: Callable[[Op], None], workspace: Path) -> None:
+    def __init__(self, wire: Wire, submit: Callable[[Op], None], workspace: Path,
+                 on_asking: Callable[[bool], None] = lambda _waiting: None) -> None:
         self.wire = wire
         self.submit = submit
         self.workspace = workspace
+        self.on_asking = on_asking  # True while a question waits for the app
         self._asking: set[asyncio.Task[None]] = set()
+        self._waiting = 0  # questions the app has not answered yet
 
     def __call__(self, asked: PermissionRequested) -> None:
         task = asyncio.get_running_loop().create_task(self._ask(asked))
@@ -134,11 +139,16 @@ class PermissionAsker:
             body["decision_reason"] = asked.reason
         if asked.parent_tool_use_id is not None:
             body["agent_id"] = asked.parent_tool_use_id
+        self._waiting += 1
+        self.on_asking(True)
         try:
             answer = await self.wire.request(body)
         except ControlError as exc:
             self._deny(asked, f"the app's permission callback failed: {exc}")
             return
+        finally:
+            self._waiting -= 1
+            self.on_asking(self._waiting > 0)
         if answer.get("behavior") != "allow":
             self._deny(asked, str(answer.get("message") or "denied by the app"))
             if answer.get("interrupt"):
@@ -179,7 +189,7 @@ def add_agents(tools: Any, given: Any) -> None:
                              "model)")
         agent = AgentType(
             name=str(name), description=str(spec["description"]), system=str(spec["prompt"]),
-            file=Path("<agent sdk app>"), scope=AgentScope.USER,
+            file=APP_FILE, scope=AgentScope.USER,
             tools=None if spec.get("tools") is None else _our_names(name, spec["tools"]),
             disallowed=_our_names(name, spec.get("disallowedTools") or []),
             model=str(spec.get("model") or INHERIT),

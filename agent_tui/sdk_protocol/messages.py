@@ -7,8 +7,11 @@
   tools carry Claude Code's names and input shapes (``Bash``, ``file_path``...).
 - ``user``: a ``tool_result`` block when a call has ended, worded as the model is told
   (a denied, cancelled or unknown call included, ``is_error`` true).
+- ``assistant`` thinking blocks (``signature`` empty: the app cannot send them back).
 - ``stream_event`` (``--include-partial-messages``): the model's stream as the
-  Messages API events, for text and tool calls.
+  Messages API events, for thinking, text and tool calls; ``message_delta`` carries
+  the request's usage as the API reported it, and its stop reason
+  (``message_start``'s counts are zeros: agent-tui learns them as the request ends).
 - ``result``: one per turn, Claude Code's shape (``headless.run_result``).
 
 Sub-agents' calls carry ``parent_tool_use_id``; their text is not forwarded (as
@@ -31,6 +34,7 @@ from agent_tui.protocol import (
     Event,
     ModelChanged,
     TextDelta,
+    ThinkingDelta,
     ToolState,
     ToolStateChanged,
     TurnEnded,
@@ -38,6 +42,7 @@ from agent_tui.protocol import (
     TurnStatus,
     Usage,
 )
+from agent_tui.protocol.states import RequestPurpose
 from agent_tui.protocol.tool_names import claude_input, claude_name
 
 #: The Claude Code release whose messages and control protocol this speaks (checked
@@ -59,6 +64,8 @@ class Messages:
         self.session: Session | None = None
         self.model = ""
         self._text = ""  # the main agent's text block so far
+        self._thinking = ""  # ... and its thinking block
+        self._used_tools = False  # the message being streamed has a tool_use block
         self._message_id: str | None = None  # the model's message being streamed
         self._block = 0  # the index of the next content block in it
         self._announced: set[str] = set()  # tool calls already sent as tool_use
@@ -86,9 +93,12 @@ class Messages:
                 self._text_delta(event.text)
         elif isinstance(event, ToolStateChanged):
             self._tool_state(event)
-        elif isinstance(event, Usage):
+        elif isinstance(event, ThinkingDelta):
             if event.parent_tool_use_id is None:
-                self._message_ended()
+                self._thinking_delta(event.text)
+        elif isinstance(event, Usage):
+            if event.parent_tool_use_id is None and event.purpose is RequestPurpose.TURN:
+                self._message_ended(event)
         elif isinstance(event, ModelChanged):
             self.model = event.model
         elif isinstance(event, TurnEnded):
@@ -122,8 +132,17 @@ class Messages:
         self._announced.clear()
         self.send(self.init())
 
+    def _thinking_delta(self, text: str) -> None:
+        if not self._thinking:
+            self._text_ended()
+            self._block_start({"type": "thinking", "thinking": "", "signature": ""})
+        self._thinking += text
+        self._stream({"type": "content_block_delta", "index": self._block,
+                      "delta": {"type": "thinking_delta", "thinking": text}})
+
     def _text_delta(self, text: str) -> None:
         if not self._text:
+            self._thinking_ended()
             self._block_start({"type": "text", "text": ""})
         self._text += text
         self._stream({"type": "content_block_delta", "index": self._block,
@@ -142,6 +161,7 @@ class Messages:
         main = event.parent_tool_use_id is None
         if main:
             self._text_ended()
+            self._used_tools = True
         block = {"type": "tool_use", "id": event.tool_use_id, "name": claude_name(event.name),
                  "input": self._claude_input(event.name, event.input or {})}
         if main:
@@ -172,11 +192,23 @@ class Messages:
             self._stream({"type": "message_start", "message": {
                 "id": self._message_id, "type": "message", "role": "assistant",
                 "model": self.model, "content": [], "stop_reason": None,
-                "stop_sequence": None, "usage": {"input_tokens": 0, "output_tokens": 0}}})
+                "stop_sequence": None, "usage": {
+                    "input_tokens": 0, "cache_creation_input_tokens": 0,
+                    "cache_read_input_tokens": 0, "output_tokens": 0}}})
         self._stream({"type": "content_block_start", "index": self._block,
                       "content_block": block})
 
+    def _thinking_ended(self) -> None:
+        if not self._thinking:
+            return
+        thinking, self._thinking = self._thinking, ""
+        self._stream({"type": "content_block_stop", "index": self._block})
+        self._block += 1
+        self.send(self._assistant([{"type": "thinking", "thinking": thinking,
+                                    "signature": ""}], None))
+
     def _text_ended(self) -> None:
+        self._thinking_ended()
         if not self._text:
             return
         text, self._text = self._text, ""
@@ -184,11 +216,16 @@ class Messages:
         self._block += 1
         self.send(self._assistant([{"type": "text", "text": text}], None))
 
-    def _message_ended(self) -> None:
+    def _message_ended(self, usage: Usage | None = None) -> None:
         self._text_ended()
         if self._message_id is not None:
+            if usage is not None and not usage.interrupted:
+                self._stream({"type": "message_delta", "delta": {
+                    "stop_reason": "tool_use" if self._used_tools else "end_turn",
+                    "stop_sequence": None}, "usage": _usage(usage)})
             self._stream({"type": "message_stop"})
         self._message_id = None
+        self._used_tools = False
 
     def _assistant(self, content: list[dict[str, Any]], parent: str | None) -> dict[str, Any]:
         return {
@@ -220,6 +257,15 @@ class Messages:
         stop = {TurnStatus.COMPLETED: "end_turn", TurnStatus.CANCELLED: "interrupted"}
         return {**result.model_dump(mode="json"), "uuid": _uuid(),
                 "stop_reason": stop.get(ended.status), "terminal_reason": str(ended.status)}
+
+
+def _usage(usage: Usage) -> dict[str, Any]:
+    """A request's usage in the API's words."""
+    return {"input_tokens": usage.input_tokens,
+            "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+            "cache_read_input_tokens": usage.cache_read_input_tokens,
+            "output_tokens": usage.output_tokens,
+            "server_tool_use": {"web_search_requests": usage.web_search_requests}}
 
 
 def _agents(session: Session) -> list[str]:

@@ -6,12 +6,21 @@ answer names the commands, the models and the permission mode), then user messag
 and control requests, in any order:
 
 - a user message starts a turn, or waits for the running one and its follow-ups;
-  every message gets its own ``result``;
+  every message gets its own ``result`` (one that starts no turn, an error saying why);
 - ``interrupt`` is the stop button: its answer is sent once the turn has ended and
   what it started is gone; the turn's ``result`` follows; messages still waiting
   get a ``result`` saying they did not run;
 - ``set_permission_mode`` (Claude Code's mode words) and ``set_model``;
+- the session's context, MCP servers, rewinds and background jobs (``controls.py``);
 - any other request is answered with an error naming it.
+
+``system``/``session_state_changed`` says ``running`` as a turn starts,
+``requires_action`` while the app's permission callback is asked, and ``idle`` after
+the result of the last message owed: with ``CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS``
+for the app to see, with ``CLAUDE_CODE_SDK_READS_SESSION_STATE`` (the SDKs set it)
+marked ``sdk_host_only``. With ``--replay-user-messages`` each user message is echoed
+as its turn starts, with its ``uuid`` (the app's, else a new one): ``rewind_files``
+names a message by it.
 
 Requests the other way (``can_use_tool``, ``hook_callback``, ``mcp_message``) are in
 ``callbacks.py`` and ``sdk_mcp.py``. Notices go to stderr. At end of input the agent
@@ -27,7 +36,9 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Mapping
+from enum import StrEnum
 from typing import IO, Any
 
 from agent_tui.core.session.session import Session
@@ -48,6 +59,7 @@ from agent_tui.protocol import (
     SteerState,
     SteerStatus,
     TurnEnded,
+    TurnStarted,
     TurnStatus,
     UserMessage,
 )
@@ -59,6 +71,7 @@ from agent_tui.sdk_protocol.callbacks import (
     add_callbacks,
     hook_commands,
 )
+from agent_tui.sdk_protocol.controls import SUBTYPES, Controls
 from agent_tui.sdk_protocol.inbound import BadMessage, user_message
 from agent_tui.sdk_protocol.messages import CLAUDE_CODE_PROTOCOL_VERSION, Messages
 from agent_tui.sdk_protocol.wire import Wire
@@ -66,10 +79,30 @@ from agent_tui.sdk_protocol.wire import Wire
 #: Builds the session: ``emit`` for its Events, and the wire (for the app's MCP servers).
 MakeSession = Callable[[Callable[[Event], None], Wire], Session]
 _EOF = None
+_TRUE = ("1", "true", "yes", "on")
+
+
+class SessionState(StrEnum):
+    """``session_state_changed``'s states, as Claude Code names them."""
+
+    IDLE = "idle"
+    RUNNING = "running"
+    REQUIRES_ACTION = "requires_action"  # the app's permission callback is asked
+
+
+def state_frames(env: Mapping[str, str]) -> bool | None:
+    """Whether ``session_state_changed`` is sent: True for the app to see, False
+    marked ``sdk_host_only`` (read by the SDK itself), None not at all."""
+    if env.get("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS", "").lower() in _TRUE:
+        return True
+    if env.get("CLAUDE_CODE_SDK_READS_SESSION_STATE", "").lower() in _TRUE:
+        return False
+    return None
 
 
 class SdkRun:
-    def __init__(self, *, partial: bool, ask_app: bool, out: IO[str], err: IO[str]) -> None:
+    def __init__(self, *, partial: bool, ask_app: bool, out: IO[str], err: IO[str],
+                 replay: bool = False, states: bool | None = None) -> None:
         self.err = err
         self.wire = Wire(out, on_closed=self._reader_left)
         self.messages = Messages(self.wire.send, partial=partial)
@@ -81,6 +114,11 @@ class SdkRun:
         self.model_asks: list[str] = []  # set_model requests waiting for the switch
         self.last_status: TurnStatus | None = None
         self.initialized = False
+        self.replay = replay
+        self.states = states
+        self.state = SessionState.IDLE
+        self.sent: list[tuple[str, Any]] = []  # messages owed a turn: (uuid, what was sent)
+        self.controls: Controls | None = None
         self._asker: PermissionAsker | None = None
 
     # -- the session's Events -------------------------------------------------------
@@ -98,7 +136,35 @@ class SdkRun:
             self._question(event)
         elif isinstance(event, SteerState) and event.state is SteerStatus.RETURNED:
             self._not_run(event)
+        elif isinstance(event, TurnStarted):
+            self._set_state(SessionState.RUNNING)
         self.messages(event)
+        if isinstance(event, TurnStarted):
+            self._turn_started(event)
+        if self.controls is not None:
+            for message in self.controls.see(event):
+                self.wire.send(message)
+
+    def _set_state(self, state: SessionState) -> None:
+        if self.states is None or state == self.state:
+            return
+        self.state = state
+        frame = {"type": "system", "subtype": "session_state_changed", "state": str(state),
+                 "uuid": str(uuid.uuid4()), "session_id": self.messages.session_id}
+        self.wire.send(frame if self.states else {**frame, "sdk_host_only": True})
+
+    def _turn_started(self, started: TurnStarted) -> None:
+        """The message this turn runs: its uuid names the turn's checkpoint."""
+        if not self.sent:
+            return  # a turn of a custom command's or a hook's, not a message's
+        message_uuid, message = self.sent.pop(0)
+        if self.controls is not None:
+            self.controls.turns[message_uuid] = started.turn_id
+        if self.replay:
+            self.wire.send({"type": "user", "message": message,
+                            "session_id": self.messages.session_id,
+                            "parent_tool_use_id": None, "uuid": message_uuid,
+                            "isReplay": True})
 
     def _question(self, asked: PermissionRequested) -> None:
         assert self.session is not None
@@ -120,25 +186,44 @@ class SdkRun:
         waiting, self.interrupts = self.interrupts, []
         for request_id in waiting:
             self.wire.answer(request_id)
+        if self.owed == 0:
+            self._set_state(SessionState.IDLE)
 
     def _not_run(self, returned: SteerState) -> None:
         """A message that waited behind an interrupted turn: its own result says so."""
+        if self.sent:
+            self.sent.pop(0)
+        self._unrun(f"not run: the turn before it was interrupted ({returned.text[:80]!r})")
+
+    def _unrun(self, why: str) -> None:
+        """The result of a message that started no turn, saying why."""
         self.owed = max(0, self.owed - 1)
         self.wire.send({
             "type": "result", "subtype": "error_during_execution", "is_error": True,
             "result": "", "session_id": self.messages.session_id, "num_turns": 0,
             "duration_ms": 0, "duration_api_ms": 0, "total_cost_usd": 0.0, "usage": {},
-            "permission_denials": [], "stop_reason": None,
-            "errors": [f"not run: the turn before it was interrupted ({returned.text[:80]!r})"],
+            "permission_denials": [], "stop_reason": None, "errors": [why],
         })
+        if self.owed == 0:
+            self._set_state(SessionState.IDLE)
 
     # -- the app's lines ------------------------------------------------------------
 
     def start(self, session: Session) -> None:
         self.session = session
         self.messages.attach(session)
+        self.controls = Controls(self.wire, session)
         if self.ask_app:
-            self._asker = PermissionAsker(self.wire, session.submit, session.workspace)
+            self._asker = PermissionAsker(self.wire, session.submit, session.workspace,
+                                          on_asking=self._asking)
+
+    def _asking(self, waiting: bool) -> None:
+        """The app's permission callback is asked (``requires_action``), or answered
+        (the turn runs on; one that ended meanwhile stays ``idle``)."""
+        if waiting and self.state is not SessionState.IDLE:
+            self._set_state(SessionState.REQUIRES_ACTION)
+        elif not waiting and self.state is SessionState.REQUIRES_ACTION:
+            self._set_state(SessionState.RUNNING)
 
     def line(self, line: dict[str, Any]) -> None:
         kind = line.get("type")
@@ -160,16 +245,31 @@ class SdkRun:
             message, verbatim = user_message(line)
         except BadMessage as exc:
             self._say(f"error: stdin: {exc}")
+            self.owed += 1  # owed the result that says it was not sent
+            self._unrun(f"not sent: {exc}")
             return
         op: UserMessage | FollowUp = message if self.owed == 0 else FollowUp(
             text=message.text, images=message.images)
         self.owed += 1
+        given = line.get("uuid")
+        self.sent.append((given if isinstance(given, str) and given else str(uuid.uuid4()),
+                          line.get("message")))
         if verbatim or not message.text.startswith("/"):
             self.session.submit(op)
             return
         from agent_tui.headless import _submit_message
 
-        _submit_message(self.session, op, self.emit)
+        refused: list[str] = []
+
+        def tell(event: Event) -> None:
+            if isinstance(event, Notice) and event.level is NoticeLevel.ERROR:
+                refused.append(event.text)  # an unknown command, an image refused: not sent
+            self.emit(event)
+
+        _submit_message(self.session, op, tell)
+        if refused:
+            self.sent.pop()
+            self._unrun(refused[-1])
 
     def _control(self, line: dict[str, Any]) -> None:
         assert self.session is not None
@@ -200,6 +300,8 @@ class SdkRun:
                 model = body.get("model") or self.session.deps.provider.default_model
                 self.model_asks.append(request_id)  # answered once it is switched
                 self.session.submit(SetModel(model=str(model)))
+            case str() if subtype in SUBTYPES and self.controls is not None:
+                self.controls.handle(request_id, subtype, body)
             case _:
                 self.wire.refuse(request_id, f"agent-tui does not support the control request "
                                  f"{subtype!r}")
@@ -256,11 +358,13 @@ async def run_sdk(
     input_format: str,
     partial: bool,
     ask_app: bool,
+    replay: bool = False,
     stdin: IO[str] | None = None,
     on_hard_exit: Callable[[], object] = lambda: None,
 ) -> int:
     loop = asyncio.get_running_loop()
-    run = SdkRun(partial=partial, ask_app=ask_app, out=sys.stdout, err=sys.stderr)
+    run = SdkRun(partial=partial, ask_app=ask_app, out=sys.stdout, err=sys.stderr,
+                 replay=replay, states=state_frames(os.environ))
     inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
     if input_format == "stream-json":
         _read_lines(stdin or sys.stdin, inbox, loop, run._say)
