@@ -102,7 +102,6 @@ def test_a_session_the_sdk_resumes_or_forks_is_looked_up(tmp_path, monkeypatch):
     ({"strict_mcp_config": True}, "--strict-mcp-config"),
     ({"resume": "x", "resume_session_at": "m1"}, "--resume-session-at"),
     ({"setting_sources": ["project"]}, "--setting-sources"),
-    ({"plugins": [{"type": "local", "path": "/p"}]}, "--plugin-dir"),
     ({"output_format": {"type": "json_schema", "schema": {"type": "object"}}}, "--json-schema"),
     ({"task_budget": {"total": 1000}}, "--task-budget"),
     ({"thinking": {"type": "adaptive", "display": "summarized"}}, "--thinking-display"),
