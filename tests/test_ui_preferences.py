@@ -92,6 +92,25 @@ async def test_the_users_bindings_work_and_the_rest_is_named_at_start() -> None:
         await wait_until(pilot, lambda: app.return_code is not None, what="the app's exit")
 
 
+
+@pytest.mark.asyncio
+async def test_a_changed_keybindings_file_is_bound_again_and_an_old_key_given_back() -> None:
+    _keybindings([{"context": "Chat", "bindings": {"ctrl+t": "chat:newline"}}])
+    app = _fake_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a", "ctrl+t", "b")
+        assert app.prompt.text == "a\nb"
+        prefs = app.command_runner.preferences
+        assert not prefs.look_at_keybindings()  # nothing changed: nothing done
+        path = claude_config_dir() / "keybindings.json"
+        _keybindings([{"context": "Chat", "bindings": {"ctrl+y": "chat:newline"}}])
+        os.utime(path, ns=(1, 1))  # a second write in the same tick still counts
+        assert prefs.look_at_keybindings()
+        app.prompt.clear()
+        await pilot.press("c", "ctrl+t", "d", "ctrl+y", "e")
+        assert app.prompt.text == "cd\ne"  # ctrl+t no longer a newline, ctrl+y is
+        assert "keybindings.json read again: 1 key(s)" in str(app.status.notice_text)
+
 # -- vim mode -------------------------------------------------------------------------
 
 

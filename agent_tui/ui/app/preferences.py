@@ -18,10 +18,15 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding
 
-from agent_tui.ui.input.keybindings import KeyMap, apply_keymap, read_keybindings
+from agent_tui.paths import claude_config_dir
+from agent_tui.runtime.file_watch import FileWatch
+from agent_tui.ui.input.keybindings import KeyMap, Saved, apply_keymap, read_keybindings, restore_keys
 from agent_tui.ui.input.keys import APP_BINDINGS, INPUT_BINDINGS
 from agent_tui.ui.render.safe_text import clean, first_line
 from agent_tui.ui.widgets.prompt_input import PromptInput
+
+
+KEYS_LOOK_S = 1.0  # how often the keybindings file is looked at (a stat)
 
 
 class PreferencesApp(Protocol):
@@ -62,16 +67,37 @@ class Preferences:
     def __init__(self, app: PreferencesApp) -> None:
         self.app = app
         self.keymap = KeyMap()
+        self._saved: Saved = {}  # what the bound keys did before
+        self._node: Any = None
+        self._watch = FileWatch(lambda: [claude_config_dir() / "keybindings.json"])
 
     def start(self, app_node: Any, workspace: Path) -> None:
-        """Vim mode from ``editorMode``; the user's keybindings bound."""
+        """Vim mode from ``editorMode``; the user's keybindings bound, and bound again
+        when the file changes (a stat a second, as Claude Code reloads it)."""
         if editor_mode(workspace) == "vim":
             self.app.prompt.set_vim(True)
+        self._node = app_node
+        self._watch.look()
+        self._bind()
+        app_node.set_interval(KEYS_LOOK_S, self.look_at_keybindings)
+
+    def _bind(self) -> None:
         self.keymap = read_keybindings()
-        apply_keymap(self.keymap, app_node, self.app.prompt)
+        apply_keymap(self.keymap, self._node, self.app.prompt, self._saved)
         if self.keymap.refused:
             self.app.notice("warning", f"keybindings.json: {len(self.keymap.refused)} not taken "
                                        f"(/keybindings lists them): {self.keymap.refused[0]}")
+
+    def look_at_keybindings(self) -> bool:
+        """Bind the file's keys again if it changed (True: it did)."""
+        if self._node is None or not self._watch.look():
+            return False
+        restore_keys(self._saved)
+        self._bind()
+        if not self.keymap.refused:
+            self.app.notice("info", f"keybindings.json read again: {len(self.keymap.bindings)} "
+                                    "key(s) of yours bound")
+        return True
 
     def toggle_vim(self) -> bool:
         """Vim mode on or off, kept for the next session in your own settings

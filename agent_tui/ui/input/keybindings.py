@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.config_file import read_config
 from agent_tui.paths import claude_config_dir
 
 MAX_FILE_BYTES = 256 * 1024
@@ -90,7 +91,7 @@ def read_keybindings(path: Path | None = None) -> KeyMap:
     path = path or claude_config_dir() / "keybindings.json"
     keymap = KeyMap(file=path)
     try:
-        raw = path.read_bytes()
+        raw = read_config(path, limit=MAX_FILE_BYTES)  # bounded: never a FIFO's wait
     except FileNotFoundError:
         keymap.file = None
         return keymap
@@ -146,13 +147,36 @@ def _refusal(context: str, written: str, action: Any) -> str | None:
     return None
 
 
-def apply_keymap(keymap: KeyMap, app: Any, prompt: Any) -> None:
+#: What a key did on a node before the user's file bound it: (node, key) -> its bindings
+#: (None: nothing), so a reloaded file can give it back.
+Saved = dict[tuple[int, str], tuple[Any, list[Any] | None]]
+
+
+def restore_keys(saved: Saved) -> None:
+    """Undo :func:`apply_keymap`: every key it bound does what it did before."""
+    for (_node_id, key), (node, before) in saved.items():
+        if before is None:
+            node._bindings.key_to_bindings.pop(key, None)
+        else:
+            node._bindings.key_to_bindings[key] = before
+    saved.clear()
+
+
+def apply_keymap(keymap: KeyMap, app: Any, prompt: Any, saved: Saved | None = None) -> None:
     """Bind the honoured keys: the app's actions on the app, the input's on the input
-    (each replacing what the key did there)."""
+    (each replacing what the key did there; ``saved`` keeps what that was)."""
     from textual.binding import Binding
+
+    def keep(node: Any, key: str) -> None:
+        if saved is not None and (id(node), key) not in saved:
+            before = node._bindings.key_to_bindings.get(key)
+            saved[(id(node), key)] = (node, list(before) if before is not None else None)
 
     for binding in keymap.bindings:
         node = app if binding.whose == "app" else prompt
+        keep(node, binding.key)
+        if binding.whose == "app":
+            keep(prompt, binding.key)
         node._bindings.key_to_bindings[binding.key] = [
             Binding(binding.key, binding.action, binding.what, show=False)]
         if binding.whose == "app":  # the input's own binding of the key would come first
