@@ -19,7 +19,6 @@ from rich.text import Text
 from textual.binding import Binding
 
 from agent_tui.paths import claude_config_dir
-from agent_tui.runtime.file_watch import FileWatch
 from agent_tui.ui.input.keybindings import KeyMap, Saved, apply_keymap, read_keybindings, restore_keys
 from agent_tui.ui.input.keys import APP_BINDINGS, INPUT_BINDINGS
 from agent_tui.ui.render.safe_text import clean, first_line
@@ -38,6 +37,15 @@ class PreferencesApp(Protocol):
     def running(self) -> bool: ...
     def workspace(self) -> Path: ...
     def notice(self, level: str, text: str) -> None: ...
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """When the file last changed, by stat (None: it is not there)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
 
 
 def _json(path: Path) -> dict[str, Any]:
@@ -69,7 +77,7 @@ class Preferences:
         self.keymap = KeyMap()
         self._saved: Saved = {}  # what the bound keys did before
         self._node: Any = None
-        self._watch = FileWatch(lambda: [claude_config_dir() / "keybindings.json"])
+        self._stamp: tuple[int, int, int] | None = None  # the file as last read
 
     def start(self, app_node: Any, workspace: Path) -> None:
         """Vim mode from ``editorMode``; the user's keybindings bound, and bound again
@@ -77,7 +85,7 @@ class Preferences:
         if editor_mode(workspace) == "vim":
             self.app.prompt.set_vim(True)
         self._node = app_node
-        self._watch.look()
+        self._stamp = _stamp(claude_config_dir() / "keybindings.json")
         self._bind()
         app_node.set_interval(KEYS_LOOK_S, self.look_at_keybindings)
 
@@ -90,8 +98,10 @@ class Preferences:
 
     def look_at_keybindings(self) -> bool:
         """Bind the file's keys again if it changed (True: it did)."""
-        if self._node is None or not self._watch.look():
+        stamp = _stamp(claude_config_dir() / "keybindings.json")
+        if self._node is None or stamp == self._stamp:
             return False
+        self._stamp = stamp
         restore_keys(self._saved)
         self._bind()
         if not self.keymap.refused:
