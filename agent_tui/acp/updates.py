@@ -57,7 +57,11 @@ from agent_tui.protocol import ToolOutput, ToolState, ToolStateChanged
 from agent_tui.core.history.history import effective_records, result_wording
 from agent_tui.core.history.items import (
     BackgroundResult,
+    CallStarted,
     Compaction,
+    HookContext,
+    MemoryNote,
+    ModeChanged,
     Reply,
     Rewind,
     Steer,
@@ -337,7 +341,8 @@ class UpdateMapper:
                 case UnfinishedCall():
                     # The agent stopped while it ran (or before): its turn ended without it.
                     updates.append(self._replayed_missing(item))
-                case TurnEnded() | UserCommand() | BackgroundResult() | Rewind() | Compaction():
+                case (TurnEnded() | UserCommand() | BackgroundResult() | Rewind() | Compaction()
+                      | CallStarted() | ModeChanged() | MemoryNote() | HookContext()):
                     pass  # nothing a client replays
                 case _:
                     assert_never(item)

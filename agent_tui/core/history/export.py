@@ -19,7 +19,11 @@ from typing import Any, assert_never
 
 from agent_tui.core.history.items import (
     BackgroundResult,
+    CallStarted,
     Compaction,
+    HookContext,
+    MemoryNote,
+    ModeChanged,
     Reply,
     Rewind,
     Steer,
@@ -88,7 +92,8 @@ def conversation_markdown(records: Iterable[Any], *, session_id: str = "",
                 if item.status is not TurnStatus.COMPLETED:
                     detail = f": {item.detail}" if item.detail else ""
                     parts.append(f"*(the turn {item.status}{detail})*")
-            case UnfinishedCall() | BackgroundResult() | Rewind() | Compaction():
+            case (UnfinishedCall() | BackgroundResult() | Rewind() | Compaction() | CallStarted()
+                  | ModeChanged() | MemoryNote() | HookContext()):
                 pass  # not part of the exported conversation
             case _:
                 assert_never(item)

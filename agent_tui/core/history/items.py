@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal, Union, assert_never
 
 from pydantic import BaseModel, Field
 
-from agent_tui.core.history.history import effective_records
+from agent_tui.core.history.scope import effective_records
 from agent_tui.core.journal.records import (
     AgentProcessRecord,
     AssistantMessageRecord,
@@ -50,12 +50,15 @@ from agent_tui.core.journal.records import (
     UserCommandRecord,
     UserMessageRecord,
 )
+from agent_tui.core.modes.plan import Plan, PlanTracker
 from agent_tui.protocol.ops import ImageAttachment
 from agent_tui.protocol.states import (
     BackgroundState,
+    HookDecision,
+    HookEvent,
+    PermissionMode,
     RestoreWhat,
     SteerDelivery,
-    SteerStatus,
     ToolState,
     TurnStatus,
 )
@@ -74,6 +77,10 @@ class ItemKind(StrEnum):
     BACKGROUND_RESULT = "background_result"
     REWIND = "rewind"
     COMPACTION = "compaction"
+    CALL_STARTED = "call_started"  # a call began to run (its intent is recorded)
+    MODE_CHANGED = "mode_changed"  # the permission mode changed: the model is told
+    MEMORY_NOTE = "memory_note"  # a subfolder's memory file joined the conversation
+    HOOK_CONTEXT = "hook_context"  # what a hook adds for the model to read
 
 
 class UserTurn(BaseModel):
@@ -81,6 +88,8 @@ class UserTurn(BaseModel):
     turn_id: str
     text: str
     images: list[ImageAttachment] = Field(default_factory=list)
+    blocked: bool = False  # a UserPromptSubmit hook blocked it: the model never sees it
+    plan_before: Plan | None = None  # the model's plan in force when it was sent
 
 
 class Steer(BaseModel):
@@ -116,9 +125,15 @@ ReplyPart = Annotated[Union[Text, Thinking, ToolUse], Field(discriminator="part"
 
 
 class Reply(BaseModel):
+    """One response of the model: ``parts`` for readers, ``blocks`` as the API gave them
+    (signatures and server tool blocks included: the model view sends them back)."""
+
     kind: Literal[ItemKind.REPLY] = ItemKind.REPLY
     turn_id: str
     parts: list[ReplyPart] = Field(default_factory=list)
+    blocks: list[dict[str, Any]] = Field(default_factory=list)
+    ended: str = ""  # why the stream stopped (the stop reason, ``cancelled``, ``error``)
+    model: str | None = None  # which model wrote it
 
     @property
     def texts(self) -> list[str]:
@@ -139,6 +154,16 @@ class ToolCall(BaseModel):
     @property
     def state(self) -> ToolState:
         return self.result.state
+
+
+class CallStarted(BaseModel):
+    """A call is about to run; ``read_only``: its tool said it could change nothing."""
+
+    kind: Literal[ItemKind.CALL_STARTED] = ItemKind.CALL_STARTED
+    tool_use_id: str
+    name: str
+    operation_id: str
+    read_only: bool = False
 
 
 class UnfinishedCall(BaseModel):
@@ -165,6 +190,7 @@ class UserCommand(BaseModel):
     exit_code: int | None = None
     signal: str | None = None
     ended: str = ""
+    model_texts: list[str] = Field(default_factory=list)  # what the model is told of it
 
 
 class TurnEnded(BaseModel):
@@ -185,6 +211,8 @@ class BackgroundResult(BaseModel):
 class Rewind(BaseModel):
     kind: Literal[ItemKind.REWIND] = ItemKind.REWIND
     restore: RestoreWhat
+    restored: list[str] = Field(default_factory=list)  # files put back
+    skipped_conflicts: list[str] = Field(default_factory=list)
 
 
 class Compaction(BaseModel):
@@ -194,9 +222,27 @@ class Compaction(BaseModel):
     summary: str
 
 
+class ModeChanged(BaseModel):
+    kind: Literal[ItemKind.MODE_CHANGED] = ItemKind.MODE_CHANGED
+    mode: PermissionMode
+    previous: PermissionMode
+
+
+class MemoryNote(BaseModel):
+    kind: Literal[ItemKind.MEMORY_NOTE] = ItemKind.MEMORY_NOTE
+    path: str
+    text: str
+
+
+class HookContext(BaseModel):
+    kind: Literal[ItemKind.HOOK_CONTEXT] = ItemKind.HOOK_CONTEXT
+    text: str
+
+
 Item = Annotated[
-    Union[UserTurn, Steer, Reply, ToolCall, UnfinishedCall, UserCommand, TurnEnded,
-          BackgroundResult, Rewind, Compaction],
+    Union[UserTurn, Steer, Reply, CallStarted, ToolCall, UnfinishedCall, UserCommand,
+          TurnEnded, BackgroundResult, Rewind, Compaction, ModeChanged, MemoryNote,
+          HookContext],
     Field(discriminator="kind"),
 ]
 
@@ -215,6 +261,24 @@ class _Reader:
         self.inputs: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}  # (turn, id)
         self.open: dict[str, tuple[str, dict[str, Any]]] = {}  # calls awaiting a result
         self.started: set[str] = set()  # calls whose intent is recorded
+        self.turns: dict[str, list[UserTurn]] = {}  # turn id -> its user messages
+        self.blocked: set[str] = set()  # turns a UserPromptSubmit hook blocked
+        self.plan = PlanTracker()
+
+    def user_turn(self, record: UserMessageRecord) -> None:
+        item = UserTurn(turn_id=record.turn_id, text=record.text, images=record.images,
+                        blocked=record.turn_id in self.blocked, plan_before=self.plan.plan)
+        self.turns.setdefault(record.turn_id, []).append(item)
+        self.items.append(item)
+
+    def hook(self, record: HookRecord) -> None:
+        if (record.event is HookEvent.USER_PROMPT_SUBMIT and record.decision is HookDecision.BLOCK
+                and record.turn_id is not None):
+            self.blocked.add(record.turn_id)  # its prompt, before or after this record
+            for item in self.turns.get(record.turn_id, []):
+                item.blocked = True
+        if record.context:
+            self.items.append(HookContext(text=record.context))
 
     def reply(self, record: AssistantMessageRecord) -> Reply:
         parts: list[Text | Thinking | ToolUse] = []
@@ -230,7 +294,8 @@ class _Reader:
                 parts.append(use)
                 self.inputs[(record.turn_id, use.tool_use_id)] = (name, tool_input)
                 self.open[use.tool_use_id] = (name, tool_input)
-        return Reply(turn_id=record.turn_id, parts=parts)
+        return Reply(turn_id=record.turn_id, parts=parts, blocks=record.blocks,
+                     ended=record.ended, model=record.model)
 
     def tool_call(self, record: ToolResultRecord) -> ToolCall:
         self.open.pop(record.tool_use_id, None)
@@ -251,14 +316,17 @@ def _read(r: _Reader, record: Record) -> None:
     """One case per kind of record: the item it is, if any."""
     match record:
         case UserMessageRecord():
-            r.items.append(UserTurn(turn_id=record.turn_id, text=record.text, images=record.images))
+            r.user_turn(record)
         case SteerRecord():
-            if record.state is SteerStatus.APPLIED and record.delivery is SteerDelivery.INJECTED:
+            if record.delivery is SteerDelivery.INJECTED:  # it rode in a turn (applied)
                 r.items.append(Steer(text=record.text, images=record.images))
         case AssistantMessageRecord():
             r.items.append(r.reply(record))
         case ToolIntentRecord():
             r.started.add(record.tool_use_id)
+            r.items.append(CallStarted(tool_use_id=record.tool_use_id, name=record.name,
+                                       operation_id=record.operation_id,
+                                       read_only=record.read_only))
         case ToolResultRecord():
             r.items.append(r.tool_call(record))
         case TurnEndedRecord():
@@ -266,31 +334,45 @@ def _read(r: _Reader, record: Record) -> None:
         case UserCommandRecord():
             r.items.append(UserCommand(id=record.id, command=record.command, state=record.state,
                                        output=record.output, exit_code=record.exit_code,
-                                       signal=record.signal, ended=record.ended))
+                                       signal=record.signal, ended=record.ended,
+                                       model_texts=record.model_texts()))
         case BackgroundResultRecord():
             r.items.append(BackgroundResult(job_id=record.job_id, description=record.description,
                                             state=record.state, text=record.text))
         case RewindRecord():
-            r.items.append(Rewind(restore=record.restore))
+            r.items.append(Rewind(restore=record.restore, restored=record.restored,
+                                  skipped_conflicts=record.skipped_conflicts))
         case CompactionRecord():
             r.items.append(Compaction(summary=record.summary))
+        case PermissionModeRecord():
+            r.items.append(ModeChanged(mode=record.mode, previous=record.previous))
+        case MemoryNoteRecord():
+            r.items.append(MemoryNote(path=record.path, text=record.text))
+        case HookRecord():
+            r.hook(record)
         case (SessionStarted() | AgentProcessRecord() | SessionForkedRecord()
               | ModelRequestRecord() | RetryRecord() | ToolStateRecord() | PermissionRecord()
-              | CheckpointRecord() | HookRecord() | NoticeRecord() | UsageRecord()
-              | MemoryNoteRecord() | ModelChangeRecord() | PermissionModeRecord()
+              | CheckpointRecord() | NoticeRecord() | UsageRecord() | ModelChangeRecord()
               | ConversationClearedRecord() | SessionNamedRecord()):
-            pass  # not part of the conversation a reader shows
+            pass  # not part of the conversation
         case _:
             assert_never(record)
 
 
-def conversation(records: Iterable[Record]) -> Conversation:
-    """The conversation ``records`` hold, as it stands (a rewound part left out)."""
+def read_items(records: Iterable[Record]) -> Conversation:
+    """The items of ``records``, taken as they are (:func:`conversation` for the
+    conversation as it stands; the model view gives its own, ``scope.model_records``)."""
     r = _Reader()
     workspace, last_ts = "", 0.0
-    for record in effective_records(records):
+    for record in records:
         if isinstance(record, SessionStarted) and not workspace:
             workspace = record.workspace
         last_ts = max(last_ts, record.ts or 0.0)
         _read(r, record)
+        r.plan.feed(record)
     return Conversation(items=r.items, workspace=workspace, last_ts=last_ts)
+
+
+def conversation(records: Iterable[Record]) -> Conversation:
+    """The conversation ``records`` hold, as it stands (a rewound part left out)."""
+    return read_items(effective_records(records))

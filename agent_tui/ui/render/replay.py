@@ -17,7 +17,11 @@ from rich.text import Text
 
 from agent_tui.core.history.items import (
     BackgroundResult,
+    CallStarted,
     Compaction,
+    HookContext,
+    MemoryNote,
+    ModeChanged,
     Item,
     Reply,
     Rewind,
@@ -119,7 +123,8 @@ class _Replay:
                 what = {"both": "code and conversation", "conversation": "conversation",
                         "code": "code"}.get(item.restore, item.restore)
                 self.transcript.add_turn_end(Text(f"↶ rewound ({what})", style="dim"))
-            case UnfinishedCall() | Compaction():
+            case (UnfinishedCall() | Compaction() | CallStarted() | ModeChanged() | MemoryNote()
+                  | HookContext()):
                 pass  # nothing the transcript showed of its own
             case _:
                 assert_never(item)
