@@ -124,20 +124,52 @@ class ToolUse(BaseModel):
 ReplyPart = Annotated[Union[Text, Thinking, ToolUse], Field(discriminator="part")]
 
 
+def _tool_use(block: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """A ``tool_use`` block's id, name and input."""
+    return str(block.get("id")), str(block.get("name", "?")), block.get("input") or {}
+
+
 class Reply(BaseModel):
-    """One response of the model: ``parts`` for readers, ``blocks`` as the API gave them
-    (signatures and server tool blocks included: the model view sends them back)."""
+    """One response of the model (its record: the model view sends its blocks back as
+    the API gave them, signatures and server tool blocks included)."""
 
     kind: Literal[ItemKind.REPLY] = ItemKind.REPLY
     turn_id: str
-    parts: list[ReplyPart] = Field(default_factory=list)
-    blocks: list[dict[str, Any]] = Field(default_factory=list)
-    ended: str = ""  # why the stream stopped (the stop reason, ``cancelled``, ``error``)
-    model: str | None = None  # which model wrote it
+    source: AssistantMessageRecord
+
+    @property
+    def parts(self) -> list[ReplyPart]:
+        """Its text, thinking and tool calls in order (blank text and thinking, and
+        redacted thinking, left out)."""
+        parts: list[ReplyPart] = []
+        for block in self.source.blocks:
+            kind = block.get("type")
+            if kind == "thinking" and str(block.get("thinking", "")).strip():
+                parts.append(Thinking(text=str(block["thinking"])))
+            elif kind == "text" and str(block.get("text", "")).strip():
+                parts.append(Text(text=str(block["text"])))
+            elif kind == "tool_use":
+                tool_use_id, name, tool_input = _tool_use(block)
+                parts.append(ToolUse(tool_use_id=tool_use_id, name=name, input=tool_input))
+        return parts
 
     @property
     def texts(self) -> list[str]:
         return [p.text for p in self.parts if isinstance(p, Text)]
+
+    @property
+    def blocks(self) -> list[dict[str, Any]]:
+        return self.source.blocks
+
+    @property
+    def ended(self) -> str:
+        """Why the stream stopped (the stop reason, ``cancelled``, ``error``)."""
+        return self.source.ended
+
+    @property
+    def model(self) -> str | None:
+        """Which model wrote it (its thinking signatures are that model's)."""
+        return self.source.model
 
 
 class ToolCall(BaseModel):
@@ -263,7 +295,8 @@ class _Reader:
         self.started: set[str] = set()  # calls whose intent is recorded
         self.turns: dict[str, list[UserTurn]] = {}  # turn id -> its user messages
         self.blocked: set[str] = set()  # turns a UserPromptSubmit hook blocked
-        self.plan = PlanTracker()
+        self.plan = PlanTracker()  # fed the records that can change the plan
+        self.workspace = ""
 
     def user_turn(self, record: UserMessageRecord) -> None:
         item = UserTurn(turn_id=record.turn_id, text=record.text, images=record.images,
@@ -281,21 +314,12 @@ class _Reader:
             self.items.append(HookContext(text=record.context))
 
     def reply(self, record: AssistantMessageRecord) -> Reply:
-        parts: list[Text | Thinking | ToolUse] = []
         for block in record.blocks:
-            kind = block.get("type")
-            if kind == "thinking" and str(block.get("thinking", "")).strip():
-                parts.append(Thinking(text=str(block["thinking"])))
-            elif kind == "text" and str(block.get("text", "")).strip():
-                parts.append(Text(text=str(block["text"])))
-            elif kind == "tool_use":
-                name, tool_input = str(block.get("name", "?")), block.get("input") or {}
-                use = ToolUse(tool_use_id=str(block.get("id")), name=name, input=tool_input)
-                parts.append(use)
-                self.inputs[(record.turn_id, use.tool_use_id)] = (name, tool_input)
-                self.open[use.tool_use_id] = (name, tool_input)
-        return Reply(turn_id=record.turn_id, parts=parts, blocks=record.blocks,
-                     ended=record.ended, model=record.model)
+            if block.get("type") == "tool_use":
+                tool_use_id, name, tool_input = _tool_use(block)
+                self.inputs[(record.turn_id, tool_use_id)] = (name, tool_input)
+                self.open[tool_use_id] = (name, tool_input)
+        return Reply(turn_id=record.turn_id, source=record)
 
     def tool_call(self, record: ToolResultRecord) -> ToolCall:
         self.open.pop(record.tool_use_id, None)
@@ -324,13 +348,16 @@ def _read(r: _Reader, record: Record) -> None:
             r.items.append(r.reply(record))
         case ToolIntentRecord():
             r.started.add(record.tool_use_id)
+            r.plan.feed(record)
             r.items.append(CallStarted(tool_use_id=record.tool_use_id, name=record.name,
                                        operation_id=record.operation_id,
                                        read_only=record.read_only))
         case ToolResultRecord():
             r.items.append(r.tool_call(record))
+            r.plan.feed(record)
         case TurnEndedRecord():
             r.turn_ended(record)
+            r.plan.feed(record)
         case UserCommandRecord():
             r.items.append(UserCommand(id=record.id, command=record.command, state=record.state,
                                        output=record.output, exit_code=record.exit_code,
@@ -350,7 +377,9 @@ def _read(r: _Reader, record: Record) -> None:
             r.items.append(MemoryNote(path=record.path, text=record.text))
         case HookRecord():
             r.hook(record)
-        case (SessionStarted() | AgentProcessRecord() | SessionForkedRecord()
+        case SessionStarted():
+            r.workspace = r.workspace or record.workspace
+        case (AgentProcessRecord() | SessionForkedRecord()
               | ModelRequestRecord() | RetryRecord() | ToolStateRecord() | PermissionRecord()
               | CheckpointRecord() | NoticeRecord() | UsageRecord() | ModelChangeRecord()
               | ConversationClearedRecord() | SessionNamedRecord()):
@@ -363,14 +392,14 @@ def read_items(records: Iterable[Record]) -> Conversation:
     """The items of ``records``, taken as they are (:func:`conversation` for the
     conversation as it stands; the model view gives its own, ``scope.model_records``)."""
     r = _Reader()
-    workspace, last_ts = "", 0.0
+    last_ts = 0.0
     for record in records:
-        if isinstance(record, SessionStarted) and not workspace:
-            workspace = record.workspace
-        last_ts = max(last_ts, record.ts or 0.0)
+        if record.ts > last_ts:
+            last_ts = record.ts
         _read(r, record)
-        r.plan.feed(record)
-    return Conversation(items=r.items, workspace=workspace, last_ts=last_ts)
+    # Built from typed records: validating each item again would only cost time
+    # (the model view reads them before every request).
+    return Conversation.model_construct(items=r.items, workspace=r.workspace, last_ts=last_ts)
 
 
 def conversation(records: Iterable[Record]) -> Conversation:
