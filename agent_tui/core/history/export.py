@@ -1,6 +1,6 @@
 """The conversation as Markdown (``/export``): what was said, and each tool call folded.
 
-Built from the journal's records as the conversation stands (after a rewind of the
+Built from the conversation's items (``items.py``: after a rewind of the
 conversation, what it cut is left out, as in the transcript of a resumed session):
 the user's messages and steers, the model's text, each tool call as a folded
 ``<details>`` block (what it was asked, how it ended, what it returned), thinking

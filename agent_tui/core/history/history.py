@@ -9,8 +9,9 @@ Rules (docs/journal.md, "Deriving the model view"):
 
 :func:`check_model_view` (``view_check.py``) validates a message list against the
 API's rules; the core runs it before every request, so a violation is a bug report
-with the offending index, never a request the API rejects. Each kind of record has
-its one case in :func:`build_view`'s ``match``.
+with the offending index, never a request the API rejects. The records are read
+once into conversation items (``items.py``, as every reader reads them); each kind
+of item has its one case in :func:`build_view`'s ``match``.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ conversation holds, as the model sees it (after a rewind of the conversation, wh
 cut is not shown): the user's messages and steers, the model's text, each tool call
 with the state it ended in, and how a turn ended when it did not complete. A divider
 says where the resumed session picks up. Nothing here reaches the model or the
-journal: it only reads the records.
+journal: it only reads the conversation's items (``core/history/items.py``).
 """
 
 from __future__ import annotations
