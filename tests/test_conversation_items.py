@@ -189,3 +189,28 @@ def test_no_reader_of_the_conversation_matches_on_record_kinds() -> None:
             and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
             for arg in ast.walk(node.args[1]) if isinstance(arg, ast.Name)}
         assert not (isinstance_checks & RECORD_KINDS), reader
+
+
+def test_every_reader_shows_the_conversation_as_it_stands_after_a_rewind(tmp_path: Path) -> None:
+    """The export, the final answer and ACP's replay read the same items: what a rewind
+    of the conversation cut is in none of them (the journal keeps it)."""
+    from agent_tui.acp.updates import UpdateMapper
+    from agent_tui.core.history.export import conversation_markdown, final_answer
+
+    records: list[Record] = [
+        *_turn("t1", "echo one"), TurnEndedRecord(turn_id="t1", status=TurnStatus.COMPLETED),
+        *_turn("t2", "echo cut"), TurnEndedRecord(turn_id="t2", status=TurnStatus.COMPLETED),
+        RewindRecord(checkpoint_id="t2", restore="conversation"),
+    ]
+    for i, record in enumerate(records):
+        record.seq = i + 1
+    markdown = conversation_markdown(records, now=0)
+    assert "echo one" in markdown and "echo cut" not in markdown
+    assert final_answer(records) == "Running it."
+    updates = UpdateMapper(tmp_path).replay(records)
+    users = [u.content.text for u in updates if u.session_update == "user_message_chunk"]
+    assert users == ["run echo one"]
+    # The call with no result (read_file) is closed as never run, once.
+    failed = [u.tool_call_id for u in updates
+              if u.session_update == "tool_call_update" and u.status == "failed"]
+    assert failed == ["toolu_t1"]
