@@ -55,38 +55,30 @@ from acp.schema import (
 from agent_tui.files.preview import FilePreview, preview
 from agent_tui.protocol import ToolOutput, ToolState, ToolStateChanged
 from agent_tui.core.history.history import effective_records, result_wording
-from agent_tui.core.journal.records import (
-    AgentProcessRecord,
-    AssistantMessageRecord,
-    BackgroundResultRecord,
-    CheckpointRecord,
-    CompactionRecord,
-    ConversationClearedRecord,
-    HookRecord,
-    MemoryNoteRecord,
-    ModelChangeRecord,
-    ModelRequestRecord,
-    NoticeRecord,
-    PermissionModeRecord,
-    PermissionRecord,
-    Record,
-    RetryRecord,
-    RewindRecord,
-    SessionForkedRecord,
-    SessionNamedRecord,
-    SessionStarted,
-    SteerRecord,
-    ToolIntentRecord,
-    ToolResultRecord,
-    ToolStateRecord,
-    TurnEndedRecord,
-    UsageRecord,
-    UserCommandRecord,
-    UserMessageRecord,
+from agent_tui.core.history.items import (
+    BackgroundResult,
+    CallStarted,
+    Compaction,
+    HookContext,
+    MemoryNote,
+    ModeChanged,
+    Reply,
+    Rewind,
+    Steer,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolUse,
+    TurnEnded,
+    UnfinishedCall,
+    UserCommand,
+    UserTurn,
+    conversation,
 )
+from agent_tui.core.journal.records import Record
 from agent_tui.core.modes.plan import plan_of
 from agent_tui.core.calls.tool import ToolSet
-from agent_tui.protocol.states import PlanItemState, SteerDelivery, SteerStatus, TodoPriority
+from agent_tui.protocol.states import PlanItemState, TodoPriority
 
 META_KEY = "agent_tui"
 OUTPUT_TAIL = 16_000  # characters of live output shown while a tool runs
@@ -329,62 +321,49 @@ class UpdateMapper:
     def replay(self, records: list[Record]) -> list[Update]:
         """The saved conversation as the updates a client would have seen."""
         updates: list[Update] = []
-        open_calls: dict[str, tuple[str, dict[str, Any]]] = {}
-        started: set[str] = set()
-        for record in records:
-            match record:
-                case UserMessageRecord():
-                    updates.append(update_user_message_text(record.text))
-                case SteerRecord():
-                    if (record.state == SteerStatus.APPLIED
-                            and record.delivery == SteerDelivery.INJECTED):
-                        updates.append(update_user_message_text(record.text))
-                case AssistantMessageRecord():
-                    for block in record.blocks:
-                        if block.get("type") == "text" and block.get("text"):
-                            updates.append(update_agent_message_text(block["text"]))
-                        elif block.get("type") == "tool_use":
-                            updates.append(self._replayed_start(block))
-                            open_calls[block["id"]] = (block["name"], block.get("input") or {})
-                case ToolIntentRecord():
-                    started.add(record.tool_use_id)
-                case ToolResultRecord():
-                    open_calls.pop(record.tool_use_id, None)
-                    updates.append(self._replayed_result(record))
-                case TurnEndedRecord():
-                    # A call with no result: the agent stopped while it ran (or before).
-                    for tool_use_id, (name, tool_input) in open_calls.items():
-                        state = _S.UNKNOWN if tool_use_id in started else _S.CANCELLED_BEFORE_START
-                        updates.append(self._replayed_missing(tool_use_id, name, tool_input, state))
-                    open_calls.clear()
-                case (SessionStarted() | AgentProcessRecord() | SessionForkedRecord()
-                      | ModelRequestRecord() | RetryRecord() | ToolStateRecord()
-                      | PermissionRecord() | CheckpointRecord() | RewindRecord()
-                      | BackgroundResultRecord() | HookRecord() | NoticeRecord() | UsageRecord()
-                      | CompactionRecord() | MemoryNoteRecord() | ModelChangeRecord()
-                      | PermissionModeRecord() | ConversationClearedRecord()
-                      | UserCommandRecord() | SessionNamedRecord()):
+        for item in conversation(records).items:
+            match item:
+                case UserTurn() | Steer():
+                    updates.append(update_user_message_text(item.text))
+                case Reply():
+                    for part in item.parts:
+                        match part:
+                            case Text():
+                                updates.append(update_agent_message_text(part.text))
+                            case ToolUse():
+                                updates.append(self._replayed_start(part))
+                            case Thinking():
+                                pass  # not replayed
+                            case _:
+                                assert_never(part)
+                case ToolCall():
+                    updates.append(self._replayed_result(item))
+                case UnfinishedCall():
+                    # The agent stopped while it ran (or before): its turn ended without it.
+                    updates.append(self._replayed_missing(item))
+                case (TurnEnded() | UserCommand() | BackgroundResult() | Rewind() | Compaction()
+                      | CallStarted() | ModeChanged() | MemoryNote() | HookContext()):
                     pass  # nothing a client replays
                 case _:
-                    assert_never(record)
+                    assert_never(item)
         plan = plan_update(records)
         return updates + ([plan] if plan is not None else [])
 
-    def _replayed_start(self, block: dict[str, Any]) -> ToolCallStart:
-        name, tool_input = block["name"], block.get("input") or {}
-        self._started.add(block["id"])
+    def _replayed_start(self, use: ToolUse) -> ToolCallStart:
+        self._started.add(use.tool_use_id)
         update = start_tool_call(
-            block["id"],
-            tool_title(self.tools, name, tool_input),
-            kind=tool_kind(name),
+            use.tool_use_id,
+            tool_title(self.tools, use.name, use.input),
+            kind=tool_kind(use.name),
             status="pending",
-            locations=tool_locations(name, tool_input, self.workspace) or None,
-            raw_input=tool_input,
+            locations=tool_locations(use.name, use.input, self.workspace) or None,
+            raw_input=use.input,
         )
         update.field_meta = _meta(_S.QUEUED)
         return update
 
-    def _replayed_result(self, record: ToolResultRecord) -> ToolCallProgress:
+    def _replayed_result(self, call: ToolCall) -> ToolCallProgress:
+        record = call.result
         text, _ = result_wording(record)
         meta = _meta(
             record.state,
@@ -402,17 +381,15 @@ class UpdateMapper:
         update.field_meta = meta
         return update
 
-    def _replayed_missing(
-        self, tool_use_id: str, name: str, tool_input: dict[str, Any], state: ToolState
-    ) -> ToolCallProgress:
+    def _replayed_missing(self, call: UnfinishedCall) -> ToolCallProgress:
         text = (
             "Result unknown: the agent stopped while this call ran."
-            if state is _S.UNKNOWN
+            if call.started
             else "Not run: the turn ended before this call started."
         )
-        meta = _meta(state)
+        meta = _meta(call.state)
         update = update_tool_call(
-            tool_use_id,
+            call.tool_use_id,
             status="failed",
             content=[tool_content(text_block(text))],
             raw_output={**meta[META_KEY], "result": text},

@@ -1,6 +1,6 @@
 """The conversation as Markdown (``/export``): what was said, and each tool call folded.
 
-Built from the journal's records as the conversation stands (after a rewind of the
+Built from the conversation's items (``items.py``: after a rewind of the
 conversation, what it cut is left out, as in the transcript of a resumed session):
 the user's messages and steers, the model's text, each tool call as a folded
 ``<details>`` block (what it was asked, how it ended, what it returned), thinking
@@ -15,19 +15,29 @@ import json
 import re
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, assert_never
 
-from agent_tui.core.history.history import effective_records
-from agent_tui.core.journal.records import (
-    AssistantMessageRecord,
-    SessionStarted,
-    SteerRecord,
-    ToolResultRecord,
-    TurnEndedRecord,
-    UserCommandRecord,
-    UserMessageRecord,
+from agent_tui.core.history.items import (
+    BackgroundResult,
+    CallStarted,
+    Compaction,
+    HookContext,
+    MemoryNote,
+    ModeChanged,
+    Reply,
+    Rewind,
+    Steer,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolUse,
+    TurnEnded,
+    UnfinishedCall,
+    UserCommand,
+    UserTurn,
+    conversation,
 )
-from agent_tui.protocol import SteerDelivery, SteerStatus, TurnStatus
+from agent_tui.protocol import TurnStatus
 
 _TICKS = re.compile(r"`+")
 
@@ -58,62 +68,67 @@ def _call_summary(name: str, args: dict[str, Any]) -> str:
 def conversation_markdown(records: Iterable[Any], *, session_id: str = "",
                           now: float | None = None) -> str:
     """The Markdown of the conversation ``records`` hold."""
-    records = list(records)
-    workspace = next((r.workspace for r in records if isinstance(r, SessionStarted)), "")
+    past = conversation(records)
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() if now is None else now))
     parts = [f"# Conversation {session_id}".rstrip(),
-             f"Workspace: `{workspace}` · exported {when}" if workspace else f"Exported {when}"]
-    calls: dict[str, tuple[str, dict[str, Any]]] = {}
-    for record in effective_records(records):
-        if isinstance(record, UserMessageRecord):
-            images = "".join(f"\n\n*(image: {image.label})*" for image in record.images)
-            parts.append(f"## You\n\n{record.text}{images}")
-        elif (isinstance(record, SteerRecord) and record.state is SteerStatus.APPLIED
-              and record.delivery is SteerDelivery.INJECTED):
-            parts.append(f"## You (while it worked)\n\n{record.text}")
-        elif isinstance(record, AssistantMessageRecord):
-            parts += _assistant(record, calls)
-        elif isinstance(record, ToolResultRecord):
-            name, args = calls.get(record.tool_use_id, (record.name, {}))
-            ending = str(record.state).replace("_", " ")
-            facts = [f for f in (record.signal, f"exit {record.exit_code}"
-                                 if record.exit_code is not None else "") if f]
-            summary = f"{_call_summary(name, args)} ({ending}{', ' + ', '.join(facts) if facts else ''})"
-            body = [fenced(json.dumps(args, indent=2, ensure_ascii=False), "json")] if args else []
-            body.append(fenced(record.content or "(no output)"))
-            parts.append(_folded(summary, "\n\n".join(body)))
-        elif isinstance(record, UserCommandRecord):
-            ended = f" ({record.ended})" if record.ended else ""
-            parts.append(f"## You ran\n\n{fenced(record.command, 'sh')}\n\n"
-                         + _folded(f"output{ended}", fenced(record.output or "(no output)")))
-        elif isinstance(record, TurnEndedRecord) and record.status is not TurnStatus.COMPLETED:
-            detail = f": {record.detail}" if record.detail else ""
-            parts.append(f"*(the turn {record.status}{detail})*")
+             f"Workspace: `{past.workspace}` · exported {when}" if past.workspace
+             else f"Exported {when}"]
+    for item in past.items:
+        match item:
+            case UserTurn():
+                images = "".join(f"\n\n*(image: {image.label})*" for image in item.images)
+                parts.append(f"## You\n\n{item.text}{images}")
+            case Steer():
+                parts.append(f"## You (while it worked)\n\n{item.text}")
+            case Reply():
+                parts += _reply(item)
+            case ToolCall():
+                parts.append(_tool_call(item))
+            case UserCommand():
+                ended = f" ({item.ended})" if item.ended else ""
+                parts.append(f"## You ran\n\n{fenced(item.command, 'sh')}\n\n"
+                             + _folded(f"output{ended}", fenced(item.output or "(no output)")))
+            case TurnEnded():
+                if item.status is not TurnStatus.COMPLETED:
+                    detail = f": {item.detail}" if item.detail else ""
+                    parts.append(f"*(the turn {item.status}{detail})*")
+            case (UnfinishedCall() | BackgroundResult() | Rewind() | Compaction() | CallStarted()
+                  | ModeChanged() | MemoryNote() | HookContext()):
+                pass  # not part of the exported conversation
+            case _:
+                assert_never(item)
     return "\n\n".join(parts) + "\n"
 
 
-def _assistant(record: AssistantMessageRecord, calls: dict[str, tuple[str, dict[str, Any]]]) -> list[str]:
+def _tool_call(item: ToolCall) -> str:
+    record = item.result
+    ending = str(record.state).replace("_", " ")
+    facts = [f for f in (record.signal, f"exit {record.exit_code}"
+                         if record.exit_code is not None else "") if f]
+    summary = f"{_call_summary(item.name, item.input)} ({ending}{', ' + ', '.join(facts) if facts else ''})"
+    body = [fenced(json.dumps(item.input, indent=2, ensure_ascii=False), "json")] if item.input else []
+    body.append(fenced(record.content or "(no output)"))
+    return _folded(summary, "\n\n".join(body))
+
+
+def _reply(item: Reply) -> list[str]:
     out: list[str] = []
-    text = []
-    for block in record.blocks:
-        kind = block.get("type")
-        if kind == "text" and str(block.get("text", "")).strip():
-            text.append(str(block["text"]))
-        elif kind == "thinking" and str(block.get("thinking", "")).strip():
-            out.append(_folded("thinking", str(block["thinking"])))
-        elif kind == "tool_use":
-            calls[str(block.get("id"))] = (str(block.get("name", "?")), block.get("input") or {})
-    if text:
-        out.insert(0, "## Assistant\n\n" + "\n\n".join(text))
+    for part in item.parts:
+        match part:
+            case Thinking():
+                out.append(_folded("thinking", part.text))
+            case Text() | ToolUse():
+                pass  # the text comes first, as one section; a call, when it ends
+            case _:
+                assert_never(part)
+    if item.texts:
+        out.insert(0, "## Assistant\n\n" + "\n\n".join(item.texts))
     return out
 
 
 def final_answer(records: Iterable[Any]) -> str:
     """The text of the last answer that had some."""
-    for record in reversed(list(records)):
-        if isinstance(record, AssistantMessageRecord):
-            texts = [b["text"] for b in record.blocks
-                     if b.get("type") == "text" and b["text"].strip()]
-            if texts:
-                return "\n".join(texts)
+    for item in reversed(conversation(records).items):
+        if isinstance(item, Reply) and item.texts:
+            return "\n".join(item.texts)
     return ""

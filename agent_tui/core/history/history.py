@@ -9,49 +9,41 @@ Rules (docs/journal.md, "Deriving the model view"):
 
 :func:`check_model_view` (``view_check.py``) validates a message list against the
 API's rules; the core runs it before every request, so a violation is a bug report
-with the offending index, never a request the API rejects. Each kind of record has
-its one case in :func:`build_view`'s ``match``.
+with the offending index, never a request the API rejects. The records are read
+once into conversation items (``items.py``, as every reader reads them); each kind
+of item has its one case in :func:`build_view`'s ``match``.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterable
 from typing import Any, assert_never
 
 from agent_tui.cancel import CancelReason
-from agent_tui.core.journal.journal import Records
-from agent_tui.core.journal.records import (
-    AgentProcessRecord,
-    AssistantMessageRecord,
-    BackgroundResultRecord,
-    CheckpointRecord,
-    CompactionRecord,
-    ConversationClearedRecord,
-    HookRecord,
-    MemoryNoteRecord,
-    ModelChangeRecord,
-    ModelRequestRecord,
-    NoticeRecord,
-    PermissionModeRecord,
-    PermissionRecord,
-    Record,
-    RetryRecord,
-    RewindRecord,
-    SessionForkedRecord,
-    SessionNamedRecord,
-    SessionStarted,
-    SteerRecord,
-    ToolIntentRecord,
-    ToolResultRecord,
-    ToolStateRecord,
-    TurnEndedRecord,
-    UsageRecord,
-    UserCommandRecord,
-    UserMessageRecord,
+from agent_tui.core.history.items import (
+    BackgroundResult,
+    CallStarted,
+    Compaction,
+    HookContext,
+    MemoryNote,
+    ModeChanged,
+    Reply,
+    Rewind,
+    Steer,
+    ToolCall,
+    TurnEnded,
+    UnfinishedCall,
+    UserCommand,
+    UserTurn,
+    read_items,
 )
+from agent_tui.core.history.scope import (
+    effective_records as effective_records,
+    model_records as model_records,
+)
+from agent_tui.core.journal.records import Record, ToolResultRecord
 from agent_tui.core.history.image_budget import fit_images
-from agent_tui.core.modes.plan import cut_off_wording
+from agent_tui.core.modes.plan import Plan, plan_cut_off_wording
 from agent_tui.core.modes.plan_mode import mode_note
 from agent_tui.core.history.view_check import (
     SERVER_TYPES as SERVER_TYPES,
@@ -61,7 +53,7 @@ from agent_tui.core.history.view_check import (
 )
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.protocol.ops import ImageAttachment
-from agent_tui.protocol.states import HookDecision, HookEvent, RestoreWhat, TurnStatus
+from agent_tui.protocol.states import RestoreWhat, TurnStatus
 
 Message = dict[str, Any]
 LOST_NOTE = "[A part of this conversation could not be read back from the journal.]"
@@ -134,7 +126,7 @@ def _how_it_ended(record: ToolResultRecord) -> str:
 
 
 def _unfinished_result(tool_use_id: str, name: str,
-                       intent: ToolIntentRecord | None) -> ToolResultRecord:
+                       intent: CallStarted | None) -> ToolResultRecord:
     """The result of a call the journal shows no final record for (``intent``: its
     intent, when it started). A call that started may have changed something unless
     its intent says it could not."""
@@ -159,12 +151,12 @@ def _unfinished_result(tool_use_id: str, name: str,
     )
 
 
-def interrupted_note(calls: list[tuple[str, ToolState]], earlier: Iterable[Any] = ()) -> str:
+def interrupted_note(calls: list[tuple[str, ToolState]], plan: Plan | None = None) -> str:
     note = "[The user interrupted the previous turn. Work may be half done."
     touched = [f"{name} ({state})" for name, state in calls if state is not ToolState.SUCCEEDED]
     if touched:
         note += " Tool calls that did not finish: " + ", ".join(touched) + "."
-    note += cut_off_wording(earlier)  # the plan item it cut off, from the records before
+    note += plan_cut_off_wording(plan)  # the plan item it cut off (the plan before the message)
     return note + " Verify the current state before redoing anything.]"
 
 
@@ -173,7 +165,7 @@ class _Builder:
         self.messages: list[Message] = []
         self.open_calls: list[tuple[str, str]] = []  # (tool_use_id, name) awaiting results
         self.results: dict[str, ToolResultRecord] = {}
-        self.started: dict[str, ToolIntentRecord] = {}  # tool_use_id -> its intent
+        self.started: dict[str, CallStarted] = {}  # tool_use_id -> its start
         self.pending_user: list[dict[str, Any]] = []
         self.last_turn_calls: list[tuple[str, ToolState]] = []
         self.note_due = False
@@ -217,7 +209,7 @@ class _Builder:
         else:
             self.messages.append({"role": "user", "content": blocks})
 
-    def assistant(self, record: AssistantMessageRecord, model: str | None) -> None:
+    def assistant(self, record: Reply, model: str | None) -> None:
         foreign = model is not None and record.model is not None and record.model != model
         blocks = [dict(b) for b in record.blocks if _keep_block(b, foreign)]
         while blocks and blocks[-1]["type"] in THINKING_TYPES:
@@ -251,7 +243,7 @@ class _Builder:
             self.cut_note_due = CUT_NOTES[record.ended]
 
 
-def _user_message(b: _Builder, record: UserMessageRecord, earlier: list[Record]) -> None:
+def _user_message(b: _Builder, record: UserTurn) -> None:
     """A user message, after the notes it owes: a rewind of one side only, an answer
     cut off, a turn interrupted."""
     if b.code_note_due:
@@ -261,14 +253,14 @@ def _user_message(b: _Builder, record: UserMessageRecord, earlier: list[Record])
         b.user_text(b.cut_note_due)
         b.cut_note_due = ""
     if b.note_due:
-        b.user_text(interrupted_note(b.last_turn_calls, earlier))
+        b.user_text(interrupted_note(b.last_turn_calls, record.plan_before))
         b.note_due = False
         b.last_turn_calls = []
     b.user_images(record.images)
     b.user_text(record.text)
 
 
-def _rewind(b: _Builder, record: RewindRecord) -> None:
+def _rewind(b: _Builder, record: Rewind) -> None:
     # Code and conversation rewound together agree with each other; either alone
     # leaves files the conversation does not describe.
     b.code_note_due = (
@@ -287,69 +279,6 @@ def _keep_block(block: dict[str, Any], foreign: bool) -> bool:
         # rejected by the API, so its thinking stays in the journal only.
         return not foreign
     return kind == "tool_use" or kind in SERVER_TYPES
-
-
-def effective_records(records: Iterable[Record]) -> list[Record]:
-    """The records the model view is built from: a rewind of the conversation cuts
-    back to just before its checkpoint's user message (the journal keeps the rest)."""
-    kept: list[Record] = []
-    rest: Iterable[Record] = records
-    if isinstance(records, Records) and records.at is not None:  # where its rewinds are
-        if not records.at["rewind"]:
-            return list(records)
-        first = records.at["rewind"][0]
-        kept, rest = list(records[:first]), records[first:]  # nothing before a rewind is cut
-    for record in rest:
-        if isinstance(record, RewindRecord) and record.restore is not RestoreWhat.CODE:
-            for i in range(len(kept) - 1, -1, -1):
-                candidate = kept[i]
-                if (
-                    isinstance(candidate, UserMessageRecord)
-                    and candidate.turn_id == record.checkpoint_id
-                ):
-                    del kept[i:]
-                    break
-        kept.append(record)
-    return kept
-
-
-def model_records(records: Iterable[Record]) -> list[Record]:
-    """The records the model view is built from: the effective records after the
-    last ``/clear``, with the newest compaction's summary standing for what came
-    before the part it kept."""
-    at = records.at if isinstance(records, Records) else None  # the journal's positions
-    kept = effective_records(records)
-    if at is not None and not at["rewind"]:
-        # Nothing was cut: the journal's positions hold in ``kept``.
-        cleared = at["conversation_cleared"][-1] if at["conversation_cleared"] else -1
-        compactions = [i for i in at["compaction"][-1:] if i > cleared]
-        found = kept[compactions[0]] if compactions else None
-        compaction = found if isinstance(found, CompactionRecord) else None
-        kept = kept[cleared + 1 :]
-    else:
-        for i in range(len(kept) - 1, -1, -1):
-            if isinstance(kept[i], ConversationClearedRecord):
-                kept = kept[i + 1 :]
-                break
-        compaction = next(
-            (r for r in reversed(kept) if isinstance(r, CompactionRecord)), None
-        )
-    if compaction is None:
-        return kept
-    # The records are in journal order (seq ascending): the kept part is found by
-    # bisection, and only the records after the last user message before it are
-    # looked at, so that a request late in a long session costs what an early one does.
-    cut = bisect_left(kept, compaction.kept_from_seq, key=lambda r: r.seq)
-    after = [r for r in kept[cut:] if r is not compaction]
-    # What the kept part's first user message must still be told: how the turn
-    # before it ended (the interrupted note needs its results and its end).
-    last_user = next(
-        (i for i in range(cut - 1, -1, -1) if isinstance(kept[i], UserMessageRecord)), -1
-    )
-    carried = [
-        r for r in kept[last_user + 1 : cut] if isinstance(r, (ToolResultRecord, TurnEndedRecord))
-    ]
-    return [compaction, *carried, *after]
 
 
 SUMMARY_HEADER = (
@@ -395,56 +324,46 @@ def model_view(records: Iterable[Record], model: str | None = None) -> list[Mess
 def build_view(records: Iterable[Record], model: str | None = None) -> View:
     """The model view for ``model``: thinking written by another model is left out."""
     b = _Builder()
-    kept = model_records(records)
-    blocked = {  # prompts a UserPromptSubmit hook blocked never reach the model
-        r.turn_id for r in kept if isinstance(r, HookRecord)
-        and r.event is HookEvent.USER_PROMPT_SUBMIT and r.decision is HookDecision.BLOCK
-    }
-    for i, record in enumerate(kept):
-        match record:
-            case UserMessageRecord():
-                if record.turn_id not in blocked:
-                    _user_message(b, record, kept[:i])
-            case RewindRecord():
-                _rewind(b, record)
-            case CompactionRecord():
-                b.user_text(f"{SUMMARY_HEADER}\n{record.summary}")
-            case AssistantMessageRecord():
-                b.assistant(record, model)
-            case PermissionModeRecord():
-                b.user_text(mode_note(record.mode, record.previous))
-            case MemoryNoteRecord():
-                b.user_text(f"[Instructions from {record.path}, which applies to work in its "
-                            f"folder:]\n{record.text}")
-            case UserCommandRecord():  # bash mode: before the next message
-                for text in record.model_texts():
+    for item in read_items(model_records(records)).items:
+        match item:
+            case UserTurn():
+                if not item.blocked:  # a prompt a hook blocked never reaches the model
+                    _user_message(b, item)
+            case Rewind():
+                _rewind(b, item)
+            case Compaction():
+                b.user_text(f"{SUMMARY_HEADER}\n{item.summary}")
+            case Reply():
+                b.assistant(item, model)
+            case ModeChanged():
+                b.user_text(mode_note(item.mode, item.previous))
+            case MemoryNote():
+                b.user_text(f"[Instructions from {item.path}, which applies to work in its "
+                            f"folder:]\n{item.text}")
+            case UserCommand():  # bash mode: before the next message
+                for text in item.model_texts:
                     b.user_text(text)
-            case ToolIntentRecord():
-                b.started[record.tool_use_id] = record
-            case ToolResultRecord():
-                b.results[record.tool_use_id] = record
-                b.last_turn_calls.append((record.name, record.state))
-            case BackgroundResultRecord():
-                b.user_text(f"[Background task {record.job_id} ({record.description}) "
-                            f"{record.state}:\n{record.text}]")
-            case SteerRecord():
-                if record.delivery == "injected":
-                    b.user_images(record.images)
-                    b.user_text(record.text)
-            case HookRecord():
-                if record.context:
-                    b.user_text(record.context)
-            case TurnEndedRecord():
-                b.note_due = record.status is TurnStatus.CANCELLED
+            case CallStarted():
+                b.started[item.tool_use_id] = item
+            case ToolCall():
+                b.results[item.tool_use_id] = item.result
+                b.last_turn_calls.append((item.result.name, item.result.state))
+            case BackgroundResult():
+                b.user_text(f"[Background task {item.job_id} ({item.description}) "
+                            f"{item.state}:\n{item.text}]")
+            case Steer():
+                b.user_images(item.images)
+                b.user_text(item.text)
+            case HookContext():
+                b.user_text(item.text)
+            case TurnEnded():
+                b.note_due = item.status is TurnStatus.CANCELLED
                 if not b.note_due:
                     b.last_turn_calls = []
-            case (SessionStarted() | AgentProcessRecord() | SessionForkedRecord()
-                  | ModelRequestRecord() | RetryRecord() | ToolStateRecord() | PermissionRecord()
-                  | CheckpointRecord() | NoticeRecord() | UsageRecord() | ModelChangeRecord()
-                  | ConversationClearedRecord() | SessionNamedRecord()):
-                pass  # never part of what the model sees
+            case UnfinishedCall():
+                pass  # its result is written where its reply's results are due
             case _:
-                assert_never(record)
+                assert_never(item)
     if b.cut_note_due and b.messages and b.messages[-1]["role"] == "assistant":
         b.user_text(b.cut_note_due)  # the turn goes on after the cut: say so first
     b.flush_user()

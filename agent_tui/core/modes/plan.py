@@ -120,7 +120,11 @@ def plan_of(records: Iterable[Any]) -> Plan | None:
 
 def cut_off_wording(records: Iterable[Any]) -> str:
     """For the note after an interrupted turn: which plan item was cut off, if any."""
-    plan = plan_of(records)
+    return plan_cut_off_wording(plan_of(records))
+
+
+def plan_cut_off_wording(plan: Plan | None) -> str:
+    """:func:`cut_off_wording` of the plan in force."""
     items = plan.cut_off() if plan is not None else []
     if not items:
         return ""

@@ -5,7 +5,7 @@ conversation holds, as the model sees it (after a rewind of the conversation, wh
 cut is not shown): the user's messages and steers, the model's text, each tool call
 with the state it ended in, and how a turn ended when it did not complete. A divider
 says where the resumed session picks up. Nothing here reaches the model or the
-journal: it only reads the records.
+journal: it only reads the conversation's items (``core/history/items.py``).
 """
 
 from __future__ import annotations
@@ -15,35 +15,26 @@ from typing import Any, assert_never
 
 from rich.text import Text
 
-from agent_tui.core.history.history import effective_records
-from agent_tui.core.journal.records import (
-    AgentProcessRecord,
-    AssistantMessageRecord,
-    BackgroundResultRecord,
-    CheckpointRecord,
-    CompactionRecord,
-    ConversationClearedRecord,
-    HookRecord,
-    MemoryNoteRecord,
-    ModelChangeRecord,
-    ModelRequestRecord,
-    NoticeRecord,
-    PermissionModeRecord,
-    PermissionRecord,
-    Record,
-    RetryRecord,
-    RewindRecord,
-    SessionForkedRecord,
-    SessionNamedRecord,
-    SessionStarted,
-    SteerRecord,
-    ToolIntentRecord,
-    ToolResultRecord,
-    ToolStateRecord,
-    TurnEndedRecord,
-    UsageRecord,
-    UserCommandRecord,
-    UserMessageRecord,
+from agent_tui.core.history.items import (
+    BackgroundResult,
+    CallStarted,
+    Compaction,
+    HookContext,
+    MemoryNote,
+    ModeChanged,
+    Item,
+    Reply,
+    Rewind,
+    Steer,
+    Text as ReplyText,
+    Thinking,
+    ToolCall,
+    ToolUse,
+    TurnEnded,
+    UnfinishedCall,
+    UserCommand,
+    UserTurn,
+    conversation,
 )
 from agent_tui.protocol import ToolState
 from agent_tui.protocol.states import TurnStatus
@@ -81,10 +72,10 @@ def show_past(
     message into ``remember``: the input's history); how many user messages it
     showed (0: nothing was shown, not even the divider)."""
     replay = _Replay(transcript, remember, turn_end_line)
-    last_ts = 0.0
-    for record in effective_records(records):
-        last_ts = max(last_ts, record.ts or 0.0)
-        replay.show(record)
+    past = conversation(records)
+    for item in past.items:
+        replay.show(item)
+    last_ts = past.last_ts
     shown = replay.shown
     if shown:
         when = format_time(last_ts) if last_ts else "earlier"
@@ -95,89 +86,80 @@ def show_past(
 
 
 class _Replay:
-    """One case per kind of record: what the transcript showed when it happened."""
+    """One case per kind of item: what the transcript showed when it happened."""
 
     def __init__(self, transcript: Transcript, remember: Callable[[str], None],
                  turn_end_line: Callable[[str, str], Text]) -> None:
         self.transcript = transcript
         self.remember = remember
         self.turn_end_line = turn_end_line
-        self.inputs: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}  # (turn, tool id)
         self.shown = 0  # user messages shown
 
-    def show(self, record: Record) -> None:
-        match record:
-            case UserMessageRecord():
-                self._user_message(record)
-            case SteerRecord():
-                if record.state == "applied" and record.delivery == "injected":
-                    self.transcript.add_user(record.text, label="steer ›",
-                                             images=[image.label for image in record.images])
-            case AssistantMessageRecord():
-                self._assistant(record)
-            case ToolResultRecord():
-                self._tool_result(record)
-            case TurnEndedRecord():
-                self._turn_ended(record)
-            case BackgroundResultRecord():
+    def show(self, item: Item) -> None:
+        match item:
+            case UserTurn():
+                self.transcript.add_user(item.text, turn_id=item.turn_id,
+                                         images=[image.label for image in item.images])
+                self.remember(item.text)
+                self.shown += 1
+            case Steer():
+                self.transcript.add_user(item.text, label="steer ›",
+                                         images=[image.label for image in item.images])
+            case Reply():
+                self._reply(item)
+            case ToolCall():
+                self._tool_call(item)
+            case TurnEnded():
+                self.transcript.end_text()
+                if item.status is not TurnStatus.COMPLETED:
+                    self.transcript.add_turn_end(self.turn_end_line(item.status, item.detail))
+            case BackgroundResult():
                 self.transcript.add_turn_end(Text(
-                    f"⚙ background job ended ({record.state}): "
-                    f"{first_line(record.description, 120)}", style="dim"))
-            case UserCommandRecord():
-                self._user_command(record)
-            case RewindRecord():
+                    f"⚙ background job ended ({item.state}): "
+                    f"{first_line(item.description, 120)}", style="dim"))
+            case UserCommand():
+                self._user_command(item)
+            case Rewind():
                 what = {"both": "code and conversation", "conversation": "conversation",
-                        "code": "code"}.get(record.restore, record.restore)
+                        "code": "code"}.get(item.restore, item.restore)
                 self.transcript.add_turn_end(Text(f"↶ rewound ({what})", style="dim"))
-            case (SessionStarted() | AgentProcessRecord() | SessionForkedRecord()
-                  | ModelRequestRecord() | RetryRecord() | ToolIntentRecord() | ToolStateRecord()
-                  | PermissionRecord() | CheckpointRecord() | HookRecord() | NoticeRecord()
-                  | UsageRecord() | CompactionRecord() | MemoryNoteRecord() | ModelChangeRecord()
-                  | PermissionModeRecord() | ConversationClearedRecord() | SessionNamedRecord()):
+            case (UnfinishedCall() | Compaction() | CallStarted() | ModeChanged() | MemoryNote()
+                  | HookContext()):
                 pass  # nothing the transcript showed of its own
             case _:
-                assert_never(record)
+                assert_never(item)
 
-    def _user_message(self, record: UserMessageRecord) -> None:
-        self.transcript.add_user(record.text, turn_id=record.turn_id,
-                                 images=[image.label for image in record.images])
-        self.remember(record.text)
-        self.shown += 1
-
-    def _assistant(self, record: AssistantMessageRecord) -> None:
-        for block in record.blocks:
-            if block.get("type") == "thinking" and str(block.get("thinking", "")).strip():
-                self.transcript.append_thinking(str(block["thinking"]))
-            elif block.get("type") == "text" and block.get("text", "").strip():
-                self.transcript.append_text(block["text"])
-            elif block.get("type") == "tool_use":
-                self.inputs[(record.turn_id, block["id"])] = (
-                    block.get("name", "?"), block.get("input") or {})
+    def _reply(self, item: Reply) -> None:
+        for part in item.parts:
+            match part:
+                case Thinking():
+                    self.transcript.append_thinking(part.text)
+                case ReplyText():
+                    self.transcript.append_text(part.text)
+                case ToolUse():
+                    pass  # shown when it ends
+                case _:
+                    assert_never(part)
         self.transcript.end_text()
 
-    def _tool_result(self, record: ToolResultRecord) -> None:
-        name, args = self.inputs.get((record.turn_id, record.tool_use_id), (record.name, {}))
+    def _tool_call(self, item: ToolCall) -> None:
+        record = item.result
         detail = record.note or ""
         if not detail:
             detail = ", ".join(exit_words(record.signal, record.exit_code))
             if not detail and record.state in _ENDED_BADLY:
                 detail = record.content
         self.transcript.tool_state(
-            record.tool_use_id, name, record.state, input_summary(name, args), detail,
-            record.content, turn_id=record.turn_id,
+            item.tool_use_id, item.name, record.state, input_summary(item.name, item.input),
+            detail, record.content, turn_id=item.turn_id,
         )
-        diff = diff_for_call(name, args)
+        diff = diff_for_call(item.name, item.input)
         if diff is not None:
-            self.transcript.tool_diff(record.tool_use_id, diff)
+            self.transcript.tool_diff(item.tool_use_id, diff)
 
-    def _turn_ended(self, record: TurnEndedRecord) -> None:
-        self.transcript.end_text()
-        if record.status is not TurnStatus.COMPLETED:
-            self.transcript.add_turn_end(self.turn_end_line(record.status, record.detail))
-
-    def _user_command(self, record: UserCommandRecord) -> None:  # bash mode: unfolded
-        detail = record.ended or ", ".join(exit_words(record.signal, record.exit_code))
-        self.transcript.tool_state(record.id, "bash", record.state, f"! {record.command}",
+    def _user_command(self, item: UserCommand) -> None:  # bash mode: unfolded
+        detail = item.ended or ", ".join(exit_words(item.signal, item.exit_code))
+        self.transcript.tool_state(item.id, "bash", item.state, f"! {item.command}",
                                    detail, turn_id="")
-        self.transcript.tool_output(record.id, record.output, turn_id="")
-        self.remember(f"!{record.command}")
+        self.transcript.tool_output(item.id, item.output, turn_id="")
+        self.remember(f"!{item.command}")
