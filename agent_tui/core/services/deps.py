@@ -22,6 +22,7 @@ from agent_tui.core.journal.journal import Journal
 from agent_tui.core.usage.limits import ModelLimits
 from agent_tui.core.calls.permission import PermissionPolicy
 from agent_tui.core.services.queue import MessageQueue
+from agent_tui.core.services.stopping import Stopping
 from agent_tui.core.usage.thinking import ThinkingSetting
 from agent_tui.core.calls.tool import SubAgentSpawner, ToolSet
 from agent_tui.core.usage.usage import UsageMeter
@@ -141,3 +142,4 @@ class SessionDeps:
     depth: int = 0  # 0 for the main agent, 1 for its sub-agents, ...
     agent: AgentIdentity | None = None  # None: the main agent
     budget: RequestBudget = field(default_factory=RequestBudget)  # the run's model requests
+    stopping: Stopping = field(default_factory=Stopping)  # calls that outlived their turn

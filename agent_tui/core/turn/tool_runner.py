@@ -43,6 +43,7 @@ from agent_tui.protocol import (
     SideEffects,
     ToolOutput,
     ToolState,
+    ToolStateChanged,
     TurnState,
     TurnStateChanged,
     Verdict,
@@ -464,6 +465,22 @@ class ToolRunner:
             self.log.emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
 
     # -- one call, or the running ones, from outside the batch ---------------------
+
+    def show_stopping(self, since: float) -> None:
+        """The calls still stopping as their turn ends (told to stop ``since`` seconds
+        ago), shown so in place; their final state follows when they end."""
+        budget = self.deps.config.cleanup_budget
+        for call_id in sorted(self.running):
+            call = self.log.calls[call_id]
+            grace = call.tool.stop_grace_s if call.tool is not None else None
+            if grace is None:
+                detail = f"stopping: waiting up to {max(budget - since, 0):.1f} s for it to confirm"
+            else:
+                detail = f"stopping: it ignores TERM, killed in {max(grace - since, 0):.1f} s"
+            summary = call.tool.summary(call.args) if call.tool and call.args is not None else ""
+            self.log.emit(ToolStateChanged(
+                turn_id=self.log.turn_id, tool_use_id=call.id, name=call.name,
+                state=ToolState.RUNNING, summary=summary, input=call.input, detail=detail))
 
     def cancel_call(self, tool_use_id: str) -> bool:
         """Stop one running call, leaving the turn to go on."""
