@@ -72,6 +72,7 @@ class ToolRunner:
         self._tool_scopes: dict[str, CancelScope] = {}
         self._ended_while_cancelling = 0
         self.running_at_cancel = 0
+        self._shown_stopping: set[str] = set()  # calls the turn ended without
         self.hooks = HookPoints(log.deps, scope, log.record, log.turn_id)
 
     def _concurrent(self, call: ToolCall) -> bool:
@@ -419,6 +420,8 @@ class ToolRunner:
             detail_bits.append(f"exit {result.exit_code}")
         if result.ended_by is CancelReason.SEND_TO_BACKGROUND:
             detail_bits.append(f"moved to the background as {result.details.get('shell_id', '?')}")
+        if not detail_bits and call.id in self._shown_stopping:  # "stopping: ..." is over
+            detail_bits.append((result.content or "stopped").splitlines()[0])
         self.log.set_tool_state(
             call,
             result.outcome,
@@ -472,6 +475,7 @@ class ToolRunner:
         budget = self.deps.config.cleanup_budget
         for call_id in sorted(self.running):
             call = self.log.calls[call_id]
+            self._shown_stopping.add(call_id)
             grace = call.tool.stop_grace_s if call.tool is not None else None
             if grace is None:
                 detail = f"stopping: waiting up to {max(budget - since, 0):.1f} s for it to confirm"
