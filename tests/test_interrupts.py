@@ -20,6 +20,8 @@ from tests.harness import provider_for
 
 pytestmark = pytest.mark.asyncio
 
+TUI_SETTLE_S = 0.05  # the TUI's: the turn ends without a call still stopping after it
+
 
 async def second_turn_is_accepted(run, srv, expect_note: bool = True) -> dict:
     """Run another turn; the strict server must accept the request."""
@@ -211,7 +213,8 @@ async def test_denied_call_is_reported_as_denied_with_the_note(fake_api, tmp_pat
 
 async def test_tool_that_ignores_cancel_becomes_unknown_within_budget(fake_api, tmp_path):
     fake_api.enqueue(Reply.tool_use("stubborn", {}, id="toolu_stub"))
-    run = start_session(provider_for(fake_api), [StubbornTool()], tmp_path, cleanup_budget=0.3)
+    run = start_session(provider_for(fake_api), [StubbornTool()], tmp_path, cleanup_budget=0.3,
+                        stop_settle_s=TUI_SETTLE_S)
     run.submit(UserMessage(text="go"))
     await run.rec.wait_for(lambda: "running" in run.rec.tool_states("toolu_stub"))
     run.submit(Interrupt())
@@ -236,7 +239,7 @@ async def test_the_turn_ends_at_once_and_a_second_esc_ends_a_term_ignoring_comma
     command = f"trap '' TERM; exec -a {marker} sleep 1000"
     fake_api.enqueue(Reply.tool_use("bash", {"command": command}, id="toolu_sh"))
     run = start_session(provider_for(fake_api), [BashTool(grace=60)], tmp_path,
-                        cleanup_budget=120)
+                        cleanup_budget=120, stop_settle_s=TUI_SETTLE_S)
     run.submit(UserMessage(text="go"))
     await asyncio.to_thread(wait_for_procs, marker, 1, exact=True)
     run.submit(Interrupt())  # TERM, ignored: the 60 s grace starts
@@ -263,7 +266,8 @@ async def test_the_next_request_waits_for_a_call_still_stopping_and_reports_how_
     marker = f"stopping-{tmp_path.name}"
     command = f"trap '' TERM; exec -a {marker} sleep 1000"
     fake_api.enqueue(Reply.tool_use("bash", {"command": command}, id="toolu_sh"))
-    run = start_session(provider_for(fake_api), [BashTool(grace=1)], tmp_path)
+    run = start_session(provider_for(fake_api), [BashTool(grace=1)], tmp_path,
+                        stop_settle_s=TUI_SETTLE_S)
     run.submit(UserMessage(text="go"))
     await asyncio.to_thread(wait_for_procs, marker, 1, exact=True)
     run.submit(Interrupt())

@@ -51,6 +51,10 @@ class AgentConfig:
     # Phase 2 of a cancel: how long a running tool may take to stop and report
     # (a command that ignores SIGTERM needs its grace, the KILL and a pipe drain).
     cleanup_budget: float = 6.0
+    # After Esc, the turn ends without a call still stopping this long after it was told
+    # (the TUI: the prompt is back at once; core/services/stopping.py). None: the turn
+    # waits for every call's end (ACP and print mode report them with the turn's end).
+    stop_settle_s: float | None = None
     # Extra environment for the commands tools run (the settings files' ``env``).
     env: dict[str, str] = field(default_factory=dict)
     # How many levels of sub-agents may be started under the main agent.

@@ -58,10 +58,6 @@ from agent_tui.core.turn.turn_log import ToolCall, TurnLog
 from agent_tui.providers import base as model
 
 
-#: After Esc, how long the turn waits for its running calls before it ends without them.
-STOP_SETTLE_S = 0.05
-
-
 class Turn:
     def __init__(
         self,
@@ -200,13 +196,16 @@ class Turn:
     async def _run_batch(self, calls: list[ToolCall]) -> None:
         """The batch, until it ends or the turn is interrupted: then the turn ends at once,
         and a call still stopping goes on stopping after it (``core/services/stopping.py``)."""
+        settle = self.deps.config.stop_settle_s
+        if settle is None:
+            return await self.runner.run_batch(calls)
         batch = asyncio.ensure_future(self.runner.run_batch(calls))
         stop = asyncio.ensure_future(self.scope.wait())
         try:
             await asyncio.wait({batch, stop}, return_when=asyncio.FIRST_COMPLETED)
             asked = time.monotonic()
             if not batch.done():  # most calls end at TERM within milliseconds
-                await asyncio.wait({batch}, timeout=STOP_SETTLE_S)
+                await asyncio.wait({batch}, timeout=settle)
         except asyncio.CancelledError:
             batch.cancel()
             raise
