@@ -15,6 +15,14 @@ from collections.abc import Awaitable
 from agent_tui.cancel import CancelScope
 
 
+def stopping_detail(grace: float | None, budget: float, since: float) -> str:
+    """What a call still stopping shows in place, told to stop ``since`` seconds ago:
+    ``grace`` (TERM to KILL) for one with processes, else the cleanup ``budget``."""
+    if grace is None:
+        return f"stopping: waiting up to {max(budget - since, 0):.1f} s for it to confirm"
+    return f"stopping: it ignores TERM, killed in {max(grace - since, 0):.1f} s"
+
+
 class Stopping:
     """The stops that outlived their turn: each a task and the scope that stops it."""
 

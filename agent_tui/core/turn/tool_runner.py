@@ -26,6 +26,7 @@ from agent_tui.core.hooks.permission_points import (
     permission_request,
 )
 from agent_tui.core.services.hooks_port import HookAnswer
+from agent_tui.core.services.stopping import stopping_detail
 from agent_tui.core.journal.records import (
     MemoryNoteRecord,
     PermissionRecord,
@@ -477,10 +478,7 @@ class ToolRunner:
             call = self.log.calls[call_id]
             self._shown_stopping.add(call_id)
             grace = call.tool.stop_grace_s if call.tool is not None else None
-            if grace is None:
-                detail = f"stopping: waiting up to {max(budget - since, 0):.1f} s for it to confirm"
-            else:
-                detail = f"stopping: it ignores TERM, killed in {max(grace - since, 0):.1f} s"
+            detail = stopping_detail(grace, budget, since)
             summary = call.tool.summary(call.args) if call.tool and call.args is not None else ""
             self.log.emit(ToolStateChanged(
                 turn_id=self.log.turn_id, tool_use_id=call.id, name=call.name,
