@@ -230,24 +230,33 @@ async def test_tool_that_ignores_cancel_becomes_unknown_within_budget(fake_api, 
     await run.close()
 
 
-async def test_the_turn_ends_at_once_and_a_second_esc_ends_a_term_ignoring_command(
-        fake_api, tmp_path):
+async def stopped_while_ignoring_term(fake_api, tmp_path, grace: float, **config):
+    """A turn whose command ignores TERM, interrupted in the TUI's way: it has ended, its
+    command still stopping. Returns the session and the command's marker."""
     from agent_tui.tools.bash import BashTool
-    from tests.trees.procs import procs_with, wait_for_procs
+    from tests.trees.procs import wait_for_procs
 
-    marker = f"second-esc-{tmp_path.name}"
+    marker = f"ignores-term-{tmp_path.name}"
     command = f"trap '' TERM; exec -a {marker} sleep 1000"
     fake_api.enqueue(Reply.tool_use("bash", {"command": command}, id="toolu_sh"))
-    run = start_session(provider_for(fake_api), [BashTool(grace=60)], tmp_path,
-                        cleanup_budget=120, stop_settle_s=TUI_SETTLE_S)
+    run = start_session(provider_for(fake_api), [BashTool(grace=grace)], tmp_path,
+                        stop_settle_s=TUI_SETTLE_S, **config)
     run.submit(UserMessage(text="go"))
     await asyncio.to_thread(wait_for_procs, marker, 1, exact=True)
-    run.submit(Interrupt())  # TERM, ignored: the 60 s grace starts
+    run.submit(Interrupt())  # TERM, ignored: the grace starts
     await run.idle()  # the turn ends at once, its command still stopping
     assert run.rec.of("turn_ended")[-1].status == "cancelled"
+    assert run.rec.final_tool("bash").state == "running"
+    return run, marker
+
+
+async def test_the_turn_ends_at_once_and_a_second_esc_ends_a_term_ignoring_command(
+        fake_api, tmp_path):
+    from tests.trees.procs import procs_with
+
+    run, marker = await stopped_while_ignoring_term(fake_api, tmp_path, 60, cleanup_budget=120)
     assert procs_with(marker)
     shown = run.rec.final_tool("bash")
-    assert shown.state == "running"
     assert re.fullmatch(r"stopping: it ignores TERM, killed in 59\.\d s", shown.detail)
     run.submit(Interrupt())  # the second Esc, the session idle: KILL now
     await run.rec.wait_for(lambda: run.rec.final_tool("bash").state != "running")
@@ -260,19 +269,8 @@ async def test_the_turn_ends_at_once_and_a_second_esc_ends_a_term_ignoring_comma
 async def test_the_next_request_waits_for_a_call_still_stopping_and_reports_how_it_ended(
         fake_api, tmp_path):
     from agent_tui.core.journal.records import ToolResultRecord, TurnEndedRecord, UserMessageRecord
-    from agent_tui.tools.bash import BashTool
-    from tests.trees.procs import wait_for_procs
 
-    marker = f"stopping-{tmp_path.name}"
-    command = f"trap '' TERM; exec -a {marker} sleep 1000"
-    fake_api.enqueue(Reply.tool_use("bash", {"command": command}, id="toolu_sh"))
-    run = start_session(provider_for(fake_api), [BashTool(grace=1)], tmp_path,
-                        stop_settle_s=TUI_SETTLE_S)
-    run.submit(UserMessage(text="go"))
-    await asyncio.to_thread(wait_for_procs, marker, 1, exact=True)
-    run.submit(Interrupt())
-    await run.idle()
-    assert run.rec.final_tool("bash").state == "running"  # stopping, its grace not over
+    run, _ = await stopped_while_ignoring_term(fake_api, tmp_path, 1)  # its grace not over
     request = await second_turn_is_accepted(run, fake_api)  # sent once it ended
     result = request["messages"][2]["content"][0]
     assert result["tool_use_id"] == "toolu_sh"
