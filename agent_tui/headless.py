@@ -422,11 +422,12 @@ def _command(session: Session, op: Any, tell: Callable[[Event], None], where: st
     """``/name args``: the custom command runs (``commands/use.py``), as in the TUI; an
     unknown name is an error and nothing is sent. False: ``op`` is a plain message."""
     from agent_tui.commands.line import parse_command_line
-    from agent_tui.commands.use import custom_names, use_line
 
     line = parse_command_line(op.text)
     if line is None:
         return False
+    from agent_tui.commands.use import custom_names, use_line  # a command's only
+
 
     def send(text: str) -> None:
         session.submit(op.model_copy(update={"text": text, "images": []}))

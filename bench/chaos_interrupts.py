@@ -338,7 +338,12 @@ async def run_trial(srv: Any, seed: int) -> Outcome:
             if t_esc is not None and t_esc < t_end and first.status != "cancelled":
                 # Esc can race the turn's own end, which then wins; note it, it is legal.
                 pass
-        # Foreground processes: none once the turn is over.
+        # Foreground processes: none once the calls the turn ended without have stopped
+        # (the turn ends at once; a TERM-ignoring command stops within its grace).
+        try:
+            await asyncio.wait_for(session.deps.stopping.settled(), TURN_BOUND_S)
+        except TimeoutError:
+            failures.append(f"calls still stopping {TURN_BOUND_S} s after the turn ended")
         left = procs_with(plan.fg)
         if left:
             failures.append(f"residue after the turn ended: {[' '.join(p.cmdline()) for p in left]}")

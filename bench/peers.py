@@ -25,6 +25,7 @@ FIGURES = (  # key, title, unit, floor
     ("close", "Esc in a stalled stream -> the server sees the connection closed", "ms",
      "raw client closes"),
     ("shown", "Esc -> first stop line on screen", "ms", ""),
+    ("final", "Esc -> the turn's final state on screen (a TERM-ignoring child)", "ms", ""),
     ("print", "`-p`, time per turn of a short scripted session", "s", ""),
     ("idle", "bytes/s to an idle terminal", "B/s", "0"),
     ("left", "processes left 5 s after Esc (plain, TERM-ignoring, setsid, double-forked)",
@@ -107,9 +108,11 @@ def measure(peer: Peer, runs: int, column: Column) -> None:
                 column.note("shown", "no stop word seen")
         for text in app.notes:
             column.note("close", text)
-        column.add("left", app.tree())
+        left, final = app.tree()
+        column.add("left", left)
+        column.add("final", final)
     except Exception as exc:
-        for key in ("idle", "close", "shown", "left"):
+        for key in ("idle", "close", "shown", "left", "final"):
             if key not in column.samples:
                 column.note(key, short(exc))
         log(f"{peer.name} TUI: {short(exc)}")

@@ -173,9 +173,10 @@ class PeerTui(PtyApp):
         return {"close_ms": None if closed is None else (closed - t0) * 1000,
                 "shown_ms": None if shown is None else (shown - t0) * 1000}
 
-    def tree(self) -> int:
+    def tree(self) -> tuple[int, float | None]:
         """The four-child tree run by the peer's shell tool, one Esc (two if the first
-        is not taken): how many of the four still run ``LEFT_AFTER_S`` later."""
+        is not taken): how many of the four still run ``LEFT_AFTER_S`` later, and ms from
+        the Esc to the turn's final state on screen (None: not seen by then)."""
         marker = new_marker()
         self.srv.scene.set("tree", tree_command(marker), self.peer.bash_tool)
         try:
@@ -188,7 +189,8 @@ class PeerTui(PtyApp):
             if self.any_shown_since(t0, self.peer.stop_words) is None:
                 os.write(self.master, b"\x1b")
             time.sleep(max(0.0, LEFT_AFTER_S - (time.monotonic() - t0)))
-            return tree_children(marker)
+            final = self.any_shown_since(t0, self.peer.final)
+            return tree_children(marker), None if final is None else (final - t0) * 1000
         finally:
             kill_marked(marker, reap=True)
             self.srv.scene.set("text")

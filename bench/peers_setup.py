@@ -43,13 +43,19 @@ class Peer:
     stop_words: tuple[str, ...]  # lower case; the first one on screen is the stop line
     bash_tool: str  # the name of its shell tool, as the model calls it
     ready_word: str = ""  # on screen when it takes a prompt ("": output is quiet)
+    final_words: tuple[str, ...] = ()  # the turn's final state, if not a stop word
 
     @property
     def version(self) -> str:
         return PINS.get(self.package, "this tree")
 
+    @property
+    def final(self) -> tuple[str, ...]:
+        return self.final_words or self.stop_words
 
-AGENT_TUI = Peer("agent-tui", "", "", "anthropic", ("stopping", "interrupted"), "bash")
+
+AGENT_TUI = Peer("agent-tui", "", "", "anthropic", ("stopping", "interrupted"), "bash",
+                 final_words=("turncancelled",))
 CLAUDE = Peer("Claude Code", "@anthropic-ai/claude-code", "claude", "anthropic",
               ("interrupted",), "Bash")
 PI = Peer("pi", "@mariozechner/pi-coding-agent", "pi", "anthropic",

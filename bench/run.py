@@ -2,7 +2,7 @@
 
     python -m bench.run [--quick] [--runs N] [--only AREA[,AREA...]]
 
-Areas: interrupts, stream, startup, terminal, keys, memory, session, cache, picker, providers,
+Areas: interrupts, stream, startup, print, terminal, keys, memory, session, cache, picker, providers,
 rules. ``--quick`` takes 3 runs a figure, leaves out the 5,000-message transcript (about a
 minute on its own) and runs the long session for 300 turns instead of 2,000.
 Progress goes to stderr; the table to stdout, last.
@@ -27,7 +27,7 @@ from bench.stats import (
     write_json,
 )
 
-AREAS = ("interrupts", "esc_key", "stream", "startup", "terminal", "keys", "memory", "session",
+AREAS = ("interrupts", "esc_key", "stream", "startup", "print", "terminal", "keys", "memory", "session",
          "cache", "picker", "providers", "rules")
 TREE_TITLES = {
     "term_exits": "tree that exits on TERM",
@@ -145,6 +145,19 @@ def startup_figures(runs: int) -> list[Figure]:
     return [Figure("first_frame", "time to first frame (pty)", "ms", agent,
                    ref_title="bare Textual app", ref_samples=bare,
                    target="<= 1.3x reference", check=ratio_at_most(1.3))]
+
+
+def print_figures(runs: int) -> list[Figure]:
+    from bench.print_mode import measure
+
+    got = measure(runs)
+    log(f"print mode: {runs} runs of each")
+    figure = Figure("print_turn", "`-p`, time per turn (a fresh process, one short answer)", "ms",
+                    [round(v) for v in got.agent], ref_title="bare SDK script, one stream",
+                    ref_samples=[round(v) for v in got.floor], target="<= 1.1x reference",
+                    check=ratio_at_most(1.1))
+    figure.notes.append("largest imports of one run: " + "; ".join(got.imports))
+    return [figure]
 
 
 def terminal_figures(runs: int) -> list[Figure]:
@@ -350,6 +363,7 @@ def main(argv: list[str] | None = None) -> int:
         "esc_key": lambda: esc_key_figures(runs),
         "stream": lambda: stream_figures(runs),
         "startup": lambda: startup_figures(runs),
+        "print": lambda: print_figures(runs),
         "terminal": lambda: terminal_figures(min(runs, 3)),
         "keys": lambda: key_figures(runs),
         "session": lambda: session_figures(300 if args.quick else 2_000),

@@ -4,10 +4,11 @@ wall-clock figures belong to ``make bench``, not to tests."""
 from __future__ import annotations
 
 import asyncio
+import sys
 
 import pytest
 
-from bench import interrupts, keys, memory, startup
+from bench import interrupts, keys, memory, print_mode, startup
 from bench.procs import TREES
 from bench.stats import Figure, median_at_most, table
 
@@ -40,6 +41,16 @@ def test_stream_close_and_backoff_are_measured(tmp_path) -> None:
 def test_first_frame_is_seen_for_both_apps() -> None:
     assert startup.first_frame_s("bare") > 0
     assert startup.first_frame_s("agent") > 0
+
+
+def test_a_print_turn_and_its_floor_are_timed_and_the_imports_listed() -> None:
+    bench = print_mode.PrintBench()
+    try:
+        assert bench.turn_s([sys.executable, "-c", print_mode.FLOOR]) > 0
+        imports = bench.imports()  # a turn of agent-tui -p, answered
+    finally:
+        bench.close()
+    assert any(line.startswith("agent_tui.") and " ms (" in line for line in imports)
 
 
 def test_keystrokes_are_timed_idle_and_under_load(tmp_path) -> None:

@@ -7,6 +7,7 @@ request that breaks the tool_use / tool_result rules.
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -18,6 +19,8 @@ from tests.harness import plain, QuickTool, SlowTool, StubbornTool, start_sessio
 from tests.harness import provider_for
 
 pytestmark = pytest.mark.asyncio
+
+TUI_SETTLE_S = 0.05  # the TUI's: the turn ends without a call still stopping after it
 
 
 async def second_turn_is_accepted(run, srv, expect_note: bool = True) -> dict:
@@ -210,40 +213,72 @@ async def test_denied_call_is_reported_as_denied_with_the_note(fake_api, tmp_pat
 
 async def test_tool_that_ignores_cancel_becomes_unknown_within_budget(fake_api, tmp_path):
     fake_api.enqueue(Reply.tool_use("stubborn", {}, id="toolu_stub"))
-    run = start_session(provider_for(fake_api), [StubbornTool()], tmp_path, cleanup_budget=0.3)
+    run = start_session(provider_for(fake_api), [StubbornTool()], tmp_path, cleanup_budget=0.3,
+                        stop_settle_s=TUI_SETTLE_S)
     run.submit(UserMessage(text="go"))
     await run.rec.wait_for(lambda: "running" in run.rec.tool_states("toolu_stub"))
     run.submit(Interrupt())
-    await run.idle()
-    final = run.rec.final_tool("stubborn")
-    assert final.state == "unknown"  # given up within the budget: waited, it says "too late"
+    await run.idle()  # the turn ends at once; the call goes on stopping, shown so
+    assert run.rec.of("turn_ended")[-1].status == "cancelled"
+    shown = run.rec.final_tool("stubborn")
+    assert shown.state == "running" and shown.detail.startswith("stopping: waiting up to")
+    await run.rec.wait_for(lambda: run.rec.final_tool("stubborn").state == "unknown")
+    # given up within the budget: waited, it says "too late"
     request = await second_turn_is_accepted(run, fake_api)
     result = request["messages"][2]["content"][0]
     assert result["content"].startswith("Result unknown")
     await run.close()
 
 
-async def test_a_second_esc_ends_a_term_ignoring_command_at_once(fake_api, tmp_path):
+async def stopped_while_ignoring_term(fake_api, tmp_path, grace: float, **config):
+    """A turn whose command ignores TERM, interrupted in the TUI's way: it has ended, its
+    command still stopping. Returns the session and the command's marker."""
     from agent_tui.tools.bash import BashTool
-    from tests.trees.procs import procs_with, wait_for_procs
+    from tests.trees.procs import wait_for_procs
 
-    marker = f"second-esc-{tmp_path.name}"
+    marker = f"ignores-term-{tmp_path.name}"
     command = f"trap '' TERM; exec -a {marker} sleep 1000"
     fake_api.enqueue(Reply.tool_use("bash", {"command": command}, id="toolu_sh"))
-    run = start_session(provider_for(fake_api), [BashTool(grace=60)], tmp_path,
-                        cleanup_budget=120)
+    run = start_session(provider_for(fake_api), [BashTool(grace=grace)], tmp_path,
+                        stop_settle_s=TUI_SETTLE_S, **config)
     run.submit(UserMessage(text="go"))
     await asyncio.to_thread(wait_for_procs, marker, 1, exact=True)
-    run.submit(Interrupt())  # TERM, ignored: the 60 s grace starts
-    await run.rec.wait_for(lambda: any(e.state == "cancelling" for e in run.rec.of("turn_state")))
-    await asyncio.sleep(0.2)
-    assert not run.rec.of("turn_ended") and procs_with(marker)
-    run.submit(Interrupt())  # the second Esc: KILL now
-    await run.idle(timeout=10)
+    run.submit(Interrupt())  # TERM, ignored: the grace starts
+    await run.idle()  # the turn ends at once, its command still stopping
+    assert run.rec.of("turn_ended")[-1].status == "cancelled"
+    assert run.rec.final_tool("bash").state == "running"
+    return run, marker
+
+
+async def test_the_turn_ends_at_once_and_a_second_esc_ends_a_term_ignoring_command(
+        fake_api, tmp_path):
+    from tests.trees.procs import procs_with
+
+    run, marker = await stopped_while_ignoring_term(fake_api, tmp_path, 60, cleanup_budget=120)
+    assert procs_with(marker)
+    shown = run.rec.final_tool("bash")
+    assert re.fullmatch(r"stopping: it ignores TERM, killed in 59\.\d s", shown.detail)
+    run.submit(Interrupt())  # the second Esc, the session idle: KILL now
+    await run.rec.wait_for(lambda: run.rec.final_tool("bash").state != "running")
     assert procs_with(marker) == []
     final = run.rec.final_tool("bash")
-    assert final.state == "cancelled_while_running"
-    assert run.rec.of("turn_ended")[-1].status == "cancelled"
+    assert final.state == "cancelled_while_running" and "SIGKILL" in final.detail
+    await run.close()
+
+
+async def test_the_next_request_waits_for_a_call_still_stopping_and_reports_how_it_ended(
+        fake_api, tmp_path):
+    from agent_tui.core.journal.records import ToolResultRecord, TurnEndedRecord, UserMessageRecord
+
+    run, _ = await stopped_while_ignoring_term(fake_api, tmp_path, 1)  # its grace not over
+    request = await second_turn_is_accepted(run, fake_api)  # sent once it ended
+    result = request["messages"][2]["content"][0]
+    assert result["tool_use_id"] == "toolu_sh"
+    assert "after it started" in result["content"] and "SIGKILL" in result["content"]
+    # The journal keeps the true order: the turn ended, the call ended, the next prompt.
+    kinds = [type(r) for r in run.session.deps.journal.records
+             if isinstance(r, (ToolResultRecord, TurnEndedRecord, UserMessageRecord))]
+    assert kinds[1:4] == [TurnEndedRecord, ToolResultRecord, UserMessageRecord]
     await run.close()
 
 

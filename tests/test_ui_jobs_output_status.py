@@ -256,6 +256,18 @@ async def test_the_tools_pane_shows_how_long_each_call_runs_and_ran() -> None:
 
 
 @pytest.mark.asyncio
+async def test_a_call_that_ends_after_its_turn_stays_out_of_the_next_turns_pane() -> None:
+    events = [*scenarios.STOPPING_AFTER_THE_TURN, TurnStarted(turn_id="t2", text="next")]
+    app, _ = _app(events)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        app.inbox.emit(scenarios._tool("toolu_s", "bash", scenarios.S.CANCELLED_WHILE_RUNNING,
+                                       "npm run dev", detail="SIGKILL", signal="SIGKILL"))
+        await settle(pilot, app, len(events) + 1)
+        assert "npm run dev" not in app.tools_pane.render_rows().plain
+
+
+@pytest.mark.asyncio
 async def test_a_call_moved_to_the_background_drops_its_old_last_line_in_the_tools_pane() -> None:
     from agent_tui.protocol import ToolState
     from agent_tui.protocol import ToolOutput

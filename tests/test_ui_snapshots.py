@@ -54,6 +54,11 @@ def test_cancelled_turn_with_mixed_tool_states(snap_compare) -> None:
     assert snap_compare(_app(events), terminal_size=WIDE, run_before=_settled(events))
 
 
+def test_a_call_still_stopping_after_its_turn_ended_says_so_in_place(snap_compare) -> None:
+    events = scenarios.STOPPING_AFTER_THE_TURN
+    assert snap_compare(_app(events), terminal_size=WIDE, run_before=_settled(events))
+
+
 def test_permission_prompt(snap_compare) -> None:
     events = scenarios.PERMISSION
     assert snap_compare(_app(events), terminal_size=WIDE, run_before=_settled(events))

@@ -44,6 +44,7 @@ class Wiring:
         self.opts = opts
         self.interactive = interactive
         self.idle_notify_s: float | None = None  # the TUI's: a person waits there
+        self.stop_settle_s: float | None = None  # AgentConfig.stop_settle_s (the TUI sets it)
         self.home = private_dir(state_home())
         self._store: SessionStore | None = None
         self.chosen_id: str | None = None
@@ -311,6 +312,7 @@ class Wiring:
             added_dirs=added_dirs,
             setup_trigger=opts.setup_trigger,
             idle_notify_s=self.idle_notify_s,
+            stop_settle_s=self.stop_settle_s,
         )
         if config.effort and self.cloud is not None:  # said, not dropped in silence
             emit(Notice(level=NoticeLevel.WARNING, text=(

@@ -17,14 +17,18 @@ their credentials) and share the streaming, the cancel and the error mapping her
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import anthropic
 import httpx2
 
-from agent_tui.providers import base
+from agent_tui.providers import anthropic_lazy, base
 from agent_tui.providers.key_helper import KeyHelper, KeyHelperError
 from agent_tui.providers.retry_after import retry_after as _retry_after
+
+if TYPE_CHECKING:
+    import anthropic
+else:
+    anthropic = anthropic_lazy.load()  # what a request reads, not all 3,500 modules
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}

@@ -115,6 +115,10 @@ class BashTool(Tool[BashInput]):
         self.plan_sandbox: SandboxPolicy | None = None
         self._plan_runs: bool | None = None
 
+    @property
+    def stop_grace_s(self) -> float | None:
+        return self.limits.grace_s
+
     def can_run_read_only(self, args: BaseModel) -> bool:
         if self.plan_sandbox is None:
             return False

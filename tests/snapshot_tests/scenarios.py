@@ -94,6 +94,20 @@ CANCELLED_MIXED: list[Event] = [
     TurnEnded(turn_id=TURN, status="cancelled"),
 ]
 
+#: Esc: the turn ends at once; a command that ignores TERM is still stopping, in place.
+STOPPING_AFTER_THE_TURN: list[Event] = [
+    *_start("run the dev server"),
+    *_text("Starting the dev server."),
+    _tool("toolu_s", "bash", S.QUEUED, "npm run dev"),
+    _tool("toolu_s", "bash", S.RUNNING, "npm run dev"),
+    ToolOutput(turn_id=TURN, tool_use_id="toolu_s", text="ready on http://localhost:5173\n"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLING, detail="1 tool call running"),
+    _tool("toolu_s", "bash", S.RUNNING, "npm run dev",
+          detail="stopping: it ignores TERM, killed in 1.9 s"),
+    TurnStateChanged(turn_id=TURN, state=T.CANCELLED, detail="1 running"),
+    TurnEnded(turn_id=TURN, status="cancelled"),
+]
+
 PERMISSION: list[Event] = [
     *_start("tidy the build folder"),
     *_text("I'll remove the old build output."),

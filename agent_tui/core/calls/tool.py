@@ -153,6 +153,11 @@ class Tool(ABC, Generic[In]):
     # read-only (sub-agents: each works on its own).
     concurrent: ClassVar[bool] = False
 
+    @property
+    def stop_grace_s(self) -> float | None:
+        """Seconds from TERM to KILL when a call is stopped (None: it has no processes)."""
+        return None
+
     def input_schema(self) -> dict[str, Any]:
         return copy.deepcopy(_schema_of(self.Input))
 

@@ -22,6 +22,7 @@ from agent_tui.core.journal.journal import Journal
 from agent_tui.core.usage.limits import ModelLimits
 from agent_tui.core.calls.permission import PermissionPolicy
 from agent_tui.core.services.queue import MessageQueue
+from agent_tui.core.services.stopping import Stopping
 from agent_tui.core.usage.thinking import ThinkingSetting
 from agent_tui.core.calls.tool import SubAgentSpawner, ToolSet
 from agent_tui.core.usage.usage import UsageMeter
@@ -50,6 +51,10 @@ class AgentConfig:
     # Phase 2 of a cancel: how long a running tool may take to stop and report
     # (a command that ignores SIGTERM needs its grace, the KILL and a pipe drain).
     cleanup_budget: float = 6.0
+    # After Esc, the turn ends without a call still stopping this long after it was told
+    # (the TUI: the prompt is back at once; core/services/stopping.py). None: the turn
+    # waits for every call's end (ACP and print mode report them with the turn's end).
+    stop_settle_s: float | None = None
     # Extra environment for the commands tools run (the settings files' ``env``).
     env: dict[str, str] = field(default_factory=dict)
     # How many levels of sub-agents may be started under the main agent.
@@ -141,3 +146,4 @@ class SessionDeps:
     depth: int = 0  # 0 for the main agent, 1 for its sub-agents, ...
     agent: AgentIdentity | None = None  # None: the main agent
     budget: RequestBudget = field(default_factory=RequestBudget)  # the run's model requests
+    stopping: Stopping = field(default_factory=Stopping)  # calls that outlived their turn

@@ -234,6 +234,8 @@ class Session(SessionControls, CommandTurns):
         was cancelled already (a second Esc), what is still being stopped is stopped
         now, without its grace."""
         self.ending.interrupt()  # SessionEnd hooks running as the session ends
+        if hurry and self._loop is not None:  # calls an ended turn left stopping
+            self._loop.call_soon_threadsafe(self.deps.stopping.hurry)
         return self.slot.stop(hurry=hurry)
 
     @property
@@ -449,6 +451,8 @@ class Session(SessionControls, CommandTurns):
         self._return_queued()
         await self.slot.settle()  # what runs ends at once: the root is cancelled
         await self.rewinder.settle()
+        self.deps.stopping.hurry()  # calls an ended turn left stopping: no more grace
+        await self.deps.stopping.settled()
         for work in self.background:
             try:
                 await work.shutdown()

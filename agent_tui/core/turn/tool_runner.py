@@ -26,6 +26,7 @@ from agent_tui.core.hooks.permission_points import (
     permission_request,
 )
 from agent_tui.core.services.hooks_port import HookAnswer
+from agent_tui.core.services.stopping import stopping_detail
 from agent_tui.core.journal.records import (
     MemoryNoteRecord,
     PermissionRecord,
@@ -43,6 +44,7 @@ from agent_tui.protocol import (
     SideEffects,
     ToolOutput,
     ToolState,
+    ToolStateChanged,
     TurnState,
     TurnStateChanged,
     Verdict,
@@ -71,6 +73,7 @@ class ToolRunner:
         self._tool_scopes: dict[str, CancelScope] = {}
         self._ended_while_cancelling = 0
         self.running_at_cancel = 0
+        self._shown_stopping: set[str] = set()  # calls the turn ended without
         self.hooks = HookPoints(log.deps, scope, log.record, log.turn_id)
 
     def _concurrent(self, call: ToolCall) -> bool:
@@ -418,6 +421,8 @@ class ToolRunner:
             detail_bits.append(f"exit {result.exit_code}")
         if result.ended_by is CancelReason.SEND_TO_BACKGROUND:
             detail_bits.append(f"moved to the background as {result.details.get('shell_id', '?')}")
+        if not detail_bits and call.id in self._shown_stopping:  # "stopping: ..." is over
+            detail_bits.append((result.content or "stopped").splitlines()[0])
         self.log.set_tool_state(
             call,
             result.outcome,
@@ -464,6 +469,20 @@ class ToolRunner:
             self.log.emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
 
     # -- one call, or the running ones, from outside the batch ---------------------
+
+    def show_stopping(self, since: float) -> None:
+        """The calls still stopping as their turn ends (told to stop ``since`` seconds
+        ago), shown so in place; their final state follows when they end."""
+        budget = self.deps.config.cleanup_budget
+        for call_id in sorted(self.running):
+            call = self.log.calls[call_id]
+            self._shown_stopping.add(call_id)
+            grace = call.tool.stop_grace_s if call.tool is not None else None
+            detail = stopping_detail(grace, budget, since)
+            summary = call.tool.summary(call.args) if call.tool and call.args is not None else ""
+            self.log.emit(ToolStateChanged(
+                turn_id=self.log.turn_id, tool_use_id=call.id, name=call.name,
+                state=ToolState.RUNNING, summary=summary, input=call.input, detail=detail))
 
     def cancel_call(self, tool_use_id: str) -> bool:
         """Stop one running call, leaving the turn to go on."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 import asyncio
+import time
 import traceback
 from typing import Any, assert_never
 
@@ -97,7 +98,6 @@ class Turn:
         self._loop = asyncio.get_running_loop()
         log = self.log
         log.emit(TurnStarted(turn_id=self.id, text=self.text, images=[i.label for i in self.images]))
-        log.record(UserMessageRecord(turn_id=self.id, text=self.text, images=self.images), durable=True)
         watch = self.scope.on_cancel(self._cancel_requested)
         status, detail = TurnStatus.COMPLETED, ""
         closed_by: CancelReason | None = None  # what ends unstarted calls, if not a cancel
@@ -105,6 +105,9 @@ class Turn:
         why = ""
         hooks = self.runner.hooks
         try:
+            await self._previous_stops()
+            log.record(UserMessageRecord(turn_id=self.id, text=self.text, images=self.images),
+                       durable=True)
             await self._until_ready()  # SessionStart hooks end before UserPromptSubmit's
             await hooks.prompt(self.text)  # UserPromptSubmit: may block the prompt
             while True:
@@ -122,7 +125,7 @@ class Turn:
                         continue
                     break
                 if calls:
-                    await self.runner.run_batch(calls)
+                    await self._run_batch(calls)
                     if self.scope.cancelled or hooks.stop_reason is not None:
                         break
                     self._apply_steers()
@@ -173,6 +176,51 @@ class Turn:
         elif failure is not None:
             await hooks.stop_failure(failure)
         return ended
+
+    async def _previous_stops(self) -> None:
+        """The calls an interrupted turn left stopping report first: their results go in
+        the journal before this prompt, and the first request says how they ended."""
+        stopping = self.deps.stopping
+        if not stopping:
+            return
+        # Esc while they stop hurries them (SIGKILL now); the prompt is recorded after them.
+        def hurry_them(_reason: CancelReason) -> None:
+            self._loop.call_soon_threadsafe(stopping.hurry)
+
+        hurry = self.scope.on_cancel(hurry_them)
+        try:
+            await stopping.settled()
+        finally:
+            hurry.remove()
+
+    async def _run_batch(self, calls: list[ToolCall]) -> None:
+        """The batch, until it ends or the turn is interrupted: then the turn ends at once,
+        and a call still stopping goes on stopping after it (``core/services/stopping.py``)."""
+        settle = self.deps.config.stop_settle_s
+        if settle is None:
+            return await self.runner.run_batch(calls)
+        batch = asyncio.ensure_future(self.runner.run_batch(calls))
+        stop = asyncio.ensure_future(self.scope.wait())
+        try:
+            await asyncio.wait({batch, stop}, return_when=asyncio.FIRST_COMPLETED)
+            asked = time.monotonic()
+            if not batch.done():  # most calls end at TERM within milliseconds
+                await asyncio.wait({batch}, timeout=settle)
+        except asyncio.CancelledError:
+            batch.cancel()
+            raise
+        finally:
+            stop.cancel()
+        if batch.done():
+            return batch.result()
+        self.runner.show_stopping(time.monotonic() - asked)
+        self.deps.stopping.add(self._outlived(batch), self.scope)
+
+    async def _outlived(self, batch: asyncio.Future[None]) -> None:
+        try:
+            await batch
+        except Exception as exc:  # a bug: say so; the next turn must not hang on it
+            self.log.emit(Notice(level=NoticeLevel.ERROR, text=f"internal error: {exc!r}"))
 
     def _after_reply(self, reply: Reply, calls: list[ToolCall]) -> bool:
         """What the stop reason asks: True when the turn goes on without tool calls."""

@@ -94,6 +94,7 @@ class ToolsPane(VerticalScroll):
         self._body = Static("")
         self._dirty = False
         self._shown: Text | None = None
+        self._cleared: set[str] = set()  # ids of the rows of turns gone by
 
     def compose(self) -> ComposeResult:
         yield self._body
@@ -103,6 +104,9 @@ class ToolsPane(VerticalScroll):
         self.anchor()
 
     def clear(self) -> None:
+        # A call an interrupted turn left stopping ends later: its end goes to the
+        # transcript, not to the next turn's pane.
+        self._cleared.update(self.rows)
         self.rows.clear()
         self._dirty = True
         self.add_class("-empty")
@@ -123,6 +127,8 @@ class ToolsPane(VerticalScroll):
         ended_by: CancelReason | None = None,
     ) -> None:
         row = self.rows.get(tool_use_id)
+        if row is None and tool_use_id in self._cleared:
+            return
         if row is None:
             row = self.rows[tool_use_id] = ToolRow(tool_use_id, name, parent=parent)
         now = self.clock()

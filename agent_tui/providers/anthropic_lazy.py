@@ -1,0 +1,171 @@
+"""The Anthropic SDK loaded for what a request needs: its package ``__init__`` files bind names on first use.
+
+``import anthropic`` runs the SDK's package ``__init__``, which imports every type and client
+the SDK has (Bedrock, Vertex, the beta, session and organisation APIs): some 3,500 modules and
+about a second of CPU before ``agent-tui -p`` sends its first request. A request needs under
+half of them. :func:`load` puts the SDK's heaviest packages into ``sys.modules`` without
+running their ``__init__``; each then resolves a name when it is first read:
+
+- a ``from .module import Name`` line of its ``__init__`` (read from the file, never guessed)
+  imports that one module;
+- a submodule imports as it always does;
+- any other name runs the package's real ``__init__`` once, so nothing the SDK exports goes
+  missing.
+
+An ``__init__`` that does more than bind names (a call, a loop) is left to a plain import,
+except the top package's two known extras, done as the SDK does them: its logging set-up at
+load, and the ``__module__`` of each exported name. A package already imported, or any surprise
+while reading the files, means a plain ``import anthropic``.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import sys
+import threading
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = "anthropic"
+#: The packages whose ``__init__`` imports far more than a request reads, parents first.
+LAZY = (ROOT, "anthropic.lib", "anthropic.types", "anthropic.types.shared", "anthropic.types.beta",
+        "anthropic.types.beta.organization", "anthropic.types.organization",
+        "anthropic.resources", "anthropic.resources.beta")
+
+_lock = threading.RLock()
+
+
+class _Shape(Exception):
+    """An ``__init__`` holds a statement this loader does not model."""
+
+
+def load() -> ModuleType:
+    """The ``anthropic`` package, its heavy ``__init__`` files deferred where that is safe."""
+    with _lock:
+        if ROOT not in sys.modules:
+            try:
+                _install()
+            except (_Shape, ImportError, OSError, SyntaxError, ValueError):
+                for name in LAZY:
+                    sys.modules.pop(name, None)
+        return importlib.import_module(ROOT)
+
+
+def _install() -> None:
+    root = importlib.util.find_spec(ROOT)
+    if root is None or not root.submodule_search_locations:
+        raise _Shape("no anthropic package")
+    top = Path(list(root.submodule_search_locations)[0])
+    # every file read before sys.modules is touched; a dotted find_spec would import the parent
+    plans = {name: _plan(name, top.joinpath(*name.split(".")[1:], "__init__.py")) for name in LAZY}
+    packages = [_LazyPackage(name, *plan) for name, plan in plans.items()]
+    for package in packages:
+        package.register()
+    packages[0].rename(*packages[0].module.__dict__)  # ``types``, bound by its registration
+    logs = importlib.import_module("anthropic._utils._logs")
+    logs.setup_logging()  # what the SDK's __init__ does at import (ANTHROPIC_LOG)
+
+
+def _plan(name: str, init: Path) -> tuple[Any, dict[str, tuple[str, str]], list[str] | None]:
+    """(spec, {name: (module, attribute)}, ``__all__``)."""
+    spec = importlib.util.spec_from_file_location(
+        name, init, submodule_search_locations=[str(init.parent)])
+    if spec is None or spec.loader is None:
+        raise _Shape(name)
+    body = ast.parse(init.read_text(encoding="utf-8")).body
+    table: dict[str, tuple[str, str]] = {}
+    exported: list[str] | None = None
+    for node in body:
+        match node:
+            case ast.ImportFrom(level=1, module=str(module)):
+                table.update(_bindings(node, module))
+            case ast.ImportFrom(level=1, module=None):
+                pass  # ``from . import submodule``: a submodule imports as it always does
+            case ast.ImportFrom(level=0, module="__future__") | ast.Expr(value=ast.Constant()):
+                pass
+            case ast.Assign(targets=[ast.Name(id="__all__")]):
+                exported = list(ast.literal_eval(node.value))
+            case _ if name == ROOT and _root_extra(node):
+                pass
+            case _:
+                raise _Shape(f"{name}: {ast.dump(node)[:80]}")
+    return spec, table, exported
+
+
+def _bindings(node: ast.ImportFrom, module: str) -> dict[str, tuple[str, str]]:
+    return {a.asname or a.name: (module, a.name) for a in node.names if a.name != "*"}
+
+
+def _root_extra(node: ast.stmt) -> bool:
+    """The top ``__init__``'s statements besides names: ``import typing as _t``, the
+    resources proxy under ``if not TYPE_CHECKING``, ``_setup_logging()``, and the loop that
+    sets each exported name's ``__module__`` (with its ``__locals = locals()``). A name the
+    ``if`` binds is not in the table: its first read runs the real ``__init__``."""
+    match node:
+        case ast.Import(names=[ast.alias(name="typing")]):
+            return True
+        case ast.If(test=ast.UnaryOp(op=ast.Not())):
+            return all(isinstance(n, ast.ImportFrom) for n in node.body) and not node.orelse
+        case ast.Expr(value=ast.Call(func=ast.Name(id="_setup_logging"), args=[])):
+            return True
+        case ast.Assign(targets=[ast.Name(id="__locals")]):
+            return True
+        case ast.For(iter=ast.Name(id="__all__")):
+            return True
+    return False
+
+
+class _LazyPackage:
+    """One package in ``sys.modules`` whose names are bound as they are read."""
+
+    def __init__(self, name: str, spec: Any, table: dict[str, tuple[str, str]],
+                 exported: list[str] | None) -> None:
+        self.name, self.spec, self.table = name, spec, table
+        # the top package sets its exported names' __module__ to its own name
+        self.renamed = frozenset(exported or ()) if name == ROOT else frozenset()
+        self.module = importlib.util.module_from_spec(spec)
+        if exported is not None:
+            setattr(self.module, "__all__", exported)
+        self.loaded = False
+
+    def register(self) -> None:
+        sys.modules[self.name] = self.module
+        self.module.__getattr__ = self.attribute  # type: ignore[method-assign]
+        parent, _, child = self.name.rpartition(".")
+        if parent:
+            setattr(sys.modules[parent], child, self.module)
+
+    def attribute(self, attr: str) -> Any:
+        if attr.startswith("__") and attr not in self.table:  # a probe (``__wrapped__``...)
+            raise AttributeError(f"module {self.name!r} has no attribute {attr!r}")
+        with _lock:
+            if attr in self.module.__dict__:
+                return self.module.__dict__[attr]
+            if self.loaded:
+                raise AttributeError(f"module {self.name!r} has no attribute {attr!r}")
+            if attr in self.table:
+                module, real = self.table[attr]
+                value = getattr(importlib.import_module(f"{self.name}.{module}"), real)
+            elif importlib.util.find_spec(f"{self.name}.{attr}") is not None:
+                value = importlib.import_module(f"{self.name}.{attr}")
+            else:
+                return self._run_init(attr)
+            setattr(self.module, attr, value)
+            self.rename(attr)
+            return value
+
+    def rename(self, *names: str) -> None:
+        for attr in self.renamed.intersection(names):
+            try:
+                self.module.__dict__[attr].__module__ = self.name
+            except (TypeError, AttributeError):
+                pass  # a builtin: the SDK's loop skips it too
+
+    def _run_init(self, attr: str) -> Any:
+        self.loaded = True
+        del self.module.__getattr__
+        self.spec.loader.exec_module(self.module)
+        return getattr(self.module, attr)
