@@ -428,7 +428,6 @@ def _command(session: Session, op: Any, tell: Callable[[Event], None], where: st
         return False
     from agent_tui.commands.use import custom_names, use_line  # a command's only
 
-
     def send(text: str) -> None:
         session.submit(op.model_copy(update={"text": text, "images": []}))
 
