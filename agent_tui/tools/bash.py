@@ -67,6 +67,8 @@ def bash_argv(command: str) -> list[str]:
 
 class BashTool(Tool[BashInput]):
     name = "bash"
+    claude_name = "Bash"
+    claude_keys = {"timeout_ms": "timeout"}
     description = (
         "Run a shell command with `bash -c` in the workspace: builds, tests, git, package "
         "managers, scripts. Each call is a fresh shell (no state carries over: `cd` and "

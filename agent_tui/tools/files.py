@@ -77,6 +77,8 @@ class ReadFileInput(_Input):
 
 class ReadFileTool(Tool[ReadFileInput]):
     name = "read_file"
+    claude_name = "Read"
+    claude_keys = {"path": "file_path"}
     description = (
         "Read a text file in the workspace. Read a file before you edit it; when you "
         "need several files, read them in one message (the reads run at once).\n"
@@ -293,6 +295,8 @@ class WriteFileInput(_Input):
 
 class WriteFileTool(_WriteTool[WriteFileInput]):
     name = "write_file"
+    claude_name = "Write"
+    claude_keys = {"path": "file_path"}
     description = (
         "Create a file in the workspace, or replace one entirely. Missing parent folders "
         "are created; the write is atomic and can be rewound.\n"
@@ -346,6 +350,8 @@ class EditFileInput(_Input):
 
 class EditFileTool(_WriteTool[EditFileInput]):
     name = "edit_file"
+    claude_name = "Edit"
+    claude_keys = {"path": "file_path"}
     description = (
         "Change a file in the workspace: replace one exact occurrence of `old_string` "
         "with `new_string`. Read the file first.\n"

@@ -37,6 +37,8 @@ class TaskInput(BaseModel):
 
 class TaskTool(Tool[TaskInput]):
     name = "task"
+    claude_name = "Task"
+    claude_aliases = ("Agent",)
     description = (
         "Hand a self-contained piece of work to a sub-agent: an open-ended search across "
         "the codebase, a question that needs many reads, a focused change. It has the "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from enum import StrEnum
@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import Decision, PermissionMode, SideEffects, ToolState
+from agent_tui.protocol import tool_names
 
 if TYPE_CHECKING:
     from agent_tui.core.calls.agent_types import AgentType
@@ -152,6 +153,12 @@ class Tool(ABC, Generic[In]):
     # True when calls may run alongside other such calls even though they are not
     # read-only (sub-agents: each works on its own).
     concurrent: ClassVar[bool] = False
+    # What Claude Code calls this tool (empty: the same as ours) and its other spellings
+    # of it: users write those in permission rules and hook matchers, hooks read them.
+    claude_name: ClassVar[str] = ""
+    claude_aliases: ClassVar[tuple[str, ...]] = ()
+    # Our input key -> Claude Code's, where they differ (a hook sees Claude Code's).
+    claude_keys: ClassVar[Mapping[str, str]] = {}
 
     @property
     def stop_grace_s(self) -> float | None:
@@ -210,6 +217,15 @@ class Tool(ABC, Generic[In]):
 # A tool of any input model, as the tool set holds them: which model is known only to
 # the tool itself, so a caller passes it back only what its own ``parse`` gave.
 AnyTool = Tool[Any]
+
+
+def register_tool(tool: type[AnyTool]) -> None:
+    """Make what a tool class says of itself known to the layers that read it by name
+    (permission rules, hook matchers and payloads, the front ends)."""
+    tool_names.register(tool_names.ToolFacts(
+        name=tool.name, claude=tool.claude_name or tool.name, aliases=tool.claude_aliases,
+        keys=dict(tool.claude_keys),
+    ))
 
 
 @functools.cache

@@ -236,6 +236,8 @@ async def _newest_first(cwd: Path, files: list[FileHits]) -> list[FileHits]:
 
 class GrepTool(_SearchTool[GrepInput]):
     name = "grep"
+    claude_name = "Grep"
+    claude_keys = {"context": "-C"}
     description = (
         "Search file contents with a regular expression (ripgrep syntax). Use this, "
         "never `grep` or `rg` through bash: it respects .gitignore, skips binary files "
@@ -295,6 +297,8 @@ class GrepTool(_SearchTool[GrepInput]):
 
 class GlobTool(_SearchTool[GlobInput]):
     name = "glob"
+    claude_name = "Glob"
+    claude_aliases = ("LS",)
     description = (
         "Find files by name with a glob pattern ('**/*.py', 'src/**/*.{ts,tsx}', "
         "'test_*.py'), newest first. Use this rather than `find` or `ls -R` through "

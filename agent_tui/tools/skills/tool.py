@@ -48,6 +48,8 @@ def describe(skills: Skills) -> str:
 
 class SkillTool(Tool[SkillInput]):
     name = "skill"
+    claude_name = "Skill"
+    claude_keys = {"name": "skill"}
     description = INTRO
     Input = SkillInput
     read_only = True

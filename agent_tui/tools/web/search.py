@@ -39,6 +39,7 @@ class WebSearchInput(BaseModel):
 
 class WebSearchTool(Tool[WebSearchInput]):
     name = "web_search"
+    claude_name = "WebSearch"
     description = (
         "Search the web and get back the results' titles and links, with a short summary "
         "that cites them. Use it for what is newer than your knowledge or not in the "

@@ -52,6 +52,7 @@ class WebFetchInput(BaseModel):
 
 class WebFetchTool(Tool[WebFetchInput]):
     name = "web_fetch"
+    claude_name = "WebFetch"
     description = (
         "Fetch a web page (http or https) and get it back as Markdown: documentation, an "
         "issue, a changelog, an API reference. Use it when the answer is on a page you "
