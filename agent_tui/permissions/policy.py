@@ -99,9 +99,6 @@ class SubjectKind(StrEnum):
 class Permissions:
     """The permission policy of a session (implements ``core.permission.PermissionPolicy``)."""
 
-    # tools ``accept-edits`` lets through when their path is inside the workspace
-    EDIT_TOOLS = frozenset({"write_file", "edit_file"})
-
     def __init__(
         self,
         workspace: str | os.PathLike[str],
@@ -270,7 +267,7 @@ class Permissions:
             return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="runs in the sandbox")
         if (
             self.mode is PermissionMode.ACCEPT_EDITS
-            and tool.name in self.EDIT_TOOLS
+            and tool.edits_files
             and kind is SubjectKind.PATH
             and self._inside(subject)
         ):  # the guard files asked before (guard_files.py)
@@ -282,10 +279,8 @@ class Permissions:
             what = "runs a command"
         elif kind is SubjectKind.DOMAIN:
             what = f"fetches from {subject}"
-        elif tool.name == "web_search":
-            what = "sends the query to a web search (billed per search)"
         else:
-            what = "may have side effects"
+            what = tool.asks_because
         return Ruling(verdict=Verdict.ASK, rule=rule, reason=f"{claude_name(tool.name)} {what}")
 
     def _no_one_to_ask(self, tool: AnyTool, args: BaseModel, ruling: Ruling) -> str:

@@ -40,12 +40,18 @@ class ToolFacts:
     aliases: tuple[str, ...] = ()
     # Our input key -> Claude Code's (``path`` -> ``file_path``), as hooks see the input.
     keys: Mapping[str, str] = field(default_factory=dict)
+    # The permission prompt's heading (empty: "Tool" and the Claude Code name).
+    prompt_title: str = ""
+    # ACP's kind of tool call: "read", "edit", "execute", "search", "fetch", "think"...
+    acp_kind: str = "other"
+    # (verb, one, many) for a tool whose consecutive calls fold into one transcript line.
+    folds_as: tuple[str, str, str] | None = None
 
 
 #: Claude Code's tools that agent-tui does not have, named the way ours would be, so a
 #: rule or matcher naming them still parses (``Edit`` rules cover ``MultiEdit`` too).
 _CLAUDE_ONLY = (
-    ToolFacts("multi_edit", "MultiEdit", keys={"path": "file_path"}),
+    ToolFacts("multi_edit", "MultiEdit", keys={"path": "file_path"}, prompt_title="Edit file"),
     ToolFacts("notebook_edit", "NotebookEdit"),
 )
 

@@ -69,6 +69,8 @@ class BashTool(Tool[BashInput]):
     name = "bash"
     claude_name = "Bash"
     claude_keys = {"timeout_ms": "timeout"}
+    prompt_title = "Bash command"
+    acp_kind = "execute"
     description = (
         "Run a shell command with `bash -c` in the workspace: builds, tests, git, package "
         "managers, scripts. Each call is a fresh shell (no state carries over: `cd` and "
@@ -160,6 +162,10 @@ class BashTool(Tool[BashInput]):
             return None
         moved = self.sweep.end(guards)
         return wording(moved) if moved else None
+
+    def plan_refusal(self) -> str:
+        return ("commands run only in a read-only sandbox in plan mode, and bubblewrap, "
+                "which that needs, cannot run here")
 
     def summary(self, args: BashInput) -> str:
         suffix = " (background)" if args.run_in_background else ""

@@ -79,6 +79,8 @@ class ReadFileTool(Tool[ReadFileInput]):
     name = "read_file"
     claude_name = "Read"
     claude_keys = {"path": "file_path"}
+    acp_kind = "read"
+    folds_as = ("read", "file", "files")
     description = (
         "Read a text file in the workspace. Read a file before you edit it; when you "
         "need several files, read them in one message (the reads run at once).\n"
@@ -297,6 +299,9 @@ class WriteFileTool(_WriteTool[WriteFileInput]):
     name = "write_file"
     claude_name = "Write"
     claude_keys = {"path": "file_path"}
+    edits_files = True
+    prompt_title = "Write file"
+    acp_kind = "edit"
     description = (
         "Create a file in the workspace, or replace one entirely. Missing parent folders "
         "are created; the write is atomic and can be rewound.\n"
@@ -352,6 +357,9 @@ class EditFileTool(_WriteTool[EditFileInput]):
     name = "edit_file"
     claude_name = "Edit"
     claude_keys = {"path": "file_path"}
+    edits_files = True
+    prompt_title = "Edit file"
+    acp_kind = "edit"
     description = (
         "Change a file in the workspace: replace one exact occurrence of `old_string` "
         "with `new_string`. Read the file first.\n"

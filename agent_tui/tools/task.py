@@ -39,6 +39,8 @@ class TaskTool(Tool[TaskInput]):
     name = "task"
     claude_name = "Task"
     claude_aliases = ("Agent",)
+    plans = True
+    acp_kind = "think"
     description = (
         "Hand a self-contained piece of work to a sub-agent: an open-ended search across "
         "the codebase, a question that needs many reads, a focused change. It has the "

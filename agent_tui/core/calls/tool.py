@@ -159,6 +159,19 @@ class Tool(ABC, Generic[In]):
     claude_aliases: ClassVar[tuple[str, ...]] = ()
     # Our input key -> Claude Code's, where they differ (a hook sees Claude Code's).
     claude_keys: ClassVar[Mapping[str, str]] = {}
+    # Plan mode keeps the ruling of this tool's calls though they are not read-only: they
+    # write nothing of the user's (the plan, fetches, sub-agents ruled by the same policy).
+    plans: ClassVar[bool] = False
+    # Accept-edits mode allows this tool's calls on paths inside the workspace unasked.
+    edits_files: ClassVar[bool] = False
+    # Why a call is asked about when it names no command, path or address.
+    asks_because: ClassVar[str] = "may have side effects"
+    # How the front ends show it: the permission prompt's heading (empty: "Tool" and its
+    # Claude Code name), ACP's kind of tool call, and, for a tool whose consecutive calls
+    # fold into one transcript line, (verb, one, many): "read", "file", "files".
+    prompt_title: ClassVar[str] = ""
+    acp_kind: ClassVar[str] = "other"
+    folds_as: ClassVar[tuple[str, str, str] | None] = None
 
     @property
     def stop_grace_s(self) -> float | None:
@@ -189,6 +202,10 @@ class Tool(ABC, Generic[In]):
     def can_run_read_only(self, args: In) -> bool:
         """Whether this call can run with ``Confinement.READ_ONLY`` (plan mode)."""
         return False
+
+    def plan_refusal(self) -> str:
+        """Why plan mode refuses this tool's calls (the model is told)."""
+        return f"{self.name} can change files or other state"
 
     def summary(self, args: In) -> str:
         """One line that tells a person what this call will do."""
@@ -224,7 +241,8 @@ def register_tool(tool: type[AnyTool]) -> None:
     (permission rules, hook matchers and payloads, the front ends)."""
     tool_names.register(tool_names.ToolFacts(
         name=tool.name, claude=tool.claude_name or tool.name, aliases=tool.claude_aliases,
-        keys=dict(tool.claude_keys),
+        keys=dict(tool.claude_keys), prompt_title=tool.prompt_title, acp_kind=tool.acp_kind,
+        folds_as=tool.folds_as,
     ))
 
 

@@ -238,6 +238,8 @@ class GrepTool(_SearchTool[GrepInput]):
     name = "grep"
     claude_name = "Grep"
     claude_keys = {"context": "-C"}
+    acp_kind = "search"
+    folds_as = ("searched", "pattern", "patterns")
     description = (
         "Search file contents with a regular expression (ripgrep syntax). Use this, "
         "never `grep` or `rg` through bash: it respects .gitignore, skips binary files "
@@ -299,6 +301,8 @@ class GlobTool(_SearchTool[GlobInput]):
     name = "glob"
     claude_name = "Glob"
     claude_aliases = ("LS",)
+    acp_kind = "search"
+    folds_as = ("searched", "pattern", "patterns")
     description = (
         "Find files by name with a glob pattern ('**/*.py', 'src/**/*.{ts,tsx}', "
         "'test_*.py'), newest first. Use this rather than `find` or `ls -R` through "

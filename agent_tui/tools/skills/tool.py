@@ -50,6 +50,7 @@ class SkillTool(Tool[SkillInput]):
     name = "skill"
     claude_name = "Skill"
     claude_keys = {"name": "skill"}
+    plans = True
     description = INTRO
     Input = SkillInput
     read_only = True

@@ -53,6 +53,9 @@ class WebFetchInput(BaseModel):
 class WebFetchTool(Tool[WebFetchInput]):
     name = "web_fetch"
     claude_name = "WebFetch"
+    plans = True
+    prompt_title = "Fetch"
+    acp_kind = "fetch"
     description = (
         "Fetch a web page (http or https) and get it back as Markdown: documentation, an "
         "issue, a changelog, an API reference. Use it when the answer is on a page you "
