@@ -141,11 +141,12 @@ async def test_a_new_tool_runs_in_a_session_under_its_own_summary(fake_api, tmp_
     await run.close()
 
 
-def test_every_built_in_tool_is_in_the_catalog(tmp_path):
+def test_each_catalog_row_offers_its_own_class_in_the_order_the_model_sees(tmp_path):
     skills = Skills(skills=[Skill(name="pdf", description="PDFs", folder=tmp_path,
                                   scope=SkillScope.PROJECT)])
     offered = default_tools(tmp_path, jobs=BackgroundJobs(), web_search=True, skills=skills)
-    assert {type(offered.get(n)) for n in offered.names()} == set(BUILT_IN)
+    assert [type(offered.get(n)) for n in offered.names()] == [cls for cls, _make in BUILT_IN]
+    assert "bash_output" not in default_tools(tmp_path).names()  # no jobs: no job tools
 
 
 def test_a_name_asked_before_the_catalog_loads_fails_instead_of_naming_no_tool():
