@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,15 @@ from agent_tui.hooks.matchers import Matcher
 from agent_tui.hooks.payloads import tool_fields
 from agent_tui.permissions import PermissionRules, Permissions
 from agent_tui.protocol import PermissionMode, UserMessage, Verdict
-from agent_tui.protocol.tool_names import claude_name, known_tool, our_input, our_name
+from agent_tui.protocol import tool_names
+from agent_tui.protocol.tool_names import (
+    FileAccess,
+    RuleSubject,
+    claude_name,
+    known_tool,
+    our_input,
+    our_name,
+)
 from agent_tui.tools.background import BackgroundJobs
 from agent_tui.tools.catalog import BUILT_IN
 from agent_tui.tools.registry import default_tools
@@ -44,7 +53,9 @@ class StampTool(Tool[StampInput]):
     claude_name = "Stamp"
     claude_aliases = ("Stamper",)
     claude_keys = {"path": "file_path"}
-    edits_files = True
+    file_access = FileAccess.EDITS
+    family_rule = True
+    rule_subject = RuleSubject.PATH
     prompt_title = "Stamp file"
     acp_kind = "edit"
     description = "Stamp a note on a file."
@@ -71,6 +82,8 @@ class PeekTool(Tool[PeekInput]):
     asks_because = "reads a note aloud"
     acp_kind = "read"
     folds_as = ("peeked at", "note", "notes")
+    rule_subject = RuleSubject.NAME
+    names_key = "note"
     description = "Peek at a note."
     Input = PeekInput
 
@@ -78,8 +91,15 @@ class PeekTool(Tool[PeekInput]):
         return ToolResult.ok(args.note)
 
 
-register_tool(StampTool)
-register_tool(PeekTool)
+@pytest.fixture(autouse=True)
+def registered() -> Iterator[None]:
+    """The registration line a new tool needs (``tools/catalog.py`` holds the built-in
+    ones'); forgotten after each test, so the rest of the suite never sees these."""
+    for tool in (StampTool, PeekTool):
+        register_tool(tool)
+    yield
+    for tool in (StampTool, PeekTool):
+        tool_names.forget(tool.name)
 
 
 def _ruling(tool: Tool, raw: dict, workspace: Path, mode: PermissionMode,
@@ -87,7 +107,7 @@ def _ruling(tool: Tool, raw: dict, workspace: Path, mode: PermissionMode,
     return Permissions(workspace, mode, rules).check(tool, tool.parse(raw))
 
 
-def test_a_new_tool_is_known_by_its_claude_code_names_in_rules_and_hooks(tmp_path):
+def test_a_new_tool_is_ruled_and_hooked_by_its_claude_code_names_and_subject(tmp_path):
     assert claude_name("stamp_file") == "Stamp" and known_tool("Stamp")
     assert our_name("Stamp") == our_name("Stamper") == our_name("stamp_file") == "stamp_file"
     denied = _ruling(StampTool(), {"path": "a.txt"}, tmp_path, PermissionMode.ASK,
@@ -96,6 +116,16 @@ def test_a_new_tool_is_known_by_its_claude_code_names_in_rules_and_hooks(tmp_pat
     allowed = _ruling(PeekTool(), {"note": "x"}, tmp_path, PermissionMode.ASK,
                       PermissionRules(allow=["Peek"]))
     assert allowed.verdict is Verdict.ALLOW
+    for rules in (PermissionRules(deny=["Stamp(secret/**)"]), PermissionRules(deny=["Edit(secret/**)"])):
+        assert _ruling(StampTool(), {"path": "secret/a"}, tmp_path, PermissionMode.ACCEPT_EDITS,
+                       rules).verdict is Verdict.DENY
+        assert _ruling(StampTool(), {"path": "open/a"}, tmp_path, PermissionMode.ACCEPT_EDITS,
+                       rules).verdict is Verdict.ALLOW
+    named = PermissionRules(allow=["Peek(hello)"])
+    assert _ruling(PeekTool(), {"note": "hello"}, tmp_path, PermissionMode.ASK,
+                   named).verdict is Verdict.ALLOW
+    assert _ruling(PeekTool(), {"note": "bye"}, tmp_path, PermissionMode.ASK,
+                   named).verdict is Verdict.ASK
     assert Matcher.parse("Stamp").matches("stamp_file")
     assert Matcher.parse("Sta.p|Write").matches("stamp_file")
     assert not Matcher.parse("Peek").matches("stamp_file")

@@ -72,19 +72,18 @@ from agent_tui.permissions.plan import EXIT_PLAN_MODE, planning
 from agent_tui.permissions.rule_paths import parse_path_spec
 from agent_tui.permissions.rules import (
     DOMAIN_PREFIX,
-    FAMILIES,
     InvalidRule,
-    PATH_SUBJECT_TOOLS,
     PermissionRules,
     Rule,
     domain_matches,
     is_pattern,
     name_matches,
+    rule_subject,
 )
 from agent_tui.permissions.command_guard import doubt_ruling, file_ruling, reads_only
 from agent_tui.permissions.command_judge import allowed_by, first_match
 from agent_tui.permissions.shell_parse import parse_command
-from agent_tui.protocol.tool_names import claude_name
+from agent_tui.protocol.tool_names import FileAccess, RuleSubject, claude_name, facts
 
 
 class SubjectKind(StrEnum):
@@ -125,7 +124,8 @@ class Permissions:
         """Whether ``rule`` matches a call of tool ``name`` (ours) with ``tool_input``
         (our keys) as a deny or ask rule would: any part of a command, wrappers seen
         through (a hook's ``if`` condition: a guard runs whenever it may be at stake)."""
-        kind, subject = _subject_of(name, tool_input, has_path=name in PATH_SUBJECT_TOOLS)
+        kind, subject = _subject_of(name, tool_input,
+                                    has_path=rule_subject(name) is RuleSubject.PATH)
         return self._matches(rule, name, kind, subject, broad=True)
 
     def set_mode(self, mode: PermissionMode) -> None:
@@ -217,7 +217,7 @@ class Permissions:
                     rule=f"deny:{rule.text}",
                     reason=f"denied by rule {rule.text}",
                 )
-        if kind is SubjectKind.PATH and tool.name in FAMILIES["edit_file"] and (
+        if kind is SubjectKind.PATH and tool.file_access is FileAccess.EDITS and (
                 secret := self.read_denied(subject)):
             # an edit's answer ("not found", "occurs 3 times") would spell the file out
             return Ruling(verdict=Verdict.DENY, rule=f"deny:{secret}",
@@ -267,7 +267,7 @@ class Permissions:
             return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="runs in the sandbox")
         if (
             self.mode is PermissionMode.ACCEPT_EDITS
-            and tool.edits_files
+            and tool.file_access is FileAccess.EDITS
             and kind is SubjectKind.PATH
             and self._inside(subject)
         ):  # the guard files asked before (guard_files.py)
@@ -408,19 +408,22 @@ def _subject_of(name: str, given: Mapping[str, Any], *, has_path: bool) -> tuple
     path = given.get("path")
     if isinstance(path, str):
         return SubjectKind.PATH, path
-    if path is None and name in PATH_SUBJECT_TOOLS and has_path:
+    if path is None and rule_subject(name) is RuleSubject.PATH and has_path:
         return SubjectKind.PATH, "."  # Glob and Grep without a path search the workspace
     url = given.get("url")
     if isinstance(url, str):
         return SubjectKind.DOMAIN, url_host(url) or ""
-    named = given.get(_NAMED[name]) if name in _NAMED else None
+    named = given.get(key) if (key := _names_key(name)) else None
     if isinstance(named, str):
         return SubjectKind.NAME, named
     return SubjectKind.NONE, ""
 
 
-#: Tools whose rules name what they start: ``Task(code-reviewer)``, ``Skill(pdf)``.
-_NAMED = {"task": "subagent_type", "skill": "name"}
+def _names_key(name: str) -> str:
+    """The input key naming what a call starts, for a tool whose rules name it
+    (``Task(code-reviewer)``, ``Skill(pdf)``: its ``names_key``); empty for any other."""
+    given = facts(name)
+    return given.names_key if given is not None and given.rule_subject is RuleSubject.NAME else ""
 
 
 def url_host(url: str) -> str | None:

@@ -25,9 +25,29 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 MCP_PREFIX = "mcp__"
+
+
+class FileAccess(StrEnum):
+    """The files a tool's calls read or edit, by their path: Claude Code's ``Read`` rules
+    govern the tools that read files, its ``Edit`` rules the tools that edit them."""
+
+    NONE = "none"
+    READS = "reads"
+    EDITS = "edits"
+
+
+class RuleSubject(StrEnum):
+    """What of a call a permission rule's specifier matches (``Bash(npm test)``)."""
+
+    NONE = "none"  # nothing: ``TodoWrite(x)`` would never match
+    PATH = "path"
+    COMMAND = "command"
+    DOMAIN = "domain"  # ``WebFetch(domain:example.com)``
+    NAME = "name"  # what the call starts: ``Task(code-reviewer)``, ``Skill(pdf)``
 
 
 @dataclass(frozen=True)
@@ -46,16 +66,25 @@ class ToolFacts:
     acp_kind: str = "other"
     # (verb, one, many) for a tool whose consecutive calls fold into one transcript line.
     folds_as: tuple[str, str, str] | None = None
+    # The files its calls read or edit, and whether a rule naming it governs every tool
+    # of that access (``Read``: Glob and Grep too; ``Edit``, ``Write``: every editor).
+    file_access: FileAccess = FileAccess.NONE
+    family_rule: bool = False
+    # What a rule's specifier matches, and for NAME the input key that names it.
+    rule_subject: RuleSubject = RuleSubject.NONE
+    names_key: str = ""
 
 
 #: Claude Code's tools that agent-tui does not have, named the way ours would be, so a
 #: rule or matcher naming them still parses (``Edit`` rules cover ``MultiEdit`` too).
 _CLAUDE_ONLY = (
-    ToolFacts("multi_edit", "MultiEdit", keys={"path": "file_path"}, prompt_title="Edit file"),
-    ToolFacts("notebook_edit", "NotebookEdit"),
+    ToolFacts("multi_edit", "MultiEdit", keys={"path": "file_path"}, prompt_title="Edit file",
+              file_access=FileAccess.EDITS, family_rule=True, rule_subject=RuleSubject.PATH),
+    ToolFacts("notebook_edit", "NotebookEdit", file_access=FileAccess.EDITS, family_rule=True,
+              rule_subject=RuleSubject.PATH),
 )
 
-_table: dict[str, ToolFacts] = {}
+_table: dict[str, ToolFacts] = {f.name: f for f in _CLAUDE_ONLY}
 _loader: Callable[[], None] | None = None
 _loaded = False
 _views: dict[str, dict[str, str]] = {}  # the two spellings' tables, built when first read
@@ -67,6 +96,12 @@ def register(facts: ToolFacts) -> None:
     if known is not None and known != facts:
         raise ValueError(f"tool {facts.name!r} is registered twice, with other facts")
     _table[facts.name] = facts
+    _views.clear()
+
+
+def forget(name: str) -> None:
+    """Forget a tool registered at run time (a test's own); the catalog's stay."""
+    _table.pop(name, None)
     _views.clear()
 
 
@@ -115,13 +150,13 @@ class _Names(Mapping[str, str]):
 
 def _claude_names() -> dict[str, str]:
     if "claude" not in _views:
-        _views["claude"] = {f.name: f.claude for f in (*_facts().values(), *_CLAUDE_ONLY)}
+        _views["claude"] = {f.name: f.claude for f in _facts().values()}
     return _views["claude"]
 
 
 def _our_names() -> dict[str, str]:
     if "ours" not in _views:
-        found = {f.claude: f.name for f in (*_facts().values(), *_CLAUDE_ONLY)}
+        found = {f.claude: f.name for f in _facts().values()}
         found.update({alias: f.name for f in _facts().values() for alias in f.aliases})
         _views["ours"] = found
     return _views["ours"]
@@ -139,8 +174,14 @@ OUR_NAMES: Mapping[str, str] = _Names(_our_names)
 PATH_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"})
 
 
+def every_tool() -> list[ToolFacts]:
+    """Every tool we know by name: the built-in ones, Claude Code's that we do not have,
+    and any registered since."""
+    return list(_facts().values())
+
+
 def _keys(ours: str) -> Mapping[str, str]:
-    found = facts(ours) or next((f for f in _CLAUDE_ONLY if f.name == ours), None)
+    found = facts(ours)
     return found.keys if found is not None else {}
 
 

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_tui.cancel import Cancelled
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.calls.tool import In, Tool, ToolContext, ToolResult
+from agent_tui.protocol.tool_names import FileAccess, RuleSubject
 from agent_tui.files.buffers import Editor, OpenBuffers, is_text, shown_text, write_through
 from agent_tui.files.images import read_image, sniff_image
 from agent_tui.files.preview import locate
@@ -81,6 +82,9 @@ class ReadFileTool(Tool[ReadFileInput]):
     claude_keys = {"path": "file_path"}
     acp_kind = "read"
     folds_as = ("read", "file", "files")
+    file_access = FileAccess.READS
+    family_rule = True
+    rule_subject = RuleSubject.PATH
     description = (
         "Read a text file in the workspace. Read a file before you edit it; when you "
         "need several files, read them in one message (the reads run at once).\n"
@@ -299,9 +303,11 @@ class WriteFileTool(_WriteTool[WriteFileInput]):
     name = "write_file"
     claude_name = "Write"
     claude_keys = {"path": "file_path"}
-    edits_files = True
     prompt_title = "Write file"
     acp_kind = "edit"
+    file_access = FileAccess.EDITS
+    family_rule = True
+    rule_subject = RuleSubject.PATH
     description = (
         "Create a file in the workspace, or replace one entirely. Missing parent folders "
         "are created; the write is atomic and can be rewound.\n"
@@ -357,9 +363,11 @@ class EditFileTool(_WriteTool[EditFileInput]):
     name = "edit_file"
     claude_name = "Edit"
     claude_keys = {"path": "file_path"}
-    edits_files = True
     prompt_title = "Edit file"
     acp_kind = "edit"
+    file_access = FileAccess.EDITS
+    family_rule = True
+    rule_subject = RuleSubject.PATH
     description = (
         "Change a file in the workspace: replace one exact occurrence of `old_string` "
         "with `new_string`. Read the file first.\n"

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import Decision, PermissionMode, SideEffects, ToolState
 from agent_tui.protocol import tool_names
+from agent_tui.protocol.tool_names import FileAccess, RuleSubject
 
 if TYPE_CHECKING:
     from agent_tui.core.calls.agent_types import AgentType
@@ -162,8 +163,14 @@ class Tool(ABC, Generic[In]):
     # Plan mode keeps the ruling of this tool's calls though they are not read-only: they
     # write nothing of the user's (the plan, fetches, sub-agents ruled by the same policy).
     plans: ClassVar[bool] = False
-    # Accept-edits mode allows this tool's calls on paths inside the workspace unasked.
-    edits_files: ClassVar[bool] = False
+    # The files its calls read or edit by path (accept-edits allows an edit inside the
+    # workspace unasked), and whether a rule naming it governs every tool of that access,
+    # as Claude Code's ``Read`` and ``Edit`` rules do.
+    file_access: ClassVar[FileAccess] = FileAccess.NONE
+    family_rule: ClassVar[bool] = False
+    # What a permission rule's specifier matches, and for NAME the input key naming it.
+    rule_subject: ClassVar[RuleSubject] = RuleSubject.NONE
+    names_key: ClassVar[str] = ""
     # Why a call is asked about when it names no command, path or address.
     asks_because: ClassVar[str] = "may have side effects"
     # How the front ends show it: the permission prompt's heading (empty: "Tool" and its
@@ -242,7 +249,8 @@ def register_tool(tool: type[AnyTool]) -> None:
     tool_names.register(tool_names.ToolFacts(
         name=tool.name, claude=tool.claude_name or tool.name, aliases=tool.claude_aliases,
         keys=dict(tool.claude_keys), prompt_title=tool.prompt_title, acp_kind=tool.acp_kind,
-        folds_as=tool.folds_as,
+        folds_as=tool.folds_as, file_access=tool.file_access, family_rule=tool.family_rule,
+        rule_subject=tool.rule_subject, names_key=tool.names_key,
     ))
 
 
