@@ -19,7 +19,7 @@ from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult, ToolSet, re
 from agent_tui.hooks.matchers import Matcher
 from agent_tui.hooks.payloads import tool_fields
 from agent_tui.permissions import PermissionRules, Permissions
-from agent_tui.protocol import PermissionMode, UserMessage, Verdict
+from agent_tui.protocol import PermissionMode, PermissionRequested, UserMessage, Verdict
 from agent_tui.protocol import tool_names
 from agent_tui.protocol.tool_names import (
     FileAccess,
@@ -34,7 +34,9 @@ from agent_tui.tools.catalog import BUILT_IN
 from agent_tui.tools.registry import default_tools
 from agent_tui.tools.skills import Skill, Skills
 from agent_tui.tools.skills.catalog import SkillScope
-from agent_tui.ui.screens.call_preview import title
+from agent_tui.settings.local_rules import lasting_rules
+from agent_tui.ui.screens.approval_choices import choices_for
+from agent_tui.ui.screens.call_preview import body, title
 from agent_tui.ui.widgets.read_fold import ReadRun
 from agent_tui.ui.widgets.transcript_blocks import ToolBlock
 from tests.fake_api import Reply
@@ -91,14 +93,32 @@ class PeekTool(Tool[PeekInput]):
         return ToolResult.ok(args.note)
 
 
+class ChantInput(BaseModel):
+    command: str
+
+
+class ChantTool(Tool[ChantInput]):
+    name = "chant"
+    claude_name = "Chant"
+    rule_subject = RuleSubject.COMMAND
+    description = "Chant a command line."
+    Input = ChantInput
+
+    async def run(self, args: ChantInput, ctx: ToolContext) -> ToolResult:
+        return ToolResult.ok(args.command)
+
+
+NEW_TOOLS: tuple[type[Tool], ...] = (StampTool, PeekTool, ChantTool)
+
+
 @pytest.fixture(autouse=True)
 def registered() -> Iterator[None]:
     """The registration line a new tool needs (``tools/catalog.py`` holds the built-in
     ones'); forgotten after each test, so the rest of the suite never sees these."""
-    for tool in (StampTool, PeekTool):
+    for tool in NEW_TOOLS:
         register_tool(tool)
     yield
-    for tool in (StampTool, PeekTool):
+    for tool in NEW_TOOLS:
         tool_names.forget(tool.name)
 
 
@@ -147,6 +167,21 @@ def test_a_new_tool_s_plan_mode_verdict_and_permission_wording_are_its_own(tmp_p
     edits = _ruling(StampTool(), {"path": "a.txt"}, tmp_path, PermissionMode.ACCEPT_EDITS)
     assert edits.verdict is Verdict.ALLOW
     assert title("stamp_file") == "Stamp file" and title("peek_note") == "Tool Peek"
+
+
+def _asked(name: str, tool_input: dict) -> PermissionRequested:
+    return PermissionRequested(turn_id="t1", tool_use_id="toolu_1", name=name, summary="",
+                               input=tool_input, rule="mode:ask")
+
+
+def test_the_prompt_offers_a_new_tool_the_answers_its_facts_call_for():
+    assert lasting_rules("chant", {"command": "make test"}) == [
+        rule.replace("Bash", "Chant") for rule in lasting_rules("bash", {"command": "make test"})]
+    second = choices_for(_asked("chant", {"command": "make test"}))[1]
+    assert second.label == "Yes, and don't ask again for: make test *"
+    assert second.rules == ("Chant(make test *)",)
+    assert "allow all edits" in choices_for(_asked("stamp_file", {"path": "a"}))[1].label
+    assert body("chant", {"command": "make test"}, {}).plain == "make test"
 
 
 def test_a_new_tool_is_shown_by_its_kind_summary_and_fold(tmp_path):

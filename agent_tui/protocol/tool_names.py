@@ -169,11 +169,6 @@ CLAUDE_NAMES: Mapping[str, str] = _Names(_claude_names)
 #: Claude Code's -> ours, with its older and newer spellings of the same tools.
 OUR_NAMES: Mapping[str, str] = _Names(_our_names)
 
-#: The tools whose subject is a file path, in Claude Code's names (``Read(...)``,
-#: ``Edit(...)`` rules; Claude Code's ``Edit`` rules cover every tool that edits).
-PATH_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"})
-
-
 def every_tool() -> list[ToolFacts]:
     """Every tool we know by name: the built-in ones, Claude Code's that we do not have,
     and any registered since."""

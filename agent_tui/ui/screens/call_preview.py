@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.text import Text
 
-from agent_tui.protocol.tool_names import MCP_PREFIX, claude_name, facts
+from agent_tui.protocol.tool_names import MCP_PREFIX, RuleSubject, claude_name, facts
 from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.render.states import role_style
 
@@ -75,9 +75,11 @@ def _command(tool_input: dict[str, Any], variables: dict[str, str]) -> Text:
 
 def body(name: str, tool_input: dict[str, Any], variables: dict[str, str]) -> Text:
     """The call, for a prompt that shows no diff and no plan."""
-    if name == "bash" and isinstance(tool_input.get("command"), str):
+    given = facts(name)
+    subject = given.rule_subject if given is not None else RuleSubject.NONE
+    if subject is RuleSubject.COMMAND and isinstance(tool_input.get("command"), str):
         return _command(tool_input, variables)
-    if name == "web_fetch" and isinstance(tool_input.get("url"), str):
+    if subject is RuleSubject.DOMAIN and isinstance(tool_input.get("url"), str):
         out = Text(clean(tool_input["url"]), style="bold")
         rest = arguments(tool_input, variables, skip=("url",))
         return out.append("\n").append_text(rest) if rest else out
