@@ -136,9 +136,15 @@ class ReadFileTool(Tool[ReadFileInput]):
 
 
 class _WriteTool(Tool[In]):
-    """What both write tools share: the pre-image hook and the guarded write."""
+    """What both write tools share: the pre-image hook and the guarded write, and what
+    they are to hooks, rules and the front ends (Claude Code's ``Edit`` family)."""
 
     read_only = False
+    claude_keys = {"path": "file_path"}
+    acp_kind = "edit"
+    file_access = FileAccess.EDITS
+    family_rule = True
+    rule_subject = RuleSubject.PATH
     reports_own_writes = True
 
     def __init__(
@@ -199,12 +205,7 @@ class WriteFileInput(_Input):
 class WriteFileTool(_WriteTool[WriteFileInput]):
     name = "write_file"
     claude_name = "Write"
-    claude_keys = {"path": "file_path"}
     prompt_title = "Write file"
-    acp_kind = "edit"
-    file_access = FileAccess.EDITS
-    family_rule = True
-    rule_subject = RuleSubject.PATH
     description = (
         "Create a file in the workspace, or replace one entirely. Missing parent folders "
         "are created; the write is atomic and can be rewound.\n"
@@ -259,12 +260,7 @@ class EditFileInput(_Input):
 class EditFileTool(_WriteTool[EditFileInput]):
     name = "edit_file"
     claude_name = "Edit"
-    claude_keys = {"path": "file_path"}
     prompt_title = "Edit file"
-    acp_kind = "edit"
-    file_access = FileAccess.EDITS
-    family_rule = True
-    rule_subject = RuleSubject.PATH
     description = (
         "Change a file in the workspace: replace one exact occurrence of `old_string` "
         "with `new_string`. Read the file first.\n"
