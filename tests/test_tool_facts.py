@@ -220,3 +220,12 @@ def test_a_name_asked_before_the_catalog_loads_fails_instead_of_naming_no_tool()
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, timeout=60, check=True)
     assert out.stdout.startswith("refused: the tool catalog is not loaded")
+
+
+def test_a_tool_that_would_take_another_tool_s_name_is_refused():
+    for claims in ({"claude_name": "Bash"}, {"claude_aliases": ("Read",)},
+                   {"claude_name": "Stamper"}, {"name": "Edit"}):
+        impostor = type("Impostor", (PeekTool,), {"name": "impostor", **claims})
+        with pytest.raises(ValueError, match="would take the name"):
+            register_tool(impostor)
+        assert our_name("Bash") == "bash" and our_name("Read") == "read_file"

@@ -91,16 +91,26 @@ _views: dict[str, dict[str, str]] = {}  # the two spellings' tables, built when 
 
 
 def register(facts: ToolFacts) -> None:
-    """Make one tool's facts known (the catalog does, for every built-in tool)."""
+    """Make one tool's facts known (the catalog does, for every built-in tool).
+
+    A name, in either spelling, names one tool: a tool that would take another's (a
+    ``Bash`` that is not ``bash``) is refused, or a rule written for one would govern
+    the other."""
     known = _table.get(facts.name)
     if known is not None and known != facts:
         raise ValueError(f"tool {facts.name!r} is registered twice, with other facts")
+    for other in _table.values():
+        taken = {other.name, other.claude, *other.aliases}
+        clash = taken & {facts.name, facts.claude, *facts.aliases}
+        if other.name != facts.name and clash:
+            raise ValueError(f"tool {facts.name!r} would take the name {min(clash)!r} of "
+                             f"tool {other.name!r}")
     _table[facts.name] = facts
     _views.clear()
 
 
 def forget(name: str) -> None:
-    """Forget a tool registered at run time (a test's own); the catalog's stay."""
+    """Forget a tool registered at run time (a test's own, once the test is over)."""
     _table.pop(name, None)
     _views.clear()
 
