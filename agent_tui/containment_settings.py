@@ -102,12 +102,6 @@ class Sandbox(BaseModel):
     allow_write: list[str] = Field(default_factory=list)
 
 
-KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
-    ("limits",): ["pids", "memory", "graceSeconds", "stopHookContinues"],
-    ("sandbox",): ["enabled", "network", "allowWrite"],
-}
-
-
 def merge(
     limits: Limits, mine: Sandbox, their_limits: LimitsSection, theirs: SandboxSection,
     project: bool,

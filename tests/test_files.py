@@ -16,14 +16,8 @@ from agent_tui.cancel import CancelScope, Cancelled
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.calls.tool import InvalidInput, ToolContext, ToolResult
 from agent_tui.files import workspace as workspace_mod
-from agent_tui.tools.files import (
-    DEFAULT_LINES,
-    MAX_LINE_CHARS,
-    MAX_OUTPUT_CHARS,
-    EditFileTool,
-    ReadFileTool,
-    WriteFileTool,
-)
+from agent_tui.tools.file_lines import DEFAULT_LINES, MAX_LINE_CHARS, MAX_OUTPUT_CHARS
+from agent_tui.tools.files import EditFileTool, ReadFileTool, WriteFileTool
 from agent_tui.files.workspace import OutsideWorkspace, Workspace, WorkspaceError
 
 SECRET = b"SECRET, do not touch\n"

@@ -26,7 +26,7 @@ control (docs/acp.md); the view only shows it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any, assert_never, get_args
 
 from acp import (
     plan_entry,
@@ -79,24 +79,13 @@ from agent_tui.core.journal.records import Record
 from agent_tui.core.modes.plan import plan_of
 from agent_tui.core.calls.tool import ToolSet
 from agent_tui.protocol.states import PlanItemState, TodoPriority
+from agent_tui.protocol.tool_names import facts
 
 META_KEY = "agent_tui"
 OUTPUT_TAIL = 16_000  # characters of live output shown while a tool runs
 
-TOOL_KINDS: dict[str, ToolKind] = {
-    "bash": "execute",
-    "kill_shell": "execute",
-    "read_file": "read",
-    "bash_output": "read",
-    "write_file": "edit",
-    "edit_file": "edit",
-    "task": "think",
-    "grep": "search",
-    "glob": "search",
-    "web_fetch": "fetch",
-    "web_search": "fetch",  # it reads from the web, as web_fetch does
-    "todo_write": "think",
-}
+#: ACP's kinds of tool call, by their names (a tool says its own: ``acp_kind``).
+_KINDS: dict[str, ToolKind] = {kind: kind for kind in get_args(ToolKind)}
 
 _S = ToolState
 ACP_STATUS: dict[ToolState, ToolCallStatus] = {
@@ -128,7 +117,8 @@ PLAN_PRIORITY: dict[TodoPriority, PlanEntryPriority] = {
 
 
 def tool_kind(name: str) -> ToolKind:
-    return TOOL_KINDS.get(name, "other")
+    given = facts(name)
+    return _KINDS.get(given.acp_kind, "other") if given is not None else "other"
 
 
 def tool_locations(name: str, tool_input: dict[str, Any] | None, workspace: Path) -> list[ToolCallLocation]:

@@ -35,19 +35,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agent_tui.core.services.hooks_port import HookAnswer, HookRun
 from agent_tui.protocol.states import HookDecision, HookEnding, HookEvent
 from agent_tui.hooks.config import HookCommand, OnFailure
+from agent_tui.hooks.events import event_facts
 from agent_tui.hooks.runner import CommandRun
 
 E = HookEvent
 D = HookDecision
 
 #: Events whose hooks gate something: a failed hook of these may block.
-GATES = frozenset({E.PRE_TOOL_USE, E.USER_PROMPT_SUBMIT, E.PRE_COMPACT})
+GATES = frozenset(e for e in E if event_facts(e).gates)
 #: Events whose hooks cannot block anything: exit 2 and ``decision`` only say something.
-CANNOT_BLOCK = frozenset({E.SESSION_START, E.SETUP, E.SUBAGENT_START, E.SESSION_END})
+CANNOT_BLOCK = frozenset(e for e in E if not event_facts(e).can_block)
 #: Events where a block means "do not stop yet" (the reason is the next instruction).
-STOPS = frozenset({E.STOP, E.SUBAGENT_STOP})
+STOPS = frozenset(e for e in E if event_facts(e).stops)
 #: Events whose plain stdout (exit 0, not JSON) is context for the model.
-STDOUT_IS_CONTEXT = frozenset({E.USER_PROMPT_SUBMIT, E.SESSION_START})
+STDOUT_IS_CONTEXT = frozenset(e for e in E if event_facts(e).stdout_is_context)
 #: ``hookSpecificOutput`` fields of Claude Code that agent-tui does not act on: named
 #: to the user when a hook answers with one, never silently dropped.
 UNSUPPORTED_SPECIFIC = frozenset({

@@ -41,6 +41,7 @@ from agent_tui.protocol.states import HookEvent
 from agent_tui.settings import LoadedSettings
 from agent_tui.settings.problems import SettingsProblem, json_type
 from agent_tui.settings.schema import HooksSource
+from agent_tui.hooks.events import Subject, event_facts
 from agent_tui.hooks.matchers import Matcher
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -50,20 +51,6 @@ OTHER_CLAUDE_EVENTS = frozenset({
     "TeammateIdle", "TaskCompleted",
     "ConfigChange", "WorktreeCreate", "WorktreeRemove",
 })
-#: What the matchers of the other events with a subject filter, in Claude Code's words.
-_SUBJECTS: dict[HookEvent, frozenset[str]] = {
-    HookEvent.SESSION_START: frozenset({"startup", "resume", "clear", "compact"}),
-    HookEvent.SETUP: frozenset({"init", "maintenance"}),
-    HookEvent.PRE_COMPACT: frozenset({"manual", "auto"}),
-    HookEvent.POST_COMPACT: frozenset({"manual", "auto"}),
-    HookEvent.NOTIFICATION: frozenset({
-        "permission_prompt", "idle_prompt", "auth_success", "elicitation_dialog"}),
-    HookEvent.STOP_FAILURE: frozenset({
-        "rate_limit", "authentication_failed", "billing_error", "invalid_request",
-        "server_error", "max_output_tokens", "unknown"}),
-    HookEvent.SESSION_END: frozenset({
-        "clear", "logout", "prompt_input_exit", "bypass_permissions_disabled", "other"}),
-}
 _GROUP_KEYS = ("matcher", "hooks")
 _HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage", "if", "async",
               "asyncRewake", "shell", "once", "args")
@@ -208,9 +195,8 @@ def parse_hooks(source: HooksSource) -> tuple[list[HookCommand], list[SettingsPr
     return commands, problems
 
 
-TOOL_EVENTS = frozenset({HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE,
-                         HookEvent.POST_TOOL_USE_FAILURE, HookEvent.PERMISSION_REQUEST,
-                         HookEvent.PERMISSION_DENIED})
+#: The events whose matcher is tried against a tool's name (``if`` takes a rule there).
+TOOL_EVENTS = frozenset(e for e in HookEvent if event_facts(e).subject is Subject.TOOL)
 
 
 def _condition(event: HookEvent, hook: dict[str, Any]) -> Rule | None:
@@ -248,9 +234,10 @@ def _unknown_subjects(event: HookEvent, matcher: Matcher) -> str:
                     "Bash, Read, Edit|Write, mcp__server__tool, or agent-tui's own); the "
                     "matcher never matches it")
         return ""
-    known = _SUBJECTS.get(event)
-    if known is None:
+    facts = event_facts(event)
+    if facts.subject is not Subject.WORD:
         return ""
+    known = facts.words
     names = sorted(n for n in matcher.names() if n not in known)
     if not names:
         return ""

@@ -4,9 +4,9 @@
 plan mode allows:
 
 - a deny stays a deny (the user's rules beat every mode);
-- a read-only call, and the tools that only plan or look (``todo_write``, ``task``,
-  whose sub-agents are decided by this same policy, ``web_fetch``, ``web_search``, ``skill``,
-  ``exit_plan_mode``), keep their ruling;
+- a read-only call, and the tools that only plan or look (those whose ``plans`` is
+  true: ``todo_write``, ``task``, whose sub-agents are decided by this same policy,
+  ``web_fetch``, ``web_search``, ``skill``, ``exit_plan_mode``), keep their ruling;
 - a call the tool can run in a read-only sandbox (a command, where bubblewrap runs:
   the whole file system read-only, a private ``/tmp``, no network) is allowed there,
   and only there, whatever an allow rule said;
@@ -25,10 +25,6 @@ from agent_tui.protocol import Verdict
 
 EXIT_PLAN_MODE = "exit_plan_mode"
 
-#: Tools that write nothing of the user's, though they are not read-only calls.
-PLANNING_TOOLS = frozenset({"todo_write", "task", "web_fetch", "web_search", "skill",
-                            EXIT_PLAN_MODE})
-
 #: The ruling's ``rule``: not ``mode:``, so a hook's "allow" (which only skips a mode's
 #: ask) cannot lift plan mode's refusal or its sandbox.
 RULE = "plan:read-only"
@@ -38,7 +34,7 @@ def planning(tool: AnyTool, args: BaseModel, ruling: Ruling) -> Ruling:
     """The ruling of one call in plan mode (see the module's docstring)."""
     if ruling.verdict is Verdict.DENY:
         return ruling
-    if tool.is_read_only(args) or tool.name in PLANNING_TOOLS:
+    if tool.is_read_only(args) or tool.plans:
         return ruling
     if tool.can_run_read_only(args):
         return Ruling(verdict=Verdict.ALLOW, rule=RULE, confinement=Confinement.READ_ONLY,
@@ -48,11 +44,7 @@ def planning(tool: AnyTool, args: BaseModel, ruling: Ruling) -> Ruling:
 
 def refusal(tool: AnyTool) -> str:
     """What the model is told of a call plan mode refuses."""
-    if tool.name == "bash":
-        what = ("commands run only in a read-only sandbox in plan mode, and bubblewrap, "
-                "which that needs, cannot run here")
-    else:
-        what = f"{tool.name} can change files or other state"
+    what = tool.plan_refusal()
     return (f"Not run: the session is in plan mode, which is read-only ({what}). "
             "Look around with the read-only tools, then present the plan with "
             "exit_plan_mode; the user approves it before anything is changed.")

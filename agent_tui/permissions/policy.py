@@ -72,19 +72,18 @@ from agent_tui.permissions.plan import EXIT_PLAN_MODE, planning
 from agent_tui.permissions.rule_paths import parse_path_spec
 from agent_tui.permissions.rules import (
     DOMAIN_PREFIX,
-    FAMILIES,
     InvalidRule,
-    PATH_SUBJECT_TOOLS,
     PermissionRules,
     Rule,
     domain_matches,
     is_pattern,
     name_matches,
+    rule_subject,
 )
 from agent_tui.permissions.command_guard import doubt_ruling, file_ruling, reads_only
 from agent_tui.permissions.command_judge import allowed_by, first_match
 from agent_tui.permissions.shell_parse import parse_command
-from agent_tui.protocol.tool_names import claude_name
+from agent_tui.protocol.tool_names import FileAccess, RuleSubject, claude_name, facts
 
 
 class SubjectKind(StrEnum):
@@ -98,9 +97,6 @@ class SubjectKind(StrEnum):
 
 class Permissions:
     """The permission policy of a session (implements ``core.permission.PermissionPolicy``)."""
-
-    # tools ``accept-edits`` lets through when their path is inside the workspace
-    EDIT_TOOLS = frozenset({"write_file", "edit_file"})
 
     def __init__(
         self,
@@ -128,7 +124,8 @@ class Permissions:
         """Whether ``rule`` matches a call of tool ``name`` (ours) with ``tool_input``
         (our keys) as a deny or ask rule would: any part of a command, wrappers seen
         through (a hook's ``if`` condition: a guard runs whenever it may be at stake)."""
-        kind, subject = _subject_of(name, tool_input, has_path=name in PATH_SUBJECT_TOOLS)
+        kind, subject = _subject_of(name, tool_input,
+                                    has_path=rule_subject(name) is RuleSubject.PATH)
         return self._matches(rule, name, kind, subject, broad=True)
 
     def set_mode(self, mode: PermissionMode) -> None:
@@ -220,7 +217,7 @@ class Permissions:
                     rule=f"deny:{rule.text}",
                     reason=f"denied by rule {rule.text}",
                 )
-        if kind is SubjectKind.PATH and tool.name in FAMILIES["edit_file"] and (
+        if kind is SubjectKind.PATH and tool.file_access is FileAccess.EDITS and (
                 secret := self.read_denied(subject)):
             # an edit's answer ("not found", "occurs 3 times") would spell the file out
             return Ruling(verdict=Verdict.DENY, rule=f"deny:{secret}",
@@ -270,7 +267,7 @@ class Permissions:
             return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="runs in the sandbox")
         if (
             self.mode is PermissionMode.ACCEPT_EDITS
-            and tool.name in self.EDIT_TOOLS
+            and tool.file_access is FileAccess.EDITS
             and kind is SubjectKind.PATH
             and self._inside(subject)
         ):  # the guard files asked before (guard_files.py)
@@ -282,10 +279,8 @@ class Permissions:
             what = "runs a command"
         elif kind is SubjectKind.DOMAIN:
             what = f"fetches from {subject}"
-        elif tool.name == "web_search":
-            what = "sends the query to a web search (billed per search)"
         else:
-            what = "may have side effects"
+            what = tool.asks_because
         return Ruling(verdict=Verdict.ASK, rule=rule, reason=f"{claude_name(tool.name)} {what}")
 
     def _no_one_to_ask(self, tool: AnyTool, args: BaseModel, ruling: Ruling) -> str:
@@ -413,19 +408,22 @@ def _subject_of(name: str, given: Mapping[str, Any], *, has_path: bool) -> tuple
     path = given.get("path")
     if isinstance(path, str):
         return SubjectKind.PATH, path
-    if path is None and name in PATH_SUBJECT_TOOLS and has_path:
+    if path is None and rule_subject(name) is RuleSubject.PATH and has_path:
         return SubjectKind.PATH, "."  # Glob and Grep without a path search the workspace
     url = given.get("url")
     if isinstance(url, str):
         return SubjectKind.DOMAIN, url_host(url) or ""
-    named = given.get(_NAMED[name]) if name in _NAMED else None
+    named = given.get(key) if (key := _names_key(name)) else None
     if isinstance(named, str):
         return SubjectKind.NAME, named
     return SubjectKind.NONE, ""
 
 
-#: Tools whose rules name what they start: ``Task(code-reviewer)``, ``Skill(pdf)``.
-_NAMED = {"task": "subagent_type", "skill": "name"}
+def _names_key(name: str) -> str:
+    """The input key naming what a call starts, for a tool whose rules name it
+    (``Task(code-reviewer)``, ``Skill(pdf)``: its ``names_key``); empty for any other."""
+    given = facts(name)
+    return given.names_key if given is not None and given.rule_subject is RuleSubject.NAME else ""
 
 
 def url_host(url: str) -> str | None:

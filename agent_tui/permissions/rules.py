@@ -37,7 +37,17 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agent_tui.permissions.rule_paths import PathSpec, parse_path_spec
-from agent_tui.protocol.tool_names import CLAUDE_NAMES, OUR_NAMES, claude_name, is_mcp, our_name
+from agent_tui.protocol.tool_names import (
+    CLAUDE_NAMES,
+    OUR_NAMES,
+    FileAccess,
+    RuleSubject,
+    claude_name,
+    every_tool,
+    facts,
+    is_mcp,
+    our_name,
+)
 
 
 class InvalidRule(ValueError):
@@ -47,18 +57,20 @@ class InvalidRule(ValueError):
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.\-*?\[\]!]+")
 _WILDCARDS = frozenset("*?[")
 
-#: Claude Code's rule names that stand for more than their own tool (ours).
-_READ_FAMILY = frozenset({"read_file", "glob", "grep"})
-_EDIT_FAMILY = frozenset({"write_file", "edit_file", "multi_edit", "notebook_edit"})
-FAMILIES: dict[str, frozenset[str]] = {
-    "read_file": _READ_FAMILY,
-    **{name: _EDIT_FAMILY for name in _EDIT_FAMILY},
-}
+def family(ours: str) -> frozenset[str]:
+    """The tools (ours) a rule naming ``ours`` governs: a tool whose ``family_rule`` is
+    set governs every tool of its file access (``Read``: Glob and Grep too; ``Edit``,
+    ``Write``: every tool that edits), any other only itself."""
+    given = facts(ours)
+    if given is None or not given.family_rule or given.file_access is FileAccess.NONE:
+        return frozenset({ours})
+    return frozenset(f.name for f in every_tool() if f.file_access is given.file_access)
 
-#: Tools whose subject is a path, in our names.
-PATH_SUBJECT_TOOLS = _READ_FAMILY | _EDIT_FAMILY
-#: Tools whose calls have a subject a specifier can match (command, path, URL, name).
-SUBJECT_TOOLS = PATH_SUBJECT_TOOLS | {"bash", "web_fetch", "task", "skill"}
+
+def rule_subject(ours: str) -> RuleSubject:
+    """What a rule's specifier matches of a call of ``ours`` (NONE: an unknown tool)."""
+    given = facts(ours)
+    return given.rule_subject if given is not None else RuleSubject.NONE
 
 
 def _known_names() -> list[str]:
@@ -122,7 +134,7 @@ class Rule(BaseModel):
         tool, tools = _resolve_tool(text, written)
         legacy = written in CLAUDE_NAMES  # agent-tui's own spelling: its old meanings hold
         path = None
-        if spec is not None and (tools & PATH_SUBJECT_TOOLS):
+        if spec is not None and any(rule_subject(t) is RuleSubject.PATH for t in tools):
             path = parse_path_spec(spec, settings_root=settings_root, legacy=legacy)
         shown = claude_name(tool) if not any(c in tool for c in _WILDCARDS) else written
         shown = shown if spec is None else f"{shown}({spec})"
@@ -138,7 +150,8 @@ class Rule(BaseModel):
     def specifier_can_match(self) -> bool:
         """False for ``TodoWrite(x)`` or ``mcp__s__t(x)``: those calls have nothing a
         specifier could match, so the rule would never match."""
-        return self.specifier is None or self.exact or bool(self.tools & SUBJECT_TOOLS)
+        return (self.specifier is None or self.exact
+                or any(rule_subject(t) is not RuleSubject.NONE for t in self.tools))
 
     def matches_tool(self, name: str) -> bool:
         if self.exact:
@@ -171,7 +184,7 @@ def _resolve_tool(text: str, written: str) -> tuple[str, frozenset[str]]:
     ours = our_name(written)
     if ours is None:
         raise InvalidRule(unknown_tool_message(text, written))
-    return ours, FAMILIES.get(ours, frozenset({ours}))
+    return ours, family(ours)
 
 
 # -- commands ---------------------------------------------------------------------

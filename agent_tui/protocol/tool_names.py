@@ -2,8 +2,9 @@
 
 A user writes and reads Claude Code's names (``Bash``, ``Read``, ``Edit``...) in
 permission rules, hook matchers, hook payloads, ``/permissions`` and notices; the model
-sees agent-tui's own (``bash``, ``read_file``...). This module is the one table between
-the two, so every layer translates the same way:
+sees agent-tui's own (``bash``, ``read_file``...). Each tool says its Claude Code name
+and input keys itself (``core/calls/tool.py``); the tool catalog (``tools/catalog.py``)
+registers them here, so every layer, even one below the tools, translates the same way:
 
 - :func:`claude_name` gives the name a user sees for one of our tools (an MCP tool,
   ``mcp__SERVER__TOOL``, and a name we do not know are given back as they are);
@@ -11,60 +12,183 @@ the two, so every layer translates the same way:
   neither (so a rule naming no tool can be warned about);
 - :func:`claude_input` turns one call's input into the shape Claude Code's tool takes
   (``path`` becomes an absolute ``file_path``, ``timeout_ms`` becomes ``timeout``), and
-  :func:`our_input` turns such a shape (a hook's ``updatedInput``) back.
+  :func:`our_input` turns such a shape (a hook's ``updatedInput``) back;
+- :func:`facts` gives the rest of what a tool says of itself to those layers.
+
+The table is filled once, at the first question, by the loader the entry point gives
+(:func:`load_with`); asked with no loader and nothing registered, it raises rather than
+answer "no such tool" (a deny rule naming ``Bash`` must never read as naming nothing).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
-
-#: Ours -> Claude Code's, for every built-in tool and the ones Claude Code has that we
-#: name the same way when they exist here (``multi_edit``, ``web_search``, ``skill``,
-#: ``exit_plan_mode``).
-CLAUDE_NAMES: dict[str, str] = {
-    "bash": "Bash",
-    "read_file": "Read",
-    "write_file": "Write",
-    "edit_file": "Edit",
-    "multi_edit": "MultiEdit",
-    "glob": "Glob",
-    "grep": "Grep",
-    "web_fetch": "WebFetch",
-    "web_search": "WebSearch",
-    "task": "Task",
-    "todo_write": "TodoWrite",
-    "skill": "Skill",
-    "bash_output": "BashOutput",
-    "kill_shell": "KillShell",
-    "exit_plan_mode": "ExitPlanMode",
-    "notebook_edit": "NotebookEdit",
-}
-
-#: Claude Code's -> ours.
-OUR_NAMES: dict[str, str] = {claude: ours for ours, claude in CLAUDE_NAMES.items()}
-# Claude Code's older and newer spellings of the same tools.
-OUR_NAMES.update({"Agent": "task", "LS": "glob"})
 
 MCP_PREFIX = "mcp__"
 
-#: The tools whose subject is a file path, in Claude Code's names (``Read(...)``,
-#: ``Edit(...)`` rules; Claude Code's ``Edit`` rules cover every tool that edits).
-PATH_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"})
 
-#: Our input key -> Claude Code's, per tool (ours on the left, as the model sends it).
-_KEYS: dict[str, dict[str, str]] = {
-    "read_file": {"path": "file_path"},
-    "write_file": {"path": "file_path"},
-    "edit_file": {"path": "file_path"},
-    "multi_edit": {"path": "file_path"},
-    "bash": {"timeout_ms": "timeout"},
-    "grep": {"context": "-C"},
-    "bash_output": {"shell_id": "bash_id"},
-    "kill_shell": {"shell_id": "shell_id"},
-    "skill": {"name": "skill"},
-}
+class FileAccess(StrEnum):
+    """The files a tool's calls read or edit, by their path: Claude Code's ``Read`` rules
+    govern the tools that read files, its ``Edit`` rules the tools that edit them."""
+
+    NONE = "none"
+    READS = "reads"
+    EDITS = "edits"
+
+
+class RuleSubject(StrEnum):
+    """What of a call a permission rule's specifier matches (``Bash(npm test)``)."""
+
+    NONE = "none"  # nothing: ``TodoWrite(x)`` would never match
+    PATH = "path"
+    COMMAND = "command"
+    DOMAIN = "domain"  # ``WebFetch(domain:example.com)``
+    NAME = "name"  # what the call starts: ``Task(code-reviewer)``, ``Skill(pdf)``
+
+
+@dataclass(frozen=True)
+class ToolFacts:
+    """What one tool says of itself that layers without the tool read by its name."""
+
+    name: str  # ours, as the model sees it
+    claude: str  # Claude Code's name for it
+    # Claude Code's other spellings of the same tool (older or newer names).
+    aliases: tuple[str, ...] = ()
+    # Our input key -> Claude Code's (``path`` -> ``file_path``), as hooks see the input.
+    keys: Mapping[str, str] = field(default_factory=dict)
+    # The permission prompt's heading (empty: "Tool" and the Claude Code name).
+    prompt_title: str = ""
+    # ACP's kind of tool call: "read", "edit", "execute", "search", "fetch", "think"...
+    acp_kind: str = "other"
+    # (verb, one, many) for a tool whose consecutive calls fold into one transcript line.
+    folds_as: tuple[str, str, str] | None = None
+    # The files its calls read or edit, and whether a rule naming it governs every tool
+    # of that access (``Read``: Glob and Grep too; ``Edit``, ``Write``: every editor).
+    file_access: FileAccess = FileAccess.NONE
+    family_rule: bool = False
+    # What a rule's specifier matches, and for NAME the input key that names it.
+    rule_subject: RuleSubject = RuleSubject.NONE
+    names_key: str = ""
+
+
+#: Claude Code's tools that agent-tui does not have, named the way ours would be, so a
+#: rule or matcher naming them still parses (``Edit`` rules cover ``MultiEdit`` too).
+_CLAUDE_ONLY = (
+    ToolFacts("multi_edit", "MultiEdit", keys={"path": "file_path"}, prompt_title="Edit file",
+              file_access=FileAccess.EDITS, family_rule=True, rule_subject=RuleSubject.PATH),
+    ToolFacts("notebook_edit", "NotebookEdit", file_access=FileAccess.EDITS, family_rule=True,
+              rule_subject=RuleSubject.PATH),
+)
+
+_table: dict[str, ToolFacts] = {f.name: f for f in _CLAUDE_ONLY}
+_loader: Callable[[], None] | None = None
+_loaded = False
+_views: dict[str, dict[str, str]] = {}  # the two spellings' tables, built when first read
+
+
+def register(facts: ToolFacts) -> None:
+    """Make one tool's facts known (the catalog does, for every built-in tool).
+
+    A name, in either spelling, names one tool: a tool that would take another's (a
+    ``Bash`` that is not ``bash``) is refused, or a rule written for one would govern
+    the other."""
+    known = _table.get(facts.name)
+    if known is not None and known != facts:
+        raise ValueError(f"tool {facts.name!r} is registered twice, with other facts")
+    for other in _table.values():
+        taken = {other.name, other.claude, *other.aliases}
+        clash = taken & {facts.name, facts.claude, *facts.aliases}
+        if other.name != facts.name and clash:
+            raise ValueError(f"tool {facts.name!r} would take the name {min(clash)!r} of "
+                             f"tool {other.name!r}")
+    _table[facts.name] = facts
+    _views.clear()
+
+
+def forget(name: str) -> None:
+    """Forget a tool registered at run time (a test's own, once the test is over)."""
+    _table.pop(name, None)
+    _views.clear()
+
+
+def load_with(loader: Callable[[], None]) -> None:
+    """Where the built-in tools' facts come from: run once, at the first question."""
+    global _loader
+    _loader = loader
+
+
+def loaded() -> None:
+    """The catalog has registered every built-in tool."""
+    global _loaded
+    _loaded = True
+
+
+def _facts() -> dict[str, ToolFacts]:
+    if not _loaded:
+        if _loader is None:
+            raise RuntimeError("the tool catalog is not loaded (tool_names.load_with)")
+        _loader()
+        if not _loaded:
+            raise RuntimeError("the tool catalog's loader registered no tools")
+    return _table
+
+
+def facts(ours: str) -> ToolFacts | None:
+    """What the tool named ``ours`` says of itself, if it is one we know."""
+    return _facts().get(ours)
+
+
+class _Names(Mapping[str, str]):
+    """A read-only view of the table, one spelling to the other, built when first read."""
+
+    def __init__(self, build: Callable[[], dict[str, str]]) -> None:
+        self._build = build
+
+    def __getitem__(self, key: str) -> str:
+        return self._build()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._build())
+
+    def __len__(self) -> int:
+        return len(self._build())
+
+
+def _claude_names() -> dict[str, str]:
+    if "claude" not in _views:
+        _views["claude"] = {f.name: f.claude for f in _facts().values()}
+    return _views["claude"]
+
+
+def _our_names() -> dict[str, str]:
+    if "ours" not in _views:
+        found = {f.claude: f.name for f in _facts().values()}
+        found.update({alias: f.name for f in _facts().values() for alias in f.aliases})
+        _views["ours"] = found
+    return _views["ours"]
+
+
+#: Ours -> Claude Code's, for every built-in tool and the ones Claude Code has that we
+#: do not (``multi_edit``, ``notebook_edit``).
+CLAUDE_NAMES: Mapping[str, str] = _Names(_claude_names)
+
+#: Claude Code's -> ours, with its older and newer spellings of the same tools.
+OUR_NAMES: Mapping[str, str] = _Names(_our_names)
+
+def every_tool() -> list[ToolFacts]:
+    """Every tool we know by name: the built-in ones, Claude Code's that we do not have,
+    and any registered since."""
+    return list(_facts().values())
+
+
+def _keys(ours: str) -> Mapping[str, str]:
+    found = facts(ours)
+    return found.keys if found is not None else {}
+
 
 #: Keys whose value is a path that Claude Code gives absolute.
 _ABSOLUTE = frozenset({"file_path"})
@@ -97,7 +221,7 @@ def claude_input(ours: str, tool_input: Mapping[str, Any], workspace: str) -> di
     Keys we do not rename pass through; a relative path is made absolute against the
     workspace, as Claude Code's tools only take absolute paths.
     """
-    keys = _KEYS.get(ours, {})
+    keys = _keys(ours)
     given: dict[str, Any] = {}
     for key, value in tool_input.items():
         theirs = keys.get(key, key)
@@ -109,5 +233,5 @@ def claude_input(ours: str, tool_input: Mapping[str, Any], workspace: str) -> di
 
 def our_input(ours: str, claude_shaped: Mapping[str, Any]) -> dict[str, Any]:
     """The inverse of :func:`claude_input` (paths stay absolute: our tools take those)."""
-    back = {theirs: key for key, theirs in _KEYS.get(ours, {}).items()}
+    back = {theirs: key for key, theirs in _keys(ours).items()}
     return {back.get(key, key): value for key, value in claude_shaped.items()}

@@ -41,6 +41,7 @@ from agent_tui.atomic import write_atomic
 from agent_tui.permissions import InvalidRule, PermissionRules, parse_command
 from agent_tui.permissions.shell_model import SimpleCommand
 from agent_tui.permissions.shell_wrappers import SCRIPT_RUNNERS, SHELLS, WRAPPERS
+from agent_tui.protocol.tool_names import RuleSubject, claude_name, facts
 
 LOCAL_FILE = Path(".claude") / "settings.local.json"
 IGNORE_LINE = "**/.claude/settings.local.json"
@@ -110,14 +111,16 @@ def lasting_rules(name: str, tool_input: Mapping[str, Any], *, asked_by_rule: bo
     """The allow rules (Claude Code's text) to offer for this call; empty: none."""
     if asked_by_rule:
         return []
-    if name == "bash":
+    given = facts(name)
+    subject = given.rule_subject if given is not None else RuleSubject.NONE
+    if subject is RuleSubject.COMMAND:
         command = tool_input.get("command")
         specs = suggest_prefix(command) if isinstance(command, str) else []
-        return [f"Bash({spec})" for spec in specs]
-    if name == "web_fetch":
+        return [f"{claude_name(name)}({spec})" for spec in specs]
+    if subject is RuleSubject.DOMAIN:
         url = tool_input.get("url")
         host = _host(url) if isinstance(url, str) else None
-        return [f"WebFetch(domain:{host})"] if host else []
+        return [f"{claude_name(name)}(domain:{host})"] if host else []
     if name.startswith("mcp__") and re.fullmatch(r"mcp__[A-Za-z0-9_-]+", name):
         return [name]
     return []

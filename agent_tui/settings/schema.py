@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
     AfterValidator,
@@ -194,16 +195,17 @@ class HooksSource(BaseModel):
     where: dict[tuple[Any, ...], tuple[int, int]] = Field(default_factory=dict)
 
 
+def known_keys(model: type[BaseModel], at: tuple[str, ...] = ()) -> dict[tuple[str, ...], list[str]]:
+    """The keys a person may write, per object, read off the model and the section
+    models its fields hold (a field is the one place a key is named)."""
+    found = {at: [field.alias or name for name, field in model.model_fields.items()]}
+    for name, field in model.model_fields.items():
+        given = field.annotation
+        for inner in get_args(given) if get_origin(given) in (Union, UnionType) else (given,):
+            if isinstance(inner, type) and issubclass(inner, BaseModel):  # a section
+                found.update(known_keys(inner, (*at, field.alias or name)))
+    return found
+
+
 #: The keys a person may write, per object (for "did you mean" hints).
-KNOWN_KEYS: dict[tuple[str, ...], list[str]] = {
-    (): ["$schema", "permissions", "model", "theme", "env", "limits", "sandbox",
-         "contextWindow", "thinking", "effort", "prices", "hooks", "webFetch", "webSearch",
-         "apiKeyHelper", "enableAllProjectMcpServers", "enabledMcpjsonServers",
-         "disabledMcpjsonServers", "providers", "maxBudgetUsd", "outputStyle", "editorMode",
-         "enabledPlugins", "extraKnownMarketplaces", "statusLine"],
-    ("permissions",): ["allow", "ask", "deny", "defaultMode", "disableBypassPermissionsMode",
-                       "additionalDirectories"],
-    **cs.KNOWN_KEYS,
-    ("webFetch",): ["allowPrivate"],
-    ("webSearch",): ["enabled"],
-}
+KNOWN_KEYS: dict[tuple[str, ...], list[str]] = known_keys(SettingsFile)

@@ -298,6 +298,9 @@ class ShellIdInput(BaseModel):
 
 class BashOutputTool(Tool[ShellIdInput]):
     name = "bash_output"
+    claude_name = "BashOutput"
+    claude_keys = {"shell_id": "bash_id"}
+    acp_kind = "read"
     description = (
         "Read what a background bash command (run_in_background) printed since the last "
         "read, and its state: running, exited (with its exit code) or killed. Each "
@@ -330,6 +333,8 @@ class BashOutputTool(Tool[ShellIdInput]):
 
 class KillShellTool(Tool[ShellIdInput]):
     name = "kill_shell"
+    claude_name = "KillShell"
+    acp_kind = "execute"
     description = (
         "Stop a background bash command by its shell id: SIGTERM to it and everything it "
         "started, then SIGKILL after a short grace. Stop servers and watchers you "

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, field_validator
 from agent_tui.cancel import CancelReason
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.calls.tool import Confinement, Tool, ToolContext, ToolResult
+from agent_tui.protocol.tool_names import RuleSubject
 from agent_tui.credentials import command_env
 from agent_tui.tools.background import BackgroundJobs
 from agent_tui.runtime.guard_sweep import GuardBaseline, GuardSweep, take_baseline, wording
@@ -67,6 +68,11 @@ def bash_argv(command: str) -> list[str]:
 
 class BashTool(Tool[BashInput]):
     name = "bash"
+    claude_name = "Bash"
+    claude_keys = {"timeout_ms": "timeout"}
+    prompt_title = "Bash command"
+    acp_kind = "execute"
+    rule_subject = RuleSubject.COMMAND
     description = (
         "Run a shell command with `bash -c` in the workspace: builds, tests, git, package "
         "managers, scripts. Each call is a fresh shell (no state carries over: `cd` and "
@@ -158,6 +164,10 @@ class BashTool(Tool[BashInput]):
             return None
         moved = self.sweep.end(guards)
         return wording(moved) if moved else None
+
+    def plan_refusal(self) -> str:
+        return ("commands run only in a read-only sandbox in plan mode, and bubblewrap, "
+                "which that needs, cannot run here")
 
     def summary(self, args: BashInput) -> str:
         suffix = " (background)" if args.run_in_background else ""

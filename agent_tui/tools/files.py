@@ -21,10 +21,11 @@ from typing import Any, BinaryIO
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.cancel import Cancelled
-from agent_tui.protocol import SideEffects, ToolState
+from agent_tui.protocol import SideEffects
 from agent_tui.core.calls.tool import In, Tool, ToolContext, ToolResult
+from agent_tui.protocol.tool_names import FileAccess, RuleSubject
 from agent_tui.files.buffers import Editor, OpenBuffers, is_text, shown_text, write_through
-from agent_tui.files.images import read_image, sniff_image
+from agent_tui.files.images import sniff_image
 from agent_tui.files.preview import locate
 from agent_tui.files.workspace import (
     BeforeWrite,
@@ -34,18 +35,12 @@ from agent_tui.files.workspace import (
     WriteReport,
     pick_root,
 )
-from agent_tui.units import format_bytes
+from agent_tui.tools.file_lines import DEFAULT_LINES, MAX_LINE_CHARS, SNIFF_BYTES, read_lines
 
 OnBeforeWrite = Callable[[Path, "bytes | None"], None]
 OnAfterWrite = Callable[[Path, bytes], None]
 
-DEFAULT_LINES = 2000  # lines shown when the call gives no limit
-MAX_LINE_CHARS = 2000  # a longer line is cut
-MAX_OUTPUT_CHARS = 100_000  # read_file output, all lines together
-MAX_SCAN_BYTES = 64 * 1024 * 1024  # bytes read looking for an offset or a line end
 MAX_EDIT_BYTES = 32 * 1024 * 1024  # edit_file loads the whole file
-_SNIFF_BYTES = 8192  # a NUL byte in here means binary
-_LINE_BYTES = MAX_LINE_CHARS * 4  # UTF-8: at most 4 bytes a character
 
 
 class FileChanged(WorkspaceError):
@@ -77,6 +72,13 @@ class ReadFileInput(_Input):
 
 class ReadFileTool(Tool[ReadFileInput]):
     name = "read_file"
+    claude_name = "Read"
+    claude_keys = {"path": "file_path"}
+    acp_kind = "read"
+    folds_as = ("read", "file", "files")
+    file_access = FileAccess.READS
+    family_rule = True
+    rule_subject = RuleSubject.PATH
     description = (
         "Read a text file in the workspace. Read a file before you edit it; when you "
         "need several files, read them in one message (the reads run at once).\n"
@@ -116,13 +118,13 @@ class ReadFileTool(Tool[ReadFileInput]):
         try:
             with ws.open_read(args.path) as fh:
                 buffer = await self._buffer(ws, args.path, fh)
-                return _read_lines(buffer or fh, shown, args.offset or 1, args.limit)
+                return read_lines(buffer or fh, shown, args.offset or 1, args.limit)
         except (WorkspaceError, OSError) as exc:
             return ToolResult.error(describe_error(exc, shown))
 
     async def _buffer(self, ws: Workspace, path: str, fh: BinaryIO) -> BinaryIO | None:
         """The editor's text of a checked text file (``files/buffers.py``), or None."""
-        head = fh.read(_SNIFF_BYTES)
+        head = fh.read(SNIFF_BYTES)
         fh.seek(0)
         if sniff_image(head) is not None or b"\0" in head:
             return None
@@ -130,110 +132,19 @@ class ReadFileTool(Tool[ReadFileInput]):
         return io.BytesIO(text) if text is not None else None
 
 
-class _Lines:
-    """Lines of a file, each cut at ``_LINE_BYTES``, within a scan budget."""
-
-    def __init__(self, fh: BinaryIO) -> None:
-        self.fh = fh
-        self.budget = MAX_SCAN_BYTES
-        self.exhausted = False
-
-    def next(self) -> tuple[bytes, int] | None:
-        """(the line's first bytes, how many bytes were cut), or None at the end."""
-        if self.budget <= 0:
-            self.exhausted = self.fh.read(1) != b""
-            return None
-        raw = self.fh.readline(min(_LINE_BYTES, self.budget))
-        if not raw:
-            return None
-        self.budget -= len(raw)
-        cut = 0
-        if not raw.endswith(b"\n"):  # longer than we show (or the last line): skip the rest
-            while self.budget > 0:
-                chunk = self.fh.readline(min(1 << 16, self.budget))
-                if not chunk:
-                    break
-                self.budget -= len(chunk)
-                if chunk.endswith(b"\n"):
-                    cut += len(chunk) - 1  # the newline is not content
-                    break
-                cut += len(chunk)
-        return raw, cut
-
-
-def _read_lines(fh: BinaryIO, shown: str, start: int, limit: int | None) -> ToolResult:
-    size = fh.getbuffer().nbytes if isinstance(fh, io.BytesIO) else os.fstat(fh.fileno()).st_size
-    head = fh.read(_SNIFF_BYTES)
-    media = sniff_image(head)
-    if media is not None:  # a screenshot: the model looks at it
-        text, blocks = read_image(fh, size, media)
-        return ToolResult(outcome=ToolState.SUCCEEDED, content=f"{shown}: {text}", blocks=blocks)
-    if b"\0" in head:
-        return ToolResult.ok(f"{shown}: binary file, {size} bytes (not shown)")
-    if not head:
-        return ToolResult.ok(f"{shown} is empty (0 bytes)")
-    fh.seek(0)
-    want = limit if limit is not None else DEFAULT_LINES
-    lines = _Lines(fh)
-    out: list[str] = []
-    chars = 0
-    lineno = 0
-    stopped: str | None = None  # why we stopped before the end of the file
-    while True:
-        item = lines.next()
-        if item is None:
-            if lines.exhausted:
-                stopped = f"stopped after scanning {format_bytes(MAX_SCAN_BYTES)}"
-            break
-        lineno += 1
-        if lineno < start:
-            continue
-        if len(out) >= want:
-            stopped = "line limit reached" if limit is None else "more lines follow"
-            lineno -= 1
-            break
-        raw, cut = item
-        text = raw.decode("utf-8", errors="replace").rstrip("\n").rstrip("\r")
-        if len(text) > MAX_LINE_CHARS or cut:
-            extra = len(text) - MAX_LINE_CHARS
-            more = f"{extra} more characters" if not cut else f"{cut + max(extra, 0)}+ more bytes"
-            text = f"{text[:MAX_LINE_CHARS]}… [line cut: {more}]"
-        entry = f"{lineno:>6}\t{text}"
-        if chars + len(entry) + 1 > MAX_OUTPUT_CHARS and out:
-            stopped = f"output limit of {MAX_OUTPUT_CHARS} characters reached"
-            lineno -= 1
-            break
-        out.append(entry)
-        chars += len(entry) + 1
-    if not out:
-        if stopped:
-            return ToolResult.ok(f"{shown}: {stopped} before line {start}; nothing shown")
-        return ToolResult.ok(
-            f"{shown} has {lineno} lines; offset {start} is past the end (nothing shown)"
-        )
-    text = "\n".join(out)
-    if stopped:
-        text += (
-            f"\n[{shown}: showed lines {start}-{lineno}; {stopped}; "
-            f"read on with offset={lineno + 1}]"
-        )
-    result = ToolResult.ok(text)
-    result.details = {
-        "path": shown,
-        "first_line": start,
-        "last_line": lineno,
-        "complete": not stopped,
-    }
-    return result
-
-
 # -- write_file / edit_file -----------------------------------------------------------
 
 
 class _WriteTool(Tool[In]):
-    """What both write tools share: the pre-image hook and the guarded write."""
+    """What both write tools share: the pre-image hook and the guarded write, and what
+    they are to hooks, rules and the front ends (Claude Code's ``Edit`` family)."""
 
     read_only = False
+    claude_keys = {"path": "file_path"}
+    acp_kind = "edit"
+    file_access = FileAccess.EDITS
+    family_rule = True
+    rule_subject = RuleSubject.PATH
     reports_own_writes = True
 
     def __init__(
@@ -293,6 +204,8 @@ class WriteFileInput(_Input):
 
 class WriteFileTool(_WriteTool[WriteFileInput]):
     name = "write_file"
+    claude_name = "Write"
+    prompt_title = "Write file"
     description = (
         "Create a file in the workspace, or replace one entirely. Missing parent folders "
         "are created; the write is atomic and can be rewound.\n"
@@ -346,6 +259,8 @@ class EditFileInput(_Input):
 
 class EditFileTool(_WriteTool[EditFileInput]):
     name = "edit_file"
+    claude_name = "Edit"
+    prompt_title = "Edit file"
     description = (
         "Change a file in the workspace: replace one exact occurrence of `old_string` "
         "with `new_string`. Read the file first.\n"

@@ -30,6 +30,8 @@ class ExitPlanModeInput(BaseModel):
 
 class ExitPlanModeTool(Tool[ExitPlanModeInput]):
     name = "exit_plan_mode"
+    claude_name = "ExitPlanMode"
+    plans = True
     description = (
         "In plan mode, present your plan to the user for approval; once approved, you may "
         "carry it out. Use it when the plan is complete: you have read what you need, and "

@@ -2,13 +2,13 @@
 `task`, the plan, `web_fetch`, `web_search` (when settings enable it) and `skill`.
 
 The CLI calls :func:`default_tools` once per session and hands the :class:`ToolSet` to
-the core. The order is fixed (it is the order the model sees them in, and the prompt
-cache keys on it): read_file, write_file, edit_file, glob, grep, bash, bash_output,
-kill_shell, task, todo_write, web_fetch, web_search (only with settings
-``webSearch.enabled``), exit_plan_mode, skill (only when there are skills); MCP tools
-come after. The file tools take their workspace from each call's ``ToolContext``; the
-workspace given here is checked up front so a bad ``--cwd`` fails at startup, not at
-the first tool call.
+the core. The tools and their order come from the catalog's rows (``tools/catalog.py``;
+the order is the one the model sees them in, and the prompt cache keys on it):
+read_file, write_file, edit_file, glob, grep, bash, bash_output, kill_shell, task,
+todo_write, web_fetch, web_search (only with settings ``webSearch.enabled``),
+exit_plan_mode, skill (only when there are skills); MCP tools come after. The file
+tools take their workspace from each call's ``ToolContext``; the workspace given here
+is checked up front so a bad ``--cwd`` fails at startup, not at the first tool call.
 """
 
 from __future__ import annotations
@@ -18,17 +18,12 @@ import os
 from typing import TYPE_CHECKING
 
 from agent_tui.core.calls.tool import ToolSet
-from agent_tui.tools.files import (
-    EditFileTool,
-    OnAfterWrite,
-    OnBeforeWrite,
-    ReadFileTool,
-    WriteFileTool,
-)
+from agent_tui.tools.catalog import BUILT_IN, Offer
 
 if TYPE_CHECKING:
     from agent_tui.core.calls.agent_types import AgentTypes
     from agent_tui.tools.background import BackgroundJobs
+    from agent_tui.tools.files import OnAfterWrite, OnBeforeWrite
     from agent_tui.tools.skills import Skills
 
 
@@ -58,44 +53,7 @@ def default_tools(
         raise NotADirectoryError(
             errno.ENOTDIR, "workspace is not a directory", os.fspath(workspace)
         )
-    tools = ToolSet(
-        [
-            ReadFileTool(read_roots=skills.folders() if skills is not None else ()),
-            WriteFileTool(on_before_write=on_before_write, on_after_write=on_after_write),
-            EditFileTool(on_before_write=on_before_write, on_after_write=on_after_write),
-        ]
-    )
-    # Imported here, not at the top: the process layer (process groups, signals,
-    # psutil) is only needed when a session is built, and importing the file tools
-    # alone (tests, the permission prompt) should not pull it in.
-    from agent_tui.tools.bash import BashTool
-    from agent_tui.tools.search.tools import GlobTool, GrepTool
-
-    tools.add(GlobTool())
-    tools.add(GrepTool())
-    tools.add(BashTool(jobs=jobs))
-    if jobs is not None:
-        from agent_tui.tools.background import BashOutputTool, KillShellTool
-
-        tools.add(BashOutputTool(jobs))
-        tools.add(KillShellTool(jobs))
-    from agent_tui.tools.task import TaskTool
-
-    tools.add(TaskTool(agent_types))
-    from agent_tui.tools.todo import TodoWriteTool
-    from agent_tui.tools.web.tool import WebFetchTool
-
-    tools.add(TodoWriteTool())
-    tools.add(WebFetchTool(allow_private=allow_private_fetch))
-    if web_search:
-        from agent_tui.tools.web.search import WebSearchTool
-
-        tools.add(WebSearchTool())
-    from agent_tui.tools.plan_mode import ExitPlanModeTool
-
-    tools.add(ExitPlanModeTool())
-    if skills is not None and skills.skills:
-        from agent_tui.tools.skills import SkillTool
-
-        tools.add(SkillTool(skills))
-    return tools
+    offer = Offer(jobs=jobs, on_before_write=on_before_write, on_after_write=on_after_write,
+                  allow_private_fetch=allow_private_fetch, web_search=web_search,
+                  skills=skills, agent_types=agent_types)
+    return ToolSet(tool for _cls, make in BUILT_IN if (tool := make(offer)) is not None)

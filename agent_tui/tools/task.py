@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from agent_tui.core.calls.agent_types import GENERAL, AgentTypes
 from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
+from agent_tui.protocol.tool_names import RuleSubject
 
 
 class TaskInput(BaseModel):
@@ -37,6 +38,12 @@ class TaskInput(BaseModel):
 
 class TaskTool(Tool[TaskInput]):
     name = "task"
+    claude_name = "Task"
+    claude_aliases = ("Agent",)
+    plans = True
+    acp_kind = "think"
+    rule_subject = RuleSubject.NAME
+    names_key = "subagent_type"
     description = (
         "Hand a self-contained piece of work to a sub-agent: an open-ended search across "
         "the codebase, a question that needs many reads, a focused change. It has the "

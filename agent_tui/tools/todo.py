@@ -26,6 +26,9 @@ class TodoWriteInput(BaseModel):
 
 class TodoWriteTool(Tool[TodoWriteInput]):
     name = "todo_write"
+    claude_name = "TodoWrite"
+    plans = True
+    acp_kind = "think"
     description = (
         "Keep a plan for the task at hand: a checklist the user sees live. Use it for "
         "work of three or more steps, or when the user gives several things to do; skip "

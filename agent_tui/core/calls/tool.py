@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from enum import StrEnum
@@ -22,6 +22,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import Decision, PermissionMode, SideEffects, ToolState
+from agent_tui.protocol import tool_names
+from agent_tui.protocol.tool_names import FileAccess, RuleSubject
 
 if TYPE_CHECKING:
     from agent_tui.core.calls.agent_types import AgentType
@@ -152,6 +154,31 @@ class Tool(ABC, Generic[In]):
     # True when calls may run alongside other such calls even though they are not
     # read-only (sub-agents: each works on its own).
     concurrent: ClassVar[bool] = False
+    # What Claude Code calls this tool (empty: the same as ours) and its other spellings
+    # of it: users write those in permission rules and hook matchers, hooks read them.
+    claude_name: ClassVar[str] = ""
+    claude_aliases: ClassVar[tuple[str, ...]] = ()
+    # Our input key -> Claude Code's, where they differ (a hook sees Claude Code's).
+    claude_keys: ClassVar[Mapping[str, str]] = {}
+    # Plan mode keeps the ruling of this tool's calls though they are not read-only: they
+    # write nothing of the user's (the plan, fetches, sub-agents ruled by the same policy).
+    plans: ClassVar[bool] = False
+    # The files its calls read or edit by path (accept-edits allows an edit inside the
+    # workspace unasked), and whether a rule naming it governs every tool of that access,
+    # as Claude Code's ``Read`` and ``Edit`` rules do.
+    file_access: ClassVar[FileAccess] = FileAccess.NONE
+    family_rule: ClassVar[bool] = False
+    # What a permission rule's specifier matches, and for NAME the input key naming it.
+    rule_subject: ClassVar[RuleSubject] = RuleSubject.NONE
+    names_key: ClassVar[str] = ""
+    # Why a call is asked about when it names no command, path or address.
+    asks_because: ClassVar[str] = "may have side effects"
+    # How the front ends show it: the permission prompt's heading (empty: "Tool" and its
+    # Claude Code name), ACP's kind of tool call, and, for a tool whose consecutive calls
+    # fold into one transcript line, (verb, one, many): "read", "file", "files".
+    prompt_title: ClassVar[str] = ""
+    acp_kind: ClassVar[str] = "other"
+    folds_as: ClassVar[tuple[str, str, str] | None] = None
 
     @property
     def stop_grace_s(self) -> float | None:
@@ -183,6 +210,10 @@ class Tool(ABC, Generic[In]):
         """Whether this call can run with ``Confinement.READ_ONLY`` (plan mode)."""
         return False
 
+    def plan_refusal(self) -> str:
+        """Why plan mode refuses this tool's calls (the model is told)."""
+        return f"{self.name} can change files or other state"
+
     def summary(self, args: In) -> str:
         """One line that tells a person what this call will do."""
         return f"{self.name} {args.model_dump_json()}"
@@ -210,6 +241,17 @@ class Tool(ABC, Generic[In]):
 # A tool of any input model, as the tool set holds them: which model is known only to
 # the tool itself, so a caller passes it back only what its own ``parse`` gave.
 AnyTool = Tool[Any]
+
+
+def register_tool(tool: type[AnyTool]) -> None:
+    """Make what a tool class says of itself known to the layers that read it by name
+    (permission rules, hook matchers and payloads, the front ends)."""
+    tool_names.register(tool_names.ToolFacts(
+        name=tool.name, claude=tool.claude_name or tool.name, aliases=tool.claude_aliases,
+        keys=dict(tool.claude_keys), prompt_title=tool.prompt_title, acp_kind=tool.acp_kind,
+        folds_as=tool.folds_as, file_access=tool.file_access, family_rule=tool.family_rule,
+        rule_subject=tool.rule_subject, names_key=tool.names_key,
+    ))
 
 
 @functools.cache

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from agent_tui.cancel import CancelReason
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.calls.tool import In, Tool, ToolContext, ToolResult
+from agent_tui.protocol.tool_names import FileAccess, RuleSubject
 from agent_tui.tools.files import describe_error
 from agent_tui.tools.search.query import GlobFilter, Query, SearchMode
 from agent_tui.tools.search.results import Caps, word_findings
@@ -236,6 +237,12 @@ async def _newest_first(cwd: Path, files: list[FileHits]) -> list[FileHits]:
 
 class GrepTool(_SearchTool[GrepInput]):
     name = "grep"
+    claude_name = "Grep"
+    claude_keys = {"context": "-C"}
+    acp_kind = "search"
+    folds_as = ("searched", "pattern", "patterns")
+    file_access = FileAccess.READS
+    rule_subject = RuleSubject.PATH
     description = (
         "Search file contents with a regular expression (ripgrep syntax). Use this, "
         "never `grep` or `rg` through bash: it respects .gitignore, skips binary files "
@@ -295,6 +302,12 @@ class GrepTool(_SearchTool[GrepInput]):
 
 class GlobTool(_SearchTool[GlobInput]):
     name = "glob"
+    claude_name = "Glob"
+    claude_aliases = ("LS",)
+    acp_kind = "search"
+    folds_as = ("searched", "pattern", "patterns")
+    file_access = FileAccess.READS
+    rule_subject = RuleSubject.PATH
     description = (
         "Find files by name with a glob pattern ('**/*.py', 'src/**/*.{ts,tsx}', "
         "'test_*.py'), newest first. Use this rather than `find` or `ls -R` through "

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
+from agent_tui.protocol.tool_names import RuleSubject
 from agent_tui.frontmatter import DefinitionError, read_definition
 from agent_tui.tools.skills.catalog import SKILL_FILE, Skills
 
@@ -48,6 +49,11 @@ def describe(skills: Skills) -> str:
 
 class SkillTool(Tool[SkillInput]):
     name = "skill"
+    claude_name = "Skill"
+    claude_keys = {"name": "skill"}
+    plans = True
+    rule_subject = RuleSubject.NAME
+    names_key = "name"
     description = INTRO
     Input = SkillInput
     read_only = True

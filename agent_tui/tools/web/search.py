@@ -39,6 +39,11 @@ class WebSearchInput(BaseModel):
 
 class WebSearchTool(Tool[WebSearchInput]):
     name = "web_search"
+    claude_name = "WebSearch"
+    plans = True
+    asks_because = "sends the query to a web search (billed per search)"
+    prompt_title = "Web search"
+    acp_kind = "fetch"  # it reads from the web, as web_fetch does
     description = (
         "Search the web and get back the results' titles and links, with a short summary "
         "that cites them. Use it for what is newer than your knowledge or not in the "

@@ -14,11 +14,11 @@ from enum import StrEnum
 
 from agent_tui.protocol import Decide, PermissionRequested
 from agent_tui.protocol import Decision
+from agent_tui.protocol.tool_names import FileAccess, RuleSubject, facts
 from agent_tui.settings.local_rules import lasting_rules, shown
 from agent_tui.ui.render.safe_text import clean
 
 PLAN_TOOL = "exit_plan_mode"
-EDIT_TOOLS = ("write_file", "edit_file", "multi_edit", "notebook_edit")
 
 
 class Act(StrEnum):
@@ -43,16 +43,18 @@ class Choice:
 
 
 def _second(request: PermissionRequested) -> Choice:
-    if request.name in EDIT_TOOLS:
+    given = facts(request.name)
+    if given is not None and given.file_access is FileAccess.EDITS:
         return Choice("Yes, allow all edits during this session (shift+tab)", Act.ACCEPT_EDITS, "a")
     asked_by_rule = (request.rule or "").startswith("ask:")
     rules = lasting_rules(request.name, request.input, asked_by_rule=asked_by_rule)
     if not rules:
         return Choice("Yes, for this session (this exact call)", Act.ALLOW_SESSION, "a")
     what = ", ".join(clean(shown(rule)) for rule in rules)
-    if request.name == "web_fetch":
+    subject = given.rule_subject if given is not None else RuleSubject.NONE
+    if subject is RuleSubject.DOMAIN:
         label = f"Yes, and don't ask again for domain: {what}"
-    elif request.name == "bash":
+    elif subject is RuleSubject.COMMAND:
         label = f"Yes, and don't ask again for: {what}"
     else:
         label = f"Yes, and don't ask again for {what}"

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.text import Text
 
-from agent_tui.protocol.tool_names import MCP_PREFIX, claude_name
+from agent_tui.protocol.tool_names import MCP_PREFIX, RuleSubject, claude_name, facts
 from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.render.states import role_style
 
@@ -21,20 +21,12 @@ MAX_COMMAND_LINES = 12
 
 def title(name: str, *, new_file: bool = False) -> str:
     """The prompt's heading: "Bash command", "Edit file", "Create file", "MCP tool"."""
-    match name:
-        case "bash":
-            return "Bash command"
-        case "edit_file" | "multi_edit":
-            return "Edit file"
-        case "write_file":
-            return "Create file" if new_file else "Write file"
-        case "web_fetch":
-            return "Fetch"
-        case "web_search":
-            return "Web search"
-        case _ if name.startswith(MCP_PREFIX):
-            return "MCP tool"
-    return f"Tool {clean(claude_name(name))}"
+    if name.startswith(MCP_PREFIX):
+        return "MCP tool"
+    if new_file:
+        return "Create file"
+    given = facts(name)
+    return given.prompt_title if given and given.prompt_title else f"Tool {clean(claude_name(name))}"
 
 
 def _value(value: Any) -> str:
@@ -83,9 +75,11 @@ def _command(tool_input: dict[str, Any], variables: dict[str, str]) -> Text:
 
 def body(name: str, tool_input: dict[str, Any], variables: dict[str, str]) -> Text:
     """The call, for a prompt that shows no diff and no plan."""
-    if name == "bash" and isinstance(tool_input.get("command"), str):
+    given = facts(name)
+    subject = given.rule_subject if given is not None else RuleSubject.NONE
+    if subject is RuleSubject.COMMAND and isinstance(tool_input.get("command"), str):
         return _command(tool_input, variables)
-    if name == "web_fetch" and isinstance(tool_input.get("url"), str):
+    if subject is RuleSubject.DOMAIN and isinstance(tool_input.get("url"), str):
         out = Text(clean(tool_input["url"]), style="bold")
         rest = arguments(tool_input, variables, skip=("url",))
         return out.append("\n").append_text(rest) if rest else out

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from agent_tui.protocol.tool_names import facts
 from agent_tui.ui.render.states import tool_look
 from agent_tui.ui.widgets.transcript_blocks import ToolBlock
 
@@ -21,12 +22,14 @@ if TYPE_CHECKING:
 
     from agent_tui.ui.widgets.transcript_blocks import Block, Painter
 
-#: Tool -> (the verb of its part of the line, what it counts: one, many).
-READERS = {
-    "read_file": ("read", "file", "files"),
-    "grep": ("searched", "pattern", "patterns"),
-    "glob": ("searched", "pattern", "patterns"),
-}
+
+def folds_as(name: str) -> tuple[str, str, str] | None:
+    """(the verb of a tool's part of the line, what it counts: one, many), for a tool
+    whose calls fold (its ``folds_as``); None for any other."""
+    given = facts(name)
+    return given.folds_as if given is not None else None
+
+
 _WORST = ("failed", "denied", "unknown", "cancelled_while_running", "cancelled_before_start",
           "running", "awaiting_approval", "queued", "streaming")
 
@@ -43,7 +46,8 @@ class ReadRun:
     def words(self) -> str:
         counts: dict[tuple[str, str, str], int] = {}
         for block in self.blocks:
-            key = READERS[block.tool_name]
+            key = folds_as(block.tool_name)
+            assert key is not None  # only such tools' blocks join a run
             counts[key] = counts.get(key, 0) + 1
         verbs: dict[str, list[str]] = {}
         for (verb, one, many), n in counts.items():
@@ -73,10 +77,10 @@ class ReadRun:
 def join(blocks: list[Block], new: ToolBlock) -> ReadRun | None:
     """Put ``new`` (about to be added after ``blocks``) in the run the last block is in,
     or start one with it; the run whose lines change, if any."""
-    if new.tool_name not in READERS or not blocks:
+    if folds_as(new.tool_name) is None or not blocks:
         return None
     last = blocks[-1]
-    if not isinstance(last, ToolBlock) or last.tool_name not in READERS or last.depth != new.depth:
+    if not isinstance(last, ToolBlock) or folds_as(last.tool_name) is None or last.depth != new.depth:
         return None
     if last.run is not None and not last.run.folded:
         return None  # the user unfolded that run: a new call starts no fold in it

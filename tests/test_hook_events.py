@@ -1,0 +1,53 @@
+"""What each hook event is lives in one place (hooks/events.py): its matcher's subject
+and words, and what its hooks' answers can do. The settings parser and the reading of
+answers take it from there, for every event the enum has (a new row is covered here
+without a line of this file changing; mypy refuses a row that ``event_facts`` does not
+answer for)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.hooks.answers import CANNOT_BLOCK, GATES, STDOUT_IS_CONTEXT, STOPS
+from agent_tui.hooks.config import TOOL_EVENTS, parse_hooks
+from agent_tui.hooks.events import Subject, event_facts
+from agent_tui.protocol import HookEvent
+from agent_tui.settings.schema import HooksSource
+
+
+def _problems(event: HookEvent, matcher: str) -> list[str]:
+    value = {event.value: [{"matcher": matcher, "hooks": [{"type": "command", "command": "true"}]}]}
+    commands, problems = parse_hooks(HooksSource(file=Path("/w/settings.json"), project=False,
+                                                 value=value))
+    assert [c.event for c in commands] == [event]  # a warning never drops the hook
+    return [p.message for p in problems]
+
+
+@pytest.mark.parametrize("event", list(HookEvent))
+def test_each_event_s_matcher_is_checked_as_its_facts_say(event: HookEvent) -> None:
+    facts = event_facts(event)
+    match facts.subject:
+        case Subject.WORD:
+            assert facts.words
+            assert _problems(event, "|".join(sorted(facts.words))) == []
+            (warning,) = _problems(event, "surelynotaword")
+            assert f"not a {event} matcher (known: {', '.join(sorted(facts.words))})" in warning
+        case Subject.TOOL:
+            assert _problems(event, "Bash|Edit") == []
+            (warning,) = _problems(event, "Bsah")
+            assert "no tool has this name" in warning
+        case Subject.NONE:
+            assert _problems(event, "anything") == []
+
+
+def test_the_answers_read_the_events_facts() -> None:
+    for event in HookEvent:
+        facts = event_facts(event)
+        assert (event in GATES, event in CANNOT_BLOCK, event in STOPS,
+                event in STDOUT_IS_CONTEXT, event in TOOL_EVENTS) == (
+            facts.gates, not facts.can_block, facts.stops, facts.stdout_is_context,
+            facts.subject is Subject.TOOL), event
+    assert GATES == {HookEvent.PRE_TOOL_USE, HookEvent.USER_PROMPT_SUBMIT, HookEvent.PRE_COMPACT}
+    assert STOPS == {HookEvent.STOP, HookEvent.SUBAGENT_STOP}
