@@ -10,7 +10,9 @@ still work (y allow once, a the second answer, n deny, d deny with a note). Esc 
 Tab amends: a command is edited in place (Enter runs it as edited, checked by the
 rules again), any other call gets a note for the model (Enter denies with it: the model
 reads what to do instead). Shift+Tab on an edit allows it and accepts edits from now on; ctrl+o unfolds
-a long diff.
+a long diff; ctrl+e explains the call in plain words (``approval_explain.py``: read from
+the call, not a model's opinion). PageUp, PageDown and the mouse wheel scroll the
+transcript behind the prompt, as in Claude Code; the prompt keeps the focus and its keys.
 
 The answer goes to the core as a ``Decide`` op (with the rules chosen to last); the app
 saves those rules and switches the mode (``ui/app/overlays.py``). When the call stops
@@ -20,13 +22,16 @@ answer.
 An answer never comes from type-ahead: the prompt takes answer keys only once it has
 been on screen for ``ARM_DELAY`` seconds with no key pressed (before or after it
 opened). Until then letters typed go on into the message input underneath, and
-other keys are ignored; Esc (deny, never a grant) always works.
+other answer keys are ignored; Esc (deny, never a grant) always works, and so do the
+keys that answer nothing (:data:`FREE_KEYS`: scrolling, unfolding, explaining), which
+do not restart the wait either.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -35,6 +40,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.scroll_view import ScrollView
 from textual.widgets import Input, Static
 
 from agent_tui.protocol import Decide, PermissionRequested
@@ -44,10 +50,13 @@ from agent_tui.ui.render.diffs import FileDiff, Tense
 from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.render.states import role_style
 from agent_tui.ui.screens.approval_choices import PLAN_TOOL, Act, Choice, choices_for, why
+from agent_tui.ui.screens.approval_explain import explain
 
 #: Seconds the prompt must be shown, with no key pressed, before a key answers it.
 ARM_DELAY = 0.5
-__all__ = ["ARM_DELAY", "PLAN_TOOL", "PermissionScreen"]
+#: Keys that answer nothing: they work at once, armed or not.
+FREE_KEYS = frozenset({"pageup", "pagedown", "ctrl+o", "ctrl+e"})
+__all__ = ["ARM_DELAY", "FREE_KEYS", "PLAN_TOOL", "PermissionScreen"]
 
 
 class PermissionScreen(ModalScreen[Decide | None]):
@@ -68,6 +77,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
     PermissionScreen #diff { height: auto; max-height: 16; margin: 1 0 0 0; }
     PermissionScreen #diff.unfolded { max-height: 60; }
     PermissionScreen #question { margin: 1 0 0 0; }
+    PermissionScreen #explain { height: auto; margin: 1 0 0 2; }
     PermissionScreen #keys { color: $text-muted; margin: 1 0 0 0; }
     PermissionScreen #plan { height: auto; max-height: 24; margin: 1 0 0 0; }
     """
@@ -86,6 +96,9 @@ class PermissionScreen(ModalScreen[Decide | None]):
         Binding("tab", "amend", "amend", show=False),
         Binding("shift+tab", "accept_edits", show=False),
         Binding("ctrl+o", "unfold", show=False),
+        Binding("ctrl+e", "explain", show=False),
+        Binding("pageup", "page(-1)", show=False),
+        Binding("pagedown", "page(1)", show=False),
     ]
 
     # The note field exists only after "d" or Tab: a focused field would swallow keys.
@@ -100,10 +113,13 @@ class PermissionScreen(ModalScreen[Decide | None]):
         type_ahead: Callable[[str], object] = lambda _text: None,
         typed_at: float = float("-inf"),
         clock: Callable[[], float] = time.monotonic,
+        behind: ScrollView | None = None,
+        workspace: Path | None = None,
     ) -> None:
         """``type_ahead`` takes the letters typed before the prompt may answer (the app
         puts them in its input); ``typed_at`` is when the latest key before it was
-        pressed (``clock``'s time)."""
+        pressed (``clock``'s time). ``behind`` is the transcript the scrolling keys and
+        the wheel move; ``workspace`` the folder the explanation measures paths by."""
         super().__init__()
         self.request = request
         self.diff = diff  # an edit's change, shown instead of its raw input
@@ -116,6 +132,8 @@ class PermissionScreen(ModalScreen[Decide | None]):
         self._clock = clock
         self._last_key = typed_at
         self._shown_at: float | None = None
+        self._behind = behind
+        self._workspace = workspace
 
     @property
     def tool_use_id(self) -> str:
@@ -174,7 +192,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
 
     def _keys_text(self) -> Text:
         tab = "tab: edit the command" if self.amends_command else "tab: a note for the model instead"
-        keys = f"↑↓ and enter, or 1-3 · {tab} · esc: deny"
+        keys = f"↑↓ and enter, or 1-3 · {tab} · esc: deny · ctrl+e: explain"
         if self.diff is not None and not self.diff.short:
             keys += " · ctrl+o: all lines"
         return Text(keys)
@@ -193,8 +211,8 @@ class PermissionScreen(ModalScreen[Decide | None]):
         return self._clock() - max(self._shown_at, self._last_key) >= ARM_DELAY
 
     async def on_key(self, event: events.Key) -> None:
-        if event.key == "escape" or self.query("#note") or self.armed:
-            return  # the bindings answer
+        if event.key == "escape" or event.key in FREE_KEYS or self.query("#note") or self.armed:
+            return  # the bindings answer (or scroll, unfold, explain)
         self._last_key = self._clock()  # still typing: the wait starts again
         event.stop()
         event.prevent_default()
@@ -237,6 +255,33 @@ class PermissionScreen(ModalScreen[Decide | None]):
     def action_unfold(self) -> None:
         if self.query("#diff"):
             self.query_one("#diff").toggle_class("unfolded")
+
+    def action_explain(self) -> None:
+        """Show (or hide again) the call explained in plain words."""
+        if self.query("#explain"):
+            self.query_one("#explain").remove()
+            return
+        text = explain(self.request, self._workspace, self.app.theme_variables)
+        self.query_one("#dialog").mount(Static(text, id="explain"), before=self.query_one("#question"))
+
+    def action_page(self, step: int) -> None:
+        if self._behind is not None:
+            if step < 0:
+                self._behind.scroll_page_up(animate=False)
+            else:
+                self._behind.scroll_page_down(animate=False)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._wheel(event, -1)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._wheel(event, 1)
+
+    def _wheel(self, event: events.MouseEvent, step: int) -> None:
+        """The wheel anywhere the prompt does not scroll itself moves the transcript."""
+        if self._behind is not None:
+            event.stop()
+            self._behind.scroll_relative(y=step * self.app.scroll_sensitivity_y, animate=False)
 
     def action_deny(self) -> None:
         notes = self.query("#note").results(Input)
