@@ -74,6 +74,8 @@ async def test_before_it_is_armed_only_answers_are_held(tmp_path: Path, monkeypa
         await wait_until(pilot, lambda: diff.has_class("unfolded"), what="ctrl+o unfolds at once")
         await pilot.press("ctrl+e")
         await wait_until(pilot, lambda: bool(prompt.query("#explain")), what="ctrl+e explains at once")
+        await pilot.press("ctrl+e")
+        await wait_until(pilot, lambda: not prompt.query("#explain"), what="ctrl+e again hides it")
         bottom = app.transcript.max_scroll_y
         assert bottom > 0
         await pilot.press("pageup")

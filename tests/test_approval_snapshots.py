@@ -1,7 +1,8 @@
 """Snapshots of the permission prompt, one per kind of call (command, a command that
 gets no lasting rule, edit, new file, web fetch, MCP tool, plan), and of an edit's
 numbered diff in the transcript once it ran. The prompt sits at the foot of the
-window; the transcript stays visible above it.
+window; the transcript stays visible above it, and scrolls behind it (PageUp). ctrl+e
+explains the call.
 
 Review changes in snapshot_report.html, then ``pytest --snapshot-update``.
 """
@@ -55,3 +56,26 @@ def test_tab_opens_the_command_for_editing(snap_compare, tmp_path: Path, monkeyp
     events = scenes.COMMAND
     assert snap_compare(_app(events, tmp_path), terminal_size=WIDE,
                         run_before=_settled(events, ("tab", *" -- --bail")))
+
+
+def test_ctrl_e_explains_the_call(snap_compare, tmp_path: Path, monkeypatch) -> None:
+    from agent_tui.ui.screens import permission
+
+    monkeypatch.setattr(permission, "ARM_DELAY", 3600.0)  # ctrl+e needs no arming
+    events = scenes.DANGEROUS
+    assert snap_compare(_app(events, tmp_path), terminal_size=WIDE, run_before=_settled(events, ("ctrl+e",)))
+
+
+def test_the_transcript_scrolled_behind_the_prompt(snap_compare, tmp_path: Path, monkeypatch) -> None:
+    from agent_tui.ui.screens import permission
+
+    monkeypatch.setattr(permission, "ARM_DELAY", 3600.0)  # nor does scrolling
+    events = scenes.SCROLLED
+    assert snap_compare(_app(events, tmp_path), terminal_size=WIDE, run_before=_settled(events, ("pageup",)))
+
+
+def test_a_long_diff_in_a_small_window_scrolls_and_the_answers_stay(snap_compare, tmp_path: Path) -> None:
+    events = scenes.long_edit(tmp_path)
+    make, _ = fake_factory(events, workspace=tmp_path)
+    app = AgentApp(make, cursor_blink=False, clock=lambda: 0.0)
+    assert snap_compare(app, terminal_size=(100, 24), run_before=_settled(events))

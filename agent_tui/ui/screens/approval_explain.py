@@ -25,7 +25,7 @@ from agent_tui.protocol import PermissionRequested
 from agent_tui.protocol.tool_names import MCP_PREFIX
 from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.render.states import role_style
-from agent_tui.ui.screens.approval_choices import EDIT_TOOLS, PLAN_TOOL, why
+from agent_tui.ui.screens.approval_choices import EDIT_TOOLS, PLAN_TOOL
 
 NOT_AN_OPINION = "Read from the call by agent-tui's rules, not a model's opinion."
 MAX_PARTS = 8  # commands described one by one; the rest are counted
@@ -73,9 +73,9 @@ _GIT: dict[str, tuple[str, bool]] = {
 def explain(request: PermissionRequested, workspace: Path | None, variables: dict[str, str]) -> Text:
     """The explanation, a few lines: what it does, the risks marked, why it asks."""
     lines = _lines(request, workspace)
-    reason = why(request)
-    if reason:
-        lines.append((f"It asks because {reason}.", False))
+    asks = _asks(request.rule or "")
+    if asks:
+        lines.append((asks, False))
     out = Text()
     for line, risky in lines:
         out.append("\n" if out else "")
@@ -84,6 +84,37 @@ def explain(request: PermissionRequested, workspace: Path | None, variables: dic
         out.append(line)
     out.append("\n" + NOT_AN_OPINION, style=role_style(variables, "text-muted"))
     return out
+
+
+def _asks(rule: str) -> str:
+    """What made it ask, the mechanism in words (the prompt shows the reason itself)."""
+    kind, _, what = rule.partition(":")
+    what = clean(what)
+    match kind:
+        case "ask":
+            return (f"An ask rule in the settings, {what}, matches it. An ask rule wins over "
+                    "allow rules, so no lasting rule is offered.")
+        case "deny":
+            return (f"A deny rule on files, {what}, may bind it, and which files it touches is "
+                    "only known when it runs: rather than refuse, it asks.")
+        case "unsure":
+            return (f"The rule {what} may bind it, and the parse cannot tell: rather than "
+                    "guess, it asks.")
+        case "guard":
+            return (f"It writes in {what}, one of the agent's own guard files: they can widen "
+                    "what the agent may do, so writing them asks in every mode but auto.")
+        case "hook":
+            return "A hook of the settings sent the call to you."
+        case "mode" if what == "ask":
+            return "No rule allows it, and in the ask mode anything that writes or runs asks."
+        case "mode" if what == "accept-edits":
+            return ("No rule allows it; the accept-edits mode allows file edits in the workspace "
+                    "only, so this asks.")
+        case "mode" if what == "plan":
+            return "The plan mode runs nothing that changes anything until you approve."
+        case "mode":
+            return f"No rule allows it, and the permission mode {what} asks."
+    return ""
 
 
 def _lines(request: PermissionRequested, workspace: Path | None) -> list[tuple[str, bool]]:

@@ -65,12 +65,13 @@ class PermissionScreen(ModalScreen[Decide | None]):
     PermissionScreen > #dialog {
         width: 100%;
         height: auto;
-        max-height: 75%;
         border-top: round $warning;
         border-title-color: $warning;
         background: $surface;
         padding: 0 1;
     }
+    PermissionScreen #body { height: auto; max-height: 12; }
+    PermissionScreen #answers { height: auto; }
     PermissionScreen #title { text-style: bold; color: $warning; }
     PermissionScreen #call { height: auto; max-height: 14; margin: 1 0 0 2; }
     PermissionScreen #why { color: $text-muted; margin: 1 0 0 0; }
@@ -150,29 +151,33 @@ class PermissionScreen(ModalScreen[Decide | None]):
         req = self.request
         variables = self.app.theme_variables
         with Vertical(id="dialog"):
-            if self.is_plan:
-                yield Static(Text("Ready to code? Here is the plan:"), id="title")
-                plan = req.input.get("plan") if isinstance(req.input, dict) else None
-                with VerticalScroll(id="plan"):
-                    yield Static(Text(clean(str(plan or req.summary))), id="plan-text")
-                yield Static(Text("Would you like to proceed? Plan mode ends and the changes begin."),
-                             id="question")
-            else:
-                yield Static(Text(self._title()), id="title")
-                if self.diff is not None:
-                    yield Static(Text(clean(self.request.input.get("path", "") or self.diff.path)),
-                                 id="call")
-                    with VerticalScroll(id="diff"):
-                        yield Static(render_diff(self.diff, variables, tense=Tense.WILL),
-                                     id="diff-lines")
+            # What is asked scrolls; the answers below it always show (``_fit``).
+            with VerticalScroll(id="body", can_focus=False):
+                if self.is_plan:
+                    yield Static(Text("Ready to code? Here is the plan:"), id="title")
+                    plan = req.input.get("plan") if isinstance(req.input, dict) else None
+                    with VerticalScroll(id="plan", can_focus=False):
+                        yield Static(Text(clean(str(plan or req.summary))), id="plan-text")
                 else:
-                    yield Static(call_preview.body(req.name, req.input, variables), id="call")
-                reason = why(req)
-                if reason:
-                    yield Static(Text("Asks because " + reason), id="why")
-                yield Static(Text("Do you want to proceed?"), id="question")
-            yield Static(self._choices_text(), id="choices")
-            yield Static(self._keys_text(), id="keys")
+                    yield from self._call(variables)
+            with Vertical(id="answers"):
+                yield Static(Text("Would you like to proceed? Plan mode ends and the changes begin."
+                                  if self.is_plan else "Do you want to proceed?"), id="question")
+                yield Static(self._choices_text(), id="choices")
+                yield Static(self._keys_text(), id="keys")
+
+    def _call(self, variables: dict[str, str]) -> ComposeResult:
+        req = self.request
+        yield Static(Text(self._title()), id="title")
+        if self.diff is not None:
+            yield Static(Text(clean(req.input.get("path", "") or self.diff.path)), id="call")
+            with VerticalScroll(id="diff", can_focus=False):
+                yield Static(render_diff(self.diff, variables, tense=Tense.WILL), id="diff-lines")
+        else:
+            yield Static(call_preview.body(req.name, req.input, variables), id="call")
+        reason = why(req)
+        if reason:
+            yield Static(Text("Asks because " + reason), id="why")
 
     def _title(self) -> str:
         new_file = self.diff is not None and self.diff.new_file
@@ -200,6 +205,19 @@ class PermissionScreen(ModalScreen[Decide | None]):
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = "plan" if self.is_plan else "permission"
         self._shown_at = self._clock()
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Give what is asked the room the answers leave of three quarters of the window:
+        a long diff or plan scrolls, and the answers never fall off the screen."""
+        if not self.is_attached:
+            return
+        answers = self.query_one("#answers")
+        room = self.size.height * 3 // 4 - answers.outer_size.height - 1  # 1: the border
+        self.query_one("#body").styles.max_height = max(room, 3)
 
     # -- keys ---------------------------------------------------------------------------
 
@@ -219,7 +237,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         if event.is_printable and event.character:
             self._type_ahead(event.character)
         if not self.query("#typing"):
-            await self.query_one("#dialog").mount(Static(Text(
+            await self._mount_answer_part(Static(Text(
                 "you were typing: that went to the input. Answer once you have read this.",
                 style="italic"), id="typing"))
 
@@ -262,7 +280,10 @@ class PermissionScreen(ModalScreen[Decide | None]):
             self.query_one("#explain").remove()
             return
         text = explain(self.request, self._workspace, self.app.theme_variables)
-        self.query_one("#dialog").mount(Static(text, id="explain"), before=self.query_one("#question"))
+        body = self.query_one("#body", VerticalScroll)
+        shown = Static(text, id="explain")
+        body.mount(shown)
+        body.call_after_refresh(shown.scroll_visible, animate=False)
 
     def action_page(self, step: int) -> None:
         if self._behind is not None:
@@ -305,7 +326,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         field = Input(str(self.request.input["command"]), id="note", classes="command",
                       select_on_focus=False)
         field.border_title = "edit the command: Enter runs it as edited, Esc denies"
-        await self.query_one("#dialog").mount(field, before=self.query_one("#keys"))
+        await self._mount_answer_part(field, before="#keys")
         field.focus()
 
     async def action_deny_with_note(self) -> None:
@@ -313,8 +334,13 @@ class PermissionScreen(ModalScreen[Decide | None]):
             return
         note = Input(placeholder="what the model should do instead (Enter denies with it, Esc denies)",
                      id="note")
-        await self.query_one("#dialog").mount(note, before=self.query_one("#keys"))
+        await self._mount_answer_part(note, before="#keys")
         note.focus()
+
+    async def _mount_answer_part(self, widget: Static | Input, before: str | None = None) -> None:
+        """Add to the answers (a note, the command to edit, a word on typing), then fit."""
+        await self.query_one("#answers").mount(widget, before=before)
+        self.call_after_refresh(self._fit)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
