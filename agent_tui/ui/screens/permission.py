@@ -39,6 +39,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Spacing
 from textual.screen import ModalScreen
 from textual.scroll_view import ScrollView
 from textual.widgets import Input, Static
@@ -134,6 +135,8 @@ class PermissionScreen(ModalScreen[Decide | None]):
         self._last_key = typed_at
         self._shown_at: float | None = None
         self._behind = behind
+        self._behind_margin: Spacing | None = None  # the transcript's own, put back on close
+        self._rows_below = 0  # under the transcript, before it is lifted
         self._workspace = workspace
 
     @property
@@ -218,6 +221,31 @@ class PermissionScreen(ModalScreen[Decide | None]):
         answers = self.query_one("#answers")
         room = self.size.height * 3 // 4 - answers.outer_size.height - 1  # 1: the border
         self.query_one("#body").styles.max_height = max(room, 3)
+        self.call_after_refresh(self._lift_behind)
+
+    def _lift_behind(self) -> None:
+        """Raise the transcript's foot above the prompt, as if the prompt sat under it:
+        else its last lines (what the model just said, the call itself) lie behind the
+        prompt, where no scrolling brings them. Put back when the prompt closes.
+
+        Measured once, before any lift (the rows below the transcript keep their height
+        as the window changes), and set, never read back: the screen underneath is laid
+        out on its own time."""
+        behind = self._behind
+        if behind is None or not behind.is_attached or not self.is_attached:
+            return
+        if self._behind_margin is None:
+            self._behind_margin = behind.styles.margin
+            self._rows_below = self.size.height - behind.region.bottom
+        over = self.size.height - self._rows_below - self.query_one("#dialog").region.y
+        top, right, bottom, left = self._behind_margin
+        lifted = Spacing(top, right, bottom + max(0, over), left)
+        if behind.styles.margin != lifted:
+            behind.styles.margin = lifted
+
+    def on_unmount(self) -> None:
+        if self._behind is not None and self._behind_margin is not None:
+            self._behind.styles.margin = self._behind_margin
 
     # -- keys ---------------------------------------------------------------------------
 
