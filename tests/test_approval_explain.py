@@ -121,3 +121,12 @@ def test_hostile_text_is_cleaned_and_a_long_command_is_cut(tmp_path: Path) -> No
     assert len(lines) < MAX_PARTS + 5
     lines = _explained(tmp_path, "bash", {"command": "make"}, rule="ask:Bash(\x1b[31mmake)")
     assert "\x1b" not in lines[-1]
+
+
+def test_a_path_that_cannot_be_resolved_is_outside_and_nothing_breaks(tmp_path: Path) -> None:
+    lines = _command(tmp_path, "cat /etc/a\x00b > x\x00y")
+    assert any(line.startswith("! Names paths outside the workspace:") for line in lines)
+    assert _explained(tmp_path, "write_file", {"path": "a\x00b", "content": ""}, reason="")[1].endswith(
+        "is outside the workspace.")
+    lines = _command(tmp_path, "touch " + "a/" * 3000)
+    assert max(len(line) for line in lines) < 200

@@ -142,9 +142,12 @@ def _edit(name: str, tool_input: dict[str, Any], workspace: Path | None) -> list
     raw = tool_input.get("path") or tool_input.get("file_path") or tool_input.get("notebook_path")
     if not isinstance(raw, str):
         return [(f"Runs {clean(name)}, which writes a file it does not name plainly.", True)]
-    path = clean(raw)
+    path = _short(clean(raw))
     folder = workspace or Path.cwd()
-    exists = (folder / os.path.expanduser(raw)).exists()
+    try:
+        exists = (folder / os.path.expanduser(raw)).exists()
+    except (ValueError, OSError):  # a NUL byte, a name too long: no such file
+        exists = False
     verb = "Replaces the whole of" if name == "write_file" and exists else (
         "Changes" if exists else "Creates the new file")
     lines = [(f"{verb} {path}.", False)]
@@ -170,8 +173,7 @@ def _command(command: str, tool_input: dict[str, Any], workspace: Path | None) -
 
 
 def _part(part: SimpleCommand) -> tuple[str, bool]:
-    shown = clean(part.source or " ".join(part.argv)) or "(a redirection alone)"
-    shown = shown if len(shown) <= MAX_WORDS else shown[:MAX_WORDS] + "…"
+    shown = _short(clean(part.source or " ".join(part.argv)) or "(a redirection alone)")
     where = f" ({part.context})" if part.context else ""
     does, risky = _does(part)
     return f"{shown}{where}: {does}.", risky
@@ -265,15 +267,23 @@ def _path_words(parsed: ParsedCommand) -> list[Word]:
 
 
 def _listed(words: list[Word]) -> str:
-    names = list(dict.fromkeys(clean(w.text) for w in words))
+    names = list(dict.fromkeys(_short(clean(w.text)) for w in words))
     extra = f" and {len(names) - MAX_PATHS} more" if len(names) > MAX_PATHS else ""
     return ", ".join(names[:MAX_PATHS]) + extra
 
 
+def _short(text: str) -> str:
+    return text if len(text) <= MAX_WORDS else text[:MAX_WORDS] + "…"
+
+
 def _outside(text: str, workspace: Path | None) -> bool:
-    """Whether a path names a place outside the workspace (links followed)."""
+    """Whether a path names a place outside the workspace (links followed); a path
+    that cannot be resolved (a NUL byte in it) counts as outside."""
     if workspace is None or text in ("", "-") or text.startswith("/dev/"):
         return False
-    root = os.path.realpath(workspace)
-    path = os.path.realpath(os.path.join(root, os.path.expanduser(text)))
+    try:
+        root = os.path.realpath(workspace)
+        path = os.path.realpath(os.path.join(root, os.path.expanduser(text)))
+    except (ValueError, OSError):
+        return True
     return os.path.commonpath([root, path]) != root
