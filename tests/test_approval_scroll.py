@@ -1,7 +1,8 @@
 """While the permission prompt is open the transcript behind it scrolls (PageUp,
 PageDown, the mouse wheel) and the prompt keeps the focus and its keys. Before the
 prompt is armed only answers are held: scrolling, ctrl+o (unfold the diff) and ctrl+e
-(explain) work at once, and a digit typed then goes to the input, never answering."""
+(explain) work at once and do not restart the wait, and a digit typed then goes to the
+input, never answering. The transcript is lifted above the prompt while it is open."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
 import pytest  # noqa: E402
 from textual import events  # noqa: E402
+from textual.app import App  # noqa: E402
 
-from agent_tui.protocol import Decide, Decision  # noqa: E402
+from agent_tui.protocol import Decide, Decision, PermissionRequested  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.screens import permission  # noqa: E402
 from agent_tui.ui.screens.permission import PermissionScreen  # noqa: E402
@@ -54,10 +56,13 @@ async def test_the_transcript_scrolls_behind_the_prompt_which_keeps_its_keys(tmp
 
         assert app.screen is prompt and prompt.decided is None  # scrolling answers nothing
         assert app.focused is None or app.focused.screen is prompt  # the focus stayed
+        lifted = transcript.styles.margin.bottom
+        assert lifted > 0  # the transcript's end sits above the prompt, not behind it
         await pilot.press("1")
         await wait_until(pilot, lambda: app.screen is not prompt, what="answered")
         assert [op for op in made[0].ops if isinstance(op, Decide)] == [
             Decide(tool_use_id="toolu_s", decision=Decision.ALLOW_ONCE)]
+        assert transcript.styles.margin.bottom == 0  # put back
 
 
 async def test_before_it_is_armed_only_answers_are_held(tmp_path: Path, monkeypatch) -> None:
@@ -85,3 +90,28 @@ async def test_before_it_is_armed_only_answers_are_held(tmp_path: Path, monkeypa
         await wait_until(pilot, lambda: app.prompt.text == "1", what="the digit in the input")
         assert app.screen is prompt and prompt.decided is None
         assert not [op for op in made[0].ops if isinstance(op, Decide)]
+
+
+async def test_a_key_that_answers_nothing_does_not_restart_the_wait() -> None:
+    now = [0.0]
+    decided: list[Decide] = []
+    request = PermissionRequested(turn_id="t", tool_use_id="toolu_k", name="bash", summary="make",
+                                  input={"command": "make"}, rule="mode:ask")
+    prompt = PermissionScreen(request, decided.append, clock=lambda: now[0])
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(prompt)
+
+    async with Host().run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: prompt.is_mounted, what="the prompt")
+        now[0] = 0.2
+        await pilot.press("x")  # typing: the wait starts again from here
+        now[0] = 0.6
+        assert not prompt.armed
+        await pilot.press("pagedown", "ctrl+o", "ctrl+e")  # these do not restart it
+        now[0] = 0.75
+        assert prompt.armed
+        await pilot.press("1")
+        await wait_until(pilot, lambda: bool(decided), what="answered")
+        assert decided == [Decide(tool_use_id="toolu_k", decision=Decision.ALLOW_ONCE)]
