@@ -13,6 +13,8 @@ reads what to do instead). Shift+Tab on an edit allows it and accepts edits from
 a long diff; ctrl+e explains the call in plain words (``approval_explain.py``: read from
 the call, not a model's opinion). PageUp, PageDown and the mouse wheel scroll the
 transcript behind the prompt, as in Claude Code; the prompt keeps the focus and its keys.
+While it is open the transcript is lifted so that its end sits just above it, and the
+answers always show: what is asked scrolls above them when it needs more room.
 
 The answer goes to the core as a ``Decide`` op (with the rules chosen to last); the app
 saves those rules and switches the mode (``ui/app/overlays.py``). When the call stops
