@@ -45,6 +45,7 @@ def test_a_plain_command_names_its_program_and_why_it_asks(tmp_path: Path) -> No
     ("guard:.claude/", "one of the agent's own guard files"),
     ("mode:accept-edits", "the accept-edits mode allows file edits in the workspace only"),
     ("mode:dont-ask", "the permission mode dont-ask asks"),
+    ("hook:PreToolUse", "A PreToolUse hook of the settings asks for your word on it"),
 ])
 def test_it_says_what_made_it_ask(tmp_path: Path, rule: str, says: str) -> None:
     assert says in _explained(tmp_path, "bash", {"command": "make"}, rule=rule)[-1]
@@ -105,6 +106,8 @@ def test_edits_fetches_mcp_tools_and_plans(tmp_path: Path) -> None:
     assert _explained(tmp_path, "edit_file", {"path": "a.txt"}, reason="")[0] == "· Changes a.txt."
     fetch = _explained(tmp_path, "web_fetch", {"url": "https://docs.example.com/x"}, reason="")
     assert fetch[0].startswith("· Fetches https://docs.example.com/x from docs.example.com.")
+    broken = _explained(tmp_path, "web_fetch", {"url": "http://[::1"}, reason="")
+    assert broken[0].startswith("· Fetches http://[::1 from an address it cannot read.")
     mcp = _explained(tmp_path, "mcp__github__create_issue", {"title": "x"}, reason="")
     assert mcp[0] == ("! Calls the tool create_issue of the MCP server github. The server decides "
                       "what it does; agent-tui cannot see inside it.")

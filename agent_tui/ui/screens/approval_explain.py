@@ -30,6 +30,7 @@ from agent_tui.ui.screens.approval_choices import EDIT_TOOLS, PLAN_TOOL
 NOT_AN_OPINION = "Read from the call by agent-tui's rules, not a model's opinion."
 MAX_PARTS = 8  # commands described one by one; the rest are counted
 MAX_PATHS = 6
+MAX_DOUBTS = 3
 MAX_WORDS = 60  # characters of a command shown in its line
 
 #: What a program is known to do, in words; a warning when it is a risk.
@@ -104,7 +105,8 @@ def _asks(rule: str) -> str:
             return (f"It writes in {what}, one of the agent's own guard files: they can widen "
                     "what the agent may do, so writing them asks in every mode but auto.")
         case "hook":
-            return "A hook of the settings sent the call to you."
+            return (f"A {what} hook of the settings asks for your word on it, even where the "
+                    "rules would allow it.")
         case "mode" if what == "ask":
             return "No rule allows it, and in the ask mode anything that writes or runs asks."
         case "mode" if what == "accept-edits":
@@ -126,9 +128,12 @@ def _lines(request: PermissionRequested, workspace: Path | None) -> list[tuple[s
         return _edit(name, tool_input, workspace)
     if name == "web_fetch":
         url = clean(str(tool_input.get("url", "")))
-        host = urlsplit(url).hostname or "an address it cannot read"
-        return [(f"Fetches {url} from {host}. The page's text goes to the model; a page can "
-                 "hold instructions aimed at it.", False)]
+        try:
+            host = urlsplit(url).hostname or "an address it cannot read"
+        except ValueError:
+            host = "an address it cannot read"
+        return [(f"Fetches {_short(url)} from {_short(host)}. The page's text goes to the model; "
+                 "a page can hold instructions aimed at it.", False)]
     if name == PLAN_TOOL:
         return [("Ends plan mode: the model starts making the changes of the plan.", False)]
     if name.startswith(MCP_PREFIX):
@@ -164,7 +169,7 @@ def _command(command: str, tool_input: dict[str, Any], workspace: Path | None) -
         lines.append((f"… and {more} more commands.", False))
     lines += _files(parsed, workspace)
     lines += [(f"The parse is in doubt: {clean(doubt)}. The rules treat the whole command as "
-               "unknown.", True) for doubt in parsed.doubts]
+               "unknown.", True) for doubt in parsed.doubts[:MAX_DOUBTS]]
     if not parsed.doubts and is_read_only(parsed):
         lines.append(("As a whole, the command only reads.", False))
     if tool_input.get("run_in_background"):
