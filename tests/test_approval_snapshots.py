@@ -18,7 +18,8 @@ import pytest  # noqa: E402
 
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from tests.snapshot_tests import approval_scenarios as scenes  # noqa: E402
-from tests.snapshot_tests.support import fake_factory, settle  # noqa: E402
+from agent_tui.ui.screens.permission import PermissionScreen  # noqa: E402
+from tests.snapshot_tests.support import fake_factory, settle, wait_until  # noqa: E402
 
 WIDE = (100, 30)
 
@@ -34,8 +35,19 @@ def _settled(events, keys: tuple[str, ...] = ()):
         if keys:
             await pilot.press(*keys)
             await settle(pilot, pilot.app, len(events))
+        await _lifted(pilot)
 
     return run_before
+
+
+async def _lifted(pilot) -> None:
+    """Until the transcript's end sits just above the prompt (the prompt lifts it)."""
+    app = pilot.app
+    if isinstance(app.screen, PermissionScreen):
+        dialog = app.screen.query_one("#dialog")
+        await wait_until(pilot, lambda: app.transcript.region.bottom == dialog.region.y,
+                         what="the transcript lifted above the prompt")
+        await pilot.pause()
 
 
 @pytest.mark.parametrize("scene", ["COMMAND", "DANGEROUS", "EDIT", "NEW_FILE", "FETCH", "MCP", "PLAN"])

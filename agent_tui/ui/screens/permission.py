@@ -57,6 +57,8 @@ from agent_tui.ui.screens.approval_explain import explain
 
 #: Seconds the prompt must be shown, with no key pressed, before a key answers it.
 ARM_DELAY = 0.5
+#: Seconds between two looks at the room the transcript needs above the prompt.
+LIFT_CHECK = 0.25
 #: Keys that answer nothing: they work at once, armed or not.
 FREE_KEYS = frozenset({"pageup", "pagedown", "ctrl+o", "ctrl+e"})
 __all__ = ["ARM_DELAY", "FREE_KEYS", "PLAN_TOOL", "PermissionScreen"]
@@ -138,7 +140,6 @@ class PermissionScreen(ModalScreen[Decide | None]):
         self._shown_at: float | None = None
         self._behind = behind
         self._behind_margin: Spacing | None = None  # the transcript's own, put back on close
-        self._rows_below = 0  # under the transcript, before it is lifted
         self._workspace = workspace
 
     @property
@@ -211,6 +212,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         self.query_one("#dialog").border_title = "plan" if self.is_plan else "permission"
         self._shown_at = self._clock()
         self.call_after_refresh(self._fit)
+        self.set_interval(LIFT_CHECK, self._lift_behind)
 
     def on_resize(self, _event: events.Resize) -> None:
         self.call_after_refresh(self._fit)
@@ -230,17 +232,18 @@ class PermissionScreen(ModalScreen[Decide | None]):
         else its last lines (what the model just said, the call itself) lie behind the
         prompt, where no scrolling brings them. Put back when the prompt closes.
 
-        Measured once, before any lift (the rows below the transcript keep their height
-        as the window changes), and set, never read back: the screen underneath is laid
-        out on its own time."""
+        Measured from what stands below the transcript (its own height is what the lift
+        changes, and the screen underneath is laid out on its own time), again every
+        ``LIFT_CHECK`` seconds: what stands below may grow or shrink meanwhile."""
         behind = self._behind
-        if behind is None or not behind.is_attached or not self.is_attached:
+        if behind is None or behind.parent is None or not behind.is_attached or not self.is_attached:
             return
         if self._behind_margin is None:
             self._behind_margin = behind.styles.margin
-            self._rows_below = self.size.height - behind.region.bottom
-        over = self.size.height - self._rows_below - self.query_one("#dialog").region.y
+        siblings = list(behind.parent.children)
+        below = sum(w.outer_size.height for w in siblings[siblings.index(behind) + 1:] if w.display)
         top, right, bottom, left = self._behind_margin
+        over = self.size.height - below - bottom - self.query_one("#dialog").region.y
         lifted = Spacing(top, right, bottom + max(0, over), left)
         if behind.styles.margin != lifted:
             behind.styles.margin = lifted
