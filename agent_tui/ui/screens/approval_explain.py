@@ -22,10 +22,10 @@ from agent_tui.permissions.command_paths import named_files
 from agent_tui.permissions.shell_model import ParsedCommand, SimpleCommand, Word
 from agent_tui.permissions.shell_wrappers import SHELLS, WRAPPERS
 from agent_tui.protocol import PermissionRequested
-from agent_tui.protocol.tool_names import MCP_PREFIX
+from agent_tui.protocol.tool_names import MCP_PREFIX, FileAccess, RuleSubject, facts
 from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.render.states import role_style
-from agent_tui.ui.screens.approval_choices import EDIT_TOOLS, PLAN_TOOL
+from agent_tui.ui.screens.approval_choices import PLAN_TOOL
 
 NOT_AN_OPINION = "Read from the call by agent-tui's rules, not a model's opinion."
 MAX_PARTS = 8  # commands described one by one; the rest are counted
@@ -121,12 +121,14 @@ def _asks(rule: str) -> str:
 
 def _lines(request: PermissionRequested, workspace: Path | None) -> list[tuple[str, bool]]:
     name, tool_input = request.name, request.input
+    given = facts(name)
+    subject = given.rule_subject if given is not None else RuleSubject.NONE
     command = tool_input.get("command")
-    if name == "bash" and isinstance(command, str):
+    if subject is RuleSubject.COMMAND and isinstance(command, str):
         return _command(command, tool_input, workspace)
-    if name in EDIT_TOOLS:
+    if given is not None and given.file_access is FileAccess.EDITS:
         return _edit(name, tool_input, workspace)
-    if name == "web_fetch":
+    if subject is RuleSubject.DOMAIN:
         url = clean(str(tool_input.get("url", "")))
         try:
             host = urlsplit(url).hostname or "an address it cannot read"
