@@ -96,11 +96,7 @@ async def test_allow_all_edits_switches_to_accept_edits(tmp_path: Path) -> None:
 
 
 async def test_ctrl_o_unfolds_a_long_diff_in_the_prompt(tmp_path: Path) -> None:
-    old = "".join(f"line {i}\n" for i in range(1, 41))
-    (tmp_path / "long.txt").write_text(old)
-    new = "".join(f"line {i}{' changed' if i % 5 == 0 else ''}\n" for i in range(1, 41))
-    events = scenes._asked("change it", "Writing.", "toolu_l", "write_file", "write_file long.txt",
-                           {"path": "long.txt", "content": new}, "Write writes files", "mode:ask")
+    events = scenes.long_edit(tmp_path)
     make, _ = fake_factory(events, workspace=tmp_path)
     app = AgentApp(make, cursor_blink=False, clock=lambda: 0.0)
     async with app.run_test(size=SIZE) as pilot:

@@ -1,6 +1,8 @@
 """End to end in tmux, in ``ask`` mode: "Yes, and don't ask again for: git init *"
 writes the rule to the project's ``.claude/settings.local.json``; the next ``git init``
-runs unasked, in a new session too, while another command still asks."""
+runs unasked, in a new session too, while another command still asks. While a prompt
+is open, PageUp, PageDown and the mouse wheel scroll the transcript behind it (at once,
+before the prompt takes answers), and the prompt keeps its keys."""
 
 from __future__ import annotations
 
@@ -83,5 +85,39 @@ def test_dont_ask_again_saves_the_rule_and_it_holds_in_a_new_session(
         time.sleep(ARM_DELAY * 2)
         tmux.keys("Escape")
         tmux.wait_for("Stopped there.")
+    finally:
+        tmux.quit()
+
+
+def _wheel(tmux: Tmux, up: bool, times: int) -> None:
+    """Wheel turns over the transcript, as the terminal reports them (SGR mouse)."""
+    tmux.type(f"\x1b[<{64 if up else 65};20;5M" * times)
+
+
+def test_the_transcript_scrolls_behind_the_prompt(fake_api: FakeAnthropicServer, tmp_path: Path) -> None:
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    (tmp_path / "home").mkdir()
+    findings = "".join(f"Finding {i}: the parser reads line {i}.\n\n" for i in range(1, 61))
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "touch made.txt"}, text_before=findings),
+                     Reply.text("Made it."))
+    tmux = _start(tmp_path, fake_api, workspace)
+    try:
+        _ask(tmux, "review the parser")
+        tmux.wait_for(lambda s: "Do you want to proceed?" in s and "Finding 60:" in s)
+        tmux.keys(*["PageUp"] * 30)  # at once: scrolling needs no arming
+        screen = tmux.wait_for("Finding 1:")
+        assert "Do you want to proceed?" in screen and "Finding 60:" not in screen
+        tmux.keys(*["PageDown"] * 30)
+        tmux.wait_for(lambda s: "Finding 60:" in s and "Finding 1:" not in s)
+        _wheel(tmux, True, 15)
+        screen = tmux.wait_for(lambda s: "Finding 60:" not in s)
+        assert "Do you want to proceed?" in screen
+        _wheel(tmux, False, 40)
+        tmux.wait_for("Finding 60:")
+        time.sleep(ARM_DELAY * 2)  # the prompt kept its keys: a digit answers it
+        tmux.keys("1")
+        tmux.wait_for("Made it.")
+        assert (workspace / "made.txt").is_file()
     finally:
         tmux.quit()

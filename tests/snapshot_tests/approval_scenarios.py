@@ -80,3 +80,19 @@ def edit_done() -> list[Event]:
 def workspace(tmp: Path) -> Path:
     (tmp / "hello.txt").write_text(HELLO)
     return tmp
+
+
+#: An answer longer than the window, then a command to approve: the transcript scrolls
+#: behind the prompt.
+LONG_ANSWER = "".join(f"Finding {i}: the parser reads line {i}.\n\n" for i in range(1, 41))
+SCROLLED = _asked("review the parser", LONG_ANSWER, "toolu_s", "bash", "npm test",
+                  {"command": "npm test", "description": "Run the project's test suite"},
+                  "Bash runs a command", "mode:ask")
+
+
+def long_edit(tmp: Path, said: str = "Writing.") -> list[Event]:
+    """A write that changes every fifth line of 40: its diff folds in the prompt."""
+    (tmp / "long.txt").write_text("".join(f"line {i}\n" for i in range(1, 41)))
+    new = "".join(f"line {i}{' changed' if i % 5 == 0 else ''}\n" for i in range(1, 41))
+    return _asked("change it", said, "toolu_l", "write_file", "write_file long.txt",
+                  {"path": "long.txt", "content": new}, "Write writes files", "mode:ask")

@@ -100,7 +100,8 @@ class Overlays:
             self.app.prompt_diffs[request.tool_use_id] = diff
             self.app.transcript.tool_diff(request.tool_use_id, diff)
         screen = PermissionScreen(request, self.app.submit, diff=diff,
-                                  type_ahead=self.app.prompt.insert, typed_at=self.app.last_input)
+                                  type_ahead=self.app.prompt.insert, typed_at=self.app.last_input,
+                                  behind=self.app.transcript, workspace=self.app.workspace())
 
         def closed(_result: object) -> None:
             answered(screen.chosen, self.app.workspace(), self.app.submit, self._tell)

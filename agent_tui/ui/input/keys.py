@@ -81,6 +81,8 @@ HELP: list[tuple[str, str]] = [
     ("a", "permission prompt: allow calls like this for the session"),
     ("n / Esc", "permission prompt: deny this call"),
     ("d", "permission prompt: deny with a note for the model"),
+    ("Ctrl+E", "permission prompt: explain the call in plain words (the rules' reading, not a model's)"),
+    ("PgUp / PgDn", "permission prompt: scroll the transcript behind it (the wheel too)"),
     ("Ctrl+C Ctrl+C", "quit (running tools are stopped first)"),
     ("Ctrl+Q", "quit at once, the same way (running tools are stopped first)"),
     ("F1  (?)", "this help"),

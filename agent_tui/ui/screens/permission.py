@@ -10,7 +10,11 @@ still work (y allow once, a the second answer, n deny, d deny with a note). Esc 
 Tab amends: a command is edited in place (Enter runs it as edited, checked by the
 rules again), any other call gets a note for the model (Enter denies with it: the model
 reads what to do instead). Shift+Tab on an edit allows it and accepts edits from now on; ctrl+o unfolds
-a long diff.
+a long diff; ctrl+e explains the call in plain words (``approval_explain.py``: read from
+the call, not a model's opinion). PageUp, PageDown and the mouse wheel scroll the
+transcript behind the prompt, as in Claude Code; the prompt keeps the focus and its keys.
+While it is open the transcript is lifted so that its end sits just above it, and the
+answers always show: what is asked scrolls above them when it needs more room.
 
 The answer goes to the core as a ``Decide`` op (with the rules chosen to last); the app
 saves those rules and switches the mode (``ui/app/overlays.py``). When the call stops
@@ -20,13 +24,16 @@ answer.
 An answer never comes from type-ahead: the prompt takes answer keys only once it has
 been on screen for ``ARM_DELAY`` seconds with no key pressed (before or after it
 opened). Until then letters typed go on into the message input underneath, and
-other keys are ignored; Esc (deny, never a grant) always works.
+other answer keys are ignored; Esc (deny, never a grant) always works, and so do the
+keys that answer nothing (:data:`FREE_KEYS`: scrolling, unfolding, explaining), which
+do not restart the wait either.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -34,7 +41,9 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Spacing
 from textual.screen import ModalScreen
+from textual.scroll_view import ScrollView
 from textual.widgets import Input, Static
 
 from agent_tui.protocol import Decide, PermissionRequested
@@ -44,10 +53,15 @@ from agent_tui.ui.render.diffs import FileDiff, Tense
 from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.render.states import role_style
 from agent_tui.ui.screens.approval_choices import PLAN_TOOL, Act, Choice, choices_for, why
+from agent_tui.ui.screens.approval_explain import explain
 
 #: Seconds the prompt must be shown, with no key pressed, before a key answers it.
 ARM_DELAY = 0.5
-__all__ = ["ARM_DELAY", "PLAN_TOOL", "PermissionScreen"]
+#: Seconds between two looks at the room the transcript needs above the prompt.
+LIFT_CHECK = 0.25
+#: Keys that answer nothing: they work at once, armed or not.
+FREE_KEYS = frozenset({"pageup", "pagedown", "ctrl+o", "ctrl+e"})
+__all__ = ["ARM_DELAY", "FREE_KEYS", "PLAN_TOOL", "PermissionScreen"]
 
 
 class PermissionScreen(ModalScreen[Decide | None]):
@@ -56,18 +70,20 @@ class PermissionScreen(ModalScreen[Decide | None]):
     PermissionScreen > #dialog {
         width: 100%;
         height: auto;
-        max-height: 75%;
         border-top: round $warning;
         border-title-color: $warning;
         background: $surface;
         padding: 0 1;
     }
+    PermissionScreen #body { height: auto; max-height: 12; }
+    PermissionScreen #answers { height: auto; }
     PermissionScreen #title { text-style: bold; color: $warning; }
     PermissionScreen #call { height: auto; max-height: 14; margin: 1 0 0 2; }
     PermissionScreen #why { color: $text-muted; margin: 1 0 0 0; }
     PermissionScreen #diff { height: auto; max-height: 16; margin: 1 0 0 0; }
     PermissionScreen #diff.unfolded { max-height: 60; }
     PermissionScreen #question { margin: 1 0 0 0; }
+    PermissionScreen #explain { height: auto; margin: 1 0 0 2; }
     PermissionScreen #keys { color: $text-muted; margin: 1 0 0 0; }
     PermissionScreen #plan { height: auto; max-height: 24; margin: 1 0 0 0; }
     """
@@ -86,6 +102,9 @@ class PermissionScreen(ModalScreen[Decide | None]):
         Binding("tab", "amend", "amend", show=False),
         Binding("shift+tab", "accept_edits", show=False),
         Binding("ctrl+o", "unfold", show=False),
+        Binding("ctrl+e", "explain", show=False),
+        Binding("pageup", "page(-1)", show=False),
+        Binding("pagedown", "page(1)", show=False),
     ]
 
     # The note field exists only after "d" or Tab: a focused field would swallow keys.
@@ -100,10 +119,13 @@ class PermissionScreen(ModalScreen[Decide | None]):
         type_ahead: Callable[[str], object] = lambda _text: None,
         typed_at: float = float("-inf"),
         clock: Callable[[], float] = time.monotonic,
+        behind: ScrollView | None = None,
+        workspace: Path | None = None,
     ) -> None:
         """``type_ahead`` takes the letters typed before the prompt may answer (the app
         puts them in its input); ``typed_at`` is when the latest key before it was
-        pressed (``clock``'s time)."""
+        pressed (``clock``'s time). ``behind`` is the transcript the scrolling keys and
+        the wheel move; ``workspace`` the folder the explanation measures paths by."""
         super().__init__()
         self.request = request
         self.diff = diff  # an edit's change, shown instead of its raw input
@@ -116,6 +138,9 @@ class PermissionScreen(ModalScreen[Decide | None]):
         self._clock = clock
         self._last_key = typed_at
         self._shown_at: float | None = None
+        self._behind = behind
+        self._behind_margin: Spacing | None = None  # the transcript's own, put back on close
+        self._workspace = workspace
 
     @property
     def tool_use_id(self) -> str:
@@ -132,29 +157,33 @@ class PermissionScreen(ModalScreen[Decide | None]):
         req = self.request
         variables = self.app.theme_variables
         with Vertical(id="dialog"):
-            if self.is_plan:
-                yield Static(Text("Ready to code? Here is the plan:"), id="title")
-                plan = req.input.get("plan") if isinstance(req.input, dict) else None
-                with VerticalScroll(id="plan"):
-                    yield Static(Text(clean(str(plan or req.summary))), id="plan-text")
-                yield Static(Text("Would you like to proceed? Plan mode ends and the changes begin."),
-                             id="question")
-            else:
-                yield Static(Text(self._title()), id="title")
-                if self.diff is not None:
-                    yield Static(Text(clean(self.request.input.get("path", "") or self.diff.path)),
-                                 id="call")
-                    with VerticalScroll(id="diff"):
-                        yield Static(render_diff(self.diff, variables, tense=Tense.WILL),
-                                     id="diff-lines")
+            # What is asked scrolls; the answers below it always show (``_fit``).
+            with VerticalScroll(id="body", can_focus=False):
+                if self.is_plan:
+                    yield Static(Text("Ready to code? Here is the plan:"), id="title")
+                    plan = req.input.get("plan") if isinstance(req.input, dict) else None
+                    with VerticalScroll(id="plan", can_focus=False):
+                        yield Static(Text(clean(str(plan or req.summary))), id="plan-text")
                 else:
-                    yield Static(call_preview.body(req.name, req.input, variables), id="call")
-                reason = why(req)
-                if reason:
-                    yield Static(Text("Asks because " + reason), id="why")
-                yield Static(Text("Do you want to proceed?"), id="question")
-            yield Static(self._choices_text(), id="choices")
-            yield Static(self._keys_text(), id="keys")
+                    yield from self._call(variables)
+            with Vertical(id="answers"):
+                yield Static(Text("Would you like to proceed? Plan mode ends and the changes begin."
+                                  if self.is_plan else "Do you want to proceed?"), id="question")
+                yield Static(self._choices_text(), id="choices")
+                yield Static(self._keys_text(), id="keys")
+
+    def _call(self, variables: dict[str, str]) -> ComposeResult:
+        req = self.request
+        yield Static(Text(self._title()), id="title")
+        if self.diff is not None:
+            yield Static(Text(clean(req.input.get("path", "") or self.diff.path)), id="call")
+            with VerticalScroll(id="diff", can_focus=False):
+                yield Static(render_diff(self.diff, variables, tense=Tense.WILL), id="diff-lines")
+        else:
+            yield Static(call_preview.body(req.name, req.input, variables), id="call")
+        reason = why(req)
+        if reason:
+            yield Static(Text("Asks because " + reason), id="why")
 
     def _title(self) -> str:
         new_file = self.diff is not None and self.diff.new_file
@@ -174,7 +203,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
 
     def _keys_text(self) -> Text:
         tab = "tab: edit the command" if self.amends_command else "tab: a note for the model instead"
-        keys = f"↑↓ and enter, or 1-3 · {tab} · esc: deny"
+        keys = f"↑↓ and enter, or 1-3 · {tab} · esc: deny · ctrl+e: explain"
         if self.diff is not None and not self.diff.short:
             keys += " · ctrl+o: all lines"
         return Text(keys)
@@ -182,6 +211,46 @@ class PermissionScreen(ModalScreen[Decide | None]):
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = "plan" if self.is_plan else "permission"
         self._shown_at = self._clock()
+        self.call_after_refresh(self._fit)
+        self.set_interval(LIFT_CHECK, self._lift_behind)
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Give what is asked the room the answers leave of three quarters of the window:
+        a long diff or plan scrolls, and the answers never fall off the screen."""
+        if not self.is_attached:
+            return
+        answers = self.query_one("#answers")
+        room = self.size.height * 3 // 4 - answers.outer_size.height - 1  # 1: the border
+        self.query_one("#body").styles.max_height = max(room, 3)
+        self.call_after_refresh(self._lift_behind)
+
+    def _lift_behind(self) -> None:
+        """Raise the transcript's foot above the prompt, as if the prompt sat under it:
+        else its last lines (what the model just said, the call itself) lie behind the
+        prompt, where no scrolling brings them. Put back when the prompt closes.
+
+        Measured from what stands below the transcript (its own height is what the lift
+        changes, and the screen underneath is laid out on its own time), again every
+        ``LIFT_CHECK`` seconds: what stands below may grow or shrink meanwhile."""
+        behind = self._behind
+        if behind is None or behind.parent is None or not behind.is_attached or not self.is_attached:
+            return
+        if self._behind_margin is None:
+            self._behind_margin = behind.styles.margin
+        siblings = list(behind.parent.children)
+        below = sum(w.outer_size.height for w in siblings[siblings.index(behind) + 1:] if w.display)
+        top, right, bottom, left = self._behind_margin
+        over = self.size.height - below - bottom - self.query_one("#dialog").region.y
+        lifted = Spacing(top, right, bottom + max(0, over), left)
+        if behind.styles.margin != lifted:
+            behind.styles.margin = lifted
+
+    def on_unmount(self) -> None:
+        if self._behind is not None and self._behind_margin is not None:
+            self._behind.styles.margin = self._behind_margin
 
     # -- keys ---------------------------------------------------------------------------
 
@@ -193,15 +262,15 @@ class PermissionScreen(ModalScreen[Decide | None]):
         return self._clock() - max(self._shown_at, self._last_key) >= ARM_DELAY
 
     async def on_key(self, event: events.Key) -> None:
-        if event.key == "escape" or self.query("#note") or self.armed:
-            return  # the bindings answer
+        if event.key == "escape" or event.key in FREE_KEYS or self.query("#note") or self.armed:
+            return  # the bindings answer (or scroll, unfold, explain)
         self._last_key = self._clock()  # still typing: the wait starts again
         event.stop()
         event.prevent_default()
         if event.is_printable and event.character:
             self._type_ahead(event.character)
         if not self.query("#typing"):
-            await self.query_one("#dialog").mount(Static(Text(
+            await self._mount_answer_part(Static(Text(
                 "you were typing: that went to the input. Answer once you have read this.",
                 style="italic"), id="typing"))
 
@@ -238,6 +307,36 @@ class PermissionScreen(ModalScreen[Decide | None]):
         if self.query("#diff"):
             self.query_one("#diff").toggle_class("unfolded")
 
+    def action_explain(self) -> None:
+        """Show (or hide again) the call explained in plain words."""
+        if self.query("#explain"):
+            self.query_one("#explain").remove()
+            return
+        text = explain(self.request, self._workspace, self.app.theme_variables)
+        body = self.query_one("#body", VerticalScroll)
+        shown = Static(text, id="explain")
+        body.mount(shown)
+        body.call_after_refresh(shown.scroll_visible, animate=False)
+
+    def action_page(self, step: int) -> None:
+        if self._behind is not None:
+            if step < 0:
+                self._behind.scroll_page_up(animate=False)
+            else:
+                self._behind.scroll_page_down(animate=False)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._wheel(event, -1)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._wheel(event, 1)
+
+    def _wheel(self, event: events.MouseEvent, step: int) -> None:
+        """The wheel anywhere the prompt does not scroll itself moves the transcript."""
+        if self._behind is not None:
+            event.stop()
+            self._behind.scroll_relative(y=step * self.app.scroll_sensitivity_y, animate=False)
+
     def action_deny(self) -> None:
         notes = self.query("#note").results(Input)
         note = next(notes, None)
@@ -260,7 +359,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         field = Input(str(self.request.input["command"]), id="note", classes="command",
                       select_on_focus=False)
         field.border_title = "edit the command: Enter runs it as edited, Esc denies"
-        await self.query_one("#dialog").mount(field, before=self.query_one("#keys"))
+        await self._mount_answer_part(field, before="#keys")
         field.focus()
 
     async def action_deny_with_note(self) -> None:
@@ -268,8 +367,13 @@ class PermissionScreen(ModalScreen[Decide | None]):
             return
         note = Input(placeholder="what the model should do instead (Enter denies with it, Esc denies)",
                      id="note")
-        await self.query_one("#dialog").mount(note, before=self.query_one("#keys"))
+        await self._mount_answer_part(note, before="#keys")
         note.focus()
+
+    async def _mount_answer_part(self, widget: Static | Input, before: str | None = None) -> None:
+        """Add to the answers (a note, the command to edit, a word on typing), then fit."""
+        await self.query_one("#answers").mount(widget, before=before)
+        self.call_after_refresh(self._fit)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
