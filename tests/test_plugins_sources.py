@@ -17,6 +17,7 @@ from agent_tui.cli.plugin_command import plugin_main
 from agent_tui.commands.files import load_commands
 from agent_tui.plugins.manifest import PluginError
 from agent_tui.plugins.sources import fetch, git_url
+from tests.test_plugins import home  # noqa: F401  (a fixture: HOME of its own)
 
 KIT = Path(__file__).parent / "plugin_market" / "plugins" / "kit"
 
@@ -40,16 +41,6 @@ def _repo(tmp_path: Path) -> tuple[Path, str]:
     _git(repo, "add", "-A")
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "two")
     return repo, first
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    return home
 
 
 def test_git_sources_install_like_a_folder_and_pin_what_they_say(home: Path, tmp_path: Path) -> None:
