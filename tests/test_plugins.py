@@ -7,6 +7,7 @@ said clearly with the rest still loaded."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -206,6 +207,7 @@ def test_a_hostile_marketplace_cannot_write_or_read_outside_its_places(
     (plugin / ".claude-plugin").mkdir(parents=True)
     (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "dots", "version": ".."}')
     (plugin / "link").symlink_to(tmp_path / "secret")
+    os.mkfifo(plugin / "pipe")  # a copy would wait on it for good
     (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps({
         "name": "evil", "plugins": [{"name": "../../escape", "source": "./p"},
                                     {"name": "out", "source": "../secret"},
@@ -218,7 +220,9 @@ def test_a_hostile_marketplace_cannot_write_or_read_outside_its_places(
     out, err = capsys.readouterr()
     copy = home / ".claude" / "plugins" / "cache" / "evil" / "dots" / "unknown"
     assert f"Installed dots@evil in {copy}" in out
-    assert f"{plugin}/link: a symlink, not copied" in err and not (copy / "link").exists()
+    assert f"{plugin}/link: a symlink or special file, not copied" in err
+    assert f"{plugin}/pipe: a symlink or special file, not copied" in err
+    assert not (copy / "link").exists() and not (copy / "pipe").exists()
 
 
 def test_a_marketplace_from_a_git_url_is_cloned_into_claude_codes_folder(

@@ -90,7 +90,7 @@ def _install(records: Records, spec: str, yes: bool, ask: Callable[[str], bool])
     plugin, skipped = install(records, plugin_id)
     print(f"Installed {plugin_id} in {plugin.root}")
     for path in skipped:
-        print(f"agent-tui: {path}: a symlink, not copied", file=sys.stderr)
+        print(f"agent-tui: {path}: a symlink or special file, not copied", file=sys.stderr)
     return _confirm_enable(records, plugin_id, plugin, yes, ask)
 
 

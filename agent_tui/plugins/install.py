@@ -13,6 +13,7 @@ separate yes, given after the user has seen what the plugin runs (``review.py``)
 from __future__ import annotations
 
 import os
+import stat
 import shutil
 import tempfile
 from pathlib import Path
@@ -141,12 +142,21 @@ def _source_folder(market: Marketplace, source: Any) -> Path:
 
 
 def _no_links(skipped: list[str]) -> Any:
-    """Links are left out (said), and a clone's ``.git`` (not the plugin's)."""
+    """Links and special files (a FIFO, a socket, a device: a copy would wait on one or
+    read without end) are left out and said, and a clone's ``.git`` (not the plugin's)."""
     def ignore(folder: str, names: list[str]) -> list[str]:
-        links = [n for n in names if os.path.islink(os.path.join(folder, n))]
-        skipped.extend(os.path.join(folder, n) for n in links)
-        return links + [n for n in names if n == ".git" and n not in links]
+        out = [n for n in names if _not_copied(os.path.join(folder, n))]
+        skipped.extend(os.path.join(folder, n) for n in out)
+        return out + [n for n in names if n == ".git" and n not in out]
     return ignore
+
+
+def _not_copied(path: str) -> bool:
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return True
+    return stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _safe(version: str) -> str:
