@@ -313,3 +313,23 @@ def test_the_agent_process_hides_its_environment_from_other_processes() -> None:
     env["AGENT_TUI_DEBUGGABLE"] = "1"  # opting out leaves it as it was
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.split() == ["True", "False", "True"]
+
+
+#: Inputs that crashed the shell grammar's lexer (tree-sitter-bash 0.25.1) with a
+#: segmentation fault: ``{`` then a character far outside the Basic Multilingual Plane.
+LEXER_CRASHERS = ["{\U000d5e60\u0342", "echo {\U000d0000a}", "x{\U000e0000a", "{\U0010fffda",
+                  "{\U0002d411a", "ls {\U000e0100,b}"]
+
+
+def test_a_command_that_crashed_the_grammar_is_judged_and_doubted() -> None:
+    # in a process of its own: a crash must fail this test, not take the test run down
+    script = ("import sys\nfrom agent_tui.permissions import parse_command\n"
+              f"for text in {LEXER_CRASHERS!r}:\n"
+              "    parsed = parse_command(text)\n"
+              "    far = any(ord(c) >= 0x40000 for c in text)\n"
+              "    assert bool(parsed.doubts) or not far, (text, parsed)\n"
+              "print('judged', len(" + repr(LEXER_CRASHERS) + "))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert f"judged {len(LEXER_CRASHERS)}" in done.stdout

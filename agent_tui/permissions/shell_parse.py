@@ -43,6 +43,13 @@ MAX_DEPTH = 8
 #: for blanks, so ``a\r# ; rm x`` would hide ``rm x`` in a comment), and Unicode breaks.
 _JOINED_LINES = re.compile(r"[^\s\\]\\\n[^\s]")
 _ODD_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
+#: Characters outside the Basic Multilingual Plane: the grammar's lexer (tree-sitter-bash
+#: 0.25.1) reads past its tables on some of them and crashes the process (``{`` then
+#: U+D0000, say), so the parser is given a stand-in (U+FFFD) for each; the words keep
+#: the stand-in, and a rule naming such a character does not match (stricter). Planes
+#: 4 to 16 (unassigned, tags that hide text, private use) also cast doubt.
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_FAR_PLANES = re.compile("[\U00040000-\U0010ffff]")
 
 #: Builtins that run text, rename commands or read variables as code.
 DOUBTFUL_BUILTINS = frozenset({"eval", "trap", "alias", "enable", "let", "fc", "hash", "bind",
@@ -96,8 +103,11 @@ class _Parse:
             return ParsedCommand(self.text, (), ("nested deeper than the judge follows",))
         if _ODD_CHARS.search(self.text):
             self.doubt("it holds control characters bash and the parser read differently")
+        if _FAR_PLANES.search(self.text):
+            self.doubt("it holds characters of the unused Unicode planes (tags, private use)")
+        source = _ASTRAL.sub("\ufffd", self.text)  # never what crashes the grammar's lexer
         with _PARSER_LOCK:  # one parser, and the policy may be asked from several threads
-            tree = _PARSER.parse(self.text.encode("utf-8", "surrogatepass"))
+            tree = _PARSER.parse(source.encode("utf-8", "surrogatepass"))
         if tree.root_node.has_error:
             self.doubt("it does not parse as a whole (a syntax error or an unbalanced quote)")
         self.visit(tree.root_node, "")
