@@ -23,18 +23,9 @@ from agent_tui.plugins import enabled_plugins
 from agent_tui.plugins.offered import offered
 from agent_tui.settings import load_settings
 from agent_tui.settings.mcp_servers import load_config
+from tests.plugins_support import home  # noqa: F401  (a fixture: HOME of its own)
 
 MARKET = Path(__file__).parent / "plugin_market"
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    return home
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from agent_tui.cli.plugin_command import plugin_main
 from agent_tui.commands.files import load_commands
 from agent_tui.plugins.manifest import PluginError
 from agent_tui.plugins.sources import fetch, git_url
-from tests.test_plugins import home  # noqa: F401  (a fixture: HOME of its own)
+from tests.plugins_support import home  # noqa: F401  (a fixture: HOME of its own)
 
 KIT = Path(__file__).parent / "plugin_market" / "plugins" / "kit"
 
