@@ -223,18 +223,8 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
                 "the rules with --") if allowed or disallowed else ""
         raise UsageError(f"-p needs a prompt, as an argument or on stdin (or --input-format "
                          f"stream-json){hint}")
-    add_dirs = []
-    for folder in args.add_dirs:
-        folder = folder.expanduser()
-        if not folder.is_dir():
-            raise UsageError(f"--add-dir {folder}: not a directory")
-        add_dirs.append(folder.resolve())
-    plugin_dirs = []
-    for folder in args.plugin_dirs:
-        folder = folder.expanduser()
-        if not folder.is_dir():
-            raise UsageError(f"--plugin-dir {folder}: not a directory")
-        plugin_dirs.append(folder.resolve())
+    add_dirs = _folders("--add-dir", args.add_dirs)
+    plugin_dirs = _folders("--plugin-dir", args.plugin_dirs)
     if args.fork_session and not (args.resume or args.continue_):
         raise UsageError("--fork-session goes with --resume ID or --continue")
     return Options(
@@ -274,6 +264,17 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         init_only=args.init_only,
         plugin_dirs=plugin_dirs,
     )
+
+
+def _folders(flag: str, given: list[Path]) -> list[Path]:
+    """The folders a repeatable flag names, resolved; a UsageError for one that is not."""
+    found = []
+    for folder in given:
+        folder = folder.expanduser()
+        if not folder.is_dir():
+            raise UsageError(f"{flag} {folder}: not a directory")
+        found.append(folder.resolve())
+    return found
 
 
 def _sdk_options(args: argparse.Namespace) -> None:

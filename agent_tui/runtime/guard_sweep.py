@@ -146,9 +146,6 @@ class GuardSweep:
         self._running: dict[str, GuardBaseline] = {}
         self._batches = itertools.count(1)
 
-    def begin(self, roots: Sequence[Path]) -> GuardBaseline:
-        return take_baseline(roots)
-
     def end(self, baseline: GuardBaseline) -> list[Moved]:
         """Move what appeared since ``baseline``; tells the user, and returns it."""
         new = appeared(baseline)
