@@ -47,6 +47,15 @@ def browser(seen: list[str], answers: list[Any]) -> Any:
     return open_url
 
 
+async def answered(answers: list[Any]) -> list[Any]:
+    """The browser's thread reads its page after the login has gone on: wait for it."""
+    for _ in range(200):
+        if answers:
+            break
+        await asyncio.sleep(0.05)
+    return answers
+
+
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     yield from oauth_server(tmp_path, "--ttl", "2")
@@ -75,7 +84,7 @@ async def test_a_login_then_calls_then_refresh_when_the_token_expires(make_manag
     await manager.login("web", browser(seen, answers))
     [opened] = seen
     assert "code_challenge_method=S256" in opened and "redirect_uri=http%3A%2F%2F127.0.0.1%3A" in opened
-    assert answers and answers[0][0] == 200 and "Logged in." in answers[0][1]
+    assert await answered(answers) and answers[0][0] == 200 and "Logged in." in answers[0][1]
     [registered] = events(record, "register")
     assert registered["redirect_uris"][0].startswith("http://127.0.0.1:")
     await manager.wait_started(15.0)
@@ -124,7 +133,7 @@ async def test_a_refused_login_says_why_and_keeps_needing_one(make_manager: Any,
         answers: list[Any] = []
         with pytest.raises(LoginRefused, match=r"refused the login: access_denied \(the user said no\)"):
             await manager.login("web", browser([], answers))
-        assert answers and answers[0][0] == 400
+        assert await answered(answers) and answers[0][0] == 400
         assert manager.status()[0].state is ServerState.NEEDS_LOGIN
         assert events(record, "token") == []
         assert not json.loads(token_path(manager.auth_dir, web(url)).read_text()).get("tokens")

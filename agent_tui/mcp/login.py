@@ -77,9 +77,11 @@ class Callback:
                 await _answer(writer, 404, "Not found.")
                 return
             query = {k: v[0] for k, v in parse_qs(url.query).items()}
-            self._settle(query)
-            await _answer(writer, 400 if "error" in query else 200,
-                          "The login was refused." if "error" in query else "Logged in.")
+            try:  # the browser gets its page before the login goes on (and closes this listener)
+                await _answer(writer, 400 if "error" in query else 200,
+                              "The login was refused." if "error" in query else "Logged in.")
+            finally:
+                self._settle(query)
         except (OSError, TimeoutError, UnicodeError):
             pass
         finally:
