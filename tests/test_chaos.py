@@ -1,9 +1,9 @@
 """``make chaos`` in the suite: a fixed-seed run of both kinds of trial, in parallel
 workers as ``make chaos`` runs them, against the strict fake API.
 
-- 40 interrupt trials (scenario x Esc moment x second Esc; thinking streams among
+- 24 interrupt trials (scenario x Esc moment x second Esc; thinking streams among
   the scenarios), see bench/chaos_interrupts.py;
-- 40 crash trials (a real agent process SIGKILLed, then ``--continue``; its session
+- 24 crash trials (a real agent process SIGKILLed, then ``--continue``; its session
   thinks and compacts), see bench/chaos_crash.py;
 - every trial that ever failed (``REGRESSIONS``), run again.
 
@@ -23,7 +23,7 @@ from bench.chaos import trial_seeds
 from bench.chaos_pool import run_parallel
 
 SEED = 20261201
-TRIALS = 40
+TRIALS = 24
 JOBS = 3
 # (kind, seed) of every trial that failed once; what it found is fixed and kept here.
 REGRESSIONS = [

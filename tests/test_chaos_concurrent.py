@@ -9,7 +9,7 @@ from bench.chaos import trial_seeds
 from bench.chaos_pool import run_parallel
 
 SEED = 20261201
-TRIALS = 12
+TRIALS = 8
 
 
 @pytest.mark.timeout(600)

@@ -304,7 +304,7 @@ async def test_the_window_is_read_from_the_apis_message_and_only_from_it():
     assert limits.window("another-model") == 500_000  # for that model only
 
 
-def test_a_routed_anthropic_id_has_its_models_window() -> None:
+async def test_a_routed_anthropic_id_has_its_models_window() -> None:
     from agent_tui.core.usage.limits import DEFAULT_WINDOW, ModelLimits
 
     limits = ModelLimits()  # a window the default is not, so a miss shows

@@ -225,7 +225,7 @@ def test_racing_directory_swaps_never_reach_outside(ws: Path, outside: Path) -> 
 
 
 @settings(
-    max_examples=150,
+    max_examples=80,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
@@ -584,7 +584,7 @@ _json = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     raw=st.dictionaries(
         st.sampled_from(["path", "offset", "limit", "content", "old_string", "new_string", "junk"]),
@@ -600,7 +600,7 @@ def test_fuzzed_inputs_parse_or_raise_invalid_input(raw: dict) -> None:
             assert str(exc).startswith(f"invalid input for {tool.name}")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     path=st.text(max_size=30),
     text=st.text(max_size=30),

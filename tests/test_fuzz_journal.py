@@ -199,7 +199,7 @@ def check_damaged_journal(recorded: dict[str, Any], tmp_path: Path, damaged: byt
     model_view(session.records())
 
 
-@settings(max_examples=80, deadline=None, derandomize=True,
+@settings(max_examples=40, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 @example(data=None)  # the undamaged journal resumes as it is

@@ -329,7 +329,7 @@ def _text_block_replaced_by_an_unknown_one() -> list[Event]:
 @example(stream=(_twin_ids_then_error(), None))
 @example(stream=(_data_that_is_not_json(), None))
 @example(stream=(_block_started_again(), None))
-@settings(max_examples=120, deadline=None, derandomize=True,
+@settings(max_examples=60, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(stream=garbled())
 def test_a_garbled_stream_never_crashes_never_runs_an_incomplete_call_and_the_next_request_is_valid(

@@ -310,7 +310,7 @@ def test_a_commands_allowed_tools_allow_in_dont_ask_mode(ws: Path) -> None:
 # -- fuzzing -----------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.text(max_size=40))
 def test_fuzzed_rule_text_parses_or_raises_invalid_rule(text: str) -> None:
     try:
@@ -331,7 +331,7 @@ _rule_texts = st.sampled_from(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     mode=st.sampled_from(list(PermissionMode)),
     allow=st.lists(_rule_texts, max_size=3),

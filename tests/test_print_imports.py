@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,6 @@ def name(value):
     return f"{getattr(value, '__module__', '')}.{what}"
 # and two names a star import binds (``from .lib.vertex import *``): not in ``__all__``
 names = [*anthropic.__all__, "AnthropicVertex", "AsyncAnthropicBedrock"]
-print(json.dumps({n: name(getattr(anthropic, n)) for n in sorted(names)}))
 """
 
 
@@ -37,27 +37,39 @@ def probe(code: str) -> object:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_a_request_imports_the_client_not_every_type() -> None:
-    loaded = probe(f"""
+MODULES = "loaded = [m for m in sys.modules if m.startswith('anthropic')]\n"
+BOTH = "print(json.dumps({'loaded': loaded, 'names': {n: name(getattr(anthropic, n)) for n in sorted(names)}}))\n"
+
+
+@pytest.fixture(scope="module")
+def lazy() -> Any:
+    """One interpreter: a request through agent-tui's lazy SDK, the modules it loaded,
+    then every exported name (which loads the rest)."""
+    return probe(f"""
 import json, sys
 import agent_tui.providers.anthropic as p
 from anthropic.resources.messages import AsyncMessages
 p.anthropic.AsyncAnthropic(api_key="k", base_url="http://127.0.0.1:9").messages
-print(json.dumps([m for m in sys.modules if m.startswith("anthropic")]))
-""")
-    plain = probe("import anthropic, json, sys\n"
-                  "print(json.dumps([m for m in sys.modules if m.startswith('anthropic')]))")
-    assert isinstance(loaded, list) and isinstance(plain, list)
+{MODULES}{NAMES}{BOTH}""")
+
+
+@pytest.fixture(scope="module")
+def plain() -> Any:
+    """One interpreter: a plain ``import anthropic``, its modules, its names."""
+    return probe(f"import sys\n{NAMES}{MODULES}{BOTH}")
+
+
+def test_a_request_imports_the_client_not_every_type(lazy: Any, plain: Any) -> None:
+    loaded, everything = lazy["loaded"], plain["loaded"]
+    assert isinstance(loaded, list) and isinstance(everything, list)
     assert [m for m in loaded if m.startswith(NOT_FOR_A_REQUEST)] == []
-    assert len(loaded) < len(plain) / 2
+    assert len(loaded) < len(everything) / 2
 
 
-def test_every_exported_name_is_the_one_a_plain_import_gives() -> None:
-    lazy = probe("import agent_tui.providers.anthropic\n" + NAMES)
-    plain = probe(NAMES)
-    assert isinstance(plain, dict) and len(plain) > 50
-    assert lazy == plain
-    assert plain["AnthropicVertex"].endswith(".AnthropicVertex")
+def test_every_exported_name_is_the_one_a_plain_import_gives(lazy: Any, plain: Any) -> None:
+    assert isinstance(plain["names"], dict) and len(plain["names"]) > 50
+    assert lazy["names"] == plain["names"]
+    assert plain["names"]["AnthropicVertex"].endswith(".AnthropicVertex")
 
 
 def test_an_init_that_does_more_than_bind_names_is_imported_plainly(tmp_path: Path) -> None:

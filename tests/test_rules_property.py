@@ -38,7 +38,7 @@ def second_commands() -> st.SearchStrategy[str]:
     return st.builds(lambda p, a: f"{p} {a}".strip(), st.sampled_from(_PROGRAMS), words)
 
 
-@settings(max_examples=400, deadline=None,
+@settings(max_examples=200, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(a=st.sampled_from(ALLOWED), b=second_commands(), how=st.sampled_from(COMPOSITIONS))
 @example(a="ls", b="touch PWNED", how="{a} #'\n{b}\n#'")
@@ -54,7 +54,7 @@ def test_a_composition_is_allowed_only_when_both_parts_are(tmp_path: Path, a: st
         assert p.check(*bash(b)).verdict is Verdict.ALLOW, (composed, b)
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=100, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(how=st.sampled_from(COMPOSITIONS), a=st.sampled_from(ALLOWED))
 def test_a_denied_command_is_denied_in_every_composition(tmp_path: Path, how: str, a: str) -> None:

@@ -199,7 +199,7 @@ def _default_tools(tmp_path: Path):
     return list(default_tools(tmp_path, jobs=BackgroundJobs())._tools.values())
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[FIXTURE])
+@settings(max_examples=100, deadline=None, suppress_health_check=[FIXTURE])
 @given(raw=st.dictionaries(st.sampled_from(_KEYS), _json | st.integers(-(2**70), 2**70),
                            max_size=5))
 def test_fuzzed_input_to_every_default_tool_parses_or_is_refused_clearly(
@@ -216,7 +216,7 @@ def test_fuzzed_input_to_every_default_tool_parses_or_is_refused_clearly(
         tool.is_read_only(args)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     command=st.text(max_size=60),
     timeout_ms=st.none() | st.integers(-(2**40), 2**40) | st.floats() | st.text(max_size=4),
@@ -240,7 +240,7 @@ def test_fuzzed_bash_input(command: str, timeout_ms, background) -> None:
     assert isinstance(args.run_in_background, bool)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[FIXTURE])
+@settings(max_examples=100, deadline=None, suppress_health_check=[FIXTURE])
 @given(command=st.text(max_size=60))
 def test_fuzzed_commands_always_get_a_ruling(tmp_path: Path, command: str) -> None:
     from agent_tui.protocol import Verdict
@@ -270,7 +270,7 @@ def _good_lines() -> list[str]:
     return [journal.append(r).model_dump_json() for r in records]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[FIXTURE])
+@settings(max_examples=100, deadline=None, suppress_health_check=[FIXTURE])
 @given(garbage=st.lists(st.binary(max_size=60) | _json.map(json.dumps).map(str.encode), max_size=5))
 def test_fuzzed_journal_lines_are_set_aside_not_fatal(tmp_path: Path, garbage: list[bytes]) -> None:
     good = _good_lines()

@@ -375,7 +375,7 @@ def _check_outcome(data, problems) -> None:
         assert "\n" not in text.replace(str(PATH), "")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(value=_settings_like | _json, indent=st.sampled_from([None, 1, 4]))
 def test_fuzzed_json_settings_load_or_give_clear_problems(value, indent) -> None:
     text = json.dumps(value, indent=indent)
@@ -389,7 +389,7 @@ def test_fuzzed_json_settings_load_or_give_clear_problems(value, indent) -> None
         loaded.permissions_rules()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(raw=st.binary(max_size=200) | st.text(max_size=200).map(str.encode))
 def test_fuzzed_bytes_never_crash_the_loader(raw: bytes) -> None:
     _check_outcome(*parse_settings(raw, PATH))
