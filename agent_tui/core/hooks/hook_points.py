@@ -269,9 +269,11 @@ class HookPoints:
     # -- the turn -----------------------------------------------------------------------
 
     async def prompt(self, text: str) -> None:
-        """``UserPromptSubmit``; raises PromptBlocked (or Cancelled)."""
+        """``UserPromptSubmit``, after the settings changed since the last turn are
+        applied; raises PromptBlocked (or Cancelled)."""
         if self.deps.depth:
             return
+        await self.settings_changed()
 
         def to_model(answer: HookAnswer, run: HookRun) -> str:
             return "" if answer.decision is HookDecision.BLOCK else run.context
@@ -287,6 +289,24 @@ class HookPoints:
                 "a UserPromptSubmit hook blocked this prompt"
                 + (f": {answer.reason}" if answer.reason else "")
             )
+
+    async def settings_changed(self) -> None:
+        """``ConfigChange`` for each settings file changed since the last turn, then
+        the changes the hooks let through are applied (one notice); raises Cancelled,
+        the changes then wait for the next turn."""
+        hooks = self.deps.hooks
+        if hooks is None:
+            return
+        blocked: dict[str, str] = {}
+        for change in hooks.changed_settings():
+            def ask(hooks: HooksPort, base: HookBase, change: Any = change) -> Awaitable[HookAnswer]:
+                return hooks.config_change(base, self.scope, change=change)
+
+            answer = await self.dispatch(E.CONFIG_CHANGE, change.source, ask)
+            self.scope.raise_if_cancelled()  # cancel point: while a hook judges a change
+            if answer is not None and answer.decision is HookDecision.BLOCK:
+                blocked[change.file_path] = answer.reason
+        hooks.apply_settings(blocked)
 
     async def stop_goes_on(self) -> bool:
         """``Stop`` (``SubagentStop`` in a sub-agent), when the model stopped on its
