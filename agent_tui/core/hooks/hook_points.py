@@ -43,6 +43,8 @@ from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRun, HooksPort
 from agent_tui.core.journal.records import AssistantMessageRecord, HookRecord, ToolResultRecord
 from agent_tui.core.calls.permission import decided_by, Ruling
+from agent_tui.core.hooks.task_points import plan_hooks
+from agent_tui.core.modes.plan import TODO_TOOL
 from agent_tui.protocol import HookStateChanged, Notice, NoticeLevel, Verdict
 from agent_tui.core.calls.tool import InvalidInput, AnyTool, ToolResult
 from agent_tui.protocol.states import HookDecision, HookEvent, HookRunState, ToolState
@@ -204,10 +206,13 @@ class HookPoints:
             to_model=lambda _answer, run: run.context, tool_use_id=tool_use_id,
             tool_input=tool_input,
         )
-        if answer is None:
-            return HookAnswer()
-        if answer.cancelled or self.scope.cancelled:  # cancel point: while a hook gates a call
-            raise Cancelled(self.scope.reason or CancelReason.USER_INTERRUPT)
+        if answer is not None and (answer.cancelled or self.scope.cancelled):
+            raise Cancelled(self.scope.reason or CancelReason.USER_INTERRUPT)  # cancel point
+        answer = answer or HookAnswer()
+        if name == TODO_TOOL and answer.decision is not HookDecision.BLOCK:
+            task = await plan_hooks(self, {**tool_input, **(answer.updated_input or {})})
+            if task is not None:  # TaskCreated, TaskCompleted: a block refuses the plan
+                answer.decision, answer.reason = task.decision, task.reason
         return answer
 
     def changed_input(
