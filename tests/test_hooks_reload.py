@@ -163,3 +163,48 @@ async def test_a_projects_hooks_added_later_run_in_every_mode(tmp_path, env, fak
     said = [n for n in run.rec.of("notice") if "hooks reloaded" in n.text]
     assert len(said) == 1, [n.text for n in run.rec.of("notice")]
     await run.close()
+
+
+async def test_config_change_hooks_judge_each_changed_file_before_it_applies(tmp_path, env,
+                                                                            fake_api):
+    """The user's ConfigChange hook blocks edits of the project's file (its hooks stay
+    as they were); a project's ConfigChange hook that blocks everything cannot keep a
+    guard added to the user's own file from applying."""
+    seen = tmp_path / "config-change.jsonl"
+    user_hook = (f"tee -a {shlex.quote(str(seen))} | grep -q project_settings "
+                 "&& { echo 'no project edits mid-session' >&2; exit 2; }; echo >> "
+                 f"{shlex.quote(str(seen))}; exit 0")
+    project_hook = "cat > /dev/null; echo 'the project says no' >&2; exit 2"
+
+    def with_config_change(command: str, extra: dict | None = None) -> dict:
+        hooks = {"ConfigChange": [{"hooks": [{"type": "command", "command": command}]}]}
+        return {"hooks": {**hooks, **(extra or {})}}
+
+    user, project = user_settings(), env / ".agent-tui" / "settings.json"
+    write(user, with_config_change(user_hook))
+    write(project, with_config_change(project_hook))
+    run = open_session(env)
+    await turn(run, fake_api, "one", "echo first")
+    assert not seen.exists()  # nothing changed yet: no ConfigChange
+    user_log, project_log = tmp_path / "user.log", tmp_path / "project.log"
+    write(user, with_config_change(user_hook, hooks_logging(tmp_path / "u", user_log)["hooks"]))
+    write(project, with_config_change(project_hook,
+                                      hooks_logging(tmp_path / "p", project_log)["hooks"]))
+    await turn(run, fake_api, "two", "echo second")
+    assert lines(user_log) == ["pre echo second", "post"]  # the user's guard applies
+    assert lines(project_log) == []  # the blocked change never applied
+    given = [json.loads(line) for line in seen.read_text().split("\n") if line.strip()]
+    assert [(g["hook_event_name"], g["source"], g["file_path"]) for g in given] == [
+        ("ConfigChange", "user_settings", str(user)),
+        ("ConfigChange", "project_settings", str(project))]
+    assert {"session_id", "cwd", "permission_mode", "transcript_path"} <= set(given[0])
+    texts = [n.text for n in run.rec.of("notice")]
+    assert any("cannot block a change to user_settings" in t for t in texts), texts
+    blocked = [t for t in texts if "ConfigChange hook blocked the change" in t]
+    assert len(blocked) == 1 and str(project) in blocked[0], texts
+    assert "no project edits mid-session" in blocked[0]
+    kinds = [r.event for r in run.journal.records if getattr(r, "kind", "") == "hook"]
+    assert kinds.count("ConfigChange") == 4  # two hooks, two files: each journalled
+    await turn(run, fake_api, "three", "echo third")  # nothing changed: no hook runs
+    assert len([line for line in seen.read_text().split("\n") if line.strip()]) == 2
+    await run.close()

@@ -340,6 +340,9 @@ class Wiring:
                            usage=meter,
                            limits=ModelLimits(settings.context_window), hooks=hooks,
                            budget=budget)
+        from agent_tui.hooks.elicitation import hook_base, hooked_elicitor
+
+        mcp.elicitor_hooks = hooked_elicitor(hooks, lambda: hook_base(deps), emit)
         # A fork's earlier agents are the source's: what they left running is its own.
         leftovers = self._leftovers(journal if opened.fork is None else None, emit)
         try:

@@ -10,7 +10,9 @@ The core asks through its port (``core/services/hooks_port.py``); this package i
   group, under the cancel scope of what it gates, killed at its timeout;
 - :mod:`.answers`: what a hook's exit code and output mean, and what several decide;
 - :mod:`.commands`: :class:`CommandHooks`, the port itself;
-- :mod:`.reload`: the hooks read again, between turns, when their files change.
+- :mod:`.reload`: the hooks read again, between turns, when their files change
+  (``ConfigChange`` hooks judge each changed file first);
+- :mod:`.elicitation`: the ``Elicitation`` hooks around an MCP server's question.
 """
 
 from agent_tui.hooks.commands import CommandHooks

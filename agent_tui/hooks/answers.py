@@ -8,7 +8,9 @@ One command's ending (:func:`decide`):
   ``permissionDecisionReason``, ``updatedInput`` (the input fields to change before
   the call runs) and ``additionalContext``; ``continue: false`` with ``stopReason``;
   ``systemMessage`` for the user; for ``PermissionRequest``, ``hookSpecificOutput``
-  ``decision.behavior`` ``allow`` or ``deny`` (with ``message``); ``suppressOutput`` is accepted (agent-tui shows no
+  ``decision.behavior`` ``allow`` or ``deny`` (with ``message``); for ``Elicitation``
+  and ``ElicitationResult``, ``hookSpecificOutput`` ``action`` (``accept``,
+  ``decline``: a block, ``cancel``) with ``content``; ``suppressOutput`` is accepted (agent-tui shows no
   hook's stdout to the user, so there is nothing to hide). Plain stdout is context
   for the model after ``UserPromptSubmit`` and ``SessionStart``. Claude Code's fields
   agent-tui does not act on (``UNSUPPORTED_SPECIFIC``) are named to the user.
@@ -160,6 +162,8 @@ def _read_stdout(run: HookRun, event: HookEvent, stdout: str, hook: HookCommand)
             run.decision = D.ALLOW if behavior == "allow" else D.BLOCK
             said = chosen.get("message")
             run.reason = said if isinstance(said, str) else ""
+    if event in (E.ELICITATION, E.ELICITATION_RESULT):
+        _reply(run, event, specific, answer.reason)
     updated = specific.get("updatedInput")
     if event is E.PRE_TOOL_USE and isinstance(updated, dict) and updated:
         run.updated_input = updated  # Claude Code's keys: the caller translates them
@@ -181,6 +185,23 @@ def _read_stdout(run: HookRun, event: HookEvent, stdout: str, hook: HookCommand)
     return run
 
 
+def _reply(run: HookRun, event: HookEvent, specific: dict[str, Any], reason: str | None) -> None:
+    """An elicitation answered by the hook, as Claude Code reads it: ``hookEventName``
+    must name the event; ``decline`` is a block (the server is told no)."""
+    action = specific.get("action")
+    if specific.get("hookEventName") != str(event) or action not in _ACTIONS:
+        return
+    content = specific.get("content")
+    run.reply = {"action": action, **({"content": content} if isinstance(content, dict) else {})}
+    if action == "decline":
+        run.decision = D.BLOCK
+        run.reason = reason or ("Elicitation denied by hook" if event is E.ELICITATION
+                                else "Elicitation result blocked by hook")
+
+
+_ACTIONS = ("accept", "decline", "cancel")
+
+
 def combine(runs: list[HookRun], *, can_ask: bool) -> HookAnswer:
     """What the runs of one event decide together."""
     answer = HookAnswer(runs=runs)
@@ -196,6 +217,7 @@ def combine(runs: list[HookRun], *, can_ask: bool) -> HookAnswer:
     answer.reason = "\n".join(r.reason for r in runs if r.decision is answer.decision and r.reason)
     answer.context = [r.context for r in runs if r.context.strip()]
     answer.stop = next((r.stop for r in runs if r.stop is not None), None)
+    answer.reply = next((r.reply for r in runs if r.reply is not None), None)
     for run in runs:
         if run.updated_input:
             answer.updated_input = {**(answer.updated_input or {}), **run.updated_input}

@@ -19,11 +19,17 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any, Protocol, assert_never
 
 from agent_tui.cancel import CancelScope
 from agent_tui.core.calls.tool import AnyTool
-from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRow, HookRun
+from agent_tui.core.services.hooks_port import (
+    HookAnswer,
+    HookBase,
+    HookRow,
+    HookRun,
+    SettingsChange,
+)
 from agent_tui.protocol.states import HookDecision, HookEnding, HookEvent
 from agent_tui.providers.base import Provider
 from agent_tui.protocol.tool_names import our_input
@@ -49,6 +55,14 @@ E = HookEvent
 #: Claude Code's bound (observed: a Stop hook that always blocks gets 8 more turns);
 #: settings ``limits.stopHookContinues`` changes it.
 DEFAULT_MAX_STOP_CONTINUES = 8
+
+
+class SettingsWatch(Protocol):
+    """What reads the settings files again (``reload.py``)."""
+
+    def changed(self) -> list[SettingsChange]: ...
+
+    def apply(self, blocked: Mapping[str, str]) -> None: ...
 
 
 class CommandHooks:
@@ -84,6 +98,8 @@ class CommandHooks:
         # MCP tool hooks call the session's MCP tools: set by the wiring.
         self.mcp_tools: Callable[[], Sequence[AnyTool]] | None = None
         self.model: Callable[[], str] = lambda: ""
+        # What reads the settings files again between turns: set by ``HooksReload``.
+        self.settings: SettingsWatch | None = None
 
     # -- what is configured ---------------------------------------------------------
 
@@ -270,6 +286,46 @@ class CommandHooks:
     async def session_end(self, base: HookBase, scope: CancelScope, *, reason: str) -> HookAnswer:
         return await self._run(E.SESSION_END, reason, base, scope, {"reason": reason})
 
+    def changed_settings(self) -> list[SettingsChange]:
+        return self.settings.changed() if self.settings is not None else []
+
+    def apply_settings(self, blocked: Mapping[str, str]) -> None:
+        if self.settings is not None:
+            self.settings.apply(blocked)
+
+    async def config_change(
+        self, base: HookBase, scope: CancelScope, *, change: SettingsChange
+    ) -> HookAnswer:
+        return await self._run(E.CONFIG_CHANGE, change.source, base, scope, {
+            "source": change.source, "file_path": change.file_path,
+        })
+
+    async def task_created(
+        self, base: HookBase, scope: CancelScope, *, task_id: str, task_subject: str,
+        task_description: str = "",
+    ) -> HookAnswer:
+        return await self._run(E.TASK_CREATED, None, base, scope, _task(
+            task_id, task_subject, task_description))
+
+    async def task_completed(
+        self, base: HookBase, scope: CancelScope, *, task_id: str, task_subject: str,
+        task_description: str = "",
+    ) -> HookAnswer:
+        return await self._run(E.TASK_COMPLETED, None, base, scope, _task(
+            task_id, task_subject, task_description))
+
+    async def elicitation(
+        self, base: HookBase, scope: CancelScope, *, server: str, fields: dict[str, Any]
+    ) -> HookAnswer:
+        return await self._run(E.ELICITATION, server, base, scope,
+                               {"mcp_server_name": server, **fields})
+
+    async def elicitation_result(
+        self, base: HookBase, scope: CancelScope, *, server: str, fields: dict[str, Any]
+    ) -> HookAnswer:
+        return await self._run(E.ELICITATION_RESULT, server, base, scope,
+                               {"mcp_server_name": server, **fields})
+
     # -- running --------------------------------------------------------------------
 
     def _one(self, hook: HookCommand, stdin: bytes, scope: CancelScope,
@@ -324,19 +380,43 @@ class CommandHooks:
         }
         stdin = json.dumps(payload, ensure_ascii=False, default=str).encode()
         ran = await asyncio.gather(*(self._one(hook, stdin, scope, env) for hook in hooks))
-        runs = [_held(event, hook, decide(event, hook, result)) for hook, result in zip(hooks, ran)]
+        runs = [_held(event, subject, hook, decide(event, hook, result))
+                for hook, result in zip(hooks, ran)]
         return combine(runs, can_ask=self.interactive)
 
 
-def _held(event: HookEvent, hook: HookCommand, run: HookRun) -> HookRun:
-    """A project's ``PermissionRequest`` hook may deny for you, never allow: a cloned
-    repository does not answer permission prompts on your behalf (stricter than
-    Claude Code, where a trusted project's hook may)."""
-    if event is E.PERMISSION_REQUEST and hook.project and run.decision is HookDecision.ALLOW:
+def _held(event: HookEvent, subject: str | None, hook: HookCommand, run: HookRun) -> HookRun:
+    """What a project's hook may not do (stricter than Claude Code, where a trusted
+    project's hook may): answer a permission prompt or an MCP server's question with
+    a yes on your behalf (it may say no), or keep a change of a settings file that is
+    not the project's own (your files, ``--settings``) from applying: a repository
+    never holds up a guard you add."""
+    said = ""
+    if not hook.project:
+        return run
+    if event is E.PERMISSION_REQUEST and run.decision is HookDecision.ALLOW:
         run.decision = HookDecision.NONE
         said = "a project's PermissionRequest hook cannot allow a call; you are asked"
+    elif (event in (E.ELICITATION, E.ELICITATION_RESULT) and run.reply is not None
+          and run.reply.get("action") == "accept"):
+        run.reply = None
+        said = f"a project's {event} hook cannot accept for you; its answer is ignored"
+    elif (event is E.CONFIG_CHANGE and run.decision is HookDecision.BLOCK
+          and subject not in PROJECT_SOURCES):
+        run.decision, run.reason = HookDecision.NONE, ""
+        said = f"a project's ConfigChange hook cannot block a change to {subject}; it applies"
+    if said:
         run.message = f"{run.message}; {said}" if run.message else said
     return run
+
+
+#: The ``ConfigChange`` sources a project's hook may block: the project's own files.
+PROJECT_SOURCES = frozenset({"project_settings", "local_settings"})
+
+
+def _task(task_id: str, subject: str, description: str) -> dict[str, Any]:
+    return {"task_id": task_id, "task_subject": subject,
+            **({"task_description": description} if description else {})}
 
 
 def _given(stdin: bytes) -> Any:

@@ -48,8 +48,7 @@ DEFAULT_TIMEOUT_S = 60.0
 
 #: Claude Code events agent-tui does not run, for a clearer message than "unknown".
 OTHER_CLAUDE_EVENTS = frozenset({
-    "TeammateIdle", "TaskCompleted",
-    "ConfigChange", "WorktreeCreate", "WorktreeRemove",
+    "TeammateIdle", "WorktreeCreate", "WorktreeRemove",
 })
 _GROUP_KEYS = ("matcher", "hooks")
 _HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage", "if", "async",

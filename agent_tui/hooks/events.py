@@ -37,6 +37,10 @@ class EventFacts:
 
 
 _TRIGGERS = frozenset({"manual", "auto"})
+#: ``ConfigChange``'s sources, in Claude Code's words (``skills`` and ``policy_settings``
+#: never happen here: agent-tui reloads no skills and has no managed settings file).
+CONFIG_SOURCES = frozenset({
+    "user_settings", "project_settings", "local_settings", "policy_settings", "skills"})
 
 
 def event_facts(event: HookEvent) -> EventFacts:
@@ -73,6 +77,12 @@ def event_facts(event: HookEvent) -> EventFacts:
             return EventFacts(Subject.WORD, frozenset({
                 "rate_limit", "authentication_failed", "billing_error", "invalid_request",
                 "server_error", "max_output_tokens", "unknown"}))
+        case E.CONFIG_CHANGE:  # a failed hook lets the change apply (a new guard is not held up)
+            return EventFacts(Subject.WORD, CONFIG_SOURCES)
+        case E.TASK_CREATED | E.TASK_COMPLETED:  # a block refuses the todo_write call
+            return EventFacts()
+        case E.ELICITATION | E.ELICITATION_RESULT:  # matched on the MCP server's name
+            return EventFacts()
         case E.INTERRUPT:
             return EventFacts()
         case _:

@@ -1,10 +1,12 @@
 """The hooks of a session, read again when a settings file changes, between turns.
 
 :class:`HooksReload` watches every settings file hooks may come from (the five, and
-``--settings``) with ``runtime/file_watch.py``: a stat each when a turn starts (it sees
-the ``turn_started`` event, before the turn's first hook), never on a timer and never
-inside a turn, so a turn runs with one set of hooks from its start to its end. When
-a file changed, its hooks are parsed again and put in force in the session's
+``--settings``) with ``runtime/file_watch.py``: a stat each when a turn starts (the
+turn asks, through the hooks port, before its first hook), never on a timer and never
+inside a turn, so a turn runs with one set of hooks from its start to its end. Each
+changed file is first shown to the ``ConfigChange`` hooks in force (the turn runs
+them: ``core/hooks/hook_points.py``); a file they block keeps its old hooks. The
+others' hooks are parsed again and put in force in the session's
 :class:`CommandHooks` (``commands``), with one notice saying what changed.
 
 A broken edit (the file is no longer JSON, or a hook entry in it is malformed, so
@@ -14,11 +16,12 @@ why (file, line, column). A project's hooks run as the user's do: guards always 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from agent_tui.paths import project_settings_files, settings_files
+from agent_tui.core.services.hooks_port import SettingsChange
 from agent_tui.protocol import Event, Notice, NoticeLevel
 from agent_tui.settings import read_settings_file
 from agent_tui.settings.problems import SettingsProblem
@@ -52,24 +55,51 @@ class HooksReload:
         self._warnings: list[str] = []
         self._watch = FileWatch(self._paths)
         self._watch.look()  # as they are now: what the session started with
+        self._pending: list[Path] = []  # changed, not applied yet (the hooks decide first)
+        hooks.settings = self
 
     def _paths(self) -> Iterator[Path]:
         yield from self._files
 
     def observe(self, event: Any) -> None:
-        """The session's events: a turn starting is the time to look."""
-        if getattr(event, "type", "") == "turn_started":
-            self.look()
+        """The session's events (nothing to do: the turn asks, ``changed``/``apply``)."""
+
+    def source(self, path: Path) -> str:
+        """The file's ``ConfigChange`` source, in Claude Code's words (``--settings``
+        counts as the user's)."""
+        if path not in self._project:
+            return "user_settings"
+        return "local_settings" if path.name == "settings.local.json" else "project_settings"
+
+    def changed(self) -> list[SettingsChange]:
+        """The files changed since the last look, and those a cancelled turn left
+        undecided: one stat each."""
+        changes = self._watch.look()
+        for path in [*changes.added, *changes.changed, *changes.removed]:
+            if path not in self._pending:
+                self._pending.append(path)
+        return [SettingsChange(source=self.source(p), file_path=str(p)) for p in self._pending]
 
     def look(self) -> None:
-        """Read the changed files again and put their hooks in force (one notice)."""
-        changes = self._watch.look()
-        if not changes:
+        """Read the changed files again and put their hooks in force (no hook asked)."""
+        self.changed()
+        self.apply({})
+
+    def apply(self, blocked: Mapping[str, str]) -> None:
+        """Put the pending files' hooks in force, but those of ``blocked`` (path: the
+        hook's reason), which keep their old hooks; one notice."""
+        pending, self._pending = self._pending, []
+        if not pending:
             return
         before = list(self.hooks.commands)
         self._warnings = []
         broken: list[str] = []
-        for path in [*changes.added, *changes.changed, *changes.removed]:
+        for path in pending:
+            if str(path) in blocked:
+                said = blocked[str(path)]
+                broken.append(f"a ConfigChange hook blocked the change to {path}"
+                              + (f" ({said})" if said else "") + ": its hooks stay as they were")
+                continue
             hooks, why = self._read(path)
             if why is not None:
                 broken.append(f"{why}: the hooks of this file stay as they were")

@@ -99,6 +99,8 @@ class McpManager(McpServers):
         self._change_listeners: list[Callable[[ToolsChange], None]] = []
         self._catalog_listeners: list[Callable[[str], None]] = []
         self._elicitor: Elicitor = decline  # until a front end can ask the user
+        # The session's Elicitation hooks, around whichever elicitor is set (the wiring's).
+        self.elicitor_hooks: Callable[[Elicitor], Elicitor] = lambda fn: fn
         self._toolsets: list[ToolSet] = []
         self._tools: dict[str, McpTool] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -125,7 +127,7 @@ class McpManager(McpServers):
         return McpConnection(
             cfg, workspace=self.workspace, start_timeout_s=self._start_timeout_s,
             log_dir=self._logs, auth_dir=self.auth_dir, on_change=self._changed, on_tools=self._listed,
-            on_catalog=self._catalogued, elicitor=lambda: self._elicitor,
+            on_catalog=self._catalogued, elicitor=lambda: self.elicitor_hooks(self._elicitor),
         )
 
     # -- for the wiring -------------------------------------------------------

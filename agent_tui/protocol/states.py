@@ -231,6 +231,11 @@ class HookEvent(StrEnum):
     PERMISSION_REQUEST = "PermissionRequest"  # a call would be asked: a hook may answer
     PERMISSION_DENIED = "PermissionDenied"  # a rule or the mode denied a call
     NOTIFICATION = "Notification"  # the user is waited for (a permission prompt)
+    CONFIG_CHANGE = "ConfigChange"  # a settings file changed: before its reload applies
+    TASK_CREATED = "TaskCreated"  # a plan item is added (todo_write)
+    TASK_COMPLETED = "TaskCompleted"  # a plan item is marked completed (todo_write)
+    ELICITATION = "Elicitation"  # an MCP server asks the user: a hook may answer first
+    ELICITATION_RESULT = "ElicitationResult"  # the answer, before it goes to the server
     # agent-tui's own: after Esc, how each tool call ended and which processes were ended
     INTERRUPT = "Interrupt"
 

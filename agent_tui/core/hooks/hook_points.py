@@ -43,6 +43,8 @@ from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRun, HooksPort
 from agent_tui.core.journal.records import AssistantMessageRecord, HookRecord, ToolResultRecord
 from agent_tui.core.calls.permission import decided_by, Ruling
+from agent_tui.core.hooks.task_points import plan_hooks
+from agent_tui.core.modes.plan import TODO_TOOL
 from agent_tui.protocol import HookStateChanged, Notice, NoticeLevel, Verdict
 from agent_tui.core.calls.tool import InvalidInput, AnyTool, ToolResult
 from agent_tui.protocol.states import HookDecision, HookEvent, HookRunState, ToolState
@@ -204,10 +206,13 @@ class HookPoints:
             to_model=lambda _answer, run: run.context, tool_use_id=tool_use_id,
             tool_input=tool_input,
         )
-        if answer is None:
-            return HookAnswer()
-        if answer.cancelled or self.scope.cancelled:  # cancel point: while a hook gates a call
-            raise Cancelled(self.scope.reason or CancelReason.USER_INTERRUPT)
+        if answer is not None and (answer.cancelled or self.scope.cancelled):
+            raise Cancelled(self.scope.reason or CancelReason.USER_INTERRUPT)  # cancel point
+        answer = answer or HookAnswer()
+        if name == TODO_TOOL and answer.decision is not HookDecision.BLOCK:
+            task = await plan_hooks(self, {**tool_input, **(answer.updated_input or {})})
+            if task is not None:  # TaskCreated, TaskCompleted: a block refuses the plan
+                answer.decision, answer.reason = task.decision, task.reason
         return answer
 
     def changed_input(
@@ -269,9 +274,11 @@ class HookPoints:
     # -- the turn -----------------------------------------------------------------------
 
     async def prompt(self, text: str) -> None:
-        """``UserPromptSubmit``; raises PromptBlocked (or Cancelled)."""
+        """``UserPromptSubmit``, after the settings changed since the last turn are
+        applied; raises PromptBlocked (or Cancelled)."""
         if self.deps.depth:
             return
+        await self.settings_changed()
 
         def to_model(answer: HookAnswer, run: HookRun) -> str:
             return "" if answer.decision is HookDecision.BLOCK else run.context
@@ -287,6 +294,24 @@ class HookPoints:
                 "a UserPromptSubmit hook blocked this prompt"
                 + (f": {answer.reason}" if answer.reason else "")
             )
+
+    async def settings_changed(self) -> None:
+        """``ConfigChange`` for each settings file changed since the last turn, then
+        the changes the hooks let through are applied (one notice); raises Cancelled,
+        the changes then wait for the next turn."""
+        hooks = self.deps.hooks
+        if hooks is None:
+            return
+        blocked: dict[str, str] = {}
+        for change in hooks.changed_settings():
+            def ask(hooks: HooksPort, base: HookBase, change: Any = change) -> Awaitable[HookAnswer]:
+                return hooks.config_change(base, self.scope, change=change)
+
+            answer = await self.dispatch(E.CONFIG_CHANGE, change.source, ask)
+            self.scope.raise_if_cancelled()  # cancel point: while a hook judges a change
+            if answer is not None and answer.decision is HookDecision.BLOCK:
+                blocked[change.file_path] = answer.reason
+        hooks.apply_settings(blocked)
 
     async def stop_goes_on(self) -> bool:
         """``Stop`` (``SubagentStop`` in a sub-agent), when the model stopped on its

@@ -36,6 +36,8 @@ class HookRun(BaseModel):
     stop: str | None = None  # it asked to end the turn ("continue": false): its stopReason
     # PreToolUse: the input fields it asked to change (``updatedInput``), in our keys.
     updated_input: dict[str, Any] | None = None
+    # Elicitation, ElicitationResult: the answer it gave the server (``action``, ``content``).
+    reply: dict[str, Any] | None = None
 
 
 class HookAnswer(BaseModel):
@@ -55,6 +57,8 @@ class HookAnswer(BaseModel):
     # SessionStart: variables the hooks wrote to ``CLAUDE_ENV_FILE``, for the commands
     # the agent runs in this session.
     env: dict[str, str] = Field(default_factory=dict)
+    # Elicitation, ElicitationResult: the first run's answer to the server, if any.
+    reply: dict[str, Any] | None = None
 
     @property
     def cancelled(self) -> bool:
@@ -76,6 +80,13 @@ class HookBase(BaseModel):
     def fields(self) -> dict[str, Any]:
         """The keys as a hook reads them (the agent's only inside a sub-agent)."""
         return self.model_dump(exclude_none=True)
+
+
+class SettingsChange(BaseModel):
+    """A settings file that changed during the session, as ``ConfigChange`` sees it."""
+
+    source: str  # Claude Code's word: user_settings, project_settings, local_settings
+    file_path: str
 
 
 class HookRow(BaseModel):
@@ -192,6 +203,41 @@ class HooksPort(Protocol):
 
     async def session_end(self, base: HookBase, scope: CancelScope, *, reason: str) -> HookAnswer:
         """Matched on ``reason``; cannot block: the session ends whatever it answers."""
+
+    def changed_settings(self) -> list[SettingsChange]:
+        """The settings files changed since the last look (a stat each), not applied yet."""
+
+    def apply_settings(self, blocked: Mapping[str, str]) -> None:
+        """Put the changed files' hooks in force, but those of ``blocked`` (file path:
+        the hook's reason), which keep their old hooks; one notice says what was done."""
+
+    async def config_change(
+        self, base: HookBase, scope: CancelScope, *, change: SettingsChange
+    ) -> HookAnswer:
+        """``ConfigChange``, matched on ``change.source``: a block keeps the old settings."""
+
+    async def task_created(
+        self, base: HookBase, scope: CancelScope, *, task_id: str, task_subject: str,
+        task_description: str = "",
+    ) -> HookAnswer:
+        """``TaskCreated``: a plan item is added; a block refuses the plan."""
+
+    async def task_completed(
+        self, base: HookBase, scope: CancelScope, *, task_id: str, task_subject: str,
+        task_description: str = "",
+    ) -> HookAnswer:
+        """``TaskCompleted``: a plan item is marked completed; a block refuses the plan."""
+
+    async def elicitation(
+        self, base: HookBase, scope: CancelScope, *, server: str, fields: dict[str, Any]
+    ) -> HookAnswer:
+        """``Elicitation``, matched on ``server``: a block declines, a ``reply`` answers;
+        neither: the user is asked."""
+
+    async def elicitation_result(
+        self, base: HookBase, scope: CancelScope, *, server: str, fields: dict[str, Any]
+    ) -> HookAnswer:
+        """``ElicitationResult``: a block declines, a ``reply`` replaces the answer."""
 
     def rows(self) -> list[HookRow]:
         """The hooks in force and where each came from."""
