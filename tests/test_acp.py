@@ -275,7 +275,7 @@ async def test_malformed_messages_get_json_rpc_errors_not_a_crash(tmp_path, fake
     async def exchange(raw: bytes) -> dict[str, Any]:
         proc.stdin.write(raw)
         await proc.stdin.drain()
-        line = await asyncio.wait_for(proc.stdout.readline(), 10)
+        line = await asyncio.wait_for(proc.stdout.readline(), 60)
         return json.loads(line)
 
     try:
@@ -295,7 +295,7 @@ async def test_malformed_messages_get_json_rpc_errors_not_a_crash(tmp_path, fake
         assert reply["id"] == 3 and reply["result"]["agentCapabilities"]["loadSession"] is True
     finally:
         proc.stdin.close()
-        code = await asyncio.wait_for(proc.wait(), 10)
+        code = await asyncio.wait_for(proc.wait(), 60)
     assert code == 0
 
 

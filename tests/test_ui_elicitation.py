@@ -62,6 +62,14 @@ def _call(thread: ManagerThread, tool: str) -> Any:
     return asyncio.run_coroutine_threadsafe(run(), thread.loop)
 
 
+async def _finished(done: Any) -> Any:
+    """The call's result, awaited: blocking here would hold the app's loop, which may
+    still have the answer to send."""
+    import asyncio
+
+    return await asyncio.wait_for(asyncio.wrap_future(done), 30)
+
+
 def _dialog(app: AgentApp) -> ElicitationScreen | None:
     screen = app.screen
     return screen if isinstance(screen, ElicitationScreen) else None
@@ -113,7 +121,7 @@ async def test_the_form_is_filled_checked_and_sent(tmp_path: Path, asker: Manage
         assert "whole number" in _problem(app, 1)
         assert _answers(tmp_path) == []  # nothing went
         await pilot.press("backspace", "3", "6", "enter", "backspace" * 5, "b", "l", "u", "e", "enter")
-        result = done.result(15)
+        result = await _finished(done)
         assert '"action": "accept"' in result.content
         assert _answers(tmp_path)[0]["content"] == {"name": "ada", "age": 36, "colour": "blue"}
 
@@ -127,7 +135,7 @@ async def test_esc_cancels_and_the_server_is_told(tmp_path: Path, asker: Manager
         dialog = await _shown(pilot, app)
         assert "https://example.com/login?x=1" in str(dialog.query_one("#url").render())
         await pilot.press("escape")
-        done.result(15)
+        await _finished(done)
         assert _answers(tmp_path) == [{"event": "answered", "action": "cancel"}]
         assert _dialog(app) is None
 
