@@ -75,6 +75,7 @@ from agent_tui.protocol import (
     TurnStarted,
     TurnStateChanged,
     TurnStatus,
+    ResponseStarted,
     Usage,
     UserMessage,
 )
@@ -215,7 +216,8 @@ class Printer:
             case (TurnStarted() | TurnStateChanged() | ThinkingDelta() | ToolOutput()
                   | PermissionRequested() | SteerState() | RetryScheduled() | HookStateChanged()
                   | RewindPoints() | RewindPlanned() | Rewound() | BackgroundJobChanged()
-                  | SessionClosed() | Usage() | Compaction() | ModelChanged() | Models()
+                  | SessionClosed() | Usage() | ResponseStarted() | Compaction() | ModelChanged()
+                  | Models()
                   | ConversationCleared() | ContextReport() | PermissionModeChanged()):
                 pass  # not part of the text output (stream-json carries every event)
             case _:

@@ -16,10 +16,19 @@ from typing import Any
 
 import pytest
 
-from agent_tui.protocol import TextDelta, ThinkingDelta, Usage
+from agent_tui.protocol import (
+    RequestPurpose,
+    ResponseStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolState,
+    ToolStateChanged,
+    Usage,
+)
 from agent_tui.sdk_protocol.messages import Messages
 from tests.agent_sdk_support import cli_script, mismatches, shape
 from tests.fake_api.replies import Reply
+from tests.fake_api.usage import START_OUTPUT_TOKENS
 from tests.print_agent import marked, wait_until
 
 pytest.importorskip("claude_agent_sdk")
@@ -56,6 +65,9 @@ def test_shape_checker_catches_a_wrong_message():
 def test_the_stream_carries_thinking_and_the_requests_usage_as_claude_codes_does():
     sent: list[dict[str, Any]] = []
     messages = Messages(sent.append, partial=True)
+    messages(ResponseStarted(turn_id="t", model="m", message_id="msg_api1", input_tokens=90,
+                             cache_read_input_tokens=30, cache_creation_input_tokens=4,
+                             output_tokens=1))
     messages(ThinkingDelta(turn_id="t", text="let me "))
     messages(ThinkingDelta(turn_id="t", text="think"))
     messages(TextDelta(turn_id="t", text="hello"))
@@ -68,6 +80,10 @@ def test_the_stream_carries_thinking_and_the_requests_usage_as_claude_codes_does
         "content_block_stop", "message_delta", "message_stop"]
     stream = [m for m in sent if m["type"] == "stream_event"]
     check("stream_message_start", stream[0])
+    started = {"input_tokens": 90, "cache_creation_input_tokens": 4,
+               "cache_read_input_tokens": 30, "output_tokens": 1}
+    assert events[0]["message"]["usage"] == started  # message_start's, as the API said it
+    assert events[0]["message"]["id"] == "msg_api1"
     check("stream_thinking_start", stream[1])
     check("stream_thinking_delta", stream[2])
     assert "".join(e["delta"].get("thinking", "") for e in events[2:4]) == "let me think"
@@ -80,6 +96,38 @@ def test_the_stream_carries_thinking_and_the_requests_usage_as_claude_codes_does
     check("assistant_thinking", thinking)
     assert thinking["message"]["content"][0]["thinking"] == "let me think"
     assert text["message"]["content"] == [{"type": "text", "text": "hello"}]
+    for message in (thinking, text):  # the response's usage, as Claude Code's carry it
+        assert message["message"]["usage"] == started and message["message"]["id"] == "msg_api1"
+
+
+@pytest.mark.parametrize("stop", ["max_tokens", "refusal", "stop_sequence", "pause_turn",
+                                  "model_context_window_exceeded", "end_turn"])
+def test_message_delta_carries_the_stop_reason_the_api_gave(stop):
+    sent: list[dict[str, Any]] = []
+    messages = Messages(sent.append, partial=True)
+    messages(ResponseStarted(turn_id="t", model="m", input_tokens=5))
+    messages(TextDelta(turn_id="t", text="cut"))
+    messages(Usage(turn_id="t", model="m", input_tokens=5, output_tokens=9, stop_reason=stop))
+    [delta] = [m["event"] for m in sent if m["type"] == "stream_event"
+               and m["event"]["type"] == "message_delta"]
+    assert delta["delta"]["stop_reason"] == stop and delta["usage"]["output_tokens"] == 9
+    assert messages._stop_reason == stop  # the turn's result says it too
+
+
+def test_a_sub_agents_messages_carry_its_own_usage_and_other_requests_open_no_message():
+    sent: list[dict[str, Any]] = []
+    messages = Messages(sent.append, partial=True)
+    messages(ResponseStarted(turn_id="t", model="m", input_tokens=7,
+                             purpose=RequestPurpose.COMPACTION))
+    assert sent == []  # a compaction's request is not the conversation's
+    messages(ResponseStarted(turn_id="t", model="m", input_tokens=11, parent_tool_use_id="call_1"))
+    assert sent == []  # a sub-agent's stream is not forwarded
+    messages(ToolStateChanged(turn_id="t", tool_use_id="call_2", name="read_file",
+                              state=ToolState.QUEUED, input={"path": "a"},
+                              parent_tool_use_id="call_1"))
+    [call] = [m for m in sent if m["type"] == "assistant"]
+    assert call["parent_tool_use_id"] == "call_1"
+    assert call["message"]["usage"]["input_tokens"] == 11
 
 
 @tool("add", "Add two numbers", {"a": float, "b": float})
@@ -148,6 +196,15 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
             "message_start", "message_delta", "message_stop"] * 2
         assert [e["delta"]["stop_reason"] for e in events if e["type"] == "message_delta"] == [
             "tool_use", "end_turn"]
+        # message_start has what the API said then; each assistant message carries it
+        starts = [e["message"] for e in events if e["type"] == "message_start"]
+        told = fake_api.usage[-2:]
+        assert [m["usage"] for m in starts] == [
+            {**u.as_usage(), "output_tokens": START_OUTPUT_TOKENS} for u in told]
+        assert told[0].total_input_tokens > 0
+        answers = [m for m in got if isinstance(m, AssistantMessage)]
+        assert [(m.message_id, m.usage) for m in answers] == [
+            (s["id"], s["usage"]) for s in starts]
         assert (workspace / "f.txt").read_text() == "two\n"
 
         # the context the conversation fills, with the last request's usage

@@ -215,6 +215,23 @@ class ThinkingDelta(BaseModel):
     parent_tool_use_id: str | None = None
 
 
+class ResponseStarted(BaseModel):
+    """A model request's response began (``message_start``): its id and the usage the
+    API said then (input and cache counts; output so far). Its :class:`Usage` follows
+    when the request ends."""
+
+    type: Literal["response_started"] = "response_started"
+    turn_id: str
+    model: str
+    message_id: str = ""  # the API's (empty: the provider gives none)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    purpose: RequestPurpose = RequestPurpose.TURN
+    parent_tool_use_id: str | None = None
+
+
 class Usage(BaseModel):
     """One model request's usage, exactly as the API reported it. An interrupted
     request reports what ``message_start`` said and the output so far."""
@@ -237,6 +254,8 @@ class Usage(BaseModel):
     estimated: bool = False
     context_window: int | None = None
     parent_tool_use_id: str | None = None
+    # message_delta's stop reason (None: the request did not end with one)
+    stop_reason: str | None = None
 
 
 class Compaction(BaseModel):
@@ -326,6 +345,7 @@ Event = Union[
     BackgroundJobChanged,
     SessionClosed,
     ThinkingDelta,
+    ResponseStarted,
     Usage,
     Compaction,
     ModelChanged,
