@@ -40,6 +40,7 @@ from claude_agent_sdk import (  # noqa: E402
     StreamEvent,
     SystemMessage,
     ThinkingBlock,
+    ToolUseBlock,
     UserMessage,
     create_sdk_mcp_server,
     tool,
@@ -265,6 +266,9 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
         [started] = [m for m in got if isinstance(m, SystemMessage) and m.subtype == "task_started"]
         check("task_started", started.data)
         assert started.data["task_type"] == "local_bash"
+        [call] = [b for m in got if isinstance(m, AssistantMessage) for b in m.content
+                  if isinstance(b, ToolUseBlock)]
+        assert started.data["tool_use_id"] == call.id  # the call that started it
         assert await asyncio.to_thread(wait_until, lambda: len(marked("41.3")) >= 1)
         await client.stop_task(started.data["task_id"])
         ended: list[Any] = []
@@ -281,9 +285,13 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
         assert updated.data["patch"]["status"] == "killed"
         check("task_notification", ended[-1].data)
         assert ended[-1].data["status"] == "stopped"
+        assert ended[-1].data["tool_use_id"] == call.id
         assert await asyncio.to_thread(wait_until, lambda: not marked("41.3"))
-        with pytest.raises(Exception, match="No running task with ID"):
-            await client.stop_task(started.data["task_id"])
+        # a task that has ended, or never was: success, nothing done (Claude Code's answer)
+        for gone in (started.data["task_id"], "b999zzz"):
+            answer = await query._send_control_request({"subtype": "stop_task", "task_id": gone})
+            check("stop_task_unknown", {"type": "control_response", "response": {
+                "subtype": "success", "request_id": "r", "response": answer}})
         seen.extend(ended)
 
     states = [m.data for m in seen if isinstance(m, SystemMessage)

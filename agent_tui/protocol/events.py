@@ -200,6 +200,7 @@ class BackgroundJobChanged(BaseModel):
     description: str
     state: BackgroundState
     detail: str = ""
+    tool_use_id: str | None = None  # the call that started it (None: not a call's)
 
 
 class SessionClosed(BaseModel):

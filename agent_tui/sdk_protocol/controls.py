@@ -10,7 +10,9 @@
   ``dry_run`` only says what would change. The conversation stays as it is.
 - ``stop_task``: a background job (``task_started`` gave its id) is stopped; its end
   follows as ``task_updated`` and ``task_notification``. An id that names no running
-  job is an error (Claude Code answers it with success).
+  job is answered with success and changes nothing, as Claude Code answers it.
+  ``task_started`` and ``task_notification`` name the tool call that started the job
+  (``tool_use_id``), as Claude Code's do.
 
 Answers that need the session (the report, a rewind) wait for its Event.
 """
@@ -181,11 +183,9 @@ class Controls:
 
     def _stop(self, request_id: str, task_id: str) -> None:
         job = self.tasks.get(task_id)
-        if job is None or job.state is not BackgroundState.RUNNING:
-            self.wire.refuse(request_id, f"No running task with ID: {task_id}")
-            return
-        self.session.submit(StopBackground(id=task_id))
-        self.wire.answer(request_id)
+        if job is not None and job.state is BackgroundState.RUNNING:
+            self.session.submit(StopBackground(id=task_id))
+        self.wire.answer(request_id)  # an unknown or ended one too, as Claude Code does
 
     # -- the session's Events -------------------------------------------------------------
 
@@ -282,13 +282,14 @@ class Controls:
         if job.state is BackgroundState.RUNNING:
             if known:
                 return []
-            return [{**common, "subtype": "task_started", "description": job.description,
-                     "task_type": _TASK_TYPE[job.kind], "tool_use_id": None}]
+            return [{**common, "subtype": "task_started", "tool_use_id": job.tool_use_id,
+                     "description": job.description, "is_backgrounded": True,
+                     "task_type": _TASK_TYPE[job.kind]}]
         return [
             {**common, "subtype": "task_updated", "patch": {"status": _UPDATED[job.state]}},
             {**common, "subtype": "task_notification", "status": _NOTIFIED[job.state],
              "output_file": "", "summary": job.detail or job.description,
-             "tool_use_id": None, "uuid": str(uuid.uuid4())},
+             "tool_use_id": job.tool_use_id, "uuid": str(uuid.uuid4())},
         ]
 
 
