@@ -131,6 +131,44 @@ def test_a_sub_agents_messages_carry_its_own_usage_and_other_requests_open_no_me
     assert call["message"]["usage"]["input_tokens"] == 11
 
 
+def test_mcp_status_shows_how_a_server_is_reached_but_not_its_secrets():
+    from agent_tui.mcp_catalog.status import ServerState, ServerStatus
+    from agent_tui.sdk_protocol.controls import _server
+    from agent_tui.settings.mcp_servers import Transport
+
+    web = _server(ServerStatus(
+        name="web", transport=Transport.HTTP, source="s", target="t", state=ServerState.READY,
+        url="https://bob:hunter2@mcp.example/v1/mcp?token=abc#x", server_info=("Web", "2.1"),
+        tools=["fetch"]))
+    check("mcp_status", {"mcpServers": [web]})
+    assert web["config"] == {"type": "http", "url": "https://mcp.example/v1/mcp"}
+    assert web["serverInfo"] == {"name": "Web", "version": "2.1"}
+    local = _server(ServerStatus(
+        name="local", transport=Transport.STDIO, source="s", target="t",
+        state=ServerState.STARTING, command="node", args=["srv.js"]))
+    assert local["config"] == {"type": "stdio", "command": "node", "args": ["srv.js"]}
+    assert "serverInfo" not in local and "tools" not in local
+
+
+def test_the_context_grid_is_drawn_as_claude_codes():
+    """Figures Claude Code 2.1.332 reported for a 1M window: a square per 5,000 tokens,
+    a category's last square part full, the autocompact buffer drawn last."""
+    from agent_tui.sdk_protocol.context_usage import grid
+
+    def category(name: str, tokens: int, kind: str = "used") -> dict[str, Any]:
+        return {"name": name, "tokens": tokens, "color": "c", "kind": kind}
+
+    rows = grid([category("System prompt", 1835), category("System tools", 5654),
+                 category("Messages", 2633), category("Autocompact buffer", 33000, "buffer"),
+                 category("Free space", 957878, "free")], 1_000_000)
+    squares = [(s["categoryName"], s["squareFullness"]) for row in rows for s in row]
+    assert len(rows) == 10 and len(squares) == 200
+    assert squares[:4] == [("System prompt", 0.37), ("System tools", 1.0), ("Messages", 0.53),
+                           ("Free space", 1.0)]
+    assert squares[-8:] == [("Free space", 1.0)] + [("Autocompact buffer", 1.0)] * 6 + [
+        ("Autocompact buffer", 0.6)]
+
+
 @tool("add", "Add two numbers", {"a": float, "b": float})
 async def add(args: dict) -> dict:
     return {"content": [{"type": "text", "text": f"sum={args['a'] + args['b']:g}"}]}
@@ -140,6 +178,7 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "f.txt").write_text("one\n")
+    (workspace / "CLAUDE.md").write_text("Answer briefly.\n" * 20)
     opts = ClaudeAgentOptions(
         cli_path=str(cli_script(tmp_path, fake_api)), cwd=str(workspace),
         model="claude-sonnet-5-5", permission_mode="bypassPermissions",
@@ -212,14 +251,29 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
         usage = await client.get_context_usage()
         check("context_usage", usage)
         ids = [c["id"] for c in usage["categories"]]
-        assert {"system_prompt", "system_tools", "messages", "free_space"} <= set(ids)
+        assert ids == ["system_prompt", "memory_files", "system_tools", "messages",
+                       "autocompact_buffer", "free_space"]  # Claude Code's order
         assert usage["model"] == "claude-sonnet-5-5" and 0 < usage["totalTokens"] < usage["maxTokens"]
         assert usage["apiUsage"]["output_tokens"] > 0
+        tokens = {c["id"]: c["tokens"] for c in usage["categories"]}
+        assert usage["autoCompactThreshold"] + tokens["autocompact_buffer"] == usage["maxTokens"]
+        assert tokens["free_space"] == (usage["maxTokens"] - usage["totalTokens"]
+                                        - tokens["autocompact_buffer"])
         grid = [square for row in usage["gridRows"] for square in row]
         assert len(usage["gridRows"]) == 10 and len(grid) in (100, 200)
-        assert grid[0]["categoryName"] == "System prompt" and grid[-1]["categoryName"] == "Free space"
-        assert usage["mcpTools"] == [{"name": "mcp__calc__add", "serverName": "calc",
-                                      "tokens": 0, "isLoaded": True}]
+        assert grid[0]["categoryName"] == "System prompt"
+        assert grid[-1]["categoryName"] == "Autocompact buffer"  # drawn last, as Claude Code does
+        [mcp_tool] = usage["mcpTools"]
+        assert mcp_tool["name"] == "mcp__calc__add" and mcp_tool["serverName"] == "calc"
+        assert mcp_tool["tokens"] > 0 and mcp_tool["isLoaded"]
+        [memory] = usage["memoryFiles"]
+        assert memory == {"path": str(workspace / "CLAUDE.md"), "type": "Project",
+                          "tokens": memory["tokens"]} and memory["tokens"] > 50
+        breakdown = usage["messageBreakdown"]
+        [write] = breakdown["toolCallsByType"]
+        assert write["name"] == "Write" and write["callTokens"] > 0 and write["resultTokens"] > 0
+        assert breakdown["toolCallTokens"] == write["callTokens"]
+        assert breakdown["userMessageTokens"] > 0 and breakdown["assistantMessageTokens"] > 0
 
         # MCP servers: status, off and on again, reconnect, unknown names
         status = await client.get_mcp_status()
@@ -229,6 +283,11 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
         assert broken["status"] == "failed" and broken["error"] and "tools" not in broken
         assert calc["scope"] == "dynamic" and calc["source"] == "sdk"
         assert calc["transport"] == "sdk" and [t["name"] for t in calc["tools"]] == ["add"]
+        assert calc["serverInfo"] == {"name": "calc", "version": "1.0.0"}  # its initialize's
+        assert calc["config"] == {"type": "sdk", "name": "calc"}
+        assert broken["config"] == {"type": "stdio", "command": str(tmp_path / "no-such-server"),
+                                    "args": []}
+        assert "serverInfo" not in broken
         async def calc_status() -> str:
             servers = (await client.get_mcp_status())["mcpServers"]
             return next(s["status"] for s in servers if s["name"] == "calc")
