@@ -3,7 +3,7 @@
 The examples (``examples/`` of claude-agent-sdk-python) were run unchanged against
 agent-tui and the fake API, the CLI named as ``cli_path`` would: partial messages
 with a thinking budget in the app's ``env``, the system prompt options, and a spending
-cap. These tests, written here, walk the same paths with the fake model scripted for
+cap, the quick start. These tests, written here, walk the same paths with the fake model scripted for
 them, and check what each example prints comes from the right place.
 """
 
@@ -126,3 +126,20 @@ def test_a_spending_cap_is_kept_and_its_end_said_in_the_result(fake_api, tmp_pat
     assert isinstance(result, ResultMessage) and result.subtype == "error_max_budget_usd"
     assert result.is_error and (result.total_cost_usd or 0) > 0.0001
     assert len(fake_api.requests) == 2  # the cap was passed by the first request: no second
+
+
+def test_quick_starts_file_tools_and_a_cost_that_is_always_a_number(fake_api, tmp_path):
+    """quick_start.py: ``allowed_tools`` lets the model write a file without asking, and
+    the result's ``total_cost_usd`` is compared with 0, so it is a number even when the
+    model's price is unknown (agent-tui's default model has none)."""
+    fake_api.enqueue(Reply.tool_use("write_file", {"path": "hello.txt",
+                                                   "content": "Hello, World!"}),
+                     Reply.text("created"))
+    opts = options(tmp_path, fake_api, allowed_tools=["Read", "Write"],
+                   system_prompt="You are a helpful file assistant.")
+    got = asyncio.run(asyncio.wait_for(ask("Create a file called hello.txt", opts), 60))
+    assert (tmp_path / "ws" / "hello.txt").read_text() == "Hello, World!"
+    assert texts(got) == ["created"]
+    result = got[-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "success"
+    assert isinstance(result.total_cost_usd, float)  # 0.0 for a price agent-tui lacks

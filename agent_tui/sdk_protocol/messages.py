@@ -14,7 +14,8 @@
   usage as the API reported it at the end and its stop reason (``max_tokens``,
   ``refusal``... as the API said it). Each ``assistant`` message carries its response's
   ``message_start`` usage, as Claude Code's do.
-- ``result``: one per turn, Claude Code's shape (``headless.run_result``).
+- ``result``: one per turn, Claude Code's shape (``headless.run_result``);
+  ``total_cost_usd`` is 0 when the model's price is unknown (Claude Code's is a number).
 
 Sub-agents' calls carry ``parent_tool_use_id``; their text is not forwarded (as
 Claude Code does by default).
@@ -286,7 +287,12 @@ class Messages:
         # a completed turn's is its last response's, as Claude Code's
         stop = {TurnStatus.COMPLETED: self._stop_reason or "end_turn",
                 TurnStatus.CANCELLED: "interrupted"}
-        return {**result.model_dump(mode="json"), "uuid": _uuid(),
+        shown = result.model_dump(mode="json")
+        # Claude Code always gives a number, and apps compare it (the SDK's quick start
+        # does): a model whose price is unknown costs 0 here, and a cap cannot be kept
+        if shown.get("total_cost_usd") is None:
+            shown["total_cost_usd"] = 0.0
+        return {**shown, "uuid": _uuid(),
                 "stop_reason": stop.get(ended.status), "terminal_reason": str(ended.status)}
 
 
