@@ -54,7 +54,7 @@ from agent_tui.protocol import (
     OutputFormat,
     PermissionDenial,
     PermissionRequested,
-    ResultSubtype,
+    ResponseStarted, ResultSubtype,
     ResultUsage,
     RetryScheduled,
     Rewound,
@@ -75,7 +75,6 @@ from agent_tui.protocol import (
     TurnStarted,
     TurnStateChanged,
     TurnStatus,
-    ResponseStarted,
     Usage,
     UserMessage,
 )
@@ -215,9 +214,8 @@ class Printer:
                                 f"{': ' + event.detail if event.detail else ''}\n")
             case (TurnStarted() | TurnStateChanged() | ThinkingDelta() | ToolOutput()
                   | PermissionRequested() | SteerState() | RetryScheduled() | HookStateChanged()
-                  | RewindPoints() | RewindPlanned() | Rewound() | BackgroundJobChanged()
+                  | RewindPoints() | RewindPlanned() | Rewound() | BackgroundJobChanged() | Models()
                   | SessionClosed() | Usage() | ResponseStarted() | Compaction() | ModelChanged()
-                  | Models()
                   | ConversationCleared() | ContextReport() | PermissionModeChanged()):
                 pass  # not part of the text output (stream-json carries every event)
             case _:
