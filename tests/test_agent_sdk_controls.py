@@ -97,6 +97,9 @@ def test_the_stream_carries_thinking_and_the_requests_usage_as_claude_codes_does
     check("assistant_thinking", thinking)
     assert thinking["message"]["content"][0]["thinking"] == "let me think"
     assert text["message"]["content"] == [{"type": "text", "text": "hello"}]
+    kinds = [m["event"]["type"] if m["type"] == "stream_event" else m["type"] for m in sent]
+    stops = [i for i, kind in enumerate(kinds) if kind == "content_block_stop"]
+    assert [kinds[i - 1] for i in stops] == ["assistant", "assistant"]  # Claude Code's order
     for message in (thinking, text):  # the response's usage, as Claude Code's carry it
         assert message["message"]["usage"] == started and message["message"]["id"] == "msg_api1"
 

@@ -188,13 +188,13 @@ class Messages:
             self._used_tools = True
         block = {"type": "tool_use", "id": event.tool_use_id, "name": claude_name(event.name),
                  "input": self._claude_input(event.name, event.input or {})}
-        if main:
-            self._block_start({**block, "input": {}})
-            self._stream({"type": "content_block_delta", "index": self._block, "delta": {
-                "type": "input_json_delta", "partial_json": json.dumps(block["input"])}})
-            self._stream({"type": "content_block_stop", "index": self._block})
-            self._block += 1
-        self.send(self._assistant([block], event.parent_tool_use_id))
+        if not main:
+            self.send(self._assistant([block], event.parent_tool_use_id))
+            return
+        self._block_start({**block, "input": {}})
+        self._stream({"type": "content_block_delta", "index": self._block, "delta": {
+            "type": "input_json_delta", "partial_json": json.dumps(block["input"])}})
+        self._block_ended(block)
 
     def _tool_result(self, event: ToolStateChanged) -> None:
         failed = event.state is not ToolState.SUCCEEDED
@@ -228,19 +228,21 @@ class Messages:
         if not self._thinking:
             return
         thinking, self._thinking = self._thinking, ""
-        self._stream({"type": "content_block_stop", "index": self._block})
-        self._block += 1
-        self.send(self._assistant([{"type": "thinking", "thinking": thinking,
-                                    "signature": ""}], None))
+        self._block_ended({"type": "thinking", "thinking": thinking, "signature": ""})
 
     def _text_ended(self) -> None:
         self._thinking_ended()
         if not self._text:
             return
         text, self._text = self._text, ""
+        self._block_ended({"type": "text", "text": text})
+
+    def _block_ended(self, block: dict[str, Any]) -> None:
+        """The main agent's block is whole: its ``assistant`` message, then its
+        ``content_block_stop`` (Claude Code's order)."""
+        self.send(self._assistant([block], None))
         self._stream({"type": "content_block_stop", "index": self._block})
         self._block += 1
-        self.send(self._assistant([{"type": "text", "text": text}], None))
 
     def _message_ended(self, usage: Usage | None = None) -> None:
         self._text_ended()
