@@ -54,7 +54,7 @@ from agent_tui.protocol import (
     OutputFormat,
     PermissionDenial,
     PermissionRequested,
-    ResultSubtype,
+    ResponseStarted, ResultSubtype,
     ResultUsage,
     RetryScheduled,
     Rewound,
@@ -214,8 +214,8 @@ class Printer:
                                 f"{': ' + event.detail if event.detail else ''}\n")
             case (TurnStarted() | TurnStateChanged() | ThinkingDelta() | ToolOutput()
                   | PermissionRequested() | SteerState() | RetryScheduled() | HookStateChanged()
-                  | RewindPoints() | RewindPlanned() | Rewound() | BackgroundJobChanged()
-                  | SessionClosed() | Usage() | Compaction() | ModelChanged() | Models()
+                  | RewindPoints() | RewindPlanned() | Rewound() | BackgroundJobChanged() | Models()
+                  | SessionClosed() | Usage() | ResponseStarted() | Compaction() | ModelChanged()
                   | ConversationCleared() | ContextReport() | PermissionModeChanged()):
                 pass  # not part of the text output (stream-json carries every event)
             case _:

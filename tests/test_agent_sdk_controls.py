@@ -16,10 +16,19 @@ from typing import Any
 
 import pytest
 
-from agent_tui.protocol import TextDelta, ThinkingDelta, Usage
+from agent_tui.protocol import (
+    RequestPurpose,
+    ResponseStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolState,
+    ToolStateChanged,
+    Usage,
+)
 from agent_tui.sdk_protocol.messages import Messages
 from tests.agent_sdk_support import cli_script, mismatches, shape
 from tests.fake_api.replies import Reply
+from tests.fake_api.usage import START_OUTPUT_TOKENS
 from tests.print_agent import marked, wait_until
 
 pytest.importorskip("claude_agent_sdk")
@@ -31,6 +40,7 @@ from claude_agent_sdk import (  # noqa: E402
     StreamEvent,
     SystemMessage,
     ThinkingBlock,
+    ToolUseBlock,
     UserMessage,
     create_sdk_mcp_server,
     tool,
@@ -56,6 +66,9 @@ def test_shape_checker_catches_a_wrong_message():
 def test_the_stream_carries_thinking_and_the_requests_usage_as_claude_codes_does():
     sent: list[dict[str, Any]] = []
     messages = Messages(sent.append, partial=True)
+    messages(ResponseStarted(turn_id="t", model="m", message_id="msg_api1", input_tokens=90,
+                             cache_read_input_tokens=30, cache_creation_input_tokens=4,
+                             output_tokens=1))
     messages(ThinkingDelta(turn_id="t", text="let me "))
     messages(ThinkingDelta(turn_id="t", text="think"))
     messages(TextDelta(turn_id="t", text="hello"))
@@ -68,6 +81,10 @@ def test_the_stream_carries_thinking_and_the_requests_usage_as_claude_codes_does
         "content_block_stop", "message_delta", "message_stop"]
     stream = [m for m in sent if m["type"] == "stream_event"]
     check("stream_message_start", stream[0])
+    started = {"input_tokens": 90, "cache_creation_input_tokens": 4,
+               "cache_read_input_tokens": 30, "output_tokens": 1}
+    assert events[0]["message"]["usage"] == started  # message_start's, as the API said it
+    assert events[0]["message"]["id"] == "msg_api1"
     check("stream_thinking_start", stream[1])
     check("stream_thinking_delta", stream[2])
     assert "".join(e["delta"].get("thinking", "") for e in events[2:4]) == "let me think"
@@ -80,6 +97,79 @@ def test_the_stream_carries_thinking_and_the_requests_usage_as_claude_codes_does
     check("assistant_thinking", thinking)
     assert thinking["message"]["content"][0]["thinking"] == "let me think"
     assert text["message"]["content"] == [{"type": "text", "text": "hello"}]
+    kinds = [m["event"]["type"] if m["type"] == "stream_event" else m["type"] for m in sent]
+    stops = [i for i, kind in enumerate(kinds) if kind == "content_block_stop"]
+    assert [kinds[i - 1] for i in stops] == ["assistant", "assistant"]  # Claude Code's order
+    for message in (thinking, text):  # the response's usage, as Claude Code's carry it
+        assert message["message"]["usage"] == started and message["message"]["id"] == "msg_api1"
+
+
+@pytest.mark.parametrize("stop", ["max_tokens", "refusal", "stop_sequence", "pause_turn",
+                                  "model_context_window_exceeded", "end_turn"])
+def test_message_delta_carries_the_stop_reason_the_api_gave(stop):
+    sent: list[dict[str, Any]] = []
+    messages = Messages(sent.append, partial=True)
+    messages(ResponseStarted(turn_id="t", model="m", input_tokens=5))
+    messages(TextDelta(turn_id="t", text="cut"))
+    messages(Usage(turn_id="t", model="m", input_tokens=5, output_tokens=9, stop_reason=stop))
+    [delta] = [m["event"] for m in sent if m["type"] == "stream_event"
+               and m["event"]["type"] == "message_delta"]
+    assert delta["delta"]["stop_reason"] == stop and delta["usage"]["output_tokens"] == 9
+    assert messages._stop_reason == stop  # the turn's result says it too
+
+
+def test_a_sub_agents_messages_carry_its_own_usage_and_other_requests_open_no_message():
+    sent: list[dict[str, Any]] = []
+    messages = Messages(sent.append, partial=True)
+    messages(ResponseStarted(turn_id="t", model="m", input_tokens=7,
+                             purpose=RequestPurpose.COMPACTION))
+    assert sent == []  # a compaction's request is not the conversation's
+    messages(ResponseStarted(turn_id="t", model="m", input_tokens=11, parent_tool_use_id="call_1"))
+    assert sent == []  # a sub-agent's stream is not forwarded
+    messages(ToolStateChanged(turn_id="t", tool_use_id="call_2", name="read_file",
+                              state=ToolState.QUEUED, input={"path": "a"},
+                              parent_tool_use_id="call_1"))
+    [call] = [m for m in sent if m["type"] == "assistant"]
+    assert call["parent_tool_use_id"] == "call_1"
+    assert call["message"]["usage"]["input_tokens"] == 11
+
+
+def test_mcp_status_shows_how_a_server_is_reached_but_not_its_secrets():
+    from agent_tui.mcp_catalog.status import ServerState, ServerStatus
+    from agent_tui.sdk_protocol.controls import _server
+    from agent_tui.settings.mcp_servers import Transport
+
+    web = _server(ServerStatus(
+        name="web", transport=Transport.HTTP, source="s", target="t", state=ServerState.READY,
+        url="https://bob:hunter2@mcp.example/v1/mcp?token=abc#x", server_info=("Web", "2.1"),
+        tools=["fetch"]))
+    check("mcp_status", {"mcpServers": [web]})
+    assert web["config"] == {"type": "http", "url": "https://mcp.example/v1/mcp"}
+    assert web["serverInfo"] == {"name": "Web", "version": "2.1"}
+    local = _server(ServerStatus(
+        name="local", transport=Transport.STDIO, source="s", target="t",
+        state=ServerState.STARTING, command="node", args=["srv.js"]))
+    assert local["config"] == {"type": "stdio", "command": "node", "args": ["srv.js"]}
+    assert "serverInfo" not in local and "tools" not in local
+
+
+def test_the_context_grid_is_drawn_as_claude_codes():
+    """Figures Claude Code 2.1.332 reported for a 1M window: a square per 5,000 tokens,
+    a category's last square part full, the autocompact buffer drawn last."""
+    from agent_tui.sdk_protocol.context_usage import grid
+
+    def category(name: str, tokens: int, kind: str = "used") -> dict[str, Any]:
+        return {"name": name, "tokens": tokens, "color": "c", "kind": kind}
+
+    rows = grid([category("System prompt", 1835), category("System tools", 5654),
+                 category("Messages", 2633), category("Autocompact buffer", 33000, "buffer"),
+                 category("Free space", 957878, "free")], 1_000_000)
+    squares = [(s["categoryName"], s["squareFullness"]) for row in rows for s in row]
+    assert len(rows) == 10 and len(squares) == 200
+    assert squares[:4] == [("System prompt", 0.37), ("System tools", 1.0), ("Messages", 0.53),
+                           ("Free space", 1.0)]
+    assert squares[-8:] == [("Free space", 1.0)] + [("Autocompact buffer", 1.0)] * 6 + [
+        ("Autocompact buffer", 0.6)]
 
 
 @tool("add", "Add two numbers", {"a": float, "b": float})
@@ -91,6 +181,7 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "f.txt").write_text("one\n")
+    (workspace / "CLAUDE.md").write_text("Answer briefly.\n" * 20)
     opts = ClaudeAgentOptions(
         cli_path=str(cli_script(tmp_path, fake_api)), cwd=str(workspace),
         model="claude-sonnet-5-5", permission_mode="bypassPermissions",
@@ -148,20 +239,44 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
             "message_start", "message_delta", "message_stop"] * 2
         assert [e["delta"]["stop_reason"] for e in events if e["type"] == "message_delta"] == [
             "tool_use", "end_turn"]
+        # message_start has what the API said then; each assistant message carries it
+        starts = [e["message"] for e in events if e["type"] == "message_start"]
+        told = fake_api.usage[-2:]
+        assert [m["usage"] for m in starts] == [
+            {**u.as_usage(), "output_tokens": START_OUTPUT_TOKENS} for u in told]
+        assert told[0].total_input_tokens > 0
+        answers = [m for m in got if isinstance(m, AssistantMessage)]
+        assert [(m.message_id, m.usage) for m in answers] == [
+            (s["id"], s["usage"]) for s in starts]
         assert (workspace / "f.txt").read_text() == "two\n"
 
         # the context the conversation fills, with the last request's usage
         usage = await client.get_context_usage()
         check("context_usage", usage)
         ids = [c["id"] for c in usage["categories"]]
-        assert {"system_prompt", "system_tools", "messages", "free_space"} <= set(ids)
+        assert ids == ["system_prompt", "memory_files", "system_tools", "messages",
+                       "autocompact_buffer", "free_space"]  # Claude Code's order
         assert usage["model"] == "claude-sonnet-5-5" and 0 < usage["totalTokens"] < usage["maxTokens"]
         assert usage["apiUsage"]["output_tokens"] > 0
+        tokens = {c["id"]: c["tokens"] for c in usage["categories"]}
+        assert usage["autoCompactThreshold"] + tokens["autocompact_buffer"] == usage["maxTokens"]
+        assert tokens["free_space"] == (usage["maxTokens"] - usage["totalTokens"]
+                                        - tokens["autocompact_buffer"])
         grid = [square for row in usage["gridRows"] for square in row]
         assert len(usage["gridRows"]) == 10 and len(grid) in (100, 200)
-        assert grid[0]["categoryName"] == "System prompt" and grid[-1]["categoryName"] == "Free space"
-        assert usage["mcpTools"] == [{"name": "mcp__calc__add", "serverName": "calc",
-                                      "tokens": 0, "isLoaded": True}]
+        assert grid[0]["categoryName"] == "System prompt"
+        assert grid[-1]["categoryName"] == "Autocompact buffer"  # drawn last, as Claude Code does
+        [mcp_tool] = usage["mcpTools"]
+        assert mcp_tool["name"] == "mcp__calc__add" and mcp_tool["serverName"] == "calc"
+        assert mcp_tool["tokens"] > 0 and mcp_tool["isLoaded"]
+        [memory] = usage["memoryFiles"]
+        assert memory == {"path": str(workspace / "CLAUDE.md"), "type": "Project",
+                          "tokens": memory["tokens"]} and memory["tokens"] > 50
+        breakdown = usage["messageBreakdown"]
+        [write] = breakdown["toolCallsByType"]
+        assert write["name"] == "Write" and write["callTokens"] > 0 and write["resultTokens"] > 0
+        assert breakdown["toolCallTokens"] == write["callTokens"]
+        assert breakdown["userMessageTokens"] > 0 and breakdown["assistantMessageTokens"] > 0
 
         # MCP servers: status, off and on again, reconnect, unknown names
         status = await client.get_mcp_status()
@@ -171,6 +286,11 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
         assert broken["status"] == "failed" and broken["error"] and "tools" not in broken
         assert calc["scope"] == "dynamic" and calc["source"] == "sdk"
         assert calc["transport"] == "sdk" and [t["name"] for t in calc["tools"]] == ["add"]
+        assert calc["serverInfo"] == {"name": "calc", "version": "1.0.0"}  # its initialize's
+        assert calc["config"] == {"type": "sdk", "name": "calc"}
+        assert broken["config"] == {"type": "stdio", "command": str(tmp_path / "no-such-server"),
+                                    "args": []}
+        assert "serverInfo" not in broken
         async def calc_status() -> str:
             servers = (await client.get_mcp_status())["mcpServers"]
             return next(s["status"] for s in servers if s["name"] == "calc")
@@ -208,6 +328,9 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
         [started] = [m for m in got if isinstance(m, SystemMessage) and m.subtype == "task_started"]
         check("task_started", started.data)
         assert started.data["task_type"] == "local_bash"
+        [call] = [b for m in got if isinstance(m, AssistantMessage) for b in m.content
+                  if isinstance(b, ToolUseBlock)]
+        assert started.data["tool_use_id"] == call.id  # the call that started it
         assert await asyncio.to_thread(wait_until, lambda: len(marked("41.3")) >= 1)
         await client.stop_task(started.data["task_id"])
         ended: list[Any] = []
@@ -224,9 +347,13 @@ async def _session(tmp_path: Path, fake_api: Any) -> None:
         assert updated.data["patch"]["status"] == "killed"
         check("task_notification", ended[-1].data)
         assert ended[-1].data["status"] == "stopped"
+        assert ended[-1].data["tool_use_id"] == call.id
         assert await asyncio.to_thread(wait_until, lambda: not marked("41.3"))
-        with pytest.raises(Exception, match="No running task with ID"):
-            await client.stop_task(started.data["task_id"])
+        # a task that has ended, or never was: success, nothing done (Claude Code's answer)
+        for gone in (started.data["task_id"], "b999zzz"):
+            answer = await query._send_control_request({"subtype": "stop_task", "task_id": gone})
+            check("stop_task_unknown", {"type": "control_response", "response": {
+                "subtype": "success", "request_id": "r", "response": answer}})
         seen.extend(ended)
 
     states = [m.data for m in seen if isinstance(m, SystemMessage)

@@ -72,6 +72,21 @@ def test_a_flag_the_sdk_passes_is_taken(tmp_path, given, seen):
     assert seen(parsed(tmp_path, **given))
 
 
+def test_claude_codes_thinking_budget_in_the_apps_env_is_taken(tmp_path, monkeypatch):
+    """``MAX_THINKING_TOKENS`` (the SDK's ``env``), as Claude Code reads it: a budget,
+    0 for none; a flag that says the thinking wins; a bad value is named."""
+    monkeypatch.setenv("CLAUDE_CODE_ENTRYPOINT", "sdk-py")
+    for given, thinking in (("8000", "8000"), ("0", "off")):
+        monkeypatch.setenv("MAX_THINKING_TOKENS", given)
+        opts = parsed(tmp_path)
+        assert claude_shaped(opts) and opts.thinking == thinking
+    opts = parsed(tmp_path, thinking={"type": "adaptive"})
+    assert claude_shaped(opts) and opts.thinking == "adaptive"
+    monkeypatch.setenv("MAX_THINKING_TOKENS", "lots")
+    with pytest.raises(UsageError, match="MAX_THINKING_TOKENS=lots"):
+        claude_shaped(parsed(tmp_path))
+
+
 def test_add_dirs_and_mcp_servers_are_taken(tmp_path):
     extra = tmp_path / "extra"
     extra.mkdir()

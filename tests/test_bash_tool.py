@@ -180,6 +180,7 @@ async def test_send_to_background_keeps_the_process_running(tmp_path: Path, mark
     assert "still running" in result.content
     assert found[0].is_running() and named(marker)  # not killed
     assert jobs.info(shell_id).state is JobState.RUNNING
+    assert jobs.info(shell_id).tool_use_id == ctx.tool_use_id  # the call it came from
 
     await asyncio.sleep(0.7)
     out = await BashOutputTool(jobs).run(BashOutputTool.Input(shell_id=shell_id), ctx)

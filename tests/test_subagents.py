@@ -93,6 +93,7 @@ async def test_background_subagent_survives_esc_and_reports_back(fake_api, tmp_p
     )
     job = run.rec.of("background_job")[-1]
     assert job.kind == "agent" and job.id == "agent_1"
+    assert job.tool_use_id == "toolu_bg"  # the task call that started it
     fake_api.clear_queue()
     fake_api.enqueue(Reply.text("thanks"))
     run.submit(UserMessage(text="what did it find?"))

@@ -79,6 +79,7 @@ from agent_tui.protocol import (
     TurnStarted,
     TurnStateChanged,
     TurnStatus,
+    ResponseStarted,
     Usage,
     UserMessage,
 )
@@ -379,7 +380,8 @@ class SessionBridge:
             case Usage():
                 await self._send(self.usage.update(event))
             case (TurnStarted() | SteerState() | HookStateChanged() | RewindPoints()
-                  | RewindPlanned() | Rewound() | BackgroundJobChanged() | SessionClosed()):
+                  | RewindPlanned() | Rewound() | BackgroundJobChanged() | SessionClosed()
+                  | ResponseStarted()):
                 pass  # ACP has no update for these: the prompt and its response frame the turn
             case _:
                 assert_never(event)

@@ -1,7 +1,9 @@
 """A print-mode run in Claude Code's shape (``sdk_protocol``): the Agent SDK's way in.
 
 Picks the shape (``sdk_protocol.wants_claude_shape``), reads ``--mcp-config`` (files or
-JSON; each server joins the configured ones and always starts), and builds the session
+JSON; each server joins the configured ones and always starts) and Claude Code's
+``MAX_THINKING_TOKENS`` (the app's ``env``: a thinking budget, 0 for none, when no flag
+says one), and builds the session
 with a policy that asks when the app answers permission questions
 (``--permission-prompt-tool stdio``), else refuses what would ask, as print mode does.
 """
@@ -27,6 +29,7 @@ def claude_shaped(opts: Options) -> bool:
             raise UsageError("--permission-mode auto: in Claude Code's protocol that is its "
                              "classifier mode, which agent-tui does not have (bypassPermissions "
                              "is agent-tui's auto; default asks the app)")
+        _env_thinking(opts)
         return True
     for flag, given in (("--include-partial-messages", opts.include_partial_messages),
                         ("--replay-user-messages", opts.replay_user_messages),
@@ -36,6 +39,21 @@ def claude_shaped(opts: Options) -> bool:
             raise UsageError(f"{flag} goes with Claude Code's stream-json (--output-format "
                              "stream-json --stream-shape claude-code, as the Agent SDK runs it)")
     return False
+
+
+def _env_thinking(opts: Options) -> None:
+    """``MAX_THINKING_TOKENS``, as Claude Code reads it, when no flag set the thinking."""
+    given = os.environ.get("MAX_THINKING_TOKENS", "").strip()
+    if not given or opts.thinking is not None:
+        return
+    from agent_tui.core.usage.thinking import ThinkingError, parse_thinking
+
+    value = "off" if given == "0" else given
+    try:
+        parse_thinking(value)
+    except ThinkingError as exc:
+        raise UsageError(f"MAX_THINKING_TOKENS={given}: {exc}") from None
+    opts.thinking = value
 
 
 def mcp_servers(opts: Options) -> list[Any]:

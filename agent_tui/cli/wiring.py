@@ -468,5 +468,5 @@ def job_changed(info: Any) -> BackgroundJobChanged:
         detail = f"pid {info.pid}" if info.pid else ""
     return BackgroundJobChanged(
         id=info.shell_id, kind="shell", description=info.command, state=str(info.state),
-        detail=detail,
+        detail=detail, tool_use_id=info.tool_use_id,
     )

@@ -104,6 +104,7 @@ class McpConnection:
         self.prompts: list[types.Prompt] = []
         self.pid: int | None = None
         self.restarts = 0
+        self.server_info: tuple[str, str] | None = None  # initialize's serverInfo
         self.tag = uuid.uuid4().hex
         self._on_change = on_change
         self._on_tools = on_tools
@@ -134,6 +135,8 @@ class McpConnection:
             pid=self.pid,
             restarts=self.restarts,
             log=str(self.log.path) if self.log.path else None,
+            server_info=self.server_info, command=self.config.command,
+            args=list(self.config.args), url=self.config.url,
         )
 
     @property
@@ -280,7 +283,8 @@ class McpConnection:
                         errlog=errlog, on_message=on_message, auth=self._auth(),
                         on_elicit=elicit.callback(self.name, self._elicitor),
                     )
-                    await session.initialize()
+                    info = (await session.initialize()).server_info
+                    self.server_info = (info.name, info.version)
                     self._take_tools(await _list_tools(session))
                     await self._list_catalog(session, catalog.Offer.RESOURCES, catalog.Offer.PROMPTS)
                     timer.cancel()

@@ -40,4 +40,10 @@ class ServerStatus(BaseModel):
     restarts: int = 0
     log: str | None = None  # where the server's stderr goes (stdio)
     tool_timeout_s: float | None = None  # how long one of its tool calls may take
+    # what the server's initialize answer said it is (serverInfo): name, version
+    server_info: tuple[str, str] | None = None
+    # how it is reached: stdio's command and args (never its env), or the URL
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    url: str | None = None
 

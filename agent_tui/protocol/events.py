@@ -200,6 +200,7 @@ class BackgroundJobChanged(BaseModel):
     description: str
     state: BackgroundState
     detail: str = ""
+    tool_use_id: str | None = None  # the call that started it (None: not a call's)
 
 
 class SessionClosed(BaseModel):
@@ -212,6 +213,23 @@ class ThinkingDelta(BaseModel):
     type: Literal["thinking_delta"] = "thinking_delta"
     turn_id: str
     text: str
+    parent_tool_use_id: str | None = None
+
+
+class ResponseStarted(BaseModel):
+    """A model request's response began (``message_start``): its id and the usage the
+    API said then (input and cache counts; output so far). Its :class:`Usage` follows
+    when the request ends."""
+
+    type: Literal["response_started"] = "response_started"
+    turn_id: str
+    model: str
+    message_id: str = ""  # the API's (empty: the provider gives none)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    purpose: RequestPurpose = RequestPurpose.TURN
     parent_tool_use_id: str | None = None
 
 
@@ -237,6 +255,8 @@ class Usage(BaseModel):
     estimated: bool = False
     context_window: int | None = None
     parent_tool_use_id: str | None = None
+    # message_delta's stop reason (None: the request did not end with one)
+    stop_reason: str | None = None
 
 
 class Compaction(BaseModel):
@@ -326,6 +346,7 @@ Event = Union[
     BackgroundJobChanged,
     SessionClosed,
     ThinkingDelta,
+    ResponseStarted,
     Usage,
     Compaction,
     ModelChanged,

@@ -15,6 +15,7 @@ agent-tui, such a run speaks Claude Code's messages instead of agent-tui's own e
 - ``sdk_mcp.py``: the app's in-process MCP servers, reached through ``mcp_message``;
 - ``controls.py``: what the app asks about the session (context usage, MCP servers,
   ``rewind_files``, ``stop_task``) and background jobs as task messages;
+- ``context_usage.py``: the ``get_context_usage`` answer in Claude Code's words;
 - ``run.py``: the run: ``initialize``, then messages and control requests until stdin ends.
 """
 

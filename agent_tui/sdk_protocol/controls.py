@@ -1,16 +1,20 @@
 """The app's control requests that ask the session about itself, answered as Claude Code does.
 
-- ``get_context_usage``: what fills the window (the ``/context`` report), by Claude
-  Code's categories (``system_prompt``, ``system_tools``, ``memory_files``,
-  ``messages``, ``free_space``), drawn as its grid, with the last request's usage.
+- ``get_context_usage``: what fills the window (the ``/context`` report), as Claude
+  Code answers it (``context_usage.py``).
 - ``mcp_status``, ``mcp_toggle``, ``mcp_reconnect``: the session's MCP servers (the
-  app's in-process ones included); an unknown name is ``Server not found: NAME``.
+  app's in-process ones included), each with its ``config`` and, once connected, the
+  ``serverInfo`` its ``initialize`` answer gave; an unknown name is ``Server not
+  found: NAME``. A config shows how the server is reached, never its ``env`` or
+  ``headers`` (Claude Code shows headers, tokens included).
 - ``rewind_files``: the files back to the checkpoint of a user message, named by its
   ``uuid`` (the one the app gave, or the one ``--replay-user-messages`` echoed);
   ``dry_run`` only says what would change. The conversation stays as it is.
 - ``stop_task``: a background job (``task_started`` gave its id) is stopped; its end
   follows as ``task_updated`` and ``task_notification``. An id that names no running
-  job is an error (Claude Code answers it with success).
+  job is answered with success and changes nothing, as Claude Code answers it.
+  ``task_started`` and ``task_notification`` name the tool call that started the job
+  (``tool_use_id``), as Claude Code's do.
 
 Answers that need the session (the report, a rewind) wait for its Event.
 """
@@ -18,11 +22,11 @@ Answers that need the session (the report, a rewind) wait for its Event.
 from __future__ import annotations
 
 import asyncio
-import math
 import uuid
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
+from urllib.parse import urlsplit, urlunsplit
 
 from agent_tui.core.session.session import Session
 from agent_tui.mcp_catalog.port import McpServers, servers_of
@@ -44,7 +48,7 @@ from agent_tui.protocol import (
     Usage,
 )
 from agent_tui.protocol.states import BackgroundKind, BackgroundState, RequestPurpose
-from agent_tui.sdk_protocol.callbacks import APP_FILE
+from agent_tui.sdk_protocol.context_usage import context_usage
 from agent_tui.sdk_protocol.wire import Wire
 from agent_tui.settings.mcp_servers import Transport
 
@@ -60,17 +64,6 @@ _MCP_STATUS = {
     ServerState.FAILED: "failed", ServerState.STOPPED: "failed",
     ServerState.DISABLED: "disabled",
 }
-#: Our report's parts as Claude Code's categories (id, name, color).
-_CATEGORIES = {
-    "system prompt": ("system_prompt", "System prompt", "promptBorder"),
-    "memory (AGENTS.md, CLAUDE.md)": ("memory_files", "Memory files", "claude"),
-    "tools": ("system_tools", "System tools", "inactive"),
-    "messages": ("messages", "Messages", "purple_FOR_SUBAGENTS_ONLY"),
-    "tool output": ("messages", "Messages", "purple_FOR_SUBAGENTS_ONLY"),
-    "compaction summary": ("messages", "Messages", "purple_FOR_SUBAGENTS_ONLY"),
-}
-#: Where a sub-agent type comes from, in Claude Code's words (the app's: flagSettings).
-_AGENT_SOURCE = {"project": "projectSettings", "user": "userSettings", "plugin": "plugin"}
 _REWINDS = (RewindPlanned, Rewound)
 _TASK_TYPE = {BackgroundKind.SHELL: "local_bash", BackgroundKind.AGENT: "local_agent"}
 _NOTIFIED = {BackgroundState.EXITED: "completed", BackgroundState.COMPLETED: "completed",
@@ -181,11 +174,9 @@ class Controls:
 
     def _stop(self, request_id: str, task_id: str) -> None:
         job = self.tasks.get(task_id)
-        if job is None or job.state is not BackgroundState.RUNNING:
-            self.wire.refuse(request_id, f"No running task with ID: {task_id}")
-            return
-        self.session.submit(StopBackground(id=task_id))
-        self.wire.answer(request_id)
+        if job is not None and job.state is BackgroundState.RUNNING:
+            self.session.submit(StopBackground(id=task_id))
+        self.wire.answer(request_id)  # an unknown or ended one too, as Claude Code does
 
     # -- the session's Events -------------------------------------------------------------
 
@@ -195,7 +186,8 @@ class Controls:
             if event.purpose is RequestPurpose.TURN:
                 self.last_usage = event
         elif isinstance(event, ContextReport):
-            self._answer(ContextReport, lambda: self._context(event))
+            self._answer(ContextReport, lambda: context_usage(event, self.session,
+                                                              self.last_usage))
         elif isinstance(event, RewindPlanned):
             self._answer(RewindPlanned, lambda: self._changes(event.changes))
         elif isinstance(event, Rewound):
@@ -218,38 +210,6 @@ class Controls:
             self._asks.remove(ask)
             self.wire.refuse(ask.request_id, why)
 
-    def _context(self, report: ContextReport) -> dict[str, Any]:
-        tokens: dict[str, int] = {}
-        for item in report.items:
-            key = _CATEGORIES.get(item.label, ("messages",))[0]
-            tokens[key] = tokens.get(key, 0) + item.tokens
-        categories = [{"id": cid, "name": name, "tokens": tokens[cid], "color": color,
-                       "kind": "used"}
-                      for cid, name, color in dict.fromkeys(_CATEGORIES.values())
-                      if tokens.get(cid)]
-        window = report.window
-        free = max(0, window - report.used)
-        categories.append({"id": "free_space", "name": "Free space", "tokens": free,
-                           "color": "promptBorder", "kind": "free"})
-        last = self.last_usage
-        return {
-            "categories": categories, "totalTokens": report.used, "maxTokens": window,
-            "rawMaxTokens": window,
-            "percentage": round(100 * report.used / window) if window else 0,
-            "gridRows": _grid(categories, window), "model": report.model,
-            "memoryFiles": [{"path": m.path, "type": m.scope, "tokens": len(m.text) // 4}
-                            for m in self.session.memory()],
-            "mcpTools": [{"name": name, "serverName": name.split("__")[1], "tokens": 0,
-                          "isLoaded": True}
-                         for name in self.session.tools.names() if name.count("__") >= 2
-                         and name.startswith("mcp__")],
-            "agents": self._agents(), "isAutoCompactEnabled": True,
-            "apiUsage": None if last is None else {
-                "input_tokens": last.input_tokens, "output_tokens": last.output_tokens,
-                "cache_creation_input_tokens": last.cache_creation_input_tokens,
-                "cache_read_input_tokens": last.cache_read_input_tokens},
-        }
-
     def _changes(self, changes: list[FileChangeInfo]) -> dict[str, Any]:
         """Files by their absolute paths, as Claude Code names them."""
         return {"canRewind": True,
@@ -266,13 +226,6 @@ class Controls:
             answer["canRewind"] = not done.errors
         return answer
 
-    def _agents(self) -> list[dict[str, Any]]:
-        """The sub-agent types the model is offered, and what their listing costs."""
-        types = getattr(self.session.tools.get("task"), "agent_types", None)
-        return [{"agentType": t.name, "tokens": len(t.description) // 4,
-                 "source": "flagSettings" if t.file == APP_FILE else _AGENT_SOURCE[str(t.scope)]}
-                for t in (types.types if types is not None else [])]
-
     def _task(self, job: BackgroundJobChanged) -> list[dict[str, Any]]:
         """A background job's life as Claude Code's task messages."""
         known = job.id in self.tasks
@@ -282,40 +235,35 @@ class Controls:
         if job.state is BackgroundState.RUNNING:
             if known:
                 return []
-            return [{**common, "subtype": "task_started", "description": job.description,
-                     "task_type": _TASK_TYPE[job.kind], "tool_use_id": None}]
+            return [{**common, "subtype": "task_started", "tool_use_id": job.tool_use_id,
+                     "description": job.description, "is_backgrounded": True,
+                     "task_type": _TASK_TYPE[job.kind]}]
         return [
             {**common, "subtype": "task_updated", "patch": {"status": _UPDATED[job.state]}},
             {**common, "subtype": "task_notification", "status": _NOTIFIED[job.state],
              "output_file": "", "summary": job.detail or job.description,
-             "tool_use_id": None, "uuid": str(uuid.uuid4())},
+             "tool_use_id": job.tool_use_id, "uuid": str(uuid.uuid4())},
         ]
 
 
-def _grid(categories: list[dict[str, Any]], window: int) -> list[list[dict[str, Any]]]:
-    """The window as ``/context`` draws it: 10 rows of squares (20 a row past 200k
-    tokens), each category's squares in turn, then free space."""
-    if window <= 0:
-        return []
-    columns = 20 if window > 200_000 else 10
-    count = 10 * columns
-    per = window / count
-    squares: list[dict[str, Any]] = []
+def _config(status: ServerStatus) -> dict[str, Any]:
+    """How a server is reached, in its config's words: no env, no headers (secrets)."""
+    match status.transport:
+        case Transport.STDIO:
+            return {"type": "stdio", "command": status.command or "", "args": status.args}
+        case Transport.HTTP | Transport.SSE:
+            return {"type": str(status.transport), "url": _shown_url(status.url or "")}
+        case Transport.SDK:
+            return {"type": "sdk", "name": status.name}
+        case _:
+            assert_never(status.transport)
 
-    def square(category: dict[str, Any], fullness: float) -> dict[str, Any]:
-        return {"color": category["color"], "isFilled": True,
-                "categoryName": category["name"], "tokens": category["tokens"],
-                "percentage": round(100 * category["tokens"] / window),
-                "squareFullness": fullness}
 
-    *used, free = categories
-    for category in used:
-        exact = category["tokens"] / per
-        squares += [square(category, min(1.0, exact - i))
-                    for i in range(min(count, math.ceil(exact)))]
-    squares = squares[:count]
-    squares += [square(free, 1.0)] * (count - len(squares))
-    return [squares[row * columns:(row + 1) * columns] for row in range(10)]
+def _shown_url(url: str) -> str:
+    """A server's URL without what may be a secret: a user and password, a query."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def _server(status: ServerStatus) -> dict[str, Any]:
@@ -323,6 +271,9 @@ def _server(status: ServerStatus) -> dict[str, Any]:
                              "transport": str(status.transport), "source": status.source}
     if status.transport is Transport.SDK:  # the app's own, as Claude Code names them
         shown.update(source="sdk", scope="dynamic")
+    if status.server_info is not None:
+        shown["serverInfo"] = {"name": status.server_info[0], "version": status.server_info[1]}
+    shown["config"] = _config(status)
     if status.error:
         shown["error"] = status.error
     if status.state is ServerState.READY:

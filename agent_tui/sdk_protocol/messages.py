@@ -9,10 +9,13 @@
   (a denied, cancelled or unknown call included, ``is_error`` true).
 - ``assistant`` thinking blocks (``signature`` empty: the app cannot send them back).
 - ``stream_event`` (``--include-partial-messages``): the model's stream as the
-  Messages API events, for thinking, text and tool calls; ``message_delta`` carries
-  the request's usage as the API reported it, and its stop reason
-  (``message_start``'s counts are zeros: agent-tui learns them as the request ends).
-- ``result``: one per turn, Claude Code's shape (``headless.run_result``).
+  Messages API events, for thinking, text and tool calls: ``message_start`` with the
+  API's message id and the usage it said then, ``message_delta`` with the request's
+  usage as the API reported it at the end and its stop reason (``max_tokens``,
+  ``refusal``... as the API said it). Each ``assistant`` message carries its response's
+  ``message_start`` usage, as Claude Code's do.
+- ``result``: one per turn, Claude Code's shape (``headless.run_result``);
+  ``total_cost_usd`` is 0 when the model's price is unknown (Claude Code's is a number).
 
 Sub-agents' calls carry ``parent_tool_use_id``; their text is not forwarded (as
 Claude Code does by default).
@@ -33,6 +36,7 @@ from agent_tui.permissions import Permissions
 from agent_tui.protocol import (
     Event,
     ModelChanged,
+    ResponseStarted,
     TextDelta,
     ThinkingDelta,
     ToolState,
@@ -67,6 +71,9 @@ class Messages:
         self._thinking = ""  # ... and its thinking block
         self._used_tools = False  # the message being streamed has a tool_use block
         self._message_id: str | None = None  # the model's message being streamed
+        self._start_usage: dict[str, Any] | None = None  # its message_start usage
+        self._usage_of: dict[str | None, dict[str, Any]] = {}  # by parent: the last usage
+        self._stop_reason: str | None = None  # the turn's last response's
         self._block = 0  # the index of the next content block in it
         self._announced: set[str] = set()  # tool calls already sent as tool_use
         self._turn_began = 0.0
@@ -96,6 +103,9 @@ class Messages:
         elif isinstance(event, ThinkingDelta):
             if event.parent_tool_use_id is None:
                 self._thinking_delta(event.text)
+        elif isinstance(event, ResponseStarted):
+            if event.purpose is RequestPurpose.TURN:
+                self._response_started(event)
         elif isinstance(event, Usage):
             if event.parent_tool_use_id is None and event.purpose is RequestPurpose.TURN:
                 self._message_ended(event)
@@ -130,7 +140,21 @@ class Messages:
         self._turn_began = time.monotonic()
         self._turn_from = len(self.session.records())
         self._announced.clear()
+        self._stop_reason = None
+        self._usage_of.clear()
         self.send(self.init())
+
+    def _response_started(self, started: ResponseStarted) -> None:
+        """A response began: a sub-agent's usage is kept for its messages; the main
+        agent's opens its ``message_start`` at once, as the API's stream does."""
+        usage = {"input_tokens": started.input_tokens,
+                 "cache_creation_input_tokens": started.cache_creation_input_tokens,
+                 "cache_read_input_tokens": started.cache_read_input_tokens,
+                 "output_tokens": started.output_tokens}
+        self._usage_of[started.parent_tool_use_id] = usage
+        if started.parent_tool_use_id is None:
+            self._message_ended()  # a response whose end was not told (never expected)
+            self._open_message(started.message_id or None, usage)
 
     def _thinking_delta(self, text: str) -> None:
         if not self._thinking:
@@ -164,13 +188,13 @@ class Messages:
             self._used_tools = True
         block = {"type": "tool_use", "id": event.tool_use_id, "name": claude_name(event.name),
                  "input": self._claude_input(event.name, event.input or {})}
-        if main:
-            self._block_start({**block, "input": {}})
-            self._stream({"type": "content_block_delta", "index": self._block, "delta": {
-                "type": "input_json_delta", "partial_json": json.dumps(block["input"])}})
-            self._stream({"type": "content_block_stop", "index": self._block})
-            self._block += 1
-        self.send(self._assistant([block], event.parent_tool_use_id))
+        if not main:
+            self.send(self._assistant([block], event.parent_tool_use_id))
+            return
+        self._block_start({**block, "input": {}})
+        self._stream({"type": "content_block_delta", "index": self._block, "delta": {
+            "type": "input_json_delta", "partial_json": json.dumps(block["input"])}})
+        self._block_ended(block)
 
     def _tool_result(self, event: ToolStateChanged) -> None:
         failed = event.state is not ToolState.SUCCEEDED
@@ -185,16 +209,18 @@ class Messages:
 
     # -- the model's message, block by block ----------------------------------------
 
+    def _open_message(self, message_id: str | None, usage: dict[str, Any]) -> None:
+        self._message_id = message_id or f"msg_{uuid.uuid4().hex[:24]}"
+        self._start_usage = usage
+        self._block = 0
+        self._stream({"type": "message_start", "message": {
+            "id": self._message_id, "type": "message", "role": "assistant",
+            "model": self.model, "content": [], "stop_reason": None,
+            "stop_sequence": None, "usage": usage}})
+
     def _block_start(self, block: dict[str, Any]) -> None:
-        if self._message_id is None:
-            self._message_id = f"msg_{uuid.uuid4().hex[:24]}"
-            self._block = 0
-            self._stream({"type": "message_start", "message": {
-                "id": self._message_id, "type": "message", "role": "assistant",
-                "model": self.model, "content": [], "stop_reason": None,
-                "stop_sequence": None, "usage": {
-                    "input_tokens": 0, "cache_creation_input_tokens": 0,
-                    "cache_read_input_tokens": 0, "output_tokens": 0}}})
+        if self._message_id is None:  # a provider that said no message_start
+            self._open_message(None, dict(_NO_USAGE))
         self._stream({"type": "content_block_start", "index": self._block,
                       "content_block": block})
 
@@ -202,29 +228,34 @@ class Messages:
         if not self._thinking:
             return
         thinking, self._thinking = self._thinking, ""
-        self._stream({"type": "content_block_stop", "index": self._block})
-        self._block += 1
-        self.send(self._assistant([{"type": "thinking", "thinking": thinking,
-                                    "signature": ""}], None))
+        self._block_ended({"type": "thinking", "thinking": thinking, "signature": ""})
 
     def _text_ended(self) -> None:
         self._thinking_ended()
         if not self._text:
             return
         text, self._text = self._text, ""
+        self._block_ended({"type": "text", "text": text})
+
+    def _block_ended(self, block: dict[str, Any]) -> None:
+        """The main agent's block is whole: its ``assistant`` message, then its
+        ``content_block_stop`` (Claude Code's order)."""
+        self.send(self._assistant([block], None))
         self._stream({"type": "content_block_stop", "index": self._block})
         self._block += 1
-        self.send(self._assistant([{"type": "text", "text": text}], None))
 
     def _message_ended(self, usage: Usage | None = None) -> None:
         self._text_ended()
+        if usage is not None and usage.stop_reason is not None:
+            self._stop_reason = usage.stop_reason
         if self._message_id is not None:
             if usage is not None and not usage.interrupted:
+                stop = usage.stop_reason or ("tool_use" if self._used_tools else "end_turn")
                 self._stream({"type": "message_delta", "delta": {
-                    "stop_reason": "tool_use" if self._used_tools else "end_turn",
-                    "stop_sequence": None}, "usage": _usage(usage)})
+                    "stop_reason": stop, "stop_sequence": None}, "usage": _usage(usage)})
             self._stream({"type": "message_stop"})
         self._message_id = None
+        self._start_usage = None
         self._used_tools = False
 
     def _assistant(self, content: list[dict[str, Any]], parent: str | None) -> dict[str, Any]:
@@ -232,7 +263,8 @@ class Messages:
             "type": "assistant", "message": {
                 "id": self._message_id or f"msg_{uuid.uuid4().hex[:24]}", "type": "message",
                 "role": "assistant", "model": self.model, "content": content,
-                "stop_reason": None, "stop_sequence": None, "usage": None},
+                "stop_reason": None, "stop_sequence": None,
+                "usage": self._start_usage if parent is None else self._usage_of.get(parent)},
             "parent_tool_use_id": parent, "session_id": self.session_id, "uuid": _uuid(),
         }
 
@@ -254,9 +286,20 @@ class Messages:
         result = run_result(self.session, self._tally, code,
                             elapsed=time.monotonic() - self._turn_began,
                             records=self.session.records()[self._turn_from:])
-        stop = {TurnStatus.COMPLETED: "end_turn", TurnStatus.CANCELLED: "interrupted"}
-        return {**result.model_dump(mode="json"), "uuid": _uuid(),
+        # a completed turn's is its last response's, as Claude Code's
+        stop = {TurnStatus.COMPLETED: self._stop_reason or "end_turn",
+                TurnStatus.CANCELLED: "interrupted"}
+        shown = result.model_dump(mode="json")
+        # Claude Code always gives a number, and apps compare it (the SDK's quick start
+        # does): a model whose price is unknown costs 0 here, and a cap cannot be kept
+        if shown.get("total_cost_usd") is None:
+            shown["total_cost_usd"] = 0.0
+        return {**shown, "uuid": _uuid(),
                 "stop_reason": stop.get(ended.status), "terminal_reason": str(ended.status)}
+
+
+_NO_USAGE = {"input_tokens": 0, "cache_creation_input_tokens": 0,
+             "cache_read_input_tokens": 0, "output_tokens": 0}
 
 
 def _usage(usage: Usage) -> dict[str, Any]:

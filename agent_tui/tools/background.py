@@ -54,6 +54,7 @@ class JobInfo(BaseModel):
     ended_by: CancelReason | None = None
     residue: list[Residue] = []
     result: RunResult | None = None  # the run's full record once it ended
+    tool_use_id: str | None = None  # the call that started it
 
 
 class JobOutput(BaseModel):
@@ -82,6 +83,7 @@ class _Job:
         self.unread = OutputCapture(_UNREAD_BYTES, _UNREAD_BYTES)
         self.supervisor: asyncio.Task[None] | None = None
         self.on_end: Callable[[str], None] | None = None  # told the shell id once it ended
+        self.tool_use_id: str | None = None
 
     def feed(self, data: bytes) -> None:
         self.unread.feed(data)
@@ -99,6 +101,7 @@ class _Job:
             ended_by=result.ended_by if result else None,
             residue=result.residue if result else [],
             result=result,
+            tool_use_id=self.tool_use_id,
         )
 
 
@@ -128,12 +131,14 @@ class BackgroundJobs:
         env: Mapping[str, str] | None = None,
         timeout_s: float | None = None,
         on_end: Callable[[str], None] | None = None,
+        tool_use_id: str | None = None,
     ) -> str:
         """Start ``argv`` as a background job; returns its shell id at once. ``on_end``
         is called with it when the job has ended."""
         self._check_open()
         run = ProcessRun(argv, cwd=cwd, env=env, limits=self.limits)
         job = self._register(run, command, timeout_s, on_end)
+        job.tool_use_id = tool_use_id
         run.add_listener(job.feed)  # before start: not a byte is missed
         try:
             await run.start()
@@ -148,7 +153,7 @@ class BackgroundJobs:
 
     def adopt(
         self, run: ProcessRun, command: str, timeout_s: float | None = None,
-        on_end: Callable[[str], None] | None = None,
+        on_end: Callable[[str], None] | None = None, tool_use_id: str | None = None,
     ) -> str:
         """Take over a running foreground run (send-now). Returns its shell id.
 
@@ -156,6 +161,7 @@ class BackgroundJobs:
         """
         self._check_open()
         job = self._register(run, command, timeout_s, on_end)
+        job.tool_use_id = tool_use_id
         run.add_listener(job.feed)
         job.supervisor = asyncio.ensure_future(self._supervise(job))
         self._notify(job)

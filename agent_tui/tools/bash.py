@@ -215,7 +215,7 @@ class BashTool(Tool[BashInput]):
             reason = await run.wait(scope)  # cancel point: Esc, timeout, send-now
             scope.on_hurry(run.hurry)  # a second Esc while it stops: KILL, no grace
             if reason is CancelReason.SEND_TO_BACKGROUND and self.jobs is not None:
-                moved = self._send_to_background(run, args.command, guards)
+                moved = self._send_to_background(run, args.command, guards, ctx.tool_use_id)
                 if moved is not None:
                     return moved
             result = await (run.stop(reason) if reason is not None else run.finish())
@@ -252,6 +252,7 @@ class BashTool(Tool[BashInput]):
                 env=env,
                 timeout_s=timeout_s,
                 on_end=self._sweep_when_ended(guards),
+                tool_use_id=ctx.tool_use_id,
             )
         except (OSError, RuntimeError) as exc:
             return ToolResult.error(f"Could not start the background command: {exc}")
@@ -285,13 +286,15 @@ class BashTool(Tool[BashInput]):
 
     def _send_to_background(
         self, run: ProcessRun, command: str, guards: GuardBaseline | None = None,
+        tool_use_id: str | None = None,
     ) -> ToolResult | None:
         """Hand the live process to the registry instead of killing it."""
         if run.leader_exited or self.jobs is None:
             return None  # it ended meanwhile: report the ending as it is
         try:
             run.set_output_sink(None)  # the tool call ends here: stop streaming into it
-            shell_id = self.jobs.adopt(run, command, on_end=self._sweep_when_ended(guards))
+            shell_id = self.jobs.adopt(run, command, on_end=self._sweep_when_ended(guards),
+                                       tool_use_id=tool_use_id)
             self._watch(shell_id, guards)
         except RuntimeError:
             return None  # registry shutting down: stop it like any interrupt

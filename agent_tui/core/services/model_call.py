@@ -21,7 +21,7 @@ from typing import Any
 from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.core.journal.records import RetryRecord
 from agent_tui.core.services.deps import SessionDeps
-from agent_tui.protocol import Event, RequestPurpose, RetryScheduled
+from agent_tui.protocol import Event, RequestPurpose, ResponseStarted, RetryScheduled
 from agent_tui.providers import base as model
 
 #: How long closing a stream may take (it drops the connection; the server may not
@@ -104,6 +104,7 @@ class ModelCall:
         self.deps.budget.check_spend(
             request.model, self.deps.usage.prices.lookup(request.model) is not None)
         usage: model.UsageCounts | None = None
+        stop_reason: str | None = None
         stream = self.deps.provider.stream(request)
         started = time.monotonic()
         ending, error, cancelled = StreamEnding.FAILED, None, None
@@ -111,6 +112,10 @@ class ModelCall:
             async with self.scope.linked():  # cancel point: while the stream is read
                 async for event in stream:
                     usage = fold_usage(usage, event)
+                    if isinstance(event, model.MessageStarted):
+                        self._started(event, request.model)
+                    elif isinstance(event, model.MessageEnded):
+                        stop_reason = event.stop_reason or stop_reason
                     on_event(event)
             ending = StreamEnding.COMPLETED
         except Cancelled as exc:
@@ -126,9 +131,19 @@ class ModelCall:
                 self.record, self.emit, turn_id=self.turn_id, model=request.model,
                 counts=usage, interrupted=ending is not StreamEnding.COMPLETED,
                 purpose=self.purpose, window=self.window(),
-                parent_tool_use_id=self.parent_tool_use_id,
+                parent_tool_use_id=self.parent_tool_use_id, stop_reason=stop_reason,
             )
         return streamed
+
+    def _started(self, started: model.MessageStarted, model_id: str) -> None:
+        """The response began: told with what ``message_start`` counted."""
+        counts = started.usage
+        self.emit(ResponseStarted(
+            turn_id=self.turn_id, model=started.model or model_id, message_id=started.id,
+            input_tokens=counts.input_tokens, output_tokens=counts.output_tokens,
+            cache_read_input_tokens=counts.cache_read_input_tokens,
+            cache_creation_input_tokens=counts.cache_creation_input_tokens,
+            purpose=self.purpose, parent_tool_use_id=self.parent_tool_use_id))
 
     def retry_delay(self, error: model.ProviderError, attempt: int, *, shown: bool) -> float | None:
         """How long to wait before trying again after ``attempt`` failed tries, or None

@@ -76,6 +76,7 @@ class SubAgents:
         self._running: dict[str, asyncio.Task[ToolResult]] = {}
         self._scopes: dict[str, CancelScope] = {}
         self._descriptions: dict[str, str] = {}
+        self._callers: dict[str, str | None] = {}  # job id -> the task call that started it
         self.turns: dict[str, Turn] = {}  # tool_use_id -> running child Turn
 
     # -- the child's wiring ---------------------------------------------------------
@@ -215,7 +216,8 @@ class SubAgents:
         return ToolResult.error(f"the sub-agent failed: {ended.detail}", side_effects)
 
     def start_background(
-        self, parent: SessionDeps, description: str, prompt: str, agent: AgentType | None = None
+        self, parent: SessionDeps, description: str, prompt: str, agent: AgentType | None = None,
+        tool_use_id: str | None = None,
     ) -> str:
         """A background sub-agent: its own scope, not under the turn. Returns its id."""
         job_id = f"agent_{next(self._ids)}"
@@ -224,6 +226,7 @@ class SubAgents:
         deps = self._child_deps(parent, job_id, journal, agent)
         self._scopes[job_id] = scope
         self._descriptions[job_id] = description
+        self._callers[job_id] = tool_use_id
         self._changed(job_id, BackgroundState.RUNNING)
         task = asyncio.get_running_loop().create_task(self._run_turn(deps, job_id, scope, prompt, agent))
         self._running[job_id] = task
@@ -262,7 +265,7 @@ class SubAgents:
         self.emit(
             BackgroundJobChanged(
                 id=job_id, kind=BackgroundKind.AGENT, description=self._descriptions.get(job_id, ""),
-                state=state, detail=detail,
+                state=state, detail=detail, tool_use_id=self._callers.get(job_id),
             )
         )
 
@@ -307,7 +310,8 @@ class Spawner:
         refused = self._agents.too_deep(self._parent)
         if refused is not None:
             return refused
-        job_id = self._agents.start_background(self._parent, description, prompt, agent)
+        job_id = self._agents.start_background(self._parent, description, prompt, agent,
+                                               self._tool_use_id)
         return ToolResult.ok(
             f"Started background sub-agent {job_id}. Its result will be shown to you when "
             "it finishes; the user can stop it.",

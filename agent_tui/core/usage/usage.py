@@ -40,6 +40,7 @@ class UsageMeter:
         purpose: RequestPurpose,
         window: int | None,
         parent_tool_use_id: str | None = None,
+        stop_reason: str | None = None,
     ) -> None:
         cost = self.prices.cost(
             model,
@@ -56,7 +57,7 @@ class UsageMeter:
                            purpose=purpose, cost_usd=cost, **fields))
         emit(Usage(turn_id=turn_id, model=model, interrupted=interrupted, purpose=purpose,
                    cost_usd=cost, context_window=window,
-                   parent_tool_use_id=parent_tool_use_id, **fields))
+                   parent_tool_use_id=parent_tool_use_id, stop_reason=stop_reason, **fields))
         if purpose is RequestPurpose.TURN:
             self.last = counts
 

@@ -36,6 +36,7 @@ from agent_tui.protocol import (
     TurnEnded,
     TurnStarted,
     TurnStateChanged,
+    ResponseStarted,
     Usage,
 )
 from agent_tui.protocol.states import (
@@ -180,6 +181,8 @@ class EventDispatch:
                     s.transcript.append_thinking(event.text)
             case Usage():
                 s.session_view.usage_event(event)
+            case ResponseStarted():
+                pass  # the request's usage is shown when it ends (Usage)
             case Compaction():
                 s.session_view.compaction_event(event)
             case ModelChanged():
