@@ -93,13 +93,13 @@ async def make_manager(tmp_path: Path) -> AsyncIterator[Any]:
     made: list[McpManager] = []
 
     async def make(*configs: ServerConfig, **options: Any) -> tuple[McpManager, ToolSet]:
-        options.setdefault("start_timeout_s", 15.0)
+        options.setdefault("start_timeout_s", 60.0)
         manager = McpManager(list(configs), workspace=tmp_path, log_dir=tmp_path / "logs", **options)
         made.append(manager)
         tools = ToolSet()
         manager.attach(tools)
         manager.start()
-        await manager.wait_started(15.0)
+        await manager.wait_started(60.0)
         return manager, tools
 
     yield make

@@ -21,7 +21,7 @@ class ManagerThread:
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
 
-    def run(self, coro: Any, timeout: float = 20.0) -> Any:
+    def run(self, coro: Any, timeout: float = 90.0) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
     def start(self) -> None:
@@ -30,7 +30,7 @@ class ManagerThread:
         async def begin() -> None:
             self.manager.attach(self.tools)
             self.manager.start()
-            await self.manager.wait_started(15.0)
+            await self.manager.wait_started(60.0)
 
         self.run(begin())
 
@@ -44,7 +44,7 @@ class ManagerThread:
 
 @contextmanager
 def running_manager(tmp_path: Path, *configs: ServerConfig, **options: Any) -> Iterator[ManagerThread]:
-    options.setdefault("start_timeout_s", 15.0)
+    options.setdefault("start_timeout_s", 60.0)
     options.setdefault("auth_dir", tmp_path / "mcp-auth")
     thread = ManagerThread(McpManager(list(configs), workspace=tmp_path, log_dir=tmp_path / "logs", **options))
     thread.start()

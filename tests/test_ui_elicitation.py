@@ -79,8 +79,8 @@ async def _shown(pilot: Any, app: AgentApp) -> ElicitationScreen:
     await wait_until(pilot, lambda: _dialog(app) is not None, timeout=15, what="the dialog")
     dialog = _dialog(app)
     assert dialog is not None
-    await wait_until(pilot, lambda: dialog.focused is not None or dialog.request.url is not None,
-                     what="the first field's focus")
+    await wait_until(pilot, lambda: dialog.focused is not None if dialog.request.url is None
+                     else bool(dialog.query("#url")), what="the first field's focus, or the page")
     dialog._shown_at = float("-inf")  # armed: the keys below are read answers, not type-ahead
     return dialog
 
