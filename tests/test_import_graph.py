@@ -19,6 +19,7 @@ planted, so it is seen to fail.
 from __future__ import annotations
 
 import ast
+import functools
 import shutil
 from collections import defaultdict
 from collections.abc import Callable
@@ -138,7 +139,7 @@ def build_graph(root: Path) -> Graph:
     graph = Graph(root, modules)
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in _import_nodes(path.read_text()):
             for target in _targets(node, package, modules):
                 top = target.partition(".")[0]
                 if top == root.name:
@@ -147,6 +148,13 @@ def build_graph(root: Path) -> Graph:
                 else:
                     graph.external[name].setdefault(top, node.lineno)
     return graph
+
+
+@functools.lru_cache(maxsize=None)
+def _import_nodes(text: str) -> tuple[ast.Import | ast.ImportFrom, ...]:
+    """The import statements of a module's text (parsed once per text: the checker's
+    tests build the graph of a copy of the package, the same texts but one)."""
+    return tuple(n for n in ast.walk(ast.parse(text)) if isinstance(n, (ast.Import, ast.ImportFrom)))
 
 
 def _targets(node: ast.AST, package: str, modules: dict[str, Path]) -> list[str]:
