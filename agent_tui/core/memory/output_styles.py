@@ -6,6 +6,11 @@ A style is a Markdown file in ``~/.claude/output-styles/`` (the user's) or the p
 built-in ones are Default (no style: the coding-agent prompt as it is), Explanatory and
 Learning. ``outputStyle`` in the settings names the one in force (any case).
 
+An enabled plugin's styles (``PLUGIN:NAME``) come from a source the wiring adds
+(:func:`add_style_source`: the core does not know plugins). A plugin's style with
+``force-for-plugin: true`` is in force whatever ``outputStyle`` says, as in Claude
+Code; a warning says so.
+
 In the system prompt (``prompt.py``) a style other than Default replaces the "How to
 work" instructions, unless it keeps them, and its text closes the prompt. The parts
 about interruptions and uncertain results always stay: they are what keeps the model
@@ -20,6 +25,7 @@ user's into the prompt).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,8 +66,9 @@ class OutputStyle:
     description: str
     prompt: str
     keep_coding_instructions: bool = False
-    scope: str = "built-in"  # built-in | user | project
+    scope: str = "built-in"  # built-in | user | project | plugin
     file: Path | None = None
+    forced: bool = False  # a plugin's ``force-for-plugin``: in force whatever is chosen
 
 
 BUILTIN: tuple[OutputStyle, ...] = (
@@ -85,6 +92,17 @@ class OutputStyles:
         return next((s for s in self.styles if s.name.lower() == name.lower()), None)
 
 
+#: Where more styles come from (the enabled plugins'): each gives styles and problems.
+StyleSource = Callable[[], tuple[list[OutputStyle], list[FileProblem]]]
+_SOURCES: list[StyleSource] = []
+
+
+def add_style_source(source: StyleSource) -> None:
+    """More styles, after the user's and the project's (the wiring's, once)."""
+    if source not in _SOURCES:
+        _SOURCES.append(source)
+
+
 def style_folders(workspace: Path) -> list[tuple[str, Path]]:
     return [("user", claude_config_dir() / "output-styles"),
             ("project", workspace / ".claude" / "output-styles")]
@@ -102,13 +120,15 @@ def read_style(path: Path, scope: str) -> OutputStyle:
     meta = parsed.meta
     name = meta.get("name", path.stem)
     keep = meta.get("keep-coding-instructions", False)
+    forced = meta.get("force-for-plugin", False)
     if not isinstance(name, str) or not name.strip():
         raise FrontMatterError("name must be a text", 2)
-    if not isinstance(keep, bool):
-        raise FrontMatterError("keep-coding-instructions must be true or false", 2)
+    if not isinstance(keep, bool) or not isinstance(forced, bool):
+        raise FrontMatterError("keep-coding-instructions and force-for-plugin must be "
+                               "true or false", 2)
     description = meta.get("description", "")
     return OutputStyle(name.strip(), str(description or "").strip(), parsed.body.strip(),
-                       keep, scope, path)
+                       keep, scope, path, forced=forced and scope == "plugin")
 
 
 def _outside(path: Path, workspace: Path) -> bool:
@@ -142,6 +162,10 @@ def load_output_styles(workspace: Path) -> OutputStyles:
                                                   "defined (built-in or the user's): this one is not used"))
                 continue
             styles.append(style)
+    for source in _SOURCES:
+        more, issues = source()
+        problems += issues
+        styles += [s for s in more if not any(s.name.lower() == t.name.lower() for t in styles)]
     return OutputStyles(styles, problems)
 
 
@@ -157,6 +181,13 @@ def style_in_force(workspace: Path, name: str | None) -> tuple[OutputStyle | Non
     that could not be used, a name no style has."""
     loaded = load_output_styles(workspace)
     warnings = [f"output style {problem}" for problem in loaded.problems]
+    forced = [s for s in loaded.styles if s.forced]
+    if forced:
+        others = f" (also forced, not used: {', '.join(s.name for s in forced[1:])})" if forced[1:] else ""
+        warnings.append(f"output style {forced[0].name}: its plugin forces it "
+                        f"(force-for-plugin){others}" + (f"; outputStyle {name!r} is not used"
+                                                         if name and name != forced[0].name else ""))
+        return forced[0], warnings
     style = loaded.find(name)
     if name and style is None and name.lower() != DEFAULT:
         known = ", ".join(s.name for s in loaded.styles)
