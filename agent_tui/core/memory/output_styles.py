@@ -3,8 +3,8 @@
 A style is a Markdown file in ``~/.claude/output-styles/`` (the user's) or the project's
 ``.claude/output-styles/``: front matter ``name`` (else the file's name),
 ``description`` and ``keep-coding-instructions`` (default false), then the text. The
-built-in ones are Default (no style: the coding-agent prompt as it is), Explanatory and
-Learning. ``outputStyle`` in the settings names the one in force (any case).
+built-in ones are Default (no style: the coding-agent prompt as it is), Explanatory,
+Learning, Proactive and Concise (Claude Code's names; the texts are ours). ``outputStyle`` in the settings names the one in force (any case).
 
 An enabled plugin's styles (``PLUGIN:NAME``) come from a source the wiring adds
 (:func:`add_style_source`: the core does not know plugins). A plugin's style with
@@ -59,6 +59,22 @@ code, add a TODO(human) marker where the user's code goes, and ask them to write
 say what to write, where, and what to weigh. Then wait for them before going on. Do \
 not ask for boilerplate or for more than one piece at a time."""
 
+PROACTIVE = """# Output Style: Proactive
+Act first and keep going: when the request is clear enough to start, start, and carry \
+the work through to a result without stopping to ask for go-aheads along the way. Make \
+the reasonable choice yourself where a choice is small and easy to undo, and say \
+afterwards what you chose. Prefer doing over planning aloud: a short note of what is \
+next is enough. Stop to ask only before something hard to undo (deleting work, \
+touching what is outside the task, anything shared with others) or when the request \
+could mean two quite different things."""
+
+CONCISE = """# Output Style: Concise
+Do the work as thoroughly as always, and say less about it. Lead with the result or \
+the answer; leave out greetings, restating the request, and running commentary on \
+each step. Between tool calls write nothing unless the user needs to know something \
+now. In the final message give what changed, what was checked and what is left, in \
+a few short lines; details only when asked or when something went wrong."""
+
 
 @dataclass(frozen=True)
 class OutputStyle:
@@ -77,6 +93,10 @@ BUILTIN: tuple[OutputStyle, ...] = (
                 EXPLANATORY, keep_coding_instructions=True),
     OutputStyle("Learning", "learn by doing: asks you to write small pieces (TODO(human))",
                 LEARNING, keep_coding_instructions=True),
+    OutputStyle("Proactive", "acts at once, asks only before what is hard to undo",
+                PROACTIVE, keep_coding_instructions=True),
+    OutputStyle("Concise", "terse: the result first, no narration",
+                CONCISE, keep_coding_instructions=True),
 )
 
 
