@@ -37,7 +37,7 @@ def test_the_builtin_styles_and_the_users_and_projects_files_are_listed(tmp_path
     loaded = load_output_styles(tmp_path)
     assert [(s.name, s.scope) for s in loaded.styles] == [
         ("Default", "built-in"), ("Explanatory", "built-in"), ("Learning", "built-in"),
-        ("Pirate", "user"), ("terse", "project")]
+        ("Proactive", "built-in"), ("Concise", "built-in"), ("Pirate", "user"), ("terse", "project")]
     pirate = loaded.find("pirate")  # any case, as Claude Code
     assert pirate is not None and pirate.description == "Talks like a pirate"
     assert pirate.prompt == "Answer like a pirate, arr." and not pirate.keep_coding_instructions
@@ -95,7 +95,7 @@ def test_an_unknown_style_name_is_said_and_default_is_used(tmp_path: Path) -> No
     style, warnings = style_in_force(tmp_path, "Nonesuch")
     assert style is None
     assert warnings == ["outputStyle 'Nonesuch': no such output style (there are Default, "
-                        "Explanatory, Learning); using Default"]
+                        "Explanatory, Learning, Proactive, Concise); using Default"]
 
 
 def test_a_style_replaces_the_coding_instructions_unless_it_keeps_them(tmp_path: Path) -> None:
@@ -125,3 +125,16 @@ def test_output_style_in_settings_reaches_the_models_system_prompt(fake_api, tmp
     assert system.startswith("You are agent-tui") and "# How to work" not in system
     assert system.endswith("# Output Style: Pirate\nAnswer like a pirate, arr.")
     assert "not supported" not in out.stderr
+
+
+def test_claude_codes_proactive_and_concise_styles_are_built_in_and_keep_the_coding_part(
+        tmp_path: Path) -> None:
+    from agent_tui.core.memory.prompt import build_system_prompt
+
+    plain = build_system_prompt(tmp_path, [])
+    for name, words in (("proactive", "Act first and keep going"), ("CONCISE", "say less about it")):
+        style, warnings = style_in_force(tmp_path, name)
+        assert style is not None and style.keep_coding_instructions and warnings == []
+        prompt = build_system_prompt(tmp_path, [], style=style)
+        assert prompt.startswith(plain.rstrip()[:2000]) and words in prompt
+        assert f"# Output Style: {style.name}\n" in prompt

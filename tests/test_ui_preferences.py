@@ -60,7 +60,7 @@ def test_a_binding_agent_tui_cannot_honour_is_named_with_why() -> None:
     keymap = read_keybindings()
     assert [(b.key, b.action) for b in keymap.bindings] == [("ctrl+t", "newline"), ("ctrl+d", "quit_soon")]
     refused = "\n".join(keymap.refused)
-    assert "ctrl+x ctrl+k → chat:killAgents: a key agent-tui cannot tell apart" in refused
+    assert "ctrl+x ctrl+k → chat:killAgents: the input handles its first key itself" in refused
     assert "ctrl+s → chat:stash: an action agent-tui does not have" in refused
     assert "enter → chat:newline: the input handles this key itself" in refused
     assert "ctrl+u → None: unbinding is not supported" in refused

@@ -55,6 +55,10 @@ class Wiring:
             from agent_tui.plugins import use_plugin_dirs
 
             use_plugin_dirs(opts.plugin_dirs)
+        from agent_tui.core.memory.output_styles import add_style_source
+        from agent_tui.plugins.output_styles import plugin_output_styles
+
+        add_style_source(plugin_output_styles)  # the enabled plugins' output styles
         # A cloud account is checked before anything starts: what is missing stops us here.
         from agent_tui.cli.cloud_env import take_cloud_env
 

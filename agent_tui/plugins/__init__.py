@@ -3,8 +3,8 @@
 ``records.py`` reads and writes Claude Code's own files under ``~/.claude/plugins/``
 and ``~/.claude/settings.json``; ``manifest.py`` reads a plugin folder and a
 marketplace file; ``loaded.py`` gives every loader the enabled plugins' parts;
-``review.py`` says what a plugin will run; ``install.py`` adds marketplaces and
-installs, enables and disables plugins; ``offered.py`` names what a project's settings
+``output_styles.py`` reads their output styles; ``review.py`` says what a plugin will
+run; ``install.py`` adds marketplaces and installs, enables and disables plugins; ``offered.py`` names what a project's settings
 suggest (never installed or enabled unasked).
 """
 

@@ -2,9 +2,9 @@
 
 A plugin is a folder with an optional ``.claude-plugin/plugin.json`` (``name``,
 ``version``, ``description``, and paths that add to the default places: ``commands``,
-``agents``, ``skills``, ``hooks``, ``mcpServers``). Its parts, by default:
-``commands/*.md``, ``agents/*.md``, ``skills/<skill>/SKILL.md``, ``hooks/hooks.json``
-and ``.mcp.json``. ``${CLAUDE_PLUGIN_ROOT}`` in its hooks and servers is the folder.
+``agents``, ``skills``, ``hooks``, ``mcpServers``; ``outputStyles``, which replaces the
+default folder). Its parts, by default: ``commands/*.md``, ``agents/*.md``,
+``skills/<skill>/SKILL.md``, ``hooks/hooks.json``, ``.mcp.json`` and ``output-styles/``. ``${CLAUDE_PLUGIN_ROOT}`` in its hooks and servers is the folder.
 
 Every path a manifest names must stay inside the plugin's folder (after symlinks):
 one that leaves it is a problem, and that part is not loaded; the rest are. A manifest
@@ -50,6 +50,7 @@ class Plugin(BaseModel):
     skills: list[Path] = Field(default_factory=list)  # folders of <skill>/SKILL.md
     hooks: list[JsonPart] = Field(default_factory=list)  # each a ``hooks`` object
     servers: list[JsonPart] = Field(default_factory=list)  # each an ``mcpServers`` object
+    output_styles: list[Path] = Field(default_factory=list)  # folders or *.md files
     problems: list[str] = Field(default_factory=list)
 
 
@@ -131,7 +132,23 @@ def read_plugin(root: Path, name: str | None = None) -> Plugin:
         getattr(plugin, key).extend(_folders(plugin, key, meta.get(key)))
     plugin.hooks.extend(_json_parts(plugin, "hooks", "hooks/hooks.json", meta.get("hooks")))
     plugin.servers.extend(_json_parts(plugin, "mcpServers", ".mcp.json", meta.get("mcpServers")))
+    plugin.output_styles.extend(_style_paths(plugin, meta.get("outputStyles")))
     return plugin
+
+
+def _style_paths(plugin: Plugin, given: Any) -> list[Path]:
+    """``output-styles/``, or what the manifest names instead (folders or files), as
+    Claude Code reads them."""
+    if given is None:
+        default = plugin.root / "output-styles"
+        return [default] if default.is_dir() else []
+    found = []
+    for item in _as_list(given):
+        try:
+            found.append(inside(plugin.root, item, f"plugin {plugin.name}: outputStyles"))
+        except PluginError as exc:
+            plugin.problems.append(str(exc))
+    return found
 
 
 def _as_list(value: Any) -> list[Any]:

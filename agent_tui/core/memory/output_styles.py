@@ -3,8 +3,13 @@
 A style is a Markdown file in ``~/.claude/output-styles/`` (the user's) or the project's
 ``.claude/output-styles/``: front matter ``name`` (else the file's name),
 ``description`` and ``keep-coding-instructions`` (default false), then the text. The
-built-in ones are Default (no style: the coding-agent prompt as it is), Explanatory and
-Learning. ``outputStyle`` in the settings names the one in force (any case).
+built-in ones are Default (no style: the coding-agent prompt as it is), Explanatory,
+Learning, Proactive and Concise (Claude Code's names; the texts are ours). ``outputStyle`` in the settings names the one in force (any case).
+
+An enabled plugin's styles (``PLUGIN:NAME``) come from a source the wiring adds
+(:func:`add_style_source`: the core does not know plugins). A plugin's style with
+``force-for-plugin: true`` is in force whatever ``outputStyle`` says, as in Claude
+Code; a warning says so.
 
 In the system prompt (``prompt.py``) a style other than Default replaces the "How to
 work" instructions, unless it keeps them, and its text closes the prompt. The parts
@@ -20,6 +25,7 @@ user's into the prompt).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +59,22 @@ code, add a TODO(human) marker where the user's code goes, and ask them to write
 say what to write, where, and what to weigh. Then wait for them before going on. Do \
 not ask for boilerplate or for more than one piece at a time."""
 
+PROACTIVE = """# Output Style: Proactive
+Act first and keep going: when the request is clear enough to start, start, and carry \
+the work through to a result without stopping to ask for go-aheads along the way. Make \
+the reasonable choice yourself where a choice is small and easy to undo, and say \
+afterwards what you chose. Prefer doing over planning aloud: a short note of what is \
+next is enough. Stop to ask only before something hard to undo (deleting work, \
+touching what is outside the task, anything shared with others) or when the request \
+could mean two quite different things."""
+
+CONCISE = """# Output Style: Concise
+Do the work as thoroughly as always, and say less about it. Lead with the result or \
+the answer; leave out greetings, restating the request, and running commentary on \
+each step. Between tool calls write nothing unless the user needs to know something \
+now. In the final message give what changed, what was checked and what is left, in \
+a few short lines; details only when asked or when something went wrong."""
+
 
 @dataclass(frozen=True)
 class OutputStyle:
@@ -60,8 +82,9 @@ class OutputStyle:
     description: str
     prompt: str
     keep_coding_instructions: bool = False
-    scope: str = "built-in"  # built-in | user | project
+    scope: str = "built-in"  # built-in | user | project | plugin
     file: Path | None = None
+    forced: bool = False  # a plugin's ``force-for-plugin``: in force whatever is chosen
 
 
 BUILTIN: tuple[OutputStyle, ...] = (
@@ -70,6 +93,10 @@ BUILTIN: tuple[OutputStyle, ...] = (
                 EXPLANATORY, keep_coding_instructions=True),
     OutputStyle("Learning", "learn by doing: asks you to write small pieces (TODO(human))",
                 LEARNING, keep_coding_instructions=True),
+    OutputStyle("Proactive", "acts at once, asks only before what is hard to undo",
+                PROACTIVE, keep_coding_instructions=True),
+    OutputStyle("Concise", "terse: the result first, no narration",
+                CONCISE, keep_coding_instructions=True),
 )
 
 
@@ -83,6 +110,17 @@ class OutputStyles:
         if not name or name.lower() == DEFAULT:
             return None
         return next((s for s in self.styles if s.name.lower() == name.lower()), None)
+
+
+#: Where more styles come from (the enabled plugins'): each gives styles and problems.
+StyleSource = Callable[[], tuple[list[OutputStyle], list[FileProblem]]]
+_SOURCES: list[StyleSource] = []
+
+
+def add_style_source(source: StyleSource) -> None:
+    """More styles, after the user's and the project's (the wiring's, once)."""
+    if source not in _SOURCES:
+        _SOURCES.append(source)
 
 
 def style_folders(workspace: Path) -> list[tuple[str, Path]]:
@@ -102,13 +140,15 @@ def read_style(path: Path, scope: str) -> OutputStyle:
     meta = parsed.meta
     name = meta.get("name", path.stem)
     keep = meta.get("keep-coding-instructions", False)
+    forced = meta.get("force-for-plugin", False)
     if not isinstance(name, str) or not name.strip():
         raise FrontMatterError("name must be a text", 2)
-    if not isinstance(keep, bool):
-        raise FrontMatterError("keep-coding-instructions must be true or false", 2)
+    if not isinstance(keep, bool) or not isinstance(forced, bool):
+        raise FrontMatterError("keep-coding-instructions and force-for-plugin must be "
+                               "true or false", 2)
     description = meta.get("description", "")
     return OutputStyle(name.strip(), str(description or "").strip(), parsed.body.strip(),
-                       keep, scope, path)
+                       keep, scope, path, forced=forced and scope == "plugin")
 
 
 def _outside(path: Path, workspace: Path) -> bool:
@@ -142,6 +182,10 @@ def load_output_styles(workspace: Path) -> OutputStyles:
                                                   "defined (built-in or the user's): this one is not used"))
                 continue
             styles.append(style)
+    for source in _SOURCES:
+        more, issues = source()
+        problems += issues
+        styles += [s for s in more if not any(s.name.lower() == t.name.lower() for t in styles)]
     return OutputStyles(styles, problems)
 
 
@@ -157,6 +201,13 @@ def style_in_force(workspace: Path, name: str | None) -> tuple[OutputStyle | Non
     that could not be used, a name no style has."""
     loaded = load_output_styles(workspace)
     warnings = [f"output style {problem}" for problem in loaded.problems]
+    forced = [s for s in loaded.styles if s.forced]
+    if forced:
+        others = f" (also forced, not used: {', '.join(s.name for s in forced[1:])})" if forced[1:] else ""
+        warnings.append(f"output style {forced[0].name}: its plugin forces it "
+                        f"(force-for-plugin){others}" + (f"; outputStyle {name!r} is not used"
+                                                         if name and name != forced[0].name else ""))
+        return forced[0], warnings
     style = loaded.find(name)
     if name and style is None and name.lower() != DEFAULT:
         known = ", ".join(s.name for s in loaded.styles)

@@ -5,12 +5,9 @@ loop); its Events are shown by :mod:`agent_tui.ui.link.event_dispatch`. Quitting
 core to shut down and waits (bounded) for it to end what runs.
 
 Screens on top of the main one, each held by a :class:`ScreenSlot`: the permission
-prompt, the rewind menu (Esc Esc), the background jobs (Ctrl+B), the help (F1) and
-the command palette (Ctrl+P), where the themes can be switched as well as with
-``--theme``.
-
-Markdown and the screens are imported where they are first needed and preloaded on a
-thread once the first frame is drawn.
+prompt, the rewind menu (Esc Esc), the background jobs (Ctrl+B), the help (F1) and the
+command palette (Ctrl+P, where themes switch too, as with ``--theme``). Markdown and
+the screens are imported when first needed, preloaded on a thread after the first frame.
 """
 
 from __future__ import annotations
@@ -166,6 +163,8 @@ class AgentApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent) and not event.is_forwarded:
             self.last_input = time.monotonic()  # background work waits for a pause
+            if self.command_runner.preferences.take_key(event):
+                return  # a user's chord took the key (ui/input/chords.py)
         await super().on_event(event)
 
     @property

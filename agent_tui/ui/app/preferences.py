@@ -3,7 +3,9 @@
 At start (:meth:`Preferences.start`) vim mode follows ``editorMode`` (Claude Code's
 ``~/.claude.json``, then the settings files, the last one winning) and the keys of
 ``~/.claude/keybindings.json`` are bound (``ui/input/keybindings.py``); the bindings
-not taken are named once. ``/output-style NAME`` changes the style of the running
+not taken are named once, and so are the keys a chord shadows; the chords themselves
+are taken by :attr:`Preferences.chords` (``ui/input/chords.py``), which the app gives
+every key first (:meth:`Preferences.take_key`). ``/output-style NAME`` changes the style of the running
 session (its system prompt is built again, so the next request has it) and saves it in
 the project's ``.claude/settings.local.json``, where Claude Code keeps it too.
 """
@@ -19,7 +21,16 @@ from rich.text import Text
 from textual.binding import Binding
 
 from agent_tui.paths import claude_config_dir
-from agent_tui.ui.input.keybindings import KeyMap, Saved, apply_keymap, read_keybindings, restore_keys
+from agent_tui.ui.input.chords import ChordKeys
+from agent_tui.ui.input.keybindings import (
+    ChordBinding,
+    KeyBinding,
+    KeyMap,
+    Saved,
+    apply_keymap,
+    read_keybindings,
+    restore_keys,
+)
 from agent_tui.ui.input.keys import APP_BINDINGS, INPUT_BINDINGS
 from agent_tui.ui.render.safe_text import clean, first_line
 from agent_tui.ui.widgets.prompt_input import PromptInput
@@ -32,6 +43,7 @@ class PreferencesApp(Protocol):
     prompt: PromptInput
     picker_slot: Any
     host: Any
+    status: Any
 
     @property
     def running(self) -> bool: ...
@@ -78,6 +90,7 @@ class Preferences:
         self._saved: Saved = {}  # what the bound keys did before
         self._node: Any = None
         self._stamp: tuple[int, int, int] | None = None  # the file as last read
+        self.chords = ChordKeys(self)
 
     def start(self, app_node: Any, workspace: Path) -> None:
         """Vim mode from ``editorMode``; the user's keybindings bound, and bound again
@@ -92,9 +105,13 @@ class Preferences:
     def _bind(self) -> None:
         self.keymap = read_keybindings()
         apply_keymap(self.keymap, self._node, self.app.prompt, self._saved)
+        self.chords.load(self.keymap.chords)
         if self.keymap.refused:
             self.app.notice("warning", f"keybindings.json: {len(self.keymap.refused)} not taken "
                                        f"(/keybindings lists them): {self.keymap.refused[0]}")
+        elif self.keymap.warnings:
+            self.app.notice("warning", f"keybindings.json: {len(self.keymap.warnings)} to "
+                                       f"look at (/keybindings): {self.keymap.warnings[0]}")
 
     def look_at_keybindings(self) -> bool:
         """Bind the file's keys again if it changed (True: it did)."""
@@ -104,10 +121,37 @@ class Preferences:
         self._stamp = stamp
         restore_keys(self._saved)
         self._bind()
-        if not self.keymap.refused:
+        if not self.keymap.refused and not self.keymap.warnings:
             self.app.notice("info", f"keybindings.json read again: {len(self.keymap.bindings)} "
-                                    "key(s) of yours bound")
+                                    f"key(s) and {len(self.keymap.chords)} chord(s) of yours bound")
         return True
+
+    # -- chords (ui/input/chords.py's host) ---------------------------------------------
+
+    def take_key(self, event: Any) -> bool:
+        """True when a chord took the key (the app then gives it to nothing else)."""
+        from textual import events
+
+        return self._node is not None and isinstance(event, events.Key) and self.chords.take(event.key)
+
+    def chord_hint(self, text: str) -> None:
+        self.app.status.set_hint(text)
+
+    def notice(self, level: str, text: str) -> None:
+        self.app.notice(level, text)
+
+    def chord_context(self) -> frozenset[str]:
+        if len(self._node.screen_stack) > 1:  # a picker or a dialog has the keys
+            return frozenset()
+        return frozenset({"app", "input"} if self.app.prompt.has_focus else {"app"})
+
+    def run_chord(self, chord: ChordBinding) -> None:
+        """Its action, queued behind the keys already on their way (the text typed first)."""
+        node = self._node if chord.whose == "app" else self.app.prompt
+        node.call_later(node.run_action, chord.action)
+
+    def chord_timer(self, seconds: float, callback: Any) -> Any:
+        return self._node.set_timer(seconds, callback)
 
     def toggle_vim(self) -> bool:
         """Vim mode on or off, kept for the next session in your own settings
@@ -194,9 +238,16 @@ class Preferences:
                     continue
                 seen.add(one)
                 out.append(f"  {one:<16} {what or action}\n")
-        for yours in self.keymap.bindings:
-            out.append(f"  {yours.key:<16} {yours.what}", style="bold")
+        yours_all: list[tuple[str, KeyBinding | ChordBinding]] = [
+            *((b.key, b) for b in self.keymap.bindings),
+            *((" ".join(c.keys), c) for c in self.keymap.chords)]
+        for key, yours in yours_all:
+            out.append(f"  {key:<16} {yours.what}", style="bold")
             out.append(f"  (yours: {clean(yours.written)})\n", style="dim")
+        if self.keymap.warnings:
+            out.append("\nto look at\n", style="bold")
+            for line in self.keymap.warnings:
+                out.append(f"  {clean(line)}\n")
         if self.keymap.refused:
             out.append("\nnot taken\n", style="bold")
             for line in self.keymap.refused:

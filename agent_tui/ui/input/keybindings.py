@@ -7,6 +7,13 @@ bindings agent-tui honours (each a Textual key, the app's or the input's action)
 one line each, those it cannot, with the reason. Nothing is half applied: a binding is
 in force or named.
 
+A chord is keys pressed one after another, written with spaces (``"ctrl+k ctrl+s"``);
+they are :class:`ChordBinding` s, run by ``ui/input/chords.py``. Its first key then
+waits for the next one (3 s, as Claude Code), whatever that key did before: such a
+shadowed key, and a key bound twice in one context, are named in
+:attr:`KeyMap.warnings` (in force, but maybe not what the user meant). A chord may not
+begin with a key the input types (a letter, Space) nor hold Esc, Ctrl+C or Ctrl+Q.
+
 The stop and quit keys are not the file's to take: Esc (interrupt), Ctrl+C and Ctrl+Q
 keep their jobs whatever it says. Keys the input handles itself before any binding
 (Enter, Ctrl+J, Ctrl+F, Ctrl+G, Up, Down, Page Up/Down, Ctrl+X) cannot be given another
@@ -19,6 +26,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from textual.binding import Binding
 
 from agent_tui.config_file import read_config
 from agent_tui.paths import claude_config_dir
@@ -58,11 +67,31 @@ class KeyBinding:
     written: str  # as the file has it
 
 
+@dataclass(frozen=True)
+class ChordBinding:
+    keys: tuple[str, ...]  # Textual's names, two or more
+    whose: str  # "app" or "input"
+    action: str
+    what: str
+    written: str
+
+
 @dataclass
 class KeyMap:
     file: Path | None = None
     bindings: list[KeyBinding] = field(default_factory=list)
-    refused: list[str] = field(default_factory=list)  # "ctrl+x ctrl+k chat:killAgents: why"
+    chords: list[ChordBinding] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # "Chat ctrl+s → chat:stash: why"
+    warnings: list[str] = field(default_factory=list)  # taken, but it shadows something
+
+
+def chord_keys(written: str) -> tuple[str, ...] | None:
+    """A chord as Textual's keys (``"ctrl+k ctrl+s"`` -> ``("ctrl+k", "ctrl+s")``); None
+    when one of its keys is not one Textual can tell."""
+    keys = [textual_key(part) for part in written.split()]
+    if not keys or None in keys:
+        return None
+    return tuple(k for k in keys if k is not None)
 
 
 def textual_key(written: str) -> str | None:
@@ -101,7 +130,7 @@ def read_keybindings(path: Path | None = None) -> KeyMap:
     try:
         if len(raw) > MAX_FILE_BYTES:
             raise ValueError(f"larger than {MAX_FILE_BYTES // 1024} KiB")
-        data = json.loads(raw)
+        data = json.loads(raw, object_pairs_hook=lambda pairs: _pairs(keymap, pairs))
         blocks = data["bindings"] if isinstance(data, dict) else None
         if not isinstance(blocks, list):
             raise ValueError('no "bindings" list')
@@ -110,7 +139,18 @@ def read_keybindings(path: Path | None = None) -> KeyMap:
         return keymap
     for block in blocks:
         _block(keymap, block)
+    _shadowed(keymap)
     return keymap
+
+
+def _pairs(keymap: KeyMap, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, its keys written twice named (JSON keeps only the last one)."""
+    seen: set[str] = set()
+    for key, _value in pairs:
+        if key in seen:
+            keymap.warnings.append(f"{key} is written twice in one block: only the last one counts")
+        seen.add(key)
+    return dict(pairs)
 
 
 def _block(keymap: KeyMap, block: Any) -> None:
@@ -124,18 +164,55 @@ def _block(keymap: KeyMap, block: Any) -> None:
             keymap.refused.append(f"{context} {written} → {action}: {why}")
             continue
         whose, ours, what = ACTIONS[str(action)]
-        key = textual_key(str(written))
-        assert key is not None  # _refusal checked it
-        keymap.bindings = [b for b in keymap.bindings if b.key != key]  # the last one wins
-        keymap.bindings.append(KeyBinding(key, whose, ours, what, str(written)))
+        keys = chord_keys(str(written))
+        assert keys is not None  # _refusal checked it
+        _drop(keymap, keys, context, str(action))
+        if len(keys) == 1:
+            keymap.bindings.append(KeyBinding(keys[0], whose, ours, what, str(written)))
+        else:
+            keymap.chords.append(ChordBinding(keys, whose, ours, what, str(written)))
+
+
+def _drop(keymap: KeyMap, keys: tuple[str, ...], context: str, action: str) -> None:
+    """The keys' earlier binding goes (the last one wins), named if it differed."""
+    before = [b for b in keymap.bindings if (b.key,) == keys] + [
+        c for c in keymap.chords if c.keys == keys]
+    for old in before:
+        if old.action != ACTIONS[action][1]:
+            keymap.warnings.append(f"{context} {' '.join(keys)} is bound twice: {action} "
+                                   f"wins over the earlier {old.written!r} ({old.what})")
+    keymap.bindings = [b for b in keymap.bindings if (b.key,) != keys]
+    keymap.chords = [c for c in keymap.chords if c.keys != keys]
+
+
+def _shadowed(keymap: KeyMap) -> None:
+    """Name each key a chord's start takes from what it did (the key waits for the next one)."""
+    from agent_tui.ui.input.keys import APP_BINDINGS, INPUT_BINDINGS
+
+    builtin = {one: b.description or b.action for b in [*APP_BINDINGS, *INPUT_BINDINGS]
+               if isinstance(b, Binding) for one in b.key.split(",")}
+    for chord in keymap.chords:
+        for n in range(1, len(chord.keys)):
+            start = chord.keys[:n]
+            yours = [b for b in keymap.bindings if (b.key,) == start] + [
+                c for c in keymap.chords if c.keys == start]
+            for old in yours:
+                keymap.warnings.append(f"{old.written} → {old.what} is never reached: "
+                                       f"it begins the chord {chord.written}")
+            if n == 1 and not yours and start[0] in builtin:
+                keymap.warnings.append(f"{start[0]} no longer does {builtin[start[0]]}: it "
+                                       f"begins the chord {chord.written}")
 
 
 def _refusal(context: str, written: str, action: Any) -> str | None:
     if context not in CONTEXTS:
         return f"agent-tui has no {context or 'unnamed'} context (only {', '.join(CONTEXTS)})"
-    key = textual_key(written)
-    if key is None:
-        return "a key agent-tui cannot tell apart (chords and unknown names are not read)"
+    keys = chord_keys(written)
+    if keys is None:
+        return "a key agent-tui cannot tell apart (an unknown name)"
+    if len(keys) > 1:
+        return _chord_refusal(keys, action)
+    key = keys[0]
     if key in KEPT_KEYS:
         return KEPT_KEYS[key]
     if action is None:
@@ -145,6 +222,27 @@ def _refusal(context: str, written: str, action: Any) -> str | None:
     if not isinstance(action, str) or action not in ACTIONS:
         return "an action agent-tui does not have"
     return None
+
+
+def _chord_refusal(keys: tuple[str, ...], action: Any) -> str | None:
+    kept = next((k for k in keys if k in KEPT_KEYS), None)
+    if kept is not None:
+        return f"{KEPT_KEYS[kept]} (Esc cancels a chord)" if kept == "escape" else KEPT_KEYS[kept]
+    if keys[0] in INPUT_OWN_KEYS:
+        return "the input handles its first key itself"
+    if _typed(keys[0]):
+        return "its first key types a character: it would be taken from your typing"
+    if action is None:
+        return "unbinding is not supported: a chord agent-tui has none of"
+    if not isinstance(action, str) or action not in ACTIONS:
+        return "an action agent-tui does not have"
+    return None
+
+
+def _typed(key: str) -> bool:
+    """Whether the key types into the input (no Ctrl or Alt with it)."""
+    *mods, base = key.split("+")
+    return not {"ctrl", "alt"} & set(mods) and (len(base) == 1 or base in ("space", "tab"))
 
 
 #: What a key did on a node before the user's file bound it: (node, key) -> its bindings
@@ -164,9 +262,8 @@ def restore_keys(saved: Saved) -> None:
 
 def apply_keymap(keymap: KeyMap, app: Any, prompt: Any, saved: Saved | None = None) -> None:
     """Bind the honoured keys: the app's actions on the app, the input's on the input
-    (each replacing what the key did there; ``saved`` keeps what that was)."""
-    from textual.binding import Binding
-
+    (each replacing what the key did there; ``saved`` keeps what that was). Chords are
+    not bound here: ``ui/input/chords.py`` sees the keys before any binding does."""
     def keep(node: Any, key: str) -> None:
         if saved is not None and (id(node), key) not in saved:
             before = node._bindings.key_to_bindings.get(key)
