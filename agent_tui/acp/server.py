@@ -78,6 +78,7 @@ from acp.schema import (
 
 from agent_tui.acp.bridge import ClientConnection, SessionBridge
 from agent_tui.acp.commands import commands_update
+from agent_tui.acp.editor_files import EditorFiles, SendFrame
 from agent_tui.acp.mcp_offers import elicitor, needs_servers, offer_run, prompt_entries
 from agent_tui.acp.mcp_servers import server_configs
 from agent_tui.acp.models import check_option
@@ -138,6 +139,7 @@ class AcpAgent:
         self.conn: ClientConnection | None = None
         self.sessions: dict[str, SessionBridge] = {}
         self.client_capabilities: Any = None  # what the client offers (initialize)
+        self.send_frame: SendFrame | None = None  # raw frames ($/cancel_request)
 
     def on_connect(self, conn: ClientConnection) -> None:
         self.conn = conn
@@ -274,22 +276,14 @@ class AcpAgent:
         fs = getattr(self.client_capabilities, "fs", None)
         if bridge.session is None or fs is None:
             return
-        conn: Any = self.conn
-
-        async def read(path: Path) -> str | None:
-            answer = await conn.read_text_file(session_id=bridge.id, path=str(path))
-            return getattr(answer, "content", None)
-
-        async def save(path: Path, text: str) -> None:
-            await conn.write_text_file(session_id=bridge.id, path=str(path), content=text)
-
-        reader = read if getattr(fs, "read_text_file", False) else None
+        files = EditorFiles(self.conn, bridge.id, self.send_frame)  # bounded, link-checked
+        reader = files.read if getattr(fs, "read_text_file", False) else None
         tools = bridge.session.tools
         for tool in (tools.get(name) for name in tools.names()):
             if isinstance(tool, ReadsBuffers):
                 tool.buffers = reader
             if isinstance(tool, WritesBuffers) and getattr(fs, "write_text_file", False):
-                tool.editor = Editor(save=save, read=reader)
+                tool.editor = Editor(save=files.save, read=reader)
 
     def _bridge(self, session_id: str) -> SessionBridge:
         bridge = self.sessions.get(session_id)
@@ -346,6 +340,7 @@ async def serve(
 ) -> int:
     agent = AcpAgent(wiring)
     transport = await open_stdio(proto_fd)
+    agent.send_frame = transport.send
     loop = asyncio.get_running_loop()
     signals = 0
 

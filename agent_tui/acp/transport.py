@@ -25,6 +25,8 @@ import sys
 import threading
 from typing import Any
 
+from agent_tui.acp.editor_files import note_sent
+
 log = logging.getLogger("agent_tui.acp")
 
 LINE_LIMIT = 50 * 1024 * 1024  # bytes in one frame (prompts may carry big context)
@@ -86,6 +88,7 @@ class StdioTransport:
     async def send(self, message: dict[str, Any]) -> None:
         if self._closed:
             raise ConnectionError("transport closed")
+        note_sent(message)  # an editor request's id, for $/cancel_request
         data = (json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
         async with self._lock:
             self._writer.write(data)

@@ -14,6 +14,10 @@ check and the rewind pre-image last, right before the editor is asked. The pre-i
 the text the editor showed (unsaved edits included), so a rewind gives the user back
 what they had; edit_file edits that text, and refuses if it changed meanwhile. A file
 that is not UTF-8 text (:func:`is_text`) is edited on disk, byte for byte.
+
+Every request to the editor waits under the call's cancel scope (Esc ends the wait);
+the front end bounds the wait and raises :class:`EditorUnanswered` when the editor
+does not answer, or when the path changed under the request (``acp/editor_files.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.files.workspace import BeforeWrite, Workspace, WorkspaceError, WriteReport
 
 #: The text of the file at this absolute path as the editor holds it (None: read the disk).
@@ -57,6 +62,11 @@ class EditorRefused(WorkspaceError):
     """The editor did not write the file."""
 
 
+class EditorUnanswered(WorkspaceError):
+    """The editor gave no usable answer in time, or the path changed under the request:
+    the message says what is known of the file (for a write: whether it was written)."""
+
+
 def is_text(data: bytes) -> bool:
     """Whether an editor can hold ``data`` as it is: UTF-8 text without NUL bytes."""
     try:
@@ -66,21 +76,26 @@ def is_text(data: bytes) -> bool:
     return b"\0" not in data
 
 
-async def shown_text(read: OpenBuffers | None, ws: Workspace, path: str) -> bytes | None:
+async def shown_text(read: OpenBuffers | None, ws: Workspace, path: str,
+                     scope: CancelScope) -> bytes | None:
     """The editor's text of the (checked) file ``path``, as UTF-8; None: as on disk."""
     if read is None:
         return None
     try:
-        text = await read(ws.resolve(path))
+        async with scope.linked():  # cancel point: waiting for the editor
+            text = await read(ws.resolve(path))
+    except (Cancelled, EditorUnanswered):
+        raise
     except Exception:  # noqa: BLE001 - no such buffer or file: the disk says
         return None
     return text.encode("utf-8", errors="surrogatepass") if text is not None else None
 
 
 async def write_through(editor: Editor, ws: Workspace, path: str, data: bytes, *,
-                        make_parents: bool, before_write: BeforeWrite) -> WriteReport:
+                        make_parents: bool, before_write: BeforeWrite,
+                        scope: CancelScope) -> WriteReport:
     """Write ``data`` to ``path`` through the editor, checked as a disk write is."""
-    shown = await shown_text(editor.read, ws, path)
+    shown = await shown_text(editor.read, ws, path, scope)
 
     def hook(target: Path, old: bytes | None) -> None:
         before_write(target, shown if shown is not None else old)
@@ -88,7 +103,10 @@ async def write_through(editor: Editor, ws: Workspace, path: str, data: bytes, *
     report = ws.write_atomic(path, data, make_parents=make_parents, before_write=hook,
                              write=False)
     try:
-        await editor.save(report.path, data.decode("utf-8"))
+        async with scope.linked():  # cancel point: waiting for the editor
+            await editor.save(report.path, data.decode("utf-8"))
+    except (Cancelled, EditorUnanswered):
+        raise
     except Exception as exc:  # noqa: BLE001 - the editor's reason, told to the model
         raise EditorRefused(f"the editor did not write {ws.display(path)}: {exc}") from exc
     if shown is not None and not report.created:
@@ -96,5 +114,5 @@ async def write_through(editor: Editor, ws: Workspace, path: str, data: bytes, *
     return report
 
 
-__all__ = ["Editor", "EditorRefused", "OpenBuffers", "ReadsBuffers", "SaveBuffer",
+__all__ = ["Editor", "EditorRefused", "EditorUnanswered", "OpenBuffers", "ReadsBuffers", "SaveBuffer",
            "WritesBuffers", "is_text", "shown_text", "write_through"]

@@ -16,9 +16,11 @@ import asyncio
 import inspect
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from mcp.client.session import ClientSession
+from mcp.shared.exceptions import MCPError
 from mcp.shared.auth import AuthorizationCodeResult
 
 from agent_tui.settings.mcp_servers import ServerConfig
@@ -142,13 +144,30 @@ async def login(config: ServerConfig, auth_dir: Path, open_url: OpenUrl, *, work
             session, _ = await connect(stack, config, workspace=workspace, tag="login", errlog=None,
                                        auth=provider)
             assert isinstance(session, ClientSession)
-            await session.initialize()
+            await _gated(session, await session.initialize(), store)
     except BaseException as exc:  # noqa: BLE001 - worded, the cause first
         raise _worded(exc, config) from None
     finally:
         await callback.__aexit__(None, None, None)
     if not store.has_tokens():
         raise ValueError(f"MCP server {config.name} did not ask for a login (no token was needed)")
+
+
+async def _gated(session: ClientSession, init: Any, store: TokenFile) -> None:
+    """A server may let ``initialize`` through and want a login only for the methods
+    after it: list what it offers, as a session does, until one of them asks."""
+    caps = getattr(init, "capabilities", None)
+    probes = [(getattr(caps, "tools", None), session.list_tools),
+              (getattr(caps, "resources", None), session.list_resources),
+              (getattr(caps, "prompts", None), session.list_prompts)]
+    for offered, probe in probes:
+        if store.has_tokens():
+            return
+        if offered is not None:
+            try:
+                await probe()
+            except MCPError:
+                pass  # the method's own error: not a login
 
 
 def _worded(exc: BaseException, config: ServerConfig) -> BaseException:

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_tui.cancel import Cancelled
+from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.protocol import SideEffects
 from agent_tui.core.calls.tool import In, Tool, ToolContext, ToolResult
 from agent_tui.protocol.tool_names import FileAccess, RuleSubject
@@ -117,18 +117,19 @@ class ReadFileTool(Tool[ReadFileInput]):
         shown = ws.display(args.path)
         try:
             with ws.open_read(args.path) as fh:
-                buffer = await self._buffer(ws, args.path, fh)
+                buffer = await self._buffer(ws, args.path, fh, ctx.scope)
                 return read_lines(buffer or fh, shown, args.offset or 1, args.limit)
         except (WorkspaceError, OSError) as exc:
             return ToolResult.error(describe_error(exc, shown))
 
-    async def _buffer(self, ws: Workspace, path: str, fh: BinaryIO) -> BinaryIO | None:
+    async def _buffer(self, ws: Workspace, path: str, fh: BinaryIO,
+                      scope: CancelScope) -> BinaryIO | None:
         """The editor's text of a checked text file (``files/buffers.py``), or None."""
         head = fh.read(SNIFF_BYTES)
         fh.seek(0)
         if sniff_image(head) is not None or b"\0" in head:
             return None
-        text = await shown_text(self.buffers, ws, path)  # None: the editor could not say
+        text = await shown_text(self.buffers, ws, path, scope)  # None: the editor could not say
         return io.BytesIO(text) if text is not None else None
 
 
@@ -176,7 +177,7 @@ class _WriteTool(Tool[In]):
         if self.editor is None or not plain:  # not UTF-8 text: on disk, byte for byte
             return ws.write_atomic(path, data, make_parents=make_parents, before_write=hook)
         return await write_through(self.editor, ws, path, data, make_parents=make_parents,
-                                   before_write=hook)
+                                   before_write=hook, scope=ctx.scope)
 
     def _hook(self, ctx: ToolContext, expect: bytes | None = None) -> BeforeWrite:
         def before_write(path: Path, old: bytes | None) -> None:
@@ -303,7 +304,7 @@ class EditFileTool(_WriteTool[EditFileInput]):
             data = ws.read_bytes(args.path, limit=MAX_EDIT_BYTES)
             plain = is_text(data)
             if self.editor is not None and plain:  # what the user sees, unsaved edits included
-                shown_data = await shown_text(self.editor.read, ws, args.path)
+                shown_data = await shown_text(self.editor.read, ws, args.path, ctx.scope)
                 data = data if shown_data is None else shown_data
         except FileNotFoundError:
             return ToolResult.error(f"{shown} does not exist (use write_file to create it)")
