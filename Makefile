@@ -1,5 +1,5 @@
 # make run: set up, then start the TUI on the offline model.
-# make test: set up, type-check, then run every test (TEST_JOBS=N workers; default two per core).
+# make test: set up, then type-check and run every test side by side (TEST_JOBS=N workers; default two per core).
 # make typecheck: the type checker alone (mypy; settings in pyproject.toml).
 PYTHON ?= python3
 VENV := .venv
@@ -12,14 +12,13 @@ setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
 run: $(STAMP)
 	$(VENV)/bin/agent-tui --provider scripted
 
-# Zero errors: a new one fails `make test` (and CI) before any test runs.
+# Zero errors: a new one fails `make test` (and CI).
 typecheck: $(STAMP)
 	$(PY) -m mypy
 
@@ -29,11 +28,16 @@ typecheck: $(STAMP)
 # worker, in order. The run writes bytecode even where PYTHONDONTWRITEBYTECODE is set:
 # compiled once before the tests, the package is not compiled again by every agent
 # process a test starts, nor the test files by every worker.
+# The type checker runs beside the tests (it takes a core while they wait on their
+# processes); an error of its fails `make test` as a failed test does, printed after them.
 TEST_JOBS_DEFAULT = $(shell $(PY) -c 'import os; print(2 * (os.cpu_count() or 1))' 2>/dev/null)
-test: typecheck
+test: $(STAMP)
 	env -u PYTHONDONTWRITEBYTECODE $(PY) -m compileall -q agent_tui tests bench
+	@$(PY) -m mypy > $(VENV)/typecheck.log 2>&1 & typecheck=$$!; \
 	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n $(or $(TEST_JOBS),$(TEST_JOBS_DEFAULT),auto) \
-		--dist loadfile
+		--dist loadfile; tests=$$?; \
+	wait $$typecheck; typed=$$?; echo "type check:"; cat $(VENV)/typecheck.log; \
+	test $$typed -eq 0 && test $$tests -eq 0
 
 bench: $(STAMP)
 	$(PY) -m bench.run

@@ -105,3 +105,22 @@ async def make_manager(tmp_path: Path) -> AsyncIterator[Any]:
     yield make
     for manager in made:
         await manager.shutdown()
+
+
+#: The files that take longest (agent processes, servers, terminals), run first: a worker
+#: takes a whole file (``--dist loadfile``), so a long one taken last keeps the run going
+#: on one core while the other has nothing left. Measured with ``--durations=0``; a file
+#: missing here only runs in its usual place.
+LONGEST_FIRST = (
+    "test_chaos.py", "test_bench_smoke.py", "test_agent_sdk.py", "test_scripts_doc.py",
+    "test_print_mode.py", "test_chaos_concurrent.py", "test_agent_sdk_examples.py",
+    "test_mcp_oauth.py", "test_print_mcp_offers.py", "test_ui_mcp.py", "test_mcp.py",
+    "test_ui_snapshots_daily.py", "test_mcp_reload.py", "test_ui_mcp_view.py",
+    "test_ui_transcript.py", "test_print_flags.py", "test_ui_app.py", "test_fuzz_stream.py",
+    "test_fuzz_journal.py", "test_approval_tmux.py", "test_acp_mcp.py", "test_trust.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: in order within

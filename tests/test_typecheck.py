@@ -1,7 +1,7 @@
 """The type checker's settings, checked on planted code.
 
-``make test`` runs mypy over the package before any test (``make typecheck``), so a
-new type error fails the suite. Here the settings themselves are tested: the project's
+``make test`` runs mypy over the package beside the tests (as ``make typecheck`` does),
+so a new type error fails the suite. Here the settings themselves are tested: the project's
 ``[tool.mypy]`` runs on a small package shaped like ours, in a temporary folder, and
 must find what strict mode finds, in every part of the package, and a real error
 anywhere.
@@ -56,10 +56,12 @@ def _toml(table: dict[str, object]) -> str:
     return "".join(f"{key} = {value(v)}\n" for key, v in table.items())
 
 
-def test_make_test_type_checks_before_the_tests() -> None:
+def test_make_test_type_checks_beside_the_tests_and_fails_on_an_error() -> None:
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r"^typecheck: .*\n\t\$\(PY\) -m mypy$", makefile, re.M)
-    assert re.search(r"^test: typecheck$", makefile, re.M)
+    recipe = makefile.partition("\ntest: ")[2].partition("\n\n")[0]
+    assert "$(PY) -m mypy > $(VENV)/typecheck.log 2>&1 & typecheck=$$!" in recipe
+    assert recipe.rstrip().endswith("test $$typed -eq 0 && test $$tests -eq 0")
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert any(dep.startswith("mypy==") for dep in extras["optional-dependencies"]["test"])
 
