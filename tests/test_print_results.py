@@ -106,8 +106,11 @@ def test_stream_json_opens_with_session_started_and_ends_with_the_result(fake_ap
     assert {"bash", "read_file", "edit_file"} <= set(started["tools"])
     assert set(result) == RESULT_KEYS and result["type"] == "result"
     assert result["session_id"] == started["session_id"] and result["result"] == "streamed answer"
-    # the events between are the ones stream-json has always carried
-    assert [e["type"] for e in events[1:-1]][:2] == ["turn_started", "text_delta"]
+    # the events between are the ones stream-json has always carried, and the response's
+    # start (with its usage) before its first text
+    assert [e["type"] for e in events[1:-1]][:3] == ["turn_started", "response_started", "text_delta"]
+    opened = events[2]
+    assert opened["message_id"].startswith("msg_") and opened["input_tokens"] > 0, opened
     assert events[-3]["type"] == "turn_ended" and events[-2]["type"] == "session_closed"
 
 
