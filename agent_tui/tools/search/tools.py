@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from agent_tui.cancel import CancelReason
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.calls.tool import In, Tool, ToolContext, ToolResult
-from agent_tui.protocol.tool_names import FileAccess, RuleSubject
+from agent_tui.protocol.tool_names import FileAccess, ResultShown, RuleSubject
 from agent_tui.tools.files import describe_error
 from agent_tui.tools.search.query import GlobFilter, Query, SearchMode
 from agent_tui.tools.search.results import Caps, word_findings
@@ -243,6 +243,8 @@ class GrepTool(_SearchTool[GrepInput]):
     folds_as = ("searched", "pattern", "patterns")
     file_access = FileAccess.READS
     rule_subject = RuleSubject.PATH
+    result_shown = ResultShown.HEADLINE
+    result_shown = ResultShown.HEADLINE
     description = (
         "Search file contents with a regular expression (ripgrep syntax). Use this, "
         "never `grep` or `rg` through bash: it respects .gitignore, skips binary files "
