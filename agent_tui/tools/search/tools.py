@@ -244,7 +244,6 @@ class GrepTool(_SearchTool[GrepInput]):
     file_access = FileAccess.READS
     rule_subject = RuleSubject.PATH
     result_shown = ResultShown.HEADLINE
-    result_shown = ResultShown.HEADLINE
     description = (
         "Search file contents with a regular expression (ripgrep syntax). Use this, "
         "never `grep` or `rg` through bash: it respects .gitignore, skips binary files "
@@ -310,6 +309,7 @@ class GlobTool(_SearchTool[GlobInput]):
     folds_as = ("searched", "pattern", "patterns")
     file_access = FileAccess.READS
     rule_subject = RuleSubject.PATH
+    result_shown = ResultShown.HEADLINE
     description = (
         "Find files by name with a glob pattern ('**/*.py', 'src/**/*.{ts,tsx}', "
         "'test_*.py'), newest first. Use this rather than `find` or `ls -R` through "
