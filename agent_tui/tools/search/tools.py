@@ -149,7 +149,7 @@ def _where(ctx: ToolContext, path: str | None) -> _Where | ToolResult:
     return _Where(cwd, target, prefix, rel.count("/") + 1 if rel else 0, shown)
 
 
-class _SearchTool(Tool[In]):
+class SearchTool(Tool[In]):
     """What grep and glob share: where they look, the run, and how it ended."""
 
     read_only = True
@@ -235,7 +235,7 @@ async def _newest_first(cwd: Path, files: list[FileHits]) -> list[FileHits]:
     return await asyncio.to_thread(order)
 
 
-class GrepTool(_SearchTool[GrepInput]):
+class GrepTool(SearchTool[GrepInput]):
     name = "grep"
     claude_name = "Grep"
     claude_keys = {"context": "-C"}
@@ -301,7 +301,7 @@ class GrepTool(_SearchTool[GrepInput]):
         return self._ended(done, text)
 
 
-class GlobTool(_SearchTool[GlobInput]):
+class GlobTool(SearchTool[GlobInput]):
     name = "glob"
     claude_name = "Glob"
     claude_aliases = ("LS",)
