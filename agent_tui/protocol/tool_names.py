@@ -13,7 +13,11 @@ registers them here, so every layer, even one below the tools, translates the sa
 - :func:`claude_input` turns one call's input into the shape Claude Code's tool takes
   (``path`` becomes an absolute ``file_path``, ``timeout_ms`` becomes ``timeout``), and
   :func:`our_input` turns such a shape (a hook's ``updatedInput``) back;
-- :func:`facts` gives the rest of what a tool says of itself to those layers.
+- :func:`facts` gives the rest of what a tool says of itself to those layers
+  (:func:`facts_of`: a tool's defaults for a name that says nothing, an MCP tool's),
+  which they ask rather than compare names: the file a call names and what it does to
+  it, the shape hooks get of its response, what of its result is shown, whether it
+  starts sub-agents, and whether it runs a command line (:func:`runs_command`).
 
 The table is filled once, at the first question, by the loader the entry point gives
 (:func:`load_with`); asked with no loader and nothing registered, it raises rather than
