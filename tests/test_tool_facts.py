@@ -269,3 +269,24 @@ def test_a_tool_that_would_take_another_tool_s_name_is_refused():
         with pytest.raises(ValueError, match="would take the name"):
             register_tool(impostor)
         assert our_name("Bash") == "bash" and our_name("Read") == "read_file"
+
+
+def test_the_built_in_tools_say_what_was_once_a_list_of_their_names():
+    built_in = {cls.name for cls, _make in BUILT_IN} | {"multi_edit", "notebook_edit"}
+    told = [f for f in tool_names.every_tool() if f.name in built_in]
+
+    def named(said) -> set[str]:
+        return {f.name for f in told if said(f)}
+
+    assert named(lambda f: f.result_shown is ResultShown.HEADLINE) == {"grep", "glob", "web_fetch"}
+    assert named(lambda f: f.result_shown is ResultShown.SOURCES) == {"web_search"}
+    assert {f.name: f.file_change for f in told if f.file_change is not FileChange.NONE} == {
+        "edit_file": FileChange.EDIT, "write_file": FileChange.WRITE}
+    assert named(lambda f: f.file_key == "path") == {"read_file", "write_file", "edit_file"}
+    assert named(lambda f: bool(f.line_key)) == {"read_file"}
+    assert {f.name: f.hook_response for f in told if f.hook_response is not HookResponse.PLAIN} == {
+        "bash": HookResponse.COMMAND, "read_file": HookResponse.FILE_READ,
+        "write_file": HookResponse.FILE_EDIT, "edit_file": HookResponse.FILE_EDIT,
+        "multi_edit": HookResponse.FILE_EDIT}
+    assert named(lambda f: f.starts_agents) == {"task"}
+    assert {name for name in built_in if runs_command(name)} == {"bash"}
