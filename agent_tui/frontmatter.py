@@ -18,6 +18,14 @@ Real files often hold a colon inside an unquoted value (``description: Use when:
 reviewing``), which strict YAML refuses; such a top-level value is then read as the
 plain text it was meant to be.
 
+Command files are read more leniently (:func:`read_front_matter_leniently`), line by
+line, so one bad line never costs the whole file: Claude Code's command files use a
+small part of YAML, and that is what is read there: ``key: value`` (quoted or not; keys
+lowercased), ``true`` / ``false`` (``yes`` / ``no``), an inline list ``[a, b]``, a block
+list (``- item`` lines under the key), a folded or literal block (``>`` / ``|``) and
+``#`` comments. A line that is none of these is a problem with its line number (the
+rest is still read); a front matter never closed is all body, and said so.
+
 :class:`FileProblem` is how loaders of these files report one bad file (file, line,
 message) while the rest still load. :func:`read_definition` reads a skill's or a
 sub-agent's file as Claude Code's rules have it (a valid ``name`` and a
@@ -49,6 +57,12 @@ class FrontMatter:
     body: str = ""
     body_line: int = 1  # 1-based line of the file where the body starts
     present: bool = False  # the file opened with a front matter block
+    closed: bool = True  # ... and a ``---`` line ended it (the lenient reading says)
+    # The lenient reading's: each key's value as written (unquoted), the key's line in
+    # the file, and the lines it could not read, as (line, what).
+    raw: dict[str, str] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+    problems: list[tuple[int, str]] = field(default_factory=list)
 
 
 class FrontMatterError(ValueError):
@@ -186,6 +200,104 @@ def key_line(text: str, key: str) -> int | None:
             return number
     return None
 
+
+def _scalar(raw: str) -> Any:
+    value = raw.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    if value.startswith("[") and value.endswith("]"):
+        return [_scalar(v) for v in split_top_level(value[1:-1]) if v.strip()]
+    if value.lower() in ("true", "yes"):
+        return True
+    if value.lower() in ("false", "no"):
+        return False
+    return value
+
+
+def _unquoted(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def split_top_level(text: str, sep: str = ",") -> list[str]:
+    """``text`` split at ``sep`` outside parentheses, brackets and quotes."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts]
+
+
+def read_front_matter_leniently(text: str) -> FrontMatter:
+    """Split ``text`` as :func:`read_front_matter` does, the block read line by line
+    (see above): never raises; what it could not read is in ``problems``."""
+    try:
+        cut = fenced(text)
+    except FrontMatterError:
+        return FrontMatter(body=text, present=True, closed=False,
+                           problems=[(1, "the front matter opened here is never closed by a '---' line")])
+    if cut is None:
+        return FrontMatter(body=text)
+    values: dict[str, Any] = {}
+    raw: dict[str, str] = {}
+    lines: dict[str, int] = {}
+    problems: list[tuple[int, str]] = []
+    key: str | None = None
+    block: list[str] | None = None  # a ">" or "|" value being read
+    for number, line in enumerate(cut.block, 2):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indented = line[:1].isspace()
+        if indented and key is not None:
+            current = values.get(key)
+            if block is not None:
+                block.append(stripped)
+                values[key] = " ".join(block)
+            elif stripped.startswith("- ") or stripped == "-":
+                items = current if isinstance(current, list) else []
+                items.append(_scalar(stripped[1:]))
+                values[key] = items
+            elif isinstance(current, str):
+                values[key] = f"{current} {stripped}".strip()  # a plain value, folded
+            else:
+                problems.append((number, f"cannot read {stripped!r} under {key!r}"))
+            continue
+        name, sep, value = line.partition(":")
+        if not sep or not name.strip() or indented or " " in name.strip():
+            problems.append((number, f"not 'key: value': {stripped!r} (ignored)"))
+            key = None
+            continue
+        key = name.strip().lower()
+        value = value.strip()
+        block = [] if value in (">", "|", ">-", "|-") else None
+        values[key] = "" if block is not None else _scalar(value)
+        raw[key] = _unquoted(value)
+        lines[key] = number
+    skipped = 0
+    while skipped < len(cut.body) and not cut.body[skipped].strip():
+        skipped += 1
+    return FrontMatter(meta=values, body="\n".join(cut.body[skipped:]),
+                       body_line=cut.body_line + skipped, present=True, raw=raw,
+                       lines=lines, problems=problems)
+
+
+def split_front_matter(text: str) -> tuple[dict[str, str], str]:
+    """``key: value`` strings of the front matter, and the body (an unclosed front
+    matter is all body)."""
+    parsed = read_front_matter_leniently(text)
+    return {k: v if isinstance(v, str) else str(v) for k, v in parsed.meta.items()}, parsed.body
 
 #: Claude Code's rule for skill and sub-agent names.
 NAME_RULE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

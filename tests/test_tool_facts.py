@@ -14,20 +14,26 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from agent_tui.acp.updates import tool_kind, tool_title
+from agent_tui.acp.updates import tool_kind, tool_locations, tool_title
+from agent_tui.core.calls.agent_types import AgentScope, AgentType
 from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult, ToolSet, register_tool
 from agent_tui.hooks.matchers import Matcher
-from agent_tui.hooks.payloads import tool_fields
+from agent_tui.files.preview import preview
+from agent_tui.hooks.payloads import tool_fields, tool_response
 from agent_tui.permissions import PermissionRules, Permissions
 from agent_tui.protocol import PermissionMode, PermissionRequested, UserMessage, Verdict
 from agent_tui.protocol import tool_names
 from agent_tui.protocol.tool_names import (
     FileAccess,
+    FileChange,
+    HookResponse,
+    ResultShown,
     RuleSubject,
     claude_name,
     known_tool,
     our_input,
     our_name,
+    runs_command,
 )
 from agent_tui.tools.background import BackgroundJobs
 from agent_tui.tools.catalog import BUILT_IN
@@ -36,6 +42,8 @@ from agent_tui.tools.skills import Skill, Skills
 from agent_tui.tools.skills.catalog import SkillScope
 from agent_tui.settings.local_rules import lasting_rules
 from agent_tui.ui.screens.approval_choices import choices_for
+from agent_tui.ui.render.diffs import diff_for_call, shows_diff
+from agent_tui.ui.render.states import shows_headline
 from agent_tui.ui.screens.call_preview import body, title
 from agent_tui.ui.widgets.read_fold import ReadRun
 from agent_tui.ui.widgets.transcript_blocks import ToolBlock
@@ -48,6 +56,8 @@ ROOT = Path(__file__).resolve().parents[1]
 class StampInput(BaseModel):
     path: str
     note: str = ""
+    content: str = ""
+    line: int = 0
 
 
 class StampTool(Tool[StampInput]):
@@ -60,6 +70,10 @@ class StampTool(Tool[StampInput]):
     rule_subject = RuleSubject.PATH
     prompt_title = "Stamp file"
     acp_kind = "edit"
+    file_key, line_key = "path", "line"
+    file_change = FileChange.WRITE
+    hook_response = HookResponse.FILE_EDIT
+    result_shown = ResultShown.HEADLINE
     description = "Stamp a note on a file."
     Input = StampInput
 
@@ -86,6 +100,7 @@ class PeekTool(Tool[PeekInput]):
     folds_as = ("peeked at", "note", "notes")
     rule_subject = RuleSubject.NAME
     names_key = "note"
+    starts_agents = True
     description = "Peek at a note."
     Input = PeekInput
 
@@ -192,6 +207,31 @@ def test_a_new_tool_is_shown_by_its_kind_summary_and_fold(tmp_path):
     assert ReadRun(blocks).words() == "Peeked at 3 notes"
 
 
+def test_a_new_tool_s_file_change_location_hook_response_and_result_are_its_own(tmp_path):
+    call = {"path": "a.txt", "content": "stamped\n", "line": 3}
+    assert preview("stamp_file", call, tmp_path) == (str(tmp_path / "a.txt"), None, "stamped\n")
+    diff = diff_for_call("stamp_file", call, tmp_path)
+    assert shows_diff("stamp_file") and diff is not None and diff.new_file and diff.added == 1
+    assert not shows_diff("peek_note") and preview("peek_note", {"path": "a.txt"}, tmp_path) is None
+    [where] = tool_locations("stamp_file", call, tmp_path)
+    assert (where.path, where.line) == (str(tmp_path / "a.txt"), 3)
+    assert tool_locations("peek_note", {"note": "a.txt"}, tmp_path) == []
+    given = tool_fields("stamp_file", call, str(tmp_path))["tool_input"]
+    shaped = tool_response("stamp_file", given, {"content": "stamped a.txt", "is_error": False})
+    assert isinstance(shaped, dict)
+    assert (shaped["filePath"], shaped["success"], shaped["type"], shaped["content"]) == (
+        str(tmp_path / "a.txt"), True, "create", "stamped\n")
+    assert tool_response("peek_note", {}, {"content": "x"}) == {"content": "x"}
+    assert shows_headline("stamp_file") and not shows_headline("peek_note")
+    assert runs_command("chant") and not runs_command("stamp_file")
+
+
+def test_a_sub_agent_is_never_given_a_new_tool_that_starts_sub_agents(tmp_path):
+    anyone = AgentType(name="helper", description="helps", system="", file=tmp_path / "a.md",
+                       scope=AgentScope.PROJECT)
+    assert not anyone.allows("peek_note") and anyone.allows("stamp_file")
+
+
 @pytest.mark.asyncio
 async def test_a_new_tool_runs_in_a_session_under_its_own_summary(fake_api, tmp_path):
     fake_api.enqueue(Reply.tool_use("stamp_file", {"path": "a.txt", "note": "ok"}),
@@ -229,3 +269,24 @@ def test_a_tool_that_would_take_another_tool_s_name_is_refused():
         with pytest.raises(ValueError, match="would take the name"):
             register_tool(impostor)
         assert our_name("Bash") == "bash" and our_name("Read") == "read_file"
+
+
+def test_the_built_in_tools_say_what_was_once_a_list_of_their_names():
+    built_in = {cls.name for cls, _make in BUILT_IN} | {"multi_edit", "notebook_edit"}
+    told = [f for f in tool_names.every_tool() if f.name in built_in]
+
+    def named(said) -> set[str]:
+        return {f.name for f in told if said(f)}
+
+    assert named(lambda f: f.result_shown is ResultShown.HEADLINE) == {"grep", "glob", "web_fetch"}
+    assert named(lambda f: f.result_shown is ResultShown.SOURCES) == {"web_search"}
+    assert {f.name: f.file_change for f in told if f.file_change is not FileChange.NONE} == {
+        "edit_file": FileChange.EDIT, "write_file": FileChange.WRITE}
+    assert named(lambda f: f.file_key == "path") == {"read_file", "write_file", "edit_file"}
+    assert named(lambda f: bool(f.line_key)) == {"read_file"}
+    assert {f.name: f.hook_response for f in told if f.hook_response is not HookResponse.PLAIN} == {
+        "bash": HookResponse.COMMAND, "read_file": HookResponse.FILE_READ,
+        "write_file": HookResponse.FILE_EDIT, "edit_file": HookResponse.FILE_EDIT,
+        "multi_edit": HookResponse.FILE_EDIT}
+    assert named(lambda f: f.starts_agents) == {"task"}
+    assert {name for name in built_in if runs_command(name)} == {"bash"}

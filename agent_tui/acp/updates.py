@@ -79,7 +79,7 @@ from agent_tui.core.journal.records import Record
 from agent_tui.core.modes.plan import plan_of
 from agent_tui.core.calls.tool import ToolSet
 from agent_tui.protocol.states import PlanItemState, TodoPriority
-from agent_tui.protocol.tool_names import facts
+from agent_tui.protocol.tool_names import facts, runs_command
 
 META_KEY = "agent_tui"
 OUTPUT_TAIL = 16_000  # characters of live output shown while a tool runs
@@ -122,14 +122,16 @@ def tool_kind(name: str) -> ToolKind:
 
 
 def tool_locations(name: str, tool_input: dict[str, Any] | None, workspace: Path) -> list[ToolCallLocation]:
-    """The files a call touches, as absolute paths (ACP wants absolute ones)."""
-    if not tool_input or name not in ("read_file", "write_file", "edit_file"):
+    """The file a call reads or edits, as an absolute path (ACP wants absolute ones), at
+    the line it starts from (the keys the tool names: ``Tool.file_key``, ``line_key``)."""
+    told = facts(name)
+    if not tool_input or told is None or not told.file_key:
         return []
-    path = tool_input.get("path")
+    path = tool_input.get(told.file_key)
     if not isinstance(path, str) or not path:
         return []
     absolute = Path(path) if Path(path).is_absolute() else workspace / path
-    line = tool_input.get("offset") if name == "read_file" else None
+    line = tool_input.get(told.line_key) if told.line_key else None
     if not isinstance(line, int) or line < 0:
         line = None
     return [ToolCallLocation(path=str(absolute), line=line)]
@@ -268,7 +270,7 @@ class UpdateMapper:
         background command's call ends as it starts: it keeps its text)."""
         view = {"terminal_id": event.tool_use_id}
         background = (self._inputs.get(event.tool_use_id) or {}).get("run_in_background")
-        if self.terminals and event.name == "bash" and event.state is _S.RUNNING \
+        if self.terminals and runs_command(event.name) and event.state is _S.RUNNING \
                 and not background and event.tool_use_id not in self._views:
             self._views.add(event.tool_use_id)
             meta["terminal_info"] = {**view, "cwd": str(self.workspace)}

@@ -205,7 +205,7 @@ class Wiring:
         from agent_tui.runtime.guard_sweep import GuardSweep
         from agent_tui.tools.bash import BashTool
         from agent_tui.tools.registry import default_tools
-        from agent_tui.tools.search.tools import GlobTool, GrepTool
+        from agent_tui.tools.search.tools import SearchTool
 
         opts = self.opts
         session_id = opened.id
@@ -296,9 +296,9 @@ class Wiring:
         policy = Permissions(workspace, mode, rules, non_interactive=not self.interactive,
                              added_dirs=added_dirs)
         if policy.denies_reads:  # what Read may not see, a search does not show
-            for name in ("grep", "glob"):
+            for name in tools.names():
                 search = tools.get(name)
-                if isinstance(search, (GrepTool, GlobTool)):
+                if isinstance(search, SearchTool):  # grep, glob: every search of files
                     search.read_denied = policy.read_denied
         hooks, reload_hooks = self._hooks(workspace, settings, emit, mode=mode,
                                           current_mode=lambda: str(getattr(policy, "mode", mode)))

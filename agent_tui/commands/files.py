@@ -27,12 +27,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_tui.commands.frontmatter import parse_front_matter, split_top_level
 from agent_tui.commands.line import is_command_name
 from agent_tui.core.memory.memory import claude_user_dir
 from agent_tui.paths import user_config_dir
 from agent_tui.plugins import plugin_folders
 from agent_tui.config_file import read_config
+from agent_tui.frontmatter import read_front_matter_leniently, split_top_level
 
 MAX_BYTES = 64 * 1024  # a prompt file bigger than this is refused
 MAX_FILES = 500  # per folder: a huge folder must not stall the menu
@@ -103,13 +103,13 @@ def _tools(value: Any) -> list[str]:
 def load_command(path: Path, parts: tuple[str, ...], scope: str) -> tuple[CommandFile, list[str]]:
     """One file as a command, and its problems; raises OSError or ValueError (skipped)."""
     text = read_config(path, limit=MAX_BYTES).decode("utf-8")  # UnicodeDecodeError: ValueError
-    found = parse_front_matter(text)
+    found = read_front_matter_leniently(text)
     if not found.closed:
         raise ValueError(f"line {found.problems[0][0]}: {found.problems[0][1]}")
     problems = [f"{path}:{line}: {what}" for line, what in found.problems]
     if not found.body.strip():
         raise ValueError("empty prompt")
-    meta = found.values
+    meta = found.meta
     notes = []
     for key in meta:
         if key not in KNOWN_KEYS:

@@ -1,9 +1,10 @@
 """What a call of a file tool that writes would leave in its file, before it runs.
 
-One answer for the tools and both front ends: ``edit_file`` replaces exactly one
-occurrence of its old text, matching the file's own line endings when the model wrote
-the lines without their CR (:func:`locate`, which the tool itself edits by), and
-``write_file`` replaces the whole file. :func:`preview` gives the file before and after
+One answer for the tools and both front ends, by what the tool says its calls do
+(``Tool.file_change``): an edit (``edit_file``) replaces exactly one occurrence of its
+old text, matching the file's own line endings when the model wrote the lines without
+their CR (:func:`locate`, which the tool itself edits by), and a write (``write_file``)
+replaces the whole file. :func:`preview` gives the file before and after
 (the permission prompt's and the editors' diffs); the file is read through the
 workspace's confinement (a path outside it is never read) and bounded by
 ``MAX_PREVIEW_BYTES``. Beyond that, for a file that is not text, or an edit that cannot
@@ -18,9 +19,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from agent_tui.files.workspace import Workspace, WorkspaceError, pick_root
+from agent_tui.protocol.tool_names import FileChange, facts_of
 
 MAX_PREVIEW_BYTES = 1024 * 1024
-PREVIEWED = ("write_file", "edit_file")
 
 
 class FilePreview(NamedTuple):
@@ -53,7 +54,8 @@ def locate(data: bytes, old: bytes, new: bytes) -> tuple[list[int], bytes, bytes
 def preview(name: str, tool_input: dict[str, Any] | None, workspace: Path,
             added_dirs: Sequence[Path] = ()) -> FilePreview | None:
     """The file before and after the call ``name(tool_input)``, or None (see above)."""
-    if not tool_input or name not in PREVIEWED:
+    change = facts_of(name).file_change
+    if not tool_input or change is FileChange.NONE:
         return None
     path = tool_input.get("path")
     if not isinstance(path, str) or not path:
@@ -71,7 +73,7 @@ def preview(name: str, tool_input: dict[str, Any] | None, workspace: Path,
     old = _text(data)
     if data is not None and old is None:
         return None  # not text
-    if name == "write_file":
+    if change is FileChange.WRITE:
         content = tool_input.get("content")
         return FilePreview(absolute, old, content) if isinstance(content, str) else None
     before, after = tool_input.get("old_string"), tool_input.get("new_string")

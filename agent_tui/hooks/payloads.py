@@ -26,10 +26,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, assert_never
 
 from agent_tui.protocol.states import PermissionMode
-from agent_tui.protocol.tool_names import claude_input, claude_name, is_mcp
+from agent_tui.protocol.tool_names import (
+    FileChange,
+    HookResponse,
+    claude_input,
+    claude_name,
+    facts_of,
+    is_mcp,
+)
 
 def claude_mode(ours: str) -> str:
     """A permission mode in Claude Code's words (``auto`` asks nothing, as
@@ -64,25 +71,28 @@ def tool_response(
     if is_mcp(ours):
         return [{"type": "text", "text": content}, *(response.get("blocks") or [])]
     shaped: dict[str, Any] = {k: v for k, v in response.items() if k not in ("details", "blocks")}
-    match claude_name(ours):
-        case "Bash":
+    told = facts_of(ours)  # the shape is the tool's own fact (``Tool.hook_response``)
+    match told.hook_response:
+        case HookResponse.COMMAND:
             shaped.update(stdout=content, stderr="", interrupted=False, isImage=False)
-        case "Write" | "Edit" | "MultiEdit":
+        case HookResponse.FILE_EDIT:
             shaped.update(filePath=given.get("file_path", ""), success=not response.get("is_error"))
             for theirs, key in (("oldString", "old_string"), ("newString", "new_string")):
                 if key in given:
                     shaped[theirs] = given[key]
-            if claude_name(ours) == "Write" and "content" in given:
+            if told.file_change is FileChange.WRITE and "content" in given:
                 shaped.update(type="create", content=given["content"])  # what was written
-        case "Read":
+        case HookResponse.FILE_READ:
             text, count = _file_text(content)
             file: dict[str, Any] = {"filePath": given.get("file_path", ""), "content": text,
                                     "numLines": count, "startLine": details.get("first_line", 1)}
             if details.get("complete") and isinstance(details.get("last_line"), int):
                 file["totalLines"] = details["last_line"]
             shaped.update(type="text", file=file)
-        case _:
+        case HookResponse.PLAIN:
             pass
+        case _ as unreachable:
+            assert_never(unreachable)
     return shaped
 
 

@@ -13,7 +13,11 @@ registers them here, so every layer, even one below the tools, translates the sa
 - :func:`claude_input` turns one call's input into the shape Claude Code's tool takes
   (``path`` becomes an absolute ``file_path``, ``timeout_ms`` becomes ``timeout``), and
   :func:`our_input` turns such a shape (a hook's ``updatedInput``) back;
-- :func:`facts` gives the rest of what a tool says of itself to those layers.
+- :func:`facts` gives the rest of what a tool says of itself to those layers
+  (:func:`facts_of`: a tool's defaults for a name that says nothing, an MCP tool's),
+  which they ask rather than compare names: the file a call names and what it does to
+  it, the shape hooks get of its response, what of its result is shown, whether it
+  starts sub-agents, and whether it runs a command line (:func:`runs_command`).
 
 The table is filled once, at the first question, by the loader the entry point gives
 (:func:`load_with`); asked with no loader and nothing registered, it raises rather than
@@ -50,6 +54,33 @@ class RuleSubject(StrEnum):
     NAME = "name"  # what the call starts: ``Task(code-reviewer)``, ``Skill(pdf)``
 
 
+class FileChange(StrEnum):
+    """What a call does to the one file its ``path`` names, so the front ends can show
+    the change before and after it runs (``files/preview.py``, ``ui/render/diffs.py``)."""
+
+    NONE = "none"
+    EDIT = "edit"  # the one occurrence of ``old_string`` becomes ``new_string``
+    WRITE = "write"  # the whole file becomes ``content``
+
+
+class HookResponse(StrEnum):
+    """The shape of the ``tool_response`` Claude Code's tool of that name gives hooks
+    (``hooks/payloads.py``): a hook written for Claude Code reads those fields."""
+
+    PLAIN = "plain"  # ours as it is (``content``, ``is_error``, ``exit_code``)
+    COMMAND = "command"  # ``stdout``, ``stderr``, ``interrupted``
+    FILE_EDIT = "file_edit"  # ``filePath``, ``success``, the old and new text
+    FILE_READ = "file_read"  # ``file``: the lines read, their first and their count
+
+
+class ResultShown(StrEnum):
+    """What of a finished call's result the front ends show beside its line."""
+
+    NONE = "none"
+    HEADLINE = "headline"  # its first line, in the tools pane ("12 matches")
+    SOURCES = "sources"  # a web search's pages found, listed under its line
+
+
 @dataclass(frozen=True)
 class ToolFacts:
     """What one tool says of itself that layers without the tool read by its name."""
@@ -73,13 +104,23 @@ class ToolFacts:
     # What a rule's specifier matches, and for NAME the input key that names it.
     rule_subject: RuleSubject = RuleSubject.NONE
     names_key: str = ""
+    # The input keys naming the one file a call reads or edits and the line it starts at
+    # (ACP's location of the call), and what the call does to that file.
+    file_key: str = ""
+    line_key: str = ""
+    file_change: FileChange = FileChange.NONE
+    hook_response: HookResponse = HookResponse.PLAIN
+    result_shown: ResultShown = ResultShown.NONE
+    # Its calls start sub-agents (a sub-agent is never given it).
+    starts_agents: bool = False
 
 
 #: Claude Code's tools that agent-tui does not have, named the way ours would be, so a
 #: rule or matcher naming them still parses (``Edit`` rules cover ``MultiEdit`` too).
 _CLAUDE_ONLY = (
     ToolFacts("multi_edit", "MultiEdit", keys={"path": "file_path"}, prompt_title="Edit file",
-              file_access=FileAccess.EDITS, family_rule=True, rule_subject=RuleSubject.PATH),
+              file_access=FileAccess.EDITS, family_rule=True, rule_subject=RuleSubject.PATH,
+              hook_response=HookResponse.FILE_EDIT),
     ToolFacts("notebook_edit", "NotebookEdit", file_access=FileAccess.EDITS, family_rule=True,
               rule_subject=RuleSubject.PATH),
 )
@@ -140,6 +181,18 @@ def _facts() -> dict[str, ToolFacts]:
 def facts(ours: str) -> ToolFacts | None:
     """What the tool named ``ours`` says of itself, if it is one we know."""
     return _facts().get(ours)
+
+
+def facts_of(name: str) -> ToolFacts:
+    """What the tool named ``name`` says of itself, or the defaults of a tool that says
+    nothing (an MCP tool, a name we do not know): no file, no command, a plain result."""
+    return _facts().get(name) or ToolFacts(name, name)
+
+
+def runs_command(ours: str) -> bool:
+    """Whether a call's ``command`` is a command line that it runs (what ``Bash(...)``
+    rules match): the permission prompt edits it, ACP shows it in a terminal."""
+    return facts_of(ours).rule_subject is RuleSubject.COMMAND
 
 
 class _Names(Mapping[str, str]):

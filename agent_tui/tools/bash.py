@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, field_validator
 from agent_tui.cancel import CancelReason
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.calls.tool import Confinement, Tool, ToolContext, ToolResult
-from agent_tui.protocol.tool_names import RuleSubject
+from agent_tui.protocol.tool_names import HookResponse, RuleSubject
 from agent_tui.credentials import command_env
 from agent_tui.tools.background import BackgroundJobs
 from agent_tui.runtime.guard_sweep import GuardBaseline, GuardSweep, take_baseline, wording
@@ -73,6 +73,7 @@ class BashTool(Tool[BashInput]):
     prompt_title = "Bash command"
     acp_kind = "execute"
     rule_subject = RuleSubject.COMMAND
+    hook_response = HookResponse.COMMAND
     description = (
         "Run a shell command with `bash -c` in the workspace: builds, tests, git, package "
         "managers, scripts. Each call is a fresh shell (no state carries over: `cd` and "

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.protocol import SideEffects
 from agent_tui.core.calls.tool import In, Tool, ToolContext, ToolResult
-from agent_tui.protocol.tool_names import FileAccess, RuleSubject
+from agent_tui.protocol.tool_names import FileAccess, FileChange, HookResponse, RuleSubject
 from agent_tui.files.buffers import Editor, OpenBuffers, is_text, shown_text, write_through
 from agent_tui.files.images import sniff_image
 from agent_tui.files.preview import locate
@@ -79,6 +79,8 @@ class ReadFileTool(Tool[ReadFileInput]):
     file_access = FileAccess.READS
     family_rule = True
     rule_subject = RuleSubject.PATH
+    file_key, line_key = "path", "offset"
+    hook_response = HookResponse.FILE_READ
     description = (
         "Read a text file in the workspace. Read a file before you edit it; when you "
         "need several files, read them in one message (the reads run at once).\n"
@@ -146,6 +148,8 @@ class _WriteTool(Tool[In]):
     file_access = FileAccess.EDITS
     family_rule = True
     rule_subject = RuleSubject.PATH
+    file_key = "path"
+    hook_response = HookResponse.FILE_EDIT
     reports_own_writes = True
 
     def __init__(
@@ -207,6 +211,7 @@ class WriteFileTool(_WriteTool[WriteFileInput]):
     name = "write_file"
     claude_name = "Write"
     prompt_title = "Write file"
+    file_change = FileChange.WRITE
     description = (
         "Create a file in the workspace, or replace one entirely. Missing parent folders "
         "are created; the write is atomic and can be rewound.\n"
@@ -262,6 +267,7 @@ class EditFileTool(_WriteTool[EditFileInput]):
     name = "edit_file"
     claude_name = "Edit"
     prompt_title = "Edit file"
+    file_change = FileChange.EDIT
     description = (
         "Change a file in the workspace: replace one exact occurrence of `old_string` "
         "with `new_string`. Read the file first.\n"

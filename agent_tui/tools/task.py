@@ -44,6 +44,7 @@ class TaskTool(Tool[TaskInput]):
     acp_kind = "think"
     rule_subject = RuleSubject.NAME
     names_key = "subagent_type"
+    starts_agents = True
     description = (
         "Hand a self-contained piece of work to a sub-agent: an open-ended search across "
         "the codebase, a question that needs many reads, a focused change. It has the "

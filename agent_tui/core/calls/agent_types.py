@@ -44,7 +44,7 @@ from agent_tui.frontmatter import (
     load_definitions,
     read_definition,
 )
-from agent_tui.protocol.tool_names import is_mcp, our_name
+from agent_tui.protocol.tool_names import facts_of, is_mcp, our_name
 
 AGENTS_DIR = Path(".claude") / "agents"
 MAX_FILES = 200  # per folder
@@ -85,8 +85,9 @@ class AgentType(BaseModel):
     model: str = INHERIT  # as written: inherit, an alias or an id
 
     def allows(self, tool_name: str) -> bool:
-        """Whether a tool of this name is given to the sub-agent (never ``task``)."""
-        if tool_name == "task" or _matches(tool_name, self.disallowed):
+        """Whether a tool of this name is given to the sub-agent (never one that starts
+        sub-agents: ``task``)."""
+        if facts_of(tool_name).starts_agents or _matches(tool_name, self.disallowed):
             return False
         return self.tools is None or _matches(tool_name, self.tools)
 
@@ -209,7 +210,7 @@ def _tool_list(
                                            "left out", line))
         elif ours is None:
             notes.append(FileProblem(path, f"{key}: {item!r} names no tool; left out", line))
-        elif ours == "task" and key == "tools":
+        elif facts_of(ours).starts_agents and key == "tools":
             notes.append(FileProblem(path, f"{key}: {item!r}: a sub-agent cannot start "
                                            "sub-agents here; left out", line))
         elif ours not in names:

@@ -23,7 +23,13 @@ from pydantic import BaseModel, Field, ValidationError
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import Decision, PermissionMode, SideEffects, ToolState
 from agent_tui.protocol import tool_names
-from agent_tui.protocol.tool_names import FileAccess, RuleSubject
+from agent_tui.protocol.tool_names import (
+    FileAccess,
+    FileChange,
+    HookResponse,
+    ResultShown,
+    RuleSubject,
+)
 
 if TYPE_CHECKING:
     from agent_tui.core.calls.agent_types import AgentType
@@ -179,6 +185,18 @@ class Tool(ABC, Generic[In]):
     prompt_title: ClassVar[str] = ""
     acp_kind: ClassVar[str] = "other"
     folds_as: ClassVar[tuple[str, str, str] | None] = None
+    # The input keys naming the one file a call reads or edits and the line it starts
+    # at (ACP's location of the call), and what a call does to that file (the previews
+    # and diffs of the front ends).
+    file_key: ClassVar[str] = ""
+    line_key: ClassVar[str] = ""
+    file_change: ClassVar[FileChange] = FileChange.NONE
+    # The shape of the ``tool_response`` hooks get (Claude Code's tool's), and what of a
+    # finished call's result the front ends show beside its line.
+    hook_response: ClassVar[HookResponse] = HookResponse.PLAIN
+    result_shown: ClassVar[ResultShown] = ResultShown.NONE
+    # Its calls start sub-agents (a sub-agent is never given it).
+    starts_agents: ClassVar[bool] = False
 
     @property
     def stop_grace_s(self) -> float | None:
@@ -250,7 +268,9 @@ def register_tool(tool: type[AnyTool]) -> None:
         name=tool.name, claude=tool.claude_name or tool.name, aliases=tool.claude_aliases,
         keys=dict(tool.claude_keys), prompt_title=tool.prompt_title, acp_kind=tool.acp_kind,
         folds_as=tool.folds_as, file_access=tool.file_access, family_rule=tool.family_rule,
-        rule_subject=tool.rule_subject, names_key=tool.names_key,
+        rule_subject=tool.rule_subject, names_key=tool.names_key, file_key=tool.file_key,
+        line_key=tool.line_key, file_change=tool.file_change, hook_response=tool.hook_response,
+        result_shown=tool.result_shown, starts_agents=tool.starts_agents,
     ))
 
 

@@ -41,7 +41,8 @@ from typing import Any, assert_never
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRun, HooksPort
-from agent_tui.core.journal.records import AssistantMessageRecord, HookRecord, ToolResultRecord
+from agent_tui.core.history.items import Reply, ToolCall, read_items
+from agent_tui.core.journal.records import HookRecord
 from agent_tui.core.calls.permission import decided_by, Ruling
 from agent_tui.core.hooks.task_points import plan_hooks
 from agent_tui.core.modes.plan import TODO_TOOL
@@ -80,10 +81,10 @@ def gated(ruling: Ruling, answer: HookAnswer) -> Ruling:
 
 def last_assistant_text(records: list[Any]) -> str:
     """The text of the model's last answer (``last_assistant_message``)."""
-    for record in reversed(records):
-        if isinstance(record, AssistantMessageRecord):
-            return "\n".join(b.get("text", "") for b in record.blocks if b.get("type") == "text")
-    return ""
+    replies = [item for item in read_items(records).items if isinstance(item, Reply)]
+    if not replies:
+        return ""
+    return "\n".join(b.get("text", "") for b in replies[-1].blocks if b.get("type") == "text")
 
 
 def _failure_kind(exc: ProviderError) -> str:
@@ -416,8 +417,8 @@ class HookPoints:
         call of the turn with its end state, the processes that were ended (by which
         signal) and any left running. The turn's scope is cancelled, so the hooks run
         under the session's (shutdown ends them; their timeout bounds them)."""
-        results = [r for r in self.deps.journal.records
-                   if isinstance(r, ToolResultRecord) and r.turn_id == self.turn_id]
+        results = [item.result for item in read_items(self.deps.journal.records).items
+                   if isinstance(item, ToolCall) and item.turn_id == self.turn_id]
         if not self.wanted(E.INTERRUPT):
             return
         calls = [{"tool_use_id": r.tool_use_id, "tool_name": claude_name(r.name),

@@ -6,5 +6,6 @@
 - :mod:`.wire`: the output format both back ends print, and its reader.
 - :mod:`.runner`: one search process under the call's cancel scope, output bounded.
 - :mod:`.results`: the findings worded for the model, within their caps.
-- :mod:`.tools`: :class:`~.tools.GrepTool` and :class:`~.tools.GlobTool`.
+- :mod:`.tools`: :class:`~.tools.GrepTool` and :class:`~.tools.GlobTool`, on what they share
+  (:class:`~.tools.SearchTool`: which files a deny rule on reading hides).
 """

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from agent_tui.cancel import CancelReason
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.calls.tool import In, Tool, ToolContext, ToolResult
-from agent_tui.protocol.tool_names import FileAccess, RuleSubject
+from agent_tui.protocol.tool_names import FileAccess, ResultShown, RuleSubject
 from agent_tui.tools.files import describe_error
 from agent_tui.tools.search.query import GlobFilter, Query, SearchMode
 from agent_tui.tools.search.results import Caps, word_findings
@@ -149,7 +149,7 @@ def _where(ctx: ToolContext, path: str | None) -> _Where | ToolResult:
     return _Where(cwd, target, prefix, rel.count("/") + 1 if rel else 0, shown)
 
 
-class _SearchTool(Tool[In]):
+class SearchTool(Tool[In]):
     """What grep and glob share: where they look, the run, and how it ended."""
 
     read_only = True
@@ -235,7 +235,7 @@ async def _newest_first(cwd: Path, files: list[FileHits]) -> list[FileHits]:
     return await asyncio.to_thread(order)
 
 
-class GrepTool(_SearchTool[GrepInput]):
+class GrepTool(SearchTool[GrepInput]):
     name = "grep"
     claude_name = "Grep"
     claude_keys = {"context": "-C"}
@@ -243,6 +243,7 @@ class GrepTool(_SearchTool[GrepInput]):
     folds_as = ("searched", "pattern", "patterns")
     file_access = FileAccess.READS
     rule_subject = RuleSubject.PATH
+    result_shown = ResultShown.HEADLINE
     description = (
         "Search file contents with a regular expression (ripgrep syntax). Use this, "
         "never `grep` or `rg` through bash: it respects .gitignore, skips binary files "
@@ -300,7 +301,7 @@ class GrepTool(_SearchTool[GrepInput]):
         return self._ended(done, text)
 
 
-class GlobTool(_SearchTool[GlobInput]):
+class GlobTool(SearchTool[GlobInput]):
     name = "glob"
     claude_name = "Glob"
     claude_aliases = ("LS",)
@@ -308,6 +309,7 @@ class GlobTool(_SearchTool[GlobInput]):
     folds_as = ("searched", "pattern", "patterns")
     file_access = FileAccess.READS
     rule_subject = RuleSubject.PATH
+    result_shown = ResultShown.HEADLINE
     description = (
         "Find files by name with a glob pattern ('**/*.py', 'src/**/*.{ts,tsx}', "
         "'test_*.py'), newest first. Use this rather than `find` or `ls -R` through "

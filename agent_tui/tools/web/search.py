@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
 from agent_tui.core.calls.search_listing import search_result
 from agent_tui.core.turn.web_search import SearchFailed
+from agent_tui.protocol.tool_names import ResultShown
 
 
 class WebSearchInput(BaseModel):
@@ -44,6 +45,7 @@ class WebSearchTool(Tool[WebSearchInput]):
     asks_because = "sends the query to a web search (billed per search)"
     prompt_title = "Web search"
     acp_kind = "fetch"  # it reads from the web, as web_fetch does
+    result_shown = ResultShown.SOURCES
     description = (
         "Search the web and get back the results' titles and links, with a short summary "
         "that cites them. Use it for what is newer than your knowledge or not in the "

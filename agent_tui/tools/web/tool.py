@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from agent_tui.cancel import Cancelled, CancelReason
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
-from agent_tui.protocol.tool_names import RuleSubject
+from agent_tui.protocol.tool_names import ResultShown, RuleSubject
 from agent_tui.tools.web.addresses import RefusedURL, check_url
 from agent_tui.tools.web.convert import BodyKind, body_kind, decode, html_to_markdown
 from agent_tui.units import format_bytes
@@ -58,6 +58,7 @@ class WebFetchTool(Tool[WebFetchInput]):
     prompt_title = "Fetch"
     acp_kind = "fetch"
     rule_subject = RuleSubject.DOMAIN
+    result_shown = ResultShown.HEADLINE
     description = (
         "Fetch a web page (http or https) and get it back as Markdown: documentation, an "
         "issue, a changelog, an API reference. Use it when the answer is on a page you "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from agent_tui.commands.expand import expand as expand_file
 from agent_tui.commands.files import CommandFile, load_commands
-from agent_tui.commands.frontmatter import split_front_matter
+from agent_tui.frontmatter import split_front_matter
 from agent_tui.ui.commands.registry import ArgsNeed, Command, CommandKind
 
 __all__ = ["as_command", "expand", "load_custom", "split_front_matter"]

@@ -49,7 +49,7 @@ from agent_tui.protocol.states import (
     TurnState,
     TurnStatus,
 )
-from agent_tui.ui.render.diffs import DIFF_TOOLS, FileDiff, diff_for_call
+from agent_tui.ui.render.diffs import FileDiff, diff_for_call, shows_diff
 from agent_tui.ui.render.usage import UsageTally
 from agent_tui.ui.render.rewind_report import restores_conversation, rewind_report
 from agent_tui.ui.render.safe_text import clean
@@ -239,7 +239,7 @@ class EventDispatch:
             event.tool_use_id, event.name, event.state, summary, detail, event.result,
             parent=event.parent_tool_use_id, turn_id=event.turn_id,
         )
-        if event.name in DIFF_TOOLS and event.state is not ToolState.STREAMING:
+        if shows_diff(event.name) and event.state is not ToolState.STREAMING:
             self._diff(event)
             diff = self.diffs.get(event.tool_use_id)
             if event.state is ToolState.SUCCEEDED and diff is not None:  # the status line's

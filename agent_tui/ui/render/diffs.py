@@ -1,4 +1,4 @@
-"""The change an ``edit_file`` or ``write_file`` call makes, as numbered diff lines.
+"""The change a call that edits or writes a file makes, as numbered diff lines.
 
 Each line keeps its numbers in the old and the new file, so the change is shown where
 it is (a change on line 2 is line 2), with one line of context on each side and the
@@ -7,10 +7,11 @@ words that changed inside a changed line marked (``diff_words.py``). Drawn by
 space for context), never by colour alone.
 
 The diff is exact when the file is read while the call waits (the permission prompt
-does, through ``files/preview.py``, as the ACP front end does): an ``edit_file`` is then
-placed in its file, and a ``write_file`` compared with what it replaces. Without the
-file, an edit's old and new text are compared by themselves (numbered from 1), and a
-write shows only its new content's first lines, as such.
+does, through ``files/preview.py``, as the ACP front end does): an edit (``edit_file``)
+is then placed in its file, and a write (``write_file``) compared with what it replaces
+(``Tool.file_change`` says which a tool's calls are). Without the file, an edit's old
+and new text are compared by themselves (numbered from 1), and a write shows only its
+new content's first lines, as such.
 
 What a diff says of itself depends on when it is read (:class:`Tense`): "will write"
 while the call waits, "Wrote" once it succeeded, "not written" when it did not run.
@@ -24,10 +25,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from agent_tui.protocol.tool_names import FileChange, facts_of
 from agent_tui.ui.render.diff_words import changed_spans
 from agent_tui.ui.render.safe_text import clean
 
-DIFF_TOOLS = ("edit_file", "write_file")
 MAX_LINES = 400  # diff lines kept; the rest are counted
 FIRST_LINES = 20  # of a new file (or a write whose old content is not known)
 UNFOLDED_UP_TO = 12  # diffs with this many lines or fewer show unfolded
@@ -113,10 +114,16 @@ def new_content(path: str, content: str, *, new_file: bool) -> FileDiff:
                     new_file=new_file, content_only=not new_file)
 
 
+def shows_diff(name: str) -> bool:
+    """Whether a call of the tool ``name`` changes a file, so it is shown as a diff."""
+    return facts_of(name).file_change is not FileChange.NONE
+
+
 def diff_for_call(name: str, args: dict[str, Any] | None, workspace: Path | None = None) -> FileDiff | None:
     """The diff of a call (``workspace``: read the file now, which is only right before
     the call runs: an edit is then placed in its file, a write compared with it)."""
-    if name not in DIFF_TOOLS or not isinstance(args, dict):
+    change = facts_of(name).file_change
+    if change is FileChange.NONE or not isinstance(args, dict):
         return None
     path = args.get("path")
     if not isinstance(path, str):
@@ -127,7 +134,7 @@ def diff_for_call(name: str, args: dict[str, Any] | None, workspace: Path | None
 
         # The file as the call will find it: the preview both front ends read.
         before = preview(name, args, workspace)
-    if name == "edit_file":
+    if change is FileChange.EDIT:
         if before is not None and before.old is not None:
             return unified(path, before.old, before.new)
         old, new = args.get("old_string"), args.get("new_string")

@@ -12,6 +12,7 @@ from rich.style import Style
 
 from agent_tui.protocol import ToolState, TurnState
 from agent_tui.protocol.states import PlanItemState
+from agent_tui.protocol.tool_names import ResultShown, facts_of
 from agent_tui.ui.render.safe_text import clean
 
 
@@ -62,9 +63,11 @@ PLAN_LOOKS: dict[PlanItemState, Look] = {
     PlanItemState.INTERRUPTED: Look("■", "interrupted", "warning"),
 }
 
-#: Tools whose result's first line is their outcome in the tools pane (a headline
-#: such as "Found 12 matching lines in 3 files"), where other tools show an exit code.
-HEADLINE_TOOLS = frozenset({"grep", "glob", "web_fetch"})
+def shows_headline(name: str) -> bool:
+    """Whether the tool's result's first line is its outcome in the tools pane (a
+    headline such as "Found 12 matching lines in 3 files"), where other tools show an
+    exit code (``Tool.result_shown``)."""
+    return facts_of(name).result_shown is ResultShown.HEADLINE
 
 NOTICE_ROLES = {"info": "text-muted", "warning": "warning", "error": "error"}
 

@@ -47,6 +47,7 @@ from textual.scroll_view import ScrollView
 from textual.widgets import Input, Static
 
 from agent_tui.protocol import Decide, PermissionRequested
+from agent_tui.protocol.tool_names import runs_command
 from agent_tui.ui.screens import call_preview
 from agent_tui.ui.render.diff_view import render as render_diff
 from agent_tui.ui.render.diffs import FileDiff, Tense
@@ -348,7 +349,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
     @property
     def amends_command(self) -> bool:
         """Tab edits the command itself (a command call), else adds a note."""
-        return self.request.name == "bash" and isinstance(self.request.input.get("command"), str)
+        return runs_command(self.request.name) and isinstance(self.request.input.get("command"), str)
 
     async def action_amend(self) -> None:
         if not self.amends_command:

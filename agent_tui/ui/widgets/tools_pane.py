@@ -24,7 +24,7 @@ from agent_tui.cancel import CancelReason
 from agent_tui.core.calls.state import TERMINAL_TOOL_STATES
 from agent_tui.protocol import ToolState
 from agent_tui.ui.render.safe_text import clean, first_line, one_line, short_summary
-from agent_tui.ui.render.states import HEADLINE_TOOLS, exit_words, role_style, tool_look
+from agent_tui.ui.render.states import exit_words, role_style, shows_headline, tool_look
 from agent_tui.ui.render.times import format_duration
 
 
@@ -42,7 +42,7 @@ class ToolRow:
     exit_code: int | None = None
     signal: str | None = None
     residue: int = 0
-    headline: str = ""  # the result's first line, for HEADLINE_TOOLS
+    headline: str = ""  # the result's first line, for a tool that shows_headline
     parent: str | None = None
     started: float | None = None  # when it was seen running (the pane's clock)
     ended: float | None = None  # when it was seen ending, if it ran
@@ -145,7 +145,7 @@ class ToolsPane(VerticalScroll):
             row.signal = signal
         if residue:
             row.residue = residue
-        if result and name in HEADLINE_TOOLS and state == ToolState.SUCCEEDED:
+        if result and shows_headline(name) and state == ToolState.SUCCEEDED:
             row.headline = first_line(result, 160)
         if ended_by is CancelReason.SEND_TO_BACKGROUND:
             row.last_line = ""  # its output goes on in the job: a frozen line would mislead

@@ -28,6 +28,7 @@ from textual.style import Style as VisualStyle
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 
+from agent_tui.protocol.tool_names import ResultShown, facts_of
 from agent_tui.ui.input.attachments import IMAGE_MARK, AttachmentKind, split_for_display
 from agent_tui.ui.render.diff_view import render as render_diff
 from agent_tui.ui.render.diffs import FileDiff, tense_of
@@ -455,7 +456,7 @@ class ToolBlock(Block):
             inner = painter.width - 2 - 4 - 1 - 2
             padded = [Strip.join([Strip.blank(1, painter.base), line]) for line in painter.render(body, inner)]
             lines += painter.frame(padded, left="│", left_style=painter.color("primary", 0.5), indent=5, right=2)
-        elif self.tool_name == "web_search" and self.result:
+        elif facts_of(self.tool_name).result_shown is ResultShown.SOURCES and self.result:
             listing = search_listing(self.result.tail()[0], painter.variables)
             if listing is not None:
                 lines += painter.frame(painter.render(listing, painter.width - 9), indent=5)
