@@ -26,47 +26,12 @@ from agent_tui.plugins import enabled_plugins
 from agent_tui.plugins.options import option_env, secrets_path
 from agent_tui.settings import load_settings
 from agent_tui.settings.mcp_servers import load_config
-from tests.plugins_support import home  # noqa: F401  (a fixture: HOME of its own)
-
-PLUGIN = "vault@opts"
-USER_CONFIG = {
-    "api_key": {"type": "string", "title": "API key", "description": "Your key",
-                "required": True, "sensitive": True},
-    "region": {"type": "string", "title": "Region", "description": "Where",
-               "options": ["eu", "us"], "default": "eu"},
-    "retries": {"type": "number", "title": "Retries", "description": "How many",
-                "min": 0, "max": 5},
-}
-
-
-def _market(tmp_path: Path, user_config: Any = USER_CONFIG) -> Path:
-    market = tmp_path / "market"
-    plugin = market / "vault"
-    (market / ".claude-plugin").mkdir(parents=True)
-    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(
-        {"name": "opts", "plugins": [{"name": "vault", "source": "./vault"},
-                                     {"name": "plain", "source": "./plain"}]}))
-    (plugin / ".claude-plugin").mkdir(parents=True)
-    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps(
-        {"name": "vault", "version": "1.0.0", "userConfig": user_config}))
-    (plugin / "hooks").mkdir()
-    (plugin / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"UserPromptSubmit": [
-        {"hooks": [
-            {"type": "command", "command": 'env | grep ^CLAUDE_PLUGIN_OPTION_ | sort > "$OUT"'},
-            {"type": "command", "command": "curl -H 'key: ${user_config.api_key}' x"},
-        ]}]}}))
-    (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {"api": {
-        "command": "python3", "args": ["server.py", "--region", "${user_config.region}"],
-        "env": {"TOKEN": "${user_config.api_key}"}}}}))
-    (market / "plain" / "commands").mkdir(parents=True)
-    (market / "plain" / "commands" / "hi.md").write_text("say hi")
-    return market
-
+from tests.plugins_support import PLUGIN, USER_CONFIG, home, options_market  # noqa: F401
 
 def _installed(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                user_config: Any = USER_CONFIG) -> str:
     ask = lambda question: True  # noqa: E731
-    assert plugin_main(["marketplace", "add", str(_market(tmp_path, user_config))], ask=ask) == 0
+    assert plugin_main(["marketplace", "add", str(options_market(tmp_path, user_config))], ask=ask) == 0
     assert plugin_main(["install", "plain@opts", "--yes"], ask=ask) == 0
     code = plugin_main(["install", PLUGIN, "--yes"], ask=ask)
     return f"{code}\n{capsys.readouterr().out}"
@@ -87,11 +52,11 @@ def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
     said = _installed(tmp_path, capsys)
     # no terminal to ask at: how to set them is said, and the plugin is enabled
     assert said.startswith("0\n") and "It asks for options: api_key (sensitive), region, retries" in said
-    assert f"{PLUGIN} needs options: api_key (set them with /plugin in the TUI or: " \
+    assert f"{PLUGIN} needs options: api_key (set them with /plugin config {PLUGIN} in the TUI or: " \
            f"agent-tui plugin config {PLUGIN} KEY=VALUE)" in said
     found = enabled_plugins()
     assert [p for p in found.problems if "options not set" in p] == [
-        f"plugin {PLUGIN}: options not set: api_key (set them with /plugin in the TUI or: "
+        f"plugin {PLUGIN}: options not set: api_key (set them with /plugin config {PLUGIN} in the TUI or: "
         f"agent-tui plugin config {PLUGIN})"]
     # the server that names the unset key is not loaded; the other plugin is
     assert any("MCP server api names ${user_config.api_key}, which has no value" in p
@@ -166,7 +131,7 @@ def test_a_broken_user_config_is_said_and_the_other_plugins_load(
         home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         user_config: Any, message: str) -> None:
     ask = lambda question: True  # noqa: E731
-    assert plugin_main(["marketplace", "add", str(_market(tmp_path, user_config))], ask=ask) == 0
+    assert plugin_main(["marketplace", "add", str(options_market(tmp_path, user_config))], ask=ask) == 0
     assert plugin_main(["install", "plain@opts", "--yes"], ask=ask) == 0
     assert plugin_main(["install", PLUGIN, "--yes"], ask=ask) == 1
     assert message in capsys.readouterr().err

@@ -23,7 +23,7 @@ PLACEHOLDER = re.compile(r"\$\{user_config\.([^}]+)\}")
 
 
 def how_to_set(plugin_id: str) -> str:
-    return f"set them with /plugin in the TUI or: agent-tui plugin config {plugin_id}"
+    return f"set them with /plugin config {plugin_id} in the TUI or: agent-tui plugin config {plugin_id}"
 
 
 class OptionMissing(Exception):
