@@ -13,12 +13,14 @@ import json
 import os
 import stat
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from agent_tui.cancel import CancelScope
 from agent_tui.cli.plugin_command import plugin_main
+from agent_tui.cli.plugin_wiring import add_plugin_definitions
 from agent_tui.core.services.hooks_port import HookBase
 from agent_tui.hooks.commands import CommandHooks
 from agent_tui.hooks.config import load_hooks
@@ -58,6 +60,10 @@ def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
     assert [p for p in found.problems if "options not set" in p] == [
         f"plugin {PLUGIN}: options not set: api_key (set them with /plugin config {PLUGIN} in the TUI or: "
         f"agent-tui plugin config {PLUGIN})"]
+    # said at every session's start, as a notice (the TUI, -p and ACP alike)
+    skills, agents = SimpleNamespace(skills=[]), SimpleNamespace(types=[])
+    unset_note = next(p for p in found.problems if "options not set" in p)
+    assert unset_note in add_plugin_definitions(skills, agents, ws)
     # the server that names the unset key is not loaded; the other plugin is
     assert any("MCP server api names ${user_config.api_key}, which has no value" in p
                for p in found.problems)
