@@ -147,3 +147,18 @@ def test_option_env_names_and_values_are_claude_codes() -> None:
     assert option_env({"api-key": "x", "on": True, "n": 3.0, "tags": ["a", "b"]}) == {
         "CLAUDE_PLUGIN_OPTION_API_KEY": "x", "CLAUDE_PLUGIN_OPTION_ON": "true",
         "CLAUDE_PLUGIN_OPTION_N": "3", "CLAUDE_PLUGIN_OPTION_TAGS": "a,b"}
+
+
+def test_a_value_is_checked_against_its_field() -> None:
+    from agent_tui.plugins.options import OptionField, check_value, parse_value
+
+    text = OptionField.model_validate({"type": "string", "title": "t", "description": "d",
+                                       "multiple": True})
+    assert parse_value(text, " a, b ,") == ["a", "b"]
+    for bad in ("a\x00b", ["ok", "x\x00"], "x" * 5000, 3):
+        with pytest.raises(ValueError):
+            check_value(text, bad)  # a NUL would end a hook's start; a number is no text
+    flag = OptionField.model_validate({"type": "boolean", "title": "t", "description": "d"})
+    assert parse_value(flag, "Yes") is True and parse_value(flag, "off") is False
+    with pytest.raises(ValueError, match="expected true or false"):
+        parse_value(flag, "maybe")

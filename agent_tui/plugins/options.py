@@ -145,6 +145,9 @@ def check_value(field: OptionField, value: Any) -> None:
                 field.multiple and isinstance(value, list) and all(isinstance(v, str) for v in value))
     if not ok:
         raise ValueError(f"expected a {field.type.value}{' list' if field.multiple else ''}")
+    texts = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+    if any("\x00" in t or len(t) > MAX_VALUE_CHARS for t in texts):
+        raise ValueError(f"at most {MAX_VALUE_CHARS} characters, no NUL")
     if field.options is not None and value not in field.options:
         raise ValueError(f"must be one of {', '.join(field.options)}")
 
