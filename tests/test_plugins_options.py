@@ -162,3 +162,26 @@ def test_a_value_is_checked_against_its_field() -> None:
     assert parse_value(flag, "Yes") is True and parse_value(flag, "off") is False
     with pytest.raises(ValueError, match="expected true or false"):
         parse_value(flag, "maybe")
+
+
+def test_enabling_at_a_terminal_asks_each_option_and_a_secret_unechoed(
+        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "state"))
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    typed = iter(["nowhere", "us", "7", "3"])  # region refused once, retries once
+    secrets: list[str] = []
+    monkeypatch.setattr("sys.stdin", Terminal())
+    monkeypatch.setattr("builtins.input", lambda prompt: next(typed))
+    monkeypatch.setattr("getpass.getpass", lambda prompt: secrets.append(prompt) or "tok")
+    said = _installed(tmp_path, capsys)
+    assert secrets == ["  api_key [(not set)]: "]
+    assert "must be one of eu, us" in said and "must be at most 5" in said
+    assert "Still not set" not in said and "tok" not in said
+    assert json.loads(secrets_path().read_text()) == {PLUGIN: {"api_key": "tok"}}
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert settings["pluginConfigs"][PLUGIN]["options"] == {"region": "us", "retries": 3}
