@@ -50,6 +50,10 @@ def options_market(tmp_path: Path, user_config: Any = USER_CONFIG) -> Path:
     (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {"api": {
         "command": "python3", "args": ["server.py", "--region", "${user_config.region}"],
         "env": {"TOKEN": "${user_config.api_key}"}}}}))
+    (plugin / "agents").mkdir()
+    (plugin / "agents" / "ops.md").write_text(
+        "---\nname: ops\ndescription: d\n---\nWork in ${user_config.region} "
+        "with ${user_config.api_key}; retries ${user_config.retries}.\n")
     (market / "plain" / "commands").mkdir(parents=True)
     (market / "plain" / "commands" / "hi.md").write_text("say hi")
     return market

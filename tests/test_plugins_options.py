@@ -83,6 +83,12 @@ def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
     assert json.loads(secrets_path().read_text()) == {PLUGIN: {"api_key": "s3cr'et"}}
     assert stat.S_IMODE(secrets_path().stat().st_mode) == 0o600
 
+    # a sub-agent type's prompt gets the plain values, never the secret
+    skills, agents = SimpleNamespace(skills=[]), SimpleNamespace(types=[])
+    add_plugin_definitions(skills, agents, ws)
+    [ops] = [t for t in agents.types if t.name == "vault:ops"]
+    assert ops.system.strip() == ("Work in us with [sensitive option 'api_key' not available "
+                                  "here]; retries 2.")
     # the server gets the values where its configuration names them
     assert _server_env(ws) == {"args": ["server.py", "--region", "us"],
                                "env": {"TOKEN": "s3cr'et"}}

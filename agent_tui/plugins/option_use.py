@@ -51,6 +51,24 @@ def substitute(value: Any, values: dict[str, Value], hidden: frozenset[str] = fr
     return value
 
 
+def in_text(plugin: Plugin, text: str) -> str:
+    """A text the model reads (a sub-agent type's prompt) with the plugin's plain option
+    values put in, as Claude Code does: a sensitive one never (a note says so), one with
+    no value left as written."""
+    if not plugin.user_config or "${user_config." not in text:
+        return text
+    values = stored_values(plugin.plugin_id, plugin.user_config, None)
+    hidden = frozenset(k for k, f in plugin.user_config.items() if f.sensitive)
+
+    def one(match: re.Match[str]) -> str:
+        try:
+            return str(substitute(match[0], values, hidden))
+        except OptionMissing:
+            return match[0]
+
+    return PLACEHOLDER.sub(one, text)
+
+
 def use_options(plugin: Plugin, records: Records | None = None) -> None:
     """Puts the plugin's option values in its servers and hooks (in place); what cannot
     be used becomes a problem of the plugin."""
