@@ -54,6 +54,10 @@ def options_market(tmp_path: Path, user_config: Any = USER_CONFIG) -> Path:
     (plugin / "agents" / "ops.md").write_text(
         "---\nname: ops\ndescription: d\n---\nWork in ${user_config.region} "
         "with ${user_config.api_key}; retries ${user_config.retries}.\n")
+    (plugin / "skills" / "deploy").mkdir(parents=True)
+    (plugin / "skills" / "deploy" / "SKILL.md").write_text(
+        "---\nname: deploy\ndescription: d\n---\nDeploy to ${user_config.region} "
+        "(key ${user_config.api_key}, ${user_config.nope}).\n")
     (market / "plain" / "commands").mkdir(parents=True)
     (market / "plain" / "commands" / "hi.md").write_text("say hi")
     return market

@@ -89,6 +89,16 @@ def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
     [ops] = [t for t in agents.types if t.name == "vault:ops"]
     assert ops.system.strip() == ("Work in us with [sensitive option 'api_key' not available "
                                   "here]; retries 2.")
+    # and so does a skill's text, when the model uses it
+    from agent_tui.core.calls.tool import ToolContext
+    from agent_tui.tools.skills import SkillTool
+    from agent_tui.tools.skills.catalog import Skills
+
+    tool = SkillTool(Skills(skills=skills.skills))
+    used = asyncio.run(tool.run(tool.parse({"name": "vault:deploy"}), ToolContext(
+        scope=CancelScope("test"), workspace=ws, tool_use_id="toolu_x", operation_id="op")))
+    assert ("Deploy to us (key [sensitive option 'api_key' not available here], "
+            "${user_config.nope}).") in used.content
     # the server gets the values where its configuration names them
     assert _server_env(ws) == {"args": ["server.py", "--region", "us"],
                                "env": {"TOKEN": "s3cr'et"}}

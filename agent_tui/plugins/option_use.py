@@ -51,22 +51,22 @@ def substitute(value: Any, values: dict[str, Value], hidden: frozenset[str] = fr
     return value
 
 
-def in_text(plugin: Plugin, text: str) -> str:
-    """A text the model reads (a sub-agent type's prompt) with the plugin's plain option
-    values put in, as Claude Code does: a sensitive one never (a note says so), one with
-    no value left as written."""
-    if not plugin.user_config or "${user_config." not in text:
-        return text
+def text_values(plugin: Plugin) -> dict[str, str]:
+    """What ``${user_config.KEY}`` becomes in a text the model reads (a skill, a
+    sub-agent type's prompt), as in Claude Code: a plain value's text; a sensitive one
+    never (a note says so); a key with no value is not here (left as written)."""
+    if not plugin.user_config:
+        return {}
     values = stored_values(plugin.plugin_id, plugin.user_config, None)
-    hidden = frozenset(k for k, f in plugin.user_config.items() if f.sensitive)
+    hidden = {k: f"[sensitive option '{k}' not available here]"
+              for k, f in plugin.user_config.items() if f.sensitive}
+    return {**{k: as_text(v) for k, v in values.items() if v not in (None, "")}, **hidden}
 
-    def one(match: re.Match[str]) -> str:
-        try:
-            return str(substitute(match[0], values, hidden))
-        except OptionMissing:
-            return match[0]
 
-    return PLACEHOLDER.sub(one, text)
+def in_text(plugin: Plugin, text: str) -> str:
+    """``text`` with :func:`text_values` put in."""
+    found = text_values(plugin) if "${user_config." in text else {}
+    return PLACEHOLDER.sub(lambda m: found.get(m[1], m[0]), text) if found else text
 
 
 def use_options(plugin: Plugin, records: Records | None = None) -> None:
