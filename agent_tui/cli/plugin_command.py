@@ -7,14 +7,22 @@
     agent-tui plugin enable NAME[@MARKETPLACE] [--yes]
     agent-tui plugin disable NAME[@MARKETPLACE]
     agent-tui plugin list
+    agent-tui plugin config NAME[@MARKETPLACE] [KEY=VALUE ...]
 
 Before a plugin is enabled (``install`` enables too), what it will run is printed
 and a yes is needed: ``--yes``, or ``y`` typed at a terminal. Without it, nothing is
 enabled. The records are Claude Code's own (``plugins/records.py``).
+
+A plugin with options (its manifest's ``userConfig``) asks for them once enabled, one
+field at a time at a terminal (a sensitive one unechoed); without a terminal it says
+how to set them: ``config`` with ``KEY=VALUE`` (``KEY=-`` reads the value from stdin,
+so a secret stays out of the shell's history), and alone it lists them (a sensitive
+value never shown).
 """
 
 from __future__ import annotations
 
+import getpass
 import sys
 from collections.abc import Callable
 
@@ -22,7 +30,8 @@ from agent_tui.plugins import Plugin, PluginError
 from agent_tui.plugins.records import RecordError, Records
 
 USAGE = ("usage: agent-tui plugin marketplace add|list|remove ... | "
-         "install|enable NAME[@MARKETPLACE] [--yes] | disable NAME[@MARKETPLACE] | list")
+         "install|enable NAME[@MARKETPLACE] [--yes] | disable NAME[@MARKETPLACE] | list | "
+         "config NAME[@MARKETPLACE] [KEY=VALUE ...]")
 
 
 def plugin_main(argv: list[str], *, ask: Callable[[str], bool] | None = None) -> int:
@@ -45,6 +54,8 @@ def plugin_main(argv: list[str], *, ask: Callable[[str], bool] | None = None) ->
                 return _disable(records, spec)
             case ["list"]:
                 return _list(records)
+            case ["config", spec, *pairs]:
+                return _config(records, spec, pairs)
             case _:
                 print(USAGE, file=sys.stderr)
                 return 1
@@ -113,6 +124,74 @@ def _confirm_enable(records: Records, plugin_id: str, plugin: Plugin, yes: bool,
         return 1
     records.set_enabled(plugin_id, True)
     print(f"Enabled {plugin_id}: new sessions use it.")
+    if plugin.user_config:
+        _ask_options(records, plugin_id, plugin)
+    return 0
+
+
+def _ask_options(records: Records, plugin_id: str, plugin: Plugin) -> None:
+    """Each option asked at a terminal (Enter keeps what it has); else how to set them."""
+    from agent_tui.plugins.option_use import how_to_set
+    from agent_tui.plugins.options import parse_value, save_values, shown, stored_values, unset
+
+    values = stored_values(plugin_id, plugin.user_config, records)
+    if not sys.stdin.isatty():
+        missing = unset(plugin.user_config, values)
+        if missing:
+            print(f"{plugin_id} needs options: {', '.join(missing)} ({how_to_set(plugin_id)} "
+                  "KEY=VALUE)")
+        return
+    print(f"{plugin_id} options (Enter keeps the value shown):")
+    given = {}
+    for key, field in plugin.user_config.items():
+        print(f"  {field.title}: {field.description}")
+        while True:
+            prompt = f"  {key} [{shown(field, values.get(key))}]: "
+            try:
+                text = getpass.getpass(prompt) if field.sensitive else input(prompt)
+            except EOFError:
+                return
+            if not text.strip():
+                break
+            try:
+                given[key] = parse_value(field, text)
+                break
+            except ValueError as exc:
+                print(f"  {exc}")
+    save_values(plugin_id, plugin.user_config, given, records)
+    missing = unset(plugin.user_config, {**values, **given})
+    if missing:
+        print(f"Still not set: {', '.join(missing)} ({how_to_set(plugin_id)} KEY=VALUE)")
+
+
+def _config(records: Records, spec: str, pairs: list[str]) -> int:
+    from agent_tui.plugins.install import installed_id, installed_plugin
+    from agent_tui.plugins.options import parse_value, save_values, shown, stored_values
+
+    plugin_id = installed_id(records, spec)
+    schema = installed_plugin(records, plugin_id).user_config
+    if not schema:
+        print(f"{plugin_id} has no options")
+        return 0 if not pairs else 1
+    given = {}
+    for pair in pairs:
+        key, eq, text = pair.partition("=")
+        if not eq or key not in schema:
+            print(f"agent-tui: {pair.split('=')[0]!r}: {plugin_id}'s options are "
+                  f"{', '.join(schema)} (give KEY=VALUE)", file=sys.stderr)
+            return 1
+        if text == "-":
+            text = sys.stdin.readline().rstrip("\n")
+        try:
+            given[key] = parse_value(schema[key], text)
+        except ValueError as exc:
+            print(f"agent-tui: {key}: {exc}", file=sys.stderr)
+            return 1
+    save_values(plugin_id, schema, given, records)
+    values = stored_values(plugin_id, schema, records)
+    for key, field in schema.items():
+        need = " (required)" if field.required else ""
+        print(f"{key}{need}  {shown(field, values.get(key))}  {field.title}")
     return 0
 
 

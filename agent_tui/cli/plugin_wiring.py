@@ -17,23 +17,30 @@ def add_plugin_definitions(skills: Any, agent_types: Any, workspace: Path) -> li
     from agent_tui.core.calls.agent_types import AgentScope, _agent_files, parse_agent_file
     from agent_tui.plugins import enabled_plugins
     from agent_tui.plugins.offered import offered
+    from agent_tui.plugins.option_use import in_text, text_values
     from agent_tui.tools.skills.catalog import MAX_SKILLS, SkillScope, _skill_files, parse_skill
 
     found = enabled_plugins()
     problems: list[str] = [*found.problems, *offered(workspace)]
-    for plugin, folder in found.folders("skills"):
-        more, issues = load_definitions(
-            [(SkillScope.PLUGIN, folder)], _skill_files,
-            lambda path, scope: parse_skill(path.parent.absolute(), scope),
-            lambda skill: skill.name, "skill", cap=MAX_SKILLS, workspace=workspace, home=None)
-        skills.skills.extend(_named(more, plugin))
-        problems += _said(issues)
-    for plugin, folder in found.folders("agents"):
-        types, issues = load_definitions(
-            [(AgentScope.PLUGIN, folder)], _agent_files, parse_agent_file,
-            lambda agent: agent.name, "sub-agent", cap=200, workspace=workspace, home=None)
-        agent_types.types.extend(_named(types, plugin))
-        problems += _said(issues)
+    for owner in found.plugins:
+        for folder in owner.skills:
+            more, issues = load_definitions(
+                [(SkillScope.PLUGIN, folder)], _skill_files,
+                lambda path, scope: parse_skill(path.parent.absolute(), scope),
+                lambda skill: skill.name, "skill", cap=MAX_SKILLS, workspace=workspace, home=None)
+            values = text_values(owner)  # its plain option values, put in when it is used
+            skills.skills.extend(s.model_copy(update={"options": values})
+                                 for s in _named(more, owner.name))
+            problems += _said(issues)
+    for owner in found.plugins:
+        for folder in owner.agents:
+            types, issues = load_definitions(
+                [(AgentScope.PLUGIN, folder)], _agent_files, parse_agent_file,
+                lambda agent: agent.name, "sub-agent", cap=200, workspace=workspace, home=None)
+            agent_types.types.extend(  # its prompt with the plugin's plain option values
+                t.model_copy(update={"system": in_text(owner, t.system)})
+                for t in _named(types, owner.name))
+            problems += _said(issues)
     return problems
 
 

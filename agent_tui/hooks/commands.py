@@ -339,7 +339,7 @@ class CommandHooks:
             case HookKind.COMMAND:
                 return run_command(
                     hook.command, stdin, cwd=self.workspace,
-                    env=env if env is not None else self.env,
+                    env={**(env if env is not None else self.env), **hook.env},
                     timeout_s=hook.timeout_s, scope=scope, limits=self.limits)
             case HookKind.PROMPT:
                 if self.provider is None:

@@ -105,6 +105,7 @@ class HookCommand(BaseModel):
     line: int | None = None
     project: bool = False
     condition: Rule | None = None  # ``if``: the calls it runs for (tool events only)
+    env: dict[str, str] = Field(default_factory=dict)  # a plugin's: CLAUDE_PLUGIN_OPTION_*
 
     @property
     def source(self) -> str:
@@ -126,7 +127,7 @@ def load_hooks(settings: LoadedSettings) -> HooksConfig:
         config.commands.extend(commands)
     for part in plugin_hooks():  # the user's enabled plugins' hooks/hooks.json: the user's own
         commands, problems = parse_hooks(HooksSource(file=part.file, project=False, value=part.value))
-        config.commands.extend(commands)
+        config.commands.extend(c.model_copy(update={"env": part.env}) for c in commands)
         config.problems.extend(problems)
     return config
 

@@ -10,7 +10,14 @@ Taken from the user's own settings files (``~/.claude/settings.json``,
 ``statusLine`` would run the repository's command on every change, and the trust
 notice names it (``settings/untrusted.py``). One run at a time: a
 request while one runs is refused (the caller asks again later). A command that fails
-says so once; later failures stay quiet until it works again.
+says so once; later failures stay quiet until it works again, and the last line it
+printed stays on the screen (a failed or stopped run gives no line: ``None``).
+
+Its own time limit (:data:`TIMEOUT_S`, Claude Code has none shorter than its hooks'
+ten minutes): the run goes on a thread, so a slow command never holds the screen up,
+and at the limit the runner ends the command's whole process tree (its group and every
+process it tagged, ``runtime/process``). ``refreshInterval`` (seconds, at least 1, as
+Claude Code's) asks for a run that often even when nothing changed.
 """
 
 from __future__ import annotations
@@ -57,7 +64,14 @@ def clean_line(output: str) -> str:
 def status_line_command(workspace: Path, *, trusted: bool = False) -> tuple[str | None, list[str]]:
     """The command the user's files set, then a trusted project's (the last one wins),
     and notes (a malformed value)."""
-    command, notes = None, []
+    setting, notes = status_line_setting(workspace, trusted=trusted)
+    return (setting["command"] if setting else None), notes
+
+
+def status_line_setting(workspace: Path, *, trusted: bool = False) -> tuple[dict[str, Any] | None, list[str]]:
+    """The ``statusLine`` object in force (see :func:`status_line_command`), and notes."""
+    command: dict[str, Any] | None = None
+    notes: list[str] = []
     files = [claude_config_dir() / "settings.json", user_config_dir() / "settings.json"]
     for path in [*files, *(project_settings_files(workspace) if trusted else [])]:
         value = _read(path).get("statusLine")
@@ -65,7 +79,7 @@ def status_line_command(workspace: Path, *, trusted: bool = False) -> tuple[str 
             continue
         if isinstance(value, dict) and value.get("type", "command") == "command" \
                 and isinstance(value.get("command"), str) and value["command"].strip():
-            command = value["command"]
+            command = value
         else:
             notes.append(f"{path}: statusLine: expected {{\"type\": \"command\", \"command\": "
                          "\"...\"}} (not used)")
@@ -77,8 +91,17 @@ def status_line_for(
 ) -> tuple[StatusLineCommand | None, list[str]]:
     """The runner of the command (None: there is none), and the notes to say. ``env``:
     the user's own settings' env (never a project's, as for hooks)."""
-    command, notes = status_line_command(workspace, trusted=trusted)
-    return (StatusLineCommand(command, workspace, env) if command else None), notes
+    setting, notes = status_line_setting(workspace, trusted=trusted)
+    if setting is None:
+        return None, notes
+    every = setting.get("refreshInterval")
+    if every is not None and (isinstance(every, bool) or not isinstance(every, int | float)
+                              or every < 1):
+        notes.append(f"statusLine.refreshInterval: expected a number of seconds, at least 1 "
+                     f"(got {every!r}; not used)")
+        every = None
+    return StatusLineCommand(setting["command"], workspace, env,
+                             refresh_s=float(every) if every is not None else None), notes
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -89,17 +112,22 @@ def _read(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+Done = Callable[[str | None, str | None], None]
+
+
 class StatusLineCommand:
     """Runs the command on its own thread, one run at a time; ``done(text, error)`` is
-    called on that thread with the cleaned first line, or an error said once."""
+    called on that thread with the cleaned first line (None: the run failed or was
+    stopped, the last line stays), and an error said once."""
 
     def __init__(self, command: str, workspace: Path, env: Mapping[str, str] | None = None,
-                 timeout_s: float = TIMEOUT_S) -> None:
+                 timeout_s: float = TIMEOUT_S, refresh_s: float | None = None) -> None:
         self.command = command
         self.workspace = workspace
         # a command's environment: the agent's credentials removed, as for hooks
         self.env = {**command_env(env), "CLAUDE_PROJECT_DIR": str(workspace)}
         self.timeout_s = timeout_s
+        self.refresh_s = refresh_s  # run at least this often (``refreshInterval``)
         self.scope = CancelScope()  # close() stops a run still going
         self._running = threading.Lock()
         self._failed = False
@@ -108,7 +136,7 @@ class StatusLineCommand:
     def running(self) -> bool:
         return self._running.locked()
 
-    def request(self, payload: dict[str, Any], done: Callable[[str, str | None], None]) -> bool:
+    def request(self, payload: dict[str, Any], done: Done) -> bool:
         """Start a run; False (nothing started) while one runs or after close()."""
         if self.scope.cancelled or not self._running.acquire(blocking=False):
             return False
@@ -120,16 +148,16 @@ class StatusLineCommand:
     def close(self) -> None:
         self.scope.cancel()
 
-    def _run(self, stdin: bytes, done: Callable[[str, str | None], None]) -> None:
+    def _run(self, stdin: bytes, done: Done) -> None:
         try:
             text, error = asyncio.run(self._once(stdin))
         except Exception as exc:  # never let a status line take the screen down
-            text, error = "", f"status line: {exc}"
+            text, error = None, f"status line: {exc}"
         finally:
             self._running.release()
         done(text, self._said_once(error))
 
-    async def _once(self, stdin: bytes) -> tuple[str, str | None]:
+    async def _once(self, stdin: bytes) -> tuple[str | None, str | None]:
         # stdout goes to a file, its colours with it (the runner's capture strips them),
         # and no more of it than OUTPUT_BYTES (a flood ends at head's SIGPIPE)
         with tempfile.TemporaryDirectory(prefix="agent-tui-status-") as folder:
@@ -150,7 +178,7 @@ class StatusLineCommand:
                 why = f"could not start: {run.error}"
             case _:
                 why = "stopped"
-        return "", f"status line command {self.command!r} failed: {_plain(why)}"
+        return None, f"status line command {self.command!r} failed: {_plain(why)}"
 
     def _said_once(self, error: str | None) -> str | None:
         if error is None:

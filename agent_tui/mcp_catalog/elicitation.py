@@ -57,6 +57,7 @@ class FormField(BaseModel):
     maximum: float | None = None
     min_length: int | None = None
     max_length: int | None = None
+    secret: bool = False  # typed unechoed (a plugin's sensitive option)
 
     @property
     def label(self) -> str:

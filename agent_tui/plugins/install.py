@@ -118,7 +118,9 @@ def install(records: Records, plugin_id: str) -> tuple[Plugin, list[str]]:
         skipped: list[str] = []
         shutil.copytree(source, target, symlinks=True, ignore=_no_links(skipped))
     records.set_installed(plugin_id, target, version)
-    return read_plugin(target, name), skipped
+    plugin = read_plugin(target, name)
+    plugin.plugin_id = plugin_id
+    return plugin, skipped
 
 
 def _made(folder: Path) -> Path:
@@ -170,7 +172,9 @@ def installed_plugin(records: Records, plugin_id: str) -> Plugin:
     if path is None:
         raise PluginError(f"plugin {plugin_id} is not installed "
                           f"(agent-tui plugin install {plugin_id})")
-    return read_plugin(path, plugin_name(plugin_id))
+    plugin = read_plugin(path, plugin_name(plugin_id))
+    plugin.plugin_id = plugin_id
+    return plugin
 
 
 def installed_id(records: Records, spec: str) -> str:

@@ -1,7 +1,8 @@
 """The user's enabled plugins, as every loader sees them (commands, skills, sub-agent
 types, hooks, MCP servers each ask here for their part, in one call).
 
-A plugin counts when the user's own Claude Code settings (``~/.claude/settings.json``)
+A plugin's option values (``options.py``) go into its servers and hooks
+(``option_use.py``). A plugin counts when the user's own Claude Code settings (``~/.claude/settings.json``)
 say ``enabledPlugins: {"NAME@MARKETPLACE": true}`` and Claude Code's
 ``installed_plugins.json`` records where it is installed. A project's settings never
 enable one (``offered.py`` says what they name). ``--plugin-dir DIR`` (the user's
@@ -19,6 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from agent_tui.plugins.manifest import JsonPart, Plugin, PluginError, read_plugin
+from agent_tui.plugins.option_use import use_options
 from agent_tui.plugins.records import RecordError, Records
 
 
@@ -53,6 +55,7 @@ def enabled_plugins(claude_dir: Path | None = None) -> EnabledPlugins:
         except PluginError as exc:
             found.problems.append(f"--plugin-dir {folder}: not loaded: {exc}")
             continue
+        use_options(plugin, records)
         found.plugins.append(plugin)
         found.problems.extend(plugin.problems)
     try:
@@ -75,6 +78,8 @@ def _load(records: Records, plugin_id: str, found: EnabledPlugins) -> None:
     except PluginError as exc:
         found.problems.append(f"plugin {plugin_id} not loaded: {exc}")
         return
+    plugin.plugin_id = plugin_id
+    use_options(plugin, records)  # its option values, in its servers and hooks
     found.plugins.append(plugin)
     found.problems.extend(plugin.problems)
 
@@ -86,7 +91,8 @@ def plugin_folders(part: str, claude_dir: Path | None = None) -> list[tuple[str,
 
 
 def plugin_hooks() -> list[JsonPart]:
-    """Every enabled plugin's ``hooks`` objects (``${CLAUDE_PLUGIN_ROOT}`` put in)."""
+    """Every enabled plugin's ``hooks`` objects (``${CLAUDE_PLUGIN_ROOT}`` and its
+    option values put in; ``env``: its ``CLAUDE_PLUGIN_OPTION_*``)."""
     return [part for plugin in enabled_plugins().plugins for part in plugin.hooks]
 
 

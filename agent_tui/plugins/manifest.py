@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agent_tui.plugins.options import OptionField, read_user_config
+
 MANIFEST = Path(".claude-plugin") / "plugin.json"
 MARKETPLACE = Path(".claude-plugin") / "marketplace.json"
 ROOT_VAR = "${CLAUDE_PLUGIN_ROOT}"
@@ -36,6 +38,7 @@ class JsonPart(BaseModel):
 
     file: Path
     value: Any
+    env: dict[str, str] = Field(default_factory=dict)  # a hook's: the plugin's options
 
 
 class Plugin(BaseModel):
@@ -43,8 +46,10 @@ class Plugin(BaseModel):
 
     name: str
     root: Path
+    plugin_id: str = ""  # NAME@MARKETPLACE (where its options are kept)
     version: str = ""
     description: str = ""
+    user_config: dict[str, OptionField] = Field(default_factory=dict)  # its options
     commands: list[Path] = Field(default_factory=list)  # folders of *.md
     agents: list[Path] = Field(default_factory=list)  # folders of *.md
     skills: list[Path] = Field(default_factory=list)  # folders of <skill>/SKILL.md
@@ -126,8 +131,13 @@ def read_plugin(root: Path, name: str | None = None) -> Plugin:
     if not NAME_OK.match(plugin_name):
         raise PluginError(f"{root / MANIFEST}: name {plugin_name!r}: letters, digits, '.', '_' "
                           "and '-' only")
+    try:
+        options = read_user_config(meta.get("userConfig"), str(root / MANIFEST))
+    except ValueError as exc:
+        raise PluginError(str(exc)) from None
     plugin = Plugin(name=plugin_name, root=root, version=str(meta.get("version") or ""),
-                    description=str(meta.get("description") or ""))
+                    description=str(meta.get("description") or ""), user_config=options,
+                    plugin_id=f"{plugin_name}@inline")
     for key in ("commands", "agents", "skills"):
         getattr(plugin, key).extend(_folders(plugin, key, meta.get(key)))
     plugin.hooks.extend(_json_parts(plugin, "hooks", "hooks/hooks.json", meta.get("hooks")))

@@ -145,6 +145,9 @@ class Records:
     def set_enabled(self, plugin_id: str, on: bool) -> None:
         self._settings_key("enabledPlugins", plugin_id, on)
 
+    def write_settings(self, data: dict[str, Any]) -> None:
+        write_object(self.settings_path, data)
+
     def _settings_key(self, key: str, name: str, value: Any) -> None:
         data = self.settings()
         table = data.get(key)

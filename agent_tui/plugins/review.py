@@ -28,6 +28,10 @@ def review(plugin: Plugin) -> list[str]:
         names = _names(plugin, part)
         if names:
             lines.append(f"{part}: {', '.join(names)}")
+    if plugin.user_config:
+        lines.append("It asks for options: " + ", ".join(
+            f"{key}{' (sensitive)' if field.sensitive else ''}"
+            for key, field in plugin.user_config.items()))
     lines.extend(f"problem: {p}" for p in plugin.problems)
     return lines
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.frontmatter import (
     DESCRIPTION_MAX,
@@ -63,6 +63,8 @@ class Skill(BaseModel):
     folder: Path  # absolute
     scope: SkillScope
     allowed_tools: str = ""  # as written; not applied
+    # A plugin's skill: ``${user_config.KEY}`` -> its text (a plugin's plain option values)
+    options: dict[str, str] = Field(default_factory=dict)
 
     @property
     def file(self) -> Path:

@@ -10,6 +10,8 @@ even when it lies outside the workspace: read-only, that folder only).
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
@@ -82,6 +84,9 @@ class SkillTool(Tool[SkillInput]):
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or exc
             return ToolResult.error(f"skill {skill.name}: cannot read {skill.file}: {reason}")
+        if skill.options:  # a plugin's option values, where its text names them
+            body = re.sub(r"\$\{user_config\.([^}]+)\}",
+                          lambda m: skill.options.get(m[1], m[0]), body)
         result = ToolResult.ok(
             f"Skill {skill.name} (from {skill.file})\n"
             f"Base directory for this skill: {skill.folder}\n"

@@ -195,6 +195,25 @@ class Preferences:
                 "output style", "How the model writes. Saved for this project "
                 "(.claude/settings.local.json).", items, current=current), chosen)
 
+    def open_plugin_options(self, spec: str) -> None:
+        from agent_tui.mcp_catalog.elicitation import ElicitAction, ElicitAnswer
+        from agent_tui.ui.commands.plugins_page import option_form, save_form
+        from agent_tui.ui.screens.elicitation import ElicitationScreen
+
+        try:
+            plugin_id, schema, form = option_form(spec)
+        except ValueError as exc:
+            self.app.notice("warning", str(exc))
+            return
+
+        def answered(answer: ElicitAnswer | None) -> None:
+            if answer is not None and answer.action is ElicitAction.ACCEPT:
+                self.app.notice(*save_form(plugin_id, schema, answer.content or {}))
+
+        if not self.app.picker_slot.is_open:
+            self.app.picker_slot.open(ElicitationScreen(
+                form, title=f"plugin {clean(plugin_id)}", border="plugin options"), answered)
+
     def set_output_style(self, name: str) -> str | None:
         from agent_tui.core.memory.prompt import build_system_prompt
 

@@ -172,6 +172,11 @@ def _hooks(host: CommandHost, args: str) -> None:
 def _plugin(host: CommandHost, args: str) -> None:
     from agent_tui.ui.commands.plugins_page import plugins_report
 
+    words = args.split()
+    if len(words) == 2 and words[0] == "config":  # a plugin's options, as a form
+        host.preferences.open_plugin_options(words[1])
+        return
+
     host.show_page("plugins", plugins_report())
 
 

@@ -20,6 +20,8 @@ class PreferencesHost(Protocol):
         """Use the style ``name`` (saved for the project); an error to show, or None."""
 
     def keybindings_page(self) -> RenderableType: ...
+    def open_plugin_options(self, spec: str) -> None:
+        """The installed plugin ``spec``'s options as a form (``/plugin config NAME``)."""
 
 
 class Host(Protocol):

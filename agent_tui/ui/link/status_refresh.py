@@ -1,7 +1,8 @@
 """When the user's status line runs (a part of ``ui/app/main.py``): once the session
 exists, then whenever what it is told changes (model, cost, context, workspace), at most
 every :data:`MIN_GAP_S` and never while a run is still going (the change waits for the
-next tick). What it is told is Claude Code's JSON; how it runs is the command's own
+next tick), and every ``refreshInterval`` seconds when the setting asks. A run that fails
+or is stopped leaves the last line shown (its error is said once). What it is told is Claude Code's JSON; how it runs is the command's own
 (``hooks/status_line.py``, reached through the factory the entry point gives)."""
 
 from __future__ import annotations
@@ -88,7 +89,9 @@ class StatusRefresh:
         if self.command is None or self.command.running or self.clock() - self.last_start < MIN_GAP_S:
             return
         payload = status_payload(session, self.model(), self.app.usage, self.started)
-        if self.last == _changes(payload):
+        every = getattr(self.command, "refresh_s", None)
+        due = every is not None and self.clock() - self.last_start >= every
+        if self.last == _changes(payload) and not due:
             return
         if self.command.request(payload, self._done):
             self.last, self.last_start = _changes(payload), self.clock()
@@ -98,13 +101,14 @@ class StatusRefresh:
             self.command.close()
             self.command = None
 
-    def _done(self, text: str, error: str | None) -> None:
+    def _done(self, text: str | None, error: str | None) -> None:
         try:  # on the command's thread; the app may be gone
             self.app.call_from_thread(self._shown, text, error)
         except Exception:
             pass
 
-    def _shown(self, text: str, error: str | None) -> None:
-        self.show(text)
+    def _shown(self, text: str | None, error: str | None) -> None:
+        if text is not None:  # a failed or stopped run: the last good line stays
+            self.show(text)
         if error:
             self.say(error)

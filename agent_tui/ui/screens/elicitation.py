@@ -80,9 +80,12 @@ class ElicitationScreen(ModalScreen[ElicitAnswer | None]):
     class Withdrawn(Message):
         """The server no longer waits for the answer."""
 
-    def __init__(self, request: Elicitation, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, request: Elicitation, *, clock: Callable[[], float] = time.monotonic,
+                 title: str | None = None, border: str = "MCP question") -> None:
         super().__init__()
         self.request = request
+        self.title_text = title or f"MCP server {clean(request.server)} asks"
+        self.border_text = border
         self._clock = clock
         self._shown_at: float | None = None
         self.answer: ElicitAnswer | None = None
@@ -94,14 +97,14 @@ class ElicitationScreen(ModalScreen[ElicitAnswer | None]):
     def compose(self) -> ComposeResult:
         req = self.request
         with Vertical(id="dialog"):
-            yield Static(Text(f"MCP server {clean(req.server)} asks"), id="title")
+            yield Static(Text(self.title_text), id="title")
             yield Static(Text(clean(req.message)), id="message")
             if self.is_form:
                 with VerticalScroll(id="fields"):
                     for index, field in enumerate(req.fields):
                         yield Static(self._label(field), classes="label")
                         yield Input(value=_shown(field.default), placeholder=self._hint(field),
-                                    id=f"field-{index}")
+                                    id=f"field-{index}", password=field.secret)
                         yield Static("", classes="problem", id=f"problem-{index}")
                 keys = "[enter] next field, sends from the last   [ctrl+r] decline   [esc] cancel"
             else:
@@ -110,7 +113,7 @@ class ElicitationScreen(ModalScreen[ElicitAnswer | None]):
             yield Static(Text(keys), id="keys")
 
     def on_mount(self) -> None:
-        self.query_one("#dialog").border_title = "MCP question"
+        self.query_one("#dialog").border_title = self.border_text
         self._shown_at = self._clock()
         inputs = list(self.query(Input))
         if inputs:

@@ -1,0 +1,138 @@
+"""A plugin's option values put where Claude Code puts them: ``${user_config.KEY}`` in
+its MCP servers' configurations and in its hooks, and ``CLAUDE_PLUGIN_OPTION_<KEY>``
+in its hooks' environment.
+
+Never into the text of a hook's shell command: a value would be parsed by the shell
+(a quote in it, and it runs), so such a hook is not loaded and the problem says to
+read ``$CLAUDE_PLUGIN_OPTION_<KEY>`` instead (Claude Code refuses it too). A prompt
+hook's text goes to a model: a sensitive value is never put there. A server or hook
+that names an option with no value is not loaded (its problem says how to set it);
+the rest of the plugin is.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent_tui.plugins.manifest import JsonPart, Plugin
+from agent_tui.plugins.options import Value, as_text, option_env, stored_values, unset
+from agent_tui.plugins.records import Records
+
+PLACEHOLDER = re.compile(r"\$\{user_config\.([^}]+)\}")
+
+
+def how_to_set(plugin_id: str) -> str:
+    return f"set them with /plugin config {plugin_id} in the TUI or: agent-tui plugin config {plugin_id}"
+
+
+class OptionMissing(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def substitute(value: Any, values: dict[str, Value], hidden: frozenset[str] = frozenset()) -> Any:
+    """``value`` with ``${user_config.KEY}`` replaced in every string; a key without a
+    value raises OptionMissing; a ``hidden`` (sensitive) key becomes a note."""
+    if isinstance(value, str):
+        def one(match: re.Match[str]) -> str:
+            key = match[1]
+            if key in hidden:
+                return f"[sensitive option '{key}' not available here]"
+            if values.get(key) in (None, ""):
+                raise OptionMissing(key)
+            return as_text(values[key])
+        return PLACEHOLDER.sub(one, value)
+    if isinstance(value, list):
+        return [substitute(v, values, hidden) for v in value]
+    if isinstance(value, dict):
+        return {k: substitute(v, values, hidden) for k, v in value.items()}
+    return value
+
+
+def text_values(plugin: Plugin) -> dict[str, str]:
+    """What ``${user_config.KEY}`` becomes in a text the model reads (a skill, a
+    sub-agent type's prompt), as in Claude Code: a plain value's text; a sensitive one
+    never (a note says so); a key with no value is not here (left as written)."""
+    if not plugin.user_config:
+        return {}
+    values = stored_values(plugin.plugin_id, plugin.user_config, None)
+    hidden = {k: f"[sensitive option '{k}' not available here]"
+              for k, f in plugin.user_config.items() if f.sensitive}
+    return {**{k: as_text(v) for k, v in values.items() if v not in (None, "")}, **hidden}
+
+
+def in_text(plugin: Plugin, text: str) -> str:
+    """``text`` with :func:`text_values` put in."""
+    found = text_values(plugin) if "${user_config." in text else {}
+    return PLACEHOLDER.sub(lambda m: found.get(m[1], m[0]), text) if found else text
+
+
+def use_options(plugin: Plugin, records: Records | None = None) -> None:
+    """Puts the plugin's option values in its servers and hooks (in place); what cannot
+    be used becomes a problem of the plugin."""
+    values = stored_values(plugin.plugin_id, plugin.user_config, records) if plugin.user_config else {}
+    missing = unset(plugin.user_config, values)
+    if missing:
+        plugin.problems.append(f"plugin {plugin.plugin_id}: options not set: {', '.join(missing)} "
+                               f"({how_to_set(plugin.plugin_id)})")
+    hidden = frozenset(k for k, f in plugin.user_config.items() if f.sensitive)
+    env = option_env(values)
+    plugin.servers = [JsonPart(file=part.file, value=_servers(plugin, part, values))
+                      for part in plugin.servers]
+    plugin.hooks = [JsonPart(file=part.file, value=_hooks(plugin, part, values, hidden), env=env)
+                    for part in plugin.hooks]
+
+
+def _not_set(plugin: Plugin, what: str, key: str) -> str:
+    return (f"plugin {plugin.plugin_id}: {what} names ${{user_config.{key}}}, which has no value "
+            f"(not loaded; {how_to_set(plugin.plugin_id)})")
+
+
+def _servers(plugin: Plugin, part: JsonPart, values: dict[str, Value]) -> Any:
+    if not isinstance(part.value, dict):
+        return part.value
+    kept = {}
+    for name, server in part.value.items():
+        try:
+            kept[name] = substitute(server, values)
+        except OptionMissing as missing:
+            plugin.problems.append(_not_set(plugin, f"MCP server {name}", missing.key))
+    return kept
+
+
+def _hooks(plugin: Plugin, part: JsonPart, values: dict[str, Value], hidden: frozenset[str]) -> Any:
+    if not isinstance(part.value, dict):
+        return part.value
+    events: dict[str, Any] = {}
+    for event, groups in part.value.items():
+        if not isinstance(groups, list):
+            events[event] = groups  # the hooks' own reader says what is wrong
+            continue
+        events[event] = [_group(plugin, event, g, values, hidden) for g in groups]
+    return events
+
+
+def _group(plugin: Plugin, event: str, group: Any, values: dict[str, Value],
+           hidden: frozenset[str]) -> Any:
+    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+        return group
+    kept = []
+    for hook in group["hooks"]:
+        if not isinstance(hook, dict):
+            kept.append(hook)
+            continue
+        kind = hook.get("type", "command")
+        command = hook.get("command")
+        if kind == "command" and isinstance(command, str) and PLACEHOLDER.search(command):
+            plugin.problems.append(
+                f"plugin {plugin.plugin_id}: a {event} hook puts ${{user_config...}} in a shell "
+                "command, where the shell would parse the value (not loaded); read "
+                "$CLAUDE_PLUGIN_OPTION_<KEY> from the hook's environment instead")
+            continue
+        try:
+            kept.append(substitute(hook, values, hidden if kind == "prompt" else frozenset()))
+        except OptionMissing as missing:
+            plugin.problems.append(_not_set(plugin, f"a {event} hook", missing.key))
+    return {**group, "hooks": kept}
