@@ -108,3 +108,43 @@ async def test_ctrl_o_unfolds_a_long_diff_in_the_prompt(tmp_path: Path) -> None:
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert diff.has_class("unfolded") and diff.outer_size.height > folded
+
+
+async def test_ctrl_o_shows_a_long_command_whole_and_folds_it_again(tmp_path: Path) -> None:
+    events = scenes.LONG_COMMAND
+    make, _ = fake_factory(events, workspace=scenes.workspace(tmp_path))
+    app = AgentApp(make, cursor_blink=False, clock=lambda: 0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(events))
+        screen = app.screen
+        assert isinstance(screen, PermissionScreen)
+        call, keys = screen.query_one("#call"), screen.query_one("#keys")
+        await wait_until(pilot, lambda: "ctrl+o: show it all" in str(keys.render()), what="the fold's key")
+        folded = str(call.render())
+        assert "npm run step1\n" in folded and "step13" not in folded and "more lines" in folded
+        body = screen.query_one("#body")
+        assert body.max_scroll_y == 0  # the fold fits: its last line, what it hides, shows
+        await pilot.press("ctrl+o")  # needs no arming: it answers nothing
+        await wait_until(pilot, lambda: "ctrl+o: fold it again" in str(keys.render()), what="unfolded")
+        assert "npm run step30" in str(call.render()) and "more lines" not in str(call.render())
+        await pilot.pause()
+        assert call.outer_size.height > 30  # the whole command, not cut at the fold's height
+        await pilot.press("pagedown")  # scrolls the command shown whole, not the transcript
+        await wait_until(pilot, lambda: body.scroll_y > 0, what="the command scrolled")
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: "ctrl+o: show it all" in str(keys.render()), what="folded again")
+        assert "step13" not in str(call.render())
+        assert isinstance(app.screen, PermissionScreen) and screen.decided is None
+
+
+async def test_a_long_one_line_command_folds_and_says_what_it_hides() -> None:
+    from agent_tui.ui.screens import call_preview
+
+    command = "npm test -- " + " ".join(f"--flag-{i}=value{i}" for i in range(200))
+    folded = call_preview.body("bash", {"command": command}, {}).plain
+    whole = call_preview.body("bash", {"command": command}, {}, whole=True).plain
+    assert whole == command and call_preview.folds("bash", {"command": command}, {})
+    shown, hidden = folded.split("\n")
+    assert command.startswith(shown) and len(shown) == call_preview.MAX_COMMAND_CHARS
+    assert f"{len(command) - len(shown)} more characters" in hidden and "ctrl+o" in hidden
+    assert not call_preview.folds("bash", {"command": "npm test"}, {})

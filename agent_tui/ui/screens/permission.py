@@ -10,7 +10,7 @@ still work (y allow once, a the second answer, n deny, d deny with a note). Esc 
 Tab amends: a command is edited in place (Enter runs it as edited, checked by the
 rules again), any other call gets a note for the model (Enter denies with it: the model
 reads what to do instead). Shift+Tab on an edit allows it and accepts edits from now on; ctrl+o unfolds
-a long diff; ctrl+e explains the call in plain words (``approval_explain.py``: read from
+a long diff, or a long command (any call folded, ``call_preview.py``), and folds it again; ctrl+e explains the call in plain words (``approval_explain.py``: read from
 the call, not a model's opinion). PageUp, PageDown and the mouse wheel scroll the
 transcript behind the prompt, as in Claude Code; the prompt keeps the focus and its keys.
 While it is open the transcript is lifted so that its end sits just above it, and the
@@ -60,6 +60,8 @@ from agent_tui.ui.screens.approval_explain import explain
 ARM_DELAY = 0.5
 #: Seconds between two looks at the room the transcript needs above the prompt.
 LIFT_CHECK = 0.25
+#: Rows a call (not a diff, not a plan) is given before it folds: #call's max-height.
+CALL_ROWS = 14
 #: Keys that answer nothing: they work at once, armed or not.
 FREE_KEYS = frozenset({"pageup", "pagedown", "ctrl+o", "ctrl+e"})
 __all__ = ["ARM_DELAY", "FREE_KEYS", "PLAN_TOOL", "PermissionScreen"]
@@ -80,6 +82,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
     PermissionScreen #answers { height: auto; }
     PermissionScreen #title { text-style: bold; color: $warning; }
     PermissionScreen #call { height: auto; max-height: 14; margin: 1 0 0 2; }
+    PermissionScreen #call.unfolded { max-height: initial; }
     PermissionScreen #why { color: $text-muted; margin: 1 0 0 0; }
     PermissionScreen #diff { height: auto; max-height: 16; margin: 1 0 0 0; }
     PermissionScreen #diff.unfolded { max-height: 60; }
@@ -142,6 +145,8 @@ class PermissionScreen(ModalScreen[Decide | None]):
         self._behind = behind
         self._behind_margin: Spacing | None = None  # the transcript's own, put back on close
         self._workspace = workspace
+        self.whole = False  # ctrl+o: the call shown unfolded
+        self._rows = call_preview.MAX_COMMAND_LINES  # a folded command's, less to fit the window
 
     @property
     def tool_use_id(self) -> str:
@@ -181,7 +186,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
             with VerticalScroll(id="diff", can_focus=False):
                 yield Static(render_diff(self.diff, variables, tense=Tense.WILL), id="diff-lines")
         else:
-            yield Static(call_preview.body(req.name, req.input, variables), id="call")
+            yield Static(self._call_text(), id="call")
         reason = why(req)
         if reason:
             yield Static(Text("Asks because " + reason), id="why")
@@ -207,7 +212,37 @@ class PermissionScreen(ModalScreen[Decide | None]):
         keys = f"↑↓ and enter, or 1-3 · {tab} · esc: deny · ctrl+e: explain"
         if self.diff is not None and not self.diff.short:
             keys += " · ctrl+o: all lines"
+        elif self.diff is None and not self.is_plan and self._folds():
+            keys += " · ctrl+o: fold it again, pgup/pgdn: scroll it" if self.whole else " · ctrl+o: show it all"
         return Text(keys)
+
+    def _show_keys(self) -> bool:
+        """Bring the line of keys up to date; whether it changed."""
+        keys = self._keys_text()
+        shown = self.query_one("#keys", Static)
+        if str(shown.content) == keys.plain:
+            return False
+        shown.update(keys)
+        return True
+
+    def _folds(self) -> bool:
+        """Whether the call is folded (or was, before ctrl+o showed it whole)."""
+        req = self.request
+        return call_preview.folds(req.name, req.input, self.app.theme_variables) or self._clipped()
+
+    def _call_text(self) -> Text:
+        req = self.request
+        return call_preview.body(req.name, req.input, self.app.theme_variables, whole=self.whole,
+                                 rows=self._rows)
+
+    def _clipped(self) -> bool:
+        """Whether the call, wrapped at its width, is taller than the fold lets it be."""
+        calls = self.query("#call").results(Static)
+        call = next(calls, None)
+        if call is None or call.size.width == 0:
+            return False
+        shown = call_preview.body(self.request.name, self.request.input, self.app.theme_variables)
+        return len(shown.wrap(self.app.console, call.size.width)) > CALL_ROWS
 
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = "plan" if self.is_plan else "permission"
@@ -216,17 +251,38 @@ class PermissionScreen(ModalScreen[Decide | None]):
         self.set_interval(LIFT_CHECK, self._lift_behind)
 
     def on_resize(self, _event: events.Resize) -> None:
+        if self._rows != call_preview.MAX_COMMAND_LINES and self.query("#call"):
+            self._rows = call_preview.MAX_COMMAND_LINES  # fold again for the new size
+            self.query_one("#call", Static).update(self._call_text())
         self.call_after_refresh(self._fit)
 
     def _fit(self) -> None:
-        """Give what is asked the room the answers leave of three quarters of the window:
-        a long diff or plan scrolls, and the answers never fall off the screen."""
+        """Give what is asked the room the answers leave of three quarters of the window
+        (all of it once ctrl+o shows a call whole): a long diff or plan scrolls, a folded
+        command folds smaller (its fold's last line says what it hides, so it must show),
+        and the answers never fall off the screen."""
         if not self.is_attached:
             return
         answers = self.query_one("#answers")
-        room = self.size.height * 3 // 4 - answers.outer_size.height - 1  # 1: the border
-        self.query_one("#body").styles.max_height = max(room, 3)
+        share = self.size.height if self.whole else self.size.height * 3 // 4
+        room = max(share - answers.outer_size.height - 1, 3)  # 1: the border
+        body = self.query_one("#body")
+        body.styles.max_height = room
+        if self._show_keys() or self._fold_smaller(body.virtual_size.height - room):
+            self.call_after_refresh(self._fit)  # the call's width is known now: it may fold
+            return
         self.call_after_refresh(self._lift_behind)
+
+    def _fold_smaller(self, over: int) -> bool:
+        """Fold a command by ``over`` rows more, if it is folded and can be; whether it was."""
+        req = self.request
+        if over <= 0 or self.whole or self._rows <= 1 or not call_preview.is_command(req.name, req.input):
+            return False
+        if not call_preview.folds(req.name, req.input, self.app.theme_variables):
+            return False
+        self._rows = max(1, self._rows - over)
+        self.query_one("#call", Static).update(self._call_text())
+        return True
 
     def _lift_behind(self) -> None:
         """Raise the transcript's foot above the prompt, as if the prompt sat under it:
@@ -305,8 +361,19 @@ class PermissionScreen(ModalScreen[Decide | None]):
             self._answer(choice)
 
     def action_unfold(self) -> None:
+        """Show the whole of a long diff or call, or fold it again."""
         if self.query("#diff"):
             self.query_one("#diff").toggle_class("unfolded")
+            return
+        calls = self.query("#call").results(Static)
+        call = next(calls, None)
+        if call is None or self.diff is not None or not self._folds():
+            return
+        self.whole = not self.whole
+        call.update(self._call_text())
+        call.set_class(self.whole, "unfolded")
+        self._show_keys()
+        self.call_after_refresh(self._fit)
 
     def action_explain(self) -> None:
         """Show (or hide again) the call explained in plain words."""
@@ -320,7 +387,14 @@ class PermissionScreen(ModalScreen[Decide | None]):
         body.call_after_refresh(shown.scroll_visible, animate=False)
 
     def action_page(self, step: int) -> None:
-        if self._behind is not None:
+        """Scroll the call shown whole, while it overflows; else the transcript behind."""
+        body = self.query_one("#body", VerticalScroll)
+        if self.whole and body.max_scroll_y > 0:
+            if step < 0:
+                body.scroll_page_up(animate=False)
+            else:
+                body.scroll_page_down(animate=False)
+        elif self._behind is not None:
             if step < 0:
                 self._behind.scroll_page_up(animate=False)
             else:
