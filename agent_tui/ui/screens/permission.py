@@ -21,8 +21,9 @@ saves those rules and switches the mode (``ui/app/overlays.py``). When the call 
 waiting by itself (the turn was interrupted), the app dismisses the prompt without an
 answer.
 
-An answer never comes from type-ahead: the prompt takes answer keys only once it has
-been on screen for ``ARM_DELAY`` seconds with no key pressed (before or after it
+It shows itself once it has fitted itself to the window and lifted the transcript, so
+that neither moves under the reader's eyes. An answer never comes from type-ahead: the
+prompt takes answer keys only once it has been on screen for ``ARM_DELAY`` seconds with no key pressed (before or after it
 opened). Until then letters typed go on into the message input underneath, and
 other answer keys are ignored; Esc (deny, never a grant) always works, and so do the
 keys that answer nothing (:data:`FREE_KEYS`: scrolling, unfolding, explaining), which
@@ -41,7 +42,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.geometry import Spacing
+from textual.geometry import Size, Spacing
 from textual.screen import ModalScreen
 from textual.scroll_view import ScrollView
 from textual.widgets import Input, Static
@@ -78,6 +79,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         background: $surface;
         padding: 0 1;
     }
+    PermissionScreen > #dialog.fitting { offset-y: 100vh; }
     PermissionScreen #body { height: auto; max-height: 12; }
     PermissionScreen #answers { height: auto; }
     PermissionScreen #title { text-style: bold; color: $warning; }
@@ -147,6 +149,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         self._workspace = workspace
         self.whole = False  # ctrl+o: the call shown unfolded
         self._rows = call_preview.MAX_COMMAND_LINES  # a folded command's, less to fit the window
+        self._fitted_for: Size | None = None  # the window's size the prompt was fitted to
 
     @property
     def tool_use_id(self) -> str:
@@ -162,7 +165,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
     def compose(self) -> ComposeResult:
         req = self.request
         variables = self.app.theme_variables
-        with Vertical(id="dialog"):
+        with Vertical(id="dialog", classes="fitting"):  # shown once fitted (``_reveal``)
             # What is asked scrolls; the answers below it always show (``_fit``).
             with VerticalScroll(id="body", can_focus=False):
                 if self.is_plan:
@@ -246,11 +249,12 @@ class PermissionScreen(ModalScreen[Decide | None]):
 
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = "plan" if self.is_plan else "permission"
-        self._shown_at = self._clock()
         self.call_after_refresh(self._fit)
         self.set_interval(LIFT_CHECK, self._lift_behind)
 
-    def on_resize(self, _event: events.Resize) -> None:
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size == self._fitted_for:
+            return
         if self._rows != call_preview.MAX_COMMAND_LINES and self.query("#call"):
             self._rows = call_preview.MAX_COMMAND_LINES  # fold again for the new size
             self.query_one("#call", Static).update(self._call_text())
@@ -263,6 +267,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         and the answers never fall off the screen."""
         if not self.is_attached:
             return
+        self._fitted_for = self.size
         answers = self.query_one("#answers")
         share = self.size.height if self.whole else self.size.height * 3 // 4
         room = max(share - answers.outer_size.height - 1, 3)  # 1: the border
@@ -271,7 +276,19 @@ class PermissionScreen(ModalScreen[Decide | None]):
         if self._show_keys() or self._fold_smaller(body.virtual_size.height - room):
             self.call_after_refresh(self._fit)  # the call's width is known now: it may fold
             return
-        self.call_after_refresh(self._lift_behind)
+        self.call_after_refresh(self._reveal)
+
+    def _reveal(self) -> None:
+        """Lift the transcript, then show the prompt (the first time): its first frame
+        is already in place, and the transcript does not jump under a prompt on show.
+        The wait before a key answers starts now, when it can be read."""
+        if not self.is_attached:
+            return
+        self._lift_behind()
+        dialog = self.query_one("#dialog")
+        if dialog.has_class("fitting"):
+            dialog.remove_class("fitting")
+            self._shown_at = self._clock()
 
     def _fold_smaller(self, over: int) -> bool:
         """Fold a command by ``over`` rows more, if it is folded and can be; whether it was."""
@@ -300,7 +317,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         siblings = list(behind.parent.children)
         below = sum(w.outer_size.height for w in siblings[siblings.index(behind) + 1:] if w.display)
         top, right, bottom, left = self._behind_margin
-        over = self.size.height - below - bottom - self.query_one("#dialog").region.y
+        over = self.query_one("#dialog").outer_size.height - below - bottom  # it sits at the foot
         lifted = Spacing(top, right, bottom + max(0, over), left)
         if behind.styles.margin != lifted:
             behind.styles.margin = lifted
