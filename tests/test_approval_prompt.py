@@ -1,6 +1,6 @@
 """The inline permission prompt's keys: a digit answers at once, arrows and Enter
 confirm, the old letters still work, Tab edits a command (or adds a note for the
-model), Esc denies;
+model), Esc denies and stops the turn (a note lets it go on);
 "don't ask again" sends the rule and saves it (a notice names the file and the rule,
 or says why it could not be saved); "allow all edits" switches to accept-edits."""
 
@@ -14,7 +14,7 @@ os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
 import pytest  # noqa: E402
 
-from agent_tui.protocol import Decide, Decision, PermissionMode, SetPermissionMode  # noqa: E402
+from agent_tui.protocol import Decide, Decision, Interrupt, PermissionMode, SetPermissionMode  # noqa: E402
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.screens.permission import PermissionScreen  # noqa: E402
 from tests.snapshot_tests import approval_scenarios as scenes  # noqa: E402
@@ -39,7 +39,7 @@ async def _answer(tmp_path: Path, events, *keys: str):
         await wait_until(pilot, lambda: app.screen.armed, what="the prompt takes answers")
         await pilot.press(*keys)
         await wait_until(pilot, lambda: not isinstance(app.screen, PermissionScreen), what="answered")
-        ops = [op for op in made[0].ops if isinstance(op, Decide | SetPermissionMode)]
+        ops = [op for op in made[0].ops if isinstance(op, Decide | SetPermissionMode | Interrupt)]
         return ops, app.status.notice_text
 
 
@@ -68,12 +68,13 @@ async def test_arrows_and_enter_and_the_old_letters_answer(tmp_path: Path) -> No
     assert ops == [Decide(tool_use_id="toolu_r", decision=Decision.ALLOW_SESSION)]
     assert not (tmp_path / ".claude").exists()
     ops, _ = await _answer(tmp_path, scenes.DANGEROUS, "3")
-    assert ops == [Decide(tool_use_id="toolu_r", decision=Decision.DENY)]
+    assert ops == [Decide(tool_use_id="toolu_r", decision=Decision.DENY), Interrupt()]
 
 
-async def test_esc_denies_and_tab_adds_a_note_for_the_model(tmp_path: Path) -> None:
-    ops, _ = await _answer(tmp_path, scenes.COMMAND, "escape")
-    assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.DENY)]
+async def test_esc_denies_and_stops_the_turn_and_a_note_lets_it_go_on(tmp_path: Path) -> None:
+    ops, notice = await _answer(tmp_path, scenes.COMMAND, "escape")
+    assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.DENY), Interrupt()]
+    assert "the turn stopped" in notice
     ops, _ = await _answer(tmp_path, scenes.COMMAND, "d", *"use pnpm", "enter")
     assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.DENY, note="use pnpm")]
     ops, _ = await _answer(tmp_path, scenes.FETCH, "tab", *"read the docs", "enter")

@@ -108,7 +108,8 @@ class Overlays:
                                   behind=self.app.transcript, workspace=self.app.workspace())
 
         def closed(_result: object) -> None:
-            answered(screen.chosen, self.app.workspace(), self.app.submit, self._tell)
+            answered(screen.chosen, self.app.workspace(), self.app.submit, self._tell,
+                     note=screen.decided.note if screen.decided else "", tool=request.name)
             self._show_next_permission()
 
         self.app.permission_slot.open(screen, closed)

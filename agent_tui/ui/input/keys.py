@@ -1,7 +1,7 @@
 """Where every key goes: the bindings of the main screen and the double-press rules.
 
 Esc interrupts the running turn (``Interrupt``); at a permission prompt it denies that
-one call. Enter sends: a new turn when idle, a steer while a turn runs. The
+call and stops the turn (a note typed after Tab denies and lets the turn go on). Enter sends: a new turn when idle, a steer while a turn runs. The
 follow-up key queues a message for after the agent stops on its own; the send-now key
 delivers at once (running commands move to the background). Esc Esc on an empty
 input while idle opens the rewind menu (also while the input holds just the message

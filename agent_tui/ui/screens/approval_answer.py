@@ -2,23 +2,28 @@
 a lasting rule is saved to the project's ``.claude/settings.local.json`` (the core
 applies it already, so a file that cannot take it costs only the later sessions), and
 "allow all edits" switches the session to accept-edits. Either way a notice says what
-became of it."""
+became of it. "No" without a note stops the turn, as in Claude Code: the model waits for
+the user to say what to do instead (with a note, the model reads it and goes on)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
-from agent_tui.protocol import Op, PermissionMode, SetPermissionMode
+from agent_tui.protocol import Interrupt, Op, PermissionMode, SetPermissionMode
 from agent_tui.settings.local_rules import save_allow_rules
-from agent_tui.ui.screens.approval_choices import Act, Choice
+from agent_tui.ui.screens.approval_choices import PLAN_TOOL, Act, Choice
 
 
 def answered(choice: Choice | None, workspace: Path, submit: Callable[[Op], None],
-             tell: Callable[[str, str], None]) -> None:
-    """Act on ``choice``; ``tell(level, text)`` says what became of it."""
+             tell: Callable[[str, str], None], *, note: str = "", tool: str = "") -> None:
+    """Act on ``choice`` (given with ``note`` about ``tool``); ``tell(level, text)`` says
+    what became of it."""
     if choice is None:
         return
+    if choice.act is Act.DENY and not note and tool != PLAN_TOOL:  # a plan's "no": keep planning
+        submit(Interrupt())  # after the Decide: the call is denied, the turn stops
+        tell("info", "denied, and the turn stopped: say what the model should do instead")
     if choice.act is Act.ACCEPT_EDITS:
         submit(SetPermissionMode(mode=PermissionMode.ACCEPT_EDITS))
         tell("info", "accept-edits: file edits are allowed for the rest of the session "

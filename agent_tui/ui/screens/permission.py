@@ -6,7 +6,8 @@ visible above it (the screen is see-through). It shows the call as a person read
 plan whole), why it asks (the rule or the mode), and numbered answers
 (``approval_choices.py``): ``1. Yes``, ``2. Yes, and don't ask again for: npm test *``,
 ``3. No``. A digit answers at once; arrows move and Enter confirms; the old letters
-still work (y allow once, a the second answer, n deny, d deny with a note). Esc denies.
+still work (y allow once, a the second answer, n deny, d deny with a note). Esc (and
+"No") denies and stops the turn, as in Claude Code (``approval_answer.py``).
 Tab amends: a command is edited in place (Enter runs it as edited, checked by the
 rules again), any other call gets a note for the model (Enter denies with it: the model
 reads what to do instead). Shift+Tab on an edit allows it and accepts edits from now on; ctrl+o unfolds
@@ -212,7 +213,8 @@ class PermissionScreen(ModalScreen[Decide | None]):
 
     def _keys_text(self) -> Text:
         tab = "tab: edit the command" if self.amends_command else "tab: a note for the model instead"
-        keys = f"↑↓ and enter, or 1-3 · {tab} · esc: deny · ctrl+e: explain"
+        esc = "esc: keep planning" if self.is_plan else "esc: no, stop"
+        keys = f"↑↓ and enter, or 1-3 · {tab} · {esc} · ctrl+e: explain"
         if self.diff is not None and not self.diff.short:
             keys += " · ctrl+o: all lines"
         elif self.diff is None and not self.is_plan and self._folds():
