@@ -81,6 +81,11 @@ async def test_esc_denies_and_stops_the_turn_and_a_note_lets_it_go_on(tmp_path: 
     assert ops == [Decide(tool_use_id="toolu_f", decision=Decision.DENY, note="read the docs")]
 
 
+async def test_tab_with_no_chosen_gives_a_note_even_for_a_command(tmp_path: Path) -> None:
+    ops, _ = await _answer(tmp_path, scenes.COMMAND, "down", "down", "tab", *"use pnpm", "enter")
+    assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.DENY, note="use pnpm")]  # the turn goes on
+
+
 async def test_tab_edits_the_command_and_it_runs_as_edited(tmp_path: Path) -> None:
     ops, _ = await _answer(tmp_path, scenes.COMMAND, "tab", *" -- --bail", "enter")
     assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.ALLOW_ONCE, updated_input={

@@ -55,7 +55,7 @@ from agent_tui.ui.render.diff_view import render as render_diff
 from agent_tui.ui.render.diffs import FileDiff, Tense
 from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.render.states import role_style
-from agent_tui.ui.screens.approval_choices import PLAN_TOOL, Act, Choice, choices_for, why
+from agent_tui.ui.screens.approval_choices import PLAN_TOOL, Act, Choice, choices_for, question, why
 from agent_tui.ui.screens.approval_explain import explain
 
 #: Seconds the prompt must be shown, with no key pressed, before a key answers it.
@@ -177,8 +177,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
                 else:
                     yield from self._call(variables)
             with Vertical(id="answers"):
-                yield Static(Text("Would you like to proceed? Plan mode ends and the changes begin."
-                                  if self.is_plan else "Do you want to proceed?"), id="question")
+                yield Static(Text(question(req, self.diff)), id="question")
                 yield Static(self._choices_text(), id="choices")
                 yield Static(self._keys_text(), id="keys")
 
@@ -445,7 +444,8 @@ class PermissionScreen(ModalScreen[Decide | None]):
         return runs_command(self.request.name) and isinstance(self.request.input.get("command"), str)
 
     async def action_amend(self) -> None:
-        if not self.amends_command:
+        """Tab: edit the command, or (on any other call, or with "No" chosen) a note."""
+        if not self.amends_command or self.choices[self.highlighted].act is Act.DENY:
             await self.action_deny_with_note()
             return
         if self.query("#note"):
