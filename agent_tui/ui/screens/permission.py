@@ -407,11 +407,9 @@ class PermissionScreen(ModalScreen[Decide | None]):
     def action_page(self, step: int) -> None:
         """Scroll the call shown whole, while it overflows; else the transcript behind."""
         body = self.query_one("#body", VerticalScroll)
-        if self.whole and body.max_scroll_y > 0:
-            if step < 0:
-                body.scroll_page_up(animate=False)
-            else:
-                body.scroll_page_down(animate=False)
+        if self.whole and body.max_scroll_y > 0:  # at once: the next key reads where it went
+            page = body.scrollable_content_region.height
+            body.scroll_to(y=body.scroll_y + step * page, animate=False, immediate=True)
         elif self._behind is not None:
             if step < 0:
                 self._behind.scroll_page_up(animate=False)
