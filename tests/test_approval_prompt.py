@@ -14,7 +14,14 @@ os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
 import pytest  # noqa: E402
 
-from agent_tui.protocol import Decide, Decision, Interrupt, PermissionMode, SetPermissionMode  # noqa: E402
+from agent_tui.protocol import (  # noqa: E402
+    Decide,
+    Decision,
+    Interrupt,
+    PermissionMode,
+    SetPermissionMode,
+    UserMessage,
+)
 from agent_tui.ui.app import AgentApp  # noqa: E402
 from agent_tui.ui.screens.permission import PermissionScreen  # noqa: E402
 from tests.snapshot_tests import approval_scenarios as scenes  # noqa: E402
@@ -39,7 +46,7 @@ async def _answer(tmp_path: Path, events, *keys: str):
         await wait_until(pilot, lambda: app.screen.armed, what="the prompt takes answers")
         await pilot.press(*keys)
         await wait_until(pilot, lambda: not isinstance(app.screen, PermissionScreen), what="answered")
-        ops = [op for op in made[0].ops if isinstance(op, Decide | SetPermissionMode | Interrupt)]
+        ops = [op for op in made[0].ops if isinstance(op, Decide | SetPermissionMode | Interrupt | UserMessage)]
         return ops, app.status.notice_text
 
 
@@ -77,8 +84,27 @@ async def test_esc_denies_and_stops_the_turn_and_a_note_lets_it_go_on(tmp_path: 
     assert "the turn stopped" in notice
     ops, _ = await _answer(tmp_path, scenes.COMMAND, "d", *"use pnpm", "enter")
     assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.DENY, note="use pnpm")]
-    ops, _ = await _answer(tmp_path, scenes.FETCH, "tab", *"read the docs", "enter")
+    ops, _ = await _answer(tmp_path, scenes.FETCH, "down", "down", "tab", *"read the docs", "enter")
     assert ops == [Decide(tool_use_id="toolu_f", decision=Decision.DENY, note="read the docs")]
+
+
+async def test_tab_with_yes_chosen_allows_and_the_note_is_read_after_the_result(tmp_path: Path) -> None:
+    ops, _ = await _answer(tmp_path, scenes.EDIT, "tab", *"then run lint", "enter")
+    assert ops == [Decide(tool_use_id="toolu_e", decision=Decision.ALLOW_ONCE, note="then run lint"),
+                   UserMessage(text="then run lint")]  # a steer: after the call's result
+
+
+async def test_esc_in_a_note_for_a_yes_denies_and_keeps_the_note_in_the_input(tmp_path: Path) -> None:
+    make, made = fake_factory(scenes.FETCH, workspace=scenes.workspace(tmp_path))
+    app = AgentApp(make, cursor_blink=False, clock=lambda: 0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, len(scenes.FETCH))
+        await wait_until(pilot, lambda: app.screen.armed, what="the prompt takes answers")
+        await pilot.press("tab", *"read the docs", "escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, PermissionScreen), what="answered")
+        assert [op for op in made[0].ops if isinstance(op, Decide)] == [
+            Decide(tool_use_id="toolu_f", decision=Decision.DENY)]
+        assert app.prompt.text == "read the docs"  # nothing typed is lost
 
 
 async def test_tab_with_no_chosen_gives_a_note_even_for_a_command(tmp_path: Path) -> None:

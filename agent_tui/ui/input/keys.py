@@ -80,7 +80,7 @@ HELP: list[tuple[str, str]] = [
     ("1 / y", "permission prompt: yes, this call once (↑↓ and Enter choose too)"),
     ("2 / a", "permission prompt: yes, and don't ask again (the rule it names) or for the session"),
     ("3 / n / Esc", "permission prompt: no, deny this call and stop the turn (then say what to do)"),
-    ("Tab / d", "permission prompt: edit the command, or deny with a note (the model goes on with it)"),
+    ("Tab / d", "permission prompt: edit the command, or a note to go with the answer chosen (d: with no)"),
     ("Ctrl+E", "permission prompt: explain the call in plain words (the rules' reading, not a model's)"),
     ("PgUp / PgDn", "permission prompt: scroll the transcript behind it (the wheel too)"),
     ("Ctrl+C Ctrl+C", "quit (running tools are stopped first)"),

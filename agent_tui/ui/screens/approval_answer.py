@@ -3,14 +3,15 @@ a lasting rule is saved to the project's ``.claude/settings.local.json`` (the co
 applies it already, so a file that cannot take it costs only the later sessions), and
 "allow all edits" switches the session to accept-edits. Either way a notice says what
 became of it. "No" without a note stops the turn, as in Claude Code: the model waits for
-the user to say what to do instead (with a note, the model reads it and goes on)."""
+the user to say what to do instead (with a note, the model reads it and goes on). A yes
+with a note sends the note as a steer: the model reads it after the call's result."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
-from agent_tui.protocol import Interrupt, Op, PermissionMode, SetPermissionMode
+from agent_tui.protocol import Interrupt, Op, PermissionMode, SetPermissionMode, UserMessage
 from agent_tui.settings.local_rules import save_allow_rules
 from agent_tui.ui.screens.approval_choices import PLAN_TOOL, Act, Choice
 
@@ -21,9 +22,13 @@ def answered(choice: Choice | None, workspace: Path, submit: Callable[[Op], None
     what became of it."""
     if choice is None:
         return
-    if choice.act is Act.DENY and not note and tool != PLAN_TOOL:  # a plan's "no": keep planning
-        submit(Interrupt())  # after the Decide: the call is denied, the turn stops
-        tell("info", "denied, and the turn stopped: say what the model should do instead")
+    if choice.act is Act.DENY:
+        if not note and tool != PLAN_TOOL:  # a plan's "no": keep planning
+            submit(Interrupt())  # after the Decide: the call is denied, the turn stops
+            tell("info", "denied, and the turn stopped: say what the model should do instead")
+        return
+    if note:  # a yes with a note: a steer, read after the call's result
+        submit(UserMessage(text=note))
     if choice.act is Act.ACCEPT_EDITS:
         submit(SetPermissionMode(mode=PermissionMode.ACCEPT_EDITS))
         tell("info", "accept-edits: file edits are allowed for the rest of the session "

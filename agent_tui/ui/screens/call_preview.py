@@ -11,8 +11,10 @@ argument past ``MAX_VALUE`` characters, a list past ``MAX_ARGS`` arguments.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
+from rich.console import Console
 from rich.text import Text
 
 from agent_tui.protocol.tool_names import MCP_PREFIX, RuleSubject, claude_name, facts
@@ -23,6 +25,7 @@ MAX_ARGS = 12  # arguments listed; the rest are counted
 MAX_VALUE = 300  # characters of one value
 MAX_COMMAND_LINES = 12
 MAX_COMMAND_CHARS = 1000
+CALL_ROWS = 14  # rows a call is given in the prompt before it folds (its max-height there)
 
 
 def title(name: str, *, new_file: bool = False) -> str:
@@ -127,3 +130,40 @@ def is_command(name: str, tool_input: dict[str, Any]) -> bool:
     given = facts(name)
     return given is not None and given.rule_subject is RuleSubject.COMMAND and isinstance(
         tool_input.get("command"), str)
+
+
+@dataclass
+class CallFold:
+    """How much of a call the prompt shows: folded (a command's fold made smaller to fit
+    the window) or, after ctrl+o, whole."""
+
+    name: str
+    tool_input: dict[str, Any]
+    variables: dict[str, str]
+    whole: bool = False
+    rows: int = MAX_COMMAND_LINES
+
+    def text(self) -> Text:
+        return body(self.name, self.tool_input, self.variables, whole=self.whole, rows=self.rows)
+
+    def folds(self, width: int, console: Console) -> bool:
+        """Whether the call is folded (or was, before it was shown whole): its whole
+        shows more, or wrapped at ``width`` it is taller than ``CALL_ROWS``."""
+        if folds(self.name, self.tool_input, self.variables):
+            return True
+        folded = body(self.name, self.tool_input, self.variables)
+        return width > 0 and len(folded.wrap(console, width)) > CALL_ROWS
+
+    def smaller(self, over: int) -> bool:
+        """Fold a command by ``over`` rows more, if it is folded and can be; whether it was."""
+        if over <= 0 or self.whole or self.rows <= 1 or not is_command(self.name, self.tool_input):
+            return False
+        if not folds(self.name, self.tool_input, self.variables):
+            return False
+        self.rows = max(1, self.rows - over)
+        return True
+
+    def again(self) -> bool:
+        """Fold as at first (the window changed); whether that changes it."""
+        changed, self.rows = self.rows != MAX_COMMAND_LINES, MAX_COMMAND_LINES
+        return changed

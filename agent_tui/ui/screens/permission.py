@@ -62,8 +62,6 @@ from agent_tui.ui.screens.approval_explain import explain
 ARM_DELAY = 0.5
 #: Seconds between two looks at the room the transcript needs above the prompt.
 LIFT_CHECK = 0.25
-#: Rows a call (not a diff, not a plan) is given before it folds: #call's max-height.
-CALL_ROWS = 14
 #: Keys that answer nothing: they work at once, armed or not.
 FREE_KEYS = frozenset({"pageup", "pagedown", "ctrl+o", "ctrl+e"})
 __all__ = ["ARM_DELAY", "FREE_KEYS", "PLAN_TOOL", "PermissionScreen"]
@@ -148,8 +146,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         self._behind = behind
         self._behind_margin: Spacing | None = None  # the transcript's own, put back on close
         self._workspace = workspace
-        self.whole = False  # ctrl+o: the call shown unfolded
-        self._rows = call_preview.MAX_COMMAND_LINES  # a folded command's, less to fit the window
+        self.fold: call_preview.CallFold | None = None  # the call shown folded or whole (ctrl+o)
         self._fitted_for: Size | None = None  # the window's size the prompt was fitted to
 
     @property
@@ -189,7 +186,8 @@ class PermissionScreen(ModalScreen[Decide | None]):
             with VerticalScroll(id="diff", can_focus=False):
                 yield Static(render_diff(self.diff, variables, tense=Tense.WILL), id="diff-lines")
         else:
-            yield Static(self._call_text(), id="call")
+            self.fold = call_preview.CallFold(req.name, req.input, variables)
+            yield Static(self.fold.text(), id="call")
         reason = why(req)
         if reason:
             yield Static(Text("Asks because " + reason), id="why")
@@ -211,12 +209,14 @@ class PermissionScreen(ModalScreen[Decide | None]):
         return out
 
     def _keys_text(self) -> Text:
-        tab = "tab: edit the command" if self.amends_command else "tab: a note for the model instead"
+        no = self.choices[self.highlighted].act is Act.DENY
+        tab = ("tab: no, with a note for the model" if no else "tab: edit the command"
+               if self.amends_command else "tab: yes, with a note for the model")
         esc = "esc: keep planning" if self.is_plan else "esc: no, stop"
         keys = f"↑↓ and enter, or 1-3 · {tab} · {esc} · ctrl+e: explain"
         if self.diff is not None and not self.diff.short:
             keys += " · ctrl+o: all lines"
-        elif self.diff is None and not self.is_plan and self._folds():
+        elif self.fold is not None and self._folds():
             keys += " · ctrl+o: fold it again, pgup/pgdn: scroll it" if self.whole else " · ctrl+o: show it all"
         return Text(keys)
 
@@ -229,24 +229,20 @@ class PermissionScreen(ModalScreen[Decide | None]):
         shown.update(keys)
         return True
 
+    @property
+    def whole(self) -> bool:
+        """Whether ctrl+o shows the call whole."""
+        return self.fold is not None and self.fold.whole
+
     def _folds(self) -> bool:
-        """Whether the call is folded (or was, before ctrl+o showed it whole)."""
-        req = self.request
-        return call_preview.folds(req.name, req.input, self.app.theme_variables) or self._clipped()
+        call = next(self.query("#call").results(Static), None)
+        width = call.size.width if call is not None else 0
+        return self.fold is not None and self.fold.folds(width, self.app.console)
 
-    def _call_text(self) -> Text:
-        req = self.request
-        return call_preview.body(req.name, req.input, self.app.theme_variables, whole=self.whole,
-                                 rows=self._rows)
-
-    def _clipped(self) -> bool:
-        """Whether the call, wrapped at its width, is taller than the fold lets it be."""
-        calls = self.query("#call").results(Static)
-        call = next(calls, None)
-        if call is None or call.size.width == 0:
-            return False
-        shown = call_preview.body(self.request.name, self.request.input, self.app.theme_variables)
-        return len(shown.wrap(self.app.console, call.size.width)) > CALL_ROWS
+    def _refold(self) -> None:
+        """Show the call as its fold now is."""
+        if self.fold is not None:
+            self.query_one("#call", Static).update(self.fold.text())
 
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = "plan" if self.is_plan else "permission"
@@ -256,9 +252,8 @@ class PermissionScreen(ModalScreen[Decide | None]):
     def on_resize(self, event: events.Resize) -> None:
         if event.size == self._fitted_for:
             return
-        if self._rows != call_preview.MAX_COMMAND_LINES and self.query("#call"):
-            self._rows = call_preview.MAX_COMMAND_LINES  # fold again for the new size
-            self.query_one("#call", Static).update(self._call_text())
+        if self.fold is not None and self.fold.again():  # fold again for the new size
+            self._refold()
         self.call_after_refresh(self._fit)
 
     def _fit(self) -> None:
@@ -274,7 +269,10 @@ class PermissionScreen(ModalScreen[Decide | None]):
         room = max(share - answers.outer_size.height - 1, 3)  # 1: the border
         body = self.query_one("#body")
         body.styles.max_height = room
-        if self._show_keys() or self._fold_smaller(body.virtual_size.height - room):
+        smaller = self.fold is not None and self.fold.smaller(body.virtual_size.height - room)
+        if smaller:
+            self._refold()
+        if self._show_keys() or smaller:
             self.call_after_refresh(self._fit)  # the call's width is known now: it may fold
             return
         self.call_after_refresh(self._reveal)
@@ -290,17 +288,6 @@ class PermissionScreen(ModalScreen[Decide | None]):
         if dialog.has_class("fitting"):
             dialog.remove_class("fitting")
             self._shown_at = self._clock()
-
-    def _fold_smaller(self, over: int) -> bool:
-        """Fold a command by ``over`` rows more, if it is folded and can be; whether it was."""
-        req = self.request
-        if over <= 0 or self.whole or self._rows <= 1 or not call_preview.is_command(req.name, req.input):
-            return False
-        if not call_preview.folds(req.name, req.input, self.app.theme_variables):
-            return False
-        self._rows = max(1, self._rows - over)
-        self.query_one("#call", Static).update(self._call_text())
-        return True
 
     def _lift_behind(self) -> None:
         """Raise the transcript's foot above the prompt, as if the prompt sat under it:
@@ -364,6 +351,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
     def action_move(self, step: int) -> None:
         self.highlighted = (self.highlighted + step) % len(self.choices)
         self.query_one("#choices", Static).update(self._choices_text())
+        self._show_keys()  # what Tab does follows the answer chosen
 
     def action_confirm(self) -> None:
         self._answer(self.choices[self.highlighted])
@@ -383,13 +371,11 @@ class PermissionScreen(ModalScreen[Decide | None]):
         if self.query("#diff"):
             self.query_one("#diff").toggle_class("unfolded")
             return
-        calls = self.query("#call").results(Static)
-        call = next(calls, None)
-        if call is None or self.diff is not None or not self._folds():
+        if self.fold is None or not self._folds():
             return
-        self.whole = not self.whole
-        call.update(self._call_text())
-        call.set_class(self.whole, "unfolded")
+        self.fold.whole = not self.fold.whole
+        self._refold()
+        self.query_one("#call").set_class(self.whole, "unfolded")
         self._show_keys()
         self.call_after_refresh(self._fit)
 
@@ -431,6 +417,10 @@ class PermissionScreen(ModalScreen[Decide | None]):
     def action_deny(self) -> None:
         notes = self.query("#note").results(Input)
         note = next(notes, None)
+        if note is not None and note.has_class("yes"):  # a note to go with a yes: kept in the input
+            if note.value.strip():
+                self._type_ahead(note.value.strip())
+            note = None
         self._answer(self._deny_choice(), note.value.strip() if note is not None else "")
 
     def _deny_choice(self) -> Choice:
@@ -442,11 +432,19 @@ class PermissionScreen(ModalScreen[Decide | None]):
         return runs_command(self.request.name) and isinstance(self.request.input.get("command"), str)
 
     async def action_amend(self) -> None:
-        """Tab: edit the command, or (on any other call, or with "No" chosen) a note."""
-        if not self.amends_command or self.choices[self.highlighted].act is Act.DENY:
+        """Tab: with "No" chosen, deny with a note; else edit a command, or (any other
+        call) allow with a note, which the model reads after the call's result (Claude
+        Code's "Yes, and tell Claude what to do next")."""
+        if self.choices[self.highlighted].act is Act.DENY:
             await self.action_deny_with_note()
             return
         if self.query("#note"):
+            return
+        if not self.amends_command:
+            note = Input(placeholder="what the model should do next (Enter allows the call with it, "
+                         "Esc denies)", id="note", classes="yes")
+            await self._mount_answer_part(note, before="#keys")
+            note.focus()
             return
         field = Input(str(self.request.input["command"]), id="note", classes="command",
                       select_on_focus=False)
@@ -469,6 +467,9 @@ class PermissionScreen(ModalScreen[Decide | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if event.input.has_class("yes"):
+            self._answer(self.choices[self.highlighted], event.value.strip())
+            return
         if not event.input.has_class("command"):
             self._answer(self._deny_choice(), event.value.strip())
             return
