@@ -17,7 +17,6 @@ import pytest  # noqa: E402
 from agent_tui.protocol import (  # noqa: E402
     Decide,
     Decision,
-    Interrupt,
     PermissionMode,
     SetPermissionMode,
     UserMessage,
@@ -46,7 +45,7 @@ async def _answer(tmp_path: Path, events, *keys: str):
         await wait_until(pilot, lambda: app.screen.armed, what="the prompt takes answers")
         await pilot.press(*keys)
         await wait_until(pilot, lambda: not isinstance(app.screen, PermissionScreen), what="answered")
-        ops = [op for op in made[0].ops if isinstance(op, Decide | SetPermissionMode | Interrupt | UserMessage)]
+        ops = [op for op in made[0].ops if isinstance(op, Decide | SetPermissionMode | UserMessage)]
         return ops, app.status.notice_text
 
 
@@ -75,12 +74,12 @@ async def test_arrows_and_enter_and_the_old_letters_answer(tmp_path: Path) -> No
     assert ops == [Decide(tool_use_id="toolu_r", decision=Decision.ALLOW_SESSION)]
     assert not (tmp_path / ".claude").exists()
     ops, _ = await _answer(tmp_path, scenes.DANGEROUS, "3")
-    assert ops == [Decide(tool_use_id="toolu_r", decision=Decision.DENY), Interrupt()]
+    assert ops == [Decide(tool_use_id="toolu_r", decision=Decision.DENY, stop=True)]  # and stop the turn
 
 
 async def test_esc_denies_and_stops_the_turn_and_a_note_lets_it_go_on(tmp_path: Path) -> None:
     ops, notice = await _answer(tmp_path, scenes.COMMAND, "escape")
-    assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.DENY), Interrupt()]
+    assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.DENY, stop=True)]
     assert "the turn stopped" in notice
     ops, _ = await _answer(tmp_path, scenes.COMMAND, "d", *"use pnpm", "enter")
     assert ops == [Decide(tool_use_id="toolu_c", decision=Decision.DENY, note="use pnpm")]
@@ -103,7 +102,7 @@ async def test_esc_in_a_note_for_a_yes_denies_and_keeps_the_note_in_the_input(tm
         await pilot.press("tab", *"read the docs", "escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, PermissionScreen), what="answered")
         assert [op for op in made[0].ops if isinstance(op, Decide)] == [
-            Decide(tool_use_id="toolu_f", decision=Decision.DENY)]
+            Decide(tool_use_id="toolu_f", decision=Decision.DENY, stop=True)]
         assert app.prompt.text == "read the docs"  # nothing typed is lost
 
 

@@ -108,8 +108,7 @@ class Overlays:
                                   behind=self.app.transcript, workspace=self.app.workspace())
 
         def closed(_result: object) -> None:
-            answered(screen.chosen, self.app.workspace(), self.app.submit, self._tell,
-                     note=screen.decided.note if screen.decided else "", tool=request.name)
+            answered(screen.chosen, screen.decided, self.app.workspace(), self.app.submit, self._tell)
             self._show_next_permission()
 
         self.app.permission_slot.open(screen, closed)

@@ -11,20 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from agent_tui.protocol import Interrupt, Op, PermissionMode, SetPermissionMode, UserMessage
+from agent_tui.protocol import Decide, Op, PermissionMode, SetPermissionMode, UserMessage
 from agent_tui.settings.local_rules import save_allow_rules
-from agent_tui.ui.screens.approval_choices import PLAN_TOOL, Act, Choice
+from agent_tui.ui.screens.approval_choices import Act, Choice
 
 
-def answered(choice: Choice | None, workspace: Path, submit: Callable[[Op], None],
-             tell: Callable[[str, str], None], *, note: str = "", tool: str = "") -> None:
-    """Act on ``choice`` (given with ``note`` about ``tool``); ``tell(level, text)`` says
-    what became of it."""
-    if choice is None:
+def answered(choice: Choice | None, decided: Decide | None, workspace: Path,
+             submit: Callable[[Op], None], tell: Callable[[str, str], None]) -> None:
+    """Act on ``choice`` (sent as ``decided``); ``tell(level, text)`` says what became of it."""
+    if choice is None or decided is None:
         return
+    note = decided.note
     if choice.act is Act.DENY:
-        if not note and tool != PLAN_TOOL:  # a plan's "no": keep planning
-            submit(Interrupt())  # after the Decide: the call is denied, the turn stops
+        if decided.stop:  # the core stops the turn once the call is denied
             tell("info", "denied, and the turn stopped: say what the model should do instead")
         return
     if note:  # a yes with a note: a steer, read after the call's result

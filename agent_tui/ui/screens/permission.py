@@ -340,7 +340,10 @@ class PermissionScreen(ModalScreen[Decide | None]):
         if self.decided is not None:
             return
         self.chosen = choice
-        self.decided = choice.decide(self.tool_use_id, note).model_copy(update={"updated_input": updated})
+        # "No" with no note stops the turn too, as in Claude Code (a plan's keeps planning).
+        stop = choice.act is Act.DENY and not note and not self.is_plan
+        self.decided = choice.decide(self.tool_use_id, note).model_copy(
+            update={"updated_input": updated, "stop": stop})
         self._decide(self.decided)
         self.dismiss(self.decided)
 
