@@ -1,5 +1,6 @@
 """Snapshots of the permission prompt, one per kind of call (command, a command that
-gets no lasting rule, edit, new file, web fetch, MCP tool, plan), and of an edit's
+gets no lasting rule, edit, new file, web fetch, MCP tool, plan, a long command folded
+and, after ctrl+o, whole), and of an edit's
 numbered diff in the transcript once it ran. The prompt sits at the foot of the
 window; the transcript stays visible above it, and scrolls behind it (PageUp). ctrl+e
 explains the call.
@@ -50,7 +51,8 @@ async def _lifted(pilot) -> None:
         await pilot.pause()
 
 
-@pytest.mark.parametrize("scene", ["COMMAND", "DANGEROUS", "EDIT", "NEW_FILE", "FETCH", "MCP", "PLAN"])
+@pytest.mark.parametrize("scene", ["COMMAND", "DANGEROUS", "EDIT", "NEW_FILE", "FETCH", "MCP", "PLAN",
+                                   "LONG_COMMAND"])
 def test_the_prompt_for_each_kind_of_call(snap_compare, tmp_path: Path, scene: str) -> None:
     events = getattr(scenes, scene)
     assert snap_compare(_app(events, tmp_path), terminal_size=WIDE, run_before=_settled(events))
@@ -68,6 +70,15 @@ def test_tab_opens_the_command_for_editing(snap_compare, tmp_path: Path, monkeyp
     events = scenes.COMMAND
     assert snap_compare(_app(events, tmp_path), terminal_size=WIDE,
                         run_before=_settled(events, ("tab", *" -- --bail")))
+
+
+def test_ctrl_o_shows_a_long_command_whole(snap_compare, tmp_path: Path, monkeypatch) -> None:
+    from agent_tui.ui.screens import permission
+
+    monkeypatch.setattr(permission, "ARM_DELAY", 3600.0)  # ctrl+o needs no arming
+    events = scenes.LONG_COMMAND
+    assert snap_compare(_app(events, tmp_path), terminal_size=(100, 50),
+                        run_before=_settled(events, ("ctrl+o",)))
 
 
 def test_ctrl_e_explains_the_call(snap_compare, tmp_path: Path, monkeypatch) -> None:

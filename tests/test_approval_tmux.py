@@ -69,8 +69,7 @@ def test_dont_ask_again_saves_the_rule_and_it_holds_in_a_new_session(
 
     # A new session: the same prefix runs unasked; another command still asks.
     fake_api.enqueue(Reply.tool_use("bash", {"command": "git init --quiet"}, id="toolu_again"),
-                     Reply.tool_use("bash", {"command": "git add -A"}, id="toolu_other"),
-                     Reply.text("Stopped there."))
+                     Reply.tool_use("bash", {"command": "git add -A"}, id="toolu_other"))
     tmux = _start(tmp_path, fake_api, workspace)
     try:
         # The folder holds configuration now (.claude/): the user is asked to trust it
@@ -83,8 +82,10 @@ def test_dont_ask_again_saves_the_rule_and_it_holds_in_a_new_session(
         assert "git add -A" in screen and "git init --quiet" in screen
         assert screen.count("Do you want to proceed?") == 1
         time.sleep(ARM_DELAY * 2)
-        tmux.keys("Escape")
-        tmux.wait_for("Stopped there.")
+        asked = len(fake_api.requests)
+        tmux.keys("Escape")  # no, and stop: the model waits to be told what to do instead
+        tmux.wait_for(lambda s: "the turn stopped" in s and "cancelled" in s)
+        assert len(fake_api.requests) == asked  # the model was not asked again
     finally:
         tmux.quit()
 
@@ -119,5 +120,39 @@ def test_the_transcript_scrolls_behind_the_prompt(fake_api: FakeAnthropicServer,
         tmux.keys("1")
         tmux.wait_for("Made it.")
         assert (workspace / "made.txt").is_file()
+    finally:
+        tmux.quit()
+
+
+def test_ctrl_o_shows_a_long_command_whole_and_a_second_prompt_follows(
+        fake_api: FakeAnthropicServer, tmp_path: Path) -> None:
+    """Two calls in one reply: a command of thirty lines (folded; ctrl+o shows it whole
+    and folds it again), then a second one asked right after; No stops the turn."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    (tmp_path / "home").mkdir()
+    steps = "\n".join(f"touch step{i}.txt" for i in range(1, 31))
+    fake_api.enqueue(Reply.tool_uses([("bash", {"command": steps, "description": "Make thirty files"}),
+                                      ("bash", {"command": "touch last.txt", "description": "One more"})]))
+    tmux = _start(tmp_path, fake_api, workspace)
+    try:
+        _ask(tmux, "make the files")
+        screen = tmux.wait_for("ctrl+o shows the whole command")
+        assert "touch step1.txt" in screen and "touch step30.txt" not in screen
+        tmux.keys("C-o")  # at once: it answers nothing
+        tmux.wait_for(lambda s: "touch step13.txt" in s and "fold it again" in s)
+        tmux.keys("PageDown", "PageDown", "PageDown")  # the command shown whole scrolls
+        screen = tmux.wait_for("touch step30.txt")
+        assert "Do you want to proceed?" in screen
+        tmux.keys("C-o")
+        tmux.wait_for(lambda s: "touch step30.txt" not in s and "ctrl+o shows the whole command" in s)
+        time.sleep(ARM_DELAY * 2)
+        tmux.keys("1")
+        screen = tmux.wait_for(lambda s: "One more" in s and "Do you want to proceed?" in s)
+        assert (workspace / "step30.txt").is_file() and screen.count("Do you want to proceed?") == 1
+        time.sleep(ARM_DELAY * 2)
+        tmux.keys("3")
+        tmux.wait_for("the turn stopped")
+        assert not (workspace / "last.txt").exists()
     finally:
         tmux.quit()

@@ -23,8 +23,7 @@ def test_a_hidden_command_is_asked_about_and_shown_whole(fake_api: FakeAnthropic
     workspace = tmp_path / "work"
     workspace.mkdir()
     (tmp_path / "home").mkdir()
-    fake_api.enqueue(Reply.tool_use("bash", {"command": "ls #'\ntouch PWNED\n#'"}),
-                     Reply.text("Nothing was touched."))
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "ls #'\ntouch PWNED\n#'"}))
     tmux = Tmux(f"agent-tui-e2e-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     tmux.start(agent_command(workspace, "--allowedTools", "Bash(ls:*)", mode="ask"),
                agent_env(fake_api.url, tmp_path / "home"), workspace)
@@ -36,8 +35,8 @@ def test_a_hidden_command_is_asked_about_and_shown_whole(fake_api: FakeAnthropic
         assert "touch PWNED" in screen, screen
         assert not (workspace / "PWNED").exists()
         time.sleep(ARM_DELAY * 2)  # a key before the prompt is armed goes to the input
-        tmux.keys("n")
-        tmux.wait_for("Nothing was touched.")
+        tmux.keys("n")  # no, and the turn stops
+        tmux.wait_for("the turn stopped")
         assert not (workspace / "PWNED").exists()
     finally:
         tmux.quit()

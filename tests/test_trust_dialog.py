@@ -48,7 +48,7 @@ def test_the_tui_asks_once_and_an_untrusted_folder_only_takes_away(fake_api, tmp
            "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     base = [str(BINARY)] if BINARY.exists() else [sys.executable, "-m", "agent_tui.cli"]
     command = [*base, "--cwd", str(ws)]  # the default mode: ask
-    fake_api.enqueue(Reply.tool_use("bash", {"command": "touch pushed"}), Reply.text("asked"))
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "touch pushed"}))
     tmux = Tmux(f"agent-tui-trust-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     tmux.start(command, env, ws)
     try:
@@ -63,8 +63,8 @@ def test_the_tui_asks_once_and_an_untrusted_folder_only_takes_away(fake_api, tmp
         tmux.wait_for("Do you want to proceed?")  # the project's allow rule is not in force
         assert "guard-log" in os.listdir(ws)  # ... and its guard ran
         time.sleep(ARM_DELAY * 2)
-        tmux.keys("n")
-        tmux.wait_for("asked")
+        tmux.keys("n")  # no, and the turn stops
+        tmux.wait_for("the turn stopped")
         assert opened_doors(ws) == [], screen
     finally:
         tmux.quit()

@@ -131,7 +131,7 @@ async def test_up_and_down_in_the_input_walk_the_messages_sent_before() -> None:
 # ------------------------------------------------------------ permission prompt
 
 
-async def test_esc_at_the_permission_prompt_denies_that_call() -> None:
+async def test_esc_at_the_permission_prompt_denies_that_call_and_stops_the_turn() -> None:
     app = AgentApp(real_factory(ask=True), cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await _type(pilot, "run slow")
@@ -140,7 +140,7 @@ async def test_esc_at_the_permission_prompt_denies_that_call() -> None:
         assert _states(app) == ["awaiting_approval"]
         await pilot.press("escape")
         await wait_until(pilot, lambda: _states(app) == ["denied"], what="denied")
-        await wait_until(pilot, lambda: app.last_turn_status == "completed", what="turn end")
+        await wait_until(pilot, lambda: app.last_turn_status == "cancelled", what="the turn stopped")
         assert not isinstance(app.screen, PermissionScreen)
 
 

@@ -93,6 +93,9 @@ class Decide(BaseModel):
     # Allow rules the user chose to last ("don't ask again for: npm test *"), in Claude
     # Code's text: they apply from this call on (the front end saves them to a file).
     rules: list[str] = Field(default_factory=list)
+    # A deny that also stops the turn (Claude Code's "No"): the turn is interrupted once
+    # the call has taken its answer, so it ends denied, not cancelled.
+    stop: bool = False
 
 
 class ListRewindPoints(BaseModel):

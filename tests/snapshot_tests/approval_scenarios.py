@@ -96,3 +96,10 @@ def long_edit(tmp: Path, said: str = "Writing.") -> list[Event]:
     new = "".join(f"line {i}{' changed' if i % 5 == 0 else ''}\n" for i in range(1, 41))
     return _asked("change it", said, "toolu_l", "write_file", "write_file long.txt",
                   {"path": "long.txt", "content": new}, "Write writes files", "mode:ask")
+
+
+#: A command of thirty lines: the prompt folds it after twelve, ctrl+o shows it whole.
+STEPS = "\n".join(f"npm run step{i}" for i in range(1, 31))
+LONG_COMMAND = _asked("run the steps", "I'll run every step.", "toolu_l", "bash", "npm run step1 …",
+                      {"command": STEPS, "description": "Run thirty steps"}, "Bash runs a command",
+                      "mode:ask")

@@ -11,6 +11,7 @@ handlers are called (``slot.py``).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
@@ -34,6 +35,8 @@ from agent_tui.core.turn.request import thinking_params
 from agent_tui.core.session.rewind import Rewinder
 from agent_tui.core.session.slot import Slot, Work, WorkKind
 from agent_tui.protocol import (
+    Decision,
+    Interrupt,
     CancelTool,
     ClearConversation,
     Compact,
@@ -90,6 +93,7 @@ class SessionControls:
     _record: Callable[[Record], None]
     _side: Callable[[Coroutine[Any, Any, None]], None]
     _answer: Callable[..., Coroutine[Any, Any, None]]
+    on_interrupt: Callable[[Interrupt], None]
 
     def on_set_model(self, op: SetModel) -> None:
         self._side(self.models.set_model(op.model))
@@ -141,6 +145,10 @@ class SessionControls:
             self._emit(
                 Notice(level=NoticeLevel.INFO, text="that permission request is no longer open")
             )
+        elif op.stop and op.decision is Decision.DENY:
+            # After the waiting call has woken with its answer (it was scheduled first):
+            # an interrupt now would reach it first, and it would end cancelled.
+            asyncio.get_running_loop().call_soon(self.on_interrupt, Interrupt())
 
     def on_cancel_tool(self, op: CancelTool) -> None:
         turn = self.slot.turn

@@ -40,6 +40,7 @@ class ScreensHost(Protocol):
     @property
     def running(self) -> bool: ...
     def submit(self, op: Op) -> None: ...
+    def render_streamed(self) -> None: ...
     def workspace(self) -> Path: ...
     def suspend(self) -> AbstractContextManager[None]: ...
 
@@ -99,12 +100,15 @@ class Overlays:
         if diff is not None:
             self.app.prompt_diffs[request.tool_use_id] = diff
             self.app.transcript.tool_diff(request.tool_use_id, diff)
+        # What streamed in (the last call's result in the tools pane) is laid out before the
+        # prompt measures what stands below the transcript: else its lift jumps when it is.
+        self.app.render_streamed()
         screen = PermissionScreen(request, self.app.submit, diff=diff,
                                   type_ahead=self.app.prompt.insert, typed_at=self.app.last_input,
                                   behind=self.app.transcript, workspace=self.app.workspace())
 
         def closed(_result: object) -> None:
-            answered(screen.chosen, self.app.workspace(), self.app.submit, self._tell)
+            answered(screen.chosen, screen.decided, self.app.workspace(), self.app.submit, self._tell)
             self._show_next_permission()
 
         self.app.permission_slot.open(screen, closed)

@@ -1,7 +1,7 @@
 """Where every key goes: the bindings of the main screen and the double-press rules.
 
 Esc interrupts the running turn (``Interrupt``); at a permission prompt it denies that
-one call. Enter sends: a new turn when idle, a steer while a turn runs. The
+call and stops the turn (a note typed after Tab denies and lets the turn go on). Enter sends: a new turn when idle, a steer while a turn runs. The
 follow-up key queues a message for after the agent stops on its own; the send-now key
 delivers at once (running commands move to the background). Esc Esc on an empty
 input while idle opens the rewind menu (also while the input holds just the message
@@ -79,8 +79,8 @@ HELP: list[tuple[str, str]] = [
     ("Ctrl+P", "command palette: the commands, themes, jobs, help"),
     ("1 / y", "permission prompt: yes, this call once (↑↓ and Enter choose too)"),
     ("2 / a", "permission prompt: yes, and don't ask again (the rule it names) or for the session"),
-    ("3 / n / Esc", "permission prompt: no, deny this call"),
-    ("Tab / d", "permission prompt: edit the command, or deny with a note for the model"),
+    ("3 / n / Esc", "permission prompt: no, deny this call and stop the turn (then say what to do)"),
+    ("Tab / d", "permission prompt: edit the command, or a note to go with the answer chosen (d: with no)"),
     ("Ctrl+E", "permission prompt: explain the call in plain words (the rules' reading, not a model's)"),
     ("PgUp / PgDn", "permission prompt: scroll the transcript behind it (the wheel too)"),
     ("Ctrl+C Ctrl+C", "quit (running tools are stopped first)"),

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import PurePath
 
 from agent_tui.protocol import Decide, PermissionRequested
 from agent_tui.protocol import Decision
 from agent_tui.protocol.tool_names import FileAccess, RuleSubject, facts
 from agent_tui.settings.local_rules import lasting_rules, shown
+from agent_tui.ui.render.diffs import FileDiff
 from agent_tui.ui.render.safe_text import clean
 
 PLAN_TOOL = "exit_plan_mode"
@@ -53,7 +55,7 @@ def _second(request: PermissionRequested) -> Choice:
     what = ", ".join(clean(shown(rule)) for rule in rules)
     subject = given.rule_subject if given is not None else RuleSubject.NONE
     if subject is RuleSubject.DOMAIN:
-        label = f"Yes, and don't ask again for domain: {what}"
+        label = f"Yes, and don't ask again for {what}"
     elif subject is RuleSubject.COMMAND:
         label = f"Yes, and don't ask again for: {what}"
     else:
@@ -68,6 +70,19 @@ def choices_for(request: PermissionRequested) -> list[Choice]:
                 Choice("No, keep planning", Act.DENY, "n")]
     return [Choice("Yes", Act.ALLOW_ONCE, "y"), _second(request),
             Choice("No, and tell the model what to do differently (esc)", Act.DENY, "n")]
+
+
+def question(request: PermissionRequested, diff: FileDiff | None) -> str:
+    """The question above the answers, as Claude Code asks it for the kind of call."""
+    if request.name == PLAN_TOOL:
+        return "Would you like to proceed? Plan mode ends and the changes begin."
+    given = facts(request.name)
+    if diff is not None:
+        name = clean(PurePath(diff.path).name)
+        return f"Do you want to create {name}?" if diff.new_file else f"Do you want to make this edit to {name}?"
+    if given is not None and given.rule_subject is RuleSubject.DOMAIN:
+        return "Do you want to allow the model to fetch this content?"
+    return "Do you want to proceed?"
 
 
 def why(request: PermissionRequested) -> str:

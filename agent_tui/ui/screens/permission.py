@@ -6,11 +6,12 @@ visible above it (the screen is see-through). It shows the call as a person read
 plan whole), why it asks (the rule or the mode), and numbered answers
 (``approval_choices.py``): ``1. Yes``, ``2. Yes, and don't ask again for: npm test *``,
 ``3. No``. A digit answers at once; arrows move and Enter confirms; the old letters
-still work (y allow once, a the second answer, n deny, d deny with a note). Esc denies.
+still work (y allow once, a the second answer, n deny, d deny with a note). Esc (and
+"No") denies and stops the turn, as in Claude Code (``approval_answer.py``).
 Tab amends: a command is edited in place (Enter runs it as edited, checked by the
 rules again), any other call gets a note for the model (Enter denies with it: the model
 reads what to do instead). Shift+Tab on an edit allows it and accepts edits from now on; ctrl+o unfolds
-a long diff; ctrl+e explains the call in plain words (``approval_explain.py``: read from
+a long diff, or a long command (any call folded, ``call_preview.py``), and folds it again; ctrl+e explains the call in plain words (``approval_explain.py``: read from
 the call, not a model's opinion). PageUp, PageDown and the mouse wheel scroll the
 transcript behind the prompt, as in Claude Code; the prompt keeps the focus and its keys.
 While it is open the transcript is lifted so that its end sits just above it, and the
@@ -21,8 +22,9 @@ saves those rules and switches the mode (``ui/app/overlays.py``). When the call 
 waiting by itself (the turn was interrupted), the app dismisses the prompt without an
 answer.
 
-An answer never comes from type-ahead: the prompt takes answer keys only once it has
-been on screen for ``ARM_DELAY`` seconds with no key pressed (before or after it
+It shows itself once it has fitted itself to the window and lifted the transcript, so
+that neither moves under the reader's eyes. An answer never comes from type-ahead: the
+prompt takes answer keys only once it has been on screen for ``ARM_DELAY`` seconds with no key pressed (before or after it
 opened). Until then letters typed go on into the message input underneath, and
 other answer keys are ignored; Esc (deny, never a grant) always works, and so do the
 keys that answer nothing (:data:`FREE_KEYS`: scrolling, unfolding, explaining), which
@@ -41,7 +43,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.geometry import Spacing
+from textual.geometry import Size, Spacing
 from textual.screen import ModalScreen
 from textual.scroll_view import ScrollView
 from textual.widgets import Input, Static
@@ -53,7 +55,7 @@ from agent_tui.ui.render.diff_view import render as render_diff
 from agent_tui.ui.render.diffs import FileDiff, Tense
 from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.render.states import role_style
-from agent_tui.ui.screens.approval_choices import PLAN_TOOL, Act, Choice, choices_for, why
+from agent_tui.ui.screens.approval_choices import PLAN_TOOL, Act, Choice, choices_for, question, why
 from agent_tui.ui.screens.approval_explain import explain
 
 #: Seconds the prompt must be shown, with no key pressed, before a key answers it.
@@ -76,10 +78,12 @@ class PermissionScreen(ModalScreen[Decide | None]):
         background: $surface;
         padding: 0 1;
     }
+    PermissionScreen > #dialog.fitting { offset-y: 100vh; }
     PermissionScreen #body { height: auto; max-height: 12; }
     PermissionScreen #answers { height: auto; }
     PermissionScreen #title { text-style: bold; color: $warning; }
     PermissionScreen #call { height: auto; max-height: 14; margin: 1 0 0 2; }
+    PermissionScreen #call.unfolded { max-height: initial; }
     PermissionScreen #why { color: $text-muted; margin: 1 0 0 0; }
     PermissionScreen #diff { height: auto; max-height: 16; margin: 1 0 0 0; }
     PermissionScreen #diff.unfolded { max-height: 60; }
@@ -142,6 +146,8 @@ class PermissionScreen(ModalScreen[Decide | None]):
         self._behind = behind
         self._behind_margin: Spacing | None = None  # the transcript's own, put back on close
         self._workspace = workspace
+        self.fold: call_preview.CallFold | None = None  # the call shown folded or whole (ctrl+o)
+        self._fitted_for: Size | None = None  # the window's size the prompt was fitted to
 
     @property
     def tool_use_id(self) -> str:
@@ -157,7 +163,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
     def compose(self) -> ComposeResult:
         req = self.request
         variables = self.app.theme_variables
-        with Vertical(id="dialog"):
+        with Vertical(id="dialog", classes="fitting"):  # shown once fitted (``_reveal``)
             # What is asked scrolls; the answers below it always show (``_fit``).
             with VerticalScroll(id="body", can_focus=False):
                 if self.is_plan:
@@ -168,8 +174,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
                 else:
                     yield from self._call(variables)
             with Vertical(id="answers"):
-                yield Static(Text("Would you like to proceed? Plan mode ends and the changes begin."
-                                  if self.is_plan else "Do you want to proceed?"), id="question")
+                yield Static(Text(question(req, self.diff)), id="question")
                 yield Static(self._choices_text(), id="choices")
                 yield Static(self._keys_text(), id="keys")
 
@@ -181,7 +186,8 @@ class PermissionScreen(ModalScreen[Decide | None]):
             with VerticalScroll(id="diff", can_focus=False):
                 yield Static(render_diff(self.diff, variables, tense=Tense.WILL), id="diff-lines")
         else:
-            yield Static(call_preview.body(req.name, req.input, variables), id="call")
+            self.fold = call_preview.CallFold(req.name, req.input, variables)
+            yield Static(self.fold.text(), id="call")
         reason = why(req)
         if reason:
             yield Static(Text("Asks because " + reason), id="why")
@@ -203,30 +209,85 @@ class PermissionScreen(ModalScreen[Decide | None]):
         return out
 
     def _keys_text(self) -> Text:
-        tab = "tab: edit the command" if self.amends_command else "tab: a note for the model instead"
-        keys = f"↑↓ and enter, or 1-3 · {tab} · esc: deny · ctrl+e: explain"
+        no = self.choices[self.highlighted].act is Act.DENY
+        tab = ("tab: no, with a note for the model" if no else "tab: edit the command"
+               if self.amends_command else "tab: yes, with a note for the model")
+        esc = "esc: keep planning" if self.is_plan else "esc: no, stop"
+        keys = f"↑↓ and enter, or 1-3 · {tab} · {esc} · ctrl+e: explain"
         if self.diff is not None and not self.diff.short:
             keys += " · ctrl+o: all lines"
+        elif self.fold is not None and self._folds():
+            keys += " · ctrl+o: fold it again, pgup/pgdn: scroll it" if self.whole else " · ctrl+o: show it all"
         return Text(keys)
+
+    def _show_keys(self) -> bool:
+        """Bring the line of keys up to date; whether it changed."""
+        keys = self._keys_text()
+        shown = self.query_one("#keys", Static)
+        if str(shown.content) == keys.plain:
+            return False
+        shown.update(keys)
+        return True
+
+    @property
+    def whole(self) -> bool:
+        """Whether ctrl+o shows the call whole."""
+        return self.fold is not None and self.fold.whole
+
+    def _folds(self) -> bool:
+        call = next(self.query("#call").results(Static), None)
+        width = call.size.width if call is not None else 0
+        return self.fold is not None and self.fold.folds(width, self.app.console)
+
+    def _refold(self) -> None:
+        """Show the call as its fold now is."""
+        if self.fold is not None:
+            self.query_one("#call", Static).update(self.fold.text())
 
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = "plan" if self.is_plan else "permission"
-        self._shown_at = self._clock()
         self.call_after_refresh(self._fit)
         self.set_interval(LIFT_CHECK, self._lift_behind)
 
-    def on_resize(self, _event: events.Resize) -> None:
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size == self._fitted_for:
+            return
+        if self.fold is not None and self.fold.again():  # fold again for the new size
+            self._refold()
         self.call_after_refresh(self._fit)
 
     def _fit(self) -> None:
-        """Give what is asked the room the answers leave of three quarters of the window:
-        a long diff or plan scrolls, and the answers never fall off the screen."""
+        """Give what is asked the room the answers leave of three quarters of the window
+        (all of it once ctrl+o shows a call whole): a long diff or plan scrolls, a folded
+        command folds smaller (its fold's last line says what it hides, so it must show),
+        and the answers never fall off the screen."""
         if not self.is_attached:
             return
+        self._fitted_for = self.size
         answers = self.query_one("#answers")
-        room = self.size.height * 3 // 4 - answers.outer_size.height - 1  # 1: the border
-        self.query_one("#body").styles.max_height = max(room, 3)
-        self.call_after_refresh(self._lift_behind)
+        share = self.size.height if self.whole else self.size.height * 3 // 4
+        room = max(share - answers.outer_size.height - 1, 3)  # 1: the border
+        body = self.query_one("#body")
+        body.styles.max_height = room
+        smaller = self.fold is not None and self.fold.smaller(body.virtual_size.height - room)
+        if smaller:
+            self._refold()
+        if self._show_keys() or smaller:
+            self.call_after_refresh(self._fit)  # the call's width is known now: it may fold
+            return
+        self.call_after_refresh(self._reveal)
+
+    def _reveal(self) -> None:
+        """Lift the transcript, then show the prompt (the first time): its first frame
+        is already in place, and the transcript does not jump under a prompt on show.
+        The wait before a key answers starts now, when it can be read."""
+        if not self.is_attached:
+            return
+        self._lift_behind()
+        dialog = self.query_one("#dialog")
+        if dialog.has_class("fitting"):
+            dialog.remove_class("fitting")
+            self._shown_at = self._clock()
 
     def _lift_behind(self) -> None:
         """Raise the transcript's foot above the prompt, as if the prompt sat under it:
@@ -244,7 +305,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         siblings = list(behind.parent.children)
         below = sum(w.outer_size.height for w in siblings[siblings.index(behind) + 1:] if w.display)
         top, right, bottom, left = self._behind_margin
-        over = self.size.height - below - bottom - self.query_one("#dialog").region.y
+        over = self.query_one("#dialog").outer_size.height - below - bottom  # it sits at the foot
         lifted = Spacing(top, right, bottom + max(0, over), left)
         if behind.styles.margin != lifted:
             behind.styles.margin = lifted
@@ -279,7 +340,10 @@ class PermissionScreen(ModalScreen[Decide | None]):
         if self.decided is not None:
             return
         self.chosen = choice
-        self.decided = choice.decide(self.tool_use_id, note).model_copy(update={"updated_input": updated})
+        # "No" with no note stops the turn too, as in Claude Code (a plan's keeps planning).
+        stop = choice.act is Act.DENY and not note and not self.is_plan
+        self.decided = choice.decide(self.tool_use_id, note).model_copy(
+            update={"updated_input": updated, "stop": stop})
         self._decide(self.decided)
         self.dismiss(self.decided)
 
@@ -290,6 +354,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
     def action_move(self, step: int) -> None:
         self.highlighted = (self.highlighted + step) % len(self.choices)
         self.query_one("#choices", Static).update(self._choices_text())
+        self._show_keys()  # what Tab does follows the answer chosen
 
     def action_confirm(self) -> None:
         self._answer(self.choices[self.highlighted])
@@ -305,8 +370,17 @@ class PermissionScreen(ModalScreen[Decide | None]):
             self._answer(choice)
 
     def action_unfold(self) -> None:
+        """Show the whole of a long diff or call, or fold it again."""
         if self.query("#diff"):
             self.query_one("#diff").toggle_class("unfolded")
+            return
+        if self.fold is None or not self._folds():
+            return
+        self.fold.whole = not self.fold.whole
+        self._refold()
+        self.query_one("#call").set_class(self.whole, "unfolded")
+        self._show_keys()
+        self.call_after_refresh(self._fit)
 
     def action_explain(self) -> None:
         """Show (or hide again) the call explained in plain words."""
@@ -320,7 +394,12 @@ class PermissionScreen(ModalScreen[Decide | None]):
         body.call_after_refresh(shown.scroll_visible, animate=False)
 
     def action_page(self, step: int) -> None:
-        if self._behind is not None:
+        """Scroll the call shown whole, while it overflows; else the transcript behind."""
+        body = self.query_one("#body", VerticalScroll)
+        if self.whole and body.max_scroll_y > 0:  # at once: the next key reads where it went
+            page = body.scrollable_content_region.height
+            body.scroll_to(y=body.scroll_y + step * page, animate=False, immediate=True)
+        elif self._behind is not None:
             if step < 0:
                 self._behind.scroll_page_up(animate=False)
             else:
@@ -341,6 +420,10 @@ class PermissionScreen(ModalScreen[Decide | None]):
     def action_deny(self) -> None:
         notes = self.query("#note").results(Input)
         note = next(notes, None)
+        if note is not None and note.has_class("yes"):  # a note to go with a yes: kept in the input
+            if note.value.strip():
+                self._type_ahead(note.value.strip())
+            note = None
         self._answer(self._deny_choice(), note.value.strip() if note is not None else "")
 
     def _deny_choice(self) -> Choice:
@@ -352,10 +435,19 @@ class PermissionScreen(ModalScreen[Decide | None]):
         return runs_command(self.request.name) and isinstance(self.request.input.get("command"), str)
 
     async def action_amend(self) -> None:
-        if not self.amends_command:
+        """Tab: with "No" chosen, deny with a note; else edit a command, or (any other
+        call) allow with a note, which the model reads after the call's result (Claude
+        Code's "Yes, and tell Claude what to do next")."""
+        if self.choices[self.highlighted].act is Act.DENY:
             await self.action_deny_with_note()
             return
         if self.query("#note"):
+            return
+        if not self.amends_command:
+            note = Input(placeholder="what the model should do next (Enter allows the call with it, "
+                         "Esc denies)", id="note", classes="yes")
+            await self._mount_answer_part(note, before="#keys")
+            note.focus()
             return
         field = Input(str(self.request.input["command"]), id="note", classes="command",
                       select_on_focus=False)
@@ -378,6 +470,9 @@ class PermissionScreen(ModalScreen[Decide | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if event.input.has_class("yes"):
+            self._answer(self.choices[self.highlighted], event.value.strip())
+            return
         if not event.input.has_class("command"):
             self._answer(self._deny_choice(), event.value.strip())
             return
