@@ -153,6 +153,20 @@ async def login(config: ServerConfig, auth_dir: Path, open_url: OpenUrl, *, work
         raise ValueError(f"MCP server {config.name} did not ask for a login (no token was needed)")
 
 
+def keep_client_secret(config: ServerConfig, auth_dir: Path, secret: str) -> None:
+    """Keep the secret of ``config``'s pre-registered client (``oauth.clientId``) in
+    its owner-only file, for this server and URL only; raise ValueError when it has none."""
+    if not uses_oauth(config):
+        raise ValueError(f"MCP server {config.name} is not an HTTP server that logs in")
+    if config.oauth is None or not config.oauth.client_id:
+        raise ValueError(f'MCP server {config.name} has no pre-registered client ("oauth": {{"clientId": ...}} '
+                         "in its entry): a client secret belongs to one")
+    secret = secret.strip()
+    if not secret:
+        raise ValueError("the client secret is empty")
+    TokenFile(token_path(auth_dir, config)).set_client_secret(config.oauth.client_id, secret)
+
+
 async def _gated(session: ClientSession, init: Any, store: TokenFile) -> None:
     """A server may let ``initialize`` through and want a login only for the methods
     after it: list what it offers, as a session does, until one of them asks."""
@@ -181,4 +195,4 @@ def _worded(exc: BaseException, config: ServerConfig) -> BaseException:
     return ValueError(f"cannot log in to {config.url}: {short(leaf)}")
 
 
-__all__ = ["Callback", "login"]
+__all__ = ["Callback", "keep_client_secret", "login"]

@@ -7,7 +7,9 @@ provider. A server that answers 401 is then discovered and registered with, and
 a stored token is sent and refreshed (before it expires, with a margin for the
 clocks). What is kept lives in one owner-only file per server (``0600``, in an
 ``0700`` folder under the state folder): the registered client and the tokens, with
-the time the access token expires.
+the time the access token expires, the scope a server asked for later (a ``403
+insufficient_scope``: the next login asks for it too) and a pre-registered client's
+secret (set by the user, never by a settings file).
 
 A connection made in the background never opens a browser: when the server wants a
 login and no token will do, its provider raises :class:`LoginNeeded` and the
@@ -20,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import socket
 import time
 from collections.abc import Awaitable, Callable
@@ -28,6 +31,7 @@ from typing import Any
 
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.oauth2 import OAuthContext
+from mcp.client.auth.utils import is_valid_client_metadata_url, union_scopes
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from agent_tui.atomic import write_atomic
@@ -39,6 +43,10 @@ CLIENT_NAME = "agent-tui"
 #: A token is refreshed this long before the server says it expires (at most a
 #: quarter of its life), so that clock skew and a slow request do not meet a 401.
 EXPIRY_MARGIN_S = 30.0
+#: Claude Code's variable for a Client ID Metadata Document: the HTTPS URL that is the
+#: client id where the authorization server takes one. Read from the environment
+#: only (no settings file may name the client a login consents to).
+CIMD_ENV = "MCP_OAUTH_CLIENT_METADATA_URL"
 
 
 class LoginNeeded(Exception):
@@ -130,11 +138,38 @@ class TokenFile:
             return
         data.pop("tokens", None)
         if client:
-            data.pop("client", None)
+            for key in ("client", "scope", "secret"):
+                data.pop(key, None)
         self._write(data)
 
     def has_tokens(self) -> bool:
         return isinstance(self._read().get("tokens"), dict)
+
+    def wanted_scope(self) -> str | None:
+        """The scope a server asked for after a login (step-up): the next login asks for it."""
+        scope = self._read().get("scope")
+        return scope if isinstance(scope, str) and scope else None
+
+    def want_scope(self, scope: str | None) -> None:
+        if scope and scope != self.wanted_scope():
+            data = self._read()
+            data["scope"] = scope
+            self._write(data)
+
+    def client_secret(self, client_id: str) -> str | None:
+        """The secret the user gave for the pre-registered ``client_id`` (None for another id)."""
+        raw = self._read().get("secret")
+        if isinstance(raw, dict) and raw.get("client_id") == client_id and isinstance(raw.get("client_secret"), str):
+            return str(raw["client_secret"])
+        return None
+
+    def set_client_secret(self, client_id: str, secret: str) -> None:
+        """Keep a pre-registered client's secret (the registered client is built again with it)."""
+        data = self._read()
+        data["secret"] = {"client_id": client_id, "client_secret": secret}
+        data.pop("client", None)
+        data.pop("tokens", None)
+        self._write(data)
 
 
 class _Context(OAuthContext):
@@ -149,14 +184,38 @@ class Provider(OAuthClientProvider):
     would take a token loaded from storage as valid until the server says 401, and
     then ask for a whole new login instead of refreshing)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, server_url: str, metadata: OAuthClientMetadata, store: TokenFile,
+                 scopes: str | None = None, **kwargs: Any) -> None:
+        super().__init__(server_url, metadata, store, **kwargs)
         self.context.__class__ = _Context
+        self.store = store
+        self.scopes = scopes
 
     async def _initialize(self) -> None:
         await super()._initialize()
         if self.context.current_tokens is not None:
             self.context.update_token_expiry(self.context.current_tokens)
+
+    async def _perform_authorization(self) -> Any:
+        """Ask for the configured scopes, those a server asked for later (kept: a
+        login in the background only records them) and those it asks for now."""
+        meta = self.context.client_metadata
+        meta.scope = union_scopes(union_scopes(self.scopes, self.store.wanted_scope()), meta.scope)
+        self.store.want_scope(meta.scope)
+        await self._secret_method()
+        return await super()._perform_authorization()
+
+    async def _secret_method(self) -> None:
+        """A client with a secret authenticates as the authorization server says it
+        may (``client_secret_basic``, RFC 8414's default, else ``client_secret_post``)."""
+        info, meta = self.context.client_info, self.context.oauth_metadata
+        if info is None or not info.client_secret or meta is None or not meta.token_endpoint_auth_methods_supported:
+            return
+        methods = meta.token_endpoint_auth_methods_supported
+        if info.token_endpoint_auth_method not in methods:
+            chosen = "client_secret_post" if "client_secret_basic" not in methods else "client_secret_basic"
+            self.context.client_info = info.model_copy(update={"token_endpoint_auth_method": chosen})
+            await self.store.set_client_info(self.context.client_info)
 
 
 def client_metadata(redirect_uri: str, scopes: str | None = None) -> OAuthClientMetadata:
@@ -181,15 +240,28 @@ def _pre_registered(config: ServerConfig, store: TokenFile, redirect_uri: str) -
     if config.oauth is None or not config.oauth.client_id:
         return
     data = store._read()
-    if (data.get("client") or {}).get("client_id") == config.oauth.client_id:
+    secret = store.client_secret(config.oauth.client_id)
+    held = data.get("client") or {}
+    if held.get("client_id") == config.oauth.client_id and held.get("client_secret") == secret:
         return
     data.pop("tokens", None)
     data["client"] = OAuthClientInformationFull(
-        client_id=config.oauth.client_id, redirect_uris=[redirect_uri],
+        client_id=config.oauth.client_id, client_secret=secret, redirect_uris=[redirect_uri],
         grant_types=["authorization_code", "refresh_token"], response_types=["code"],
-        token_endpoint_auth_method="none",
+        token_endpoint_auth_method="client_secret_basic" if secret else "none",
     ).model_dump(mode="json", exclude_none=True)
     store._write(data)
+
+
+def metadata_url() -> str | None:
+    """The Client ID Metadata Document URL of ``MCP_OAUTH_CLIENT_METADATA_URL`` (None
+    when unset); a bad one is refused rather than falling back to registration."""
+    url = os.environ.get(CIMD_ENV, "").strip()
+    if not url:
+        return None
+    if not is_valid_client_metadata_url(url):
+        raise ValueError(f"{CIMD_ENV} must be an https:// URL with a path, got {url!r}")
+    return url
 
 
 def make_provider(
@@ -200,23 +272,26 @@ def make_provider(
     assert config.url is not None
     _pre_registered(config, store, redirect_uri)
     scopes = config.oauth.scopes if config.oauth is not None else None
-    return Provider(config.url, client_metadata(redirect_uri, scopes), store,
-                    redirect_handler=redirect_handler, callback_handler=callback_handler)
+    return Provider(config.url, client_metadata(redirect_uri, scopes), store=store, scopes=scopes,
+                    redirect_handler=redirect_handler, callback_handler=callback_handler,
+                    client_metadata_url=metadata_url())
 
 
-def background_provider(config: ServerConfig, auth_dir: Path, on_needed: Callable[[], None]) -> Provider:
+def background_provider(config: ServerConfig, auth_dir: Path, on_needed: Callable[[str | None], None]) -> Provider:
     """The provider of a connection made in the background: it sends and refreshes
-    the stored token; when only a new login would do, it raises LoginNeeded."""
+    the stored token; when only a new login would do, it raises LoginNeeded (the
+    scope it would have asked for is kept for that login, and handed to ``on_needed``)."""
 
     async def no_browser(_url: str) -> None:
-        on_needed()
+        on_needed(provider.context.client_metadata.scope)
         raise LoginNeeded(f"MCP server {config.name} needs a login: /mcp, or agent-tui mcp login {config.name}")
 
     async def no_callback() -> AuthorizationCodeResult:
         raise LoginNeeded("no login in the background")
 
     store = TokenFile(token_path(auth_dir, config))
-    return make_provider(config, store, redirect_uri_for(config, store), no_browser, no_callback)
+    provider = make_provider(config, store, redirect_uri_for(config, store), no_browser, no_callback)
+    return provider
 
 
 def loopback_uri(port: int) -> str:
@@ -251,6 +326,7 @@ __all__ = [
     "client_metadata",
     "loopback_uri",
     "make_provider",
+    "metadata_url",
     "registered_port",
     "token_path",
     "uses_oauth",
