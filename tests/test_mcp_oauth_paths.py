@@ -132,3 +132,64 @@ async def test_a_metadata_document_url_comes_from_the_environment_and_a_bad_one_
         await manager.login("web", browser([], []))
         assert len(events(record, "register")) == 1
         assert events(record, "authorize")[0]["client_id"] == events(record, "register")[0]["client_id"]
+
+
+def _machine_server(seen: list[dict[str, Any]]) -> Any:
+    """An authorization server that grants only ``client_credentials`` (client_secret_basic),
+    and its resource: in process, through the real SDK flow."""
+    import base64
+
+    import httpx2
+
+    base = "https://mcp.example"
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        path = request.url.path
+        if path == "/.well-known/oauth-protected-resource/mcp":
+            return httpx2.Response(200, json={"resource": f"{base}/mcp", "authorization_servers": [base]})
+        if path == "/.well-known/oauth-authorization-server":
+            return httpx2.Response(200, json={
+                "issuer": base, "authorization_endpoint": f"{base}/authorize", "token_endpoint": f"{base}/token",
+                "response_types_supported": ["code"], "grant_types_supported": ["client_credentials"],
+                "token_endpoint_auth_methods_supported": ["client_secret_basic"]})
+        if path == "/token":
+            form = dict(pair.split("=", 1) for pair in request.content.decode().split("&"))
+            seen.append({"form": form, "basic": base64.b64decode(
+                request.headers.get("authorization", "Basic ").removeprefix("Basic ")).decode()})
+            return httpx2.Response(200, json={"access_token": "machine", "token_type": "Bearer", "expires_in": 3600})
+        if path == "/mcp":
+            if request.headers.get("authorization") == "Bearer machine":
+                return httpx2.Response(200, json={"ok": True})
+            return httpx2.Response(401, headers={"WWW-Authenticate": (
+                f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"')})
+        return httpx2.Response(404)
+
+    return httpx2.MockTransport(handle)
+
+
+@pytest.mark.asyncio
+async def test_a_client_with_a_secret_gets_a_machine_token_where_only_that_grant_is_offered(tmp_path: Path) -> None:
+    import httpx2
+
+    from agent_tui.mcp.oauth import background_provider
+    from agent_tui.settings.mcp_servers import OAuthOptions, ServerConfig, Transport
+
+    config = ServerConfig(name="m2m", transport=Transport.HTTP, source=Path("test"), url="https://mcp.example/mcp",
+                          oauth=OAuthOptions(client_id="robot"))
+    needed: list[str | None] = []
+    seen: list[dict[str, Any]] = []
+    # Without a secret it is a login the background may not ask for.
+    async with httpx2.AsyncClient(transport=_machine_server(seen),
+                                  auth=background_provider(config, tmp_path, needed.append)) as client:
+        with pytest.raises(Exception, match="needs a login"):
+            await client.post(config.url or "", json={})
+    assert needed == [None] and seen == []
+    TokenFile(token_path(tmp_path, config)).set_client_secret("robot", "beep")
+    async with httpx2.AsyncClient(transport=_machine_server(seen),
+                                  auth=background_provider(config, tmp_path, needed.append)) as client:
+        answer = await client.post(config.url or "", json={})
+    assert answer.status_code == 200 and needed == [None]  # no login, no browser
+    [token_request] = seen
+    assert token_request["form"]["grant_type"] == "client_credentials"
+    assert token_request["basic"] == "robot:beep"
+    assert TokenFile(token_path(tmp_path, config))._read()["tokens"]["access_token"] == "machine"

@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import httpx2
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.oauth2 import OAuthContext
 from mcp.client.auth.utils import is_valid_client_metadata_url, union_scopes
@@ -196,14 +197,33 @@ class Provider(OAuthClientProvider):
         if self.context.current_tokens is not None:
             self.context.update_token_expiry(self.context.current_tokens)
 
-    async def _perform_authorization(self) -> Any:
+    async def _perform_authorization(self) -> httpx2.Request:
         """Ask for the configured scopes, those a server asked for later (kept: a
         login in the background only records them) and those it asks for now."""
         meta = self.context.client_metadata
         meta.scope = union_scopes(union_scopes(self.scopes, self.store.wanted_scope()), meta.scope)
         self.store.want_scope(meta.scope)
         await self._secret_method()
+        if self._machine_to_machine():
+            return self._client_credentials()
         return await super()._perform_authorization()
+
+    def _machine_to_machine(self) -> bool:
+        """A client with a secret, at an authorization server that grants only
+        ``client_credentials`` (no user, no browser: headless use)."""
+        info, meta = self.context.client_info, self.context.oauth_metadata
+        grants = (meta.grant_types_supported or []) if meta is not None else []
+        return bool(info is not None and info.client_secret and "client_credentials" in grants
+                    and "authorization_code" not in grants)
+
+    def _client_credentials(self) -> httpx2.Request:
+        data: dict[str, str] = {"grant_type": "client_credentials"}
+        data, headers = self.context.prepare_token_auth(data, {"Content-Type": "application/x-www-form-urlencoded"})
+        if self.context.should_include_resource_param(self.context.protocol_version):
+            data["resource"] = self.context.get_resource_url()
+        if self.context.client_metadata.scope:
+            data["scope"] = self.context.client_metadata.scope
+        return httpx2.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
 
     async def _secret_method(self) -> None:
         """A client with a secret authenticates as the authorization server says it
