@@ -76,7 +76,8 @@ def test_a_client_secret_is_given_to_the_login_and_kept_owner_only(tmp_path: Pat
         [saved] = (tmp_path / "home").rglob("mcp-auth/web-*.json")
         assert stat.S_IMODE(saved.stat().st_mode) == 0o600
         kept = json.loads(saved.read_text())
-        assert kept["secret"] == {"client_id": "confidential", "client_secret": "s3cret"}
+        # bound to the authorization server it was first sent to
+        assert kept["secret"] == {"client_id": "confidential", "client_secret": "s3cret", "issuer": url.removesuffix("/mcp")}
         assert kept["tokens"]["access_token"] == events(record, "token")[0]["access"]
         assert "s3cret" not in (ws / ".mcp.json").read_text()
 
@@ -134,9 +135,9 @@ async def test_a_metadata_document_url_comes_from_the_environment_and_a_bad_one_
         assert events(record, "authorize")[0]["client_id"] == events(record, "register")[0]["client_id"]
 
 
-def _machine_server(seen: list[dict[str, Any]]) -> Any:
-    """An authorization server that grants only ``client_credentials`` (client_secret_basic),
-    and its resource: in process, through the real SDK flow."""
+def _machine_server(seen: list[dict[str, Any]], issuer: str = "https://mcp.example") -> Any:
+    """An authorization server (``issuer``) that grants only ``client_credentials``
+    (client_secret_basic), and its resource: in process, through the real SDK flow."""
     import base64
 
     import httpx2
@@ -146,19 +147,19 @@ def _machine_server(seen: list[dict[str, Any]]) -> Any:
     def handle(request: httpx2.Request) -> httpx2.Response:
         path = request.url.path
         if path == "/.well-known/oauth-protected-resource/mcp":
-            return httpx2.Response(200, json={"resource": f"{base}/mcp", "authorization_servers": [base]})
+            return httpx2.Response(200, json={"resource": f"{base}/mcp", "authorization_servers": [issuer]})
         if path == "/.well-known/oauth-authorization-server":
             return httpx2.Response(200, json={
-                "issuer": base, "authorization_endpoint": f"{base}/authorize", "token_endpoint": f"{base}/token",
+                "issuer": issuer, "authorization_endpoint": f"{issuer}/authorize", "token_endpoint": f"{issuer}/token",
                 "response_types_supported": ["code"], "grant_types_supported": ["client_credentials"],
                 "token_endpoint_auth_methods_supported": ["client_secret_basic"]})
         if path == "/token":
             form = dict(pair.split("=", 1) for pair in request.content.decode().split("&"))
-            seen.append({"form": form, "basic": base64.b64decode(
+            seen.append({"host": request.url.host, "form": form, "basic": base64.b64decode(
                 request.headers.get("authorization", "Basic ").removeprefix("Basic ")).decode()})
             return httpx2.Response(200, json={"access_token": "machine", "token_type": "Bearer", "expires_in": 3600})
         if path == "/mcp":
-            if request.headers.get("authorization") == "Bearer machine":
+            if request.headers.get("authorization") == "Bearer machine" and issuer == base:
                 return httpx2.Response(200, json={"ok": True})
             return httpx2.Response(401, headers={"WWW-Authenticate": (
                 f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"')})
@@ -193,3 +194,11 @@ async def test_a_client_with_a_secret_gets_a_machine_token_where_only_that_grant
     assert token_request["form"]["grant_type"] == "client_credentials"
     assert token_request["basic"] == "robot:beep"
     assert TokenFile(token_path(tmp_path, config))._read()["tokens"]["access_token"] == "machine"
+
+    # The server now names another authorization server: the secret does not go there.
+    async with httpx2.AsyncClient(transport=_machine_server(seen, "https://elsewhere.example"),
+                                  auth=background_provider(config, tmp_path, needed.append)) as client:
+        with pytest.raises(Exception):
+            await client.post(config.url or "", json={})
+    assert [r["host"] for r in seen] == ["mcp.example"]  # it registers there instead (and fails)
+    assert TokenFile(token_path(tmp_path, config)).secret_issuer() == "https://mcp.example"

@@ -164,6 +164,18 @@ class TokenFile:
             return str(raw["client_secret"])
         return None
 
+    def secret_issuer(self) -> str | None:
+        """The authorization server the secret was first sent to (it goes to no other)."""
+        raw = self._read().get("secret")
+        issuer = raw.get("issuer") if isinstance(raw, dict) else None
+        return issuer if isinstance(issuer, str) else None
+
+    def bind_secret(self, issuer: str) -> None:
+        data = self._read()
+        if isinstance(data.get("secret"), dict) and not data["secret"].get("issuer"):
+            data["secret"]["issuer"] = issuer
+            self._write(data)
+
     def set_client_secret(self, client_id: str, secret: str) -> None:
         """Keep a pre-registered client's secret (the registered client is built again with it)."""
         data = self._read()
@@ -227,14 +239,22 @@ class Provider(OAuthClientProvider):
 
     async def _secret_method(self) -> None:
         """A client with a secret authenticates as the authorization server says it
-        may (``client_secret_basic``, RFC 8414's default, else ``client_secret_post``)."""
+        may (``client_secret_basic``, RFC 8414's default, else ``client_secret_post``),
+        and is bound to that server: a server that later names another one gets no
+        secret (the SDK drops credentials bound to another issuer and registers)."""
         info, meta = self.context.client_info, self.context.oauth_metadata
-        if info is None or not info.client_secret or meta is None or not meta.token_endpoint_auth_methods_supported:
+        if info is None or not info.client_secret or meta is None:
             return
-        methods = meta.token_endpoint_auth_methods_supported
-        if info.token_endpoint_auth_method not in methods:
-            chosen = "client_secret_post" if "client_secret_basic" not in methods else "client_secret_basic"
-            self.context.client_info = info.model_copy(update={"token_endpoint_auth_method": chosen})
+        update: dict[str, Any] = {}
+        if info.issuer is None:
+            update["issuer"] = str(meta.issuer)
+            self.store.bind_secret(str(meta.issuer))
+        methods = meta.token_endpoint_auth_methods_supported or []
+        if methods and info.token_endpoint_auth_method not in methods:
+            update["token_endpoint_auth_method"] = (
+                "client_secret_post" if "client_secret_basic" not in methods else "client_secret_basic")
+        if update:
+            self.context.client_info = info.model_copy(update=update)
             await self.store.set_client_info(self.context.client_info)
 
 
@@ -261,12 +281,14 @@ def _pre_registered(config: ServerConfig, store: TokenFile, redirect_uri: str) -
         return
     data = store._read()
     secret = store.client_secret(config.oauth.client_id)
+    issuer = store.secret_issuer() if secret else None
     held = data.get("client") or {}
-    if held.get("client_id") == config.oauth.client_id and held.get("client_secret") == secret:
+    if (held.get("client_id"), held.get("client_secret")) == (config.oauth.client_id, secret) and (
+            not secret or held.get("issuer") == issuer):
         return
     data.pop("tokens", None)
     data["client"] = OAuthClientInformationFull(
-        client_id=config.oauth.client_id, client_secret=secret, redirect_uris=[redirect_uri],
+        client_id=config.oauth.client_id, client_secret=secret, issuer=issuer, redirect_uris=[redirect_uri],
         grant_types=["authorization_code", "refresh_token"], response_types=["code"],
         token_endpoint_auth_method="client_secret_basic" if secret else "none",
     ).model_dump(mode="json", exclude_none=True)
