@@ -9,10 +9,11 @@ logged in to as ``agent-tui mcp login`` does (``mcp/login.py``), with a "browser
 follows the authorization URL (the suite's authorization server approves at once),
 then connected again; when a call ends with the server wanting a new login (a
 scope step-up), the user logs in again and calls once more. What the scenario hands
-a client (``MCP_CONFORMANCE_CONTEXT``: a pre-registered client id and secret) is
-set as the user would: the id in the server's entry, the secret kept as ``agent-tui
-mcp login --client-secret`` keeps it. A question (elicitation) is answered as a user who presses
-Enter through the TUI's form would: each field's default, accepted.
+a client (``MCP_CONFORMANCE_CONTEXT``: a pre-registered client id and its secret or
+private key) is set as the user would: the id in the server's entry, the secret or
+key kept as ``agent-tui mcp login --client-secret`` or ``--client-key`` keeps it. A
+question (elicitation) is answered as a user who presses Enter through the TUI's
+form would: each field's default, accepted.
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ async def main(url: str) -> int:
     config = ServerConfig(name=NAME, transport=Transport.HTTP, source=Path("conformance"), url=url, oauth=oauth)
     if oauth is not None and context.get("client_secret"):
         TokenFile(token_path(home / "auth", config)).set_client_secret(context["client_id"], context["client_secret"])
+    if oauth is not None and context.get("private_key_pem"):  # as mcp login --client-key keeps it
+        TokenFile(token_path(home / "auth", config)).set_client_key(context["client_id"], context["private_key_pem"])
     if os.environ.get("MCP_CONFORMANCE_SCENARIO") == "auth/basic-cimd":
         os.environ[CIMD_ENV] = CIMD_URL
     manager = McpManager([config], workspace=home, log_dir=home / "logs", auth_dir=home / "auth",

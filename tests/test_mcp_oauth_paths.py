@@ -135,7 +135,8 @@ async def test_a_metadata_document_url_comes_from_the_environment_and_a_bad_one_
         assert events(record, "authorize")[0]["client_id"] == events(record, "register")[0]["client_id"]
 
 
-def _machine_server(seen: list[dict[str, Any]], issuer: str = "https://mcp.example") -> Any:
+def _machine_server(seen: list[dict[str, Any]], issuer: str = "https://mcp.example",
+                    methods: tuple[str, ...] = ("client_secret_basic",)) -> Any:
     """An authorization server (``issuer``) that grants only ``client_credentials``
     (client_secret_basic), and its resource: in process, through the real SDK flow."""
     import base64
@@ -152,9 +153,11 @@ def _machine_server(seen: list[dict[str, Any]], issuer: str = "https://mcp.examp
             return httpx2.Response(200, json={
                 "issuer": issuer, "authorization_endpoint": f"{issuer}/authorize", "token_endpoint": f"{issuer}/token",
                 "response_types_supported": ["code"], "grant_types_supported": ["client_credentials"],
-                "token_endpoint_auth_methods_supported": ["client_secret_basic"]})
+                "token_endpoint_auth_methods_supported": list(methods)})
         if path == "/token":
-            form = dict(pair.split("=", 1) for pair in request.content.decode().split("&"))
+            from urllib.parse import parse_qsl
+
+            form = dict(parse_qsl(request.content.decode()))
             seen.append({"host": request.url.host, "form": form, "basic": base64.b64decode(
                 request.headers.get("authorization", "Basic ").removeprefix("Basic ")).decode()})
             return httpx2.Response(200, json={"access_token": "machine", "token_type": "Bearer", "expires_in": 3600})
@@ -202,3 +205,38 @@ async def test_a_client_with_a_secret_gets_a_machine_token_where_only_that_grant
             await client.post(config.url or "", json={})
     assert [r["host"] for r in seen] == ["mcp.example"]  # it registers there instead (and fails)
     assert TokenFile(token_path(tmp_path, config)).secret_issuer() == "https://mcp.example"
+
+
+@pytest.mark.asyncio
+async def test_a_client_key_signs_the_machine_token_request(tmp_path: Path) -> None:
+    import httpx2
+    import jwt
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from agent_tui.mcp.login import keep_client_key
+    from agent_tui.mcp.oauth import background_provider
+    from agent_tui.settings.mcp_servers import OAuthOptions, ServerConfig, Transport
+
+    config = ServerConfig(name="m2m", transport=Transport.HTTP, source=Path("test"), url="https://mcp.example/mcp",
+                          oauth=OAuthOptions(client_id="robot"))
+    with pytest.raises(ValueError, match="not an unencrypted PEM private key"):
+        keep_client_key(config, tmp_path, "-----BEGIN NOTHING-----")
+    key = ec.generate_private_key(ec.SECP256R1())
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption()).decode()
+    keep_client_key(config, tmp_path, pem)
+    seen: list[dict[str, Any]] = []
+    async with httpx2.AsyncClient(transport=_machine_server(seen, methods=("private_key_jwt",)),
+                                  auth=background_provider(config, tmp_path, lambda _scope: None)) as client:
+        answer = await client.post(config.url or "", json={})
+    assert answer.status_code == 200
+    [token_request] = seen
+    form = token_request["form"]
+    assert form["grant_type"] == "client_credentials" and "client_secret" not in form
+    assert form["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    claims = jwt.decode(form["client_assertion"], key.public_key(), algorithms=["ES256"],
+                        audience="https://mcp.example")
+    assert claims["iss"] == claims["sub"] == "robot"
+    kept = json.loads(token_path(tmp_path, config).read_text())
+    assert stat.S_IMODE(token_path(tmp_path, config).stat().st_mode) == 0o600 and kept["key"]["pem"] == pem

@@ -4,7 +4,8 @@ browser, or the URL printed when there is none; the redirect comes back to a loo
 port). The tokens are kept owner-only in the state folder, where every later session
 finds them.
 ``--client-secret`` asks for a pre-registered client's secret (or takes
-``MCP_CLIENT_SECRET``) and keeps it there too. ``agent-tui mcp logout NAME`` forgets them.
+``MCP_CLIENT_SECRET``) and keeps it there too; ``--client-key FILE`` keeps the private
+key (PEM) such a client signs its token requests with instead. ``agent-tui mcp logout NAME`` forgets them.
 """
 
 from __future__ import annotations
@@ -25,14 +26,14 @@ def _secret(name: str) -> str:
     return os.environ.get("MCP_CLIENT_SECRET") or getpass.getpass(f"Client secret for {name}: ")
 
 
-USAGE = "usage: agent-tui mcp login|logout NAME [--cwd DIR] [--client-secret]"
+USAGE = "usage: agent-tui mcp login|logout NAME [--cwd DIR] [--client-secret | --client-key FILE]"
 
 
 def mcp_main(argv: list[str]) -> int:
     from agent_tui.paths import state_home
     from agent_tui.settings.mcp_servers import load_config
     from agent_tui.mcp_catalog.browser import open_in_browser
-    from agent_tui.mcp.login import keep_client_secret, login
+    from agent_tui.mcp.login import keep_client_key, keep_client_secret, login
     from agent_tui.mcp.oauth import AUTH_DIR, LoginRefused, TokenFile, token_path
 
     args = list(argv)
@@ -47,7 +48,16 @@ def mcp_main(argv: list[str]) -> int:
     with_secret = "--client-secret" in args
     if with_secret:
         args.remove("--client-secret")
-    if len(args) != 2 or args[0] not in ("login", "logout") or (with_secret and args[0] != "login"):
+    key_file: Path | None = None
+    if "--client-key" in args:
+        at = args.index("--client-key")
+        if at + 1 >= len(args):
+            print(USAGE, file=sys.stderr)
+            return 1
+        key_file = Path(args[at + 1]).expanduser()
+        del args[at : at + 2]
+    if len(args) != 2 or args[0] not in ("login", "logout") or (
+            (with_secret or key_file is not None) and args[0] != "login"):
         print(USAGE, file=sys.stderr)
         return 1
     action, name = args
@@ -67,6 +77,12 @@ def mcp_main(argv: list[str]) -> int:
     try:
         if with_secret:
             keep_client_secret(server, auth_dir, _secret(name))
+        if key_file is not None:
+            try:
+                pem = key_file.read_text(encoding="utf-8")
+            except (OSError, UnicodeError) as exc:
+                raise ValueError(f"cannot read the client key {key_file}: {exc}") from None
+            keep_client_key(server, auth_dir, pem)
         asyncio.run(login(server, auth_dir, open_in_browser(_show), workspace=cwd))
     except LoginRefused as exc:
         print(f"agent-tui: cannot log in to {name}: {exc}", file=sys.stderr)

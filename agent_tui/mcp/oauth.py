@@ -139,7 +139,7 @@ class TokenFile:
             return
         data.pop("tokens", None)
         if client:
-            for key in ("client", "scope", "secret"):
+            for key in ("client", "scope", "secret", "key"):
                 data.pop(key, None)
         self._write(data)
 
@@ -163,6 +163,20 @@ class TokenFile:
         if isinstance(raw, dict) and raw.get("client_id") == client_id and isinstance(raw.get("client_secret"), str):
             return str(raw["client_secret"])
         return None
+
+    def client_key(self, client_id: str) -> str | None:
+        """The private key (PEM) the user gave for ``client_id`` (``private_key_jwt``)."""
+        raw = self._read().get("key")
+        if isinstance(raw, dict) and raw.get("client_id") == client_id and isinstance(raw.get("pem"), str):
+            return str(raw["pem"])
+        return None
+
+    def set_client_key(self, client_id: str, pem: str) -> None:
+        data = self._read()
+        data["key"] = {"client_id": client_id, "pem": pem}
+        data.pop("client", None)
+        data.pop("tokens", None)
+        self._write(data)
 
     def secret_issuer(self) -> str | None:
         """The authorization server the secret was first sent to (it goes to no other)."""
@@ -217,20 +231,32 @@ class Provider(OAuthClientProvider):
         self.store.want_scope(meta.scope)
         await self._secret_method()
         if self._machine_to_machine():
-            return self._client_credentials()
+            return await self._client_credentials()
         return await super()._perform_authorization()
 
+    def _key(self) -> str | None:
+        info = self.context.client_info
+        return self.store.client_key(info.client_id) if info is not None and info.client_id else None
+
     def _machine_to_machine(self) -> bool:
-        """A client with a secret, at an authorization server that grants only
+        """A client with a secret or a key, at an authorization server that grants only
         ``client_credentials`` (no user, no browser: headless use)."""
         info, meta = self.context.client_info, self.context.oauth_metadata
         grants = (meta.grant_types_supported or []) if meta is not None else []
-        return bool(info is not None and info.client_secret and "client_credentials" in grants
+        return bool(info is not None and (info.client_secret or self._key()) and "client_credentials" in grants
                     and "authorization_code" not in grants)
 
-    def _client_credentials(self) -> httpx2.Request:
+    async def _client_credentials(self) -> httpx2.Request:
         data: dict[str, str] = {"grant_type": "client_credentials"}
         data, headers = self.context.prepare_token_auth(data, {"Content-Type": "application/x-www-form-urlencoded"})
+        key, meta, info = self._key(), self.context.oauth_metadata, self.context.client_info
+        if key is not None and meta is not None and info is not None:  # RFC 7523: a signed assertion
+            from mcp.client.auth.extensions.client_credentials import SignedJWTParameters
+
+            sign = SignedJWTParameters(issuer=info.client_id or "", subject=info.client_id or "",
+                                       signing_key=key, signing_algorithm=signing_algorithm(key))
+            data["client_assertion_type"] = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+            data["client_assertion"] = await sign.create_assertion_provider()(str(meta.issuer))
         if self.context.should_include_resource_param(self.context.protocol_version):
             data["resource"] = self.context.get_resource_url()
         if self.context.client_metadata.scope:
@@ -280,19 +306,42 @@ def _pre_registered(config: ServerConfig, store: TokenFile, redirect_uri: str) -
     if config.oauth is None or not config.oauth.client_id:
         return
     data = store._read()
+    keyed = store.client_key(config.oauth.client_id) is not None
     secret = store.client_secret(config.oauth.client_id)
     issuer = store.secret_issuer() if secret else None
     held = data.get("client") or {}
     if (held.get("client_id"), held.get("client_secret")) == (config.oauth.client_id, secret) and (
-            not secret or held.get("issuer") == issuer):
+            not secret or held.get("issuer") == issuer) and keyed == (held.get("token_endpoint_auth_method")
+                                                                    == "private_key_jwt"):
         return
     data.pop("tokens", None)
     data["client"] = OAuthClientInformationFull(
         client_id=config.oauth.client_id, client_secret=secret, issuer=issuer, redirect_uris=[redirect_uri],
         grant_types=["authorization_code", "refresh_token"], response_types=["code"],
-        token_endpoint_auth_method="client_secret_basic" if secret else "none",
+        token_endpoint_auth_method="private_key_jwt" if keyed else "client_secret_basic" if secret else "none",
     ).model_dump(mode="json", exclude_none=True)
     store._write(data)
+
+
+def signing_algorithm(pem: str) -> str:
+    """The JWS algorithm of a private key (ES256/384/512 by curve, RS256, EdDSA);
+    raise ValueError for what is not such a key."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    try:
+        key = load_pem_private_key(pem.encode(), password=None)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"not an unencrypted PEM private key ({exc})") from None
+    if isinstance(key, ec.EllipticCurvePrivateKey):
+        algs = {"secp256r1": "ES256", "secp384r1": "ES384", "secp521r1": "ES512"}
+        if key.curve.name in algs:
+            return algs[key.curve.name]
+    elif isinstance(key, rsa.RSAPrivateKey):
+        return "RS256"
+    elif isinstance(key, ed25519.Ed25519PrivateKey):
+        return "EdDSA"
+    raise ValueError("the key must be an EC (P-256, P-384, P-521), RSA or Ed25519 private key")
 
 
 def metadata_url() -> str | None:
@@ -370,6 +419,7 @@ __all__ = [
     "make_provider",
     "metadata_url",
     "registered_port",
+    "signing_algorithm",
     "token_path",
     "uses_oauth",
 ]
