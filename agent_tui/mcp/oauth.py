@@ -9,7 +9,9 @@ clocks). What is kept lives in one owner-only file per server (``0600``, in an
 ``0700`` folder under the state folder): the registered client and the tokens, with
 the time the access token expires, the scope a server asked for later (a ``403
 insufficient_scope``: the next login asks for it too) and a pre-registered client's
-secret (set by the user, never by a settings file).
+secret or private key (set by the user, never by a settings file). A client with
+one, at an authorization server that grants only ``client_credentials``, gets its
+token with that grant, in the background (machine to machine).
 
 A connection made in the background never opens a browser: when the server wants a
 login and no token will do, its provider raises :class:`LoginNeeded` and the
@@ -157,26 +159,30 @@ class TokenFile:
             data["scope"] = scope
             self._write(data)
 
-    def client_secret(self, client_id: str) -> str | None:
-        """The secret the user gave for the pre-registered ``client_id`` (None for another id)."""
-        raw = self._read().get("secret")
-        if isinstance(raw, dict) and raw.get("client_id") == client_id and isinstance(raw.get("client_secret"), str):
-            return str(raw["client_secret"])
+    def _given(self, kind: str, client_id: str, field: str) -> str | None:
+        raw = self._read().get(kind)
+        if isinstance(raw, dict) and raw.get("client_id") == client_id and isinstance(raw.get(field), str):
+            return str(raw[field])
         return None
 
-    def client_key(self, client_id: str) -> str | None:
-        """The private key (PEM) the user gave for ``client_id`` (``private_key_jwt``)."""
-        raw = self._read().get("key")
-        if isinstance(raw, dict) and raw.get("client_id") == client_id and isinstance(raw.get("pem"), str):
-            return str(raw["pem"])
-        return None
-
-    def set_client_key(self, client_id: str, pem: str) -> None:
+    def _give(self, kind: str, value: dict[str, str]) -> None:
+        """Keep what the user gave; the registered client is built again with it."""
         data = self._read()
-        data["key"] = {"client_id": client_id, "pem": pem}
+        data[kind] = value
         data.pop("client", None)
         data.pop("tokens", None)
         self._write(data)
+
+    def client_secret(self, client_id: str) -> str | None:
+        """The secret the user gave for the pre-registered ``client_id`` (None for another id)."""
+        return self._given("secret", client_id, "client_secret")
+
+    def client_key(self, client_id: str) -> str | None:
+        """The private key (PEM) the user gave for ``client_id`` (``private_key_jwt``)."""
+        return self._given("key", client_id, "pem")
+
+    def set_client_key(self, client_id: str, pem: str) -> None:
+        self._give("key", {"client_id": client_id, "pem": pem})
 
     def secret_issuer(self) -> str | None:
         """The authorization server the secret was first sent to (it goes to no other)."""
@@ -191,12 +197,7 @@ class TokenFile:
             self._write(data)
 
     def set_client_secret(self, client_id: str, secret: str) -> None:
-        """Keep a pre-registered client's secret (the registered client is built again with it)."""
-        data = self._read()
-        data["secret"] = {"client_id": client_id, "client_secret": secret}
-        data.pop("client", None)
-        data.pop("tokens", None)
-        self._write(data)
+        self._give("secret", {"client_id": client_id, "client_secret": secret})
 
 
 class _Context(OAuthContext):
