@@ -7,13 +7,19 @@ the server (streamable HTTP), lists its tools, and each tool is called as the mo
 would call it (arguments made from its schema). A server that needs a login is
 logged in to as ``agent-tui mcp login`` does (``mcp/login.py``), with a "browser" that
 follows the authorization URL (the suite's authorization server approves at once),
-then connected again. A question (elicitation) is answered as a user who presses
-Enter through the TUI's form would: each field's default, accepted.
+then connected again; when a call ends with the server wanting a new login (a
+scope step-up), the user logs in again and calls once more. What the scenario hands
+a client (``MCP_CONFORMANCE_CONTEXT``: a pre-registered client id and its secret or
+private key) is set as the user would: the id in the server's entry, the secret or
+key kept as ``agent-tui mcp login --client-secret`` or ``--client-key`` keeps it. A
+question (elicitation) is answered as a user who presses Enter through the TUI's
+form would: each field's default, accepted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import tempfile
@@ -24,10 +30,13 @@ from typing import Any
 from agent_tui.cancel import CancelScope
 from agent_tui.core.calls.tool import ToolContext, ToolSet
 from agent_tui.mcp import McpManager, ServerConfig, ServerState
+from agent_tui.mcp.oauth import CIMD_ENV, TokenFile, token_path
 from agent_tui.mcp_catalog.elicitation import ElicitAction, ElicitAnswer, Elicitation
-from agent_tui.settings.mcp_servers import Transport
+from agent_tui.settings.mcp_servers import OAuthOptions, Transport
 
 NAME = "conformance"
+#: The suite's authorization server takes this URL as a client id (auth/basic-cimd).
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
 
 
 async def accept_defaults(request: Elicitation) -> ElicitAnswer:
@@ -51,9 +60,25 @@ def _arguments(schema: dict[str, Any]) -> dict[str, Any]:
             if name in (schema.get("required") or props)}
 
 
+async def call_tools(manager: McpManager, home: Path) -> None:
+    for tool in manager.tools():
+        scope = CancelScope()
+        ctx = ToolContext(scope=scope, workspace=home, tool_use_id="toolu_conformance", operation_id="op")
+        result = await tool.run(tool.parse(_arguments(tool.input_schema())), ctx)
+        print(f"{tool.name}: {result.outcome}: {result.content[:200]}", file=sys.stderr)
+
+
 async def main(url: str) -> int:
     home = Path(tempfile.mkdtemp(prefix="mcp-conformance-"))
-    config = ServerConfig(name=NAME, transport=Transport.HTTP, source=Path("conformance"), url=url)
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    oauth = OAuthOptions(client_id=context["client_id"]) if context.get("client_id") else None
+    config = ServerConfig(name=NAME, transport=Transport.HTTP, source=Path("conformance"), url=url, oauth=oauth)
+    if oauth is not None and context.get("client_secret"):
+        TokenFile(token_path(home / "auth", config)).set_client_secret(context["client_id"], context["client_secret"])
+    if oauth is not None and context.get("private_key_pem"):  # as mcp login --client-key keeps it
+        TokenFile(token_path(home / "auth", config)).set_client_key(context["client_id"], context["private_key_pem"])
+    if os.environ.get("MCP_CONFORMANCE_SCENARIO") == "auth/basic-cimd":
+        os.environ[CIMD_ENV] = CIMD_URL
     manager = McpManager([config], workspace=home, log_dir=home / "logs", auth_dir=home / "auth",
                          start_timeout_s=20)
     manager.set_elicitor(accept_defaults)
@@ -69,11 +94,13 @@ async def main(url: str) -> int:
         print(f"not ready: {manager.connections[NAME].error}", file=sys.stderr)
         await manager.shutdown()
         return 1
-    for tool in manager.tools():
-        scope = CancelScope()
-        ctx = ToolContext(scope=scope, workspace=home, tool_use_id="toolu_conformance", operation_id="op")
-        result = await tool.run(tool.parse(_arguments(tool.input_schema())), ctx)
-        print(f"{tool.name}: {result.outcome}: {result.content[:200]}", file=sys.stderr)
+    await call_tools(manager, home)
+    state = manager.connections[NAME].state
+    print(f"after the calls: {state} {manager.connections[NAME].error}", file=sys.stderr)
+    if state is ServerState.NEEDS_LOGIN:  # a later call wanted more (a scope step-up)
+        await manager.login(NAME, browse)
+        await manager.wait_started(20)
+        await call_tools(manager, home)
     await manager.shutdown()
     return 0
 

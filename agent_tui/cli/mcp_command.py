@@ -3,7 +3,9 @@
 browser, or the URL printed when there is none; the redirect comes back to a loopback
 port). The tokens are kept owner-only in the state folder, where every later session
 finds them.
-``agent-tui mcp logout NAME`` forgets them.
+``--client-secret`` asks for a pre-registered client's secret (or takes
+``MCP_CLIENT_SECRET``) and keeps it there too; ``--client-key FILE`` keeps the private
+key (PEM) such a client signs its token requests with instead. ``agent-tui mcp logout NAME`` forgets them.
 """
 
 from __future__ import annotations
@@ -16,14 +18,22 @@ def _show(text: str) -> None:
     print(text, flush=True)  # the URL is needed now, also through a pipe
 
 
-USAGE = "usage: agent-tui mcp login|logout NAME [--cwd DIR]"
+def _secret(name: str) -> str:
+    """``MCP_CLIENT_SECRET``, else asked for without echo (as Claude Code's ``--client-secret``)."""
+    import getpass
+    import os
+
+    return os.environ.get("MCP_CLIENT_SECRET") or getpass.getpass(f"Client secret for {name}: ")
+
+
+USAGE = "usage: agent-tui mcp login|logout NAME [--cwd DIR] [--client-secret | --client-key FILE]"
 
 
 def mcp_main(argv: list[str]) -> int:
     from agent_tui.paths import state_home
     from agent_tui.settings.mcp_servers import load_config
     from agent_tui.mcp_catalog.browser import open_in_browser
-    from agent_tui.mcp.login import login
+    from agent_tui.mcp.login import keep_client_key, keep_client_secret, login
     from agent_tui.mcp.oauth import AUTH_DIR, LoginRefused, TokenFile, token_path
 
     args = list(argv)
@@ -35,7 +45,19 @@ def mcp_main(argv: list[str]) -> int:
             return 1
         cwd = Path(args[at + 1]).expanduser().resolve()
         del args[at : at + 2]
-    if len(args) != 2 or args[0] not in ("login", "logout"):
+    with_secret = "--client-secret" in args
+    if with_secret:
+        args.remove("--client-secret")
+    key_file: Path | None = None
+    if "--client-key" in args:
+        at = args.index("--client-key")
+        if at + 1 >= len(args):
+            print(USAGE, file=sys.stderr)
+            return 1
+        key_file = Path(args[at + 1]).expanduser()
+        del args[at : at + 2]
+    if len(args) != 2 or args[0] not in ("login", "logout") or (
+            (with_secret or key_file is not None) and args[0] != "login"):
         print(USAGE, file=sys.stderr)
         return 1
     action, name = args
@@ -53,6 +75,14 @@ def mcp_main(argv: list[str]) -> int:
         print(f"Logged out of {name}.")
         return 0
     try:
+        if with_secret:
+            keep_client_secret(server, auth_dir, _secret(name))
+        if key_file is not None:
+            try:
+                pem = key_file.read_text(encoding="utf-8")
+            except (OSError, UnicodeError) as exc:
+                raise ValueError(f"cannot read the client key {key_file}: {exc}") from None
+            keep_client_key(server, auth_dir, pem)
         asyncio.run(login(server, auth_dir, open_in_browser(_show), workspace=cwd))
     except LoginRefused as exc:
         print(f"agent-tui: cannot log in to {name}: {exc}", file=sys.stderr)

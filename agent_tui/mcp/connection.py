@@ -224,6 +224,11 @@ class McpConnection:
         self._inbox.put_nowait(item)
         return await asyncio.wait_for(item.answer, timeout)
 
+    @property
+    def login_needed(self) -> bool:
+        """The server refused a request until the user logs in (again)."""
+        return self._login_needed
+
     def stderr_tail(self) -> str:
         """The last lines the server wrote to stderr since its latest start."""
         return self.log.tail()
@@ -238,7 +243,8 @@ class McpConnection:
 
     def _fail(self, error: str) -> None:
         if self._login_needed:
-            self._set_state(ServerState.NEEDS_LOGIN, f"needs a login: /mcp, or agent-tui mcp login {self.name}")
+            if self.state is not ServerState.NEEDS_LOGIN:  # set already when a call asked for more
+                self._set_state(ServerState.NEEDS_LOGIN, f"needs a login: /mcp, or agent-tui mcp login {self.name}")
             if self._started is not None and not self._started.done():
                 self._started.set_result(self.error)
             return
@@ -346,8 +352,12 @@ class McpConnection:
         if self.auth_dir is None or not oauth.uses_oauth(self.config):
             return None
 
-        def needed() -> None:
+        def needed(scope: str | None) -> None:
             self._login_needed = True
+            if self.state is ServerState.READY:  # a call was refused for want of scope (step-up)
+                more = f" (the server asks for {scope})" if scope else ""
+                self._set_state(ServerState.NEEDS_LOGIN,
+                                f"needs a new login{more}: /mcp, or agent-tui mcp login {self.name}")
 
         return oauth.background_provider(self.config, self.auth_dir, needed)
 

@@ -32,6 +32,7 @@ from agent_tui.mcp.oauth import (
     loopback_uri,
     make_provider,
     registered_port,
+    signing_algorithm,
     token_path,
     uses_oauth,
 )
@@ -153,6 +154,34 @@ async def login(config: ServerConfig, auth_dir: Path, open_url: OpenUrl, *, work
         raise ValueError(f"MCP server {config.name} did not ask for a login (no token was needed)")
 
 
+def _client_id(config: ServerConfig, what: str) -> str:
+    if not uses_oauth(config):
+        raise ValueError(f"MCP server {config.name} is not an HTTP server that logs in")
+    if config.oauth is None or not config.oauth.client_id:
+        raise ValueError(f'MCP server {config.name} has no pre-registered client ("oauth": {{"clientId": ...}} '
+                         f"in its entry): a {what} belongs to one")
+    return config.oauth.client_id
+
+
+def keep_client_secret(config: ServerConfig, auth_dir: Path, secret: str) -> None:
+    """Keep the secret of ``config``'s pre-registered client (``oauth.clientId``) in
+    its owner-only file, for this server and URL only; raise ValueError when it has none."""
+    client_id = _client_id(config, "client secret")
+    secret = secret.strip()
+    if not secret:
+        raise ValueError("the client secret is empty")
+    TokenFile(token_path(auth_dir, config)).set_client_secret(client_id, secret)
+
+
+def keep_client_key(config: ServerConfig, auth_dir: Path, pem: str) -> None:
+    """Keep the private key (PEM) ``config``'s pre-registered client signs its token
+    requests with (``private_key_jwt``), as a secret is kept; raise ValueError for
+    a server without such a client or what is not a usable key."""
+    client_id = _client_id(config, "client key")
+    signing_algorithm(pem)
+    TokenFile(token_path(auth_dir, config)).set_client_key(client_id, pem)
+
+
 async def _gated(session: ClientSession, init: Any, store: TokenFile) -> None:
     """A server may let ``initialize`` through and want a login only for the methods
     after it: list what it offers, as a session does, until one of them asks."""
@@ -181,4 +210,4 @@ def _worded(exc: BaseException, config: ServerConfig) -> BaseException:
     return ValueError(f"cannot log in to {config.url}: {short(leaf)}")
 
 
-__all__ = ["Callback", "login"]
+__all__ = ["Callback", "keep_client_key", "keep_client_secret", "login"]

@@ -7,7 +7,11 @@ provider. A server that answers 401 is then discovered and registered with, and
 a stored token is sent and refreshed (before it expires, with a margin for the
 clocks). What is kept lives in one owner-only file per server (``0600``, in an
 ``0700`` folder under the state folder): the registered client and the tokens, with
-the time the access token expires.
+the time the access token expires, the scope a server asked for later (a ``403
+insufficient_scope``: the next login asks for it too) and a pre-registered client's
+secret or private key (set by the user, never by a settings file). A client with
+one, at an authorization server that grants only ``client_credentials``, gets its
+token with that grant, in the background (machine to machine).
 
 A connection made in the background never opens a browser: when the server wants a
 login and no token will do, its provider raises :class:`LoginNeeded` and the
@@ -20,14 +24,17 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import socket
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import httpx2
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.oauth2 import OAuthContext
+from mcp.client.auth.utils import is_valid_client_metadata_url, union_scopes
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from agent_tui.atomic import write_atomic
@@ -39,6 +46,10 @@ CLIENT_NAME = "agent-tui"
 #: A token is refreshed this long before the server says it expires (at most a
 #: quarter of its life), so that clock skew and a slow request do not meet a 401.
 EXPIRY_MARGIN_S = 30.0
+#: Claude Code's variable for a Client ID Metadata Document: the HTTPS URL that is the
+#: client id where the authorization server takes one. Read from the environment
+#: only (no settings file may name the client a login consents to).
+CIMD_ENV = "MCP_OAUTH_CLIENT_METADATA_URL"
 
 
 class LoginNeeded(Exception):
@@ -130,11 +141,63 @@ class TokenFile:
             return
         data.pop("tokens", None)
         if client:
-            data.pop("client", None)
+            for key in ("client", "scope", "secret", "key"):
+                data.pop(key, None)
         self._write(data)
 
     def has_tokens(self) -> bool:
         return isinstance(self._read().get("tokens"), dict)
+
+    def wanted_scope(self) -> str | None:
+        """The scope a server asked for after a login (step-up): the next login asks for it."""
+        scope = self._read().get("scope")
+        return scope if isinstance(scope, str) and scope else None
+
+    def want_scope(self, scope: str | None) -> None:
+        if scope and scope != self.wanted_scope():
+            data = self._read()
+            data["scope"] = scope
+            self._write(data)
+
+    def _given(self, kind: str, client_id: str, field: str) -> str | None:
+        raw = self._read().get(kind)
+        if isinstance(raw, dict) and raw.get("client_id") == client_id and isinstance(raw.get(field), str):
+            return str(raw[field])
+        return None
+
+    def _give(self, kind: str, value: dict[str, str]) -> None:
+        """Keep what the user gave; the registered client is built again with it."""
+        data = self._read()
+        data[kind] = value
+        data.pop("client", None)
+        data.pop("tokens", None)
+        self._write(data)
+
+    def client_secret(self, client_id: str) -> str | None:
+        """The secret the user gave for the pre-registered ``client_id`` (None for another id)."""
+        return self._given("secret", client_id, "client_secret")
+
+    def client_key(self, client_id: str) -> str | None:
+        """The private key (PEM) the user gave for ``client_id`` (``private_key_jwt``)."""
+        return self._given("key", client_id, "pem")
+
+    def set_client_key(self, client_id: str, pem: str) -> None:
+        self._give("key", {"client_id": client_id, "pem": pem})
+
+    def secret_issuer(self) -> str | None:
+        """The authorization server the secret was first sent to (it goes to no other)."""
+        raw = self._read().get("secret")
+        issuer = raw.get("issuer") if isinstance(raw, dict) else None
+        return issuer if isinstance(issuer, str) else None
+
+    def bind_secret(self, issuer: str) -> None:
+        data = self._read()
+        if isinstance(data.get("secret"), dict) and not data["secret"].get("issuer"):
+            data["secret"]["issuer"] = issuer
+            self._write(data)
+
+    def set_client_secret(self, client_id: str, secret: str) -> None:
+        self._give("secret", {"client_id": client_id, "client_secret": secret})
 
 
 class _Context(OAuthContext):
@@ -149,14 +212,77 @@ class Provider(OAuthClientProvider):
     would take a token loaded from storage as valid until the server says 401, and
     then ask for a whole new login instead of refreshing)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, server_url: str, metadata: OAuthClientMetadata, store: TokenFile,
+                 scopes: str | None = None, **kwargs: Any) -> None:
+        super().__init__(server_url, metadata, store, **kwargs)
         self.context.__class__ = _Context
+        self.store = store
+        self.scopes = scopes
 
     async def _initialize(self) -> None:
         await super()._initialize()
         if self.context.current_tokens is not None:
             self.context.update_token_expiry(self.context.current_tokens)
+
+    async def _perform_authorization(self) -> httpx2.Request:
+        """Ask for the configured scopes, those a server asked for later (kept: a
+        login in the background only records them) and those it asks for now."""
+        meta = self.context.client_metadata
+        meta.scope = union_scopes(union_scopes(self.scopes, self.store.wanted_scope()), meta.scope)
+        self.store.want_scope(meta.scope)
+        await self._secret_method()
+        if self._machine_to_machine():
+            return await self._client_credentials()
+        return await super()._perform_authorization()
+
+    def _key(self) -> str | None:
+        info = self.context.client_info
+        return self.store.client_key(info.client_id) if info is not None and info.client_id else None
+
+    def _machine_to_machine(self) -> bool:
+        """A client with a secret or a key, at an authorization server that grants only
+        ``client_credentials`` (no user, no browser: headless use)."""
+        info, meta = self.context.client_info, self.context.oauth_metadata
+        grants = (meta.grant_types_supported or []) if meta is not None else []
+        return bool(info is not None and (info.client_secret or self._key()) and "client_credentials" in grants
+                    and "authorization_code" not in grants)
+
+    async def _client_credentials(self) -> httpx2.Request:
+        data: dict[str, str] = {"grant_type": "client_credentials"}
+        data, headers = self.context.prepare_token_auth(data, {"Content-Type": "application/x-www-form-urlencoded"})
+        key, meta, info = self._key(), self.context.oauth_metadata, self.context.client_info
+        if key is not None and meta is not None and info is not None:  # RFC 7523: a signed assertion
+            from mcp.client.auth.extensions.client_credentials import SignedJWTParameters
+
+            sign = SignedJWTParameters(issuer=info.client_id or "", subject=info.client_id or "",
+                                       signing_key=key, signing_algorithm=signing_algorithm(key))
+            data["client_assertion_type"] = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+            data["client_assertion"] = await sign.create_assertion_provider()(str(meta.issuer))
+        if self.context.should_include_resource_param(self.context.protocol_version):
+            data["resource"] = self.context.get_resource_url()
+        if self.context.client_metadata.scope:
+            data["scope"] = self.context.client_metadata.scope
+        return httpx2.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
+
+    async def _secret_method(self) -> None:
+        """A client with a secret authenticates as the authorization server says it
+        may (``client_secret_basic``, RFC 8414's default, else ``client_secret_post``),
+        and is bound to that server: a server that later names another one gets no
+        secret (the SDK drops credentials bound to another issuer and registers)."""
+        info, meta = self.context.client_info, self.context.oauth_metadata
+        if info is None or not info.client_secret or meta is None:
+            return
+        update: dict[str, Any] = {}
+        if info.issuer is None:
+            update["issuer"] = str(meta.issuer)
+            self.store.bind_secret(str(meta.issuer))
+        methods = meta.token_endpoint_auth_methods_supported or []
+        if methods and info.token_endpoint_auth_method not in methods:
+            update["token_endpoint_auth_method"] = (
+                "client_secret_post" if "client_secret_basic" not in methods else "client_secret_basic")
+        if update:
+            self.context.client_info = info.model_copy(update=update)
+            await self.store.set_client_info(self.context.client_info)
 
 
 def client_metadata(redirect_uri: str, scopes: str | None = None) -> OAuthClientMetadata:
@@ -181,15 +307,53 @@ def _pre_registered(config: ServerConfig, store: TokenFile, redirect_uri: str) -
     if config.oauth is None or not config.oauth.client_id:
         return
     data = store._read()
-    if (data.get("client") or {}).get("client_id") == config.oauth.client_id:
+    keyed = store.client_key(config.oauth.client_id) is not None
+    secret = store.client_secret(config.oauth.client_id)
+    issuer = store.secret_issuer() if secret else None
+    held = data.get("client") or {}
+    if (held.get("client_id"), held.get("client_secret")) == (config.oauth.client_id, secret) and (
+            not secret or held.get("issuer") == issuer) and keyed == (held.get("token_endpoint_auth_method")
+                                                                    == "private_key_jwt"):
         return
     data.pop("tokens", None)
     data["client"] = OAuthClientInformationFull(
-        client_id=config.oauth.client_id, redirect_uris=[redirect_uri],
+        client_id=config.oauth.client_id, client_secret=secret, issuer=issuer, redirect_uris=[redirect_uri],
         grant_types=["authorization_code", "refresh_token"], response_types=["code"],
-        token_endpoint_auth_method="none",
+        token_endpoint_auth_method="private_key_jwt" if keyed else "client_secret_basic" if secret else "none",
     ).model_dump(mode="json", exclude_none=True)
     store._write(data)
+
+
+def signing_algorithm(pem: str) -> str:
+    """The JWS algorithm of a private key (ES256/384/512 by curve, RS256, EdDSA);
+    raise ValueError for what is not such a key."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    try:
+        key = load_pem_private_key(pem.encode(), password=None)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"not an unencrypted PEM private key ({exc})") from None
+    if isinstance(key, ec.EllipticCurvePrivateKey):
+        algs = {"secp256r1": "ES256", "secp384r1": "ES384", "secp521r1": "ES512"}
+        if key.curve.name in algs:
+            return algs[key.curve.name]
+    elif isinstance(key, rsa.RSAPrivateKey):
+        return "RS256"
+    elif isinstance(key, ed25519.Ed25519PrivateKey):
+        return "EdDSA"
+    raise ValueError("the key must be an EC (P-256, P-384, P-521), RSA or Ed25519 private key")
+
+
+def metadata_url() -> str | None:
+    """The Client ID Metadata Document URL of ``MCP_OAUTH_CLIENT_METADATA_URL`` (None
+    when unset); a bad one is refused rather than falling back to registration."""
+    url = os.environ.get(CIMD_ENV, "").strip()
+    if not url:
+        return None
+    if not is_valid_client_metadata_url(url):
+        raise ValueError(f"{CIMD_ENV} must be an https:// URL with a path, got {url!r}")
+    return url
 
 
 def make_provider(
@@ -200,23 +364,26 @@ def make_provider(
     assert config.url is not None
     _pre_registered(config, store, redirect_uri)
     scopes = config.oauth.scopes if config.oauth is not None else None
-    return Provider(config.url, client_metadata(redirect_uri, scopes), store,
-                    redirect_handler=redirect_handler, callback_handler=callback_handler)
+    return Provider(config.url, client_metadata(redirect_uri, scopes), store=store, scopes=scopes,
+                    redirect_handler=redirect_handler, callback_handler=callback_handler,
+                    client_metadata_url=metadata_url())
 
 
-def background_provider(config: ServerConfig, auth_dir: Path, on_needed: Callable[[], None]) -> Provider:
+def background_provider(config: ServerConfig, auth_dir: Path, on_needed: Callable[[str | None], None]) -> Provider:
     """The provider of a connection made in the background: it sends and refreshes
-    the stored token; when only a new login would do, it raises LoginNeeded."""
+    the stored token; when only a new login would do, it raises LoginNeeded (the
+    scope it would have asked for is kept for that login, and handed to ``on_needed``)."""
 
     async def no_browser(_url: str) -> None:
-        on_needed()
+        on_needed(provider.context.client_metadata.scope)
         raise LoginNeeded(f"MCP server {config.name} needs a login: /mcp, or agent-tui mcp login {config.name}")
 
     async def no_callback() -> AuthorizationCodeResult:
         raise LoginNeeded("no login in the background")
 
     store = TokenFile(token_path(auth_dir, config))
-    return make_provider(config, store, redirect_uri_for(config, store), no_browser, no_callback)
+    provider = make_provider(config, store, redirect_uri_for(config, store), no_browser, no_callback)
+    return provider
 
 
 def loopback_uri(port: int) -> str:
@@ -251,7 +418,9 @@ __all__ = [
     "client_metadata",
     "loopback_uri",
     "make_provider",
+    "metadata_url",
     "registered_port",
+    "signing_algorithm",
     "token_path",
     "uses_oauth",
 ]

@@ -203,6 +203,11 @@ class McpTool(Tool[McpArgs]):
                 request_id=request_id, is_error=True,
             )
         # CLOSED / ABANDONED: the connection ended under the call.
+        if self.conn.login_needed:  # refused (401/403) before it ran: a login is wanted
+            return self._result(
+                ToolState.FAILED, f"{where} wants a new login before it runs {self.remote_name}, which did "
+                f"not run: {self.conn.error or 'needs a login'}", request_id=request_id, is_error=True,
+                side_effects=SideEffects.NONE)
         tail = self.conn.stderr_tail()
         cause = f"{where} closed the connection while {self.remote_name} was running"
         cause += f" (stderr: {tail})" if tail else " (the server may have crashed)"

@@ -277,6 +277,9 @@ def _oauth(value: Any, env: Mapping[str, str]) -> OAuthOptions | None:
         return None
     if not isinstance(value, dict):
         raise _Bad('"oauth" must be an object')
+    if "clientSecret" in value:  # a cloned project must not choose where our logins go
+        raise _Bad('"oauth.clientSecret": a client secret is never read from a settings file; '
+                   "give it to agent-tui mcp login NAME --client-secret (kept owner-only with the tokens)")
     unknown = sorted(set(value) - set(_OAUTH_KEYS))
     if unknown:
         raise _Bad(f'"oauth": not supported by agent-tui: {", ".join(unknown)} '

@@ -22,6 +22,7 @@ import json
 import secrets
 import sys
 import time
+from typing import Any
 
 from mcp.server.auth.provider import (
     AccessToken,
@@ -41,6 +42,8 @@ TTL = int(sys.argv[sys.argv.index("--ttl") + 1]) if "--ttl" in sys.argv else 360
 REFUSE = "--refuse" in sys.argv
 SSE = "--sse" in sys.argv
 CLIENT = sys.argv[sys.argv.index("--client") + 1: sys.argv.index("--client") + 3] if "--client" in sys.argv else None
+SECRET = sys.argv[sys.argv.index("--secret") + 1] if "--secret" in sys.argv else None  # of CLIENT
+STEP_UP = sys.argv[sys.argv.index("--step-up") + 1] if "--step-up" in sys.argv else None  # the tool admin's scope
 BASE = f"http://127.0.0.1:{PORT}"
 
 
@@ -54,7 +57,8 @@ class Provider:
         self.clients: dict[str, OAuthClientInformationFull] = {}
         if CLIENT:
             self.clients[CLIENT[0]] = OAuthClientInformationFull(
-                client_id=CLIENT[0], redirect_uris=[CLIENT[1]], token_endpoint_auth_method="none",
+                client_id=CLIENT[0], redirect_uris=[CLIENT[1]], client_secret=SECRET,
+                token_endpoint_auth_method="client_secret_basic" if SECRET else "none",
                 grant_types=["authorization_code", "refresh_token"], response_types=["code"])
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
@@ -64,13 +68,15 @@ class Provider:
         return self.clients.get(client_id)
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        if STEP_UP:  # the client may ask for it later
+            client_info.scope = " ".join(filter(None, [client_info.scope, STEP_UP]))
         self.clients[client_info.client_id or ""] = client_info
         record("register", client_id=client_info.client_id,
                redirect_uris=[str(u) for u in client_info.redirect_uris or []])
 
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
         record("authorize", client_id=client.client_id, redirect_uri=str(params.redirect_uri),
-               code_challenge=params.code_challenge)
+               code_challenge=params.code_challenge, scopes=params.scopes)
         if REFUSE:
             return construct_redirect_uri(str(params.redirect_uri), error="access_denied",
                                           error_description="the user said no", state=params.state)
@@ -124,9 +130,10 @@ class Provider:
         self.refresh.pop(token.token, None)
 
 
+PROVIDER = Provider()
 mcp = MCPServer(
     "oauth-server",
-    auth_server_provider=Provider(),
+    auth_server_provider=PROVIDER,
     auth=AuthSettings(
         issuer_url=BASE, resource_server_url=f"{BASE}/{'sse' if SSE else 'mcp'}", validate_token_resource=False,
         client_registration_options=ClientRegistrationOptions(enabled=not CLIENT),
@@ -144,8 +151,57 @@ async def whoami(ctx: Context) -> str:
     return f"token {token[:6]}"
 
 
+async def admin() -> str:
+    """Wants the --step-up scope (a 403 insufficient_scope before it runs)."""
+    record("admin")
+    return "admin done"
+
+
+def step_up(app: Any) -> Any:
+    """A call of ``admin`` with a token without the STEP_UP scope is refused (403)."""
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return await app(scope, receive, send)
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body, more = body + message.get("body", b""), message.get("more_body", False)
+        try:
+            request = json.loads(body)
+        except ValueError:
+            request = {}
+        if isinstance(request, dict) and (request.get("params") or {}).get("name") == "admin":
+            token = dict(scope["headers"]).get(b"authorization", b"").decode().removeprefix("Bearer ")
+            found = PROVIDER.access.get(token)
+            if found is not None and STEP_UP not in found.scopes:
+                record("forbidden", scopes=found.scopes)
+                challenge = (f'Bearer error="insufficient_scope", scope="{STEP_UP}", '
+                             f'resource_metadata="{BASE}/.well-known/oauth-protected-resource/mcp"')
+                await send({"type": "http.response.start", "status": 403,
+                            "headers": [(b"www-authenticate", challenge.encode()), (b"content-type", b"application/json")]})
+                await send({"type": "http.response.body", "body": b'{"error": "insufficient_scope"}'})
+                return
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await app(scope, replay, send)
+
+    return guarded
+
+
 if __name__ == "__main__":
-    if SSE:
+    if STEP_UP:
+        mcp.tool()(admin)
+        import uvicorn
+
+        uvicorn.run(step_up(mcp.streamable_http_app()), host="127.0.0.1", port=PORT, log_level="warning")
+    elif SSE:
         mcp.run("sse", host="127.0.0.1", port=PORT)
     else:
         mcp.run("streamable-http", host="127.0.0.1", port=PORT)
