@@ -236,6 +236,11 @@ class HookEvent(StrEnum):
     TASK_COMPLETED = "TaskCompleted"  # a plan item is marked completed (todo_write)
     ELICITATION = "Elicitation"  # an MCP server asks the user: a hook may answer first
     ELICITATION_RESULT = "ElicitationResult"  # the answer, before it goes to the server
+    PRE_SKILL_SHELL_COMMAND = "PreSkillShellCommand"  # a command's ``!`` line, before it runs
+    POST_TOOL_BATCH = "PostToolBatch"  # the calls of one model reply have all ended
+    PRE_MODEL_SWITCH = "PreModelSwitch"  # /model asks for another model: a hook may refuse it
+    POST_MODEL_SWITCH = "PostModelSwitch"  # the session's model changed
+    INSTRUCTIONS_LOADED = "InstructionsLoaded"  # a CLAUDE.md or memory file was read
     # agent-tui's own: after Esc, how each tool call ended and which processes were ended
     INTERRUPT = "Interrupt"
 

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.core.commands.command_run import CommandRun, CommandStopped, run_steps
+from agent_tui.core.journal.records import Record
 from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.services.model_control import resolve_model
 from agent_tui.core.session.slot import Slot, Work, WorkKind
@@ -29,6 +30,7 @@ class CommandTurns:
     root: CancelScope
     slot: Slot
     _emit: Callable[[Event], None]
+    _record: Callable[[Record], None]
     _start_turn: Callable[..., None]
 
     def _command(self, run: CommandRun) -> None:
@@ -65,7 +67,7 @@ class CommandTurns:
 
         async def steps() -> None:
             try:
-                outputs = await run_steps(self.deps, run, scope)
+                outputs = await run_steps(self.deps, run, scope, self._record)
                 chosen = await resolve_model(self.deps, run.model, scope) if run.model else None
                 ready.append((run.compose(outputs), chosen))
             except CommandStopped as exc:
