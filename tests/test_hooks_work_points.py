@@ -189,3 +189,21 @@ async def test_each_claude_code_event_agent_tui_does_not_run_is_named_as_not_sup
     for name, problem in zip(OTHER_CLAUDE_EVENTS, problems):
         assert f"{name} hooks are not supported by agent-tui" in problem.message
         assert OTHER_CLAUDE_EVENTS[name] in problem.message
+
+
+async def test_directory_added_tells_of_a_folder_add_dir_added(fake_api, tmp_path, monkeypatch):
+    hooks = _hooks(tmp_path, monkeypatch, {"DirectoryAdded": [{"matcher": "slash_command"}]})
+    run, _ws = start(fake_api, tmp_path, hooks)
+    fake_api.enqueue(Reply.text("ok"))
+    run.submit(UserMessage(text="hello"))  # the session's loop runs
+    await run.idle()
+    other = tmp_path / "other"
+    other.mkdir()
+    run.session.added_dirs.append(other)  # as /add-dir does, then:
+    run.session.directory_added(other)
+    await run.rec.wait_for(lambda: any(
+        h.event == "DirectoryAdded" and h.state == "ended" for h in run.rec.of("hook")))
+    [seen] = logged(tmp_path / "hook.log")
+    assert seen["hook_event_name"] == "DirectoryAdded"
+    assert seen["directory"] == str(other) and seen["source"] == "slash_command"
+    await run.close()

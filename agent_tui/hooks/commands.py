@@ -319,6 +319,12 @@ class CommandHooks:
         return await self._run(E.INSTRUCTIONS_LOADED, fields.get("load_reason"), base, scope,
                                fields)
 
+    async def directory_added(
+        self, base: HookBase, scope: CancelScope, *, directory: str, source: str
+    ) -> HookAnswer:
+        return await self._run(E.DIRECTORY_ADDED, source, base, scope,
+                               {"directory": directory, "source": source})
+
     def changed_settings(self) -> list[SettingsChange]:
         return self.settings.changed() if self.settings is not None else []
 

@@ -56,7 +56,6 @@ OTHER_CLAUDE_EVENTS = {
     "FileChanged": "agent-tui watches no files for hooks",
     "MessageDisplay": "agent-tui does not let hooks rewrite what is shown",
     "UserPromptExpansion": "not run yet; UserPromptSubmit sees the expanded prompt",
-    "DirectoryAdded": "not run yet for /add-dir",
 }
 _GROUP_KEYS = ("matcher", "hooks")
 _HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage", "if", "async",

@@ -104,6 +104,9 @@ def event_facts(event: HookEvent) -> EventFacts:
                               stdout_is_context=True)
         case E.INSTRUCTIONS_LOADED:
             return EventFacts(Subject.WORD, LOAD_REASONS, can_block=False)
+        case E.DIRECTORY_ADDED:  # ``register_repo_root`` (an SDK request) never happens here
+            return EventFacts(Subject.WORD, frozenset({"slash_command", "register_repo_root"}),
+                              can_block=False)
         case _:
             assert_never(event)
 

@@ -241,6 +241,7 @@ class HookEvent(StrEnum):
     PRE_MODEL_SWITCH = "PreModelSwitch"  # /model asks for another model: a hook may refuse it
     POST_MODEL_SWITCH = "PostModelSwitch"  # the session's model changed
     INSTRUCTIONS_LOADED = "InstructionsLoaded"  # a CLAUDE.md or memory file was read
+    DIRECTORY_ADDED = "DirectoryAdded"  # /add-dir added a folder mid-session
     # agent-tui's own: after Esc, how each tool call ended and which processes were ended
     INTERRUPT = "Interrupt"
 

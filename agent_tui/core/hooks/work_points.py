@@ -1,4 +1,4 @@
-"""The hook points of a command's ``!`` lines, a reply's tool batch, a model switch and the instruction files read.
+"""The hook points of a command's ``!`` lines, a reply's tool batch, a model switch, the instruction files read and a folder added.
 
 Each takes the :class:`~agent_tui.core.hooks.hook_points.HookPoints` of what it serves
 (a turn, a command's lines, the session) and asks the port, as Claude Code does:
@@ -14,6 +14,7 @@ Each takes the :class:`~agent_tui.core.hooks.hook_points.HookPoints` of what it 
   reaches the model with the next request.
 - ``InstructionsLoaded``: each ``CLAUDE.md`` and memory file read as the session
   opens (``load_reason`` ``session_start``, or ``include`` for an ``@`` import).
+- ``DirectoryAdded``: ``/add-dir`` added a folder (``source`` ``slash_command``).
 """
 
 from __future__ import annotations
@@ -150,3 +151,10 @@ async def instructions_loaded(points: HookPoints, files: list[MemoryFile]) -> No
         await points.dispatch(E.INSTRUCTIONS_LOADED, reason, ask)
         if points.scope.cancelled:
             return
+
+
+async def directory_added(points: HookPoints, directory: str, source: str) -> None:
+    """``DirectoryAdded``: a folder was added (``/add-dir``: ``slash_command``); nothing
+    to decide, what the hooks say is shown to the user."""
+    await points.dispatch(E.DIRECTORY_ADDED, source, lambda hooks, base: hooks.directory_added(
+        base, points.scope, directory=directory, source=source))

@@ -229,6 +229,11 @@ class HooksPort(Protocol):
     ) -> HookAnswer:
         """``InstructionsLoaded``, matched on ``load_reason``; it cannot block."""
 
+    async def directory_added(
+        self, base: HookBase, scope: CancelScope, *, directory: str, source: str
+    ) -> HookAnswer:
+        """``DirectoryAdded``, matched on ``source``; it cannot block."""
+
     def changed_settings(self) -> list[SettingsChange]:
         """The settings files changed since the last look (a stat each), not applied yet."""
 
