@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.commands.line import CommandLine
+from agent_tui.commands.use import use_line
 from agent_tui.core.commands.command_run import CommandRun, ShellStep
 from agent_tui.hooks.config import OTHER_CLAUDE_EVENTS, parse_hooks
 from agent_tui.protocol import SetModel, UserMessage
@@ -206,4 +208,35 @@ async def test_directory_added_tells_of_a_folder_add_dir_added(fake_api, tmp_pat
     [seen] = logged(tmp_path / "hook.log")
     assert seen["hook_event_name"] == "DirectoryAdded"
     assert seen["directory"] == str(other) and seen["source"] == "slash_command"
+    await run.close()
+
+
+async def test_user_prompt_expansion_sees_a_commands_prompt_and_may_block_it(
+        fake_api, tmp_path, monkeypatch):
+    hooks = _hooks(tmp_path, monkeypatch, {"UserPromptExpansion": [{"matcher": "review"}]})
+    run, ws = start(fake_api, tmp_path, hooks)
+    folder = ws / ".claude" / "commands"
+    folder.mkdir(parents=True)
+    (folder / "review.md").write_text("Review $ARGUMENTS carefully.\n")
+    sent: list[str] = []
+    _say(tmp_path, "answer", "EXPANSION-NOTE: be kind")
+    fake_api.enqueue(Reply.text("reviewed"))
+    # a command with no lines of its own: the session runs it, to run the hooks
+    assert use_line(run.session, CommandLine("review", "main.py"), sent.append, sent.append)
+    await run.rec.wait_type("turn_started")
+    await run.idle()
+    assert sent == []
+    [seen] = logged(tmp_path / "hook.log")
+    assert seen["hook_event_name"] == "UserPromptExpansion"
+    assert seen["expansion_type"] == "slash_command" and seen["command_name"] == "review"
+    assert seen["command_args"] == "main.py" and seen["command_source"] == "project"
+    assert seen["prompt"].startswith("Review main.py carefully.")
+    sent_text = json.dumps(fake_api.requests[-1]["messages"])
+    assert "EXPANSION-NOTE: be kind" in sent_text and "Review main.py carefully." in sent_text
+    _say(tmp_path, "refuse", "secrets")
+    assert use_line(run.session, CommandLine("review", "secrets.env"), sent.append, sent.append)
+    await run.rec.wait_for(lambda: any("not sent" in n.text for n in run.rec.of("notice")))
+    said = next(n.text for n in run.rec.of("notice") if "not sent" in n.text)
+    assert said.startswith("/review not sent: not this one: secrets")
+    assert len(fake_api.requests) == 1  # the blocked prompt never reached the model
     await run.close()

@@ -319,6 +319,12 @@ class CommandHooks:
         return await self._run(E.INSTRUCTIONS_LOADED, fields.get("load_reason"), base, scope,
                                fields)
 
+    async def user_prompt_expansion(
+        self, base: HookBase, scope: CancelScope, *, fields: dict[str, Any]
+    ) -> HookAnswer:
+        return await self._run(E.USER_PROMPT_EXPANSION, fields.get("command_name"), base, scope,
+                               fields)
+
     async def directory_added(
         self, base: HookBase, scope: CancelScope, *, directory: str, source: str
     ) -> HookAnswer:

@@ -55,7 +55,6 @@ OTHER_CLAUDE_EVENTS = {
     "CwdChanged": "the session's working folder never changes",
     "FileChanged": "agent-tui watches no files for hooks",
     "MessageDisplay": "agent-tui does not let hooks rewrite what is shown",
-    "UserPromptExpansion": "not run yet; UserPromptSubmit sees the expanded prompt",
 }
 _GROUP_KEYS = ("matcher", "hooks")
 _HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage", "if", "async",

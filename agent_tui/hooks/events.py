@@ -97,6 +97,8 @@ def event_facts(event: HookEvent) -> EventFacts:
             return EventFacts(Subject.TOOL, gates=True)
         case E.POST_TOOL_BATCH:  # a block (exit 2) ends the turn
             return EventFacts()
+        case E.USER_PROMPT_EXPANSION:  # matched on the command's name: a block stops it
+            return EventFacts(gates=True, stdout_is_context=True)
         case E.PRE_MODEL_SWITCH:  # matched on the new model's family (opus, sonnet, haiku)
             return EventFacts(Subject.WORD, MODEL_FAMILIES, gates=True)
         case E.POST_MODEL_SWITCH:

@@ -238,6 +238,7 @@ class HookEvent(StrEnum):
     ELICITATION_RESULT = "ElicitationResult"  # the answer, before it goes to the server
     PRE_SKILL_SHELL_COMMAND = "PreSkillShellCommand"  # a command's ``!`` line, before it runs
     POST_TOOL_BATCH = "PostToolBatch"  # the calls of one model reply have all ended
+    USER_PROMPT_EXPANSION = "UserPromptExpansion"  # a custom command became its prompt
     PRE_MODEL_SWITCH = "PreModelSwitch"  # /model asks for another model: a hook may refuse it
     POST_MODEL_SWITCH = "PostModelSwitch"  # the session's model changed
     INSTRUCTIONS_LOADED = "InstructionsLoaded"  # a CLAUDE.md or memory file was read

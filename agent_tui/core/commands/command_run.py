@@ -48,6 +48,8 @@ class CommandRun:
     compose: Callable[[list[str]], str]
     policy: PermissionPolicy | None = None  # None: the session's
     model: str | None = None  # None: the session's
+    args: str = ""  # what followed the name (``UserPromptExpansion``'s ``command_args``)
+    source: str = ""  # where the file is: project, user, plugin (``command_source``)
 
     @property
     def turn_id(self) -> str:

@@ -15,6 +15,8 @@ Each takes the :class:`~agent_tui.core.hooks.hook_points.HookPoints` of what it 
 - ``InstructionsLoaded``: each ``CLAUDE.md`` and memory file read as the session
   opens (``load_reason`` ``session_start``, or ``include`` for an ``@`` import).
 - ``DirectoryAdded``: ``/add-dir`` added a folder (``source`` ``slash_command``).
+- ``UserPromptExpansion``: a custom command became its prompt (its lines ran): a
+  block keeps the prompt from being sent, context rides with it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from agent_tui.core.hooks.hook_points import HookPoints
 from agent_tui.core.journal.records import AssistantMessageRecord, ToolResultRecord
 from agent_tui.core.memory.memory import MemoryFile
 from agent_tui.core.services.model_control import MODEL_ALIASES
-from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HooksPort
+from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRun, HooksPort
 from agent_tui.protocol.states import HookDecision, HookEvent
 
 E = HookEvent
@@ -158,3 +160,26 @@ async def directory_added(points: HookPoints, directory: str, source: str) -> No
     to decide, what the hooks say is shown to the user."""
     await points.dispatch(E.DIRECTORY_ADDED, source, lambda hooks, base: hooks.directory_added(
         base, points.scope, directory=directory, source=source))
+
+
+async def prompt_expansion(points: HookPoints, *, command_name: str, command_args: str,
+                           command_source: str, prompt: str) -> str:
+    """``UserPromptExpansion``: ``/command_name`` became ``prompt``; why it may not be
+    sent ("" when it may: what the hooks add rides with it). Raises ``Cancelled``."""
+    if not points.wanted(E.USER_PROMPT_EXPANSION, command_name):
+        return ""
+    fields = {"expansion_type": "slash_command", "command_name": command_name,
+              "command_args": command_args, "command_source": command_source, "prompt": prompt}
+
+    def to_model(answer: HookAnswer, run: HookRun) -> str:
+        return "" if answer.decision is HookDecision.BLOCK else run.context
+
+    answer = await points.dispatch(
+        E.USER_PROMPT_EXPANSION, command_name,
+        lambda hooks, base: hooks.user_prompt_expansion(base, points.scope, fields=fields),
+        to_model=to_model,
+    )
+    points.scope.raise_if_cancelled()  # cancel point: while a hook judges the prompt
+    if answer is None or answer.decision is not HookDecision.BLOCK:
+        return ""
+    return answer.reason or "blocked by a UserPromptExpansion hook"

@@ -229,6 +229,12 @@ class HooksPort(Protocol):
     ) -> HookAnswer:
         """``InstructionsLoaded``, matched on ``load_reason``; it cannot block."""
 
+    async def user_prompt_expansion(
+        self, base: HookBase, scope: CancelScope, *, fields: dict[str, Any]
+    ) -> HookAnswer:
+        """``UserPromptExpansion``, matched on ``command_name``: a block keeps the
+        command's prompt from being sent; context rides with it."""
+
     async def directory_added(
         self, base: HookBase, scope: CancelScope, *, directory: str, source: str
     ) -> HookAnswer:

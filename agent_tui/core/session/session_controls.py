@@ -98,6 +98,11 @@ class SessionControls:
     on_interrupt: Callable[[Interrupt], None]
     _loop: asyncio.AbstractEventLoop | None
 
+    def hooked(self, event: str) -> bool:
+        """Whether any hook is configured for ``event`` (Claude Code's name), from any thread."""
+        hooks = self.deps.hooks
+        return hooks is not None and any(row.event == event for row in hooks.rows())
+
     def directory_added(self, folder: Path) -> None:
         """``DirectoryAdded`` hooks for a folder ``/add-dir`` added (from any thread;
         the folder is in ``added_dirs`` already: the hooks cannot undo it)."""
