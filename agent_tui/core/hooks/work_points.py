@@ -1,4 +1,4 @@
-"""The hook points of a command's ``!`` lines, a reply's tool batch, a model switch, the instruction files read and a folder added.
+"""The hook points of a custom command (its ``!`` lines, its prompt), a reply's tool batch, a model switch, the instruction files read and a folder added.
 
 Each takes the :class:`~agent_tui.core.hooks.hook_points.HookPoints` of what it serves
 (a turn, a command's lines, the session) and asks the port, as Claude Code does:
