@@ -24,11 +24,11 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any
 
-from agent_tui.core.hooks.hook_points import HookPoints
+from agent_tui.core.hooks.hook_points import HookPoints, unless_blocked
 from agent_tui.core.journal.records import AssistantMessageRecord, ToolResultRecord
 from agent_tui.core.memory.memory import MemoryFile
 from agent_tui.core.services.model_control import MODEL_ALIASES
-from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRun, HooksPort
+from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HooksPort
 from agent_tui.protocol.states import HookDecision, HookEvent
 
 E = HookEvent
@@ -170,14 +170,10 @@ async def prompt_expansion(points: HookPoints, *, command_name: str, command_arg
         return ""
     fields = {"expansion_type": "slash_command", "command_name": command_name,
               "command_args": command_args, "command_source": command_source, "prompt": prompt}
-
-    def to_model(answer: HookAnswer, run: HookRun) -> str:
-        return "" if answer.decision is HookDecision.BLOCK else run.context
-
     answer = await points.dispatch(
         E.USER_PROMPT_EXPANSION, command_name,
         lambda hooks, base: hooks.user_prompt_expansion(base, points.scope, fields=fields),
-        to_model=to_model,
+        to_model=unless_blocked,
     )
     points.scope.raise_if_cancelled()  # cancel point: while a hook judges the prompt
     if answer is None or answer.decision is not HookDecision.BLOCK:
