@@ -160,7 +160,7 @@ async def test_model_switch_hooks_can_refuse_a_switch_and_tell_the_new_model(
     await run.close()
 
 
-async def test_instructions_loaded_tells_of_each_claude_md_read_at_the_start(
+async def test_instructions_loaded_tells_of_each_claude_md_read_at_the_start_and_later(
         fake_api, tmp_path, monkeypatch):
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -178,6 +178,16 @@ async def test_instructions_loaded_tells_of_each_claude_md_read_at_the_start(
     assert seen["CLAUDE.md"]["load_reason"] == "session_start"
     assert seen["more.md"]["load_reason"] == "include"
     assert seen["more.md"]["parent_file_path"] == str(ws / "CLAUDE.md")
+    # a sub-folder's own CLAUDE.md, brought in by a call that read a file there
+    (ws / "sub").mkdir()
+    (ws / "sub" / "CLAUDE.md").write_text("Sub-folder rules.\n")
+    (ws / "sub" / "code.py").write_text("x = 1\n")
+    fake_api.enqueue(Reply.tool_use("read_file", {"path": "sub/code.py"}), Reply.text("read"))
+    run.submit(UserMessage(text="read it"))
+    await run.idle()
+    nested = [s for s in logged(tmp_path / "hook.log") if s["load_reason"] == "nested_traversal"]
+    assert [s["file_path"] for s in nested] == [str(ws / "sub" / "CLAUDE.md")]
+    assert nested[0]["memory_type"] == "Project"
     await run.close()
 
 

@@ -46,7 +46,8 @@ CONFIG_SOURCES = frozenset({
 #: What ``PreModelSwitch`` and ``PostModelSwitch`` matchers are tried against.
 MODEL_FAMILIES = frozenset({"opus", "sonnet", "haiku"})
 #: ``InstructionsLoaded``'s ``load_reason`` (its matcher), in Claude Code's words; agent-tui
-#: gives ``session_start``, ``include`` and ``compact`` (it reads no nested or path-glob rules).
+#: gives ``session_start``, ``include`` and ``nested_traversal`` (it has no path-glob rules,
+#: and reads no instructions again after a compaction).
 LOAD_REASONS = frozenset({
     "session_start", "nested_traversal", "path_glob_match", "include", "compact"})
 

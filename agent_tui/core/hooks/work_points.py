@@ -13,7 +13,8 @@ Each takes the :class:`~agent_tui.core.hooks.hook_points.HookPoints` of what it 
   a block refuses the switch. ``PostModelSwitch``: the model changed; its context
   reaches the model with the next request.
 - ``InstructionsLoaded``: each ``CLAUDE.md`` and memory file read as the session
-  opens (``load_reason`` ``session_start``, or ``include`` for an ``@`` import).
+  opens (``load_reason`` ``session_start``, or ``include`` for an ``@`` import), and
+  each sub-folder's one a batch of calls brought in (``nested_traversal``).
 - ``DirectoryAdded``: ``/add-dir`` added a folder (``source`` ``slash_command``).
 - ``UserPromptExpansion``: a custom command became its prompt (its lines ran): a
   block keeps the prompt from being sent, context rides with it.
@@ -25,7 +26,11 @@ from collections.abc import Awaitable
 from typing import Any
 
 from agent_tui.core.hooks.hook_points import HookPoints, unless_blocked
-from agent_tui.core.journal.records import AssistantMessageRecord, ToolResultRecord
+from agent_tui.core.journal.records import (
+    AssistantMessageRecord,
+    MemoryNoteRecord,
+    ToolResultRecord,
+)
 from agent_tui.core.memory.memory import MemoryFile
 from agent_tui.core.services.model_control import MODEL_ALIASES
 from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HooksPort
@@ -57,9 +62,16 @@ async def skill_shell_command(
     return answer.reason or "blocked by a PreSkillShellCommand hook"
 
 
-async def tool_batch(points: HookPoints, call_ids: list[str]) -> None:
-    """``PostToolBatch`` for the calls of one reply (their results are journalled); a
-    block sets ``points.stop_reason`` (the turn ends). None once Esc was pressed."""
+async def tool_batch(points: HookPoints, call_ids: list[str], since: int = 0) -> None:
+    """After the calls of one reply (their results are journalled from record
+    ``since`` on): ``InstructionsLoaded`` (``nested_traversal``) for each sub-folder's
+    memory file they brought in, then ``PostToolBatch``; a block of that sets
+    ``points.stop_reason`` (the turn ends). Neither once Esc was pressed."""
+    if points.scope.cancelled:
+        return
+    notes = [r for r in points.deps.journal.records[since:] if isinstance(r, MemoryNoteRecord)]
+    if notes:
+        await _loaded(points, [(n.path, "Project", "nested_traversal", None) for n in notes])
     if points.scope.cancelled or not points.wanted(E.POST_TOOL_BATCH):
         return
     wanted = set(call_ids)
@@ -137,15 +149,21 @@ class ModelSwitchHooks:
 
 async def instructions_loaded(points: HookPoints, files: list[MemoryFile]) -> None:
     """``InstructionsLoaded`` for each instruction file read as the session opens."""
-    for file in files:
-        reason = "include" if file.imported_from else "session_start"
+    await _loaded(points, [
+        (f.path, _MEMORY_TYPES.get(f.scope, "Project"),
+         "include" if f.imported_from else "session_start", f.imported_from) for f in files])
+
+
+async def _loaded(points: HookPoints, files: list[tuple[str, str, str, str | None]]) -> None:
+    """``InstructionsLoaded`` for each (path, memory type, load reason, importing file)."""
+    for path, memory_type, reason, parent in files:
         if not points.wanted(E.INSTRUCTIONS_LOADED, reason):
             continue
         fields: dict[str, Any] = {
-            "file_path": file.path, "memory_type": _MEMORY_TYPES.get(file.scope, "Project"),
-            "load_reason": reason,
-            **({"parent_file_path": file.imported_from} if file.imported_from else {}),
+            "file_path": path, "memory_type": memory_type, "load_reason": reason,
+            **({"parent_file_path": parent} if parent else {}),
         }
+
         def ask(hooks: HooksPort, base: HookBase,
                 fields: dict[str, Any] = fields) -> Awaitable[HookAnswer]:
             return hooks.instructions_loaded(base, points.scope, fields=fields)

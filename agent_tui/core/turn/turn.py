@@ -126,8 +126,9 @@ class Turn:
                         continue
                     break
                 if calls:
+                    since = len(self.deps.journal.records)
                     await self._run_batch(calls)
-                    await tool_batch(hooks, [c.id for c in calls])  # PostToolBatch
+                    await tool_batch(hooks, [c.id for c in calls], since)  # PostToolBatch
                     if self.scope.cancelled or hooks.stop_reason is not None:
                         break
                     self._apply_steers()
