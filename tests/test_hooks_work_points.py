@@ -123,11 +123,18 @@ async def test_a_post_tool_batch_block_ends_the_turn(fake_api, tmp_path, monkeyp
     hooks = _hooks(tmp_path, monkeypatch, {"PostToolBatch": [{}]})
     _say(tmp_path, "refuse", "PostToolBatch")
     run, _ws = start(fake_api, tmp_path, hooks)
-    fake_api.enqueue(Reply.tool_use("bash", {"command": "echo one"}), Reply.text("never asked"))
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "echo one"}))
     run.submit(UserMessage(text="go"))
     await run.idle()
     assert len(fake_api.requests) == 1  # the loop stopped after the batch
     assert len(logged(tmp_path / "hook.log")) == 1
+    (tmp_path / "hook.log.refuse").unlink()
+    _say(tmp_path, "answer", json.dumps({"continue": False, "stopReason": "enough for now"}))
+    fake_api.enqueue(Reply.tool_use("bash", {"command": "echo two"}))
+    run.submit(UserMessage(text="again"))  # "continue": false ends the turn as well
+    await run.idle()
+    assert len(fake_api.requests) == 2
+    assert any("enough for now" in n.text for n in run.rec.of("notice"))
     await run.close()
 
 

@@ -194,7 +194,7 @@ class HookPoints:
         emit(HookStateChanged(event=event, state=HookRunState.ENDED, commands=commands,
                               turn_id=self.turn_id, tool_use_id=tool_use_id,
                               decision=answer.decision, detail=answer.reason))
-        ends_turn = event in (E.PRE_TOOL_USE, E.POST_TOOL_USE)  # the others decide themselves
+        ends_turn = event in (E.PRE_TOOL_USE, E.POST_TOOL_USE, E.POST_TOOL_BATCH)  # others decide
         if answer.stop is not None and ends_turn and self.stop_reason is None:
             self.stop_reason = answer.stop
             emit(Notice(level=NoticeLevel.INFO, text=(
