@@ -4,7 +4,8 @@ One command's ending (:func:`decide`):
 
 - exit 0: no opinion, unless stdout is a JSON object: ``decision`` (``block``, or
   ``approve`` for ``PreToolUse``) with ``reason``; ``hookSpecificOutput``
-  ``permissionDecision`` (``allow`` | ``deny`` | ``ask`` | ``defer``) with
+  ``permissionDecision`` (``allow`` | ``deny`` | ``ask`` | ``defer``; also for
+  ``PreSkillShellCommand``, where all but ``allow`` block, and ``PreModelSwitch``) with
   ``permissionDecisionReason``, ``updatedInput`` (the input fields to change before
   the call runs) and ``additionalContext``; ``continue: false`` with ``stopReason``;
   ``systemMessage`` for the user; for ``PermissionRequest``, ``hookSpecificOutput``
