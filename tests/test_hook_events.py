@@ -49,5 +49,7 @@ def test_the_answers_read_the_events_facts() -> None:
                 event in STDOUT_IS_CONTEXT, event in TOOL_EVENTS) == (
             facts.gates, not facts.can_block, facts.stops, facts.stdout_is_context,
             facts.subject is Subject.TOOL), event
-    assert GATES == {HookEvent.PRE_TOOL_USE, HookEvent.USER_PROMPT_SUBMIT, HookEvent.PRE_COMPACT}
+    assert GATES == {HookEvent.PRE_TOOL_USE, HookEvent.USER_PROMPT_SUBMIT, HookEvent.PRE_COMPACT,
+                     HookEvent.PRE_SKILL_SHELL_COMMAND, HookEvent.PRE_MODEL_SWITCH,
+                     HookEvent.USER_PROMPT_EXPANSION}
     assert STOPS == {HookEvent.STOP, HookEvent.SUBAGENT_STOP}

@@ -65,8 +65,8 @@ def test_a_malformed_entry_is_reported_with_file_line_column_and_the_rest_apply(
          "must be a non-empty string (skipped)"),
         (where(BROKEN, '"timeout": -1'), "hooks.PreToolUse[2].hooks[2].timeout: timeout must be a "
          "number of seconds above 0 (skipped)"),
-        (where(BROKEN, '"TeammateIdle"'), "hooks.TeammateIdle: agent-tui does not run "
-         "TeammateIdle hooks (skipped)"),
+        (where(BROKEN, '"TeammateIdle"'), "hooks.TeammateIdle: TeammateIdle hooks are not "
+         "supported by agent-tui (agent-tui has no agent teams); they never run (skipped)"),
         (where(BROKEN, '"PreTooluse"'), 'hooks.PreTooluse: unknown hook event (did you mean '
          '"PreToolUse"?)'),
         (where(BROKEN, '"Stop"'), "hooks.Stop: expected a list of matcher groups, got an object"),

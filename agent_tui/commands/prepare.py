@@ -90,4 +90,5 @@ def prepare(command: CommandFile, args: str, *, workspace: Path,
         return expanded.compose(outputs) + files
 
     return CommandRun(name=command.name, steps=expanded.steps, compose=compose,
-                      policy=turn_policy, model=command.model), said
+                      policy=turn_policy, model=command.model, args=args,
+                      source=command.scope.split(":")[0]), said

@@ -5,7 +5,9 @@ say: the TUI has built-in commands, print mode has none), prepared
 (``prepare.py``), and handed to the session: a command with ``!`` lines, its own
 ``allowed-tools`` or ``model`` as a run of its own (``Session.run_command``), any
 other as the prompt it stands for, sent the way the caller's op says (a message, a
-follow-up, send-now). Either way the command line itself never reaches the model.
+follow-up, send-now). A command is a run of its own too when ``UserPromptExpansion``
+hooks are configured: the session runs them on its prompt. Either way the command line
+itself never reaches the model.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ def use_command(session: Any, command: CommandFile, args: str,
                         policy=getattr(session, "policy", None), tools=getattr(session, "tools", None))
     for text in said:
         tell(text)
-    if run.own_turn:
-        session.run_command(run)
+    hooked = getattr(session, "hooked", None)
+    if run.own_turn or (hooked is not None and hooked("UserPromptExpansion")):
+        session.run_command(run)  # the session runs the UserPromptExpansion hooks
     else:
         send(run.compose([]))
 

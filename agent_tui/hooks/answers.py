@@ -4,7 +4,8 @@ One command's ending (:func:`decide`):
 
 - exit 0: no opinion, unless stdout is a JSON object: ``decision`` (``block``, or
   ``approve`` for ``PreToolUse``) with ``reason``; ``hookSpecificOutput``
-  ``permissionDecision`` (``allow`` | ``deny`` | ``ask`` | ``defer``) with
+  ``permissionDecision`` (``allow`` | ``deny`` | ``ask`` | ``defer``; also for
+  ``PreSkillShellCommand``, where all but ``allow`` block, and ``PreModelSwitch``) with
   ``permissionDecisionReason``, ``updatedInput`` (the input fields to change before
   the call runs) and ``additionalContext``; ``continue: false`` with ``stopReason``;
   ``systemMessage`` for the user; for ``PermissionRequest``, ``hookSpecificOutput``
@@ -57,6 +58,8 @@ UNSUPPORTED_SPECIFIC = frozenset({
     "permissionApplyRules", "runAsynchronously", "sessionTitle", "initialUserMessage",
     "watchPaths", "reloadSkills",
 })
+#: Events whose ``hookSpecificOutput.permissionDecision`` decides (as for ``PreToolUse``).
+_DECIDES_PERMISSION = frozenset({E.PRE_TOOL_USE, E.PRE_SKILL_SHELL_COMMAND, E.PRE_MODEL_SWITCH})
 _RANK = {D.NONE: 0, D.ALLOW: 1, D.ASK: 2, D.BLOCK: 3}
 _PERMISSION = {"allow": D.ALLOW, "deny": D.BLOCK, "ask": D.ASK, "defer": D.NONE}
 
@@ -151,8 +154,10 @@ def _read_stdout(run: HookRun, event: HookEvent, stdout: str, hook: HookCommand)
     if isinstance(context, str):
         run.context = context
     permission = specific.get("permissionDecision")
-    if event is E.PRE_TOOL_USE and permission in _PERMISSION:
+    if event in _DECIDES_PERMISSION and permission in _PERMISSION:
         run.decision = _PERMISSION[permission]
+        if event is E.PRE_SKILL_SHELL_COMMAND and permission != "allow":
+            run.decision = D.BLOCK  # deny, ask and defer all keep the line from running
         reason = specific.get("permissionDecisionReason")
         run.reason = reason if isinstance(reason, str) else ""
     chosen = specific.get("decision")
@@ -165,7 +170,7 @@ def _read_stdout(run: HookRun, event: HookEvent, stdout: str, hook: HookCommand)
     if event in (E.ELICITATION, E.ELICITATION_RESULT):
         _reply(run, event, specific, answer.reason)
     updated = specific.get("updatedInput")
-    if event is E.PRE_TOOL_USE and isinstance(updated, dict) and updated:
+    if event in (E.PRE_TOOL_USE, E.PRE_SKILL_SHELL_COMMAND) and isinstance(updated, dict) and updated:
         run.updated_input = updated  # Claude Code's keys: the caller translates them
     unsupported = sorted(k for k in specific if k in UNSUPPORTED_SPECIFIC)
     if unsupported:

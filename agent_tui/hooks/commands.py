@@ -286,6 +286,51 @@ class CommandHooks:
     async def session_end(self, base: HookBase, scope: CancelScope, *, reason: str) -> HookAnswer:
         return await self._run(E.SESSION_END, reason, base, scope, {"reason": reason})
 
+    async def pre_skill_shell_command(
+        self, base: HookBase, scope: CancelScope, *, command: str, command_name: str,
+        step_id: str, invoked_by: str,
+    ) -> HookAnswer:
+        given = {"command": command}
+        answer = await self._run(E.PRE_SKILL_SHELL_COMMAND, "bash", base, scope, {
+            "tool_name": "Bash", "tool_input": given, "tool_use_id": step_id,
+            "command_name": command_name, "invoked_by": invoked_by,
+        }, tool_input=given)
+        return _no_changes(answer)
+
+    async def post_tool_batch(
+        self, base: HookBase, scope: CancelScope, *, calls: list[dict[str, Any]]
+    ) -> HookAnswer:
+        shaped = []
+        for call in calls:
+            fields = tool_fields(call["name"], call["input"], str(self.workspace))
+            shaped.append({**fields, "tool_use_id": call["id"], "tool_response": tool_response_of(
+                call["name"], fields["tool_input"], call["response"])})
+        return await self._run(E.POST_TOOL_BATCH, None, base, scope, {"tool_calls": shaped})
+
+    async def model_switch(
+        self, base: HookBase, scope: CancelScope, *, event: HookEvent, family: str | None,
+        fields: dict[str, Any],
+    ) -> HookAnswer:
+        return await self._run(event, family, base, scope, fields)
+
+    async def instructions_loaded(
+        self, base: HookBase, scope: CancelScope, *, fields: dict[str, Any]
+    ) -> HookAnswer:
+        return await self._run(E.INSTRUCTIONS_LOADED, fields.get("load_reason"), base, scope,
+                               fields)
+
+    async def user_prompt_expansion(
+        self, base: HookBase, scope: CancelScope, *, fields: dict[str, Any]
+    ) -> HookAnswer:
+        return await self._run(E.USER_PROMPT_EXPANSION, fields.get("command_name"), base, scope,
+                               fields)
+
+    async def directory_added(
+        self, base: HookBase, scope: CancelScope, *, directory: str, source: str
+    ) -> HookAnswer:
+        return await self._run(E.DIRECTORY_ADDED, source, base, scope,
+                               {"directory": directory, "source": source})
+
     def changed_settings(self) -> list[SettingsChange]:
         return self.settings.changed() if self.settings is not None else []
 
@@ -408,6 +453,21 @@ def _held(event: HookEvent, subject: str | None, hook: HookCommand, run: HookRun
     if said:
         run.message = f"{run.message}; {said}" if run.message else said
     return run
+
+
+def _no_changes(answer: HookAnswer) -> HookAnswer:
+    """``PreSkillShellCommand``: an ``updatedInput`` is never applied, and any value
+    keeps the line from running (as in Claude Code); ``ask`` does too (no one is asked
+    about a command's lines)."""
+    for run in answer.runs:
+        if run.updated_input and run.decision is not HookDecision.BLOCK:
+            run.decision = HookDecision.BLOCK
+            run.reason = run.reason or "a PreSkillShellCommand hook changed the command"
+        if run.decision is HookDecision.ASK:
+            run.decision = HookDecision.BLOCK
+            run.reason = run.reason or "a PreSkillShellCommand hook asks to confirm it"
+        run.updated_input = None
+    return combine(answer.runs, can_ask=False) if answer.runs else answer
 
 
 #: The ``ConfigChange`` sources a project's hook may block: the project's own files.

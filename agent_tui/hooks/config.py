@@ -46,10 +46,16 @@ from agent_tui.hooks.matchers import Matcher
 
 DEFAULT_TIMEOUT_S = 60.0
 
-#: Claude Code events agent-tui does not run, for a clearer message than "unknown".
-OTHER_CLAUDE_EVENTS = frozenset({
-    "TeammateIdle", "WorktreeCreate", "WorktreeRemove",
-})
+#: Claude Code events agent-tui does not run, and why: a file that configures one is
+#: told so by name (never "unknown", never dropped without a word).
+OTHER_CLAUDE_EVENTS = {
+    "TeammateIdle": "agent-tui has no agent teams",
+    "WorktreeCreate": "agent-tui creates no worktrees of its own",
+    "WorktreeRemove": "agent-tui creates no worktrees of its own",
+    "CwdChanged": "the session's working folder never changes",
+    "FileChanged": "agent-tui watches no files for hooks",
+    "MessageDisplay": "agent-tui does not let hooks rewrite what is shown",
+}
 _GROUP_KEYS = ("matcher", "hooks")
 _HOOK_KEYS = ("type", "command", "timeout", "onFailure", "statusMessage", "if", "async",
               "asyncRewake", "shell", "once", "args")
@@ -251,7 +257,8 @@ def _event(name: str) -> HookEvent:
     except ValueError:
         pass
     if name in OTHER_CLAUDE_EVENTS:
-        raise _Skip((name,), f"agent-tui does not run {name} hooks")
+        raise _Skip((name,), f"{name} hooks are not supported by agent-tui "
+                    f"({OTHER_CLAUDE_EVENTS[name]}); they never run")
     known = [e.value for e in HookEvent]
     close = difflib.get_close_matches(name, known, n=1)
     hint = f' (did you mean "{close[0]}"?)' if close else ""

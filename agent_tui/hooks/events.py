@@ -43,6 +43,15 @@ CONFIG_SOURCES = frozenset({
     "user_settings", "project_settings", "local_settings", "policy_settings", "skills"})
 
 
+#: What ``PreModelSwitch`` and ``PostModelSwitch`` matchers are tried against.
+MODEL_FAMILIES = frozenset({"opus", "sonnet", "haiku"})
+#: ``InstructionsLoaded``'s ``load_reason`` (its matcher), in Claude Code's words; agent-tui
+#: gives ``session_start``, ``include`` and ``nested_traversal`` (it has no path-glob rules,
+#: and reads no instructions again after a compaction).
+LOAD_REASONS = frozenset({
+    "session_start", "nested_traversal", "path_glob_match", "include", "compact"})
+
+
 def event_facts(event: HookEvent) -> EventFacts:
     """What ``event`` is (see the module's docstring)."""
     E = HookEvent
@@ -85,6 +94,22 @@ def event_facts(event: HookEvent) -> EventFacts:
             return EventFacts()
         case E.INTERRUPT:
             return EventFacts()
+        case E.PRE_SKILL_SHELL_COMMAND:  # matched on the shell tool's name (Bash)
+            return EventFacts(Subject.TOOL, gates=True)
+        case E.POST_TOOL_BATCH:  # a block (exit 2) ends the turn
+            return EventFacts()
+        case E.USER_PROMPT_EXPANSION:  # matched on the command's name: a block stops it
+            return EventFacts(gates=True, stdout_is_context=True)
+        case E.PRE_MODEL_SWITCH:  # matched on the new model's family (opus, sonnet, haiku)
+            return EventFacts(Subject.WORD, MODEL_FAMILIES, gates=True)
+        case E.POST_MODEL_SWITCH:
+            return EventFacts(Subject.WORD, MODEL_FAMILIES, can_block=False,
+                              stdout_is_context=True)
+        case E.INSTRUCTIONS_LOADED:
+            return EventFacts(Subject.WORD, LOAD_REASONS, can_block=False)
+        case E.DIRECTORY_ADDED:  # ``register_repo_root`` (an SDK request) never happens here
+            return EventFacts(Subject.WORD, frozenset({"slash_command", "register_repo_root"}),
+                              can_block=False)
         case _:
             assert_never(event)
 

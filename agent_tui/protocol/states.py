@@ -236,6 +236,13 @@ class HookEvent(StrEnum):
     TASK_COMPLETED = "TaskCompleted"  # a plan item is marked completed (todo_write)
     ELICITATION = "Elicitation"  # an MCP server asks the user: a hook may answer first
     ELICITATION_RESULT = "ElicitationResult"  # the answer, before it goes to the server
+    PRE_SKILL_SHELL_COMMAND = "PreSkillShellCommand"  # a command's ``!`` line, before it runs
+    POST_TOOL_BATCH = "PostToolBatch"  # the calls of one model reply have all ended
+    USER_PROMPT_EXPANSION = "UserPromptExpansion"  # a custom command became its prompt
+    PRE_MODEL_SWITCH = "PreModelSwitch"  # /model asks for another model: a hook may refuse it
+    POST_MODEL_SWITCH = "PostModelSwitch"  # the session's model changed
+    INSTRUCTIONS_LOADED = "InstructionsLoaded"  # a CLAUDE.md or memory file was read
+    DIRECTORY_ADDED = "DirectoryAdded"  # /add-dir added a folder mid-session
     # agent-tui's own: after Esc, how each tool call ended and which processes were ended
     INTERRUPT = "Interrupt"
 

@@ -10,7 +10,8 @@ scope), then starts the turn with the prompt.
 Each step runs through the session's own command tool (``bash``: the same runner,
 cgroup and sandbox as the model's commands), never around it. Every step is checked
 first: when the policy does not allow one (a deny rule, or a call that would need
-asking: nobody is asked for a command's steps), none runs and nothing is sent. The
+asking: nobody is asked for a command's steps), or a ``PreSkillShellCommand`` hook
+refuses one, none runs and nothing is sent. The
 core knows the tool only by its name and its Tool interface.
 """
 
@@ -18,8 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from agent_tui.cancel import CancelScope
+from agent_tui.core.hooks.hook_points import HookPoints
+from agent_tui.core.hooks.work_points import skill_shell_command
 from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.calls.permission import PermissionPolicy
 from agent_tui.core.calls.tool import InvalidInput, ToolContext
@@ -44,6 +48,8 @@ class CommandRun:
     compose: Callable[[list[str]], str]
     policy: PermissionPolicy | None = None  # None: the session's
     model: str | None = None  # None: the session's
+    args: str = ""  # what followed the name (``UserPromptExpansion``'s ``command_args``)
+    source: str = ""  # where the file is: project, user, plugin (``command_source``)
 
     @property
     def turn_id(self) -> str:
@@ -60,8 +66,11 @@ class CommandStopped(Exception):
     """The steps did not all run: nothing is sent. The message says why."""
 
 
-async def run_steps(deps: SessionDeps, run: CommandRun, scope: CancelScope) -> list[str]:
-    """Every step's output, in order; raises :class:`CommandStopped`."""
+async def run_steps(deps: SessionDeps, run: CommandRun, scope: CancelScope,
+                    record: Callable[[Any], object] | None = None) -> list[str]:
+    """Every step's output, in order; raises :class:`CommandStopped`. With ``record``
+    (where hook runs are journalled), ``PreSkillShellCommand`` hooks judge each step
+    the policy allows, before any runs."""
     if not run.steps:
         return []
     tool = deps.tools.get(SHELL_TOOL)
@@ -87,6 +96,13 @@ async def run_steps(deps: SessionDeps, run: CommandRun, scope: CancelScope) -> l
                 "allowed-tools (e.g. Bash(git status:*)) or in the permission rules")
         else:
             parsed.append((step, args))
+    if not refused and record is not None:  # PreSkillShellCommand: each line, before any runs
+        points = HookPoints(deps, scope, record, run.turn_id)
+        for index, (step, _args) in enumerate(parsed):
+            why = await skill_shell_command(points, command=step.command, command_name=run.name,
+                                            step_id=f"cmd-{run.name}-{index + 1}")
+            if why:
+                refused.append(f"{step.where}: !`{step.command}`: {why}")
     if refused:
         raise CommandStopped(f"/{run.name} not run, nothing was sent: " + "; ".join(refused))
     outputs = []

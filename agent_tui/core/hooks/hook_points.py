@@ -79,6 +79,11 @@ def gated(ruling: Ruling, answer: HookAnswer) -> Ruling:
     return ruling
 
 
+def unless_blocked(answer: HookAnswer, run: HookRun) -> str:
+    """A run's context for the model, unless the hooks blocked what it rides with."""
+    return "" if answer.decision is HookDecision.BLOCK else run.context
+
+
 def last_assistant_text(records: list[Any]) -> str:
     """The text of the model's last answer (``last_assistant_message``)."""
     replies = [item for item in read_items(records).items if isinstance(item, Reply)]
@@ -189,7 +194,7 @@ class HookPoints:
         emit(HookStateChanged(event=event, state=HookRunState.ENDED, commands=commands,
                               turn_id=self.turn_id, tool_use_id=tool_use_id,
                               decision=answer.decision, detail=answer.reason))
-        ends_turn = event in (E.PRE_TOOL_USE, E.POST_TOOL_USE)  # the others decide themselves
+        ends_turn = event in (E.PRE_TOOL_USE, E.POST_TOOL_USE, E.POST_TOOL_BATCH)  # others decide
         if answer.stop is not None and ends_turn and self.stop_reason is None:
             self.stop_reason = answer.stop
             emit(Notice(level=NoticeLevel.INFO, text=(
@@ -280,14 +285,10 @@ class HookPoints:
         if self.deps.depth:
             return
         await self.settings_changed()
-
-        def to_model(answer: HookAnswer, run: HookRun) -> str:
-            return "" if answer.decision is HookDecision.BLOCK else run.context
-
         answer = await self.dispatch(
             E.USER_PROMPT_SUBMIT, None,
             lambda hooks, base: hooks.user_prompt_submit(base, self.scope, prompt=text),
-            to_model=to_model,
+            to_model=unless_blocked,
         )
         self.scope.raise_if_cancelled()  # cancel point: while a hook checks the prompt
         if answer is not None and answer.decision is HookDecision.BLOCK:

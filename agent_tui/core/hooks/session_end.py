@@ -13,22 +13,26 @@ interrupt (Esc, Ctrl+C) while it runs ends it, so quitting is never held for goo
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.hooks.hook_points import HookPoints
+from agent_tui.core.hooks.work_points import instructions_loaded
+from agent_tui.core.memory.memory import MemoryFile
 from agent_tui.core.journal.records import UserMessageRecord
 from agent_tui.protocol import SessionEndReason
 
 
 def starting(
-    deps: SessionDeps, root: CancelScope, record: Callable[[Any], object]
+    deps: SessionDeps, root: CancelScope, record: Callable[[Any], object],
+    memory_files: Sequence[MemoryFile] = (),
 ) -> Callable[[], Awaitable[None]]:
     """``SessionStart`` as the session opens (``startup``, or ``resume`` for a
     conversation that has one), after ``Setup`` when ``--init`` or ``--maintenance``
-    asked for it, for the session to wait for before its first request."""
+    asked for it, then ``InstructionsLoaded`` for each instruction file the session
+    read, for the session to wait for before its first request."""
     resumed = any(isinstance(r, UserMessageRecord) for r in deps.journal.records)
     points = HookPoints(deps, root, record)
     trigger = deps.config.setup_trigger
@@ -37,6 +41,7 @@ def starting(
         if trigger is not None:  # --init / --maintenance: Setup first, once
             await points.setup(trigger)
         await points.session_start("resume" if resumed else "startup")
+        await instructions_loaded(points, list(memory_files))
 
     return start
 

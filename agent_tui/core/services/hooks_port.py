@@ -204,6 +204,42 @@ class HooksPort(Protocol):
     async def session_end(self, base: HookBase, scope: CancelScope, *, reason: str) -> HookAnswer:
         """Matched on ``reason``; cannot block: the session ends whatever it answers."""
 
+    async def pre_skill_shell_command(
+        self, base: HookBase, scope: CancelScope, *, command: str, command_name: str,
+        step_id: str, invoked_by: str,
+    ) -> HookAnswer:
+        """``PreSkillShellCommand``: a command's ``!`` line before it runs (matched on
+        ``Bash``); a block, ask or changed input keeps it from running."""
+
+    async def post_tool_batch(
+        self, base: HookBase, scope: CancelScope, *, calls: list[dict[str, Any]]
+    ) -> HookAnswer:
+        """``PostToolBatch``: the calls of one reply ended (each ``name``, ``input``,
+        ``id``, ``response`` in ours); a block ends the turn."""
+
+    async def model_switch(
+        self, base: HookBase, scope: CancelScope, *, event: HookEvent, family: str | None,
+        fields: dict[str, Any],
+    ) -> HookAnswer:
+        """``PreModelSwitch`` (a block refuses the switch) or ``PostModelSwitch``, matched
+        on the new model's family."""
+
+    async def instructions_loaded(
+        self, base: HookBase, scope: CancelScope, *, fields: dict[str, Any]
+    ) -> HookAnswer:
+        """``InstructionsLoaded``, matched on ``load_reason``; it cannot block."""
+
+    async def user_prompt_expansion(
+        self, base: HookBase, scope: CancelScope, *, fields: dict[str, Any]
+    ) -> HookAnswer:
+        """``UserPromptExpansion``, matched on ``command_name``: a block keeps the
+        command's prompt from being sent; context rides with it."""
+
+    async def directory_added(
+        self, base: HookBase, scope: CancelScope, *, directory: str, source: str
+    ) -> HookAnswer:
+        """``DirectoryAdded``, matched on ``source``; it cannot block."""
+
     def changed_settings(self) -> list[SettingsChange]:
         """The settings files changed since the last look (a stat each), not applied yet."""
 

@@ -9,6 +9,7 @@ the model view (the API rejects another model's signatures).
 from __future__ import annotations
 
 import difflib
+from typing import Protocol
 
 from agent_tui.cancel import CancelScope
 from agent_tui.core.calls.agent_types import INHERIT
@@ -64,9 +65,19 @@ def close_matches(name: str, known: list[str]) -> list[str]:
     return difflib.get_close_matches(name, known, n=3, cutoff=0.5)
 
 
+class SwitchHooks(Protocol):
+    """The ``PreModelSwitch`` and ``PostModelSwitch`` hooks (``core/hooks/work_points.py``)."""
+
+    async def before(self, old: str, new: str, requested: str) -> str:
+        """Why the switch may not happen ("" when it may)."""
+
+    async def after(self, old: str, new: str, requested: str) -> None: ...
+
+
 class ModelControl:
     def __init__(self, deps: SessionDeps) -> None:
         self.deps = deps
+        self.switch_hooks: SwitchHooks | None = None
 
     def restore(self) -> None:
         """A resumed session goes on with the model and thinking it last switched to."""
@@ -121,6 +132,12 @@ class ModelControl:
             self.deps.emit(Notice(level=NoticeLevel.WARNING, text=(
                 f"could not look up {name!r} ({exc}); switching with default limits")))
         old = cfg.model
+        refused = await self.switch_hooks.before(old, name, asked) if self.switch_hooks else ""
+        if refused:
+            self.deps.emit(Notice(level=NoticeLevel.WARNING, code=NoticeCode.MODEL_REFUSED,
+                                  text=f"still using {old}: {refused}"))
+            self.deps.emit(self.changed_event())
+            return
         cfg.model = name
         if info is not None:
             self.deps.limits.remember(info)
@@ -135,6 +152,8 @@ class ModelControl:
                 f"{name} is sent (the API accepts a model's thinking signatures only "
                 "from that model)")))
         self.deps.emit(self.changed_event())
+        if self.switch_hooks is not None:
+            await self.switch_hooks.after(old, name, asked)
 
     def set_thinking(self, value: str) -> None:
         try:

@@ -15,6 +15,9 @@ from dataclasses import replace
 
 from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.core.commands.command_run import CommandRun, CommandStopped, run_steps
+from agent_tui.core.hooks.hook_points import HookPoints
+from agent_tui.core.hooks.work_points import prompt_expansion
+from agent_tui.core.journal.records import Record
 from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.services.model_control import resolve_model
 from agent_tui.core.session.slot import Slot, Work, WorkKind
@@ -29,6 +32,7 @@ class CommandTurns:
     root: CancelScope
     slot: Slot
     _emit: Callable[[Event], None]
+    _record: Callable[[Record], None]
     _start_turn: Callable[..., None]
 
     def _command(self, run: CommandRun) -> None:
@@ -65,9 +69,15 @@ class CommandTurns:
 
         async def steps() -> None:
             try:
-                outputs = await run_steps(self.deps, run, scope)
+                outputs = await run_steps(self.deps, run, scope, self._record)
                 chosen = await resolve_model(self.deps, run.model, scope) if run.model else None
-                ready.append((run.compose(outputs), chosen))
+                text = run.compose(outputs)
+                why = await prompt_expansion(
+                    HookPoints(self.deps, scope, self._record, run.turn_id), command_name=run.name,
+                    command_args=run.args, command_source=run.source, prompt=text)
+                if why:
+                    raise CommandStopped(f"/{run.name} not sent: {why}")
+                ready.append((text, chosen))
             except CommandStopped as exc:
                 self._stopped(run, scope, str(exc))
             except Cancelled:

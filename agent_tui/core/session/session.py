@@ -51,6 +51,7 @@ from agent_tui.core.memory.prompt import build_system_prompt
 from agent_tui.core.hooks.session_end import SessionEnding, starting
 from agent_tui.core.hooks.hook_points import HookPoints
 from agent_tui.core.hooks.idle import IdleReminder
+from agent_tui.core.hooks.work_points import ModelSwitchHooks
 from agent_tui.core.services.hooks_port import HookRow
 from agent_tui.core.services.queue import Queued
 from agent_tui.core.session.rewind import Rewinder
@@ -149,7 +150,8 @@ class Session(SessionControls, CommandTurns):
         self.idle = IdleReminder(lambda: HookPoints(deps, self.root, self._record),
                                  deps.config.idle_notify_s if deps.hooks is not None else None)
         if deps.hooks is not None:  # SessionStart: its context is in the first request
-            self.ready.append(starting(deps, self.root, self._record))
+            self.ready.append(starting(deps, self.root, self._record, self.memory_files))
+            self.models.switch_hooks = ModelSwitchHooks(HookPoints(deps, self.root, self._record))
 
     def past_records(self) -> list[Record]:
         """What the journal held when the session opened (a resumed session's

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any, Protocol
 
 from agent_tui.cancel import Cancelled, CancelScope
@@ -21,6 +22,7 @@ from agent_tui.core.compaction.compaction import CompactionFailed, Compactor
 from agent_tui.core.compaction.context_report import context_report
 from agent_tui.core.services.deps import SessionDeps, SubAgentsPort
 from agent_tui.core.hooks.hook_points import HookPoints
+from agent_tui.core.hooks.work_points import directory_added
 from agent_tui.core.memory.memory import MemoryFile
 from agent_tui.core.journal.records import (
     ConversationClearedRecord,
@@ -94,6 +96,25 @@ class SessionControls:
     _side: Callable[[Coroutine[Any, Any, None]], None]
     _answer: Callable[..., Coroutine[Any, Any, None]]
     on_interrupt: Callable[[Interrupt], None]
+    _loop: asyncio.AbstractEventLoop | None
+
+    def hooked(self, event: str) -> bool:
+        """Whether any hook is configured for ``event`` (Claude Code's name), from any thread."""
+        hooks = self.deps.hooks
+        return hooks is not None and any(row.event == event for row in hooks.rows())
+
+    def directory_added(self, folder: Path) -> None:
+        """``DirectoryAdded`` hooks for a folder ``/add-dir`` added (from any thread;
+        the folder is in ``added_dirs`` already: the hooks cannot undo it)."""
+        loop = self._loop
+        if loop is None or self.deps.hooks is None:
+            return
+        points = HookPoints(self.deps, self.root, self._record)
+        try:
+            loop.call_soon_threadsafe(
+                lambda: self._side(directory_added(points, str(folder), "slash_command")))
+        except RuntimeError:
+            pass  # the session has stopped
 
     def on_set_model(self, op: SetModel) -> None:
         self._side(self.models.set_model(op.model))

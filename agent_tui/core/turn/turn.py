@@ -31,6 +31,7 @@ from agent_tui.core.compaction.compaction import (
 from agent_tui.core.usage.limits import Overflow
 from agent_tui.core.history.history import ModelViewError, build_view, check_model_view
 from agent_tui.core.hooks.hook_points import PromptBlocked
+from agent_tui.core.hooks.work_points import tool_batch
 from agent_tui.core.journal.records import (
     ModelRequestRecord,
     SteerRecord,
@@ -125,7 +126,9 @@ class Turn:
                         continue
                     break
                 if calls:
+                    since = len(self.deps.journal.records)
                     await self._run_batch(calls)
+                    await tool_batch(hooks, [c.id for c in calls], since)  # PostToolBatch
                     if self.scope.cancelled or hooks.stop_reason is not None:
                         break
                     self._apply_steers()

@@ -204,6 +204,8 @@ def _add_dir(host: CommandHost, args: str) -> None:
         host.notice("info", f"{folder} is already one the file tools use")
         return
     session.added_dirs.append(folder)
+    if hasattr(session, "directory_added"):  # DirectoryAdded hooks
+        session.directory_added(folder)
     host.notice("info", f"added {folder}: the file tools may read and write in it "
                 "(absolute paths), as in the workspace")
 
