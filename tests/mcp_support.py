@@ -10,6 +10,9 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
+import urllib.error
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -128,3 +131,42 @@ def oauth_server(tmp_path: Path, *args: str) -> Iterator[tuple[str, Path]]:
     argv = [sys.executable, OAUTH, str(record), str(port), *args]
     with listening(argv, port, tmp_path / "oauth-server.log") as url:
         yield url, record
+
+
+# -- OAuth logins: the browser a test plays, the records of tests/mcp_servers/oauth_server.py
+
+
+def browser(seen: list[str], answers: list[Any]) -> Any:
+    """A browser: follows the URL (and its redirects) on a thread, as a real one
+    would while agent-tui waits."""
+
+    def open_url(url: str) -> None:
+        seen.append(url)
+
+        def follow() -> None:
+            try:
+                with urllib.request.urlopen(url, timeout=10) as response:
+                    answers.append((response.status, response.read().decode()))
+            except urllib.error.HTTPError as exc:
+                answers.append((exc.code, exc.read().decode()))
+
+        threading.Thread(target=follow, daemon=True).start()
+
+    return open_url
+
+
+async def answered(answers: list[Any]) -> list[Any]:
+    """The browser's thread reads its page after the login has gone on: wait for it."""
+    for _ in range(200):
+        if answers:
+            break
+        await asyncio.sleep(0.05)
+    return answers
+
+
+def web(url: str) -> ServerConfig:
+    return ServerConfig(name="web", transport=Transport.HTTP, source=Path("test"), url=url)
+
+
+def events(record: Path, kind: str) -> list[dict[str, Any]]:
+    return [r for r in records(record) if r["event"] == kind]

@@ -10,7 +10,6 @@ import json
 import stat
 import subprocess
 import sys
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -24,49 +23,13 @@ from agent_tui.mcp import ServerConfig, ServerState
 from agent_tui.settings.mcp_servers import Transport
 from agent_tui.mcp.oauth import LoginRefused, token_path
 from tests.forked_runs import popen_agent, run_agent
-from tests.mcp_support import free_port, call, records
-from tests.mcp_support import oauth_server
-
-
-def browser(seen: list[str], answers: list[Any]) -> Any:
-    """A browser: follows the URL (and its redirects) on a thread, as a real one
-    would while agent-tui waits."""
-
-    def open_url(url: str) -> None:
-        seen.append(url)
-
-        def follow() -> None:
-            try:
-                with urllib.request.urlopen(url, timeout=10) as response:
-                    answers.append((response.status, response.read().decode()))
-            except urllib.error.HTTPError as exc:
-                answers.append((exc.code, exc.read().decode()))
-
-        threading.Thread(target=follow, daemon=True).start()
-
-    return open_url
-
-
-async def answered(answers: list[Any]) -> list[Any]:
-    """The browser's thread reads its page after the login has gone on: wait for it."""
-    for _ in range(200):
-        if answers:
-            break
-        await asyncio.sleep(0.05)
-    return answers
+from tests.mcp_support import free_port, call
+from tests.mcp_support import answered, browser, events, oauth_server, web
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     yield from oauth_server(tmp_path, "--ttl", "2")
-
-
-def web(url: str) -> ServerConfig:
-    return ServerConfig(name="web", transport=Transport.HTTP, source=Path("test"), url=url)
-
-
-def events(record: Path, kind: str) -> list[dict[str, Any]]:
-    return [r for r in records(record) if r["event"] == kind]
 
 
 @pytest.mark.asyncio

@@ -20,7 +20,7 @@ from agent_tui.mcp.oauth import CIMD_ENV, TokenFile, token_path
 from agent_tui.protocol import ToolState
 from tests.forked_runs import popen_agent
 from tests.mcp_support import call, free_port, oauth_server
-from tests.test_mcp_oauth import browser, events, web
+from tests.mcp_support import browser, events, web
 
 
 @pytest.mark.asyncio
