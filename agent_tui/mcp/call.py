@@ -140,7 +140,7 @@ class RemoteCall:
             return  # terminal is final (the spec forbids leaving it)
         if known is None or (task.status, task.status_message) != (known.status, known.status_message):
             if self.on_progress is not None:
-                said = f": {task.status_message}" if task.status_message else ""
+                said = f": {_printable(task.status_message)}" if task.status_message else ""
                 self.on_progress(f"[task {task.status}{said}]\n")
         self.task = task
         self._wake.set()
@@ -282,6 +282,8 @@ async def _run_task(session: ClientSession, dispatcher: CallDispatcher, call: Re
                 types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=call.task_id)),
                 types.GetTaskResult, request_read_timeout_seconds=TASK_REQUEST_S,
             )
+            if got.task_id != call.task_id:
+                raise ValueError(f"tasks/get for {call.task_id} answered about {got.task_id}")
             call.observe(got)
     # tasks/result: what the plain call would have answered (it blocks while the task
     # works, and carries the server's questions while it needs input).
@@ -315,6 +317,12 @@ async def _cancel_task(session: ClientSession, call: RemoteCall, tg: anyio.abc.T
         tg.cancel_scope.cancel()  # settled: stop following it
     else:
         call.observe(got)
+
+
+def _printable(text: str, limit: int = 200) -> str:
+    """A server's status message as one bounded line of printable text."""
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def poll_seconds(interval_ms: int | None) -> float:
