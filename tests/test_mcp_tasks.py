@@ -148,6 +148,18 @@ async def test_without_the_servers_task_capability_a_required_tool_is_left_out(
     assert [r["task"] for r in seen(record, "tools/call")] == [None]
 
 
+@pytest.mark.asyncio
+async def test_a_task_the_server_loses_track_of_ends_unknown_and_its_status_is_shown_printable(
+        make_manager: Any, tmp_path: Path) -> None:
+    record = tmp_path / "rec.jsonl"
+    _, tools = await make_manager(task_server(record, "forget"))
+    result, _, emitted = await run(tools, "research", {"seconds": 30})
+    assert result.outcome is ToolState.UNKNOWN, result.content
+    assert "ran research as task task-1, then could not tell its state" in result.content
+    assert "no such task" in result.content and "may or may not have taken effect" in result.content
+    assert emitted == ["[task working: started [2J]\n"]  # the escape character is not passed on
+
+
 def test_the_poll_interval_is_honoured_within_bounds() -> None:
     assert poll_seconds(250) == 0.25
     assert poll_seconds(None) == POLL_DEFAULT_S

@@ -6,6 +6,8 @@ Usage: task_server.py RECORD MODE POLL_MS
   nocap    declares no tasks capability
   deaf     like tasks, but never answers tasks/cancel
   notify   like tasks, and sends notifications/tasks/status at each change
+  forget   like tasks, but a task's status message holds an escape sequence, and
+           tasks/get answers that there is no such task
 
 Tools: ``research`` (taskSupport required), ``either`` (optional), ``plain`` (none);
 each works for ``seconds`` and answers "worked S s". A plain call of ``research`` is
@@ -113,7 +115,8 @@ def call(msg: dict[str, Any]) -> None:
         return
     task_id = f"task-{len(tasks) + 1}"
     stamp = now()
-    task = {"taskId": task_id, "status": "working", "statusMessage": "started", "createdAt": stamp,
+    said = "started\x1b[2J" if MODE == "forget" else "started"
+    task = {"taskId": task_id, "status": "working", "statusMessage": said, "createdAt": stamp,
             "lastUpdatedAt": stamp, "ttl": params["task"].get("ttl"), "pollInterval": POLL_MS,
             "seconds": seconds}
     with lock:
@@ -155,7 +158,7 @@ for line in sys.stdin:
     elif method == "tasks/get":
         task_id = msg["params"]["taskId"]
         record("tasks/get", task=task_id)
-        if task_id in tasks:
+        if task_id in tasks and MODE != "forget":
             answer(msg["id"], {k: v for k, v in tasks[task_id].items() if k != "seconds"})
         else:
             error(msg["id"], -32602, "no such task")
