@@ -5,6 +5,7 @@ manager over stdio. Skips, saying why, where ``.ci/run`` could not install it.""
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import time
 from pathlib import Path
@@ -16,7 +17,7 @@ from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.mcp import ServerConfig
 from agent_tui.protocol import ToolState
 from agent_tui.settings.mcp_servers import Transport
-from tests.mcp_support import ctx_for
+from tests.mcp_support import ctx_for, free_port, listening
 
 ROOT = Path(__file__).resolve().parents[1]
 EVERYTHING = ROOT / ".ci" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
@@ -30,12 +31,15 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-async def research_tool(make_manager: Any, **options: Any) -> Any:
+async def research_tool(make_manager: Any, url: str | None = None, **options: Any) -> Any:
     """The manager's tool for the research task (it is registered after initialize and
     announced with tools/list_changed, so it arrives a moment after the start)."""
     assert NODE is not None
-    config = ServerConfig(name="everything", transport=Transport.STDIO, source=Path("test"),
-                          command=NODE, args=[str(EVERYTHING), "stdio"])
+    if url is None:
+        config = ServerConfig(name="everything", transport=Transport.STDIO, source=Path("test"),
+                              command=NODE, args=[str(EVERYTHING), "stdio"])
+    else:
+        config = ServerConfig(name="everything", transport=Transport.HTTP, source=Path("test"), url=url)
     _, tools = await make_manager(config, **options)
     deadline = time.monotonic() + 10
     while tools.get(RESEARCH) is None:
@@ -45,8 +49,20 @@ async def research_tool(make_manager: Any, **options: Any) -> Any:
 
 
 @pytest.mark.asyncio
-async def test_the_research_task_runs_through_input_required_to_its_report(make_manager: Any) -> None:
-    tool = await research_tool(make_manager)
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_the_research_task_runs_through_input_required_to_its_report(
+        make_manager: Any, tmp_path: Path, transport: str) -> None:
+    if transport == "http":
+        assert NODE is not None
+        port = free_port()
+        with listening([NODE, str(EVERYTHING), "streamableHttp"], port, tmp_path / "everything.log",
+                       {**os.environ, "PORT": str(port)}) as url:
+            await research(await research_tool(make_manager, url))
+    else:
+        await research(await research_tool(make_manager))
+
+
+async def research(tool: Any) -> None:
     emitted: list[str] = []
     ctx = ctx_for(CancelScope())
     ctx.emit_output = emitted.append
