@@ -34,7 +34,7 @@ def seen(record: Path, event: str) -> list[dict[str, Any]]:
 
 
 async def run(tools: Any, name: str, args: dict[str, Any], *, cancel_on: Path | None = None,
-              ) -> tuple[Any, float, list[str]]:
+              event: str = "start") -> tuple[Any, float, list[str]]:
     """One call (cancelled as Esc would, once the server started the work); returns the
     result, the seconds since the cancel (or the start), and what the call emitted."""
     tool = tools.get(tool_name("tk", name))
@@ -43,7 +43,7 @@ async def run(tools: Any, name: str, args: dict[str, Any], *, cancel_on: Path | 
 
     async def cancel_when_started() -> None:
         assert cancel_on is not None
-        await wait_for_record(cancel_on, "start", timeout=20.0)
+        await wait_for_record(cancel_on, event, timeout=20.0)
         marks.append(time.monotonic())
         scope.cancel(CancelReason.USER_INTERRUPT)
 
@@ -112,6 +112,38 @@ async def test_a_server_silent_on_tasks_cancel_leaves_the_call_unknown_within_th
     assert result.outcome is ToolState.UNKNOWN, result.content
     assert "cancel task task-1 (research), but the server did not confirm within 0.5 s" in result.content
     assert since_cancel < 1.5
+    assert len(seen(record, "tasks/cancel")) == 1
+
+
+@pytest.mark.asyncio
+async def test_a_task_that_ends_before_the_cancel_gives_its_result(make_manager: Any, tmp_path: Path) -> None:
+    record = tmp_path / "rec.jsonl"
+    _, tools = await make_manager(task_server(record, "late"), confirm_s=1.0)
+    result, since_cancel, _ = await run(tools, "research", {"seconds": 60}, cancel_on=record)
+    assert result.outcome is ToolState.SUCCEEDED and result.content == "worked 60 s"  # the fact
+    assert result.details["arrived_after_cancel"] is True and since_cancel < 1.5
+
+
+@pytest.mark.asyncio
+async def test_a_cancel_while_the_task_is_being_created_cancels_it_once_it_exists(
+        make_manager: Any, tmp_path: Path) -> None:
+    record = tmp_path / "rec.jsonl"
+    _, tools = await make_manager(task_server(record, "slow"), confirm_s=1.0)
+    result, since_cancel, _ = await run(tools, "research", {"seconds": 60}, cancel_on=record, event="creating")
+    assert result.outcome is ToolState.CANCELLED_WHILE_RUNNING, result.content
+    assert since_cancel < 1.5
+    [notice] = seen(record, "notifications/cancelled")  # for the tools/call, before the task existed
+    assert [r["task"] for r in seen(record, "tasks/cancel")] == ["task-1"]
+    assert notice["t"] < seen(record, "tasks/cancel")[0]["t"]
+
+
+@pytest.mark.asyncio
+async def test_the_tool_timeout_cancels_a_task_on_the_server(make_manager: Any, tmp_path: Path) -> None:
+    record = tmp_path / "rec.jsonl"
+    _, tools = await make_manager(task_server(record), call_timeout_s=0.5, confirm_s=1.0)
+    result, _, _ = await run(tools, "research", {"seconds": 60})
+    assert result.outcome is ToolState.CANCELLED_WHILE_RUNNING and result.ended_by is CancelReason.TIMEOUT
+    assert result.details["confirmed"] is True and "confirmed it cancelled task task-1" in result.content
     assert len(seen(record, "tasks/cancel")) == 1
 
 

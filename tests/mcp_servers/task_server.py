@@ -6,6 +6,9 @@ Usage: task_server.py RECORD MODE POLL_MS
   nocap    declares no tasks capability
   deaf     like tasks, but never answers tasks/cancel
   notify   like tasks, and sends notifications/tasks/status at each change
+  late     like tasks, but a task asked to cancel finishes first (tasks/cancel: -32602)
+  slow     like tasks, but the task is created 0.4 s after the call arrives (recorded
+           as "creating"), whatever cancel notice comes meanwhile
   forget   like tasks, but a task's status message holds an escape sequence, and
            tasks/get answers that there is no such task
 
@@ -113,6 +116,9 @@ def call(msg: dict[str, Any]) -> None:
         time.sleep(seconds)
         answer(msg["id"], outcome(seconds))
         return
+    if MODE == "slow":
+        record("creating")
+        time.sleep(0.4)
     task_id = f"task-{len(tasks) + 1}"
     stamp = now()
     said = "started\x1b[2J" if MODE == "forget" else "started"
@@ -131,6 +137,8 @@ def cancel(msg: dict[str, Any]) -> None:
     record("tasks/cancel", task=task_id)
     if MODE == "deaf":
         return
+    if MODE == "late" and task_id in tasks:
+        move(task_id, "completed", "finished before the cancel")
     if task_id not in tasks:
         error(msg["id"], -32602, "no such task")
         return
