@@ -432,7 +432,8 @@ async def test_a_tool_that_needs_mcp_tasks_is_left_out_and_the_status_says_why(m
     assert set(tools.names()) == {"mcp__tk__work", "mcp__tk__either"}
     [status] = manager.status()
     assert status.tools == ["work", "either"]
-    assert status.left_out == {"research": "needs MCP tasks (taskSupport: required), which agent-tui does not support"}
+    assert status.left_out == {"research": "needs MCP tasks (taskSupport: required), which the server does not "
+                               "offer (no tasks.requests.tools.call capability on protocol 2025-11-25)"}
 
 
 @pytest.mark.asyncio

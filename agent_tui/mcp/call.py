@@ -14,6 +14,16 @@ have given the server a chance to answer.
    an error (the server confirms it stopped: the SDK's HTTP transport answers a
    cancelled request with ``-32800 Request cancelled``).
 3. ``RemoteCall.abandon()``: stop waiting; a late answer is dropped by the SDK.
+
+**MCP tasks** (protocol 2025-11-25, a call with ``as_task``): the ``tools/call`` carries
+``task: {ttl}`` and is answered at once with a ``CreateTaskResult``; we then poll
+``tasks/get`` at the server's ``pollInterval`` (woken early by
+``notifications/tasks/status``), and at a terminal status (or ``input_required``, where
+the server's questions come on the ``tasks/result`` stream) take ``tasks/result``: the
+answer the plain call would have had. A cancel before the task exists is the plain
+notice above; once it exists, ``tasks/cancel``: a ``cancelled`` answer is the server's
+confirmation, an ``Invalid params`` answer means it had already ended (its result is
+then the fact), and silence is silence.
 """
 
 from __future__ import annotations
@@ -26,16 +36,32 @@ from enum import StrEnum
 from typing import Any
 
 import anyio
+import anyio.abc
 import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.shared.dispatcher import ProgressFnT
+from mcp.client.extension import NotificationBinding
 from mcp.shared.exceptions import MCPError
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from pydantic import ValidationError
 
 from agent_tui.mcp_catalog.errors import short
 
 _NOTIFY_WRITE_S = 1.0
+#: The protocol version that has tasks (2026-07-28 moved them out to an extension).
+TASKS_VERSION = "2025-11-25"
+#: How long a task is kept on the server after its creation (asked; it may choose).
+TASK_TTL_MS = 3_600_000
+#: Polling when the server names no interval, and the bounds a named one is held to
+#: (a hostile 0 must not spin us, a huge one must not stall a finished call).
+POLL_DEFAULT_S = 1.0
+POLL_MIN_S = 0.05
+POLL_MAX_S = 10.0
+#: One tasks/get or tasks/cancel round trip may take this long.
+TASK_REQUEST_S = 30.0
+_TERMINAL = frozenset({"completed", "failed", "cancelled"})
+_INVALID_PARAMS = -32602
 
 
 class AnswerKind(StrEnum):
@@ -45,6 +71,8 @@ class AnswerKind(StrEnum):
     MALFORMED = "malformed"  # an answer we could not read as a CallToolResult
     NOT_SENT = "not_sent"  # cancelled before the request was written
     ABANDONED = "abandoned"  # we stopped waiting
+    TASK_CANCELLED = "task_cancelled"  # the server confirmed our tasks/cancel
+    TASK_LOST = "task_lost"  # a task was created, then we could not follow it
 
 
 @dataclass
@@ -68,6 +96,8 @@ class RemoteCall:
         meta: types.RequestParamsMeta,
         wire_id: str,
         on_progress: Callable[[str], None] | None = None,
+        *,
+        as_task: bool = False,
     ) -> None:
         self.tool = tool
         self.arguments = arguments
@@ -77,6 +107,11 @@ class RemoteCall:
         self.request_id: str | None = None  # set once the request's write has started
         self.cancel_reason: str | None = None
         self.cancel_notified = False
+        self.as_task = as_task
+        self.task_id: str | None = None  # once the server created the task
+        self.task: types.Task | None = None  # its latest known state
+        self._task_cancel_sent = False
+        self._wake = asyncio.Event()  # a status notification arrived, or a cancel was refused
         self.answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         self._cancel_wanted = asyncio.Event()
         self._abandon_wanted = asyncio.Event()
@@ -97,6 +132,44 @@ class RemoteCall:
     def settle(self, answer: Answer) -> None:
         if not self.answer.done():
             self.answer.set_result(answer)
+
+    def observe(self, task: types.Task) -> None:
+        """A newer state of our task (a ``tasks/get`` answer or a status notification)."""
+        known = self.task
+        if known is not None and known.status in _TERMINAL:
+            return  # terminal is final (the spec forbids leaving it)
+        if known is None or (task.status, task.status_message) != (known.status, known.status_message):
+            if self.on_progress is not None:
+                said = f": {_printable(task.status_message)}" if task.status_message else ""
+                self.on_progress(f"[task {task.status}{said}]\n")
+        self.task = task
+        self._wake.set()
+
+
+class TaskBoard:
+    """A session's calls that run as tasks, by task id: ``notifications/tasks/status``
+    reaches its call (an unknown id is ignored)."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, RemoteCall] = {}
+
+    def binding(self) -> NotificationBinding[types.TaskStatusNotificationParams]:
+        return NotificationBinding(method="notifications/tasks/status",
+                                   params_type=types.TaskStatusNotificationParams, handler=self._on_status)
+
+    async def _on_status(self, params: types.TaskStatusNotificationParams) -> None:
+        call = self.calls.get(params.task_id)
+        if call is not None:
+            call.observe(params)
+
+
+def tasks_offered(session: ClientSession) -> bool:
+    """The server takes ``tools/call`` as a task: it said so, on the version that has tasks."""
+    caps = session.server_capabilities
+    if session.protocol_version != TASKS_VERSION or caps is None or caps.tasks is None:
+        return False
+    requests = caps.tasks.requests
+    return requests is not None and requests.tools is not None and requests.tools.call is not None
 
 
 class CallDispatcher(JSONRPCDispatcher):
@@ -122,7 +195,8 @@ class CallDispatcher(JSONRPCDispatcher):
             self.closed.set()
 
 
-async def serve_call(session: ClientSession, call: RemoteCall) -> None:
+async def serve_call(session: ClientSession, call: RemoteCall, dispatcher: CallDispatcher | None = None,
+                     board: TaskBoard | None = None) -> None:
     """Run ``call`` on ``session`` until it is answered, cancelled or abandoned."""
     _CURRENT_CALL.set(call)
     try:
@@ -130,18 +204,27 @@ async def serve_call(session: ClientSession, call: RemoteCall) -> None:
 
             async def request() -> None:
                 try:
-                    result = await session.call_tool(
-                        call.tool, call.arguments, meta=call.meta,
-                        progress_callback=_progress_sink(call.on_progress),
-                    )
-                    call.settle(Answer(AnswerKind.RESULT, result=result))
+                    if call.as_task and dispatcher is not None:
+                        call.settle(await _run_task(session, dispatcher, call, board or TaskBoard(), tg))
+                    else:
+                        result = await session.call_tool(
+                            call.tool, call.arguments, meta=call.meta,
+                            progress_callback=_progress_sink(call.on_progress),
+                        )
+                        call.settle(Answer(AnswerKind.RESULT, result=result))
                 except MCPError as exc:
                     closed = exc.code == types.CONNECTION_CLOSED
                     kind = AnswerKind.CLOSED if closed else AnswerKind.ERROR
+                    if call.task_id is not None and kind is AnswerKind.ERROR:
+                        kind = AnswerKind.TASK_LOST  # tasks/get failed: the task's fate is unknown
                     call.settle(Answer(kind, code=exc.code, message=exc.message))
                 except (ValidationError, RuntimeError, ValueError, TypeError) as exc:
-                    call.settle(Answer(AnswerKind.MALFORMED, message=short(exc)))
+                    lost = call.task_id is not None
+                    call.settle(Answer(AnswerKind.TASK_LOST if lost else AnswerKind.MALFORMED,
+                                       message=short(exc)))
                 finally:
+                    if board is not None and call.task_id is not None:
+                        board.calls.pop(call.task_id, None)
                     tg.cancel_scope.cancel()
 
             tg.start_soon(request)
@@ -150,7 +233,9 @@ async def serve_call(session: ClientSession, call: RemoteCall) -> None:
                 call.settle(Answer(AnswerKind.NOT_SENT))
                 tg.cancel_scope.cancel()
                 return
-            if not call._abandon_wanted.is_set():
+            if call.task_id is not None and not call._abandon_wanted.is_set():
+                tg.start_soon(_cancel_task, session, call, tg)
+            elif not call._abandon_wanted.is_set():
                 with anyio.move_on_after(_NOTIFY_WRITE_S):
                     await session.send_notification(types.CancelledNotification(
                         params=types.CancelledNotificationParams(
@@ -162,6 +247,89 @@ async def serve_call(session: ClientSession, call: RemoteCall) -> None:
             tg.cancel_scope.cancel()
     finally:
         call.settle(Answer(AnswerKind.ABANDONED))
+
+
+async def _run_task(session: ClientSession, dispatcher: CallDispatcher, call: RemoteCall,
+                    board: TaskBoard, tg: anyio.abc.TaskGroup) -> Answer:
+    """``tools/call`` as a task: create it, follow it to its end, take its result."""
+    params: dict[str, Any] = {"name": call.tool, "arguments": call.arguments,
+                              "task": {"ttl": TASK_TTL_MS}, "_meta": dict(call.meta)}
+    opts: dict[str, Any] = {"headers": {MCP_PROTOCOL_VERSION_HEADER: session.protocol_version or TASKS_VERSION}}
+    sink = _progress_sink(call.on_progress)
+    if sink is not None:
+        opts["on_progress"] = sink
+    raw = await dispatcher.send_raw_request("tools/call", params, opts)
+    if isinstance(raw, dict) and "task" not in raw:  # it ran the call plainly (allowed)
+        return Answer(AnswerKind.RESULT, result=types.CallToolResult.model_validate(raw, by_name=False))
+    created = types.CreateTaskResult.model_validate(raw, by_name=False)
+    call.task_id = created.task.task_id
+    board.calls[call.task_id] = call
+    call.observe(created.task)
+    if call._cancel_wanted.is_set() and not call._abandon_wanted.is_set():
+        tg.start_soon(_cancel_task, session, call, tg)  # the cancel came while it was being created
+    while True:
+        task = call.task
+        assert task is not None
+        if task.status == "cancelled" and call.cancel_reason is not None:
+            return Answer(AnswerKind.TASK_CANCELLED, message=task.status_message or "")
+        if task.status in _TERMINAL or task.status == "input_required":
+            break
+        call._wake.clear()
+        with anyio.move_on_after(poll_seconds(task.poll_interval)):
+            await call._wake.wait()
+        if call.task is task:  # no notification came: ask
+            got = await session.send_request(
+                types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=call.task_id)),
+                types.GetTaskResult, request_read_timeout_seconds=TASK_REQUEST_S,
+            )
+            if got.task_id != call.task_id:
+                raise ValueError(f"tasks/get for {call.task_id} answered about {got.task_id}")
+            call.observe(got)
+    # tasks/result: what the plain call would have answered (it blocks while the task
+    # works, and carries the server's questions while it needs input).
+    result = await session.send_request(
+        types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=call.task_id)),
+        types.CallToolResult,
+    )
+    return Answer(AnswerKind.RESULT, result=result)
+
+
+async def _cancel_task(session: ClientSession, call: RemoteCall, tg: anyio.abc.TaskGroup) -> None:
+    """``tasks/cancel``: a ``cancelled`` answer settles the call; a refusal (already
+    ended) wakes the poller to take the result; silence leaves it to the caller's budget."""
+    if call._task_cancel_sent or call.task_id is None:
+        return
+    call._task_cancel_sent = True
+    try:
+        got = await session.send_request(
+            types.CancelTaskRequest(params=types.CancelTaskRequestParams(task_id=call.task_id)),
+            types.CancelTaskResult, request_read_timeout_seconds=TASK_REQUEST_S,
+        )
+    except MCPError as exc:
+        if exc.code == _INVALID_PARAMS:
+            call._wake.set()  # it had ended: the poller takes its result
+        return
+    except (ValidationError, ValueError, TypeError):
+        return
+    call.cancel_notified = True
+    if got.status == "cancelled":
+        call.settle(Answer(AnswerKind.TASK_CANCELLED, message=got.status_message or ""))
+        tg.cancel_scope.cancel()  # settled: stop following it
+    else:
+        call.observe(got)
+
+
+def _printable(text: str, limit: int = 200) -> str:
+    """A server's status message as one bounded line of printable text."""
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def poll_seconds(interval_ms: int | None) -> float:
+    """The server's ``pollInterval`` in seconds, held to sane bounds."""
+    if interval_ms is None:
+        return POLL_DEFAULT_S
+    return min(POLL_MAX_S, max(POLL_MIN_S, interval_ms / 1000))
 
 
 ProgressSink = ProgressFnT
@@ -178,4 +346,5 @@ def _progress_sink(emit: Callable[[str], None] | None) -> ProgressSink | None:
     return on_progress
 
 
-__all__ = ["Answer", "AnswerKind", "CallDispatcher", "RemoteCall", "serve_call"]
+__all__ = ["Answer", "AnswerKind", "CallDispatcher", "RemoteCall", "TaskBoard", "poll_seconds", "serve_call",
+           "tasks_offered"]

@@ -8,8 +8,9 @@ cancel *that request* (:mod:`.call`) and later, if the server stays silent, to s
 waiting for it.
 
 Tools the client can never call are left out of ``tools`` and kept in ``left_out``
-with the reason: a tool whose ``execution.taskSupport`` is ``required`` (MCP tasks,
-which agent-tui does not speak) answers every plain call with -32601.
+with the reason: a tool whose ``execution.taskSupport`` is ``required`` on a server that
+does not take tool calls as MCP tasks (``tasks_calls``: it declares
+``tasks.requests.tools.call`` on protocol 2025-11-25) answers every plain call with -32601.
 
 A server that sends ``notifications/tools/list_changed`` is listed again (in the
 server task); ``on_tools`` then hands the new list to the manager, which applies it
@@ -35,7 +36,7 @@ from mcp.client.session import ClientSession, IncomingMessage
 
 from agent_tui.cancel import CancelScope
 from agent_tui.mcp import catalog, elicit, procs
-from agent_tui.mcp.call import Answer, AnswerKind, CallDispatcher, RemoteCall, serve_call
+from agent_tui.mcp.call import Answer, AnswerKind, CallDispatcher, RemoteCall, TaskBoard, serve_call, tasks_offered
 from agent_tui.settings.mcp_servers import ServerConfig, Transport
 from agent_tui.mcp_catalog.elicitation import Elicitor, decline
 from agent_tui.mcp_catalog.errors import short
@@ -49,7 +50,8 @@ MAX_RESTARTS = 2
 _LIST_PAGES = 50
 #: When a start ends: how long what is left of it gets between SIGTERM and SIGKILL.
 END_GRACE_S = 0.5
-NEEDS_TASKS = "needs MCP tasks (taskSupport: required), which agent-tui does not support"
+NEEDS_TASKS = ("needs MCP tasks (taskSupport: required), which the server does not offer "
+               "(no tasks.requests.tools.call capability on protocol 2025-11-25)")
 
 
 _STOP = object()
@@ -100,6 +102,7 @@ class McpConnection:
         self.error: str | None = None
         self.tools: list[types.Tool] = []
         self.left_out: dict[str, str] = {}
+        self.task_calls = False  # the server takes tools/call as MCP tasks
         self.resources: list[types.Resource] = []
         self.prompts: list[types.Prompt] = []
         self.pid: int | None = None
@@ -206,9 +209,10 @@ class McpConnection:
 
     def submit(
         self, tool: str, arguments: dict[str, Any], meta: types.RequestParamsMeta,
-        on_progress: Callable[[str], None] | None = None,
+        on_progress: Callable[[str], None] | None = None, *, as_task: bool = False,
     ) -> RemoteCall:
-        call = RemoteCall(tool, arguments, meta, f"agent-tui-{next(self._ids)}", on_progress)
+        call = RemoteCall(tool, arguments, meta, f"agent-tui-{next(self._ids)}", on_progress,
+                          as_task=as_task and self.task_calls)
         if self.state is not ServerState.READY or self._inbox is None:
             call.settle(Answer(AnswerKind.CLOSED, message=f"server is {self.state}"))
         else:
@@ -258,7 +262,7 @@ class McpConnection:
     def _take_tools(self, listed: list[types.Tool]) -> None:
         usable, left_out = [], {}
         for spec in listed:
-            if spec.execution is not None and spec.execution.task_support == "required":
+            if not self.task_calls and spec.execution is not None and spec.execution.task_support == "required":
                 left_out[spec.name] = NEEDS_TASKS
             else:
                 usable.append(spec)
@@ -272,6 +276,7 @@ class McpConnection:
         error: str | None = None
         lost = False
         timer: asyncio.TimerHandle | None = None
+        board = TaskBoard()
 
         async def on_message(message: IncomingMessage) -> None:
             # By method, not class: each protocol version has its own notification models.
@@ -287,9 +292,10 @@ class McpConnection:
                     session, dispatcher = await connect(
                         stack, self.config, workspace=self.workspace, tag=self.tag,
                         errlog=errlog, on_message=on_message, auth=self._auth(),
-                        on_elicit=elicit.callback(self.name, self._elicitor),
+                        on_elicit=elicit.callback(self.name, self._elicitor), bindings=[board.binding()],
                     )
                     info = (await session.initialize()).server_info
+                    self.task_calls = tasks_offered(session)
                     self.server_info = (info.name, info.version)
                     self._take_tools(await _list_tools(session))
                     await self._list_catalog(session, catalog.Offer.RESOURCES, catalog.Offer.PROMPTS)
@@ -301,7 +307,7 @@ class McpConnection:
                     self._set_state(ServerState.READY, None)
                     if not started.done():
                         started.set_result(None)
-                    lost = await self._run_calls(session, dispatcher, inbox)
+                    lost = await self._run_calls(session, dispatcher, inbox, board)
         except Exception as exc:  # noqa: BLE001 - every failure becomes the server's error
             error = describe_startup(exc, self.config)
         finally:
@@ -368,7 +374,8 @@ class McpConnection:
                 self._life.cancel()
 
     async def _run_calls(
-        self, session: ClientSession, dispatcher: CallDispatcher, inbox: asyncio.Queue[Any]
+        self, session: ClientSession, dispatcher: CallDispatcher, inbox: asyncio.Queue[Any],
+        board: TaskBoard,
     ) -> bool:
         """Serve calls until asked to stop (False) or the connection is lost (True)."""
         async with anyio.create_task_group() as calls:
@@ -390,7 +397,7 @@ class McpConnection:
                     elif isinstance(item, _Ask):
                         calls.start_soon(item.run, session)
                     else:
-                        calls.start_soon(serve_call, session, item)
+                        calls.start_soon(serve_call, session, item, dispatcher, board)
             if dispatcher.closed.is_set():
                 # Lost: in-flight calls are answered CONNECTION_CLOSED by the SDK; give
                 # them a moment to take that answer, then end.

@@ -18,6 +18,14 @@ How a call ends, and what the model is told:
 - the connection was lost mid-call (the server crashed): ``unknown`` for a tool that
   may have side effects, ``failed`` for a read-only one.
 
+**MCP tasks.** On a server that takes tool calls as tasks (``conn.task_calls``), a tool
+whose ``execution.taskSupport`` is ``required`` always runs as a task; one that is
+``optional`` runs plainly until a plain call of it took ``TASK_AFTER_S`` or more, and as
+a task from then on (a long call gains the task's status and its ``tasks/cancel``).
+A cancelled task ends ``cancelled_while_running`` when the server answers
+``tasks/cancel`` with ``cancelled``, and ``unknown`` when it stays silent. A task we
+lose track of (``tasks/get`` fails) is ``unknown`` too.
+
 Every call carries ``_meta: {"agent_tui/operation_id": ctx.operation_id}`` so that a
 server can recognise a retried operation.
 """
@@ -27,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 import zlib
 from typing import Any, Final
 
@@ -46,6 +55,8 @@ OPERATION_META_KEY: Final = "agent_tui/operation_id"
 MAX_TOOL_NAME = 64
 _BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 REQUEST_CANCELLED = -32800  # the SDK's HTTP transport answers a cancelled request so
+#: A plain call of an ``optional`` task tool that took this long makes its later calls tasks.
+TASK_AFTER_S = 5.0
 
 
 class McpArgs(BaseModel):
@@ -92,6 +103,16 @@ class McpTool(Tool[McpArgs]):
         self._validator = _validator(schema)
         self.confirm_s = confirm_s
         self.call_timeout_s = call_timeout_s
+        support = spec.execution.task_support if spec.execution is not None else None
+        self.task_support = support or "forbidden"
+        self.slow = False  # a plain call of it took TASK_AFTER_S or more
+
+    @property
+    def as_task(self) -> bool:
+        """Whether the next call runs as an MCP task (see the module's docstring)."""
+        if not self.conn.task_calls:
+            return False
+        return self.task_support == "required" or (self.task_support == "optional" and self.slow)
 
     # -- schema ---------------------------------------------------------------
 
@@ -141,12 +162,15 @@ class McpTool(Tool[McpArgs]):
         # RequestParamsMeta is open (``extra_items=Any``, PEP 728), which mypy does not
         # read yet: it takes the extra key for an unknown one.
         meta: types.RequestParamsMeta = {OPERATION_META_KEY: ctx.operation_id}  # type: ignore[typeddict-unknown-key]
-        call = self.conn.submit(self.remote_name, arguments, meta, ctx.emit_output)
+        call = self.conn.submit(self.remote_name, arguments, meta, ctx.emit_output, as_task=self.as_task)
+        began = time.monotonic()
         try:
             try:
                 async with scope.linked():
                     answer = await asyncio.shield(call.answer)
-                return self._finished(answer, call.request_id)
+                if not call.as_task and time.monotonic() - began >= TASK_AFTER_S:
+                    self.slow = True
+                return self._finished(answer, call.request_id, call.task_id)
             except Cancelled as exc:
                 reason = exc.reason
             call.request_cancel(self._why(reason))
@@ -154,8 +178,8 @@ class McpTool(Tool[McpArgs]):
                 answer = await asyncio.wait_for(asyncio.shield(call.answer), self.confirm_s)
             except TimeoutError:
                 call.abandon()
-                return self._silent_after_cancel(reason, call.request_id)
-            return self._after_cancel(answer, reason, call.request_id)
+                return self._silent_after_cancel(reason, call.request_id, task_id=call.task_id)
+            return self._after_cancel(answer, reason, call.request_id, call.task_id)
         finally:
             if not call.answer.done():  # our own task was cancelled: stop the request too
                 call.request_cancel("cancelled")
@@ -169,9 +193,11 @@ class McpTool(Tool[McpArgs]):
     def _result(self, outcome: Outcome, content: str, *, request_id: str | None = None,
                 is_error: bool = False, side_effects: SideEffects | None = None,
                 ended_by: CancelReason | None = None, details_confirmed: bool = False,
-                blocks: list[dict[str, Any]] | None = None) -> ToolResult:
+                blocks: list[dict[str, Any]] | None = None, task_id: str | None = None) -> ToolResult:
         details: dict[str, Any] = {"server": self.server, "tool": self.remote_name,
                                    "request_id": request_id}
+        if task_id is not None:
+            details["task_id"] = task_id
         if ended_by is not None:
             details["confirmed"] = details_confirmed
         return ToolResult(
@@ -180,21 +206,34 @@ class McpTool(Tool[McpArgs]):
             ended_by=ended_by, blocks=blocks,
         )
 
-    def _finished(self, answer: Answer, request_id: str | None) -> ToolResult:
+    def _finished(self, answer: Answer, request_id: str | None, task_id: str | None = None) -> ToolResult:
         where = f"MCP server '{self.server}'"
         if answer.kind is AnswerKind.RESULT:
             assert answer.result is not None
             text, images = render_content(answer.result)
             if answer.result.is_error:
                 return self._result(ToolState.FAILED, text or f"{self.remote_name} reported an error",
-                                    request_id=request_id, is_error=True, blocks=images or None)
+                                    request_id=request_id, is_error=True, blocks=images or None,
+                                    task_id=task_id)
             return self._result(ToolState.SUCCEEDED, text, request_id=request_id,
-                                blocks=images or None)
+                                blocks=images or None, task_id=task_id)
         if answer.kind is AnswerKind.ERROR:
             return self._result(
                 ToolState.FAILED, f"{where} answered with error {answer.code}: {answer.message}",
-                request_id=request_id, is_error=True,
+                request_id=request_id, is_error=True, task_id=task_id,
             )
+        if answer.kind is AnswerKind.TASK_LOST:
+            cause = (f"{where} ran {self.remote_name} as task {task_id}, then could not tell its state "
+                     f"({answer.message})")
+            if self.read_only:
+                return self._result(ToolState.FAILED, cause + ".", request_id=request_id, is_error=True,
+                                    task_id=task_id)
+            return self._result(ToolState.UNKNOWN, cause + "; the call may or may not have taken effect "
+                                "on the server", request_id=request_id, is_error=True, task_id=task_id)
+        if answer.kind is AnswerKind.TASK_CANCELLED:  # not ours to ask for: the server cancelled it
+            return self._result(ToolState.FAILED, f"{where} cancelled task {task_id} ({self.remote_name})"
+                                + (f": {answer.message}" if answer.message else "."),
+                                request_id=request_id, is_error=True, task_id=task_id)
         if answer.kind is AnswerKind.MALFORMED:
             return self._result(
                 ToolState.FAILED,
@@ -223,15 +262,24 @@ class McpTool(Tool[McpArgs]):
     # After a cancel, the core's wording says who stopped the call and what that means
     # (history.result_wording); the content says what the server did about it.
 
-    def _after_cancel(self, answer: Answer, reason: CancelReason, request_id: str | None) -> ToolResult:
+    def _after_cancel(self, answer: Answer, reason: CancelReason, request_id: str | None,
+                      task_id: str | None = None) -> ToolResult:
         if answer.kind is AnswerKind.NOT_SENT:
             return self._result(
                 ToolState.CANCELLED_WHILE_RUNNING,
                 f"The request never reached MCP server '{self.server}': {self.remote_name} did not run.",
                 request_id=None, is_error=True, ended_by=reason, side_effects=SideEffects.NONE,
             )
+        if answer.kind is AnswerKind.TASK_CANCELLED:
+            said = f": {answer.message}" if answer.message else ""
+            return self._result(
+                ToolState.CANCELLED_WHILE_RUNNING,
+                f"MCP server '{self.server}' confirmed it cancelled task {task_id} ({self.remote_name}){said}.",
+                request_id=request_id, is_error=True, ended_by=reason, details_confirmed=True,
+                task_id=task_id,
+            )
         if answer.kind is AnswerKind.RESULT:
-            result = self._finished(answer, request_id)  # it finished first: that is the fact
+            result = self._finished(answer, request_id, task_id)  # it finished first: that is the fact
             result.details["arrived_after_cancel"] = True
             return result
         if answer.kind is AnswerKind.ERROR:
@@ -242,18 +290,20 @@ class McpTool(Tool[McpArgs]):
                 request_id=request_id, is_error=True, ended_by=reason,
                 details_confirmed=True,
             )
-        return self._silent_after_cancel(reason, request_id, answer)
+        return self._silent_after_cancel(reason, request_id, answer, task_id=task_id)
 
     def _silent_after_cancel(self, reason: CancelReason, request_id: str | None,
-                             answer: Answer | None = None) -> ToolResult:
+                             answer: Answer | None = None, *, task_id: str | None = None) -> ToolResult:
         why = self._why(reason)
         lost = answer is not None and answer.kind in (AnswerKind.CLOSED, AnswerKind.MALFORMED)
         how = ("the connection to the server ended" if lost
                else f"the server did not confirm within {self.confirm_s:g} s")
-        text = f"{why}: asked MCP server '{self.server}' to cancel {self.remote_name}, but {how}"
+        what = self.remote_name if task_id is None else f"task {task_id} ({self.remote_name})"
+        text = f"{why}: asked MCP server '{self.server}' to cancel {what}, but {how}"
         text += "; no result" if self.read_only else (
             "; the call may have completed, partly run, or not run on the server")
-        return self._result(ToolState.UNKNOWN, text, request_id=request_id, is_error=True, ended_by=reason)
+        return self._result(ToolState.UNKNOWN, text, request_id=request_id, is_error=True, ended_by=reason,
+                            task_id=task_id)
 
 
     def _why(self, reason: CancelReason) -> str:

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 import httpx2
 import mcp_types as types
+from mcp.client.extension import NotificationBinding
 from mcp.client.session import ClientSession, ElicitationFnT, MessageHandlerFnT
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
@@ -49,10 +50,12 @@ async def connect(
     on_message: MessageHandler | None = None,
     auth: httpx2.Auth | None = None,
     on_elicit: ElicitationFnT | None = None,
+    bindings: list[NotificationBinding[Any]] | None = None,
 ) -> tuple[ClientSession, CallDispatcher]:
     """Open the transport and the session inside ``stack`` (not yet initialized);
     ``auth`` (an OAuth provider, :mod:`.oauth`) signs an HTTP or SSE server's requests;
-    ``on_elicit`` answers the server's questions to the user (:mod:`.elicit`)."""
+    ``on_elicit`` answers the server's questions to the user (:mod:`.elicit`); ``bindings``
+    take notifications the SDK does not know (``notifications/tasks/status``)."""
     if config.transport is Transport.STDIO:
         assert config.command is not None
         cwd = config.cwd or str(workspace)
@@ -81,7 +84,7 @@ async def connect(
         )
     dispatcher = CallDispatcher(read, write)
     session = ClientSession(dispatcher=dispatcher, client_info=CLIENT_INFO, message_handler=on_message,
-                            elicitation_callback=on_elicit)
+                            elicitation_callback=on_elicit, notification_bindings=bindings)
     await stack.enter_async_context(session)
     return session, dispatcher
 
