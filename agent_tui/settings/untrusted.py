@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_tui import containment_settings as cs
+from agent_tui.settings.keys import withhold_keys
 from agent_tui.settings.schema import SettingsFile
 
 
@@ -37,9 +38,9 @@ def withhold(data: SettingsFile) -> tuple[SettingsFile, list[str]]:
     if data.providers is not None:  # it could send your key to a server of its choosing
         found.append("providers")
         update["providers"] = None
-    if data.api_key_helper is not None:
-        found.append("apiKeyHelper")
-        update["api_key_helper"] = None
+    keys, named = withhold_keys(data)  # the plain keys that grant (apiKeyHelper)
+    found += named
+    update |= keys
     if data.enable_all_project_mcp_servers is not None or data.enabled_mcpjson_servers:
         found.append("MCP server approvals (enableAllProjectMcpServers, enabledMcpjsonServers)")
         update |= {"enable_all_project_mcp_servers": None, "enabled_mcpjson_servers": []}
