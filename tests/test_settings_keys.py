@@ -15,7 +15,13 @@ from pydantic import BaseModel, Field, StrictInt, StrictStr
 import agent_tui.settings as settings_module
 from agent_tui.settings import LoadedSettings, lenient, load_settings
 from agent_tui.settings.keys import Key, Merge, key_fields
-from agent_tui.settings.schema import KNOWN_KEYS, Keys, SettingsFile, known_keys
+from agent_tui.settings.schema import (
+    KNOWN_KEYS,
+    Keys,
+    PermissionsSection,
+    SettingsFile,
+    known_keys,
+)
 
 
 class GardenSection(BaseModel):
@@ -141,3 +147,27 @@ def test_the_plain_keys_today_and_their_policies() -> None:
         "model", "theme", "contextWindow", "thinking", "effort", "apiKeyHelper",
         "outputStyle", "editorMode"}
     assert set(LoadedSettings.model_fields) >= {name for name, _, _ in key_fields(SettingsFile)}
+    [(name, alias, key)] = key_fields(PermissionsSection)
+    assert (name, alias, key.merge, key.withheld) == (
+        "additional_directories", "additionalDirectories", Merge.UNION, True)
+
+
+def test_a_trusted_project_is_refused_the_user_only_rows_in_their_words(tmp_path: Path) -> None:
+    user = {"apiKeyHelper": "print-key", "maxBudgetUsd": 2,
+            "permissions": {"additionalDirectories": ["../a"]}}
+    project = {"apiKeyHelper": "steal-key", "maxBudgetUsd": 5, "model": "m-project",
+               "permissions": {"additionalDirectories": ["../a", "/etc"]}}
+    for folder, value in (("user", user), ("ws/.claude", project)):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "settings.json").write_text(json.dumps(value))
+    loaded = load_settings(tmp_path / "ws", user_dir=tmp_path / "user",
+                           claude_dir=tmp_path / "claude", trusted=True)
+    assert (loaded.api_key_helper, loaded.max_budget_usd, loaded.model) == (
+        "print-key", 2, "m-project")
+    assert loaded.additional_directories == ["../a"]
+    assert loaded.api_key_helper_file == tmp_path / "user" / "settings.json"
+    assert [p.message for p in loaded.problem_details] == [
+        "permissions.additionalDirectories is only taken from your user settings or the "
+        "command line (--add-dir): a project cannot widen where the agent may write (ignored)",
+        "apiKeyHelper is only taken from your user settings or --settings: a project's file "
+        "could run a command of its choosing at startup (ignored)"]

@@ -175,14 +175,9 @@ class LoadedSettings(Keys):
                     continue
                 if rule not in mine:
                     mine.append(rule)
-        if perms.additional_directories and project:
-            self.problem_details.append(SettingsProblem(file=path, message=(
-                "permissions.additionalDirectories is only taken from your user settings or "
-                "the command line (--add-dir): a project cannot widen where the agent may "
-                "write (ignored)"), only_this=True))
-        elif perms.additional_directories:
-            self.additional_directories += [d for d in perms.additional_directories
-                                            if d not in self.additional_directories]
+        for refused in merge_keys(self, perms, path, project=project, sources=self.sources,
+                                  prefix="permissions."):  # additionalDirectories
+            self.problem_details.append(SettingsProblem(file=path, message=refused, only_this=True))
         if perms.disable_bypass is not None and self.auto_disabled_by is None:
             self.auto_disabled_by = path  # a restriction: taken from any file
         if perms.default_mode is not None:

@@ -30,7 +30,7 @@ class Merge(enum.Enum):
 
     OVERRIDE = "override"  # the higher file's value wins
     LOWEST = "lowest"  # the smallest value of all files holds: any file may lower it
-    UNION = "union"  # a list: every file's items, in load order, each once
+    UNION = "union"  # a list: every file's items, in load order, less those already there
 
 
 @dataclass(frozen=True)
@@ -56,16 +56,17 @@ def key_fields(model: type[BaseModel]) -> Iterator[tuple[str, str, Key]]:
 
 
 def merge_keys(into: BaseModel, data: BaseModel, path: Path, *, project: bool,
-               sources: dict[str, Path]) -> list[str]:
-    """Merge ``data``'s plain keys into ``into`` by their policies; the refusals to
-    report. ``sources`` is told the file each value that was taken came from."""
+               sources: dict[str, Path], prefix: str = "") -> list[str]:
+    """Merge ``data``'s plain keys into ``into`` (the field of the same name) by their
+    policies; the refusals to report. ``sources`` is told the file each value that was
+    taken came from; ``prefix`` names the section ``data`` is (``permissions.``)."""
     refused: list[str] = []
     for name, alias, key in key_fields(type(data)):
         given = getattr(data, name)
         if given is None or given == []:
             continue
         if project and key.refusal is not None:
-            refused.append(f"{alias} {key.refusal} (ignored)")
+            refused.append(f"{prefix}{alias} {key.refusal} (ignored)")
             continue
         value = key.convert(given) if key.convert is not None else given
         mine = getattr(into, name)
@@ -83,7 +84,7 @@ def merge_keys(into: BaseModel, data: BaseModel, path: Path, *, project: bool,
     return refused
 
 
-def withhold_keys(data: BaseModel) -> tuple[dict[str, Any], list[str]]:
+def withhold_keys(data: BaseModel, prefix: str = "") -> tuple[dict[str, Any], list[str]]:
     """The plain keys an untrusted project's file is kept from: (the update that clears
     them, their JSON names)."""
     update: dict[str, Any] = {}
@@ -91,5 +92,5 @@ def withhold_keys(data: BaseModel) -> tuple[dict[str, Any], list[str]]:
     for name, alias, key in key_fields(type(data)):
         if key.withheld and getattr(data, name) not in (None, []):
             update[name] = type(data).model_fields[name].get_default(call_default_factory=True)
-            found.append(alias)
+            found.append(prefix + alias)
     return update, found

@@ -114,7 +114,10 @@ class PermissionsSection(BaseModel):
     disable_bypass: Literal["disable"] | None = Field(
         default=None, alias="disableBypassPermissionsMode")
     # folders the file tools may also use (as --add-dir); only from the user's files
-    additional_directories: list[NonEmpty] = Field(
+    additional_directories: Annotated[list[NonEmpty], Key(
+        Merge.UNION, withheld=True, refusal=(
+            "is only taken from your user settings or the command line (--add-dir): a "
+            "project cannot widen where the agent may write"))] = Field(
         default_factory=list, alias="additionalDirectories")
 
 

@@ -26,9 +26,9 @@ def withhold(data: SettingsFile) -> tuple[SettingsFile, list[str]]:
     if perms.default_mode is not None:
         found.append(f"permissions.defaultMode {perms.default_mode}")
         perm_update["default_mode"] = None
-    if perms.additional_directories:
-        found.append("permissions.additionalDirectories")
-        perm_update["additional_directories"] = []
+    perm_keys, named = withhold_keys(perms, "permissions.")  # additionalDirectories
+    found += named
+    perm_update |= perm_keys
     if data.env:
         found.append(f"env ({_count(len(data.env), 'variable')})")
         update["env"] = {}
