@@ -62,7 +62,7 @@ def test_a_misspelt_sandbox_key_is_told_the_field_it_resembles(tmp_path: Path) -
 
 
 class GardenKeys(Keys):
-    """Four new keys, one row each, as they would be written in ``schema.Keys``."""
+    """Five new keys, one row each, as they would be written in ``schema.Keys``."""
 
     plot_size: Annotated[StrictInt | None, Key(Merge.LOWEST)] = Field(
         default=None, alias="plotSize", ge=1)
@@ -71,6 +71,8 @@ class GardenKeys(Keys):
     gate_code: Annotated[StrictStr | None, Key(withheld=True, refusal=(
         "is only taken from your user settings: a project could open the gate"))] = Field(
         default=None, alias="gateCode")
+    frost_guard: Annotated[StrictStr | None, Key(Merge.RESTRICTION)] = Field(
+        default=None, alias="frostGuard")
 
 
 class GardenFile(GardenKeys, SettingsFile):
@@ -104,17 +106,23 @@ def _load(tmp_path: Path, user: dict[str, Any], project: dict[str, Any], *,
 def test_a_row_is_merged_from_the_user_s_file_and_the_project_s_by_its_policy(
     tmp_path: Path, garden: None,
 ) -> None:
-    user = {"plotSize": 10, "gnome": "Gus", "seeds": ["kale", "leek"], "gateCode": "1234"}
-    project = {"plotSize": 4, "gnome": "Pip", "seeds": ["leek", "bean"]}
+    user = {"plotSize": 10, "gnome": "Gus", "seeds": ["kale", "leek"], "gateCode": "1234",
+            "frostGuard": "on"}
+    project = {"plotSize": 4, "gnome": "Pip", "seeds": ["leek", "bean"], "frostGuard": "off"}
     loaded = _load(tmp_path, user, project)
     assert loaded.problems == []
     assert (loaded.plot_size, loaded.gnome, loaded.seeds, loaded.gate_code) == (
         4, "Pip", ["kale", "leek", "bean"], "1234")
-    project_file = tmp_path / "ws" / ".claude" / "settings.json"
+    project_file, user_file = tmp_path / "ws/.claude/settings.json", tmp_path / "user/settings.json"
     assert loaded.sources["gnome"] == project_file
-    assert loaded.sources["gate_code"] == tmp_path / "user" / "settings.json"
+    assert loaded.sources["gate_code"] == user_file
+    # the first file's restriction holds: a later file cannot lift or change it
+    assert (loaded.frost_guard, loaded.sources["frost_guard"]) == ("on", user_file)
     # the lowest wins either way round: a project cannot raise what the user lowered
-    assert _load(tmp_path, {"plotSize": 3}, {"plotSize": 9}).plot_size == 3
+    again = _load(tmp_path, {"plotSize": 3}, {"plotSize": 9, "frostGuard": "on"})
+    assert again.plot_size == 3
+    # and a project may restrict where the user's files did not
+    assert (again.frost_guard, again.sources["frost_guard"]) == ("on", project_file)
 
 
 def test_a_user_only_row_is_refused_from_a_project_and_withheld_while_untrusted(
@@ -147,9 +155,9 @@ def test_the_plain_keys_today_and_their_policies() -> None:
         "model", "theme", "contextWindow", "thinking", "effort", "apiKeyHelper",
         "outputStyle", "editorMode"}
     assert set(LoadedSettings.model_fields) >= {name for name, _, _ in key_fields(SettingsFile)}
-    [(name, alias, key)] = key_fields(PermissionsSection)
-    assert (name, alias, key.merge, key.withheld) == (
-        "additional_directories", "additionalDirectories", Merge.UNION, True)
+    assert {alias: (key.merge, key.withheld) for _, alias, key in key_fields(
+        PermissionsSection)} == {"additionalDirectories": (Merge.UNION, True),
+                                 "disableBypassPermissionsMode": (Merge.RESTRICTION, False)}
 
 
 def test_a_trusted_project_is_refused_the_user_only_rows_in_their_words(tmp_path: Path) -> None:

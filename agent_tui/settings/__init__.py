@@ -105,8 +105,8 @@ class LoadedSettings(Keys):
     ask: list[Rule] = Field(default_factory=list)
     deny: list[Rule] = Field(default_factory=list)
     default_mode: PermissionMode | None = None
-    # the file whose permissions.disableBypassPermissionsMode turns auto mode off
-    auto_disabled_by: Path | None = None
+    # permissions.disableBypassPermissionsMode, from any file (a restriction)
+    disable_bypass: str | None = None
     # permissions.additionalDirectories of the user's files, as written (the wiring
     # resolves them against the workspace, as --add-dir): never a project's
     additional_directories: list[str] = Field(default_factory=list)
@@ -137,6 +137,11 @@ class LoadedSettings(Keys):
         if isinstance(value, list):
             return [Rule.parse(v) if isinstance(v, str) else v for v in value]
         return value
+
+    @property
+    def auto_disabled_by(self) -> Path | None:
+        """The file whose permissions.disableBypassPermissionsMode turns auto mode off."""
+        return self.sources.get("disable_bypass")
 
     @property
     def api_key_helper_file(self) -> Path | None:
@@ -177,10 +182,8 @@ class LoadedSettings(Keys):
                 if rule not in mine:
                     mine.append(rule)
         for refused in merge_keys(self, perms, path, project=project, sources=self.sources,
-                                  prefix="permissions."):  # additionalDirectories
+                                  prefix="permissions."):  # additionalDirectories...
             self.problem_details.append(SettingsProblem(file=path, message=refused, only_this=True))
-        if perms.disable_bypass is not None and self.auto_disabled_by is None:
-            self.auto_disabled_by = path  # a restriction: taken from any file
         if perms.default_mode is not None:
             mode, note = resolve_mode(perms.default_mode, claude_file=claude_file)
             if note is not None:

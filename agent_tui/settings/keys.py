@@ -31,6 +31,7 @@ class Merge(enum.Enum):
     OVERRIDE = "override"  # the higher file's value wins
     LOWEST = "lowest"  # the smallest value of all files holds: any file may lower it
     UNION = "union"  # a list: every file's items, in load order, less those already there
+    RESTRICTION = "restriction"  # the first file that sets it holds: any file may, none lifts it
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,9 @@ def merge_keys(into: BaseModel, data: BaseModel, path: Path, *, project: bool,
                 value = value if mine is None else min(mine, value)
             case Merge.UNION:
                 value = [*mine, *(v for v in value if v not in mine)]
+            case Merge.RESTRICTION:
+                if mine is not None:
+                    continue
             case unreachable:
                 assert_never(unreachable)
         setattr(into, name, value)

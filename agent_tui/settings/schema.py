@@ -111,7 +111,7 @@ class PermissionsSection(BaseModel):
     deny: list[RuleText] = Field(default_factory=list)
     default_mode: ModeName | None = Field(default=None, alias="defaultMode")
     # Claude Code's switch that turns bypassPermissions (agent-tui's auto) off
-    disable_bypass: Literal["disable"] | None = Field(
+    disable_bypass: Annotated[Literal["disable"] | None, Key(Merge.RESTRICTION)] = Field(
         default=None, alias="disableBypassPermissionsMode")
     # folders the file tools may also use (as --add-dir); only from the user's files
     additional_directories: Annotated[list[NonEmpty], Key(
