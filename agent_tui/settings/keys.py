@@ -36,7 +36,10 @@ class Merge(enum.Enum):
 
 @dataclass(frozen=True)
 class Key:
-    """A plain key's merge policy (the ``Annotated`` metadata of its field)."""
+    """A plain key's merge policy (the ``Annotated`` metadata of its field).
+
+    Its field defaults to None (an empty list, for a union): what a file leaves out
+    is not given, and merges nothing."""
 
     merge: Merge = Merge.OVERRIDE
     # set: a project's file never sets this key, trusted or not; the reason, worded for
