@@ -1,14 +1,27 @@
 """A settings key is named once, by its field: the "did you mean" hints read the keys
-off the settings models (settings/schema.py ``known_keys``), sections included."""
+off the settings models (settings/schema.py ``known_keys``), sections included; and a
+plain key is one row of ``schema.Keys``, its merge policy beside its type, which both a
+file and the merged settings take (settings/keys.py)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+import pytest
+from pydantic import BaseModel, Field, StrictInt, StrictStr
 
-from agent_tui.settings import load_settings
-from agent_tui.settings.schema import KNOWN_KEYS, SettingsFile, known_keys
+import agent_tui.settings as settings_module
+from agent_tui.settings import LoadedSettings, lenient, load_settings
+from agent_tui.settings.keys import Key, Merge, key_fields
+from agent_tui.settings.schema import (
+    KNOWN_KEYS,
+    Keys,
+    PermissionsSection,
+    SettingsFile,
+    known_keys,
+)
 
 
 class GardenSection(BaseModel):
@@ -43,3 +56,127 @@ def test_a_misspelt_sandbox_key_is_told_the_field_it_resembles(tmp_path: Path) -
     ws.mkdir()
     [problem] = load_settings(ws, user_dir=user, trusted=True).problems
     assert 'sandbox.allowWrites (did you mean "allowWrite"?)' in problem
+
+
+# -- a new plain key is one row ---------------------------------------------------------
+
+
+class GardenKeys(Keys):
+    """Five new keys, one row each, as they would be written in ``schema.Keys``."""
+
+    plot_size: Annotated[StrictInt | None, Key(Merge.LOWEST)] = Field(
+        default=None, alias="plotSize", ge=1)
+    gnome: Annotated[StrictStr | None, Key(Merge.OVERRIDE)] = None
+    seeds: Annotated[list[StrictStr], Key(Merge.UNION)] = Field(default_factory=list)
+    gate_code: Annotated[StrictStr | None, Key(withheld=True, refusal=(
+        "is only taken from your user settings: a project could open the gate"))] = Field(
+        default=None, alias="gateCode")
+    frost_guard: Annotated[StrictStr | None, Key(Merge.RESTRICTION)] = Field(
+        default=None, alias="frostGuard")
+
+
+class GardenFile(GardenKeys, SettingsFile):
+    pass
+
+
+class GardenLoaded(GardenKeys, LoadedSettings):
+    pass
+
+
+@pytest.fixture
+def garden(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The settings as if ``GardenKeys``' rows were in ``schema.Keys``."""
+    monkeypatch.setattr(lenient, "SettingsFile", GardenFile)
+    monkeypatch.setattr(settings_module, "SettingsFile", GardenFile)
+    monkeypatch.setattr(settings_module, "LoadedSettings", GardenLoaded)
+
+
+def _load(tmp_path: Path, user: dict[str, Any], project: dict[str, Any], *,
+          trusted: bool = True) -> GardenLoaded:
+    for folder, value in (("user", user), ("ws/.claude", project)):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / "settings.json").write_text(json.dumps(value))
+    (tmp_path / "claude").mkdir(exist_ok=True)
+    loaded = load_settings(tmp_path / "ws", user_dir=tmp_path / "user",
+                           claude_dir=tmp_path / "claude", trusted=trusted)
+    assert isinstance(loaded, GardenLoaded)
+    return loaded
+
+
+def test_a_row_is_merged_from_the_user_s_file_and_the_project_s_by_its_policy(
+    tmp_path: Path, garden: None,
+) -> None:
+    user = {"plotSize": 10, "gnome": "Gus", "seeds": ["kale", "leek"], "gateCode": "1234",
+            "frostGuard": "on"}
+    project = {"plotSize": 4, "gnome": "Pip", "seeds": ["leek", "bean"], "frostGuard": "off"}
+    loaded = _load(tmp_path, user, project)
+    assert loaded.problems == []
+    assert (loaded.plot_size, loaded.gnome, loaded.seeds, loaded.gate_code) == (
+        4, "Pip", ["kale", "leek", "bean"], "1234")
+    project_file, user_file = tmp_path / "ws/.claude/settings.json", tmp_path / "user/settings.json"
+    assert loaded.sources["gnome"] == project_file
+    assert loaded.sources["gate_code"] == user_file
+    # the first file's restriction holds: a later file cannot lift or change it
+    assert (loaded.frost_guard, loaded.sources["frost_guard"]) == ("on", user_file)
+    # the lowest wins either way round: a project cannot raise what the user lowered
+    again = _load(tmp_path, {"plotSize": 3}, {"plotSize": 9, "frostGuard": "on"})
+    assert again.plot_size == 3
+    # and a project may restrict where the user's files did not
+    assert (again.frost_guard, again.sources["frost_guard"]) == ("on", project_file)
+
+
+def test_a_user_only_row_is_refused_from_a_project_and_withheld_while_untrusted(
+    tmp_path: Path, garden: None,
+) -> None:
+    loaded = _load(tmp_path, {"gateCode": "1234"}, {"gateCode": "0000", "gnome": "Pip"})
+    assert (loaded.gate_code, loaded.gnome) == ("1234", "Pip")
+    [refusal] = loaded.problems
+    assert "gateCode is only taken from your user settings: a project could open the gate" \
+        " (ignored)" in refusal and ".claude/settings.json" in refusal
+    untrusted = _load(tmp_path, {}, {"gateCode": "0000", "gnome": "Pip"}, trusted=False)
+    [notice] = untrusted.problems
+    assert "this folder is not trusted, so its gateCode is ignored" in notice
+    assert (untrusted.gate_code, untrusted.gnome) == (None, "Pip")
+
+
+def test_a_row_s_value_is_checked_like_any_field_s(tmp_path: Path, garden: None) -> None:
+    loaded = _load(tmp_path, {"plotSize": 0, "gnome": "Gus"}, {"gnomes": "Pip"})
+    assert (loaded.plot_size, loaded.gnome) == (None, "Gus")
+    assert any("plotSize" in p for p in loaded.problems)
+    assert any(p.endswith("not supported by agent-tui, ignored: gnomes") for p in loaded.problems)
+
+
+def test_the_plain_keys_today_and_their_policies() -> None:
+    rows = {alias: key for _, alias, key in key_fields(SettingsFile)}
+    assert rows["maxBudgetUsd"].merge is Merge.LOWEST
+    assert [a for a, k in rows.items() if k.refusal is not None] == ["apiKeyHelper"]
+    assert [a for a, k in rows.items() if k.withheld] == ["apiKeyHelper"]
+    assert {a for a, k in rows.items() if k.merge is Merge.OVERRIDE} == {
+        "model", "theme", "contextWindow", "thinking", "effort", "apiKeyHelper",
+        "outputStyle", "editorMode"}
+    for section in (SettingsFile, PermissionsSection):  # each row has its merged field
+        assert set(LoadedSettings.model_fields) >= {name for name, _, _ in key_fields(section)}
+    assert {alias: (key.merge, key.withheld) for _, alias, key in key_fields(
+        PermissionsSection)} == {"additionalDirectories": (Merge.UNION, True),
+                                 "disableBypassPermissionsMode": (Merge.RESTRICTION, False)}
+
+
+def test_a_trusted_project_is_refused_the_user_only_rows_in_their_words(tmp_path: Path) -> None:
+    user = {"apiKeyHelper": "print-key", "maxBudgetUsd": 2,
+            "permissions": {"additionalDirectories": ["../a"]}}
+    project = {"apiKeyHelper": "steal-key", "maxBudgetUsd": 5, "model": "m-project",
+               "permissions": {"additionalDirectories": ["../a", "/etc"]}}
+    for folder, value in (("user", user), ("ws/.claude", project)):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "settings.json").write_text(json.dumps(value))
+    loaded = load_settings(tmp_path / "ws", user_dir=tmp_path / "user",
+                           claude_dir=tmp_path / "claude", trusted=True)
+    assert (loaded.api_key_helper, loaded.max_budget_usd, loaded.model) == (
+        "print-key", 2, "m-project")
+    assert loaded.additional_directories == ["../a"]
+    assert loaded.api_key_helper_file == tmp_path / "user" / "settings.json"
+    assert [p.message for p in loaded.problem_details] == [
+        "permissions.additionalDirectories is only taken from your user settings or the "
+        "command line (--add-dir): a project cannot widen where the agent may write (ignored)",
+        "apiKeyHelper is only taken from your user settings or --settings: a project's file "
+        "could run a command of its choosing at startup (ignored)"]

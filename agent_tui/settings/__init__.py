@@ -57,7 +57,8 @@ in one notice, a bad value or a bad rule is reported with its line and column, a
 the rest of the file applies.
 
 A file's shape is :mod:`.schema`; what is wrong in one, and how it is worded,
-:mod:`.problems`; here the files are read and merged.
+:mod:`.problems`; how a plain key merges, its row in ``schema.Keys`` (:mod:`.keys`);
+here the files are read and merged.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ from pathlib import Path
 
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from agent_tui import containment_settings as cs
 from agent_tui.json_positions import position_at, positions_of
@@ -82,30 +83,33 @@ from agent_tui.protocol import PermissionMode
 from agent_tui.config_file import MAX_BYTES, Unreadable, read_config
 from agent_tui.settings.claude_json import ProjectApproval
 from agent_tui.settings.jsonc import relax
+from agent_tui.settings.keys import merge_keys
 from agent_tui.settings.lenient import validate_leniently
 from agent_tui.settings.project_env import project_may_set, refused_message
 from agent_tui.settings.problems import SettingsProblem, json_type
 from agent_tui.settings.untrusted import untrusted_message, withhold
-from agent_tui.settings.schema import HooksSource, SettingsFile, resolve_mode
+from agent_tui.settings.schema import HooksSource, Keys, SettingsFile, resolve_mode
 
 
 # -- the result ---------------------------------------------------------------------
 
 
-class LoadedSettings(BaseModel):
-    """The merged settings of the files that loaded, and what went wrong with the rest."""
+class LoadedSettings(Keys):
+    """The merged settings of the files that loaded, and what went wrong with the rest.
+
+    The plain keys are :class:`.schema.Keys`' fields, merged by their rows (:mod:`.keys`)."""
+
+    model_config = ConfigDict(populate_by_name=True)
 
     allow: list[Rule] = Field(default_factory=list)
     ask: list[Rule] = Field(default_factory=list)
     deny: list[Rule] = Field(default_factory=list)
     default_mode: PermissionMode | None = None
-    # the file whose permissions.disableBypassPermissionsMode turns auto mode off
-    auto_disabled_by: Path | None = None
+    # permissions.disableBypassPermissionsMode, from any file (a restriction)
+    disable_bypass: str | None = None
     # permissions.additionalDirectories of the user's files, as written (the wiring
     # resolves them against the workspace, as --add-dir): never a project's
     additional_directories: list[str] = Field(default_factory=list)
-    model: str | None = None
-    theme: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
     # the env of the user's files and --settings only: what the user's hooks get
     user_env: dict[str, str] = Field(default_factory=dict)
@@ -114,21 +118,14 @@ class LoadedSettings(BaseModel):
     # sandbox.enabled as the user's files and --settings say (a project's file may turn
     # the sandbox on, but only the user makes sandboxed commands run unasked)
     user_sandbox: bool = False
-    context_window: int | None = None
-    thinking: str | None = None
-    effort: str | None = None
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
     # providers entries (as written, each checked): the user's files and --settings only
     providers: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    max_budget_usd: float | None = None
-    output_style: str | None = None  # outputStyle (core/memory/output_styles.py)
-    editor_mode: str | None = None  # editorMode: vim or normal (the TUI's input)
     hooks: list[HooksSource] = Field(default_factory=list)  # each file's, in load order
     web_fetch_allow_private: bool = False
     web_search_enabled: bool = False  # webSearch.enabled: offer the web_search tool
-    # apiKeyHelper, and the file it came from (a user's file or --settings, never a project's)
-    api_key_helper: str | None = None
-    api_key_helper_file: Path | None = None
+    # the file each plain key's value came from, by field name
+    sources: dict[str, Path] = Field(default_factory=dict)
     # which of the project's .mcp.json servers the user approved (their files only)
     mcpjson: ProjectApproval = Field(default_factory=ProjectApproval)
     files: list[Path] = Field(default_factory=list)  # the files that were applied
@@ -140,6 +137,16 @@ class LoadedSettings(BaseModel):
         if isinstance(value, list):
             return [Rule.parse(v) if isinstance(v, str) else v for v in value]
         return value
+
+    @property
+    def auto_disabled_by(self) -> Path | None:
+        """The file whose permissions.disableBypassPermissionsMode turns auto mode off."""
+        return self.sources.get("disable_bypass")
+
+    @property
+    def api_key_helper_file(self) -> Path | None:
+        """The file apiKeyHelper came from (a user's file or --settings, never a project's)."""
+        return self.sources.get("api_key_helper")
 
     @property
     def problems(self) -> list[str]:
@@ -174,16 +181,9 @@ class LoadedSettings(BaseModel):
                     continue
                 if rule not in mine:
                     mine.append(rule)
-        if perms.additional_directories and project:
-            self.problem_details.append(SettingsProblem(file=path, message=(
-                "permissions.additionalDirectories is only taken from your user settings or "
-                "the command line (--add-dir): a project cannot widen where the agent may "
-                "write (ignored)"), only_this=True))
-        elif perms.additional_directories:
-            self.additional_directories += [d for d in perms.additional_directories
-                                            if d not in self.additional_directories]
-        if perms.disable_bypass is not None and self.auto_disabled_by is None:
-            self.auto_disabled_by = path  # a restriction: taken from any file
+        for refused in merge_keys(self, perms, path, project=project, sources=self.sources,
+                                  prefix="permissions."):  # additionalDirectories...
+            self.problem_details.append(SettingsProblem(file=path, message=refused, only_this=True))
         if perms.default_mode is not None:
             mode, note = resolve_mode(perms.default_mode, claude_file=claude_file)
             if note is not None:
@@ -197,15 +197,6 @@ class LoadedSettings(BaseModel):
                     only_this=True))
             else:
                 self.default_mode = mode
-        if data.model is not None:
-            self.model = data.model
-        if data.theme is not None:
-            self.theme = data.theme
-        for key in ("context_window", "effort", "output_style", "editor_mode"):
-            if getattr(data, key) is not None:
-                setattr(self, key, getattr(data, key))
-        if data.thinking is not None:
-            self.thinking = str(data.thinking)
         self.prices.update({name: p.model_dump() for name, p in data.prices.items()})
         self._providers(data, path)
         env_refused = [key for key in data.env if project and not project_may_set(key)]
@@ -234,26 +225,15 @@ class LoadedSettings(BaseModel):
                 self.web_fetch_allow_private = data.web_fetch.allow_private
         if data.web_search is not None:
             self.web_search_enabled = data.web_search.enabled
-        if data.api_key_helper is not None:
-            if project:
-                self.problem_details.append(SettingsProblem(file=path, message=(
-                    "apiKeyHelper is only taken from your user settings or --settings: a "
-                    "project's file could run a command of its choosing at startup (ignored)"),
-                    only_this=True))
-            else:
-                self.api_key_helper = data.api_key_helper
-                self.api_key_helper_file = path
+        for refused in merge_keys(self, data, path, project=project, sources=self.sources):
+            self.problem_details.append(SettingsProblem(file=path, message=refused, only_this=True))
         self._approval(data, path, project=project)
         self.files.append(path)
 
     def _providers(self, data: SettingsFile, path: Path) -> None:
-        """``providers`` and ``maxBudgetUsd``. Any file may lower the cap, none raise
-        it. An untrusted project's ``providers`` never reaches here (``untrusted.py``:
+        """``providers``. An untrusted project's never reaches here (``untrusted.py``:
         it could send the user's key to a server of its choosing); a trusted one's is
         taken, as INTERFACES has it."""
-        if data.max_budget_usd is not None:
-            caps = [c for c in (self.max_budget_usd, data.max_budget_usd) if c is not None]
-            self.max_budget_usd = min(caps)
         if data.providers is None:
             return
         from agent_tui.providers.config import parse_providers

@@ -30,6 +30,7 @@ from agent_tui import containment_settings as cs
 from agent_tui.credentials import CREDENTIAL_VARS
 from agent_tui.permissions import InvalidRule, Rule
 from agent_tui.protocol import PermissionMode, mode_choices
+from agent_tui.settings.keys import Key, Merge
 
 #: Variables ``env`` may not set: the agent's own credentials (``CREDENTIAL_VARS``, kept
 #: from commands on purpose) and the tags the process layer uses to find its runs.
@@ -110,10 +111,13 @@ class PermissionsSection(BaseModel):
     deny: list[RuleText] = Field(default_factory=list)
     default_mode: ModeName | None = Field(default=None, alias="defaultMode")
     # Claude Code's switch that turns bypassPermissions (agent-tui's auto) off
-    disable_bypass: Literal["disable"] | None = Field(
+    disable_bypass: Annotated[Literal["disable"] | None, Key(Merge.RESTRICTION)] = Field(
         default=None, alias="disableBypassPermissionsMode")
     # folders the file tools may also use (as --add-dir); only from the user's files
-    additional_directories: list[NonEmpty] = Field(
+    additional_directories: Annotated[list[NonEmpty], Key(
+        Merge.UNION, withheld=True, refusal=(
+            "is only taken from your user settings or the command line (--add-dir): a "
+            "project cannot widen where the agent may write"))] = Field(
         default_factory=list, alias="additionalDirectories")
 
 
@@ -141,35 +145,53 @@ class WebSearchSection(BaseModel):
     enabled: StrictBool = False
 
 
-class SettingsFile(BaseModel):
+class Keys(BaseModel):
+    """The plain keys: one row each, its merge policy beside its type (:mod:`.keys`).
+
+    A settings file has these fields and so do the merged settings; adding a plain key
+    is adding its row here (and reading it where it is used)."""
+
+    model: Annotated[NonEmpty | None, Key(Merge.OVERRIDE)] = None
+    theme: Annotated[NonEmpty | None, Key(Merge.OVERRIDE)] = None
+    # The model's window when the Models API cannot say (core/usage/limits.py).
+    context_window: Annotated[StrictInt | None, Key(Merge.OVERRIDE)] = Field(
+        default=None, alias="contextWindow", ge=1024)
+    # off | adaptive | auto | a budget (merged as text)
+    thinking: Annotated[StrictStr | StrictInt | None, Key(Merge.OVERRIDE, convert=str)] = None
+    effort: Annotated[Literal["low", "medium", "high", "xhigh", "max"] | None,
+                      Key(Merge.OVERRIDE)] = None
+    # the most a run may spend (USD); the smallest cap of all files holds
+    max_budget_usd: Annotated[float | None, Key(Merge.LOWEST)] = Field(
+        default=None, alias="maxBudgetUsd", gt=0, allow_inf_nan=False)
+    # Claude Code's: a command that prints the API key (taken from the user's files only)
+    api_key_helper: Annotated[NonEmpty | None, Key(Merge.OVERRIDE, withheld=True, refusal=(
+        "is only taken from your user settings or --settings: a project's file could run "
+        "a command of its choosing at startup"))] = Field(default=None, alias="apiKeyHelper")
+    # Claude Code's: the output style's name, and the input's editing mode
+    output_style: Annotated[NonEmpty | None, Key(Merge.OVERRIDE)] = Field(
+        default=None, alias="outputStyle")
+    editor_mode: Annotated[Literal["normal", "vim"] | None, Key(Merge.OVERRIDE)] = Field(
+        default=None, alias="editorMode")
+
+
+class SettingsFile(Keys):
     """One settings file, as written (validated, not merged)."""
 
     model_config = ConfigDict(extra="forbid")
 
     schema_url: StrictStr | None = Field(default=None, alias="$schema")  # for editors; unused
     permissions: PermissionsSection = Field(default_factory=PermissionsSection)
-    model: NonEmpty | None = None
-    theme: NonEmpty | None = None
     env: dict[EnvName, EnvValue] = Field(default_factory=dict)
     limits: cs.LimitsSection = Field(default_factory=cs.LimitsSection)
     sandbox: cs.SandboxSection = Field(default_factory=cs.SandboxSection)
-    # The model's window when the Models API cannot say (core/usage/limits.py).
-    context_window: StrictInt | None = Field(default=None, alias="contextWindow", ge=1024)
-    thinking: StrictStr | StrictInt | None = None  # off | adaptive | auto | a budget
-    effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
     prices: dict[NonEmpty, PriceEntry] = Field(default_factory=dict)  # USD per MTok
     # custom providers and changes to presets (providers/config.py), entry by entry
     providers: Any = None
-    # the most a run may spend (USD); the smallest cap of all files holds
-    max_budget_usd: float | None = Field(default=None, alias="maxBudgetUsd", gt=0,
-                                         allow_inf_nan=False)
     hooks: Any = None  # parsed by hooks, entry by entry
     # (line, column) of each part of ``hooks``, by its path below the ``hooks`` key
     _hooks_where: dict[tuple[Any, ...], tuple[int, int]] = PrivateAttr(default_factory=dict)
     web_fetch: WebFetchSection | None = Field(default=None, alias="webFetch")
     web_search: WebSearchSection | None = Field(default=None, alias="webSearch")
-    # Claude Code's: a command that prints the API key (taken from the user's files only)
-    api_key_helper: NonEmpty | None = Field(default=None, alias="apiKeyHelper")
     # Claude Code's answer about the project's .mcp.json servers (the user's files only)
     enable_all_project_mcp_servers: StrictBool | None = Field(
         default=None, alias="enableAllProjectMcpServers")
@@ -177,9 +199,6 @@ class SettingsFile(BaseModel):
         default_factory=list, alias="enabledMcpjsonServers")
     disabled_mcpjson_servers: list[NonEmpty] = Field(
         default_factory=list, alias="disabledMcpjsonServers")
-    # Claude Code's: the output style's name, and the input's editing mode
-    output_style: NonEmpty | None = Field(default=None, alias="outputStyle")
-    editor_mode: Literal["normal", "vim"] | None = Field(default=None, alias="editorMode")
     # Claude Code's plugins, read by plugins/ (the user's file enables; a project's offers)
     enabled_plugins: Any = Field(default=None, alias="enabledPlugins")
     extra_known_marketplaces: Any = Field(default=None, alias="extraKnownMarketplaces")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_tui import containment_settings as cs
+from agent_tui.settings.keys import withhold_keys
 from agent_tui.settings.schema import SettingsFile
 
 
@@ -25,9 +26,9 @@ def withhold(data: SettingsFile) -> tuple[SettingsFile, list[str]]:
     if perms.default_mode is not None:
         found.append(f"permissions.defaultMode {perms.default_mode}")
         perm_update["default_mode"] = None
-    if perms.additional_directories:
-        found.append("permissions.additionalDirectories")
-        perm_update["additional_directories"] = []
+    perm_keys, named = withhold_keys(perms, "permissions.")  # additionalDirectories
+    found += named
+    perm_update |= perm_keys
     if data.env:
         found.append(f"env ({_count(len(data.env), 'variable')})")
         update["env"] = {}
@@ -37,9 +38,9 @@ def withhold(data: SettingsFile) -> tuple[SettingsFile, list[str]]:
     if data.providers is not None:  # it could send your key to a server of its choosing
         found.append("providers")
         update["providers"] = None
-    if data.api_key_helper is not None:
-        found.append("apiKeyHelper")
-        update["api_key_helper"] = None
+    keys, named = withhold_keys(data)  # the plain keys that grant (apiKeyHelper)
+    found += named
+    update |= keys
     if data.enable_all_project_mcp_servers is not None or data.enabled_mcpjson_servers:
         found.append("MCP server approvals (enableAllProjectMcpServers, enabledMcpjsonServers)")
         update |= {"enable_all_project_mcp_servers": None, "enabled_mcpjson_servers": []}
