@@ -120,7 +120,8 @@ class ApiBench:
         seen = srv.disconnects
         closed = seen[-1][1] if len(seen) > disconnects else None
         return {"close_ms": None if closed is None else (closed - t0) * 1000,
-                "ended_ms": (host.events.of("turn_ended")[-1][0] - t0) * 1000}
+                "ended_ms": (host.events.of("turn_ended")[-1][0] - t0) * 1000,
+                "t0": t0, "closed": closed}
 
     def stalled_stream_reference(self) -> float:
         return stalled_close_reference_ms(self.srv)

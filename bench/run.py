@@ -16,6 +16,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
+from typing import Any
 
 from bench.stats import (
     Figure,
@@ -110,6 +111,7 @@ def esc_key_figures(runs: int) -> list[Figure]:
 
 def stream_figures(runs: int) -> list[Figure]:
     from bench.interrupts import ApiBench, backoff_reference_ms, workspace
+    from bench.stop_hops import HopClock, cancelled_read_reference_ms, thread_hop_reference_ms
 
     close = Figure("stream_close", "Esc in a stalled stream -> server sees the close", "ms",
                    ref_title="raw client closes", target="median <= 100 ms",
@@ -119,22 +121,48 @@ def stream_figures(runs: int) -> list[Figure]:
     backoff = Figure("backoff_ended", "Esc in a retry back-off (529, 30 s) -> turn_ended", "ms",
                      ref_title="cancel a sleeping task", target="median <= 100 ms",
                      check=median_at_most(100.0))
+    hops = hop_figures()
     bench = ApiBench(workspace())
     try:
-        for i in range(runs):
-            result = bench.stalled_stream()
-            if result["close_ms"] is not None:
-                close.samples.append(result["close_ms"])
-            stream_end.samples.append(result["ended_ms"])
-            reference = bench.stalled_stream_reference()
-            close.ref_samples.append(reference)
-            stream_end.ref_samples.append(reference)
-            backoff.samples.append(bench.backoff())
-            backoff.ref_samples.append(backoff_reference_ms())
+        with HopClock(bench.srv.port).installed() as clock:
+            for i in range(runs):
+                result = bench.stalled_stream()
+                if result["close_ms"] is not None:
+                    close.samples.append(result["close_ms"])
+                stream_end.samples.append(result["ended_ms"])
+                add_hops(hops, result, clock)
+                reference = bench.stalled_stream_reference()
+                close.ref_samples.append(reference)
+                stream_end.ref_samples.append(reference)
+                hops[0].ref_samples.append(cancelled_read_reference_ms(bench.srv, clock))
+                hops[1].ref_samples.append(reference)
+                hops[2].ref_samples.append(thread_hop_reference_ms())
+                backoff.samples.append(bench.backoff())
+                backoff.ref_samples.append(backoff_reference_ms())
         log(f"stream and back-off: {runs} runs")
     finally:
         bench.close()
-    return [close, stream_end, backoff]
+    return [close, *hops, stream_end, backoff]
+
+
+def hop_figures() -> list[Figure]:
+    """The stalled-stream close, hop by hop (``bench/stop_hops.py``), each beside its floor."""
+    return [Figure("stream_hop_socket", "  hop 1: Esc (another thread) -> the socket closed",
+                   "ms", ref_title="cancelled asyncio read"),
+            Figure("stream_hop_server", "  hop 2: the socket closed -> server sees the close", "ms",
+                   ref_title="raw client closes"),
+            Figure("stream_hop_sdk", "  Esc (another thread) -> the SDK stream's close", "ms",
+                   ref_title="call_soon_threadsafe")]
+
+
+def add_hops(hops: list[Figure], result: dict, clock: Any) -> None:
+    """One stalled-stream run's hops (``clock``: its ``HopClock``)."""
+    marks = clock.after(result["t0"])
+    spans = [(result["t0"], marks["socket_closed"]), (marks["socket_closed"], result["closed"]),
+             (result["t0"], marks["stream_closed"])]
+    for figure, (start, end) in zip(hops, spans):
+        if start is not None and end is not None:
+            figure.samples.append((end - start) * 1000)
 
 
 def startup_figures(runs: int) -> list[Figure]:

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from bench import interrupts, keys, memory, print_mode, startup
+from bench import interrupts, keys, memory, print_mode, startup, stop_hops
 from bench.procs import TREES
 from bench.stats import Figure, median_at_most, table
 
@@ -36,6 +36,23 @@ def test_stream_close_and_backoff_are_measured(tmp_path) -> None:
     finally:
         bench.close()
     assert interrupts.backoff_reference_ms() >= 0
+
+
+def test_the_stalled_stream_close_is_split_into_hops(tmp_path) -> None:
+    bench = interrupts.ApiBench(tmp_path)
+    try:
+        with stop_hops.HopClock(bench.srv.port).installed() as clock:
+            stalled = bench.stalled_stream()
+            marks = clock.after(stalled["t0"])
+            floor = stop_hops.cancelled_read_reference_ms(bench.srv, clock)
+        assert bench.srv.rejections == []
+    finally:
+        bench.close()
+    t0, socket_closed, stream_closed = stalled["t0"], marks["socket_closed"], marks["stream_closed"]
+    assert socket_closed is not None and stream_closed is not None
+    # each mark lies between the Esc and the end it leads to
+    assert t0 <= socket_closed <= stalled["closed"] and t0 <= stream_closed
+    assert floor >= 0 and stop_hops.thread_hop_reference_ms() >= 0
 
 
 def test_first_frame_is_seen_for_both_apps() -> None:

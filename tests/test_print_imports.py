@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: Packages a request never reads; a plain ``import anthropic`` imports them all.
 NOT_FOR_A_REQUEST = ("anthropic.lib.vertex", "anthropic.lib.bedrock", "anthropic.lib.aws",
-                     "anthropic.resources.beta.organization")
+                     "anthropic.resources.beta.organization", "anthropic.lib._tracing._tools",
+                     "anthropic.lib._tracing._work", "anthropic.types.beta.sessions.beta_managed_agents_session_event")
 
 NAMES = """
 import anthropic, json
@@ -28,6 +29,15 @@ def name(value):
     return f"{getattr(value, '__module__', '')}.{what}"
 # and two names a star import binds (``from .lib.vertex import *``): not in ``__all__``
 names = [*anthropic.__all__, "AnthropicVertex", "AsyncAnthropicBedrock"]
+# and every name the lazy sub-packages' ``__init__`` files bind (tracing, managed-agent sessions)
+from importlib import import_module
+from pathlib import Path
+from agent_tui.providers.anthropic_lazy import _plan
+inner = {}
+for package in ("anthropic.lib._tracing", "anthropic.types.beta.sessions"):
+    module = import_module(package)
+    init = Path(anthropic.__file__).parent.joinpath(*package.split(".")[1:], "__init__.py")
+    inner.update({f"{package}.{n}": name(getattr(module, n)) for n in _plan(package, init)[1]})
 """
 
 
@@ -38,7 +48,8 @@ def probe(code: str) -> object:
 
 
 MODULES = "loaded = [m for m in sys.modules if m.startswith('anthropic')]\n"
-BOTH = "print(json.dumps({'loaded': loaded, 'names': {n: name(getattr(anthropic, n)) for n in sorted(names)}}))\n"
+BOTH = ("print(json.dumps({'loaded': loaded, 'inner': inner,"
+        " 'names': {n: name(getattr(anthropic, n)) for n in sorted(names)}}))\n")
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +81,8 @@ def test_every_exported_name_is_the_one_a_plain_import_gives(lazy: Any, plain: A
     assert isinstance(plain["names"], dict) and len(plain["names"]) > 50
     assert lazy["names"] == plain["names"]
     assert plain["names"]["AnthropicVertex"].endswith(".AnthropicVertex")
+    assert isinstance(plain["inner"], dict) and len(plain["inner"]) > 50
+    assert lazy["inner"] == plain["inner"]
 
 
 def test_an_init_that_does_more_than_bind_names_is_imported_plainly(tmp_path: Path) -> None:

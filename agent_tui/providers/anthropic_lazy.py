@@ -31,9 +31,9 @@ from typing import Any
 
 ROOT = "anthropic"
 #: The packages whose ``__init__`` imports far more than a request reads, parents first.
-LAZY = (ROOT, "anthropic.lib", "anthropic.types", "anthropic.types.shared", "anthropic.types.beta",
-        "anthropic.types.beta.organization", "anthropic.types.organization",
-        "anthropic.resources", "anthropic.resources.beta")
+LAZY = (ROOT, "anthropic.lib", "anthropic.lib._tracing", "anthropic.types", "anthropic.types.shared",
+        "anthropic.types.beta", "anthropic.types.beta.organization", "anthropic.types.beta.sessions",
+        "anthropic.types.organization", "anthropic.resources", "anthropic.resources.beta")
 
 _lock = threading.RLock()
 
