@@ -116,7 +116,6 @@ def test_a_session_the_sdk_resumes_or_forks_is_looked_up(tmp_path, monkeypatch):
     ({"include_hook_events": True}, "--include-hook-events"),
     ({"strict_mcp_config": True}, "--strict-mcp-config"),
     ({"resume": "x", "resume_session_at": "m1"}, "--resume-session-at"),
-    ({"setting_sources": ["project"]}, "--setting-sources"),
     ({"output_format": {"type": "json_schema", "schema": {"type": "object"}}}, "--json-schema"),
     ({"task_budget": {"total": 1000}}, "--task-budget"),
     ({"thinking": {"type": "adaptive", "display": "summarized"}}, "--thinking-display"),
@@ -144,3 +143,36 @@ def test_the_sdk_only_flags_are_refused_with_agent_tuis_own_events(tmp_path):
                           "--replay-user-messages"])
     with pytest.raises(UsageError, match="--replay-user-messages goes with"):
         claude_shaped(opts)
+
+
+@pytest.mark.parametrize(("sources", "denied"), [
+    (None, {"Bash(user)", "Bash(agent-tui-user)", "Bash(project)", "Bash(local)"}),
+    ([], set()),
+    (["user", "project"], {"Bash(user)", "Bash(agent-tui-user)", "Bash(project)"}),
+    (["local"], {"Bash(local)"}),
+])
+def test_setting_sources_choose_the_settings_files_read(tmp_path, monkeypatch, sources, denied):
+    """Claude Code's sources: ``user`` (its file and ours), ``project`` (.claude/ and
+    .agent-tui/ settings.json), ``local`` (.claude/settings.local.json); ``--settings``
+    is always read. A dropped file's deny rules and hooks go with it: the app chose."""
+    from agent_tui.cli.wiring import Wiring
+
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    ws = tmp_path / "ws"
+    for path, name in ((tmp_path / "claude" / "settings.json", "user"),
+                       (tmp_path / "xdg" / "agent-tui" / "settings.json", "agent-tui-user"),
+                       (ws / ".claude" / "settings.json", "project"),
+                       (ws / ".claude" / "settings.local.json", "local")):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"permissions": {"deny": [f"Bash({name})"]}}))
+    opts = parse_options(["--cwd", str(ws), *sdk_argv(
+        ws, setting_sources=sources, settings='{"permissions": {"deny": ["Bash(flag)"]}}')])
+    loaded = Wiring(opts, interactive=False).settings_for(ws)
+    assert {r.text for r in loaded.deny} == denied | {"Bash(flag)"}
+
+
+def test_an_unknown_setting_source_is_named(tmp_path):
+    with pytest.raises(UsageError, match="--setting-sources: policy is no setting source"):
+        parsed(tmp_path, setting_sources=["user", "policy"])

@@ -94,7 +94,8 @@ class Wiring:
 
             extra = [self.opts.settings] if self.opts.settings is not None else []
             self._settings[workspace] = load_settings(
-                workspace, extra=extra, trusted=self.trust_for(workspace).trusted)
+                workspace, extra=extra, trusted=self.trust_for(workspace).trusted,
+                sources=self.opts.setting_sources)
         return self._settings[workspace]
 
     def trust_for(self, workspace: Path) -> Trust:
