@@ -154,7 +154,8 @@ def test_agents_run_unasked_with_the_setting_sources_the_app_chose(fake_api, tmp
     """agents.py: a ``Task`` for the app's agent runs in the default mode with no
     permission callback (as Claude Code runs it; its sub-agent's calls are each checked),
     the agent's ``sonnet`` is a model, and ``setting_sources=["user", "project"]`` leaves
-    the project's local settings unread: their deny rule on the agent does not bind."""
+    the project's local files unread: their deny rule on the agent does not bind, their
+    memory file is not in the prompt."""
     fake_api.enqueue(Reply.tool_use("task", {"description": "review", "prompt": "review it",
                                              "subagent_type": "code-reviewer"}),
                      Reply.text("types.py looks fine"), Reply.text("The reviewer says: fine"))
@@ -164,18 +165,21 @@ def test_agents_run_unasked_with_the_setting_sources_the_app_chose(fake_api, tmp
     local = Path(opts.cwd) / ".claude" / "settings.local.json"
     local.parent.mkdir()
     local.write_text(json.dumps({"permissions": {"deny": ["Agent(code-reviewer)"]}}))
+    (Path(opts.cwd) / "CLAUDE.local.md").write_text("LOCAL-MEMO-42")
     got = asyncio.run(asyncio.wait_for(ask("Use the code-reviewer agent", opts), 60))
     assert texts(got) == ["The reviewer says: fine"]
     main, sub, _ = fake_api.requests
     assert {t["name"] for t in sub["tools"]} == {"read_file", "grep"}
     assert "sonnet" in sub["model"] and "You are a code reviewer." in json.dumps(sub["system"])
     assert got[-1].subtype == "success" and not got[-1].permission_denials
+    assert "LOCAL-MEMO-42" not in json.dumps(main.get("system"))
 
     opts = options(tmp_path, fake_api, agents=opts.agents)  # every source: the deny binds
     fake_api.enqueue(Reply.tool_use("task", {"description": "review", "prompt": "review it",
                                              "subagent_type": "code-reviewer"}), Reply.text("no"))
     asyncio.run(asyncio.wait_for(ask("Use the code-reviewer agent", opts), 60))
     assert "denied by rule Task(code-reviewer)" in json.dumps(fake_api.requests[-1]["messages"][-1])
+    assert "LOCAL-MEMO-42" in json.dumps(fake_api.requests[-1]["system"])
 
 
 def test_hooks_decide_writes_add_context_and_end_the_turn(fake_api, tmp_path):

@@ -157,6 +157,7 @@ def test_setting_sources_choose_the_settings_files_read(tmp_path, monkeypatch, s
     is always read. A dropped file's deny rules and hooks go with it: the app chose."""
     from agent_tui.cli.wiring import Wiring
 
+    monkeypatch.setattr("agent_tui.paths._SOURCES", None)  # Wiring sets it for the process
     monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
@@ -176,3 +177,34 @@ def test_setting_sources_choose_the_settings_files_read(tmp_path, monkeypatch, s
 def test_an_unknown_setting_source_is_named(tmp_path):
     with pytest.raises(UsageError, match="--setting-sources: policy is no setting source"):
         parsed(tmp_path, setting_sources=["user", "policy"])
+
+
+def test_setting_sources_choose_the_memory_agents_skills_and_commands_read(tmp_path, monkeypatch):
+    """As Claude Code's: ``project`` is the workspace's CLAUDE.md, .claude/agents, skills and
+    commands, ``user`` the user's, ``local`` CLAUDE.local.md; a plugin's stay."""
+    from agent_tui.commands.files import command_dirs
+    from agent_tui.core.calls.agent_types import agent_dirs
+    from agent_tui.core.memory.memory import memory_places, subfolder_memory
+    from agent_tui.paths import use_setting_sources
+    from agent_tui.tools.skills.catalog import skill_dirs
+
+    monkeypatch.setattr("agent_tui.paths._SOURCES", None)
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    (ws / "sub").mkdir(parents=True)
+    (ws / "sub" / "CLAUDE.md").write_text("sub memo")
+
+    def scopes() -> dict[str, set[str]]:
+        return {"memory": {s for _, s in memory_places(ws, home, home)},
+                "agents": {str(s) for s, _ in agent_dirs(ws, home)},
+                "skills": {str(s) for s, _ in skill_dirs(ws, home)},
+                "commands": {s for s, _ in command_dirs(ws, home, home)}}
+
+    assert scopes()["memory"] == {"user", "project", "local"}
+    use_setting_sources(frozenset({"user"}))
+    assert scopes() == {"memory": {"user"}, "agents": {"user"},
+                        "skills": {"user", "user (.agents)"}, "commands": {"user"}}
+    assert subfolder_memory(ws, ws / "sub" / "x.py", set()) == []
+    use_setting_sources(frozenset({"project", "local"}))
+    assert scopes() == {"memory": {"project", "local"}, "agents": {"project"},
+                        "skills": {"project", "project (.agents)"}, "commands": {"project"}}
+    assert [m.text for m in subfolder_memory(ws, ws / "sub" / "x.py", set())] == ["sub memo"]
