@@ -10,6 +10,23 @@ from collections.abc import Mapping
 from pathlib import Path
 
 
+#: ``--setting-sources`` (Claude Code's): the places read, of ``user``, ``project`` and
+#: ``local``; None reads them all (:func:`use_setting_sources`).
+_SOURCES: frozenset[str] | None = None
+
+
+def use_setting_sources(sources: frozenset[str] | None) -> None:
+    """Read only these sources' memory files, sub-agents, skills and commands, from now
+    on in this process (the settings files are chosen by ``settings.load_settings``)."""
+    global _SOURCES
+    _SOURCES = sources
+
+
+def source_read(source: str) -> bool:
+    """Whether the files of ``source`` (``user``, ``project``, ``local``) are read."""
+    return _SOURCES is None or source in _SOURCES
+
+
 def state_home() -> Path:
     explicit = os.environ.get("AGENT_TUI_HOME")
     if explicit:

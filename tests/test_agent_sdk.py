@@ -249,3 +249,20 @@ async def _client_session(tmp_path: Path, fake_api: Any) -> None:
 
 def test_client_session_permission_hook_plan_model_and_interrupt(fake_api, tmp_path):
     asyncio.run(asyncio.wait_for(_client_session(tmp_path, fake_api), 110))
+
+
+def test_an_answer_cut_at_max_tokens_goes_on_and_a_fourth_cut_is_an_error(fake_api, tmp_path):
+    """As Claude Code: three requests ask the model to resume after a cut; a reply cut
+    again ends the turn with ``is_error`` (Claude Code's result says so too)."""
+    fake_api.enqueue(Reply.max_tokens("one "), Reply.max_tokens("two "), Reply.text("three"),
+                     *[Reply.max_tokens(f"cut {n}") for n in range(4)])
+    opts = options(tmp_path, fake_api)
+    went_on = asyncio.run(collect(query(prompt="write a lot", options=opts)))
+    gave_up = asyncio.run(collect(query(prompt="write more", options=opts)))
+    assert texts(went_on) == ["one ", "two ", "three"]
+    assert went_on[-1].subtype == "success" and not went_on[-1].is_error
+    assert "Output token limit hit" in json.dumps(fake_api.requests[1]["messages"][-1])
+    assert len(fake_api.requests) == 3 + 4
+    result = gave_up[-1]
+    assert isinstance(result, ResultMessage) and result.is_error
+    assert result.stop_reason == "max_tokens" and result.result == "cut 3"

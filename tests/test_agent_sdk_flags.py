@@ -116,7 +116,6 @@ def test_a_session_the_sdk_resumes_or_forks_is_looked_up(tmp_path, monkeypatch):
     ({"include_hook_events": True}, "--include-hook-events"),
     ({"strict_mcp_config": True}, "--strict-mcp-config"),
     ({"resume": "x", "resume_session_at": "m1"}, "--resume-session-at"),
-    ({"setting_sources": ["project"]}, "--setting-sources"),
     ({"output_format": {"type": "json_schema", "schema": {"type": "object"}}}, "--json-schema"),
     ({"task_budget": {"total": 1000}}, "--task-budget"),
     ({"thinking": {"type": "adaptive", "display": "summarized"}}, "--thinking-display"),
@@ -144,3 +143,68 @@ def test_the_sdk_only_flags_are_refused_with_agent_tuis_own_events(tmp_path):
                           "--replay-user-messages"])
     with pytest.raises(UsageError, match="--replay-user-messages goes with"):
         claude_shaped(opts)
+
+
+@pytest.mark.parametrize(("sources", "denied"), [
+    (None, {"Bash(user)", "Bash(agent-tui-user)", "Bash(project)", "Bash(local)"}),
+    ([], set()),
+    (["user", "project"], {"Bash(user)", "Bash(agent-tui-user)", "Bash(project)"}),
+    (["local"], {"Bash(local)"}),
+])
+def test_setting_sources_choose_the_settings_files_read(tmp_path, monkeypatch, sources, denied):
+    """Claude Code's sources: ``user`` (its file and ours), ``project`` (.claude/ and
+    .agent-tui/ settings.json), ``local`` (.claude/settings.local.json); ``--settings``
+    is always read. A dropped file's deny rules and hooks go with it: the app chose."""
+    from agent_tui.cli.wiring import Wiring
+
+    monkeypatch.setattr("agent_tui.paths._SOURCES", None)  # Wiring sets it for the process
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    ws = tmp_path / "ws"
+    for path, name in ((tmp_path / "claude" / "settings.json", "user"),
+                       (tmp_path / "xdg" / "agent-tui" / "settings.json", "agent-tui-user"),
+                       (ws / ".claude" / "settings.json", "project"),
+                       (ws / ".claude" / "settings.local.json", "local")):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"permissions": {"deny": [f"Bash({name})"]}}))
+    opts = parse_options(["--cwd", str(ws), *sdk_argv(
+        ws, setting_sources=sources, settings='{"permissions": {"deny": ["Bash(flag)"]}}')])
+    loaded = Wiring(opts, interactive=False).settings_for(ws)
+    assert {r.text for r in loaded.deny} == denied | {"Bash(flag)"}
+
+
+def test_an_unknown_setting_source_is_named(tmp_path):
+    with pytest.raises(UsageError, match="--setting-sources: policy is no setting source"):
+        parsed(tmp_path, setting_sources=["user", "policy"])
+
+
+def test_setting_sources_choose_the_memory_agents_skills_and_commands_read(tmp_path, monkeypatch):
+    """As Claude Code's: ``project`` is the workspace's CLAUDE.md, .claude/agents, skills and
+    commands, ``user`` the user's, ``local`` CLAUDE.local.md; a plugin's stay."""
+    from agent_tui.commands.files import command_dirs
+    from agent_tui.core.calls.agent_types import agent_dirs
+    from agent_tui.core.memory.memory import memory_places, subfolder_memory
+    from agent_tui.paths import use_setting_sources
+    from agent_tui.tools.skills.catalog import skill_dirs
+
+    monkeypatch.setattr("agent_tui.paths._SOURCES", None)
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    (ws / "sub").mkdir(parents=True)
+    (ws / "sub" / "CLAUDE.md").write_text("sub memo")
+
+    def scopes() -> dict[str, set[str]]:
+        return {"memory": {s for _, s in memory_places(ws, home, home)},
+                "agents": {str(s) for s, _ in agent_dirs(ws, home)},
+                "skills": {str(s) for s, _ in skill_dirs(ws, home)},
+                "commands": {s for s, _ in command_dirs(ws, home, home)}}
+
+    assert scopes()["memory"] == {"user", "project", "local"}
+    use_setting_sources(frozenset({"user"}))
+    assert scopes() == {"memory": {"user"}, "agents": {"user"},
+                        "skills": {"user", "user (.agents)"}, "commands": {"user"}}
+    assert subfolder_memory(ws, ws / "sub" / "x.py", set()) == []
+    use_setting_sources(frozenset({"project", "local"}))
+    assert scopes() == {"memory": {"project", "local"}, "agents": {"project"},
+                        "skills": {"project", "project (.agents)"}, "commands": {"project"}}
+    assert [m.text for m in subfolder_memory(ws, ws / "sub" / "x.py", set())] == ["sub memo"]

@@ -424,3 +424,18 @@ def test_task_and_skill_rules_name_the_agent_and_the_skill(ws: Path) -> None:
     p.remember(skill, skill.parse({"name": "xlsx"}))
     assert p.session_rules[-1].text == "Skill(xlsx)"
     assert p.check(skill, skill.parse({"name": "xlsx"})).verdict is Verdict.ALLOW
+
+
+def test_a_sub_agent_needs_no_approval_but_in_plan_mode_and_its_rules_still_bind(ws: Path) -> None:
+    """Claude Code runs Task unasked (default, dontAsk, print mode); its sub-agent's calls
+    are each checked. A deny or ask rule on it still speaks; plan mode keeps asking."""
+    from agent_tui.tools.task import TaskTool
+
+    task = TaskTool()
+    call = task.parse({"description": "d", "prompt": "p", "subagent_type": "reviewer"})
+    for mode in ("ask", "dont-ask", "accept-edits"):
+        assert policy(ws, mode).check(task, call).verdict is Verdict.ALLOW
+    assert Permissions(ws, "ask", non_interactive=True).check(task, call).verdict is Verdict.ALLOW
+    assert policy(ws, "plan").check(task, call).verdict is Verdict.ASK
+    assert policy(ws, "dont-ask", deny=["Task(reviewer)"]).check(task, call).verdict is Verdict.DENY
+    assert policy(ws, "ask", ask=["Agent"]).check(task, call).verdict is Verdict.ASK

@@ -150,17 +150,39 @@ async def test_thinking_settings_are_checked():
         parse_thinking("lots")
 
 
-async def test_max_tokens_in_text_tells_the_user_and_then_the_model(fake_api, tmp_path):
+async def test_max_tokens_in_text_asks_the_model_to_go_on_in_the_same_turn(fake_api, tmp_path):
+    """As Claude Code: the cut answer goes back, then a user message telling the model
+    to resume; the fake API's cut reply reports the request's max_tokens, as the API does."""
     fake_api.enqueue(Reply.max_tokens("a long answer that"), Reply.text("continued"))
     run = start_session(provider_for(fake_api), [], tmp_path)
     run.submit(UserMessage(text="explain"))
     await run.idle()
-    assert any("max_tokens" in e.text for e in run.rec.of("notice"))
+    await run.close()
+    first, second = fake_api.requests
+    assert fake_api.usage[0].output_tokens == first["max_tokens"]
+    assert second["messages"][-2] == {"role": "assistant", "content": [
+        {"type": "text", "text": "a long answer that"}]}
+    [note] = second["messages"][-1]["content"]
+    assert second["messages"][-1]["role"] == "user"
+    assert note["text"].startswith("[Output token limit hit (max_tokens). Resume directly")
+    assert [e.status for e in run.rec.of("turn_ended")] == ["completed"]
+    assert not any("max_tokens" in e.text for e in run.rec.of("notice"))
+    assert fake_api.rejections == []
+
+
+async def test_max_tokens_goes_on_three_times_then_the_turn_ends_saying_so(fake_api, tmp_path):
+    fake_api.enqueue(*[Reply.max_tokens(f"part {n}") for n in range(4)], Reply.text("ok"))
+    run = start_session(provider_for(fake_api), [], tmp_path)
+    run.submit(UserMessage(text="explain"))
+    await run.idle()
+    assert len(fake_api.requests) == 4  # the first, and three to go on
+    assert any("max_tokens) 4 times in a row" in e.text for e in run.rec.of("notice"))
     run.submit(UserMessage(text="go on"))
     await run.idle()
     await run.close()
-    assert "cut off at the output limit" in str(fake_api.requests[-1]["messages"][-1])
-    assert fake_api.rejections == []
+    last = fake_api.requests[4]["messages"][-1]["content"]
+    assert "cut off at the output limit" in last[0]["text"] and last[-1]["text"] == "go on"
+    assert len(fake_api.requests) == 5 and fake_api.rejections == []
 
 
 async def test_max_tokens_inside_a_tool_call_never_runs_it(fake_api, tmp_path):

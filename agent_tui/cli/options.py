@@ -78,6 +78,8 @@ class Options:
     setup_trigger: str | None = None
     init_only: bool = False
     plugin_dirs: list[Path] = field(default_factory=list)  # --plugin-dir: this run's plugins
+    # --setting-sources: which settings files are read (None: all of them)
+    setting_sources: frozenset[str] | None = None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -195,6 +197,9 @@ def _sdk_flags(p: argparse.ArgumentParser) -> None:
                    help="--system-prompt, read from FILE")
     p.add_argument("--max-thinking-tokens", metavar="N", default=None,
                    help="--thinking N")
+    p.add_argument("--setting-sources", metavar="SOURCES", default=None,
+                   help="the settings files to read, comma-separated: user, project, local "
+                   "(empty: none; --settings is always read)")
 
 
 def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
@@ -263,7 +268,20 @@ def parse_options(argv: list[str], stdin: IO[str] | None = None) -> Options:
         setup_trigger="init" if args.init_only else args.setup_trigger,
         init_only=args.init_only,
         plugin_dirs=plugin_dirs,
+        setting_sources=_checked_sources(args.setting_sources),
     )
+
+
+def _checked_sources(value: str | None) -> frozenset[str] | None:
+    if value is None:
+        return None
+    from agent_tui.settings import SETTING_SOURCES
+
+    given = frozenset(part.strip() for part in value.split(",") if part.strip())
+    if unknown := sorted(given - set(SETTING_SOURCES)):
+        raise UsageError(f"--setting-sources: {', '.join(unknown)} is no setting source "
+                         f"(they are {', '.join(SETTING_SOURCES)})")
+    return given
 
 
 def _folders(flag: str, given: list[Path]) -> list[Path]:

@@ -3,7 +3,8 @@
 Picks the shape (``sdk_protocol.wants_claude_shape``), reads ``--mcp-config`` (files or
 JSON; each server joins the configured ones and always starts) and Claude Code's
 ``MAX_THINKING_TOKENS`` (the app's ``env``: a thinking budget, 0 for none, when no flag
-says one), and builds the session
+says one) and ``ANTHROPIC_MODEL`` (the model, when ``--model`` is not given), and builds
+the session
 with a policy that asks when the app answers permission questions
 (``--permission-prompt-tool stdio``), else refuses what would ask, as print mode does.
 """
@@ -30,6 +31,8 @@ def claude_shaped(opts: Options) -> bool:
                              "classifier mode, which agent-tui does not have (bypassPermissions "
                              "is agent-tui's auto; default asks the app)")
         _env_thinking(opts)
+        if opts.model is None and (model := os.environ.get("ANTHROPIC_MODEL", "").strip()):
+            opts.model = model  # Claude Code's: the app's env names the model, below --model
         return True
     for flag, given in (("--include-partial-messages", opts.include_partial_messages),
                         ("--replay-user-messages", opts.replay_user_messages),

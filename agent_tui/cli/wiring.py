@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.cli.options import Options, UsageError
 from agent_tui.cli.mcp_wiring import open_mcp
 from agent_tui.cli.provider_choice import cloud_setup, make_provider, provider_of_model
-from agent_tui.paths import private_dir, state_home, user_config_dir
+from agent_tui.paths import private_dir, state_home, use_setting_sources, user_config_dir
 
 if TYPE_CHECKING:
     from agent_tui.core.journal.journal import Journal
@@ -51,6 +51,7 @@ class Wiring:
         # Read once per workspace: the user's settings.json and the project's.
         self._settings: dict[Path, LoadedSettings] = {}
         self._trust: dict[Path, Trust] = {}
+        use_setting_sources(opts.setting_sources)  # --setting-sources: the places read
         if opts.plugin_dirs:  # --plugin-dir: this run's plugins, beside the enabled ones
             from agent_tui.plugins import use_plugin_dirs
 
@@ -94,7 +95,8 @@ class Wiring:
 
             extra = [self.opts.settings] if self.opts.settings is not None else []
             self._settings[workspace] = load_settings(
-                workspace, extra=extra, trusted=self.trust_for(workspace).trusted)
+                workspace, extra=extra, trusted=self.trust_for(workspace).trusted,
+                sources=self.opts.setting_sources)
         return self._settings[workspace]
 
     def trust_for(self, workspace: Path) -> Trust:

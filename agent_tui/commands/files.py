@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field
 
 from agent_tui.commands.line import is_command_name
 from agent_tui.core.memory.memory import claude_user_dir
-from agent_tui.paths import user_config_dir
+from agent_tui.paths import source_read, user_config_dir
 from agent_tui.plugins import plugin_folders
 from agent_tui.config_file import read_config
 from agent_tui.frontmatter import read_front_matter_leniently, split_top_level
@@ -77,13 +77,13 @@ def command_dirs(workspace: Path, user_dir: Path | None = None,
     """(scope, folder), in the order a name is looked up."""
     user = user_dir if user_dir is not None else user_config_dir()
     claude = claude_dir if claude_dir is not None else claude_user_dir()
-    return [  # the user's first: a cloned repository's /commit never replaces theirs
-        ("user", user / "commands"),
+    return [(scope, folder) for scope, folder in (  # the user's first: a cloned
+        ("user", user / "commands"),  # repository's /commit never replaces theirs
         ("user", claude / "commands"),
         *((f"{PLUGIN}{name}", folder) for name, folder in plugin_folders("commands", claude_dir)),
         ("project", workspace / ".agent-tui" / "commands"),
         ("project", workspace / ".claude" / "commands"),
-    ]
+    ) if scope.startswith(PLUGIN) or source_read(scope)]
 
 
 def _first_line(body: str) -> str:

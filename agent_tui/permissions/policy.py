@@ -12,7 +12,8 @@ the first of these that speaks:
    ``accept-edits`` also allows ``write_file``/``edit_file`` inside the workspace
    (but the agent's own guard files, which ask before any allow rule in every mode
    but ``auto``: ``guard_files.py``), ``auto`` allows everything,
-   ``dont-ask`` decides as ``ask`` does.
+   ``dont-ask`` decides as ``ask`` does. A ``Task`` (a sub-agent, whose own calls are
+   each decided here) is allowed in every mode but ``plan``, as Claude Code runs it.
 
 In ``dont-ask`` mode (Claude Code's ``dontAsk``) nobody is ever asked, and in print
 mode (``non_interactive=True``) nobody can answer: there "ask" becomes "deny", with a
@@ -263,6 +264,10 @@ class Permissions:
         if (kind is SubjectKind.COMMAND and self.mode is not PermissionMode.PLAN
                 and reads_only(self, parse_command(subject))):
             return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="read-only command")
+        if tool.starts_agents and self.mode is not PermissionMode.PLAN:
+            # as Claude Code's Task: the sub-agent's own calls are each checked (plan mode
+            # keeps asking; deny and ask rules were checked before)
+            return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="sub-agent: its calls are checked")
         if tool.runs_sandboxed(args):  # deny and ask rules were checked before
             return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="runs in the sandbox")
         if (

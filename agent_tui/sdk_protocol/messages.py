@@ -294,6 +294,9 @@ class Messages:
         # does): a model whose price is unknown costs 0 here, and a cap cannot be kept
         if shown.get("total_cost_usd") is None:
             shown["total_cost_usd"] = 0.0
+        if ended.status is TurnStatus.COMPLETED and self._stop_reason == "max_tokens":
+            shown["is_error"] = True  # cut again after the turn asked it to go on: an
+            # error in Claude Code's result too (the cut answer stays the result's text)
         return {**shown, "uuid": _uuid(),
                 "stop_reason": stop.get(ended.status), "terminal_reason": str(ended.status)}
 

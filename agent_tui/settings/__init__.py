@@ -64,7 +64,7 @@ here the files are read and merged.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from typing import Any
@@ -266,12 +266,16 @@ class LoadedSettings(Keys):
 
 
 user_settings_dir = user_config_dir
+
+#: ``--setting-sources``' words (Claude Code's): the user's files, the project's shared
+#: ones, its personal ``.claude/settings.local.json``.
+SETTING_SOURCES = ("user", "project", "local")
 settings_paths = settings_files
 
 
 def load_settings(
     workspace: Path, *, user_dir: Path | None = None, claude_dir: Path | None = None,
-    extra: Sequence[Path] = (), trusted: bool = False,
+    extra: Sequence[Path] = (), trusted: bool = False, sources: Collection[str] | None = None,
 ) -> LoadedSettings:
     """Read and merge the settings files in their order (:func:`settings_paths`), then
     the ``extra`` files (``--settings``); never raises.
@@ -280,10 +284,15 @@ def load_settings(
     would grant is withheld (:func:`.trust.withhold`) and named in one notice per file.
     A missing file is no problem (a missing extra file is); a broken one is skipped
     whole, and a broken part of one skipped alone, each reported in ``problems``.
+    ``sources`` (``--setting-sources``): only the files of these (:data:`SETTING_SOURCES`)
+    are read; ``extra`` always is.
     """
     loaded = LoadedSettings()
     project = project_settings_files(workspace)
     files = settings_paths(workspace, user_dir=user_dir, claude_dir=claude_dir)
+    claude_user_file = files[0]
+    if sources is not None:
+        files = [path for path in files if _source_of(path, project) in sources]
     for path in (*files, *extra):
         data, problems = read_settings_file(path)
         if data is None and not problems and path in extra:
@@ -298,8 +307,14 @@ def load_settings(
             mine = path in project or path in extra
             loaded.apply(data, path, project=path in project,
                          settings_root=None if mine else path.parent,
-                         claude_file=path == files[0] or path.parent.name == ".claude")
+                         claude_file=path == claude_user_file or path.parent.name == ".claude")
     return loaded
+
+
+def _source_of(path: Path, project: list[Path]) -> str:
+    if path == project[-1]:  # .claude/settings.local.json
+        return "local"
+    return "project" if path in project else "user"
 
 
 def read_settings_file(path: Path) -> tuple[SettingsFile | None, list[SettingsProblem]]:

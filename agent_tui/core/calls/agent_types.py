@@ -45,6 +45,7 @@ from agent_tui.frontmatter import (
     read_definition,
 )
 from agent_tui.protocol.tool_names import facts_of, is_mcp, our_name
+from agent_tui.paths import source_read
 
 AGENTS_DIR = Path(".claude") / "agents"
 MAX_FILES = 200  # per folder
@@ -126,10 +127,10 @@ class AgentTypes(BaseModel):
 def agent_dirs(workspace: Path, home: Path | None = None) -> list[tuple[AgentScope, Path]]:
     """(scope, folder), in the order a name is looked up (the project's first)."""
     user_home = home if home is not None else Path.home()
-    return [
+    return [(scope, folder) for scope, folder in (
         (AgentScope.PROJECT, Path(workspace) / AGENTS_DIR),
         (AgentScope.USER, user_home / AGENTS_DIR),
-    ]
+    ) if source_read(scope.value)]
 
 
 def _agent_files(folder: Path) -> list[Path]:

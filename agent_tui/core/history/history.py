@@ -169,7 +169,7 @@ class _Builder:
         self.pending_user: list[dict[str, Any]] = []
         self.last_turn_calls: list[tuple[str, ToolState]] = []
         self.note_due = False
-        self.cut_note_due = ""  # the note owed after an answer cut off
+        self.cut_note_due = ""  # why an answer was cut off, when a note is owed
         self.code_note_due = False  # the note owed after a rewind of one side only
         self.paused = False  # the newest assistant message is a paused turn's
         self.stripped_thinking = False  # another model's thinking was left out
@@ -224,7 +224,7 @@ class _Builder:
         if not blocks:
             return
         if self.cut_note_due and self.messages and self.messages[-1]["role"] == "assistant":
-            self.user_text(self.cut_note_due)  # the turn went on after a cut answer
+            self.user_text(GO_ON_NOTES[self.cut_note_due])  # the turn went on after a cut
             self.cut_note_due = ""
         self.flush_user()
         if self.messages and self.messages[-1]["role"] == "assistant" and self.paused:
@@ -240,7 +240,7 @@ class _Builder:
         self.open_calls = [(b["id"], b["name"]) for b in blocks if b["type"] == "tool_use"]
         self.paused = record.ended == "pause_turn"
         if record.ended in CUT_NOTES and not self.open_calls:
-            self.cut_note_due = CUT_NOTES[record.ended]
+            self.cut_note_due = record.ended
 
 
 def _user_message(b: _Builder, record: UserTurn) -> None:
@@ -250,7 +250,7 @@ def _user_message(b: _Builder, record: UserTurn) -> None:
         b.user_text(REWIND_NOTE)
         b.code_note_due = False
     if b.cut_note_due:
-        b.user_text(b.cut_note_due)
+        b.user_text(CUT_NOTES[b.cut_note_due])
         b.cut_note_due = ""
     if b.note_due:
         b.user_text(interrupted_note(b.last_turn_calls, record.plan_before))
@@ -294,6 +294,12 @@ CUT_NOTES = {
         "has been compacted; continue from where you stopped.]"
     ),
 }
+#: What the model is told when the turn itself goes on after a cut (for max_tokens,
+#: Claude Code's words).
+GO_ON_NOTES = {**CUT_NOTES, "max_tokens": (
+    "[Output token limit hit (max_tokens). Resume directly, with no apology and no recap "
+    "of what you were doing. Pick up mid-thought if that is where the cut happened. Break "
+    "the remaining work into smaller pieces.]")}
 
 
 REWIND_NOTE = (
@@ -365,7 +371,7 @@ def build_view(records: Iterable[Record], model: str | None = None) -> View:
             case _:
                 assert_never(item)
     if b.cut_note_due and b.messages and b.messages[-1]["role"] == "assistant":
-        b.user_text(b.cut_note_due)  # the turn goes on after the cut: say so first
+        b.user_text(GO_ON_NOTES[b.cut_note_due])  # the turn goes on after the cut: say so
     b.flush_user()
     left_out = fit_images(b.messages)  # the oldest images a request cannot hold
     return View(b.messages, b.stripped_thinking, b.stripped_in_last, left_out)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from agent_tui.paths import user_config_dir
+from agent_tui.paths import source_read, user_config_dir
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
 LOCAL_NAME = "CLAUDE.local.md"
@@ -81,18 +81,21 @@ def memory_places(
     ours = Path(user_dir or user_config_dir())
     claude = Path(claude_dir or claude_user_dir())
     ws = Path(workspace)
-    return [
+    places = [
         (claude / "CLAUDE.md", "user"),
         *((ours / name, "user") for name in NAMES),
         *((ws / name, "project") for name in NAMES),
         (ws / ".claude" / "CLAUDE.md", "project"),
         (ws / LOCAL_NAME, "local"),
     ]
+    return [(path, scope) for path, scope in places if source_read(scope)]
 
 
 def subfolder_memory(workspace: Path, touched: Path, loaded: set[str]) -> list[MemoryFile]:
     """Memory files of the folders between the workspace root (exclusive) and
     ``touched``'s folder (inclusive) not yet in ``loaded``, outermost first."""
+    if not source_read("project"):
+        return []
     try:
         ws = workspace.resolve()
         target = (ws / touched).resolve() if not touched.is_absolute() else touched.resolve()

@@ -58,6 +58,9 @@ from agent_tui.core.turn.tool_runner import ToolRunner
 from agent_tui.core.turn.turn_log import ToolCall, TurnLog
 from agent_tui.providers import base as model
 
+#: Replies cut at ``max_tokens`` in a row after which the turn asks the model to go on
+#: (Claude Code's three); after one more the turn ends, saying so.
+MAX_CUT_CONTINUES = 3
 
 class Turn:
     def __init__(
@@ -84,6 +87,7 @@ class Turn:
         self._compaction_due: CompactionTrigger | None = None
         self._told_left_out: set[str] = set()
         self._overflow: Overflow | None = None  # the rejection that made it due, if one did
+        self._cuts_continued = 0  # replies cut at max_tokens in a row the turn went on after
 
     @property
     def state(self) -> TurnState:
@@ -237,9 +241,14 @@ class Turn:
             self.log.emit(Notice(level=NoticeLevel.WARNING, text=(
                 "the model declined to go on with this request (stop reason: refusal)")))
         elif stop == StopReason.MAX_TOKENS and not calls:
+            if self._cuts_continued < MAX_CUT_CONTINUES:  # as Claude Code: ask it to go on
+                self._cuts_continued += 1
+                return True
             self.log.emit(Notice(level=NoticeLevel.WARNING, text=(
-                "the answer was cut off at the output limit (max_tokens); the model is "
-                "told so with your next message and may go on")))
+                f"the answer was cut off at the output limit (max_tokens) "
+                f"{MAX_CUT_CONTINUES + 1} times in a row; the model is told so with your "
+                "next message and may go on")))
+        self._cuts_continued = 0
         return False
 
     def _cancel_requested(self, reason: CancelReason) -> None:

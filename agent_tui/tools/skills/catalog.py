@@ -34,6 +34,7 @@ from agent_tui.frontmatter import (
     load_definitions,
     read_definition,
 )
+from agent_tui.paths import source_read
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILLS = 200  # per folder
@@ -89,12 +90,12 @@ class Skills(BaseModel):
 def skill_dirs(workspace: Path, home: Path | None = None) -> list[tuple[SkillScope, Path]]:
     user_home = home if home is not None else Path.home()
     ws = Path(workspace)
-    return [
+    return [(scope, folder) for scope, folder in (
         (SkillScope.USER, user_home / ".claude" / "skills"),
         (SkillScope.PROJECT, ws / ".claude" / "skills"),
         (SkillScope.USER_AGENTS, user_home / ".agents" / "skills"),
         (SkillScope.PROJECT_AGENTS, ws / ".agents" / "skills"),
-    ]
+    ) if source_read(scope.value.split()[0])]
 
 
 def _skill_files(base: Path) -> list[Path]:
