@@ -48,6 +48,7 @@ INPUT_BINDINGS: list[BindingType] = [
     Binding("ctrl+f,alt+enter", "follow_up", "follow-up", key_display="^f"),
     Binding("ctrl+g,ctrl+enter", "send_now", "send now", key_display="^g"),
     Binding("ctrl+j,shift+enter", "newline", "newline", key_display="^j", show=False),
+    Binding("ctrl+v", "paste_image", "paste image", key_display="^v", show=False),
     Binding("shift+tab", "app.cycle_mode", "mode", key_display="⇧tab", show=False),
     Binding("alt+up", "app.focus_queue", "queued", key_display="alt+↑", show=False),
 ]
