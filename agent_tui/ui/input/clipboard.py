@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, assert_never
 
-from agent_tui.files.images import MAX_RAW, TYPES_WORDED
+from agent_tui.files.images import MAX_ENCODED, MAX_RAW, TYPES_WORDED
 
 if TYPE_CHECKING:
     from agent_tui.protocol import ImageAttachment
@@ -85,13 +85,13 @@ def tools_for(env: Mapping[str, str]) -> tuple[list[Tool], str | None]:
     return found, None
 
 
-def _image(data: bytes, tool: str) -> Clip:
+def _image(data: bytes, tool: str) -> ClipImage | ClipNothing:
     from agent_tui.files.images import ImageRefused, check_attachment, sniff_image
     from agent_tui.protocol import ImageAttachment
 
     shown = "the clipboard's image"
     if len(data) > MAX_RAW:  # also what a flood was cut to
-        return ClipNothing(f"{shown} is larger than the {MAX_RAW * 4 // 3 // 2**20} MB the model "
+        return ClipNothing(f"{shown} is larger than the {MAX_ENCODED // 2**20} MB the model "
                            "can be sent (not attached)")
     media = sniff_image(data[:16])
     if media is None:
@@ -188,6 +188,10 @@ def pasted_image(prompt: _Input, host: PasteHost, text: str) -> bool:
     head, comma, body = text.strip().partition(",")
     if not (comma and head.startswith("data:image/") and head.endswith(";base64")):
         return False
+    if len(body) > MAX_ENCODED:  # not decoded: too large either way
+        host.notice("warning", f"the pasted image is larger than the {MAX_ENCODED // 2**20} MB the model "
+                               "can be sent (not attached)")
+        return True
     try:
         data = base64.b64decode(body, validate=True)
     except ValueError:
@@ -198,6 +202,6 @@ def pasted_image(prompt: _Input, host: PasteHost, text: str) -> bool:
             _attach(prompt, host, image)
         case ClipNothing(why):
             host.notice("warning", why)
-        case other:
-            raise AssertionError(other)
+        case never:
+            assert_never(never)
     return True
