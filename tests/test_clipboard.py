@@ -126,6 +126,29 @@ async def test_a_hanging_tool_is_ended_in_time(tmp_path: Path) -> None:
         os.kill(pid, 0)
 
 
+@pytest.mark.asyncio
+async def test_a_read_given_up_leaves_nothing_running(tmp_path: Path) -> None:
+    import asyncio
+
+    bin_dir = _tool(tmp_path / "bin", "xclip", "", hang=True)
+    task = asyncio.ensure_future(read_clipboard(_env(bin_dir, DISPLAY=":0"), timeout_s=60))
+    while not (bin_dir / "xclip.pid").exists():
+        await asyncio.sleep(0.02)
+    pid = int((bin_dir / "xclip.pid").read_text())
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        await asyncio.sleep(0.02)
+    else:
+        raise AssertionError("the clipboard tool is still running")
+
+
 def _app(ws: Path, monkeypatch: pytest.MonkeyPatch, bin_dir: Path) -> tuple[AgentApp, list]:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(ws.parent / "config"))
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")

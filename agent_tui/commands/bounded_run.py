@@ -10,6 +10,7 @@ for file watches.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,9 @@ async def run_bounded(argv: Sequence[str], env: Mapping[str, str], *, timeout_s:
             return Bounded(b"", f"{argv[0]} could not be started: {exc.strerror or exc}")
         reason = await run.wait(scope)
         result = await (run.stop(reason) if reason is not None else run.finish())
+    except asyncio.CancelledError:
+        run.kill_now()  # the caller went away (a second Ctrl+V, the app closing): nothing left running
+        raise
     finally:
         scope.detach()
     if flooded:
