@@ -60,6 +60,7 @@ HELP: list[tuple[str, str]] = [
     ("Ctrl+F  (Alt+Enter)", "queue a follow-up: runs after the agent stops on its own"),
     ("Ctrl+J  (Shift+Enter)", "new line in the input"),
     ("Ctrl+X Ctrl+E", "write the message in $VISUAL / $EDITOR (the screen comes back with it)"),
+    ("Ctrl+V", "paste the clipboard's image as [Image #1] (or its text)"),
     ("↑ / ↓", "in the input: the messages sent before (on its first / last line)"),
     ("↑ on an empty input", "while messages are queued: the newest one back into the input"),
     ("Shift+Tab", "the permission mode: ask → accept edits → plan (read-only) → ask (and auto, "
