@@ -52,7 +52,7 @@ async def test_plugin_lists_marketplaces_plugins_and_what_did_not_load(
     assert "kit@acme-local  enabled" in page
     assert "One of each part a plugin may bring" in page
     assert "plugin gone@acme-local is enabled but not installed" in page
-    assert "agent-tui plugin install NAME@MARKETPLACE" in page
+    assert "/plugin install NAME@MARKETPLACE" in page
 
 
 def _options_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AgentApp:

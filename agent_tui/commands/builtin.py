@@ -59,7 +59,7 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("vim", "vim mode in the input on or off (editorMode in the settings)"),
     Builtin("output-style", "how the model writes: Default, Explanatory, Learning or yours", "[NAME]", _O),
     Builtin("keybindings", "the keys in force and those of ~/.claude/keybindings.json not taken"),
-    Builtin("plugin", "Claude Code's plugins and marketplaces (agent-tui plugin changes them)"),
+    Builtin("plugin", "Claude Code's plugins and marketplaces: add, install, enable, disable", "[ACTION ...]", _O),
     Builtin("quit", "stop what runs, then quit"),
 )
 

@@ -13,6 +13,7 @@ the project's ``.claude/settings.local.json``, where Claude Code keeps it too.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -213,6 +214,14 @@ class Preferences:
         if not self.app.picker_slot.is_open:
             self.app.picker_slot.open(ElicitationScreen(
                 form, title=f"plugin {clean(plugin_id)}", border="plugin options"), answered)
+
+    def open_plugin_review(self, plugin_id: str, lines: list[str], then: Callable[[bool | None], None]) -> None:
+        from agent_tui.ui.screens.plugin_review import PluginReviewScreen
+
+        if self.app.picker_slot.is_open:
+            self.app.notice("warning", f"close what is open, then /plugin enable {clean(plugin_id)} again")
+            return
+        self.app.picker_slot.open(PluginReviewScreen(plugin_id, lines), then)
 
     def set_output_style(self, name: str) -> str | None:
         from agent_tui.core.memory.prompt import build_system_prompt

@@ -170,14 +170,9 @@ def _hooks(host: CommandHost, args: str) -> None:
 
 
 def _plugin(host: CommandHost, args: str) -> None:
-    from agent_tui.ui.commands.plugins_page import plugins_report
+    from agent_tui.ui.commands.plugin_actions import plugin_command
 
-    words = args.split()
-    if len(words) == 2 and words[0] == "config":  # a plugin's options, as a form
-        host.preferences.open_plugin_options(words[1])
-        return
-
-    host.show_page("plugins", plugins_report())
+    plugin_command(host, args)
 
 
 def _resume(host: CommandHost, args: str) -> None:

@@ -1,7 +1,7 @@
 """The page ``/plugin`` shows: Claude Code's marketplaces and installed plugins (each
 enabled or not, with what it brings), what a plugin that did not load has wrong, and
-the commands that change them (``agent-tui plugin ...``: enabling one shows what it
-will run and asks first, which a terminal prompt does better than a page).
+the commands that change them (``/plugin install|enable|disable ...``,
+``ui/commands/plugin_actions.py``; ``agent-tui plugin ...`` on the command line).
 
 ``/plugin config NAME`` is a plugin's options as a form (:func:`option_form`): each
 field with its title and description, a sensitive one typed unechoed and never shown
@@ -20,9 +20,9 @@ if TYPE_CHECKING:
     from agent_tui.mcp_catalog.elicitation import Elicitation
     from agent_tui.plugins.options import Schema
 
-HOW = ("agent-tui plugin marketplace add PATH|GIT-URL, agent-tui plugin install NAME@MARKETPLACE, "
-       "agent-tui plugin enable|disable NAME (new sessions use what changed); "
-       "/plugin config NAME: its options")
+HOW = ("/plugin marketplace add PATH|GIT-URL, /plugin marketplace list, /plugin install NAME@MARKETPLACE, "
+       "/plugin enable|disable NAME (new sessions use what changed), /plugin config NAME: its options; "
+       "the same as agent-tui plugin ... on the command line")
 
 
 def plugins_report() -> Text:

@@ -6,6 +6,7 @@ What they change lives in the app (``ui/app/preferences.py``, behind
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from rich.console import RenderableType
@@ -22,6 +23,9 @@ class PreferencesHost(Protocol):
     def keybindings_page(self) -> RenderableType: ...
     def open_plugin_options(self, spec: str) -> None:
         """The installed plugin ``spec``'s options as a form (``/plugin config NAME``)."""
+
+    def open_plugin_review(self, plugin_id: str, lines: list[str], then: Callable[[bool | None], None]) -> None:
+        """What a plugin will run, and ``then`` with the yes or no (``/plugin enable``)."""
 
 
 class Host(Protocol):

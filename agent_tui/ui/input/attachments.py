@@ -20,6 +20,11 @@ reason: a file larger than ``MAX_FILE_BYTES``, another binary file (a NUL byte, 
 UTF-8), an image the model cannot be sent (too large, or of another type), anything
 outside the workspace. The transcript shows the message with its attachments folded
 to one line each (:func:`split_for_display`).
+
+An image pasted from the clipboard (Ctrl+V, ``ui/input/clipboard.py``) is held as
+data, checked when pasted, and named in the text as Claude Code names it,
+``[Image #1]``: its chip stays while that marker does (:func:`clipboard_image`,
+:func:`kept`).
 """
 
 from __future__ import annotations
@@ -67,6 +72,22 @@ class Attachment:
     kind: AttachmentKind
     path: str  # as mentioned: relative to the workspace, a folder ends with "/"
     size: str  # "2.1 KB", "12 entries", "image/png, 12 KiB"
+    data: ImageAttachment | None = None  # a pasted image's bytes; ``path`` is its marker
+
+
+def clipboard_image(image: ImageAttachment, attached: list[Attachment]) -> Attachment:
+    """A pasted image as an attachment, named by the next free ``[Image #N]``."""
+    taken = {item.path for item in attached}
+    number = next(n for n in range(1, len(taken) + 2) if f"[Image #{n}]" not in taken)
+    marker = f"[Image #{number}]"
+    return Attachment(AttachmentKind.IMAGE, marker, f"{image.media_type}, {format_bytes(image.size)}",
+                      image.model_copy(update={"path": marker}))
+
+
+def kept(text: str, attached: list[Attachment]) -> list[Attachment]:
+    """The attachments ``text`` still names (an ``@`` mention, or a pasted image's marker)."""
+    named = mentions(text)
+    return [item for item in attached if (item.path in text if item.data else item.path in named)]
 
 
 class AttachmentRefused(Exception):
@@ -168,10 +189,9 @@ def images(text: str, attached: list[Attachment], root: Path) -> list[ImageAttac
     :class:`AttachmentRefused` as :func:`expand` does)."""
     from agent_tui.files.workspace import Workspace
 
-    named = mentions(text)
     workspace = Workspace(root)
-    return [_with_file(workspace, item.path, functools.partial(attachment_from, shown=item.path))
-            for item in attached if item.kind is AttachmentKind.IMAGE and item.path in named]
+    return [item.data or _with_file(workspace, item.path, functools.partial(attachment_from, shown=item.path))
+            for item in kept(text, attached) if item.kind is AttachmentKind.IMAGE]
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ ACTIONS: dict[str, tuple[str, str, str]] = {
     "chat:cycleMode": ("app", "cycle_mode", "the next permission mode"),
     "chat:externalEditor": ("input", "external_editor", "write the message in $EDITOR"),
     "chat:undo": ("input", "undo", "undo the last edit in the input"),
+    "chat:imagePaste": ("input", "paste_image", "paste an image from the clipboard"),
 }
 CONTEXTS = ("Global", "Chat")  # the contexts whose actions we have
 KEPT_KEYS = {"escape": "Esc stays the stop key", "ctrl+c": "Ctrl+C stays the quit key",

@@ -48,6 +48,7 @@ INPUT_BINDINGS: list[BindingType] = [
     Binding("ctrl+f,alt+enter", "follow_up", "follow-up", key_display="^f"),
     Binding("ctrl+g,ctrl+enter", "send_now", "send now", key_display="^g"),
     Binding("ctrl+j,shift+enter", "newline", "newline", key_display="^j", show=False),
+    Binding("ctrl+v", "paste_image", "paste image", key_display="^v", show=False),
     Binding("shift+tab", "app.cycle_mode", "mode", key_display="⇧tab", show=False),
     Binding("alt+up", "app.focus_queue", "queued", key_display="alt+↑", show=False),
 ]
@@ -59,6 +60,7 @@ HELP: list[tuple[str, str]] = [
     ("Ctrl+F  (Alt+Enter)", "queue a follow-up: runs after the agent stops on its own"),
     ("Ctrl+J  (Shift+Enter)", "new line in the input"),
     ("Ctrl+X Ctrl+E", "write the message in $VISUAL / $EDITOR (the screen comes back with it)"),
+    ("Ctrl+V", "paste the clipboard's image as [Image #1] (or its text)"),
     ("↑ / ↓", "in the input: the messages sent before (on its first / last line)"),
     ("↑ on an empty input", "while messages are queued: the newest one back into the input"),
     ("Shift+Tab", "the permission mode: ask → accept edits → plan (read-only) → ask (and auto, "

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
-from agent_tui.ui.input.attachments import IMAGE_MARK, Attachment, AttachmentKind, mentions
+from agent_tui.ui.input.attachments import IMAGE_MARK, Attachment, AttachmentKind, kept
 from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.render.states import role_style
 from agent_tui.units import format_bytes
@@ -43,10 +43,9 @@ class AttachmentBar(Static):
         self._show()
 
     def prune(self, text: str) -> None:
-        named = mentions(text)
-        kept = [i for i in self.items if i.path in named]
-        if len(kept) != len(self.items):
-            self.items = kept
+        still = kept(text, self.items)
+        if len(still) != len(self.items):
+            self.items = still
             self._show()
 
     def set_named(self, named: list[Probed], refused: list[str]) -> None:

@@ -246,6 +246,18 @@ class PromptInput(TextArea):
     def action_newline(self) -> None:
         self.insert("\n")
 
+    def action_paste_image(self) -> None:
+        """Ctrl+V: the clipboard's image as a chip, or its text (``ui/input/clipboard.py``)."""
+        from agent_tui.ui.input.clipboard import paste_into
+
+        self.run_worker(paste_into(self, self.app), group="clipboard", exclusive=True)  # type: ignore[arg-type]
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        from agent_tui.ui.input.clipboard import pasted_image
+
+        if not pasted_image(self, self.app, event.text):  # type: ignore[arg-type]
+            await super()._on_paste(event)
+
     def action_external_editor(self) -> None:  # a key the user bound (keybindings.json)
         self.post_message(self.EditorRequested())
 
