@@ -82,9 +82,11 @@ async def test_add_list_install_enable_disable(market: Path) -> None:
         await _run(pilot, app, "/plugin install kit")
         review = await _review(pilot, app)
         assert "It will run:" in review.plain() and "plugin kit" in review.plain()
+        review._shown_at = float("inf")  # not armed yet, however long this machine takes
         await pilot.press("y")  # typed ahead: not a yes
         await pilot.pause()
         assert app.screen is review and not _enabled(market).get("kit@acme-local")
+        review._shown_at = float("-inf")  # armed
         await pilot.press("n")
         await wait_until(pilot, lambda: "not enabled" in app.status.plain(), what="the no")
         assert _enabled(market)["kit@acme-local"] is False
