@@ -156,11 +156,14 @@ def test_a_new_tool_is_ruled_and_hooked_by_its_claude_code_names_and_subject(tmp
                        rules).verdict is Verdict.DENY
         assert _ruling(StampTool(), {"path": "open/a"}, tmp_path, PermissionMode.ACCEPT_EDITS,
                        rules).verdict is Verdict.ALLOW
-    named = PermissionRules(allow=["Peek(hello)"])
+    named = PermissionRules(allow=["Peek(hello)"], ask=["Peek(bye)"])
     assert _ruling(PeekTool(), {"note": "hello"}, tmp_path, PermissionMode.ASK,
                    named).verdict is Verdict.ALLOW
     assert _ruling(PeekTool(), {"note": "bye"}, tmp_path, PermissionMode.ASK,
                    named).verdict is Verdict.ASK
+    # it starts sub-agents: unasked without a rule, as Claude Code's Task (their calls are checked)
+    unnamed = _ruling(PeekTool(), {"note": "other"}, tmp_path, PermissionMode.ASK, named)
+    assert unnamed.verdict is Verdict.ALLOW and "sub-agent" in unnamed.reason
     assert Matcher.parse("Stamp").matches("stamp_file")
     assert Matcher.parse("Sta.p|Write").matches("stamp_file")
     assert not Matcher.parse("Peek").matches("stamp_file")
