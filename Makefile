@@ -1,5 +1,5 @@
 # make run: set up, then start the TUI on the offline model.
-# make test: set up, then type-check and run every test side by side (TEST_JOBS=N workers; default three per core).
+# make test: set up, then type-check and run every test side by side (TEST_JOBS=N workers; default two per core).
 # make typecheck: the type checker alone (mypy; settings in pyproject.toml).
 PYTHON ?= python3
 VENV := .venv
@@ -22,7 +22,7 @@ run: $(STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy
 
-# The test files run side by side, three workers per core (TEST_JOBS=1: one after another):
+# The test files run side by side, two workers per core (TEST_JOBS=1: one after another):
 # the tests wait more than they compute (agent processes, servers, terminals), so a core
 # left by a waiting worker takes another's test. A file's tests stay together in one
 # worker, in order. The run writes bytecode even where PYTHONDONTWRITEBYTECODE is set:
@@ -30,7 +30,7 @@ typecheck: $(STAMP)
 # process a test starts, nor the test files by every worker.
 # The type checker runs beside the tests (it takes a core while they wait on their
 # processes); an error of its fails `make test` as a failed test does, printed after them.
-TEST_JOBS_DEFAULT = $(shell $(PY) -c 'import os; print(3 * (os.cpu_count() or 1))' 2>/dev/null)
+TEST_JOBS_DEFAULT = $(shell $(PY) -c 'import os; print(2 * (os.cpu_count() or 1))' 2>/dev/null)
 test: $(STAMP)
 	env -u PYTHONDONTWRITEBYTECODE $(PY) -m compileall -q agent_tui tests bench
 	@$(PY) -m mypy > $(VENV)/typecheck.log 2>&1 & typecheck=$$!; \
