@@ -148,6 +148,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
         self._workspace = workspace
         self.fold: call_preview.CallFold | None = None  # the call shown folded or whole (ctrl+o)
         self._fitted_for: Size | None = None  # the window's size the prompt was fitted to
+        self._refolded_for: int | None = None  # the room a fold was last begun again for
 
     @property
     def tool_use_id(self) -> str:
@@ -269,7 +270,15 @@ class PermissionScreen(ModalScreen[Decide | None]):
         room = max(share - answers.outer_size.height - 1, 3)  # 1: the border
         body = self.query_one("#body")
         body.styles.max_height = room
-        smaller = self.fold is not None and self.fold.smaller(body.virtual_size.height - room)
+        over = body.virtual_size.height - room
+        if over < 0 and room != self._refolded_for and self.fold is not None and self.fold.again():
+            # Room to spare under a fold made for less room (measured before the line of
+            # keys settled): fold again from the start, once for this room.
+            self._refolded_for = room
+            self._refold()
+            self.call_after_refresh(self._fit)
+            return
+        smaller = self.fold is not None and self.fold.smaller(over)
         if smaller:
             self._refold()
         if self._show_keys() or smaller:
