@@ -275,7 +275,7 @@ class Session:
 
     @property
     def busy(self) -> bool:
-        """A turn runs, or a command's ``!`` lines do (``command_turns.py``)."""
+        """A turn runs, or a command's ``!`` lines do (``core/commands/command_task.py``)."""
         kind = self.slot.kind
         return kind is not None and counts_as_busy(kind)
 
