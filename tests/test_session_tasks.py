@@ -17,17 +17,9 @@ from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.core.journal.records import NoticeRecord
 from agent_tui.core.modes.bash_mode import UserCommandTask
 from agent_tui.core.services.tasks import SessionTask, TaskContext, WorkKind
-from agent_tui.protocol import (
-    Interrupt,
-    Notice,
-    NoticeLevel,
-    RenameSession,
-    RestoreWhat,
-    Rewind,
-    UserMessage,
-)
-from tests.fake_api import FakeAnthropicServer, Reply
-from tests.harness import Running, provider_for, start_session
+from agent_tui.protocol import Interrupt, Notice, NoticeLevel, RestoreWhat, Rewind, UserMessage
+from tests.harness import Running
+from tests.test_session_slot import handled, idle_session
 
 pytestmark = pytest.mark.asyncio
 
@@ -67,19 +59,6 @@ class Broken(SessionTask):
 
     async def run(self, ctx: TaskContext, scope: CancelScope) -> None:
         raise ValueError("a bug")
-
-
-async def handled(run: Running, name: str) -> None:
-    """Wait until every op sent before now is handled (ops are handled in order)."""
-    run.submit(RenameSession(name=name))
-    await run.rec.wait_for(lambda: any(name in n.text for n in run.rec.of("notice")))
-
-
-async def idle_session(fake_api: FakeAnthropicServer, tmp_path: Path) -> Running:
-    fake_api.enqueue(Reply.text("after it"))
-    run = start_session(provider_for(fake_api), [], tmp_path)
-    await handled(run, "started")
-    return run
 
 
 def notices(run: Running, level: str) -> list[str]:
