@@ -86,6 +86,9 @@ from agent_tui.core.calls.tool import ToolSet
 
 
 class Session:
+    """One conversation: the loop that takes ops, the slot, and the collaborators each
+    op is handed to (``work``, ``controls``)."""
+
     def __init__(
         self,
         deps: SessionDeps,
@@ -127,21 +130,7 @@ class Session:
         self.memory_files: list[MemoryFile] = []
         self.memory_problems: list[MemoryProblem] = []
         if not deps.config.system:
-            # Built once: byte-identical for every request of the session (the cache).
-            workspace = deps.config.workspace
-            loaded = load_memory_with_problems(
-                workspace, refuse=read_refusal(deps.policy, deps.tools))
-            self.memory_files, self.memory_problems = loaded.files, loaded.problems
-            for problem in self.memory_problems:
-                deps.emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
-            cfg = deps.config
-            style, warnings = style_in_force(workspace, cfg.output_style)
-            for warning in warnings:
-                deps.emit(Notice(level=NoticeLevel.WARNING, text=warning))
-            deps = replace(deps, config=replace(cfg, system=build_system_prompt(
-                workspace, self.memory_files, replaced_by=cfg.system_replaced_by,
-                appended=cfg.system_appended, style=style),
-                output_style=style.name if style is not None else None))
+            deps = self._with_system_prompt(deps)
         self.deps = deps
         self.models = ModelControl(deps)
         self.models.restore()
@@ -172,6 +161,23 @@ class Session:
         if deps.hooks is not None:  # SessionStart: its context is in the first request
             self.ready.append(starting(deps, self.root, self._record, self.memory_files))
             self.models.switch_hooks = ModelSwitchHooks(HookPoints(deps, self.root, self._record))
+
+    def _with_system_prompt(self, deps: SessionDeps) -> SessionDeps:
+        """``deps`` with the coding-agent prompt, built once from the memory files and
+        the output style: byte-identical for every request of the session (the cache)."""
+        workspace = deps.config.workspace
+        loaded = load_memory_with_problems(workspace, refuse=read_refusal(deps.policy, deps.tools))
+        self.memory_files, self.memory_problems = loaded.files, loaded.problems
+        for problem in self.memory_problems:
+            deps.emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
+        cfg = deps.config
+        style, warnings = style_in_force(workspace, cfg.output_style)
+        for warning in warnings:
+            deps.emit(Notice(level=NoticeLevel.WARNING, text=warning))
+        return replace(deps, config=replace(cfg, system=build_system_prompt(
+            workspace, self.memory_files, replaced_by=cfg.system_replaced_by,
+            appended=cfg.system_appended, style=style),
+            output_style=style.name if style is not None else None))
 
     def past_records(self) -> list[Record]:
         """What the journal held when the session opened (a resumed session's
