@@ -1,7 +1,8 @@
-"""A custom command's own turn in the core (``core/commands/command_run.py``, ``command_turns.py``):
-sent while a turn runs it waits for that turn, then its ``!`` line runs through the
-session's ``bash`` tool and its prompt starts a turn on its model; when the turn it
-waited for is interrupted, it does not run, and says so."""
+"""A custom command's own turn in the core (``core/commands/command_run.py``,
+``command_task.py``, ``core/session/work.py``): sent while a turn runs it waits for that
+turn, then its ``!`` line runs through the session's ``bash`` tool and its prompt starts a
+turn on its model; when the turn it waited for is interrupted, it does not run, and says
+so."""
 
 from __future__ import annotations
 

@@ -13,7 +13,8 @@ import pytest
 
 from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.core.commands.command_run import CommandRun, ShellStep
-from agent_tui.core.session.slot import Work, WorkKind
+from agent_tui.core.services.tasks import SessionTask, TaskContext
+from agent_tui.core.session.slot import WorkKind
 from agent_tui.protocol import (
     ClearConversation,
     Compact,
@@ -48,27 +49,24 @@ async def idle_session(fake_api: FakeAnthropicServer, tmp_path: Path) -> Running
     return run
 
 
-def held_work(kind: WorkKind, scope: CancelScope) -> Work:
-    """Work of ``kind`` that holds the slot (not a turn)."""
-    run = CommandRun(name="held", steps=[], compose=lambda outputs: "")
-    return Work(kind=kind, scope=scope, command=run if kind is WorkKind.COMMAND_LINES else None)
-
-
-class Held:
+class Held(SessionTask):
     """Work of one kind in a session's slot, running until released or cancelled."""
 
+    kind = WorkKind.COMPACTION  # each instance says its own
+
     def __init__(self, run: Running, kind: WorkKind) -> None:
+        self.kind = kind
         self.scope = run.session.root.child(f"test {kind}")
         self.release = asyncio.Event()
         self.stopped = asyncio.Event()  # set when Esc cancelled it
-        run.session.slot.start(held_work(kind, self.scope), self.work())
+        run.session.slot.start(self, self.scope)
 
-    async def work(self) -> None:
-        try:
-            async with self.scope.linked():
-                await self.release.wait()
-        except Cancelled:
-            self.stopped.set()
+    async def run(self, ctx: TaskContext, scope: CancelScope) -> None:
+        async with scope.linked():
+            await self.release.wait()
+
+    async def aborted(self, ctx: TaskContext, scope: CancelScope) -> None:
+        self.stopped.set()
 
 
 def refusals(run: Running) -> list[str]:

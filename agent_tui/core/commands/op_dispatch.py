@@ -49,7 +49,7 @@ OP_TYPES: tuple[type, ...] = (*get_args(get_args(Op)[0]), CommandRun)
 
 
 class OpHandlers(Protocol):
-    """One method per kind of op (``core/session/session.py`` and ``core/session/session_controls.py``)."""
+    """One method per kind of op (``core/session/session.py``, which hands each on)."""
 
     def on_message(self, op: UserMessage | SendNow | FollowUp) -> None: ...
     def on_interrupt(self, op: Interrupt) -> None: ...

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
 from agent_tui.cancel import CancelReason, Cancelled, CancelScope
 from agent_tui.core.services.deps import SessionDeps
+from agent_tui.core.services.tasks import SessionTask, TaskContext, WorkKind
 from agent_tui.core.journal.journal import JournalWriteError
 from agent_tui.core.calls.permission import decided_by
 from agent_tui.core.journal.records import UserCommandRecord
@@ -36,6 +37,24 @@ from agent_tui.protocol import (
 )
 
 TOOL = "bash"
+
+
+class UserCommandTask(SessionTask):
+    """A ``!`` command in the session's slot: what is sent meanwhile waits for it; Esc
+    stops it (its scope is the command's, as a tool call's is)."""
+
+    kind: ClassVar[WorkKind] = WorkKind.USER_COMMAND
+    records: ClassVar[tuple[type[BaseModel], ...]] = (UserCommandRecord,)
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+
+    @property
+    def what(self) -> str:
+        return "the command"
+
+    async def run(self, ctx: TaskContext, scope: CancelScope) -> None:
+        await run_user_command(ctx.deps, scope, self.command)
 
 
 async def run_user_command(deps: SessionDeps, scope: CancelScope, command: str) -> None:

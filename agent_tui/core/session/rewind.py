@@ -10,7 +10,11 @@ Checkpoint work runs on a thread: git and disk I/O never block the core's loop.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from agent_tui.cancel import CancelScope
 
 from agent_tui.protocol import (
     FileChangeInfo,
@@ -33,6 +37,7 @@ from agent_tui.core.journal.records import (
     UserMessageRecord,
 )
 from agent_tui.core.services.deps import CheckpointsPort, SessionDeps
+from agent_tui.core.services.tasks import SessionTask, TaskContext, WorkKind
 
 
 class Rewinder:
@@ -229,6 +234,23 @@ class Rewinder:
             )
         )
         return result
+
+
+class RewindTask(SessionTask):
+    """A rewind in the session's slot: nothing else starts meanwhile, and its scope is
+    never read (files are never restored halfway)."""
+
+    kind: ClassVar[WorkKind] = WorkKind.REWIND
+    records: ClassVar[tuple[type[BaseModel], ...]] = (RewindRecord,)
+
+    def __init__(self, rewinder: Rewinder, op: Rewind) -> None:
+        self.rewinder = rewinder
+        self.op = op
+
+    async def run(self, ctx: TaskContext, scope: CancelScope) -> None:
+        rewound = await self.rewinder.rewind(self.op)
+        if rewound is not None:
+            ctx.emit(rewound)
 
 
 def _change(change: Any) -> FileChangeInfo:

@@ -1,48 +1,65 @@
-"""A conversation: takes Ops, runs turns one at a time, emits Events.
+"""A conversation: takes Ops, runs its work one piece at a time, emits Events.
 
 The session runs on its own asyncio loop (a thread of its own under the TUI; the
 main thread in print and ACP modes). ``submit`` is the one thread-safe way in.
 A user message while a turn runs becomes a steer; a follow-up waits for the agent
-to stop on its own; an interrupt cancels the turn's scope and returns whatever is
-still queued to the user.
+to stop on its own; an interrupt cancels the scope of what runs and returns whatever
+is still queued to the user.
+
+``Session`` owns the loop, the slot and what is set up once; it hands each op to one
+collaborator: :class:`~agent_tui.core.session.work.SessionWork` for the ops that
+start work in the slot, :class:`~agent_tui.core.session.session_controls.SessionControls`
+for the rest.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, assert_never
+from typing import assert_never
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import (
-    PermissionMode,
+    CancelTool,
+    ClearConversation,
+    Compact,
+    Decide,
+    EditQueued,
     Event,
     FollowUp,
-    ImageAttachment,
     Interrupt,
+    ListModels,
+    ListRewindPoints,
     Notice,
     NoticeLevel,
     Op,
+    PermissionMode,
+    PlanRewind,
+    RemoveQueued,
+    RenameSession,
+    Rewind,
+    RunShell,
     SendNow,
     SessionClosed,
     SessionEndReason,
+    SetModel,
+    SetPermissionMode,
+    SetThinking,
+    ShowContext,
     Shutdown,
-    SteerDelivery,
-    SteerKind,
     SteerState,
     SteerStatus,
-    TurnEnded,
+    StopBackground,
     TurnStatus,
     UserMessage,
 )
 from agent_tui.core.journal.claude_transcript import ClaudeTranscript
 from agent_tui.core.commands.command_run import CommandRun
 from agent_tui.core.journal.journal import JournalWriteError
-from agent_tui.core.journal.records import Record, SteerRecord
+from agent_tui.core.journal.records import Record
 from agent_tui.core.memory.memory import MemoryFile, MemoryProblem
 from agent_tui.core.memory.memory_loader import load_memory_with_problems, read_refusal
 from agent_tui.core.services.model_control import ModelControl
@@ -53,24 +70,25 @@ from agent_tui.core.hooks.hook_points import HookPoints
 from agent_tui.core.hooks.idle import IdleReminder
 from agent_tui.core.hooks.work_points import ModelSwitchHooks
 from agent_tui.core.services.hooks_port import HookRow
-from agent_tui.core.services.queue import Queued
+from agent_tui.core.compaction.context_report import context_report
 from agent_tui.core.session.rewind import Rewinder
 from agent_tui.core.subagents.resumed import mode_to_tell, settle_journal
 from agent_tui.core.commands.op_dispatch import OP_TYPES, SessionOp, dispatch, unknown_op
-from agent_tui.core.session.command_turns import CommandTurns
 from agent_tui.core.session.session_controls import BackgroundWork, SessionControls
-from agent_tui.core.session.slot import (
-    SLOT_OPS, Arrival, Slot, Work, WorkKind, arrival, counts_as_busy, refusal,
-)
+from agent_tui.core.session.slot import SLOT_OPS, Arrival, Slot, arrival, counts_as_busy, refusal
+from agent_tui.core.session.work import Ready, SessionWork
 from agent_tui.core.subagents.subagent import SubAgents
 from agent_tui.core.services.deps import SessionDeps, SubAgentsPort
 from agent_tui.core.services.emit_guard import guarded
+from agent_tui.core.services.tasks import TaskContext
 from agent_tui.core.calls.permission import PermissionPolicy
 from agent_tui.core.calls.tool import ToolSet
-from agent_tui.core.turn.turn import Turn
 
 
-class Session(SessionControls, CommandTurns):
+class Session:
+    """One conversation: the loop that takes ops, the slot, and the collaborators each
+    op is handed to (``work``, ``controls``)."""
+
     def __init__(
         self,
         deps: SessionDeps,
@@ -87,22 +105,17 @@ class Session(SessionControls, CommandTurns):
         # Waited for (bounded by each) before the first model request: e.g. MCP
         # servers starting, so their tools are offered from the first turn on.
         self.ready = list(ready or [])
-        self._ready_task: asyncio.Future[list[BaseException | None]] | None = None
+        self._ready_task: Ready | None = None
         deps.journal.on_recovered = deps.emit  # the user hears when writes work again
         settled = settle_journal(self.deps.journal.records, self.tools, self._record)
         self._offered_back = settled.offered_back
-        self._turn_ids = itertools.count(settled.turns + 1)
         self._opened_with = len(deps.journal.records)  # records, once settled
-        # What runs now (a turn, a compaction, a rewind, ...), what waits for it, and
-        # what runs after the turn: one slot.
-        self.slot = Slot(replay=self._handle, emit=self._emit)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ops: asyncio.Queue[SessionOp] | None = None
         self._early: list[SessionOp] = []
         self._closing: SessionEndReason | None = None  # a Shutdown was handled: the loop ends
         self._lock = threading.Lock()
         self._unhandled = 0  # ops submitted and not yet handled
-        self.last_status: TurnStatus | None = None
         subagents: SubAgentsPort
         if deps.subagents is None:
             subagents = SubAgents(deps.journal, deps.emit)
@@ -117,21 +130,7 @@ class Session(SessionControls, CommandTurns):
         self.memory_files: list[MemoryFile] = []
         self.memory_problems: list[MemoryProblem] = []
         if not deps.config.system:
-            # Built once: byte-identical for every request of the session (the cache).
-            workspace = deps.config.workspace
-            loaded = load_memory_with_problems(
-                workspace, refuse=read_refusal(deps.policy, deps.tools))
-            self.memory_files, self.memory_problems = loaded.files, loaded.problems
-            for problem in self.memory_problems:
-                deps.emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
-            cfg = deps.config
-            style, warnings = style_in_force(workspace, cfg.output_style)
-            for warning in warnings:
-                deps.emit(Notice(level=NoticeLevel.WARNING, text=warning))
-            deps = replace(deps, config=replace(cfg, system=build_system_prompt(
-                workspace, self.memory_files, replaced_by=cfg.system_replaced_by,
-                appended=cfg.system_appended, style=style),
-                output_style=style.name if style is not None else None))
+            deps = self._with_system_prompt(deps)
         self.deps = deps
         self.models = ModelControl(deps)
         self.models.restore()
@@ -144,14 +143,41 @@ class Session(SessionControls, CommandTurns):
         self.rewinder = Rewinder(deps)
         if isinstance(self.subagents, SubAgents):
             self.background.append(self.subagents)
-        self._side_tasks: set[asyncio.Task[None]] = set()
         self.ending = SessionEnding()  # SessionEnd, when it ends
         # Notification idle_prompt, once the work ended and the user has not written
         self.idle = IdleReminder(lambda: HookPoints(deps, self.root, self._record),
                                  deps.config.idle_notify_s if deps.hooks is not None else None)
+        ctx = TaskContext(deps, self._emit)
+        # What runs now (a turn, a compaction, a rewind, ...), what waits for it, and
+        # what runs after the turn: one slot.
+        self.slot = Slot(replay=self._handle, ctx=ctx)
+        self.work = SessionWork(ctx, root=self.root, slot=self.slot, rewinder=self.rewinder,
+                                idle=self.idle, ready=lambda: self._ready_task,
+                                first_turn=settled.turns + 1)
+        self.controls = SessionControls(
+            ctx, root=self.root, slot=self.slot, models=self.models, rewinder=self.rewinder,
+            subagents=subagents, background=self.background, interrupt=self.on_interrupt,
+            loop=lambda: self._loop)
         if deps.hooks is not None:  # SessionStart: its context is in the first request
             self.ready.append(starting(deps, self.root, self._record, self.memory_files))
             self.models.switch_hooks = ModelSwitchHooks(HookPoints(deps, self.root, self._record))
+
+    def _with_system_prompt(self, deps: SessionDeps) -> SessionDeps:
+        """``deps`` with the coding-agent prompt, built once from the memory files and
+        the output style: byte-identical for every request of the session (the cache)."""
+        workspace = deps.config.workspace
+        loaded = load_memory_with_problems(workspace, refuse=read_refusal(deps.policy, deps.tools))
+        self.memory_files, self.memory_problems = loaded.files, loaded.problems
+        for problem in self.memory_problems:
+            deps.emit(Notice(level=NoticeLevel.WARNING, text=str(problem)))
+        cfg = deps.config
+        style, warnings = style_in_force(workspace, cfg.output_style)
+        for warning in warnings:
+            deps.emit(Notice(level=NoticeLevel.WARNING, text=warning))
+        return replace(deps, config=replace(cfg, system=build_system_prompt(
+            workspace, self.memory_files, replaced_by=cfg.system_replaced_by,
+            appended=cfg.system_appended, style=style),
+            output_style=style.name if style is not None else None))
 
     def past_records(self) -> list[Record]:
         """What the journal held when the session opened (a resumed session's
@@ -187,6 +213,19 @@ class Session(SessionControls, CommandTurns):
     def hooks(self) -> list[HookRow]:
         """The hooks in force and where each came from (``/hooks``)."""
         return self.deps.hooks.rows() if self.deps.hooks is not None else []
+
+    def hooked(self, event: str) -> bool:
+        """Whether any hook is configured for ``event`` (Claude Code's name), from any thread."""
+        return self.controls.hooked(event)
+
+    def directory_added(self, folder: Path) -> None:
+        """``DirectoryAdded`` hooks for a folder ``/add-dir`` added (from any thread)."""
+        self.controls.directory_added(folder)
+
+    @property
+    def last_status(self) -> TurnStatus | None:
+        """How the last turn ended (None before the first)."""
+        return self.work.last_status
 
     @property
     def permission_mode(self) -> PermissionMode:
@@ -242,7 +281,7 @@ class Session(SessionControls, CommandTurns):
 
     @property
     def busy(self) -> bool:
-        """A turn runs, or a command's ``!`` lines do (``command_turns.py``)."""
+        """A turn runs, or a command's ``!`` lines do (``core/commands/command_task.py``)."""
         kind = self.slot.kind
         return kind is not None and counts_as_busy(kind)
 
@@ -269,7 +308,7 @@ class Session(SessionControls, CommandTurns):
             except Exception as exc:
                 self._emit(Notice(level=NoticeLevel.ERROR, text=f"could not start: {exc!r}"))
         # The model's window and capabilities, in the background: no turn waits.
-        self._side(self._check_model())
+        self.controls.side.start(self.controls.check_model())
         if self.ready:
             self._ready_task = asyncio.ensure_future(
                 asyncio.gather(*(wait() for wait in self.ready), return_exceptions=True)
@@ -331,126 +370,80 @@ class Session(SessionControls, CommandTurns):
                     assert_never(verdict)
         dispatch(self, op)
 
-    # -- the handlers of core/commands/op_dispatch.py (the rest are in session_controls.py) ----
-
-    def on_message(self, op: UserMessage | SendNow | FollowUp) -> None:
-        turn = self.slot.turn
-        if turn is None:
-            self._start_turn(op.text, images=op.images)
-            return
-        kind = SteerKind.FOLLOW_UP if isinstance(op, FollowUp) else SteerKind.STEER
-        self._enqueue(kind, op.text, op.images)
-        if isinstance(op, SendNow):
-            turn.send_to_background()
+    # -- the handlers of core/commands/op_dispatch.py: the session's own, then the ones
+    # its collaborators hold -------------------------------------------------------------
 
     def on_interrupt(self, op: Interrupt) -> None:
         """``submit`` cancelled what ran then; cancel what has started since (from an
         op queued before this one), and give back what was queued."""
         self._stop_now()
         if self.slot.turn is not None:
-            self._return_queued()
+            self.work.return_queued()
 
     def on_shutdown(self, op: Shutdown) -> None:
         self._closing = op.reason  # the loop ends, then ``_shutdown`` runs
 
+    def on_show_context(self, op: ShowContext) -> None:
+        self._emit(context_report(self.deps, self.memory_files, self.context_notes))
+
+    def on_message(self, op: UserMessage | SendNow | FollowUp) -> None:
+        self.work.on_message(op)
+
+    def on_compact(self, op: Compact) -> None:
+        self.work.on_compact(op)
+
+    def on_clear_conversation(self, op: ClearConversation) -> None:
+        self.work.on_clear_conversation(op)
+
+    def on_run_shell(self, op: RunShell) -> None:
+        self.work.on_run_shell(op)
+
+    def on_rewind(self, op: Rewind) -> None:
+        self.work.on_rewind(op)
+
     def on_command(self, op: CommandRun) -> None:
-        self._command(op)
+        self.work.on_command(op)
 
-    def _side(self, coro: Any) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        self._side_tasks.add(task)
-        task.add_done_callback(self._side_tasks.discard)
+    def on_set_model(self, op: SetModel) -> None:
+        self.controls.on_set_model(op)
 
-    async def _answer(self, coro: Any, what: str = "rewind") -> None:
-        try:
-            event = await coro
-        except Exception as exc:
-            self._emit(Notice(level=NoticeLevel.ERROR, text=f"{what} failed: {exc!r}"))
-            return
-        if event is not None:
-            self._emit(event)
+    def on_set_thinking(self, op: SetThinking) -> None:
+        self.controls.on_set_thinking(op)
 
-    def _enqueue(self, kind: SteerKind, text: str, images: list[ImageAttachment]) -> None:
-        item = self.deps.queue.add(kind, text, images)
-        self._record(SteerRecord(id=item.id, steer_kind=kind, state=SteerStatus.QUEUED, text=text))
-        self._emit(SteerState(id=item.id, state=SteerStatus.QUEUED, kind=kind, text=text,
-                              images=[i.label for i in images]))
+    def on_rename_session(self, op: RenameSession) -> None:
+        self.controls.on_rename_session(op)
 
-    def _return_queued(self) -> None:
-        for item in self.deps.queue.take_all():
-            self._record(
-                SteerRecord(
-                    id=item.id, steer_kind=item.kind, state=SteerStatus.RETURNED, text=item.text
-                )
-            )
-            self._emit(
-                SteerState(id=item.id, state=SteerStatus.RETURNED, kind=item.kind, text=item.text)
-            )
+    def on_list_models(self, op: ListModels) -> None:
+        self.controls.on_list_models(op)
 
-    def _start_turn(self, text: str, applied: Sequence[Queued] = (),
-                    images: Sequence[ImageAttachment] = (),
-                    deps: SessionDeps | None = None) -> None:
-        turn_id = f"t{next(self._turn_ids)}"
-        images = [*images, *(image for item in applied for image in item.images)]
-        for item in applied:
-            self._record(
-                SteerRecord(
-                    id=item.id, steer_kind=item.kind, state=SteerStatus.APPLIED, text=item.text,
-                    turn_id=turn_id, delivery=SteerDelivery.NEW_TURN,
-                )
-            )
-            self._emit(SteerState(id=item.id, state=SteerStatus.APPLIED, kind=item.kind,
-                                  text=item.text, images=[i.label for i in item.images]))
-        checkpoint = self.rewinder.start_checkpoint(turn_id, text)
-        scope = self.root.child(turn_id)
-        turn = Turn(deps or self.deps, turn_id, scope, text, checkpoint,
-                    ready=self._ready_task, images=images)
-        self.slot.start(Work(kind=WorkKind.TURN, scope=scope, turn=turn),
-                        self._run_turn(turn), then=self._after_turn)
+    def on_set_permission_mode(self, op: SetPermissionMode) -> None:
+        self.controls.on_set_permission_mode(op)
 
-    async def _run_turn(self, turn: Turn) -> None:
-        try:
-            ended: TurnEnded | None = await turn.run()
-        except Exception as exc:  # a bug in the loop itself: say so, never hang
-            ended = None
-            self._emit(Notice(level=NoticeLevel.ERROR, text=f"internal error: {exc!r}"))
-            self._emit(TurnEnded(
-                turn_id=turn.id, status=TurnStatus.FAILED, detail=f"internal error: {exc!r}"
-            ))
-        self.last_status = ended.status if ended is not None else TurnStatus.FAILED
+    def on_edit_queued(self, op: EditQueued) -> None:
+        self.controls.on_edit_queued(op)
 
-    def _after_turn(self) -> None:
-        after = self.slot.after_turn
-        if after.compact is not None:
-            # /compact asked while the turn ran: now, before what was queued starts.
-            focus, after.compact = after.compact, None
-            self._start_compaction(focus, then=self._next_turn)
-            return
-        self._next_turn()
-        if self.slot.kind is None:  # nothing follows: the user is waited for
-            self.idle.arm()
+    def on_remove_queued(self, op: RemoveQueued) -> None:
+        self.controls.on_remove_queued(op)
 
-    def _next_turn(self) -> None:
-        """After a turn: queued steers start the next one, then follow-ups."""
-        if self.last_status is TurnStatus.COMPLETED:
-            steers = self.deps.queue.take_steers()
-            if steers:
-                self._start_turn("\n\n".join(s.text for s in steers), steers)
-                return
-            if self._next_command():
-                return
-            follow_up = self.deps.queue.take_follow_up()
-            if follow_up is not None:
-                self._start_turn(follow_up.text, [follow_up])
-                return
-        else:
-            self._return_queued()
-            self._drop_commands()
+    def on_decide(self, op: Decide) -> None:
+        self.controls.on_decide(op)
+
+    def on_cancel_tool(self, op: CancelTool) -> None:
+        self.controls.on_cancel_tool(op)
+
+    def on_stop_background(self, op: StopBackground) -> None:
+        self.controls.on_stop_background(op)
+
+    def on_list_rewind_points(self, op: ListRewindPoints) -> None:
+        self.controls.on_list_rewind_points(op)
+
+    def on_plan_rewind(self, op: PlanRewind) -> None:
+        self.controls.on_plan_rewind(op)
 
     async def _shutdown(self, reason: SessionEndReason) -> None:
         self.root.cancel(CancelReason.SHUTDOWN)
         self.idle.disarm()
-        self._return_queued()
+        self.work.return_queued()
         await self.slot.settle()  # what runs ends at once: the root is cancelled
         await self.rewinder.settle()
         self.deps.stopping.hurry()  # calls an ended turn left stopping: no more grace

@@ -1,29 +1,32 @@
 """One slot for the work that runs in the session: a turn, a compaction, a rewind,
 ``/clear``, a ``!`` command or a custom command's ``!`` lines, one at a time.
 
-Work starts one way (:meth:`Slot.start`): the slot holds it with the cancel scope it
-runs under, runs it as one task, and releases it (the scope detached); then what
-follows that work runs, then the ops that waited for it, in order. What arrives while
-work runs is decided one way (:func:`arrival`): it starts work, joins the running
-turn, waits for the slot, or is refused (:func:`refusal` says why).
+Work starts one way (:meth:`Slot.start`): a :class:`~agent_tui.core.services.tasks.SessionTask`
+and the cancel scope its starter made for it. The slot holds the task, runs it as one
+asyncio task, tells it when its scope cancelled it, and releases it (the scope
+detached); then what follows that work runs, then the ops that waited for it, in
+order. What arrives while work runs is decided one way (:func:`arrival`): it starts
+work, joins the running turn, waits for the slot, or is refused (:func:`refusal`
+says why).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, assert_never
+from typing import assert_never
 
-from agent_tui.cancel import CancelReason, CancelScope
+from agent_tui.cancel import CancelReason, Cancelled, CancelScope
 from agent_tui.core.commands.command_run import CommandRun
 from agent_tui.core.commands.op_dispatch import SessionOp
+from agent_tui.core.services.tasks import SessionTask, TaskContext, WorkKind
 from agent_tui.core.turn.turn import Turn
+from agent_tui.core.turn.turn_task import TurnTask
 from agent_tui.protocol import (
     ClearConversation,
     Compact,
-    Event,
     FollowUp,
     Notice,
     NoticeLevel,
@@ -33,33 +36,21 @@ from agent_tui.protocol import (
     UserMessage,
 )
 
-
-class WorkKind(StrEnum):
-    """What runs in the slot."""
-
-    TURN = "turn"
-    COMPACTION = "compaction"  # /compact between turns
-    REWIND = "rewind"
-    CLEAR = "clear"  # /clear with hooks (without them it is instant and never holds)
-    USER_COMMAND = "user_command"  # a ``!`` command the user typed
-    COMMAND_LINES = "command_lines"  # a custom command's ``!`` lines, before its prompt
+__all__ = ["AfterTurn", "Arrival", "SLOT_OPS", "Slot", "SlotOp", "Work", "WorkKind",
+           "arrival", "counts_as_busy", "refusal"]
 
 
 @dataclass(frozen=True)
 class Work:
-    """One piece of work in the slot, and the scope that an interrupt cancels."""
+    """The task in the slot, and the scope that an interrupt cancels (a rewind does
+    not read its scope: files are never restored halfway)."""
 
-    kind: WorkKind
-    # A rewind does not read its scope: files are never restored halfway.
+    task: SessionTask
     scope: CancelScope
-    turn: Turn | None = None  # a TURN's turn: steers and tool cancels reach it
-    command: CommandRun | None = None  # whose lines a COMMAND_LINES runs
 
-    def __post_init__(self) -> None:
-        if (self.kind is WorkKind.TURN) != (self.turn is not None):
-            raise ValueError("a turn, and only a turn, carries its Turn")
-        if (self.kind is WorkKind.COMMAND_LINES) != (self.command is not None):
-            raise ValueError("a command's lines, and only they, carry their command")
+    @property
+    def kind(self) -> WorkKind:
+        return self.task.kind
 
 
 @dataclass
@@ -145,13 +136,13 @@ def counts_as_busy(kind: WorkKind) -> bool:
 
 
 class Slot:
-    """What runs in the session now (one piece of work at most), what waits for it,
-    and what asked to run after the running turn. Used on the session's loop, except
+    """What runs in the session now (one task at most), what waits for it, and what
+    asked to run after the running turn. Used on the session's loop, except
     :meth:`stop`, which any thread may call."""
 
-    def __init__(self, replay: Callable[[SessionOp], None], emit: Callable[[Event], None]) -> None:
+    def __init__(self, replay: Callable[[SessionOp], None], ctx: TaskContext) -> None:
         self._replay = replay  # how a waiting op is handled once the slot is free
-        self._emit = emit
+        self._ctx = ctx
         self.running: Work | None = None
         self.after_turn = AfterTurn()
         self._task: asyncio.Task[None] | None = None
@@ -164,28 +155,32 @@ class Slot:
 
     @property
     def turn(self) -> Turn | None:
+        """The running turn (steers and tool cancels reach it), if a turn runs."""
         work = self.running
-        return work.turn if work is not None else None
+        return work.task.turn if work is not None and isinstance(work.task, TurnTask) else None
 
-    def start(self, work: Work, body: Coroutine[Any, Any, None],
+    def start(self, task: SessionTask, scope: CancelScope,
               then: Callable[[], None] | None = None) -> None:
-        """Hold the slot for ``work`` and run ``body`` under its scope; once it ends,
-        release the slot, run ``then`` (which may start the next work), then hand back
-        the ops that waited."""
+        """Hold the slot for ``task`` and run it under ``scope``; once it ends, release
+        the slot, run ``then`` (which may start the next work), then hand back the ops
+        that waited."""
         if self.running is not None:
-            body.close()
-            raise RuntimeError(f"{work.kind} started while {self.running.kind} runs")
+            raise RuntimeError(f"{task.kind} started while {self.running.kind} runs")
+        work = Work(task, scope)
         self.running = work
-        self._task = asyncio.get_running_loop().create_task(self._run(work, body, then))
+        self._task = asyncio.get_running_loop().create_task(self._run(work, then))
 
-    async def _run(self, work: Work, body: Coroutine[Any, Any, None],
-                   then: Callable[[], None] | None) -> None:
+    async def _run(self, work: Work, then: Callable[[], None] | None) -> None:
+        task, scope, ctx = work.task, work.scope, self._ctx
         try:
-            await body
+            try:
+                await task.run(ctx, scope)
+            except Cancelled:
+                await task.aborted(ctx, scope)
         except Exception as exc:  # a bug in the work: say so, never hold the slot
-            self._emit(Notice(level=NoticeLevel.ERROR, text=f"{work.kind} failed: {exc!r}"))
+            ctx.emit(Notice(level=NoticeLevel.ERROR, text=f"{task.what} failed: {exc!r}"))
         finally:
-            work.scope.detach()
+            scope.detach()
             self.running = None
             self._task = None
         if then is not None:
