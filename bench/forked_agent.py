@@ -57,6 +57,20 @@ PRELOAD = [
     "agent_tui.checkpoints.manager",
     "agent_tui.permissions",
     "agent_tui.settings",
+    # What most runs of the test suite's agents load besides: the control protocol, hooks,
+    # providers' tables, the MCP SDK (its package loads its server side too) and the
+    # OpenAI SDK for the OpenAI wire formats.
+    "agent_tui.cli.sdk_entry",
+    "agent_tui.sdk_protocol.run",
+    "agent_tui.hooks.runner",
+    "agent_tui.hooks.reload",
+    "agent_tui.providers.factory",
+    "agent_tui.plugins.offered",
+    "anthropic.resources.models",
+    "mcp.client.session",
+    "mcp.client.stdio",
+    "mcp.client.streamable_http",
+    "openai",
 ]
 
 

@@ -4,21 +4,27 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
+from tests import forked_runs
+from tests.forked_cli import launcher_command
+
 AGENT_TUI = Path(sys.executable).parent / "agent-tui"
 
 
-def cli_script(tmp_path: Path, fake_api: Any) -> Path:
-    """What ``cli_path`` names: agent-tui with the fake API's address and a key."""
+def cli_script(tmp_path: Path, fake_api: Any, *, forked: bool = True) -> Path:
+    """What ``cli_path`` names: agent-tui with the fake API's address and a key, forked
+    with the agent preloaded (tests/forked_cli.py) unless ``forked`` is false."""
+    command = launcher_command() if forked and forked_runs.forked() else [str(AGENT_TUI)]
     script = tmp_path / "agent-tui-cli"
     script.write_text(
         "#!/bin/sh\n"
         f"export ANTHROPIC_BASE_URL='{fake_api.url}' ANTHROPIC_API_KEY=test-key "
         f"AGENT_TUI_HOME='{tmp_path / 'home'}'\n"
-        f"exec '{AGENT_TUI}' \"$@\"\n"
+        f"exec {shlex.join(command)} \"$@\"\n"
     )
     script.chmod(0o755)
     return script

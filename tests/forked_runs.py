@@ -26,7 +26,7 @@ AGENT = [sys.executable, "-m", "agent_tui.cli"]
 _context: Any = None
 
 
-def _fork_context() -> Any:
+def fork_context() -> Any:
     global _context
     if _context is None:
         from bench.forked_agent import fork_context
@@ -70,7 +70,7 @@ class ForkedPopen(subprocess.Popen[Any]):
                        *rest: Any) -> None:
         from bench.forked_agent import Fd, agent_main
 
-        self._forked = _fork_context().Process(target=agent_main, args=(
+        self._forked = fork_context().Process(target=agent_main, args=(
             list(args[len(AGENT):]), dict(os.environ if env is None else env),
             str(cwd if cwd is not None else os.getcwd()),
             Fd(0 if p2cread == -1 else p2cread), Fd(1 if c2pwrite == -1 else c2pwrite),
