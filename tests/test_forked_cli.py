@@ -70,5 +70,9 @@ def test_term_reaches_the_agent_and_a_killed_launcher_leaves_none(tmp_path) -> N
     agent = _agent(folder)
     assert agent is not None
     launcher.kill()
-    launcher.communicate(timeout=60)
-    assert wait_until(lambda: not agent.is_running() or agent.status() == psutil.STATUS_ZOMBIE, timeout=30)
+    launcher.wait(60)  # the agent's stdin stays open: only the kill can end it
+    try:
+        assert wait_until(lambda: not agent.is_running() or agent.status() == psutil.STATUS_ZOMBIE,
+                          timeout=30)
+    finally:
+        launcher.communicate(timeout=60)
