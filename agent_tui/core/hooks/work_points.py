@@ -51,9 +51,9 @@ async def skill_shell_command(
         return ""
     answer = await points.dispatch(
         E.PRE_SKILL_SHELL_COMMAND, "bash",
-        lambda hooks, base: hooks.pre_skill_shell_command(
-            base, points.scope, command=command, command_name=command_name, step_id=step_id,
-            invoked_by="user"),
+        # "Bash": the tool_name this event's hooks read (Claude Code's, whatever runs the line)
+        {"tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": step_id,
+         "command_name": command_name, "invoked_by": "user"},
         tool_use_id=step_id, tool_input={"command": command},
     )
     points.scope.raise_if_cancelled()  # cancel point: while a hook judges the line
@@ -83,8 +83,7 @@ async def tool_batch(points: HookPoints, call_ids: list[str], since: int = 0) ->
                            "exit_code": r.exit_code, "details": r.details, "blocks": r.blocks}}
              for call_id in call_ids if (r := results.get(call_id)) is not None]
     answer = await points.dispatch(
-        E.POST_TOOL_BATCH, None,
-        lambda hooks, base: hooks.post_tool_batch(base, points.scope, calls=calls),
+        E.POST_TOOL_BATCH, None, {"tool_calls": calls},
         to_model=lambda _answer, run: run.context,
     )
     if answer is not None and answer.decision is HookDecision.BLOCK and points.stop_reason is None:
@@ -139,9 +138,7 @@ class ModelSwitchHooks:
         fields = {"from_model": old, "to_model": new, "requested_model": requested or None,
                   "source": "command"}
         answer = await self.points.dispatch(
-            event, family,
-            lambda hooks, base: hooks.model_switch(base, self.points.scope, event=event,
-                                                   family=family, fields=fields),
+            event, family, fields,
             to_model=lambda _answer, run: run.context if event is E.POST_MODEL_SWITCH else "",
         )
         return answer if answer is not None else HookAnswer()
@@ -163,12 +160,7 @@ async def _loaded(points: HookPoints, files: list[tuple[str, str, str, str | Non
             "file_path": path, "memory_type": memory_type, "load_reason": reason,
             **({"parent_file_path": parent} if parent else {}),
         }
-
-        def ask(hooks: HooksPort, base: HookBase,
-                fields: dict[str, Any] = fields) -> Awaitable[HookAnswer]:
-            return hooks.instructions_loaded(base, points.scope, fields=fields)
-
-        await points.dispatch(E.INSTRUCTIONS_LOADED, reason, ask)
+        await points.dispatch(E.INSTRUCTIONS_LOADED, reason, fields)
         if points.scope.cancelled:
             return
 
@@ -176,8 +168,7 @@ async def _loaded(points: HookPoints, files: list[tuple[str, str, str, str | Non
 async def directory_added(points: HookPoints, directory: str, source: str) -> None:
     """``DirectoryAdded``: a folder was added (``/add-dir``: ``slash_command``); nothing
     to decide, what the hooks say is shown to the user."""
-    await points.dispatch(E.DIRECTORY_ADDED, source, lambda hooks, base: hooks.directory_added(
-        base, points.scope, directory=directory, source=source))
+    await points.dispatch(E.DIRECTORY_ADDED, source, {"directory": directory, "source": source})
 
 
 async def prompt_expansion(points: HookPoints, *, command_name: str, command_args: str,
@@ -189,8 +180,7 @@ async def prompt_expansion(points: HookPoints, *, command_name: str, command_arg
     fields = {"expansion_type": "slash_command", "command_name": command_name,
               "command_args": command_args, "command_source": command_source, "prompt": prompt}
     answer = await points.dispatch(
-        E.USER_PROMPT_EXPANSION, command_name,
-        lambda hooks, base: hooks.user_prompt_expansion(base, points.scope, fields=fields),
+        E.USER_PROMPT_EXPANSION, command_name, fields,
         to_model=unless_blocked,
     )
     points.scope.raise_if_cancelled()  # cancel point: while a hook judges the prompt
