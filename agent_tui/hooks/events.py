@@ -166,7 +166,8 @@ EVENTS: dict[HookEvent, EventFacts] = {
                              "(core/hooks/session_end.py)"),
     E.SETUP: EventFacts(
         Subject.WORD, frozenset({"init", "maintenance"}), stdin=frozenset({"trigger"}),
-        can_block=False, env_file=True, fires="--init, --maintenance (headless.py)"),
+        can_block=False, env_file=True,
+        fires="--init, --maintenance: before SessionStart (core/hooks/session_end.py)"),
     E.PRE_COMPACT: EventFacts(
         Subject.WORD, _TRIGGERS, stdin=frozenset({"trigger", "custom_instructions"}),
         gates=True, fires="before a compaction (core/compaction/compaction.py)"),
@@ -174,7 +175,7 @@ EVENTS: dict[HookEvent, EventFacts] = {
         Subject.WORD, _TRIGGERS, stdin=frozenset({"trigger", "compact_summary"}),
         fires="a compaction was saved (core/compaction/compaction.py)"),
     E.SUBAGENT_START: EventFacts(
-        can_block=False, fires="before a sub-agent's first request (core/subagents)"),
+        can_block=False, fires="before a sub-agent's first request (core/subagents/subagent.py)"),
     E.SESSION_END: EventFacts(
         Subject.WORD, frozenset({
             "clear", "logout", "prompt_input_exit", "bypass_permissions_disabled", "other"}),

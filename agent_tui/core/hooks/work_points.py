@@ -22,7 +22,6 @@ Each takes the :class:`~agent_tui.core.hooks.hook_points.HookPoints` of what it 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from typing import Any
 
 from agent_tui.core.hooks.hook_points import HookPoints, unless_blocked
@@ -33,7 +32,7 @@ from agent_tui.core.journal.records import (
 )
 from agent_tui.core.memory.memory import MemoryFile
 from agent_tui.core.services.model_control import MODEL_ALIASES
-from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HooksPort
+from agent_tui.core.services.hooks_port import HookAnswer
 from agent_tui.protocol.states import HookDecision, HookEvent
 
 E = HookEvent
