@@ -113,6 +113,14 @@ class ToolFacts:
     result_shown: ResultShown = ResultShown.NONE
     # Its calls start sub-agents (a sub-agent is never given it).
     starts_agents: bool = False
+    # Its rules guard its kind of file access wherever else it happens (a command's
+    # reads and writes, a search's findings, a memory file's import): one tool per
+    # access, as Claude Code's ``Read`` and ``Edit`` rules do.
+    guards_access: bool = False
+    # Its calls run the session's skills (``/skills`` lists what it offers).
+    offers_skills: bool = False
+    # Its call asks to leave plan mode (outside plan mode there is nothing to approve).
+    leaves_plan: bool = False
 
 
 #: Claude Code's tools that agent-tui does not have, named the way ours would be, so a
@@ -146,8 +154,21 @@ def register(facts: ToolFacts) -> None:
         if other.name != facts.name and clash:
             raise ValueError(f"tool {facts.name!r} would take the name {min(clash)!r} of "
                              f"tool {other.name!r}")
+    guard = _access_guard(facts)
+    if guard is not None:
+        raise ValueError(f"tool {facts.name!r} would guard {facts.file_access} access, which "
+                         f"tool {guard!r} guards")
     _table[facts.name] = facts
     _views.clear()
+
+
+def _access_guard(facts: ToolFacts) -> str | None:
+    """Another tool that guards the access ``facts`` would guard (one tool per access:
+    two would leave it open which rules a command's reads answer to)."""
+    if not facts.guards_access:
+        return None
+    return next((f.name for f in _table.values() if f.name != facts.name and f.guards_access
+                 and f.file_access is facts.file_access), None)
 
 
 def forget(name: str) -> None:
@@ -193,6 +214,30 @@ def runs_command(ours: str) -> bool:
     """Whether a call's ``command`` is a command line that it runs (what ``Bash(...)``
     rules match): the permission prompt edits it, ACP shows it in a terminal."""
     return facts_of(ours).rule_subject is RuleSubject.COMMAND
+
+
+def tool_with(fact: Callable[[ToolFacts], bool]) -> str | None:
+    """The first known tool (ours) of which ``fact`` holds, if any: how a layer finds
+    the tool that does a thing without naming it."""
+    return next((f.name for f in _facts().values() if fact(f)), None)
+
+
+def shell_tool() -> str:
+    """The tool that runs command lines (its rules match a command: ``Bash(npm test)``);
+    LookupError when none is known (a guard never reads that as "no rules apply")."""
+    found = tool_with(lambda f: f.rule_subject is RuleSubject.COMMAND)
+    if found is None:
+        raise LookupError("no known tool runs command lines")
+    return found
+
+
+def access_guard(access: FileAccess) -> str:
+    """The tool whose rules guard ``access`` wherever it happens (``Read`` for reads,
+    ``Edit`` for edits); LookupError when none is known."""
+    found = tool_with(lambda f: f.guards_access and f.file_access is access)
+    if found is None:
+        raise LookupError(f"no known tool guards {access} access")
+    return found
 
 
 class _Names(Mapping[str, str]):

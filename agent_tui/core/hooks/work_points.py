@@ -34,6 +34,7 @@ from agent_tui.core.memory.memory import MemoryFile
 from agent_tui.core.services.model_control import MODEL_ALIASES
 from agent_tui.core.services.hooks_port import HookAnswer
 from agent_tui.protocol.states import HookDecision, HookEvent
+from agent_tui.protocol.tool_names import claude_name, shell_tool
 
 E = HookEvent
 
@@ -46,13 +47,13 @@ async def skill_shell_command(
 ) -> str:
     """Why ``command`` (a ``!`` line of ``/command_name``) may not run; "" when it may.
     Raises ``Cancelled`` when the lines were stopped meanwhile."""
-    if not points.wanted(E.PRE_SKILL_SHELL_COMMAND, "bash", {"command": command}):
+    shell = shell_tool()  # matched as a call of the tool that runs command lines
+    if not points.wanted(E.PRE_SKILL_SHELL_COMMAND, shell, {"command": command}):
         return ""
     answer = await points.dispatch(
-        E.PRE_SKILL_SHELL_COMMAND, "bash",
-        # "Bash": the tool_name this event's hooks read (Claude Code's, whatever runs the line)
-        {"tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": step_id,
-         "command_name": command_name, "invoked_by": "user"},
+        E.PRE_SKILL_SHELL_COMMAND, shell,
+        {"tool_name": claude_name(shell), "tool_input": {"command": command},
+         "tool_use_id": step_id, "command_name": command_name, "invoked_by": "user"},
         tool_use_id=step_id, tool_input={"command": command},
     )
     points.scope.raise_if_cancelled()  # cancel point: while a hook judges the line
