@@ -117,6 +117,9 @@ class ToolFacts:
     # reads and writes, a search's findings, a memory file's import): one tool per
     # access, as Claude Code's ``Read`` and ``Edit`` rules do.
     guards_access: bool = False
+    # It is the shell: the user's command lines run through it (``!`` in the prompt, a
+    # custom command's ``!`` lines), and its rules guard every command line. One tool.
+    shell: bool = False
     # Its calls run the session's skills (``/skills`` lists what it offers).
     offers_skills: bool = False
     # Its call asks to leave plan mode (outside plan mode there is nothing to approve).
@@ -154,21 +157,24 @@ def register(facts: ToolFacts) -> None:
         if other.name != facts.name and clash:
             raise ValueError(f"tool {facts.name!r} would take the name {min(clash)!r} of "
                              f"tool {other.name!r}")
-    guard = _access_guard(facts)
-    if guard is not None:
-        raise ValueError(f"tool {facts.name!r} would guard {facts.file_access} access, which "
-                         f"tool {guard!r} guards")
+    role, holder = _role_taken(facts)
+    if holder is not None:
+        raise ValueError(f"tool {facts.name!r} would be {role}, which tool {holder!r} is")
     _table[facts.name] = facts
     _views.clear()
 
 
-def _access_guard(facts: ToolFacts) -> str | None:
-    """Another tool that guards the access ``facts`` would guard (one tool per access:
-    two would leave it open which rules a command's reads answer to)."""
-    if not facts.guards_access:
-        return None
-    return next((f.name for f in _table.values() if f.name != facts.name and f.guards_access
-                 and f.file_access is facts.file_access), None)
+def _role_taken(facts: ToolFacts) -> tuple[str, str | None]:
+    """A role ``facts`` claims that another tool holds (the shell, the guard of one
+    access): one tool each, or which rules guard a command line would be left open."""
+    others = [f for f in _table.values() if f.name != facts.name]
+    if facts.shell:
+        return "the shell", next((f.name for f in others if f.shell), None)
+    if facts.guards_access:
+        return f"the guard of {facts.file_access} access", next(
+            (f.name for f in others if f.guards_access and f.file_access is facts.file_access),
+            None)
+    return "", None
 
 
 def forget(name: str) -> None:
@@ -223,9 +229,10 @@ def tool_with(fact: Callable[[ToolFacts], bool]) -> str | None:
 
 
 def shell_tool() -> str:
-    """The tool that runs command lines (its rules match a command: ``Bash(npm test)``);
-    LookupError when none is known (a guard never reads that as "no rules apply")."""
-    found = tool_with(lambda f: f.rule_subject is RuleSubject.COMMAND)
+    """The shell: the tool the user's command lines run through, whose rules guard
+    every command line (``Bash(npm test)``); LookupError when none is known (a guard
+    never reads that as "no rules apply")."""
+    found = tool_with(lambda f: f.shell)
     if found is None:
         raise LookupError("no known tool runs command lines")
     return found

@@ -201,6 +201,9 @@ class Tool(ABC, Generic[In]):
     # reads and writes, a search's findings, a memory file's import): one tool per
     # access, as Claude Code's ``Read`` and ``Edit`` rules do.
     guards_access: ClassVar[bool] = False
+    # It is the shell: the user's command lines run through it (``!`` in the prompt, a
+    # custom command's ``!`` lines), and its rules guard every command line. One tool.
+    shell: ClassVar[bool] = False
     # Its calls run the session's skills (``/skills`` lists what it offers).
     offers_skills: ClassVar[bool] = False
     # Its call asks to leave plan mode (outside plan mode there is nothing to approve).
@@ -279,7 +282,7 @@ def register_tool(tool: type[AnyTool]) -> None:
         rule_subject=tool.rule_subject, names_key=tool.names_key, file_key=tool.file_key,
         line_key=tool.line_key, file_change=tool.file_change, hook_response=tool.hook_response,
         result_shown=tool.result_shown, starts_agents=tool.starts_agents,
-        guards_access=tool.guards_access, offers_skills=tool.offers_skills,
+        guards_access=tool.guards_access, shell=tool.shell, offers_skills=tool.offers_skills,
         leaves_plan=tool.leaves_plan,
     ))
 

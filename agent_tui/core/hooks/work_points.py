@@ -47,7 +47,7 @@ async def skill_shell_command(
 ) -> str:
     """Why ``command`` (a ``!`` line of ``/command_name``) may not run; "" when it may.
     Raises ``Cancelled`` when the lines were stopped meanwhile."""
-    shell = shell_tool()  # matched as a call of the tool that runs command lines
+    shell = shell_tool()  # the line is matched as a call of the shell
     if not points.wanted(E.PRE_SKILL_SHELL_COMMAND, shell, {"command": command}):
         return ""
     answer = await points.dispatch(

@@ -59,7 +59,7 @@ class UserCommandTask(SessionTask):
 async def run_user_command(deps: SessionDeps, scope: CancelScope, command: str) -> None:
     """Run ``command`` for the user; say each state; journal how it ended."""
     call_id = BASH_MODE_ID_PREFIX + secrets.token_hex(6)
-    name = shell_tool()  # the tool that runs command lines, whether the session offers it or not
+    name = shell_tool()  # the shell's name, whether this session offers it or not
     tool = deps.tools.get(name)
 
     def state(value: ToolState, **facts: Any) -> None:
