@@ -215,6 +215,7 @@ class HookPoints:
         if answer is not None and (answer.cancelled or self.scope.cancelled):
             raise Cancelled(self.scope.reason or CancelReason.USER_INTERRUPT)  # cancel point
         answer = answer or HookAnswer()
+        # By name: the plan is read back from the journal by this name (core/modes/plan.py)
         if name == TODO_TOOL and answer.decision is not HookDecision.BLOCK:
             task = await plan_hooks(self, {**tool_input, **(answer.updated_input or {})})
             if task is not None:  # TaskCreated, TaskCompleted: a block refuses the plan
