@@ -22,6 +22,7 @@ from agent_tui.cancel import CancelScope
 from agent_tui.cli.plugin_command import plugin_main
 from agent_tui.cli.plugin_wiring import add_plugin_definitions
 from agent_tui.core.services.hooks_port import HookBase
+from agent_tui.protocol.states import HookEvent
 from agent_tui.hooks.commands import CommandHooks
 from agent_tui.hooks.config import load_hooks
 from agent_tui.plugins import enabled_plugins
@@ -109,8 +110,8 @@ def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
     [hook] = load_hooks(load_settings(ws)).commands
     out = tmp_path / "env.txt"
     hooks = CommandHooks([hook], workspace=ws, env={"OUT": str(out)})
-    asyncio.run(hooks.user_prompt_submit(HookBase(session_id="s", cwd=str(ws)), CancelScope(),
-                                         prompt="hi"))
+    asyncio.run(hooks.fire(HookEvent.USER_PROMPT_SUBMIT, HookBase(session_id="s", cwd=str(ws)),
+                           CancelScope(), {"prompt": "hi"}))
     assert out.read_text().splitlines() == [
         "CLAUDE_PLUGIN_OPTION_API_KEY=s3cr'et", "CLAUDE_PLUGIN_OPTION_REGION=us",
         "CLAUDE_PLUGIN_OPTION_RETRIES=2"]

@@ -20,16 +20,16 @@ from agent_tui.core.commands.command_run import CommandRun
 from agent_tui.core.calls.permission import PermissionPolicy
 from agent_tui.core.calls.tool import InvalidInput, ToolSet
 from agent_tui.protocol import Verdict
+from agent_tui.protocol.tool_names import FileAccess, access_guard
 from agent_tui.files.workspace import FileTooLarge, Workspace, WorkspaceError
 from agent_tui.units import format_bytes
 
 MAX_FILE_BYTES = 256 * 1024  # as a file attached with @ in the TUI
-READ_TOOL = "read_file"
 
 
 def _denied(path: str, policy: PermissionPolicy | None, tools: ToolSet | None) -> str:
     """The reason a deny rule gives for reading ``path`` ("" when none does)."""
-    tool = tools.get(READ_TOOL) if tools is not None else None
+    tool = tools.get(access_guard(FileAccess.READS)) if tools is not None else None
     if tool is None or policy is None:
         return ""
     try:

@@ -3,6 +3,8 @@ the agent's work, which can block, allow, ask, or give the model context.
 
 The core asks through its port (``core/services/hooks_port.py``); this package implements it:
 
+- :mod:`.events`: what each event is, one row each (its matcher, its stdin, how its
+  answers act, where it fires): the parser, the runner and the answers ask it;
 - :mod:`.config`: the settings files' ``hooks`` key, parsed entry by entry (a
   malformed entry is reported with file, line and column and skipped alone);
 - :mod:`.matchers`: which tools (or triggers) a hook applies to;

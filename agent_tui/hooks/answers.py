@@ -41,25 +41,14 @@ from agent_tui.hooks.config import HookCommand, OnFailure
 from agent_tui.hooks.events import event_facts
 from agent_tui.hooks.runner import CommandRun
 
-E = HookEvent
 D = HookDecision
 
-#: Events whose hooks gate something: a failed hook of these may block.
-GATES = frozenset(e for e in E if event_facts(e).gates)
-#: Events whose hooks cannot block anything: exit 2 and ``decision`` only say something.
-CANNOT_BLOCK = frozenset(e for e in E if not event_facts(e).can_block)
-#: Events where a block means "do not stop yet" (the reason is the next instruction).
-STOPS = frozenset(e for e in E if event_facts(e).stops)
-#: Events whose plain stdout (exit 0, not JSON) is context for the model.
-STDOUT_IS_CONTEXT = frozenset(e for e in E if event_facts(e).stdout_is_context)
 #: ``hookSpecificOutput`` fields of Claude Code that agent-tui does not act on: named
 #: to the user when a hook answers with one, never silently dropped.
 UNSUPPORTED_SPECIFIC = frozenset({
     "permissionApplyRules", "runAsynchronously", "sessionTitle", "initialUserMessage",
     "watchPaths", "reloadSkills",
 })
-#: Events whose ``hookSpecificOutput.permissionDecision`` decides (as for ``PreToolUse``).
-_DECIDES_PERMISSION = frozenset({E.PRE_TOOL_USE, E.PRE_SKILL_SHELL_COMMAND, E.PRE_MODEL_SWITCH})
 _RANK = {D.NONE: 0, D.ALLOW: 1, D.ASK: 2, D.BLOCK: 3}
 _PERMISSION = {"allow": D.ALLOW, "deny": D.BLOCK, "ask": D.ASK, "defer": D.NONE}
 
@@ -93,7 +82,7 @@ def decide(event: HookEvent, hook: HookCommand, ran: CommandRun) -> HookRun:
         return _failed(run, event, hook, ran.failure, default_block=False)
     stderr = ran.stderr.strip()
     if ran.exit_code == 2:
-        if event in CANNOT_BLOCK:
+        if not event_facts(event).can_block:
             run.message = stderr
         else:
             run.decision = D.BLOCK
@@ -103,7 +92,7 @@ def decide(event: HookEvent, hook: HookCommand, ran: CommandRun) -> HookRun:
         how = f"exit code {ran.exit_code}" if ran.exit_code is not None else f"signal {ran.signal}"
         return _failed(run, event, hook, f"failed ({how})" + (f": {stderr}" if stderr else ""),
                        default_block=False)
-    if ran.stdout_cut and event is E.PRE_TOOL_USE:
+    if ran.stdout_cut and event_facts(event).guards_call:
         return _unreadable(run, hook, "printed more than agent-tui keeps of an answer")
     return _read_stdout(run, event, ran.stdout, hook)
 
@@ -113,7 +102,7 @@ def _unreadable(run: HookRun, hook: HookCommand, what: str) -> HookRun:
     why (the model controls what the hook reads, and so the length of its answer)."""
     run.message = what
     run.decision = D.BLOCK
-    run.reason = (f"the PreToolUse hook `{hook.command}` {what}, so its answer cannot be "
+    run.reason = (f"the {hook.event} hook `{hook.command}` {what}, so its answer cannot be "
                   "read; treated as a block")
     return run
 
@@ -123,7 +112,7 @@ def _failed(
 ) -> HookRun:
     run.message = what
     blocks = hook.on_failure is OnFailure.BLOCK or (hook.on_failure is None and default_block)
-    if blocks and event in GATES:
+    if blocks and event_facts(event).gates:
         run.decision = D.BLOCK
         run.reason = f"the {event} hook `{hook.command}` {what}; treated as a block"
     return run
@@ -131,46 +120,47 @@ def _failed(
 
 def _read_stdout(run: HookRun, event: HookEvent, stdout: str, hook: HookCommand) -> HookRun:
     text = stdout.strip()
+    facts = event_facts(event)
     answer: _Output | None = None
     if text.startswith("{"):
         try:
             answer = _Output.model_validate(json.loads(text))
         except (ValueError, ValidationError, RecursionError):
-            if event is E.PRE_TOOL_USE:
+            if facts.guards_call:
                 return _unreadable(run, hook, "printed JSON that could not be read")
             run.message = "printed JSON that could not be read; taken as plain text"
     if answer is None:
-        if event in STDOUT_IS_CONTEXT:
+        if facts.stdout_is_context:
             run.context = text
         return run
     if answer.system_message:
         run.message = answer.system_message
-    if answer.decision == "block" and event not in CANNOT_BLOCK:
+    if answer.decision == "block" and facts.can_block:
         run.decision, run.reason = D.BLOCK, answer.reason or ""
-    elif answer.decision == "approve" and event is E.PRE_TOOL_USE:
+    elif answer.decision == "approve" and facts.guards_call:
         run.decision, run.reason = D.ALLOW, answer.reason or ""
     specific = answer.specific or {}
     context = specific.get("additionalContext")
     if isinstance(context, str):
         run.context = context
     permission = specific.get("permissionDecision")
-    if event in _DECIDES_PERMISSION and permission in _PERMISSION:
+    if facts.decides_permission and permission in _PERMISSION:
         run.decision = _PERMISSION[permission]
-        if event is E.PRE_SKILL_SHELL_COMMAND and permission != "allow":
+        if facts.unattended and permission != "allow":
             run.decision = D.BLOCK  # deny, ask and defer all keep the line from running
         reason = specific.get("permissionDecisionReason")
         run.reason = reason if isinstance(reason, str) else ""
     chosen = specific.get("decision")
-    if event is E.PERMISSION_REQUEST and isinstance(chosen, dict):
+    if facts.answers_prompt and isinstance(chosen, dict):
         behavior = chosen.get("behavior")
         if behavior in ("allow", "deny"):
             run.decision = D.ALLOW if behavior == "allow" else D.BLOCK
             said = chosen.get("message")
             run.reason = said if isinstance(said, str) else ""
-    if event in (E.ELICITATION, E.ELICITATION_RESULT):
+    if facts.replies:
         _reply(run, event, specific, answer.reason)
     updated = specific.get("updatedInput")
-    if event in (E.PRE_TOOL_USE, E.PRE_SKILL_SHELL_COMMAND) and isinstance(updated, dict) and updated:
+    if facts.changes_input and isinstance(updated, dict) and updated:
         run.updated_input = updated  # Claude Code's keys: the caller translates them
     unsupported = sorted(k for k in specific if k in UNSUPPORTED_SPECIFIC)
     if unsupported:
@@ -178,14 +168,14 @@ def _read_stdout(run: HookRun, event: HookEvent, stdout: str, hook: HookCommand)
         run.message = f"{run.message}; {said}" if run.message else said
     if not answer.continue_:
         run.stop = answer.stop_reason or ""
-        if event in STOPS:
+        if facts.stops:
             run.decision = D.NONE  # stop means stop
-        elif event in GATES:
+        elif facts.gates:
             run.decision = D.BLOCK
             # stopReason is for the user (the turn's end says it), not for the model.
-            shown = None if event is E.PRE_TOOL_USE else answer.stop_reason
+            shown = None if facts.guards_call else answer.stop_reason
             run.reason = shown or run.reason or f"a {event} hook stopped the agent"
-    if run.decision is D.BLOCK and not run.reason and event in STOPS:
+    if run.decision is D.BLOCK and not run.reason and facts.stops:
         run.reason = f"a {event} hook asked you to go on"
     return run
 
@@ -200,8 +190,7 @@ def _reply(run: HookRun, event: HookEvent, specific: dict[str, Any], reason: str
     run.reply = {"action": action, **({"content": content} if isinstance(content, dict) else {})}
     if action == "decline":
         run.decision = D.BLOCK
-        run.reason = reason or ("Elicitation denied by hook" if event is E.ELICITATION
-                                else "Elicitation result blocked by hook")
+        run.reason = reason or event_facts(event).declined
 
 
 _ACTIONS = ("accept", "decline", "cancel")

@@ -45,13 +45,12 @@ from agent_tui.hooks.env_file import (
     read_env_file,
     remove_env_file,
 )
-from agent_tui.hooks.payloads import claude_mode, failure_error, tool_fields
-from agent_tui.hooks.payloads import tool_response as tool_response_of
+from agent_tui.hooks.events import event_facts
+from agent_tui.hooks.payloads import claude_mode
 from agent_tui.hooks.runner import CommandRun, run_command
 from agent_tui.permissions import Permissions
 from agent_tui.runtime.process import RunLimits
 
-E = HookEvent
 #: Claude Code's bound (observed: a Stop hook that always blocks gets 8 more turns);
 #: settings ``limits.stopHookContinues`` changes it.
 DEFAULT_MAX_STOP_CONTINUES = 8
@@ -132,66 +131,29 @@ class CommandHooks:
 
     # -- the events -----------------------------------------------------------------
 
-    async def pre_tool_use(
-        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
-        tool_use_id: str,
+    async def fire(
+        self, event: HookEvent, base: HookBase, scope: CancelScope, fields: Mapping[str, Any],
+        *, subject: str | None = None, tool_input: Mapping[str, Any] | None = None,
     ) -> HookAnswer:
-        answer = await self._run(E.PRE_TOOL_USE, tool_name, base, scope, {
-            **tool_fields(tool_name, tool_input, str(self.workspace)), "tool_use_id": tool_use_id,
-        }, tool_input=tool_input)
-        for run in answer.runs:
-            if run.updated_input:
-                run.updated_input = our_input(tool_name, run.updated_input)
-        if answer.updated_input:
-            answer.updated_input = our_input(tool_name, answer.updated_input)
+        facts = event_facts(event)
+        if facts.env_file:
+            answer = await self._with_env_file(event, subject, base, scope, fields)
+        else:
+            answer = await self._run(event, subject, base, scope, fields, tool_input=tool_input)
+        if facts.unattended:
+            answer = _no_changes(event, answer)
+        elif facts.changes_input and subject is not None:  # back into our keys
+            for run in answer.runs:
+                if run.updated_input:
+                    run.updated_input = our_input(subject, run.updated_input)
+            if answer.updated_input:
+                answer.updated_input = our_input(subject, answer.updated_input)
+        answer.ends_turn = facts.ends_turn
         return answer
 
-    async def post_tool_use(
-        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
-        tool_use_id: str, tool_response: dict[str, Any],
-    ) -> HookAnswer:
-        fields = tool_fields(tool_name, tool_input, str(self.workspace))
-        response = tool_response_of(tool_name, fields["tool_input"], tool_response)
-        return await self._run(E.POST_TOOL_USE, tool_name, base, scope, {
-            **fields, "tool_response": response,
-            "tool_use_id": tool_use_id,
-        }, tool_input=tool_input)
-
-    async def post_tool_use_failure(
-        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
-        tool_use_id: str, tool_response: dict[str, Any],
-    ) -> HookAnswer:
-        return await self._run(E.POST_TOOL_USE_FAILURE, tool_name, base, scope, {
-            **tool_fields(tool_name, tool_input, str(self.workspace)),
-            "tool_use_id": tool_use_id, "error": failure_error(tool_response),
-            "is_interrupt": False,  # a call Esc ended runs no hook: the Interrupt event says it
-        }, tool_input=tool_input)
-
-    async def user_prompt_submit(
-        self, base: HookBase, scope: CancelScope, *, prompt: str
-    ) -> HookAnswer:
-        return await self._run(E.USER_PROMPT_SUBMIT, None, base, scope, {"prompt": prompt})
-
-    async def stop(
-        self, base: HookBase, scope: CancelScope, *, stop_hook_active: bool,
-        last_assistant_message: str = "",
-    ) -> HookAnswer:
-        return await self._run(E.STOP, None, base, scope, {
-            "stop_hook_active": stop_hook_active, "last_assistant_message": last_assistant_message,
-        })
-
-    async def session_start(
-        self, base: HookBase, scope: CancelScope, *, source: str, model: str = ""
-    ) -> HookAnswer:
-        fields = {"source": source, **({"model": model} if model else {})}
-        return await self._with_env_file(E.SESSION_START, source, base, scope, fields)
-
-    async def setup(self, base: HookBase, scope: CancelScope, *, trigger: str) -> HookAnswer:
-        return await self._with_env_file(E.SETUP, trigger, base, scope, {"trigger": trigger})
-
     async def _with_env_file(
-        self, event: HookEvent, subject: str, base: HookBase, scope: CancelScope,
-        fields: dict[str, Any],
+        self, event: HookEvent, subject: str | None, base: HookBase, scope: CancelScope,
+        fields: Mapping[str, Any],
     ) -> HookAnswer:
         """The hooks of ``event`` with ``CLAUDE_ENV_FILE``; the answer's ``env`` is what
         they wrote there (read bounded, after they ended)."""
@@ -213,163 +175,12 @@ class CommandHooks:
             first.message = f"{first.message}; {read.error}" if first.message else read.error
         return answer
 
-    async def pre_compact(
-        self, base: HookBase, scope: CancelScope, *, trigger: str, custom_instructions: str
-    ) -> HookAnswer:
-        return await self._run(E.PRE_COMPACT, trigger, base, scope, {
-            "trigger": trigger, "custom_instructions": custom_instructions or None,
-        })
-
-    async def subagent_start(self, base: HookBase, scope: CancelScope) -> HookAnswer:
-        return await self._run(E.SUBAGENT_START, base.agent_type, base, scope, {})
-
-    async def subagent_stop(
-        self, base: HookBase, scope: CancelScope, *, stop_hook_active: bool,
-        last_assistant_message: str = "", agent_transcript_path: str = "",
-    ) -> HookAnswer:
-        return await self._run(E.SUBAGENT_STOP, base.agent_type, base, scope, {
-            "stop_hook_active": stop_hook_active, "last_assistant_message": last_assistant_message,
-            "agent_transcript_path": agent_transcript_path,
-        })
-
-    async def permission_request(
-        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
-        tool_use_id: str,
-    ) -> HookAnswer:
-        return await self._run(E.PERMISSION_REQUEST, tool_name, base, scope, {
-            **tool_fields(tool_name, tool_input, str(self.workspace)), "tool_use_id": tool_use_id,
-            "permission_suggestions": [],
-        }, tool_input=tool_input)
-
-    async def permission_denied(
-        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
-        tool_use_id: str, reason: str,
-    ) -> HookAnswer:
-        return await self._run(E.PERMISSION_DENIED, tool_name, base, scope, {
-            **tool_fields(tool_name, tool_input, str(self.workspace)), "tool_use_id": tool_use_id,
-            "reason": reason,
-        }, tool_input=tool_input)
-
-    async def notification(
-        self, base: HookBase, scope: CancelScope, *, message: str, title: str,
-        notification_type: str,
-    ) -> HookAnswer:
-        return await self._run(E.NOTIFICATION, notification_type, base, scope, {
-            "message": message, "title": title, "notification_type": notification_type,
-        })
-
-    async def stop_failure(
-        self, base: HookBase, scope: CancelScope, *, error: str, error_details: str,
-        last_assistant_message: str,
-    ) -> HookAnswer:
-        return await self._run(E.STOP_FAILURE, error, base, scope, {
-            "error": error, "error_details": error_details,
-            "last_assistant_message": last_assistant_message,
-        })
-
-    async def post_compact(
-        self, base: HookBase, scope: CancelScope, *, trigger: str, compact_summary: str
-    ) -> HookAnswer:
-        return await self._run(E.POST_COMPACT, trigger, base, scope, {
-            "trigger": trigger, "compact_summary": compact_summary,
-        })
-
-    async def interrupt(
-        self, base: HookBase, scope: CancelScope, *, tool_calls: list[dict[str, Any]],
-        processes_ended: list[dict[str, Any]], processes_left: list[dict[str, Any]],
-    ) -> HookAnswer:
-        return await self._run(E.INTERRUPT, None, base, scope, {
-            "tool_calls": tool_calls, "processes_ended": processes_ended,
-            "processes_left": processes_left,
-        })
-
-    async def session_end(self, base: HookBase, scope: CancelScope, *, reason: str) -> HookAnswer:
-        return await self._run(E.SESSION_END, reason, base, scope, {"reason": reason})
-
-    async def pre_skill_shell_command(
-        self, base: HookBase, scope: CancelScope, *, command: str, command_name: str,
-        step_id: str, invoked_by: str,
-    ) -> HookAnswer:
-        given = {"command": command}
-        answer = await self._run(E.PRE_SKILL_SHELL_COMMAND, "bash", base, scope, {
-            "tool_name": "Bash", "tool_input": given, "tool_use_id": step_id,
-            "command_name": command_name, "invoked_by": invoked_by,
-        }, tool_input=given)
-        return _no_changes(answer)
-
-    async def post_tool_batch(
-        self, base: HookBase, scope: CancelScope, *, calls: list[dict[str, Any]]
-    ) -> HookAnswer:
-        shaped = []
-        for call in calls:
-            fields = tool_fields(call["name"], call["input"], str(self.workspace))
-            shaped.append({**fields, "tool_use_id": call["id"], "tool_response": tool_response_of(
-                call["name"], fields["tool_input"], call["response"])})
-        return await self._run(E.POST_TOOL_BATCH, None, base, scope, {"tool_calls": shaped})
-
-    async def model_switch(
-        self, base: HookBase, scope: CancelScope, *, event: HookEvent, family: str | None,
-        fields: dict[str, Any],
-    ) -> HookAnswer:
-        return await self._run(event, family, base, scope, fields)
-
-    async def instructions_loaded(
-        self, base: HookBase, scope: CancelScope, *, fields: dict[str, Any]
-    ) -> HookAnswer:
-        return await self._run(E.INSTRUCTIONS_LOADED, fields.get("load_reason"), base, scope,
-                               fields)
-
-    async def user_prompt_expansion(
-        self, base: HookBase, scope: CancelScope, *, fields: dict[str, Any]
-    ) -> HookAnswer:
-        return await self._run(E.USER_PROMPT_EXPANSION, fields.get("command_name"), base, scope,
-                               fields)
-
-    async def directory_added(
-        self, base: HookBase, scope: CancelScope, *, directory: str, source: str
-    ) -> HookAnswer:
-        return await self._run(E.DIRECTORY_ADDED, source, base, scope,
-                               {"directory": directory, "source": source})
-
     def changed_settings(self) -> list[SettingsChange]:
         return self.settings.changed() if self.settings is not None else []
 
     def apply_settings(self, blocked: Mapping[str, str]) -> None:
         if self.settings is not None:
             self.settings.apply(blocked)
-
-    async def config_change(
-        self, base: HookBase, scope: CancelScope, *, change: SettingsChange
-    ) -> HookAnswer:
-        return await self._run(E.CONFIG_CHANGE, change.source, base, scope, {
-            "source": change.source, "file_path": change.file_path,
-        })
-
-    async def task_created(
-        self, base: HookBase, scope: CancelScope, *, task_id: str, task_subject: str,
-        task_description: str = "",
-    ) -> HookAnswer:
-        return await self._run(E.TASK_CREATED, None, base, scope, _task(
-            task_id, task_subject, task_description))
-
-    async def task_completed(
-        self, base: HookBase, scope: CancelScope, *, task_id: str, task_subject: str,
-        task_description: str = "",
-    ) -> HookAnswer:
-        return await self._run(E.TASK_COMPLETED, None, base, scope, _task(
-            task_id, task_subject, task_description))
-
-    async def elicitation(
-        self, base: HookBase, scope: CancelScope, *, server: str, fields: dict[str, Any]
-    ) -> HookAnswer:
-        return await self._run(E.ELICITATION, server, base, scope,
-                               {"mcp_server_name": server, **fields})
-
-    async def elicitation_result(
-        self, base: HookBase, scope: CancelScope, *, server: str, fields: dict[str, Any]
-    ) -> HookAnswer:
-        return await self._run(E.ELICITATION_RESULT, server, base, scope,
-                               {"mcp_server_name": server, **fields})
 
     # -- running --------------------------------------------------------------------
 
@@ -413,15 +224,20 @@ class CommandHooks:
 
     async def _run(
         self, event: HookEvent, subject: str | None, base: HookBase, scope: CancelScope,
-        fields: dict[str, Any], *, env: Mapping[str, str] | None = None,
+        fields: Mapping[str, Any], *, env: Mapping[str, str] | None = None,
         tool_input: Mapping[str, Any] | None = None,
     ) -> HookAnswer:
         hooks = self._hooks(event, subject, tool_input)
         if not hooks:
             return HookAnswer()
+        facts = event_facts(event)
+        own = facts.shape(fields, str(self.workspace))
+        stray = sorted(set(own) - facts.stdin)
+        if stray:  # the row is what the hooks read: a field it does not name is a slip
+            raise ValueError(f"{event} hooks do not read {', '.join(stray)} (hooks/events.py)")
         payload = {
             **base.fields(), "permission_mode": self._mode(),
-            "hook_event_name": str(event), **fields,
+            "hook_event_name": str(event), **own,
         }
         stdin = json.dumps(payload, ensure_ascii=False, default=str).encode()
         ran = await asyncio.gather(*(self._one(hook, stdin, scope, env) for hook in hooks))
@@ -439,44 +255,39 @@ def _held(event: HookEvent, subject: str | None, hook: HookCommand, run: HookRun
     said = ""
     if not hook.project:
         return run
-    if event is E.PERMISSION_REQUEST and run.decision is HookDecision.ALLOW:
+    facts = event_facts(event)
+    if facts.answers_prompt and run.decision is HookDecision.ALLOW:
         run.decision = HookDecision.NONE
-        said = "a project's PermissionRequest hook cannot allow a call; you are asked"
-    elif (event in (E.ELICITATION, E.ELICITATION_RESULT) and run.reply is not None
-          and run.reply.get("action") == "accept"):
+        said = f"a project's {event} hook cannot allow a call; you are asked"
+    elif facts.replies and run.reply is not None and run.reply.get("action") == "accept":
         run.reply = None
         said = f"a project's {event} hook cannot accept for you; its answer is ignored"
-    elif (event is E.CONFIG_CHANGE and run.decision is HookDecision.BLOCK
+    elif (facts.guards_settings and run.decision is HookDecision.BLOCK
           and subject not in PROJECT_SOURCES):
         run.decision, run.reason = HookDecision.NONE, ""
-        said = f"a project's ConfigChange hook cannot block a change to {subject}; it applies"
+        said = f"a project's {event} hook cannot block a change to {subject}; it applies"
     if said:
         run.message = f"{run.message}; {said}" if run.message else said
     return run
 
 
-def _no_changes(answer: HookAnswer) -> HookAnswer:
-    """``PreSkillShellCommand``: an ``updatedInput`` is never applied, and any value
-    keeps the line from running (as in Claude Code); ``ask`` does too (no one is asked
-    about a command's lines)."""
+def _no_changes(event: HookEvent, answer: HookAnswer) -> HookAnswer:
+    """An unattended event (``PreSkillShellCommand``): an ``updatedInput`` is never
+    applied, and any value keeps the line from running (as in Claude Code); ``ask``
+    does too (no one is asked about a command's lines)."""
     for run in answer.runs:
         if run.updated_input and run.decision is not HookDecision.BLOCK:
             run.decision = HookDecision.BLOCK
-            run.reason = run.reason or "a PreSkillShellCommand hook changed the command"
+            run.reason = run.reason or f"a {event} hook changed the command"
         if run.decision is HookDecision.ASK:
             run.decision = HookDecision.BLOCK
-            run.reason = run.reason or "a PreSkillShellCommand hook asks to confirm it"
+            run.reason = run.reason or f"a {event} hook asks to confirm it"
         run.updated_input = None
     return combine(answer.runs, can_ask=False) if answer.runs else answer
 
 
 #: The ``ConfigChange`` sources a project's hook may block: the project's own files.
 PROJECT_SOURCES = frozenset({"project_settings", "local_settings"})
-
-
-def _task(task_id: str, subject: str, description: str) -> dict[str, Any]:
-    return {"task_id": task_id, "task_subject": subject,
-            **({"task_description": description} if description else {})}
 
 
 def _given(stdin: bytes) -> Any:

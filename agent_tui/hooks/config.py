@@ -201,13 +201,14 @@ def parse_hooks(source: HooksSource) -> tuple[list[HookCommand], list[SettingsPr
     return commands, problems
 
 
-#: The events whose matcher is tried against a tool's name (``if`` takes a rule there).
-TOOL_EVENTS = frozenset(e for e in HookEvent if event_facts(e).subject is Subject.TOOL)
+def is_tool_event(event: HookEvent) -> bool:
+    """The event's matcher is tried against a tool's name (``if`` takes a rule there)."""
+    return event_facts(event).subject is Subject.TOOL
 
 
 def _condition(event: HookEvent, hook: dict[str, Any]) -> Rule | None:
     text = hook.get("if")
-    if event not in TOOL_EVENTS or not isinstance(text, str) or not text.strip():
+    if not is_tool_event(event) or not isinstance(text, str) or not text.strip():
         return None
     try:
         return Rule.parse(text)
@@ -222,7 +223,7 @@ def _condition_problem(event: HookEvent, hook: dict[str, Any]) -> str:
     text = hook["if"]
     if not isinstance(text, str):
         return f"`if` must be a permission rule as a string, got {json_type(text)}; the hook runs for every call"
-    if event not in TOOL_EVENTS:
+    if not is_tool_event(event):
         return f"`if` applies to tool events only; this {event} hook runs every time"
     try:
         Rule.parse(text)
@@ -233,7 +234,7 @@ def _condition_problem(event: HookEvent, hook: dict[str, Any]) -> str:
 
 def _unknown_subjects(event: HookEvent, matcher: Matcher) -> str:
     """A warning for a matcher that lists names no subject of its event has ("" if none)."""
-    if event in TOOL_EVENTS:
+    if is_tool_event(event):
         names = matcher.unknown_names()
         if names:
             return (f"{', '.join(names)}: no tool has this name (Claude Code's names, such as "

@@ -55,8 +55,9 @@ def hooked_elicitor(
                     or hooks.matching(E.ELICITATION_RESULT, request.server)):
                 return await ask_user(request)
             scope = CancelScope("elicitation hooks")
-            first = await _ended_with(scope, hooks.elicitation(
-                base(), scope, server=request.server, fields=_asked(request)))
+            first = await _ended_with(scope, hooks.fire(
+                E.ELICITATION, base(), scope, {"mcp_server_name": request.server,
+                                               **_asked(request)}, subject=request.server))
             _tell(emit, E.ELICITATION, first)
             if first.decision is HookDecision.BLOCK:
                 answer = ElicitAnswer(action=ElicitAction.DECLINE)
@@ -64,8 +65,10 @@ def hooked_elicitor(
                 answer = _answer(first.reply, None)
             else:
                 answer = await ask_user(request)
-            after = await _ended_with(scope, hooks.elicitation_result(
-                base(), scope, server=request.server, fields=_answered(request, answer)))
+            after = await _ended_with(scope, hooks.fire(
+                E.ELICITATION_RESULT, base(), scope, {"mcp_server_name": request.server,
+                                                      **_answered(request, answer)},
+                subject=request.server))
             _tell(emit, E.ELICITATION_RESULT, after)
             if after.decision is HookDecision.BLOCK:
                 return ElicitAnswer(action=ElicitAction.DECLINE)

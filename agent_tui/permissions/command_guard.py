@@ -22,6 +22,7 @@ from agent_tui.permissions.read_only import is_read_only, outside_candidates
 from agent_tui.permissions.rules import PermissionRules, Rule
 from agent_tui.permissions.shell_model import ParsedCommand, Word
 from agent_tui.protocol import Verdict
+from agent_tui.protocol.tool_names import FileAccess, access_guard, shell_tool
 
 #: How many files a recursive reader's folders are searched for a denied one.
 MAX_WALK = 20_000
@@ -42,8 +43,8 @@ class PathPolicy(Protocol):
 
 def file_ruling(policy: PathPolicy, parsed: ParsedCommand) -> Ruling | None:
     """A deny (a named file is denied) or an ask (a file name is unknown), or None."""
-    reading = _deny_rules(policy, "read_file")
-    editing = _deny_rules(policy, "edit_file")
+    reading = _deny_rules(policy, access_guard(FileAccess.READS))
+    editing = _deny_rules(policy, access_guard(FileAccess.EDITS))
     if not reading and not editing:
         return None
     named = named_files(parsed)
@@ -78,8 +79,9 @@ def doubt_ruling(policy: PathPolicy, parsed: ParsedCommand) -> Ruling | None:
     if parsed.certain:
         return None
     guards = [r for r in (*policy.rules.deny, *policy.rules.ask)
-              if r.specifier is not None and r.matches_tool("bash")]
-    guards += _deny_rules(policy, "read_file") + _deny_rules(policy, "edit_file")
+              if r.specifier is not None and r.matches_tool(shell_tool())]
+    guards += (_deny_rules(policy, access_guard(FileAccess.READS))
+               + _deny_rules(policy, access_guard(FileAccess.EDITS)))
     if not guards:
         return None
     return Ruling(verdict=Verdict.ASK, rule=f"unsure:{guards[0].text}",

@@ -23,8 +23,6 @@ from agent_tui.core.calls.permission import Confinement, Ruling
 from agent_tui.core.calls.tool import AnyTool
 from agent_tui.protocol import Verdict
 
-EXIT_PLAN_MODE = "exit_plan_mode"
-
 #: The ruling's ``rule``: not ``mode:``, so a hook's "allow" (which only skips a mode's
 #: ask) cannot lift plan mode's refusal or its sandbox.
 RULE = "plan:read-only"

@@ -69,7 +69,7 @@ from agent_tui.protocol import PermissionMode, Verdict
 from agent_tui.core.calls.tool import AnyTool
 from agent_tui.permissions.guard_files import guard_ruling, no_one_to_ask as guard_denial
 from agent_tui.permissions.globs import glob_regex, relative
-from agent_tui.permissions.plan import EXIT_PLAN_MODE, planning
+from agent_tui.permissions.plan import planning
 from agent_tui.permissions.rule_paths import parse_path_spec
 from agent_tui.permissions.rules import (
     DOMAIN_PREFIX,
@@ -84,7 +84,13 @@ from agent_tui.permissions.rules import (
 from agent_tui.permissions.command_guard import doubt_ruling, file_ruling, reads_only
 from agent_tui.permissions.command_judge import allowed_by, first_match
 from agent_tui.permissions.shell_parse import parse_command
-from agent_tui.protocol.tool_names import FileAccess, RuleSubject, claude_name, facts
+from agent_tui.protocol.tool_names import (
+    FileAccess,
+    RuleSubject,
+    access_guard,
+    claude_name,
+    facts,
+)
 
 
 class SubjectKind(StrEnum):
@@ -134,7 +140,7 @@ class Permissions:
         self.mode = mode
 
     def check(self, tool: AnyTool, args: BaseModel) -> Ruling:
-        if self.mode is not PermissionMode.PLAN and tool.name == EXIT_PLAN_MODE:
+        if self.mode is not PermissionMode.PLAN and tool.leaves_plan:
             return Ruling(verdict=Verdict.ALLOW, rule="policy:not-planning",
                           reason="not in plan mode: nothing to approve")
         ruling = self._decide(tool, args)
@@ -183,8 +189,9 @@ class Permissions:
     def read_denied(self, path: str) -> str | None:
         """The deny rule that forbids reading ``path``, if any: for what a search finds
         (Glob, Grep), so a search of a folder never shows a file ``Read`` may not."""
+        reads = access_guard(FileAccess.READS)
         for rule in self.rules.deny:
-            if rule.specifier is not None and rule.matches_tool("read_file"):
+            if rule.specifier is not None and rule.matches_tool(reads):
                 if self._path_matches(rule, path, broad=True):
                     return rule.text
         return None
@@ -192,7 +199,8 @@ class Permissions:
     @property
     def denies_reads(self) -> bool:
         """Whether any deny rule names files to keep from reading."""
-        return any(r.specifier is not None and r.matches_tool("read_file") for r in self.rules.deny)
+        reads = access_guard(FileAccess.READS)
+        return any(r.specifier is not None and r.matches_tool(reads) for r in self.rules.deny)
 
     # -- what the command guard asks of the policy (command_guard.PathPolicy) ----
 

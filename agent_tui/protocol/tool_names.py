@@ -113,6 +113,17 @@ class ToolFacts:
     result_shown: ResultShown = ResultShown.NONE
     # Its calls start sub-agents (a sub-agent is never given it).
     starts_agents: bool = False
+    # Its rules guard its kind of file access wherever else it happens (a command's
+    # reads and writes, a search's findings, a memory file's import): one tool per
+    # access, as Claude Code's ``Read`` and ``Edit`` rules do.
+    guards_access: bool = False
+    # It is the shell: the user's command lines run through it (``!`` in the prompt, a
+    # custom command's ``!`` lines), and its rules guard every command line. One tool.
+    shell: bool = False
+    # Its calls run the session's skills (``/skills`` lists what it offers).
+    offers_skills: bool = False
+    # Its call asks to leave plan mode (outside plan mode there is nothing to approve).
+    leaves_plan: bool = False
 
 
 #: Claude Code's tools that agent-tui does not have, named the way ours would be, so a
@@ -146,8 +157,24 @@ def register(facts: ToolFacts) -> None:
         if other.name != facts.name and clash:
             raise ValueError(f"tool {facts.name!r} would take the name {min(clash)!r} of "
                              f"tool {other.name!r}")
+    role, holder = _role_taken(facts)
+    if holder is not None:
+        raise ValueError(f"tool {facts.name!r} would be {role}, which tool {holder!r} is")
     _table[facts.name] = facts
     _views.clear()
+
+
+def _role_taken(facts: ToolFacts) -> tuple[str, str | None]:
+    """A role ``facts`` claims that another tool holds (the shell, the guard of one
+    access): one tool each, or which rules guard a command line would be left open."""
+    others = [f for f in _table.values() if f.name != facts.name]
+    if facts.shell:
+        return "the shell", next((f.name for f in others if f.shell), None)
+    if facts.guards_access:
+        return f"the guard of {facts.file_access} access", next(
+            (f.name for f in others if f.guards_access and f.file_access is facts.file_access),
+            None)
+    return "", None
 
 
 def forget(name: str) -> None:
@@ -193,6 +220,31 @@ def runs_command(ours: str) -> bool:
     """Whether a call's ``command`` is a command line that it runs (what ``Bash(...)``
     rules match): the permission prompt edits it, ACP shows it in a terminal."""
     return facts_of(ours).rule_subject is RuleSubject.COMMAND
+
+
+def tool_with(fact: Callable[[ToolFacts], bool]) -> str | None:
+    """The first known tool (ours) of which ``fact`` holds, if any: how a layer finds
+    the tool that does a thing without naming it."""
+    return next((f.name for f in _facts().values() if fact(f)), None)
+
+
+def shell_tool() -> str:
+    """The shell: the tool the user's command lines run through, whose rules guard
+    every command line (``Bash(npm test)``); LookupError when none is known (a guard
+    never reads that as "no rules apply")."""
+    found = tool_with(lambda f: f.shell)
+    if found is None:
+        raise LookupError("no known tool runs command lines")
+    return found
+
+
+def access_guard(access: FileAccess) -> str:
+    """The tool whose rules guard ``access`` wherever it happens (``Read`` for reads,
+    ``Edit`` for edits); LookupError when none is known."""
+    found = tool_with(lambda f: f.guards_access and f.file_access is access)
+    if found is None:
+        raise LookupError(f"no known tool guards {access} access")
+    return found
 
 
 class _Names(Mapping[str, str]):

@@ -176,7 +176,7 @@ def add_agents(tools: Any, given: Any) -> None:
     from agent_tui.core.calls.agent_types import INHERIT, AgentScope, AgentType
     from agent_tui.tools.task import TaskTool, describe
 
-    task = tools.get("task")
+    task = tools.first(lambda t: t.starts_agents)
     if not isinstance(task, TaskTool) or not isinstance(given, dict):
         raise SetupError("initialize: agents need the task tool, and an object of agents")
     for name, spec in given.items():

@@ -119,7 +119,7 @@ def _breakdown(session: Session) -> dict[str, Any]:
 
 def _agents(session: Session) -> list[dict[str, Any]]:
     """The sub-agent types the model is offered, and what their listing costs."""
-    types = getattr(session.tools.get("task"), "agent_types", None)
+    types = getattr(session.tools.first(lambda t: t.starts_agents), "agent_types", None)
     return [{"agentType": t.name, "tokens": len(t.description) // 4,
              "source": "flagSettings" if t.file == APP_FILE else _AGENT_SOURCE[str(t.scope)]}
             for t in (types.types if types is not None else [])]

@@ -316,7 +316,7 @@ def _usage(usage: Usage) -> dict[str, Any]:
 
 def _agents(session: Session) -> list[str]:
     """The sub-agent types the ``task`` tool offers (files' and the app's)."""
-    types = getattr(session.tools.get("task"), "agent_types", None)
+    types = getattr(session.tools.first(lambda t: t.starts_agents), "agent_types", None)
     return list(types.names()) if types is not None else []
 
 

@@ -73,6 +73,7 @@ class BashTool(Tool[BashInput]):
     prompt_title = "Bash command"
     acp_kind = "execute"
     rule_subject = RuleSubject.COMMAND
+    shell = True
     hook_response = HookResponse.COMMAND
     description = (
         "Run a shell command with `bash -c` in the workspace: builds, tests, git, package "

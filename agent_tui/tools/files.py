@@ -78,6 +78,7 @@ class ReadFileTool(Tool[ReadFileInput]):
     folds_as = ("read", "file", "files")
     file_access = FileAccess.READS
     family_rule = True
+    guards_access = True  # a command's reads and a search's findings answer to Read rules
     rule_subject = RuleSubject.PATH
     file_key, line_key = "path", "offset"
     hook_response = HookResponse.FILE_READ
@@ -268,6 +269,7 @@ class EditFileTool(_WriteTool[EditFileInput]):
     claude_name = "Edit"
     prompt_title = "Edit file"
     file_change = FileChange.EDIT
+    guards_access = True  # a command's writes answer to Edit rules
     description = (
         "Change a file in the workspace: replace one exact occurrence of `old_string` "
         "with `new_string`. Read the file first.\n"

@@ -31,6 +31,7 @@ class ExitPlanModeInput(BaseModel):
 class ExitPlanModeTool(Tool[ExitPlanModeInput]):
     name = "exit_plan_mode"
     claude_name = "ExitPlanMode"
+    leaves_plan = True
     plans = True
     description = (
         "In plan mode, present your plan to the user for approval; once approved, you may "

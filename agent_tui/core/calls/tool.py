@@ -197,6 +197,17 @@ class Tool(ABC, Generic[In]):
     result_shown: ClassVar[ResultShown] = ResultShown.NONE
     # Its calls start sub-agents (a sub-agent is never given it).
     starts_agents: ClassVar[bool] = False
+    # Its rules guard its kind of file access wherever else it happens (a command's
+    # reads and writes, a search's findings, a memory file's import): one tool per
+    # access, as Claude Code's ``Read`` and ``Edit`` rules do.
+    guards_access: ClassVar[bool] = False
+    # It is the shell: the user's command lines run through it (``!`` in the prompt, a
+    # custom command's ``!`` lines), and its rules guard every command line. One tool.
+    shell: ClassVar[bool] = False
+    # Its calls run the session's skills (``/skills`` lists what it offers).
+    offers_skills: ClassVar[bool] = False
+    # Its call asks to leave plan mode (outside plan mode there is nothing to approve).
+    leaves_plan: ClassVar[bool] = False
 
     @property
     def stop_grace_s(self) -> float | None:
@@ -271,6 +282,8 @@ def register_tool(tool: type[AnyTool]) -> None:
         rule_subject=tool.rule_subject, names_key=tool.names_key, file_key=tool.file_key,
         line_key=tool.line_key, file_change=tool.file_change, hook_response=tool.hook_response,
         result_shown=tool.result_shown, starts_agents=tool.starts_agents,
+        guards_access=tool.guards_access, shell=tool.shell, offers_skills=tool.offers_skills,
+        leaves_plan=tool.leaves_plan,
     ))
 
 
@@ -307,6 +320,11 @@ class ToolSet:
 
     def get(self, name: str) -> AnyTool | None:
         return self._tools.get(name)
+
+    def first(self, fact: Callable[[AnyTool], bool]) -> AnyTool | None:
+        """The first tool of which ``fact`` holds (``lambda t: t.starts_agents``): how a
+        caller finds the tool that does a thing without naming it."""
+        return next((tool for tool in self._tools.values() if fact(tool)), None)
 
     def names(self) -> list[str]:
         return list(self._tools)

@@ -28,8 +28,8 @@ from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.calls.permission import PermissionPolicy
 from agent_tui.core.calls.tool import InvalidInput, ToolContext
 from agent_tui.protocol import ToolState, TurnState, TurnStateChanged, Verdict
+from agent_tui.protocol.tool_names import shell_tool
 
-SHELL_TOOL = "bash"  # the tool that runs command lines (core/calls/tool.py's interface)
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ async def run_steps(deps: SessionDeps, run: CommandRun, scope: CancelScope,
     the policy allows, before any runs."""
     if not run.steps:
         return []
-    tool = deps.tools.get(SHELL_TOOL)
+    tool = deps.tools.get(shell_tool())
     if tool is None:
         raise CommandStopped(f"/{run.name} has !`…` lines and this session runs no commands")
     policy = run.policy or deps.policy

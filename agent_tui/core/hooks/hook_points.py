@@ -35,12 +35,12 @@ prompt). ``SessionEnd``: when the session ends (``reason``); it cannot block.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Mapping
 from typing import Any, assert_never
 
 from agent_tui.cancel import Cancelled, CancelReason, CancelScope
 from agent_tui.core.services.deps import SessionDeps
-from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRun, HooksPort
+from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HookRun
 from agent_tui.core.history.items import Reply, ToolCall, read_items
 from agent_tui.core.journal.records import HookRecord
 from agent_tui.core.calls.permission import decided_by, Ruling
@@ -164,13 +164,14 @@ class HookPoints:
         self,
         event: HookEvent,
         subject: str | None,
-        ask: Callable[[HooksPort, HookBase], Awaitable[HookAnswer]],
+        fields: Mapping[str, Any],
         *,
         to_model: Callable[[HookAnswer, HookRun], str] = lambda _answer, _run: "",
         tool_use_id: str | None = None,
         tool_input: dict[str, Any] | None = None,
     ) -> HookAnswer | None:
-        """Run the event's hooks (None: there are none), tell and journal each run."""
+        """Run the event's hooks (None: there are none) with its own stdin ``fields``
+        (the event's row in ``hooks/events.py`` names them), tell and journal each run."""
         hooks = self.deps.hooks
         found = hooks.matching(event, subject, tool_input) if hooks else []
         commands = [row.command for row in found]
@@ -179,7 +180,8 @@ class HookPoints:
         emit = self.deps.emit
         emit(HookStateChanged(event=event, state=HookRunState.RUNNING, commands=commands,
                               turn_id=self.turn_id, tool_use_id=tool_use_id))
-        answer = await ask(hooks, self._base())
+        answer = await hooks.fire(event, self._base(), self.scope, fields, subject=subject,
+                                  tool_input=tool_input)
         for run in answer.runs:
             text = to_model(answer, run)
             self._record(HookRecord(
@@ -194,8 +196,7 @@ class HookPoints:
         emit(HookStateChanged(event=event, state=HookRunState.ENDED, commands=commands,
                               turn_id=self.turn_id, tool_use_id=tool_use_id,
                               decision=answer.decision, detail=answer.reason))
-        ends_turn = event in (E.PRE_TOOL_USE, E.POST_TOOL_USE, E.POST_TOOL_BATCH)  # others decide
-        if answer.stop is not None and ends_turn and self.stop_reason is None:
+        if answer.stop is not None and answer.ends_turn and self.stop_reason is None:
             self.stop_reason = answer.stop
             emit(Notice(level=NoticeLevel.INFO, text=(
                 f"a {event} hook ended the turn" + (f": {answer.stop}" if answer.stop else ""))))
@@ -207,14 +208,14 @@ class HookPoints:
         """``PreToolUse``; raises Cancelled when the turn was cancelled meanwhile."""
         answer = await self.dispatch(
             E.PRE_TOOL_USE, name,
-            lambda hooks, base: hooks.pre_tool_use(
-                base, self.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id),
+            {"tool_name": name, "tool_input": tool_input, "tool_use_id": tool_use_id},
             to_model=lambda _answer, run: run.context, tool_use_id=tool_use_id,
             tool_input=tool_input,
         )
         if answer is not None and (answer.cancelled or self.scope.cancelled):
             raise Cancelled(self.scope.reason or CancelReason.USER_INTERRUPT)  # cancel point
         answer = answer or HookAnswer()
+        # By name: the plan is read back from the journal by this name (core/modes/plan.py)
         if name == TODO_TOOL and answer.decision is not HookDecision.BLOCK:
             task = await plan_hooks(self, {**tool_input, **(answer.updated_input or {})})
             if task is not None:  # TaskCreated, TaskCompleted: a block refuses the plan
@@ -263,17 +264,14 @@ class HookPoints:
         response = {"content": result.content, "is_error": result.is_error,
                     "exit_code": result.exit_code, "details": result.details,
                     "blocks": result.blocks}
-        failed = event is E.POST_TOOL_USE_FAILURE
-
         def to_model(_answer: HookAnswer, run: HookRun) -> str:
             said = run.reason if run.decision is HookDecision.BLOCK else ""
             return "\n".join(t for t in (said, run.context) if t.strip())
 
         await self.dispatch(
             event, name,
-            lambda hooks, base: (hooks.post_tool_use_failure if failed else hooks.post_tool_use)(
-                base, self.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id,
-                tool_response=response),
+            {"tool_name": name, "tool_input": tool_input, "tool_use_id": tool_use_id,
+             "tool_response": response},
             to_model=to_model, tool_use_id=tool_use_id, tool_input=tool_input,
         )
 
@@ -286,8 +284,7 @@ class HookPoints:
             return
         await self.settings_changed()
         answer = await self.dispatch(
-            E.USER_PROMPT_SUBMIT, None,
-            lambda hooks, base: hooks.user_prompt_submit(base, self.scope, prompt=text),
+            E.USER_PROMPT_SUBMIT, None, {"prompt": text},
             to_model=unless_blocked,
         )
         self.scope.raise_if_cancelled()  # cancel point: while a hook checks the prompt
@@ -306,10 +303,8 @@ class HookPoints:
             return
         blocked: dict[str, str] = {}
         for change in hooks.changed_settings():
-            def ask(hooks: HooksPort, base: HookBase, change: Any = change) -> Awaitable[HookAnswer]:
-                return hooks.config_change(base, self.scope, change=change)
-
-            answer = await self.dispatch(E.CONFIG_CHANGE, change.source, ask)
+            answer = await self.dispatch(E.CONFIG_CHANGE, change.source, {
+                "source": change.source, "file_path": change.file_path})
             self.scope.raise_if_cancelled()  # cancel point: while a hook judges a change
             if answer is not None and answer.decision is HookDecision.BLOCK:
                 blocked[change.file_path] = answer.reason
@@ -332,18 +327,13 @@ class HookPoints:
         def to_model(answer: HookAnswer, run: HookRun) -> str:
             return run.reason if goes_on(answer) and run.decision is HookDecision.BLOCK else ""
 
-        said = last_assistant_text(self.deps.journal.records)
-
-        def ask(hooks: HooksPort, base: HookBase) -> Awaitable[HookAnswer]:
-            if agent is None:
-                return hooks.stop(base, self.scope, stop_hook_active=active,
-                                  last_assistant_message=said)
+        fields: dict[str, Any] = {"stop_hook_active": active,
+                                  "last_assistant_message": last_assistant_text(
+                                      self.deps.journal.records)}
+        if agent is not None:
             kept = agent.transcript
-            return hooks.subagent_stop(
-                base, self.scope, stop_hook_active=active, last_assistant_message=said,
-                agent_transcript_path=str(kept.path) if kept is not None else "")
-
-        answer = await self.dispatch(event, agent.type if agent is not None else None, ask,
+            fields["agent_transcript_path"] = str(kept.path) if kept is not None else ""
+        answer = await self.dispatch(event, agent.type if agent is not None else None, fields,
                                       to_model=to_model)
         if answer is None:
             return False
@@ -363,8 +353,7 @@ class HookPoints:
         the variables the hooks wrote to ``CLAUDE_ENV_FILE`` for the session's commands."""
         model = self.deps.config.model
         answer = await self.dispatch(
-            E.SESSION_START, source,
-            lambda hooks, base: hooks.session_start(base, self.scope, source=source, model=model),
+            E.SESSION_START, source, {"source": source, **({"model": model} if model else {})},
             to_model=lambda _answer, run: run.context,
         )
         self._take_env(E.SESSION_START, answer)
@@ -373,8 +362,7 @@ class HookPoints:
         """``Setup`` (``--init``, ``--maintenance``: ``trigger``), before ``SessionStart``:
         context for the model and ``CLAUDE_ENV_FILE`` variables, as ``SessionStart``'s."""
         answer = await self.dispatch(
-            E.SETUP, trigger,
-            lambda hooks, base: hooks.setup(base, self.scope, trigger=trigger),
+            E.SETUP, trigger, {"trigger": trigger},
             to_model=lambda _answer, run: run.context,
         )
         self._take_env(E.SETUP, answer)
@@ -393,25 +381,23 @@ class HookPoints:
         if agent is None:
             return
         await self.dispatch(
-            E.SUBAGENT_START, agent.type,
-            lambda hooks, base: hooks.subagent_start(base, self.scope),
+            E.SUBAGENT_START, agent.type, {},
             to_model=lambda _answer, run: run.context,
         )
 
     async def session_end(self, reason: str) -> None:
         """``SessionEnd``: each hook is bounded by its timeout; Esc (the scope) ends them."""
         await self.dispatch(
-            E.SESSION_END, reason,
-            lambda hooks, base: hooks.session_end(base, self.scope, reason=reason),
+            E.SESSION_END, reason, {"reason": reason},
         )
 
     async def stop_failure(self, exc: ProviderError) -> None:
         """``StopFailure``: the turn ended on an API error (``error``: Claude Code's
         words for its kind; the hooks cannot block or change anything)."""
         error = _failure_kind(exc)
-        await self.dispatch(E.STOP_FAILURE, error, lambda hooks, base: hooks.stop_failure(
-            base, self.scope, error=error, error_details=str(exc),
-            last_assistant_message=f"API Error: {exc}"))
+        await self.dispatch(E.STOP_FAILURE, error, {
+            "error": error, "error_details": str(exc),
+            "last_assistant_message": f"API Error: {exc}"})
 
     async def interrupted(self) -> None:
         """``Interrupt`` (agent-tui's own), once a turn Esc ended has closed: each tool
@@ -432,15 +418,15 @@ class HookPoints:
         scope = parent.child("interrupt hooks") if parent is not None else CancelScope("interrupt hooks")
         try:
             await HookPoints(self.deps, scope, self._record, self.turn_id).dispatch(
-                E.INTERRUPT, None, lambda hooks, base: hooks.interrupt(
-                    base, scope, tool_calls=calls, processes_ended=ended, processes_left=left))
+                E.INTERRUPT, None,
+                {"tool_calls": calls, "processes_ended": ended, "processes_left": left})
         finally:
             scope.detach()
 
     async def post_compact(self, trigger: str, summary: str) -> None:
         """``PostCompact``: the summary a compaction saved (nothing to decide)."""
-        await self.dispatch(E.POST_COMPACT, trigger, lambda hooks, base: hooks.post_compact(
-            base, self.scope, trigger=trigger, compact_summary=summary))
+        await self.dispatch(E.POST_COMPACT, trigger,
+                            {"trigger": trigger, "compact_summary": summary})
 
     async def pre_compact(self, trigger: str, instructions: str = "") -> HookAnswer:
         """``PreCompact`` (``trigger``: manual or auto), for the compaction to call
@@ -448,7 +434,6 @@ class HookPoints:
         why); ``context`` holds what the hooks want the summary to keep."""
         answer = await self.dispatch(
             E.PRE_COMPACT, trigger,
-            lambda hooks, base: hooks.pre_compact(
-                base, self.scope, trigger=trigger, custom_instructions=instructions),
+            {"trigger": trigger, "custom_instructions": instructions or None},
         )
         return answer if answer is not None else HookAnswer()

@@ -47,7 +47,5 @@ class IdleReminder:
         points = self.points()
         await points.dispatch(
             HookEvent.NOTIFICATION, KIND,
-            lambda hooks, base: hooks.notification(
-                base, points.scope, message=MESSAGE, title="Waiting for you",
-                notification_type=KIND),
+            {"message": MESSAGE, "title": "Waiting for you", "notification_type": KIND},
         )

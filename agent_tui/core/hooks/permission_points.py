@@ -34,8 +34,8 @@ async def permission_request(
     BLOCK (with a reason) or NONE; raises Cancelled when Esc ended them."""
     answer = await points.dispatch(
         E.PERMISSION_REQUEST, name,
-        lambda hooks, base: hooks.permission_request(
-            base, points.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id),
+        {"tool_name": name, "tool_input": tool_input, "tool_use_id": tool_use_id,
+         "permission_suggestions": []},
         tool_use_id=tool_use_id, tool_input=tool_input,
     )
     if answer is None:
@@ -53,9 +53,8 @@ async def permission_denied(
     """``PermissionDenied``: told after a rule or the mode denied a call."""
     await points.dispatch(
         E.PERMISSION_DENIED, name,
-        lambda hooks, base: hooks.permission_denied(
-            base, points.scope, tool_name=name, tool_input=tool_input, tool_use_id=tool_use_id,
-            reason=reason),
+        {"tool_name": name, "tool_input": tool_input, "tool_use_id": tool_use_id,
+         "reason": reason},
         tool_use_id=tool_use_id, tool_input=tool_input,
     )
 
@@ -68,9 +67,7 @@ def notify_permission_prompt(points: HookPoints, name: str) -> None:
     message = f"agent-tui needs your permission to use {claude_name(name)}"
     task = asyncio.create_task(points.dispatch(
         E.NOTIFICATION, kind,
-        lambda hooks, base: hooks.notification(
-            base, points.scope, message=message, title="Permission needed",
-            notification_type=kind),
+        {"message": message, "title": "Permission needed", "notification_type": kind},
     ))
     _RUNNING.add(task)
     task.add_done_callback(_RUNNING.discard)

@@ -12,14 +12,14 @@ model is told the reason; the first block ends the asking.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from agent_tui.cancel import CancelScope
 from agent_tui.core.history.scope import effective_records
 from agent_tui.core.modes.plan import PlanItem, plan_items, plan_of
 from agent_tui.core.services.deps import SessionDeps
-from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HooksPort
+from agent_tui.core.services.hooks_port import HookAnswer
 from agent_tui.protocol.states import HookDecision, HookEvent, TodoStatus
 
 E = HookEvent
@@ -35,8 +35,7 @@ class HookPoints(Protocol):
                tool_input: dict[str, Any] | None = None) -> bool: ...
 
     async def dispatch(
-        self, event: HookEvent, subject: str | None,
-        ask: Callable[[HooksPort, HookBase], Awaitable[HookAnswer]],
+        self, event: HookEvent, subject: str | None, fields: Mapping[str, Any],
     ) -> HookAnswer | None: ...
 
 
@@ -64,13 +63,9 @@ async def plan_hooks(points: HookPoints, tool_input: dict[str, Any]) -> HookAnsw
         return None
     plan = plan_of(effective_records(points.deps.journal.records))
     for event, task_id, item in task_events(plan.items if plan else (), after):
-        def ask(hooks: HooksPort, base: HookBase, event: HookEvent = event, task_id: str = task_id,
-                item: PlanItem = item) -> Awaitable[HookAnswer]:
-            run = hooks.task_created if event is E.TASK_CREATED else hooks.task_completed
-            return run(base, points.scope, task_id=task_id, task_subject=item.content,
-                       task_description=item.active_form or "")
-
-        answer = await points.dispatch(event, None, ask)
+        fields = {"task_id": task_id, "task_subject": item.content,
+                  **({"task_description": item.active_form} if item.active_form else {})}
+        answer = await points.dispatch(event, None, fields)
         points.scope.raise_if_cancelled()  # cancel point: while a hook judges a task
         if answer is not None and answer.decision is HookDecision.BLOCK:
             answer.reason = answer.reason or f"a {event} hook refused the plan"

@@ -22,7 +22,6 @@ Each takes the :class:`~agent_tui.core.hooks.hook_points.HookPoints` of what it 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from typing import Any
 
 from agent_tui.core.hooks.hook_points import HookPoints, unless_blocked
@@ -33,8 +32,9 @@ from agent_tui.core.journal.records import (
 )
 from agent_tui.core.memory.memory import MemoryFile
 from agent_tui.core.services.model_control import MODEL_ALIASES
-from agent_tui.core.services.hooks_port import HookAnswer, HookBase, HooksPort
+from agent_tui.core.services.hooks_port import HookAnswer
 from agent_tui.protocol.states import HookDecision, HookEvent
+from agent_tui.protocol.tool_names import claude_name, shell_tool
 
 E = HookEvent
 
@@ -47,13 +47,13 @@ async def skill_shell_command(
 ) -> str:
     """Why ``command`` (a ``!`` line of ``/command_name``) may not run; "" when it may.
     Raises ``Cancelled`` when the lines were stopped meanwhile."""
-    if not points.wanted(E.PRE_SKILL_SHELL_COMMAND, "bash", {"command": command}):
+    shell = shell_tool()  # the line is matched as a call of the shell
+    if not points.wanted(E.PRE_SKILL_SHELL_COMMAND, shell, {"command": command}):
         return ""
     answer = await points.dispatch(
-        E.PRE_SKILL_SHELL_COMMAND, "bash",
-        lambda hooks, base: hooks.pre_skill_shell_command(
-            base, points.scope, command=command, command_name=command_name, step_id=step_id,
-            invoked_by="user"),
+        E.PRE_SKILL_SHELL_COMMAND, shell,
+        {"tool_name": claude_name(shell), "tool_input": {"command": command},
+         "tool_use_id": step_id, "command_name": command_name, "invoked_by": "user"},
         tool_use_id=step_id, tool_input={"command": command},
     )
     points.scope.raise_if_cancelled()  # cancel point: while a hook judges the line
@@ -83,8 +83,7 @@ async def tool_batch(points: HookPoints, call_ids: list[str], since: int = 0) ->
                            "exit_code": r.exit_code, "details": r.details, "blocks": r.blocks}}
              for call_id in call_ids if (r := results.get(call_id)) is not None]
     answer = await points.dispatch(
-        E.POST_TOOL_BATCH, None,
-        lambda hooks, base: hooks.post_tool_batch(base, points.scope, calls=calls),
+        E.POST_TOOL_BATCH, None, {"tool_calls": calls},
         to_model=lambda _answer, run: run.context,
     )
     if answer is not None and answer.decision is HookDecision.BLOCK and points.stop_reason is None:
@@ -139,9 +138,7 @@ class ModelSwitchHooks:
         fields = {"from_model": old, "to_model": new, "requested_model": requested or None,
                   "source": "command"}
         answer = await self.points.dispatch(
-            event, family,
-            lambda hooks, base: hooks.model_switch(base, self.points.scope, event=event,
-                                                   family=family, fields=fields),
+            event, family, fields,
             to_model=lambda _answer, run: run.context if event is E.POST_MODEL_SWITCH else "",
         )
         return answer if answer is not None else HookAnswer()
@@ -163,12 +160,7 @@ async def _loaded(points: HookPoints, files: list[tuple[str, str, str, str | Non
             "file_path": path, "memory_type": memory_type, "load_reason": reason,
             **({"parent_file_path": parent} if parent else {}),
         }
-
-        def ask(hooks: HooksPort, base: HookBase,
-                fields: dict[str, Any] = fields) -> Awaitable[HookAnswer]:
-            return hooks.instructions_loaded(base, points.scope, fields=fields)
-
-        await points.dispatch(E.INSTRUCTIONS_LOADED, reason, ask)
+        await points.dispatch(E.INSTRUCTIONS_LOADED, reason, fields)
         if points.scope.cancelled:
             return
 
@@ -176,8 +168,7 @@ async def _loaded(points: HookPoints, files: list[tuple[str, str, str, str | Non
 async def directory_added(points: HookPoints, directory: str, source: str) -> None:
     """``DirectoryAdded``: a folder was added (``/add-dir``: ``slash_command``); nothing
     to decide, what the hooks say is shown to the user."""
-    await points.dispatch(E.DIRECTORY_ADDED, source, lambda hooks, base: hooks.directory_added(
-        base, points.scope, directory=directory, source=source))
+    await points.dispatch(E.DIRECTORY_ADDED, source, {"directory": directory, "source": source})
 
 
 async def prompt_expansion(points: HookPoints, *, command_name: str, command_args: str,
@@ -189,8 +180,7 @@ async def prompt_expansion(points: HookPoints, *, command_name: str, command_arg
     fields = {"expansion_type": "slash_command", "command_name": command_name,
               "command_args": command_args, "command_source": command_source, "prompt": prompt}
     answer = await points.dispatch(
-        E.USER_PROMPT_EXPANSION, command_name,
-        lambda hooks, base: hooks.user_prompt_expansion(base, points.scope, fields=fields),
+        E.USER_PROMPT_EXPANSION, command_name, fields,
         to_model=unless_blocked,
     )
     points.scope.raise_if_cancelled()  # cancel point: while a hook judges the prompt

@@ -27,6 +27,7 @@ from pathlib import Path
 from agent_tui.core.calls.permission import PermissionPolicy
 from agent_tui.core.calls.tool import InvalidInput, ToolSet
 from agent_tui.protocol import Verdict
+from agent_tui.protocol.tool_names import FileAccess, access_guard
 
 from agent_tui.core.memory.memory import (
     MAX_BYTES,
@@ -43,7 +44,6 @@ from agent_tui.core.memory.memory import (
 
 #: Why a file may not be read ("" when it may).
 Refusal = Callable[[Path], str]
-READ_TOOL = "read_file"
 MAX_DEPTH = 5  # Claude Code's: an imported file may import, five hops at most
 _IMPORT = re.compile(r"(?:^|(?<=\s))@((?:[^\s\\]|\\ )+)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -192,7 +192,7 @@ def read_refusal(policy: PermissionPolicy, tools: ToolSet) -> Refusal:
     """Why the session's permission rules keep a file from being read ("" when they
     do not): a deny rule on it, as the read tool would be told."""
     def refuse(path: Path) -> str:
-        tool = tools.get(READ_TOOL)
+        tool = tools.get(access_guard(FileAccess.READS))
         if tool is None:
             return ""
         try:

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from agent_tui.cancel import CancelReason, Cancelled, CancelScope
 from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.services.tasks import SessionTask, TaskContext, WorkKind
+from agent_tui.protocol.tool_names import shell_tool
 from agent_tui.core.journal.journal import JournalWriteError
 from agent_tui.core.calls.permission import decided_by
 from agent_tui.core.journal.records import UserCommandRecord
@@ -35,8 +36,6 @@ from agent_tui.protocol import (
     ToolStateChanged,
     Verdict,
 )
-
-TOOL = "bash"
 
 
 class UserCommandTask(SessionTask):
@@ -60,10 +59,11 @@ class UserCommandTask(SessionTask):
 async def run_user_command(deps: SessionDeps, scope: CancelScope, command: str) -> None:
     """Run ``command`` for the user; say each state; journal how it ended."""
     call_id = BASH_MODE_ID_PREFIX + secrets.token_hex(6)
-    tool = deps.tools.get(TOOL)
+    name = shell_tool()  # the shell's name, whether this session offers it or not
+    tool = deps.tools.get(name)
 
     def state(value: ToolState, **facts: Any) -> None:
-        deps.emit(ToolStateChanged(turn_id="", tool_use_id=call_id, name=TOOL, state=value,
+        deps.emit(ToolStateChanged(turn_id="", tool_use_id=call_id, name=name, state=value,
                                    summary=f"! {command}", input={"command": command}, **facts))
 
     def done(record: UserCommandRecord) -> None:

@@ -2,8 +2,8 @@
 
 A hook is a command the user configured to run at a point of the agent's work
 (Claude Code's format; ``hooks/`` parses the settings and runs the commands).
-The core calls one async method per event, under the cancel scope of what the hook
-gates, and gets a :class:`HookAnswer` back: what the hooks decided together, and the
+The core calls :meth:`HooksPort.fire` with the event and its fields, under the cancel
+scope of what the hook gates, and gets a :class:`HookAnswer` back: what the hooks decided together, and the
 facts of each command's run (journalled one record each, ``core/hooks/hook_points.py``).
 """
 
@@ -52,6 +52,8 @@ class HookAnswer(BaseModel):
     reason: str = ""
     context: list[str] = Field(default_factory=list)
     stop: str | None = None
+    # The event's ``"continue": false`` ends the turn after the tool batch (its row says).
+    ends_turn: bool = False
     # PreToolUse: the input fields the hooks asked to change, merged in run order.
     updated_input: dict[str, Any] | None = None
     # SessionStart: variables the hooks wrote to ``CLAUDE_ENV_FILE``, for the commands
@@ -100,7 +102,7 @@ class HookRow(BaseModel):
 
 
 class HooksPort(Protocol):
-    """The user's hooks. Each method runs the hooks configured for its event (none:
+    """The user's hooks. :meth:`fire` runs the hooks configured for an event (none:
     an empty answer at once), each in its own process group under ``scope``: when
     the scope is cancelled, the hooks are ended and the answer says so.
 
@@ -118,127 +120,16 @@ class HooksPort(Protocol):
         """The hooks that would run for ``event`` (``subject``: the tool's name for
         tool events, the trigger or source for the others)."""
 
-    async def pre_tool_use(
-        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
-        tool_use_id: str,
-    ) -> HookAnswer: ...
-
-    async def post_tool_use(
-        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
-        tool_use_id: str, tool_response: dict[str, Any],
-    ) -> HookAnswer: ...
-
-    async def post_tool_use_failure(
-        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
-        tool_use_id: str, tool_response: dict[str, Any],
-    ) -> HookAnswer: ...
-
-    async def user_prompt_submit(
-        self, base: HookBase, scope: CancelScope, *, prompt: str
-    ) -> HookAnswer: ...
-
-    async def stop(
-        self, base: HookBase, scope: CancelScope, *, stop_hook_active: bool,
-        last_assistant_message: str = "",
-    ) -> HookAnswer: ...
-
-    async def session_start(
-        self, base: HookBase, scope: CancelScope, *, source: str, model: str = ""
+    async def fire(
+        self, event: HookEvent, base: HookBase, scope: CancelScope, fields: Mapping[str, Any],
+        *, subject: str | None = None, tool_input: Mapping[str, Any] | None = None,
     ) -> HookAnswer:
-        """Also gives the hooks ``CLAUDE_ENV_FILE``; the answer's ``env`` is what they
-        wrote there."""
-
-    async def setup(self, base: HookBase, scope: CancelScope, *, trigger: str) -> HookAnswer:
-        """``Setup`` (``--init``, ``--maintenance``), matched on ``trigger``; like
-        ``session_start``, it gives the hooks ``CLAUDE_ENV_FILE`` and cannot block."""
-
-    async def pre_compact(
-        self, base: HookBase, scope: CancelScope, *, trigger: str, custom_instructions: str
-    ) -> HookAnswer: ...
-
-    async def subagent_start(self, base: HookBase, scope: CancelScope) -> HookAnswer:
-        """Matched on ``base.agent_type``; cannot block: the answer's ``context`` is
-        for the sub-agent's first request."""
-
-    async def subagent_stop(
-        self, base: HookBase, scope: CancelScope, *, stop_hook_active: bool,
-        last_assistant_message: str = "", agent_transcript_path: str = "",
-    ) -> HookAnswer:
-        """Matched on ``base.agent_type``; a block keeps the sub-agent working."""
-
-    async def permission_request(
-        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
-        tool_use_id: str,
-    ) -> HookAnswer:
-        """``PermissionRequest``: a call would be asked; a hook may answer for the user."""
-
-    async def permission_denied(
-        self, base: HookBase, scope: CancelScope, *, tool_name: str, tool_input: dict[str, Any],
-        tool_use_id: str, reason: str,
-    ) -> HookAnswer:
-        """``PermissionDenied``: a rule or the mode denied a call (told, not asked)."""
-
-    async def notification(
-        self, base: HookBase, scope: CancelScope, *, message: str, title: str,
-        notification_type: str,
-    ) -> HookAnswer:
-        """``Notification``: the user is waited for."""
-
-    async def stop_failure(
-        self, base: HookBase, scope: CancelScope, *, error: str, error_details: str,
-        last_assistant_message: str,
-    ) -> HookAnswer:
-        """``StopFailure``: the turn ended on an API error (it cannot be blocked)."""
-
-    async def post_compact(
-        self, base: HookBase, scope: CancelScope, *, trigger: str, compact_summary: str
-    ) -> HookAnswer:
-        """``PostCompact``: a compaction's summary was saved."""
-
-    async def interrupt(
-        self, base: HookBase, scope: CancelScope, *, tool_calls: list[dict[str, Any]],
-        processes_ended: list[dict[str, Any]], processes_left: list[dict[str, Any]],
-    ) -> HookAnswer:
-        """``Interrupt`` (agent-tui's own): after Esc, each tool call's end state."""
-
-    async def session_end(self, base: HookBase, scope: CancelScope, *, reason: str) -> HookAnswer:
-        """Matched on ``reason``; cannot block: the session ends whatever it answers."""
-
-    async def pre_skill_shell_command(
-        self, base: HookBase, scope: CancelScope, *, command: str, command_name: str,
-        step_id: str, invoked_by: str,
-    ) -> HookAnswer:
-        """``PreSkillShellCommand``: a command's ``!`` line before it runs (matched on
-        ``Bash``); a block, ask or changed input keeps it from running."""
-
-    async def post_tool_batch(
-        self, base: HookBase, scope: CancelScope, *, calls: list[dict[str, Any]]
-    ) -> HookAnswer:
-        """``PostToolBatch``: the calls of one reply ended (each ``name``, ``input``,
-        ``id``, ``response`` in ours); a block ends the turn."""
-
-    async def model_switch(
-        self, base: HookBase, scope: CancelScope, *, event: HookEvent, family: str | None,
-        fields: dict[str, Any],
-    ) -> HookAnswer:
-        """``PreModelSwitch`` (a block refuses the switch) or ``PostModelSwitch``, matched
-        on the new model's family."""
-
-    async def instructions_loaded(
-        self, base: HookBase, scope: CancelScope, *, fields: dict[str, Any]
-    ) -> HookAnswer:
-        """``InstructionsLoaded``, matched on ``load_reason``; it cannot block."""
-
-    async def user_prompt_expansion(
-        self, base: HookBase, scope: CancelScope, *, fields: dict[str, Any]
-    ) -> HookAnswer:
-        """``UserPromptExpansion``, matched on ``command_name``: a block keeps the
-        command's prompt from being sent; context rides with it."""
-
-    async def directory_added(
-        self, base: HookBase, scope: CancelScope, *, directory: str, source: str
-    ) -> HookAnswer:
-        """``DirectoryAdded``, matched on ``source``; it cannot block."""
+        """Run the hooks of ``event`` whose matcher fits ``subject`` (and whose ``if``
+        fits ``tool_input``). ``fields``: the event's own stdin fields, in ours (its row
+        in ``hooks/events.py`` says which, and how they are put in Claude Code's shapes:
+        a tool's ``tool_name``, ``tool_input`` and ``tool_response`` as the model and
+        the tool gave them). What each event's answer can decide is its row's too:
+        ``updated_input`` (in our keys), ``env`` (from ``CLAUDE_ENV_FILE``), ``reply``."""
 
     def changed_settings(self) -> list[SettingsChange]:
         """The settings files changed since the last look (a stat each), not applied yet."""
@@ -246,34 +137,6 @@ class HooksPort(Protocol):
     def apply_settings(self, blocked: Mapping[str, str]) -> None:
         """Put the changed files' hooks in force, but those of ``blocked`` (file path:
         the hook's reason), which keep their old hooks; one notice says what was done."""
-
-    async def config_change(
-        self, base: HookBase, scope: CancelScope, *, change: SettingsChange
-    ) -> HookAnswer:
-        """``ConfigChange``, matched on ``change.source``: a block keeps the old settings."""
-
-    async def task_created(
-        self, base: HookBase, scope: CancelScope, *, task_id: str, task_subject: str,
-        task_description: str = "",
-    ) -> HookAnswer:
-        """``TaskCreated``: a plan item is added; a block refuses the plan."""
-
-    async def task_completed(
-        self, base: HookBase, scope: CancelScope, *, task_id: str, task_subject: str,
-        task_description: str = "",
-    ) -> HookAnswer:
-        """``TaskCompleted``: a plan item is marked completed; a block refuses the plan."""
-
-    async def elicitation(
-        self, base: HookBase, scope: CancelScope, *, server: str, fields: dict[str, Any]
-    ) -> HookAnswer:
-        """``Elicitation``, matched on ``server``: a block declines, a ``reply`` answers;
-        neither: the user is asked."""
-
-    async def elicitation_result(
-        self, base: HookBase, scope: CancelScope, *, server: str, fields: dict[str, Any]
-    ) -> HookAnswer:
-        """``ElicitationResult``: a block declines, a ``reply`` replaces the answer."""
 
     def rows(self) -> list[HookRow]:
         """The hooks in force and where each came from."""

@@ -52,6 +52,7 @@ def describe(skills: Skills) -> str:
 class SkillTool(Tool[SkillInput]):
     name = "skill"
     claude_name = "Skill"
+    offers_skills = True
     claude_keys = {"name": "skill"}
     plans = True
     rule_subject = RuleSubject.NAME

@@ -263,7 +263,7 @@ def _mcp(host: CommandHost, args: str) -> None:
 def _skills(host: CommandHost, args: str) -> None:
     session = _session_or_say(host)
     if session is not None:
-        tool = _tool(session, "skill")
+        tool = _tool(session, lambda t: t.offers_skills)
         host.show_page("skills", definitions.skills_report(
             getattr(tool, "skills", None), session.workspace))
 
@@ -271,14 +271,15 @@ def _skills(host: CommandHost, args: str) -> None:
 def _agents(host: CommandHost, args: str) -> None:
     session = _session_or_say(host)
     if session is not None:
-        tool = _tool(session, "task")
+        tool = _tool(session, lambda t: t.starts_agents)
         host.show_page("sub-agents", definitions.agents_report(
             getattr(tool, "agent_types", None), session.workspace))
 
 
-def _tool(session: Any, name: str) -> Any:
+def _tool(session: Any, fact: Callable[[Any], bool]) -> Any:
+    """The session's tool of which ``fact`` holds, if any."""
     tools = getattr(session, "tools", None)
-    return tools.get(name) if tools is not None else None
+    return tools.first(fact) if tools is not None else None
 
 
 def _quit(host: CommandHost, args: str) -> None:

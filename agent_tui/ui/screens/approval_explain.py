@@ -22,7 +22,14 @@ from agent_tui.permissions.command_paths import named_files
 from agent_tui.permissions.shell_model import ParsedCommand, SimpleCommand, Word
 from agent_tui.permissions.shell_wrappers import SHELLS, WRAPPERS
 from agent_tui.protocol import PermissionRequested
-from agent_tui.protocol.tool_names import MCP_PREFIX, FileAccess, RuleSubject, facts
+from agent_tui.protocol.tool_names import (
+    MCP_PREFIX,
+    FileAccess,
+    FileChange,
+    RuleSubject,
+    facts,
+    facts_of,
+)
 from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.render.states import role_style
 from agent_tui.ui.screens.approval_choices import PLAN_TOOL
@@ -155,7 +162,8 @@ def _edit(name: str, tool_input: dict[str, Any], workspace: Path | None) -> list
         exists = (folder / os.path.expanduser(raw)).exists()
     except (ValueError, OSError):  # a NUL byte, a name too long: no such file
         exists = False
-    verb = "Replaces the whole of" if name == "write_file" and exists else (
+    whole = facts_of(name).file_change is FileChange.WRITE
+    verb = "Replaces the whole of" if whole and exists else (
         "Changes" if exists else "Creates the new file")
     lines = [(f"{verb} {path}.", False)]
     if _outside(raw, workspace):
