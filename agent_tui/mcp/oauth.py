@@ -32,8 +32,9 @@ import httpx2
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.oauth2 import OAuthContext
 from mcp.client.auth.utils import is_valid_client_metadata_url, union_scopes
-from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.auth import JWT_BEARER_GRANT_TYPE, AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
+from agent_tui.mcp.auth.cross_app import GrantRefused, IdentityProvider, exchange_for_grant
 from agent_tui.mcp.auth.guard import check_token_request, may_send_to
 from agent_tui.mcp.auth.tokens import TokenFile, token_path
 from agent_tui.settings.mcp_servers import ServerConfig, Transport
@@ -102,6 +103,7 @@ class Provider(OAuthClientProvider):
         self.context.may_refresh = lambda: self._may_send(self._get_token_endpoint())
         self.store = store
         self.scopes = scopes
+        self.idp_transport: httpx2.AsyncBaseTransport | None = None  # the identity provider's (tests)
 
     async def _initialize(self) -> None:
         """Load the tokens with their expiry, and the authorization server's metadata they
@@ -148,6 +150,8 @@ class Provider(OAuthClientProvider):
         meta.scope = union_scopes(union_scopes(self.scopes, self.store.wanted_scope()), meta.scope)
         self.store.want_scope(meta.scope)
         await self._secret_method()
+        if self._cross_app() is not None:
+            return await self._identity_grant()
         if self._machine_to_machine():
             return await self._client_credentials()
         return await super()._perform_authorization()
@@ -163,6 +167,31 @@ class Provider(OAuthClientProvider):
         grants = (meta.grant_types_supported or []) if meta is not None else []
         return bool(info is not None and (info.client_secret or self._key()) and "client_credentials" in grants
                     and "authorization_code" not in grants)
+
+    def _cross_app(self) -> IdentityProvider | None:
+        """The user's identity provider, for a client with its secret at an authorization
+        server that takes the ``jwt-bearer`` grant and is the one the secret is bound to."""
+        info, meta = self.context.client_info, self.context.oauth_metadata
+        if info is None or not info.client_id or not info.client_secret or meta is None or not self._given():
+            return None
+        given = self.store.identity_provider(info.client_id)
+        if given is None or JWT_BEARER_GRANT_TYPE not in (meta.grant_types_supported or []):
+            return None
+        return IdentityProvider(**given) if self._may_send(self._get_token_endpoint()) else None
+
+    async def _identity_grant(self) -> httpx2.Request:
+        """SEP-990: the ID-JAG from the identity provider, presented with the ``jwt-bearer`` grant."""
+        idp, meta = self._cross_app(), self.context.oauth_metadata
+        assert idp is not None and meta is not None
+        resource, scope = self.context.get_resource_url(), self.context.client_metadata.scope
+        try:
+            grant = await exchange_for_grant(idp, str(meta.issuer), resource, scope, self.idp_transport)
+        except (GrantRefused, httpx2.HTTPError, ValueError) as exc:
+            raise LoginRefused(str(exc)) from None
+        data = {"grant_type": JWT_BEARER_GRANT_TYPE, "assertion": grant, "resource": resource,
+                **({"scope": scope} if scope else {})}
+        data, headers = self.context.prepare_token_auth(data, {"Content-Type": "application/x-www-form-urlencoded"})
+        return self._guarded(httpx2.Request("POST", self._get_token_endpoint(), data=data, headers=headers))
 
     async def _client_credentials(self) -> httpx2.Request:
         data: dict[str, str] = {"grant_type": "client_credentials"}

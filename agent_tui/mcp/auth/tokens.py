@@ -83,7 +83,7 @@ class TokenFile:
             return
         data.pop("tokens", None)
         if client:
-            for key in ("client", "scope", "secret", "key", "server"):
+            for key in ("client", "scope", "secret", "key", "server", "idp"):
                 data.pop(key, None)
         self._write(data)
 
@@ -159,6 +159,18 @@ class TokenFile:
         if data.get("server") != raw:
             data["server"] = raw
             self._write(data)
+
+    def identity_provider(self, client_id: str) -> dict[str, str] | None:
+        """The enterprise identity provider the user gave for ``client_id`` (issuer, its
+        client id there, the ID token), for cross-app access."""
+        raw = self._read().get("idp")
+        if isinstance(raw, dict) and raw.get("for_client") == client_id and all(
+                isinstance(raw.get(k), str) for k in ("issuer", "client_id", "id_token")):
+            return {k: str(raw[k]) for k in ("issuer", "client_id", "id_token")}
+        return None
+
+    def set_identity_provider(self, for_client: str, issuer: str, client_id: str, id_token: str) -> None:
+        self._give("idp", {"for_client": for_client, "issuer": issuer, "client_id": client_id, "id_token": id_token})
 
     def set_client_secret(self, client_id: str, secret: str) -> None:
         self._give("secret", {"client_id": client_id, "client_secret": secret})
