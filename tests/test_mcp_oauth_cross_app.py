@@ -132,3 +132,22 @@ def test_an_identity_provider_is_an_https_issuer_for_a_pre_registered_client(tmp
         keep_identity_provider(bare, tmp_path, IDP, "id", "token")
     kept: dict[str, Any] = TokenFile(token_path(tmp_path, CONFIG))._read()["idp"]
     assert kept == {"for_client": "wiki-client", "issuer": "http://127.0.0.1:9", "client_id": "id", "id_token": "token"}
+
+
+def test_mcp_login_takes_the_identity_provider_from_the_command_line_and_checks_it(tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    from tests.forked_runs import popen_agent
+    from tests.print_agent import env_for
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / ".mcp.json").write_text(json.dumps({"mcpServers": {"wiki": {
+        "type": "http", "url": "http://127.0.0.1:9/mcp", "oauth": {"clientId": "wiki-client"}}}}))
+    env = env_for(tmp_path, XDG_CONFIG_HOME=str(tmp_path / "config"), MCP_IDP_ID_TOKEN="the-id-token")
+    proc = popen_agent(["mcp", "login", "wiki", "--idp", "http://idp.example", "--idp-client-id", "x", "--cwd",
+                        str(ws)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and "the identity provider must be an https:// issuer URL" in err, err
+    assert not list((tmp_path / "home").rglob("mcp-auth/wiki-*.json"))  # nothing kept

@@ -35,7 +35,7 @@ from mcp.client.auth.utils import is_valid_client_metadata_url, union_scopes
 from mcp.shared.auth import JWT_BEARER_GRANT_TYPE, AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from agent_tui.mcp.auth.cross_app import GrantRefused, IdentityProvider, exchange_for_grant
-from agent_tui.mcp.auth.guard import check_token_request, may_send_to
+from agent_tui.mcp.auth.guard import CredentialRefused, check_token_request, may_send_to
 from agent_tui.mcp.auth.tokens import TokenFile, token_path
 from agent_tui.settings.mcp_servers import ServerConfig, Transport
 
@@ -54,18 +54,19 @@ class LoginNeeded(Exception):
     """The server wants a login, and this connection may not ask the user for one."""
 
 
+class LoginRefused(Exception):
+    """The authorization server refused the login (its error, worded)."""
+
+
 def _not_login_needed(record: logging.LogRecord) -> bool:
     """The SDK logs every OAuth flow error with its traceback (to stderr, where no
-    handler is set: over the TUI); a login that is needed is a state, not an error."""
+    handler is set: over the TUI); a login that is needed is a state, and a refused
+    one (a worded error, the server's state says it) is not a program's fault."""
     exc = record.exc_info[1] if record.exc_info else None
-    return not isinstance(exc, LoginNeeded)
+    return not isinstance(exc, (LoginNeeded, LoginRefused, CredentialRefused))
 
 
 logging.getLogger("mcp.client.auth.oauth2").addFilter(_not_login_needed)
-
-
-class LoginRefused(Exception):
-    """The authorization server refused the login (its error, worded)."""
 
 
 def uses_oauth(config: ServerConfig) -> bool:

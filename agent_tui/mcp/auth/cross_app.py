@@ -80,7 +80,7 @@ async def exchange_for_grant(idp: IdentityProvider, audience: str, resource: str
     if answer.status_code != 200 or body.get("issued_token_type") != ID_JAG_TYPE or not isinstance(grant, str):
         said = f"{body.get('error')} ({body.get('error_description') or ''})" if isinstance(body, dict) else ""
         raise GrantRefused(f"the identity provider {idp.issuer} gave no grant (HTTP {answer.status_code} {said}); "
-                           "its ID token may have expired: agent-tui mcp login NAME --idp ISSUER")
+                           "its ID token may have expired: give a new one to agent-tui mcp login --idp")
     return grant
 
 
