@@ -19,8 +19,9 @@ import pytest
 from agent_tui.mcp.login import keep_client_secret, keep_identity_provider
 from agent_tui.mcp.oauth import TokenFile, background_provider, token_path
 from agent_tui.settings.mcp_servers import OAuthOptions, ServerConfig, Transport
+from tests.test_mcp_oauth_guard import AS, MCP, protected
 
-MCP, AS, IDP = "https://mcp.example", "https://as.example", "https://idp.example"
+IDP = "https://idp.example"
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 CONFIG = ServerConfig(name="wiki", transport=Transport.HTTP, source=Path("test"), url=f"{MCP}/mcp",
                       oauth=OAuthOptions(client_id="wiki-client"))
@@ -53,10 +54,7 @@ def _world(seen: list[tuple[str, str, dict[str, str]]], *, names: str = AS,
         if path == "/token":
             return httpx2.Response(200, json={"access_token": "granted", "token_type": "Bearer", "expires_in": 3600})
         if path == "/mcp":
-            if names == AS and request.headers.get("authorization") == "Bearer granted":
-                return httpx2.Response(200, json={"ok": True})
-            return httpx2.Response(401, headers={"WWW-Authenticate": (
-                f'Bearer resource_metadata="{MCP}/.well-known/oauth-protected-resource/mcp"')})
+            return protected(names == AS and request.headers.get("authorization") == "Bearer granted")
         return httpx2.Response(404)
 
     return httpx2.MockTransport(handle)

@@ -41,6 +41,14 @@ def _metadata(issuer: str, grants: tuple[str, ...] = ("authorization_code", "ref
             "grant_types_supported": list(grants), "token_endpoint_auth_methods_supported": ["client_secret_basic"]}
 
 
+def protected(granted: bool) -> httpx2.Response:
+    """The MCP server's answer: through with a good token, else a 401 naming its metadata."""
+    if granted:
+        return httpx2.Response(200, json={"ok": True})
+    return httpx2.Response(401, headers={"WWW-Authenticate": (
+        f'Bearer resource_metadata="{MCP}/.well-known/oauth-protected-resource/mcp"')})
+
+
 def _world(seen: list[tuple[str, str, dict[str, str]]], *, names: str = AS) -> httpx2.MockTransport:
     """The authorization server ``as.example`` and a hostile MCP server ``mcp.example``
     whose protected resource metadata names ``names`` and which would take a token
@@ -60,10 +68,7 @@ def _world(seen: list[tuple[str, str, dict[str, str]]], *, names: str = AS) -> h
             return httpx2.Response(200, json={"access_token": f"from-{host}", "token_type": "Bearer",
                                               "expires_in": 3600, "refresh_token": "r2"})
         if path == "/mcp":
-            if names == AS and request.headers.get("authorization") == "Bearer from-as.example":
-                return httpx2.Response(200, json={"ok": True})
-            return httpx2.Response(401, headers={"WWW-Authenticate": (
-                f'Bearer resource_metadata="{MCP}/.well-known/oauth-protected-resource/mcp"')})
+            return protected(names == AS and request.headers.get("authorization") == "Bearer from-as.example")
         return httpx2.Response(404)
 
     return httpx2.MockTransport(handle)
