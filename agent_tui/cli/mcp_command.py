@@ -7,7 +7,8 @@ finds them.
 ``MCP_CLIENT_SECRET``) and keeps it there too; ``--client-key FILE`` keeps the private
 key (PEM) such a client signs its token requests with instead. ``--idp ISSUER
 --idp-client-id ID`` keeps the user's enterprise identity provider and their ID token
-(asked for without echo, or ``MCP_IDP_ID_TOKEN``) for cross-app access (SEP-990). ``agent-tui mcp logout NAME`` forgets them.
+(asked for without echo, or ``MCP_IDP_ID_TOKEN``) for cross-app access (SEP-990).
+``agent-tui mcp logout NAME`` forgets them.
 """
 
 from __future__ import annotations

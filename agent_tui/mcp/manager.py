@@ -168,7 +168,8 @@ class McpManager(McpServers):
 
     def status(self) -> list[ServerStatus]:
         return [conn.status().model_copy(update={
-            "tool_timeout_s": self.tool_timeout(conn.config), "task_ttl_s": (conn.config.task_ttl_ms or TASK_TTL_DEFAULT_MS) / 1000,
+            "tool_timeout_s": self.tool_timeout(conn.config),
+            "task_ttl_s": (conn.config.task_ttl_ms or TASK_TTL_DEFAULT_MS) / 1000,
             "task_tools": {t.remote_name: mode for t in self._tools.values() if t.conn is conn
                            and (mode := t.task_mode()) is not None}}) for conn in self.connections.values()]
 

@@ -32,7 +32,13 @@ import httpx2
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.oauth2 import OAuthContext
 from mcp.client.auth.utils import is_valid_client_metadata_url, union_scopes
-from mcp.shared.auth import JWT_BEARER_GRANT_TYPE, AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.auth import (
+    JWT_BEARER_GRANT_TYPE,
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
+)
 
 from agent_tui.mcp.auth.cross_app import GrantRefused, IdentityProvider, exchange_for_grant
 from agent_tui.mcp.auth.guard import CredentialRefused, check_token_request, may_send_to
