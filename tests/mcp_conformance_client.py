@@ -10,8 +10,9 @@ follows the authorization URL (the suite's authorization server approves at once
 then connected again; when a call ends with the server wanting a new login (a
 scope step-up), the user logs in again and calls once more. What the scenario hands
 a client (``MCP_CONFORMANCE_CONTEXT``: a pre-registered client id and its secret or
-private key) is set as the user would: the id in the server's entry, the secret or
-key kept as ``agent-tui mcp login --client-secret`` or ``--client-key`` keeps it. A
+private key, an enterprise identity provider and the user's ID token from it) is set
+as the user would: the id in the server's entry, the secret, key or identity provider
+kept as ``agent-tui mcp login --client-secret``, ``--client-key`` or ``--idp`` keeps it. A
 question (elicitation) is answered as a user who presses Enter through the TUI's
 form would: each field's default, accepted.
 """
@@ -30,6 +31,7 @@ from typing import Any
 from agent_tui.cancel import CancelScope
 from agent_tui.core.calls.tool import ToolContext, ToolSet
 from agent_tui.mcp import McpManager, ServerConfig, ServerState
+from agent_tui.mcp.login import keep_identity_provider
 from agent_tui.mcp.oauth import CIMD_ENV, TokenFile, token_path
 from agent_tui.mcp_catalog.elicitation import ElicitAction, ElicitAnswer, Elicitation
 from agent_tui.settings.mcp_servers import OAuthOptions, Transport
@@ -77,6 +79,9 @@ async def main(url: str) -> int:
         TokenFile(token_path(home / "auth", config)).set_client_secret(context["client_id"], context["client_secret"])
     if oauth is not None and context.get("private_key_pem"):  # as mcp login --client-key keeps it
         TokenFile(token_path(home / "auth", config)).set_client_key(context["client_id"], context["private_key_pem"])
+    if oauth is not None and context.get("idp_id_token"):  # as mcp login --idp ISSUER --idp-client-id ID keeps it
+        keep_identity_provider(config, home / "auth", context["idp_issuer"], context["idp_client_id"],
+                               context["idp_id_token"])
     if os.environ.get("MCP_CONFORMANCE_SCENARIO") == "auth/basic-cimd":
         os.environ[CIMD_ENV] = CIMD_URL
     manager = McpManager([config], workspace=home, log_dir=home / "logs", auth_dir=home / "auth",

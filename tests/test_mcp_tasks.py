@@ -20,6 +20,7 @@ from agent_tui.mcp import ServerConfig, tool_name
 from agent_tui.mcp.call import POLL_DEFAULT_S, POLL_MAX_S, POLL_MIN_S, poll_seconds
 from agent_tui.mcp.connection import NEEDS_TASKS
 from agent_tui.protocol import ToolState
+from agent_tui.ui.commands.reports import mcp_report
 from tests.mcp_support import SERVERS, ctx_for, records, stdio, wait_for_record
 
 TASK_SERVER = str(SERVERS / "task_server.py")
@@ -62,13 +63,15 @@ async def run(tools: Any, name: str, args: dict[str, Any], *, cancel_on: Path | 
 async def test_a_required_task_tool_runs_as_a_task_polled_at_the_servers_interval(
         make_manager: Any, tmp_path: Path) -> None:
     record = tmp_path / "rec.jsonl"
-    manager, tools = await make_manager(task_server(record, poll_ms=200))
+    manager, tools = await make_manager(task_server(record, poll_ms=200).model_copy(update={"task_ttl_ms": 120_000}))
     assert manager.status()[0].left_out == {}
+    assert "as MCP tasks: research (always), either (once a call takes 5 s); kept 120 s on the server" in (
+        mcp_report(manager.status()).plain)
     result, _, emitted = await run(tools, "research", {"seconds": 1.0})
     assert result.outcome is ToolState.SUCCEEDED, result.content
     assert result.content == "worked 1 s" and result.details["task_id"] == "task-1"
     [created] = seen(record, "tools/call")
-    assert created["task"] == {"ttl": 3_600_000}
+    assert created["task"] == {"ttl": 120_000}  # the server's "taskTtl"
     gets = [r["t"] for r in seen(record, "tasks/get")]
     assert len(gets) >= 2, records(record)
     assert min(b - a for a, b in zip(gets, gets[1:])) >= 0.18  # pollInterval 200 ms, honoured
@@ -87,6 +90,7 @@ async def test_status_notifications_end_the_wait_without_waiting_out_a_long_poll
     assert time.monotonic() - t0 < 5.0  # the 8 s poll was cut short by the notification
     assert seen(record, "tasks/get") == []
     assert "[task working: half way]\n" in emitted
+    assert [r["task"] for r in seen(record, "tools/call")] == [{"ttl": 3_600_000}]  # an hour by default
 
 
 @pytest.mark.asyncio
@@ -154,9 +158,10 @@ async def test_an_optional_task_tool_runs_plainly_until_a_call_of_it_proved_slow
 
     monkeypatch.setattr(mcp_tool, "TASK_AFTER_S", 0.3)
     record = tmp_path / "rec.jsonl"
-    _, tools = await make_manager(task_server(record))
+    manager, tools = await make_manager(task_server(record))
     quick, _, _ = await run(tools, "either", {"seconds": 0})
     slow, _, _ = await run(tools, "either", {"seconds": 0.4})
+    assert manager.status()[0].task_tools == {"research": "always", "either": "now: a call took 0.3 s"}
     tasked, _, _ = await run(tools, "either", {"seconds": 0.2})
     plain, _, _ = await run(tools, "plain", {"seconds": 0.4})
     again, _, _ = await run(tools, "plain", {"seconds": 0})

@@ -37,6 +37,26 @@ def test_a_servers_timeout_wins_over_the_environment_and_the_default(tmp_path: P
     assert "tool timeout: 1800 s" in mcp_report(manager.status()).plain
 
 
+
+def test_a_servers_task_ttl_is_kept_within_a_minute_and_a_day_and_a_bad_one_is_named(tmp_path: Path) -> None:
+    ws, user = tmp_path / "ws", tmp_path / "cfg"
+    write(user / "mcp.json", json.dumps({"mcpServers": {
+        "day": {"command": "x", "taskTtl": 86_400_000},
+        "long": {"type": "http", "url": "http://127.0.0.1:9/mcp", "taskTtl": 86_400_001},
+        "word": {"command": "x", "taskTtl": "1h"},
+        "plain": {"command": "x"},
+    }}))
+    cfg = load_config(ws, user_config_dir=user, environ={})
+    assert {s.name: s.task_ttl_ms for s in cfg.servers} == {"day": 86_400_000, "long": None, "word": None,
+                                                            "plain": None}
+    assert sorted(str(p) for p in cfg.problems) == [
+        f"{user / 'mcp.json'} (server '{name}'): \"taskTtl\" must be a whole number of milliseconds from 60000 "
+        f"(a minute) to 86400000 (a day), got {shown}: the default (an hour) is used"
+        for name, shown in (("long", "86400001"), ("word", "'1h'"))]
+    manager = load_mcp(ws, user_config_dir=user, environ={})
+    assert {s.name: s.task_ttl_s for s in manager.status()} == {"day": 86400.0, "long": 3600.0, "word": 3600.0,
+                                                               "plain": 3600.0}
+
 @pytest.mark.asyncio
 async def test_a_tool_that_never_answers_ends_unknown_at_the_servers_timeout(make_manager: Any, tmp_path: Path) -> None:
     record = tmp_path / "rec.jsonl"

@@ -5,7 +5,10 @@ port). The tokens are kept owner-only in the state folder, where every later ses
 finds them.
 ``--client-secret`` asks for a pre-registered client's secret (or takes
 ``MCP_CLIENT_SECRET``) and keeps it there too; ``--client-key FILE`` keeps the private
-key (PEM) such a client signs its token requests with instead. ``agent-tui mcp logout NAME`` forgets them.
+key (PEM) such a client signs its token requests with instead. ``--idp ISSUER
+--idp-client-id ID`` keeps the user's enterprise identity provider and their ID token
+(asked for without echo, or ``MCP_IDP_ID_TOKEN``) for cross-app access (SEP-990).
+``agent-tui mcp logout NAME`` forgets them.
 """
 
 from __future__ import annotations
@@ -26,14 +29,33 @@ def _secret(name: str) -> str:
     return os.environ.get("MCP_CLIENT_SECRET") or getpass.getpass(f"Client secret for {name}: ")
 
 
-USAGE = "usage: agent-tui mcp login|logout NAME [--cwd DIR] [--client-secret | --client-key FILE]"
+def _id_token(name: str) -> str:
+    """``MCP_IDP_ID_TOKEN``, else asked for without echo."""
+    import getpass
+    import os
+
+    return os.environ.get("MCP_IDP_ID_TOKEN") or getpass.getpass(f"ID token from the identity provider for {name}: ")
+
+
+def _take(args: list[str], flag: str) -> str | None:
+    """The value after ``flag`` (removed from ``args``); "" when it is missing."""
+    if flag not in args:
+        return None
+    at = args.index(flag)
+    value = args[at + 1] if at + 1 < len(args) else ""
+    del args[at : at + 2]
+    return value
+
+
+USAGE = ("usage: agent-tui mcp login|logout NAME [--cwd DIR] [--client-secret | --client-key FILE] "
+         "[--idp ISSUER --idp-client-id ID]")
 
 
 def mcp_main(argv: list[str]) -> int:
     from agent_tui.paths import state_home
     from agent_tui.settings.mcp_servers import load_config
     from agent_tui.mcp_catalog.browser import open_in_browser
-    from agent_tui.mcp.login import keep_client_key, keep_client_secret, login
+    from agent_tui.mcp.login import keep_client_key, keep_client_secret, keep_identity_provider, login
     from agent_tui.mcp.oauth import AUTH_DIR, LoginRefused, TokenFile, token_path
 
     args = list(argv)
@@ -48,6 +70,7 @@ def mcp_main(argv: list[str]) -> int:
     with_secret = "--client-secret" in args
     if with_secret:
         args.remove("--client-secret")
+    idp = [_take(args, "--idp"), _take(args, "--idp-client-id")]
     key_file: Path | None = None
     if "--client-key" in args:
         at = args.index("--client-key")
@@ -57,7 +80,8 @@ def mcp_main(argv: list[str]) -> int:
         key_file = Path(args[at + 1]).expanduser()
         del args[at : at + 2]
     if len(args) != 2 or args[0] not in ("login", "logout") or (
-            (with_secret or key_file is not None) and args[0] != "login"):
+            (with_secret or key_file is not None or any(idp)) and args[0] != "login") or "" in idp or (
+            (idp[0] is None) != (idp[1] is None)):
         print(USAGE, file=sys.stderr)
         return 1
     action, name = args
@@ -83,6 +107,8 @@ def mcp_main(argv: list[str]) -> int:
             except (OSError, UnicodeError) as exc:
                 raise ValueError(f"cannot read the client key {key_file}: {exc}") from None
             keep_client_key(server, auth_dir, pem)
+        if idp[0] is not None and idp[1] is not None:
+            keep_identity_provider(server, auth_dir, idp[0], idp[1], _id_token(name))
         asyncio.run(login(server, auth_dir, open_in_browser(_show), workspace=cwd))
     except LoginRefused as exc:
         print(f"agent-tui: cannot log in to {name}: {exc}", file=sys.stderr)

@@ -47,12 +47,14 @@ from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from pydantic import ValidationError
 
 from agent_tui.mcp_catalog.errors import short
+from agent_tui.settings.mcp_servers import TASK_TTL_DEFAULT_MS
 
 _NOTIFY_WRITE_S = 1.0
 #: The protocol version that has tasks (2026-07-28 moved them out to an extension).
 TASKS_VERSION = "2025-11-25"
-#: How long a task is kept on the server after its creation (asked; it may choose).
-TASK_TTL_MS = 3_600_000
+#: How long a task is kept on the server after its creation by default (asked; it may
+#: choose); a server's ``"taskTtl"`` setting changes it.
+TASK_TTL_MS = TASK_TTL_DEFAULT_MS
 #: Polling when the server names no interval, and the bounds a named one is held to
 #: (a hostile 0 must not spin us, a huge one must not stall a finished call).
 POLL_DEFAULT_S = 1.0
@@ -98,6 +100,7 @@ class RemoteCall:
         on_progress: Callable[[str], None] | None = None,
         *,
         as_task: bool = False,
+        task_ttl_ms: int = TASK_TTL_MS,
     ) -> None:
         self.tool = tool
         self.arguments = arguments
@@ -108,6 +111,7 @@ class RemoteCall:
         self.cancel_reason: str | None = None
         self.cancel_notified = False
         self.as_task = as_task
+        self.task_ttl_ms = task_ttl_ms
         self.task_id: str | None = None  # once the server created the task
         self.task: types.Task | None = None  # its latest known state
         self._task_cancel_sent = False
@@ -253,7 +257,7 @@ async def _run_task(session: ClientSession, dispatcher: CallDispatcher, call: Re
                     board: TaskBoard, tg: anyio.abc.TaskGroup) -> Answer:
     """``tools/call`` as a task: create it, follow it to its end, take its result."""
     params: dict[str, Any] = {"name": call.tool, "arguments": call.arguments,
-                              "task": {"ttl": TASK_TTL_MS}, "_meta": dict(call.meta)}
+                              "task": {"ttl": call.task_ttl_ms}, "_meta": dict(call.meta)}
     opts: dict[str, Any] = {"headers": {MCP_PROTOCOL_VERSION_HEADER: session.protocol_version or TASKS_VERSION}}
     sink = _progress_sink(call.on_progress)
     if sink is not None:

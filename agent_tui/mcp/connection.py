@@ -36,7 +36,9 @@ from mcp.client.session import ClientSession, IncomingMessage
 
 from agent_tui.cancel import CancelScope
 from agent_tui.mcp import catalog, elicit, procs
-from agent_tui.mcp.call import Answer, AnswerKind, CallDispatcher, RemoteCall, TaskBoard, serve_call, tasks_offered
+from agent_tui.mcp.call import (
+    TASK_TTL_MS, Answer, AnswerKind, CallDispatcher, RemoteCall, TaskBoard, serve_call, tasks_offered,
+)
 from agent_tui.settings.mcp_servers import ServerConfig, Transport
 from agent_tui.mcp_catalog.elicitation import Elicitor, decline
 from agent_tui.mcp_catalog.errors import short
@@ -212,7 +214,7 @@ class McpConnection:
         on_progress: Callable[[str], None] | None = None, *, as_task: bool = False,
     ) -> RemoteCall:
         call = RemoteCall(tool, arguments, meta, f"agent-tui-{next(self._ids)}", on_progress,
-                          as_task=as_task and self.task_calls)
+                          as_task=as_task and self.task_calls, task_ttl_ms=self.config.task_ttl_ms or TASK_TTL_MS)
         if self.state is not ServerState.READY or self._inbox is None:
             call.settle(Answer(AnswerKind.CLOSED, message=f"server is {self.state}"))
         else:

@@ -26,6 +26,7 @@ from mcp.shared.auth import AuthorizationCodeResult
 from agent_tui.settings.mcp_servers import ServerConfig
 from agent_tui.mcp_catalog.browser import LOGIN_TIMEOUT_S, OpenUrl
 from agent_tui.mcp_catalog.errors import short
+from agent_tui.mcp.auth.cross_app import check_issuer
 from agent_tui.mcp.oauth import (
     LoginRefused,
     TokenFile,
@@ -182,6 +183,18 @@ def keep_client_key(config: ServerConfig, auth_dir: Path, pem: str) -> None:
     TokenFile(token_path(auth_dir, config)).set_client_key(client_id, pem)
 
 
+def keep_identity_provider(config: ServerConfig, auth_dir: Path, issuer: str, idp_client_id: str,
+                           id_token: str) -> None:
+    """Keep the user's enterprise identity provider for ``config``'s pre-registered
+    client (cross-app access, SEP-990): its issuer, agent-tui's client id there and the
+    user's ID token; raise ValueError for a server without such a client or a bad value."""
+    client_id = _client_id(config, "identity provider")
+    if not idp_client_id.strip() or not id_token.strip():
+        raise ValueError("the identity provider's client id and the ID token must not be empty")
+    TokenFile(token_path(auth_dir, config)).set_identity_provider(
+        client_id, check_issuer(issuer), idp_client_id.strip(), id_token.strip())
+
+
 async def _gated(session: ClientSession, init: Any, store: TokenFile) -> None:
     """A server may let ``initialize`` through and want a login only for the methods
     after it: list what it offers, as a session does, until one of them asks."""
@@ -210,4 +223,4 @@ def _worded(exc: BaseException, config: ServerConfig) -> BaseException:
     return ValueError(f"cannot log in to {config.url}: {short(leaf)}")
 
 
-__all__ = ["Callback", "keep_client_key", "keep_client_secret", "login"]
+__all__ = ["Callback", "keep_client_key", "keep_client_secret", "keep_identity_provider", "login"]

@@ -36,7 +36,7 @@ from agent_tui.core.calls.tool import ToolSet
 from agent_tui.mcp_catalog.elicitation import Elicitor, decline
 from agent_tui.mcp_catalog.port import McpServers
 from agent_tui.mcp import procs
-from agent_tui.settings.mcp_servers import ConfigProblem, ServerConfig, Transport, load_config
+from agent_tui.settings.mcp_servers import TASK_TTL_DEFAULT_MS, ConfigProblem, ServerConfig, Transport, load_config
 from agent_tui.mcp_catalog.status import ServerState, ServerStatus
 
 if TYPE_CHECKING:  # the MCP SDK is imported once a server is configured
@@ -167,8 +167,11 @@ class McpManager(McpServers):
         return list(self._tools.values())
 
     def status(self) -> list[ServerStatus]:
-        return [conn.status().model_copy(update={"tool_timeout_s": self.tool_timeout(conn.config)})
-                for conn in self.connections.values()]
+        return [conn.status().model_copy(update={
+            "tool_timeout_s": self.tool_timeout(conn.config),
+            "task_ttl_s": (conn.config.task_ttl_ms or TASK_TTL_DEFAULT_MS) / 1000,
+            "task_tools": {t.remote_name: mode for t in self._tools.values() if t.conn is conn
+                           and (mode := t.task_mode()) is not None}}) for conn in self.connections.values()]
 
     def tool_timeout(self, cfg: ServerConfig) -> float | None:
         """Seconds one of the server's tool calls may take: its "timeout", else the

@@ -21,12 +21,9 @@ server's state becomes ``needs_login``. A login is asked for by the user
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import os
 import socket
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -35,10 +32,17 @@ import httpx2
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.oauth2 import OAuthContext
 from mcp.client.auth.utils import is_valid_client_metadata_url, union_scopes
-from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.auth import (
+    JWT_BEARER_GRANT_TYPE,
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
+)
 
-from agent_tui.atomic import write_atomic
-from agent_tui.paths import private_dir
+from agent_tui.mcp.auth.cross_app import GrantRefused, IdentityProvider, exchange_for_grant
+from agent_tui.mcp.auth.guard import CredentialRefused, check_token_request, may_send_to
+from agent_tui.mcp.auth.tokens import TokenFile, token_path
 from agent_tui.settings.mcp_servers import ServerConfig, Transport
 
 AUTH_DIR = "mcp-auth"
@@ -56,18 +60,19 @@ class LoginNeeded(Exception):
     """The server wants a login, and this connection may not ask the user for one."""
 
 
+class LoginRefused(Exception):
+    """The authorization server refused the login (its error, worded)."""
+
+
 def _not_login_needed(record: logging.LogRecord) -> bool:
     """The SDK logs every OAuth flow error with its traceback (to stderr, where no
-    handler is set: over the TUI); a login that is needed is a state, not an error."""
+    handler is set: over the TUI); a login that is needed is a state, and a refused
+    one (a worded error, the server's state says it) is not a program's fault."""
     exc = record.exc_info[1] if record.exc_info else None
-    return not isinstance(exc, LoginNeeded)
+    return not isinstance(exc, (LoginNeeded, LoginRefused, CredentialRefused))
 
 
 logging.getLogger("mcp.client.auth.oauth2").addFilter(_not_login_needed)
-
-
-class LoginRefused(Exception):
-    """The authorization server refused the login (its error, worded)."""
 
 
 def uses_oauth(config: ServerConfig) -> bool:
@@ -77,130 +82,15 @@ def uses_oauth(config: ServerConfig) -> bool:
     return not any(k.lower() == "authorization" for k in config.headers)
 
 
-def token_path(auth_dir: Path, config: ServerConfig) -> Path:
-    """The server's file: by name and URL, so a server given another URL starts afresh."""
-    digest = hashlib.sha256((config.url or "").encode()).hexdigest()[:12]
-    return auth_dir / f"{config.name}-{digest}.json"
-
-
-class TokenFile:
-    """The SDK's ``TokenStorage``: one owner-only JSON file."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def _read(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def _write(self, data: dict[str, Any]) -> None:
-        private_dir(self.path.parent)
-        write_atomic(self.path.parent, self.path.name, json.dumps(data, indent=1).encode(), mode=0o600,
-                     exact_mode=True)
-
-    async def get_tokens(self) -> OAuthToken | None:
-        raw = self._read().get("tokens")
-        if not isinstance(raw, dict):
-            return None
-        expires_at = raw.pop("expires_at", None)
-        try:
-            token = OAuthToken.model_validate(raw)
-        except ValueError:
-            return None
-        if isinstance(expires_at, (int, float)):
-            token.expires_in = max(0, int(expires_at - time.time()))
-        return token
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        data = self._read()
-        raw = tokens.model_dump(mode="json", exclude_none=True)
-        if tokens.expires_in is not None:
-            raw["expires_at"] = time.time() + tokens.expires_in
-        data["tokens"] = raw
-        self._write(data)
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        raw = self._read().get("client")
-        try:
-            return OAuthClientInformationFull.model_validate(raw) if isinstance(raw, dict) else None
-        except ValueError:
-            return None
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        data = self._read()
-        data["client"] = client_info.model_dump(mode="json", exclude_none=True)
-        self._write(data)
-
-    def forget(self, *, client: bool = False) -> None:
-        """Drop the tokens (and the registered client too)."""
-        data = self._read()
-        if not data:
-            return
-        data.pop("tokens", None)
-        if client:
-            for key in ("client", "scope", "secret", "key"):
-                data.pop(key, None)
-        self._write(data)
-
-    def has_tokens(self) -> bool:
-        return isinstance(self._read().get("tokens"), dict)
-
-    def wanted_scope(self) -> str | None:
-        """The scope a server asked for after a login (step-up): the next login asks for it."""
-        scope = self._read().get("scope")
-        return scope if isinstance(scope, str) and scope else None
-
-    def want_scope(self, scope: str | None) -> None:
-        if scope and scope != self.wanted_scope():
-            data = self._read()
-            data["scope"] = scope
-            self._write(data)
-
-    def _given(self, kind: str, client_id: str, field: str) -> str | None:
-        raw = self._read().get(kind)
-        if isinstance(raw, dict) and raw.get("client_id") == client_id and isinstance(raw.get(field), str):
-            return str(raw[field])
-        return None
-
-    def _give(self, kind: str, value: dict[str, str]) -> None:
-        """Keep what the user gave; the registered client is built again with it."""
-        data = self._read()
-        data[kind] = value
-        data.pop("client", None)
-        data.pop("tokens", None)
-        self._write(data)
-
-    def client_secret(self, client_id: str) -> str | None:
-        """The secret the user gave for the pre-registered ``client_id`` (None for another id)."""
-        return self._given("secret", client_id, "client_secret")
-
-    def client_key(self, client_id: str) -> str | None:
-        """The private key (PEM) the user gave for ``client_id`` (``private_key_jwt``)."""
-        return self._given("key", client_id, "pem")
-
-    def set_client_key(self, client_id: str, pem: str) -> None:
-        self._give("key", {"client_id": client_id, "pem": pem})
-
-    def secret_issuer(self) -> str | None:
-        """The authorization server the secret was first sent to (it goes to no other)."""
-        raw = self._read().get("secret")
-        issuer = raw.get("issuer") if isinstance(raw, dict) else None
-        return issuer if isinstance(issuer, str) else None
-
-    def bind_secret(self, issuer: str) -> None:
-        data = self._read()
-        if isinstance(data.get("secret"), dict) and not data["secret"].get("issuer"):
-            data["secret"]["issuer"] = issuer
-            self._write(data)
-
-    def set_client_secret(self, client_id: str, secret: str) -> None:
-        self._give("secret", {"client_id": client_id, "client_secret": secret})
-
-
 class _Context(OAuthContext):
+    #: Whether the token endpoint at hand may get the client's credentials (set by the provider).
+    may_refresh: Callable[[], bool]
+
+    def can_refresh_token(self) -> bool:
+        """No refresh that would send the user's secret or key where it does not belong
+        (before discovery, with no metadata kept: a 401 leads to discovery instead)."""
+        return super().can_refresh_token() and self.may_refresh()
+
     def update_token_expiry(self, token: OAuthToken) -> None:
         super().update_token_expiry(token)
         if self.token_expiry_time is not None and token.expires_in is not None:
@@ -216,13 +106,49 @@ class Provider(OAuthClientProvider):
                  scopes: str | None = None, **kwargs: Any) -> None:
         super().__init__(server_url, metadata, store, **kwargs)
         self.context.__class__ = _Context
+        assert isinstance(self.context, _Context)
+        self.context.may_refresh = lambda: self._may_send(self._get_token_endpoint())
         self.store = store
         self.scopes = scopes
+        self.idp_transport: httpx2.AsyncBaseTransport | None = None  # the identity provider's (tests)
 
     async def _initialize(self) -> None:
+        """Load the tokens with their expiry, and the authorization server's metadata they
+        came from (when it is the one the client is bound to): a refresh goes to its token
+        endpoint, not to one guessed from the MCP server's origin."""
         await super()._initialize()
         if self.context.current_tokens is not None:
             self.context.update_token_expiry(self.context.current_tokens)
+        kept, info = self.store.server_metadata(), self.context.client_info
+        if kept is not None and info is not None and info.issuer in (None, str(kept.issuer)):
+            self.context.oauth_metadata = kept
+
+    def _given(self) -> bool:
+        """Whether the client authenticates with a secret or key the user gave."""
+        info = self.context.client_info
+        if info is None or not info.client_id:
+            return False
+        secret = self.store.client_secret(info.client_id)
+        return bool(secret and secret == info.client_secret) or self._key() is not None
+
+    def _may_send(self, url: str) -> bool:
+        return not self._given() or may_send_to(url, self.context.oauth_metadata, self.store.secret_issuer())
+
+    def _guarded(self, request: httpx2.Request) -> httpx2.Request:
+        if self._given():
+            check_token_request(request, self.context.oauth_metadata, self.store.secret_issuer())
+        return request
+
+    async def _refresh_token(self) -> httpx2.Request:
+        return self._guarded(await super()._refresh_token())
+
+    async def _exchange_token_authorization_code(self, auth_code: str, code_verifier: str) -> httpx2.Request:
+        return self._guarded(await super()._exchange_token_authorization_code(auth_code, code_verifier))
+
+    async def _handle_token_response(self, response: httpx2.Response) -> None:
+        await super()._handle_token_response(response)
+        if self.context.oauth_metadata is not None:
+            self.store.keep_server_metadata(self.context.oauth_metadata)
 
     async def _perform_authorization(self) -> httpx2.Request:
         """Ask for the configured scopes, those a server asked for later (kept: a
@@ -231,6 +157,8 @@ class Provider(OAuthClientProvider):
         meta.scope = union_scopes(union_scopes(self.scopes, self.store.wanted_scope()), meta.scope)
         self.store.want_scope(meta.scope)
         await self._secret_method()
+        if self._cross_app() is not None:
+            return await self._identity_grant()
         if self._machine_to_machine():
             return await self._client_credentials()
         return await super()._perform_authorization()
@@ -247,6 +175,31 @@ class Provider(OAuthClientProvider):
         return bool(info is not None and (info.client_secret or self._key()) and "client_credentials" in grants
                     and "authorization_code" not in grants)
 
+    def _cross_app(self) -> IdentityProvider | None:
+        """The user's identity provider, for a client with its secret at an authorization
+        server that takes the ``jwt-bearer`` grant and is the one the secret is bound to."""
+        info, meta = self.context.client_info, self.context.oauth_metadata
+        if info is None or not info.client_id or not info.client_secret or meta is None or not self._given():
+            return None
+        given = self.store.identity_provider(info.client_id)
+        if given is None or JWT_BEARER_GRANT_TYPE not in (meta.grant_types_supported or []):
+            return None
+        return IdentityProvider(**given) if self._may_send(self._get_token_endpoint()) else None
+
+    async def _identity_grant(self) -> httpx2.Request:
+        """SEP-990: the ID-JAG from the identity provider, presented with the ``jwt-bearer`` grant."""
+        idp, meta = self._cross_app(), self.context.oauth_metadata
+        assert idp is not None and meta is not None
+        resource, scope = self.context.get_resource_url(), self.context.client_metadata.scope
+        try:
+            grant = await exchange_for_grant(idp, str(meta.issuer), resource, scope, self.idp_transport)
+        except (GrantRefused, httpx2.HTTPError, ValueError) as exc:
+            raise LoginRefused(str(exc)) from None
+        data = {"grant_type": JWT_BEARER_GRANT_TYPE, "assertion": grant, "resource": resource,
+                **({"scope": scope} if scope else {})}
+        data, headers = self.context.prepare_token_auth(data, {"Content-Type": "application/x-www-form-urlencoded"})
+        return self._guarded(httpx2.Request("POST", self._get_token_endpoint(), data=data, headers=headers))
+
     async def _client_credentials(self) -> httpx2.Request:
         data: dict[str, str] = {"grant_type": "client_credentials"}
         data, headers = self.context.prepare_token_auth(data, {"Content-Type": "application/x-www-form-urlencoded"})
@@ -262,22 +215,23 @@ class Provider(OAuthClientProvider):
             data["resource"] = self.context.get_resource_url()
         if self.context.client_metadata.scope:
             data["scope"] = self.context.client_metadata.scope
-        return httpx2.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
+        return self._guarded(httpx2.Request("POST", self._get_token_endpoint(), data=data, headers=headers))
 
     async def _secret_method(self) -> None:
         """A client with a secret authenticates as the authorization server says it
         may (``client_secret_basic``, RFC 8414's default, else ``client_secret_post``),
-        and is bound to that server: a server that later names another one gets no
-        secret (the SDK drops credentials bound to another issuer and registers)."""
+        and is bound to that server, as is one with a key: a server that later names
+        another one gets neither (the SDK drops credentials bound to another issuer and
+        registers; :mod:`.auth.guard` checks each token request)."""
         info, meta = self.context.client_info, self.context.oauth_metadata
-        if info is None or not info.client_secret or meta is None:
+        if info is None or meta is None or not (info.client_secret or self._key()):
             return
         update: dict[str, Any] = {}
         if info.issuer is None:
             update["issuer"] = str(meta.issuer)
             self.store.bind_secret(str(meta.issuer))
         methods = meta.token_endpoint_auth_methods_supported or []
-        if methods and info.token_endpoint_auth_method not in methods:
+        if info.client_secret and methods and info.token_endpoint_auth_method not in methods:
             update["token_endpoint_auth_method"] = (
                 "client_secret_post" if "client_secret_basic" not in methods else "client_secret_basic")
         if update:
@@ -309,7 +263,7 @@ def _pre_registered(config: ServerConfig, store: TokenFile, redirect_uri: str) -
     data = store._read()
     keyed = store.client_key(config.oauth.client_id) is not None
     secret = store.client_secret(config.oauth.client_id)
-    issuer = store.secret_issuer() if secret else None
+    issuer = store.secret_issuer() if secret or keyed else None
     held = data.get("client") or {}
     if (held.get("client_id"), held.get("client_secret")) == (config.oauth.client_id, secret) and (
             not secret or held.get("issuer") == issuer) and keyed == (held.get("token_endpoint_auth_method")

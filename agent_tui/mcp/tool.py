@@ -114,6 +114,14 @@ class McpTool(Tool[McpArgs]):
             return False
         return self.task_support == "required" or (self.task_support == "optional" and self.slow)
 
+    def task_mode(self) -> str | None:
+        """How it runs as an MCP task, in words for ``/mcp`` (None: never)."""
+        if not self.conn.task_calls or self.task_support not in ("required", "optional"):
+            return None
+        if self.task_support == "required":
+            return "always"
+        return f"now: a call took {TASK_AFTER_S:g} s" if self.slow else f"once a call takes {TASK_AFTER_S:g} s"
+
     # -- schema ---------------------------------------------------------------
 
     def input_schema(self) -> dict[str, Any]:

@@ -40,6 +40,8 @@ class ServerStatus(BaseModel):
     restarts: int = 0
     log: str | None = None  # where the server's stderr goes (stdio)
     tool_timeout_s: float | None = None  # how long one of its tool calls may take
+    task_tools: dict[str, str] = Field(default_factory=dict)  # tool -> when it runs as an MCP task
+    task_ttl_s: float | None = None  # how long the server is asked to keep a task
     # what the server's initialize answer said it is (serverInfo): name, version
     server_info: tuple[str, str] | None = None
     # how it is reached: stdio's command and args (never its env), or the URL

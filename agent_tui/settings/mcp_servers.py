@@ -83,6 +83,7 @@ class ServerConfig(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     oauth: OAuthOptions | None = None  # "oauth": a pre-registered client, a fixed port, scopes
     timeout_ms: int | None = None  # "timeout": its tools' call timeout (Claude Code's key)
+    task_ttl_ms: int | None = None  # "taskTtl": how long the server is asked to keep a task (MCP tasks)
 
     def describe(self) -> str:
         if self.transport is Transport.STDIO:
@@ -203,10 +204,11 @@ def _parse_servers(
         try:
             server = _parse_server(path, str(name), raw, env)
             server.timeout_ms = _timeout(raw.get("timeout"))
+            server.task_ttl_ms, bad_ttl = _task_ttl(raw.get("taskTtl"))
             servers.append(server)
-            ignored = _unknown_keys(server, raw)
-            if ignored:
-                problems.append(ConfigProblem(file=path, server=str(name), message=ignored))
+            for note in (_unknown_keys(server, raw), bad_ttl):
+                if note:
+                    problems.append(ConfigProblem(file=path, server=str(name), message=note))
         except _Bad as exc:
             problems.append(ConfigProblem(file=path, server=str(name), message=str(exc)))
     return servers, problems
@@ -256,9 +258,9 @@ def _parse_server(path: Path, name: str, raw: Any, env: Mapping[str, str]) -> Se
 _OAUTH_KEYS = {"clientId": "client_id", "callbackPort": "callback_port", "scopes": "scopes"}
 #: The keys a server entry may have; others are named in a problem (and ignored).
 KNOWN_KEYS = {
-    Transport.STDIO: {"type", "command", "args", "env", "cwd", "timeout"},
-    Transport.HTTP: {"type", "url", "headers", "oauth", "timeout"},
-    Transport.SSE: {"type", "url", "headers", "oauth", "timeout"},
+    Transport.STDIO: {"type", "command", "args", "env", "cwd", "timeout", "taskTtl"},
+    Transport.HTTP: {"type", "url", "headers", "oauth", "timeout", "taskTtl"},
+    Transport.SSE: {"type", "url", "headers", "oauth", "timeout", "taskTtl"},
     Transport.SDK: {"type", "name"},
 }
 
@@ -270,6 +272,22 @@ def _timeout(value: Any) -> int | None:
     if not isinstance(value, int) or isinstance(value, bool):
         raise _Bad('"timeout" must be a whole number of milliseconds')
     return value if value >= 1000 else None
+
+
+#: The bounds of ``"taskTtl"`` (milliseconds): a minute to a day; an hour without it.
+TASK_TTL_BOUNDS_MS = (60_000, 86_400_000)
+TASK_TTL_DEFAULT_MS = 3_600_000
+
+
+def _task_ttl(value: Any) -> tuple[int | None, str | None]:
+    """``"taskTtl"`` in milliseconds, within the bounds; else the default, and why."""
+    low, high = TASK_TTL_BOUNDS_MS
+    if value is None:
+        return None, None
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+        return value, None
+    return None, (f'"taskTtl" must be a whole number of milliseconds from {low} (a minute) to {high} (a day), '
+                  f"got {value!r}: the default (an hour) is used")
 
 
 def _oauth(value: Any, env: Mapping[str, str]) -> OAuthOptions | None:

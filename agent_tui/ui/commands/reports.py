@@ -102,6 +102,9 @@ def mcp_report(statuses: list[Any] | None) -> Text:
             out.append("  " + ", ".join(offers) + "\n")
         if getattr(status, "tool_timeout_s", None):
             out.append(f"  tool timeout: {status.tool_timeout_s:g} s\n", style="dim")
+        if getattr(status, "task_tools", None):
+            out.append("  as MCP tasks: " + ", ".join(f"{clean(t)} ({w})" for t, w in status.task_tools.items())
+                       + f"; kept {status.task_ttl_s:g} s on the server\n", style="dim")
         if status.restarts:
             out.append(f"  restarted {status.restarts} time(s)\n", style="dim")
         if status.log:
