@@ -243,5 +243,9 @@ def as_text(value: Value) -> str:
 
 def option_env(values: dict[str, Value]) -> dict[str, str]:
     """``CLAUDE_PLUGIN_OPTION_<KEY>`` for a plugin's hooks, as Claude Code sets them."""
-    return {"CLAUDE_PLUGIN_OPTION_" + re.sub(r"[^A-Za-z0-9_]", "_", k).upper(): as_text(v)
-            for k, v in values.items()}
+    return {option_var(k): as_text(v) for k, v in values.items()}
+
+
+def option_var(key: str) -> str:
+    """The variable that holds option ``key``: ``CLAUDE_PLUGIN_OPTION_<KEY>``."""
+    return "CLAUDE_PLUGIN_OPTION_" + re.sub(r"[^A-Za-z0-9_]", "_", key).upper()
