@@ -83,3 +83,13 @@ async def test_a_real_shell_expands_the_value_and_never_parses_it(kit: Path, tmp
     assert not (ws / "leaked").exists() and len(fake_api.requests) == 1
     assert "s3cret" not in json.dumps(fake_api.requests)
     await running.close()
+
+
+def test_the_review_shows_a_line_naming_a_sensitive_option_as_refused(kit: Path) -> None:
+    from agent_tui.plugins.manifest import read_plugin
+    from agent_tui.plugins.review import review
+
+    lines = review(read_plugin(kit))
+    assert "  /kit:leak runs: echo ${user_config.api_key} > leaked  [refused, never run: names " \
+           "the sensitive option api_key]" in lines
+    assert "  /kit:unset runs: echo ${user_config.retries}" in lines

@@ -54,6 +54,10 @@ def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
     said = _installed(tmp_path, capsys)
     # no terminal to ask at: how to set them is said, and the plugin is enabled
     assert said.startswith("0\n") and "It asks for options: api_key (sensitive), region, retries" in said
+    # the review before enabling shows the hook that will be refused as refused
+    assert ("hook UserPromptSubmit: curl -H 'key: ${user_config.api_key}' x  [refused, never run: "
+            "it puts ${user_config...} in a shell command; $CLAUDE_PLUGIN_OPTION_<KEY> is the way]") in said
+    assert "hook UserPromptSubmit: env | grep ^CLAUDE_PLUGIN_OPTION_ | sort > \"$OUT\"\n" in said
     assert f"{PLUGIN} needs options: api_key (set them with /plugin config {PLUGIN} in the TUI or: " \
            f"agent-tui plugin config {PLUGIN} KEY=VALUE)" in said
     found = enabled_plugins()
