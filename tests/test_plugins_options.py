@@ -39,6 +39,13 @@ def _installed(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     return f"{code}\n{capsys.readouterr().out}"
 
 
+def _state_and_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "state"))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
+
+
 def _server_env(ws: Path) -> dict[str, Any]:
     servers = {s.name: s for s in load_config(ws, include_project=False).servers}
     server = servers["plugin_vault_api"]
@@ -48,9 +55,7 @@ def _server_env(ws: Path) -> dict[str, Any]:
 def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
         home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "state"))
-    ws = tmp_path / "ws"
-    ws.mkdir()
+    ws = _state_and_workspace(tmp_path, monkeypatch)
     said = _installed(tmp_path, capsys)
     # no terminal to ask at: how to set them is said, and the plugin is enabled
     assert said.startswith("0\n") and "It asks for options: api_key (sensitive), region, retries" in said
@@ -210,9 +215,7 @@ def test_enabling_at_a_terminal_asks_each_option_and_a_secret_unechoed(
 def test_a_secret_claude_code_kept_is_read_from_its_own_file_only_when_private(
         home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "state"))
-    ws = tmp_path / "ws"
-    ws.mkdir()
+    ws = _state_and_workspace(tmp_path, monkeypatch)
     _installed(tmp_path, capsys)
     # Claude Code's plain-text "secure storage" on Linux, beside the user's login
     kept = home / ".claude" / ".credentials.json"
