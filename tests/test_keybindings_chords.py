@@ -142,3 +142,24 @@ async def test_no_chord_is_taken_under_another_screen_and_a_reload_drops_a_pendi
         assert prefs.look_at_keybindings()
         assert prefs.chords.state is ChordState.IDLE and app.status.hint == ""
         assert not prefs.chords.take("ctrl+k")
+
+
+@pytest.mark.asyncio
+async def test_a_chords_hint_and_ctrl_cs_press_again_each_keep_their_own_text() -> None:
+    _keybindings([{"context": "Chat", "bindings": {"ctrl+k ctrl+n": "chat:newline"}}])
+    app = _app()  # its clock stands still: Ctrl+C's window stays open
+    quit_hint = "press Ctrl+C again to quit"
+    async with app.run_test(size=SIZE) as pilot:
+        chords = app.command_runner.preferences.chords
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: app.status.hint == quit_hint, what="Ctrl+C's hint")
+        await pilot.press("ctrl+k")
+        await wait_until(pilot, lambda: chords.state is ChordState.PENDING, what="a pending chord")
+        assert app.status.hint == f"ctrl+k … waiting for ctrl+n (esc cancels)  {quit_hint}"
+        await pilot.press("x")  # the chord is cancelled: its hint goes, Ctrl+C's stays
+        await wait_until(pilot, lambda: chords.state is ChordState.IDLE, what="the cancel")
+        assert app.status.hint == quit_hint
+        await pilot.press("ctrl+k")
+        await wait_until(pilot, lambda: chords.state is ChordState.PENDING, what="a pending chord")
+        app.status.set_hint("")  # Ctrl+C's window closed: the chord's hint stays
+        assert app.status.hint == "ctrl+k … waiting for ctrl+n (esc cancels)"

@@ -248,3 +248,30 @@ def test_a_fifo_for_a_settings_file_hangs_nothing(home: Path, ws: Path) -> None:
     os.mkfifo(ws / ".claude" / "settings.local.json")
     assert offered(ws) == []
     assert status_line_command(ws) == (None, [])
+
+
+def test_what_agent_tui_cannot_load_is_named_before_and_after_enabling(tmp_path: Path) -> None:
+    from agent_tui.plugins.manifest import read_plugin
+    from agent_tui.plugins.review import review
+
+    root = tmp_path / "lsp-kit"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({
+        "name": "lsp-kit", "channels": [{"server": "chat"}], "dependencies": [], "themes": "./t"}))
+    (root / ".lsp.json").write_text(json.dumps({"py": {"command": "pylsp"}}))
+    (root / "monitors").mkdir()
+    (root / "monitors" / "monitors.json").write_text("[]")
+    (root / "settings.json").write_text(json.dumps({"agent": "x"}))
+    plugin = read_plugin(root)
+    assert plugin.problems == [
+        "plugin lsp-kit: its LSP servers (.lsp.json) are not loaded: agent-tui has no "
+        "language-server client",
+        "plugin lsp-kit: its channels (channels in .claude-plugin/plugin.json) are not loaded: "
+        "agent-tui takes no messages pushed by an MCP server",
+        "plugin lsp-kit: its monitors (monitors/monitors.json) are not loaded: agent-tui arms "
+        "no background monitors",
+        "plugin lsp-kit: its themes (themes in .claude-plugin/plugin.json) are not loaded: "
+        "agent-tui's themes are its own",
+        "plugin lsp-kit: its default settings (settings.json) are not loaded: a plugin's "
+        "settings are not merged into yours"]
+    assert all(f"problem: {p}" in review(plugin) for p in plugin.problems)

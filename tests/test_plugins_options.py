@@ -40,6 +40,13 @@ def _installed(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     return f"{code}\n{capsys.readouterr().out}"
 
 
+def _state_and_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "state"))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
+
+
 def _server_env(ws: Path) -> dict[str, Any]:
     servers = {s.name: s for s in load_config(ws, include_project=False).servers}
     server = servers["plugin_vault_api"]
@@ -49,12 +56,14 @@ def _server_env(ws: Path) -> dict[str, Any]:
 def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
         home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "state"))
-    ws = tmp_path / "ws"
-    ws.mkdir()
+    ws = _state_and_workspace(tmp_path, monkeypatch)
     said = _installed(tmp_path, capsys)
     # no terminal to ask at: how to set them is said, and the plugin is enabled
     assert said.startswith("0\n") and "It asks for options: api_key (sensitive), region, retries" in said
+    # the review before enabling shows the hook that will be refused as refused
+    assert ("hook UserPromptSubmit: curl -H 'key: ${user_config.api_key}' x  [refused, never run: "
+            "it puts ${user_config...} in a shell command; $CLAUDE_PLUGIN_OPTION_<KEY> is the way]") in said
+    assert "hook UserPromptSubmit: env | grep ^CLAUDE_PLUGIN_OPTION_ | sort > \"$OUT\"\n" in said
     assert f"{PLUGIN} needs options: api_key (set them with /plugin config {PLUGIN} in the TUI or: " \
            f"agent-tui plugin config {PLUGIN} KEY=VALUE)" in said
     found = enabled_plugins()
@@ -202,3 +211,37 @@ def test_enabling_at_a_terminal_asks_each_option_and_a_secret_unechoed(
     assert json.loads(secrets_path().read_text()) == {PLUGIN: {"api_key": "tok"}}
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     assert settings["pluginConfigs"][PLUGIN]["options"] == {"region": "us", "retries": 3}
+
+
+def test_a_secret_claude_code_kept_is_read_from_its_own_file_only_when_private(
+        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = _state_and_workspace(tmp_path, monkeypatch)
+    _installed(tmp_path, capsys)
+    # Claude Code's plain-text "secure storage" on Linux, beside the user's login
+    kept = home / ".claude" / ".credentials.json"
+    kept.write_text(json.dumps({"claudeAiOauth": {"accessToken": "login"}, "pluginSecrets": {
+        PLUGIN: {"api_key": "cc-secret", "region": "us"}}}))
+    kept.chmod(0o600)
+    assert not [p for p in enabled_plugins().problems if "options not set" in p]
+    assert _server_env(ws)["env"] == {"TOKEN": "cc-secret"}
+    assert _server_env(ws)["args"] == ["server.py", "--region", "eu"]  # a plain one is never read there
+    # readable by others: not read, and the notice says why
+    kept.chmod(0o644)
+    [note] = [p for p in enabled_plugins().problems if "options not set" in p]
+    assert note.endswith(f"; Claude Code's stored values: {kept}: others may read it (mode 644; "
+                         "chmod 600 it); not read")
+    assert "plugin_vault_api" not in {s.name for s in load_config(ws, include_project=False).servers}
+    # a symlink to a private file elsewhere is not followed
+    elsewhere = tmp_path / "creds.json"
+    kept.rename(elsewhere)
+    elsewhere.chmod(0o600)
+    kept.symlink_to(elsewhere)
+    assert any("a symlink is not followed" in p for p in enabled_plugins().problems)
+    # agent-tui's own value wins over Claude Code's
+    kept.unlink()
+    elsewhere.rename(kept)
+    monkeypatch.setattr("sys.stdin", io.StringIO("mine\n"))
+    assert plugin_main(["config", PLUGIN, "api_key=-"]) == 0
+    assert _server_env(ws)["env"] == {"TOKEN": "mine"}
+    assert "login" in kept.read_text() and "mine" not in kept.read_text()  # never written

@@ -111,3 +111,26 @@ def test_the_status_line_gets_the_users_settings_env(tmp_path: Path, monkeypatch
     command, _ = status_line_for(tmp_path, env={"TEAM": "core"})
     assert command is not None
     assert command.env["TEAM"] == "core" and "ANTHROPIC_API_KEY" not in command.env
+
+
+def test_a_run_that_ends_after_the_app_is_gone_leaves_no_coroutine_unawaited(tmp_path: Path) -> None:
+    import asyncio
+    import gc
+    import threading
+    import warnings
+
+    app = _app(tmp_path, "cat > /dev/null; sleep 30; echo late")
+
+    async def main() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.status_refresh.command is not None
+                             and app.status_refresh.command.running, what="a run going")
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        asyncio.run(main())  # the app's loop ends and closes while the run goes on
+        for thread in [t for t in threading.enumerate() if t.name == "status-line"]:
+            thread.join(20)  # the run, ended with the app, has said it ended
+            assert not thread.is_alive()  # nothing waits for an answer from a closed loop
+        gc.collect()
+    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []

@@ -16,6 +16,9 @@
   session runs the steps (``core/commands/command_run.py``).
 - ``@path`` names a workspace file whose content goes with the prompt (read by
   ``prepare.py``, under the file tools' rules).
+- A plugin's command: ``${user_config.KEY}`` and ``${CLAUDE_PLUGIN_ROOT}`` as
+  ``plugins/command_options.py`` puts them in, after the ``!`` lines are found (a
+  value never starts one); in a ``!`` line they become variables of its environment.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dataclasses import dataclass, field
 
 from agent_tui.commands.files import ARGUMENTS, CommandFile
 from agent_tui.core.commands.command_run import ShellStep
+from agent_tui.plugins.command_options import CommandOptions
 
 # ``!`cmd``` inline, or a fenced block opened with ```` ```! ```` (its lines are one
 # command, run as a script), as Claude Code runs both.
@@ -93,21 +97,31 @@ class Expanded:
         return "".join(out).strip("\n")
 
 
-def expand(command: CommandFile, args: str) -> Expanded:
+def expand(command: CommandFile, args: str, options: CommandOptions | None = None) -> Expanded:
+    """``options``: a plugin's command's values (None for any other command)."""
     body = command.body.strip("\n")
     lead = len(command.body) - len(command.body.lstrip("\n"))
     words = split_args(args)
     first = counts_from(body)
     done = Expanded()
     at = 0
+
+    def text(piece: str) -> str:
+        piece = substitute(piece, args, words, first)
+        return options.in_text(piece) if options is not None else piece
+
     for match in _SHELL.finditer(body):
-        done.pieces.append(substitute(body[at:match.start()], args, words, first))
-        line = command.body_line + lead + body.count("\n", 0, match.start())
+        done.pieces.append(text(body[at:match.start()]))
+        where = f"{command.source}:{command.body_line + lead + body.count(chr(10), 0, match.start())}"
         given = match["block"] if match["block"] is not None else match["inline"]
         step = substitute(given, args, words, first).strip()
-        done.pieces.append(ShellStep(command=step, where=f"{command.source}:{line}"))
+        if options is None:
+            done.pieces.append(ShellStep(command=step, where=where))
+        else:
+            shell = options.in_shell(step)
+            done.pieces.append(ShellStep(shell.command, where, env=shell.env, refused=shell.refused))
         at = match.end()
-    done.pieces.append(substitute(body[at:], args, words, first))
+    done.pieces.append(text(body[at:]))
     if args.strip() and ARGUMENTS not in body:
         done.pieces.append(f"\n\nARGUMENTS: {args.strip()}")
     return done

@@ -17,6 +17,7 @@ from agent_tui.commands.allowed import CommandPolicy, allowed_rules
 from agent_tui.commands.expand import expand, mentions
 from agent_tui.commands.files import CommandFile
 from agent_tui.core.commands.command_run import CommandRun
+from agent_tui.plugins.command_options import command_options
 from agent_tui.core.calls.permission import PermissionPolicy
 from agent_tui.core.calls.tool import InvalidInput, ToolSet
 from agent_tui.protocol import Verdict
@@ -69,7 +70,8 @@ def prepare(command: CommandFile, args: str, *, workspace: Path,
             policy: PermissionPolicy | None = None,
             tools: ToolSet | None = None) -> tuple[CommandRun, list[str]]:
     """The run, and what to tell the user now (problems of the file, files left out)."""
-    expanded = expand(command, args)
+    plugin = command.path_name.split(":")[0] if command.scope.startswith("plugin") else None
+    expanded = expand(command, args, command_options(plugin) if plugin else None)
     said = list(command.notes)
     blocks = []
     for path in mentions(expanded.text_only()):

@@ -5,7 +5,10 @@ and ``~/.claude/settings.json``; ``manifest.py`` reads a plugin folder and a
 marketplace file; ``loaded.py`` gives every loader the enabled plugins' parts;
 ``output_styles.py`` reads their output styles; ``review.py`` says what a plugin will
 run; ``install.py`` adds marketplaces and installs, enables and disables plugins; ``offered.py`` names what a project's settings
-suggest (never installed or enabled unasked).
+suggest (never installed or enabled unasked). ``options.py`` keeps a plugin's option
+values (``claude_secrets.py`` reads the sensitive ones Claude Code kept);
+``option_use.py`` puts them in its servers and hooks, ``command_options.py`` in its
+commands.
 """
 
 from agent_tui.plugins.loaded import (

@@ -143,7 +143,32 @@ def read_plugin(root: Path, name: str | None = None) -> Plugin:
     plugin.hooks.extend(_json_parts(plugin, "hooks", "hooks/hooks.json", meta.get("hooks")))
     plugin.servers.extend(_json_parts(plugin, "mcpServers", ".mcp.json", meta.get("mcpServers")))
     plugin.output_styles.extend(_style_paths(plugin, meta.get("outputStyles")))
+    plugin.problems.extend(_not_loaded(plugin, meta))
     return plugin
+
+
+#: What a plugin may bring that agent-tui cannot use: (manifest key, default file or
+#: folder, what it is, why it is not loaded). docs/claude-code.md lists the same.
+UNSUPPORTED = (
+    ("lspServers", ".lsp.json", "LSP servers", "agent-tui has no language-server client"),
+    ("channels", None, "channels", "agent-tui takes no messages pushed by an MCP server"),
+    ("monitors", "monitors/monitors.json", "monitors", "agent-tui arms no background monitors"),
+    ("themes", "themes", "themes", "agent-tui's themes are its own"),
+    ("workflows", "workflows", "workflows", "agent-tui has no workflows"),
+    ("settings", "settings.json", "default settings", "a plugin's settings are not merged into yours"),
+    ("dependencies", None, "dependencies", "the plugins it needs are not installed or enabled with it"),
+)
+
+
+def _not_loaded(plugin: Plugin, meta: dict[str, Any]) -> list[str]:
+    """A notice for each part agent-tui cannot honour (never dropped unsaid)."""
+    said = []
+    for key, default, what, why in UNSUPPORTED:
+        where = (f"{key} in {MANIFEST}" if meta.get(key) not in (None, [], {}) else
+                 default if default and (plugin.root / default).exists() else None)
+        if where:
+            said.append(f"plugin {plugin.name}: its {what} ({where}) are not loaded: {why}")
+    return said
 
 
 def _style_paths(plugin: Plugin, given: Any) -> list[Path]:

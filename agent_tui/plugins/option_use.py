@@ -4,7 +4,8 @@ in its hooks' environment.
 
 Never into the text of a hook's shell command: a value would be parsed by the shell
 (a quote in it, and it runs), so such a hook is not loaded and the problem says to
-read ``$CLAUDE_PLUGIN_OPTION_<KEY>`` instead (Claude Code refuses it too). A prompt
+read ``$CLAUDE_PLUGIN_OPTION_<KEY>`` instead (stricter than Claude Code 2.1.197,
+which writes the value, a sensitive one too, into the command's text). A prompt
 hook's text goes to a model: a sensitive value is never put there. A server or hook
 that names an option with no value is not loaded (its problem says how to set it);
 the rest of the plugin is.
@@ -17,7 +18,8 @@ from typing import Any
 
 from agent_tui.plugins.manifest import JsonPart, Plugin
 from agent_tui.plugins.options import Value, as_text, option_env, stored_values, unset
-from agent_tui.plugins.records import Records
+from agent_tui.plugins.claude_secrets import claude_secrets
+from agent_tui.plugins.records import RecordError, Records
 
 PLACEHOLDER = re.compile(r"\$\{user_config\.([^}]+)\}")
 
@@ -76,13 +78,24 @@ def use_options(plugin: Plugin, records: Records | None = None) -> None:
     missing = unset(plugin.user_config, values)
     if missing:
         plugin.problems.append(f"plugin {plugin.plugin_id}: options not set: {', '.join(missing)} "
-                               f"({how_to_set(plugin.plugin_id)})")
+                               f"({how_to_set(plugin.plugin_id)}){_unread(plugin, missing, records)}")
     hidden = frozenset(k for k, f in plugin.user_config.items() if f.sensitive)
     env = option_env(values)
     plugin.servers = [JsonPart(file=part.file, value=_servers(plugin, part, values))
                       for part in plugin.servers]
     plugin.hooks = [JsonPart(file=part.file, value=_hooks(plugin, part, values, hidden), env=env)
                     for part in plugin.hooks]
+
+
+def _unread(plugin: Plugin, missing: list[str], records: Records | None) -> str:
+    """Why Claude Code's sensitive values were not read, when one is missing."""
+    if not any(plugin.user_config[k].sensitive for k in missing):
+        return ""
+    try:
+        claude_secrets((records or Records()).claude_dir, plugin.plugin_id)
+    except RecordError as exc:
+        return f"; Claude Code's stored values: {exc}"
+    return ""
 
 
 def _not_set(plugin: Plugin, what: str, key: str) -> str:

@@ -10,7 +10,9 @@ Values are only ever the user's: a plain one in the user's Claude Code settings
 (``~/.claude/settings.json`` ``pluginConfigs[PLUGIN@MARKETPLACE].options``, where
 Claude Code keeps it, so a value set there works unchanged), a sensitive one in
 agent-tui's state (``plugin-secrets.json``, 0600, never in a settings file a project
-or a backup of the settings can read). A project's settings are never read for them.
+or a backup of the settings can read). A sensitive value agent-tui does not have is
+read from where Claude Code kept it (``claude_secrets.py``; never written there). A
+project's settings are never read for them.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from agent_tui.atomic import write_atomic
 from agent_tui.paths import private_dir, state_home
+from agent_tui.plugins.claude_secrets import claude_secrets
 from agent_tui.plugins.records import RecordError, Records, read_object
 
 KEY_OK = re.compile(r"^[A-Za-z_]\w*$", re.ASCII)
@@ -162,7 +165,7 @@ def _secrets() -> dict[str, Any]:
 
 def stored_values(plugin_id: str, schema: Schema, records: Records | None = None) -> dict[str, Value]:
     """The values in force: the defaults, then the user's settings (plain fields only),
-    then agent-tui's secrets file (sensitive fields only). Keys not in ``schema`` are
+    then agent-tui's secrets file, else Claude Code's (sensitive fields only). Keys not in ``schema`` are
     left out; a stored value that does not fit its field counts as unset."""
     records = records or Records()
     values: dict[str, Value] = {k: f.default for k, f in schema.items() if f.default is not None}
@@ -174,8 +177,14 @@ def stored_values(plugin_id: str, schema: Schema, records: Records | None = None
         secret = _table(_secrets(), plugin_id)
     except RecordError:
         secret = {}
+    try:  # what Claude Code kept, where agent-tui has none
+        theirs = claude_secrets(records.claude_dir, plugin_id) if _any_sensitive(schema) else {}
+    except RecordError:
+        theirs = {}
     for key, field in schema.items():
         value = (secret if field.sensitive else plain).get(key)
+        if value is None and field.sensitive and isinstance(theirs.get(key), str):
+            value = _from_text(field, theirs[key])
         try:
             check_value(field, value)
         except ValueError:
@@ -183,6 +192,18 @@ def stored_values(plugin_id: str, schema: Schema, records: Records | None = None
         if value is not None:
             values[key] = value
     return values
+
+
+def _any_sensitive(schema: Schema) -> bool:
+    return any(f.sensitive for f in schema.values())
+
+
+def _from_text(field: OptionField, text: str) -> Value | None:
+    """A value Claude Code kept as text (its secure storage holds ``String(value)``)."""
+    try:
+        return parse_value(field, text)
+    except ValueError:
+        return None
 
 
 def _table(data: Any, *keys: str) -> dict[str, Any]:
@@ -243,5 +264,9 @@ def as_text(value: Value) -> str:
 
 def option_env(values: dict[str, Value]) -> dict[str, str]:
     """``CLAUDE_PLUGIN_OPTION_<KEY>`` for a plugin's hooks, as Claude Code sets them."""
-    return {"CLAUDE_PLUGIN_OPTION_" + re.sub(r"[^A-Za-z0-9_]", "_", k).upper(): as_text(v)
-            for k, v in values.items()}
+    return {option_var(k): as_text(v) for k, v in values.items()}
+
+
+def option_var(key: str) -> str:
+    """The variable that holds option ``key``: ``CLAUDE_PLUGIN_OPTION_<KEY>``."""
+    return "CLAUDE_PLUGIN_OPTION_" + re.sub(r"[^A-Za-z0-9_]", "_", key).upper()

@@ -1,7 +1,9 @@
 """What a plugin will run, said before it is enabled: its hooks' commands, its MCP
 servers' commands (or addresses) and its commands' ``!`` lines (inline ``!`cmd` `` and
 ```` ```! ```` blocks). Everything else it brings (prompts, sub-agent types, skills) is
-text the model reads, listed by name."""
+text the model reads, listed by name. What will be refused when the plugin loads or the
+command runs (a hook that puts ``${user_config.KEY}`` in its shell command, a ``!``
+line that names a sensitive option) is shown as refused."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.plugins.manifest import Plugin
+from agent_tui.plugins.option_use import PLACEHOLDER
 
 _INLINE = re.compile(r"!`([^`]+)`")
 _BLOCK = re.compile(r"^```!\s*\n(.*?)^```", re.DOTALL | re.MULTILINE)
@@ -46,7 +49,7 @@ def _hooks(plugin: Plugin) -> list[str]:
                 for hook in _list(group.get("hooks") if isinstance(group, dict) else None):
                     if isinstance(hook, dict) and "command" in hook:
                         where = f" [{matcher}]" if matcher else ""
-                        found.append(f"hook {event}{where}: {hook['command']}")
+                        found.append(f"hook {event}{where}: {hook['command']}{_hook_refused(hook)}")
     return found
 
 
@@ -70,9 +73,24 @@ def _shell_lines(plugin: Plugin) -> list[str]:
         for path in sorted(folder.rglob("*.md"))[:MAX_FILES]:
             text = _text(path)
             name = ":".join(path.relative_to(folder).with_suffix("").parts)
-            found += [f"/{plugin.name}:{name} runs: {m[1]}" for m in _INLINE.finditer(text)]
-            found += [f"/{plugin.name}:{name} runs: {m[1].strip()}" for m in _BLOCK.finditer(text)]
+            lines = [m[1] for m in _INLINE.finditer(text)] + [m[1].strip() for m in _BLOCK.finditer(text)]
+            found += [f"/{plugin.name}:{name} runs: {line}{_line_refused(plugin, line)}" for line in lines]
     return found
+
+
+def _hook_refused(hook: dict[str, Any]) -> str:
+    """What ``option_use.py`` will say of this hook, when it refuses it."""
+    if hook.get("type", "command") == "command" and PLACEHOLDER.search(str(hook["command"])):
+        return ("  [refused, never run: it puts ${user_config...} in a shell command; "
+                "$CLAUDE_PLUGIN_OPTION_<KEY> is the way]")
+    return ""
+
+
+def _line_refused(plugin: Plugin, line: str) -> str:
+    """What ``command_options.py`` will say of a ``!`` line naming a sensitive option."""
+    named = [m[1] for m in PLACEHOLDER.finditer(line)
+             if (f := plugin.user_config.get(m[1])) is not None and f.sensitive]
+    return f"  [refused, never run: names the sensitive option {named[0]}]" if named else ""
 
 
 def _names(plugin: Plugin, part: str) -> list[str]:

@@ -18,7 +18,7 @@ core knows the tool only by its name and its Tool interface.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_tui.cancel import CancelScope
@@ -36,6 +36,8 @@ from agent_tui.protocol.tool_names import shell_tool
 class ShellStep:
     command: str  # the command line, the arguments already in it
     where: str  # "FILE:LINE", for what is said about it
+    env: dict[str, str] = field(default_factory=dict)  # added to its environment (a plugin's options)
+    refused: str = ""  # why it may not run (then the command does not run at all)
 
 
 @dataclass
@@ -80,6 +82,9 @@ async def run_steps(deps: SessionDeps, run: CommandRun, scope: CancelScope,
     parsed = []
     refused = []
     for step in run.steps:
+        if step.refused:
+            refused.append(f"{step.where}: !`{step.command}`: {step.refused}")
+            continue
         try:
             args = tool.parse({"command": step.command})
         except InvalidInput as exc:
@@ -114,7 +119,7 @@ async def run_steps(deps: SessionDeps, run: CommandRun, scope: CancelScope,
         call_id = f"cmd-{run.name}-{index + 1}"
         ctx = ToolContext(scope=scope.child(call_id), workspace=deps.config.workspace,
                           tool_use_id=call_id, operation_id=f"{deps.config.session_id}/{call_id}",
-                          env=dict(deps.config.env), added_dirs=tuple(deps.config.added_dirs))
+                          env={**deps.config.env, **step.env}, added_dirs=tuple(deps.config.added_dirs))
         try:
             result = await tool.run(args, ctx)
         finally:

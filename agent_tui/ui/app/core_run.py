@@ -15,6 +15,7 @@ from textual.worker import Worker, WorkerState
 from agent_tui.ui.link.bridge import CoreEventsReady
 from agent_tui.ui.link.core_host import CoreHost, CoreState, MakeSession
 from agent_tui.ui.link.jobs import Jobs
+from agent_tui.ui.link.status_refresh import StatusRefresh
 from agent_tui.ui.render.usage import UsageTally
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ class CoreRunHost(Protocol):
     tools_pane: ToolsPane
     queue_pane: QueuePane
     usage: UsageTally
+    status_refresh: StatusRefresh
     jobs: Jobs
     events_handled: int
     turn_state: str
@@ -137,6 +139,7 @@ class CoreRun:
     async def shutdown(self) -> None:
         """Ask the core to stop (ending what runs) and wait for it, bounded."""
         app = self.app
+        app.status_refresh.close()  # a status-line run still going is ended too
         if app.host.stop():
             try:
                 app.status.set_hint("")

@@ -136,7 +136,9 @@ class Preferences:
         return self._node is not None and isinstance(event, events.Key) and self.chords.take(event.key)
 
     def chord_hint(self, text: str) -> None:
-        self.app.status.set_hint(text)
+        from agent_tui.ui.widgets.status_line import HintSlot
+
+        self.app.status.set_hint(text, HintSlot.CHORD)
 
     def notice(self, level: str, text: str) -> None:
         self.app.notice(level, text)

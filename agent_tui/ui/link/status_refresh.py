@@ -7,6 +7,7 @@ or is stopped leaves the last line shown (its error is said once). What it is to
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +27,7 @@ class StatusHost(Protocol):
     @property
     def session(self) -> Any: ...
     def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
+    def call_next(self, callback: Callable[..., Any], *args: Any) -> Any: ...
 
 
 def status_payload(session: Any, model: str, usage: UsageTally, started: float) -> dict[str, Any]:
@@ -75,6 +77,7 @@ class StatusRefresh:
         self.session: Any = None
         self.last: dict[str, Any] | None = None
         self.last_start = float("-inf")
+        self._loop: asyncio.AbstractEventLoop | None = None  # the app's, where tick runs
 
     def tick(self) -> None:
         session = self.app.session
@@ -95,6 +98,7 @@ class StatusRefresh:
             return
         if self.command.request(payload, self._done):
             self.last, self.last_start = _changes(payload), self.clock()
+            self._loop = _running_loop()
 
     def close(self) -> None:
         if self.command is not None:
@@ -102,13 +106,27 @@ class StatusRefresh:
             self.command = None
 
     def _done(self, text: str | None, error: str | None) -> None:
-        try:  # on the command's thread; the app may be gone
-            self.app.call_from_thread(self._shown, text, error)
+        """On the command's thread; the app may be gone. Handed to the app's loop with no
+        coroutine made here (one a closed loop refuses would be "never awaited") and no
+        wait for an answer (a loop that has stopped would never give one)."""
+        loop = self._loop
+        try:
+            if loop is None:  # ticked outside a loop (a test's host): its own way in
+                self.app.call_from_thread(self._shown, text, error)
+            elif not loop.is_closed():
+                loop.call_soon_threadsafe(self.app.call_next, self._shown, text, error)
         except Exception:
-            pass
+            pass  # the loop closed meanwhile: nobody is left to show it to
 
     def _shown(self, text: str | None, error: str | None) -> None:
         if text is not None:  # a failed or stopped run: the last good line stays
             self.show(text)
         if error:
             self.say(error)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from enum import StrEnum
 
 from rich.text import Text
 from textual.widgets import Static
@@ -28,6 +29,13 @@ MODE_LOOKS: dict[PermissionMode, tuple[str, str]] = {
 }
 
 
+class HintSlot(StrEnum):
+    """Whose transient hint: each is set and cleared on its own (in this order shown)."""
+
+    CHORD = "1-chord"  # a chord's pending keys (ui/input/chords.py)
+    QUIT = "2-quit"  # "press Ctrl+C again to quit", and the app's own
+
+
 class StatusLine(Static):
     DEFAULT_CSS = """
     StatusLine { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
@@ -44,7 +52,7 @@ class StatusLine(Static):
         self.notice_level = ""
         self.notice_text = ""
         self.notice_code = NoticeCode.GENERAL
-        self.hint = ""
+        self.hints: dict[HintSlot, str] = {}  # each its own: one never wipes another's
         self.journal_error = ""  # sticky: once a journal write failed, it stays shown
         self.background_running = 0
         self.retry_attempt = 0  # the number of the request that will be tried next
@@ -80,10 +88,15 @@ class StatusLine(Static):
         self.notice_level, self.notice_text, self.notice_code = "", "", NoticeCode.GENERAL
         self._redraw()
 
-    def set_hint(self, text: str) -> None:
-        """A transient instruction (shown before the notice, cleared by the app)."""
-        self.hint = text
+    def set_hint(self, text: str, slot: HintSlot = HintSlot.QUIT) -> None:
+        """A transient instruction (shown before the notice, cleared by whoever set it:
+        a chord's keys and Ctrl+C's "press again" each have their own slot)."""
+        self.hints[slot] = text
         self._redraw()
+
+    @property
+    def hint(self) -> str:
+        return "  ".join(text for _slot, text in sorted(self.hints.items()) if text)
 
     def set_background(self, running: int) -> None:
         self.background_running = running
