@@ -31,7 +31,8 @@ from typing import Any
 
 ROOT = "anthropic"
 #: The packages whose ``__init__`` imports far more than a request reads, parents first.
-LAZY = (ROOT, "anthropic.lib", "anthropic.lib._tracing", "anthropic.types", "anthropic.types.shared",
+LAZY = (ROOT, "anthropic.lib", "anthropic.lib._tracing", "anthropic.lib.streaming",
+        "anthropic.types", "anthropic.types.shared",
         "anthropic.types.beta", "anthropic.types.beta.organization", "anthropic.types.beta.sessions",
         "anthropic.types.organization", "anthropic.resources", "anthropic.resources.beta")
 
@@ -88,6 +89,8 @@ def _plan(name: str, init: Path) -> tuple[Any, dict[str, tuple[str, str]], list[
                 pass
             case ast.Assign(targets=[ast.Name(id="__all__")]):
                 exported = list(ast.literal_eval(node.value))
+            case _ if _alias(node):
+                pass  # not in the table: its first read runs the real ``__init__``
             case _ if name == ROOT and _root_extra(node):
                 pass
             case _:
@@ -97,6 +100,18 @@ def _plan(name: str, init: Path) -> tuple[Any, dict[str, tuple[str, str]], list[
 
 def _bindings(node: ast.ImportFrom, module: str) -> dict[str, tuple[str, str]]:
     return {a.asname or a.name: (module, a.name) for a in node.names if a.name != "*"}
+
+
+def _alias(node: ast.stmt) -> bool:
+    """``from typing_extensions import TypeAlias`` and ``Name: TypeAlias = Model[object]``:
+    names bound for backward compatibility (``anthropic.lib.streaming``'s four cost 0.1 s,
+    each a pydantic generic model built at import)."""
+    match node:
+        case ast.ImportFrom(level=0, module="typing_extensions", names=[ast.alias(name="TypeAlias")]):
+            return True
+        case ast.AnnAssign(target=ast.Name(), annotation=ast.Name(id="TypeAlias"), simple=1):
+            return True
+    return False
 
 
 def _root_extra(node: ast.stmt) -> bool:
@@ -139,6 +154,13 @@ class _LazyPackage:
             setattr(sys.modules[parent], child, self.module)
 
     def attribute(self, attr: str) -> Any:
+        if attr == "__all__" and not self.loaded:
+            # ``from package import *`` takes every public name when there is no ``__all__``:
+            # all of them bound first, as a plain import would have
+            with _lock:
+                if not self.loaded:
+                    self._run_init(attr)
+            raise AttributeError(f"module {self.name!r} has no attribute {attr!r}")
         if attr.startswith("__") and attr not in self.table:  # a probe (``__wrapped__``...)
             raise AttributeError(f"module {self.name!r} has no attribute {attr!r}")
         with _lock:
@@ -168,4 +190,4 @@ class _LazyPackage:
         self.loaded = True
         del self.module.__getattr__
         self.spec.loader.exec_module(self.module)
-        return getattr(self.module, attr)
+        return getattr(self.module, attr, None)
