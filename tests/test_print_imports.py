@@ -20,15 +20,28 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Packages a request never reads; a plain ``import anthropic`` imports them all.
 NOT_FOR_A_REQUEST = ("anthropic.lib.vertex", "anthropic.lib.bedrock", "anthropic.lib.aws",
                      "anthropic.resources.beta.organization", "anthropic.lib._tracing._tools",
-                     "anthropic.lib._tracing._work", "anthropic.types.beta.sessions.beta_managed_agents_session_event")
+                     "anthropic.lib._tracing._work", "anthropic.types.beta.sessions.beta_managed_agents_session_event",
+                     # the error types a failed request maps its status and code to
+                     "anthropic.types.file_expired_error", "anthropic.types.beta.beta_invalid_metadata_error")
 
 NAMES = """
 import anthropic, json
 def name(value):
     what = getattr(value, '__qualname__', getattr(value, '__name__', type(value).__name__))
     return f"{getattr(value, '__module__', '')}.{what}"
-# and two names a star import binds (``from .lib.vertex import *``): not in ``__all__``
-names = [*anthropic.__all__, "AnthropicVertex", "AsyncAnthropicBedrock"]
+# and names star imports bind (``from .lib.vertex import *``, ``from .lib.streaming import *``,
+# the latter's aliases and its ``TypeAlias``): not in ``__all__``
+names = [*anthropic.__all__, "AnthropicVertex", "AsyncAnthropicBedrock", "TextEvent",
+         "BetaMessageStopEvent", "BetaContentBlockStopEvent", "TypeAlias"]
+# the class of the error each failed request gets: by status, and by status and code
+import httpx2
+from anthropic._base_client import make_status_error
+def error(status, code):
+    body = {"type": "error", "error": {"type": "x", "details": {"error_code": code}}}
+    response = httpx2.Response(status, request=httpx2.Request("POST", "http://127.0.0.1:9"))
+    return type(make_status_error("failed", body=body, response=response)).__qualname__
+errors = [error(s, c) for s, c in ((400, None), (404, "file_expired"), (409, "storage_in_use"),
+                                   (418, None), (503, "change_outcome_unknown"), (529, None))]
 # and every name the lazy sub-packages' ``__init__`` files bind (tracing, managed-agent sessions)
 from importlib import import_module
 from pathlib import Path
@@ -47,8 +60,9 @@ def probe(code: str) -> object:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-MODULES = "loaded = [m for m in sys.modules if m.startswith('anthropic')]\n"
-BOTH = ("print(json.dumps({'loaded': loaded, 'inner': inner,"
+MODULES = ("loaded = [m for m in sys.modules if m.startswith('anthropic')]\n"
+           "aliases = 'BetaMessageStopEvent' in vars(sys.modules['anthropic.lib.streaming'])\n")
+BOTH = ("print(json.dumps({'loaded': loaded, 'inner': inner, 'errors': errors, 'aliases': aliases,"
         " 'names': {n: name(getattr(anthropic, n)) for n in sorted(names)}}))\n")
 
 
@@ -75,6 +89,7 @@ def test_a_request_imports_the_client_not_every_type(lazy: Any, plain: Any) -> N
     assert isinstance(loaded, list) and isinstance(everything, list)
     assert [m for m in loaded if m.startswith(NOT_FOR_A_REQUEST)] == []
     assert len(loaded) < len(everything) / 2
+    assert not lazy["aliases"] and plain["aliases"]  # pydantic generics built at import
 
 
 def test_every_exported_name_is_the_one_a_plain_import_gives(lazy: Any, plain: Any) -> None:
@@ -83,6 +98,11 @@ def test_every_exported_name_is_the_one_a_plain_import_gives(lazy: Any, plain: A
     assert plain["names"]["AnthropicVertex"].endswith(".AnthropicVertex")
     assert isinstance(plain["inner"], dict) and len(plain["inner"]) > 50
     assert lazy["inner"] == plain["inner"]
+
+
+def test_a_failed_request_gets_the_error_class_a_plain_import_gives(lazy: Any, plain: Any) -> None:
+    assert lazy["errors"] == plain["errors"]
+    assert plain["errors"][:3] == ["BadRequestError", "FileExpiredError", "BetaStorageInUseError"]
 
 
 def test_an_init_that_does_more_than_bind_names_is_imported_plainly(tmp_path: Path) -> None:
