@@ -115,3 +115,46 @@ def test_an_init_that_does_more_than_bind_names_is_imported_plainly(tmp_path: Pa
                     "from . import c\n__all__ = ['B']\n")
     _, table, _ = _plan("pkg", init)
     assert table == {"B": ("a", "A")}
+
+
+#: One ``-p`` turn in a fresh interpreter, then what it loaded and which of the models of
+#: the protocol, the journal and the conversation's items it built (written to PROBE_OUT).
+TURN = """
+import json, os, sys
+from agent_tui.cli import main
+code = main()
+from agent_tui.protocol import events, ops
+from agent_tui.core.journal import records
+from agent_tui.core.history import items
+built = sorted(f"{m.__name__}.{n}" for m in (events, ops, records, items) for n, c in vars(m).items()
+               if isinstance(c, type) and c.__module__ == m.__name__ and c.__dict__.get("__pydantic_complete__"))
+with open(os.environ["PROBE_OUT"], "w") as out:
+    json.dump({"code": code, "modules": sorted(sys.modules), "built": built}, out)
+"""
+
+#: What a plain ``-p`` turn (no tool, no hook, no MCP server, no plugin) never needs.
+NOT_FOR_A_PRINT_TURN = ("textual", "rich", "mcp", "agent_tui.ui", "agent_tui.acp", "yaml.emitter",
+                        "anthropic.lib.bedrock", "anthropic.types.file_expired_error")
+#: Models a turn without tools, steering, rewinds or compaction never builds.
+NOT_BUILT = ("agent_tui.core.journal.records.CompactionRecord", "agent_tui.core.journal.records.RewindRecord",
+             "agent_tui.core.journal.records.HookRecord", "agent_tui.protocol.ops.Rewind",
+             "agent_tui.protocol.events.PermissionRequested", "agent_tui.core.history.items.Compaction")
+
+
+def test_a_print_turn_loads_no_front_end_and_builds_only_the_models_it_uses(fake_api, tmp_path: Path) -> None:
+    from tests.fake_api import Reply
+    from tests.print_agent import api_env
+
+    fake_api.enqueue(Reply.text("the answer"))
+    probe = tmp_path / "probe.json"
+    out = subprocess.run([sys.executable, "-c", TURN, "-p", "say something", "--cwd", str(tmp_path)],
+                         env=dict(api_env(tmp_path, fake_api), PROBE_OUT=str(probe)), cwd=ROOT,
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    assert "the answer" in out.stdout, out.stderr[-2000:]
+    got = json.loads(probe.read_text())
+    assert got["code"] == 0
+    assert [m for m in got["modules"] if m.split(".")[0] in NOT_FOR_A_PRINT_TURN
+            or m.startswith(NOT_FOR_A_PRINT_TURN[3:])] == []
+    assert [m for m in NOT_BUILT if m in got["built"]] == []
+    # built on first use: the turn's own events and records
+    assert {"agent_tui.protocol.events.TurnEnded", "agent_tui.core.journal.records.UserMessageRecord"} <= set(got["built"])
