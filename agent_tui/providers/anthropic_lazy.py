@@ -14,8 +14,17 @@ running their ``__init__``; each then resolves a name when it is first read:
 
 An ``__init__`` that does more than bind names (a call, a loop) is left to a plain import,
 except the top package's two known extras, done as the SDK does them: its logging set-up at
-load, and the ``__module__`` of each exported name. A package already imported, or any surprise
-while reading the files, means a plain ``import anthropic``.
+load, and the ``__module__`` of each exported name; and the aliases ``Name: TypeAlias = ...``
+(``anthropic.lib.streaming`` binds four pydantic generics so), which a first read of one of
+them runs the real ``__init__`` for. A lazy package without ``__all__`` runs its real
+``__init__`` when ``__all__`` is asked for (a star import takes every public name then).
+
+One module more, :data:`ON_CALL`, is loaded on the first call of the one function the client
+binds from it at import: ``make_status_error``, which a request calls only when it failed, is a
+forwarder to the real one, loaded with its some 280 error types at that call.
+
+A package already imported, or any surprise while reading the files, means a plain
+``import anthropic``.
 """
 
 from __future__ import annotations
