@@ -158,3 +158,23 @@ def test_a_print_turn_loads_no_front_end_and_builds_only_the_models_it_uses(fake
     assert [m for m in NOT_BUILT if m in got["built"]] == []
     # built on first use: the turn's own events and records
     assert {"agent_tui.protocol.events.TurnEnded", "agent_tui.core.journal.records.UserMessageRecord"} <= set(got["built"])
+
+
+STAR = """
+import json, sys
+names = {}
+exec("from anthropic.lib.streaming import *", names)
+missing = [hasattr(m, "no_such_name") for m in (anthropic, anthropic.types, anthropic.lib.streaming)]
+print(json.dumps({"before": before, "star": sorted(n for n in names if not n.startswith("__")),
+                  "missing": missing}))
+"""
+
+
+def test_a_star_import_and_a_missing_name_act_on_a_lazy_package_as_on_a_plain_one() -> None:
+    lazy = probe("import sys\nfrom agent_tui.providers import anthropic_lazy\nanthropic = anthropic_lazy.load()\n"
+                 "before = 'BetaTextEvent' in vars(sys.modules['anthropic.lib.streaming'])\n" + STAR)
+    plain = probe("import anthropic, anthropic.lib.streaming\nbefore = True\n" + STAR)
+    assert isinstance(lazy, dict) and isinstance(plain, dict)
+    assert lazy["before"] is False  # the aliases wait for the star import's ``__all__``
+    assert lazy["star"] == plain["star"] and "BetaTextEvent" in plain["star"]
+    assert lazy["missing"] == plain["missing"] == [False, False, False]

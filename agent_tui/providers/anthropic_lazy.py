@@ -199,7 +199,7 @@ class _LazyPackage:
             # all of them bound first, as a plain import would have
             with _lock:
                 if not self.loaded:
-                    self._run_init(attr)
+                    self._exec()
             raise AttributeError(f"module {self.name!r} has no attribute {attr!r}")
         if attr.startswith("__") and attr not in self.table:  # a probe (``__wrapped__``...)
             raise AttributeError(f"module {self.name!r} has no attribute {attr!r}")
@@ -227,10 +227,13 @@ class _LazyPackage:
                 pass  # a builtin: the SDK's loop skips it too
 
     def _run_init(self, attr: str) -> Any:
+        self._exec()
+        return getattr(self.module, attr)
+
+    def _exec(self) -> None:
         self.loaded = True
         del self.module.__getattr__
         self.spec.loader.exec_module(self.module)
-        return getattr(self.module, attr, None)
 
 
 class _OnCall:
