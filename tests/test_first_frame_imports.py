@@ -83,3 +83,11 @@ def test_the_probe_sees_what_is_imported(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, timeout=120, check=True)
     assert out.stdout.strip() == "True"
+
+
+def test_importing_a_protocol_module_by_name_loads_no_model() -> None:
+    code = ("import sys\nfrom agent_tui.protocol import states, tool_names\n"
+            "print('pydantic' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "False"
