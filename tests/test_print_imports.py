@@ -120,16 +120,17 @@ def test_an_init_that_does_more_than_bind_names_is_imported_plainly(tmp_path: Pa
 #: One ``-p`` turn in a fresh interpreter, then what it loaded and which of the models of
 #: the protocol, the journal and the conversation's items it built (written to PROBE_OUT).
 TURN = """
-import json, os, sys
+import gc, json, os, sys
 from agent_tui.cli import main
 code = main()
+collector = {"on": gc.isenabled(), "frozen": gc.get_freeze_count()}
 from agent_tui.protocol import events, ops
 from agent_tui.core.journal import records
 from agent_tui.core.history import items
 built = sorted(f"{m.__name__}.{n}" for m in (events, ops, records, items) for n, c in vars(m).items()
                if isinstance(c, type) and c.__module__ == m.__name__ and c.__dict__.get("__pydantic_complete__"))
 with open(os.environ["PROBE_OUT"], "w") as out:
-    json.dump({"code": code, "modules": sorted(sys.modules), "built": built}, out)
+    json.dump({"code": code, "modules": sorted(sys.modules), "built": built, "gc": collector}, out)
 """
 
 #: What a plain ``-p`` turn (no tool, no hook, no MCP server, no plugin) never needs.
@@ -158,6 +159,27 @@ def test_a_print_turn_loads_no_front_end_and_builds_only_the_models_it_uses(fake
     assert [m for m in NOT_BUILT if m in got["built"]] == []
     # built on first use: the turn's own events and records
     assert {"agent_tui.protocol.events.TurnEnded", "agent_tui.core.journal.records.UserMessageRecord"} <= set(got["built"])
+    # start-up made its objects without the collector, then froze them; it is back on for the turn
+    assert got["gc"]["on"] and got["gc"]["frozen"] > 50_000
+
+
+def test_start_up_s_collector_is_back_when_the_session_could_not_be_made() -> None:
+    import gc
+
+    from agent_tui.cli.start_up import PausedCollection
+
+    def fails() -> None:
+        assert not gc.isenabled()
+        raise RuntimeError("no session")
+
+    assert gc.isenabled()
+    try:
+        with pytest.raises(RuntimeError):
+            PausedCollection().then(fails)()
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+        gc.enable()
 
 
 STAR = """
