@@ -42,8 +42,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
-
 FENCE = "---"
 # A flat `key: value` line, as the lenient reading takes it.
 _FLAT = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(.*))?$")
@@ -123,6 +121,8 @@ def read_front_matter(text: str) -> FrontMatter:
 
 
 def _parse(block: str) -> dict[str, Any]:
+    import yaml  # on the first file with front matter: a run without one never loads it
+
     try:
         loaded = yaml.safe_load(block) if block.strip() else {}
     except yaml.YAMLError as exc:
@@ -176,6 +176,8 @@ def _repaired(block: str) -> object:
             out.append(lines[i - 1])
     if not changed:
         return None
+    import yaml
+
     try:
         fixed: object = yaml.safe_load("\n".join(out))
     except yaml.YAMLError:

@@ -20,15 +20,28 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Packages a request never reads; a plain ``import anthropic`` imports them all.
 NOT_FOR_A_REQUEST = ("anthropic.lib.vertex", "anthropic.lib.bedrock", "anthropic.lib.aws",
                      "anthropic.resources.beta.organization", "anthropic.lib._tracing._tools",
-                     "anthropic.lib._tracing._work", "anthropic.types.beta.sessions.beta_managed_agents_session_event")
+                     "anthropic.lib._tracing._work", "anthropic.types.beta.sessions.beta_managed_agents_session_event",
+                     # the error types a failed request maps its status and code to
+                     "anthropic.types.file_expired_error", "anthropic.types.beta.beta_invalid_metadata_error")
 
 NAMES = """
 import anthropic, json
 def name(value):
     what = getattr(value, '__qualname__', getattr(value, '__name__', type(value).__name__))
     return f"{getattr(value, '__module__', '')}.{what}"
-# and two names a star import binds (``from .lib.vertex import *``): not in ``__all__``
-names = [*anthropic.__all__, "AnthropicVertex", "AsyncAnthropicBedrock"]
+# and names star imports bind (``from .lib.vertex import *``, ``from .lib.streaming import *``,
+# the latter's aliases and its ``TypeAlias``): not in ``__all__``
+names = [*anthropic.__all__, "AnthropicVertex", "AsyncAnthropicBedrock", "TextEvent",
+         "BetaMessageStopEvent", "BetaContentBlockStopEvent", "TypeAlias"]
+# the class of the error each failed request gets: by status, and by status and code
+import httpx2
+from anthropic._base_client import make_status_error
+def error(status, code):
+    body = {"type": "error", "error": {"type": "x", "details": {"error_code": code}}}
+    response = httpx2.Response(status, request=httpx2.Request("POST", "http://127.0.0.1:9"))
+    return type(make_status_error("failed", body=body, response=response)).__qualname__
+errors = [error(s, c) for s, c in ((400, None), (404, "file_expired"), (409, "storage_in_use"),
+                                   (418, None), (503, "change_outcome_unknown"), (529, None))]
 # and every name the lazy sub-packages' ``__init__`` files bind (tracing, managed-agent sessions)
 from importlib import import_module
 from pathlib import Path
@@ -47,8 +60,9 @@ def probe(code: str) -> object:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-MODULES = "loaded = [m for m in sys.modules if m.startswith('anthropic')]\n"
-BOTH = ("print(json.dumps({'loaded': loaded, 'inner': inner,"
+MODULES = ("loaded = [m for m in sys.modules if m.startswith('anthropic')]\n"
+           "aliases = 'BetaMessageStopEvent' in vars(sys.modules['anthropic.lib.streaming'])\n")
+BOTH = ("print(json.dumps({'loaded': loaded, 'inner': inner, 'errors': errors, 'aliases': aliases,"
         " 'names': {n: name(getattr(anthropic, n)) for n in sorted(names)}}))\n")
 
 
@@ -75,6 +89,7 @@ def test_a_request_imports_the_client_not_every_type(lazy: Any, plain: Any) -> N
     assert isinstance(loaded, list) and isinstance(everything, list)
     assert [m for m in loaded if m.startswith(NOT_FOR_A_REQUEST)] == []
     assert len(loaded) < len(everything) / 2
+    assert not lazy["aliases"] and plain["aliases"]  # pydantic generics built at import
 
 
 def test_every_exported_name_is_the_one_a_plain_import_gives(lazy: Any, plain: Any) -> None:
@@ -83,6 +98,11 @@ def test_every_exported_name_is_the_one_a_plain_import_gives(lazy: Any, plain: A
     assert plain["names"]["AnthropicVertex"].endswith(".AnthropicVertex")
     assert isinstance(plain["inner"], dict) and len(plain["inner"]) > 50
     assert lazy["inner"] == plain["inner"]
+
+
+def test_a_failed_request_gets_the_error_class_a_plain_import_gives(lazy: Any, plain: Any) -> None:
+    assert lazy["errors"] == plain["errors"]
+    assert plain["errors"][:3] == ["BadRequestError", "FileExpiredError", "BetaStorageInUseError"]
 
 
 def test_an_init_that_does_more_than_bind_names_is_imported_plainly(tmp_path: Path) -> None:
@@ -95,3 +115,88 @@ def test_an_init_that_does_more_than_bind_names_is_imported_plainly(tmp_path: Pa
                     "from . import c\n__all__ = ['B']\n")
     _, table, _ = _plan("pkg", init)
     assert table == {"B": ("a", "A")}
+
+
+#: One ``-p`` turn in a fresh interpreter, then what it loaded and which of the models of
+#: the protocol, the journal and the conversation's items it built (written to PROBE_OUT).
+TURN = """
+import gc, json, os, sys
+from agent_tui.cli import main
+code = main()
+collector = {"on": gc.isenabled(), "frozen": gc.get_freeze_count()}
+from agent_tui.protocol import events, ops
+from agent_tui.core.journal import records
+from agent_tui.core.history import items
+built = sorted(f"{m.__name__}.{n}" for m in (events, ops, records, items) for n, c in vars(m).items()
+               if isinstance(c, type) and c.__module__ == m.__name__ and c.__dict__.get("__pydantic_complete__"))
+with open(os.environ["PROBE_OUT"], "w") as out:
+    json.dump({"code": code, "modules": sorted(sys.modules), "built": built, "gc": collector}, out)
+"""
+
+#: What a plain ``-p`` turn (no tool, no hook, no MCP server, no plugin) never needs.
+NOT_FOR_A_PRINT_TURN = ("textual", "rich", "mcp", "agent_tui.ui", "agent_tui.acp", "yaml.emitter",
+                        "anthropic.lib.bedrock", "anthropic.types.file_expired_error")
+#: Models a turn without tools, steering, rewinds or compaction never builds.
+NOT_BUILT = ("agent_tui.core.journal.records.CompactionRecord", "agent_tui.core.journal.records.RewindRecord",
+             "agent_tui.core.journal.records.HookRecord", "agent_tui.protocol.ops.Rewind",
+             "agent_tui.protocol.events.PermissionRequested", "agent_tui.core.history.items.Compaction")
+
+
+def test_a_print_turn_loads_no_front_end_and_builds_only_the_models_it_uses(fake_api, tmp_path: Path) -> None:
+    from tests.fake_api import Reply
+    from tests.print_agent import api_env
+
+    fake_api.enqueue(Reply.text("the answer"))
+    probe = tmp_path / "probe.json"
+    out = subprocess.run([sys.executable, "-c", TURN, "-p", "say something", "--cwd", str(tmp_path)],
+                         env=dict(api_env(tmp_path, fake_api), PROBE_OUT=str(probe)), cwd=ROOT,
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    assert "the answer" in out.stdout, out.stderr[-2000:]
+    got = json.loads(probe.read_text())
+    assert got["code"] == 0
+    assert [m for m in got["modules"] if m.split(".")[0] in NOT_FOR_A_PRINT_TURN
+            or m.startswith(NOT_FOR_A_PRINT_TURN[3:])] == []
+    assert [m for m in NOT_BUILT if m in got["built"]] == []
+    # built on first use: the turn's own events and records
+    assert {"agent_tui.protocol.events.TurnEnded", "agent_tui.core.journal.records.UserMessageRecord"} <= set(got["built"])
+    # start-up made its objects without the collector, then froze them; it is back on for the turn
+    assert got["gc"]["on"] and got["gc"]["frozen"] > 50_000
+
+
+def test_start_up_s_collector_is_back_when_the_session_could_not_be_made() -> None:
+    import gc
+
+    from agent_tui.cli.start_up import PausedCollection
+
+    def fails() -> None:
+        assert not gc.isenabled()
+        raise RuntimeError("no session")
+
+    assert gc.isenabled()
+    try:
+        with pytest.raises(RuntimeError):
+            PausedCollection().then(fails)()
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+STAR = """
+import json, sys
+names = {}
+exec("from anthropic.lib.streaming import *", names)
+missing = [hasattr(m, "no_such_name") for m in (anthropic, anthropic.types, anthropic.lib.streaming)]
+print(json.dumps({"before": before, "star": sorted(n for n in names if not n.startswith("__")),
+                  "missing": missing}))
+"""
+
+
+def test_a_star_import_and_a_missing_name_act_on_a_lazy_package_as_on_a_plain_one() -> None:
+    lazy = probe("import sys\nfrom agent_tui.providers import anthropic_lazy\nanthropic = anthropic_lazy.load()\n"
+                 "before = 'BetaTextEvent' in vars(sys.modules['anthropic.lib.streaming'])\n" + STAR)
+    plain = probe("import anthropic, anthropic.lib.streaming\nbefore = True\n" + STAR)
+    assert isinstance(lazy, dict) and isinstance(plain, dict)
+    assert lazy["before"] is False  # the aliases wait for the star import's ``__all__``
+    assert lazy["star"] == plain["star"] and "BetaTextEvent" in plain["star"]
+    assert lazy["missing"] == plain["missing"] == [False, False, False]

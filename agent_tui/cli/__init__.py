@@ -58,16 +58,22 @@ def main(argv: list[str] | None = None) -> int:
 
             if claude_shaped(opts):  # the Agent SDK's protocol (docs/scripts.md)
                 return run_claude_shaped(opts)
-            from agent_tui.headless import run_print
-            from agent_tui.runtime.process import kill_all_runs
+            from agent_tui.cli.start_up import PausedCollection
 
-            wiring = Wiring(opts, interactive=False)
-            wiring.containment_for(opts.cwd)  # a sandbox that cannot run stops us here
-            return asyncio.run(run_print(
-                wiring.make_session, prompt=opts.prompt, output_format=opts.output_format,
-                input_format=opts.input_format, on_hard_exit=kill_all_runs,
-                init_only=opts.init_only,
-            ))
+            start_up = PausedCollection()  # until the session is made
+            try:
+                from agent_tui.headless import run_print
+                from agent_tui.runtime.process import kill_all_runs
+
+                wiring = Wiring(opts, interactive=False)
+                wiring.containment_for(opts.cwd)  # a sandbox that cannot run stops us here
+                return asyncio.run(run_print(
+                    start_up.then(wiring.make_session), prompt=opts.prompt,
+                    output_format=opts.output_format, input_format=opts.input_format,
+                    on_hard_exit=kill_all_runs, init_only=opts.init_only,
+                ))
+            finally:
+                start_up.done()
         from agent_tui.ui.app.run import run_tui
 
         wiring = Wiring(opts, interactive=True)

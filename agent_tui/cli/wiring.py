@@ -57,9 +57,8 @@ class Wiring:
 
             use_plugin_dirs(opts.plugin_dirs)
         from agent_tui.core.memory.output_styles import add_style_source
-        from agent_tui.plugins.output_styles import plugin_output_styles
 
-        add_style_source(plugin_output_styles)  # the enabled plugins' output styles
+        add_style_source(_plugin_output_styles)  # the enabled plugins' output styles
         # A cloud account is checked before anything starts: what is missing stops us here.
         from agent_tui.cli.cloud_env import take_cloud_env
 
@@ -428,6 +427,15 @@ class Wiring:
             hooks.max_stop_continues = settings.limits.stop_continues
         extra = [self.opts.settings] if self.opts.settings is not None else []
         return hooks, HooksReload(hooks, workspace, emit=emit, extra=extra)
+
+
+def _plugin_output_styles() -> tuple[list[Any], list[Any]]:
+    """The enabled plugins' output styles, their module imported when styles are first
+    listed: the plugins' manifests are pydantic models, which the TUI's first frame does
+    not wait for."""
+    from agent_tui.plugins.output_styles import plugin_output_styles
+
+    return plugin_output_styles()
 
 
 def _forked(opened: Any) -> Any:

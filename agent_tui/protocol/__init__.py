@@ -9,6 +9,7 @@ imported when one of their names is first asked for, so that what only needs a s
 """
 
 from importlib import import_module
+from os import listdir, path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.protocol.states import *  # noqa: F401,F403
@@ -21,6 +22,8 @@ if TYPE_CHECKING:  # what the type checker reads; at run time, loaded on first u
 #: The modules that hold the models, imported on first use of one of their names.
 _MODELS = ("agent_tui.protocol.events", "agent_tui.protocol.ops", "agent_tui.protocol.run_result")
 _loaded = False
+#: This package's modules, which a name lookup never loads the models for.
+_SUBMODULES = frozenset(n.removesuffix(".py") for n in listdir(path.dirname(__file__)) if n.endswith(".py"))
 
 
 def _load_models() -> None:
@@ -49,7 +52,8 @@ def _all() -> list[str]:
 def __getattr__(name: str) -> Any:
     if name == "__all__":
         return _all()
-    if not name.startswith("__"):
+    # ``from agent_tui.protocol import tool_names`` asks for the module as a name first
+    if not name.startswith("__") and name not in _SUBMODULES:
         _load_models()
         if name in globals():
             return globals()[name]

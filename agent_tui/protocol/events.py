@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any, Literal, Union
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_tui.cancel import CancelReason
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.protocol.states import (
     BackgroundKind,
     BackgroundState,
@@ -33,14 +34,14 @@ from agent_tui.protocol.states import (
 
 
 
-class TurnStarted(BaseModel):
+class TurnStarted(DeferredModel):
     type: Literal["turn_started"] = "turn_started"
     turn_id: str
     text: str
     images: list[str] = Field(default_factory=list)  # the images sent with it, by path
 
 
-class TurnStateChanged(BaseModel):
+class TurnStateChanged(DeferredModel):
     """The turn's state, with what is true now (e.g. "stopping: 1 tool running")."""
 
     type: Literal["turn_state"] = "turn_state"
@@ -49,14 +50,14 @@ class TurnStateChanged(BaseModel):
     detail: str = ""
 
 
-class TextDelta(BaseModel):
+class TextDelta(DeferredModel):
     type: Literal["text_delta"] = "text_delta"
     turn_id: str
     text: str
     parent_tool_use_id: str | None = None
 
 
-class ToolStateChanged(BaseModel):
+class ToolStateChanged(DeferredModel):
     """Every transition of every tool call."""
 
     type: Literal["tool_state"] = "tool_state"
@@ -78,7 +79,7 @@ class ToolStateChanged(BaseModel):
     ended_by: CancelReason | None = None
 
 
-class ToolOutput(BaseModel):
+class ToolOutput(DeferredModel):
     """Output a running tool produced (coalesced by the tool)."""
 
     type: Literal["tool_output"] = "tool_output"
@@ -88,7 +89,7 @@ class ToolOutput(BaseModel):
     parent_tool_use_id: str | None = None
 
 
-class PermissionRequested(BaseModel):
+class PermissionRequested(DeferredModel):
     type: Literal["permission_requested"] = "permission_requested"
     turn_id: str
     tool_use_id: str
@@ -100,7 +101,7 @@ class PermissionRequested(BaseModel):
     rule: str | None = None  # what made it ask: "ask:Bash(git push:*)", "mode:ask"
 
 
-class SteerState(BaseModel):
+class SteerState(DeferredModel):
     type: Literal["steer_state"] = "steer_state"
     id: str
     state: SteerStatus
@@ -109,7 +110,7 @@ class SteerState(BaseModel):
     images: list[str] = Field(default_factory=list)  # the images sent with it, by path
 
 
-class RetryScheduled(BaseModel):
+class RetryScheduled(DeferredModel):
     """The model call failed and will be tried again after ``delay`` seconds."""
 
     type: Literal["retry_scheduled"] = "retry_scheduled"
@@ -119,14 +120,14 @@ class RetryScheduled(BaseModel):
     reason: str
 
 
-class Notice(BaseModel):
+class Notice(DeferredModel):
     type: Literal["notice"] = "notice"
     level: NoticeLevel
     text: str
     code: NoticeCode = NoticeCode.GENERAL
 
 
-class HookStateChanged(BaseModel):
+class HookStateChanged(DeferredModel):
     """The hooks of one event started or ended. While a ``PreToolUse`` hook runs, its
     tool call shows as "checked by hook"."""
 
@@ -141,14 +142,14 @@ class HookStateChanged(BaseModel):
     detail: str = ""  # once ended: the reason, or what went wrong
 
 
-class TurnEnded(BaseModel):
+class TurnEnded(DeferredModel):
     type: Literal["turn_ended"] = "turn_ended"
     turn_id: str
     status: TurnStatus
     detail: str = ""
 
 
-class RewindPoint(BaseModel):
+class RewindPoint(DeferredModel):
     checkpoint_id: str
     label: str  # the user message (or what the checkpoint was taken before)
     time: float
@@ -156,13 +157,13 @@ class RewindPoint(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
-class RewindPoints(BaseModel):
+class RewindPoints(DeferredModel):
     type: Literal["rewind_points"] = "rewind_points"
     points: list[RewindPoint]  # newest first
     available: bool = True  # False when this session keeps no checkpoints
 
 
-class FileChangeInfo(BaseModel):
+class FileChangeInfo(DeferredModel):
     path: str
     kind: str  # what the rewind does to the file: added | modified | deleted
     lines_added: int | None = None
@@ -170,7 +171,7 @@ class FileChangeInfo(BaseModel):
     conflict: bool = False
 
 
-class RewindPlanned(BaseModel):
+class RewindPlanned(DeferredModel):
     type: Literal["rewind_plan"] = "rewind_plan"
     checkpoint_id: str
     label: str
@@ -179,7 +180,7 @@ class RewindPlanned(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
-class Rewound(BaseModel):
+class Rewound(DeferredModel):
     type: Literal["rewound"] = "rewound"
     checkpoint_id: str
     restore: RestoreWhat
@@ -191,7 +192,7 @@ class Rewound(BaseModel):
     undo_checkpoint_id: str | None = None
 
 
-class BackgroundJobChanged(BaseModel):
+class BackgroundJobChanged(DeferredModel):
     """A background job (Esc does not stop these) started, changed or ended."""
 
     type: Literal["background_job"] = "background_job"
@@ -203,11 +204,11 @@ class BackgroundJobChanged(BaseModel):
     tool_use_id: str | None = None  # the call that started it (None: not a call's)
 
 
-class SessionClosed(BaseModel):
+class SessionClosed(DeferredModel):
     type: Literal["session_closed"] = "session_closed"
 
 
-class ThinkingDelta(BaseModel):
+class ThinkingDelta(DeferredModel):
     """Thinking text as the model streams it (shown dim, folded by default)."""
 
     type: Literal["thinking_delta"] = "thinking_delta"
@@ -216,7 +217,7 @@ class ThinkingDelta(BaseModel):
     parent_tool_use_id: str | None = None
 
 
-class ResponseStarted(BaseModel):
+class ResponseStarted(DeferredModel):
     """A model request's response began (``message_start``): its id and the usage the
     API said then (input and cache counts; output so far). Its :class:`Usage` follows
     when the request ends."""
@@ -233,7 +234,7 @@ class ResponseStarted(BaseModel):
     parent_tool_use_id: str | None = None
 
 
-class Usage(BaseModel):
+class Usage(DeferredModel):
     """One model request's usage, exactly as the API reported it. An interrupted
     request reports what ``message_start`` said and the output so far."""
 
@@ -259,7 +260,7 @@ class Usage(BaseModel):
     stop_reason: str | None = None
 
 
-class Compaction(BaseModel):
+class Compaction(DeferredModel):
     """A compaction of the model view started or ended."""
 
     type: Literal["compaction"] = "compaction"
@@ -270,7 +271,7 @@ class Compaction(BaseModel):
     detail: str = ""
 
 
-class ModelChanged(BaseModel):
+class ModelChanged(DeferredModel):
     """The model (or its thinking setting) requests now use."""
 
     type: Literal["model_changed"] = "model_changed"
@@ -280,7 +281,7 @@ class ModelChanged(BaseModel):
     max_output_tokens: int | None = None
 
 
-class PermissionModeChanged(BaseModel):
+class PermissionModeChanged(DeferredModel):
     """The permission mode calls are decided by from now on (and at the session's
     start). ``previous`` is None at the start."""
 
@@ -289,14 +290,14 @@ class PermissionModeChanged(BaseModel):
     previous: PermissionMode | None = None
 
 
-class ModelInfoItem(BaseModel):
+class ModelInfoItem(DeferredModel):
     id: str
     display_name: str = ""
     context_window: int | None = None
     max_output_tokens: int | None = None
 
 
-class Models(BaseModel):
+class Models(DeferredModel):
     """The models the provider offers (answers ``list_models``)."""
 
     type: Literal["models"] = "models"
@@ -305,12 +306,12 @@ class Models(BaseModel):
     error: str = ""
 
 
-class ContextItem(BaseModel):
+class ContextItem(DeferredModel):
     label: str  # system prompt, tools, memory, messages, tool output, summary
     tokens: int
 
 
-class ContextReport(BaseModel):
+class ContextReport(DeferredModel):
     """What fills the window: estimated parts, and what the last request really used."""
 
     type: Literal["context_report"] = "context_report"
@@ -322,7 +323,7 @@ class ContextReport(BaseModel):
     notes: list[str] = Field(default_factory=list)  # e.g. how commands are contained
 
 
-class ConversationCleared(BaseModel):
+class ConversationCleared(DeferredModel):
     """A new conversation started; what came before stays in the journal."""
 
     type: Literal["conversation_cleared"] = "conversation_cleared"

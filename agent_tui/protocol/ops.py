@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.protocol.states import Decision, PermissionMode, RestoreWhat, SessionEndReason
 
 
 ImageMediaType = Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
 
 
-class ImageAttachment(BaseModel):
+class ImageAttachment(DeferredModel):
     """An image sent with a message, as the model gets it: the file's bytes, base64.
 
     A front end reads and checks it (``files/image_paths.py``): the core sends it as
@@ -40,7 +41,7 @@ class ImageAttachment(BaseModel):
                                             "data": self.data}}
 
 
-class UserMessage(BaseModel):
+class UserMessage(DeferredModel):
     """Starts a turn when idle; steers the running turn otherwise.
 
     Answered by ``turn_started`` (idle) or ``steer_state`` queued -> applied | returned.
@@ -52,7 +53,7 @@ class UserMessage(BaseModel):
     images: list[ImageAttachment] = Field(default_factory=list)
 
 
-class FollowUp(BaseModel):
+class FollowUp(DeferredModel):
     """Runs as a new turn after the agent stops on its own.
 
     Answered by ``steer_state`` (kind follow_up) queued -> applied | returned.
@@ -63,14 +64,14 @@ class FollowUp(BaseModel):
     images: list[ImageAttachment] = Field(default_factory=list)
 
 
-class Interrupt(BaseModel):
+class Interrupt(DeferredModel):
     """Esc: cancel the running turn. Answered by ``turn_state`` cancelling, then
     ``turn_ended`` cancelled (or nothing when idle)."""
 
     type: Literal["interrupt"] = "interrupt"
 
 
-class SendNow(BaseModel):
+class SendNow(DeferredModel):
     """Deliver a message at once: running commands that can move to the background do
     so (they keep running), and the message is applied right after. When idle, starts
     a turn. Answered by ``steer_state`` queued -> applied and ``tool_state``."""
@@ -80,7 +81,7 @@ class SendNow(BaseModel):
     images: list[ImageAttachment] = Field(default_factory=list)
 
 
-class Decide(BaseModel):
+class Decide(DeferredModel):
     """The user's answer to a ``permission_requested``. Answered by ``tool_state``."""
 
     type: Literal["decide"] = "decide"
@@ -98,20 +99,20 @@ class Decide(BaseModel):
     stop: bool = False
 
 
-class ListRewindPoints(BaseModel):
+class ListRewindPoints(DeferredModel):
     """Ask for the points a rewind can go back to. Answered by ``rewind_points``."""
 
     type: Literal["list_rewind_points"] = "list_rewind_points"
 
 
-class PlanRewind(BaseModel):
+class PlanRewind(DeferredModel):
     """Preview a rewind (nothing changes). Answered by ``rewind_plan``."""
 
     type: Literal["plan_rewind"] = "plan_rewind"
     checkpoint_id: str
 
 
-class Rewind(BaseModel):
+class Rewind(DeferredModel):
     """Go back to a checkpoint (only while no turn runs). Answered by ``rewound``
     (or a ``notice`` saying why not)."""
 
@@ -121,7 +122,7 @@ class Rewind(BaseModel):
     overwrite_conflicts: bool = False
 
 
-class CancelTool(BaseModel):
+class CancelTool(DeferredModel):
     """Stop one running tool call (or sub-agent) without ending the turn. Answered by
     its ``tool_state``, or a ``notice`` when no such call runs."""
 
@@ -129,7 +130,7 @@ class CancelTool(BaseModel):
     tool_use_id: str
 
 
-class StopBackground(BaseModel):
+class StopBackground(DeferredModel):
     """Stop one background job (a command or a sub-agent) by id. Answered by
     ``background_job`` when it has ended, or a ``notice`` if there is no such job."""
 
@@ -137,7 +138,7 @@ class StopBackground(BaseModel):
     id: str
 
 
-class Shutdown(BaseModel):
+class Shutdown(DeferredModel):
     """Stop the session: interrupt what runs, end background work, then stop.
     Answered by ``session_closed``. ``reason`` is what ``SessionEnd`` hooks are told."""
 
@@ -145,7 +146,7 @@ class Shutdown(BaseModel):
     reason: SessionEndReason = SessionEndReason.OTHER
 
 
-class Compact(BaseModel):
+class Compact(DeferredModel):
     """Compact the conversation now (``/compact [focus]``). Answered by ``compaction``
     started -> completed | cancelled | failed; queued until a running turn ends."""
 
@@ -153,7 +154,7 @@ class Compact(BaseModel):
     instructions: str = ""
 
 
-class SetModel(BaseModel):
+class SetModel(DeferredModel):
     """Use another model from the next request on. Answered by a ``model_changed``
     (or a ``notice`` naming close matches when the model is unknown)."""
 
@@ -161,13 +162,13 @@ class SetModel(BaseModel):
     model: str
 
 
-class ListModels(BaseModel):
+class ListModels(DeferredModel):
     """Ask which models the provider offers. Answered by ``models``."""
 
     type: Literal["list_models"] = "list_models"
 
 
-class SetThinking(BaseModel):
+class SetThinking(DeferredModel):
     """``off``, ``adaptive`` or a budget in tokens, from the next request on.
     Answered by ``model_changed`` (which carries the thinking setting)."""
 
@@ -175,7 +176,7 @@ class SetThinking(BaseModel):
     thinking: str
 
 
-class SetPermissionMode(BaseModel):
+class SetPermissionMode(DeferredModel):
     """Decide calls by another permission mode from now on (Shift+Tab, ``/plan``, an
     editor's mode switch). Answered by ``permission_mode_changed``."""
 
@@ -183,20 +184,20 @@ class SetPermissionMode(BaseModel):
     mode: PermissionMode
 
 
-class ShowContext(BaseModel):
+class ShowContext(DeferredModel):
     """What fills the context window (``/context``). Answered by ``context_report``."""
 
     type: Literal["show_context"] = "show_context"
 
 
-class ClearConversation(BaseModel):
+class ClearConversation(DeferredModel):
     """Start a new conversation (``/clear``); the old one stays in the journal.
     Answered by ``conversation_cleared`` (or a ``notice`` while a turn runs)."""
 
     type: Literal["clear_conversation"] = "clear_conversation"
 
 
-class RenameSession(BaseModel):
+class RenameSession(DeferredModel):
     """Name the session (``/rename``): ``agent-tui sessions`` and ``/resume`` show it.
     Answered by a ``notice``."""
 
@@ -207,7 +208,7 @@ class RenameSession(BaseModel):
 BASH_MODE_ID_PREFIX = "bash_mode_"  # the tool_use_id of a RunShell's command
 
 
-class RunShell(BaseModel):
+class RunShell(DeferredModel):
     """Bash mode (``!cmd`` in the TUI): the user's own command, run at once through the
     session's command runner (as the ``bash`` tool runs: contained, sandboxed, stopped
     by ``interrupt``); no model request is made. Answered by ``tool_state`` (and
@@ -219,7 +220,7 @@ class RunShell(BaseModel):
     command: str
 
 
-class EditQueued(BaseModel):
+class EditQueued(DeferredModel):
     """Change a queued steer or follow-up before it is applied. Answered by
     ``steer_state`` edited, or applied/returned when it was too late."""
 
@@ -228,7 +229,7 @@ class EditQueued(BaseModel):
     text: str
 
 
-class RemoveQueued(BaseModel):
+class RemoveQueued(DeferredModel):
     """Take a queued steer or follow-up back. Answered by ``steer_state`` removed."""
 
     type: Literal["remove_queued"] = "remove_queued"
@@ -262,6 +263,6 @@ Op = Annotated[
     ],
     Field(discriminator="type"),
 ]
-OP_ADAPTER: TypeAdapter[Op] = TypeAdapter(Op)
+OP_ADAPTER: TypeAdapter[Op] = TypeAdapter(Op, config=ConfigDict(defer_build=True))
 
 

@@ -14,8 +14,17 @@ running their ``__init__``; each then resolves a name when it is first read:
 
 An ``__init__`` that does more than bind names (a call, a loop) is left to a plain import,
 except the top package's two known extras, done as the SDK does them: its logging set-up at
-load, and the ``__module__`` of each exported name. A package already imported, or any surprise
-while reading the files, means a plain ``import anthropic``.
+load, and the ``__module__`` of each exported name; and the aliases ``Name: TypeAlias = ...``
+(``anthropic.lib.streaming`` binds four pydantic generics so), which a first read of one of
+them runs the real ``__init__`` for. A lazy package without ``__all__`` runs its real
+``__init__`` when ``__all__`` is asked for (a star import takes every public name then).
+
+One module more, :data:`ON_CALL`, is loaded on the first call of the one function the client
+binds from it at import: ``make_status_error``, which a request calls only when it failed, is a
+forwarder to the real one, loaded with its some 280 error types at that call.
+
+A package already imported, or any surprise while reading the files, means a plain
+``import anthropic``.
 """
 
 from __future__ import annotations
@@ -31,9 +40,14 @@ from typing import Any
 
 ROOT = "anthropic"
 #: The packages whose ``__init__`` imports far more than a request reads, parents first.
-LAZY = (ROOT, "anthropic.lib", "anthropic.lib._tracing", "anthropic.types", "anthropic.types.shared",
+LAZY = (ROOT, "anthropic.lib", "anthropic.lib._tracing", "anthropic.lib.streaming",
+        "anthropic.types", "anthropic.types.shared",
         "anthropic.types.beta", "anthropic.types.beta.organization", "anthropic.types.beta.sessions",
         "anthropic.types.organization", "anthropic.resources", "anthropic.resources.beta")
+#: Modules the client imports for one function it calls only when a request fails, each
+#: loaded at that call: ``_error_classes`` imports some 280 error types to map an error's
+#: status and code to its class (about 60 ms of CPU).
+ON_CALL = {"anthropic._error_classes": "make_status_error"}
 
 _lock = threading.RLock()
 
@@ -49,7 +63,7 @@ def load() -> ModuleType:
             try:
                 _install()
             except (_Shape, ImportError, OSError, SyntaxError, ValueError):
-                for name in LAZY:
+                for name in (*LAZY, *ON_CALL):
                     sys.modules.pop(name, None)
         return importlib.import_module(ROOT)
 
@@ -62,8 +76,12 @@ def _install() -> None:
     # every file read before sys.modules is touched; a dotted find_spec would import the parent
     plans = {name: _plan(name, top.joinpath(*name.split(".")[1:], "__init__.py")) for name in LAZY}
     packages = [_LazyPackage(name, *plan) for name, plan in plans.items()]
+    modules = [_OnCall(name, _plan_module(name, top.joinpath(*name.split(".")[1:]).with_suffix(".py"), attr), attr)
+               for name, attr in ON_CALL.items()]
     for package in packages:
         package.register()
+    for module in modules:
+        module.register()
     packages[0].rename(*packages[0].module.__dict__)  # ``types``, bound by its registration
     logs = importlib.import_module("anthropic._utils._logs")
     logs.setup_logging()  # what the SDK's __init__ does at import (ANTHROPIC_LOG)
@@ -88,6 +106,8 @@ def _plan(name: str, init: Path) -> tuple[Any, dict[str, tuple[str, str]], list[
                 pass
             case ast.Assign(targets=[ast.Name(id="__all__")]):
                 exported = list(ast.literal_eval(node.value))
+            case _ if _alias(node):
+                pass  # not in the table: its first read runs the real ``__init__``
             case _ if name == ROOT and _root_extra(node):
                 pass
             case _:
@@ -95,8 +115,43 @@ def _plan(name: str, init: Path) -> tuple[Any, dict[str, tuple[str, str]], list[
     return spec, table, exported
 
 
+def _plan_module(name: str, path: Path, function: str) -> Any:
+    """The spec of a module of imports, constants and functions that defines ``function``."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise _Shape(name)
+    defined = False
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        match node:
+            case ast.Import() | ast.ImportFrom() | ast.Expr(value=ast.Constant()):
+                pass
+            case ast.Assign(targets=[ast.Name()], value=ast.Dict() | ast.Constant()):
+                pass
+            case ast.AnnAssign(target=ast.Name(), value=ast.Dict() | ast.Constant()):
+                pass
+            case ast.FunctionDef(name=str(defined_name), decorator_list=[]):
+                defined = defined or defined_name == function
+            case _:
+                raise _Shape(f"{name}: {ast.dump(node)[:80]}")
+    if not defined:
+        raise _Shape(f"{name} defines no {function}")
+    return spec
+
+
 def _bindings(node: ast.ImportFrom, module: str) -> dict[str, tuple[str, str]]:
     return {a.asname or a.name: (module, a.name) for a in node.names if a.name != "*"}
+
+
+def _alias(node: ast.stmt) -> bool:
+    """``from typing_extensions import TypeAlias`` and ``Name: TypeAlias = Model[object]``:
+    names bound for backward compatibility (``anthropic.lib.streaming``'s four cost 0.1 s,
+    each a pydantic generic model built at import)."""
+    match node:
+        case ast.ImportFrom(level=0, module="typing_extensions", names=[ast.alias(name="TypeAlias")]):
+            return True
+        case ast.AnnAssign(target=ast.Name(), annotation=ast.Name(id="TypeAlias"), simple=1):
+            return True
+    return False
 
 
 def _root_extra(node: ast.stmt) -> bool:
@@ -139,6 +194,13 @@ class _LazyPackage:
             setattr(sys.modules[parent], child, self.module)
 
     def attribute(self, attr: str) -> Any:
+        if attr == "__all__" and not self.loaded:
+            # ``from package import *`` takes every public name when there is no ``__all__``:
+            # all of them bound first, as a plain import would have
+            with _lock:
+                if not self.loaded:
+                    self._exec()
+            raise AttributeError(f"module {self.name!r} has no attribute {attr!r}")
         if attr.startswith("__") and attr not in self.table:  # a probe (``__wrapped__``...)
             raise AttributeError(f"module {self.name!r} has no attribute {attr!r}")
         with _lock:
@@ -165,7 +227,45 @@ class _LazyPackage:
                 pass  # a builtin: the SDK's loop skips it too
 
     def _run_init(self, attr: str) -> Any:
+        self._exec()
+        return getattr(self.module, attr)
+
+    def _exec(self) -> None:
         self.loaded = True
         del self.module.__getattr__
         self.spec.loader.exec_module(self.module)
-        return getattr(self.module, attr)
+
+
+class _OnCall:
+    """One module in ``sys.modules``, run on the first call of its ``function`` (whose name
+    the importer binds at once) or the first read of any other name."""
+
+    def __init__(self, name: str, spec: Any, function: str) -> None:
+        self.name, self.spec, self.function = name, spec, function
+        self.module = importlib.util.module_from_spec(spec)
+        self.loaded = False
+
+    def register(self) -> None:
+        sys.modules[self.name] = self.module
+        self.module.__getattr__ = self.attribute  # type: ignore[method-assign]
+
+        def forward(*args: Any, **kwargs: Any) -> Any:
+            return getattr(self.load(), self.function)(*args, **kwargs)
+
+        forward.__name__ = forward.__qualname__ = self.function
+        setattr(self.module, self.function, forward)
+        parent, _, child = self.name.rpartition(".")
+        setattr(sys.modules[parent], child, self.module)
+
+    def load(self) -> ModuleType:
+        with _lock:
+            if not self.loaded:
+                self.loaded = True
+                del self.module.__getattr__
+                self.spec.loader.exec_module(self.module)  # binds the real function too
+        return self.module
+
+    def attribute(self, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(f"module {self.name!r} has no attribute {attr!r}")
+        return getattr(self.load(), attr)

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Union, assert_never
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_tui.core.history.scope import effective_records
 from agent_tui.core.journal.records import (
@@ -51,6 +51,7 @@ from agent_tui.core.journal.records import (
     UserMessageRecord,
 )
 from agent_tui.core.modes.plan import Plan, PlanTracker
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.protocol.ops import ImageAttachment
 from agent_tui.protocol.states import (
     BackgroundState,
@@ -83,7 +84,7 @@ class ItemKind(StrEnum):
     HOOK_CONTEXT = "hook_context"  # what a hook adds for the model to read
 
 
-class UserTurn(BaseModel):
+class UserTurn(DeferredModel):
     kind: Literal[ItemKind.USER_TURN] = ItemKind.USER_TURN
     turn_id: str
     text: str
@@ -92,27 +93,27 @@ class UserTurn(BaseModel):
     plan_before: Plan | None = None  # the model's plan in force when it was sent
 
 
-class Steer(BaseModel):
+class Steer(DeferredModel):
     kind: Literal[ItemKind.STEER] = ItemKind.STEER
     text: str
     images: list[ImageAttachment] = Field(default_factory=list)
 
 
-class Text(BaseModel):
+class Text(DeferredModel):
     """A text block of a reply (blank ones are left out)."""
 
     part: Literal["text"] = "text"
     text: str
 
 
-class Thinking(BaseModel):
+class Thinking(DeferredModel):
     """The model's thinking, as it wrote it (blank and redacted thinking left out)."""
 
     part: Literal["thinking"] = "thinking"
     text: str
 
 
-class ToolUse(BaseModel):
+class ToolUse(DeferredModel):
     """A call the model asked for, with its input."""
 
     part: Literal["tool_use"] = "tool_use"
@@ -129,7 +130,7 @@ def _tool_use(block: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
     return str(block.get("id")), str(block.get("name", "?")), block.get("input") or {}
 
 
-class Reply(BaseModel):
+class Reply(DeferredModel):
     """One response of the model (its record: the model view sends its blocks back as
     the API gave them, signatures and server tool blocks included)."""
 
@@ -172,7 +173,7 @@ class Reply(BaseModel):
         return self.source.model
 
 
-class ToolCall(BaseModel):
+class ToolCall(DeferredModel):
     """A call's end. ``name`` and ``input`` are the model's (the result's own name and
     no input when the reply that asked for it is not in the journal)."""
 
@@ -188,7 +189,7 @@ class ToolCall(BaseModel):
         return self.result.state
 
 
-class CallStarted(BaseModel):
+class CallStarted(DeferredModel):
     """A call is about to run; ``read_only``: its tool said it could change nothing."""
 
     kind: Literal[ItemKind.CALL_STARTED] = ItemKind.CALL_STARTED
@@ -198,7 +199,7 @@ class CallStarted(BaseModel):
     read_only: bool = False
 
 
-class UnfinishedCall(BaseModel):
+class UnfinishedCall(DeferredModel):
     """A call with no result when its turn ended: ``started`` says it had begun (its
     outcome is unknown), else it never ran."""
 
@@ -213,7 +214,7 @@ class UnfinishedCall(BaseModel):
         return ToolState.UNKNOWN if self.started else ToolState.CANCELLED_BEFORE_START
 
 
-class UserCommand(BaseModel):
+class UserCommand(DeferredModel):
     kind: Literal[ItemKind.USER_COMMAND] = ItemKind.USER_COMMAND
     id: str
     command: str
@@ -225,14 +226,14 @@ class UserCommand(BaseModel):
     model_texts: list[str] = Field(default_factory=list)  # what the model is told of it
 
 
-class TurnEnded(BaseModel):
+class TurnEnded(DeferredModel):
     kind: Literal[ItemKind.TURN_ENDED] = ItemKind.TURN_ENDED
     turn_id: str
     status: TurnStatus
     detail: str = ""
 
 
-class BackgroundResult(BaseModel):
+class BackgroundResult(DeferredModel):
     kind: Literal[ItemKind.BACKGROUND_RESULT] = ItemKind.BACKGROUND_RESULT
     job_id: str
     description: str
@@ -240,33 +241,33 @@ class BackgroundResult(BaseModel):
     text: str
 
 
-class Rewind(BaseModel):
+class Rewind(DeferredModel):
     kind: Literal[ItemKind.REWIND] = ItemKind.REWIND
     restore: RestoreWhat
     restored: list[str] = Field(default_factory=list)  # files put back
     skipped_conflicts: list[str] = Field(default_factory=list)
 
 
-class Compaction(BaseModel):
+class Compaction(DeferredModel):
     """The model view's conversation before this point is a summary from here on."""
 
     kind: Literal[ItemKind.COMPACTION] = ItemKind.COMPACTION
     summary: str
 
 
-class ModeChanged(BaseModel):
+class ModeChanged(DeferredModel):
     kind: Literal[ItemKind.MODE_CHANGED] = ItemKind.MODE_CHANGED
     mode: PermissionMode
     previous: PermissionMode
 
 
-class MemoryNote(BaseModel):
+class MemoryNote(DeferredModel):
     kind: Literal[ItemKind.MEMORY_NOTE] = ItemKind.MEMORY_NOTE
     path: str
     text: str
 
 
-class HookContext(BaseModel):
+class HookContext(DeferredModel):
     kind: Literal[ItemKind.HOOK_CONTEXT] = ItemKind.HOOK_CONTEXT
     text: str
 
@@ -279,7 +280,7 @@ Item = Annotated[
 ]
 
 
-class Conversation(BaseModel):
+class Conversation(DeferredModel):
     """The items of a journal, and what a reader says about the whole."""
 
     items: list[Item] = Field(default_factory=list)

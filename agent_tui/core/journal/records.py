@@ -12,8 +12,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.protocol.ops import ImageAttachment
 from agent_tui.protocol.states import (
     PermissionMode,
@@ -38,7 +39,7 @@ from agent_tui.protocol.states import (
 SCHEMA_VERSION = 1
 
 
-class _Record(BaseModel):
+class _Record(DeferredModel):
     v: int = SCHEMA_VERSION
     seq: int = 0
     ts: float = 0.0
@@ -379,4 +380,4 @@ Record = Annotated[
     ],
     Field(discriminator="kind"),
 ]
-RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record)
+RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record, config=ConfigDict(defer_build=True))
