@@ -14,7 +14,7 @@ import psutil
 from pydantic import BaseModel
 
 from agent_tui.cancel import Cancelled
-from agent_tui.protocol import Event, Shutdown
+from agent_tui.protocol import Event, RenameSession, Shutdown
 from agent_tui.core.history.history import check_model_view, model_view, result_wording
 from agent_tui.core.journal.journal import Journal
 from agent_tui.core.journal.records import ToolResultRecord
@@ -253,3 +253,18 @@ def tree(marker: str) -> str:
 
 def serve(fake_api, table) -> None:
     fake_api.enqueue(*[route(table) for _ in range(30)])
+
+
+async def handled(run: Running, name: str) -> None:
+    """Wait until every op sent before now is handled: ops are handled in order, and
+    a rename is answered at once."""
+    run.submit(RenameSession(name=name))
+    await run.rec.wait_for(lambda: any(name in n.text for n in run.rec.of("notice")))
+
+
+async def idle_session(fake_api: Any, tmp_path: Path) -> Running:
+    """A session with no tools, its loop running, and one reply for a turn."""
+    fake_api.enqueue(Reply.text("after it"))
+    run = start_session(provider_for(fake_api), [], tmp_path)
+    await handled(run, "started")
+    return run

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx2
+
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.core.calls.tool import ToolContext, ToolResult, ToolSet
 from agent_tui.settings.mcp_servers import Transport
@@ -170,3 +172,16 @@ def web(url: str) -> ServerConfig:
 
 def events(record: Path, kind: str) -> list[dict[str, Any]]:
     return [r for r in records(record) if r["event"] == kind]
+
+
+# A hostile MCP server's world for the OAuth guard tests: its origin, the authorization server's.
+MCP = "https://mcp.example"
+AS = "https://as.example"
+
+
+def protected(granted: bool) -> httpx2.Response:
+    """The MCP server's answer: through with a good token, else a 401 naming its metadata."""
+    if granted:
+        return httpx2.Response(200, json={"ok": True})
+    return httpx2.Response(401, headers={"WWW-Authenticate": (
+        f'Bearer resource_metadata="{MCP}/.well-known/oauth-protected-resource/mcp"')})

@@ -19,7 +19,7 @@ import pytest
 from agent_tui.mcp.login import keep_client_secret, keep_identity_provider
 from agent_tui.mcp.oauth import TokenFile, background_provider, token_path
 from agent_tui.settings.mcp_servers import OAuthOptions, ServerConfig, Transport
-from tests.test_mcp_oauth_guard import AS, MCP, protected
+from tests.mcp_support import AS, MCP, protected
 
 IDP = "https://idp.example"
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"

@@ -18,9 +18,8 @@ import pytest
 
 from agent_tui.mcp.oauth import TokenFile, background_provider, token_path
 from agent_tui.settings.mcp_servers import OAuthOptions, ServerConfig, Transport
+from tests.mcp_support import AS, MCP, protected
 
-MCP = "https://mcp.example"
-AS = "https://as.example"
 CONFIG = ServerConfig(name="tickets", transport=Transport.HTTP, source=Path("test"), url=f"{MCP}/mcp",
                       oauth=OAuthOptions(client_id="robot"))
 
@@ -39,14 +38,6 @@ def _metadata(issuer: str, grants: tuple[str, ...] = ("authorization_code", "ref
     return {"issuer": issuer, "authorization_endpoint": f"{issuer}/authorize", "token_endpoint": f"{issuer}/token",
             "registration_endpoint": f"{issuer}/register", "response_types_supported": ["code"],
             "grant_types_supported": list(grants), "token_endpoint_auth_methods_supported": ["client_secret_basic"]}
-
-
-def protected(granted: bool) -> httpx2.Response:
-    """The MCP server's answer: through with a good token, else a 401 naming its metadata."""
-    if granted:
-        return httpx2.Response(200, json={"ok": True})
-    return httpx2.Response(401, headers={"WWW-Authenticate": (
-        f'Bearer resource_metadata="{MCP}/.well-known/oauth-protected-resource/mcp"')})
 
 
 def _world(seen: list[tuple[str, str, dict[str, str]]], *, names: str = AS) -> httpx2.MockTransport:

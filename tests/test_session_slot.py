@@ -27,26 +27,11 @@ from agent_tui.protocol import (
 )
 from agent_tui.tools.bash import BashTool
 from tests.fake_api import FakeAnthropicServer, Reply
-from tests.harness import Running, SlowTool, provider_for, start_session
+from tests.harness import Running, SlowTool, handled, idle_session, provider_for, start_session
 
 pytestmark = pytest.mark.asyncio
 
 HOLDING = [k for k in WorkKind if k is not WorkKind.TURN]
-
-
-async def handled(run: Running, name: str) -> None:
-    """Wait until every op sent before now is handled: ops are handled in order, and
-    a rename is answered at once."""
-    run.submit(RenameSession(name=name))
-    await run.rec.wait_for(lambda: any(name in n.text for n in run.rec.of("notice")))
-
-
-async def idle_session(fake_api: FakeAnthropicServer, tmp_path: Path) -> Running:
-    """A session with no tools, its loop running, and one reply for a turn."""
-    fake_api.enqueue(Reply.text("after it"))
-    run = start_session(provider_for(fake_api), [], tmp_path)
-    await handled(run, "started")
-    return run
 
 
 class Held(SessionTask):

@@ -19,7 +19,7 @@ from agent_tui.core.modes.bash_mode import UserCommandTask
 from agent_tui.core.services.tasks import SessionTask, TaskContext, WorkKind
 from agent_tui.protocol import Interrupt, Notice, NoticeLevel, RestoreWhat, Rewind, UserMessage
 from tests.harness import Running
-from tests.test_session_slot import handled, idle_session
+from tests.harness import handled, idle_session
 
 pytestmark = pytest.mark.asyncio
 
