@@ -11,6 +11,7 @@ from __future__ import annotations
 from urllib.parse import parse_qsl
 
 import httpx2
+from mcp.client.auth.utils import issuers_match
 from mcp.shared.auth import OAuthMetadata
 
 
@@ -28,7 +29,7 @@ def carries_credential(request: httpx2.Request) -> bool:
 
 def may_send_to(url: str, metadata: OAuthMetadata | None, bound_issuer: str | None) -> bool:
     """Whether ``url`` is the token endpoint of the authorization server the credential is bound to."""
-    return (metadata is not None and bound_issuer is not None and str(metadata.issuer) == bound_issuer
+    return (metadata is not None and bound_issuer is not None and issuers_match(str(metadata.issuer), bound_issuer)
             and metadata.token_endpoint is not None and url == str(metadata.token_endpoint))
 
 
