@@ -80,6 +80,48 @@ def test_a_client_secret_is_given_to_the_login_and_kept_owner_only(tmp_path: Pat
         assert kept["secret"] == {"client_id": "confidential", "client_secret": "s3cret", "issuer": url.removesuffix("/mcp")}
         assert kept["tokens"]["access_token"] == events(record, "token")[0]["access"]
         assert "s3cret" not in (ws / ".mcp.json").read_text()
+        assert (f"goes only to the authorization server {url.removesuffix('/mcp')}, the first one it was used with "
+                "(to name it yourself: agent-tui mcp login web --client-secret --auth-server URL)") in out
+
+
+def test_mcp_login_auth_server_names_the_only_server_the_secret_goes_to(tmp_path: Path) -> None:
+    from tests.print_agent import env_for
+
+    port = free_port()
+    for url, record in oauth_server(tmp_path, "--client", "confidential", f"http://localhost:{port}/callback",
+                                    "--secret", "s3cret"):
+        ws = tmp_path / "ws"
+        ws.mkdir()
+        (ws / ".mcp.json").write_text(json.dumps({"mcpServers": {"web": {
+            "type": "http", "url": url, "oauth": {"clientId": "confidential", "callbackPort": port}}}}))
+        follow = tmp_path / "browser.py"
+        follow.write_text("import sys, urllib.request\nurllib.request.urlopen(sys.argv[1], timeout=10).read()\n")
+        env = env_for(tmp_path, XDG_CONFIG_HOME=str(tmp_path / "config"),
+                      BROWSER=f"{sys.executable} {follow} %s", MCP_CLIENT_SECRET="s3cret")
+
+        def login(*more: str) -> tuple[int, str, str]:
+            proc = popen_agent(["mcp", "login", "web", "--client-secret", *more, "--cwd", str(ws)], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            out, err = proc.communicate(timeout=60)
+            return proc.returncode, out, err
+
+        # the MCP server is its own authorization server: not the one named, so refused, in one line
+        code, _, err = login("--auth-server", "https://as.example")
+        assert code == 1 and err.strip() == (
+            "agent-tui: cannot log in to web: the MCP server names the authorization server "
+            f"{url.removesuffix('/mcp')}, not https://as.example, the one its client secret or key was given for "
+            "(mcp login --auth-server): refused"), err
+        assert events(record, "token") == [] and events(record, "authorize") == []
+        code, _, err = login("--auth-server", "http://example.com")
+        assert code == 1 and "the authorization server must be an https:// issuer URL" in err, err
+
+        code, out, err = login("--auth-server", url.removesuffix("/mcp"))
+        assert code == 0, err
+        assert f"goes only to the authorization server {url.removesuffix('/mcp')} (--auth-server)." in out
+        [saved] = (tmp_path / "home").rglob("mcp-auth/web-*.json")
+        kept = json.loads(saved.read_text())
+        assert kept["auth_server"] == kept["secret"]["issuer"] == url.removesuffix("/mcp")
+        assert len(events(record, "token")) == 1
 
 
 @pytest.mark.asyncio

@@ -27,6 +27,7 @@ from agent_tui.settings.mcp_servers import ServerConfig
 from agent_tui.mcp_catalog.browser import LOGIN_TIMEOUT_S, OpenUrl
 from agent_tui.mcp_catalog.errors import short
 from agent_tui.mcp.auth.cross_app import check_issuer
+from agent_tui.mcp.auth.guard import CredentialRefused
 from agent_tui.mcp.oauth import (
     LoginRefused,
     TokenFile,
@@ -250,6 +251,8 @@ def _worded(exc: BaseException, config: ServerConfig) -> BaseException:
         leaf = leaf.exceptions[0]
     if isinstance(leaf, (LoginRefused, asyncio.CancelledError, KeyboardInterrupt)):
         return leaf
+    if isinstance(leaf, CredentialRefused):
+        return LoginRefused(str(leaf))
     if isinstance(leaf, TimeoutError):
         return ValueError(f"no login came back within {LOGIN_TIMEOUT_S:g} s")
     return ValueError(f"cannot log in to {config.url}: {short(leaf)}")

@@ -66,15 +66,17 @@ class LoginRefused(Exception):
     """The authorization server refused the login (its error, worded)."""
 
 
-def _not_login_needed(record: logging.LogRecord) -> bool:
-    """The SDK logs every OAuth flow error with its traceback (to stderr, where no
-    handler is set: over the TUI); a login that is needed is a state, and a refused
-    one (a worded error, the server's state says it) is not a program's fault."""
-    exc = record.exc_info[1] if record.exc_info else None
-    return not isinstance(exc, (LoginNeeded, LoginRefused, CredentialRefused))
+def _told_elsewhere(record: logging.LogRecord) -> bool:
+    """The SDK logs every OAuth flow error with its traceback, and a refused refresh, as
+    warnings or errors: to stderr where no handler is set (over the TUI, into ``-p``'s
+    output). Each is told already, in one line (the login's error, the server's state
+    and notice), so the record is demoted to debug (kept for a handler that wants it)."""
+    if record.levelno > logging.DEBUG:
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+    return True
 
 
-logging.getLogger("mcp.client.auth.oauth2").addFilter(_not_login_needed)
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_told_elsewhere)
 
 
 def uses_oauth(config: ServerConfig) -> bool:
