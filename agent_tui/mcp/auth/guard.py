@@ -1,7 +1,8 @@
 """Where a client's own credentials may go: a client secret or private key the user
 gave (``agent-tui mcp login --client-secret`` / ``--client-key``) is sent only to the
-token endpoint of the authorization server it is bound to (the first one it was sent
-to, as that server's RFC 8414 metadata names it). Never to an address guessed from
+token endpoint of the authorization server it is bound to (the one the user named with
+``--auth-server``, else the first one it was sent to, as that server's RFC 8414
+metadata names it). Never to an address guessed from
 the MCP server's origin (the SDK's ``<origin>/token`` when no metadata is at hand),
 never to another authorization server. The check stands right before a token request
 leaves; it fails closed."""
