@@ -141,3 +141,74 @@ def test_a_signed_assertion_goes_only_to_the_bound_servers_token_endpoint() -> N
                              (f"{AS}/other", meta, AS)):
         with pytest.raises(CredentialRefused, match="not sending the client secret or key to"):
             check_token_request(httpx2.Request("POST", url, data=signed), held, bound)
+
+
+def _named(auth_dir: Path, named: str) -> TokenFile:
+    """The secret given with ``--auth-server named``, before any login."""
+    from agent_tui.mcp.login import keep_auth_server, keep_client_secret
+
+    keep_client_secret(CONFIG, auth_dir, "s3cret")
+    keep_auth_server(CONFIG, auth_dir, named)
+    return TokenFile(token_path(auth_dir, CONFIG))
+
+
+@pytest.mark.asyncio
+async def test_a_named_authorization_server_is_the_only_one_a_login_goes_to(tmp_path: Path) -> None:
+    from agent_tui.mcp.auth.guard import CredentialRefused
+
+    for names in (MCP, "https://other.example"):  # the hostile server itself, or a server it names
+        auth_dir = tmp_path / names.removeprefix("https://")
+        _named(auth_dir, "https://AS.example:443/")
+        seen: list[tuple[str, str, dict[str, str]]] = []
+        answer = await _connect(auth_dir, _world(seen, names=names))
+        assert isinstance(answer, CredentialRefused), answer
+        assert str(answer) == (f"the MCP server names the authorization server {names}, not https://as.example, the "
+                               "one its client secret or key was given for (mcp login --auth-server): refused")
+        # nothing went to the server it named: no metadata asked for, no registration, no token request
+        assert {(host, path) for host, path, _ in seen} == {
+            ("mcp.example", "/mcp"), ("mcp.example", "/.well-known/oauth-protected-resource/mcp")}, seen
+        kept = TokenFile(token_path(auth_dir, CONFIG))._read()
+        assert kept["auth_server"] == kept["secret"]["issuer"] == "https://as.example" and "tokens" not in kept
+
+
+@pytest.mark.asyncio
+async def test_a_named_authorization_server_is_chosen_among_those_listed(tmp_path: Path) -> None:
+    store = _named(tmp_path, AS)
+    seen: list[tuple[str, str, dict[str, str]]] = []
+    world = _world(seen)
+
+    def lists_two(request: httpx2.Request) -> httpx2.Response:
+        path = request.url.path
+        if path.startswith("/.well-known/oauth-protected-resource"):
+            seen.append((request.url.host, path, {}))
+            return httpx2.Response(200, json={"resource": f"{MCP}/mcp", "authorization_servers": [
+                "https://other.example", AS]})
+        if path.startswith("/.well-known/oauth-authorization-server"):  # machine to machine: no browser
+            seen.append((request.url.host, path, {}))
+            return httpx2.Response(200, json=_metadata(f"https://{request.url.host}", ("client_credentials",)))
+        return world.handler(request)  # type: ignore[no-any-return]
+
+    answer = await _connect(tmp_path, httpx2.MockTransport(lists_two))
+    assert isinstance(answer, httpx2.Response) and answer.status_code == 200, answer
+    assert not [s for s in seen if s[0] == "other.example"], seen
+    assert _secret_went_to(seen) == [("as.example", "/token")]
+    assert store.secret_issuer() == AS
+
+
+@pytest.mark.asyncio
+async def test_a_public_clients_old_token_file_is_refreshed_after_discovery_not_at_the_mcp_servers_origin(
+        tmp_path: Path) -> None:
+    public = CONFIG.model_copy(update={"oauth": None})
+    store = TokenFile(token_path(tmp_path, public))
+    store._write({"client": {"client_id": "pub", "redirect_uris": ["http://127.0.0.1:1/callback"],
+                             "token_endpoint_auth_method": "none"},
+                  "tokens": {"access_token": "old", "token_type": "Bearer", "refresh_token": "r1",
+                             "expires_at": time.time() - 60}})  # as an older agent-tui kept it: no "server"
+    seen: list[tuple[str, str, dict[str, str]]] = []
+    async with httpx2.AsyncClient(transport=_world(seen), auth=background_provider(public, tmp_path,
+                                                                                   lambda _s: None)) as client:
+        answer = await client.post(public.url or "", json={})
+    assert answer.status_code == 200
+    refreshes = [(host, path) for host, path, creds in seen if creds.get("refresh_token")]
+    assert refreshes == [("as.example", "/token")], seen
+    assert store._read()["server"]["issuer"] == AS  # kept now: the next refresh needs no discovery

@@ -10,6 +10,7 @@ import json
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,24 +55,36 @@ async def test_a_call_that_wants_more_scope_asks_for_a_login_that_asks_for_it(ma
         assert len(events(record, "admin")) == 1
 
 
-def test_a_client_secret_is_given_to_the_login_and_kept_owner_only(tmp_path: Path) -> None:
+def _secret_login(tmp_path: Path, url: str, port: int) -> Callable[..., tuple[int, str, str]]:
+    """``agent-tui mcp login web --client-secret [MORE]`` for a project whose ``web`` is a
+    pre-registered confidential client of ``url`` (the secret in the environment, a browser
+    that follows the URL)."""
     from tests.print_agent import env_for
 
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / ".mcp.json").write_text(json.dumps({"mcpServers": {"web": {
+        "type": "http", "url": url, "oauth": {"clientId": "confidential", "callbackPort": port}}}}))
+    follow = tmp_path / "browser.py"
+    follow.write_text("import sys, urllib.request\nurllib.request.urlopen(sys.argv[1], timeout=10).read()\n")
+    env = env_for(tmp_path, XDG_CONFIG_HOME=str(tmp_path / "config"),
+                  BROWSER=f"{sys.executable} {follow} %s", MCP_CLIENT_SECRET="s3cret")
+
+    def login(*more: str) -> tuple[int, str, str]:
+        proc = popen_agent(["mcp", "login", "web", "--client-secret", *more, "--cwd", str(ws)], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = proc.communicate(timeout=60)
+        return proc.returncode, out, err
+
+    return login
+
+
+def test_a_client_secret_is_given_to_the_login_and_kept_owner_only(tmp_path: Path) -> None:
     port = free_port()
     for url, record in oauth_server(tmp_path, "--client", "confidential", f"http://localhost:{port}/callback",
                                     "--secret", "s3cret"):
-        ws = tmp_path / "ws"
-        ws.mkdir()
-        (ws / ".mcp.json").write_text(json.dumps({"mcpServers": {"web": {
-            "type": "http", "url": url, "oauth": {"clientId": "confidential", "callbackPort": port}}}}))
-        follow = tmp_path / "browser.py"
-        follow.write_text("import sys, urllib.request\nurllib.request.urlopen(sys.argv[1], timeout=10).read()\n")
-        env = env_for(tmp_path, XDG_CONFIG_HOME=str(tmp_path / "config"),
-                      BROWSER=f"{sys.executable} {follow} %s", MCP_CLIENT_SECRET="s3cret")
-        proc = popen_agent(["mcp", "login", "web", "--client-secret", "--cwd", str(ws)], env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        out, err = proc.communicate(timeout=60)
-        assert proc.returncode == 0, err
+        code, out, err = _secret_login(tmp_path, url, port)()
+        assert code == 0, err
         assert "Logged in to web." in out
         [saved] = (tmp_path / "home").rglob("mcp-auth/web-*.json")
         assert stat.S_IMODE(saved.stat().st_mode) == 0o600
@@ -79,7 +92,33 @@ def test_a_client_secret_is_given_to_the_login_and_kept_owner_only(tmp_path: Pat
         # bound to the authorization server it was first sent to
         assert kept["secret"] == {"client_id": "confidential", "client_secret": "s3cret", "issuer": url.removesuffix("/mcp")}
         assert kept["tokens"]["access_token"] == events(record, "token")[0]["access"]
-        assert "s3cret" not in (ws / ".mcp.json").read_text()
+        assert "s3cret" not in (tmp_path / "ws" / ".mcp.json").read_text()
+        assert (f"goes only to the authorization server {url.removesuffix('/mcp')}, the first one it was used with "
+                "(to name it yourself: agent-tui mcp login web --client-secret --auth-server URL)") in out
+
+
+def test_mcp_login_auth_server_names_the_only_server_the_secret_goes_to(tmp_path: Path) -> None:
+    port = free_port()
+    for url, record in oauth_server(tmp_path, "--client", "confidential", f"http://localhost:{port}/callback",
+                                    "--secret", "s3cret"):
+        login = _secret_login(tmp_path, url, port)
+        # the MCP server is its own authorization server: not the one named, so refused, in one line
+        code, _, err = login("--auth-server", "https://as.example")
+        assert code == 1 and err.strip() == (
+            "agent-tui: cannot log in to web: the MCP server names the authorization server "
+            f"{url.removesuffix('/mcp')}, not https://as.example, the one its client secret or key was given for "
+            "(mcp login --auth-server): refused"), err
+        assert events(record, "token") == [] and events(record, "authorize") == []
+        code, _, err = login("--auth-server", "http://example.com")
+        assert code == 1 and "the authorization server must be an https:// issuer URL" in err, err
+
+        code, out, err = login("--auth-server", url.removesuffix("/mcp"))
+        assert code == 0, err
+        assert f"goes only to the authorization server {url.removesuffix('/mcp')} (--auth-server)." in out
+        [saved] = (tmp_path / "home").rglob("mcp-auth/web-*.json")
+        kept = json.loads(saved.read_text())
+        assert kept["auth_server"] == kept["secret"]["issuer"] == url.removesuffix("/mcp")
+        assert len(events(record, "token")) == 1
 
 
 @pytest.mark.asyncio

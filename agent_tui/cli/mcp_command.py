@@ -8,6 +8,9 @@ finds them.
 key (PEM) such a client signs its token requests with instead. ``--idp ISSUER
 --idp-client-id ID`` keeps the user's enterprise identity provider and their ID token
 (asked for without echo, or ``MCP_IDP_ID_TOKEN``) for cross-app access (SEP-990).
+``--auth-server URL`` names the authorization server the secret or key is for: it goes
+to no other, and a server that names another is refused (without it, the login says
+which one it was bound to: the first it was used with).
 ``agent-tui mcp logout NAME`` forgets them.
 """
 
@@ -48,14 +51,21 @@ def _take(args: list[str], flag: str) -> str | None:
 
 
 USAGE = ("usage: agent-tui mcp login|logout NAME [--cwd DIR] [--client-secret | --client-key FILE] "
-         "[--idp ISSUER --idp-client-id ID]")
+         "[--idp ISSUER --idp-client-id ID] [--auth-server URL]")
 
 
 def mcp_main(argv: list[str]) -> int:
     from agent_tui.paths import state_home
     from agent_tui.settings.mcp_servers import load_config
     from agent_tui.mcp_catalog.browser import open_in_browser
-    from agent_tui.mcp.login import keep_client_key, keep_client_secret, keep_identity_provider, login
+    from agent_tui.mcp.login import (
+        bound_to,
+        keep_auth_server,
+        keep_client_key,
+        keep_client_secret,
+        keep_identity_provider,
+        login,
+    )
     from agent_tui.mcp.oauth import AUTH_DIR, LoginRefused, TokenFile, token_path
 
     args = list(argv)
@@ -71,6 +81,7 @@ def mcp_main(argv: list[str]) -> int:
     if with_secret:
         args.remove("--client-secret")
     idp = [_take(args, "--idp"), _take(args, "--idp-client-id")]
+    auth_server = _take(args, "--auth-server")
     key_file: Path | None = None
     if "--client-key" in args:
         at = args.index("--client-key")
@@ -80,7 +91,8 @@ def mcp_main(argv: list[str]) -> int:
         key_file = Path(args[at + 1]).expanduser()
         del args[at : at + 2]
     if len(args) != 2 or args[0] not in ("login", "logout") or (
-            (with_secret or key_file is not None or any(idp)) and args[0] != "login") or "" in idp or (
+            (with_secret or key_file is not None or any(idp) or auth_server is not None) and args[0] != "login"
+    ) or "" in idp or auth_server == "" or (
             (idp[0] is None) != (idp[1] is None)):
         print(USAGE, file=sys.stderr)
         return 1
@@ -109,6 +121,8 @@ def mcp_main(argv: list[str]) -> int:
             keep_client_key(server, auth_dir, pem)
         if idp[0] is not None and idp[1] is not None:
             keep_identity_provider(server, auth_dir, idp[0], idp[1], _id_token(name))
+        if auth_server is not None:
+            keep_auth_server(server, auth_dir, auth_server)
         asyncio.run(login(server, auth_dir, open_in_browser(_show), workspace=cwd))
     except LoginRefused as exc:
         print(f"agent-tui: cannot log in to {name}: {exc}", file=sys.stderr)
@@ -120,4 +134,10 @@ def mcp_main(argv: list[str]) -> int:
         print(f"agent-tui: the login to {name} was stopped", file=sys.stderr)
         return 130
     print(f"Logged in to {name}. Sessions started from now on use it (in a running one: /mcp, reconnect).")
+    bound = bound_to(server, auth_dir)
+    if bound is not None:
+        issuer, named = bound
+        print(f"Its client secret or key goes only to the authorization server {issuer}" + (
+            " (--auth-server)." if named else f", the first one it was used with (to name it yourself: agent-tui "
+            f"mcp login {name} --client-secret --auth-server URL)."))
     return 0

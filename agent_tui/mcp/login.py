@@ -27,6 +27,7 @@ from agent_tui.settings.mcp_servers import ServerConfig
 from agent_tui.mcp_catalog.browser import LOGIN_TIMEOUT_S, OpenUrl
 from agent_tui.mcp_catalog.errors import short
 from agent_tui.mcp.auth.cross_app import check_issuer
+from agent_tui.mcp.auth.guard import CredentialRefused
 from agent_tui.mcp.oauth import (
     LoginRefused,
     TokenFile,
@@ -195,6 +196,38 @@ def keep_identity_provider(config: ServerConfig, auth_dir: Path, issuer: str, id
         client_id, check_issuer(issuer), idp_client_id.strip(), id_token.strip())
 
 
+def keep_auth_server(config: ServerConfig, auth_dir: Path, url: str) -> str:
+    """Bind the secret or key kept for ``config``'s pre-registered client to the
+    authorization server ``url`` (https, http only on the loopback) from the start: no
+    other gets it or is logged in at. Returns the issuer as kept; ValueError for a bad
+    URL or when no secret or key is kept."""
+    from mcp.shared.auth import OAuthMetadata
+    from pydantic import AnyHttpUrl, TypeAdapter
+
+    client_id = _client_id(config, "named authorization server")
+    as_metadata = TypeAdapter(AnyHttpUrl, config=OAuthMetadata.model_config)  # rendered as metadata renders it
+    issuer = str(as_metadata.validate_python(check_issuer(url, "the authorization server")))
+    if issuer.count("/") == 3 and issuer.endswith("/"):  # a root issuer, as servers name it: no slash
+        issuer = issuer[:-1]
+    store = TokenFile(token_path(auth_dir, config))
+    if store.client_secret(client_id) is None and store.client_key(client_id) is None:
+        raise ValueError("--auth-server binds a client secret or key: give --client-secret or --client-key too")
+    store.name_auth_server(issuer)
+    return issuer
+
+
+def bound_to(config: ServerConfig, auth_dir: Path) -> tuple[str, bool] | None:
+    """The authorization server a kept secret or key is bound to, and whether the user named it."""
+    if config.oauth is None or not config.oauth.client_id:
+        return None
+    store = TokenFile(token_path(auth_dir, config))
+    client_id = config.oauth.client_id
+    if store.client_secret(client_id) is None and store.client_key(client_id) is None:
+        return None
+    issuer = store.secret_issuer()
+    return (issuer, store.named_auth_server() is not None) if issuer is not None else None
+
+
 async def _gated(session: ClientSession, init: Any, store: TokenFile) -> None:
     """A server may let ``initialize`` through and want a login only for the methods
     after it: list what it offers, as a session does, until one of them asks."""
@@ -218,9 +251,11 @@ def _worded(exc: BaseException, config: ServerConfig) -> BaseException:
         leaf = leaf.exceptions[0]
     if isinstance(leaf, (LoginRefused, asyncio.CancelledError, KeyboardInterrupt)):
         return leaf
+    if isinstance(leaf, CredentialRefused):
+        return LoginRefused(str(leaf))
     if isinstance(leaf, TimeoutError):
         return ValueError(f"no login came back within {LOGIN_TIMEOUT_S:g} s")
     return ValueError(f"cannot log in to {config.url}: {short(leaf)}")
 
 
-__all__ = ["Callback", "keep_client_key", "keep_client_secret", "keep_identity_provider", "login"]
+__all__ = ["Callback", "bound_to", "keep_auth_server", "keep_client_key", "keep_client_secret", "keep_identity_provider", "login"]

@@ -24,23 +24,25 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.oauth2 import OAuthContext
-from mcp.client.auth.utils import is_valid_client_metadata_url, union_scopes
+from mcp.client.auth.utils import is_valid_client_metadata_url, issuers_match, union_scopes
 from mcp.shared.auth import (
     JWT_BEARER_GRANT_TYPE,
     AuthorizationCodeResult,
     OAuthClientInformationFull,
     OAuthClientMetadata,
+    OAuthMetadata,
     OAuthToken,
 )
 
 from agent_tui.mcp.auth.cross_app import GrantRefused, IdentityProvider, exchange_for_grant
+from agent_tui.mcp.auth.discovery import discover
 from agent_tui.mcp.auth.guard import CredentialRefused, check_token_request, may_send_to
 from agent_tui.mcp.auth.tokens import TokenFile, token_path
 from agent_tui.settings.mcp_servers import ServerConfig, Transport
@@ -64,15 +66,17 @@ class LoginRefused(Exception):
     """The authorization server refused the login (its error, worded)."""
 
 
-def _not_login_needed(record: logging.LogRecord) -> bool:
-    """The SDK logs every OAuth flow error with its traceback (to stderr, where no
-    handler is set: over the TUI); a login that is needed is a state, and a refused
-    one (a worded error, the server's state says it) is not a program's fault."""
-    exc = record.exc_info[1] if record.exc_info else None
-    return not isinstance(exc, (LoginNeeded, LoginRefused, CredentialRefused))
+def _told_elsewhere(record: logging.LogRecord) -> bool:
+    """The SDK logs every OAuth flow error with its traceback, and a refused refresh, as
+    warnings or errors: to stderr where no handler is set (over the TUI, into ``-p``'s
+    output). Each is told already, in one line (the login's error, the server's state
+    and notice), so the record is demoted to debug (kept for a handler that wants it)."""
+    if record.levelno > logging.DEBUG:
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+    return True
 
 
-logging.getLogger("mcp.client.auth.oauth2").addFilter(_not_login_needed)
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_told_elsewhere)
 
 
 def uses_oauth(config: ServerConfig) -> bool:
@@ -107,9 +111,10 @@ class Provider(OAuthClientProvider):
         super().__init__(server_url, metadata, store, **kwargs)
         self.context.__class__ = _Context
         assert isinstance(self.context, _Context)
-        self.context.may_refresh = lambda: self._may_send(self._get_token_endpoint())
+        self.context.may_refresh = self._may_refresh
         self.store = store
         self.scopes = scopes
+        self._discovered = False  # whether discovery ran before a refresh (no metadata was kept)
         self.idp_transport: httpx2.AsyncBaseTransport | None = None  # the identity provider's (tests)
 
     async def _initialize(self) -> None:
@@ -122,6 +127,62 @@ class Provider(OAuthClientProvider):
         kept, info = self.store.server_metadata(), self.context.client_info
         if kept is not None and info is not None and info.issuer in (None, str(kept.issuer)):
             self.context.oauth_metadata = kept
+
+    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        """The SDK's flow, after discovery when a token is to be refreshed and no
+        authorization server's metadata was kept with it (see :mod:`.auth.discovery`)."""
+        async with self.context.lock:
+            if not self._initialized:
+                await self._initialize()
+            stale = (self.context.oauth_metadata is None and not self._discovered
+                     and not self.context.is_token_valid() and OAuthContext.can_refresh_token(self.context))
+        if stale:
+            self._discovered = True
+            found: list[OAuthMetadata] = []
+            steps = discover(self.context.server_url, self._select_authorization_server,
+                             self._validate_resource_match, found)
+            try:
+                outgoing = await steps.__anext__()
+                while True:
+                    outgoing = await steps.asend((yield outgoing))
+            except StopAsyncIteration:
+                pass
+            info = self.context.client_info
+            if found and info is not None and (info.issuer is None or issuers_match(info.issuer, str(found[0].issuer))):
+                self.context.oauth_metadata = found[0]
+        flow = super()._auth_flow(request)
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                outgoing = await flow.asend((yield outgoing))
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
+
+    def _may_refresh(self) -> bool:
+        """A refresh goes to the token endpoint the authorization server's metadata names
+        (found first when none was kept); to the SDK's ``<origin>/token`` only where
+        discovery found none (a 2025-03-26 server), and never with a given secret or key."""
+        if self.context.oauth_metadata is None and not self._discovered:
+            return False
+        return self._may_send(self._get_token_endpoint())
+
+    def _select_authorization_server(self, advertised: list[str]) -> str:
+        """The one the user named for the secret or key, where the resource lists it."""
+        named = self.store.named_auth_server()
+        return next((a for a in advertised if named is not None and issuers_match(a, named)), advertised[0])
+
+    def _expected_issuer(self) -> str:
+        """The authorization server in use; with one the user named (``--auth-server``), any
+        other is refused before anything is sent to it (no registration, no login there)."""
+        expected = super()._expected_issuer()
+        named = self.store.named_auth_server()
+        if named is not None and not issuers_match(expected, named):
+            raise CredentialRefused(
+                f"the MCP server names the authorization server {expected}, not {named}, the one its client "
+                "secret or key was given for (mcp login --auth-server): refused")
+        return expected
 
     def _given(self) -> bool:
         """Whether the client authenticates with a secret or key the user gave."""
@@ -149,6 +210,12 @@ class Provider(OAuthClientProvider):
         await super()._handle_token_response(response)
         if self.context.oauth_metadata is not None:
             self.store.keep_server_metadata(self.context.oauth_metadata)
+
+    async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
+        refreshed = await super()._handle_refresh_response(response)
+        if refreshed and self.context.oauth_metadata is not None:  # found by discovery first: kept now
+            self.store.keep_server_metadata(self.context.oauth_metadata)
+        return refreshed
 
     async def _perform_authorization(self) -> httpx2.Request:
         """Ask for the configured scopes, those a server asked for later (kept: a

@@ -41,12 +41,12 @@ class GrantRefused(Exception):
     """The identity provider gave no grant (its error, worded)."""
 
 
-def check_issuer(issuer: str) -> str:
+def check_issuer(issuer: str, what: str = "the identity provider") -> str:
     """The issuer as given, when it is an https URL (http only on the loopback); else ValueError."""
     url = urlparse(issuer.strip())
     if not url.hostname or url.scheme not in ("https", "http") or (
             url.scheme == "http" and url.hostname not in _LOOPBACK) or url.query or url.fragment:
-        raise ValueError(f"the identity provider must be an https:// issuer URL, got {issuer!r}")
+        raise ValueError(f"{what} must be an https:// issuer URL (http:// only on the loopback), got {issuer!r}")
     return issuer.strip()
 
 

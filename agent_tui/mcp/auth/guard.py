@@ -1,7 +1,8 @@
 """Where a client's own credentials may go: a client secret or private key the user
 gave (``agent-tui mcp login --client-secret`` / ``--client-key``) is sent only to the
-token endpoint of the authorization server it is bound to (the first one it was sent
-to, as that server's RFC 8414 metadata names it). Never to an address guessed from
+token endpoint of the authorization server it is bound to (the one the user named with
+``--auth-server``, else the first one it was sent to, as that server's RFC 8414
+metadata names it). Never to an address guessed from
 the MCP server's origin (the SDK's ``<origin>/token`` when no metadata is at hand),
 never to another authorization server. The check stands right before a token request
 leaves; it fails closed."""
@@ -11,6 +12,7 @@ from __future__ import annotations
 from urllib.parse import parse_qsl
 
 import httpx2
+from mcp.client.auth.utils import issuers_match
 from mcp.shared.auth import OAuthMetadata
 
 
@@ -28,7 +30,7 @@ def carries_credential(request: httpx2.Request) -> bool:
 
 def may_send_to(url: str, metadata: OAuthMetadata | None, bound_issuer: str | None) -> bool:
     """Whether ``url`` is the token endpoint of the authorization server the credential is bound to."""
-    return (metadata is not None and bound_issuer is not None and str(metadata.issuer) == bound_issuer
+    return (metadata is not None and bound_issuer is not None and issuers_match(str(metadata.issuer), bound_issuer)
             and metadata.token_endpoint is not None and url == str(metadata.token_endpoint))
 
 

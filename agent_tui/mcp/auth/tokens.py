@@ -2,7 +2,8 @@
 server and URL (the SDK's ``TokenStorage``), holding the registered client, the
 tokens with the time they expire, the authorization server's metadata they came
 from, the scope a server asked for later, and a client secret or private key the
-user gave (each bound to the authorization server it was first sent to)."""
+user gave (each bound to the authorization server the user named with it, else to the
+one it was first sent to)."""
 
 from __future__ import annotations
 
@@ -83,7 +84,7 @@ class TokenFile:
             return
         data.pop("tokens", None)
         if client:
-            for key in ("client", "scope", "secret", "key", "server", "idp"):
+            for key in ("client", "scope", "secret", "key", "server", "idp", "auth_server"):
                 data.pop(key, None)
         self._write(data)
 
@@ -127,7 +128,11 @@ class TokenFile:
         self._give("key", {"client_id": client_id, "pem": pem})
 
     def secret_issuer(self) -> str | None:
-        """The authorization server the secret or key was first sent to (it goes to no other)."""
+        """The authorization server the secret or key is bound to (it goes to no other): the
+        one the user named (``--auth-server``), else the one it was first sent to."""
+        named = self.named_auth_server()
+        if named is not None:
+            return named
         for kind in ("secret", "key"):
             raw = self._read().get(kind)
             issuer = raw.get("issuer") if isinstance(raw, dict) else None
@@ -143,6 +148,23 @@ class TokenFile:
             data[kind]["issuer"] = issuer
         if given:
             self._write(data)
+
+    def named_auth_server(self) -> str | None:
+        """The authorization server the user named for this server's secret or key."""
+        named = self._read().get("auth_server")
+        return named if isinstance(named, str) and named else None
+
+    def name_auth_server(self, issuer: str) -> None:
+        """Bind what the user gave to ``issuer`` from the start (tokens and a client got
+        elsewhere are dropped); no other authorization server gets it, nor is used."""
+        data = self._read()
+        data["auth_server"] = issuer
+        for kind in ("secret", "key"):
+            if isinstance(data.get(kind), dict):
+                data[kind]["issuer"] = issuer
+        for kind in ("client", "tokens", "server"):
+            data.pop(kind, None)
+        self._write(data)
 
     def server_metadata(self) -> OAuthMetadata | None:
         """The authorization server's metadata the tokens came from (its token endpoint
