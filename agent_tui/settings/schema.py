@@ -206,7 +206,8 @@ class SettingsFile(Keys, Sections):
     web_search: Annotated[WebSearchSection | None, p.WEB_SEARCH] = Field(
         default=None, alias="webSearch")
     # Claude Code's plugins, read by plugins/ (the user's file enables; a project's offers)
-    enabled_plugins: Annotated[Any, p.READ_ELSEWHERE] = Field(default=None, alias="enabledPlugins")
+    enabled_plugins: Annotated[Any, p.READ_ELSEWHERE] = Field(
+        default=None, alias="enabledPlugins")
     extra_known_marketplaces: Annotated[Any, p.READ_ELSEWHERE] = Field(
         default=None, alias="extraKnownMarketplaces")
     schema_url: Annotated[StrictStr | None, p.READ_ELSEWHERE] = Field(
