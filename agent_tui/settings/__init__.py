@@ -57,8 +57,8 @@ in one notice, a bad value or a bad rule is reported with its line and column, a
 the rest of the file applies.
 
 A file's shape is :mod:`.schema`; what is wrong in one, and how it is worded,
-:mod:`.problems`; how a plain key merges, its row in ``schema.Keys`` (:mod:`.keys`);
-here the files are read and merged.
+:mod:`.problems`; how each key merges and what a project may not set, its row there
+(:mod:`.keys`, :mod:`.policies`); here the files are read and merged.
 """
 
 from __future__ import annotations
