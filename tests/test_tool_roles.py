@@ -1,8 +1,10 @@
 """The tools that play a part others rely on say so themselves (core/calls/tool.py):
 the shell, the guards of reading and editing files, the skill runner, the way out of
-plan mode. The permission guards, the ``!`` commands, the memory loader, ``/skills``,
-``/agents`` and the SDK ask these facts instead of a tool's name; a role has one
-holder, and a second claim is refused at registration."""
+plan mode, the plan's writer, the stand-in for a Claude Code tool agent-tui has none of.
+The permission guards, the ``!`` commands, the memory loader, ``/skills``, ``/agents``,
+the plan (journal, pane, ACP, Task hooks), sub-agent types and the SDK ask these facts
+instead of a tool's name; the shell and each access's guard have one holder, and a
+second claim is refused at registration."""
 
 from __future__ import annotations
 
@@ -12,18 +14,24 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
+from agent_tui.core.calls.agent_types import AgentScope, parse_agent_file
 from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult, register_tool
+from agent_tui.core.journal.records import ToolIntentRecord, ToolResultRecord
+from agent_tui.core.modes.plan import PlanTracker
 from agent_tui.permissions import Permissions
-from agent_tui.protocol import PermissionMode, Verdict
+from agent_tui.protocol import PermissionMode, ToolState, Verdict
 from agent_tui.protocol import tool_names
 from agent_tui.protocol.tool_names import (
     FileAccess,
     RuleSubject,
     access_guard,
     shell_tool,
+    stand_in,
     tool_with,
+    writes_plan,
 )
 from agent_tui.tools.registry import default_tools
+from agent_tui.ui.screens.approval_choices import leaves_plan
 
 
 class NoteInput(BaseModel):
@@ -51,12 +59,22 @@ class Wayout(_Note):
     leaves_plan = True
 
 
+class Checklist(_Note):
+    name = "checklist"
+    writes_plan = True
+
+
+class Carver(_Note):
+    name = "carver"
+    stands_in_for = ("NotebookEdit",)
+
+
 @pytest.fixture
 def registered() -> Iterator[None]:
-    for tool in (Chime, Wayout):
+    for tool in (Chime, Wayout, Checklist, Carver):
         register_tool(tool)
     yield
-    for tool in (Chime, Wayout):
+    for tool in (Chime, Wayout, Checklist, Carver):
         tool_names.forget(tool.name)
 
 
@@ -109,3 +127,39 @@ def test_outside_plan_mode_the_way_out_of_it_is_its_fact_not_its_name(tmp_path: 
     assert (ruling.verdict, ruling.rule) == (Verdict.ALLOW, "policy:not-planning")
     chime = Chime()
     assert policy.check(chime, chime.parse({"command": "ls"})).rule != "policy:not-planning"
+
+
+def test_the_built_in_tools_write_the_plan_and_stand_in() -> None:
+    assert tool_with(lambda f: f.writes_plan) == "todo_write"
+    assert writes_plan("todo_write") and not writes_plan("mcp__x__todo_write")
+    assert (stand_in("MultiEdit"), stand_in("multi_edit"), stand_in("NotebookRead")) == (
+        "edit_file", "edit_file", "read_file")
+    assert (stand_in("Edit"), stand_in("notebook_read"), stand_in("NotebookEdit")) == (
+        None, None, None)
+    assert leaves_plan("exit_plan_mode") and not leaves_plan("todo_write")
+
+
+@pytest.mark.usefixtures("registered")
+def test_a_tool_that_writes_the_plan_is_followed_by_its_fact() -> None:
+    tracker = PlanTracker()
+    todos = [{"content": "Water the kale", "status": "pending"}]
+    for record in (
+        ToolIntentRecord(turn_id="t1", tool_use_id="c1", name="checklist",
+                         input={"todos": todos}, operation_id="op1"),
+        ToolResultRecord(turn_id="t1", tool_use_id="c1", name="checklist",
+                         state=ToolState.SUCCEEDED, content="ok"),
+    ):
+        tracker.feed(record)
+    assert tracker.plan is not None
+    assert [item.content for item in tracker.plan.items] == ["Water the kale"]
+
+
+@pytest.mark.usefixtures("registered")
+def test_a_sub_agent_listing_claude_code_s_tool_gets_the_one_that_stands_in(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "carver.md"
+    path.write_text("---\nname: carver\ndescription: Carves.\n"
+                    "tools: NotebookEdit, MultiEdit\n---\nCarve.\n")
+    agent, notes = parse_agent_file(path, AgentScope.PROJECT)
+    assert agent.tools == ("carver", "edit_file"), notes

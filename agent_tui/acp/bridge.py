@@ -46,7 +46,6 @@ from agent_tui.acp.usage import UsageTracker
 from agent_tui.acp.models import ModelChoice
 from agent_tui.acp.modes import mode_update
 from agent_tui.acp.updates import UpdateMapper, plan_update
-from agent_tui.core.modes.plan import TODO_TOOL
 from agent_tui.core.session.session import Session
 from agent_tui.protocol import (
     BackgroundJobChanged,
@@ -83,6 +82,7 @@ from agent_tui.protocol import (
     Usage,
     UserMessage,
 )
+from agent_tui.protocol.tool_names import writes_plan
 
 log = logging.getLogger("agent_tui.acp")
 
@@ -338,7 +338,7 @@ class SessionBridge:
                     await self._send(update_agent_thought_text(event.text))
             case ToolStateChanged():
                 await self._send(self.mapper.tool_state(event))
-                if event.name == TODO_TOOL and event.state is ToolState.SUCCEEDED \
+                if writes_plan(event.name) and event.state is ToolState.SUCCEEDED \
                         and event.parent_tool_use_id is None:
                     await self._send_plan()
                 if event.state is not ToolState.AWAITING_APPROVAL:

@@ -260,8 +260,8 @@ class Wiring:
             web_search=settings.web_search_enabled, skills=skills, agent_types=agent_types,
         )
         self.containment = self.containment_for(Path(workspace))
-        bash = tools.get("bash")
-        assert isinstance(bash, BashTool)  # default_tools always offers it
+        bash = tools.first(lambda tool: tool.shell)
+        assert isinstance(bash, BashTool)  # default_tools always offers the shell
         bash.limits = RunLimits()  # the settings' limits and grace, configured just now
         bash.sandbox = self.containment.sandbox
         bash.sandbox_runs_unasked = (self.opts.sandbox if self.opts.sandbox is not None

@@ -89,6 +89,9 @@ class ToolFacts:
     claude: str  # Claude Code's name for it
     # Claude Code's other spellings of the same tool (older or newer names).
     aliases: tuple[str, ...] = ()
+    # Claude Code's tools agent-tui has none of, whose work this one does (a sub-agent
+    # listing ``MultiEdit`` gets ``edit_file``).
+    stands_in_for: tuple[str, ...] = ()
     # Our input key -> Claude Code's (``path`` -> ``file_path``), as hooks see the input.
     keys: Mapping[str, str] = field(default_factory=dict)
     # The permission prompt's heading (empty: "Tool" and the Claude Code name).
@@ -124,6 +127,8 @@ class ToolFacts:
     offers_skills: bool = False
     # Its call asks to leave plan mode (outside plan mode there is nothing to approve).
     leaves_plan: bool = False
+    # Its calls write the model's plan (the plan pane, ACP's plan, the Task hooks).
+    writes_plan: bool = False
 
 
 #: Claude Code's tools that agent-tui does not have, named the way ours would be, so a
@@ -226,6 +231,19 @@ def tool_with(fact: Callable[[ToolFacts], bool]) -> str | None:
     """The first known tool (ours) of which ``fact`` holds, if any: how a layer finds
     the tool that does a thing without naming it."""
     return next((f.name for f in _facts().values() if fact(f)), None)
+
+
+def stand_in(name: str) -> str | None:
+    """Our tool that does the work of Claude Code's tool ``name`` (either spelling),
+    one agent-tui has none of (``MultiEdit``: ``edit_file``); None: no such tool."""
+    ours = our_name(name)
+    spelled = {name} if ours is None else {name, claude_name(ours)}
+    return tool_with(lambda f: not spelled.isdisjoint(f.stands_in_for))
+
+
+def writes_plan(name: str) -> bool:
+    """Whether calls of the tool ``name`` write the model's plan (its ``writes_plan``)."""
+    return facts_of(name).writes_plan
 
 
 def shell_tool() -> str:

@@ -57,8 +57,8 @@ in one notice, a bad value or a bad rule is reported with its line and column, a
 the rest of the file applies.
 
 A file's shape is :mod:`.schema`; what is wrong in one, and how it is worded,
-:mod:`.problems`; how a plain key merges, its row in ``schema.Keys`` (:mod:`.keys`);
-here the files are read and merged.
+:mod:`.problems`; how each key merges and what a project may not set, its row there
+(:mod:`.keys`, :mod:`.policies`); here the files are read and merged.
 """
 
 from __future__ import annotations
@@ -67,76 +67,38 @@ import json
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
-from typing import Any
+from pydantic import ConfigDict, Field
 
-from pydantic import ConfigDict, Field, field_validator
-
-from agent_tui import containment_settings as cs
 from agent_tui.json_positions import position_at, positions_of
 from agent_tui.paths import (
     project_settings_files,
     settings_files,
     user_config_dir,
 )
-from agent_tui.permissions import InvalidRule, PermissionRules, Rule
-from agent_tui.protocol import PermissionMode
+from agent_tui.permissions import PermissionRules
 from agent_tui.config_file import MAX_BYTES, Unreadable, read_config
-from agent_tui.settings.claude_json import ProjectApproval
 from agent_tui.settings.jsonc import relax
-from agent_tui.settings.keys import merge_keys
+from agent_tui.settings.keys import merge_file
 from agent_tui.settings.lenient import validate_leniently
-from agent_tui.settings.project_env import project_may_set, refused_message
+from agent_tui.settings.merged import Merged, Source
 from agent_tui.settings.problems import SettingsProblem, json_type
 from agent_tui.settings.untrusted import untrusted_message, withhold
-from agent_tui.settings.schema import HooksSource, Keys, SettingsFile, resolve_mode
+from agent_tui.settings.schema import Keys, SettingsFile
 
 
 # -- the result ---------------------------------------------------------------------
 
 
-class LoadedSettings(Keys):
+class LoadedSettings(Keys, Merged):
     """The merged settings of the files that loaded, and what went wrong with the rest.
 
-    The plain keys are :class:`.schema.Keys`' fields, merged by their rows (:mod:`.keys`)."""
+    The plain keys are :class:`.schema.Keys`' fields, the others :class:`.merged.Merged`'s;
+    each file is merged row by row (:mod:`.keys`)."""
 
     model_config = ConfigDict(populate_by_name=True)
 
-    allow: list[Rule] = Field(default_factory=list)
-    ask: list[Rule] = Field(default_factory=list)
-    deny: list[Rule] = Field(default_factory=list)
-    default_mode: PermissionMode | None = None
-    # permissions.disableBypassPermissionsMode, from any file (a restriction)
-    disable_bypass: str | None = None
-    # permissions.additionalDirectories of the user's files, as written (the wiring
-    # resolves them against the workspace, as --add-dir): never a project's
-    additional_directories: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
-    # the env of the user's files and --settings only: what the user's hooks get
-    user_env: dict[str, str] = Field(default_factory=dict)
-    limits: cs.Limits = Field(default_factory=cs.Limits)
-    sandbox: cs.Sandbox = Field(default_factory=cs.Sandbox)
-    # sandbox.enabled as the user's files and --settings say (a project's file may turn
-    # the sandbox on, but only the user makes sandboxed commands run unasked)
-    user_sandbox: bool = False
-    prices: dict[str, dict[str, float]] = Field(default_factory=dict)
-    # providers entries (as written, each checked): the user's files and --settings only
-    providers: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    hooks: list[HooksSource] = Field(default_factory=list)  # each file's, in load order
-    web_fetch_allow_private: bool = False
-    web_search_enabled: bool = False  # webSearch.enabled: offer the web_search tool
-    # the file each plain key's value came from, by field name
-    sources: dict[str, Path] = Field(default_factory=dict)
-    # which of the project's .mcp.json servers the user approved (their files only)
-    mcpjson: ProjectApproval = Field(default_factory=ProjectApproval)
     files: list[Path] = Field(default_factory=list)  # the files that were applied
     problem_details: list[SettingsProblem] = Field(default_factory=list)
-
-    @field_validator("allow", "ask", "deny", mode="before")
-    @classmethod
-    def _rules(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            return [Rule.parse(v) if isinstance(v, str) else v for v in value]
-        return value
 
     @property
     def auto_disabled_by(self) -> Path | None:
@@ -161,7 +123,8 @@ class LoadedSettings(Keys):
         self, data: SettingsFile, path: Path, *, project: bool = False,
         settings_root: Path | None = None, claude_file: bool = False,
     ) -> None:
-        """Merge one (valid) file over what is here: rules add up, scalars override.
+        """Merge one (valid) file over what is here, each key by its row
+        (:mod:`.keys`, :mod:`.policies`): rules add up, scalars override.
 
         A project's file cannot grant itself ``auto`` mode, nor set variables that
         make every approved command run code of its choosing (``BASH_ENV``,
@@ -170,99 +133,12 @@ class LoadedSettings(Keys):
         (None: the project root); ``claude_file``: one of Claude Code's files, where
         ``defaultMode`` words are Claude Code's.
         """
-        perms = data.permissions
-        root = str(settings_root) if settings_root is not None else None
-        lists = ((self.allow, perms.allow), (self.ask, perms.ask), (self.deny, perms.deny))
-        for mine, theirs in lists:
-            for text in theirs:
-                try:
-                    rule = Rule.parse(text, settings_root=root)
-                except InvalidRule:  # cannot happen: the file's rules were checked
-                    continue
-                if rule not in mine:
-                    mine.append(rule)
-        for refused in merge_keys(self, perms, path, project=project, sources=self.sources,
-                                  prefix="permissions."):  # additionalDirectories...
+        source = Source(path=path, project=project, claude_file=claude_file,
+                        settings_root=str(settings_root) if settings_root is not None else None,
+                        hooks_where=data._hooks_where)
+        for refused in merge_file(self, data, source):
             self.problem_details.append(SettingsProblem(file=path, message=refused, only_this=True))
-        if perms.default_mode is not None:
-            mode, note = resolve_mode(perms.default_mode, claude_file=claude_file)
-            if note is not None:
-                self.problem_details.append(SettingsProblem(
-                    file=path, message=f"defaultMode {perms.default_mode}: {note}", only_this=True,
-                ))
-            if project and mode is PermissionMode.AUTO:
-                self.problem_details.append(SettingsProblem(file=path, message=(
-                    f"defaultMode {perms.default_mode} is only taken from your user settings or "
-                    "the command line: a project cannot grant itself auto mode (ignored)"),
-                    only_this=True))
-            else:
-                self.default_mode = mode
-        self.prices.update({name: p.model_dump() for name, p in data.prices.items()})
-        self._providers(data, path)
-        env_refused = [key for key in data.env if project and not project_may_set(key)]
-        if env_refused:
-            self.problem_details.append(SettingsProblem(
-                file=path, message=refused_message(env_refused), only_this=True))
-        for key, value in data.env.items():
-            if key not in env_refused:
-                self.env[key] = value
-                if not project:
-                    self.user_env[key] = value
-        if not project and data.sandbox.enabled is not None:
-            self.user_sandbox = data.sandbox.enabled
-        for refused in cs.merge(self.limits, self.sandbox, data.limits, data.sandbox, project):
-            self.problem_details.append(SettingsProblem(file=path, message=refused, only_this=True))
-        if data.hooks is not None:
-            self.hooks.append(HooksSource(
-                file=path, project=project, value=data.hooks, where=data._hooks_where,
-            ))
-        if data.web_fetch is not None:
-            if project and data.web_fetch.allow_private:
-                self.problem_details.append(SettingsProblem(file=path, message=(
-                    "webFetch.allowPrivate is only taken from your user settings: a project "
-                    "could point web_fetch at your local network (ignored)"), only_this=True))
-            else:
-                self.web_fetch_allow_private = data.web_fetch.allow_private
-        if data.web_search is not None:
-            self.web_search_enabled = data.web_search.enabled
-        for refused in merge_keys(self, data, path, project=project, sources=self.sources):
-            self.problem_details.append(SettingsProblem(file=path, message=refused, only_this=True))
-        self._approval(data, path, project=project)
         self.files.append(path)
-
-    def _providers(self, data: SettingsFile, path: Path) -> None:
-        """``providers``. An untrusted project's never reaches here (``untrusted.py``:
-        it could send the user's key to a server of its choosing); a trusted one's is
-        taken, as INTERFACES has it."""
-        if data.providers is None:
-            return
-        from agent_tui.providers.config import parse_providers
-
-        good, problems = parse_providers(data.providers)
-        self.providers.update(good)
-        for problem in problems:
-            self.problem_details.append(SettingsProblem(file=path, message=problem,
-                                                        only_this=True))
-
-    def _approval(self, data: SettingsFile, path: Path, *, project: bool) -> None:
-        """The MCP approval keys: a rejection from any file, an approval from the
-        user's only (a repository cannot approve its own servers)."""
-        approves = [key for key, given in (
-            ("enableAllProjectMcpServers", data.enable_all_project_mcp_servers is True),
-            ("enabledMcpjsonServers", bool(data.enabled_mcpjson_servers))) if given]
-        if project and approves:
-            verb = "are" if len(approves) > 1 else "is"
-            self.problem_details.append(SettingsProblem(file=path, message=(
-                f"{' and '.join(approves)} {verb} only taken from your user settings "
-                "(~/.claude/settings.json, agent-tui's settings.json) or ~/.claude.json: a "
-                "repository cannot approve its own MCP servers (ignored)"), only_this=True))
-            data = data.model_copy(update={"enable_all_project_mcp_servers": None,
-                                           "enabled_mcpjson_servers": []})
-        self.mcpjson = self.mcpjson.joined(ProjectApproval(
-            all=data.enable_all_project_mcp_servers is True,
-            enabled=data.enabled_mcpjson_servers, disabled=data.disabled_mcpjson_servers))
-
-
 
 
 user_settings_dir = user_config_dir

@@ -4,14 +4,14 @@ A file is validated into :class:`SettingsFile` key by key (:mod:`.lenient`; not
 merged: that is :class:`agent_tui.settings.LoadedSettings`): an unknown key or a value
 of the wrong kind is skipped alone and worded by :mod:`.problems`.
 
-``permissions.defaultMode`` takes agent-tui's words and Claude Code's
-(:func:`resolve_mode`).
+Each key's field carries its row (:mod:`.keys`): a plain key's merge policy, or the
+policy of a key with a shape of its own (:mod:`.policies`). ``permissions.defaultMode``
+takes agent-tui's words and Claude Code's (:func:`.policies.resolve_mode`).
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -30,24 +30,15 @@ from agent_tui import containment_settings as cs
 from agent_tui.credentials import CREDENTIAL_VARS
 from agent_tui.permissions import InvalidRule, Rule
 from agent_tui.protocol import PermissionMode, mode_choices
+import agent_tui.settings.policies as p
 from agent_tui.settings.keys import Key, Merge
+from agent_tui.settings.merged import HooksSource as HooksSource  # its home before
+from agent_tui.settings.policies import resolve_mode as resolve_mode  # its home before
 
 #: Variables ``env`` may not set: the agent's own credentials (``CREDENTIAL_VARS``, kept
 #: from commands on purpose) and the tags the process layer uses to find its runs.
 RESERVED_ENV_PREFIX = "AGENT_TUI_"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def resolve_mode(word: str, *, claude_file: bool) -> tuple[PermissionMode, str | None]:
-    """The mode a ``defaultMode`` word stands for, and a notice when it is not the same
-    thing here. In Claude Code's own files ``auto`` is Claude Code's auto mode (each
-    call checked by a classifier), which agent-tui does not have: ``ask`` is used."""
-    mode = PermissionMode.parse(word)
-    if claude_file and word == PermissionMode.AUTO.value:
-        return PermissionMode.ASK, (
-            "Claude Code's auto mode is not supported: ask is used instead (agent-tui's "
-            f"auto, which allows every call, is {PermissionMode.AUTO.claude_name} there)")
-    return mode, None
 
 
 # -- the file's shape ---------------------------------------------------------------
@@ -106,10 +97,11 @@ EnvValue = Annotated[StrictStr, AfterValidator(_check_env_value)]
 class PermissionsSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    allow: list[RuleText] = Field(default_factory=list)
-    ask: list[RuleText] = Field(default_factory=list)
-    deny: list[RuleText] = Field(default_factory=list)
-    default_mode: ModeName | None = Field(default=None, alias="defaultMode")
+    allow: Annotated[list[RuleText], p.ALLOW] = Field(default_factory=list)
+    ask: Annotated[list[RuleText], p.ASK] = Field(default_factory=list)
+    deny: Annotated[list[RuleText], p.DENY] = Field(default_factory=list)
+    default_mode: Annotated[ModeName | None, p.DEFAULT_MODE] = Field(
+        default=None, alias="defaultMode")
     # Claude Code's switch that turns bypassPermissions (agent-tui's auto) off
     disable_bypass: Annotated[Literal["disable"] | None, Key(Merge.RESTRICTION)] = Field(
         default=None, alias="disableBypassPermissionsMode")
@@ -174,44 +166,52 @@ class Keys(BaseModel):
         default=None, alias="editorMode")
 
 
-class SettingsFile(Keys):
-    """One settings file, as written (validated, not merged)."""
+class Sections(BaseModel):
+    """The keys with a shape of their own that a file merges and withholds before its
+    plain keys (:class:`SettingsFile`'s fields are these, then :class:`Keys`', then its
+    own: the order of the notices)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_url: StrictStr | None = Field(default=None, alias="$schema")  # for editors; unused
     permissions: PermissionsSection = Field(default_factory=PermissionsSection)
-    env: dict[EnvName, EnvValue] = Field(default_factory=dict)
-    limits: cs.LimitsSection = Field(default_factory=cs.LimitsSection)
-    sandbox: cs.SandboxSection = Field(default_factory=cs.SandboxSection)
-    prices: dict[NonEmpty, PriceEntry] = Field(default_factory=dict)  # USD per MTok
+    env: Annotated[dict[EnvName, EnvValue], p.ENV] = Field(default_factory=dict)
+    limits: Annotated[cs.LimitsSection, p.LIMITS] = Field(default_factory=cs.LimitsSection)
+    sandbox: Annotated[cs.SandboxSection, p.SANDBOX] = Field(default_factory=cs.SandboxSection)
+    prices: Annotated[dict[NonEmpty, PriceEntry], p.PRICES] = Field(
+        default_factory=dict)  # USD per MTok
     # custom providers and changes to presets (providers/config.py), entry by entry
-    providers: Any = None
-    hooks: Any = None  # parsed by hooks, entry by entry
+    providers: Annotated[Any, p.PROVIDERS] = None
+    hooks: Annotated[Any, p.HOOKS] = None  # parsed by hooks, entry by entry
+
+
+class SettingsFile(Keys, Sections):
+    """One settings file, as written (validated, not merged): each key's field carries
+    its row, and files merge row by row in field order (:mod:`.keys`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
     # (line, column) of each part of ``hooks``, by its path below the ``hooks`` key
     _hooks_where: dict[tuple[Any, ...], tuple[int, int]] = PrivateAttr(default_factory=dict)
-    web_fetch: WebFetchSection | None = Field(default=None, alias="webFetch")
-    web_search: WebSearchSection | None = Field(default=None, alias="webSearch")
     # Claude Code's answer about the project's .mcp.json servers (the user's files only)
-    enable_all_project_mcp_servers: StrictBool | None = Field(
+    enable_all_project_mcp_servers: Annotated[StrictBool | None, p.APPROVE_ALL] = Field(
         default=None, alias="enableAllProjectMcpServers")
-    enabled_mcpjson_servers: list[NonEmpty] = Field(
+    enabled_mcpjson_servers: Annotated[list[NonEmpty], p.APPROVE] = Field(
         default_factory=list, alias="enabledMcpjsonServers")
-    disabled_mcpjson_servers: list[NonEmpty] = Field(
+    disabled_mcpjson_servers: Annotated[list[NonEmpty], p.REJECT] = Field(
         default_factory=list, alias="disabledMcpjsonServers")
+    # hooks/status_line.py (the user's only)
+    status_line: Annotated[Any, p.STATUS_LINE] = Field(default=None, alias="statusLine")
+    web_fetch: Annotated[WebFetchSection | None, p.WEB_FETCH] = Field(
+        default=None, alias="webFetch")
+    web_search: Annotated[WebSearchSection | None, p.WEB_SEARCH] = Field(
+        default=None, alias="webSearch")
     # Claude Code's plugins, read by plugins/ (the user's file enables; a project's offers)
-    enabled_plugins: Any = Field(default=None, alias="enabledPlugins")
-    extra_known_marketplaces: Any = Field(default=None, alias="extraKnownMarketplaces")
-    status_line: Any = Field(default=None, alias="statusLine")  # hooks/status_line.py (user's only)
-
-
-class HooksSource(BaseModel):
-    """One file's ``hooks`` value, as written, and where each part of it is."""
-
-    file: Path
-    project: bool  # from the project's file: runs only once the project is trusted
-    value: Any
-    where: dict[tuple[Any, ...], tuple[int, int]] = Field(default_factory=dict)
+    enabled_plugins: Annotated[Any, p.READ_ELSEWHERE] = Field(
+        default=None, alias="enabledPlugins")
+    extra_known_marketplaces: Annotated[Any, p.READ_ELSEWHERE] = Field(
+        default=None, alias="extraKnownMarketplaces")
+    schema_url: Annotated[StrictStr | None, p.READ_ELSEWHERE] = Field(
+        default=None, alias="$schema")  # for editors; unused
 
 
 def known_keys(model: type[BaseModel], at: tuple[str, ...] = ()) -> dict[tuple[str, ...], list[str]]:

@@ -73,6 +73,7 @@ class ReadFileInput(_Input):
 class ReadFileTool(Tool[ReadFileInput]):
     name = "read_file"
     claude_name = "Read"
+    stands_in_for = ("NotebookRead",)  # Claude Code's older tool: a notebook is a file
     claude_keys = {"path": "file_path"}
     acp_kind = "read"
     folds_as = ("read", "file", "files")
@@ -267,6 +268,7 @@ class EditFileInput(_Input):
 class EditFileTool(_WriteTool[EditFileInput]):
     name = "edit_file"
     claude_name = "Edit"
+    stands_in_for = ("MultiEdit",)  # several edits are several calls
     prompt_title = "Edit file"
     file_change = FileChange.EDIT
     guards_access = True  # a command's writes answer to Edit rules

@@ -27,6 +27,7 @@ class TodoWriteInput(BaseModel):
 class TodoWriteTool(Tool[TodoWriteInput]):
     name = "todo_write"
     claude_name = "TodoWrite"
+    writes_plan = True
     plans = True
     acp_kind = "think"
     description = (

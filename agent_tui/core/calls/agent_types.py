@@ -44,7 +44,7 @@ from agent_tui.frontmatter import (
     load_definitions,
     read_definition,
 )
-from agent_tui.protocol.tool_names import facts_of, is_mcp, our_name
+from agent_tui.protocol.tool_names import facts_of, is_mcp, our_name, stand_in
 from agent_tui.paths import source_read
 
 AGENTS_DIR = Path(".claude") / "agents"
@@ -52,8 +52,6 @@ MAX_FILES = 200  # per folder
 INHERIT = "inherit"
 #: The general sub-agent (today's: every tool but task), used when no type is named.
 GENERAL = "general-purpose"
-#: Claude Code's tools agent-tui does the work of with another: the one it gets.
-STAND_INS = {"multi_edit": "edit_file", "NotebookRead": "read_file"}
 #: Claude Code's tools agent-tui has nothing for (a sub-agent listing one is told so).
 MISSING_TOOLS = frozenset({"notebook_edit"})
 APPLIED_KEYS = frozenset({"name", "description", "tools", "disallowedTools", "model"})
@@ -179,11 +177,9 @@ def parse_agent_file(path: Path, scope: AgentScope) -> tuple[AgentType, list[Fil
 
 
 def _tool_for(bare: str) -> str | None:
-    """Ours for a name in either spelling, a stand-in's for a tool done another way."""
-    if bare in STAND_INS:
-        return STAND_INS[bare]
-    ours = our_name(bare)
-    return STAND_INS.get(ours, ours) if ours is not None else None
+    """Ours for a name in either spelling, a stand-in's for a tool done another way
+    (its ``stands_in_for``)."""
+    return stand_in(bare) or our_name(bare)
 
 
 def _tool_list(

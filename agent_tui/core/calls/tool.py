@@ -164,6 +164,9 @@ class Tool(ABC, Generic[In]):
     # of it: users write those in permission rules and hook matchers, hooks read them.
     claude_name: ClassVar[str] = ""
     claude_aliases: ClassVar[tuple[str, ...]] = ()
+    # Claude Code's tools agent-tui has none of, whose work this one does (a sub-agent
+    # listing ``MultiEdit`` gets ``edit_file``).
+    stands_in_for: ClassVar[tuple[str, ...]] = ()
     # Our input key -> Claude Code's, where they differ (a hook sees Claude Code's).
     claude_keys: ClassVar[Mapping[str, str]] = {}
     # Plan mode keeps the ruling of this tool's calls though they are not read-only: they
@@ -208,6 +211,8 @@ class Tool(ABC, Generic[In]):
     offers_skills: ClassVar[bool] = False
     # Its call asks to leave plan mode (outside plan mode there is nothing to approve).
     leaves_plan: ClassVar[bool] = False
+    # Its calls write the model's plan (the plan pane, ACP's plan, the Task hooks).
+    writes_plan: ClassVar[bool] = False
 
     @property
     def stop_grace_s(self) -> float | None:
@@ -277,13 +282,14 @@ def register_tool(tool: type[AnyTool]) -> None:
     (permission rules, hook matchers and payloads, the front ends)."""
     tool_names.register(tool_names.ToolFacts(
         name=tool.name, claude=tool.claude_name or tool.name, aliases=tool.claude_aliases,
+        stands_in_for=tool.stands_in_for,
         keys=dict(tool.claude_keys), prompt_title=tool.prompt_title, acp_kind=tool.acp_kind,
         folds_as=tool.folds_as, file_access=tool.file_access, family_rule=tool.family_rule,
         rule_subject=tool.rule_subject, names_key=tool.names_key, file_key=tool.file_key,
         line_key=tool.line_key, file_change=tool.file_change, hook_response=tool.hook_response,
         result_shown=tool.result_shown, starts_agents=tool.starts_agents,
         guards_access=tool.guards_access, shell=tool.shell, offers_skills=tool.offers_skills,
-        leaves_plan=tool.leaves_plan,
+        leaves_plan=tool.leaves_plan, writes_plan=tool.writes_plan,
     ))
 
 

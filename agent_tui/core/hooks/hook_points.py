@@ -45,11 +45,10 @@ from agent_tui.core.history.items import Reply, ToolCall, read_items
 from agent_tui.core.journal.records import HookRecord
 from agent_tui.core.calls.permission import decided_by, Ruling
 from agent_tui.core.hooks.task_points import plan_hooks
-from agent_tui.core.modes.plan import TODO_TOOL
 from agent_tui.protocol import HookStateChanged, Notice, NoticeLevel, Verdict
 from agent_tui.core.calls.tool import InvalidInput, AnyTool, ToolResult
 from agent_tui.protocol.states import HookDecision, HookEvent, HookRunState, ToolState
-from agent_tui.protocol.tool_names import claude_name
+from agent_tui.protocol.tool_names import claude_name, writes_plan
 from agent_tui.providers.base import ErrorKind, ProviderError
 
 E = HookEvent
@@ -215,8 +214,7 @@ class HookPoints:
         if answer is not None and (answer.cancelled or self.scope.cancelled):
             raise Cancelled(self.scope.reason or CancelReason.USER_INTERRUPT)  # cancel point
         answer = answer or HookAnswer()
-        # By name: the plan is read back from the journal by this name (core/modes/plan.py)
-        if name == TODO_TOOL and answer.decision is not HookDecision.BLOCK:
+        if writes_plan(name) and answer.decision is not HookDecision.BLOCK:
             task = await plan_hooks(self, {**tool_input, **(answer.updated_input or {})})
             if task is not None:  # TaskCreated, TaskCompleted: a block refuses the plan
                 answer.decision, answer.reason = task.decision, task.reason

@@ -5,7 +5,7 @@ it ends (a part of ``Session``).
 work) and before its journal closes, so its hooks read the whole conversation:
 ``reason`` is ``prompt_input_exit`` when the user quits the TUI, ``other`` at the end
 of a print-mode run or of an ACP session (``Shutdown.reason``), and ``clear`` on
-``/clear`` (``session_controls.py``, which then runs ``SessionStart`` with source
+``/clear`` (``core/session/clear.py``, which then runs ``SessionStart`` with source
 ``clear``). It cannot block: each hook is bounded by its own timeout, and an
 interrupt (Esc, Ctrl+C) while it runs ends it, so quitting is never held for good.
 """

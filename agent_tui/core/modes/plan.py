@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from agent_tui.core.journal.records import ToolIntentRecord, ToolResultRecord, TurnEndedRecord
+from agent_tui.protocol.tool_names import writes_plan
 from agent_tui.protocol.states import (
     PlanItemState,
     TodoPriority,
@@ -27,7 +28,6 @@ from agent_tui.protocol.states import (
     TurnStatus,
 )
 
-TODO_TOOL = "todo_write"
 MAX_ITEMS = 50
 
 
@@ -97,9 +97,9 @@ class PlanTracker:
         self._inputs: dict[str, Any] = {}  # todo_write calls started, by tool_use_id
 
     def feed(self, record: Any) -> None:
-        if isinstance(record, ToolIntentRecord) and record.name == TODO_TOOL:
+        if isinstance(record, ToolIntentRecord) and writes_plan(record.name):
             self._inputs[record.tool_use_id] = record.input
-        elif isinstance(record, ToolResultRecord) and record.name == TODO_TOOL:
+        elif isinstance(record, ToolResultRecord) and writes_plan(record.name):
             raw = self._inputs.pop(record.tool_use_id, None)
             items = plan_items(raw) if record.state is ToolState.SUCCEEDED else None
             if items is not None:

@@ -58,7 +58,6 @@ from agent_tui.protocol import (
 )
 from agent_tui.core.journal.claude_transcript import ClaudeTranscript
 from agent_tui.core.commands.command_run import CommandRun
-from agent_tui.core.journal.journal import JournalWriteError
 from agent_tui.core.journal.records import Record
 from agent_tui.core.memory.memory import MemoryFile, MemoryProblem
 from agent_tui.core.memory.memory_loader import load_memory_with_problems, read_refusal
@@ -345,10 +344,8 @@ class Session:
         self.deps.emit(event)
 
     def _record(self, record: Record) -> None:
-        try:
-            self.deps.journal.append(record)
-        except JournalWriteError as exc:
-            self._emit(exc.notice())
+        """Append to the journal as every task does (a failed write is shown)."""
+        TaskContext(self.deps, self._emit).record(record)
 
     def _handle(self, op: SessionOp) -> None:
         self.idle.disarm()  # the user is here: no "waiting for your input" for this wait

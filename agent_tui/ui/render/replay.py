@@ -38,6 +38,7 @@ from agent_tui.core.history.items import (
 )
 from agent_tui.protocol import ToolState
 from agent_tui.protocol.states import TurnStatus
+from agent_tui.protocol.tool_names import shell_tool
 from agent_tui.ui.render.diffs import diff_for_call
 from agent_tui.ui.render.safe_text import first_line
 from agent_tui.ui.render.states import exit_words
@@ -159,7 +160,7 @@ class _Replay:
 
     def _user_command(self, item: UserCommand) -> None:  # bash mode: unfolded
         detail = item.ended or ", ".join(exit_words(item.signal, item.exit_code))
-        self.transcript.tool_state(item.id, "bash", item.state, f"! {item.command}",
+        self.transcript.tool_state(item.id, shell_tool(), item.state, f"! {item.command}",
                                    detail, turn_id="")
         self.transcript.tool_output(item.id, item.output, turn_id="")
         self.remember(f"!{item.command}")

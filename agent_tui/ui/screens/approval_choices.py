@@ -15,12 +15,15 @@ from pathlib import PurePath
 
 from agent_tui.protocol import Decide, PermissionRequested
 from agent_tui.protocol import Decision
-from agent_tui.protocol.tool_names import FileAccess, RuleSubject, facts
+from agent_tui.protocol.tool_names import FileAccess, RuleSubject, facts, facts_of
 from agent_tui.settings.local_rules import lasting_rules, shown
 from agent_tui.ui.render.diffs import FileDiff
 from agent_tui.ui.render.safe_text import clean
 
-PLAN_TOOL = "exit_plan_mode"
+
+def leaves_plan(name: str) -> bool:
+    """Whether a call of ``name`` presents a plan: approving it leaves plan mode."""
+    return facts_of(name).leaves_plan
 
 
 class Act(StrEnum):
@@ -64,7 +67,7 @@ def _second(request: PermissionRequested) -> Choice:
 
 
 def choices_for(request: PermissionRequested) -> list[Choice]:
-    if request.name == PLAN_TOOL:
+    if leaves_plan(request.name):
         return [Choice("Yes, and manually approve edits", Act.ALLOW_ONCE, "y"),
                 Choice("Yes, and auto-accept edits", Act.ALLOW_SESSION, "a"),
                 Choice("No, keep planning", Act.DENY, "n")]
@@ -74,7 +77,7 @@ def choices_for(request: PermissionRequested) -> list[Choice]:
 
 def question(request: PermissionRequested, diff: FileDiff | None) -> str:
     """The question above the answers, as Claude Code asks it for the kind of call."""
-    if request.name == PLAN_TOOL:
+    if leaves_plan(request.name):
         return "Would you like to proceed? Plan mode ends and the changes begin."
     given = facts(request.name)
     if diff is not None:

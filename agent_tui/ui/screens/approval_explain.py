@@ -32,7 +32,7 @@ from agent_tui.protocol.tool_names import (
 )
 from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.render.states import role_style
-from agent_tui.ui.screens.approval_choices import PLAN_TOOL
+from agent_tui.ui.screens.approval_choices import leaves_plan
 
 NOT_AN_OPINION = "Read from the call by agent-tui's rules, not a model's opinion."
 MAX_PARTS = 8  # commands described one by one; the rest are counted
@@ -143,7 +143,7 @@ def _lines(request: PermissionRequested, workspace: Path | None) -> list[tuple[s
             host = "an address it cannot read"
         return [(f"Fetches {_short(url)} from {_short(host)}. The page's text goes to the model; "
                  "a page can hold instructions aimed at it.", False)]
-    if name == PLAN_TOOL:
+    if leaves_plan(name):
         return [("Ends plan mode: the model starts making the changes of the plan.", False)]
     if name.startswith(MCP_PREFIX):
         server, _, tool = name[len(MCP_PREFIX):].partition("__")

@@ -55,7 +55,8 @@ from agent_tui.ui.render.diff_view import render as render_diff
 from agent_tui.ui.render.diffs import FileDiff, Tense
 from agent_tui.ui.render.safe_text import clean
 from agent_tui.ui.render.states import role_style
-from agent_tui.ui.screens.approval_choices import PLAN_TOOL, Act, Choice, choices_for, question, why
+from agent_tui.ui.screens.approval_choices import (
+    Act, Choice, choices_for, leaves_plan, question, why)
 from agent_tui.ui.screens.approval_explain import explain
 
 #: Seconds the prompt must be shown, with no key pressed, before a key answers it.
@@ -64,7 +65,7 @@ ARM_DELAY = 0.5
 LIFT_CHECK = 0.25
 #: Keys that answer nothing: they work at once, armed or not.
 FREE_KEYS = frozenset({"pageup", "pagedown", "ctrl+o", "ctrl+e"})
-__all__ = ["ARM_DELAY", "FREE_KEYS", "PLAN_TOOL", "PermissionScreen"]
+__all__ = ["ARM_DELAY", "FREE_KEYS", "PermissionScreen"]
 
 
 class PermissionScreen(ModalScreen[Decide | None]):
@@ -157,7 +158,7 @@ class PermissionScreen(ModalScreen[Decide | None]):
     @property
     def is_plan(self) -> bool:
         """The model presents a plan (exit_plan_mode): approving it leaves plan mode."""
-        return self.request.name == PLAN_TOOL
+        return leaves_plan(self.request.name)
 
     # -- what it shows ----------------------------------------------------------------
 

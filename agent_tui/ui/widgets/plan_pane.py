@@ -22,13 +22,13 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from agent_tui.protocol.states import PlanItemState
+from agent_tui.protocol.tool_names import writes_plan
 from agent_tui.ui.render.safe_text import first_line
 from agent_tui.ui.render.states import PLAN_LOOKS, role_style
 
 if TYPE_CHECKING:
     from agent_tui.core.modes.plan import Plan
 
-TODO_TOOL = "todo_write"  # core.plan.TODO_TOOL, without importing the core before it is needed
 
 
 class PlanPane(VerticalScroll):
@@ -63,7 +63,7 @@ class PlanPane(VerticalScroll):
         """Follow one of the core's events (the app hands it every event)."""
         kind = event.type
         if kind == "tool_state":
-            if event.name == TODO_TOOL and event.parent_tool_use_id is None \
+            if writes_plan(event.name) and event.parent_tool_use_id is None \
                     and event.state == "succeeded":
                 from agent_tui.core.modes.plan import Plan, plan_items
 
