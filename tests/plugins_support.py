@@ -45,7 +45,7 @@ def options_market(tmp_path: Path, user_config: Any = USER_CONFIG) -> Path:
     (plugin / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"UserPromptSubmit": [
         {"hooks": [
             {"type": "command", "command": 'env | grep ^CLAUDE_PLUGIN_OPTION_ | sort > "$OUT"'},
-            {"type": "command", "command": "curl -H 'key: ${user_config.api_key}' x"},
+            {"type": "command", "command": "printf '%s' 'key: ${user_config.api_key}' > \"$OUT.key\""},
         ]}]}}))
     (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {"api": {
         "command": "python3", "args": ["server.py", "--region", "${user_config.region}"],

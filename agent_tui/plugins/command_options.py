@@ -8,8 +8,9 @@ lines are found before any value goes in, so a value cannot start a command.
 
 In a ``!`` line's shell text no value is ever written (Claude Code writes the plain
 ones there, where the shell would parse a quote or a ``$(...)`` in them): the
-placeholder becomes ``${CLAUDE_PLUGIN_OPTION_KEY}`` and the value rides in the
-line's environment, so the shell expands it as a variable and never parses it;
+placeholder becomes a reference to ``$CLAUDE_PLUGIN_OPTION_KEY`` (``shell_vars.py``,
+inside single quotes too) and the value rides in the line's environment, so the shell
+expands it as a variable and never parses it;
 ``${CLAUDE_PLUGIN_ROOT}`` is expanded the same way. A sensitive option, or one with
 no value, in a ``!`` line refuses the command (nothing runs, nothing is sent):
 Claude Code hands a sensitive value to no command's line either.
@@ -22,8 +23,9 @@ from pathlib import Path
 
 from agent_tui.plugins.loaded import enabled_plugins
 from agent_tui.plugins.manifest import ROOT_VAR
-from agent_tui.plugins.option_use import PLACEHOLDER, how_to_set, text_values
-from agent_tui.plugins.options import as_text, option_var, stored_values
+from agent_tui.plugins.option_use import how_to_set, text_values
+from agent_tui.plugins.options import PLACEHOLDER, as_text, option_var, stored_values
+from agent_tui.plugins.shell_vars import as_variables, placeholder_keys
 
 ROOT_ENV = "CLAUDE_PLUGIN_ROOT"
 
@@ -56,7 +58,7 @@ class CommandOptions:
         env: dict[str, str] = {}
         if ROOT_VAR in command and self.root is not None:
             env[ROOT_ENV] = str(self.root)
-        for key in dict.fromkeys(m[1] for m in PLACEHOLDER.finditer(command)):
+        for key in placeholder_keys(command):
             if key in self.sensitive:
                 return ShellLine(command, refused=(
                     f"the sensitive option {key} of plugin {self.plugin_id} never goes into "
@@ -66,8 +68,7 @@ class CommandOptions:
                     f"plugin {self.plugin_id}'s option {key} has no value "
                     f"({how_to_set(self.plugin_id)})"))
             env[option_var(key)] = self.plain[key]
-        line = PLACEHOLDER.sub(lambda m: "${" + option_var(m[1]) + "}", command)
-        return ShellLine(line, env)
+        return ShellLine(as_variables(command), env)
 
 
 def command_options(plugin_name: str, claude_dir: Path | None = None) -> CommandOptions:

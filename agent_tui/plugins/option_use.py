@@ -2,13 +2,14 @@
 its MCP servers' configurations and in its hooks, and ``CLAUDE_PLUGIN_OPTION_<KEY>``
 in its hooks' environment.
 
-Never into the text of a hook's shell command: a value would be parsed by the shell
-(a quote in it, and it runs), so such a hook is not loaded and the problem says to
-read ``$CLAUDE_PLUGIN_OPTION_<KEY>`` instead (stricter than Claude Code 2.1.197,
-which writes the value, a sensitive one too, into the command's text). A prompt
-hook's text goes to a model: a sensitive value is never put there. A server or hook
-that names an option with no value is not loaded (its problem says how to set it);
-the rest of the plugin is.
+Never into the text of a hook's shell command (Claude Code 2.1.x writes the value, a
+sensitive one too, into the command's text, where the shell parses it: a quote in it,
+and it runs): there the placeholder becomes a reference to
+``$CLAUDE_PLUGIN_OPTION_<KEY>`` (``shell_vars.py``), which the hook's environment
+holds, so the value is expanded and never parsed. A prompt hook's text goes to a
+model, and a hook's status message is shown: a sensitive value is never put there. A
+server or hook that names an option with no value is not loaded (its problem names
+the option and says how to set it); the rest of the plugin is.
 """
 
 from __future__ import annotations
@@ -17,11 +18,18 @@ import re
 from typing import Any
 
 from agent_tui.plugins.manifest import JsonPart, Plugin
-from agent_tui.plugins.options import Value, as_text, option_env, stored_values, unset
+from agent_tui.plugins.options import (
+    PLACEHOLDER,
+    Value,
+    as_text,
+    option_env,
+    option_var,
+    stored_values,
+    unset,
+)
+from agent_tui.plugins.shell_vars import as_variables, placeholder_keys
 from agent_tui.plugins.claude_secrets import claude_secrets
 from agent_tui.plugins.records import RecordError, Records
-
-PLACEHOLDER = re.compile(r"\$\{user_config\.([^}]+)\}")
 
 
 def how_to_set(plugin_id: str) -> str:
@@ -32,6 +40,10 @@ class OptionMissing(Exception):
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
+
+
+class OptionClash(Exception):
+    """Two option keys that name one variable (``a_b`` and ``A_B``)."""
 
 
 def substitute(value: Any, values: dict[str, Value], hidden: frozenset[str] = frozenset()) -> Any:
@@ -138,14 +150,27 @@ def _group(plugin: Plugin, event: str, group: Any, values: dict[str, Value],
             continue
         kind = hook.get("type", "command")
         command = hook.get("command")
-        if kind == "command" and isinstance(command, str) and PLACEHOLDER.search(command):
-            plugin.problems.append(
-                f"plugin {plugin.plugin_id}: a {event} hook puts ${{user_config...}} in a shell "
-                "command, where the shell would parse the value (not loaded); read "
-                "$CLAUDE_PLUGIN_OPTION_<KEY> from the hook's environment instead")
-            continue
         try:
-            kept.append(substitute(hook, values, hidden if kind == "prompt" else frozenset()))
+            if kind == "command" and isinstance(command, str):
+                hook = {**hook, "command": _shell_command(plugin, command, values)}
+            # a secret goes into a header or a tool's input; never into a prompt or a
+            # command hook's other fields (a status message is shown)
+            kept.append(substitute(hook, values, frozenset() if kind in ("http", "mcp_tool") else hidden))
         except OptionMissing as missing:
             plugin.problems.append(_not_set(plugin, f"a {event} hook", missing.key))
+        except OptionClash as clash:
+            plugin.problems.append(f"plugin {plugin.plugin_id}: a {event} hook: {clash} (not loaded)")
     return {**group, "hooks": kept}
+
+
+def _shell_command(plugin: Plugin, command: str, values: dict[str, Value]) -> str:
+    """A command hook's text with each ``${user_config.KEY}`` a reference to its
+    ``CLAUDE_PLUGIN_OPTION_KEY`` (set in the hook's environment: ``use_options``), a
+    sensitive one too; a key with no value raises OptionMissing."""
+    for key in placeholder_keys(command):
+        if values.get(key) in (None, "", []):
+            raise OptionMissing(key)
+        same = [k for k in plugin.user_config if k != key and option_var(k) == option_var(key)]
+        if same:
+            raise OptionClash(f"options {key} and {same[0]} are both {option_var(key)}")
+    return as_variables(command)
