@@ -57,7 +57,8 @@ def options_market(tmp_path: Path, user_config: Any = USER_CONFIG) -> Path:
     (plugin / "skills" / "deploy").mkdir(parents=True)
     (plugin / "skills" / "deploy" / "SKILL.md").write_text(
         "---\nname: deploy\ndescription: d\n---\nDeploy to ${user_config.region} "
-        "(key ${user_config.api_key}, ${user_config.nope}).\n")
+        "(key ${user_config.api_key}, ${user_config.nope}) with ${CLAUDE_PLUGIN_ROOT}/bin "
+        "and ${CLAUDE_SKILL_DIR}/steps.md.\n")
     (market / "plain" / "commands").mkdir(parents=True)
     (market / "plain" / "commands" / "hi.md").write_text("say hi")
     return market

@@ -110,8 +110,10 @@ def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
     tool = SkillTool(Skills(skills=skills.skills))
     used = asyncio.run(tool.run(tool.parse({"name": "vault:deploy"}), ToolContext(
         scope=CancelScope("test"), workspace=ws, tool_use_id="toolu_x", operation_id="op")))
+    plugin_root = home / ".claude" / "plugins" / "cache" / "opts" / "vault" / "1.0.0"
     assert ("Deploy to us (key [sensitive option 'api_key' not available here], "
-            "${user_config.nope}).") in used.content
+            f"${{user_config.nope}}) with {plugin_root}/bin and "
+            f"{plugin_root}/skills/deploy/steps.md.") in used.content
     # the server gets the values where its configuration names them
     assert _server_env(ws) == {"args": ["server.py", "--region", "us"],
                                "env": {"TOKEN": "s3cr'et"}}

@@ -77,6 +77,13 @@ def text_values(plugin: Plugin) -> dict[str, str]:
     return {**{k: as_text(v) for k, v in values.items() if v not in (None, "")}, **hidden}
 
 
+def skill_values(plugin: Plugin) -> dict[str, str]:
+    """What ``${NAME}`` becomes in the plugin's skills' texts, as in Claude Code:
+    ``CLAUDE_PLUGIN_ROOT``, the plugin's folder; ``user_config.KEY``, :func:`text_values`."""
+    return {"CLAUDE_PLUGIN_ROOT": str(plugin.root),
+            **{f"user_config.{k}": v for k, v in text_values(plugin).items()}}
+
+
 def in_text(plugin: Plugin, text: str) -> str:
     """``text`` with :func:`text_values` put in."""
     found = text_values(plugin) if "${user_config." in text else {}
