@@ -3,7 +3,8 @@ through ``agent-tui plugin`` into a HOME of the test's own, then used by the rea
 agent in the TUI in tmux and over ACP against the fake API, as the -p test
 (tests/test_plugins_print.py) uses it: its command with its ``!`` line, its hook
 blocking a command (``${CLAUDE_PLUGIN_ROOT}`` pointing at the installed copy), its
-skill and sub-agent type offered."""
+skill and sub-agent type offered. In the TUI, with the rest of the user's setup on
+the same first start: their output style and a key of their ``keybindings.json``."""
 
 from __future__ import annotations
 
@@ -64,11 +65,29 @@ def _used(fake_api, ws: Path) -> None:  # type: ignore[no-untyped-def]
     assert (ws / "build").is_dir()
 
 
+def _after(line: str, screen: str) -> str:
+    """The screen's line after the first that starts with ``line`` ("None": none does)."""
+    lines = screen.splitlines()
+    found = [i for i, text in enumerate(lines) if text.startswith(line)]
+    return lines[found[0] + 1] if found and found[0] + 1 < len(lines) else "None"
+
+
 @needs_tmux
 def test_the_installed_plugin_works_in_the_tui(fake_api, tmp_path: Path,
                                                installed: dict[str, str]) -> None:
+    """With the rest of the user's Claude Code setup on the first start: their output
+    style and a key of their own ``keybindings.json``."""
     ws = tmp_path / "ws"
+    claude = Path(installed["HOME"]) / ".claude"
+    (claude / "output-styles").mkdir(parents=True)
+    (claude / "output-styles" / "pirate.md").write_text(
+        "---\nname: Pirate\ndescription: Talks like a pirate\n---\nArr.\n")
+    settings = json.loads((claude / "settings.json").read_text())
+    (claude / "settings.json").write_text(json.dumps({**settings, "outputStyle": "Pirate"}))
+    (claude / "keybindings.json").write_text(json.dumps(
+        {"bindings": [{"context": "Chat", "bindings": {"ctrl+t": "chat:newline"}}]}))
     _enqueue(fake_api)
+    fake_api.enqueue(Reply.text("arr"))
     tmux = Tmux(f"agent-tui-plugins-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     tmux.start(agent_command(ws), tmux_env(fake_api.url, tmp_path / "state") | installed, ws)
     try:
@@ -78,6 +97,16 @@ def test_the_installed_plugin_works_in_the_tui(fake_api, tmp_path: Path,
         screen = tmux.wait_for(lambda s: "greeted" in s)
         assert BLOCKED in "".join(line.strip() for line in screen.splitlines()), screen
         _used(fake_api, ws)
+        tmux.type("ahoy")
+        tmux.wait_for("│ ahoy")
+        tmux.keys("C-t")  # the user's key for a new line: the input grows a line
+        tmux.wait_for(lambda s: _after("│ ahoy", s).strip(" │") == "")
+        tmux.type("matey")
+        tmux.keys("Enter")
+        tmux.wait_for(lambda s: "arr" in s.replace("greeted", ""))
+        last = fake_api.requests[-1]
+        assert json.dumps(last["messages"][-1]["content"]).count("ahoy\\nmatey") == 1, last
+        assert "# Output Style: Pirate\nArr." in json.dumps(last["system"]).replace("\\n", "\n")
     finally:
         tmux.quit()
 
