@@ -58,7 +58,7 @@ def options_market(tmp_path: Path, user_config: Any = USER_CONFIG) -> Path:
     (plugin / "skills" / "deploy" / "SKILL.md").write_text(
         "---\nname: deploy\ndescription: d\n---\nDeploy to ${user_config.region} "
         "(key ${user_config.api_key}, ${user_config.nope}) with ${CLAUDE_PLUGIN_ROOT}/bin "
-        "and ${CLAUDE_SKILL_DIR}/steps.md.\n")
+        "and ${CLAUDE_SKILL_DIR}/steps.md, state in ${CLAUDE_PLUGIN_DATA}.\n")
     (market / "plain" / "commands").mkdir(parents=True)
     (market / "plain" / "commands" / "hi.md").write_text("say hi")
     return market

@@ -7,6 +7,7 @@ or ``$(...)`` in the value is never parsed), and a sensitive or unset option in 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,7 +35,7 @@ def kit(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     (root / "commands").mkdir()
     (root / "commands" / "deploy.md").write_text(
         "Deploy to ${user_config.region} with ${user_config.api_key} (${user_config.nope}), "
-        "tools in ${CLAUDE_PLUGIN_ROOT}.\n"
+        "tools in ${CLAUDE_PLUGIN_ROOT}, state in ${CLAUDE_PLUGIN_DATA}.\n"
         "Said: !`printf '%s|%s' \"${user_config.region}\" \"${CLAUDE_PLUGIN_ROOT}\"`\n")
     (root / "commands" / "leak.md").write_text("Key: !`echo ${user_config.api_key} > leaked`\n")
     (root / "commands" / "unset.md").write_text("Retries: !`echo ${user_config.retries}`\n")
@@ -53,10 +54,12 @@ def test_the_prompt_gets_plain_values_and_a_line_gets_variables(kit: Path, tmp_p
     assert step.command == ("printf '%s|%s' \"${CLAUDE_PLUGIN_OPTION_REGION}\" "
                             "\"${CLAUDE_PLUGIN_ROOT}\"")
     assert step.env == {"CLAUDE_PLUGIN_OPTION_REGION": HOSTILE, "CLAUDE_PLUGIN_ROOT": str(kit)}
+    data = Path(os.environ["HOME"]) / ".claude" / "plugins" / "data" / "kit-inline"
     assert not step.refused
     assert run.compose(["OUT"]) == (
         f"Deploy to {HOSTILE} with [sensitive option 'api_key' not available here] "
-        f"(${{user_config.nope}}), tools in {kit}.\nSaid: OUT")
+        f"(${{user_config.nope}}), tools in {kit}, state in {data}.\nSaid: OUT")
+    assert data.is_dir()
 
 
 @pytest.mark.asyncio

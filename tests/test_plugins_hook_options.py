@@ -4,12 +4,14 @@ placeholder's place (in single quotes, double quotes or none), so a value holdin
 quotes, ``$(...)`` and backticks is printed and never run (a real bash runs the
 hooks); a sensitive value reaches the command the same way and never its text, its
 status message, the problems or the review; an unset or undeclared option keeps that
-hook from loading, said by name, and the plugin's other hooks load."""
+hook from loading, said by name, and the plugin's other hooks load. The hooks get the
+plugin's folders as Claude Code gives them (``CLAUDE_PLUGIN_ROOT``, ``CLAUDE_PLUGIN_DATA``)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,6 +39,8 @@ HOOKS = [
     ("secret", "printf '%s' \"${user_config.api_key}\" > \"$OUT.secret\""),
     ("unset", "echo ${user_config.retries} > \"$OUT.unset\""),
     ("undeclared", "echo ${user_config.nope} > \"$OUT.undeclared\""),
+    ("folders", "printf '%s|%s|%s' \"$CLAUDE_PLUGIN_ROOT\" \"$CLAUDE_PLUGIN_DATA\" "
+                "${CLAUDE_PLUGIN_DATA} > \"$OUT.folders\""),
 ]
 
 
@@ -66,7 +70,7 @@ def test_a_hook_reads_its_options_from_its_environment_and_runs_nothing_of_them(
     ws.mkdir()
     problems = enabled_plugins().problems
     loaded = load_hooks(load_settings(ws)).commands
-    assert len(loaded) == 4
+    assert len(loaded) == 5
     secret = next(h for h in loaded if "secret" in h.command)
     assert secret.command == "printf '%s' \"${CLAUDE_PLUGIN_OPTION_API_KEY}\" > \"$OUT.secret\""
     assert secret.env["CLAUDE_PLUGIN_OPTION_API_KEY"] == SECRET
@@ -91,6 +95,9 @@ def test_a_hook_reads_its_options_from_its_environment_and_runs_nothing_of_them(
     assert Path(f"{out}.bare").read_text() == "".join(f"<{w}>" for w in HOSTILE.split())
     assert Path(f"{out}.secret").read_text() == SECRET
     assert not Path(f"{out}.unset").exists() and not Path(f"{out}.undeclared").exists()
+    # its folders, in its environment and its text, as Claude Code gives them
+    data = Path(os.environ["HOME"]) / ".claude" / "plugins" / "data" / "hooked-inline"
+    assert Path(f"{out}.folders").read_text() == f"{hooked}|{data}|{data}"
     assert not list(ws.glob("pwned*")) and not list(tmp_path.glob("pwned*"))
 
 

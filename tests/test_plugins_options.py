@@ -111,12 +111,15 @@ def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
     used = asyncio.run(tool.run(tool.parse({"name": "vault:deploy"}), ToolContext(
         scope=CancelScope("test"), workspace=ws, tool_use_id="toolu_x", operation_id="op")))
     plugin_root = home / ".claude" / "plugins" / "cache" / "opts" / "vault" / "1.0.0"
+    data = home / ".claude" / "plugins" / "data" / "vault-opts"
     assert ("Deploy to us (key [sensitive option 'api_key' not available here], "
             f"${{user_config.nope}}) with {plugin_root}/bin and "
-            f"{plugin_root}/skills/deploy/steps.md.") in used.content
+            f"{plugin_root}/skills/deploy/steps.md, state in {data}.") in used.content
     # the server gets the values where its configuration names them
-    assert _server_env(ws) == {"args": ["server.py", "--region", "us"],
-                               "env": {"TOKEN": "s3cr'et"}}
+    # and its folders, as Claude Code gives them to a stdio server (its data made 0700)
+    assert _server_env(ws) == {"args": ["server.py", "--region", "us"], "env": {
+        "TOKEN": "s3cr'et", "CLAUDE_PLUGIN_ROOT": str(plugin_root), "CLAUDE_PLUGIN_DATA": str(data)}}
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
     # both hooks run for real with the values in their environment; the one that names
     # the secret reads it from there (the quote in it is never parsed), its text never
     # holds it
@@ -231,7 +234,7 @@ def test_a_secret_claude_code_kept_is_read_from_its_own_file_only_when_private(
         PLUGIN: {"api_key": "cc-secret", "region": "us"}}}))
     kept.chmod(0o600)
     assert not [p for p in enabled_plugins().problems if "options not set" in p]
-    assert _server_env(ws)["env"] == {"TOKEN": "cc-secret"}
+    assert _server_env(ws)["env"]["TOKEN"] == "cc-secret"
     assert _server_env(ws)["args"] == ["server.py", "--region", "eu"]  # a plain one is never read there
     # readable by others: not read, and the notice says why
     kept.chmod(0o644)
@@ -250,5 +253,5 @@ def test_a_secret_claude_code_kept_is_read_from_its_own_file_only_when_private(
     elsewhere.rename(kept)
     monkeypatch.setattr("sys.stdin", io.StringIO("mine\n"))
     assert plugin_main(["config", PLUGIN, "api_key=-"]) == 0
-    assert _server_env(ws)["env"] == {"TOKEN": "mine"}
+    assert _server_env(ws)["env"]["TOKEN"] == "mine"
     assert "login" in kept.read_text() and "mine" not in kept.read_text()  # never written

@@ -1,6 +1,9 @@
 """A plugin's option values put where Claude Code puts them: ``${user_config.KEY}`` in
 its MCP servers' configurations and in its hooks, and ``CLAUDE_PLUGIN_OPTION_<KEY>``
-in its hooks' environment.
+in its hooks' environment; with them its folders, as Claude Code gives them:
+``CLAUDE_PLUGIN_ROOT`` and ``CLAUDE_PLUGIN_DATA`` (``~/.claude/plugins/data/ID``, made
+when first used) in its hooks' and stdio servers' environment, ``${CLAUDE_PLUGIN_DATA}``
+in their configurations and its skills' texts.
 
 Never into the text of a hook's shell command (Claude Code 2.1.x writes the value, a
 sensitive one too, into the command's text, where the shell parses it: a quote in it,
@@ -15,9 +18,10 @@ the option and says how to set it); the rest of the plugin is.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
-from agent_tui.plugins.manifest import JsonPart, Plugin
+from agent_tui.plugins.manifest import DATA_VAR, JsonPart, Plugin, with_root
 from agent_tui.plugins.options import (
     PLACEHOLDER,
     Value,
@@ -79,9 +83,30 @@ def text_values(plugin: Plugin) -> dict[str, str]:
 
 def skill_values(plugin: Plugin) -> dict[str, str]:
     """What ``${NAME}`` becomes in the plugin's skills' texts, as in Claude Code:
-    ``CLAUDE_PLUGIN_ROOT``, the plugin's folder; ``user_config.KEY``, :func:`text_values`."""
-    return {"CLAUDE_PLUGIN_ROOT": str(plugin.root),
+    ``CLAUDE_PLUGIN_ROOT``, the plugin's folder; ``CLAUDE_PLUGIN_DATA``, its data
+    folder; ``user_config.KEY``, :func:`text_values`."""
+    return {**folder_env(plugin),
             **{f"user_config.{k}": v for k, v in text_values(plugin).items()}}
+
+
+def data_folder(plugin: Plugin) -> Path | None:
+    """The plugin's ``${CLAUDE_PLUGIN_DATA}``, made (0700) when first asked for, where
+    Claude Code keeps it (``~/.claude/plugins/data/NAME-MARKETPLACE``); None when it
+    cannot be made."""
+    if plugin.data is None:
+        return None
+    try:
+        plugin.data.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return plugin.data
+
+
+def folder_env(plugin: Plugin) -> dict[str, str]:
+    """``CLAUDE_PLUGIN_ROOT`` and ``CLAUDE_PLUGIN_DATA``, as Claude Code gives them to
+    a plugin's hooks and stdio servers."""
+    data = data_folder(plugin)
+    return {"CLAUDE_PLUGIN_ROOT": str(plugin.root), **({"CLAUDE_PLUGIN_DATA": str(data)} if data else {})}
 
 
 def in_text(plugin: Plugin, text: str) -> str:
@@ -99,11 +124,21 @@ def use_options(plugin: Plugin, records: Records | None = None) -> None:
         plugin.problems.append(f"plugin {plugin.plugin_id}: options not set: {', '.join(missing)} "
                                f"({how_to_set(plugin.plugin_id)}){_unread(plugin, missing, records)}")
     hidden = frozenset(k for k, f in plugin.user_config.items() if f.sensitive)
-    env = option_env(values)
-    plugin.servers = [JsonPart(file=part.file, value=_servers(plugin, part, values))
+    plugin.data = (records or Records()).folder / "data" / re.sub(r"[^A-Za-z0-9_-]", "-", plugin.plugin_id)
+    folders = folder_env(plugin) if plugin.servers or plugin.hooks else {}
+    env = {**folders, **option_env(values)}
+    plugin.servers = [JsonPart(file=part.file, value=_servers(plugin, _with_data(part, folders), values))
                       for part in plugin.servers]
-    plugin.hooks = [JsonPart(file=part.file, value=_hooks(plugin, part, values, hidden), env=env)
+    plugin.hooks = [JsonPart(file=part.file, env=env,
+                             value=_hooks(plugin, _with_data(part, folders), values, hidden))
                     for part in plugin.hooks]
+
+
+def _with_data(part: JsonPart, folders: dict[str, str]) -> JsonPart:
+    """``part`` with ``${CLAUDE_PLUGIN_DATA}`` put in (a folder of the plugin's name:
+    letters, digits, ``-`` and ``_`` only)."""
+    data = folders.get("CLAUDE_PLUGIN_DATA")
+    return part.model_copy(update={"value": with_root(part.value, Path(data), DATA_VAR)}) if data else part
 
 
 def _unread(plugin: Plugin, missing: list[str], records: Records | None) -> str:
@@ -127,6 +162,9 @@ def _servers(plugin: Plugin, part: JsonPart, values: dict[str, Value]) -> Any:
         return part.value
     kept = {}
     for name, server in part.value.items():
+        if isinstance(server, dict) and "command" in server and isinstance(server.get("env", {}), dict):
+            # a stdio server gets the plugin's folders, as in Claude Code (its own env wins)
+            server = {**server, "env": {**folder_env(plugin), **server.get("env", {})}}
         try:
             kept[name] = substitute(server, values)
         except OptionMissing as missing:
