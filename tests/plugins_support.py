@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from agent_tui.plugins import use_plugin_dirs
+from agent_tui.plugins.options import read_user_config, save_values
 
 
 @pytest.fixture
@@ -62,3 +66,23 @@ def options_market(tmp_path: Path, user_config: Any = USER_CONFIG) -> Path:
     (market / "plain" / "commands").mkdir(parents=True)
     (market / "plain" / "commands" / "hi.md").write_text("say hi")
     return market
+
+
+INLINE_CONFIG = {**USER_CONFIG, "region": {"type": "string", "title": "t", "description": "d"}}
+
+
+def inline_plugin(tmp_path: Path, name: str, files: dict[str, str],
+                  values: dict[str, Any]) -> Iterator[Path]:
+    """For a fixture: a ``--plugin-dir`` plugin ``name`` with ``files`` (path: text),
+    INLINE_CONFIG's options, ``values`` set, loaded until the fixture ends."""
+    root = tmp_path / name
+    manifest = {".claude-plugin/plugin.json": json.dumps({"name": name, "userConfig": INLINE_CONFIG})}
+    for path, text in {**manifest, **files}.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    save_values(f"{name}@inline", read_user_config(INLINE_CONFIG, "plugin.json"), values)
+    use_plugin_dirs([root])
+    try:
+        yield root
+    finally:
+        use_plugin_dirs([])

@@ -21,14 +21,13 @@ from agent_tui.cancel import CancelScope
 from agent_tui.core.services.hooks_port import HookBase
 from agent_tui.hooks.commands import CommandHooks
 from agent_tui.hooks.config import load_hooks
-from agent_tui.plugins import enabled_plugins, use_plugin_dirs
+from agent_tui.plugins import enabled_plugins
 from agent_tui.plugins.manifest import read_plugin
-from agent_tui.plugins.options import read_user_config, save_values
 from agent_tui.plugins.review import review
 from agent_tui.plugins.shell_vars import as_variables
 from agent_tui.protocol.states import HookEvent
 from agent_tui.settings import load_settings
-from tests.plugins_support import USER_CONFIG, home  # noqa: F401
+from tests.plugins_support import home, inline_plugin  # noqa: F401
 
 HOSTILE = "eu'; touch pwned-quote; echo \"$(touch pwned-subst)`touch pwned-tick`"
 SECRET = "s3'c\"r$(touch pwned-secret)`touch pwned-secret-tick`"
@@ -47,21 +46,11 @@ HOOKS = [
 @pytest.fixture
 def hooked(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "state"))
-    root = tmp_path / "hooked"
-    (root / ".claude-plugin").mkdir(parents=True)
-    config = {**USER_CONFIG, "region": {"type": "string", "title": "t", "description": "d"}}
-    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(
-        {"name": "hooked", "userConfig": config}))
-    (root / "hooks").mkdir()
-    (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [
-        {"type": "command", "command": command,
-         **({"statusMessage": "using ${user_config.api_key}"} if name == "secret" else {})}
-        for name, command in HOOKS]}]}}))
-    save_values("hooked@inline", read_user_config(config, "plugin.json"),
-                {"region": HOSTILE, "api_key": SECRET})
-    use_plugin_dirs([root])
-    yield root
-    use_plugin_dirs([])
+    hooks = [{"type": "command", "command": command,
+              **({"statusMessage": "using ${user_config.api_key}"} if name == "secret" else {})}
+             for name, command in HOOKS]
+    yield from inline_plugin(tmp_path, "hooked", {"hooks/hooks.json": json.dumps(
+        {"hooks": {"UserPromptSubmit": [{"hooks": hooks}]}})}, {"region": HOSTILE, "api_key": SECRET})
 
 
 def test_a_hook_reads_its_options_from_its_environment_and_runs_nothing_of_them(
