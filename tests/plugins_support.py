@@ -57,7 +57,8 @@ def options_market(tmp_path: Path, user_config: Any = USER_CONFIG) -> Path:
     (plugin / "agents").mkdir()
     (plugin / "agents" / "ops.md").write_text(
         "---\nname: ops\ndescription: d\n---\nWork in ${user_config.region} "
-        "with ${user_config.api_key}; retries ${user_config.retries}.\n")
+        "with ${user_config.api_key}; retries ${user_config.retries}; ${CLAUDE_PLUGIN_ROOT} "
+        "on ${CLAUDE_PROJECT_DIR}.\n")
     (plugin / "skills" / "deploy").mkdir(parents=True)
     (plugin / "skills" / "deploy" / "SKILL.md").write_text(
         "---\nname: deploy\ndescription: d\n---\nDeploy to ${user_config.region} "

@@ -100,8 +100,9 @@ def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
     skills, agents = SimpleNamespace(skills=[]), SimpleNamespace(types=[])
     add_plugin_definitions(skills, agents, ws)
     [ops] = [t for t in agents.types if t.name == "vault:ops"]
+    plugin_root = home / ".claude" / "plugins" / "cache" / "opts" / "vault" / "1.0.0"
     assert ops.system.strip() == ("Work in us with [sensitive option 'api_key' not available "
-                                  "here]; retries 2.")
+                                  f"here]; retries 2; {plugin_root} on {ws}.")
     # and so does a skill's text, when the model uses it
     from agent_tui.core.calls.tool import ToolContext
     from agent_tui.tools.skills import SkillTool
@@ -110,7 +111,6 @@ def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
     tool = SkillTool(Skills(skills=skills.skills))
     used = asyncio.run(tool.run(tool.parse({"name": "vault:deploy"}), ToolContext(
         scope=CancelScope("test"), workspace=ws, tool_use_id="toolu_x", operation_id="op")))
-    plugin_root = home / ".claude" / "plugins" / "cache" / "opts" / "vault" / "1.0.0"
     data = home / ".claude" / "plugins" / "data" / "vault-opts"
     assert ("Deploy to us (key [sensitive option 'api_key' not available here], "
             f"${{user_config.nope}}) with {plugin_root}/bin and "

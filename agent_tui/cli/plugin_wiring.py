@@ -37,8 +37,8 @@ def add_plugin_definitions(skills: Any, agent_types: Any, workspace: Path) -> li
             types, issues = load_definitions(
                 [(AgentScope.PLUGIN, folder)], _agent_files, parse_agent_file,
                 lambda agent: agent.name, "sub-agent", cap=200, workspace=workspace, home=None)
-            agent_types.types.extend(  # its prompt with the plugin's plain option values
-                t.model_copy(update={"system": in_text(owner, t.system)})
+            agent_types.types.extend(  # its prompt with the plugin's folders and plain values
+                t.model_copy(update={"system": in_text(owner, t.system, workspace)})
                 for t in _named(types, owner.name))
             problems += _said(issues)
     return problems

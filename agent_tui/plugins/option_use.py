@@ -36,6 +36,9 @@ from agent_tui.plugins.claude_secrets import claude_secrets
 from agent_tui.plugins.records import RecordError, Records
 
 
+_NAMED = re.compile(r"\$\{([^}\s]+)\}")
+
+
 def how_to_set(plugin_id: str) -> str:
     return f"set them with /plugin config {plugin_id} in the TUI or: agent-tui plugin config {plugin_id}"
 
@@ -109,10 +112,13 @@ def folder_env(plugin: Plugin) -> dict[str, str]:
     return {"CLAUDE_PLUGIN_ROOT": str(plugin.root), **({"CLAUDE_PLUGIN_DATA": str(data)} if data else {})}
 
 
-def in_text(plugin: Plugin, text: str) -> str:
-    """``text`` with :func:`text_values` put in."""
-    found = text_values(plugin) if "${user_config." in text else {}
-    return PLACEHOLDER.sub(lambda m: found.get(m[1], m[0]), text) if found else text
+def in_text(plugin: Plugin, text: str, workspace: Path) -> str:
+    """A sub-agent type's prompt ``text`` with :func:`skill_values` and
+    ``${CLAUDE_PROJECT_DIR}`` put in (as Claude Code puts them), in one pass."""
+    if "${" not in text:
+        return text
+    found = {**skill_values(plugin), "CLAUDE_PROJECT_DIR": str(workspace)}
+    return _NAMED.sub(lambda m: found.get(m[1], m[0]), text)
 
 
 def use_options(plugin: Plugin, records: Records | None = None) -> None:
