@@ -109,6 +109,9 @@ def test_the_review_says_how_a_hook_gets_its_options_and_never_a_value(hooked: P
     ("$'a\\'${user_config.k}'", "$'a\\''\"${CLAUDE_PLUGIN_OPTION_K}\"$''"),
     ("\\'${user_config.k}", "\\'${CLAUDE_PLUGIN_OPTION_K}"),
     ("echo hi", "echo hi"),
+    ("cat '${CLAUDE_PLUGIN_ROOT}/a b' ${CLAUDE_PLUGIN_DATA}",
+     "cat ''\"${CLAUDE_PLUGIN_ROOT}\"'/a b' ${CLAUDE_PLUGIN_DATA}"),
+    ("echo '${HOME}' ${OTHER}", "echo '${HOME}' ${OTHER}"),
 ])
 def test_a_placeholder_becomes_a_reference_quoted_for_where_it_stands(
         command: str, expected: str) -> None:

@@ -10,14 +10,19 @@ stands in double quotes and opens them again (``'a ${user_config.K} b'`` becomes
 quotes and outside quotes it is ``${CLAUDE_PLUGIN_OPTION_K}`` (split and matched as
 the value written there would be, but never run). Where the quoting is beyond this
 reading (a quote inside ``$(...)`` inside double quotes, a heredoc), a reference may
-stay unexpanded: the value is still never parsed.
+stay unexpanded: the value is still never parsed. A ``!`` line's
+``${CLAUDE_PLUGIN_ROOT}`` and ``${CLAUDE_PLUGIN_DATA}`` are quoted the same way.
 """
 
 from __future__ import annotations
 
+import re
+
 from agent_tui.plugins.options import PLACEHOLDER, option_var
 
 _SINGLE, _ANSI, _DOUBLE = "'", "$'", '"'
+#: ``${user_config.KEY}`` (its variable is ``CLAUDE_PLUGIN_OPTION_KEY``) or a folder's.
+_NAMED = re.compile(PLACEHOLDER.pattern + r"|\$\{(CLAUDE_PLUGIN_ROOT|CLAUDE_PLUGIN_DATA)\}")
 
 
 def placeholder_keys(command: str) -> list[str]:
@@ -26,16 +31,18 @@ def placeholder_keys(command: str) -> list[str]:
 
 
 def as_variables(command: str) -> str:
-    """``command`` with every ``${user_config.KEY}`` a reference to its variable."""
-    if "${user_config." not in command:
+    """``command`` with every ``${user_config.KEY}`` a reference to its variable, and
+    ``${CLAUDE_PLUGIN_ROOT}`` and ``${CLAUDE_PLUGIN_DATA}`` quoted the same way (their
+    variables are in a ``!`` line's environment)."""
+    if "${" not in command:
         return command
     out: list[str] = []
     state: str | None = None  # None: outside quotes
     i = 0
     while i < len(command):
-        found = PLACEHOLDER.match(command, i)
+        found = _NAMED.match(command, i)
         if found:
-            ref = "${" + option_var(found[1]) + "}"
+            ref = "${" + (option_var(found[1]) if found[1] else found[2]) + "}"
             out.append({_SINGLE: f"'\"{ref}\"'", _ANSI: f"'\"{ref}\"$'"}.get(state or "", ref))
             i = found.end()
             continue
