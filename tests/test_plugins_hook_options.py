@@ -70,9 +70,8 @@ def test_a_hook_reads_its_options_from_its_environment_and_runs_nothing_of_them(
         "plugin hooked@inline: a UserPromptSubmit hook names ${user_config.retries}, which has no "
         "value (not loaded; set them with /plugin config hooked@inline in the TUI or: "
         "agent-tui plugin config hooked@inline)",
-        "plugin hooked@inline: a UserPromptSubmit hook names ${user_config.nope}, which has no "
-        "value (not loaded; set them with /plugin config hooked@inline in the TUI or: "
-        "agent-tui plugin config hooked@inline)"]
+        "plugin hooked@inline: a UserPromptSubmit hook names ${user_config.nope}, which is not "
+        "one of its options (its userConfig; not loaded)"]
 
     out = tmp_path / "out"
     hooks = CommandHooks(loaded, workspace=ws, env={"OUT": str(out)})

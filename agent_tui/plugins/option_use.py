@@ -159,6 +159,9 @@ def _unread(plugin: Plugin, missing: list[str], records: Records | None) -> str:
 
 
 def _not_set(plugin: Plugin, what: str, key: str) -> str:
+    if key not in plugin.user_config:
+        return (f"plugin {plugin.plugin_id}: {what} names ${{user_config.{key}}}, which is not "
+                "one of its options (its userConfig; not loaded)")
     return (f"plugin {plugin.plugin_id}: {what} names ${{user_config.{key}}}, which has no value "
             f"(not loaded; {how_to_set(plugin.plugin_id)})")
 
