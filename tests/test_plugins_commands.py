@@ -7,6 +7,7 @@ or ``$(...)`` in the value is never parsed), and a sensitive or unset option in 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,12 +15,10 @@ import pytest
 
 from agent_tui.commands.files import load_commands
 from agent_tui.commands.prepare import prepare
-from agent_tui.plugins import use_plugin_dirs
-from agent_tui.plugins.options import read_user_config, save_values
 from agent_tui.tools.bash import BashTool
 from tests.fake_api import Reply
 from tests.harness import provider_for, start_session
-from tests.plugins_support import USER_CONFIG, home  # noqa: F401
+from tests.plugins_support import home, inline_plugin  # noqa: F401
 
 HOSTILE = "eu'; touch pwned-quote; echo '$(touch pwned-subst)`touch pwned-tick`"
 
@@ -27,22 +26,14 @@ HOSTILE = "eu'; touch pwned-quote; echo '$(touch pwned-subst)`touch pwned-tick`"
 @pytest.fixture
 def kit(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "state"))
-    root = tmp_path / "kit"
-    (root / ".claude-plugin").mkdir(parents=True)
-    config = {**USER_CONFIG, "region": {"type": "string", "title": "t", "description": "d"}}
-    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "kit", "userConfig": config}))
-    (root / "commands").mkdir()
-    (root / "commands" / "deploy.md").write_text(
-        "Deploy to ${user_config.region} with ${user_config.api_key} (${user_config.nope}), "
-        "tools in ${CLAUDE_PLUGIN_ROOT}.\n"
-        "Said: !`printf '%s|%s' \"${user_config.region}\" \"${CLAUDE_PLUGIN_ROOT}\"`\n")
-    (root / "commands" / "leak.md").write_text("Key: !`echo ${user_config.api_key} > leaked`\n")
-    (root / "commands" / "unset.md").write_text("Retries: !`echo ${user_config.retries}`\n")
-    save_values("kit@inline", read_user_config(config, "plugin.json"),
-                {"region": HOSTILE, "api_key": "s3cret"})
-    use_plugin_dirs([root])
-    yield root
-    use_plugin_dirs([])
+    yield from inline_plugin(tmp_path, "kit", {
+        "commands/deploy.md":
+            "Deploy to ${user_config.region} with ${user_config.api_key} (${user_config.nope}), "
+            "tools in ${CLAUDE_PLUGIN_ROOT}, state in ${CLAUDE_PLUGIN_DATA}.\n"
+            "Said: !`printf '%s|%s' \"${user_config.region}\" \"${CLAUDE_PLUGIN_ROOT}\"`\n",
+        "commands/leak.md": "Key: !`echo ${user_config.api_key} > leaked`\n",
+        "commands/unset.md": "Retries: !`echo ${user_config.retries}`\n",
+    }, {"region": HOSTILE, "api_key": "s3cret"})
 
 
 def test_the_prompt_gets_plain_values_and_a_line_gets_variables(kit: Path, tmp_path: Path) -> None:
@@ -53,10 +44,12 @@ def test_the_prompt_gets_plain_values_and_a_line_gets_variables(kit: Path, tmp_p
     assert step.command == ("printf '%s|%s' \"${CLAUDE_PLUGIN_OPTION_REGION}\" "
                             "\"${CLAUDE_PLUGIN_ROOT}\"")
     assert step.env == {"CLAUDE_PLUGIN_OPTION_REGION": HOSTILE, "CLAUDE_PLUGIN_ROOT": str(kit)}
+    data = Path(os.environ["HOME"]) / ".claude" / "plugins" / "data" / "kit-inline"
     assert not step.refused
     assert run.compose(["OUT"]) == (
         f"Deploy to {HOSTILE} with [sensitive option 'api_key' not available here] "
-        f"(${{user_config.nope}}), tools in {kit}.\nSaid: OUT")
+        f"(${{user_config.nope}}), tools in {kit}, state in {data}.\nSaid: OUT")
+    assert data.is_dir()
 
 
 @pytest.mark.asyncio

@@ -30,7 +30,8 @@ def test_a_plugin_folder_on_the_command_line_works_for_this_run_only(fake_api, t
     assert out.returncode == 0, out.stderr
     first = json.dumps(fake_api.requests[0]["messages"])
     assert "The marker says: kit-marker-42" in first and "Say hello to world." in first
-    assert not (tmp_path / "home" / ".claude" / "plugins").exists()  # nothing recorded
+    plugins = tmp_path / "home" / ".claude" / "plugins"  # nothing recorded: only its data
+    assert [p.relative_to(plugins).as_posix() for p in plugins.rglob("*")] == ["data", "data/kit-inline"]
     out = run_agent(["-p", "/kit:greet world", "--cwd", str(ws)], env=env, timeout=90)
     assert out.returncode != 0 and "kit:greet" in out.stderr  # not there without the flag
 

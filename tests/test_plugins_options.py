@@ -2,7 +2,7 @@
 once it is enabled, kept where only the user writes (a sensitive value in a 0600 file
 of agent-tui's state, never in settings), put into its MCP servers' configurations as
 ``${user_config.KEY}`` and into its hooks' environment as ``CLAUDE_PLUGIN_OPTION_*``
-(a real hook run), never into a shell command's text; a project cannot set them; a
+(a real hook run; a hook's command reads them from there, never from its text); a project cannot set them; a
 broken ``userConfig`` is said and the other plugins still load."""
 
 from __future__ import annotations
@@ -60,9 +60,10 @@ def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
     said = _installed(tmp_path, capsys)
     # no terminal to ask at: how to set them is said, and the plugin is enabled
     assert said.startswith("0\n") and "It asks for options: api_key (sensitive), region, retries" in said
-    # the review before enabling shows the hook that will be refused as refused
-    assert ("hook UserPromptSubmit: curl -H 'key: ${user_config.api_key}' x  [refused, never run: "
-            "it puts ${user_config...} in a shell command; $CLAUDE_PLUGIN_OPTION_<KEY> is the way]") in said
+    # the review before enabling says how the hook gets the secret it names
+    assert ("hook UserPromptSubmit: printf '%s' 'key: ${user_config.api_key}' > \"$OUT.key\"  [option "
+            "api_key (sensitive): read from $CLAUDE_PLUGIN_OPTION_<KEY> in its environment, never "
+            "written into the command; it does not run while one is unset]") in said
     assert "hook UserPromptSubmit: env | grep ^CLAUDE_PLUGIN_OPTION_ | sort > \"$OUT\"\n" in said
     assert f"{PLUGIN} needs options: api_key (set them with /plugin config {PLUGIN} in the TUI or: " \
            f"agent-tui plugin config {PLUGIN} KEY=VALUE)" in said
@@ -74,9 +75,11 @@ def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
     skills, agents = SimpleNamespace(skills=[]), SimpleNamespace(types=[])
     unset_note = next(p for p in found.problems if "options not set" in p)
     assert unset_note in add_plugin_definitions(skills, agents, ws)
-    # the server that names the unset key is not loaded; the other plugin is
-    assert any("MCP server api names ${user_config.api_key}, which has no value" in p
-               for p in found.problems)
+    # the server and the hook that name the unset key are not loaded; the other plugin is
+    for what in ("MCP server api", "a UserPromptSubmit hook"):
+        assert any(f"{what} names ${{user_config.api_key}}, which has no value" in p
+                   for p in found.problems)
+    assert len(load_hooks(load_settings(ws)).commands) == 1
     assert sorted(p.name for p in found.plugins) == ["plain", "vault"]
     assert "plugin_vault_api" not in {s.name for s in load_config(ws, include_project=False).servers}
 
@@ -97,8 +100,9 @@ def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
     skills, agents = SimpleNamespace(skills=[]), SimpleNamespace(types=[])
     add_plugin_definitions(skills, agents, ws)
     [ops] = [t for t in agents.types if t.name == "vault:ops"]
+    plugin_root = home / ".claude" / "plugins" / "cache" / "opts" / "vault" / "1.0.0"
     assert ops.system.strip() == ("Work in us with [sensitive option 'api_key' not available "
-                                  "here]; retries 2.")
+                                  f"here]; retries 2; {plugin_root} on {ws}.")
     # and so does a skill's text, when the model uses it
     from agent_tui.core.calls.tool import ToolContext
     from agent_tui.tools.skills import SkillTool
@@ -107,23 +111,29 @@ def test_options_are_asked_kept_apart_and_reach_servers_and_hooks(
     tool = SkillTool(Skills(skills=skills.skills))
     used = asyncio.run(tool.run(tool.parse({"name": "vault:deploy"}), ToolContext(
         scope=CancelScope("test"), workspace=ws, tool_use_id="toolu_x", operation_id="op")))
+    data = home / ".claude" / "plugins" / "data" / "vault-opts"
     assert ("Deploy to us (key [sensitive option 'api_key' not available here], "
-            "${user_config.nope}).") in used.content
+            f"${{user_config.nope}}) with {plugin_root}/bin and "
+            f"{plugin_root}/skills/deploy/steps.md, state in {data}.") in used.content
     # the server gets the values where its configuration names them
-    assert _server_env(ws) == {"args": ["server.py", "--region", "us"],
-                               "env": {"TOKEN": "s3cr'et"}}
-    # the hook that would put the secret in a shell command is not loaded; the other
-    # runs for real with the values in its environment
-    found = enabled_plugins()
-    assert any("puts ${user_config...} in a shell command" in p for p in found.problems)
-    [hook] = load_hooks(load_settings(ws)).commands
+    # and its folders, as Claude Code gives them to a stdio server (its data made 0700)
+    assert _server_env(ws) == {"args": ["server.py", "--region", "us"], "env": {
+        "TOKEN": "s3cr'et", "CLAUDE_PLUGIN_ROOT": str(plugin_root), "CLAUDE_PLUGIN_DATA": str(data)}}
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    # both hooks run for real with the values in their environment; the one that names
+    # the secret reads it from there (the quote in it is never parsed), its text never
+    # holds it
+    assert not [p for p in enabled_plugins().problems if "api_key" in p]
+    loaded = load_hooks(load_settings(ws)).commands
+    assert len(loaded) == 2 and "s3cr" not in repr([h.command for h in loaded])
     out = tmp_path / "env.txt"
-    hooks = CommandHooks([hook], workspace=ws, env={"OUT": str(out)})
+    hooks = CommandHooks(loaded, workspace=ws, env={"OUT": str(out)})
     asyncio.run(hooks.fire(HookEvent.USER_PROMPT_SUBMIT, HookBase(session_id="s", cwd=str(ws)),
                            CancelScope(), {"prompt": "hi"}))
     assert out.read_text().splitlines() == [
         "CLAUDE_PLUGIN_OPTION_API_KEY=s3cr'et", "CLAUDE_PLUGIN_OPTION_REGION=us",
         "CLAUDE_PLUGIN_OPTION_RETRIES=2"]
+    assert Path(f"{out}.key").read_text() == "key: s3cr'et"
 
 
 def test_a_project_cannot_set_options_and_a_stored_value_that_does_not_fit_is_unset(
@@ -224,7 +234,7 @@ def test_a_secret_claude_code_kept_is_read_from_its_own_file_only_when_private(
         PLUGIN: {"api_key": "cc-secret", "region": "us"}}}))
     kept.chmod(0o600)
     assert not [p for p in enabled_plugins().problems if "options not set" in p]
-    assert _server_env(ws)["env"] == {"TOKEN": "cc-secret"}
+    assert _server_env(ws)["env"]["TOKEN"] == "cc-secret"
     assert _server_env(ws)["args"] == ["server.py", "--region", "eu"]  # a plain one is never read there
     # readable by others: not read, and the notice says why
     kept.chmod(0o644)
@@ -243,5 +253,5 @@ def test_a_secret_claude_code_kept_is_read_from_its_own_file_only_when_private(
     elsewhere.rename(kept)
     monkeypatch.setattr("sys.stdin", io.StringIO("mine\n"))
     assert plugin_main(["config", PLUGIN, "api_key=-"]) == 0
-    assert _server_env(ws)["env"] == {"TOKEN": "mine"}
+    assert _server_env(ws)["env"]["TOKEN"] == "mine"
     assert "login" in kept.read_text() and "mine" not in kept.read_text()  # never written

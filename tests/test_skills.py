@@ -116,6 +116,19 @@ def test_an_unknown_skill_is_an_error_that_lists_them(config):
     assert "no skill named 'nope'" in result.content and "release-notes" in result.content
 
 
+def test_a_skills_body_gets_its_folder_and_the_project_as_claude_code_puts_them(tmp_path):
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    folder = home / ".claude" / "skills" / "lint"
+    folder.mkdir(parents=True)
+    workspace.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\ndescription: d\n---\nRun ${CLAUDE_SKILL_DIR}/lint.sh in ${CLAUDE_PROJECT_DIR}; "
+        "${CLAUDE_PLUGIN_ROOT}, ${HOME} and ${user_config.k} stay.\n")
+    result = run_tool(SkillTool(load_skills(workspace, home)), {"name": "lint"}, workspace)
+    assert (f"Run {folder}/lint.sh in {workspace}; ${{CLAUDE_PLUGIN_ROOT}}, ${{HOME}} and "
+            "${user_config.k} stay.") in result.content
+
+
 # -- reading a skill's folder --------------------------------------------------------
 
 
@@ -208,3 +221,13 @@ def test_a_long_list_of_skills_keeps_the_tool_description_bounded(tmp_path):
     assert len(tool.description) < LISTING_BUDGET + 4000
     assert "- skill-39 (description left out: the list is long)" in tool.description
     assert "- skill-00: word word" in tool.description
+
+
+def test_a_value_put_in_a_skills_body_is_never_read_again(tmp_path):
+    from agent_tui.tools.skills.catalog import Skill
+    from agent_tui.tools.skills.tool import with_values
+
+    skill = Skill(name="p:s", description="d", folder=tmp_path, scope=SkillScope.PLUGIN,
+                  values={"user_config.k": "${CLAUDE_SKILL_DIR}", "CLAUDE_PLUGIN_ROOT": "/p"})
+    assert with_values(skill, "${user_config.k} ${CLAUDE_PLUGIN_ROOT} ${CLAUDE_SKILL_DIR}",
+                       tmp_path) == f"${{CLAUDE_SKILL_DIR}} /p {tmp_path}"

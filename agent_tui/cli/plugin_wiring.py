@@ -17,7 +17,7 @@ def add_plugin_definitions(skills: Any, agent_types: Any, workspace: Path) -> li
     from agent_tui.core.calls.agent_types import AgentScope, _agent_files, parse_agent_file
     from agent_tui.plugins import enabled_plugins
     from agent_tui.plugins.offered import offered
-    from agent_tui.plugins.option_use import in_text, text_values
+    from agent_tui.plugins.option_use import in_text, skill_values
     from agent_tui.tools.skills.catalog import MAX_SKILLS, SkillScope, _skill_files, parse_skill
 
     found = enabled_plugins()
@@ -28,8 +28,8 @@ def add_plugin_definitions(skills: Any, agent_types: Any, workspace: Path) -> li
                 [(SkillScope.PLUGIN, folder)], _skill_files,
                 lambda path, scope: parse_skill(path.parent.absolute(), scope),
                 lambda skill: skill.name, "skill", cap=MAX_SKILLS, workspace=workspace, home=None)
-            values = text_values(owner)  # its plain option values, put in when it is used
-            skills.skills.extend(s.model_copy(update={"options": values})
+            values = skill_values(owner)  # its folder and plain option values, put in when used
+            skills.skills.extend(s.model_copy(update={"values": values})
                                  for s in _named(more, owner.name))
             problems += _said(issues)
     for owner in found.plugins:
@@ -37,8 +37,8 @@ def add_plugin_definitions(skills: Any, agent_types: Any, workspace: Path) -> li
             types, issues = load_definitions(
                 [(AgentScope.PLUGIN, folder)], _agent_files, parse_agent_file,
                 lambda agent: agent.name, "sub-agent", cap=200, workspace=workspace, home=None)
-            agent_types.types.extend(  # its prompt with the plugin's plain option values
-                t.model_copy(update={"system": in_text(owner, t.system)})
+            agent_types.types.extend(  # its prompt with the plugin's folders and plain values
+                t.model_copy(update={"system": in_text(owner, t.system, workspace)})
                 for t in _named(types, owner.name))
             problems += _said(issues)
     return problems

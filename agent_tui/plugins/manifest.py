@@ -4,7 +4,8 @@ A plugin is a folder with an optional ``.claude-plugin/plugin.json`` (``name``,
 ``version``, ``description``, and paths that add to the default places: ``commands``,
 ``agents``, ``skills``, ``hooks``, ``mcpServers``; ``outputStyles``, which replaces the
 default folder). Its parts, by default: ``commands/*.md``, ``agents/*.md``,
-``skills/<skill>/SKILL.md``, ``hooks/hooks.json``, ``.mcp.json`` and ``output-styles/``. ``${CLAUDE_PLUGIN_ROOT}`` in its hooks and servers is the folder.
+``skills/<skill>/SKILL.md``, ``hooks/hooks.json``, ``.mcp.json`` and ``output-styles/``. ``${CLAUDE_PLUGIN_ROOT}`` in its hooks and servers is the folder
+(``${CLAUDE_PLUGIN_DATA}``, its data folder, goes in with its options: ``option_use.py``).
 
 Every path a manifest names must stay inside the plugin's folder (after symlinks):
 one that leaves it is a problem, and that part is not loaded; the rest are. A manifest
@@ -25,6 +26,7 @@ from agent_tui.plugins.options import OptionField, read_user_config
 MANIFEST = Path(".claude-plugin") / "plugin.json"
 MARKETPLACE = Path(".claude-plugin") / "marketplace.json"
 ROOT_VAR = "${CLAUDE_PLUGIN_ROOT}"
+DATA_VAR = "${CLAUDE_PLUGIN_DATA}"
 NAME_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # never "." nor ".."
 MAX_JSON_BYTES = 1024 * 1024
 
@@ -47,6 +49,7 @@ class Plugin(BaseModel):
     name: str
     root: Path
     plugin_id: str = ""  # NAME@MARKETPLACE (where its options are kept)
+    data: Path | None = None  # its ``${CLAUDE_PLUGIN_DATA}`` (``option_use.py``: made on use)
     version: str = ""
     description: str = ""
     user_config: dict[str, OptionField] = Field(default_factory=dict)  # its options
@@ -105,14 +108,15 @@ def inside(root: Path, given: str, what: str) -> Path:
     return path
 
 
-def with_root(value: Any, root: Path) -> Any:
-    """``value`` with ``${CLAUDE_PLUGIN_ROOT}`` replaced by the folder in every string."""
+def with_root(value: Any, root: Path, var: str = ROOT_VAR) -> Any:
+    """``value`` with ``var`` (``${CLAUDE_PLUGIN_ROOT}``) replaced by the folder ``root``
+    in every string."""
     if isinstance(value, str):
-        return value.replace(ROOT_VAR, str(root))
+        return value.replace(var, str(root))
     if isinstance(value, list):
-        return [with_root(v, root) for v in value]
+        return [with_root(v, root, var) for v in value]
     if isinstance(value, dict):
-        return {k: with_root(v, root) for k, v in value.items()}
+        return {k: with_root(v, root, var) for k, v in value.items()}
     return value
 
 

@@ -1,27 +1,42 @@
 """A plugin's option values put where Claude Code puts them: ``${user_config.KEY}`` in
 its MCP servers' configurations and in its hooks, and ``CLAUDE_PLUGIN_OPTION_<KEY>``
-in its hooks' environment.
+in its hooks' environment; with them its folders, as Claude Code gives them:
+``CLAUDE_PLUGIN_ROOT`` and ``CLAUDE_PLUGIN_DATA`` (``~/.claude/plugins/data/ID``, made
+when first used) in its hooks' and stdio servers' environment, ``${CLAUDE_PLUGIN_DATA}``
+in their configurations and its skills' texts.
 
-Never into the text of a hook's shell command: a value would be parsed by the shell
-(a quote in it, and it runs), so such a hook is not loaded and the problem says to
-read ``$CLAUDE_PLUGIN_OPTION_<KEY>`` instead (stricter than Claude Code 2.1.197,
-which writes the value, a sensitive one too, into the command's text). A prompt
-hook's text goes to a model: a sensitive value is never put there. A server or hook
-that names an option with no value is not loaded (its problem says how to set it);
-the rest of the plugin is.
+Never into the text of a hook's shell command (Claude Code 2.1.x writes the value, a
+sensitive one too, into the command's text, where the shell parses it: a quote in it,
+and it runs): there the placeholder becomes a reference to
+``$CLAUDE_PLUGIN_OPTION_<KEY>`` (``shell_vars.py``), which the hook's environment
+holds, so the value is expanded and never parsed. A prompt hook's text goes to a
+model, and a hook's status message is shown: a sensitive value is never put there. A
+server or hook that names an option with no value is not loaded (its problem names
+the option and says how to set it); the rest of the plugin is.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
-from agent_tui.plugins.manifest import JsonPart, Plugin
-from agent_tui.plugins.options import Value, as_text, option_env, stored_values, unset
+from agent_tui.plugins.manifest import DATA_VAR, JsonPart, Plugin, with_root
+from agent_tui.plugins.options import (
+    PLACEHOLDER,
+    Value,
+    as_text,
+    option_env,
+    option_var,
+    stored_values,
+    unset,
+)
+from agent_tui.plugins.shell_vars import as_variables, placeholder_keys
 from agent_tui.plugins.claude_secrets import claude_secrets
 from agent_tui.plugins.records import RecordError, Records
 
-PLACEHOLDER = re.compile(r"\$\{user_config\.([^}]+)\}")
+
+_NAMED = re.compile(r"\$\{([^}\s]+)\}")
 
 
 def how_to_set(plugin_id: str) -> str:
@@ -32,6 +47,10 @@ class OptionMissing(Exception):
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
+
+
+class OptionClash(Exception):
+    """Two option keys that name one variable (``a_b`` and ``A_B``)."""
 
 
 def substitute(value: Any, values: dict[str, Value], hidden: frozenset[str] = frozenset()) -> Any:
@@ -65,10 +84,41 @@ def text_values(plugin: Plugin) -> dict[str, str]:
     return {**{k: as_text(v) for k, v in values.items() if v not in (None, "")}, **hidden}
 
 
-def in_text(plugin: Plugin, text: str) -> str:
-    """``text`` with :func:`text_values` put in."""
-    found = text_values(plugin) if "${user_config." in text else {}
-    return PLACEHOLDER.sub(lambda m: found.get(m[1], m[0]), text) if found else text
+def skill_values(plugin: Plugin) -> dict[str, str]:
+    """What ``${NAME}`` becomes in the plugin's skills' texts, as in Claude Code:
+    ``CLAUDE_PLUGIN_ROOT``, the plugin's folder; ``CLAUDE_PLUGIN_DATA``, its data
+    folder; ``user_config.KEY``, :func:`text_values`."""
+    return {**folder_env(plugin),
+            **{f"user_config.{k}": v for k, v in text_values(plugin).items()}}
+
+
+def data_folder(plugin: Plugin) -> Path | None:
+    """The plugin's ``${CLAUDE_PLUGIN_DATA}``, made (0700) when first asked for, where
+    Claude Code keeps it (``~/.claude/plugins/data/NAME-MARKETPLACE``); None when it
+    cannot be made."""
+    if plugin.data is None:
+        return None
+    try:
+        plugin.data.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return plugin.data
+
+
+def folder_env(plugin: Plugin) -> dict[str, str]:
+    """``CLAUDE_PLUGIN_ROOT`` and ``CLAUDE_PLUGIN_DATA``, as Claude Code gives them to
+    a plugin's hooks and stdio servers."""
+    data = data_folder(plugin)
+    return {"CLAUDE_PLUGIN_ROOT": str(plugin.root), **({"CLAUDE_PLUGIN_DATA": str(data)} if data else {})}
+
+
+def in_text(plugin: Plugin, text: str, workspace: Path) -> str:
+    """A sub-agent type's prompt ``text`` with :func:`skill_values` and
+    ``${CLAUDE_PROJECT_DIR}`` put in (as Claude Code puts them), in one pass."""
+    if "${" not in text:
+        return text
+    found = {**skill_values(plugin), "CLAUDE_PROJECT_DIR": str(workspace)}
+    return _NAMED.sub(lambda m: found.get(m[1], m[0]), text)
 
 
 def use_options(plugin: Plugin, records: Records | None = None) -> None:
@@ -80,11 +130,21 @@ def use_options(plugin: Plugin, records: Records | None = None) -> None:
         plugin.problems.append(f"plugin {plugin.plugin_id}: options not set: {', '.join(missing)} "
                                f"({how_to_set(plugin.plugin_id)}){_unread(plugin, missing, records)}")
     hidden = frozenset(k for k, f in plugin.user_config.items() if f.sensitive)
-    env = option_env(values)
-    plugin.servers = [JsonPart(file=part.file, value=_servers(plugin, part, values))
+    plugin.data = (records or Records()).folder / "data" / re.sub(r"[^A-Za-z0-9_-]", "-", plugin.plugin_id)
+    folders = folder_env(plugin) if plugin.servers or plugin.hooks else {}
+    env = {**folders, **option_env(values)}
+    plugin.servers = [JsonPart(file=part.file, value=_servers(plugin, _with_data(part, folders), values))
                       for part in plugin.servers]
-    plugin.hooks = [JsonPart(file=part.file, value=_hooks(plugin, part, values, hidden), env=env)
+    plugin.hooks = [JsonPart(file=part.file, env=env,
+                             value=_hooks(plugin, _with_data(part, folders), values, hidden))
                     for part in plugin.hooks]
+
+
+def _with_data(part: JsonPart, folders: dict[str, str]) -> JsonPart:
+    """``part`` with ``${CLAUDE_PLUGIN_DATA}`` put in (a folder of the plugin's name:
+    letters, digits, ``-`` and ``_`` only)."""
+    data = folders.get("CLAUDE_PLUGIN_DATA")
+    return part.model_copy(update={"value": with_root(part.value, Path(data), DATA_VAR)}) if data else part
 
 
 def _unread(plugin: Plugin, missing: list[str], records: Records | None) -> str:
@@ -99,6 +159,9 @@ def _unread(plugin: Plugin, missing: list[str], records: Records | None) -> str:
 
 
 def _not_set(plugin: Plugin, what: str, key: str) -> str:
+    if key not in plugin.user_config:
+        return (f"plugin {plugin.plugin_id}: {what} names ${{user_config.{key}}}, which is not "
+                "one of its options (its userConfig; not loaded)")
     return (f"plugin {plugin.plugin_id}: {what} names ${{user_config.{key}}}, which has no value "
             f"(not loaded; {how_to_set(plugin.plugin_id)})")
 
@@ -108,6 +171,9 @@ def _servers(plugin: Plugin, part: JsonPart, values: dict[str, Value]) -> Any:
         return part.value
     kept = {}
     for name, server in part.value.items():
+        if isinstance(server, dict) and "command" in server and isinstance(server.get("env", {}), dict):
+            # a stdio server gets the plugin's folders, as in Claude Code (its own env wins)
+            server = {**server, "env": {**folder_env(plugin), **server.get("env", {})}}
         try:
             kept[name] = substitute(server, values)
         except OptionMissing as missing:
@@ -138,14 +204,27 @@ def _group(plugin: Plugin, event: str, group: Any, values: dict[str, Value],
             continue
         kind = hook.get("type", "command")
         command = hook.get("command")
-        if kind == "command" and isinstance(command, str) and PLACEHOLDER.search(command):
-            plugin.problems.append(
-                f"plugin {plugin.plugin_id}: a {event} hook puts ${{user_config...}} in a shell "
-                "command, where the shell would parse the value (not loaded); read "
-                "$CLAUDE_PLUGIN_OPTION_<KEY> from the hook's environment instead")
-            continue
         try:
-            kept.append(substitute(hook, values, hidden if kind == "prompt" else frozenset()))
+            if kind == "command" and isinstance(command, str):
+                hook = {**hook, "command": _shell_command(plugin, command, values)}
+            # a secret goes into a header or a tool's input; never into a prompt or a
+            # command hook's other fields (a status message is shown)
+            kept.append(substitute(hook, values, frozenset() if kind in ("http", "mcp_tool") else hidden))
         except OptionMissing as missing:
             plugin.problems.append(_not_set(plugin, f"a {event} hook", missing.key))
+        except OptionClash as clash:
+            plugin.problems.append(f"plugin {plugin.plugin_id}: a {event} hook: {clash} (not loaded)")
     return {**group, "hooks": kept}
+
+
+def _shell_command(plugin: Plugin, command: str, values: dict[str, Value]) -> str:
+    """A command hook's text with each ``${user_config.KEY}`` a reference to its
+    ``CLAUDE_PLUGIN_OPTION_KEY`` (set in the hook's environment: ``use_options``), a
+    sensitive one too; a key with no value raises OptionMissing."""
+    for key in placeholder_keys(command):
+        if values.get(key) in (None, "", []):
+            raise OptionMissing(key)
+        same = [k for k in plugin.user_config if k != key and option_var(k) == option_var(key)]
+        if same:
+            raise OptionClash(f"options {key} and {same[0]} are both {option_var(key)}")
+    return as_variables(command)

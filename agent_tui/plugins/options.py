@@ -32,6 +32,7 @@ from agent_tui.plugins.claude_secrets import claude_secrets
 from agent_tui.plugins.records import RecordError, Records, read_object
 
 KEY_OK = re.compile(r"^[A-Za-z_]\w*$", re.ASCII)
+PLACEHOLDER = re.compile(r"\$\{user_config\.([^}]+)\}")  # where a text names an option
 SECRETS_FILE = "plugin-secrets.json"
 MAX_VALUE_CHARS = 4096
 Value = str | int | float | bool | list[str]

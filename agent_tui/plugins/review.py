@@ -2,8 +2,9 @@
 servers' commands (or addresses) and its commands' ``!`` lines (inline ``!`cmd` `` and
 ```` ```! ```` blocks). Everything else it brings (prompts, sub-agent types, skills) is
 text the model reads, listed by name. What will be refused when the plugin loads or the
-command runs (a hook that puts ``${user_config.KEY}`` in its shell command, a ``!``
-line that names a sensitive option) is shown as refused."""
+command runs (a ``!`` line that names a sensitive option, a hook that names an option
+the plugin does not have) is shown as refused; a hook that names an option says it
+reads it from its environment."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.plugins.manifest import Plugin
-from agent_tui.plugins.option_use import PLACEHOLDER
+from agent_tui.plugins.options import PLACEHOLDER
+from agent_tui.plugins.shell_vars import placeholder_keys
 
 _INLINE = re.compile(r"!`([^`]+)`")
 _BLOCK = re.compile(r"^```!\s*\n(.*?)^```", re.DOTALL | re.MULTILINE)
@@ -49,7 +51,7 @@ def _hooks(plugin: Plugin) -> list[str]:
                 for hook in _list(group.get("hooks") if isinstance(group, dict) else None):
                     if isinstance(hook, dict) and "command" in hook:
                         where = f" [{matcher}]" if matcher else ""
-                        found.append(f"hook {event}{where}: {hook['command']}{_hook_refused(hook)}")
+                        found.append(f"hook {event}{where}: {hook['command']}{_hook_options(plugin, hook)}")
     return found
 
 
@@ -78,12 +80,18 @@ def _shell_lines(plugin: Plugin) -> list[str]:
     return found
 
 
-def _hook_refused(hook: dict[str, Any]) -> str:
-    """What ``option_use.py`` will say of this hook, when it refuses it."""
-    if hook.get("type", "command") == "command" and PLACEHOLDER.search(str(hook["command"])):
-        return ("  [refused, never run: it puts ${user_config...} in a shell command; "
-                "$CLAUDE_PLUGIN_OPTION_<KEY> is the way]")
-    return ""
+def _hook_options(plugin: Plugin, hook: dict[str, Any]) -> str:
+    """How a command hook gets the options it names (``option_use.py``): through its
+    environment, never its text; an option the plugin does not declare, never."""
+    keys = placeholder_keys(str(hook["command"])) if hook.get("type", "command") == "command" else []
+    if not keys:
+        return ""
+    unknown = [k for k in keys if k not in plugin.user_config]
+    if unknown:
+        return f"  [refused, never run: {unknown[0]} is not one of the plugin's options]"
+    named = ", ".join(f"{k}{' (sensitive)' if plugin.user_config[k].sensitive else ''}" for k in keys)
+    return (f"  [option {named}: read from $CLAUDE_PLUGIN_OPTION_<KEY> in its environment, never "
+            "written into the command; it does not run while one is unset]")
 
 
 def _line_refused(plugin: Plugin, line: str) -> str:

@@ -14,7 +14,11 @@ and ``description`` (what it does and when to use it, at most 1024 characters; e
 body's first paragraph); ``allowed-tools`` is read and shown but grants nothing
 (every call still goes through the permission rules); other keys are named in a
 notice. Only name and description are offered to the model (in the ``skill`` tool's
-description); the body is read when the model uses the skill.
+description); the body is read when the model uses the skill. In the body, as in
+Claude Code, ``${CLAUDE_SKILL_DIR}`` is the skill's folder and ``${CLAUDE_PROJECT_DIR}``
+the workspace; a plugin's skill also gets ``${CLAUDE_PLUGIN_ROOT}`` and
+``${CLAUDE_PLUGIN_DATA}`` (the plugin's folders) and ``${user_config.KEY}`` (a plain option's value; a sensitive one never, a
+note stands in its place; one with no value stays as written).
 
 A project's skills are instructions, not code: loading them runs nothing, so they
 load whether or not the project is trusted.
@@ -64,8 +68,10 @@ class Skill(BaseModel):
     folder: Path  # absolute
     scope: SkillScope
     allowed_tools: str = ""  # as written; not applied
-    # A plugin's skill: ``${user_config.KEY}`` -> its text (a plugin's plain option values)
-    options: dict[str, str] = Field(default_factory=dict)
+    # A plugin's skill: what ``${NAME}`` in its text becomes, besides every skill's
+    # ``CLAUDE_SKILL_DIR`` and ``CLAUDE_PROJECT_DIR`` (``CLAUDE_PLUGIN_ROOT``, ``_DATA``,
+    # ``user_config.KEY`` for a plain option value: ``plugins.skill_values``)
+    values: dict[str, str] = Field(default_factory=dict)
 
     @property
     def file(self) -> Path:

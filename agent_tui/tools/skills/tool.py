@@ -5,19 +5,21 @@ the session: the prompt cache keys on the tools); nothing of a skill's body is i
 request before the model calls ``skill`` with that name. The result is the body of
 its ``SKILL.md`` and the skill's folder as an absolute path, so the model can read
 the skill's other files with ``read_file`` (which may read inside a skill's folder
-even when it lies outside the workspace: read-only, that folder only).
+even when it lies outside the workspace: read-only, that folder only). The body's
+``${CLAUDE_SKILL_DIR}`` and the like are put in as Claude Code puts them (``catalog.py``).
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
 from agent_tui.protocol.tool_names import RuleSubject
 from agent_tui.frontmatter import DefinitionError, read_definition
-from agent_tui.tools.skills.catalog import SKILL_FILE, Skills
+from agent_tui.tools.skills.catalog import SKILL_FILE, Skill, Skills
 
 INTRO = (
     "Load a skill: instructions (and files beside them) for a kind of task, written by "
@@ -47,6 +49,18 @@ def describe(skills: Skills) -> str:
         else:
             lines.append(f"- {skill.name} (description left out: the list is long)")
     return "\n".join(lines)
+
+
+_NAMED = re.compile(r"\$\{([^}\s]+)\}")
+
+
+def with_values(skill: Skill, body: str, workspace: Path) -> str:
+    """``body`` with ``${CLAUDE_SKILL_DIR}``, ``${CLAUDE_PROJECT_DIR}`` and the
+    skill's own ``values`` put in, in one pass (a value put in is never read again);
+    any other ``${...}`` stays as written."""
+    known = {"CLAUDE_SKILL_DIR": str(skill.folder), "CLAUDE_PROJECT_DIR": str(workspace),
+             **skill.values}
+    return _NAMED.sub(lambda m: known.get(m[1], m[0]), body)
 
 
 class SkillTool(Tool[SkillInput]):
@@ -85,9 +99,7 @@ class SkillTool(Tool[SkillInput]):
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or exc
             return ToolResult.error(f"skill {skill.name}: cannot read {skill.file}: {reason}")
-        if skill.options:  # a plugin's option values, where its text names them
-            body = re.sub(r"\$\{user_config\.([^}]+)\}",
-                          lambda m: skill.options.get(m[1], m[0]), body)
+        body = with_values(skill, body, ctx.workspace)
         result = ToolResult.ok(
             f"Skill {skill.name} (from {skill.file})\n"
             f"Base directory for this skill: {skill.folder}\n"
