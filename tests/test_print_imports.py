@@ -156,10 +156,11 @@ def test_kept_plans_hold_only_for_the_files_they_were_read_from(tmp_path: Path, 
     assert lazy_sdk._kept(lazy_sdk._key(files)) is None and lazy_sdk._kept(key) == tables
     # a kept file that is not in the shape written is not taken, whatever its key says
     good = json.loads(kept.read_text())
-    for bad in ({"A": ["os; import x", "A"]}, {"A": ["a", "A.__class__"]}, {"A": ["a"]}, {"A ": ["a", "A"]},
-                ["A"]):
+    assert good["plans"][lazy_sdk.ROOT] == ["A a A\nB x.y C\n", "A"]
+    for bad in (["A os;x A\n", None], ["A a A.b\n", None], ["A a\n", None], ["A a A", None],
+                ["A a A\n", "A,B"], ["A a A\n"], [["A", "a", "A"], None], {"A": ["a", "A"]}):
         changed = json.loads(json.dumps(good))
-        changed["plans"][lazy_sdk.ROOT]["table"] = bad
+        changed["plans"][lazy_sdk.ROOT] = bad
         kept.write_text(json.dumps(changed))
         assert lazy_sdk._kept(key) is None, bad
     for broken in ("", "{", "[]", json.dumps({**good, "plans": {}})):

@@ -39,6 +39,7 @@ import ast
 import importlib
 import importlib.util
 import json
+import re
 import sys
 import threading
 from pathlib import Path
@@ -119,6 +120,12 @@ def _key(files: list[Path]) -> list[Any]:
     return key
 
 
+#: A kept table: a line ``NAME MODULE ATTRIBUTE`` per name (read with one match and a split:
+#: checking some 2,700 entries one by one would cost most of what the cache saves).
+_TABLE = re.compile(r"(?:[A-Za-z_]\w* [A-Za-z_][\w.]* [A-Za-z_]\w*\n)*", re.ASCII)
+_NAMES = re.compile(r"(?:[A-Za-z_]\w*(?: |\Z))*", re.ASCII)
+
+
 def _kept(key: list[Any]) -> Tables | None:
     """The plans kept for ``key``; None when there are none, or not in the shape written."""
     from agent_tui.paths import state_home
@@ -135,26 +142,14 @@ def _kept(key: list[Any]) -> Tables | None:
     tables: Tables = {}
     for name, plan in plans.items():
         match plan:
-            case {"table": dict(raw), "all": None | list() as exported} if (
-                    (table := _table(raw)) is not None
-                    and all(isinstance(n, str) for n in exported or ())):
-                tables[name] = (table, exported)
+            case [str(table), None | str() as exported] if _TABLE.fullmatch(table) and (
+                    exported is None or _NAMES.fullmatch(exported)):
+                words = table.split()
+                tables[name] = (dict(zip(words[0::3], zip(words[1::3], words[2::3]))),
+                                None if exported is None else exported.split())
             case _:
                 return None
     return tables
-
-
-def _table(raw: dict[str, Any]) -> dict[str, tuple[str, str]] | None:
-    """A kept table, each entry a name and the (module, attribute) it is bound from."""
-    table = {}
-    for attr, value in raw.items():
-        match value:
-            case [str(module), str(real)] if (attr.isidentifier() and real.isidentifier()
-                                             and all(p.isidentifier() for p in module.split("."))):
-                table[attr] = (module, real)
-            case _:
-                return None
-    return table
 
 
 def _keep(key: list[Any], tables: Tables) -> None:
@@ -162,7 +157,9 @@ def _keep(key: list[Any], tables: Tables) -> None:
     from agent_tui.atomic import write_atomic
     from agent_tui.paths import private_dir, state_home
 
-    plans = {name: {"table": table, "all": exported} for name, (table, exported) in tables.items()}
+    plans = {name: ["".join(f"{attr} {module} {real}\n" for attr, (module, real) in table.items()),
+                    None if exported is None else " ".join(exported)]
+             for name, (table, exported) in tables.items()}
     try:
         folder = private_dir(state_home() / PLANS_FILE.parent)
         write_atomic(folder, PLANS_FILE.name, json.dumps({"key": key, "plans": plans}).encode())
