@@ -166,6 +166,10 @@ def test_kept_plans_hold_only_for_the_files_they_were_read_from(tmp_path: Path, 
     for broken in ("", "{", "[]", json.dumps({**good, "plans": {}})):
         kept.write_text(broken)
         assert lazy_sdk._kept(key) is None
+    # a state folder that cannot hold them: the files are read each run, nothing fails
+    monkeypatch.setenv("AGENT_TUI_HOME", str(files[0]))
+    lazy_sdk._keep(key, tables)
+    assert lazy_sdk._kept(key) is None
 
 
 #: One ``-p`` turn in a fresh interpreter, then what it loaded and which of the models of

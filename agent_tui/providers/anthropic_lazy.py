@@ -126,12 +126,20 @@ _TABLE = re.compile(r"(?:[A-Za-z_]\w* [A-Za-z_][\w.]* [A-Za-z_]\w*\n)*", re.ASCI
 _NAMES = re.compile(r"(?:[A-Za-z_]\w*(?: |\Z))*", re.ASCII)
 
 
-def _kept(key: list[Any]) -> Tables | None:
-    """The plans kept for ``key``; None when there are none, or not in the shape written."""
+def _plans_file() -> Path | None:
     from agent_tui.paths import state_home
 
     try:
-        kept = json.loads((state_home() / PLANS_FILE).read_bytes())
+        return state_home() / PLANS_FILE
+    except (RuntimeError, KeyError):  # no home folder to find: the files are read each run
+        return None
+
+
+def _kept(key: list[Any]) -> Tables | None:
+    """The plans kept for ``key``; None when there are none, or not in the shape written."""
+    path = _plans_file()
+    try:
+        kept = json.loads(path.read_bytes()) if path is not None else None
     except (OSError, ValueError):
         return None
     if not isinstance(kept, dict) or kept.get("key") != key:
@@ -155,14 +163,17 @@ def _kept(key: list[Any]) -> Tables | None:
 def _keep(key: list[Any], tables: Tables) -> None:
     """Keep the plans for the next run; a state folder that cannot be written loses nothing."""
     from agent_tui.atomic import write_atomic
-    from agent_tui.paths import private_dir, state_home
+    from agent_tui.paths import private_dir
 
+    path = _plans_file()
+    if path is None:
+        return
     plans = {name: ["".join(f"{attr} {module} {real}\n" for attr, (module, real) in table.items()),
                     None if exported is None else " ".join(exported)]
              for name, (table, exported) in tables.items()}
     try:
-        folder = private_dir(state_home() / PLANS_FILE.parent)
-        write_atomic(folder, PLANS_FILE.name, json.dumps({"key": key, "plans": plans}).encode())
+        folder = private_dir(path.parent)
+        write_atomic(folder, path.name, json.dumps({"key": key, "plans": plans}).encode())
     except OSError:
         pass
 
