@@ -54,9 +54,15 @@ for package in ("anthropic.lib._tracing", "anthropic.types.beta.sessions"):
 """
 
 
-def probe(code: str) -> object:
+def probe(code: str, home: Path | None = None) -> object:
+    """What ``code`` printed last, run in a fresh interpreter with its own state folder
+    (``home``: where the SDK's kept plans are, else a new one)."""
+    import os
+    import tempfile
+
+    env = dict(os.environ, AGENT_TUI_HOME=str(home or tempfile.mkdtemp(prefix="agent-tui-probe-")))
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         timeout=120, check=True)
+                         timeout=120, check=True, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -66,16 +72,31 @@ BOTH = ("print(json.dumps({'loaded': loaded, 'inner': inner, 'errors': errors, '
         " 'names': {n: name(getattr(anthropic, n)) for n in sorted(names)}}))\n")
 
 
+#: Fails a probe that reads the SDK's ``__init__`` files instead of the plans kept for them.
+KEPT_ONLY = """
+from agent_tui.providers import anthropic_lazy
+def _read(*args):
+    raise AssertionError("the SDK's files were read again")
+reads = anthropic_lazy._plan, anthropic_lazy._plan_module
+anthropic_lazy._plan = anthropic_lazy._plan_module = _read
+"""
+
+
 @pytest.fixture(scope="module")
-def lazy() -> Any:
+def lazy(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """One interpreter: a request through agent-tui's lazy SDK, the modules it loaded,
-    then every exported name (which loads the rest)."""
-    return probe(f"""
+    then every exported name (which loads the rest). It runs with the plans an earlier
+    run kept, and reads none of the SDK's ``__init__`` files itself."""
+    home = tmp_path_factory.mktemp("state")
+    probe("from agent_tui.providers import anthropic_lazy\nanthropic_lazy.load()\nprint(1)", home)
+    assert (home / "cache" / "anthropic-sdk-plans.json").stat().st_size > 10_000
+    return probe(f"""{KEPT_ONLY}
 import json, sys
 import agent_tui.providers.anthropic as p
 from anthropic.resources.messages import AsyncMessages
 p.anthropic.AsyncAnthropic(api_key="k", base_url="http://127.0.0.1:9").messages
-{MODULES}{NAMES}{BOTH}""")
+anthropic_lazy._plan, anthropic_lazy._plan_module = reads  # NAMES lists the sub-packages' names
+{MODULES}{NAMES}{BOTH}""", home)
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +136,40 @@ def test_an_init_that_does_more_than_bind_names_is_imported_plainly(tmp_path: Pa
                     "from . import c\n__all__ = ['B']\n")
     _, table, _ = _plan("pkg", init)
     assert table == {"B": ("a", "A")}
+
+
+def test_kept_plans_hold_only_for_the_files_they_were_read_from(tmp_path: Path, monkeypatch: Any) -> None:
+    from agent_tui.providers import anthropic_lazy as lazy_sdk
+
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path))
+    sdk = tmp_path / "sdk"
+    sdk.mkdir()
+    files = [sdk / "__init__.py"]
+    files[0].write_text("from .a import A\n")
+    tables: Any = {name: ({"A": ("a", "A"), "B": ("x.y", "C")}, ["A"] if name == lazy_sdk.ROOT else None)
+                   for name in lazy_sdk.LAZY}
+    key = lazy_sdk._key(files)
+    lazy_sdk._keep(key, tables)
+    kept = tmp_path / lazy_sdk.PLANS_FILE
+    assert kept.stat().st_mode & 0o777 == 0o600 and lazy_sdk._kept(key) == tables
+    files[0].write_text("from .b import A\n")  # the SDK changed: its plans are read again
+    assert lazy_sdk._kept(lazy_sdk._key(files)) is None and lazy_sdk._kept(key) == tables
+    # a kept file that is not in the shape written is not taken, whatever its key says
+    good = json.loads(kept.read_text())
+    assert good["plans"][lazy_sdk.ROOT] == ["A a A\nB x.y C\n", "A"]
+    for bad in (["A os;x A\n", None], ["A a A.b\n", None], ["A a\n", None], ["A a A", None],
+                ["A a A\n", "A,B"], ["A a A\n"], [["A", "a", "A"], None], {"A": ["a", "A"]}):
+        changed = json.loads(json.dumps(good))
+        changed["plans"][lazy_sdk.ROOT] = bad
+        kept.write_text(json.dumps(changed))
+        assert lazy_sdk._kept(key) is None, bad
+    for broken in ("", "{", "[]", json.dumps({**good, "plans": {}})):
+        kept.write_text(broken)
+        assert lazy_sdk._kept(key) is None
+    # a state folder that cannot hold them: the files are read each run, nothing fails
+    monkeypatch.setenv("AGENT_TUI_HOME", str(files[0]))
+    lazy_sdk._keep(key, tables)
+    assert lazy_sdk._kept(key) is None
 
 
 #: One ``-p`` turn in a fresh interpreter, then what it loaded and which of the models of

@@ -25,6 +25,12 @@ forwarder to the real one, loaded with its some 280 error types at that call.
 
 A package already imported, or any surprise while reading the files, means a plain
 ``import anthropic``.
+
+Reading the thirteen files with ``ast`` costs about 18 ms of CPU a run, so what they were
+found to bind is kept in the state folder (:data:`PLANS_FILE`, about 1 ms to read), under
+a key of every file's path, size, time and inode, this loader's own, and the Python
+version: any other SDK, a changed file, or a kept file that does not have the shape
+written (a name that is not an identifier...) means the files are read again.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+import json
+import re
 import sys
 import threading
 from pathlib import Path
@@ -48,6 +56,9 @@ LAZY = (ROOT, "anthropic.lib", "anthropic.lib._tracing", "anthropic.lib.streamin
 #: loaded at that call: ``_error_classes`` imports some 280 error types to map an error's
 #: status and code to its class (about 60 ms of CPU).
 ON_CALL = {"anthropic._error_classes": "make_status_error"}
+
+#: Under the state folder: what :func:`_plan` found in each file, and the key it holds for.
+PLANS_FILE = Path("cache") / "anthropic-sdk-plans.json"
 
 _lock = threading.RLock()
 
@@ -73,10 +84,20 @@ def _install() -> None:
     if root is None or not root.submodule_search_locations:
         raise _Shape("no anthropic package")
     top = Path(list(root.submodule_search_locations)[0])
+    inits = {name: top.joinpath(*name.split(".")[1:], "__init__.py") for name in LAZY}
+    calls = {name: top.joinpath(*name.split(".")[1:]).with_suffix(".py") for name in ON_CALL}
     # every file read before sys.modules is touched; a dotted find_spec would import the parent
-    plans = {name: _plan(name, top.joinpath(*name.split(".")[1:], "__init__.py")) for name in LAZY}
-    packages = [_LazyPackage(name, *plan) for name, plan in plans.items()]
-    modules = [_OnCall(name, _plan_module(name, top.joinpath(*name.split(".")[1:]).with_suffix(".py"), attr), attr)
+    key = _key([*inits.values(), *calls.values()])
+    tables = _kept(key)
+    if tables is None:
+        plans = {name: _plan(name, path) for name, path in inits.items()}
+        for name, attr in ON_CALL.items():
+            _plan_module(name, calls[name], attr)
+        tables = {name: (table, exported) for name, (_, table, exported) in plans.items()}
+        _keep(key, tables)
+    packages = [_LazyPackage(name, _spec(name, path, package=True), *tables[name])
+                for name, path in inits.items()]
+    modules = [_OnCall(name, _spec(name, calls[name], package=False), attr)
                for name, attr in ON_CALL.items()]
     for package in packages:
         package.register()
@@ -87,12 +108,87 @@ def _install() -> None:
     logs.setup_logging()  # what the SDK's __init__ does at import (ANTHROPIC_LOG)
 
 
-def _plan(name: str, init: Path) -> tuple[Any, dict[str, tuple[str, str]], list[str] | None]:
-    """(spec, {name: (module, attribute)}, ``__all__``)."""
+Tables = dict[str, tuple[dict[str, tuple[str, str]], list[str] | None]]
+
+
+def _key(files: list[Path]) -> list[Any]:
+    """What the kept plans hold for: the files (and this loader) as they are now."""
+    key: list[Any] = [list(sys.version_info[:2])]
+    for path in (Path(__file__), *files):
+        st = path.stat()
+        key.append([str(path), st.st_size, st.st_mtime_ns, st.st_ino])
+    return key
+
+
+#: A kept table: a line ``NAME MODULE ATTRIBUTE`` per name (read with one match and a split:
+#: checking some 2,700 entries one by one would cost most of what the cache saves).
+_TABLE = re.compile(r"(?:[A-Za-z_]\w* [A-Za-z_][\w.]* [A-Za-z_]\w*\n)*", re.ASCII)
+_NAMES = re.compile(r"(?:[A-Za-z_]\w*(?: |\Z))*", re.ASCII)
+
+
+def _plans_file() -> Path | None:
+    from agent_tui.paths import state_home
+
+    try:
+        return state_home() / PLANS_FILE
+    except (RuntimeError, KeyError):  # no home folder to find: the files are read each run
+        return None
+
+
+def _kept(key: list[Any]) -> Tables | None:
+    """The plans kept for ``key``; None when there are none, or not in the shape written."""
+    path = _plans_file()
+    try:
+        kept = json.loads(path.read_bytes()) if path is not None else None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(kept, dict) or kept.get("key") != key:
+        return None
+    plans = kept.get("plans")
+    if not isinstance(plans, dict) or sorted(plans) != sorted(LAZY):
+        return None
+    tables: Tables = {}
+    for name, plan in plans.items():
+        match plan:
+            case [str(table), None | str() as exported] if _TABLE.fullmatch(table) and (
+                    exported is None or _NAMES.fullmatch(exported)):
+                words = table.split()
+                tables[name] = (dict(zip(words[0::3], zip(words[1::3], words[2::3]))),
+                                None if exported is None else exported.split())
+            case _:
+                return None
+    return tables
+
+
+def _keep(key: list[Any], tables: Tables) -> None:
+    """Keep the plans for the next run; a state folder that cannot be written loses nothing."""
+    from agent_tui.atomic import write_atomic
+    from agent_tui.paths import private_dir
+
+    path = _plans_file()
+    if path is None:
+        return
+    plans = {name: ["".join(f"{attr} {module} {real}\n" for attr, (module, real) in table.items()),
+                    None if exported is None else " ".join(exported)]
+             for name, (table, exported) in tables.items()}
+    try:
+        folder = private_dir(path.parent)
+        write_atomic(folder, path.name, json.dumps({"key": key, "plans": plans}).encode())
+    except OSError:
+        pass
+
+
+def _spec(name: str, path: Path, *, package: bool) -> Any:
     spec = importlib.util.spec_from_file_location(
-        name, init, submodule_search_locations=[str(init.parent)])
+        name, path, submodule_search_locations=[str(path.parent)] if package else None)
     if spec is None or spec.loader is None:
         raise _Shape(name)
+    return spec
+
+
+def _plan(name: str, init: Path) -> tuple[Any, dict[str, tuple[str, str]], list[str] | None]:
+    """(spec, {name: (module, attribute)}, ``__all__``)."""
+    spec = _spec(name, init, package=True)
     body = ast.parse(init.read_text(encoding="utf-8")).body
     table: dict[str, tuple[str, str]] = {}
     exported: list[str] | None = None
@@ -117,9 +213,7 @@ def _plan(name: str, init: Path) -> tuple[Any, dict[str, tuple[str, str]], list[
 
 def _plan_module(name: str, path: Path, function: str) -> Any:
     """The spec of a module of imports, constants and functions that defines ``function``."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise _Shape(name)
+    spec = _spec(name, path, package=False)
     defined = False
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
         match node:
