@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import runpy
 import sys
 import traceback
 import warnings
@@ -109,8 +110,10 @@ def fork_context() -> Any:
 
 
 def agent_main(argv: list[str], env: dict[str, str], cwd: str, stdin: int, stdout: int,
-               stderr: int, channel: tuple[int, int] | None) -> None:
-    """The forked agent: the asker's fds as 0/1/2, its environment, then the CLI."""
+               stderr: int, channel: tuple[int, int] | None, script: str | None = None) -> None:
+    """The forked agent: the asker's fds as 0/1/2, its environment, then the CLI (or the
+    Python ``script``, run as its own ``__main__`` with ``argv``: a test's client of the
+    agent's code, such as the MCP conformance client)."""
     try:
         os.setpgrp()
     except OSError:
@@ -132,7 +135,12 @@ def agent_main(argv: list[str], env: dict[str, str], cwd: str, stdin: int, stdou
     from agent_tui.cli.process_exit import leave
 
     try:
-        code = main(argv)
+        if script is None:
+            code = main(argv)
+        else:
+            sys.argv = [script, *argv]
+            runpy.run_path(script, run_name="__main__")
+            code = 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     except BaseException:  # as the interpreter would: said on stderr, exit code 1

@@ -11,7 +11,8 @@ the service kills the agent's process group, as a KILL would have ended the agen
 
 The agent is not the launcher's child: a test that reads the process tree under the
 app's process, or of the start itself, uses the plain executable
-(``AGENT_TUI_TEST_FORK=0`` makes every one plain).
+(``AGENT_TUI_TEST_FORK=0`` makes every one plain). The same launcher runs a test's Python
+script that uses the agent's code (the MCP conformance client) with those imports done.
 """
 
 from __future__ import annotations
@@ -34,9 +35,10 @@ _lock = threading.Lock()
 _address: str | None = None
 
 
-def launcher_command() -> list[str]:
-    """The command line that runs a forked agent-tui (its arguments follow)."""
-    return [sys.executable, "-I", "-S", str(LAUNCHER), _service()]
+def launcher_command(script: Path | None = None) -> list[str]:
+    """The command line that runs a forked agent-tui, or a Python ``script`` that uses the
+    agent's code (its arguments follow)."""
+    return [sys.executable, "-I", "-S", str(LAUNCHER), _service(), str(script or "agent-tui")]
 
 
 def _service() -> str:
@@ -79,8 +81,10 @@ def _serve(conn: socket.socket) -> None:
         try:
             head += _read(conn, 8 - len(head))
             asked = json.loads(_read(conn, int.from_bytes(head, "big")))
+            script = None if asked["target"] == "agent-tui" else asked["target"]
             agent = fork_context().Process(target=agent_main, args=(
-                asked["argv"], asked["env"], asked["cwd"], Fd(fds[0]), Fd(fds[1]), Fd(fds[2]), None))
+                asked["argv"], asked["env"], asked["cwd"], Fd(fds[0]), Fd(fds[1]), Fd(fds[2]), None,
+                script))
             agent.start()
         finally:
             for fd in fds:

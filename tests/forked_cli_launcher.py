@@ -1,10 +1,11 @@
-"""The executable half of a forked ``cli_path`` (tests/forked_cli.py): it hands its
-command line, environment, folder and stdin, stdout and stderr to the test worker's
-fork service, which forks the agent from a server that has it imported; it passes on
-the signals it gets (TERM, INT, HUP), and leaves with the agent's exit code (or its
-signal). If it dies, the service kills the agent's process group.
+"""The executable half of a forked ``cli_path`` (tests/forked_cli.py): it hands what to
+run (agent-tui, or a Python script using the agent's code), its command line,
+environment, folder and stdin, stdout and stderr to the test worker's fork service,
+which forks it from a server that has the agent imported; it passes on the signals it
+gets (TERM, INT, HUP), and leaves with the exit code (or the signal) of what ran. If it
+dies, the service kills the process group of what it ran.
 
-Usage: python -I -S forked_cli_launcher.py SOCKET [agent-tui arguments...]
+Usage: python -I -S forked_cli_launcher.py SOCKET agent-tui|SCRIPT [arguments...]
 Standard library only, and little of it: this is the part every run pays for.
 """
 
@@ -18,7 +19,8 @@ import sys
 def main() -> None:
     service = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     service.connect(sys.argv[1])
-    body = json.dumps({"argv": sys.argv[2:], "env": dict(os.environ), "cwd": os.getcwd()}).encode()
+    body = json.dumps({"target": sys.argv[2], "argv": sys.argv[3:], "env": dict(os.environ),
+                       "cwd": os.getcwd()}).encode()
     socket.send_fds(service, [len(body).to_bytes(8, "big")], [0, 1, 2])
     service.sendall(body)
     quiet = os.open(os.devnull, os.O_RDWR)  # the agent holds stdin and stdout now

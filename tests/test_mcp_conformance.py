@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.forked_cli import launcher_command
+from tests.forked_runs import forked
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ROOT / ".ci" / "node_modules"
@@ -33,10 +37,16 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+def _client() -> list[str]:
+    """The client's command line: forked with the agent's code imported (tests/forked_cli.py)
+    unless ``AGENT_TUI_TEST_FORK=0``."""
+    return launcher_command(CLIENT) if forked() else [sys.executable, str(CLIENT)]
+
+
 def _run(tmp_path: Path, *selection: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PATH": f"{NODE.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     return subprocess.run(
-        [str(NODE), str(SUITE), "client", "--command", f"{sys.executable} {CLIENT}", *selection,
+        [str(NODE), str(SUITE), "client", "--command", shlex.join(_client()), *selection,
          "--timeout", "60000", "--expected-failures", str(BASELINE), "-o", str(tmp_path / "results")],
         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
     )
