@@ -94,6 +94,23 @@ async def test_the_users_bindings_work_and_the_rest_is_named_at_start() -> None:
 
 
 @pytest.mark.asyncio
+async def test_a_bound_key_acts_in_order_with_keys_typed_in_one_burst() -> None:
+    """As a terminal hands over keys typed fast (a paste-free burst): the driver posts
+    each at once, with no wait between them; the bound key must not act after the
+    characters that follow it."""
+    from textual import events
+
+    _keybindings([{"context": "Chat", "bindings": {"ctrl+t": "chat:newline"}}])
+    app = _fake_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, 0)
+        for key in ("a", "h", "o", "y", "ctrl+t", "m", "a", "t", "e", "y"):
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await wait_until(pilot, lambda: len(app.prompt.text) == 10, what="every key typed")
+        assert app.prompt.text == "ahoy\nmatey"
+
+
+@pytest.mark.asyncio
 async def test_a_changed_keybindings_file_is_bound_again_and_an_old_key_given_back() -> None:
     _keybindings([{"context": "Chat", "bindings": {"ctrl+t": "chat:newline"}}])
     app = _fake_app()

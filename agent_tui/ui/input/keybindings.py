@@ -270,6 +270,10 @@ def apply_keymap(keymap: KeyMap, app: Any, prompt: Any, saved: Saved | None = No
             before = node._bindings.key_to_bindings.get(key)
             saved[(id(node), key)] = (node, list(before) if before is not None else None)
 
+    # The input's keys act in its own key handler, in order with the characters typed
+    # around them (a binding resolves once the key has bubbled up: after them).
+    prompt.user_keys = {b.key: b.action for b in keymap.bindings
+                        if b.whose != "app" and not _typed(b.key)}
     for binding in keymap.bindings:
         node = app if binding.whose == "app" else prompt
         keep(node, binding.key)

@@ -106,6 +106,7 @@ class PromptInput(TextArea):
         )
         self.cursor_blink = cursor_blink
         self._chord = False  # Ctrl+X was pressed: Ctrl+E opens the editor
+        self.user_keys: dict[str, str] = {}  # keybindings.json's input keys: key -> action
         self.completer: Completer | None = None
         # Up on an empty input: the app's first (the newest queued message back);
         # True when it took the key.
@@ -205,6 +206,11 @@ class PromptInput(TextArea):
         ):
             event.stop()
             event.prevent_default()
+            return
+        if (bound := self.user_keys.get(event.key)) is not None:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(bound)
             return
         action = None
         if event.key in SUBMIT_KEYS:
