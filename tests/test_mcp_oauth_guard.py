@@ -212,3 +212,11 @@ async def test_a_public_clients_old_token_file_is_refreshed_after_discovery_not_
     refreshes = [(host, path) for host, path, creds in seen if creds.get("refresh_token")]
     assert refreshes == [("as.example", "/token")], seen
     assert store._read()["server"]["issuer"] == AS  # kept now: the next refresh needs no discovery
+
+
+def test_a_refused_credential_is_told_in_its_own_words() -> None:
+    from agent_tui.mcp.auth.guard import CredentialRefused
+    from agent_tui.mcp.errors import describe_startup
+
+    told = describe_startup(CredentialRefused("not sending the client secret or key to\n https://x/token"), CONFIG)
+    assert told == f"cannot use {MCP}/mcp: not sending the client secret or key to https://x/token"

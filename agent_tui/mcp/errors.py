@@ -5,6 +5,7 @@ from __future__ import annotations
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from agent_tui.mcp.auth.guard import CredentialRefused
 from agent_tui.mcp_catalog.errors import short
 from agent_tui.settings.mcp_servers import ServerConfig, Transport
 
@@ -30,6 +31,8 @@ def describe_startup(exc: BaseException, config: ServerConfig) -> str:
         if exc.code == types.CONNECTION_CLOSED:
             return "the server closed the connection during startup"
         return f"startup failed: error {exc.code}: {exc.message}"
+    if isinstance(exc, CredentialRefused):  # our own refusal says it whole
+        return f"cannot use {config.url}: {' '.join(str(exc).split())}"
     if config.transport in (Transport.HTTP, Transport.SSE):
         return f"cannot use {config.url}: {short(exc)}"
     return f"startup failed: {short(exc)}"
