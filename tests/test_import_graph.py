@@ -72,7 +72,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer(
         "low helpers",
         ("paths", "atomic", "credentials", "units", "process_guard", "json_positions",
-         "crash_points", "frontmatter", "log_setup", "image_limits", "config_file", ""),
+         "crash_points", "frontmatter", "log_setup", "image_limits", "config_file", "yes_no", ""),
     ),
 )
 

@@ -23,6 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agent_tui.yes_no import yes_no
+
 #: What a form field's value may be (MCP's ``ElicitResult.content`` values).
 Value = str | int | float | bool | list[str] | None
 #: The longest message or field text a front end shows (a hostile server may send more).
@@ -171,11 +173,9 @@ def parse_value(field: FormField, text: str) -> Value:
                 raise ValueError("expected a finite number")
             return int(number) if number.is_integer() and "." not in text else number
         case FieldKind.BOOLEAN:
-            if text.lower() in ("y", "yes", "true", "1", "on"):
-                return True
-            if text.lower() in ("n", "no", "false", "0", "off"):
-                return False
-            raise ValueError("yes or no")
+            if (answer := yes_no(text)) is None:
+                raise ValueError("yes or no")
+            return answer
         case FieldKind.CHOICE:
             return text
         case FieldKind.CHOICES:

@@ -30,6 +30,7 @@ from agent_tui.atomic import write_atomic
 from agent_tui.paths import private_dir, state_home
 from agent_tui.plugins.claude_secrets import claude_secrets
 from agent_tui.plugins.records import RecordError, Records, read_object
+from agent_tui.yes_no import yes_no
 
 KEY_OK = re.compile(r"^[A-Za-z_]\w*$", re.ASCII)
 PLACEHOLDER = re.compile(r"\$\{user_config\.([^}]+)\}")  # where a text names an option
@@ -107,11 +108,9 @@ def parse_value(field: OptionField, text: str) -> Value:
         raise ValueError(f"at most {MAX_VALUE_CHARS} characters, no control characters")
     match field.type:
         case OptionType.BOOLEAN:
-            if text.lower() in ("true", "yes", "y", "1", "on"):
-                return True
-            if text.lower() in ("false", "no", "n", "0", "off"):
-                return False
-            raise ValueError("expected true or false")
+            if (answer := yes_no(text)) is None:
+                raise ValueError("expected true or false")
+            return answer
         case OptionType.NUMBER:
             try:
                 number = float(text)
