@@ -10,9 +10,8 @@ Every figure is measured next to a reference taken in the same run: the machine 
 shared and noisy, so ratios and medians are reported, never a lone absolute time.
 """
 
-from agent_tui.protocol import tool_names as _tool_names
-from agent_tui.tools import load_catalog as _load_catalog
+from agent_tui.tools import know_the_tools as _know_the_tools
 
 # Sessions built here, as the entry point's (agent_tui/cli), read the built-in tools'
 # facts from the catalog, loaded at the first question.
-_tool_names.load_with(_load_catalog)
+_know_the_tools()

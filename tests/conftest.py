@@ -31,14 +31,13 @@ import pytest  # noqa: E402
 import pytest_asyncio  # noqa: E402
 
 from agent_tui.core.calls.tool import ToolSet  # noqa: E402
-from agent_tui.protocol import tool_names  # noqa: E402
-from agent_tui.tools import load_catalog  # noqa: E402
+from agent_tui.tools import know_the_tools  # noqa: E402
 from agent_tui.mcp import McpManager, ServerConfig  # noqa: E402
 from tests.fake_api import FakeAnthropicServer  # noqa: E402
 from tests.fake_api.fixtures import fake_api  # noqa: E402,F401  (a fixture)
 from tests.tmux_agent import REPO, Tmux, agent_command  # noqa: E402
 
-tool_names.load_with(load_catalog)  # as the entry point does (agent_tui/cli)
+know_the_tools()  # as the entry point does (agent_tui/cli)
 
 ISOLATED_PREFIXES = ("AGENT_TUI_", "ANTHROPIC_", "CLAUDE_", "OPENAI_")
 ISOLATED_NAMES = ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",

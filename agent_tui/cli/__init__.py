@@ -34,7 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     from agent_tui.process_guard import keep_environ_private
 
     keep_environ_private()  # /proc/<agent>/environ holds the key: not for commands
-    _know_the_tools()
+    from agent_tui.tools import know_the_tools
+
+    know_the_tools()
     try:
         if argv[:1] == ["sessions"]:
             return _sessions()
@@ -92,15 +94,6 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"agent-tui: {exc}", file=sys.stderr)
         return 1
-
-
-def _know_the_tools() -> None:
-    """Permission rules, hook matchers and the front ends read tools by name: the
-    built-in tools' facts load at the first such question, not at start-up."""
-    from agent_tui.protocol import tool_names
-    from agent_tui.tools import load_catalog
-
-    tool_names.load_with(load_catalog)
 
 
 def _trust_question(wiring: Wiring, workspace: Path) -> Any:
