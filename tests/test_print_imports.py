@@ -22,7 +22,10 @@ NOT_FOR_A_REQUEST = ("anthropic.lib.vertex", "anthropic.lib.bedrock", "anthropic
                      "anthropic.resources.beta.organization", "anthropic.lib._tracing._tools",
                      "anthropic.lib._tracing._work", "anthropic.types.beta.sessions.beta_managed_agents_session_event",
                      # the error types a failed request maps its status and code to
-                     "anthropic.types.file_expired_error", "anthropic.types.beta.beta_invalid_metadata_error")
+                     "anthropic.types.file_expired_error", "anthropic.types.beta.beta_invalid_metadata_error",
+                     # the request types the tracing's type alias names, and the beta message a
+                     # structured output's parser reads
+                     "anthropic.types.beta.message_create_params", "anthropic.types.beta.beta_message")
 
 NAMES = """
 import anthropic, json
@@ -255,3 +258,56 @@ def test_a_star_import_and_a_missing_name_act_on_a_lazy_package_as_on_a_plain_on
     assert lazy["before"] is False  # the aliases wait for the star import's ``__all__``
     assert lazy["star"] == plain["star"] and "BetaTextEvent" in plain["star"]
     assert lazy["missing"] == plain["missing"] == [False, False, False]
+
+
+CALLED = """
+import asyncio, json, sys
+from agent_tui.providers import anthropic_lazy
+anthropic = anthropic_lazy.load()
+from opentelemetry import trace
+HEAVY = ("anthropic.types.beta.message_create_params", "anthropic.types.beta.beta_message")
+before = [m for m in HEAVY if m in sys.modules]
+# a tracer provider given: the client reads each request's attributes for its span
+client = anthropic.AsyncAnthropic(api_key="k", base_url="http://127.0.0.1:9", max_retries=0,
+                                  open_telemetry={"tracer_provider": trace.NoOpTracerProvider()})
+async def ask():
+    try:
+        await client.messages.create(model="m", max_tokens=1, messages=[{"role": "user", "content": "hi"}])
+    except anthropic.APIConnectionError as exc:
+        return type(exc).__name__
+failed = asyncio.run(ask())
+from anthropic.lib._tracing import _api_call
+from anthropic.lib._parse import _response
+from anthropic.lib.streaming import _types
+from anthropic.resources.messages import messages
+message = anthropic.types.Message.model_validate({
+    "id": "m", "type": "message", "role": "assistant", "model": "m", "stop_reason": "end_turn",
+    "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1},
+    "content": [{"type": "text", "text": '{"a": 1}'}]})
+parsed = messages.parse_response(output_format=dict, response=message)
+print(json.dumps({"before": before, "failed": failed, "after": [m for m in HEAVY if m in sys.modules],
+                  "real": _api_call.finish_api_call_span.__code__.co_filename.endswith("_api_call.py"),
+                  "parsed": parsed.content[0].parsed_output, "type": type(parsed).__name__,
+                  "same": _response.ResponseFormatT is _types.ResponseFormatT is messages.ResponseFormatT}))
+"""
+
+
+def test_what_the_sdk_calls_only_in_some_runs_loads_at_its_first_call() -> None:
+    got = probe(CALLED)
+    assert isinstance(got, dict)
+    assert got["before"] == []  # neither the tracing's nor the parser's types at import
+    assert got["failed"] == "APIConnectionError"  # the request went on past its span's attributes
+    assert got["after"] == ["anthropic.types.beta.message_create_params", "anthropic.types.beta.beta_message"]
+    assert got["real"]
+    assert got["parsed"] == {"a": 1} and got["type"] == "ParsedMessage[~ResponseFormatT]"
+    assert got["same"]  # the TypeVar made at once stays the module's
+
+
+def test_the_sdk_s_spans_are_off_unless_a_tracer_provider_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tui.providers.anthropic import AnthropicProvider, open_telemetry
+
+    monkeypatch.delenv("OTEL_PYTHON_TRACER_PROVIDER", raising=False)
+    assert open_telemetry() is False
+    assert AnthropicProvider(api_key="k", base_url="http://127.0.0.1:9")._client._tracer is None
+    monkeypatch.setenv("OTEL_PYTHON_TRACER_PROVIDER", "some_provider")
+    assert open_telemetry() is None  # the SDK's own default: it loads the provider named

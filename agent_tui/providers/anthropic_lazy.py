@@ -19,9 +19,14 @@ load, and the ``__module__`` of each exported name; and the aliases ``Name: Type
 them runs the real ``__init__`` for. A lazy package without ``__all__`` runs its real
 ``__init__`` when ``__all__`` is asked for (a star import takes every public name then).
 
-One module more, :data:`ON_CALL`, is loaded on the first call of the one function the client
-binds from it at import: ``make_status_error``, which a request calls only when it failed, is a
-forwarder to the real one, loaded with its some 280 error types at that call.
+Four modules more, :data:`ON_CALL`, are loaded on the first call of a function the SDK binds
+from them at import, each bound to a forwarder to the real one: ``make_status_error``, which a
+request calls only when it failed (its module imports some 280 error types), and the
+tracing's ``finish_api_call_span``, ``messages_create_request_attributes``, ``get`` and the
+two that share a stream helper's snapshot, which the SDK calls only when an OpenTelemetry tracer
+is set or a stream helper is used (their modules import the request types of both message APIs
+for a type alias, some 400 modules). Any other name read from such a
+module loads it.
 
 A package already imported, or any surprise while reading the files, means a plain
 ``import anthropic``.
@@ -52,10 +57,28 @@ LAZY = (ROOT, "anthropic.lib", "anthropic.lib._tracing", "anthropic.lib.streamin
         "anthropic.types", "anthropic.types.shared",
         "anthropic.types.beta", "anthropic.types.beta.organization", "anthropic.types.beta.sessions",
         "anthropic.types.organization", "anthropic.resources", "anthropic.resources.beta")
-#: Modules the client imports for one function it calls only when a request fails, each
-#: loaded at that call: ``_error_classes`` imports some 280 error types to map an error's
-#: status and code to its class (about 60 ms of CPU).
-ON_CALL = {"anthropic._error_classes": "make_status_error"}
+#: Modules the client imports for functions it calls only in some runs, each loaded at the
+#: first call of one of them: ``_error_classes`` imports some 280 error types to map a failed
+#: request's status and code to its class (about 60 ms of CPU); the tracing's ``_api_call``
+#: records a call on its OpenTelemetry span, which the client calls only when a tracer is set;
+#: it, ``_utils`` (whose ``get`` the batches API binds for its span's attributes) and
+#: ``_streaming`` (whose two functions the stream helpers call, to share their snapshot with a
+#: span) import the request types of both message APIs, the beta's included (some 400
+#: modules, about 150 ms), for a type alias.
+ON_CALL = {"anthropic._error_classes": ("make_status_error",),
+           "anthropic.lib._tracing._api_call": ("finish_api_call_span",
+                                                "messages_create_request_attributes"),
+           "anthropic.lib._tracing._utils": ("get",),
+           "anthropic.lib._tracing._streaming": ("share_message_snapshot",
+                                                 "withhold_message_snapshot"),
+           "anthropic.lib._parse._response": ("parse_response", "parse_beta_response",
+                                              "parse_text")}
+#: Names of an :data:`ON_CALL` module that are made at once, each a ``TypeVar`` the importers
+#: use in their own generic classes: ``_parse._response`` parses a structured output (the
+#: ``parse`` method, a stream helper's text), and imports the beta message types for it (some
+#: 300 modules, about 100 ms); its ``ResponseFormatT`` is read at import by every message API.
+#: The one made at once stays the module's when the rest of it is run.
+MADE_AT_ONCE = {"anthropic.lib._parse._response": ("ResponseFormatT",)}
 
 #: Under the state folder: what :func:`_plan` found in each file, and the key it holds for.
 PLANS_FILE = Path("cache") / "anthropic-sdk-plans.json"
@@ -91,14 +114,14 @@ def _install() -> None:
     tables = _kept(key)
     if tables is None:
         plans = {name: _plan(name, path) for name, path in inits.items()}
-        for name, attr in ON_CALL.items():
-            _plan_module(name, calls[name], attr)
+        for name, functions in ON_CALL.items():
+            _plan_module(name, calls[name], functions, MADE_AT_ONCE.get(name, ()))
         tables = {name: (table, exported) for name, (_, table, exported) in plans.items()}
         _keep(key, tables)
     packages = [_LazyPackage(name, _spec(name, path, package=True), *tables[name])
                 for name, path in inits.items()]
-    modules = [_OnCall(name, _spec(name, calls[name], package=False), attr)
-               for name, attr in ON_CALL.items()]
+    modules = [_OnCall(name, _spec(name, calls[name], package=False), functions,
+                       MADE_AT_ONCE.get(name, ())) for name, functions in ON_CALL.items()]
     for package in packages:
         package.register()
     for module in modules:
@@ -211,25 +234,65 @@ def _plan(name: str, init: Path) -> tuple[Any, dict[str, tuple[str, str]], list[
     return spec, table, exported
 
 
-def _plan_module(name: str, path: Path, function: str) -> Any:
-    """The spec of a module of imports, constants and functions that defines ``function``."""
+def _plan_module(name: str, path: Path, functions: tuple[str, ...],
+                 made_at_once: tuple[str, ...] = ()) -> Any:
+    """The spec of a module of imports, constants, type aliases, plain classes and functions
+    that defines ``functions`` (its logger and its ``if TYPE_CHECKING:`` imports allowed):
+    nothing in it acts when it is run but binding its own names."""
     spec = _spec(name, path, package=False)
-    defined = False
+    defined: set[str] = set()
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
         match node:
             case ast.Import() | ast.ImportFrom() | ast.Expr(value=ast.Constant()):
                 pass
-            case ast.Assign(targets=[ast.Name()], value=ast.Dict() | ast.Constant()):
+            case ast.Assign(targets=[ast.Name()], value=ast.Dict() | ast.Constant() | ast.List()):
+                pass
+            case ast.Assign(targets=[ast.Name()], value=ast.BinOp(
+                    left=ast.Name(), op=ast.BitOr(), right=ast.Name()) | ast.Subscript(
+                        value=ast.Name(id="Callable"))):
+                pass  # a type alias: ``Body = A | B``, ``Reader = Callable[[], A | None]``
+            case ast.ClassDef(decorator_list=[], keywords=[], bases=[]) if not made_at_once:
+                pass  # a plain class, made when the module is
+            case _ if _type_var(node, made_at_once):
                 pass
             case ast.AnnAssign(target=ast.Name(), value=ast.Dict() | ast.Constant()):
                 pass
+            case ast.AnnAssign(target=ast.Name(id="log"), value=ast.Call(
+                    func=ast.Attribute(value=ast.Name(id="logging"), attr="getLogger"),
+                    args=[ast.Name(id="__name__")], keywords=[])):
+                pass
+            case ast.If(test=ast.Name(id="TYPE_CHECKING"), orelse=[]) if all(
+                    isinstance(n, ast.Import | ast.ImportFrom) for n in node.body):
+                pass
             case ast.FunctionDef(name=str(defined_name), decorator_list=[]):
-                defined = defined or defined_name == function
+                defined.add(defined_name)
             case _:
                 raise _Shape(f"{name}: {ast.dump(node)[:80]}")
-    if not defined:
-        raise _Shape(f"{name} defines no {function}")
+    if missing := set(functions) - defined:
+        raise _Shape(f"{name} defines no {', '.join(sorted(missing))}")
     return spec
+
+
+def _type_var(node: ast.stmt, names: tuple[str, ...]) -> bool:
+    """``Name = TypeVar("Name", ...)`` with constant arguments, ``Name`` one of ``names``."""
+    match node:
+        case ast.Assign(targets=[ast.Name(id=str(target))], value=ast.Call(
+                func=ast.Name(id="TypeVar"), args=[ast.Constant(value=str(called)), *rest],
+                keywords=keywords)) if target in names and target == called:
+            return all(isinstance(a, ast.Constant) for a in rest) and all(
+                isinstance(k.value, ast.Constant) for k in keywords)
+    return False
+
+
+def _made_at_once(path: Path, names: tuple[str, ...]) -> Any:
+    """The code of a module's ``TypeVar`` lines among ``names``, with its ``TypeVar`` import."""
+    body = [node for node in ast.parse(path.read_text(encoding="utf-8")).body
+            if _type_var(node, names) or (isinstance(node, ast.ImportFrom) and any(
+                a.name == "TypeVar" and a.asname is None for a in node.names))]
+    if sorted(t.id for n in body if isinstance(n, ast.Assign) for t in n.targets
+              if isinstance(t, ast.Name)) != sorted(names):
+        raise _Shape(f"{path.name}: not every one of {names} is a TypeVar line")
+    return compile(ast.Module(body=body, type_ignores=[]), str(path), "exec")
 
 
 def _bindings(node: ast.ImportFrom, module: str) -> dict[str, tuple[str, str]]:
@@ -331,32 +394,45 @@ class _LazyPackage:
 
 
 class _OnCall:
-    """One module in ``sys.modules``, run on the first call of its ``function`` (whose name
-    the importer binds at once) or the first read of any other name."""
+    """One module in ``sys.modules``, run on the first call of one of its ``functions`` (whose
+    names the importers bind at once) or the first read of any other name; its
+    ``made_at_once`` names (``TypeVar`` lines) are made when it is registered, and stay."""
 
-    def __init__(self, name: str, spec: Any, function: str) -> None:
-        self.name, self.spec, self.function = name, spec, function
+    def __init__(self, name: str, spec: Any, functions: tuple[str, ...],
+                 made_at_once: tuple[str, ...] = ()) -> None:
+        self.name, self.spec, self.functions = name, spec, functions
         self.module = importlib.util.module_from_spec(spec)
+        self.made = _made_at_once(Path(spec.origin), made_at_once) if made_at_once else None
+        self.made_names = made_at_once
         self.loaded = False
 
     def register(self) -> None:
         sys.modules[self.name] = self.module
         self.module.__getattr__ = self.attribute  # type: ignore[method-assign]
-
-        def forward(*args: Any, **kwargs: Any) -> Any:
-            return getattr(self.load(), self.function)(*args, **kwargs)
-
-        forward.__name__ = forward.__qualname__ = self.function
-        setattr(self.module, self.function, forward)
+        for function in self.functions:
+            setattr(self.module, function, self._forwarder(function))
+        if self.made is not None:
+            exec(self.made, self.module.__dict__)  # noqa: S102 - the SDK's own lines, checked
         parent, _, child = self.name.rpartition(".")
-        setattr(sys.modules[parent], child, self.module)
+        # a parent without an ``__init__`` (``anthropic.lib._parse``) is made as a plain import would
+        setattr(importlib.import_module(parent), child, self.module)
+
+    def _forwarder(self, function: str) -> Any:
+        def forward(*args: Any, **kwargs: Any) -> Any:
+            return getattr(self.load(), function)(*args, **kwargs)
+
+        forward.__name__ = forward.__qualname__ = function
+        forward.__module__ = self.name  # named as the real one is
+        return forward
 
     def load(self) -> ModuleType:
         with _lock:
             if not self.loaded:
                 self.loaded = True
                 del self.module.__getattr__
-                self.spec.loader.exec_module(self.module)  # binds the real function too
+                kept = {name: self.module.__dict__[name] for name in self.made_names}
+                self.spec.loader.exec_module(self.module)  # binds the real functions too
+                self.module.__dict__.update(kept)  # the TypeVars the importers' classes use
         return self.module
 
     def attribute(self, attr: str) -> Any:

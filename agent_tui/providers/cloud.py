@@ -25,7 +25,7 @@ from anthropic.lib.bedrock import AsyncAnthropicBedrock
 from anthropic.lib.vertex import AsyncAnthropicVertex
 
 from agent_tui.providers import base
-from agent_tui.providers.anthropic import AnthropicProvider
+from agent_tui.providers.anthropic import AnthropicProvider, open_telemetry
 from agent_tui.providers.cloud_setup import BedrockAuth, BedrockSetup, VertexSetup
 
 # Claude Code's default models on each cloud (and its aliases' ids there, below).
@@ -92,7 +92,7 @@ class BedrockProvider(_NoModelsAPI, AnthropicProvider):
         self.auth_errors = _aws_errors()
         kind = _UnsignedBedrock if setup.auth is BedrockAuth.NONE else AsyncAnthropicBedrock
         client = kind(aws_region=setup.region, base_url=setup.base_url, max_retries=0,
-                      timeout=timeout, api_key=setup.bearer_token)
+                      timeout=timeout, api_key=setup.bearer_token, open_telemetry=open_telemetry())
         # Not an AsyncAnthropic subclass, but the same Messages API over its own transport.
         super().__init__(client=cast(anthropic.AsyncAnthropic, client))
 
@@ -131,7 +131,7 @@ class VertexProvider(_NoModelsAPI, AnthropicProvider):
         kind = _UnauthorizedVertex if self.setup.skip_auth else AsyncAnthropicVertex
         return kind(region=region, project_id=self.setup.project,
                     credentials=self.setup.credentials, base_url=self.setup.base_url,
-                    max_retries=0, timeout=self._timeout)
+                    max_retries=0, timeout=self._timeout, open_telemetry=open_telemetry())
 
     def _client_for(self, client: Any, model: str) -> Any:
         region = self.setup.region_for(model)
