@@ -359,6 +359,21 @@ def test_users_git_state_is_unchanged_by_checkpoints_and_rewinds(
     assert not (ws / ".git" / "refs" / "checkpoints").exists()
 
 
+def test_the_shadow_repository_keeps_its_own_settings(ws: Path, state: Path) -> None:
+    """The shadow's config holds what every command also passes with -c (hooks off, bytes as
+    they are, no gc...), so a git run on it by hand acts the same; git reads it back."""
+    from agent_tui.checkpoints.shadow import _CONFIG
+
+    make(state, ws).take("m1")
+    shadow = Path(state) / "shadow.git"
+    assert stat.S_IMODE((shadow / "config").stat().st_mode) == 0o600
+    for item in _CONFIG:
+        key, value = item.split("=", 1)
+        got = git(ws, "config", "--file", str(shadow / "config"), "--get", key).strip()
+        assert got == value, key
+    assert git(ws, "--git-dir", str(shadow), "rev-parse", "--is-bare-repository").strip() == "true"
+
+
 def test_user_repo_exclude_file_is_honoured(ws: Path, state: Path) -> None:
     git(ws, "init", "-q")
     (ws / ".git" / "info" / "exclude").write_text("secret.env\n")

@@ -53,6 +53,17 @@ _CONFIG = (
     "maintenance.auto=false",
 )
 
+
+def _config_sections() -> str:
+    """:data:`_CONFIG` in git's config file format."""
+    sections: dict[str, list[str]] = {}
+    for item in _CONFIG:
+        key, value = item.split("=", 1)
+        section, name = key.rsplit(".", 1)
+        sections.setdefault(section, []).append(f"\t{name} = {value}\n")
+    return "".join(f"[{section}]\n" + "".join(lines) for section, lines in sections.items())
+
+
 GITLINK = "160000"
 SYMLINK = "120000"
 
@@ -219,9 +230,10 @@ class ShadowRepo:
         private_dir(new)
         fresh = ShadowRepo(new, self.workspace, git=self.git, timeout=self.timeout)
         fresh._init()
-        for item in _CONFIG:
-            key, value = item.split("=", 1)
-            fresh.run("config", key, value)
+        # kept in its config too (every command also passes them with -c): one write, not a
+        # git process a key
+        with open(new / "config", "a", encoding="utf-8") as config:
+            config.write(_config_sections())
         os.replace(new, self.git_dir)
 
     def _init(self) -> None:
