@@ -32,6 +32,25 @@ with client.messages.stream(model={MODEL!r}, max_tokens=256, tools=[{{
     print(stream.get_final_text())
 """
 
+#: The floor of a Python client as agent-tui is one: the SDK loaded through agent-tui's lazy
+#: loader, its async client (spans off, as agent-tui makes it), one streamed answer.
+LAZY_FLOOR = f"""
+import asyncio
+from agent_tui.providers import anthropic_lazy
+anthropic = anthropic_lazy.load()
+async def main():
+    client = anthropic.AsyncAnthropic(max_retries=0, open_telemetry=False)
+    stream = await client.messages.create(model={MODEL!r}, max_tokens=256, stream=True, tools=[{{
+        "name": "bash", "description": "run", "input_schema": {{"type": "object"}}}}],
+        messages=[{{"role": "user", "content": "say something"}}])
+    text = []
+    async for event in stream:
+        if event.type == "content_block_delta" and event.delta.type == "text_delta":
+            text.append(event.delta.text)
+    print("".join(text))
+asyncio.run(main())
+"""
+
 
 class PrintBench:
     """A fake API, a throwaway home and workspace, and the two commands that ask it."""
@@ -91,26 +110,27 @@ class PrintBench:
 class PrintTimes:
     agent: list[float]  # ms a turn
     floor: list[float]  # ms a turn of the bare script
+    lazy_floor: list[float]  # ms a turn of the bare script through agent-tui's lazy loader
     imports: list[str]  # the largest imports of one agent-tui run
 
 
 def measure(runs: int) -> PrintTimes:
-    """``runs`` turns of each, alternating, after one warm-up of each."""
+    """``runs`` turns of each, in turn (each round starting one further along), after one
+    warm-up of each."""
     bench = PrintBench()
     floor = [sys.executable, "-c", FLOOR]  # the same URL and key from the environment
+    lazy_floor = [sys.executable, "-c", LAZY_FLOOR]
     try:
         bench.turn_s(bench.agent_argv(0))
         bench.turn_s(floor)
-        agent: list[float] = []
-        bare: list[float] = []
+        bench.turn_s(lazy_floor)
+        times: list[list[float]] = [[], [], []]
         for i in range(runs):
-            first_agent = i % 2 == 0
-            for which in ((True, False) if first_agent else (False, True)):
-                if which:
-                    agent.append(bench.turn_s(bench.agent_argv(i + 1)) * 1000)
-                else:
-                    bare.append(bench.turn_s(floor) * 1000)
-        return PrintTimes(agent, bare, bench.imports())
+            for k in range(3):
+                which = (i + k) % 3
+                argv = (bench.agent_argv(i + 1), floor, lazy_floor)[which]
+                times[which].append(bench.turn_s(argv) * 1000)
+        return PrintTimes(times[0], times[1], times[2], bench.imports())
     finally:
         bench.close()
 
@@ -119,5 +139,6 @@ if __name__ == "__main__":
     got = measure(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
     print("agent-tui -p (ms):", *(round(v) for v in got.agent))
     print("bare SDK script (ms):", *(round(v) for v in got.floor))
+    print("bare script, the SDK loaded as agent-tui loads it (ms):", *(round(v) for v in got.lazy_floor))
     print("largest imports:", *got.imports, sep="\n  ")
     print(f"load average {os.getloadavg()[0]:.1f}")

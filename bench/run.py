@@ -185,7 +185,12 @@ def print_figures(runs: int) -> list[Figure]:
                     ref_samples=[round(v) for v in got.floor], target="<= 1.1x reference",
                     check=ratio_at_most(1.1))
     figure.notes.append("largest imports of one run: " + "; ".join(got.imports))
-    return [figure]
+    lazy = Figure("print_turn_lazy_sdk", "  the same, beside the SDK loaded as agent-tui loads it",
+                  "ms", [round(v) for v in got.agent],
+                  ref_title="bare script through agent-tui's lazy SDK loader, one stream",
+                  ref_samples=[round(v) for v in got.lazy_floor])
+    lazy.notes.append("what agent-tui's own start-up and turn cost above any Python client of the SDK")
+    return [figure, lazy]
 
 
 def terminal_figures(runs: int) -> list[Figure]:

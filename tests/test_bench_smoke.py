@@ -64,6 +64,7 @@ def test_a_print_turn_and_its_floor_are_timed_and_the_imports_listed() -> None:
     bench = print_mode.PrintBench()
     try:
         assert bench.turn_s([sys.executable, "-c", print_mode.FLOOR]) > 0
+        assert bench.turn_s([sys.executable, "-c", print_mode.LAZY_FLOOR]) > 0
         imports = bench.imports()  # a turn of agent-tui -p, answered
     finally:
         bench.close()
