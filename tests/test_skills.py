@@ -231,3 +231,7 @@ def test_a_value_put_in_a_skills_body_is_never_read_again(tmp_path):
                   values={"user_config.k": "${CLAUDE_SKILL_DIR}", "CLAUDE_PLUGIN_ROOT": "/p"})
     assert with_values(skill, "${user_config.k} ${CLAUDE_PLUGIN_ROOT} ${CLAUDE_SKILL_DIR}",
                        tmp_path) == f"${{CLAUDE_SKILL_DIR}} /p {tmp_path}"
+    # the session's id and effort when there are ones; else as written
+    both = "${CLAUDE_SESSION_ID} ${CLAUDE_EFFORT}"
+    assert with_values(skill, both, tmp_path, session_id="s-1", effort="max") == "s-1 max"
+    assert with_values(skill, both, tmp_path) == both

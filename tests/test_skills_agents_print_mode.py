@@ -18,6 +18,8 @@ def test_print_mode_loads_skills_and_agents_and_names_the_bad_files(fake_api, tm
     shutil.copytree(CONFIG, tmp_path / "cc")
     workspace, home = tmp_path / "cc" / "project", tmp_path / "cc" / "home"
     reference = home / ".claude" / "skills" / "pdf-forms" / "reference.md"
+    with open(reference.with_name("SKILL.md"), "a", encoding="utf-8") as body:
+        body.write("\nSESSION ${CLAUDE_SESSION_ID} EFFORT ${CLAUDE_EFFORT}\n")
 
     def answer(body: dict) -> Reply:
         first = body["messages"][0]["content"][0]["text"]
@@ -37,7 +39,7 @@ def test_print_mode_loads_skills_and_agents_and_names_the_bad_files(fake_api, tm
     allow.write_text('{"permissions": {"allow": ["task"]}}')
     out = run_agent(
         ["-p", "fill the form", "--output-format", "stream-json", "--cwd", str(workspace),
-         "--settings", str(allow)],
+         "--settings", str(allow), "--effort", "high"],
         env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url,
                     HOME=str(home)), timeout=90,
     )
@@ -61,6 +63,9 @@ def test_print_mode_loads_skills_and_agents_and_names_the_bad_files(fake_api, tm
     task = next(t for t in first["tools"] if t["name"] == "task")
     assert "- code-reviewer: Expert code reviewer." in task["description"]
     assert "PDF-FORMS-SKILL-BODY" in json.dumps(main[1]["messages"])
+    # as Claude Code puts them: the session's id and the effort chosen
+    session_id = next(e["session_id"] for e in events if e.get("session_id"))
+    assert f"SESSION {session_id} EFFORT high" in json.dumps(main[1]["messages"])
     assert "PDF-FORMS-REFERENCE" in json.dumps(main[2]["messages"])
 
     child = next(r for r in fake_api.requests

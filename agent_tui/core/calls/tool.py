@@ -131,6 +131,10 @@ class ToolContext:
     added_dirs: tuple[Path, ...] = ()
     # The web search request of this call (only a session's tool runner gives one).
     web_search: WebSearcher | None = None
+    # The session's id and the effort chosen for its requests (a skill's
+    # ``${CLAUDE_SESSION_ID}`` and ``${CLAUDE_EFFORT}``); empty/None outside a session.
+    session_id: str = ""
+    effort: str | None = None
 
 
 In = TypeVar("In", bound=BaseModel)

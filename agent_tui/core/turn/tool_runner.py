@@ -326,6 +326,7 @@ class ToolRunner:
                                 tool_use_id=call.id, scope=tool_scope),
             leave_plan_mode=lambda approval: leave_plan_mode(
                 self.deps, self.log.record, self.log.emit, approval),
+            session_id=self.deps.config.session_id, effort=self.deps.config.effort,
         )
         watch = await self._watch_writes(tool, call)
         task = asyncio.create_task(tool.run(args, ctx))

@@ -54,12 +54,15 @@ def describe(skills: Skills) -> str:
 _NAMED = re.compile(r"\$\{([^}\s]+)\}")
 
 
-def with_values(skill: Skill, body: str, workspace: Path) -> str:
-    """``body`` with ``${CLAUDE_SKILL_DIR}``, ``${CLAUDE_PROJECT_DIR}`` and the
-    skill's own ``values`` put in, in one pass (a value put in is never read again);
-    any other ``${...}`` stays as written."""
+def with_values(skill: Skill, body: str, workspace: Path, *, session_id: str = "",
+                effort: str | None = None) -> str:
+    """``body`` with ``${CLAUDE_SKILL_DIR}``, ``${CLAUDE_PROJECT_DIR}``,
+    ``${CLAUDE_SESSION_ID}``, ``${CLAUDE_EFFORT}`` (as Claude Code puts them; each only
+    when there is one) and the skill's own ``values`` put in, in one pass (a value put in
+    is never read again); any other ``${...}`` stays as written."""
     known = {"CLAUDE_SKILL_DIR": str(skill.folder), "CLAUDE_PROJECT_DIR": str(workspace),
-             **skill.values}
+             **({"CLAUDE_SESSION_ID": session_id} if session_id else {}),
+             **({"CLAUDE_EFFORT": effort} if effort else {}), **skill.values}
     return _NAMED.sub(lambda m: known.get(m[1], m[0]), body)
 
 
@@ -99,7 +102,8 @@ class SkillTool(Tool[SkillInput]):
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or exc
             return ToolResult.error(f"skill {skill.name}: cannot read {skill.file}: {reason}")
-        body = with_values(skill, body, ctx.workspace)
+        body = with_values(skill, body, ctx.workspace, session_id=ctx.session_id,
+                           effort=ctx.effort)
         result = ToolResult.ok(
             f"Skill {skill.name} (from {skill.file})\n"
             f"Base directory for this skill: {skill.folder}\n"
