@@ -374,6 +374,30 @@ def test_the_shadow_repository_keeps_its_own_settings(ws: Path, state: Path) -> 
     assert git(ws, "--git-dir", str(shadow), "rev-parse", "--is-bare-repository").strip() == "true"
 
 
+def test_the_user_s_global_excludes_file_is_honoured_and_asked_at_the_first_snapshot(
+        ws: Path, state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tui.checkpoints import manager
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[core]\n\texcludesFile = ~/.gitignore_global\n")
+    (home / ".gitignore_global").write_text("secret.env\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    asked: list[str] = []
+    real = manager.user_excludes_file
+    monkeypatch.setattr(manager, "user_excludes_file", lambda git: asked.append(git) or real(git))
+    cp = make(state, ws)
+    assert asked == []  # not while the session is made
+    c1 = cp.take("m1")
+    sh(ws, "echo TOKEN=1 > secret.env")
+    cp.take("m2")
+    assert len(asked) == 1  # once
+    assert cp.plan(c1.id).changes == []  # ignored: never snapshotted, so never deleted
+    cp.restore(c1.id)
+    assert (ws / "secret.env").exists()
+
+
 def test_user_repo_exclude_file_is_honoured(ws: Path, state: Path) -> None:
     git(ws, "init", "-q")
     (ws / ".git" / "info" / "exclude").write_text("secret.env\n")

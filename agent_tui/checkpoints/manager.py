@@ -31,13 +31,14 @@ the state, so the file tools' hook may be called from any thread.
 from __future__ import annotations
 
 import builtins
+import functools
 import json
 import os
 import secrets
 import shutil
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -107,7 +108,10 @@ class Checkpoints:
         self._git_timeout = git_timeout
         self._no_git = "" if self._git else (
             "git is not installed" if git else "snapshots are turned off")
-        self._excludes = user_excludes_file(self._git) if self._git else None
+        git_path = self._git
+        # the user's excludes file, asked of git once, at the first snapshot (in its thread)
+        self._excludes: Callable[[], str | None] = functools.cache(
+            lambda: user_excludes_file(git_path) if git_path else None)
         self._shadow = self._shadow_for(self.state_dir / "shadow.git", self.workspace)
         self._ws = Root(self.workspace, added=False, shadow=self._shadow,
                         files=Files(self.workspace, self._blobs), no_git=self._no_git)

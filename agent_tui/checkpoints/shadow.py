@@ -24,6 +24,7 @@ import stat
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -139,13 +140,14 @@ class ShadowRepo:
         *,
         git: str,
         timeout: float = GIT_TIMEOUT,
-        excludes_file: str | None = None,
+        excludes_file: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.git_dir = Path(os.path.abspath(git_dir))
         self.workspace = Path(os.path.abspath(workspace))
         self.git = git
         self.timeout = timeout
         self.index_file = self.git_dir / "agent-tui.index"
+        # asked at the first git run (a worker thread's), not when the session is made
         self.excludes_file = excludes_file
         self._tree_cache: dict[str, dict[str, Entry]] = {}
 
@@ -183,8 +185,8 @@ class ShadowRepo:
         argv = [self.git]
         for item in _CONFIG:
             argv += ["-c", item]
-        if self.excludes_file:
-            argv += ["-c", f"core.excludesFile={self.excludes_file}"]
+        if excludes := self.excludes_file():
+            argv += ["-c", f"core.excludesFile={excludes}"]
         argv += list(args)
         cwd = work_tree or self.workspace
         crash_points.reached(f"git:{args[0]}")
