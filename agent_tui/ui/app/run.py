@@ -36,7 +36,7 @@ def run_tui(
     from agent_tui.log_setup import setup_logging
     from agent_tui.paths import state_home
     from agent_tui.ui.app.escape_key import lone_escape_at_once
-    from agent_tui.ui.app.hangup import Hangup
+    from agent_tui.runtime.hangup import Hangup
 
     lone_escape_at_once(os.environ)
     setup_logging(state_home() / "agent-tui.log")  # stderr would land on the screen

@@ -1,10 +1,12 @@
-"""The terminal closing (SIGHUP) or a plain ``kill`` (SIGTERM) ends the TUI as quitting
+"""The terminal closing (SIGHUP) or a plain ``kill`` (SIGTERM) ends the agent as quitting
 does: the core stops what runs (TERM, a grace, KILL) and records how each call ended.
 Past a deadline, or on a second signal, every process of ours is ended at once and the
 process exits. Without this, Python's default action for both signals ends the agent
 and leaves its commands, hooks and MCP servers running with nobody to stop them.
 
-Installed by ``run_tui`` around ``App.run``; the exit code is 128 + the signal's number.
+Installed by each front end around its run: the TUI (``run_tui``, around ``App.run``),
+print mode and the Agent SDK's protocol (a script's ``timeout``, the SDK's ``close``);
+the exit code is 128 + the signal's number.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ SIGNALS = (signal.SIGHUP, signal.SIGTERM)
 
 
 class Hangup:
-    """One TUI process's answer to SIGHUP and SIGTERM (``quit``: the graceful way out,
-    called on the app's loop with the signal's number; ``hard_exit``: ends every process
+    """One agent process's answer to SIGHUP and SIGTERM (``quit``: the graceful way out,
+    called on the running loop with the signal's number; ``hard_exit``: ends every process
     of ours, synchronously; ``deadline_s``: how long the graceful way may take)."""
 
     def __init__(self, quit: Callable[[int], object], hard_exit: Callable[[], object] | None,
@@ -58,7 +60,7 @@ class Hangup:
         self.signum = signum
         threading.Thread(target=self._deadline, name="hangup-deadline", daemon=True).start()
         try:
-            loop = asyncio.get_running_loop()  # the handler runs on the main thread, the app's
+            loop = asyncio.get_running_loop()  # the handler runs on the main thread, the loop's
         except RuntimeError:
             self._end_now(signum)  # no app loop yet (or any more): nothing quits gracefully
             return
