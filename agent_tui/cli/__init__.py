@@ -86,8 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         if opts.sandbox:  # one asked for that cannot run stops us before the first frame
             wiring.containment_for(opts.cwd)
         theme = opts.theme or _settings_theme(opts.cwd, opts.settings) or "dark"
+        from agent_tui.runtime.hangup import Hangup
+
         return run_tui(wiring.make_session, theme=theme, welcome=wiring.chosen_id is None,
-                       sessions=wiring, workspace=opts.cwd, on_hard_exit=_kill_all_runs,
+                       sessions=wiring, workspace=opts.cwd, signals=Hangup(_kill_all_runs),
                        status_line=lambda ws: _status_line(
                            ws, wiring.trust_for(ws).trusted, wiring.settings_for(ws).user_env),
                        trust=lambda: _trust_question(wiring, opts.cwd))

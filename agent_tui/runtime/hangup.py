@@ -27,15 +27,14 @@ SIGNALS = (signal.SIGHUP, signal.SIGTERM)
 
 
 class Hangup:
-    """One agent process's answer to SIGHUP and SIGTERM (``quit``: the graceful way out,
-    called on the running loop with the signal's number; ``hard_exit``: ends every process
-    of ours, synchronously; ``deadline_s``: how long the graceful way may take)."""
+    """One agent process's answer to SIGHUP and SIGTERM (``hard_exit``: ends every process
+    of ours, synchronously; :meth:`install` gives the graceful way out, called on the
+    running loop with the signal's number, and how long it may take)."""
 
-    def __init__(self, quit: Callable[[int], object], hard_exit: Callable[[], object] | None,
-                 deadline_s: float) -> None:
-        self._quit = quit
+    def __init__(self, hard_exit: Callable[[], object] | None) -> None:
         self._hard_exit = hard_exit
-        self._deadline_s = deadline_s
+        self._quit: Callable[[int], object] = lambda _signum: None
+        self._deadline_s = 0.0
         self._previous: dict[int, PreviousHandler] = {}
         self.signum: int | None = None
 
@@ -44,7 +43,10 @@ class Hangup:
         """128 + the signal's number once one came, else None."""
         return None if self.signum is None else 128 + self.signum
 
-    def install(self) -> None:
+    def install(self, quit: Callable[[int], object], deadline_s: float) -> None:
+        """Answer both signals from now on: ``quit`` on the running loop, every process
+        of ours ended at once past ``deadline_s`` or at a second signal."""
+        self._quit, self._deadline_s = quit, deadline_s
         for sig in SIGNALS:
             self._previous[sig] = signal.signal(sig, self._on_signal)
 

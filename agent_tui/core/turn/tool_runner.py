@@ -308,11 +308,8 @@ class ToolRunner:
         turn_id = self.log.turn_id
         subagents = self.deps.subagents
         ctx = ToolContext(
-            scope=tool_scope,
-            workspace=self.deps.config.workspace,
-            tool_use_id=call.id,
-            operation_id=op_id,
-            env=dict(self.deps.config.env),
+            scope=tool_scope, workspace=self.deps.config.workspace, tool_use_id=call.id,
+            operation_id=op_id, env=dict(self.deps.config.env),
             emit_output=lambda text: self.log.emit(
                 ToolOutput(turn_id=turn_id, tool_use_id=call.id, text=text)
             ),
