@@ -109,6 +109,33 @@ def test_sigint_interrupts_a_process_tree_and_exits_130(fake_api, tmp_path):
     assert [e for e in events if e["type"] == "turn_ended"][-1]["status"] == "cancelled"
 
 
+def test_sigterm_in_claude_code_s_protocol_ends_the_run_and_exits_143(fake_api, tmp_path):
+    """The Agent SDK's ``close`` ends the process with SIGTERM, as Claude Code's exits 143."""
+    marker = f"agent-tui-test-{uuid.uuid4().hex}"
+    fake_api.enqueue(Reply.tool_use("bash", {"command": f"sleep 300; : {marker}"}, id="toolu_t"))
+    proc = popen_agent(
+        ["-p", "--input-format", "stream-json", "--output-format", "stream-json",
+         "--stream-shape", "claude-code", "--permission-mode", "bypassPermissions",
+         "--cwd", str(tmp_path), "--trust"],
+        env=env_for(tmp_path, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_api.url),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdin.write(json.dumps({"type": "user", "message": {"role": "user",
+                                                                 "content": "run it"}}) + "\n")
+        proc.stdin.flush()
+        assert wait_until(lambda: marked(marker)), "the command never started"
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, stderr
+    assert wait_until(lambda: not marked(marker), timeout=5), "processes escaped"
+    result = [json.loads(line) for line in stdout.splitlines() if '"type": "result"' in line
+              or '"type":"result"' in line]
+    assert result and result[-1]["subtype"] != "success", stdout[-2000:]
+
+
 def test_stream_json_input_steers_interrupts_and_ends_at_eof(fake_api, tmp_path):
     marker = f"agent-tui-test-{uuid.uuid4().hex}"
     fake_api.enqueue(

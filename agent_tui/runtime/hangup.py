@@ -24,6 +24,9 @@ from typing import Any
 PreviousHandler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
 
 SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+#: How long a print run's graceful way out may take (its calls' cleanup budget, 6 s, and
+#: the session's end, with room) before every process of ours is ended at once.
+PRINT_DEADLINE_S = 15.0
 
 
 class Hangup:

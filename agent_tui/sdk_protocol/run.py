@@ -64,6 +64,7 @@ from agent_tui.protocol import (
     UserMessage,
 )
 from agent_tui.protocol.states import CLAUDE_MODE_NAMES
+from agent_tui.runtime.hangup import PRINT_DEADLINE_S, Hangup
 from agent_tui.sdk_protocol.callbacks import (
     PermissionAsker,
     SetupError,
@@ -383,7 +384,13 @@ async def run_sdk(
         session.interrupt_now()
         inbox.put_nowait(_EOF)
 
+    def on_hangup(_signum: int) -> None:  # SIGTERM (the SDK's close), SIGHUP: as an interrupt
+        session.interrupt_now()
+        inbox.put_nowait(_EOF)
+
     loop.add_signal_handler(signal.SIGINT, on_sigint)
+    hangup = Hangup(on_hard_exit)
+    hangup.install(on_hangup, deadline_s=PRINT_DEADLINE_S)
     try:
         if prompt:
             run.owed += 1
@@ -401,6 +408,9 @@ async def run_sdk(
             session.submit(Shutdown())
             await runner
         loop.remove_signal_handler(signal.SIGINT)
+        hangup.uninstall()
+    if hangup.exit_code is not None:
+        return hangup.exit_code  # 143 for SIGTERM, as Claude Code's
     return EXIT_INTERRUPTED if sigints else run.exit_code()
 
 
