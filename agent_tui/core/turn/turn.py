@@ -1,9 +1,10 @@
 """The agent loop of one turn: model call -> tool batch -> (steer) -> model call ...
 
 Cancel points, each marked ``# cancel point``: before each model request, while an
-unknown model's first request waits for what the model offers, while the stream is read (a stalled read is interrupted, not waited out), during retry
-back-off, and those of the tool batch (``core/turn/tool_runner.py``). A cancel runs in
-two phases: the entrance closes (no new request, retry or tool start; queued calls
+unknown model's first request waits for what the model offers, while the stream is
+read (a stalled read is interrupted, not waited out), during retry back-off, and those
+of the tool batch (``core/turn/tool_runner.py``). A cancel runs in two phases: the
+entrance closes (no new request, retry or tool start; queued calls
 become ``cancelled_before_start``), then running tools get a bounded cleanup budget
 to stop and report what they know. A tool that finished before or while the cancel
 arrived keeps its real result.
