@@ -131,8 +131,9 @@ def start_session(
 ) -> Running:
     rec = Recorder()
     journal = Journal()
+    config.setdefault("model", "claude-test")
     deps = SessionDeps(
-        config=AgentConfig(workspace=workspace, model="claude-test", **config),
+        config=AgentConfig(workspace=workspace, **config),
         provider=provider,
         tools=ToolSet(tools),
         policy=policy or AllowAll(),

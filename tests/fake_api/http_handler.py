@@ -219,6 +219,7 @@ class Handler(BaseHTTPRequestHandler):
             if models and self.server.fake.models_api:
                 if not self._authorized(request_id):
                     return
+                self.server.fake._model_lookup(path)  # held while the test says so
                 status, obj = endpoints.models(self.server.fake, path, parse_qs(parts.query))
                 if status != 200:
                     obj = error_body(obj["type"], obj["message"], request_id)

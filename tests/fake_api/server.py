@@ -48,7 +48,10 @@ Observation
 streaming reply), ``usage`` (:class:`~tests.fake_api.usage.UsageRecord` per answered
 request), ``count_tokens(body)`` (the estimator of :mod:`tests.fake_api.tokens`),
 ``cache`` (the :class:`~tests.fake_api.cache.PromptCache`; ``clear_cache()``),
-``models`` / ``configure_model(id, **changes)``, ``wait_for_requests``,
+``models`` / ``configure_model(id, **changes)``, ``traffic`` (in order of arrival:
+``"asked /v1/models/ID"``, ``"answered /v1/models/ID"``, ``"messages"``),
+``hold_models()`` / ``release_models()`` (a slow Models API: lookups are asked but not
+answered until released; ``wait_for_traffic``), ``wait_for_requests``,
 ``wait_for_disconnect``, ``wait_for_usage``, ``errors`` (handler tracebacks: stays empty).
 """
 
@@ -113,6 +116,8 @@ class FakeAnthropicServer:
         self._request_headers: list[dict[str, str]] = []
         self._disconnects: list[tuple[int, float]] = []
         self._rejections: list[str] = []
+        self._traffic: list[str] = []  # Models API lookups and Messages requests, in order
+        self._models_held = False
         self._errors: list[str] = []
         self._usage: list[UsageRecord] = []
         self._conns: set[socket.socket] = set()
@@ -259,6 +264,29 @@ class FakeAnthropicServer:
     def clear_cache(self) -> None:
         self._cache.clear()
 
+    # ---- the Models API's pace -------------------------------------------------------
+
+    def hold_models(self) -> None:
+        """From now on ``GET /v1/models*`` is asked (in ``traffic``) but not answered
+        until :meth:`release_models` (or the server stops): a slow Models API."""
+        with self._cond:
+            self._models_held = True
+
+    def release_models(self) -> None:
+        with self._cond:
+            self._models_held = False
+            self._cond.notify_all()
+
+    @property
+    def traffic(self) -> list[str]:
+        with self._lock:
+            return list(self._traffic)
+
+    def wait_for_traffic(self, entry: str, timeout: float = 5.0) -> bool:
+        """Wait until ``entry`` (e.g. ``"asked /v1/models/claude-test"``) has happened."""
+        with self._cond:
+            return self._cond.wait_for(lambda: entry in self._traffic, timeout)
+
     # ---- observation ----------------------------------------------------------------
 
     @property
@@ -326,8 +354,18 @@ class FakeAnthropicServer:
         with self._lock:
             self._errors.append(text)
 
+    def _model_lookup(self, path: str) -> None:
+        """A Models API request arrived: say so, and wait while lookups are held."""
+        with self._cond:
+            self._traffic.append(f"asked {path}")
+            self._cond.notify_all()
+            self._cond.wait_for(lambda: not self._models_held or self._stopping.is_set())
+            self._traffic.append(f"answered {path}")
+            self._cond.notify_all()
+
     def _record_request(self, body: Any, headers: dict[str, str]) -> int:
         with self._cond:
+            self._traffic.append("messages")
             self._requests.append(body)
             self._request_headers.append(headers)
             self._cond.notify_all()

@@ -1,9 +1,10 @@
 """The agent loop of one turn: model call -> tool batch -> (steer) -> model call ...
 
-Cancel points, each marked ``# cancel point``: before each model request, while the
-stream is read (a stalled read is interrupted, not waited out), during retry
-back-off, and those of the tool batch (``core/turn/tool_runner.py``). A cancel runs in
-two phases: the entrance closes (no new request, retry or tool start; queued calls
+Cancel points, each marked ``# cancel point``: before each model request, while an
+unknown model's first request waits for what the model offers, while the stream is
+read (a stalled read is interrupted, not waited out), during retry back-off, and those
+of the tool batch (``core/turn/tool_runner.py``). A cancel runs in two phases: the
+entrance closes (no new request, retry or tool start; queued calls
 become ``cancelled_before_start``), then running tools get a bounded cleanup budget
 to stop and report what they know. A tool that finished before or while the cancel
 arrived keeps its real result.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 import asyncio
+import logging
 import time
 import traceback
 from typing import Any, assert_never
@@ -29,6 +31,7 @@ from agent_tui.core.compaction.compaction import (
     turn_start_seq,
 )
 from agent_tui.core.usage.limits import Overflow
+from agent_tui.core.usage.thinking import depends_on_model
 from agent_tui.core.history.history import ModelViewError, build_view, check_model_view
 from agent_tui.core.hooks.hook_points import PromptBlocked
 from agent_tui.core.hooks.work_points import tool_batch
@@ -57,6 +60,8 @@ from agent_tui.protocol import (
 from agent_tui.core.turn.tool_runner import ToolRunner
 from agent_tui.core.turn.turn_log import ToolCall, TurnLog
 from agent_tui.providers import base as model
+
+log = logging.getLogger(__name__)
 
 #: Replies cut at ``max_tokens`` in a row after which the turn asks the model to go on
 #: (Claude Code's three); after one more the turn ends, saying so.
@@ -291,6 +296,7 @@ class Turn:
             if not counted:
                 self.deps.budget.spend()  # --max-turns: the turn may end here
                 counted = True
+            await self._know_the_model()
             await self._compact_if_due(overflows)
             view = build_view(self.deps.journal.records, cfg.model)
             self._tell_left_out(view.images_left_out)
@@ -320,6 +326,22 @@ class Turn:
                 raise error
             attempt += 1
             await self.asking.back_off(error, attempt, delay)  # cancel point inside
+
+    async def _know_the_model(self) -> None:
+        """A model neither the Models API nor the table knows: what its first request
+        sends depends on the lookup already on its way, so the request waits for it
+        (bounded by the lookup's own timeout). Once it has ended, nothing waits."""
+        cfg = self.deps.config
+        if not depends_on_model(cfg.thinking, cfg.effort):
+            return
+        lookup = self.deps.limits.pending(self.deps.provider, cfg.model)
+        if lookup is None:
+            return
+        started = time.monotonic()
+        async with self.scope.linked():  # cancel point: waiting for the model's lookup
+            await asyncio.wait([lookup])
+        log.debug("the first request to %s waited %.2fs for the Models API (model not in "
+                  "the table of known models)", cfg.model, time.monotonic() - started)
 
     def _tell_left_out(self, left_out: list[str]) -> None:
         """Images the request cannot hold are left out of it: said once a turn each."""

@@ -1,9 +1,12 @@
 """A model's context window and output limit, and what it can do.
 
 Learnt from the Models API (``GET /v1/models/{id}``) once per model, in the
-background: the lookup never delays the first frame, and a turn never waits for it
-(until it answers, the fallbacks apply). Fallbacks: the settings key
-``contextWindow``, then the built-in table below.
+background: the lookup never delays the first frame. Until it answers, the fallbacks
+apply: for the window, the settings key ``contextWindow``, then the built-in table
+below; for what the model offers (thinking, effort, images), the table of known models
+(``core/usage/known_models.py``). A model known to neither is unknown: its first
+request waits for the lookup already on its way (:meth:`ModelLimits.pending`); no
+other request waits for it.
 
 An endpoint without a Models API (a gateway, a model id newer than the table) says the
 window in its first rejection, ``prompt is too long: N tokens > M maximum``: M is
@@ -19,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from agent_tui.providers import base as model
-from agent_tui.core.usage.pricing import ANTHROPIC_ROUTES
+from agent_tui.core.usage.known_models import bare_id, known_model
 
 LOOKUP_TIMEOUT_S = 5.0
 DEFAULT_WINDOW = 200_000
@@ -62,15 +65,8 @@ def parse_overflow(message: str) -> Overflow | None:
     return Overflow(prompt, window) if window > 0 else None
 
 
-# A cloud's forms of a model id: Bedrock's ``us.anthropic.claude-x-v1:0`` (or an ARN
-# ending in it), Vertex's ``claude-x@20250929``.
-_CLOUD_FORM = re.compile(r"^(?:.*/)?(?:[a-z-]+\.)?anthropic\.|@.*$")
-
-
 def _table(model_id: str) -> tuple[int, int] | None:
-    for route in ANTHROPIC_ROUTES:  # ``anthropic/claude-x`` is ``claude-x``'s window
-        model_id = model_id.removeprefix(route)
-    model_id = _CLOUD_FORM.sub("", model_id)
+    model_id = bare_id(model_id)  # ``anthropic/claude-x`` is ``claude-x``'s window
     best: tuple[str, int, int] | None = None
     for prefix, window, out in BUILTIN:
         if model_id.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
@@ -87,7 +83,19 @@ class ModelLimits:
         self._rejected_at: dict[str, int] = {}  # the window a rejection said, per model
 
     def info(self, model_id: str) -> model.ModelInfo | None:
-        return self._info.get(model_id)
+        """What the model offers: the Models API's answer once it is there, else the
+        table of known models; None while the model is unknown to both."""
+        return self._info.get(model_id) or known_model(model_id)
+
+    def pending(self, provider: model.Provider,
+                model_id: str) -> asyncio.Task[model.ModelInfo | None] | None:
+        """The lookup an unknown model's request must wait for (started if it was not),
+        or None when there is nothing to wait for: the model is known, or its lookup
+        has ended (answered, failed or timed out)."""
+        if self.info(model_id) is not None:
+            return None
+        task = self.learn(provider, model_id)
+        return None if task.done() else task
 
     def remember(self, info: model.ModelInfo) -> None:
         self._info[info.id] = info

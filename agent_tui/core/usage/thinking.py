@@ -1,7 +1,9 @@
 """The thinking setting (``--thinking off|adaptive|BUDGET``) and what a request sends.
 
-``auto`` (the default) follows the model's capabilities from the Models API:
-adaptive thinking where the model offers it, otherwise none. ``off`` sends
+``auto`` (the default) follows what the model offers (the Models API's answer, or
+until it is there the table of known models, ``core/usage/known_models.py``):
+adaptive thinking where the model offers it, otherwise none. For a model known to
+neither, the first request waits for the Models API (:func:`depends_on_model`). ``off`` sends
 ``{"type": "disabled"}`` where the model accepts it (newer models think unless told
 not to). A budget is extended thinking with ``budget_tokens`` (>= 1024, and below
 ``max_tokens``: the request's ``max_tokens`` is raised to make room when the model
@@ -59,6 +61,13 @@ def parse_thinking(value: str | int | None) -> ThinkingSetting:
     if budget < MIN_BUDGET:
         raise ThinkingError(f"thinking: a budget must be at least {MIN_BUDGET} tokens (got {budget})")
     return ThinkingSetting(mode=ThinkingMode.BUDGET, budget=budget)
+
+
+def depends_on_model(setting: ThinkingSetting, effort: str | None) -> bool:
+    """Whether what a request sends depends on what the model offers: ``auto`` thinking
+    (adaptive or none) and an effort (sent only where offered). The other settings
+    are sent as asked until the Models API says the model refuses them."""
+    return setting.mode is ThinkingMode.AUTO or bool(effort)
 
 
 class ThinkingParams(BaseModel):
