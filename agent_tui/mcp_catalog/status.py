@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.settings.mcp_servers import Transport
 
 
@@ -23,7 +24,7 @@ class ServerState(StrEnum):
     DISABLED = "disabled"  # turned off by the user (/mcp): not started
 
 
-class ServerStatus(BaseModel):
+class ServerStatus(DeferredModel):
     """What the UI shows for one server."""
 
     name: str

@@ -34,8 +34,9 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.permissions.rule_paths import PathSpec, parse_path_spec
 from agent_tui.protocol.tool_names import (
     CLAUDE_NAMES,
@@ -85,7 +86,7 @@ def unknown_tool_message(text: str, tool: str) -> str:
     return f"permission rule {text!r} names no known tool {tool!r}{hint}"
 
 
-class Rule(BaseModel):
+class Rule(DeferredModel):
     """One parsed rule, e.g. ``Bash(git status:*)``."""
 
     model_config = ConfigDict(frozen=True)
@@ -255,7 +256,7 @@ def _parse_rules(value: Any) -> list[Rule]:
     return [v if isinstance(v, Rule) else Rule.parse(v) for v in value]
 
 
-class PermissionRules(BaseModel):
+class PermissionRules(DeferredModel):
     """The three rule lists (from settings files or the command line)."""
 
     model_config = ConfigDict(frozen=True)

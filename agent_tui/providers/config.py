@@ -21,8 +21,9 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
+from pydantic import ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
+from agent_tui.providers.base import DeferredModel
 from agent_tui.providers import base
 
 #: A key the SDKs need when the server takes none (a server on this machine).
@@ -37,7 +38,7 @@ class Api(StrEnum):
     ANTHROPIC = "anthropic"  # the Messages API: Anthropic and compatible servers
 
 
-class ModelPrice(BaseModel):
+class ModelPrice(DeferredModel):
     """USD per million tokens. Cache reads and writes cost the input price unless given."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -48,7 +49,7 @@ class ModelPrice(BaseModel):
     cache_write: float | None = Field(default=None, ge=0, alias="cacheWrite")
 
 
-class ModelEntry(BaseModel):
+class ModelEntry(DeferredModel):
     """What the configuration says of one model (None: not said)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -60,7 +61,7 @@ class ModelEntry(BaseModel):
     price: ModelPrice | None = None
 
 
-class ProviderConfig(BaseModel):
+class ProviderConfig(DeferredModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     api: Api

@@ -18,8 +18,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.protocol import SideEffects
 from agent_tui.core.calls.tool import In, Tool, ToolContext, ToolResult
@@ -57,7 +58,7 @@ _PATH_HELP = (
 )
 
 
-class _Input(BaseModel):
+class _Input(DeferredModel):
     model_config = ConfigDict(extra="forbid")
 
 

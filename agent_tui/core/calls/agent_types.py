@@ -35,8 +35,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.frontmatter import (
     DefinitionError,
     FileProblem,
@@ -68,7 +69,7 @@ class AgentScope(StrEnum):
     PLUGIN = "plugin"  # an enabled plugin's, named PLUGIN:AGENT
 
 
-class AgentType(BaseModel):
+class AgentType(DeferredModel):
     """One sub-agent type, as its file gives it."""
 
     model_config = ConfigDict(frozen=True)
@@ -107,7 +108,7 @@ def _matches(tool_name: str, names: tuple[str, ...]) -> bool:
     return False
 
 
-class AgentTypes(BaseModel):
+class AgentTypes(DeferredModel):
     """The session's sub-agent types (fixed for the session) and what was wrong."""
 
     types: list[AgentType] = []

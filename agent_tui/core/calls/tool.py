@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 
 from pydantic import BaseModel, Field, ValidationError
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import Decision, PermissionMode, SideEffects, ToolState
 from agent_tui.protocol import tool_names
@@ -39,14 +40,14 @@ Outcome = Literal[
 ]
 
 
-class Residue(BaseModel):
+class Residue(DeferredModel):
     """A process of ours that could not be ended."""
 
     pid: int
     cmdline: str
 
 
-class ToolResult(BaseModel):
+class ToolResult(DeferredModel):
     """How a tool call ended, in facts."""
 
     outcome: Outcome

@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.core.journal.records import ToolIntentRecord, ToolResultRecord, TurnEndedRecord
 from agent_tui.protocol.tool_names import writes_plan
 from agent_tui.protocol.states import (
@@ -31,7 +32,7 @@ from agent_tui.protocol.states import (
 MAX_ITEMS = 50
 
 
-class PlanItem(BaseModel):
+class PlanItem(DeferredModel):
     """One item of the plan, as the model writes it."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -52,7 +53,7 @@ class PlanItem(BaseModel):
 _ITEMS: TypeAdapter[list[PlanItem]] = TypeAdapter(list[PlanItem])
 
 
-class Plan(BaseModel):
+class Plan(DeferredModel):
     """The plan in force, and whether a turn was interrupted since it was written."""
 
     model_config = ConfigDict(frozen=True)

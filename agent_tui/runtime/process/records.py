@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.cancel import CancelReason
 from agent_tui.core.calls.tool import Residue
 
@@ -33,7 +33,7 @@ class LimitHit(StrEnum):
     MEMORY = "memory"  # the kernel's OOM killer ended a process at limits.memory
 
 
-class Cleanup(BaseModel):
+class Cleanup(DeferredModel):
     """The facts of a run's cleanup. Exited, complete and released are separate facts."""
 
     grace_s: float
@@ -51,7 +51,7 @@ class Cleanup(BaseModel):
     in_cgroup_at_kill: int | None = None  # processes still in it when cgroup.kill came
 
 
-class RunResult(BaseModel):
+class RunResult(DeferredModel):
     """How a run ended, in facts."""
 
     run_id: str

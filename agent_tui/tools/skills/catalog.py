@@ -29,8 +29,9 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.frontmatter import (
     DESCRIPTION_MAX,
     FileProblem,
@@ -60,7 +61,7 @@ class SkillScope(StrEnum):
     PLUGIN = "plugin"  # an enabled plugin's, named PLUGIN:SKILL
 
 
-class Skill(BaseModel):
+class Skill(DeferredModel):
     model_config = ConfigDict(frozen=True)
 
     name: str
@@ -78,7 +79,7 @@ class Skill(BaseModel):
         return self.folder / SKILL_FILE
 
 
-class Skills(BaseModel):
+class Skills(DeferredModel):
     """The session's skills (fixed for the session) and what was wrong."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
