@@ -50,7 +50,7 @@ class PlanItem(DeferredModel):
     priority: TodoPriority | None = Field(default=None, description="high, medium or low")
 
 
-_ITEMS: TypeAdapter[list[PlanItem]] = TypeAdapter(list[PlanItem])
+_ITEMS: TypeAdapter[list[PlanItem]] = TypeAdapter(list[PlanItem], config=ConfigDict(defer_build=True))
 
 
 class Plan(DeferredModel):
