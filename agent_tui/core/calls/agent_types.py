@@ -143,7 +143,8 @@ def load_agent_types(workspace: Path, home: Path | None = None) -> AgentTypes:
     types, problems = load_definitions(
         agent_dirs(workspace, home), _agent_files, parse_agent_file, lambda agent: agent.name,
         "sub-agent", cap=MAX_FILES, workspace=workspace, home=home)
-    return AgentTypes(types=types, problems=problems)
+    # our own parser's objects: nothing to check again, and no model to build for it
+    return AgentTypes.model_construct(types=types, problems=problems)
 
 
 def parse_agent_file(path: Path, scope: AgentScope) -> tuple[AgentType, list[FileProblem]]:
