@@ -9,8 +9,8 @@ saying whether a retry makes sense and after how long, and the core's retry loop
 Providers never import the core; the core imports this module.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made, and a -p turn makes these classes whether it uses them or not.
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from enum import StrEnum

@@ -9,8 +9,8 @@ policy of a key with a shape of its own (:mod:`.policies`). ``permissions.defaul
 takes agent-tui's words and Claude Code's (:func:`.policies.resolve_mode`).
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made, and a -p turn makes these classes whether it uses them or not.
 import re
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
