@@ -17,8 +17,8 @@ can turn the sandbox on, never off, and can only narrow what it allows: its
 user's sandbox), its ``network: "deny"`` applies.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import re
 from enum import StrEnum
 from typing import Annotated

@@ -17,8 +17,8 @@ The file is rewritten whole and atomically on every change. A damaged file is se
 aside (never overwritten) and the records start empty, with a warning that says so.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import os
 import time
 from datetime import datetime

@@ -8,8 +8,8 @@ since the checkpoint): ``added`` means the rewind re-creates a file that is gone
 ``lines_added`` / ``lines_removed`` count the lines the rewind puts back / takes away.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from datetime import datetime
 from enum import StrEnum
 from typing import Literal

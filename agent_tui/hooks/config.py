@@ -23,8 +23,8 @@ column and skipped alone: the rest still apply. A matcher listing a name no tool
 file run, a project's too, trusted or not, in every mode: guards always run.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import difflib
 import json
 from collections.abc import Sequence

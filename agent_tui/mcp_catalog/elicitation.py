@@ -14,8 +14,8 @@ only the fields it asked for, of the types it asked for.
 Light on purpose: no MCP SDK at import.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import math
 from collections.abc import Awaitable, Callable
 from enum import StrEnum

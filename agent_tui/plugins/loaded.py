@@ -12,8 +12,8 @@ plugin (a missing install, a broken manifest, a path outside its folder) is a pr
 naming it, and the others still load.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import re
 from pathlib import Path
 

@@ -12,8 +12,8 @@ one that leaves it is a problem, and that part is not loaded; the rest are. A ma
 that does not parse makes the plugin a problem, never the end of the others.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import json
 import re
 from pathlib import Path

@@ -22,8 +22,8 @@ Loading never raises: every problem becomes a :class:`ConfigProblem` naming the 
 (and the line and column of a JSON syntax error), and the other servers still load.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import json
 import os
 import re

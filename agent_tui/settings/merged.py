@@ -6,8 +6,8 @@ The keys' rows (:mod:`.keys`, :mod:`.policies`) merge each file's values into
 plain keys (``schema.Keys``).
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

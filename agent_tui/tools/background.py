@@ -10,8 +10,8 @@ A foreground command can be moved here while it runs (``adopt``): the process ke
 running, only its owner changes.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import asyncio
 import itertools
 import os

@@ -10,8 +10,8 @@ the cancel scope right before the first byte, and hand the old content to an
 optional pre-image hook (the checkpoint layer) before replacing it.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import io
 import os
 from collections.abc import Callable, Sequence

@@ -29,8 +29,8 @@ apply (``permissionMode``, ``hooks``, ...) and a tool name that names no tool ar
 problems too, but the type still loads.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from enum import StrEnum
 from pathlib import Path
 from typing import Any

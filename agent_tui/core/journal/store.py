@@ -7,8 +7,8 @@ that is open elsewhere forks it, a new session whose journal starts as a copy of
 the other's up to its last whole line.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import json
 import secrets
 import time

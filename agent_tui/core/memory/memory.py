@@ -13,8 +13,8 @@ folder (:func:`subfolder_memory`; with its imports,
 the prompt cache, stays the same.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from pathlib import Path
 
 from pydantic import Field

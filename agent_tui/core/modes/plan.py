@@ -11,8 +11,8 @@ Pure functions of records; the tool (``tools/todo.py``), the TUI's plan pane and
 ACP ``plan`` updates all read the plan through here.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from collections.abc import Iterable
 from typing import Any
 

@@ -1,7 +1,7 @@
 """The facts of a run: its phase, the signals it took to end, its cleanup, its result."""
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from enum import StrEnum
 
 

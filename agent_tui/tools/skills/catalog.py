@@ -24,8 +24,8 @@ A project's skills are instructions, not code: loading them runs nothing, so the
 load whether or not the project is trusted.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from enum import StrEnum
 from pathlib import Path
 
