@@ -4,8 +4,8 @@ Light on purpose (no MCP SDK): a session with no MCP server, and the TUI's first
 frame, import this and not the SDK.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from enum import StrEnum
 
 from pydantic import Field

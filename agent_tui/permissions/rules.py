@@ -26,8 +26,8 @@ written in. A rule that does not parse raises :class:`InvalidRule` with a messag
 that says what is wrong, worded for the person who wrote it.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import difflib
 import re
 from fnmatch import fnmatchcase
@@ -99,7 +99,7 @@ class Rule(DeferredModel):
     path: PathSpec | None = None  # the specifier read as a path pattern
 
     @classmethod
-    def parse(cls, text: str, *, settings_root: str | None = None) -> Rule:
+    def parse(cls, text: str, *, settings_root: str | None = None) -> "Rule":
         """Parse one rule. ``settings_root`` is the folder a ``/path`` specifier is
         relative to (the project root when None: project files, the command line)."""
         if not isinstance(text, str):
@@ -142,7 +142,7 @@ class Rule(DeferredModel):
         return cls(text=shown, tool=tool, specifier=spec, tools=tools, path=path)
 
     @classmethod
-    def for_call(cls, tool: str, specifier: str | None = None, shown: str | None = None) -> Rule:
+    def for_call(cls, tool: str, specifier: str | None = None, shown: str | None = None) -> "Rule":
         """An exact rule for one call shape (what "allow for this session" keeps)."""
         text = claude_name(tool) + (f"({shown or specifier})" if specifier is not None else "")
         return cls(text=text, tool=tool, specifier=specifier, exact=True)

@@ -14,8 +14,8 @@ An entry named like a preset (:mod:`agent_tui.providers.presets`) changes that p
 what it gives replaces the preset's field, its models join the preset's.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import os
 from collections.abc import Mapping
 from enum import StrEnum
@@ -97,7 +97,7 @@ class ProviderConfig(DeferredModel):
         env = os.environ if environ is None else environ
         return env.get(self.api_key_env) if self.api_key_env else None
 
-    def merged(self, over: Mapping[str, Any]) -> ProviderConfig:
+    def merged(self, over: Mapping[str, Any]) -> "ProviderConfig":
         """This config with a settings entry's fields over it (models join)."""
         data = self.model_dump(by_alias=True, exclude_none=True)
         models = {**data.pop("models", {}), **dict(over.get("models") or {})}

@@ -7,18 +7,16 @@ scope of what the hook gates, and gets a :class:`HookAnswer` back: what the hook
 facts of each command's run (journalled one record each, ``core/hooks/hook_points.py``).
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from pydantic import Field
 
+from agent_tui.cancel import CancelScope
 from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.protocol.states import HookDecision, HookEnding, HookEvent
-
-if TYPE_CHECKING:
-    from agent_tui.cancel import CancelScope
 
 
 class HookRun(DeferredModel):
