@@ -1,7 +1,7 @@
 """The base of the models a run defines by the dozen and uses few of: each is built on its first use.
 
 pydantic builds a model's validator and serializer when its class is made. A ``-p`` turn
-imports some 250 models it never uses (the Ops and Events of the other front ends, the
+imports some 150 models it never uses (the Ops and Events of the other front ends, the
 journal's rarely written record kinds, the conversation's items of a resumed session, the
 settings' sections no file holds, the stream events of tool calls and thinking, the hooks',
 plugins' and MCP servers' models when none is set), and building them cost over 100 ms of
