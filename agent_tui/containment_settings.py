@@ -17,8 +17,8 @@ can turn the sandbox on, never off, and can only narrow what it allows: its
 user's sandbox), its ``network: "deny"`` applies.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import re
 from enum import StrEnum
 from typing import Annotated
@@ -26,6 +26,8 @@ from typing import Annotated
 from pydantic import (
     AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr,
 )
+
+from agent_tui.protocol.model_base import DeferredModel
 
 _SIZE = re.compile(r"(\d+)\s*([KMGT]?)i?B?", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -59,7 +61,7 @@ Size = Annotated[StrictInt | StrictStr, AfterValidator(_check_size)]
 Count = Annotated[StrictInt | StrictStr, AfterValidator(_check_count)]
 
 
-class LimitsSection(BaseModel):
+class LimitsSection(DeferredModel):
     model_config = ConfigDict(extra="forbid")
 
     pids: Count | None = None
@@ -77,7 +79,7 @@ class Network(StrEnum):
     ALLOW = "allow"
 
 
-class SandboxSection(BaseModel):
+class SandboxSection(DeferredModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: StrictBool | None = None
@@ -85,7 +87,7 @@ class SandboxSection(BaseModel):
     allow_write: list[StrictStr] = Field(default_factory=list, alias="allowWrite")
 
 
-class Limits(BaseModel):
+class Limits(DeferredModel):
     """The merged ``limits``: None is the default, ``"max"`` no limit."""
 
     pids: int | str | None = None
@@ -94,7 +96,7 @@ class Limits(BaseModel):
     stop_continues: int | None = None  # None: Claude Code's 8
 
 
-class Sandbox(BaseModel):
+class Sandbox(DeferredModel):
     """The merged ``sandbox`` settings."""
 
     enabled: bool = False

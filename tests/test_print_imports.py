@@ -182,22 +182,39 @@ import gc, json, os, sys
 from agent_tui.cli import main
 code = main()
 collector = {"on": gc.isenabled(), "frozen": gc.get_freeze_count()}
+modules = sorted(sys.modules)  # what the turn loaded, before this probe's imports below
 from agent_tui.protocol import events, ops
 from agent_tui.core.journal import records
 from agent_tui.core.history import items
-built = sorted(f"{m.__name__}.{n}" for m in (events, ops, records, items) for n, c in vars(m).items()
+from agent_tui.providers import base
+from agent_tui.checkpoints import models
+from agent_tui.core.services import hooks_port
+from agent_tui.mcp_catalog import elicitation
+from agent_tui.plugins import manifest
+from agent_tui.tools.skills import catalog
+built = sorted(f"{m.__name__}.{n}" for m in (events, ops, records, items, base, models, hooks_port, elicitation,
+                                             manifest, catalog) for n, c in vars(m).items()
                if isinstance(c, type) and c.__module__ == m.__name__ and c.__dict__.get("__pydantic_complete__"))
 with open(os.environ["PROBE_OUT"], "w") as out:
-    json.dump({"code": code, "modules": sorted(sys.modules), "built": built, "gc": collector}, out)
+    json.dump({"code": code, "modules": modules, "built": built, "gc": collector}, out)
 """
 
 #: What a plain ``-p`` turn (no tool, no hook, no MCP server, no plugin) never needs.
 NOT_FOR_A_PRINT_TURN = ("textual", "rich", "mcp", "agent_tui.ui", "agent_tui.acp", "yaml.emitter",
-                        "anthropic.lib.bedrock", "anthropic.types.file_expired_error")
+                        "anthropic.lib.bedrock", "anthropic.types.file_expired_error",
+                        # a rewind's planner; a prompt, MCP or HTTP hook's run
+                        "agent_tui.checkpoints.planner", "agent_tui.hooks.prompt_hook",
+                        "agent_tui.hooks.http_hook", "agent_tui.hooks.mcp_hook",
+                        # a plugin's manifest and options, with no plugin enabled
+                        "agent_tui.plugins.manifest", "agent_tui.plugins.option")
 #: Models a turn without tools, steering, rewinds or compaction never builds.
 NOT_BUILT = ("agent_tui.core.journal.records.CompactionRecord", "agent_tui.core.journal.records.RewindRecord",
              "agent_tui.core.journal.records.HookRecord", "agent_tui.protocol.ops.Rewind",
-             "agent_tui.protocol.events.PermissionRequested", "agent_tui.core.history.items.Compaction")
+             "agent_tui.protocol.events.PermissionRequested", "agent_tui.core.history.items.Compaction",
+             # nor, with no tool call, hook, MCP server, plugin or skill: their models
+             "agent_tui.providers.base.ToolUseStarted", "agent_tui.checkpoints.models.RewindPlan",
+             "agent_tui.core.services.hooks_port.HookAnswer", "agent_tui.mcp_catalog.elicitation.Elicitation",
+             "agent_tui.plugins.manifest.Plugin", "agent_tui.tools.skills.catalog.Skills")
 
 
 def test_a_print_turn_loads_no_front_end_and_builds_only_the_models_it_uses(fake_api, tmp_path: Path) -> None:

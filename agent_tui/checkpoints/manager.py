@@ -41,17 +41,12 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_tui.checkpoints import disk, meta, wording
 from agent_tui.checkpoints.disk import ABSENT, read_state
 from agent_tui.checkpoints.meta import Record, RootSnapshot, UnknownCheckpoint
-from agent_tui.checkpoints.models import (
-    ChangeKind,
-    CheckpointInfo,
-    RestoreReport,
-    RewindPlan,
-)
-from agent_tui.checkpoints.planner import Plan, PlannedChange, RewindFacts, plan_rewind
+from agent_tui.checkpoints.models import ChangeKind, CheckpointInfo, RestoreReport, RewindPlan
 from agent_tui.checkpoints.retention import Retention
 from agent_tui.checkpoints.roots import Files, Now, Root, added_git_dir, snapshot_root
 from agent_tui.checkpoints.shadow import (
@@ -63,6 +58,9 @@ from agent_tui.checkpoints.shadow import (
 )
 from agent_tui.checkpoints.store import BlobMissing, BlobStore
 from agent_tui.paths import folder_bytes, private_dir
+
+if TYPE_CHECKING:  # the planner is imported at the first rewind, not for every session
+    from agent_tui.checkpoints.planner import Plan, PlannedChange
 
 __all__ = [
     "DEFAULT_BUDGET_BYTES",
@@ -408,6 +406,8 @@ class Checkpoints:
         return Now(tree=snap.tree, skipped_large=list(snap.skipped_large))
 
     def _plan(self, root: Root, rec: Record, now: Now) -> Plan:
+        from agent_tui.checkpoints.planner import Plan, RewindFacts, plan_rewind
+
         def mine(key: str) -> bool:
             return root.owns(key) and (not root.added or self._meta.root_of(key) == root.name)
 

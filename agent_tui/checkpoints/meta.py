@@ -17,18 +17,18 @@ The file is rewritten whole and atomically on every change. A damaged file is se
 aside (never overwritten) and the records start empty, with a warning that says so.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import os
 import time
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agent_tui.atomic import write_atomic
 from agent_tui.checkpoints import wording
-from agent_tui.checkpoints.models import CheckpointInfo, SnapshotScope
+from agent_tui.checkpoints.models import CheckpointInfo, DeferredModel, SnapshotScope
 
 FILE_NAME = "checkpoints.json"
 
@@ -37,7 +37,7 @@ class UnknownCheckpoint(KeyError):
     pass
 
 
-class RootSnapshot(BaseModel):
+class RootSnapshot(DeferredModel):
     """A checkpoint's snapshot of one added folder (as ``Record`` has the workspace's)."""
 
     tree: str | None = None  # None: the folder could not be snapshotted then
@@ -46,7 +46,7 @@ class RootSnapshot(BaseModel):
     nested_repos: list[str] = Field(default_factory=list)
 
 
-class Record(BaseModel):
+class Record(DeferredModel):
     id: str
     label: str
     time: datetime
@@ -78,7 +78,7 @@ class Record(BaseModel):
         )
 
 
-class Meta(BaseModel):
+class Meta(DeferredModel):
     version: int = 1
     next_seq: int = 1
     records: list[Record] = Field(default_factory=list)

@@ -8,13 +8,21 @@ since the checkpoint): ``added`` means the rewind re-creates a file that is gone
 ``lines_added`` / ``lines_removed`` count the lines the rewind puts back / takes away.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from datetime import datetime
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+
+
+
+class DeferredModel(BaseModel):
+    """Built on its first use (protocol/model_base.py, which this layer does not import):
+    a session that rewinds nothing never reads most of these."""
+
+    model_config = ConfigDict(defer_build=True)
 
 
 class SnapshotScope(StrEnum):
@@ -24,7 +32,7 @@ class SnapshotScope(StrEnum):
     FILE_TOOLS_ONLY = "file_tools_only"  # no snapshot: only write_file/edit_file pre-images
 
 
-class CheckpointInfo(BaseModel):
+class CheckpointInfo(DeferredModel):
     id: str
     label: str
     time: datetime
@@ -41,7 +49,7 @@ class ChangeKind(StrEnum):
     DELETED = "deleted"  # the rewind removes the file
 
 
-class FileChange(BaseModel):
+class FileChange(DeferredModel):
     path: str
     kind: ChangeKind
     lines_added: int | None = None  # None for binary files and symlinks
@@ -54,7 +62,7 @@ class FileChange(BaseModel):
     source: Literal["snapshot", "pre_image"] = "snapshot"
 
 
-class RewindPlan(BaseModel):
+class RewindPlan(DeferredModel):
     checkpoint_id: str
     label: str
     time: datetime
@@ -69,7 +77,7 @@ class RewindPlan(BaseModel):
         return [c for c in self.changes if c.conflict]
 
 
-class RestoreReport(BaseModel):
+class RestoreReport(DeferredModel):
     checkpoint_id: str
     # The checkpoint taken just before the restore: rewind to it to undo this rewind.
     undo_checkpoint_id: str

@@ -17,11 +17,14 @@ def add_plugin_definitions(skills: Any, agent_types: Any, workspace: Path) -> li
     from agent_tui.core.calls.agent_types import AgentScope, _agent_files, parse_agent_file
     from agent_tui.plugins import enabled_plugins
     from agent_tui.plugins.offered import offered
-    from agent_tui.plugins.option_use import in_text, skill_values
     from agent_tui.tools.skills.catalog import MAX_SKILLS, SkillScope, _skill_files, parse_skill
 
     found = enabled_plugins()
     problems: list[str] = [*found.problems, *offered(workspace)]
+    if not found.plugins:
+        return problems
+    from agent_tui.plugins.option_use import in_text, skill_values  # with the first plugin
+
     for owner in found.plugins:
         for folder in owner.skills:
             more, issues = load_definitions(

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from pydantic import BaseModel
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.atomic import write_atomic
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -63,7 +63,7 @@ class FileTooLarge(WorkspaceError):
     """The file is bigger than the operation allows."""
 
 
-class WriteReport(BaseModel):
+class WriteReport(DeferredModel):
     """What :meth:`Workspace.write_atomic` did."""
 
     path: Path  # real absolute path written (symlinks resolved)

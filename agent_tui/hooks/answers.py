@@ -33,8 +33,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.core.services.hooks_port import HookAnswer, HookRun
 from agent_tui.protocol.states import HookDecision, HookEnding, HookEvent
 from agent_tui.hooks.config import HookCommand, OnFailure
@@ -53,7 +54,7 @@ _RANK = {D.NONE: 0, D.ALLOW: 1, D.ASK: 2, D.BLOCK: 3}
 _PERMISSION = {"allow": D.ALLOW, "deny": D.BLOCK, "ask": D.ASK, "defer": D.NONE}
 
 
-class _Output(BaseModel):
+class _Output(DeferredModel):
     """A hook's JSON answer (unknown fields are ignored, as Claude Code does)."""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)

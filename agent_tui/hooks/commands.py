@@ -19,7 +19,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol, assert_never
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from agent_tui.cancel import CancelScope
 from agent_tui.core.calls.tool import AnyTool
@@ -36,9 +36,6 @@ from agent_tui.protocol.tool_names import our_input
 from agent_tui.credentials import command_env
 from agent_tui.hooks.answers import combine, decide
 from agent_tui.hooks.config import HookCommand, HookKind
-from agent_tui.hooks.http_hook import header_values, post_hook
-from agent_tui.hooks.mcp_hook import call_tool
-from agent_tui.hooks.prompt_hook import Account, ask_model
 from agent_tui.hooks.env_file import (
     ENV_FILE_VAR,
     new_env_file,
@@ -50,6 +47,9 @@ from agent_tui.hooks.payloads import claude_mode
 from agent_tui.hooks.runner import CommandRun, run_command
 from agent_tui.permissions import Permissions
 from agent_tui.runtime.process import RunLimits
+
+if TYPE_CHECKING:  # a prompt, MCP or HTTP hook's module is imported at its first run
+    from agent_tui.hooks.prompt_hook import Account
 
 #: Claude Code's bound (observed: a Stop hook that always blocks gets 8 more turns);
 #: settings ``limits.stopHookContinues`` changes it.
@@ -198,6 +198,8 @@ class CommandHooks:
                     env={**(env if env is not None else self.env), **hook.env},
                     timeout_s=hook.timeout_s, scope=scope, limits=self.limits)
             case HookKind.PROMPT:
+                from agent_tui.hooks.prompt_hook import ask_model
+
                 if self.provider is None:
                     return _ready(CommandRun(ending=HookEnding.NOT_STARTED,
                                              error="no model to ask in this session"))
@@ -205,6 +207,8 @@ class CommandHooks:
                                  stdin.decode(), timeout_s=hook.timeout_s, scope=scope,
                                  account=self.account)
             case HookKind.MCP_TOOL:
+                from agent_tui.hooks.mcp_hook import call_tool
+
                 if self.mcp_tools is None:
                     return _ready(CommandRun(ending=HookEnding.NOT_STARTED,
                                              error="no MCP servers in this session"))
@@ -212,6 +216,8 @@ class CommandHooks:
                                  hook.mcp_input, _given(stdin), workspace=self.workspace,
                                  timeout_s=hook.timeout_s, scope=scope)
             case HookKind.HTTP:
+                from agent_tui.hooks.http_hook import header_values, post_hook
+
                 headers = header_values(hook.headers, hook.allowed_env, self.env)
                 return post_hook(hook.command, stdin, headers=headers, timeout_s=hook.timeout_s,
                                  scope=scope)

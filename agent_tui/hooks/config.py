@@ -23,8 +23,8 @@ column and skipped alone: the rest still apply. A matcher listing a name no tool
 file run, a project's too, trusted or not, in every mode: guards always run.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import difflib
 import json
 from collections.abc import Sequence
@@ -33,8 +33,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.plugins import plugin_hooks
 from agent_tui.permissions.rules import InvalidRule, Rule
 from agent_tui.protocol.states import HookEvent
@@ -89,7 +90,7 @@ class HookKind(StrEnum):
     MCP_TOOL = "mcp_tool"  # a configured MCP server's tool is called (``mcp_hook.py``)
 
 
-class HookCommand(BaseModel):
+class HookCommand(DeferredModel):
     """One configured hook: a command, or (``kind`` http) a URL to POST to."""
 
     event: HookEvent
@@ -118,7 +119,7 @@ class HookCommand(BaseModel):
         return f"{self.file}:{self.line}" if self.line is not None else str(self.file)
 
 
-class HooksConfig(BaseModel):
+class HooksConfig(DeferredModel):
     commands: list[HookCommand] = Field(default_factory=list)  # in force
     problems: list[SettingsProblem] = Field(default_factory=list)
 

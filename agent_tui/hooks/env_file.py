@@ -21,8 +21,9 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.cancel import CancelScope
 from agent_tui.protocol.states import HookEnding
 from agent_tui.hooks.runner import run_command
@@ -38,7 +39,7 @@ _READER = ('env -0 >"$1.before"; set -a; . "$CLAUDE_ENV_FILE" 1>&2 || exit $?; s
            'env -0 >"$1.after"')
 
 
-class EnvFile(BaseModel):
+class EnvFile(DeferredModel):
     """What the hooks left in the file: the variables, or why they could not be read."""
 
     env: dict[str, str] = Field(default_factory=dict)

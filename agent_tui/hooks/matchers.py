@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr
+from pydantic import ConfigDict, PrivateAttr
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.protocol.tool_names import claude_name, known_tool, our_name
 
 _NAMES_ONLY = re.compile(r"[A-Za-z0-9_|]+")
 
 
-class Matcher(BaseModel):
+class Matcher(DeferredModel):
     """A compiled matcher; ``text`` is what the settings file says."""
 
     model_config = ConfigDict(frozen=True)

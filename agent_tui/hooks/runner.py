@@ -18,8 +18,8 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol.states import HookEnding
 from agent_tui.runtime.process import ProcessRun, RunLimits
@@ -32,7 +32,7 @@ STDERR_BYTES = 16 * 1024
 _WRAPPER = 'exec bash -c "$1" agent-tui-hook <"$2" 2>"$3"'
 
 
-class CommandRun(BaseModel):
+class CommandRun(DeferredModel):
     """How one hook command ended, in facts."""
 
     ending: HookEnding

@@ -30,8 +30,9 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.core.calls.tool import ToolSet
 from agent_tui.mcp_catalog.elicitation import Elicitor, decline
 from agent_tui.mcp_catalog.port import McpServers
@@ -60,7 +61,7 @@ SHUTDOWN_GRACE_S = 1.0
 KILL_GRACE_S = 1.0
 
 
-class ToolsChange(BaseModel):
+class ToolsChange(DeferredModel):
     """A server's tool list changed, and the change is now offered to the model."""
 
     server: str

@@ -14,15 +14,16 @@ only the fields it asked for, of the types it asked for.
 Light on purpose: no MCP SDK at import.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import math
 from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.yes_no import yes_no
 
 #: What a form field's value may be (MCP's ``ElicitResult.content`` values).
@@ -46,7 +47,7 @@ class FieldKind(StrEnum):
     CHOICES = "choices"  # several of ``choices`` (an array of enum strings)
 
 
-class FormField(BaseModel):
+class FormField(DeferredModel):
     name: str
     kind: FieldKind
     title: str = ""
@@ -66,7 +67,7 @@ class FormField(BaseModel):
         return self.title or self.name
 
 
-class Elicitation(BaseModel):
+class Elicitation(DeferredModel):
     """One question from one server."""
 
     server: str
@@ -83,7 +84,7 @@ class ElicitAction(StrEnum):
     CANCEL = "cancel"
 
 
-class ElicitAnswer(BaseModel):
+class ElicitAnswer(DeferredModel):
     action: ElicitAction
     content: dict[str, Value] | None = None  # form mode, accept only
 

@@ -4,12 +4,13 @@ Light on purpose (no MCP SDK): a session with no MCP server, and the TUI's first
 frame, import this and not the SDK.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.settings.mcp_servers import Transport
 
 
@@ -23,7 +24,7 @@ class ServerState(StrEnum):
     DISABLED = "disabled"  # turned off by the user (/mcp): not started
 
 
-class ServerStatus(BaseModel):
+class ServerStatus(DeferredModel):
     """What the UI shows for one server."""
 
     name: str

@@ -26,7 +26,9 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from agent_tui.protocol.model_base import DeferredModel
 
 
 class PathRoot(StrEnum):
@@ -36,7 +38,7 @@ class PathRoot(StrEnum):
     SETTINGS = "settings"  # /path
 
 
-class PathSpec(BaseModel):
+class PathSpec(DeferredModel):
     """A rule's path pattern, split into its root and the glob below it."""
 
     model_config = ConfigDict(frozen=True)

@@ -26,16 +26,17 @@ written in. A rule that does not parse raises :class:`InvalidRule` with a messag
 that says what is wrong, worded for the person who wrote it.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import difflib
 import re
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.permissions.rule_paths import PathSpec, parse_path_spec
 from agent_tui.protocol.tool_names import (
     CLAUDE_NAMES,
@@ -85,7 +86,7 @@ def unknown_tool_message(text: str, tool: str) -> str:
     return f"permission rule {text!r} names no known tool {tool!r}{hint}"
 
 
-class Rule(BaseModel):
+class Rule(DeferredModel):
     """One parsed rule, e.g. ``Bash(git status:*)``."""
 
     model_config = ConfigDict(frozen=True)
@@ -98,7 +99,7 @@ class Rule(BaseModel):
     path: PathSpec | None = None  # the specifier read as a path pattern
 
     @classmethod
-    def parse(cls, text: str, *, settings_root: str | None = None) -> Rule:
+    def parse(cls, text: str, *, settings_root: str | None = None) -> "Rule":
         """Parse one rule. ``settings_root`` is the folder a ``/path`` specifier is
         relative to (the project root when None: project files, the command line)."""
         if not isinstance(text, str):
@@ -141,7 +142,7 @@ class Rule(BaseModel):
         return cls(text=shown, tool=tool, specifier=spec, tools=tools, path=path)
 
     @classmethod
-    def for_call(cls, tool: str, specifier: str | None = None, shown: str | None = None) -> Rule:
+    def for_call(cls, tool: str, specifier: str | None = None, shown: str | None = None) -> "Rule":
         """An exact rule for one call shape (what "allow for this session" keeps)."""
         text = claude_name(tool) + (f"({shown or specifier})" if specifier is not None else "")
         return cls(text=text, tool=tool, specifier=specifier, exact=True)
@@ -255,7 +256,7 @@ def _parse_rules(value: Any) -> list[Rule]:
     return [v if isinstance(v, Rule) else Rule.parse(v) for v in value]
 
 
-class PermissionRules(BaseModel):
+class PermissionRules(DeferredModel):
     """The three rule lists (from settings files or the command line)."""
 
     model_config = ConfigDict(frozen=True)

@@ -11,6 +11,9 @@ values (``claude_secrets.py`` reads the sensitive ones Claude Code kept);
 commands.
 """
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from agent_tui.plugins.loaded import (
     EnabledPlugins,
     enabled_plugins,
@@ -19,7 +22,18 @@ from agent_tui.plugins.loaded import (
     plugin_servers,
     use_plugin_dirs,
 )
-from agent_tui.plugins.manifest import JsonPart, Plugin, PluginError
+
+if TYPE_CHECKING:
+    from agent_tui.plugins.manifest import JsonPart, Plugin, PluginError
+
+
+def __getattr__(name: str) -> Any:
+    """The manifest's names, imported at their first use: a run with no plugin never
+    reads a manifest (its models are pydantic's)."""
+    if name in ("JsonPart", "Plugin", "PluginError"):
+        return getattr(import_module("agent_tui.plugins.manifest"), name)
+    raise AttributeError(f"module 'agent_tui.plugins' has no attribute {name!r}")
+
 
 __all__ = ["EnabledPlugins", "JsonPart", "Plugin", "PluginError", "enabled_plugins",
            "plugin_folders", "plugin_hooks", "plugin_servers", "use_plugin_dirs"]

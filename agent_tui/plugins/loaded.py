@@ -15,18 +15,20 @@ naming it, and the others still load.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
-
-from agent_tui.plugins.manifest import JsonPart, Plugin, PluginError, read_plugin
-from agent_tui.plugins.option_use import use_options
 from agent_tui.plugins.records import RecordError, Records
 
+if TYPE_CHECKING:  # a plugin's manifest and options are read only when one is enabled
+    from agent_tui.plugins.manifest import JsonPart, Plugin
 
-class EnabledPlugins(BaseModel):
-    plugins: list[Plugin] = Field(default_factory=list)
-    problems: list[str] = Field(default_factory=list)
+
+@dataclass
+class EnabledPlugins:
+    plugins: list[Plugin] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
 
     def folders(self, part: str) -> list[tuple[str, Path]]:
         """(plugin name, folder) of every plugin's ``commands``, ``agents`` or ``skills``."""
@@ -50,6 +52,9 @@ def enabled_plugins(claude_dir: Path | None = None) -> EnabledPlugins:
     records = Records(claude_dir)
     found = EnabledPlugins()
     for folder in _RUN_DIRS:
+        from agent_tui.plugins.manifest import PluginError, read_plugin
+        from agent_tui.plugins.option_use import use_options
+
         try:
             plugin = read_plugin(folder)
         except PluginError as exc:
@@ -73,6 +78,9 @@ def _load(records: Records, plugin_id: str, found: EnabledPlugins) -> None:
         found.problems.append(f"plugin {plugin_id} is enabled but not installed "
                               f"(agent-tui plugin install {plugin_id})")
         return
+    from agent_tui.plugins.manifest import PluginError, read_plugin
+    from agent_tui.plugins.option_use import use_options
+
     try:
         plugin = read_plugin(path, plugin_name(plugin_id))
     except PluginError as exc:
@@ -102,6 +110,8 @@ def plugin_servers() -> list[JsonPart]:
     ``mcp__plugin_PLUGIN_SERVER__TOOL``)."""
     parts = []
     for plugin in enabled_plugins().plugins:
+        from agent_tui.plugins.manifest import JsonPart
+
         for part in plugin.servers:
             servers = part.value if isinstance(part.value, dict) else {}
             renamed = {_tool_safe(f"plugin_{plugin.name}_{name}"): raw for name, raw in servers.items()}

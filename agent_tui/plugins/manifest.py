@@ -12,15 +12,16 @@ one that leaves it is a problem, and that part is not loaded; the rest are. A ma
 that does not parse makes the plugin a problem, never the end of the others.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import json
 import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.plugins.options import OptionField, read_user_config
 
 MANIFEST = Path(".claude-plugin") / "plugin.json"
@@ -35,7 +36,7 @@ class PluginError(ValueError):
     """A plugin or marketplace that cannot be used at all."""
 
 
-class JsonPart(BaseModel):
+class JsonPart(DeferredModel):
     """A JSON value a plugin brings (its hooks, its servers), and its file."""
 
     file: Path
@@ -43,7 +44,7 @@ class JsonPart(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)  # a hook's: the plugin's options
 
 
-class Plugin(BaseModel):
+class Plugin(DeferredModel):
     """One plugin folder, read: where each of its parts is."""
 
     name: str
@@ -62,14 +63,14 @@ class Plugin(BaseModel):
     problems: list[str] = Field(default_factory=list)
 
 
-class MarketEntry(BaseModel):
+class MarketEntry(DeferredModel):
     name: str
     source: Any  # "./path" (inside the marketplace), or an object (git, github, url)
     description: str = ""
     version: str = ""
 
 
-class Marketplace(BaseModel):
+class Marketplace(DeferredModel):
     name: str
     root: Path
     plugin_root: Path | None = None

@@ -24,8 +24,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import ConfigDict, ValidationError, model_validator
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.atomic import write_atomic
 from agent_tui.paths import private_dir, state_home
 from agent_tui.plugins.claude_secrets import claude_secrets
@@ -47,7 +48,7 @@ class OptionType(StrEnum):
     FILE = "file"
 
 
-class OptionField(BaseModel):
+class OptionField(DeferredModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     type: OptionType

@@ -12,11 +12,14 @@ is a problem naming it, and the rest load.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_tui.core.memory.output_styles import OutputStyle, read_style
 from agent_tui.frontmatter import FileProblem, FrontMatterError
 from agent_tui.plugins.loaded import enabled_plugins
-from agent_tui.plugins.manifest import Plugin
+
+if TYPE_CHECKING:
+    from agent_tui.plugins.manifest import Plugin
 
 MAX_DEPTH = 8
 MAX_FILES = 200

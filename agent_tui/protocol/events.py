@@ -3,8 +3,8 @@
 Print mode's stream-json output is exactly ``event.model_dump_json()``, one per line.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made, and a -p turn makes these classes whether it uses them or not.
 from typing import Any, Literal, Union
 
 from pydantic import Field

@@ -5,8 +5,8 @@ model serialises to one JSON object with a ``type`` field, which is also the
 stream-json input of print mode.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made, and a -p turn makes these classes whether it uses them or not.
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import ConfigDict, Field, TypeAdapter

@@ -6,8 +6,8 @@ the same :class:`RunResult`, the Events in between. A script that reads Claude C
 result (``claude -p --output-format json``) reads this one the same way.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made, and a -p turn makes these classes whether it uses them or not.
 from enum import StrEnum
 from typing import Any, Literal
 

@@ -9,17 +9,24 @@ saying whether a retry makes sense and after how long, and the core's retry loop
 Providers never import the core; the core imports this module.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made, and a -p turn makes these classes whether it uses them or not.
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
-class ModelRequest(BaseModel):
+class DeferredModel(BaseModel):
+    """Built on its first use (protocol/model_base.py, which this layer does not import):
+    a turn without tool calls or thinking never reads most of these."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class ModelRequest(DeferredModel):
     model: str
     # A plain string, or text blocks (which may carry ``cache_control``).
     system: str | list[dict[str, Any]]
@@ -30,7 +37,7 @@ class ModelRequest(BaseModel):
     output_config: dict[str, Any] | None = None  # e.g. {"effort": "high"}
 
 
-class UsageCounts(BaseModel):
+class UsageCounts(DeferredModel):
     """Token counts as the API reports them (``usage``)."""
 
     input_tokens: int = 0
@@ -49,7 +56,7 @@ class UsageCounts(BaseModel):
         return self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
 
 
-class ModelInfo(BaseModel):
+class ModelInfo(DeferredModel):
     """What the Models API says of a model (``GET /v1/models/{id}``)."""
 
     id: str
@@ -63,25 +70,25 @@ class ModelInfo(BaseModel):
     image_input: bool = False
 
 
-class MessageStarted(BaseModel):
+class MessageStarted(DeferredModel):
     kind: Literal["message_started"] = "message_started"
     id: str = ""
     model: str = ""
     usage: UsageCounts = Field(default_factory=UsageCounts)
 
 
-class TextStarted(BaseModel):
+class TextStarted(DeferredModel):
     kind: Literal["text_started"] = "text_started"
     index: int
 
 
-class TextDelta(BaseModel):
+class TextDelta(DeferredModel):
     kind: Literal["text_delta"] = "text_delta"
     index: int
     text: str
 
 
-class CitationDelta(BaseModel):
+class CitationDelta(DeferredModel):
     """``citations_delta``: one citation of a text block (a web search result's
     location, ...), kept verbatim with the text."""
 
@@ -90,37 +97,37 @@ class CitationDelta(BaseModel):
     citation: dict[str, Any]
 
 
-class ToolUseStarted(BaseModel):
+class ToolUseStarted(DeferredModel):
     kind: Literal["tool_use_started"] = "tool_use_started"
     index: int
     id: str
     name: str
 
 
-class ToolInputDelta(BaseModel):
+class ToolInputDelta(DeferredModel):
     kind: Literal["tool_input_delta"] = "tool_input_delta"
     index: int
     partial_json: str
 
 
-class ThinkingStarted(BaseModel):
+class ThinkingStarted(DeferredModel):
     kind: Literal["thinking_started"] = "thinking_started"
     index: int
 
 
-class ThinkingDelta(BaseModel):
+class ThinkingDelta(DeferredModel):
     kind: Literal["thinking_delta"] = "thinking_delta"
     index: int
     text: str
 
 
-class SignatureDelta(BaseModel):
+class SignatureDelta(DeferredModel):
     kind: Literal["signature_delta"] = "signature_delta"
     index: int
     signature: str
 
 
-class RedactedThinking(BaseModel):
+class RedactedThinking(DeferredModel):
     """A ``redacted_thinking`` block: complete when it starts (its ``data`` is opaque)."""
 
     kind: Literal["redacted_thinking"] = "redacted_thinking"
@@ -128,7 +135,7 @@ class RedactedThinking(BaseModel):
     data: str
 
 
-class OtherBlockStarted(BaseModel):
+class OtherBlockStarted(DeferredModel):
     """A block the agent does not act on (``server_tool_use``, a server tool's
     result, ...), kept verbatim: a paused turn must be sent back exactly."""
 
@@ -137,12 +144,12 @@ class OtherBlockStarted(BaseModel):
     block: dict[str, Any]
 
 
-class BlockStopped(BaseModel):
+class BlockStopped(DeferredModel):
     kind: Literal["block_stopped"] = "block_stopped"
     index: int
 
 
-class MessageEnded(BaseModel):
+class MessageEnded(DeferredModel):
     """``message_delta``: the stop reason and the cumulative usage (fields the delta
     does not carry are None: the ``message_start`` figures stand)."""
 

@@ -14,15 +14,16 @@ An entry named like a preset (:mod:`agent_tui.providers.presets`) changes that p
 what it gives replaces the preset's field, its models join the preset's.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import os
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
+from pydantic import ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
+from agent_tui.providers.base import DeferredModel
 from agent_tui.providers import base
 
 #: A key the SDKs need when the server takes none (a server on this machine).
@@ -37,7 +38,7 @@ class Api(StrEnum):
     ANTHROPIC = "anthropic"  # the Messages API: Anthropic and compatible servers
 
 
-class ModelPrice(BaseModel):
+class ModelPrice(DeferredModel):
     """USD per million tokens. Cache reads and writes cost the input price unless given."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -48,7 +49,7 @@ class ModelPrice(BaseModel):
     cache_write: float | None = Field(default=None, ge=0, alias="cacheWrite")
 
 
-class ModelEntry(BaseModel):
+class ModelEntry(DeferredModel):
     """What the configuration says of one model (None: not said)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -60,7 +61,7 @@ class ModelEntry(BaseModel):
     price: ModelPrice | None = None
 
 
-class ProviderConfig(BaseModel):
+class ProviderConfig(DeferredModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     api: Api
@@ -96,7 +97,7 @@ class ProviderConfig(BaseModel):
         env = os.environ if environ is None else environ
         return env.get(self.api_key_env) if self.api_key_env else None
 
-    def merged(self, over: Mapping[str, Any]) -> ProviderConfig:
+    def merged(self, over: Mapping[str, Any]) -> "ProviderConfig":
         """This config with a settings entry's fields over it (models join)."""
         data = self.model_dump(by_alias=True, exclude_none=True)
         models = {**data.pop("models", {}), **dict(over.get("models") or {})}

@@ -23,7 +23,8 @@ from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel
+
+from agent_tui.providers.base import DeferredModel
 
 TTL_ENV = "CLAUDE_CODE_API_KEY_HELPER_TTL_MS"
 DEFAULT_TTL_S = 300.0  # Claude Code's: 5 minutes
@@ -39,7 +40,7 @@ class HelperEnding(StrEnum):
     CANCELLED = "cancelled"
 
 
-class HelperRun(BaseModel):
+class HelperRun(DeferredModel):
     """How one run of the helper ended, in facts (from the runner)."""
 
     ending: HelperEnding

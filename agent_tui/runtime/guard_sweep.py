@@ -33,7 +33,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from agent_tui.protocol.model_base import DeferredModel
 
 #: Folders and files that are the agent's own guards (permissions/guard_files.py).
 GUARD_FOLDERS = (".claude", ".agent-tui")
@@ -46,7 +48,7 @@ _NOT_WALKED = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox",
 GUARD_WALK_LIMIT = 4000
 
 
-class GuardBaseline(BaseModel):
+class GuardBaseline(DeferredModel):
     """The guard paths under the writable roots when a command started."""
 
     model_config = ConfigDict(frozen=True)
@@ -63,7 +65,7 @@ class GuardBaseline(BaseModel):
         return sorted(p for p in self.paths if not p.is_symlink())
 
 
-class Moved(BaseModel):
+class Moved(DeferredModel):
     """A guard path a sandboxed command created, and where it went."""
 
     model_config = ConfigDict(frozen=True)

@@ -61,8 +61,8 @@ A file's shape is :mod:`.schema`; what is wrong in one, and how it is worded,
 (:mod:`.keys`, :mod:`.policies`); here the files are read and merged.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import json
 from collections.abc import Collection, Sequence
 from pathlib import Path

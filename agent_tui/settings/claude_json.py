@@ -15,8 +15,8 @@ With ``$CLAUDE_CONFIG_DIR`` set the file is ``$CLAUDE_CONFIG_DIR/.claude.json``
 (:func:`agent_tui.paths.claude_state_file`).
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import hashlib
 import json
 from pathlib import Path
@@ -43,7 +43,7 @@ class ProjectApproval(BaseModel):
     enabled: list[str] = Field(default_factory=list)
     disabled: list[str] = Field(default_factory=list)
 
-    def joined(self, other: ProjectApproval) -> ProjectApproval:
+    def joined(self, other: "ProjectApproval") -> "ProjectApproval":
         """Both answers: approved by either, and rejected by either."""
         return ProjectApproval(
             all=self.all or other.all,

@@ -22,8 +22,8 @@ Loading never raises: every problem becomes a :class:`ConfigProblem` naming the 
 (and the line and column of a JSON syntax error), and the other servers still load.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import json
 import os
 import re
@@ -32,8 +32,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.paths import claude_state_file, user_config_dir
 from agent_tui.plugins import plugin_servers
 from agent_tui.config_file import read_config_text
@@ -59,7 +60,7 @@ class Transport(StrEnum):
     SDK = "sdk"  # in the app driving agent-tui (the Agent SDK's in-process servers)
 
 
-class OAuthOptions(BaseModel):
+class OAuthOptions(DeferredModel):
     """A server entry's ``"oauth"`` (Claude Code's shape): for a server without dynamic
     client registration, the client id registered with it and the callback port its
     redirect URI names (``http://localhost:PORT/callback``); the scopes to ask for."""
@@ -69,7 +70,7 @@ class OAuthOptions(BaseModel):
     scopes: str | None = None
 
 
-class ServerConfig(BaseModel):
+class ServerConfig(DeferredModel):
     """One server, as configured (variables already expanded)."""
 
     name: str
@@ -93,7 +94,7 @@ class ServerConfig(BaseModel):
         return self.url or ""
 
 
-class ConfigProblem(BaseModel):
+class ConfigProblem(DeferredModel):
     """Something wrong in a config file; ``server`` is None when the whole file failed."""
 
     file: Path
@@ -110,7 +111,7 @@ class ConfigProblem(BaseModel):
         return f"{where}{who}: {self.message}"
 
 
-class McpConfig(BaseModel):
+class McpConfig(DeferredModel):
     servers: list[ServerConfig] = Field(default_factory=list)
     problems: list[ConfigProblem] = Field(default_factory=list)
 

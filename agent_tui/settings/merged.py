@@ -6,21 +6,22 @@ The keys' rows (:mod:`.keys`, :mod:`.policies`) merge each file's values into
 plain keys (``schema.Keys``).
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui import containment_settings as cs
 from agent_tui.permissions import Rule
 from agent_tui.protocol import PermissionMode
 from agent_tui.settings.claude_json import ProjectApproval
 
 
-class HooksSource(BaseModel):
+class HooksSource(DeferredModel):
     """One file's ``hooks`` value, as written, and where each part of it is."""
 
     file: Path
@@ -29,7 +30,7 @@ class HooksSource(BaseModel):
     where: dict[tuple[Any, ...], tuple[int, int]] = Field(default_factory=dict)
 
 
-class Merged(BaseModel):
+class Merged(DeferredModel):
     """The merged value of each key with a shape of its own (one field or more each)."""
 
     allow: list[Rule] = Field(default_factory=list)

@@ -15,8 +15,8 @@ from typing import Any
 
 from enum import StrEnum
 
-from pydantic import BaseModel
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.settings.schema import KNOWN_KEYS
 
 
@@ -25,7 +25,7 @@ class ProblemLevel(StrEnum):
     WARNING = "warning"  # one setting skipped or refused, the rest of the file applies
 
 
-class SettingsProblem(BaseModel):
+class SettingsProblem(DeferredModel):
     """Something wrong in a settings file: the whole file is then ignored, unless
     ``only_this`` (one setting skipped or refused, the rest of the file applied)."""
 

@@ -9,8 +9,8 @@ policy of a key with a shape of its own (:mod:`.policies`). ``permissions.defaul
 takes agent-tui's words and Claude Code's (:func:`.policies.resolve_mode`).
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made, and a -p turn makes these classes whether it uses them or not.
 import re
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -26,6 +26,7 @@ from pydantic import (
     StrictStr,
 )
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui import containment_settings as cs
 from agent_tui.credentials import CREDENTIAL_VARS
 from agent_tui.permissions import InvalidRule, Rule
@@ -94,7 +95,7 @@ EnvName = Annotated[StrictStr, AfterValidator(_check_env_name)]
 EnvValue = Annotated[StrictStr, AfterValidator(_check_env_value)]
 
 
-class PermissionsSection(BaseModel):
+class PermissionsSection(DeferredModel):
     model_config = ConfigDict(extra="forbid")
 
     allow: Annotated[list[RuleText], p.ALLOW] = Field(default_factory=list)
@@ -113,7 +114,7 @@ class PermissionsSection(BaseModel):
         default_factory=list, alias="additionalDirectories")
 
 
-class PriceEntry(BaseModel):
+class PriceEntry(DeferredModel):
     """A model's price in USD per million tokens (core/usage/pricing.py)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -124,20 +125,20 @@ class PriceEntry(BaseModel):
     cache_read: float = Field(ge=0)
 
 
-class WebFetchSection(BaseModel):
+class WebFetchSection(DeferredModel):
     model_config = ConfigDict(extra="forbid")
 
     allow_private: StrictBool = Field(default=False, alias="allowPrivate")
 
 
-class WebSearchSection(BaseModel):
+class WebSearchSection(DeferredModel):
     model_config = ConfigDict(extra="forbid")
 
     # Offer the web_search tool (the API's server-side search, billed per search).
     enabled: StrictBool = False
 
 
-class Keys(BaseModel):
+class Keys(DeferredModel):
     """The plain keys: one row each, its merge policy beside its type (:mod:`.keys`).
 
     A settings file has these fields and so do the merged settings; adding a plain key
@@ -166,7 +167,7 @@ class Keys(BaseModel):
         default=None, alias="editorMode")
 
 
-class Sections(BaseModel):
+class Sections(DeferredModel):
     """The keys with a shape of their own that a file merges and withholds before its
     plain keys (:class:`SettingsFile`'s fields are these, then :class:`Keys`', then its
     own: the order of the notices)."""

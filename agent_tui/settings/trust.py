@@ -22,8 +22,8 @@ Trust is per folder, never inherited by a subfolder: the record is keyed by the 
 resolved path, as Claude Code's is.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import json
 import time
 from enum import StrEnum

@@ -10,8 +10,8 @@ A foreground command can be moved here while it runs (``adopt``): the process ke
 running, only its owner changes.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import asyncio
 import itertools
 import os
@@ -19,8 +19,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import SideEffects, ToolState
 from agent_tui.core.calls.tool import Residue, Tool, ToolContext, ToolResult
@@ -41,7 +42,7 @@ class RegistryState(StrEnum):
     CLOSED = "closed"
 
 
-class JobInfo(BaseModel):
+class JobInfo(DeferredModel):
     """What the UI and the model may know about a background job."""
 
     shell_id: str
@@ -57,7 +58,7 @@ class JobInfo(BaseModel):
     tool_use_id: str | None = None  # the call that started it
 
 
-class JobOutput(BaseModel):
+class JobOutput(DeferredModel):
     """Output since the last read, and the job's state at the time of reading."""
 
     info: JobInfo
@@ -298,7 +299,7 @@ def describe_job(info: JobInfo) -> str:
     return f"{head}: exited with code {info.exit_code}"
 
 
-class ShellIdInput(BaseModel):
+class ShellIdInput(DeferredModel):
     shell_id: str = Field(description="The id a background bash command was given, e.g. shell_1")
 
 

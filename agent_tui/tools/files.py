@@ -10,16 +10,17 @@ the cancel scope right before the first byte, and hand the old content to an
 optional pre-image hook (the checkpoint layer) before replacing it.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import io
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.cancel import Cancelled, CancelScope
 from agent_tui.protocol import SideEffects
 from agent_tui.core.calls.tool import In, Tool, ToolContext, ToolResult
@@ -57,7 +58,7 @@ _PATH_HELP = (
 )
 
 
-class _Input(BaseModel):
+class _Input(DeferredModel):
     model_config = ConfigDict(extra="forbid")
 
 

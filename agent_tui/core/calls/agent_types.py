@@ -29,14 +29,15 @@ apply (``permissionMode``, ``hooks``, ...) and a tool name that names no tool ar
 problems too, but the type still loads.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.frontmatter import (
     DefinitionError,
     FileProblem,
@@ -68,7 +69,7 @@ class AgentScope(StrEnum):
     PLUGIN = "plugin"  # an enabled plugin's, named PLUGIN:AGENT
 
 
-class AgentType(BaseModel):
+class AgentType(DeferredModel):
     """One sub-agent type, as its file gives it."""
 
     model_config = ConfigDict(frozen=True)
@@ -107,7 +108,7 @@ def _matches(tool_name: str, names: tuple[str, ...]) -> bool:
     return False
 
 
-class AgentTypes(BaseModel):
+class AgentTypes(DeferredModel):
     """The session's sub-agent types (fixed for the session) and what was wrong."""
 
     types: list[AgentType] = []
@@ -142,7 +143,8 @@ def load_agent_types(workspace: Path, home: Path | None = None) -> AgentTypes:
     types, problems = load_definitions(
         agent_dirs(workspace, home), _agent_files, parse_agent_file, lambda agent: agent.name,
         "sub-agent", cap=MAX_FILES, workspace=workspace, home=home)
-    return AgentTypes(types=types, problems=problems)
+    # our own parser's objects: nothing to check again, and no model to build for it
+    return AgentTypes.model_construct(types=types, problems=problems)
 
 
 def parse_agent_file(path: Path, scope: AgentScope) -> tuple[AgentType, list[FileProblem]]:

@@ -11,13 +11,14 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.core.calls.tool import Confinement, AnyTool
 from agent_tui.protocol.states import PermissionMode, Verdict
 
 __all__ = ["AllowAll", "Confinement", "PermissionPolicy", "Ruling", "decided_by"]
 
 
-class Ruling(BaseModel):
+class Ruling(DeferredModel):
     verdict: Verdict
     rule: str | None = None  # which rule or mode decided
     reason: str = ""

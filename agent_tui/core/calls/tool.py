@@ -7,8 +7,8 @@ cancel it stops what it started, and returns a :class:`ToolResult` that says hon
 how it ended.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import copy
 import functools
 from abc import ABC, abstractmethod
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 
 from pydantic import BaseModel, Field, ValidationError
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.protocol import Decision, PermissionMode, SideEffects, ToolState
 from agent_tui.protocol import tool_names
@@ -39,14 +40,14 @@ Outcome = Literal[
 ]
 
 
-class Residue(BaseModel):
+class Residue(DeferredModel):
     """A process of ours that could not be ended."""
 
     pid: int
     cmdline: str
 
 
-class ToolResult(BaseModel):
+class ToolResult(DeferredModel):
     """How a tool call ended, in facts."""
 
     outcome: Outcome
@@ -63,11 +64,11 @@ class ToolResult(BaseModel):
     blocks: list[dict[str, Any]] | None = None
 
     @classmethod
-    def ok(cls, content: str, side_effects: SideEffects = SideEffects.NONE) -> ToolResult:
+    def ok(cls, content: str, side_effects: SideEffects = SideEffects.NONE) -> "ToolResult":
         return cls(outcome=ToolState.SUCCEEDED, content=content, side_effects=side_effects)
 
     @classmethod
-    def error(cls, content: str, side_effects: SideEffects = SideEffects.NONE) -> ToolResult:
+    def error(cls, content: str, side_effects: SideEffects = SideEffects.NONE) -> "ToolResult":
         return cls(
             outcome=ToolState.FAILED, content=content, is_error=True, side_effects=side_effects
         )
@@ -77,12 +78,12 @@ class SubAgentSpawner(Protocol):
     """Sub-agents bound to one ``task`` call (``agent``: the type it names, if any)."""
 
     async def run(
-        self, description: str, prompt: str, agent: AgentType | None = None
+        self, description: str, prompt: str, agent: "AgentType | None" = None
     ) -> ToolResult:
         """A foreground sub-agent under the call's scope."""
 
     def start_background(
-        self, description: str, prompt: str, agent: AgentType | None = None
+        self, description: str, prompt: str, agent: "AgentType | None" = None
     ) -> ToolResult:
         """A background sub-agent; the result says its job id."""
 

@@ -12,8 +12,8 @@ each record kind in one place: :func:`_read`'s ``match``. A new record kind is o
 case there; a reader changes only when it should show something new.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made, and a -p turn makes these classes whether it uses them or not.
 from collections.abc import Iterable
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Union, assert_never

@@ -25,6 +25,7 @@ notice, and tried again at the next sync.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -129,7 +130,7 @@ class ClaudeTranscript:
                     "parentUuid": last, "isSidechain": self.agent_id is not None,
                     **({"agentId": self.agent_id} if self.agent_id is not None else {}),
                     "userType": "external",
-                    "cwd": self.cwd, "sessionId": self.session_id, "version": _VERSION,
+                    "cwd": self.cwd, "sessionId": self.session_id, "version": _version(),
                     **entry, "uuid": line_id, "timestamp": _stamp(record.ts),
                 }
                 text = json.dumps(line, ensure_ascii=False, separators=(",", ":"), default=str)
@@ -235,13 +236,13 @@ def _stamp(ts: float) -> str:
     return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+@functools.cache
 def _version() -> str:
+    """agent-tui's version, read from its package's metadata at the first line written (a
+    session whose hooks never run never reads it)."""
     try:
         from importlib.metadata import version
 
         return version("agent-tui")
     except Exception:  # not installed as a package: the version is unknown
         return ""
-
-
-_VERSION = _version()

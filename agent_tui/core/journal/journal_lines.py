@@ -13,12 +13,13 @@ import re
 import zlib
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.core.journal.records import RECORD_ADAPTER, Record
 
 
-class SetAside(BaseModel):
+class SetAside(DeferredModel):
     """A line of a loaded journal that could not be trusted, and what it seems to hold."""
 
     line: int

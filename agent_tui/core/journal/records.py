@@ -7,8 +7,8 @@ they keep are the enums of :mod:`agent_tui.protocol.states`, whose values old jo
 already hold.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made, and a -p turn makes these classes whether it uses them or not.
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Union
 

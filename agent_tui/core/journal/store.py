@@ -7,15 +7,16 @@ that is open elsewhere forks it, a new session whose journal starts as a copy of
 the other's up to its last whole line.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import json
 import secrets
 import time
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.atomic import write_atomic
 from agent_tui.core.journal.journal import Journal
 from agent_tui.core.journal.journal_lines import encode_line, parse_line
@@ -35,7 +36,7 @@ from agent_tui.units import format_bytes
 JOURNAL_NAME = "journal.jsonl"
 
 
-class SessionInfo(BaseModel):
+class SessionInfo(DeferredModel):
     id: str
     path: Path
     updated: float
@@ -50,7 +51,7 @@ class SessionNotFound(LookupError):
     pass
 
 
-class Fork(BaseModel):
+class Fork(DeferredModel):
     """Where a forked session came from."""
 
     source: str  # the session it is a copy of
@@ -58,7 +59,7 @@ class Fork(BaseModel):
     holder_pid: int | None = None  # open elsewhere: the process that has it
 
 
-class OpenedSession(BaseModel):
+class OpenedSession(DeferredModel):
     """A session this process holds: its id, its journal's path and its lock."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)

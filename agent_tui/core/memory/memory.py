@@ -13,12 +13,13 @@ folder (:func:`subfolder_memory`; with its imports,
 the prompt cache, stays the same.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.paths import source_read, user_config_dir
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
@@ -28,7 +29,7 @@ MAX_TOTAL_BYTES = 256 * 1024  # all memory together, imports included
 MAX_FILES = 64
 
 
-class MemoryFile(BaseModel):
+class MemoryFile(DeferredModel):
     path: str  # absolute
     scope: str  # "user", "project", "local" or "folder"
     text: str
@@ -38,7 +39,7 @@ class MemoryFile(BaseModel):
     line: int | None = None
 
 
-class MemoryProblem(BaseModel):
+class MemoryProblem(DeferredModel):
     """What could not be loaded, with the file and line that asked for it."""
 
     path: str
@@ -50,7 +51,7 @@ class MemoryProblem(BaseModel):
         return f"memory: {where}: {self.text}"
 
 
-class Memory(BaseModel):
+class Memory(DeferredModel):
     files: list[MemoryFile] = Field(default_factory=list)
     problems: list[MemoryProblem] = Field(default_factory=list)
 

@@ -11,13 +11,14 @@ Pure functions of records; the tool (``tools/todo.py``), the TUI's plan pane and
 ACP ``plan`` updates all read the plan through here.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from collections.abc import Iterable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.core.journal.records import ToolIntentRecord, ToolResultRecord, TurnEndedRecord
 from agent_tui.protocol.tool_names import writes_plan
 from agent_tui.protocol.states import (
@@ -31,7 +32,7 @@ from agent_tui.protocol.states import (
 MAX_ITEMS = 50
 
 
-class PlanItem(BaseModel):
+class PlanItem(DeferredModel):
     """One item of the plan, as the model writes it."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -49,10 +50,10 @@ class PlanItem(BaseModel):
     priority: TodoPriority | None = Field(default=None, description="high, medium or low")
 
 
-_ITEMS: TypeAdapter[list[PlanItem]] = TypeAdapter(list[PlanItem])
+_ITEMS: TypeAdapter[list[PlanItem]] = TypeAdapter(list[PlanItem], config=ConfigDict(defer_build=True))
 
 
-class Plan(BaseModel):
+class Plan(DeferredModel):
     """The plan in force, and whether a turn was interrupted since it was written."""
 
     model_config = ConfigDict(frozen=True)

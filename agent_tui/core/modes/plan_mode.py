@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.journal.records import PermissionModeRecord
 from agent_tui.core.calls.tool import Confinement
@@ -20,7 +20,7 @@ from agent_tui.protocol import Event, PermissionModeChanged
 from agent_tui.protocol.states import Decision, PermissionMode
 
 
-class Permit(BaseModel):
+class Permit(DeferredModel):
     """A call the permission check let through: where it runs, what the user said."""
 
     confinement: Confinement = Confinement.NONE

@@ -7,20 +7,19 @@ scope of what the hook gates, and gets a :class:`HookAnswer` back: what the hook
 facts of each command's run (journalled one record each, ``core/hooks/hook_points.py``).
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from agent_tui.cancel import CancelScope
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.protocol.states import HookDecision, HookEnding, HookEvent
 
-if TYPE_CHECKING:
-    from agent_tui.cancel import CancelScope
 
-
-class HookRun(BaseModel):
+class HookRun(DeferredModel):
     """One hook command's run: what ran, how it ended, what it decided."""
 
     command: str
@@ -40,7 +39,7 @@ class HookRun(BaseModel):
     reply: dict[str, Any] | None = None
 
 
-class HookAnswer(BaseModel):
+class HookAnswer(DeferredModel):
     """What the hooks of one event decided together.
 
     The strongest decision wins (block over ask over allow), with the reasons of the
@@ -68,7 +67,7 @@ class HookAnswer(BaseModel):
         return any(run.ending is HookEnding.CANCELLED for run in self.runs)
 
 
-class HookBase(BaseModel):
+class HookBase(DeferredModel):
     """The input every hook gets on stdin (Claude Code's common fields)."""
 
     session_id: str
@@ -84,14 +83,14 @@ class HookBase(BaseModel):
         return self.model_dump(exclude_none=True)
 
 
-class SettingsChange(BaseModel):
+class SettingsChange(DeferredModel):
     """A settings file that changed during the session, as ``ConfigChange`` sees it."""
 
     source: str  # Claude Code's word: user_settings, project_settings, local_settings
     file_path: str
 
 
-class HookRow(BaseModel):
+class HookRow(DeferredModel):
     """One configured hook, for ``/hooks``."""
 
     event: HookEvent

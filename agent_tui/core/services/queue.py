@@ -12,12 +12,13 @@ from collections.abc import Sequence
 import itertools
 from collections import deque
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.protocol import ImageAttachment, SteerKind
 
 
-class Queued(BaseModel):
+class Queued(DeferredModel):
     id: str
     kind: SteerKind
     text: str

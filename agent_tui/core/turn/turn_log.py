@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.journal.journal import JournalWriteError
 from agent_tui.core.journal.records import ToolStateRecord
@@ -20,7 +21,7 @@ from agent_tui.protocol import Event, ToolState, ToolStateChanged, TurnState, Tu
 from agent_tui.core.calls.tool import AnyTool
 
 
-class ToolCall(BaseModel):
+class ToolCall(DeferredModel):
     """One tool call of the turn and its live state."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)

@@ -22,8 +22,8 @@ import json
 from collections.abc import Callable
 from typing import Any, assert_never
 
-from pydantic import BaseModel
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.cancel import CancelScope
 from agent_tui.core.services.deps import SessionDeps
 from agent_tui.core.services.model_call import ModelCall
@@ -44,7 +44,7 @@ class SearchFailed(Exception):
     """The search request failed (the provider's words)."""
 
 
-class SearchOutcome(BaseModel):
+class SearchOutcome(DeferredModel):
     """What the search request answered: its assistant content, verbatim."""
 
     content: list[dict[str, Any]]

@@ -1,11 +1,11 @@
 """The facts of a run: its phase, the signals it took to end, its cleanup, its result."""
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from enum import StrEnum
 
-from pydantic import BaseModel
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.cancel import CancelReason
 from agent_tui.core.calls.tool import Residue
 
@@ -33,7 +33,7 @@ class LimitHit(StrEnum):
     MEMORY = "memory"  # the kernel's OOM killer ended a process at limits.memory
 
 
-class Cleanup(BaseModel):
+class Cleanup(DeferredModel):
     """The facts of a run's cleanup. Exited, complete and released are separate facts."""
 
     grace_s: float
@@ -51,7 +51,7 @@ class Cleanup(BaseModel):
     in_cgroup_at_kill: int | None = None  # processes still in it when cgroup.kill came
 
 
-class RunResult(BaseModel):
+class RunResult(DeferredModel):
     """How a run ended, in facts."""
 
     run_id: str

@@ -8,8 +8,8 @@ same output either way. Both tools are read-only: no approval in any mode, and c
 in one batch run alongside each other.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 import asyncio
 import os
 import stat

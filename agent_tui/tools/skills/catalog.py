@@ -24,13 +24,14 @@ A project's skills are instructions, not code: loading them runs nothing, so the
 load whether or not the project is trusted.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings: pydantic would compile each field's string when
+# the class is made.
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.frontmatter import (
     DESCRIPTION_MAX,
     FileProblem,
@@ -60,7 +61,7 @@ class SkillScope(StrEnum):
     PLUGIN = "plugin"  # an enabled plugin's, named PLUGIN:SKILL
 
 
-class Skill(BaseModel):
+class Skill(DeferredModel):
     model_config = ConfigDict(frozen=True)
 
     name: str
@@ -78,7 +79,7 @@ class Skill(BaseModel):
         return self.folder / SKILL_FILE
 
 
-class Skills(BaseModel):
+class Skills(DeferredModel):
     """The session's skills (fixed for the session) and what was wrong."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -113,7 +114,8 @@ def load_skills(workspace: Path, home: Path | None = None) -> Skills:
         skill_dirs(workspace, home), _skill_files,
         lambda path, scope: parse_skill(path.parent.absolute(), scope),
         lambda skill: skill.name, "skill", cap=MAX_SKILLS, workspace=workspace, home=home)
-    return Skills(skills=skills, problems=problems)
+    # our own parser's objects: nothing to check again, and no model to build for it
+    return Skills.model_construct(skills=skills, problems=problems)
 
 
 def parse_skill(folder: Path, scope: SkillScope) -> tuple[Skill, list[FileProblem]]:

@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
 from agent_tui.protocol.tool_names import RuleSubject
 from agent_tui.frontmatter import DefinitionError, read_definition
@@ -29,7 +30,7 @@ INTRO = (
 )
 
 
-class SkillInput(BaseModel):
+class SkillInput(DeferredModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(description="The skill's name, as listed in this tool's description")

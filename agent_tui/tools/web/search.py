@@ -14,15 +14,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
+from agent_tui.protocol.model_base import DeferredModel
 from agent_tui.core.calls.tool import Tool, ToolContext, ToolResult
 from agent_tui.core.calls.search_listing import search_result
 from agent_tui.core.turn.web_search import SearchFailed
 from agent_tui.protocol.tool_names import ResultShown
 
 
-class WebSearchInput(BaseModel):
+class WebSearchInput(DeferredModel):
     model_config = ConfigDict(extra="forbid")
 
     query: str = Field(min_length=2, description="What to search the web for")
