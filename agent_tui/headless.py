@@ -11,7 +11,8 @@ or one on stdin) goes with the image files its text names and the images it carr
 as data (``images``), as in the TUI; a command line (``-p "/name args"``) runs that custom
 command as the TUI does, and an unknown name is an error. The first SIGINT
 stops reading input and interrupts the turn (exit 130 after cleanup; 0 when no turn
-was running); a second exits at once.
+was running); a second exits at once. SIGTERM and SIGHUP do the same (exit 143 and
+129; a second, or 15 s, and every process of ours is killed at once).
 
 A reader that goes away (``agent-tui -p ... | head``) is an interrupt too: the
 turn ends as interrupted, what it started is ended, and the process exits 130
@@ -36,50 +37,17 @@ from agent_tui.core.history.export import final_answer
 from agent_tui.core.session.session import Session
 from agent_tui.permissions import Permissions
 from agent_tui.protocol import (
-    OP_ADAPTER,
-    BackgroundJobChanged,
-    Compaction,
-    ContextReport,
-    ConversationCleared,
-    Decide,
-    Decision,
-    Event,
-    FollowUp,
-    HookStateChanged,
-    ModelChanged,
-    PermissionModeChanged,
-    Models,
-    Notice,
-    NoticeLevel,
-    OutputFormat,
-    PermissionDenial,
-    PermissionRequested,
-    ResponseStarted, ResultSubtype,
-    ResultUsage,
-    RetryScheduled,
-    Rewound,
-    RewindPlanned,
-    RewindPoints,
-    RunResult,
-    SendNow,
-    SessionStartedLine,
-    SessionClosed,
-    Shutdown,
-    SteerState,
-    TextDelta,
-    ThinkingDelta,
-    ToolOutput,
-    ToolState,
-    ToolStateChanged,
-    TurnEnded,
-    TurnStarted,
-    TurnStateChanged,
-    TurnStatus,
-    Usage,
-    UserMessage,
+    OP_ADAPTER, BackgroundJobChanged, Compaction, ContextReport, ConversationCleared, Decide,
+    Decision, Event, FollowUp, HookStateChanged, ModelChanged, PermissionModeChanged, Models,
+    Notice, NoticeLevel, OutputFormat, PermissionDenial, PermissionRequested, ResponseStarted,
+    ResultSubtype, ResultUsage, RetryScheduled, Rewound, RewindPlanned, RewindPoints, RunResult,
+    SendNow, SessionStartedLine, SessionClosed, Shutdown, SteerState, TextDelta, ThinkingDelta,
+    ToolOutput, ToolState, ToolStateChanged, TurnEnded, TurnStarted, TurnStateChanged,
+    TurnStatus, Usage, UserMessage,
 )
 from agent_tui.protocol.tool_names import claude_input, claude_name
 from agent_tui.files.image_paths import attach_named
+from agent_tui.runtime.hangup import PRINT_DEADLINE_S, Hangup
 from agent_tui.runtime.process.output import terminal_safe
 from agent_tui.files.images import ImageRefused
 
@@ -89,8 +57,6 @@ EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
 # the hooks already deny what would ask here): refused at once, never waited for.
 NO_ONE_TO_ASK = ("not run: it needs permission and there is no one to ask in print mode "
                  "(allow it with --allowedTools or a permission rule, or choose a mode)")
-
-
 TOKEN_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
                 "output_tokens")
 
@@ -299,17 +265,22 @@ async def run_print(
     sigints = 0
     interrupted_turn = False
 
+    def interrupt(_signum: int = 0) -> None:  # a first SIGINT, SIGTERM or SIGHUP
+        nonlocal interrupted_turn
+        interrupted_turn = interrupted_turn or session.busy
+        stop(session.interrupt_now)
+
     def on_sigint() -> None:
-        nonlocal sigints, interrupted_turn
+        nonlocal sigints
         sigints += 1
-        if sigints == 1:
-            interrupted_turn = session.busy
-            stop(session.interrupt_now)
-        else:
+        if sigints > 1:
             on_hard_exit()
             os._exit(EXIT_INTERRUPTED)
+        interrupt()
 
     loop.add_signal_handler(signal.SIGINT, on_sigint)
+    hangup = Hangup(on_hard_exit)  # SIGTERM, SIGHUP: then exit 128 + the signal's number
+    hangup.install(interrupt, deadline_s=PRINT_DEADLINE_S)
     stopped_badly = False
     try:
         if init_only:
@@ -332,7 +303,10 @@ async def run_print(
             session.submit(Shutdown())
             await runner
         loop.remove_signal_handler(signal.SIGINT)
-    if stopped_badly:
+        hangup.uninstall()
+    if hangup.exit_code is not None:
+        code = hangup.exit_code
+    elif stopped_badly:
         code = EXIT_ERROR
     elif (sigints or init_only) and not interrupted_turn and not printer.statuses:
         code = EXIT_OK  # a SIGINT while idle, or --init-only's hooks: nothing went wrong
@@ -489,7 +463,6 @@ async def _pump_ops(
     # The thread may stay blocked on stdin after a stop: it is a daemon, and what
     # it reads from then on is never submitted.
     await asyncio.wait({done, stop}, return_when=asyncio.FIRST_COMPLETED)
-
 
 
 def _for_terminal(stream: IO[str], text: str) -> str:

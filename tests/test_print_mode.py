@@ -109,6 +109,25 @@ def test_sigint_interrupts_a_process_tree_and_exits_130(fake_api, tmp_path):
     assert [e for e in events if e["type"] == "turn_ended"][-1]["status"] == "cancelled"
 
 
+def test_sigterm_ends_the_run_as_an_interrupt_and_exits_143(fake_api, tmp_path):
+    """A script's ``timeout`` (SIGTERM): without an answer of its own the agent died at once
+    and left its command running with nobody to stop it."""
+    marker = f"agent-tui-test-{uuid.uuid4().hex}"
+    proc = run_command_in_print_mode(fake_api, tmp_path, f"bash -c 'sleep 300; : {marker}'; wait")
+    try:
+        assert wait_until(lambda: len(marked(marker)) >= 1), "the command never started"
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, stderr
+    assert wait_until(lambda: not marked(marker), timeout=5), "processes escaped"
+    events = events_of(stdout)
+    assert [e for e in events if e["type"] == "tool_state"][-1]["state"] == "cancelled_while_running"
+    assert [e for e in events if e["type"] == "turn_ended"][-1]["status"] == "cancelled"
+
+
 def test_sigterm_in_claude_code_s_protocol_ends_the_run_and_exits_143(fake_api, tmp_path):
     """The Agent SDK's ``close`` ends the process with SIGTERM, as Claude Code's exits 143."""
     marker = f"agent-tui-test-{uuid.uuid4().hex}"
