@@ -206,7 +206,11 @@ NOT_FOR_A_PRINT_TURN = ("textual", "rich", "mcp", "agent_tui.ui", "agent_tui.acp
                         "agent_tui.checkpoints.planner", "agent_tui.hooks.prompt_hook",
                         "agent_tui.hooks.http_hook", "agent_tui.hooks.mcp_hook",
                         # a plugin's manifest and options, with no plugin enabled
-                        "agent_tui.plugins.manifest", "agent_tui.plugins.option")
+                        "agent_tui.plugins.manifest", "agent_tui.plugins.option",
+                        # the messages API's resource, its batches and its arguments' types:
+                        # the request is made as it makes it, without them
+                        "anthropic.resources.messages", "anthropic.types.message_create_params",
+                        "anthropic.types.messages")
 #: Models a turn without tools, steering, rewinds or compaction never builds.
 NOT_BUILT = ("agent_tui.core.journal.records.CompactionRecord", "agent_tui.core.journal.records.RewindRecord",
              "agent_tui.core.journal.records.HookRecord", "agent_tui.protocol.ops.Rewind",
