@@ -210,7 +210,9 @@ NOT_FOR_A_PRINT_TURN = ("textual", "rich", "mcp", "agent_tui.ui", "agent_tui.acp
                         # the messages API's resource, its batches and its arguments' types:
                         # the request is made as it makes it, without them
                         "anthropic.resources.messages", "anthropic.types.message_create_params",
-                        "anthropic.types.messages")
+                        "anthropic.types.messages",
+                        # the typed events and blocks: the stream's events are read as sent
+                        "anthropic.types.raw_message_stream_event", "anthropic.types.content_block")
 #: Models a turn without tools, steering, rewinds or compaction never builds.
 NOT_BUILT = ("agent_tui.core.journal.records.CompactionRecord", "agent_tui.core.journal.records.RewindRecord",
              "agent_tui.core.journal.records.HookRecord", "agent_tui.protocol.ops.Rewind",

@@ -194,16 +194,19 @@ class AnthropicProvider(base.Provider):
 def _create_stream(client: Any, body: dict[str, Any], extras: dict[str, Any]) -> Awaitable[Any]:
     """``client.messages.create(**body)`` with ``stream=True``, made as the SDK's messages
     API makes it: the same request to ``/v1/messages`` (a cloud client turns it into its
-    own), the same options, the same stream of typed events. Going through the API's
-    resource would import it, and with it its batches and the types of every argument of
-    its methods (some 300 modules, about 70 ms of every ``-p`` run), which only annotate
-    them: the body is sent as given either way."""
+    own), the same options, the same stream (its error events raised as the API's errors).
+    Going through the API's resource would import it, and with it its batches and the types
+    of every argument of its methods (some 300 modules, about 70 ms of every ``-p`` run),
+    which only annotate them: the body is sent as given either way. Its events come as the
+    API sends them, JSON objects (:func:`_convert` reads them): the SDK's event types are
+    made without checking what they hold, and the types of every block a reply may hold
+    cost about 45 ms more a run."""
     from anthropic._base_client import make_request_options
     from anthropic.lib._tracing import messages_create_request_attributes
 
     return client.post(  # type: ignore[no-any-return]
-        "/v1/messages", body=body, cast_to=anthropic.types.Message, stream=True,
-        stream_cls=anthropic.AsyncStream[anthropic.types.RawMessageStreamEvent],
+        "/v1/messages", body=body, cast_to=object, stream=True,
+        stream_cls=anthropic.AsyncStream[object],
         options=make_request_options(
             extra_body=extras or None, span_name="anthropic.messages.create",
             span_route="/v1/messages", span_attributes=messages_create_request_attributes))
@@ -246,60 +249,66 @@ def _read_model_info(info: Any) -> base.ModelInfo:
 
 
 def _usage(raw: Any) -> base.UsageCounts:
+    usage = raw if isinstance(raw, dict) else {}
     return base.UsageCounts(
-        input_tokens=getattr(raw, "input_tokens", 0) or 0,
-        output_tokens=getattr(raw, "output_tokens", 0) or 0,
-        cache_read_input_tokens=getattr(raw, "cache_read_input_tokens", 0) or 0,
-        cache_creation_input_tokens=getattr(raw, "cache_creation_input_tokens", 0) or 0,
-        web_search_requests=_searches(raw) or 0,
+        input_tokens=usage.get("input_tokens") or 0,
+        output_tokens=usage.get("output_tokens") or 0,
+        cache_read_input_tokens=usage.get("cache_read_input_tokens") or 0,
+        cache_creation_input_tokens=usage.get("cache_creation_input_tokens") or 0,
+        web_search_requests=_searches(usage) or 0,
     )
 
 
 def _searches(usage: Any) -> int | None:
     """``usage.server_tool_use.web_search_requests`` (None when the usage has none)."""
-    server = getattr(usage, "server_tool_use", None)
-    return getattr(server, "web_search_requests", None) if server is not None else None
+    server = usage.get("server_tool_use") if isinstance(usage, dict) else None
+    return server.get("web_search_requests") if isinstance(server, dict) else None
 
 
 def _convert(raw: Any) -> base.StreamEvent | None:
-    kind = raw.type
+    """One event of the stream as the API sent it (its JSON object: the SDK's stream gives
+    it as it is, ``cast_to=object``); a shape not as documented raises KeyError or
+    TypeError, which the caller says is a malformed stream."""
+    kind = raw["type"]
     if kind == "message_start":
-        message = raw.message
-        return base.MessageStarted(id=message.id, model=message.model, usage=_usage(message.usage))
+        message = raw["message"]
+        return base.MessageStarted(id=message["id"], model=message["model"],
+                                   usage=_usage(message.get("usage")))
     if kind == "content_block_start":
-        block = raw.content_block
-        if block.type == "text":
-            return base.TextStarted(index=raw.index)
-        if block.type == "tool_use":
-            return base.ToolUseStarted(index=raw.index, id=block.id, name=block.name)
-        if block.type == "thinking":
-            return base.ThinkingStarted(index=raw.index)
-        if block.type == "redacted_thinking":
-            return base.RedactedThinking(index=raw.index, data=block.data)
-        return base.OtherBlockStarted(index=raw.index, block=block.to_dict())
+        block, index = raw["content_block"], raw["index"]
+        if block["type"] == "text":
+            return base.TextStarted(index=index)
+        if block["type"] == "tool_use":
+            return base.ToolUseStarted(index=index, id=block["id"], name=block["name"])
+        if block["type"] == "thinking":
+            return base.ThinkingStarted(index=index)
+        if block["type"] == "redacted_thinking":
+            return base.RedactedThinking(index=index, data=block["data"])
+        return base.OtherBlockStarted(index=index, block=block)
     if kind == "content_block_delta":
-        delta = raw.delta
-        if delta.type == "text_delta":
-            return base.TextDelta(index=raw.index, text=delta.text)
-        if delta.type == "input_json_delta":
-            return base.ToolInputDelta(index=raw.index, partial_json=delta.partial_json)
-        if delta.type == "thinking_delta":
-            return base.ThinkingDelta(index=raw.index, text=delta.thinking)
-        if delta.type == "signature_delta":
-            return base.SignatureDelta(index=raw.index, signature=delta.signature)
-        if delta.type == "citations_delta":
-            return base.CitationDelta(index=raw.index, citation=delta.citation.to_dict())
+        delta, index = raw["delta"], raw["index"]
+        if delta["type"] == "text_delta":
+            return base.TextDelta(index=index, text=delta["text"])
+        if delta["type"] == "input_json_delta":
+            return base.ToolInputDelta(index=index, partial_json=delta["partial_json"])
+        if delta["type"] == "thinking_delta":
+            return base.ThinkingDelta(index=index, text=delta["thinking"])
+        if delta["type"] == "signature_delta":
+            return base.SignatureDelta(index=index, signature=delta["signature"])
+        if delta["type"] == "citations_delta":
+            return base.CitationDelta(index=index, citation=delta["citation"])
         return None
     if kind == "content_block_stop":
-        return base.BlockStopped(index=raw.index)
+        return base.BlockStopped(index=raw["index"])
     if kind == "message_delta":
-        usage = getattr(raw, "usage", None)
+        usage = raw.get("usage")
+        counts = usage if isinstance(usage, dict) else {}
         return base.MessageEnded(
-            stop_reason=raw.delta.stop_reason,
-            output_tokens=getattr(usage, "output_tokens", None),
-            input_tokens=getattr(usage, "input_tokens", None),
-            cache_read_input_tokens=getattr(usage, "cache_read_input_tokens", None),
-            cache_creation_input_tokens=getattr(usage, "cache_creation_input_tokens", None),
+            stop_reason=raw["delta"].get("stop_reason"),
+            output_tokens=counts.get("output_tokens"),
+            input_tokens=counts.get("input_tokens"),
+            cache_read_input_tokens=counts.get("cache_read_input_tokens"),
+            cache_creation_input_tokens=counts.get("cache_creation_input_tokens"),
             web_search_requests=_searches(usage),
         )
     return None
