@@ -212,7 +212,9 @@ NOT_FOR_A_PRINT_TURN = ("textual", "rich", "mcp", "agent_tui.ui", "agent_tui.acp
                         "anthropic.resources.messages", "anthropic.types.message_create_params",
                         "anthropic.types.messages",
                         # the typed events and blocks: the stream's events are read as sent
-                        "anthropic.types.raw_message_stream_event", "anthropic.types.content_block")
+                        "anthropic.types.raw_message_stream_event", "anthropic.types.content_block",
+                        # the Models API's resource, pages and types (the lookup reads its JSON)
+                        "anthropic.resources.models", "anthropic.types.model_info")
 #: Models a turn without tools, steering, rewinds or compaction never builds.
 NOT_BUILT = ("agent_tui.core.journal.records.CompactionRecord", "agent_tui.core.journal.records.RewindRecord",
              "agent_tui.core.journal.records.HookRecord", "agent_tui.protocol.ops.Rewind",

@@ -156,7 +156,7 @@ class AnthropicProvider(base.Provider):
 
     async def model_info(self, model: str) -> base.ModelInfo | None:
         try:
-            info = await self._call(lambda client: client.models.retrieve(model))
+            info = await self._call(lambda client: _retrieve_model(client, model))
         except anthropic.APIError as exc:
             raise _provider_error(exc) from exc
         except httpx2.TransportError as exc:
@@ -179,7 +179,7 @@ class AnthropicProvider(base.Provider):
                 except anthropic.AuthenticationError as exc:
                     raise _refused_again(exc, helper_name) from None
             async for info in page:
-                found.append(_model_info(info))
+                found.append(_model_info(info.to_dict()))
         except anthropic.APIError as exc:
             raise _provider_error(exc) from exc
         except httpx2.TransportError as exc:
@@ -212,34 +212,50 @@ def _create_stream(client: Any, body: dict[str, Any], extras: dict[str, Any]) ->
             span_route="/v1/messages", span_attributes=messages_create_request_attributes))
 
 
+def _retrieve_model(client: Any, model_id: str) -> Awaitable[Any]:
+    """``client.models.retrieve(model_id)`` as the SDK's Models API makes it (its path, its
+    options), the answer as sent (its JSON object): the API's resource would import its
+    pages and types for it (about 12 ms of every run, the first request waiting on it)."""
+    from anthropic._base_client import make_request_options
+    from anthropic._utils._path import path_template
+
+    if not model_id:
+        raise ValueError(f"Expected a non-empty value for `model_id` but received {model_id!r}")
+    return client.get(  # type: ignore[no-any-return]
+        path_template("/v1/models/{model_id}", model_id=model_id), cast_to=object,
+        options=make_request_options(span_name="anthropic.models.retrieve",
+                                     span_route="/v1/models/{model_id}",
+                                     span_attributes={"anthropic.model.id": model_id}))
+
+
 def _supported(obj: Any, *path: str) -> bool:
     for name in path:
-        obj = getattr(obj, name, None)
+        obj = obj.get(name) if isinstance(obj, dict) else None
         if obj is None:
             return False
-    return bool(getattr(obj, "supported", False))
+    return isinstance(obj, dict) and bool(obj.get("supported", False))
 
 
 def _model_info(info: Any) -> base.ModelInfo:
-    """One model of a Models API answer; a ProviderError when the answer has another
-    shape (a list where an object belongs...): a message, never a traceback."""
+    """One model of a Models API answer (its JSON object); a ProviderError when the answer
+    has another shape (a list where an object belongs...): a message, never a traceback."""
     try:
         return _read_model_info(info)
-    except (AttributeError, TypeError, ValueError) as exc:
+    except (AttributeError, TypeError, ValueError, KeyError) as exc:
         raise base.ProviderError(
             f"the Models API answered in a shape agent-tui cannot read ({type(info).__name__}: "
             f"{exc})") from exc
 
 
 def _read_model_info(info: Any) -> base.ModelInfo:
-    caps = getattr(info, "capabilities", None)
+    caps = info.get("capabilities")
     levels = [lvl for lvl in ("low", "medium", "high", "xhigh", "max")
               if _supported(caps, "effort", lvl)] if _supported(caps, "effort") else []
     return base.ModelInfo(
-        id=info.id,
-        display_name=getattr(info, "display_name", "") or "",
-        max_input_tokens=getattr(info, "max_input_tokens", None),
-        max_tokens=getattr(info, "max_tokens", None),
+        id=info["id"],
+        display_name=info.get("display_name") or "",
+        max_input_tokens=info.get("max_input_tokens"),
+        max_tokens=info.get("max_tokens"),
         thinking_adaptive=_supported(caps, "thinking", "types", "adaptive"),
         thinking_enabled=_supported(caps, "thinking", "types", "enabled"),
         thinking_disabled=caps is None or _supported(caps, "thinking", "types", "disabled"),
