@@ -61,6 +61,10 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "fake-anthropic/1.0"
     sys_version = ""
     stream_content_type = "text/event-stream; charset=utf-8"
+    # TCP_NODELAY, as the real API's servers stream: each event leaves when it is written
+    # (with Nagle a small write waits for the client's delayed ACK, up to 40 ms, on a
+    # connection kept alive from an earlier request)
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence
         pass

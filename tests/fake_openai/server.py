@@ -160,6 +160,10 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "fake-openai/1.0"
+    # TCP_NODELAY, as the real API's servers stream: each event leaves when it is written
+    # (with Nagle a small write waits for the client's delayed ACK, up to 40 ms, on a
+    # connection kept alive from an earlier request)
+    disable_nagle_algorithm = True
 
     @property
     def fake(self) -> FakeOpenAIServer:
