@@ -16,7 +16,18 @@ from agent_tui.permissions.policy import (
 from agent_tui.permissions.read_only import is_read_only
 from agent_tui.permissions.rules import InvalidRule, PermissionRules, Rule
 from agent_tui.permissions.shell_model import ParsedCommand, SimpleCommand
-from agent_tui.permissions.shell_parse import parse_command
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # bash's grammar is read when a command is first judged, not at import
+    from agent_tui.permissions.shell_parse import parse_command
+
+
+def __getattr__(name: str) -> Any:
+    if name == "parse_command":
+        from agent_tui.permissions.shell_parse import parse_command
+
+        return parse_command
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "InvalidRule",
