@@ -217,7 +217,8 @@ NOT_FOR_A_PRINT_TURN = ("textual", "rich", "mcp", "agent_tui.ui", "agent_tui.acp
                         "anthropic.resources.models", "anthropic.types.model_info",
                         # bash's grammar and the judges of a command line: no command to judge
                         "agent_tui.permissions.shell_parse", "agent_tui.permissions.command_judge",
-                        "agent_tui.permissions.command_guard", "agent_tui.permissions.shell_wrappers")
+                        "agent_tui.permissions.command_guard", "agent_tui.permissions.shell_wrappers",
+                        "agent_tui.permissions.read_only", "agent_tui.permissions.shell_model")
 #: Models a turn without tools, steering, rewinds or compaction never builds.
 NOT_BUILT = ("agent_tui.core.journal.records.CompactionRecord", "agent_tui.core.journal.records.RewindRecord",
              "agent_tui.core.journal.records.HookRecord", "agent_tui.protocol.ops.Rewind",
