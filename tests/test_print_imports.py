@@ -214,7 +214,13 @@ NOT_FOR_A_PRINT_TURN = ("textual", "rich", "mcp", "agent_tui.ui", "agent_tui.acp
                         # the typed events and blocks: the stream's events are read as sent
                         "anthropic.types.raw_message_stream_event", "anthropic.types.content_block",
                         # the Models API's resource, pages and types (the lookup reads its JSON)
-                        "anthropic.resources.models", "anthropic.types.model_info")
+                        "anthropic.resources.models", "anthropic.types.model_info",
+                        # bash's grammar and the judges of a command line: no command to judge
+                        "agent_tui.permissions.shell_parse", "agent_tui.permissions.command_judge",
+                        "agent_tui.permissions.command_guard", "agent_tui.permissions.shell_wrappers",
+                        "agent_tui.permissions.read_only", "agent_tui.permissions.shell_model",
+                        # the process table: no command run, no earlier process of the session
+                        "psutil")
 #: Models a turn without tools, steering, rewinds or compaction never builds.
 NOT_BUILT = ("agent_tui.core.journal.records.CompactionRecord", "agent_tui.core.journal.records.RewindRecord",
              "agent_tui.core.journal.records.HookRecord", "agent_tui.protocol.ops.Rewind",
@@ -336,3 +342,11 @@ def test_the_sdk_s_spans_are_off_unless_a_tracer_provider_is_named(monkeypatch: 
     assert AnthropicProvider(api_key="k", base_url="http://127.0.0.1:9")._client._tracer is None
     monkeypatch.setenv("OTEL_PYTHON_TRACER_PROVIDER", "some_provider")
     assert open_telemetry() is None  # the SDK's own default: it loads the provider named
+
+
+def test_a_command_s_default_memory_is_what_psutil_reads_without_importing_it() -> None:
+    import psutil
+
+    from agent_tui.runtime.process.limits import default_memory
+
+    assert default_memory() == psutil.virtual_memory().total * 3 // 4 > 0

@@ -26,7 +26,10 @@ import signal
 import threading
 from pathlib import Path
 
-import psutil
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where a process is first looked at (about 10 ms)
+    import psutil
 
 from agent_tui.runtime.process import OWNER_ENV, owner_id
 from agent_tui.runtime.process.cgroup import RunCgroup
@@ -45,6 +48,7 @@ def tag_env(tag: str) -> dict[str, str]:
 
 def find_tagged(tag: str, *, children_only: bool = False) -> list[psutil.Process]:
     """Processes whose environment carries ``tag`` (our children only, if asked)."""
+    import psutil
     if not children_only:
         return [f.proc for f in _tagged([tag])]
     try:

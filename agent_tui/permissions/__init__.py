@@ -13,10 +13,25 @@ from agent_tui.permissions.policy import (
     Permissions,
     SubjectKind,
 )
-from agent_tui.permissions.read_only import is_read_only
 from agent_tui.permissions.rules import InvalidRule, PermissionRules, Rule
-from agent_tui.permissions.shell_model import ParsedCommand, SimpleCommand
-from agent_tui.permissions.shell_parse import parse_command
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # bash's grammar is read when a command is first judged, not at import
+    from agent_tui.permissions.read_only import is_read_only
+    from agent_tui.permissions.shell_model import ParsedCommand, SimpleCommand
+    from agent_tui.permissions.shell_parse import parse_command
+
+#: The names of the command line's modules, imported on first read.
+_LAZY = {"is_read_only": "read_only", "ParsedCommand": "shell_model", "SimpleCommand": "shell_model",
+         "parse_command": "shell_parse"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "InvalidRule",

@@ -81,9 +81,6 @@ from agent_tui.permissions.rules import (
     name_matches,
     rule_subject,
 )
-from agent_tui.permissions.command_guard import doubt_ruling, file_ruling, reads_only
-from agent_tui.permissions.command_judge import allowed_by, first_match
-from agent_tui.permissions.shell_parse import parse_command
 from agent_tui.protocol.tool_names import (
     FileAccess,
     RuleSubject,
@@ -217,6 +214,8 @@ class Permissions:
     # -- deciding ---------------------------------------------------------------
 
     def _decide(self, tool: AnyTool, args: BaseModel) -> Ruling:
+        from agent_tui.permissions.command_guard import doubt_ruling, file_ruling
+        from agent_tui.permissions.shell_parse import parse_command  # a command's only, as its judges
         kind, subject = _subject(tool, args)
         files = None
         for rule in self.rules.deny:
@@ -264,6 +263,8 @@ class Permissions:
         return self._by_mode(tool, args, kind, subject)
 
     def _by_mode(self, tool: AnyTool, args: BaseModel, kind: SubjectKind, subject: str) -> Ruling:
+        from agent_tui.permissions.command_guard import reads_only
+        from agent_tui.permissions.shell_parse import parse_command  # a command's only, as its judges
         rule = f"mode:{self.mode.value}"
         if self.mode is PermissionMode.AUTO:
             return Ruling(verdict=Verdict.ALLOW, rule=rule, reason="auto mode allows all")
@@ -350,6 +351,8 @@ class Permissions:
         if kind is SubjectKind.COMMAND:
             if rule.exact:
                 return subject.strip() == rule.specifier.strip()
+            from agent_tui.permissions.command_judge import first_match
+            from agent_tui.permissions.shell_parse import parse_command  # a command's only, as its judges
             return first_match([rule], parse_command(subject)) is not None
         if kind is SubjectKind.PATH:
             return self._path_matches(rule, subject, broad=broad)
@@ -453,5 +456,7 @@ def _allowed_command(rules: list[Rule], command: str) -> str | None:
         if rule.specifier is not None and not is_pattern(rule.specifier):
             if command.strip() == rule.specifier.strip():
                 return rule.text
+    from agent_tui.permissions.command_judge import allowed_by
+    from agent_tui.permissions.shell_parse import parse_command  # a command's only, as its judges
     used = allowed_by(rules, parse_command(command))
     return None if used is None else ", ".join(r.text for r in used)

@@ -15,7 +15,10 @@ import signal
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-import psutil
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where a process is first looked at (about 10 ms)
+    import psutil
 
 from agent_tui.protocol import BackgroundJobChanged, Event
 from agent_tui.runtime.process.cgroup import folder_pids, kill_folder, populated, remove_folder
@@ -54,6 +57,8 @@ def find_leftovers(owners: Iterable[str]) -> list[Leftover]:
             if f.pid not in inside:
                 found.setdefault(f.pid, f)
     for pid in sorted(found):
+        import psutil  # a new session, or one whose earlier processes all ended: none found
+
         try:
             parent = found[pid].proc.ppid()
         except psutil.Error:
@@ -117,6 +122,7 @@ class _CgroupOf:
 def _end(left: Leftover) -> bool:
     """TERM, a grace, then KILL (the cgroup, or the process and its descendants);
     True when gone."""
+    import psutil
     if left.folder is not None:
         gone = not terminate_now(_CgroupOf(left.folder), GRACE_S).residue
         gone = gone and not populated(left.folder)

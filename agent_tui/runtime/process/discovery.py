@@ -14,7 +14,10 @@ from __future__ import annotations
 import os
 import signal
 
-import psutil
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where a process is first looked at (about 10 ms)
+    import psutil
 
 from agent_tui.core.calls.tool import Residue
 from agent_tui.runtime.process.tags import OWNER_ENV
@@ -41,6 +44,7 @@ class Found:
 
 def found_pid(pid: int) -> Found | None:
     """The process ``pid`` as found now (None if it is gone)."""
+    import psutil
     try:
         proc = psutil.Process(pid)
     except psutil.Error:
@@ -49,6 +53,7 @@ def found_pid(pid: int) -> Found | None:
 
 
 def cmdline_of(proc: psutil.Process) -> str:
+    import psutil
     try:
         return " ".join(proc.cmdline()) or f"[{proc.name()}]"
     except psutil.Error:
@@ -56,6 +61,7 @@ def cmdline_of(proc: psutil.Process) -> str:
 
 
 def _tag_matches(proc: psutil.Process, key: str, value: str) -> bool:
+    import psutil
     try:
         return proc.environ().get(key) == value
     except psutil.Error:
@@ -70,6 +76,7 @@ def scan(
     ``group`` is only given while the leader is unreaped: then the group id cannot
     have been reused by someone else. The leader itself is never returned.
     """
+    import psutil
     me = os.getpid()
     procs: dict[int, psutil.Process] = {}
     children: dict[int, list[int]] = {}
@@ -116,6 +123,7 @@ def is_gone(proc: psutil.Process, *, reap: bool = True) -> bool:
     ``reap=False`` where the exit status belongs to someone else: a run's leader (its
     own watcher) or a child another library spawned and waits for.
     """
+    import psutil
     try:
         if not proc.is_running():
             return True
@@ -137,6 +145,7 @@ def is_gone(proc: psutil.Process, *, reap: bool = True) -> bool:
 
 def send(found: Found, sig: int) -> None:
     """Signal a found process, never a reused PID (psutil checks its identity)."""
+    import psutil
     try:
         found.proc.send_signal(sig)  # psutil checks the PID was not reused
         if sig == signal.SIGTERM:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 
-import psutil
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where a process is first looked at (about 10 ms)
+    import psutil
 
 from agent_tui.core.calls.tool import Residue
 from agent_tui.runtime.process.discovery import cmdline_of
@@ -12,6 +15,7 @@ from agent_tui.runtime.process.discovery import cmdline_of
 
 def _pipe_holders(inode: int) -> list[Residue]:
     """Processes (other than us) with a descriptor on the pipe ``inode``."""
+    import psutil
     me = os.getpid()
     holders: list[Residue] = []
     for pid in psutil.pids():

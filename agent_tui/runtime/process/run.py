@@ -16,9 +16,10 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import psutil
+if TYPE_CHECKING:  # imported where a process is first looked at (about 10 ms)
+    import psutil
 
 from agent_tui.cancel import CancelReason, CancelScope
 from agent_tui.core.calls.tool import Residue
@@ -402,6 +403,7 @@ class ProcessRun:
         Catches what forked between the last scan and the KILL and then reparented to
         us. Runs on the loop thread, so no new run can register a reused PID meanwhile.
         """
+        import psutil
         me = os.getpid()
         others = {run.pid for run in live_runs() if run is not self}
         living = []
