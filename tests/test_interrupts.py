@@ -20,7 +20,7 @@ from tests.harness import provider_for
 
 pytestmark = pytest.mark.asyncio
 
-TUI_SETTLE_S = 0.03  # the TUI's: the turn ends without a call still stopping after it
+TUI_SETTLE_S = 0.01  # the TUI's: the turn ends without a call still stopping after it
 
 
 async def second_turn_is_accepted(run, srv, expect_note: bool = True) -> dict:

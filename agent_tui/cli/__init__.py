@@ -80,9 +80,9 @@ def main(argv: list[str] | None = None) -> int:
 
         wiring = Wiring(opts, interactive=True)
         wiring.idle_notify_s = IDLE_NOTIFY_S  # Notification idle_prompt, as Claude Code's
-        # After Esc the prompt is back at once: a call still stopping 30 ms on (most end
+        # After Esc the prompt is back at once: a call still stopping 10 ms on (most end
         # at TERM within a few) goes on stopping after the turn, shown so in place.
-        wiring.stop_settle_s = 0.03
+        wiring.stop_settle_s = 0.01
         if opts.sandbox:  # one asked for that cannot run stops us before the first frame
             wiring.containment_for(opts.cwd)
         theme = opts.theme or _settings_theme(opts.cwd, opts.settings) or "dark"
