@@ -34,6 +34,7 @@ from agent_tui.core.journal.records import (
     ToolResultRecord,
 )
 from agent_tui.core.memory.memory_loader import folder_memory, read_refusal
+from agent_tui.core.calls.state import TERMINAL_TOOL_STATES
 from agent_tui.core.calls.permission import Ruling, decided_by
 from agent_tui.protocol.states import HookDecision, HookEvent
 from agent_tui.protocol import (
@@ -116,6 +117,8 @@ class ToolRunner:
         denied_by: Literal["user", "policy", "hook"] | None = None,
         ended_by: CancelReason | None = None,
     ) -> None:
+        if call.state in TERMINAL_TOOL_STATES:
+            return  # the turn ended it while it waited (a hook, the checkpoint): said once
         record = ToolResultRecord(
             turn_id=self.log.turn_id,
             tool_use_id=call.id,
@@ -316,8 +319,7 @@ class ToolRunner:
             subagents=(
                 subagents.for_call(self.deps, call.id, tool_scope) if subagents is not None else None
             ),
-            confinement=permit.confinement,
-            approval=permit.approval,
+            confinement=permit.confinement, approval=permit.approval,
             added_dirs=tuple(self.deps.config.added_dirs),
             web_search=Searcher(self.deps, self.log.record, self.log.emit, turn_id=turn_id,
                                 tool_use_id=call.id, scope=tool_scope),
