@@ -10,6 +10,7 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
 
 from tests.fake_api import Reply
 from tests.forked_runs import popen_agent, run_agent
@@ -89,42 +90,26 @@ def test_failed_request_exits_one_with_a_clear_message(fake_api, tmp_path):
     assert "invalid x-api-key" in out.stderr
 
 
-def test_sigint_interrupts_a_process_tree_and_exits_130(fake_api, tmp_path):
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_stop_signal_interrupts_a_process_tree_and_exits(fake_api, tmp_path, signum, code):
+    """SIGINT, and a script's ``timeout`` (SIGTERM): without an answer of its own to SIGTERM
+    the agent died at once and left its command running with nobody to stop it."""
     marker = f"agent-tui-test-{uuid.uuid4().hex}"
     command = f"bash -c 'sleep 300; : {marker}' & bash -c 'sleep 300; : {marker}'; wait"
     proc = run_command_in_print_mode(fake_api, tmp_path, command)
     try:
         assert wait_until(lambda: len(marked(marker)) >= 2), "the tree never started"
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signum)
         stdout, stderr = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130, stderr
+    assert proc.returncode == code, stderr
     assert wait_until(lambda: not marked(marker), timeout=5), "processes escaped"
     events = events_of(stdout)
     final = [e for e in events if e["type"] == "tool_state"][-1]
     assert final["state"] == "cancelled_while_running"
     assert final["side_effects"] == "unverified"
-    assert [e for e in events if e["type"] == "turn_ended"][-1]["status"] == "cancelled"
-
-
-def test_sigterm_ends_the_run_as_an_interrupt_and_exits_143(fake_api, tmp_path):
-    """A script's ``timeout`` (SIGTERM): without an answer of its own the agent died at once
-    and left its command running with nobody to stop it."""
-    marker = f"agent-tui-test-{uuid.uuid4().hex}"
-    proc = run_command_in_print_mode(fake_api, tmp_path, f"bash -c 'sleep 300; : {marker}'; wait")
-    try:
-        assert wait_until(lambda: len(marked(marker)) >= 1), "the command never started"
-        proc.send_signal(signal.SIGTERM)
-        stdout, stderr = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 143, stderr
-    assert wait_until(lambda: not marked(marker), timeout=5), "processes escaped"
-    events = events_of(stdout)
-    assert [e for e in events if e["type"] == "tool_state"][-1]["state"] == "cancelled_while_running"
     assert [e for e in events if e["type"] == "turn_ended"][-1]["status"] == "cancelled"
 
 
