@@ -134,3 +134,23 @@ async def test_async_models_api(sdk_aclient):
     assert info.max_tokens == 128_000
     ids = [m.id async for m in sdk_aclient.models.list(limit=1)]
     assert len(ids) == len(DEFAULT_MODELS)
+
+
+@pytest.mark.asyncio
+async def test_a_model_id_that_is_no_path_segment_is_not_asked(fake_api):  # noqa: F811
+    """A model named by a settings file (a cloned repository's) is looked up at
+    ``/v1/models/{id}``: an id such as ``..`` or an empty one is refused before any request,
+    said as a provider error, never sent elsewhere on the server."""
+    from agent_tui.providers.anthropic import AnthropicProvider
+    from agent_tui.providers.base import ProviderError
+
+    provider = AnthropicProvider(api_key="test", base_url=fake_api.url)
+    try:
+        for bad in ("..", ""):
+            with pytest.raises(ProviderError, match="cannot be looked up"):
+                await provider.model_info(bad)
+        assert fake_api.traffic == []  # nothing asked
+        info = await provider.model_info("claude-test")  # a real id still is
+        assert info is not None and info.id == "claude-test"
+    finally:
+        await provider.aclose()

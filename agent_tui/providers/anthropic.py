@@ -157,6 +157,9 @@ class AnthropicProvider(base.Provider):
     async def model_info(self, model: str) -> base.ModelInfo | None:
         try:
             info = await self._call(lambda client: _retrieve_model(client, model))
+        except ValueError as exc:  # an empty id, or a path segment such as ``..``: not asked
+            raise base.ProviderError(f"model {model!r} cannot be looked up: {exc}",
+                                     retryable=False) from None
         except anthropic.APIError as exc:
             raise _provider_error(exc) from exc
         except httpx2.TransportError as exc:
