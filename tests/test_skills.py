@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,20 @@ def test_a_skills_body_gets_its_folder_and_the_project_as_claude_code_puts_them(
     result = run_tool(SkillTool(load_skills(workspace, home)), {"name": "lint"}, workspace)
     assert (f"Run {folder}/lint.sh in {workspace}; ${{CLAUDE_PLUGIN_ROOT}}, ${{HOME}} and "
             "${user_config.k} stay.") in result.content
+
+
+def test_a_skills_effort_is_claude_code_s_default_when_none_was_chosen(tmp_path):
+    """Claude Code 2.1.332, run against the fake API with no --effort (sonnet 4.6, opus 4.6
+    and haiku 4.5 alike), put ``high`` for ``${CLAUDE_EFFORT}``; with ``--effort low``, low."""
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    folder = home / ".claude" / "skills" / "probe"
+    folder.mkdir(parents=True)
+    workspace.mkdir()
+    (folder / "SKILL.md").write_text("---\ndescription: d\n---\nEFFORT ${CLAUDE_EFFORT} END\n")
+    tool = SkillTool(load_skills(workspace, home))
+    assert "EFFORT high END" in run_tool(tool, {"name": "probe"}, workspace).content
+    chosen = replace(ctx_for(workspace), effort="low")
+    assert "EFFORT low END" in asyncio.run(tool.run(tool.parse({"name": "probe"}), chosen)).content
 
 
 # -- reading a skill's folder --------------------------------------------------------

@@ -36,6 +36,10 @@ class SkillInput(DeferredModel):
     name: str = Field(description="The skill's name, as listed in this tool's description")
 
 
+#: ``${CLAUDE_EFFORT}`` when no effort was chosen: the API's default effort, and what
+#: Claude Code (2.1.332) puts in then, whatever the model (seen against the fake API).
+DEFAULT_EFFORT = "high"
+
 #: Characters of skill descriptions in the tool's description; past it, names only.
 LISTING_BUDGET = 16_000
 
@@ -104,7 +108,7 @@ class SkillTool(Tool[SkillInput]):
             reason = getattr(exc, "strerror", None) or exc
             return ToolResult.error(f"skill {skill.name}: cannot read {skill.file}: {reason}")
         body = with_values(skill, body, ctx.workspace, session_id=ctx.session_id,
-                           effort=ctx.effort)
+                           effort=ctx.effort or DEFAULT_EFFORT)
         result = ToolResult.ok(
             f"Skill {skill.name} (from {skill.file})\n"
             f"Base directory for this skill: {skill.folder}\n"
