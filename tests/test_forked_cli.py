@@ -50,6 +50,14 @@ def test_a_bad_option_says_so_on_stderr_and_its_exit_code_comes_back(tmp_path) -
     assert (out.returncode, out.stderr) == (plain.returncode, plain.stderr)
 
 
+def _ended(proc: psutil.Process) -> bool:
+    """Gone, a zombie, or reaped between the two looks (psutil then says no such process)."""
+    try:
+        return not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
 def test_term_reaches_the_agent_and_a_killed_launcher_leaves_none(tmp_path) -> None:
     folder = tmp_path / "term"
     launcher = _start(folder)
@@ -62,7 +70,7 @@ def test_term_reaches_the_agent_and_a_killed_launcher_leaves_none(tmp_path) -> N
     finally:
         launcher.kill()
     assert launcher.returncode != 0
-    assert wait_until(lambda: not agent.is_running() or agent.status() == psutil.STATUS_ZOMBIE, timeout=30)
+    assert wait_until(lambda: _ended(agent), timeout=30)
 
     folder = tmp_path / "kill"
     launcher = _start(folder)
@@ -72,7 +80,7 @@ def test_term_reaches_the_agent_and_a_killed_launcher_leaves_none(tmp_path) -> N
     launcher.kill()
     launcher.wait(60)  # the agent's stdin stays open: only the kill can end it
     try:
-        assert wait_until(lambda: not agent.is_running() or agent.status() == psutil.STATUS_ZOMBIE,
+        assert wait_until(lambda: _ended(agent),
                           timeout=30)
     finally:
         launcher.communicate(timeout=60)
